@@ -1,0 +1,21 @@
+import type { ParsedArgs } from "../config";
+import { openSqlite } from "../db/open";
+import { migrate } from "../db/migrate";
+import { dbPathOf, type CliIO } from "./common";
+
+export const MIGRATE_HELP = `Usage: textwire migrate [--json] [--db PATH]
+
+Applies pending schema migrations (in one transaction) and exits.`;
+
+export function migrateCommand(parsed: ParsedArgs, io: CliIO): number {
+  const path = dbPathOf(parsed, io.env, ["json"]);
+  const sqlite = openSqlite(path);
+  try {
+    const r = migrate(sqlite);
+    if (parsed.flags.get("json") === true) io.out(JSON.stringify({ applied: r.applied, schemaVersion: r.version }));
+    else io.out(r.applied.length ? `Applied ${r.applied.length} migration(s): ${r.applied.join(", ")}. Schema version ${r.version}.` : `Up to date. Schema version ${r.version}.`);
+    return 0;
+  } finally {
+    sqlite.close();
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * One typed config: flag > TEXTWIRE_* env > default. This is the only module that reads env.
+ * Every option, its default and its unit live in OPTIONS; `--help` and the README table follow it.
+ */
+export type OptionType = "string" | "int" | "bool";
+
+export interface OptionSpec {
+  flag: string; // without the leading --
+  type: OptionType;
+  default?: string | number | boolean;
+  help: string;
+  /** Options read by every command (--db); the rest belong to `serve`. */
+  global?: boolean;
+  min?: number;
+  max?: number;
+}
+
+export const DEFAULT_DB_PATH = "./data/textwire.db";
+export const DEFAULT_PORT = 8080;
+/** Per-form webhook token bucket: capacity and refill per minute (spec: 100 per minute per form). */
+export const DEFAULT_WEBHOOK_LIMIT_PER_MINUTE = 100;
+/** Per-account device send rate (spec: 50 messages per minute per account). */
+export const DEFAULT_SEND_RATE_PER_MINUTE = 50;
+/** Leases that may expire with no report before a message fails with "no-report". */
+export const DEFAULT_MAX_LEASE_ATTEMPTS = 3;
+
+export const OPTIONS: OptionSpec[] = [
+  { flag: "db", type: "string", default: DEFAULT_DB_PATH, help: "SQLite database file (its folder is created)", global: true },
+  { flag: "port", type: "int", default: DEFAULT_PORT, min: 0, max: 65535, help: "listen port (0 = any free port; the chosen port is printed)" },
+  { flag: "host", type: "string", default: "0.0.0.0", help: "listen address" },
+  { flag: "public-url", type: "string", help: "origin used to build webhookUrl, e.g. https://sms.example.com (default: from the request)" },
+  { flag: "tls-cert", type: "string", help: "PEM certificate file; with --tls-key the API speaks HTTPS" },
+  { flag: "tls-key", type: "string", help: "PEM private key file" },
+  { flag: "redirect-port", type: "int", min: 0, max: 65535, help: "with TLS: plain-HTTP listener answering every request with 308 to HTTPS" },
+  { flag: "trust-proxy", type: "bool", default: false, help: "honour X-Forwarded-For/-Proto/-Host from a reverse proxy; forwarded http is redirected (308) to https" },
+  { flag: "webhook-limit-per-minute", type: "int", default: DEFAULT_WEBHOOK_LIMIT_PER_MINUTE, min: 1, help: "per-form webhook limit (requests per minute)" },
+  { flag: "send-rate-per-minute", type: "int", default: DEFAULT_SEND_RATE_PER_MINUTE, min: 1, help: "per-account device send rate (messages per minute), for estimates and `next`" },
+  { flag: "max-lease-attempts", type: "int", default: DEFAULT_MAX_LEASE_ATTEMPTS, min: 1, max: 100, help: "lease expiries with no report before a message fails with no-report" },
+  { flag: "log-format", type: "string", help: "access log format: pretty | json (default: pretty on a TTY, else json)" },
+  { flag: "backup-dir", type: "string", help: "folder for scheduled backups (with --backup-every)" },
+  { flag: "backup-every", type: "string", help: "scheduled backup interval, e.g. 24h, 30m, 7d" },
+  { flag: "backup-keep", type: "int", default: 7, min: 1, help: "scheduled backups to keep" },
+  { flag: "metrics", type: "bool", default: true, help: "serve GET /metrics (admin key required); --metrics=false disables it" },
+];
+
+export class ConfigError extends Error {}
+
+export interface ParsedArgs {
+  positionals: string[];
+  flags: Map<string, string | true>;
+}
+
+/** `--name value`, `--name=value`, bare `--flag` (true). Everything after `--` is positional. */
+export function parseArgs(argv: string[], booleanFlags: Set<string> = new Set()): ParsedArgs {
+  const positionals: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (a.startsWith("--")) {
+      const eq = a.indexOf("=");
+      if (eq > 0) flags.set(a.slice(2, eq), a.slice(eq + 1));
+      else {
+        const name = a.slice(2);
+        const next = argv[i + 1];
+        if (!booleanFlags.has(name) && next !== undefined && !next.startsWith("--")) {
+          flags.set(name, next);
+          i++;
+        } else flags.set(name, true);
+      }
+    } else if (a === "-h") flags.set("help", true);
+    else if (a === "-v") flags.set("version", true);
+    else positionals.push(a);
+  }
+  return { positionals, flags };
+}
+
+export const envName = (flag: string) => "TEXTWIRE_" + flag.toUpperCase().replace(/-/g, "_");
+
+function coerce(spec: OptionSpec, raw: string | true, origin: string): string | number | boolean {
+  if (spec.type === "bool") {
+    if (raw === true) return true;
+    const v = raw.toLowerCase();
+    if (["1", "true", "yes", "on"].includes(v)) return true;
+    if (["0", "false", "no", "off"].includes(v)) return false;
+    throw new ConfigError(`${origin}: expected true or false, got "${raw}"`);
+  }
+  if (raw === true) throw new ConfigError(`${origin}: needs a value`);
+  if (spec.type === "int") {
+    if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${origin}: expected a whole number, got "${raw}"`);
+    const n = Number(raw);
+    if (spec.min !== undefined && n < spec.min) throw new ConfigError(`${origin}: must be at least ${spec.min}`);
+    if (spec.max !== undefined && n > spec.max) throw new ConfigError(`${origin}: must be at most ${spec.max}`);
+    return n;
+  }
+  return raw;
+}
+
+export type Env = Record<string, string | undefined>;
+
+/** Resolves the named options: flag > env > default. Unknown flags are refused. */
+export function resolveOptions(
+  parsed: ParsedArgs,
+  specs: OptionSpec[],
+  env: Env,
+  extraFlags: string[] = [],
+): Record<string, string | number | boolean | undefined> {
+  const known = new Set([...specs.map((s) => s.flag), ...extraFlags, "help"]);
+  for (const name of parsed.flags.keys()) {
+    if (!known.has(name)) throw new ConfigError(`unknown option --${name}`);
+  }
+  const out: Record<string, string | number | boolean | undefined> = {};
+  for (const spec of specs) {
+    const flag = parsed.flags.get(spec.flag);
+    const fromEnv = env[envName(spec.flag)];
+    if (flag !== undefined) out[spec.flag] = coerce(spec, flag, `--${spec.flag}`);
+    else if (fromEnv !== undefined && fromEnv !== "") out[spec.flag] = coerce(spec, fromEnv, envName(spec.flag));
+    else out[spec.flag] = spec.default;
+  }
+  return out;
+}
+
+export interface ServeConfig {
+  db: string;
+  port: number;
+  host: string;
+  publicUrl?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  redirectPort?: number;
+  trustProxy: boolean;
+  webhookLimitPerMinute: number;
+  sendRatePerMinute: number;
+  maxLeaseAttempts: number;
+  logFormat: "json" | "pretty";
+  backupDir?: string;
+  backupEveryMs?: number;
+  backupKeep: number;
+  metrics: boolean;
+}
+
+export function parseDuration(text: string): number {
+  const m = /^(\d+)\s*(ms|s|m|h|d)$/.exec(text.trim());
+  if (!m) throw new ConfigError(`invalid duration "${text}" (use e.g. 30m, 24h, 7d)`);
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "ms"];
+  const ms = Number(m[1]) * unit;
+  if (ms < 1_000) throw new ConfigError(`duration "${text}" is too short`);
+  return ms;
+}
+
+export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): ServeConfig {
+  const o = resolveOptions(parsed, OPTIONS, env);
+  const logFormat = (o["log-format"] as string | undefined) ?? (isTTY ? "pretty" : "json");
+  if (logFormat !== "json" && logFormat !== "pretty") throw new ConfigError(`--log-format: expected pretty or json, got "${logFormat}"`);
+  const publicUrl = o["public-url"] as string | undefined;
+  if (publicUrl !== undefined) {
+    let u: URL;
+    try {
+      u = new URL(publicUrl);
+    } catch {
+      throw new ConfigError(`--public-url: not a URL: "${publicUrl}"`);
+    }
+    if (u.protocol !== "https:" && u.protocol !== "http:") throw new ConfigError("--public-url must be http(s)");
+  }
+  const tlsCert = o["tls-cert"] as string | undefined;
+  const tlsKey = o["tls-key"] as string | undefined;
+  if (Boolean(tlsCert) !== Boolean(tlsKey)) throw new ConfigError("--tls-cert and --tls-key go together");
+  if (o["redirect-port"] !== undefined && !tlsCert) throw new ConfigError("--redirect-port needs --tls-cert and --tls-key");
+  const backupEvery = o["backup-every"] as string | undefined;
+  if (backupEvery && !o["backup-dir"]) throw new ConfigError("--backup-every needs --backup-dir");
+  return {
+    db: o.db as string,
+    port: o.port as number,
+    host: o.host as string,
+    publicUrl: publicUrl?.replace(/\/+$/, ""),
+    tlsCert,
+    tlsKey,
+    redirectPort: o["redirect-port"] as number | undefined,
+    trustProxy: o["trust-proxy"] as boolean,
+    webhookLimitPerMinute: o["webhook-limit-per-minute"] as number,
+    sendRatePerMinute: o["send-rate-per-minute"] as number,
+    maxLeaseAttempts: o["max-lease-attempts"] as number,
+    logFormat,
+    backupDir: o["backup-dir"] as string | undefined,
+    backupEveryMs: backupEvery ? parseDuration(backupEvery) : undefined,
+    backupKeep: o["backup-keep"] as number,
+    metrics: o.metrics as boolean,
+  };
+}
+
+/** A config for tests and embedding: defaults with overrides. */
+export function defaultServeConfig(overrides: Partial<ServeConfig> = {}): ServeConfig {
+  return { ...buildServeConfig({ positionals: [], flags: new Map() }, {}, false), ...overrides };
+}

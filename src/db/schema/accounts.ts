@@ -1,0 +1,33 @@
+import { sqliteTable, text, integer, index, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const accounts = sqliteTable("accounts", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  plan: text("plan", { enum: ["standard", "pro", "enterprise"] }).notNull().default("standard"),
+  /** null = the plan's default (standard 1,000/h, pro 5,000/h). */
+  apiLimitPerHour: integer("api_limit_per_hour"),
+  /** null = the default burst bucket (100 requests per minute per key). */
+  apiBurstPerMinute: integer("api_burst_per_minute"),
+  /** null = no monthly message quota. */
+  monthlyQuota: integer("monthly_quota"),
+  createdAt: text("created_at").notNull(),
+});
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** SHA-256 of the whole key, hex. The clear key is shown once and never stored. */
+    keyHash: text("key_hash").notNull(),
+    /** Last 4 characters, for display as txwire_sk_…abcd. */
+    last4: text("last4").notNull(),
+    permission: text("permission", { enum: ["admin_access", "standard_access"] }).notNull(),
+    createdAt: text("created_at").notNull(),
+    lastUsedAt: text("last_used_at"),
+    revokedAt: text("revoked_at"),
+  },
+  (t) => [uniqueIndex("api_keys_hash_idx").on(t.keyHash), index("api_keys_account_idx").on(t.accountId)],
+);

@@ -1,0 +1,55 @@
+import { sqliteTable, text, integer, index, uniqueIndex, primaryKey } from "drizzle-orm/sqlite-core";
+import { accounts } from "./accounts";
+import { forms } from "./forms";
+
+export const contacts = sqliteTable(
+  "contacts",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** E.164, unique per account. */
+    phoneNumber: text("phone_number").notNull(),
+    firstName: text("first_name"),
+    lastName: text("last_name"),
+    email: text("email"),
+    status: text("status", { enum: ["new", "contacted", "responded", "converted"] }).notNull().default("new"),
+    /** The form that created the contact; deleting the form deletes its contacts. Null for API-created contacts. */
+    formId: text("form_id").references(() => forms.id, { onDelete: "cascade" }),
+    /** JSON object of string values. */
+    customFields: text("custom_fields").notNull().default("{}"),
+    /** JSON array of strings (also indexed row-wise in contact_tags). */
+    tags: text("tags").notNull().default("[]"),
+    lastContactedAt: text("last_contacted_at"),
+    lastResponseAt: text("last_response_at"),
+    messageCount: integer("message_count").notNull().default(0),
+    source: text("source"),
+    notes: text("notes"),
+    /** lower-cased names, e-mail and phone digits: what `search` matches. */
+    searchText: text("search_text").notNull().default(""),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("contacts_account_phone_idx").on(t.accountId, t.phoneNumber),
+    index("contacts_account_created_idx").on(t.accountId, t.createdAt),
+    index("contacts_account_status_created_idx").on(t.accountId, t.status, t.createdAt),
+    index("contacts_account_updated_idx").on(t.accountId, t.updatedAt),
+    index("contacts_account_first_idx").on(t.accountId, t.firstName),
+    index("contacts_account_last_idx").on(t.accountId, t.lastName),
+    index("contacts_form_created_idx").on(t.formId, t.createdAt),
+  ],
+);
+
+export const contactTags = sqliteTable(
+  "contact_tags",
+  {
+    contactId: text("contact_id")
+      .notNull()
+      .references(() => contacts.id, { onDelete: "cascade" }),
+    accountId: text("account_id").notNull(),
+    tag: text("tag").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.contactId, t.tag] }), index("contact_tags_account_tag_idx").on(t.accountId, t.tag)],
+);

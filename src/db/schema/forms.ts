@@ -1,0 +1,63 @@
+import { sqliteTable, text, integer, index, uniqueIndex, primaryKey } from "drizzle-orm/sqlite-core";
+import { accounts } from "./accounts";
+
+export const forms = sqliteTable(
+  "forms",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** lower(name): names are unique per account, case-insensitively. */
+    nameKey: text("name_key").notNull(),
+    description: text("description"),
+    messageTemplate: text("message_template").notNull(),
+    isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
+    /** JSON array of field definitions. */
+    fields: text("fields").notNull(),
+    /** JSON object of settings. */
+    settings: text("settings").notNull().default("{}"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("forms_account_name_idx").on(t.accountId, t.nameKey),
+    index("forms_account_created_idx").on(t.accountId, t.createdAt),
+  ],
+);
+
+/** One row per accepted webhook submission, for statistics. */
+export const submissions = sqliteTable(
+  "submissions",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").notNull(),
+    formId: text("form_id")
+      .notNull()
+      .references(() => forms.id, { onDelete: "cascade" }),
+    contactId: text("contact_id").notNull(),
+    messageId: text("message_id").notNull(),
+    newContact: integer("new_contact", { mode: "boolean" }).notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    index("submissions_form_created_idx").on(t.formId, t.createdAt),
+    index("submissions_account_created_idx").on(t.accountId, t.createdAt),
+  ],
+);
+
+/** Idempotency-Key replay store: the first answer, byte for byte, for 24 hours. */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    formId: text("form_id")
+      .notNull()
+      .references(() => forms.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    status: integer("status").notNull(),
+    body: text("body").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.formId, t.key] }), index("idempotency_created_idx").on(t.createdAt)],
+);

@@ -1,0 +1,4 @@
+export * from "./accounts";
+export * from "./forms";
+export * from "./contacts";
+export * from "./messages";

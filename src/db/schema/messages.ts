@@ -1,0 +1,52 @@
+import { sqliteTable, text, integer, index } from "drizzle-orm/sqlite-core";
+import { accounts } from "./accounts";
+import { forms } from "./forms";
+import { contacts } from "./contacts";
+
+export const messages = sqliteTable(
+  "messages",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    /** Null for manual messages (POST /messages/<KEY>). */
+    formId: text("form_id").references(() => forms.id, { onDelete: "cascade" }),
+    formName: text("form_name"),
+    contactId: text("contact_id").references(() => contacts.id, { onDelete: "cascade" }),
+    content: text("content").notNull(),
+    recipientPhone: text("recipient_phone").notNull(),
+    recipientName: text("recipient_name"),
+    status: text("status", { enum: ["queued", "sent", "failed", "cancelled"] }).notNull().default("queued"),
+    priority: text("priority", { enum: ["low", "normal", "high", "urgent"] }).notNull().default("normal"),
+    /** urgent 0, high 1, normal 2, low 3: sorts by priority with an index. */
+    priorityRank: integer("priority_rank").notNull().default(2),
+    webhookData: text("webhook_data"),
+    templateUsed: text("template_used"),
+    scheduledFor: text("scheduled_for").notNull(),
+    sentAt: text("sent_at"),
+    failureReason: text("failure_reason"),
+    retryCount: integer("retry_count").notNull().default(0),
+    metadata: text("metadata").notNull().default("{}"),
+    /** Creation order within the queue (ties on priority and scheduledFor). */
+    seq: integer("seq").notNull(),
+    leaseToken: text("lease_token"),
+    leaseExpiresAt: text("lease_expires_at"),
+    leaseDeviceId: text("lease_device_id"),
+    /** Leases that expired with no report; at --max-lease-attempts the message fails with "no-report". */
+    leaseExpiries: integer("lease_expiries").notNull().default(0),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("messages_account_created_idx").on(t.accountId, t.createdAt),
+    index("messages_account_status_created_idx").on(t.accountId, t.status, t.createdAt),
+    index("messages_account_priority_idx").on(t.accountId, t.priorityRank, t.createdAt),
+    index("messages_account_scheduled_idx").on(t.accountId, t.scheduledFor),
+    index("messages_account_sent_idx").on(t.accountId, t.sentAt),
+    index("messages_form_created_idx").on(t.formId, t.createdAt),
+    index("messages_form_scheduled_idx").on(t.formId, t.scheduledFor),
+    index("messages_contact_created_idx").on(t.contactId, t.createdAt),
+    index("messages_status_lease_idx").on(t.status, t.leaseExpiresAt),
+  ],
+);

@@ -1,0 +1,52 @@
+import type { Database } from "bun:sqlite";
+import type { ServeConfig } from "./config";
+import type { Clock } from "./lib/clock";
+import type { Logger } from "./lib/log";
+import { wrapDb, type Db } from "./db/open";
+import { AccountService } from "./services/accounts";
+import { FormService } from "./services/forms";
+import { MessageQueue } from "./queue/priority-queue";
+import { ApiLimiter } from "./limits/api-limiter";
+import type { Observer } from "./http/server";
+
+/** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
+export interface Lifecycle {
+  name: string;
+  start?(): void | Promise<void>;
+  stop?(): void | Promise<void>;
+}
+
+/** Everything a request handler may use; built once per server (and per test). */
+export interface AppDeps {
+  config: ServeConfig;
+  clock: Clock;
+  logger: Logger;
+  sqlite: Database;
+  db: Db;
+  accounts: AccountService;
+  forms: FormService;
+  queue: MessageQueue;
+  apiLimiter: ApiLimiter;
+  startedAt: number;
+  lifecycle: Lifecycle[];
+  /** Called once per finished request (metrics). */
+  observers: Observer[];
+}
+
+export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger): AppDeps {
+  const db = wrapDb(sqlite);
+  return {
+    config,
+    clock,
+    logger,
+    sqlite,
+    db,
+    accounts: new AccountService(sqlite, clock),
+    forms: new FormService(db, clock),
+    queue: new MessageQueue(),
+    apiLimiter: new ApiLimiter({ clock }),
+    startedAt: clock(),
+    lifecycle: [],
+    observers: [],
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * THE error catalogue: every code the spec and the contract name, with its HTTP status and
+ * default message. Code throws `new AppError(code, details)`; one handler renders the envelope.
+ */
+export const ERROR_CATALOGUE = {
+  VALIDATION_ERROR: { status: 400, message: "Validation failed" },
+  INVALID_STATUS_TRANSITION: { status: 400, message: "Invalid status transition" },
+  AUTHENTICATION_ERROR: { status: 401, message: "Invalid or missing API key" },
+  PERMISSION_ERROR: { status: 403, message: "This API key lacks the permission this endpoint requires" },
+  NOT_FOUND: { status: 404, message: "Not found" },
+  FORM_NOT_FOUND: { status: 404, message: "Form not found" },
+  MESSAGE_NOT_FOUND: { status: 404, message: "Message not found" },
+  CONTACT_NOT_FOUND: { status: 404, message: "Contact not found" },
+  DUPLICATE_FORM_NAME: { status: 409, message: "A form with this name already exists" },
+  DUPLICATE_PHONE_NUMBER: { status: 409, message: "A contact with this phone number already exists" },
+  INVALID_STATE: { status: 409, message: "The resource is not in a state that allows this action" },
+  LEASE_CONFLICT: { status: 409, message: "The lease on this message has moved to another device" },
+  PAYLOAD_TOO_LARGE: { status: 413, message: "Request body is too large" },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Unsupported Content-Type" },
+  RATE_LIMIT_EXCEEDED: { status: 429, message: "Rate limit exceeded" },
+  QUOTA_EXCEEDED: { status: 429, message: "Monthly message quota reached; raise the plan's quota to send more" },
+  INTERNAL_ERROR: { status: 500, message: "Internal server error" },
+  FORM_DISABLED: { status: 503, message: "This form is not accepting submissions" },
+  SERVICE_UNAVAILABLE: { status: 503, message: "Service temporarily unavailable" },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export interface FieldErrorItem {
+  field: string;
+  message: string;
+}
+
+export interface ErrorBody {
+  status: "error";
+  message: string;
+  code?: string;
+  details?: Record<string, unknown>;
+  errors?: FieldErrorItem[];
+  retryAfter?: number;
+  [extra: string]: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details?: Record<string, unknown>;
+  readonly errors?: FieldErrorItem[];
+  /** Extra top-level members of the envelope (retryAfter, existingContactId). */
+  readonly extra?: Record<string, unknown>;
+  /** Extra response headers (Retry-After, X-RateLimit-*). */
+  readonly headers?: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    opts: {
+      message?: string;
+      details?: Record<string, unknown>;
+      errors?: FieldErrorItem[];
+      extra?: Record<string, unknown>;
+      headers?: Record<string, string>;
+    } = {},
+  ) {
+    super(opts.message ?? ERROR_CATALOGUE[code].message);
+    this.code = code;
+    this.status = ERROR_CATALOGUE[code].status;
+    this.details = opts.details;
+    this.errors = opts.errors;
+    this.extra = opts.extra;
+    this.headers = opts.headers;
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = { status: "error", message: this.message };
+    // The spec's illegal status move carries no code.
+    if (this.code !== "INVALID_STATUS_TRANSITION") body.code = this.code;
+    if (this.details) body.details = this.details;
+    if (this.errors) body.errors = this.errors;
+    if (this.extra) Object.assign(body, this.extra);
+    return body;
+  }
+}
+
+/** A 400 VALIDATION_ERROR from a list of field errors: details name the first, errors list all. */
+export function validationError(
+  errors: Array<FieldErrorItem & { requirement?: string; provided?: unknown }>,
+  message?: string,
+): AppError {
+  const first = errors[0] ?? { field: "body", message: "Invalid request" };
+  return new AppError("VALIDATION_ERROR", {
+    message: message ?? (errors.length === 1 ? first.message : `Validation failed for ${errors.length} fields`),
+    details: {
+      field: first.field,
+      requirement: first.requirement ?? first.message,
+      provided: first.provided ?? null,
+    },
+    errors: errors.map((e) => ({ field: e.field, message: e.message })),
+  });
+}
+
+export function errorResponse(err: AppError, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(err.toBody()), {
+    status: err.status,
+    headers: { "Content-Type": "application/json", ...headers, ...err.headers },
+  });
+}

@@ -1,0 +1,33 @@
+import type { AuthKey } from "../services/accounts";
+
+/** What the outer fetch handler learns about a request before Elysia routes it. */
+export interface RequestState {
+  requestId: string;
+  startedAt: number;
+  /** Scheme + host the client used (honours X-Forwarded-* only with --trust-proxy). */
+  origin: string;
+  clientIp: string;
+  auth?: AuthKey;
+  /** Headers added to whatever response the request ends with (rate-limit figures). */
+  headers: Record<string, string>;
+  /** Path as the client sent it, key redacted: for the access log. */
+  logPath: string;
+  /** Route label for metrics (pattern, not the concrete path). */
+  route?: string;
+}
+
+const states = new WeakMap<Request, RequestState>();
+
+export const setState = (req: Request, s: RequestState) => states.set(req, s);
+export function stateOf(req: Request): RequestState {
+  const s = states.get(req);
+  if (!s) throw new Error("request state missing");
+  return s;
+}
+export const maybeStateOf = (req: Request) => states.get(req);
+
+export function authOf(req: Request): AuthKey {
+  const a = stateOf(req).auth;
+  if (!a) throw new Error("route reached without authentication");
+  return a;
+}

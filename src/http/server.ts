@@ -1,0 +1,145 @@
+import type { Server } from "bun";
+import type { AppDeps } from "../deps";
+import type { App } from "../app";
+import { AppError, errorResponse } from "../errors";
+import { KEY_FORMAT, burstLimit, hourlyLimit } from "../services/accounts";
+import { rateLimitHeaders } from "../limits/api-limiter";
+import { classify, describeProvided, findCredential, redactPath, requiredPermission } from "./access";
+import { setState, type RequestState } from "./context";
+
+/** Webhook payload limit (spec: 10KB). */
+export const WEBHOOK_BODY_LIMIT = 10_240;
+/** JSON API bodies (bulk updates of 1000 ids fit easily). */
+export const API_BODY_LIMIT = 1_048_576;
+/** CSV imports. */
+export const IMPORT_BODY_LIMIT = 50 * 1_048_576;
+/** What Bun itself accepts before anything of ours runs. */
+export const SERVER_BODY_LIMIT = IMPORT_BODY_LIMIT + 1_048_576;
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
+
+function bodyLimitFor(kind: string, path: string): number {
+  if (kind === "webhook") return WEBHOOK_BODY_LIMIT;
+  if (path.startsWith("/v1/contacts/import")) return IMPORT_BODY_LIMIT;
+  return API_BODY_LIMIT;
+}
+
+export interface Observer {
+  (req: RequestState, method: string, status: number, durationMs: number): void;
+}
+
+/**
+ * The outer handler: request id, origin, authentication, rate limits and permissions — before
+ * Elysia reads any body — then the app, then the headers every response carries and the log line.
+ */
+export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[] = []) {
+  const { config, logger } = deps;
+  return async function fetch(req: Request, server?: Server<unknown>): Promise<Response> {
+    const startedAt = performance.now();
+    const url = new URL(req.url);
+    const path = url.pathname;
+    const fwdProto = config.trustProxy ? req.headers.get("x-forwarded-proto")?.split(",")[0].trim() : undefined;
+    const fwdHost = config.trustProxy ? req.headers.get("x-forwarded-host")?.split(",")[0].trim() : undefined;
+    const fwdFor = config.trustProxy ? req.headers.get("x-forwarded-for")?.split(",")[0].trim() : undefined;
+    const proto = fwdProto ?? url.protocol.replace(":", "");
+    const host = fwdHost ?? req.headers.get("host") ?? url.host;
+    const state: RequestState = {
+      requestId: crypto.randomUUID(),
+      startedAt,
+      origin: `${proto}://${host}`,
+      clientIp: fwdFor ?? server?.requestIP(req)?.address ?? "unknown",
+      headers: {},
+      logPath: redactPath(path),
+    };
+    let res: Response;
+    try {
+      res = await route(req, url, path, state, proto);
+    } catch (err) {
+      if (err instanceof AppError) res = errorResponse(err);
+      else {
+        logger.error("unhandled error", { requestId: state.requestId, error: String((err as Error)?.stack ?? err) });
+        res = errorResponse(new AppError("INTERNAL_ERROR", { details: { requestId: state.requestId } }));
+      }
+    }
+    for (const [k, v] of Object.entries(state.headers)) if (!res.headers.has(k)) res.headers.set(k, v);
+    res.headers.set("X-Request-Id", state.requestId);
+    res.headers.set("X-API-Version", "v1");
+    const ms = performance.now() - startedAt;
+    for (const o of observers) o(state, req.method, res.status, ms);
+    logger.info("request", {
+      id: state.requestId,
+      method: req.method,
+      path: state.logPath,
+      status: res.status,
+      ms: Math.round(ms * 10) / 10,
+      ip: state.clientIp,
+    });
+    return res;
+  };
+
+  async function route(req: Request, url: URL, path: string, state: RequestState, proto: string): Promise<Response> {
+    if (config.trustProxy && proto === "http") {
+      return new Response(null, { status: 308, headers: { Location: `https://${url.host}${url.pathname}${url.search}` } });
+    }
+    const kind = classify(path);
+    const hasBody = req.method === "POST" || req.method === "PUT" || req.method === "PATCH";
+    if (hasBody) {
+      const limit = bodyLimitFor(kind, path);
+      const declared = Number(req.headers.get("content-length") ?? "0");
+      if (declared > limit) {
+        throw new AppError("PAYLOAD_TOO_LARGE", { message: `Request body is larger than ${limit} bytes`, details: { limit, provided: declared } });
+      }
+    }
+    if (kind === "api" || kind === "messages") {
+      const cred = findCredential(kind, path, req.headers.get("authorization"));
+      const auth = cred.presented ? deps.accounts.authenticate(cred.presented) : null;
+      if (!auth) {
+        throw new AppError("AUTHENTICATION_ERROR", {
+          message: cred.presented ? "Invalid API key" : "Missing API key",
+          details: { provided: describeProvided(cred.presented), expected: KEY_FORMAT },
+        });
+      }
+      state.auth = auth;
+      const rl = deps.apiLimiter.check(auth.keyId, { hourly: hourlyLimit(auth.account), burst: burstLimit(auth.account) });
+      Object.assign(state.headers, rateLimitHeaders(rl));
+      if (!rl.allowed) {
+        throw new AppError("RATE_LIMIT_EXCEEDED", {
+          message: `API rate limit exceeded; retry in ${rl.retryAfterSeconds} seconds`,
+          details: { limit: rl.window === "1 minute" ? rl.burstLimit : rl.limit, window: rl.window, retryAfter: rl.retryAfterSeconds },
+          extra: { retryAfter: rl.retryAfterSeconds },
+        });
+      }
+      const effectivePath = cred.rewrittenPath ?? path;
+      const need = requiredPermission(req.method, effectivePath);
+      if (need.permission === "admin_access" && auth.permission !== "admin_access") {
+        throw new AppError("PERMISSION_ERROR", {
+          message: `${need.endpoint} requires an admin key`,
+          details: { endpoint: need.endpoint, required: "admin_access", current: auth.permission },
+        });
+      }
+      if (hasBody) checkJsonContentType(req, effectivePath);
+      if (cred.rewrittenPath !== undefined) {
+        const inner = new URL(url);
+        inner.pathname = cred.rewrittenPath;
+        const rewritten = new Request(inner, req);
+        setState(rewritten, state);
+        return app.handle(rewritten);
+      }
+    }
+    setState(req, state);
+    return app.handle(req);
+  }
+}
+
+function checkJsonContentType(req: Request, path: string) {
+  if (path.startsWith("/v1/contacts/import")) return;
+  const ct = req.headers.get("content-type");
+  const length = req.headers.get("content-length");
+  if (!ct && (length === "0" || length === null)) return; // no body at all
+  if (!ct || !JSON_TYPE.test(ct)) {
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", {
+      message: "Send the body as JSON with Content-Type: application/json",
+      details: { provided: ct ?? "none", expected: "application/json" },
+    });
+  }
+}

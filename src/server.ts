@@ -1,0 +1,109 @@
+import type { Server } from "bun";
+import type { Database } from "bun:sqlite";
+import { readFileSync } from "node:fs";
+import type { ServeConfig } from "./config";
+import { openSqlite } from "./db/open";
+import { migrate } from "./db/migrate";
+import { createDeps, type AppDeps } from "./deps";
+import { createApp } from "./app";
+import { createFetchHandler, SERVER_BODY_LIMIT } from "./http/server";
+import { systemClock, type Clock } from "./lib/clock";
+import { createLogger, silentLogger, type Logger } from "./lib/log";
+
+export interface RunningServer {
+  deps: AppDeps;
+  server: Server<unknown>;
+  redirectServer?: Server<unknown>;
+  port: number;
+  url: string;
+  /** The first account's admin key when this start created it (empty database), else undefined. */
+  firstAdminKey?: string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** Called with the first account's key on an empty database (serve prints it on stdout). */
+  onFirstKey?: (key: { accountId: string; keyId: string; apiKey: string }) => void;
+}
+
+/**
+ * Opens the database, migrates, makes the first account on an empty database, rebuilds the
+ * queue from SQLite and listens. Used by `textwire serve` and by the HTTP tests alike.
+ */
+export async function startServer(config: ServeConfig, opts: StartOptions = {}): Promise<RunningServer> {
+  const clock = opts.clock ?? systemClock;
+  const logger = opts.logger ?? silentLogger;
+  const sqlite: Database = openSqlite(config.db);
+  try {
+    migrate(sqlite);
+  } catch (err) {
+    sqlite.close();
+    throw err;
+  }
+  const deps = createDeps(sqlite, config, clock, logger);
+  let firstAdminKey: string | undefined;
+  if (deps.accounts.countAccounts() === 0) {
+    const created = deps.accounts.createAccount({ name: "Default account" });
+    firstAdminKey = created.apiKey;
+    opts.onFirstKey?.({ accountId: created.account.id, keyId: created.keyId, apiKey: created.apiKey });
+  }
+  for (const part of deps.lifecycle) await part.start?.();
+  const app = createApp(deps);
+  const fetch = createFetchHandler(deps, app, deps.observers);
+  const tls = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert, "utf8"), key: readFileSync(config.tlsKey, "utf8") } : undefined;
+  const server = Bun.serve({
+    port: config.port,
+    hostname: config.host,
+    maxRequestBodySize: SERVER_BODY_LIMIT,
+    idleTimeout: 60,
+    tls,
+    fetch,
+    error(err) {
+      logger.error("server error", { error: String(err?.stack ?? err) });
+      return new Response(JSON.stringify({ status: "error", code: "INTERNAL_ERROR", message: "Internal server error" }), {
+        status: 500,
+        headers: { "Content-Type": "application/json", "X-API-Version": "v1" },
+      });
+    },
+  });
+  const port = server.port!;
+  const scheme = tls ? "https" : "http";
+  const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+  let redirectServer: Server<unknown> | undefined;
+  if (tls && config.redirectPort !== undefined) {
+    redirectServer = Bun.serve({
+      port: config.redirectPort,
+      hostname: config.host,
+      fetch(req) {
+        const u = new URL(req.url);
+        const host = (req.headers.get("host") ?? u.host).replace(/:\d+$/, "");
+        const target = `https://${host}${port === 443 ? "" : ":" + port}${u.pathname}${u.search}`;
+        return new Response(null, { status: 308, headers: { Location: target, "X-API-Version": "v1" } });
+      },
+    });
+  }
+  let stopped = false;
+  return {
+    deps,
+    server,
+    redirectServer,
+    port,
+    url: `${scheme}://${shownHost}:${port}`,
+    firstAdminKey,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      redirectServer?.stop(true);
+      // Stop accepting, let in-flight requests finish, then flush and close the database.
+      await server.stop(false);
+      for (const part of [...deps.lifecycle].reverse()) await part.stop?.();
+      sqlite.close();
+    },
+  };
+}
+
+export function loggerFor(config: ServeConfig): Logger {
+  return createLogger(config.logFormat);
+}

@@ -1,0 +1,183 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Database } from "bun:sqlite";
+import { newId } from "../lib/ids";
+import { iso, type Clock } from "../lib/clock";
+
+export const KEY_PREFIX = "txwire_sk_";
+export const KEY_BODY_LENGTH = 40;
+export const KEY_RE = /^txwire_sk_[A-Za-z0-9]{40}$/;
+export const KEY_FORMAT = `Authorization: Bearer ${KEY_PREFIX}<40 alphanumeric characters>`;
+
+export type Plan = "standard" | "pro" | "enterprise";
+export type Permission = "admin_access" | "standard_access";
+export const PLANS: Plan[] = ["standard", "pro", "enterprise"];
+/** Hourly API request limits per key by plan (spec Limits). Enterprise is set per account. */
+export const PLAN_HOURLY_LIMIT: Record<Plan, number> = { standard: 1_000, pro: 5_000, enterprise: 5_000 };
+/** Burst bucket per key: up to 100 requests per minute (spec Limits). */
+export const DEFAULT_BURST_PER_MINUTE = 100;
+
+export interface Account {
+  id: string;
+  name: string;
+  plan: Plan;
+  apiLimitPerHour: number | null;
+  apiBurstPerMinute: number | null;
+  monthlyQuota: number | null;
+  createdAt: string;
+}
+
+export interface AuthKey {
+  keyId: string;
+  accountId: string;
+  permission: Permission;
+  account: Account;
+}
+
+const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+export function generateApiKey(): string {
+  // Rejection sampling keeps every character uniform (256 is not a multiple of 62).
+  let body = "";
+  while (body.length < KEY_BODY_LENGTH) {
+    for (const b of crypto.getRandomValues(new Uint8Array(64))) {
+      if (b < 248 && body.length < KEY_BODY_LENGTH) body += ALPHABET[b % 62];
+    }
+  }
+  return KEY_PREFIX + body;
+}
+
+export const hashKey = (key: string): string => createHash("sha256").update(key).digest("hex");
+
+export function hourlyLimit(a: Pick<Account, "plan" | "apiLimitPerHour">): number {
+  return a.apiLimitPerHour ?? PLAN_HOURLY_LIMIT[a.plan];
+}
+export function burstLimit(a: Pick<Account, "apiBurstPerMinute">): number {
+  return a.apiBurstPerMinute ?? DEFAULT_BURST_PER_MINUTE;
+}
+
+const ACCOUNT_COLS = `id, name, plan, api_limit_per_hour AS apiLimitPerHour, api_burst_per_minute AS apiBurstPerMinute,
+  monthly_quota AS monthlyQuota, created_at AS createdAt`;
+
+export class AccountService {
+  private readonly byHash;
+  private readonly touch;
+  /** lastUsedAt is written at most once a minute per key: no write on every request. */
+  private readonly lastTouched = new Map<string, number>();
+
+  constructor(private readonly sqlite: Database, private readonly clock: Clock) {
+    this.byHash = sqlite.prepare<
+      { keyId: string; keyHash: string; accountId: string; permission: Permission; revokedAt: string | null } & Account,
+      [string]
+    >(
+      `SELECT k.id AS keyId, k.key_hash AS keyHash, k.account_id AS accountId, k.permission, k.revoked_at AS revokedAt,
+              a.name, a.plan, a.api_limit_per_hour AS apiLimitPerHour, a.api_burst_per_minute AS apiBurstPerMinute,
+              a.monthly_quota AS monthlyQuota, a.created_at AS createdAt
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
+    );
+    this.touch = sqlite.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ?");
+  }
+
+  countAccounts(): number {
+    return (this.sqlite.query("SELECT count(*) AS n FROM accounts").get() as { n: number }).n;
+  }
+
+  createAccount(input: {
+    name: string;
+    plan?: Plan;
+    apiLimitPerHour?: number | null;
+    apiBurstPerMinute?: number | null;
+    monthlyQuota?: number | null;
+  }): { account: Account; keyId: string; apiKey: string; permission: Permission } {
+    const now = iso(this.clock());
+    const account: Account = {
+      id: newId(),
+      name: input.name,
+      plan: input.plan ?? "standard",
+      apiLimitPerHour: input.apiLimitPerHour ?? null,
+      apiBurstPerMinute: input.apiBurstPerMinute ?? null,
+      monthlyQuota: input.monthlyQuota ?? null,
+      createdAt: now,
+    };
+    return this.sqlite.transaction(() => {
+      this.sqlite
+        .prepare(
+          `INSERT INTO accounts (id, name, plan, api_limit_per_hour, api_burst_per_minute, monthly_quota, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(account.id, account.name, account.plan, account.apiLimitPerHour, account.apiBurstPerMinute, account.monthlyQuota, now);
+      const key = this.createKey(account.id, "admin_access");
+      return { account, ...key };
+    })();
+  }
+
+  listAccounts(): Array<Account & { keys: number }> {
+    return this.sqlite
+      .query(
+        `SELECT ${ACCOUNT_COLS}, (SELECT count(*) FROM api_keys k WHERE k.account_id = accounts.id AND k.revoked_at IS NULL) AS keys
+           FROM accounts ORDER BY created_at`,
+      )
+      .all() as Array<Account & { keys: number }>;
+  }
+
+  findAccount(id: string): Account | null {
+    return (this.sqlite.query(`SELECT ${ACCOUNT_COLS} FROM accounts WHERE id = ?`).get(id) as Account | null) ?? null;
+  }
+
+  createKey(accountId: string, permission: Permission): { keyId: string; apiKey: string; permission: Permission } {
+    if (!this.findAccount(accountId)) throw new Error(`no account with id ${accountId}`);
+    const apiKey = generateApiKey();
+    const keyId = newId();
+    this.sqlite
+      .prepare("INSERT INTO api_keys (id, account_id, key_hash, last4, permission, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+      .run(keyId, accountId, hashKey(apiKey), apiKey.slice(-4), permission, iso(this.clock()));
+    return { keyId, apiKey, permission };
+  }
+
+  listKeys(accountId: string): Array<{ keyId: string; key: string; permission: Permission; createdAt: string; lastUsedAt: string | null; revokedAt: string | null }> {
+    const rows = this.sqlite
+      .query(
+        `SELECT id AS keyId, last4, permission, created_at AS createdAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt
+           FROM api_keys WHERE account_id = ? ORDER BY created_at`,
+      )
+      .all(accountId) as Array<{ keyId: string; last4: string; permission: Permission; createdAt: string; lastUsedAt: string | null; revokedAt: string | null }>;
+    return rows.map(({ last4, ...r }) => ({ ...r, key: `${KEY_PREFIX}…${last4}` }));
+  }
+
+  /** Returns false when there is no such key (or it was already revoked). */
+  revokeKey(keyId: string): boolean {
+    const res = this.sqlite.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(iso(this.clock()), keyId);
+    return res.changes > 0;
+  }
+
+  /**
+   * Looks a presented key up by its SHA-256 and compares the stored hash in constant time.
+   * Returns null for anything that is not a live key.
+   */
+  authenticate(presented: string): AuthKey | null {
+    if (!KEY_RE.test(presented)) return null;
+    const digest = hashKey(presented);
+    const row = this.byHash.get(digest);
+    if (!row || row.revokedAt) return null;
+    if (!timingSafeEqual(Buffer.from(row.keyHash, "hex"), Buffer.from(digest, "hex"))) return null;
+    const now = this.clock();
+    const last = this.lastTouched.get(row.keyId) ?? 0;
+    if (now - last > 60_000) {
+      this.lastTouched.set(row.keyId, now);
+      this.touch.run(iso(now), row.keyId);
+    }
+    return {
+      keyId: row.keyId,
+      accountId: row.accountId,
+      permission: row.permission,
+      account: {
+        id: row.accountId,
+        name: row.name,
+        plan: row.plan,
+        apiLimitPerHour: row.apiLimitPerHour,
+        apiBurstPerMinute: row.apiBurstPerMinute,
+        monthlyQuota: row.monthlyQuota,
+        createdAt: row.createdAt,
+      },
+    };
+  }
+}

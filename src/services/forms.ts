@@ -1,0 +1,228 @@
+import { and, count, desc, eq, like, or, sql } from "drizzle-orm";
+import type { Db } from "../db/open";
+import { forms } from "../db/schema";
+import { AppError, validationError } from "../errors";
+import { iso, type Clock } from "../lib/clock";
+import { newFormId, UUID_RE } from "../lib/ids";
+import { validateFormFields, validateFormSettings, validateTemplate } from "../domain/form-definition";
+import type { FieldDef } from "../domain/submission";
+
+/** Form names: 1–100 characters (CONTRACT §5). */
+export const FORM_NAME_MAX = 100;
+export const FORM_DESCRIPTION_MAX = 1_000;
+
+export interface FormSettings {
+  autoSend?: boolean;
+  delayMinutes?: number;
+  timezone?: string;
+  rateLimitPerDay?: number | null;
+  defaultPriority?: "low" | "normal" | "high" | "urgent";
+}
+
+export interface Form {
+  id: string;
+  accountId: string;
+  name: string;
+  description: string | null;
+  messageTemplate: string;
+  isActive: boolean;
+  fields: FieldDef[];
+  settings: FormSettings;
+  createdAt: string;
+  updatedAt: string;
+}
+
+type FormRow = typeof forms.$inferSelect;
+
+export function toForm(row: FormRow): Form {
+  return {
+    id: row.id,
+    accountId: row.accountId,
+    name: row.name,
+    description: row.description,
+    messageTemplate: row.messageTemplate,
+    isActive: row.isActive,
+    fields: JSON.parse(row.fields),
+    settings: JSON.parse(row.settings),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+export interface FormInput {
+  name?: unknown;
+  description?: unknown;
+  messageTemplate?: unknown;
+  isActive?: unknown;
+  fields?: unknown;
+  settings?: unknown;
+}
+
+function checkName(name: unknown, errors: Array<{ field: string; message: string; provided?: unknown; requirement?: string }>) {
+  if (typeof name !== "string" || name.trim().length === 0) {
+    errors.push({ field: "name", message: "name is required", requirement: "1-100 characters", provided: name ?? null });
+  } else if (name.length > FORM_NAME_MAX) {
+    errors.push({ field: "name", message: `name must be at most ${FORM_NAME_MAX} characters`, requirement: "1-100 characters", provided: name.slice(0, 100) });
+  }
+}
+
+function checkDescription(d: unknown, errors: Array<{ field: string; message: string }>) {
+  if (d !== undefined && d !== null && (typeof d !== "string" || d.length > FORM_DESCRIPTION_MAX)) {
+    errors.push({ field: "description", message: `description must be a string of at most ${FORM_DESCRIPTION_MAX} characters` });
+  }
+}
+
+/** Escapes LIKE wildcards so a search for "50%" means the text "50%". */
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => "\\" + c);
+
+export class FormService {
+  constructor(private readonly db: Db, private readonly clock: Clock) {}
+
+  list(accountId: string, q: { page: number; limit: number; isActive?: boolean; search?: string }) {
+    const conds = [eq(forms.accountId, accountId)];
+    if (q.isActive !== undefined) conds.push(eq(forms.isActive, q.isActive));
+    if (q.search) {
+      const pattern = `%${likeEscape(q.search.toLowerCase())}%`;
+      conds.push(
+        or(
+          sql`lower(${forms.name}) LIKE ${pattern} ESCAPE '\\'`,
+          sql`lower(coalesce(${forms.description}, '')) LIKE ${pattern} ESCAPE '\\'`,
+        )!,
+      );
+    }
+    const where = and(...conds);
+    const rows = this.db
+      .select({
+        id: forms.id,
+        name: forms.name,
+        description: forms.description,
+        isActive: forms.isActive,
+        createdAt: forms.createdAt,
+        updatedAt: forms.updatedAt,
+      })
+      .from(forms)
+      .where(where)
+      .orderBy(desc(forms.createdAt), desc(forms.id))
+      .limit(q.limit)
+      .offset((q.page - 1) * q.limit)
+      .all();
+    const total = this.db.select({ n: count() }).from(forms).where(where).get()!.n;
+    return { forms: rows, total, page: q.page, limit: q.limit };
+  }
+
+  /** Another account's form is answered exactly like a form that does not exist. */
+  get(accountId: string, id: string): Form {
+    if (!UUID_RE.test(id)) throw new AppError("FORM_NOT_FOUND", { details: { formId: id } });
+    const row = this.db.select().from(forms).where(and(eq(forms.id, id), eq(forms.accountId, accountId))).get();
+    if (!row) throw new AppError("FORM_NOT_FOUND", { details: { formId: id } });
+    return toForm(row);
+  }
+
+  /** The webhook's lookup: by id alone (the id is the credential). */
+  findById(id: string): Form | null {
+    if (!UUID_RE.test(id)) return null;
+    const row = this.db.select().from(forms).where(eq(forms.id, id)).get();
+    return row ? toForm(row) : null;
+  }
+
+  create(accountId: string, input: FormInput): Form {
+    const errors: Array<{ field: string; message: string }> = [];
+    checkName(input.name, errors);
+    checkDescription(input.description, errors);
+    errors.push(...validateTemplate(input.messageTemplate));
+    errors.push(...validateFormFields(input.fields));
+    if (input.settings !== undefined) errors.push(...validateFormSettings(input.settings));
+    if (input.isActive !== undefined && typeof input.isActive !== "boolean") errors.push({ field: "isActive", message: "isActive must be true or false" });
+    if (errors.length) throw validationError(errors);
+    const name = (input.name as string).trim();
+    const now = iso(this.clock());
+    const row: FormRow = {
+      id: newFormId(),
+      accountId,
+      name,
+      nameKey: name.toLowerCase(),
+      description: (input.description as string | undefined) ?? null,
+      messageTemplate: input.messageTemplate as string,
+      // A form created through the API is active (spec).
+      isActive: true,
+      fields: JSON.stringify(input.fields),
+      settings: JSON.stringify(input.settings ?? {}),
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.assertNameFree(accountId, row.nameKey, null, name);
+    this.db.insert(forms).values(row).run();
+    return toForm(row);
+  }
+
+  update(accountId: string, id: string, input: FormInput): Form {
+    const current = this.get(accountId, id);
+    const errors: Array<{ field: string; message: string }> = [];
+    if (input.name !== undefined) checkName(input.name, errors);
+    checkDescription(input.description, errors);
+    if (input.messageTemplate !== undefined) errors.push(...validateTemplate(input.messageTemplate));
+    if (input.fields !== undefined) errors.push(...validateFormFields(input.fields));
+    if (input.settings !== undefined) errors.push(...validateFormSettings(input.settings));
+    if (input.isActive !== undefined && typeof input.isActive !== "boolean") errors.push({ field: "isActive", message: "isActive must be true or false" });
+    if (errors.length) throw validationError(errors);
+
+    const patch: Partial<FormRow> = { updatedAt: iso(Math.max(this.clock(), Date.parse(current.updatedAt) + 1)) };
+    if (input.name !== undefined) {
+      patch.name = (input.name as string).trim();
+      patch.nameKey = patch.name.toLowerCase();
+      this.assertNameFree(accountId, patch.nameKey, id, patch.name);
+    }
+    if (input.description !== undefined) patch.description = input.description as string | null;
+    if (input.messageTemplate !== undefined) patch.messageTemplate = input.messageTemplate as string;
+    if (input.isActive !== undefined) patch.isActive = input.isActive as boolean;
+    if (input.fields !== undefined) patch.fields = JSON.stringify(input.fields);
+    // Settings merge key by key; a null value clears that setting.
+    if (input.settings !== undefined) {
+      const merged: Record<string, unknown> = { ...current.settings };
+      for (const [k, v] of Object.entries(input.settings as object)) {
+        if (v === null) delete merged[k];
+        else merged[k] = v;
+      }
+      patch.settings = JSON.stringify(merged);
+    }
+    this.db.update(forms).set(patch).where(and(eq(forms.id, id), eq(forms.accountId, accountId))).run();
+    return this.get(accountId, id);
+  }
+
+  private assertNameFree(accountId: string, nameKey: string, exceptId: string | null, name: string) {
+    const clash = this.db
+      .select({ id: forms.id })
+      .from(forms)
+      .where(and(eq(forms.accountId, accountId), eq(forms.nameKey, nameKey)))
+      .get();
+    if (clash && clash.id !== exceptId) {
+      throw new AppError("DUPLICATE_FORM_NAME", { message: `A form named "${name}" already exists`, details: { name, existingFormId: clash.id } });
+    }
+  }
+
+  /**
+   * Deletes the form with its submissions, messages, and the contacts it created together with
+   * their message history — one transaction. Returns the ids of queued messages that went with
+   * it, so the caller can take them out of the in-memory queue after the commit.
+   */
+  delete(accountId: string, id: string): { deletedId: string; removedQueued: string[] } {
+    this.get(accountId, id);
+    const sqlite = this.db.$client;
+    return sqlite.transaction(() => {
+      const removedQueued = (
+        sqlite
+          .query(
+            `SELECT id FROM messages WHERE status = 'queued' AND account_id = ?1 AND (form_id = ?2
+               OR contact_id IN (SELECT id FROM contacts WHERE form_id = ?2 AND account_id = ?1))`,
+          )
+          .all(accountId, id) as Array<{ id: string }>
+      ).map((r) => r.id);
+      sqlite.query("DELETE FROM messages WHERE account_id = ?1 AND contact_id IN (SELECT id FROM contacts WHERE form_id = ?2 AND account_id = ?1)").run(accountId, id);
+      sqlite.query("DELETE FROM messages WHERE account_id = ? AND form_id = ?").run(accountId, id);
+      sqlite.query("DELETE FROM submissions WHERE form_id = ?").run(id);
+      sqlite.query("DELETE FROM contacts WHERE account_id = ? AND form_id = ?").run(accountId, id);
+      sqlite.query("DELETE FROM forms WHERE account_id = ? AND id = ?").run(accountId, id);
+      return { deletedId: id, removedQueued };
+    })();
+  }
+}

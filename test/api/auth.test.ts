@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
+
+let s: TestServer;
+let standardKey: string;
+
+beforeAll(async () => {
+  s = await startTestServer();
+  standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+});
+afterAll(() => s.stop());
+
+describe("authentication", () => {
+  test("missing key: 401 with provided 'none' and the expected format", async () => {
+    const body = await expectStatus(await s.api("/forms", { key: null }), 401);
+    expect(body).toMatchObject({ status: "error", code: "AUTHENTICATION_ERROR" });
+    expect(body.details.provided).toBe("none");
+    expect(body.details.expected).toContain("txwire_sk_");
+  });
+
+  test("wrong key: 401 showing only the first 10 characters", async () => {
+    const wrong = "txwire_sk_" + "A".repeat(40);
+    const body = await expectStatus(await s.api("/forms", { key: wrong }), 401);
+    expect(body.details.provided).toBe("txwire_sk_…");
+    expect(JSON.stringify(body)).not.toContain("AAAA");
+    const body2 = await expectStatus(await s.api("/forms", { key: "garbage-token-value" }), 401);
+    expect(body2.details.provided).toBe("garbage-to…");
+  });
+
+  test("a key off by one character is refused", async () => {
+    const k = s.adminKey;
+    const flipped = k.slice(0, -1) + (k.endsWith("a") ? "b" : "a");
+    await expectStatus(await s.api("/forms", { key: flipped }), 401);
+  });
+
+  test("a revoked key stops working at once", async () => {
+    const k = s.running.deps.accounts.createKey(s.accountId, "standard_access");
+    await expectStatus(await s.api("/forms", { key: k.apiKey }), 200);
+    expect(s.running.deps.accounts.revokeKey(k.keyId)).toBe(true);
+    await expectStatus(await s.api("/forms", { key: k.apiKey }), 401);
+  });
+
+  test("auth is checked before the body: an unauthenticated bad body is 401, not 400", async () => {
+    await expectStatus(await s.api("/forms", { key: null, method: "POST", body: "{bad", headers: { "Content-Type": "application/json" } }), 401);
+  });
+
+  test("keys are stored only as hashes", () => {
+    const rows = s.running.deps.sqlite.query("SELECT * FROM api_keys").all() as Array<Record<string, unknown>>;
+    const dump = JSON.stringify(rows);
+    expect(dump).not.toContain(s.adminKey);
+    expect(dump).not.toContain(s.adminKey.slice(10, 30));
+  });
+});
+
+describe("permissions", () => {
+  test("standard keys may not create, update or delete forms: 403 with the spec's details", async () => {
+    const f = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form;
+    const post = await expectStatus(await s.api("/forms", { key: standardKey, method: "POST", json: formBody() }), 403);
+    expect(post).toMatchObject({ code: "PERMISSION_ERROR", details: { required: "admin_access", current: "standard_access" } });
+    expect(post.details.endpoint).toBe("POST /forms");
+    await expectStatus(await s.api(`/forms/${f.id}`, { key: standardKey, method: "PUT", json: { name: "x" } }), 403);
+    await expectStatus(await s.api(`/forms/${f.id}`, { key: standardKey, method: "DELETE" }), 403);
+    await expectStatus(await s.api(`/forms/${f.id}`), 200);
+  });
+
+  test("permission is checked before validation: a standard key with a bad body gets 403", async () => {
+    await expectStatus(await s.api("/forms", { key: standardKey, method: "POST", json: {} }), 403);
+  });
+});
+
+describe("every response", () => {
+  test("carries X-Request-Id and X-API-Version: v1, errors included", async () => {
+    for (const res of [await s.api("/forms"), await s.api("/forms", { key: null }), await fetch(`${s.url}/nowhere`)]) {
+      expect(res.headers.get("x-api-version")).toBe("v1");
+      expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.headers.get("content-type")).toContain("application/json");
+    }
+  });
+
+  test("unknown routes are 404 NOT_FOUND in the envelope", async () => {
+    const body = await expectStatus(await s.api("/nothing-here"), 404);
+    expect(body).toMatchObject({ status: "error", code: "NOT_FOUND" });
+    const root = await expectStatus(await fetch(`${s.url}/v2/forms`), 404);
+    expect(root.code).toBe("NOT_FOUND");
+  });
+
+  test("no stack traces leak", async () => {
+    const body = await expectStatus(await s.api("/forms", { method: "POST", body: "{", headers: { "Content-Type": "application/json" } }), 400);
+    expect(JSON.stringify(body)).not.toMatch(/at .*\.ts:\d+/);
+  });
+});
+
+describe("API rate limits", () => {
+  test("all five headers on success; 429 with Retry-After and retryAfter when the burst is spent", async () => {
+    const t = await startTestServer();
+    try {
+      const acct = t.running.deps.accounts.createAccount({ name: "Tiny", apiBurstPerMinute: 3, apiLimitPerHour: 50 });
+      const res = await t.api("/forms", { key: acct.apiKey });
+      await expectStatus(res, 200);
+      expect(res.headers.get("x-ratelimit-limit")).toBe("50");
+      expect(res.headers.get("x-ratelimit-remaining")).toBe("49");
+      expect(Number(res.headers.get("x-ratelimit-reset"))).toBeGreaterThan(Date.now() / 1000);
+      expect(res.headers.get("x-ratelimit-burst-limit")).toBe("3");
+      expect(res.headers.get("x-ratelimit-burst-remaining")).toBe("2");
+      await expectStatus(await t.api("/forms", { key: acct.apiKey }), 200);
+      await expectStatus(await t.api("/forms", { key: acct.apiKey }), 200);
+      const limited = await t.api("/forms", { key: acct.apiKey });
+      const body = await expectStatus(limited, 429);
+      expect(body.code).toBe("RATE_LIMIT_EXCEEDED");
+      expect(body.retryAfter).toBeGreaterThanOrEqual(1);
+      expect(body.details.retryAfter).toBe(body.retryAfter);
+      expect(body.details.limit).toBe(3);
+      expect(limited.headers.get("retry-after")).toBe(String(body.retryAfter));
+      expect(limited.headers.get("x-ratelimit-burst-remaining")).toBe("0");
+      // Another key of the same account has its own buckets.
+      const other = t.running.deps.accounts.createKey(acct.account.id, "standard_access");
+      await expectStatus(await t.api("/forms", { key: other.apiKey }), 200);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  test("the hourly plan limit refuses once spent", async () => {
+    const t = await startTestServer();
+    try {
+      const acct = t.running.deps.accounts.createAccount({ name: "Hourly", apiLimitPerHour: 2 });
+      await expectStatus(await t.api("/forms", { key: acct.apiKey }), 200);
+      await expectStatus(await t.api("/forms", { key: acct.apiKey }), 200);
+      const body = await expectStatus(await t.api("/forms", { key: acct.apiKey }), 429);
+      expect(body.details.limit).toBe(2);
+      expect(body.retryAfter).toBeGreaterThan(60);
+    } finally {
+      await t.stop();
+    }
+  });
+});

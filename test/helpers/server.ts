@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defaultServeConfig, type ServeConfig } from "../../src/config";
+import { startServer, type RunningServer } from "../../src/server";
+import type { Clock } from "../../src/lib/clock";
+
+export interface TestServer {
+  url: string;
+  base: string;
+  adminKey: string;
+  accountId: string;
+  dbPath: string;
+  dir: string;
+  running: RunningServer;
+  /** fetch relative to /v1 with the admin key unless headers say otherwise. */
+  api(path: string, init?: RequestInit & { key?: string | null; json?: unknown }): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+export function tempDir(prefix = "textwire-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Starts the real server on a free port with a fresh temporary database file. */
+export async function startTestServer(overrides: Partial<ServeConfig> = {}, opts: { clock?: Clock; dir?: string } = {}): Promise<TestServer> {
+  const dir = opts.dir ?? tempDir();
+  const dbPath = overrides.db ?? join(dir, "textwire.db");
+  let first: { accountId: string; apiKey: string } | undefined;
+  const running = await startServer(defaultServeConfig({ port: 0, host: "127.0.0.1", ...overrides, db: dbPath }), {
+    clock: opts.clock,
+    onFirstKey: (k) => (first = k),
+  });
+  const url = `http://127.0.0.1:${running.port}`;
+  const ts: TestServer = {
+    url,
+    base: `${url}/v1`,
+    adminKey: first?.apiKey ?? "",
+    accountId: first?.accountId ?? "",
+    dbPath,
+    dir,
+    running,
+    api(path, init = {}) {
+      const headers = new Headers(init.headers);
+      const key = init.key === undefined ? ts.adminKey : init.key;
+      if (key !== null && !headers.has("authorization")) headers.set("Authorization", `Bearer ${key}`);
+      let body = init.body;
+      if (init.json !== undefined) {
+        body = JSON.stringify(init.json);
+        if (!headers.has("content-type")) headers.set("Content-Type", "application/json");
+      }
+      return fetch(`${ts.base}${path}`, { ...init, headers, body });
+    },
+    async stop() {
+      await running.stop();
+      if (!opts.dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return ts;
+}
+
+/** Reads the body and fails with it shown when the status is not the expected one. */
+export async function expectStatus(res: Response, status: number): Promise<any> {
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {}
+  if (res.status !== status) {
+    throw new Error(`expected HTTP ${status}, got ${res.status}: ${text.slice(0, 2000)}`);
+  }
+  return body;
+}
+
+/** A valid form body; override what a test is about. */
+export function formBody(overrides: Record<string, unknown> = {}) {
+  return {
+    name: `Form ${crypto.randomUUID().slice(0, 8)}`,
+    description: "Contact form",
+    messageTemplate: "Hi {{firstName}}, thanks for contacting {{formName}}!",
+    fields: [
+      { name: "firstName", type: "text", required: false, label: "First name" },
+      { name: "company", type: "text", label: "Company", validation: { maxLength: 100 } },
+    ],
+    settings: { delayMinutes: 0, timezone: "UTC" },
+    ...overrides,
+  };
+}
