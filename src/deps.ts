@@ -7,6 +7,7 @@ import { AccountService } from "./services/accounts";
 import { FormService } from "./services/forms";
 import { MessageQueue } from "./queue/priority-queue";
 import { ApiLimiter } from "./limits/api-limiter";
+import { Sequence } from "./lib/seq";
 import type { Observer } from "./http/server";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
@@ -26,6 +27,8 @@ export interface AppDeps {
   accounts: AccountService;
   forms: FormService;
   queue: MessageQueue;
+  /** Creation order of messages (queue tiebreak). */
+  seq: Sequence;
   apiLimiter: ApiLimiter;
   startedAt: number;
   lifecycle: Lifecycle[];
@@ -44,6 +47,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     accounts: new AccountService(sqlite, clock),
     forms: new FormService(db, clock),
     queue: new MessageQueue(),
+    seq: Sequence.fromDb(sqlite),
     apiLimiter: new ApiLimiter({ clock }),
     startedAt: clock(),
     lifecycle: [],

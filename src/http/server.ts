@@ -121,7 +121,7 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
       if (cred.rewrittenPath !== undefined) {
         const inner = new URL(url);
         inner.pathname = cred.rewrittenPath;
-        const rewritten = new Request(inner, req);
+        const rewritten = new Request(inner.toString(), req);
         setState(rewritten, state);
         return app.handle(rewritten);
       }
