@@ -1,0 +1,505 @@
+/**
+ * Validation of a form's definition: its fields, settings and message template, as posted to the
+ * forms API (create and update). Every problem is reported, each as a {field, message} item with a
+ * path such as `fields[2].validation.minLength` or `settings.timezone`.
+ */
+import { isSupportedCountry } from "libphonenumber-js/max";
+import type { FieldError } from "./submission";
+
+export const FIELD_TYPES = ["text", "email", "phone", "number", "url", "date"] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export const FIELD_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const MAX_FIELD_NAME_LENGTH = 64;
+export const MAX_FIELDS_PER_FORM = 100;
+export const MAX_LABEL_LENGTH = 200;
+export const MAX_PATTERN_LENGTH = 500;
+export const MAX_CUSTOM_MESSAGE_LENGTH = 500;
+export const MAX_TEMPLATE_LENGTH = 1600;
+export const MAX_DELAY_MINUTES = 525_600; // one year
+
+/** Validation keys accepted per field type; `message` (custom error text) is accepted for all. */
+export const VALIDATION_KEYS: Record<FieldType, readonly string[]> = {
+  text: ["minLength", "maxLength", "pattern"],
+  email: ["domains", "required"],
+  phone: ["format", "regions"],
+  number: ["min", "max", "integer"],
+  url: ["protocols", "domains"],
+  date: ["format", "min", "max"],
+};
+
+export const URL_PROTOCOLS = ["http", "https"] as const;
+export const PHONE_FORMATS = ["national", "international"] as const;
+
+/** Date formats a `date` field may declare; the first is the default. */
+export const DATE_FORMATS = ["YYYY-MM-DD", "MM/DD/YYYY", "DD/MM/YYYY", "DD.MM.YYYY", "YYYY/MM/DD"] as const;
+export type DateFormat = (typeof DATE_FORMATS)[number];
+export const DEFAULT_DATE_FORMAT: DateFormat = "YYYY-MM-DD";
+
+export const PRIORITIES = ["low", "normal", "high", "urgent"] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+/** Names the webhook always knows; declaring them adds their type's checks on top. */
+export const BUILTIN_FIELD_NAMES = ["firstName", "lastName", "email", "phoneNumber", "source"] as const;
+
+/** Types a built-in name may be declared with (anything else would refuse every submission). */
+const BUILTIN_FIELD_TYPES: Record<string, readonly FieldType[]> = {
+  firstName: ["text"],
+  lastName: ["text"],
+  source: ["text"],
+  email: ["email", "text"],
+  phoneNumber: ["phone", "text"],
+};
+
+const FIELD_KEYS = ["name", "type", "required", "label", "placeholder", "validation"];
+
+// ---------------------------------------------------------------------------------------------
+// Small shared helpers (also used by submission.ts)
+
+/** Length in Unicode code points: "characters" as a person counts them (an emoji is one). */
+export function codePointLength(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function isNonNegativeInteger(v: unknown): v is number {
+  return typeof v === "number" && Number.isInteger(v) && v >= 0;
+}
+
+/**
+ * Compile a form's `pattern`. Tried with the `u` flag first (so `\p{L}` means letters), then
+ * without (so patterns like `[\w-.]` that only legacy syntax accepts still work). Null if neither.
+ */
+export function compilePattern(pattern: string): RegExp | null {
+  try {
+    return new RegExp(pattern, "u");
+  } catch {
+    try {
+      return new RegExp(pattern);
+    } catch {
+      return null;
+    }
+  }
+}
+
+/**
+ * Cheap guard against catastrophic backtracking: true when a group that contains an unbounded
+ * quantifier (`*`, `+`, `{n,}`) is itself repeated without bound, e.g. `(a+)+` or `(\w+\s?)*`.
+ * It does not catch every slow pattern (overlapping alternations), only the classic shape.
+ */
+export function hasNestedUnboundedQuantifier(pattern: string): boolean {
+  const stack: boolean[] = [false]; // per open group: does it contain an unbounded quantifier?
+  const quantifierAt = (i: number): { unbounded: boolean; length: number } | null => {
+    const c = pattern[i];
+    if (c === "*" || c === "+") return { unbounded: true, length: 1 };
+    if (c === "?") return { unbounded: false, length: 1 };
+    if (c === "{") {
+      const m = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i, i + 24));
+      if (m) return { unbounded: m[2] !== undefined && m[3] === "", length: m[0].length };
+    }
+    return null;
+  };
+  let i = 0;
+  while (i < pattern.length) {
+    const c = pattern[i];
+    if (c === "\\") {
+      i += 2;
+      continue;
+    }
+    if (c === "[") {
+      i++;
+      while (i < pattern.length && pattern[i] !== "]") i += pattern[i] === "\\" ? 2 : 1;
+      i++;
+      continue;
+    }
+    if (c === "(") {
+      stack.push(false);
+      i++;
+      if (pattern[i] === "?") i++; // (?: (?= (?! (?<…: not a quantifier
+      continue;
+    }
+    if (c === ")") {
+      const inner = stack.length > 1 ? stack.pop()! : false;
+      i++;
+      const q = quantifierAt(i);
+      if (q?.unbounded && inner) return true;
+      if (q) i += q.length + (pattern[i + q.length] === "?" ? 1 : 0);
+      stack[stack.length - 1] = stack[stack.length - 1] || inner || !!q?.unbounded;
+      continue;
+    }
+    const q = quantifierAt(i);
+    if (q) {
+      if (q.unbounded) stack[stack.length - 1] = true;
+      i += q.length;
+      continue;
+    }
+    i++;
+  }
+  return false;
+}
+
+/** Whether `timeZone` is an IANA zone this runtime knows. */
+export function isValidTimeZone(timeZone: unknown): timeZone is string {
+  if (typeof timeZone !== "string" || timeZone === "") return false;
+  try {
+    new Intl.DateTimeFormat(undefined, { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+const DATE_SHAPES: Record<DateFormat, { re: RegExp; order: ["y" | "m" | "d", "y" | "m" | "d", "y" | "m" | "d"] }> = {
+  "YYYY-MM-DD": { re: /^(\d{4})-(\d{1,2})-(\d{1,2})$/, order: ["y", "m", "d"] },
+  "MM/DD/YYYY": { re: /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/, order: ["m", "d", "y"] },
+  "DD/MM/YYYY": { re: /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/, order: ["d", "m", "y"] },
+  "DD.MM.YYYY": { re: /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/, order: ["d", "m", "y"] },
+  "YYYY/MM/DD": { re: /^(\d{4})\/(\d{1,2})\/(\d{1,2})$/, order: ["y", "m", "d"] },
+};
+
+/**
+ * Parse `value` written in `format` (one- or two-digit day and month, four-digit year) and
+ * return it as `YYYY-MM-DD` if it is a real calendar date, else null. ISO strings compare in date
+ * order, so callers compare the results directly.
+ */
+export function parseDateInFormat(value: string, format: DateFormat = DEFAULT_DATE_FORMAT): string | null {
+  const shape = DATE_SHAPES[format];
+  if (!shape) return null;
+  const m = shape.re.exec(value.trim());
+  if (!m) return null;
+  const parts = { y: 0, m: 0, d: 0 };
+  shape.order.forEach((k, idx) => (parts[k] = Number(m[idx + 1])));
+  const { y, m: month, d } = parts;
+  if (y < 1 || month < 1 || month > 12 || d < 1) return null;
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const max = month === 2 ? (leap ? 29 : 28) : DAYS_IN_MONTH[month - 1];
+  if (d > max) return null;
+  return `${String(y).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
+}
+
+/**
+ * A date field's `min`/`max` bound: written in the field's format, or in ISO `YYYY-MM-DD`
+ * (so API clients can always use ISO). Returns the ISO form or null.
+ */
+export function parseDateBound(value: unknown, format: DateFormat = DEFAULT_DATE_FORMAT): string | null {
+  if (typeof value !== "string") return null;
+  return parseDateInFormat(value, format) ?? parseDateInFormat(value, "YYYY-MM-DD");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fields
+
+function checkDomains(v: unknown, path: string, errors: FieldError[]): void {
+  if (
+    !Array.isArray(v) ||
+    v.length === 0 ||
+    !v.every((d) => typeof d === "string" && d.trim() !== "" && d.length <= 253 && !/\s/.test(d))
+  ) {
+    errors.push({ field: path, message: "domains must be a non-empty array of domain names" });
+  }
+}
+
+function checkValidation(type: FieldType, validation: unknown, path: string, errors: FieldError[]): void {
+  if (validation === undefined || validation === null) return;
+  if (!isPlainObject(validation)) {
+    errors.push({ field: path, message: "validation must be an object" });
+    return;
+  }
+  const allowed = VALIDATION_KEYS[type];
+  for (const key of Object.keys(validation)) {
+    if (key !== "message" && !allowed.includes(key)) {
+      errors.push({
+        field: `${path}.${key}`,
+        message: `unknown validation key '${key}' for type ${type}; allowed: ${[...allowed, "message"].join(", ")}`,
+      });
+    }
+  }
+  const v = validation;
+  const has = (k: string) => Object.prototype.hasOwnProperty.call(v, k) && allowed.includes(k);
+
+  if (Object.prototype.hasOwnProperty.call(v, "message")) {
+    const m = v.message;
+    if (typeof m !== "string" || m.trim() === "" || codePointLength(m) > MAX_CUSTOM_MESSAGE_LENGTH) {
+      errors.push({
+        field: `${path}.message`,
+        message: `message must be a non-empty string of at most ${MAX_CUSTOM_MESSAGE_LENGTH} characters`,
+      });
+    }
+  }
+
+  switch (type) {
+    case "text": {
+      let okMin = true;
+      let okMax = true;
+      if (has("minLength") && !isNonNegativeInteger(v.minLength)) {
+        okMin = false;
+        errors.push({ field: `${path}.minLength`, message: "minLength must be a non-negative integer" });
+      }
+      if (has("maxLength") && !isNonNegativeInteger(v.maxLength)) {
+        okMax = false;
+        errors.push({ field: `${path}.maxLength`, message: "maxLength must be a non-negative integer" });
+      }
+      if (has("minLength") && has("maxLength") && okMin && okMax && (v.minLength as number) > (v.maxLength as number)) {
+        errors.push({ field: `${path}.minLength`, message: "minLength must not be greater than maxLength" });
+      }
+      if (has("pattern")) {
+        const p = v.pattern;
+        if (typeof p !== "string" || p === "") {
+          errors.push({ field: `${path}.pattern`, message: "pattern must be a non-empty string" });
+        } else if (p.length > MAX_PATTERN_LENGTH) {
+          errors.push({ field: `${path}.pattern`, message: `pattern must be at most ${MAX_PATTERN_LENGTH} characters` });
+        } else if (!compilePattern(p)) {
+          errors.push({ field: `${path}.pattern`, message: "pattern is not a valid regular expression" });
+        } else if (hasNestedUnboundedQuantifier(p)) {
+          errors.push({
+            field: `${path}.pattern`,
+            message: "pattern repeats a group that itself repeats without bound (e.g. (a+)+); it could make matching hang",
+          });
+        }
+      }
+      break;
+    }
+    case "email": {
+      if (has("domains")) checkDomains(v.domains, `${path}.domains`, errors);
+      if (has("required") && typeof v.required !== "boolean") {
+        errors.push({ field: `${path}.required`, message: "required must be a boolean" });
+      }
+      break;
+    }
+    case "phone": {
+      if (has("format") && !(PHONE_FORMATS as readonly unknown[]).includes(v.format)) {
+        errors.push({ field: `${path}.format`, message: `format must be one of ${PHONE_FORMATS.join(", ")}` });
+      }
+      if (has("regions")) {
+        const r = v.regions;
+        if (!Array.isArray(r) || r.length === 0) {
+          errors.push({ field: `${path}.regions`, message: "regions must be a non-empty array of two-letter country codes" });
+        } else {
+          r.forEach((code, i) => {
+            if (typeof code !== "string" || !/^[A-Za-z]{2}$/.test(code) || !isSupportedCountry(code.toUpperCase() as never)) {
+              errors.push({
+                field: `${path}.regions[${i}]`,
+                message: "each region must be a two-letter ISO country code with a telephone numbering plan, e.g. US",
+              });
+            }
+          });
+        }
+      }
+      break;
+    }
+    case "number": {
+      const bad = (k: "min" | "max") => typeof v[k] !== "number" || !Number.isFinite(v[k] as number);
+      if (has("min") && bad("min")) errors.push({ field: `${path}.min`, message: "min must be a number" });
+      if (has("max") && bad("max")) errors.push({ field: `${path}.max`, message: "max must be a number" });
+      if (has("min") && has("max") && !bad("min") && !bad("max") && (v.min as number) > (v.max as number)) {
+        errors.push({ field: `${path}.min`, message: "min must not be greater than max" });
+      }
+      if (has("integer") && typeof v.integer !== "boolean") {
+        errors.push({ field: `${path}.integer`, message: "integer must be a boolean" });
+      }
+      break;
+    }
+    case "url": {
+      if (has("protocols")) {
+        const p = v.protocols;
+        if (
+          !Array.isArray(p) ||
+          p.length === 0 ||
+          !p.every((x) => (URL_PROTOCOLS as readonly unknown[]).includes(x))
+        ) {
+          errors.push({
+            field: `${path}.protocols`,
+            message: `protocols must be a non-empty array of: ${URL_PROTOCOLS.join(", ")}`,
+          });
+        }
+      }
+      if (has("domains")) checkDomains(v.domains, `${path}.domains`, errors);
+      break;
+    }
+    case "date": {
+      let format: DateFormat = DEFAULT_DATE_FORMAT;
+      if (has("format")) {
+        if ((DATE_FORMATS as readonly unknown[]).includes(v.format)) format = v.format as DateFormat;
+        else {
+          errors.push({ field: `${path}.format`, message: `format must be one of ${DATE_FORMATS.join(", ")}` });
+        }
+      }
+      const min = has("min") ? parseDateBound(v.min, format) : null;
+      const max = has("max") ? parseDateBound(v.max, format) : null;
+      if (has("min") && !min) {
+        errors.push({ field: `${path}.min`, message: `min must be a date written as ${format} (or YYYY-MM-DD)` });
+      }
+      if (has("max") && !max) {
+        errors.push({ field: `${path}.max`, message: `max must be a date written as ${format} (or YYYY-MM-DD)` });
+      }
+      if (min && max && min > max) errors.push({ field: `${path}.min`, message: "min must not be after max" });
+      break;
+    }
+  }
+}
+
+/** Every problem in a form's `fields` array (empty when it is valid). */
+export function validateFormFields(fields: unknown): FieldError[] {
+  const errors: FieldError[] = [];
+  if (fields === undefined || fields === null || (Array.isArray(fields) && fields.length === 0)) {
+    return [{ field: "fields", message: "fields needs at least one field" }];
+  }
+  if (!Array.isArray(fields)) return [{ field: "fields", message: "fields must be an array of field definitions" }];
+  if (fields.length > MAX_FIELDS_PER_FORM) {
+    return [{ field: "fields", message: `fields may hold at most ${MAX_FIELDS_PER_FORM} fields` }];
+  }
+  const seen = new Set<string>();
+  fields.forEach((f, i) => {
+    const path = `fields[${i}]`;
+    if (!isPlainObject(f)) {
+      errors.push({ field: path, message: "each field must be an object with name and type" });
+      return;
+    }
+    for (const key of Object.keys(f)) {
+      if (!FIELD_KEYS.includes(key)) {
+        errors.push({ field: `${path}.${key}`, message: `unknown field property '${key}'; allowed: ${FIELD_KEYS.join(", ")}` });
+      }
+    }
+
+    const name = f.name;
+    let nameOk = false;
+    if (typeof name !== "string" || name === "") {
+      errors.push({ field: `${path}.name`, message: "name is required" });
+    } else if (name.length > MAX_FIELD_NAME_LENGTH) {
+      errors.push({ field: `${path}.name`, message: `name must be at most ${MAX_FIELD_NAME_LENGTH} characters` });
+    } else if (!FIELD_NAME_PATTERN.test(name)) {
+      errors.push({
+        field: `${path}.name`,
+        message: "name must start with a letter or _ and contain only letters, digits and _",
+      });
+    } else if (name === "__proto__") {
+      errors.push({ field: `${path}.name`, message: "name '__proto__' is reserved" });
+    } else if (seen.has(name)) {
+      errors.push({ field: `${path}.name`, message: `duplicate field name '${name}'` });
+    } else {
+      seen.add(name);
+      nameOk = true;
+    }
+
+    const type = f.type;
+    const typeOk = (FIELD_TYPES as readonly unknown[]).includes(type);
+    if (!typeOk) {
+      errors.push({ field: `${path}.type`, message: `type must be one of ${FIELD_TYPES.join(", ")}` });
+    } else if (nameOk && BUILTIN_FIELD_TYPES[name as string] && !BUILTIN_FIELD_TYPES[name as string].includes(type as FieldType)) {
+      errors.push({
+        field: `${path}.type`,
+        message: `built-in field '${name}' may only be declared as ${BUILTIN_FIELD_TYPES[name as string].join(" or ")}`,
+      });
+    }
+
+    if (f.required !== undefined && typeof f.required !== "boolean") {
+      errors.push({ field: `${path}.required`, message: "required must be a boolean" });
+    }
+    for (const k of ["label", "placeholder"] as const) {
+      const val = f[k];
+      if (val !== undefined && val !== null && (typeof val !== "string" || codePointLength(val) > MAX_LABEL_LENGTH)) {
+        errors.push({ field: `${path}.${k}`, message: `${k} must be a string of at most ${MAX_LABEL_LENGTH} characters` });
+      }
+    }
+    if (typeOk) checkValidation(type as FieldType, f.validation, `${path}.validation`, errors);
+    else if (f.validation !== undefined && f.validation !== null && !isPlainObject(f.validation)) {
+      errors.push({ field: `${path}.validation`, message: "validation must be an object" });
+    }
+  });
+  return errors;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settings
+
+export interface FormSettings {
+  autoSend: boolean;
+  delayMinutes: number;
+  timezone: string;
+  /** null: no per-form daily limit. */
+  rateLimitPerDay: number | null;
+  defaultPriority: Priority;
+}
+
+export const DEFAULT_FORM_SETTINGS: Readonly<FormSettings> = Object.freeze({
+  autoSend: true,
+  delayMinutes: 0,
+  timezone: "UTC",
+  rateLimitPerDay: null,
+  defaultPriority: "normal",
+});
+
+const SETTINGS_KEYS = Object.keys(DEFAULT_FORM_SETTINGS);
+
+/** Every problem in a form's `settings` (undefined/null settings are valid: all defaults). */
+export function validateFormSettings(settings: unknown): FieldError[] {
+  if (settings === undefined || settings === null) return [];
+  if (!isPlainObject(settings)) return [{ field: "settings", message: "settings must be an object" }];
+  const errors: FieldError[] = [];
+  const s = settings;
+  for (const key of Object.keys(s)) {
+    if (!SETTINGS_KEYS.includes(key)) {
+      errors.push({ field: `settings.${key}`, message: `unknown setting '${key}'; allowed: ${SETTINGS_KEYS.join(", ")}` });
+    }
+  }
+  if (s.autoSend !== undefined && typeof s.autoSend !== "boolean") {
+    errors.push({ field: "settings.autoSend", message: "autoSend must be a boolean" });
+  }
+  if (s.delayMinutes !== undefined && !(isNonNegativeInteger(s.delayMinutes) && s.delayMinutes <= MAX_DELAY_MINUTES)) {
+    errors.push({ field: "settings.delayMinutes", message: `delayMinutes must be an integer from 0 to ${MAX_DELAY_MINUTES}` });
+  }
+  if (s.timezone !== undefined && !isValidTimeZone(s.timezone)) {
+    errors.push({ field: "settings.timezone", message: "timezone must be an IANA time zone such as UTC or America/New_York" });
+  }
+  if (
+    s.rateLimitPerDay !== undefined &&
+    s.rateLimitPerDay !== null &&
+    !(typeof s.rateLimitPerDay === "number" && Number.isSafeInteger(s.rateLimitPerDay) && s.rateLimitPerDay >= 1)
+  ) {
+    errors.push({ field: "settings.rateLimitPerDay", message: "rateLimitPerDay must be an integer of at least 1, or null for no limit" });
+  }
+  if (s.defaultPriority !== undefined && !(PRIORITIES as readonly unknown[]).includes(s.defaultPriority)) {
+    errors.push({ field: "settings.defaultPriority", message: `defaultPriority must be one of ${PRIORITIES.join(", ")}` });
+  }
+  return errors;
+}
+
+/**
+ * Settings with defaults filled in. Call on settings that passed validateFormSettings; on update,
+ * merge the stored settings with the posted ones first (a posted null clears rateLimitPerDay).
+ */
+export function resolveFormSettings(settings: unknown): FormSettings {
+  const s = isPlainObject(settings) ? settings : {};
+  return {
+    autoSend: typeof s.autoSend === "boolean" ? s.autoSend : DEFAULT_FORM_SETTINGS.autoSend,
+    delayMinutes: isNonNegativeInteger(s.delayMinutes) ? s.delayMinutes : DEFAULT_FORM_SETTINGS.delayMinutes,
+    timezone: isValidTimeZone(s.timezone) ? s.timezone : DEFAULT_FORM_SETTINGS.timezone,
+    rateLimitPerDay:
+      typeof s.rateLimitPerDay === "number" && s.rateLimitPerDay >= 1 ? s.rateLimitPerDay : DEFAULT_FORM_SETTINGS.rateLimitPerDay,
+    defaultPriority: (PRIORITIES as readonly unknown[]).includes(s.defaultPriority)
+      ? (s.defaultPriority as Priority)
+      : DEFAULT_FORM_SETTINGS.defaultPriority,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Template
+
+/** Problems with a form's messageTemplate: required, non-blank, at most 1600 characters. */
+export function validateTemplate(t: unknown): FieldError[] {
+  if (t === undefined || t === null || (typeof t === "string" && t.trim() === "")) {
+    return [{ field: "messageTemplate", message: "messageTemplate is required" }];
+  }
+  if (typeof t !== "string") return [{ field: "messageTemplate", message: "messageTemplate must be a string" }];
+  if (codePointLength(t) > MAX_TEMPLATE_LENGTH) {
+    return [{ field: "messageTemplate", message: `messageTemplate must be at most ${MAX_TEMPLATE_LENGTH} characters` }];
+  }
+  return [];
+}

@@ -1,0 +1,136 @@
+/**
+ * Phone number normalisation for submissions and contacts.
+ *
+ * libphonenumber-js with the `max` metadata decides validity and number type (CONTRACT §5):
+ * a number must be valid and able to receive text messages.
+ */
+import { parsePhoneNumberFromString, type NumberType } from "libphonenumber-js/max";
+
+/** Numbers without a country code are read as numbers of this country (spec: "US +1 is added"). */
+export const DEFAULT_PHONE_COUNTRY = "US" as const;
+
+/** Longest input we try to parse; real numbers with punctuation fit easily. */
+export const MAX_PHONE_INPUT_LENGTH = 40;
+
+/**
+ * Types that can receive texts. `FIXED_LINE_OR_MOBILE` is what every US/Canada number is typed as
+ * (the plan cannot tell them apart). VOIP and PERSONAL_NUMBER ranges are routinely SMS-capable.
+ * `undefined` (valid number whose country metadata has no type patterns) is accepted: we cannot
+ * prove it is not a mobile, and refusing would reject whole countries.
+ * Refused: FIXED_LINE, TOLL_FREE, PREMIUM_RATE, SHARED_COST, UAN, VOICEMAIL, PAGER.
+ */
+const TEXTABLE_TYPES: ReadonlySet<NumberType> = new Set<NumberType>([
+  "MOBILE",
+  "FIXED_LINE_OR_MOBILE",
+  "VOIP",
+  "PERSONAL_NUMBER",
+  undefined,
+]);
+
+const TYPE_WORDS: Partial<Record<NonNullable<NumberType>, string>> = {
+  FIXED_LINE: "a landline",
+  TOLL_FREE: "a toll-free number",
+  PREMIUM_RATE: "a premium-rate number",
+  SHARED_COST: "a shared-cost number",
+  UAN: "a non-geographic (UAN) number",
+  VOICEMAIL: "a voicemail access number",
+  PAGER: "a pager number",
+};
+
+export type PhoneFormat = "national" | "international";
+
+export interface NormalizePhoneOptions {
+  /** Allowed ISO 3166 country codes (case-insensitive), e.g. ["US", "CA"]. Empty/absent: any. */
+  regions?: readonly string[];
+  /**
+   * `international`: the input must carry its country code explicitly, i.e. start with `+`
+   * (or the `00` international prefix, which we read as `+`).
+   * `national`: the input must be written in the national format of the default country (US):
+   * no leading `+`/`00`/`011`, and the number must be a +1 number.
+   */
+  format?: PhoneFormat;
+  /** Subject of the error messages; default "phone number" (the webhook passes the field name). */
+  label?: string;
+}
+
+export type NormalizePhoneResult =
+  | { ok: true; e164: string; country?: string }
+  | { ok: false; message: string; requirement: string };
+
+const REQUIREMENT = "valid mobile phone number";
+
+/** Characters a written phone number may contain (no letters: vanity numbers and "ext." refused). */
+const ALLOWED_CHARS = /^[0-9+()\-.\/\s]*$/;
+
+function fail(message: string, requirement = REQUIREMENT): { ok: false; message: string; requirement: string } {
+  return { ok: false, message, requirement };
+}
+
+export function normalizePhone(input: unknown, opts: NormalizePhoneOptions = {}): NormalizePhoneResult {
+  const L = opts.label ?? "phone number";
+  if (typeof input !== "string") return fail(`${L} must be a string`);
+  const raw = input.trim().replace(/\s+/g, " ");
+  if (raw === "") return fail(`${L} is required`, "required");
+  if (raw.length > MAX_PHONE_INPUT_LENGTH) {
+    return fail(`${L} must be at most ${MAX_PHONE_INPUT_LENGTH} characters`);
+  }
+  if (!ALLOWED_CHARS.test(raw)) {
+    return fail(`${L} may contain only digits, spaces and + ( ) - . /`);
+  }
+  const digits = phoneDigits(raw);
+  if (digits.length === 0) return fail(`${L} must contain digits`);
+  if (raw.indexOf("+") > 0 || raw.indexOf("+") !== raw.lastIndexOf("+")) {
+    return fail(`${L}: '+' may only appear once, at the start`);
+  }
+
+  // "00" is the international prefix in most of the world; no valid US national number starts
+  // with 0, so reading it as "+" cannot misread a US number.
+  const hasPlus = raw.startsWith("+");
+  const hasZeroZero = !hasPlus && raw.startsWith("00");
+  const text = hasZeroZero ? "+" + digits.slice(2) : raw;
+  const explicitCountry = hasPlus || hasZeroZero;
+
+  if (opts.format === "international" && !explicitCountry) {
+    return fail(`${L} must be in international format, starting with + and the country code`, "international format (+ and country code)");
+  }
+  if (opts.format === "national" && explicitCountry) {
+    return fail(`${L} must be in national format, without + or a country prefix`, "national format");
+  }
+
+  let parsed;
+  try {
+    parsed = parsePhoneNumberFromString(text, DEFAULT_PHONE_COUNTRY);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !parsed.isValid()) return fail(`${L} is not a valid phone number`);
+
+  if (opts.format === "national" && parsed.countryCallingCode !== "1") {
+    // e.g. "011 44 …": the US international dialling prefix is not the national format.
+    return fail(`${L} must be in national format, without + or a country prefix`, "national format");
+  }
+
+  const type = parsed.getType();
+  if (!TEXTABLE_TYPES.has(type)) {
+    const what = (type && TYPE_WORDS[type]) ?? "not a mobile number";
+    return fail(`${L} is ${what} and cannot receive text messages`);
+  }
+
+  const country = parsed.country;
+  if (opts.regions && opts.regions.length > 0) {
+    const allowed = opts.regions.map((r) => String(r).toUpperCase());
+    if (!country || !allowed.includes(country)) {
+      return fail(
+        `${L} must be from one of: ${allowed.join(", ")}`,
+        `phone number from ${allowed.join(", ")}`,
+      );
+    }
+  }
+
+  return country ? { ok: true, e164: parsed.number, country } : { ok: true, e164: parsed.number };
+}
+
+/** Digits only, for searching by phone ("(415) 555-2671" → "4155552671"). */
+export function phoneDigits(s: string): string {
+  return s.replace(/\D+/g, "");
+}

@@ -1,0 +1,178 @@
+import { describe, expect, test } from "bun:test";
+import { builtinVariables, renderTemplate, templateVariables } from "../../src/domain/template";
+
+describe("renderTemplate: placeholders", () => {
+  test("replaces a placeholder by the value", () => {
+    expect(renderTemplate("Hi {{firstName}}!", { firstName: "Ada" })).toEqual({
+      content: "Hi Ada!",
+      variablesUsed: ["firstName"],
+    });
+  });
+
+  test("whitespace inside the braces is trimmed (spaces, tabs, newlines)", () => {
+    const vars = { name: "Ada" };
+    expect(renderTemplate("{{ name }}|{{name  }}|{{\tname\t}}|{{\n name \n}}", vars).content).toBe("Ada|Ada|Ada|Ada");
+  });
+
+  test("names are case-sensitive", () => {
+    const r = renderTemplate("{{Name}}/{{name}}/{{NAME}}", { name: "ada", Name: "Ada" });
+    expect(r.content).toBe("Ada/ada/");
+    expect(r.variablesUsed).toEqual(["Name", "name", "NAME"]);
+  });
+
+  test("a missing variable becomes empty text and is still listed", () => {
+    const r = renderTemplate("Hi {{firstName}}, code {{code}}.", { firstName: "Ada" });
+    expect(r.content).toBe("Hi Ada, code .");
+    expect(r.variablesUsed).toEqual(["firstName", "code"]);
+  });
+
+  test("repeated placeholders are each replaced and listed once, in first-appearance order", () => {
+    const r = renderTemplate("{{b}} {{a}} {{b}} {{ a }}", { a: "1", b: "2" });
+    expect(r.content).toBe("2 1 2 1");
+    expect(r.variablesUsed).toEqual(["b", "a"]);
+  });
+
+  test("adjacent placeholders", () => {
+    expect(renderTemplate("{{a}}{{b}}{{a}}", { a: "x", b: "y" }).content).toBe("xyx");
+  });
+
+  test("names may contain digits, _, . and -", () => {
+    const vars = { field_1: "a", "order.id": "b", "zip-code": "c", _x: "d", "2nd": "e" };
+    const r = renderTemplate("{{field_1}}{{order.id}}{{zip-code}}{{_x}}{{2nd}}", vars);
+    expect(r.content).toBe("abcde");
+    expect(r.variablesUsed).toEqual(["field_1", "order.id", "zip-code", "_x", "2nd"]);
+  });
+
+  test("unicode letters in names and values", () => {
+    expect(renderTemplate("Bonjour {{prénom}} 👋", { prénom: "Zoë 😀" }).content).toBe("Bonjour Zoë 😀 👋");
+  });
+
+  test("template without placeholders is unchanged", () => {
+    expect(renderTemplate("Plain text { } }} {", {})).toEqual({ content: "Plain text { } }} {", variablesUsed: [] });
+    expect(renderTemplate("", {})).toEqual({ content: "", variablesUsed: [] });
+  });
+});
+
+describe("renderTemplate: malformed placeholders stay literal", () => {
+  test("unclosed {{", () => {
+    expect(renderTemplate("Hi {{firstName", { firstName: "Ada" }).content).toBe("Hi {{firstName");
+    expect(renderTemplate("Hi {{firstName}", { firstName: "Ada" }).content).toBe("Hi {{firstName}");
+    expect(renderTemplate("{{", {}).content).toBe("{{");
+  });
+
+  test("empty braces", () => {
+    expect(renderTemplate("a{{}}b{{  }}c", {})).toEqual({ content: "a{{}}b{{  }}c", variablesUsed: [] });
+  });
+
+  test("names with spaces or other characters", () => {
+    const vars = { "first name": "x", "a!": "y" };
+    expect(renderTemplate("{{first name}} {{a!}}", vars).content).toBe("{{first name}} {{a!}}");
+  });
+
+  test("single braces are not placeholders", () => {
+    expect(renderTemplate("{name} {{name}", { name: "x" }).content).toBe("{name} {{name}");
+  });
+
+  test("an unclosed {{ before a good placeholder does not swallow it", () => {
+    expect(renderTemplate("{{ oops {{name}}", { name: "Ada" }).content).toBe("{{ oops Ada");
+  });
+
+  test("triple braces keep the extra brace as text", () => {
+    expect(renderTemplate("{{{name}}}", { name: "Ada" }).content).toBe("{Ada}");
+  });
+});
+
+describe("renderTemplate: values are inserted verbatim", () => {
+  test("no recursion into values containing placeholders", () => {
+    const r = renderTemplate("{{a}}", { a: "{{b}}", b: "nope" });
+    expect(r.content).toBe("{{b}}");
+    expect(r.variablesUsed).toEqual(["a"]);
+  });
+
+  test("values with $ patterns are not treated as replacement patterns", () => {
+    expect(renderTemplate("{{a}}", { a: "$& $1 $$" }).content).toBe("$& $1 $$");
+  });
+
+  test("object prototype names are not variables", () => {
+    expect(renderTemplate("{{constructor}}{{toString}}{{__proto__}}", {}).content).toBe("");
+  });
+
+  test("linear time on adversarial input", () => {
+    const t = "{{ ".repeat(50_000) + "{{a".repeat(50_000) + "{".repeat(100_000);
+    const start = performance.now();
+    expect(renderTemplate(t, { a: "x" }).content).toBe(t);
+    expect(performance.now() - start).toBeLessThan(1000);
+  });
+});
+
+describe("templateVariables", () => {
+  test("distinct names in order", () => {
+    expect(templateVariables("Hi {{ firstName }} {{lastName}}, {{firstName}} {{}} {{bad name}}")).toEqual([
+      "firstName",
+      "lastName",
+    ]);
+    expect(templateVariables("none")).toEqual([]);
+  });
+});
+
+describe("builtinVariables", () => {
+  const base = { phoneNumber: "+14155552671", formName: "Contact us", timezone: "UTC" };
+  // 2024-03-10T06:30:00Z: a Sunday; New York is still on EST (UTC-5) until 07:00Z that day.
+  const now = Date.UTC(2024, 2, 10, 6, 30, 0);
+
+  test("all names are always present", () => {
+    const v = builtinVariables({ ...base, now });
+    expect(v).toEqual({
+      firstName: "",
+      lastName: "",
+      fullName: "",
+      email: "",
+      phoneNumber: "+14155552671",
+      source: "",
+      formName: "Contact us",
+      date: "2024-03-10",
+      time: "06:30",
+    });
+  });
+
+  test("fullName joins and trims", () => {
+    expect(builtinVariables({ ...base, now, firstName: "Ada", lastName: "Lovelace" }).fullName).toBe("Ada Lovelace");
+    expect(builtinVariables({ ...base, now, firstName: "Ada" }).fullName).toBe("Ada");
+    expect(builtinVariables({ ...base, now, lastName: "Lovelace" }).fullName).toBe("Lovelace");
+  });
+
+  test("passes through email and source", () => {
+    const v = builtinVariables({ ...base, now, email: "a@example.com", source: "landing" });
+    expect(v.email).toBe("a@example.com");
+    expect(v.source).toBe("landing");
+  });
+
+  test("date and time are in the form's timezone", () => {
+    const ny = builtinVariables({ ...base, now, timezone: "America/New_York" });
+    expect(ny.date).toBe("2024-03-10");
+    expect(ny.time).toBe("01:30");
+    const tokyo = builtinVariables({ ...base, now: Date.UTC(2024, 11, 31, 15, 5), timezone: "Asia/Tokyo" });
+    expect(tokyo.date).toBe("2025-01-01");
+    expect(tokyo.time).toBe("00:05");
+    const la = builtinVariables({ ...base, now: Date.UTC(2024, 0, 1, 3, 0), timezone: "America/Los_Angeles" });
+    expect(la.date).toBe("2023-12-31");
+    expect(la.time).toBe("19:00");
+  });
+
+  test("midnight is 00:00, not 24:00", () => {
+    expect(builtinVariables({ ...base, now: Date.UTC(2024, 5, 1, 0, 0) }).time).toBe("00:00");
+  });
+
+  test("an unknown timezone falls back to UTC", () => {
+    const v = builtinVariables({ ...base, now, timezone: "Not/AZone" });
+    expect(v.date).toBe("2024-03-10");
+    expect(v.time).toBe("06:30");
+  });
+
+  test("renders together with custom values (custom wins over computed names)", () => {
+    const vars = { ...builtinVariables({ ...base, now, firstName: "Ada" }), date: "next Tuesday" };
+    expect(renderTemplate("Hi {{firstName}}, see you {{date}} at {{ time }} via {{formName}}", vars).content).toBe(
+      "Hi Ada, see you next Tuesday at 06:30 via Contact us",
+    );
+  });
+});
