@@ -1,5 +1,6 @@
 import type { Permission } from "../services/accounts";
 import { KEY_PREFIX } from "../services/accounts";
+import { redactKeys } from "../lib/log";
 
 /**
  * Who may call what (CONTRACT §2). Every /v1 path except the webhook needs a key; these need
@@ -72,6 +73,4 @@ export function describeProvided(presented: string | null): string {
 }
 
 /** Access-log form of a path: every key redacted to txwire_sk_…abcd. */
-export function redactPath(path: string): string {
-  return path.replace(/txwire_sk_[A-Za-z0-9]*/g, (k) => (k.length > 14 ? `txwire_sk_…${k.slice(-4)}` : "txwire_sk_…"));
-}
+export const redactPath = (path: string): string => redactKeys(path);

@@ -8,10 +8,13 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-/** API keys (txwire_sk_ + 40 alphanumerics) are never logged whole: keep prefix and last 4. */
-export const KEY_IN_TEXT = /txwire_sk_[A-Za-z0-9]{0,36}([A-Za-z0-9]{4})(?![A-Za-z0-9])/g;
+/**
+ * API keys (txwire_sk_ + 40 alphanumerics) are never logged whole: keep the prefix and the last 4
+ * characters of anything that starts like a key (nothing of a short one).
+ */
+const KEY_IN_TEXT = /txwire_sk_[A-Za-z0-9]*/g;
 export function redactKeys(text: string): string {
-  return text.replace(KEY_IN_TEXT, "txwire_sk_…$1");
+  return text.replace(KEY_IN_TEXT, (k) => (k.length >= 10 + 8 ? `txwire_sk_…${k.slice(-4)}` : "txwire_sk_…"));
 }
 
 export function createLogger(format: LogFormat, write: (line: string) => void = (l) => process.stderr.write(l + "\n")): Logger {

@@ -134,3 +134,27 @@ describe("API rate limits", () => {
     }
   });
 });
+
+describe("access log", () => {
+  test("one line per request, API keys redacted from every path", async () => {
+    const { createLogger } = await import("../../src/lib/log");
+    const lines: string[] = [];
+    const t = await startTestServer({}, { logger: createLogger("json", (l) => lines.push(l)) });
+    try {
+      await fetch(`${t.base}/messages/${t.adminKey}`);
+      await fetch(`${t.base}/messages/${t.adminKey}/some-id/status`, { method: "PUT", body: "{}", headers: { "Content-Type": "application/json" } });
+      await t.api("/forms");
+      const requests = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
+      expect(requests.length).toBe(3);
+      for (const r of requests) {
+        expect(r).toHaveProperty("status");
+        expect(r).toHaveProperty("ms");
+        expect(r.id).toMatch(/^[0-9a-f-]{36}$/);
+      }
+      expect(requests[0].path).toBe(`/v1/messages/txwire_sk_…${t.adminKey.slice(-4)}`);
+      expect(lines.join("\n")).not.toContain(t.adminKey);
+    } finally {
+      await t.stop();
+    }
+  });
+});

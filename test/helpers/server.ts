@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { defaultServeConfig, type ServeConfig } from "../../src/config";
 import { startServer, type RunningServer } from "../../src/server";
 import type { Clock } from "../../src/lib/clock";
+import type { Logger } from "../../src/lib/log";
 
 export interface TestServer {
   url: string;
@@ -23,12 +24,13 @@ export function tempDir(prefix = "textwire-test-"): string {
 }
 
 /** Starts the real server on a free port with a fresh temporary database file. */
-export async function startTestServer(overrides: Partial<ServeConfig> = {}, opts: { clock?: Clock; dir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<ServeConfig> = {}, opts: { clock?: Clock; dir?: string; logger?: Logger } = {}): Promise<TestServer> {
   const dir = opts.dir ?? tempDir();
   const dbPath = overrides.db ?? join(dir, "textwire.db");
   let first: { accountId: string; apiKey: string } | undefined;
   const running = await startServer(defaultServeConfig({ port: 0, host: "127.0.0.1", ...overrides, db: dbPath }), {
     clock: opts.clock,
+    logger: opts.logger,
     onFirstKey: (k) => (first = k),
   });
   const url = `http://127.0.0.1:${running.port}`;

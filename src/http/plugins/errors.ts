@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { AppError, validationError, errorResponse } from "../../errors";
-import type { Logger } from "../../lib/log";
+import { redactKeys, type Logger } from "../../lib/log";
 import { maybeStateOf } from "../context";
 
 /** "/fields/0/name" → "fields[0].name" */
@@ -45,7 +45,7 @@ export function errorsPlugin(logger: Logger) {
           validationError([{ field: "body", message: "Malformed JSON in request body", requirement: "a valid JSON object", provided: null }], "Malformed JSON in request body"),
         );
       case "NOT_FOUND":
-        return errorResponse(new AppError("NOT_FOUND", { message: `No route for ${request.method} ${new URL(request.url).pathname.replace(/txwire_sk_[A-Za-z0-9]*/g, "txwire_sk_…")}` }));
+        return errorResponse(new AppError("NOT_FOUND", { message: `No route for ${request.method} ${redactKeys(new URL(request.url).pathname)}` }));
       default: {
         const rid = maybeStateOf(request)?.requestId;
         logger.error("unhandled error", { requestId: rid, error: String((error as Error)?.stack ?? error) });

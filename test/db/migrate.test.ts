@@ -1,0 +1,138 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { openSqlite } from "../../src/db/open";
+import { migrate, schemaVersion, SchemaTooNewError, SCHEMA_VERSION, type Migration } from "../../src/db/migrate";
+import { EMBEDDED_MIGRATIONS } from "../../src/db/migrations.gen";
+import { tempDir } from "../helpers/server";
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+function dbPath() {
+  const d = tempDir();
+  dirs.push(d);
+  return join(d, "t.db");
+}
+
+/** Fills a migrated database with accounts, forms, contacts, messages. */
+function fill(sqlite: Database, contacts = 200) {
+  const now = new Date().toISOString();
+  sqlite.run("INSERT INTO accounts (id, name, created_at) VALUES ('a1', 'A', ?)", [now]);
+  sqlite.run(
+    "INSERT INTO forms (id, account_id, name, name_key, message_template, fields, created_at, updated_at) VALUES ('f1', 'a1', 'F', 'f', 'hi', '[]', ?, ?)",
+    [now, now],
+  );
+  const c = sqlite.prepare("INSERT INTO contacts (id, account_id, phone_number, form_id, created_at, updated_at) VALUES (?, 'a1', ?, 'f1', ?, ?)");
+  const m = sqlite.prepare(
+    "INSERT INTO messages (id, account_id, form_id, contact_id, content, recipient_phone, scheduled_for, seq, created_at, updated_at) VALUES (?, 'a1', 'f1', ?, 'x', ?, ?, ?, ?, ?)",
+  );
+  sqlite.transaction(() => {
+    for (let i = 0; i < contacts; i++) {
+      const phone = `+1201555${String(i).padStart(4, "0")}`;
+      c.run(`c${i}`, phone, now, now);
+      for (let j = 0; j < 3; j++) m.run(`m${i}-${j}`, `c${i}`, phone, now, i * 3 + j, now, now);
+    }
+  })();
+}
+
+const counts = (sqlite: Database) =>
+  Object.fromEntries(["accounts", "forms", "contacts", "messages"].map((t) => [t, (sqlite.query(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n]));
+
+/** What drizzle-kit writes for a column change SQLite cannot ALTER: a full table rebuild. */
+function rebuildContacts(sqlite: Database): Migration {
+  const create = (sqlite.query("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'contacts'").get() as { sql: string }).sql;
+  return {
+    idx: 999,
+    tag: "9999_rebuild_contacts",
+    sql: [
+      "PRAGMA foreign_keys=OFF;",
+      create.replace(/CREATE TABLE [`"]?contacts[`"]?/, "CREATE TABLE `__new_contacts`") + ";",
+      "INSERT INTO `__new_contacts` SELECT * FROM `contacts`;",
+      "DROP TABLE `contacts`;",
+      "ALTER TABLE `__new_contacts` RENAME TO `contacts`;",
+      "CREATE UNIQUE INDEX `contacts_account_phone_idx` ON `contacts` (`account_id`,`phone_number`);",
+      "PRAGMA foreign_keys=ON;",
+    ].join("--> statement-breakpoint\n"),
+  };
+}
+
+describe("migrate", () => {
+  test("an empty database reaches the current schema version with WAL and foreign keys on", () => {
+    const sqlite = openSqlite(dbPath());
+    const r = migrate(sqlite);
+    expect(r.applied.length).toBe(EMBEDDED_MIGRATIONS.length);
+    expect(schemaVersion(sqlite)).toBe(SCHEMA_VERSION);
+    expect((sqlite.query("PRAGMA journal_mode").get() as any).journal_mode).toBe("wal");
+    expect((sqlite.query("PRAGMA foreign_keys").get() as any).foreign_keys).toBe(1);
+    expect((sqlite.query("PRAGMA synchronous").get() as any).synchronous).toBe(2); // FULL
+    expect((sqlite.query("PRAGMA busy_timeout").get() as any).timeout).toBeGreaterThan(0);
+    expect(migrate(sqlite).applied).toEqual([]);
+    sqlite.close();
+  });
+
+  test("a table-rebuild migration on a database full of rows cascade-deletes nothing", () => {
+    const sqlite = openSqlite(dbPath());
+    migrate(sqlite);
+    fill(sqlite);
+    const before = counts(sqlite);
+    expect(before.messages).toBe(600);
+    const r = migrate(sqlite, [...EMBEDDED_MIGRATIONS, rebuildContacts(sqlite)]);
+    expect(r.applied).toEqual(["9999_rebuild_contacts"]);
+    expect(counts(sqlite)).toEqual(before);
+    expect((sqlite.query("PRAGMA foreign_keys").get() as any).foreign_keys).toBe(1);
+    sqlite.close();
+  });
+
+  test("a failing migration leaves the database exactly as it was", () => {
+    const path = dbPath();
+    const sqlite = openSqlite(path);
+    migrate(sqlite);
+    fill(sqlite, 10);
+    const before = counts(sqlite);
+    const broken: Migration[] = [
+      ...EMBEDDED_MIGRATIONS,
+      { idx: 998, tag: "9998_ok_part", sql: "ALTER TABLE contacts ADD COLUMN nickname text;" },
+      { idx: 999, tag: "9999_broken", sql: "DELETE FROM messages;--> statement-breakpoint\nTHIS IS NOT SQL;" },
+    ];
+    expect(() => migrate(sqlite, broken)).toThrow();
+    expect(counts(sqlite)).toEqual(before);
+    expect(schemaVersion(sqlite)).toBe(SCHEMA_VERSION);
+    const cols = (sqlite.query("PRAGMA table_info(contacts)").all() as Array<{ name: string }>).map((c) => c.name);
+    expect(cols).not.toContain("nickname");
+    sqlite.close();
+  });
+
+  test("a migration that would leave dangling references is rolled back", () => {
+    const sqlite = openSqlite(dbPath());
+    migrate(sqlite);
+    fill(sqlite, 5);
+    const before = counts(sqlite);
+    const dangling: Migration = { idx: 999, tag: "9999_dangling", sql: "PRAGMA foreign_keys=OFF;--> statement-breakpoint\nDELETE FROM contacts WHERE id = 'c1';" };
+    expect(() => migrate(sqlite, [...EMBEDDED_MIGRATIONS, dangling])).toThrow(/foreign key/);
+    expect(counts(sqlite)).toEqual(before);
+    sqlite.close();
+  });
+
+  test("a database from a newer schema is refused and left byte-for-byte untouched", () => {
+    const path = dbPath();
+    const sqlite = openSqlite(path);
+    migrate(sqlite);
+    sqlite.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
+    sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    sqlite.close();
+    const bytes = readFileSync(path);
+    const again = openSqlite(path);
+    expect(() => migrate(again)).toThrow(SchemaTooNewError);
+    again.close();
+    expect(Buffer.compare(readFileSync(path), bytes)).toBe(0);
+  });
+
+  test("a database with a migration this build does not know is refused", () => {
+    const sqlite = openSqlite(dbPath());
+    migrate(sqlite);
+    sqlite.run("INSERT INTO schema_migrations (idx, tag, hash, applied_at) VALUES (50, '0050_future', 'x', 'now')");
+    expect(() => migrate(sqlite)).toThrow(SchemaTooNewError);
+    sqlite.close();
+  });
+});
