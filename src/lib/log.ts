@@ -12,7 +12,8 @@ export interface Logger {
  * API keys (txwire_sk_ + 40 alphanumerics) are never logged whole: keep the prefix and the last 4
  * characters of anything that starts like a key (nothing of a short one).
  */
-const KEY_IN_TEXT = /txwire_sk_[A-Za-z0-9]*/g;
+// Idempotent: an already redacted "txwire_sk_…abcd" is left as it is.
+const KEY_IN_TEXT = /txwire_sk_(?!…)[A-Za-z0-9]*/g;
 export function redactKeys(text: string): string {
   return text.replace(KEY_IN_TEXT, (k) => (k.length >= 10 + 8 ? `txwire_sk_…${k.slice(-4)}` : "txwire_sk_…"));
 }
