@@ -15,6 +15,8 @@
  * plus a Fenwick tree over the chunk sizes. Rank = (entries in earlier chunks, from the tree) +
  * index inside the chunk; both found by binary search, so ~log n without scanning. Splitting or
  * dropping a chunk rebuilds the tree in O(chunks), which happens once per ~CHUNK_MAX/2 writes.
+ * The boot `rebuild` sorts once (a radix sort for large loads, see sortInQueueOrder) and cuts the
+ * result into half-full chunks.
  *
  * Pure: imports nothing, never reads the clock; `now` is epoch milliseconds from the caller.
  */
@@ -107,7 +109,7 @@ function lowerBound(chunk: Node[], node: Node): number {
 /** One account's queued messages, in queue order. */
 class AccountQueue {
   /** Non-empty sorted chunks; every node of chunk k sorts before every node of chunk k+1. */
-  chunks: Node[][] = [];
+  private chunks: Node[][] = [];
   /** Fenwick tree over chunk sizes (1-based; tree[0] unused). */
   private tree: Int32Array = new Int32Array(1);
   size = 0;
@@ -282,13 +284,16 @@ class AccountQueue {
 }
 
 export class MessageQueue {
-  private readonly byId = new Map<string, Node>();
-  private readonly accounts = new Map<string, AccountQueue>();
+  private byId = new Map<string, Node>();
+  private accounts = new Map<string, AccountQueue>();
 
-  /** Replaces the whole queue with `entries` (any order; a repeated id keeps its last entry). */
+  /**
+   * Replaces the whole queue with `entries` (any order; a repeated id keeps its last entry).
+   * All or nothing: if an entry is invalid it throws and the queue keeps its previous contents.
+   */
   rebuild(entries: Iterable<QueueEntry>): void {
-    this.clear();
-    const byId = this.byId;
+    const byId = new Map<string, Node>();
+    const accounts = new Map<string, AccountQueue>();
     const groups = new Map<string, Node[]>();
     // Boot rows usually come clustered by account: remember the last group instead of a lookup.
     let lastAccountId: string | undefined;
@@ -314,8 +319,10 @@ export class MessageQueue {
       if (group.length === 0) continue;
       const account = new AccountQueue();
       account.load(sortInQueueOrder(group));
-      this.accounts.set(accountId, account);
+      accounts.set(accountId, account);
     }
+    this.byId = byId;
+    this.accounts = accounts;
   }
 
   /** Adds an entry; an entry with the same id (in any account) is replaced. */
