@@ -10,6 +10,7 @@ import { ApiLimiter } from "./limits/api-limiter";
 import { Sequence } from "./lib/seq";
 import type { Observer } from "./http/server";
 import { Metrics } from "./services/metrics";
+import { SCHEMA_VERSION } from "./db/migrate";
 import type { RouteInfo } from "./http/openapi";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
@@ -62,7 +63,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     metrics: undefined as unknown as Metrics,
     routes: () => [],
   };
-  deps.metrics = new Metrics({ dbPath: config.db, queue, routes: () => deps.routes() });
+  deps.metrics = new Metrics({ dbPath: config.db, queue, routes: () => deps.routes(), schemaVersion: SCHEMA_VERSION });
   deps.observers.push(deps.metrics.observe);
   return deps;
 }
