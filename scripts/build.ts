@@ -19,13 +19,13 @@ const targets: Array<string | null> = args.includes("--all")
     ? [args[args.indexOf("--target") + 1]]
     : [null];
 
-await $`bun ${join(root, "scripts/embed-migrations.ts")}`.quiet();
+await $`${process.execPath} ${join(root, "scripts/embed-migrations.ts")}`.quiet();
 for (const target of targets) {
   const outfile = join(root, "dist", target ? `textwire-${target}` : "textwire");
   const result = await Bun.build({
     entrypoints: [join(root, "src/main.ts")],
     compile: {
-      target: target ? (`bun-${target}` as any) : undefined,
+      ...(target ? { target: `bun-${target}` as any } : {}),
       outfile,
       autoloadDotenv: false,
       autoloadBunfig: false,
