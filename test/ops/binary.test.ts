@@ -31,7 +31,7 @@ test("the compiled binary starts from an empty folder, ignoring a stray .env and
     expect(port).not.toBe(1);
     const health = await fetch(`http://127.0.0.1:${port}/health`);
     expect(health.status).toBe(200);
-    expect((await health.json()).database).toBe("ok");
+    expect(((await health.json()) as any).database).toBe("ok");
     const docs = await fetch(`http://127.0.0.1:${port}/v1/docs`);
     expect(docs.status).toBe(200);
     proc.kill("SIGTERM");

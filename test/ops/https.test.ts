@@ -49,7 +49,7 @@ describe("own TLS (--tls-cert/--tls-key)", () => {
     expect(s.running.url).toBe(`https://127.0.0.1:${s.running.port}`);
     const res = await fetch(`https://127.0.0.1:${s.running.port}/health`, insecure);
     expect(res.status).toBe(200);
-    expect((await res.json()).status).toBe("ok");
+    expect(((await res.json()) as any).status).toBe("ok");
     const forms = await fetch(`https://127.0.0.1:${s.running.port}/v1/forms`, { ...insecure, headers: { Authorization: `Bearer ${s.adminKey}` } });
     expect(forms.status).toBe(200);
   });
@@ -62,7 +62,7 @@ describe("own TLS (--tls-cert/--tls-key)", () => {
       body: JSON.stringify(formBody()),
     });
     expect(res.status).toBe(201);
-    expect((await res.json()).data.form.webhookUrl).toStartWith(`https://127.0.0.1:${s.running.port}/v1/forms/`);
+    expect(((await res.json()) as any).data.form.webhookUrl).toStartWith(`https://127.0.0.1:${s.running.port}/v1/forms/`);
   });
 
   test("plain HTTP on the TLS port is not served", async () => {
@@ -121,7 +121,7 @@ describe("--trust-proxy (behind Caddy/nginx)", () => {
       body: JSON.stringify(formBody()),
     });
     expect(res.status).toBe(201);
-    expect((await res.json()).data.form.webhookUrl).toStartWith("https://sms.example.com/v1/forms/");
+    expect(((await res.json()) as any).data.form.webhookUrl).toStartWith("https://sms.example.com/v1/forms/");
     const line = s.lines.find((l) => l.msg === "request" && l.method === "POST" && l.status === 201);
     expect(line?.ip).toBe("203.0.113.7");
   });
@@ -147,7 +147,7 @@ describe("without --trust-proxy the forwarded headers are ignored", () => {
     expect(list.status).toBe(200);
     const res = await fetch(`${base}/v1/forms`, { method: "POST", headers: { ...headers, "X-Forwarded-Proto": "https", "Content-Type": "application/json" }, body: JSON.stringify(formBody()) });
     expect(res.status).toBe(201);
-    expect((await res.json()).data.form.webhookUrl).toStartWith(`http://127.0.0.1:${s.running.port}/`);
+    expect(((await res.json()) as any).data.form.webhookUrl).toStartWith(`http://127.0.0.1:${s.running.port}/`);
     const line = s.lines.find((l) => l.msg === "request" && l.method === "POST");
     expect(line?.ip).toBe("127.0.0.1");
   });
