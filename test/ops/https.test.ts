@@ -17,7 +17,10 @@ beforeAll(() => {
   const p = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days", "1", "-keyout", key, "-out", cert]);
   if (p.exitCode !== 0) throw new Error("openssl failed: " + p.stderr.toString());
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dbDirs: string[] = [];
+afterAll(() => {
+  for (const d of [dir, ...dbDirs]) rmSync(d, { recursive: true, force: true });
+});
 
 interface Started {
   running: RunningServer;
@@ -29,7 +32,9 @@ async function start(overrides: Partial<ServeConfig>): Promise<Started> {
   const lines: Array<Record<string, unknown>> = [];
   const logger: Logger = { info: (msg, f) => lines.push({ msg, ...f }), warn() {}, error() {} };
   let adminKey = "";
-  const running = await startServer(defaultServeConfig({ port: 0, host: "127.0.0.1", db: join(tempDir("textwire-tls-db-"), "t.db"), ...overrides }), {
+  const dbDir = tempDir("textwire-tls-db-");
+  dbDirs.push(dbDir);
+  const running = await startServer(defaultServeConfig({ port: 0, host: "127.0.0.1", db: join(dbDir, "t.db"), ...overrides }), {
     logger,
     onFirstKey: (k) => (adminKey = k.apiKey),
   });

@@ -149,3 +149,41 @@ describe("migrations", () => {
     expect(JSON.parse(p.stdout.toString())).toEqual({ version: expect.any(String), schemaVersion: SCHEMA_VERSION });
   });
 });
+
+describe("stop() drains in-flight requests", () => {
+  test("a request whose body is still arriving when stop begins is answered and durable; new connections are refused", async () => {
+    const { startTestServer } = await import("../helpers/server");
+    const s = await startTestServer();
+    const body = JSON.stringify(formBody({ name: "Arrived during shutdown" }));
+    let push!: (chunk: string | null) => void;
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        push = (chunk) => (chunk === null ? controller.close() : controller.enqueue(new TextEncoder().encode(chunk)));
+      },
+    });
+    push(body.slice(0, 20));
+    const pending = fetch(`${s.base}/forms`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${s.adminKey}`, "Content-Type": "application/json" },
+      body: stream,
+      duplex: "half",
+    });
+    await Bun.sleep(100);
+    let stopped = false;
+    const stopping = s.running.stop().then(() => (stopped = true));
+    await Bun.sleep(100);
+    expect(stopped).toBe(false); // still waiting for the in-flight request
+    let refused = false;
+    await fetch(`${s.url}/health`).catch(() => (refused = true));
+    expect(refused).toBe(true);
+    push(body.slice(20));
+    push(null);
+    const res = await pending;
+    expect(res.status).toBe(201);
+    await stopping;
+    const db = new Database(s.dbPath, { readonly: true });
+    expect((db.query("SELECT count(*) AS n FROM forms WHERE name = 'Arrived during shutdown'").get() as any).n).toBe(1);
+    db.close();
+    rmSync(s.dir, { recursive: true, force: true });
+  });
+});
