@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import type { ServeConfig } from "./config";
 import { openSqlite } from "./db/open";
 import { migrate, SCHEMA_VERSION, SchemaTooNewError } from "./db/migrate";
-import { acquireLock, scheduledBackups } from "./services/backups";
+import { acquireLock, DEFAULT_BACKUP_EVERY_MS, scheduledBackups } from "./services/backups";
 import { existsSync } from "node:fs";
 import { Database as SqliteDatabase } from "bun:sqlite";
 import { createDeps, type AppDeps } from "./deps";
@@ -56,8 +56,9 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     throw err;
   }
   const deps = createDeps(sqlite, config, clock, logger);
-  if (config.backupDir && config.backupEveryMs) {
-    deps.lifecycle.push(scheduledBackups({ dbPath: config.db, dir: config.backupDir, everyMs: config.backupEveryMs, keep: config.backupKeep, clock, logger }));
+  if (config.backupDir) {
+    const everyMs = config.backupEveryMs ?? DEFAULT_BACKUP_EVERY_MS;
+    deps.lifecycle.push(scheduledBackups({ dbPath: config.db, dir: config.backupDir, everyMs, keep: config.backupKeep, clock, logger }));
   }
   let firstAdminKey: string | undefined;
   if (deps.accounts.countAccounts() === 0) {
