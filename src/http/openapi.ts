@@ -143,8 +143,11 @@ function operationFor(r: RouteInfo, pathKey = false): Json {
 
   const body = cleanSchema(hooks.body);
   if (body) {
-    const types: string[] = detail.requestContentTypes ?? ["application/json"];
+    // The webhook also takes plain HTML form posts (CONTRACT §5).
+    const types = kind === "webhook" ? ["application/json", "application/x-www-form-urlencoded"] : ["application/json"];
     op.requestBody = { required: true, content: Object.fromEntries(types.map((t) => [t, { schema: body }])) };
+  } else if (r.method === "POST" && oaPath === "/v1/contacts/import") {
+    op.requestBody = { required: true, content: { "text/csv": { schema: { type: "string", description: "CSV with the export's own columns" } } } };
   }
 
   const responses: Json = {};
@@ -164,7 +167,7 @@ function operationFor(r: RouteInfo, pathKey = false): Json {
   if (authed) errors.add(401).add(429);
   if (admin) errors.add(403);
   if (oaPath.includes("{")) errors.add(404);
-  if (body) errors.add(413).add(415);
+  if (op.requestBody) errors.add(400).add(413).add(415);
   if (kind === "webhook") errors.add(400).add(404).add(413).add(415).add(429).add(503);
   for (const s of [...errors].sort()) {
     if (responses[String(s)]) continue;

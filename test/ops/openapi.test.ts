@@ -156,6 +156,7 @@ describe("GET /v1/openapi.json", () => {
     expect(wh.security).toEqual([]);
     expect(Object.keys(wh.responses)).toEqual(expect.arrayContaining(["400", "404", "413", "429", "503"]));
     expect(wh.responses["503"]["x-error-codes"]).toContain("FORM_DISABLED");
+    expect(Object.keys(wh.requestBody.content)).toEqual(["application/json", "application/x-www-form-urlencoded"]);
     expect(d.paths["/v1/messages/{id}/status"].put).toBeDefined();
     const withKey = d.paths["/v1/messages/{apiKey}/{id}/status"].put;
     expect(withKey.parameters.map((p: any) => p.name)).toEqual(["apiKey", "id"]);
