@@ -72,13 +72,21 @@ export class Metrics {
       .sort((a, b) => (b.pattern.match(/\/[^:/][^/]*/g)?.length ?? 0) - (a.pattern.match(/\/[^:/][^/]*/g)?.length ?? 0));
   }
 
+  private byMethod = new Map<string, RouteMatcher[]>();
+
   routeOf(method: string, path: string): string {
     const routes = this.opts.routes?.();
     if (routes && routes.length !== this.matchedRouteCount) {
       this.setRoutes(routes);
       this.matchedRouteCount = routes.length;
+      this.byMethod.clear();
     }
-    for (const m of this.matchers) if ((m.method === method || m.method === "ALL") && m.re.test(path)) return m.pattern;
+    let list = this.byMethod.get(method);
+    if (!list) {
+      list = this.matchers.filter((m) => m.method === method || m.method === "ALL");
+      this.byMethod.set(method, list);
+    }
+    for (const m of list) if (m.re.test(path)) return m.pattern;
     for (const m of this.matchers) if (m.re.test(path)) return m.pattern;
     return "unmatched";
   }
