@@ -9,13 +9,16 @@ import { opsRoutes } from "./http/routes/ops";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
-  return new Elysia({ normalize: true })
+  const app = new Elysia({ normalize: true })
     .use(errorsPlugin(deps.logger))
     .use(formsRoutes(deps))
     .use(webhookRoutes(deps))
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))
     .use(opsRoutes(deps));
+  // The OpenAPI document and the metrics' route labels are generated from what is registered.
+  deps.routes = () => app.routes;
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -9,6 +9,9 @@ import { MessageQueue } from "./queue/priority-queue";
 import { ApiLimiter } from "./limits/api-limiter";
 import { Sequence } from "./lib/seq";
 import type { Observer } from "./http/server";
+import { Metrics } from "./services/metrics";
+import { SCHEMA_VERSION } from "./db/migrate";
+import type { RouteInfo } from "./http/openapi";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -34,11 +37,16 @@ export interface AppDeps {
   lifecycle: Lifecycle[];
   /** Called once per finished request (metrics). */
   observers: Observer[];
+  /** Prometheus counters; `deps.metrics.count(name, labels)` for events of your own. */
+  metrics: Metrics;
+  /** The app's registered routes (set by createApp): the OpenAPI document and metrics labels. */
+  routes: () => RouteInfo[];
 }
 
 export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger): AppDeps {
   const db = wrapDb(sqlite);
-  return {
+  const queue = new MessageQueue();
+  const deps: AppDeps = {
     config,
     clock,
     logger,
@@ -46,11 +54,16 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     db,
     accounts: new AccountService(sqlite, clock),
     forms: new FormService(db, clock),
-    queue: new MessageQueue(),
+    queue,
     seq: Sequence.fromDb(sqlite),
     apiLimiter: new ApiLimiter({ clock }),
     startedAt: clock(),
     lifecycle: [],
     observers: [],
+    metrics: undefined as unknown as Metrics,
+    routes: () => [],
   };
+  deps.metrics = new Metrics({ dbPath: config.db, queue, routes: () => deps.routes(), schemaVersion: SCHEMA_VERSION });
+  deps.observers.push(deps.metrics.observe);
+  return deps;
 }

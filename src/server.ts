@@ -3,7 +3,10 @@ import type { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import type { ServeConfig } from "./config";
 import { openSqlite } from "./db/open";
-import { migrate } from "./db/migrate";
+import { migrate, SCHEMA_VERSION, SchemaTooNewError } from "./db/migrate";
+import { acquireLock, DEFAULT_BACKUP_EVERY_MS, scheduledBackups } from "./services/backups";
+import { existsSync } from "node:fs";
+import { Database as SqliteDatabase } from "bun:sqlite";
 import { createDeps, type AppDeps } from "./deps";
 import { createApp } from "./app";
 import { createFetchHandler, SERVER_BODY_LIMIT } from "./http/server";
@@ -35,14 +38,28 @@ export interface StartOptions {
 export async function startServer(config: ServeConfig, opts: StartOptions = {}): Promise<RunningServer> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? silentLogger;
-  const sqlite: Database = openSqlite(config.db);
+  refuseNewerSchema(config.db);
+  // `<db>.lock`: restore refuses while we run; a second server on the same file is refused.
+  const releaseLock = config.db === ":memory:" ? () => {} : acquireLock(config.db, "serve", { allowSameProcess: true });
+  let sqlite: Database;
+  try {
+    sqlite = openSqlite(config.db);
+  } catch (err) {
+    releaseLock();
+    throw err;
+  }
   try {
     migrate(sqlite);
   } catch (err) {
     sqlite.close();
+    releaseLock();
     throw err;
   }
   const deps = createDeps(sqlite, config, clock, logger);
+  if (config.backupDir) {
+    const everyMs = config.backupEveryMs ?? DEFAULT_BACKUP_EVERY_MS;
+    deps.lifecycle.push(scheduledBackups({ dbPath: config.db, dir: config.backupDir, everyMs, keep: config.backupKeep, clock, logger }));
+  }
   let firstAdminKey: string | undefined;
   if (deps.accounts.countAccounts() === 0) {
     const created = deps.accounts.createAccount({ name: "Default account" });
@@ -100,8 +117,29 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       await server.stop(false);
       for (const part of [...deps.lifecycle].reverse()) await part.stop?.();
       sqlite.close();
+      releaseLock();
     },
   };
+}
+
+/**
+ * A database written by a newer build is refused before anything opens it read-write (switching
+ * on WAL would already write its header): the file is left byte for byte as it was.
+ */
+function refuseNewerSchema(path: string) {
+  if (path === ":memory:" || !existsSync(path)) return;
+  let version: number | undefined;
+  try {
+    const peek = new SqliteDatabase(path, { readonly: true });
+    try {
+      version = (peek.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+    } finally {
+      peek.close();
+    }
+  } catch {
+    return; // unreadable here: the normal open reports it
+  }
+  if (version > SCHEMA_VERSION) throw new SchemaTooNewError(version, SCHEMA_VERSION);
 }
 
 export function loggerFor(config: ServeConfig): Logger {

@@ -1,5 +1,7 @@
 import type { ParsedArgs } from "../config";
 import type { CliIO } from "./common";
+import { BACKUP_HELP, backupCommand } from "./backup";
+import { RESTORE_HELP, restoreCommand } from "./restore";
 
 /** Commands beyond the core four (backup, restore): each registers its name, help and runner here. */
 export interface ExtraCommand {
@@ -9,4 +11,7 @@ export interface ExtraCommand {
   run(parsed: ParsedArgs, io: CliIO): number | Promise<number>;
 }
 
-export const COMMANDS_EXTRA: ExtraCommand[] = [];
+export const COMMANDS_EXTRA: ExtraCommand[] = [
+  { name: "backup", summary: "OUT_FILE: consistent online copy of the database, integrity-checked", help: BACKUP_HELP, run: backupCommand },
+  { name: "restore", summary: "IN_FILE: check a backup and put it in place (server stopped)", help: RESTORE_HELP, run: restoreCommand },
+];

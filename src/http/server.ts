@@ -40,7 +40,8 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     const path = url.pathname;
     const fwdProto = config.trustProxy ? req.headers.get("x-forwarded-proto")?.split(",")[0].trim() : undefined;
     const fwdHost = config.trustProxy ? req.headers.get("x-forwarded-host")?.split(",")[0].trim() : undefined;
-    const fwdFor = config.trustProxy ? req.headers.get("x-forwarded-for")?.split(",")[0].trim() : undefined;
+    // The proxy APPENDS the address it saw: the last entry is the one a client cannot forge.
+    const fwdFor = config.trustProxy ? req.headers.get("x-forwarded-for")?.split(",").pop()?.trim() || undefined : undefined;
     const proto = fwdProto ?? url.protocol.replace(":", "");
     const host = fwdHost ?? req.headers.get("host") ?? url.host;
     const state: RequestState = {
@@ -53,7 +54,7 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     };
     let res: Response;
     try {
-      res = await route(req, url, path, state, proto);
+      res = await route(req, url, path, state, fwdProto, host);
     } catch (err) {
       if (err instanceof AppError) res = errorResponse(err);
       else {
@@ -77,9 +78,11 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     return res;
   };
 
-  async function route(req: Request, url: URL, path: string, state: RequestState, proto: string): Promise<Response> {
-    if (config.trustProxy && proto === "http") {
-      return new Response(null, { status: 308, headers: { Location: `https://${url.host}${url.pathname}${url.search}` } });
+  async function route(req: Request, url: URL, path: string, state: RequestState, fwdProto: string | undefined, host: string): Promise<Response> {
+    // Only a request the proxy says came in over plain HTTP is redirected (to the host the client
+    // used); a direct local request (a health check on the box) has no forwarded proto.
+    if (config.trustProxy && fwdProto?.toLowerCase() === "http") {
+      return new Response(null, { status: 308, headers: { Location: `https://${host}${url.pathname}${url.search}` } });
     }
     const kind = classify(path);
     const hasBody = req.method === "POST" || req.method === "PUT" || req.method === "PATCH";

@@ -1,7 +1,128 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AppDeps } from "../../deps";
+import { AppError } from "../../errors";
+import { VERSION } from "../../version";
+import { backupDatabase, backupFileName } from "../../services/backups";
+import { buildOpenApi } from "../openapi";
+import { DOCS_HTML } from "../docs-page";
 
-// Filled in by its own issue.
-export function opsRoutes(_deps: AppDeps) {
-  return new Elysia({ name: "ops-routes" });
+export const HealthResponse = t.Object({
+  status: t.UnionEnum(["ok", "unavailable"]),
+  version: t.String(),
+  schemaVersion: t.Integer(),
+  uptimeSeconds: t.Integer(),
+  database: t.UnionEnum(["ok", "error"]),
+});
+
+/** A file stream that deletes the file once it has been read to the end (or the client left). */
+function streamThenDelete(path: string, dir: string): ReadableStream<Uint8Array> {
+  const reader = Bun.file(path).stream().getReader();
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          controller.close();
+          cleanup();
+        } else controller.enqueue(value);
+      } catch (err) {
+        cleanup();
+        controller.error(err);
+      }
+    },
+    cancel() {
+      void reader.cancel();
+      cleanup();
+    },
+  });
+}
+
+/** /health, /metrics, the OpenAPI document and docs page, and the admin backup download. */
+export function opsRoutes(deps: AppDeps) {
+  let openapiCache: { n: number; doc: string } | undefined;
+  const app = new Elysia({ name: "ops-routes" })
+    .get(
+      "/health",
+      ({ set }) => {
+        const uptimeSeconds = Math.max(0, Math.floor((deps.clock() - deps.startedAt) / 1000));
+        try {
+          const row = deps.sqlite.query("PRAGMA user_version").get() as { user_version: number };
+          return { status: "ok" as const, version: VERSION, schemaVersion: row.user_version, uptimeSeconds, database: "ok" as const };
+        } catch (err) {
+          deps.logger.error("health check: database query failed", { error: String(err) });
+          set.status = 503;
+          return { status: "unavailable" as const, version: VERSION, schemaVersion: -1, uptimeSeconds, database: "error" as const };
+        }
+      },
+      {
+        detail: {
+          summary: "Liveness and database check (no key, no account data)",
+          tags: ["Operations"],
+        },
+        response: { 200: HealthResponse, 503: HealthResponse },
+      },
+    )
+    .get(
+      "/v1/openapi.json",
+      () => {
+        const routes = deps.routes();
+        if (!openapiCache || openapiCache.n !== routes.length) openapiCache = { n: routes.length, doc: JSON.stringify(buildOpenApi(routes), null, 2) };
+        return new Response(openapiCache.doc, { headers: { "Content-Type": "application/json; charset=utf-8" } });
+      },
+      { detail: { summary: "This OpenAPI 3.1 document (no key)", tags: ["Operations"] } },
+    )
+    .get("/v1/docs", () => new Response(DOCS_HTML, { headers: { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'" } }), {
+      detail: { summary: "Browsable API docs (HTML, works offline; no key)", tags: ["Operations"] },
+    })
+    .post(
+      "/v1/admin/backup",
+      () => {
+        const dir = mkdtempSync(join(tmpdir(), "textwire-backup-"));
+        const name = backupFileName(deps.clock());
+        const file = join(dir, name);
+        try {
+          const result = backupDatabase(deps.config.db, file, deps.clock);
+          deps.logger.info("backup downloaded", { bytes: result.bytes, ms: result.durationMs });
+          return new Response(streamThenDelete(file, dir), {
+            headers: {
+              "Content-Type": "application/vnd.sqlite3",
+              "Content-Disposition": `attachment; filename=${name}`,
+              "Content-Length": String(result.bytes),
+              "Cache-Control": "no-store",
+            },
+          });
+        } catch (err) {
+          rmSync(dir, { recursive: true, force: true });
+          deps.logger.error("backup failed", { error: String(err) });
+          throw new AppError("SERVICE_UNAVAILABLE", { message: "The backup could not be made; see the server log" });
+        }
+      },
+      {
+        detail: {
+          summary: "Download a fresh, integrity-checked backup of the whole database (admin)",
+          description: "Streams a consistent SQLite copy (`application/vnd.sqlite3`) made while the server keeps running. Covers every account on this server.",
+          tags: ["Operations"],
+          responses: { 200: { description: "The database file", content: { "application/vnd.sqlite3": { schema: { type: "string", format: "binary" } } } }, 503: { description: "The backup could not be made", content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } } } },
+        },
+      },
+    );
+  if (!deps.config.metrics) return app;
+  return app.get(
+    "/metrics",
+    () => {
+      const uptimeSeconds = Math.max(0, Math.floor((deps.clock() - deps.startedAt) / 1000));
+      return new Response(deps.metrics.render({ uptimeSeconds }), { headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" } });
+    },
+    {
+      detail: {
+        summary: "Prometheus metrics (admin key; disabled with --metrics=false)",
+        tags: ["Operations"],
+        responses: { 200: { description: "Prometheus text format", content: { "text/plain": { schema: { type: "string" } } } } },
+      },
+    },
+  );
 }

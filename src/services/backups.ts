@@ -1,0 +1,372 @@
+/**
+ * Backups and restores of the one SQLite file (CONTRACT §6).
+ *
+ * A backup is `VACUUM INTO` on its OWN connection: SQLite runs it inside one read transaction, so
+ * the copy is a consistent snapshot even while the server keeps committing (WAL readers never
+ * block writers), and the result is a single self-contained file with no -wal side file. The
+ * copy is written under a temporary name, checked with `PRAGMA integrity_check`, then renamed.
+ *
+ * A server holds `<db>.lock` (its PID, the process start time and the boot id) while it runs;
+ * restore refuses while a live process holds it, and holds the same lock itself while it swaps
+ * files, so a server cannot start in the middle of a restore.
+ */
+import { Database } from "bun:sqlite";
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { mkdirSync } from "node:fs";
+import { hostname } from "node:os";
+import { SCHEMA_VERSION } from "../db/migrate";
+import { BUSY_TIMEOUT_MS } from "../db/open";
+import type { Lifecycle } from "../deps";
+import type { Clock } from "../lib/clock";
+import type { Logger } from "../lib/log";
+
+/** The tables whose row counts a backup reports. */
+export const MAIN_TABLES = ["accounts", "api_keys", "forms", "submissions", "contacts", "messages"] as const;
+
+export interface BackupResult {
+  file: string;
+  bytes: number;
+  integrity: "ok";
+  schemaVersion: number;
+  rows: Record<string, number>;
+  durationMs: number;
+}
+
+export class BackupError extends Error {}
+
+const sqlString = (s: string) => "'" + s.replace(/'/g, "''") + "'";
+
+function openRaw(path: string, readonly: boolean): Database {
+  const db = readonly ? new Database(path, { readonly: true }) : new Database(path, { readwrite: true, create: false });
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  return db;
+}
+
+/** integrity_check, schema version and row counts of a database file (opened read-only). */
+export function inspectDatabase(path: string): { integrity: string; schemaVersion: number; rows: Record<string, number> } {
+  if (!existsSync(path)) throw new BackupError(`${path}: no such file`);
+  let db: Database;
+  try {
+    db = openRaw(path, true);
+  } catch (err) {
+    throw new BackupError(`${path}: cannot be opened as an SQLite database (${(err as Error).message})`);
+  }
+  try {
+    let integrity: string;
+    try {
+      const rows = db.query("PRAGMA integrity_check").all() as Array<{ integrity_check: string }>;
+      integrity = rows.map((r) => r.integrity_check).join("; ");
+    } catch (err) {
+      throw new BackupError(`${path}: not an SQLite database (${(err as Error).message})`);
+    }
+    const schemaVersion = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+    const present = new Set((db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name));
+    const rows: Record<string, number> = {};
+    for (const t of MAIN_TABLES) {
+      if (present.has(t)) rows[t] = (db.query(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n;
+    }
+    return { integrity, schemaVersion, rows };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Consistent online copy of `dbPath` into `outFile` (which must not exist). Safe while a server
+ * has the database open and writes to it.
+ */
+export function backupDatabase(dbPath: string, outFile: string, clock: Clock = Date.now): BackupResult {
+  const started = clock();
+  const t0 = performance.now();
+  if (!existsSync(dbPath)) throw new BackupError(`${dbPath}: no such database`);
+  const out = resolve(outFile);
+  if (existsSync(out)) throw new BackupError(`${out} already exists; choose a new file name`);
+  mkdirSync(dirname(out), { recursive: true });
+  const tmp = `${out}.partial-${process.pid}-${started}`;
+  const src = openRaw(dbPath, false);
+  try {
+    src.exec(`VACUUM INTO ${sqlString(tmp)}`);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw new BackupError(`backup failed: ${(err as Error).message}`);
+  } finally {
+    src.close();
+  }
+  try {
+    const info = inspectDatabase(tmp);
+    if (info.integrity !== "ok") throw new BackupError(`the copy failed its integrity check: ${info.integrity}`);
+    fsyncFile(tmp);
+    renameSync(tmp, out);
+    fsyncDir(dirname(out));
+    return { file: out, bytes: statSync(out).size, integrity: "ok", schemaVersion: info.schemaVersion, rows: info.rows, durationMs: Math.round(performance.now() - t0) };
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+function fsyncFile(path: string) {
+  const fd = openSync(path, "r+");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function fsyncDir(path: string) {
+  try {
+    const fd = openSync(path, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Not every platform lets a directory be fsynced; the rename is still atomic.
+  }
+}
+
+// ---------------------------------------------------------------- the database lock file
+
+export interface LockInfo {
+  pid: number;
+  /** /proc/<pid>/stat start time (clock ticks since boot): tells a reused PID apart. */
+  procStart: string | null;
+  bootId: string | null;
+  host: string;
+  purpose: "serve" | "restore";
+  since: string;
+}
+
+export const lockPathOf = (dbPath: string) => `${dbPath}.lock`;
+
+function readBootId(): string | null {
+  try {
+    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+  } catch {
+    return null;
+  }
+}
+
+function readProcStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Field 22 (starttime), counted after the ")" that closes the command name.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export function readLock(dbPath: string): LockInfo | null {
+  try {
+    return JSON.parse(readFileSync(lockPathOf(dbPath), "utf8")) as LockInfo;
+  } catch {
+    return null;
+  }
+}
+
+/** The holder of the lock when it is a live process (same host, same boot, same process start). */
+export function liveLockHolder(dbPath: string): LockInfo | null {
+  const lock = readLock(dbPath);
+  if (!lock || typeof lock.pid !== "number") return null;
+  if (lock.host !== hostname()) return lock; // another machine on a shared disk: assume alive
+  const boot = readBootId();
+  if (boot && lock.bootId && boot !== lock.bootId) return null; // written before a reboot
+  if (!pidAlive(lock.pid)) return null;
+  const start = readProcStart(lock.pid);
+  if (start && lock.procStart && start !== lock.procStart) return null; // PID reused
+  return lock;
+}
+
+export class DatabaseLockedError extends Error {
+  constructor(
+    readonly dbPath: string,
+    readonly holder: LockInfo,
+  ) {
+    super(
+      holder.purpose === "restore"
+        ? `${dbPath} is being restored (process ${holder.pid}); try again when it is done`
+        : `${dbPath} is in use by a running Textwire server (process ${holder.pid}, since ${holder.since}); stop it first`,
+    );
+  }
+}
+
+/**
+ * Takes `<db>.lock`. Refuses when a live process holds it (`allowSameProcess`: the tests run
+ * several servers in one process). A stale lock (dead process, reboot, reused PID) is replaced.
+ */
+export function acquireLock(dbPath: string, purpose: LockInfo["purpose"], opts: { allowSameProcess?: boolean } = {}): () => void {
+  const path = lockPathOf(dbPath);
+  mkdirSync(dirname(path), { recursive: true });
+  const info: LockInfo = {
+    pid: process.pid,
+    procStart: readProcStart(process.pid),
+    bootId: readBootId(),
+    host: hostname(),
+    purpose,
+    since: new Date().toISOString(),
+  };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      writeFileSync(path, JSON.stringify(info) + "\n", { flag: "wx" });
+      const mine = JSON.stringify(info);
+      return () => {
+        // Only remove it if it is still ours.
+        try {
+          if (readFileSync(path, "utf8").trim() === mine) rmSync(path, { force: true });
+        } catch {}
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      const holder = liveLockHolder(dbPath);
+      if (holder && !(opts.allowSameProcess && holder.pid === process.pid && holder.purpose === "serve")) {
+        throw new DatabaseLockedError(dbPath, holder);
+      }
+      rmSync(path, { force: true }); // stale, or ours from an earlier server in this process
+    }
+  }
+  throw new Error(`could not take ${path}`);
+}
+
+// ---------------------------------------------------------------- restore
+
+export interface RestoreResult {
+  restored: string;
+  from: string;
+  previous: string | null;
+  schemaVersion: number;
+  rows: Record<string, number>;
+  durationMs: number;
+}
+
+const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+
+/**
+ * Checks `inFile` (integrity, a Textwire schema no newer than ours), refuses while a server holds
+ * the database, keeps the current file as `<db>.bak-<timestamp>` and puts a clean copy in place.
+ */
+export function restoreDatabase(inFile: string, dbPath: string, clock: Clock = Date.now): RestoreResult {
+  const t0 = performance.now();
+  const from = resolve(inFile);
+  const target = resolve(dbPath);
+  if (from === target) throw new BackupError("the file to restore is the database itself");
+  const info = inspectDatabase(from);
+  if (info.integrity !== "ok") throw new BackupError(`${from} failed its integrity check: ${info.integrity}`);
+  if (info.schemaVersion > SCHEMA_VERSION) {
+    throw new BackupError(`${from} was written by a newer Textwire (schema version ${info.schemaVersion}; this build knows ${SCHEMA_VERSION}); nothing was changed`);
+  }
+  if (info.schemaVersion < 1 || !("accounts" in info.rows)) throw new BackupError(`${from} is not a Textwire database`);
+
+  const release = acquireLock(target, "restore");
+  try {
+    const staged = `${target}.restore-${process.pid}`;
+    rmSync(staged, { force: true });
+    // A clean single-file copy: folds in any -wal the source may carry.
+    const src = openRaw(from, true);
+    try {
+      src.exec(`VACUUM INTO ${sqlString(staged)}`);
+    } finally {
+      src.close();
+    }
+    const check = inspectDatabase(staged);
+    if (check.integrity !== "ok") {
+      rmSync(staged, { force: true });
+      throw new BackupError(`the staged copy failed its integrity check: ${check.integrity}`);
+    }
+    fsyncFile(staged);
+    let previous: string | null = null;
+    if (existsSync(target)) {
+      // Fold the old WAL into the main file so the kept copy is complete on its own.
+      try {
+        const old = openRaw(target, false);
+        try {
+          old.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        } finally {
+          old.close();
+        }
+      } catch {
+        // An unreadable old file is kept as it is.
+      }
+      previous = `${target}.bak-${stamp(clock())}`;
+      for (let n = 1; existsSync(previous); n++) previous = `${target}.bak-${stamp(clock())}-${n}`;
+      renameSync(target, previous);
+      for (const side of ["-wal", "-shm"]) {
+        if (existsSync(target + side)) renameSync(target + side, previous + side);
+      }
+    }
+    renameSync(staged, target);
+    fsyncDir(dirname(target));
+    return { restored: target, from, previous, schemaVersion: check.schemaVersion, rows: check.rows, durationMs: Math.round(performance.now() - t0) };
+  } finally {
+    release();
+  }
+}
+
+// ---------------------------------------------------------------- scheduled backups
+
+export const SCHEDULED_PREFIX = "textwire-";
+/** `--backup-dir` without `--backup-every`: once a day. */
+export const DEFAULT_BACKUP_EVERY_MS = 24 * 3_600_000;
+const SCHEDULED_RE = /^textwire-\d{8}T\d{6}(?:\d{3})?Z\.db$/;
+
+export function backupFileName(ms: number): string {
+  return `${SCHEDULED_PREFIX}${stamp(ms)}.db`;
+}
+
+/** Deletes the oldest scheduled backups in `dir` beyond `keep`; returns what it removed. */
+export function pruneBackups(dir: string, keep: number): string[] {
+  if (!existsSync(dir)) return [];
+  const files = readdirSync(dir)
+    .filter((f) => SCHEDULED_RE.test(f))
+    .sort(); // the timestamp sorts as text
+  const remove = files.slice(0, Math.max(0, files.length - keep));
+  for (const f of remove) rmSync(join(dir, f), { force: true });
+  return remove;
+}
+
+/** One scheduled run: a fresh backup in `dir`, then retention. */
+export function runScheduledBackup(dbPath: string, dir: string, keep: number, clock: Clock): { backup: BackupResult; removed: string[] } {
+  mkdirSync(dir, { recursive: true });
+  let name = backupFileName(clock());
+  if (existsSync(join(dir, name))) name = name.replace(/Z\.db$/, `${String(clock() % 1000).padStart(3, "0")}Z.db`);
+  const backup = backupDatabase(dbPath, join(dir, name), clock);
+  return { backup, removed: pruneBackups(dir, keep) };
+}
+
+/** `--backup-dir` + `--backup-every` + `--backup-keep` as a Lifecycle; the timer never holds the process open. */
+export function scheduledBackups(opts: { dbPath: string; dir: string; everyMs: number; keep: number; clock: Clock; logger: Logger }): Lifecycle & { runNow(): void } {
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const runNow = () => {
+    try {
+      const { backup, removed } = runScheduledBackup(opts.dbPath, opts.dir, opts.keep, opts.clock);
+      opts.logger.info("scheduled backup", { file: basename(backup.file), bytes: backup.bytes, ms: backup.durationMs, removed });
+    } catch (err) {
+      opts.logger.error("scheduled backup failed", { error: (err as Error).message });
+    }
+  };
+  return {
+    name: "scheduled-backups",
+    start() {
+      timer = setInterval(runNow, opts.everyMs);
+      (timer as { unref?: () => void }).unref?.();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+    runNow,
+  };
+}

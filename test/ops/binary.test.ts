@@ -1,0 +1,43 @@
+import { afterAll, expect, test } from "bun:test";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers/server";
+
+const ROOT = join(import.meta.dir, "../..");
+const dir = tempDir("textwire-bin-");
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test("the compiled binary starts from an empty folder, ignoring a stray .env and bunfig.toml, and answers /health", async () => {
+  const build = Bun.spawnSync([process.execPath, join(ROOT, "scripts/build.ts")], { cwd: ROOT });
+  expect(build.exitCode).toBe(0);
+  const bin = join(ROOT, "dist/textwire");
+  expect(existsSync(bin)).toBe(true);
+
+  // If either file were read, the server would fail to start or listen elsewhere.
+  writeFileSync(join(dir, ".env"), "TEXTWIRE_PORT=1\nTEXTWIRE_LOG_FORMAT=bogus\nTEXTWIRE_DB=/nonexistent/dir/x.db\n");
+  writeFileSync(join(dir, "bunfig.toml"), 'preload = ["./does-not-exist.ts"]\n[serve]\nport = 1\n');
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("TEXTWIRE_") && v !== undefined) env[k] = v;
+  const proc = Bun.spawn([bin, "serve", "--port", "0", "--host", "127.0.0.1", "--db", join(dir, "x.db")], { cwd: dir, env, stdout: "pipe", stderr: "pipe" });
+  try {
+    const reader = proc.stdout.getReader();
+    let out = "";
+    while (!/Textwire listening on \S+/.test(out)) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error("binary exited: " + out + (await new Response(proc.stderr).text()));
+      out += new TextDecoder().decode(value);
+    }
+    const port = Number(/listening on http:\/\/[^:]+:(\d+)/.exec(out)![1]);
+    expect(port).not.toBe(1);
+    const health = await fetch(`http://127.0.0.1:${port}/health`);
+    expect(health.status).toBe(200);
+    expect(((await health.json()) as any).database).toBe("ok");
+    const docs = await fetch(`http://127.0.0.1:${port}/v1/docs`);
+    expect(docs.status).toBe(200);
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+    expect(existsSync(join(dir, "x.db"))).toBe(true);
+  } finally {
+    proc.kill();
+  }
+}, 120_000);

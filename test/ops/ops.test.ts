@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SCHEMA_VERSION } from "../../src/db/migrate";
+import { VERSION } from "../../src/version";
+import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
+
+let s: TestServer;
+let standardKey: string;
+
+beforeAll(async () => {
+  s = await startTestServer();
+  standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+});
+afterAll(() => s.stop());
+
+describe("GET /health", () => {
+  test("no key needed; status, version, schema version, uptime, database ok — and no account data", async () => {
+    const res = await fetch(`${s.url}/health`);
+    const body = await expectStatus(res, 200);
+    expect(body).toEqual({ status: "ok", version: VERSION, schemaVersion: SCHEMA_VERSION, uptimeSeconds: expect.any(Number), database: "ok" });
+    expect(res.headers.get("x-request-id")).toBeTruthy();
+    expect(JSON.stringify(body)).not.toContain(s.accountId);
+  });
+
+  test("503 when the database check fails", async () => {
+    const t = await startTestServer();
+    try {
+      t.running.deps.sqlite.close();
+      const body = await expectStatus(await fetch(`${t.url}/health`), 503);
+      expect(body).toMatchObject({ status: "unavailable", database: "error" });
+    } finally {
+      await t.stop().catch(() => {});
+    }
+  });
+});
+
+describe("GET /metrics", () => {
+  test("needs an admin key: 401 without, 403 with a standard key", async () => {
+    await expectStatus(await fetch(`${s.url}/metrics`), 401);
+    const body = await expectStatus(await fetch(`${s.url}/metrics`, { headers: { Authorization: `Bearer ${standardKey}` } }), 403);
+    expect(body).toMatchObject({ code: "PERMISSION_ERROR", details: { required: "admin_access", current: "standard_access" } });
+  });
+
+  test("Prometheus text: requests by route pattern and status, latency histogram, queue, webhook outcomes, 429s, database size", async () => {
+    const f = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form;
+    await expectStatus(await s.api(`/forms/${f.id}`), 200);
+    await expectStatus(await s.api(`/forms/${crypto.randomUUID()}`), 404);
+    await expectStatus(await s.api(`/forms`, { key: null }), 401);
+    s.running.deps.metrics.count("textwire_custom_events_total", { kind: "test" }, 3);
+    // A webhook-path request, whatever the webhook module answers today, is counted by outcome.
+    const wh = await fetch(`${s.base}/forms/${crypto.randomUUID()}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+    // A rate-limited key.
+    const tight = s.running.deps.accounts.createAccount({ name: "tight", apiBurstPerMinute: 1 });
+    await fetch(`${s.base}/forms`, { headers: { Authorization: `Bearer ${tight.apiKey}` } });
+    const limited = await fetch(`${s.base}/forms`, { headers: { Authorization: `Bearer ${tight.apiKey}` } });
+
+    const res = await fetch(`${s.url}/metrics`, { headers: { Authorization: `Bearer ${s.adminKey}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/plain");
+    const text = await res.text();
+    expect(text).toContain('textwire_http_requests_total{method="POST",route="/v1/forms",status="201"} 1');
+    expect(text).toContain('textwire_http_requests_total{method="GET",route="/v1/forms/:id",status="200"} 1');
+    expect(text).toContain('textwire_http_requests_total{method="GET",route="/v1/forms/:id",status="404"} 1');
+    expect(text).toMatch(/textwire_http_requests_total\{method="GET",route="\/v1\/forms",status="401"\} \d+/);
+    expect(text).not.toContain(f.id); // ids never become labels
+    expect(text).toContain("# TYPE textwire_http_request_duration_seconds histogram");
+    expect(text).toMatch(/textwire_http_request_duration_seconds_bucket\{route="\/v1\/forms\/:id",le="\+Inf"\} 2/);
+    expect(text).toMatch(/textwire_http_request_duration_seconds_count\{route="\/v1\/forms\/:id"\} 2/);
+    for (const p of ["urgent", "high", "normal", "low"]) expect(text).toContain(`textwire_queue_depth{priority="${p}"} 0`);
+    const reason = wh.status === 200 ? 'reason="accepted",result="accepted"' : `result="rejected"`;
+    expect(text).toMatch(new RegExp(`textwire_webhook_submissions_total\\{[^}]*${reason.replace(/"/g, '"')}[^}]*\\} 1`));
+    expect(limited.status).toBe(429);
+    expect(text).toContain('textwire_rate_limited_total{kind="api"} 1');
+    expect(text).toContain('textwire_custom_events_total{kind="test"} 3');
+    const size = Number(/^textwire_database_bytes (\d+)$/m.exec(text)?.[1]);
+    expect(size).toBeGreaterThan(4096);
+    expect(text).toContain(`textwire_schema_version ${SCHEMA_VERSION}`);
+  });
+
+  test("queue depth follows the queue", async () => {
+    s.running.deps.queue.insert({ id: crypto.randomUUID(), accountId: s.accountId, priority: "high", scheduledFor: Date.now(), seq: 1 });
+    const text = await (await fetch(`${s.url}/metrics`, { headers: { Authorization: `Bearer ${s.adminKey}` } })).text();
+    expect(text).toContain('textwire_queue_depth{priority="high"} 1');
+    s.running.deps.queue.clear();
+  });
+
+  test("--metrics=false: 404", async () => {
+    const t = await startTestServer({ metrics: false });
+    try {
+      const body = await expectStatus(await fetch(`${t.url}/metrics`, { headers: { Authorization: `Bearer ${t.adminKey}` } }), 404);
+      expect(body.code).toBe("NOT_FOUND");
+    } finally {
+      await t.stop();
+    }
+  });
+});
+
+describe("POST /v1/admin/backup", () => {
+  test("admin only", async () => {
+    await expectStatus(await s.api("/admin/backup", { method: "POST", key: null }), 401);
+    const body = await expectStatus(await s.api("/admin/backup", { method: "POST", key: standardKey }), 403);
+    expect(body.code).toBe("PERMISSION_ERROR");
+  });
+
+  test("streams a fresh, openable database file and removes its temporary copy", async () => {
+    await expectStatus(await s.api("/forms", { method: "POST", json: formBody({ name: "In the backup" }) }), 201);
+    const tempsBefore = readdirSync(tmpdir()).filter((f) => f.startsWith("textwire-backup-")).length;
+    const res = await s.api("/admin/backup", { method: "POST" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/vnd.sqlite3");
+    expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename=textwire-\d{8}T\d{6}Z\.db$/);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    expect(new TextDecoder().decode(bytes.slice(0, 15))).toBe("SQLite format 3");
+    const file = join(s.dir, "downloaded.db");
+    writeFileSync(file, bytes);
+    const db = new Database(file, { readonly: true });
+    expect((db.query("PRAGMA integrity_check").get() as any).integrity_check).toBe("ok");
+    expect((db.query("SELECT count(*) AS n FROM forms WHERE name = 'In the backup'").get() as any).n).toBe(1);
+    db.close();
+    await Bun.sleep(50);
+    expect(readdirSync(tmpdir()).filter((f) => f.startsWith("textwire-backup-")).length).toBe(tempsBefore);
+  });
+
+  test("a JSON body is not required (curl -X POST with no body works)", async () => {
+    const res = await fetch(`${s.base}/admin/backup`, { method: "POST", headers: { Authorization: `Bearer ${s.adminKey}` } });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+  });
+});
