@@ -9,6 +9,11 @@ import { MessageQueue } from "./queue/priority-queue";
 import { ApiLimiter } from "./limits/api-limiter";
 import { Sequence } from "./lib/seq";
 import type { Observer } from "./http/server";
+import { WebhookLimiter } from "./limits/api-limiter";
+import { GroupCommitWriter } from "./db/group-commit";
+import { MonthlyQuota } from "./services/quota";
+import { SubmissionService, IDEMPOTENCY_SWEEP_MS } from "./services/submissions";
+import { queueSync } from "./services/queue-sync";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -30,6 +35,13 @@ export interface AppDeps {
   /** Creation order of messages (queue tiebreak). */
   seq: Sequence;
   apiLimiter: ApiLimiter;
+  /** Per-form webhook token buckets (--webhook-limit-per-minute). */
+  webhookLimiter: WebhookLimiter;
+  /** Group-commit writer: batches request writes into one durable transaction. */
+  writer: GroupCommitWriter;
+  /** Monthly message quota counts per account. */
+  quota: MonthlyQuota;
+  submissions: SubmissionService;
   startedAt: number;
   lifecycle: Lifecycle[];
   /** Called once per finished request (metrics). */
@@ -38,7 +50,13 @@ export interface AppDeps {
 
 export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger): AppDeps {
   const db = wrapDb(sqlite);
-  return {
+  const queue = new MessageQueue();
+  const seq = Sequence.fromDb(sqlite);
+  const writer = new GroupCommitWriter(sqlite, logger);
+  const quota = new MonthlyQuota(sqlite, clock);
+  const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute);
+  let sweep: ReturnType<typeof setInterval> | undefined;
+  const deps: AppDeps = {
     config,
     clock,
     logger,
@@ -46,11 +64,30 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     db,
     accounts: new AccountService(sqlite, clock),
     forms: new FormService(db, clock),
-    queue: new MessageQueue(),
-    seq: Sequence.fromDb(sqlite),
+    queue,
+    seq,
     apiLimiter: new ApiLimiter({ clock }),
+    webhookLimiter: new WebhookLimiter({ clock, perMinute: config.webhookLimitPerMinute }),
+    writer,
+    quota,
+    submissions,
     startedAt: clock(),
-    lifecycle: [],
+    lifecycle: [
+      queueSync(sqlite, queue),
+      writer,
+      {
+        name: "idempotency-sweep",
+        start() {
+          submissions.sweepIdempotencyKeys();
+          sweep = setInterval(() => submissions.sweepIdempotencyKeys(), IDEMPOTENCY_SWEEP_MS);
+          sweep.unref?.();
+        },
+        stop() {
+          clearInterval(sweep);
+        },
+      },
+    ],
     observers: [],
   };
+  return deps;
 }
