@@ -77,15 +77,19 @@ async function load(base: string, forms: string[], seconds: number, offset: numb
 }
 
 async function benchTextwire() {
-  let cmd: string[];
-  if (useSource) cmd = [bun, join(root, "src/main.ts")];
-  else {
+  let cmd: string[] = [bun, join(root, "src/main.ts")];
+  let runtime = "src/main.ts (bun)";
+  if (!useSource) {
     const exe = join(root, "dist", "textwire");
     if (!existsSync(exe)) {
       console.error("building dist/textwire …");
-      await $`${bun} ${join(root, "scripts/build.ts")}`.quiet();
+      const built = await $`${bun} ${join(root, "scripts/build.ts")}`.quiet().nothrow();
+      if (built.exitCode !== 0) console.error("build failed; benchmarking src/main.ts instead:\n" + built.stderr.toString().slice(0, 400));
     }
-    cmd = [exe];
+    if (existsSync(exe)) {
+      cmd = [exe];
+      runtime = "dist/textwire";
+    }
   }
   const db = join(dir, "textwire.db");
   const proc = Bun.spawn(
@@ -120,7 +124,7 @@ async function benchTextwire() {
   const rss = peakRss(proc.pid);
   proc.kill("SIGTERM");
   await proc.exited;
-  return { ...r, peakRssMb: rss, runtime: useSource ? "src/main.ts (bun)" : "dist/textwire" };
+  return { ...r, peakRssMb: rss, runtime };
 }
 
 async function benchCeiling() {

@@ -49,7 +49,7 @@ export class GroupCommitWriter {
   private readonly release: Statement;
   private readonly rollbackTo: Statement;
   /** Transactions committed and jobs run (for tests and metrics). */
-  readonly stats = { batches: 0, jobs: 0, largestBatch: 0 };
+  readonly stats = { batches: 0, jobs: 0, largestBatch: 0, flushMs: 0, commitMs: 0 };
 
   constructor(private readonly sqlite: Database, private readonly logger?: Logger) {
     this.begin = sqlite.prepare("BEGIN IMMEDIATE");
@@ -74,11 +74,13 @@ export class GroupCommitWriter {
   /** Runs everything pending now (synchronously). */
   flush(): void {
     this.scheduled = false;
+    const t0 = performance.now();
     while (this.pending.length > 0) {
       const batch = this.pending.length > MAX_BATCH ? this.pending.splice(0, MAX_BATCH) : this.pending;
       if (batch === this.pending) this.pending = [];
       this.runBatch(batch);
     }
+    this.stats.flushMs += performance.now() - t0;
   }
 
   private runBatch(batch: Pending[]): void {
@@ -103,8 +105,10 @@ export class GroupCommitWriter {
         results[i] = { ok: false, value: err };
       }
     }
+    const c0 = performance.now();
     try {
       this.commit.run();
+      this.stats.commitMs += performance.now() - c0;
     } catch (err) {
       this.logger?.error("group commit failed", { error: String(err), jobs: batch.length });
       try {

@@ -77,6 +77,7 @@ const server = Bun.serve({
 });
 console.log(`READY ${server.port} ${formIds.join(",")}`);
 process.on("SIGTERM", () => {
+  if (process.env.BENCH_DEBUG) console.error("writer stats", JSON.stringify(writer.stats));
   writer.stop();
   server.stop(true);
   sqlite.close();
