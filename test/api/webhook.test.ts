@@ -146,6 +146,7 @@ describe("failure codes (nothing written)", () => {
     expect(body.details.formId).toBe(f.id);
     expect(typeof body.details.action).toBe("string");
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.headers.get("X-RateLimit-Limit")).toBe("100");
     expect(totals(s)).toEqual(before);
     await expectStatus(await s.api(`/forms/${f.id}`, { method: "PUT", json: { isActive: true } }), 200);
     await expectStatus(await post(s, f.id, { phoneNumber: nextPhone() }), 200);
@@ -167,7 +168,9 @@ describe("failure codes (nothing written)", () => {
         c.close();
       },
     });
-    const chunked = await expectStatus(await post(s, form.id, null, { raw: stream }), 413);
+    const chunkedRes = await post(s, form.id, null, { raw: stream });
+    expect(chunkedRes.headers.get("X-RateLimit-Remaining")).not.toBeNull();
+    const chunked = await expectStatus(chunkedRes, 413);
     expect(chunked.code).toBe("PAYLOAD_TOO_LARGE");
     expect(chunked.details.limit).toBe(10240);
     expect(chunked.details.provided).toBeGreaterThan(10240);

@@ -117,6 +117,7 @@ export function webhookRoutes(deps: AppDeps) {
           throw new AppError("NOT_FOUND", { message: "Form not found", details: { formId: formId.slice(0, 100) } });
         }
         if (!form.isActive) {
+          Object.assign(state.headers, rateLimitHeaders(webhookLimiter.peek(form.id, config.webhookLimitPerMinute)));
           throw new AppError("FORM_DISABLED", {
             message: "This form is not accepting submissions",
             details: { formId: form.id, action: "Activate the form (PUT /v1/forms/<id> with isActive: true) to accept submissions" },
@@ -124,6 +125,7 @@ export function webhookRoutes(deps: AppDeps) {
         }
         const key = request.headers.get("idempotency-key") ?? undefined;
         if (key !== undefined && (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX)) {
+          Object.assign(state.headers, rateLimitHeaders(webhookLimiter.peek(form.id, config.webhookLimitPerMinute)));
           throw validationError([
             {
               field: "Idempotency-Key",
