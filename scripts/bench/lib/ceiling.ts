@@ -15,6 +15,7 @@ const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ""), process.argv[i + 1]);
 const sqlite = openSqlite(args.get("db")!);
 migrate(sqlite);
+if (process.env.BENCH_PRAGMA) sqlite.exec(process.env.BENCH_PRAGMA);
 const nForms = Number(args.get("forms") ?? 50);
 const now = new Date().toISOString();
 const accountId = Bun.randomUUIDv7();
