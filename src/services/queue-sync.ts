@@ -1,22 +1,23 @@
 import type { Database } from "bun:sqlite";
 import type { Lifecycle } from "../deps";
-import type { MessageQueue, Priority, QueueEntry } from "../queue/priority-queue";
+import type { MessageQueue, QueueEntry } from "../queue/priority-queue";
 
 /**
  * The database is the truth, the queue a fast index of it: at boot the queue is rebuilt from
- * every `queued` message. Afterwards each writer keeps it in step (the webhook inserts after its
- * commit; status changes, deletes and cancels remove or re-insert).
+ * every `queued` message. Afterwards each writer keeps it in step (the webhook inserts as its
+ * group commit runs; status changes, deletes and cancels remove or re-insert).
+ *
+ * Boot speed at a million queued messages: rows come straight out of SQLite already shaped as
+ * queue entries (`.all()` objects are cheaper than `.values()` arrays here), and scheduledFor is
+ * converted to epoch ms inside SQLite (julianday has millisecond precision; rounding makes it
+ * exact) instead of a Date.parse per row.
  */
+const QUEUED_ENTRIES_SQL = `SELECT id, account_id AS accountId, priority,
+    CAST(round((julianday(scheduled_for) - 2440587.5) * 86400000.0) AS INTEGER) AS scheduledFor, seq
+  FROM messages WHERE status = 'queued'`;
+
 export function loadQueuedEntries(sqlite: Database): QueueEntry[] {
-  const rows = sqlite
-    .query("SELECT id, account_id, priority, scheduled_for, seq FROM messages WHERE status = 'queued'")
-    .values() as Array<[string, string, Priority, string, number]>;
-  const entries: QueueEntry[] = new Array(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const r = rows[i];
-    entries[i] = { id: r[0], accountId: r[1], priority: r[2], scheduledFor: Date.parse(r[3]), seq: r[4] };
-  }
-  return entries;
+  return sqlite.query(QUEUED_ENTRIES_SQL).all() as QueueEntry[];
 }
 
 export function queueSync(sqlite: Database, queue: MessageQueue): Lifecycle {
