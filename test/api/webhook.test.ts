@@ -722,3 +722,28 @@ describe("queue positions", () => {
     }
   });
 });
+
+describe("database unavailable", () => {
+  test("a write lock held by another process past busy_timeout is 503 SERVICE_UNAVAILABLE with Retry-After, nothing written", async () => {
+    const { Database } = await import("bun:sqlite");
+    const t = await startTestServer();
+    const other = new Database(t.dbPath);
+    try {
+      const f = await createForm(t);
+      t.running.deps.sqlite.exec("PRAGMA busy_timeout = 50");
+      other.exec("BEGIN IMMEDIATE");
+      const before = totals(t);
+      const res = await post(t, f.id, { phoneNumber: nextPhone() });
+      const body = await expectStatus(res, 503);
+      expect(body.code).toBe("SERVICE_UNAVAILABLE");
+      expect(res.headers.get("Retry-After")).toBe("1");
+      other.exec("ROLLBACK");
+      expect(totals(t)).toEqual(before);
+      expect(t.running.deps.queue.size()).toBe(0);
+      await expectStatus(await post(t, f.id, { phoneNumber: nextPhone() }), 200);
+    } finally {
+      other.close();
+      await t.stop();
+    }
+  });
+});
