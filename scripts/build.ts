@@ -25,7 +25,8 @@ for (const target of targets) {
   const result = await Bun.build({
     entrypoints: [join(root, "src/main.ts")],
     compile: {
-      target: target ? (`bun-${target}` as any) : undefined,
+      // An explicit `target: undefined` is refused by Bun 1.4 ("must start with 'bun-'"): omit it.
+      ...(target ? { target: `bun-${target}` as any } : {}),
       outfile,
       autoloadDotenv: false,
       autoloadBunfig: false,
