@@ -12,6 +12,11 @@ import type { Observer } from "./http/server";
 import { Metrics } from "./services/metrics";
 import { SCHEMA_VERSION } from "./db/migrate";
 import type { RouteInfo } from "./http/openapi";
+import { WebhookLimiter } from "./limits/api-limiter";
+import { GroupCommitWriter } from "./db/group-commit";
+import { MonthlyQuota } from "./services/quota";
+import { SubmissionService, IDEMPOTENCY_SWEEP_MS } from "./services/submissions";
+import { queueSync } from "./services/queue-sync";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -33,6 +38,13 @@ export interface AppDeps {
   /** Creation order of messages (queue tiebreak). */
   seq: Sequence;
   apiLimiter: ApiLimiter;
+  /** Per-form webhook token buckets (--webhook-limit-per-minute). */
+  webhookLimiter: WebhookLimiter;
+  /** Group-commit writer: batches request writes into one durable transaction. */
+  writer: GroupCommitWriter;
+  /** Monthly message quota counts per account. */
+  quota: MonthlyQuota;
+  submissions: SubmissionService;
   startedAt: number;
   lifecycle: Lifecycle[];
   /** Called once per finished request (metrics). */
@@ -46,6 +58,11 @@ export interface AppDeps {
 export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger): AppDeps {
   const db = wrapDb(sqlite);
   const queue = new MessageQueue();
+  const seq = Sequence.fromDb(sqlite);
+  const writer = new GroupCommitWriter(sqlite, logger);
+  const quota = new MonthlyQuota(sqlite, clock);
+  const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute);
+  let sweep: ReturnType<typeof setInterval> | undefined;
   const deps: AppDeps = {
     config,
     clock,
@@ -55,10 +72,28 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     accounts: new AccountService(sqlite, clock),
     forms: new FormService(db, clock),
     queue,
-    seq: Sequence.fromDb(sqlite),
+    seq,
     apiLimiter: new ApiLimiter({ clock }),
+    webhookLimiter: new WebhookLimiter({ clock, perMinute: config.webhookLimitPerMinute }),
+    writer,
+    quota,
+    submissions,
     startedAt: clock(),
-    lifecycle: [],
+    lifecycle: [
+      queueSync(sqlite, queue),
+      writer,
+      {
+        name: "idempotency-sweep",
+        start() {
+          submissions.sweepIdempotencyKeys();
+          sweep = setInterval(() => submissions.sweepIdempotencyKeys(), IDEMPOTENCY_SWEEP_MS);
+          sweep.unref?.();
+        },
+        stop() {
+          clearInterval(sweep);
+        },
+      },
+    ],
     observers: [],
     metrics: undefined as unknown as Metrics,
     routes: () => [],

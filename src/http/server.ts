@@ -85,6 +85,8 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
       return new Response(null, { status: 308, headers: { Location: `https://${host}${url.pathname}${url.search}` } });
     }
     const kind = classify(path);
+    // Any origin may post to a webhook: even its 413 must be readable by the browser.
+    if (kind === "webhook") state.headers["Access-Control-Allow-Origin"] = "*";
     const hasBody = req.method === "POST" || req.method === "PUT" || req.method === "PATCH";
     if (hasBody) {
       const limit = bodyLimitFor(kind, path);

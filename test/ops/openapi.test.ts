@@ -5,7 +5,6 @@ import { expectStatus, startTestServer, type TestServer } from "../helpers/serve
 
 /** Every endpoint of the spec, as "METHOD /path" with any parameter written {}. */
 const SPEC_ENDPOINTS = [
-  "POST /v1/forms/{}/webhook",
   "GET /v1/forms",
   "GET /v1/forms/{}",
   "POST /v1/forms",
@@ -35,7 +34,6 @@ const SPEC_ENDPOINTS = [
  * registered — the test below fails if a listed endpoint is present, so the list cannot rot.
  */
 const PENDING_FROM_OTHER_BRANCHES = [
-  "POST /v1/forms/{}/webhook",
   "GET /v1/forms/{}/stats",
   "GET /v1/messages/{}",
   "GET /v1/messages/{}/{}",

@@ -1,0 +1,147 @@
+import type { Database, Statement } from "bun:sqlite";
+import type { Logger } from "../lib/log";
+
+/**
+ * Group commit: many requests' writes in ONE transaction, so one fsync (synchronous=FULL)
+ * acknowledges them all.
+ *
+ * A request hands in a synchronous job and awaits its promise. The first job of a batch schedules
+ * a flush with `setImmediate` (a microtask would run before the other requests of the same event
+ * loop turn could join). The flush runs every pending job inside `BEGIN IMMEDIATE … COMMIT`, each
+ * in its own SAVEPOINT: a job that throws (a constraint, a vanished form) is rolled back and
+ * rejected alone, the rest of the batch commits. Promises settle only after COMMIT returned, so a
+ * caller that answers 200 on resolution never acknowledges a write that is not on disk.
+ *
+ * A job may also change in-memory state (the queue) while it runs — the flush is synchronous, so
+ * nothing else can observe that state before the COMMIT — and gives an `undo` for the rare case
+ * where the COMMIT itself fails.
+ */
+export interface WriteJob<T> {
+  run(): T;
+  /** Reverts in-memory effects of a successful run() when the batch's COMMIT fails. */
+  undo?(result: T): void;
+}
+
+interface Pending {
+  job: WriteJob<unknown>;
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+}
+
+export class WriterClosedError extends Error {
+  constructor() {
+    super("the database writer is shut down");
+  }
+}
+
+/** Most jobs one transaction takes; the rest wait for the next flush (keeps each stall short). */
+export const MAX_BATCH = 2_000;
+
+export class GroupCommitWriter {
+  readonly name = "group-commit-writer";
+  private pending: Pending[] = [];
+  private scheduled = false;
+  private closed = false;
+  private readonly begin: Statement;
+  private readonly commit: Statement;
+  private readonly rollback: Statement;
+  private readonly savepoint: Statement;
+  private readonly release: Statement;
+  private readonly rollbackTo: Statement;
+  /** Transactions committed and jobs run (for tests and metrics). */
+  readonly stats = { batches: 0, jobs: 0, largestBatch: 0, flushMs: 0, commitMs: 0 };
+
+  constructor(private readonly sqlite: Database, private readonly logger?: Logger) {
+    this.begin = sqlite.prepare("BEGIN IMMEDIATE");
+    this.commit = sqlite.prepare("COMMIT");
+    this.rollback = sqlite.prepare("ROLLBACK");
+    this.savepoint = sqlite.prepare("SAVEPOINT job");
+    this.release = sqlite.prepare("RELEASE job");
+    this.rollbackTo = sqlite.prepare("ROLLBACK TO job");
+  }
+
+  submit<T>(job: WriteJob<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new WriterClosedError());
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ job: job as WriteJob<unknown>, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Runs everything pending now (synchronously). */
+  flush(): void {
+    this.scheduled = false;
+    const t0 = performance.now();
+    while (this.pending.length > 0) {
+      const batch = this.pending.length > MAX_BATCH ? this.pending.splice(0, MAX_BATCH) : this.pending;
+      if (batch === this.pending) this.pending = [];
+      this.runBatch(batch);
+    }
+    this.stats.flushMs += performance.now() - t0;
+  }
+
+  private runBatch(batch: Pending[]): void {
+    const results: Array<{ ok: boolean; value: unknown }> = new Array(batch.length);
+    try {
+      this.begin.run();
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+      return;
+    }
+    for (let i = 0; i < batch.length; i++) {
+      this.savepoint.run();
+      try {
+        const value = batch[i].job.run();
+        this.release.run();
+        results[i] = { ok: true, value };
+      } catch (err) {
+        try {
+          this.rollbackTo.run();
+          this.release.run();
+        } catch {}
+        results[i] = { ok: false, value: err };
+      }
+    }
+    const c0 = performance.now();
+    try {
+      this.commit.run();
+      this.stats.commitMs += performance.now() - c0;
+    } catch (err) {
+      this.logger?.error("group commit failed", { error: String(err), jobs: batch.length });
+      try {
+        this.rollback.run();
+      } catch {}
+      for (let i = 0; i < batch.length; i++) {
+        const r = results[i];
+        if (r.ok) {
+          try {
+            batch[i].job.undo?.(r.value);
+          } catch {}
+        }
+        batch[i].reject(err);
+      }
+      return;
+    }
+    this.stats.batches++;
+    this.stats.jobs += batch.length;
+    if (batch.length > this.stats.largestBatch) this.stats.largestBatch = batch.length;
+    for (let i = 0; i < batch.length; i++) {
+      const r = results[i];
+      if (r.ok) batch[i].resolve(r.value);
+      else batch[i].reject(r.value);
+    }
+  }
+
+  start(): void {
+    this.closed = false;
+  }
+
+  /** Flushes what is pending and refuses new jobs. */
+  stop(): void {
+    this.flush();
+    this.closed = true;
+  }
+}

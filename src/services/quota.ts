@@ -1,0 +1,82 @@
+import type { Database, Statement } from "bun:sqlite";
+import type { Clock } from "../lib/clock";
+
+/**
+ * Monthly message quota (accounts.monthly_quota; null = none). Counting the month's messages in
+ * SQL on every submission would cost a range scan per request, so each account with a quota has
+ * an in-memory count, read from SQL once per calendar month (UTC) and kept up to date by the
+ * writers. Requests reserve a unit before their write is queued, so concurrent submissions cannot
+ * overshoot the quota; the reservation becomes "used" on commit or is released on failure.
+ */
+export interface QuotaRefusal {
+  limit: number;
+  used: number;
+  /** ISO instant the count starts again (first instant of next UTC month). */
+  resetsAt: string;
+}
+
+interface Tally {
+  month: number; // start of the UTC month, epoch ms
+  used: number;
+  pending: number;
+}
+
+export function monthStartUtc(ms: number): number {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+}
+export function nextMonthStartUtc(ms: number): number {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+}
+
+export class MonthlyQuota {
+  private readonly tallies = new Map<string, Tally>();
+  private readonly countSince: Statement<{ n: number }, [string, string]>;
+
+  constructor(sqlite: Database, private readonly clock: Clock) {
+    this.countSince = sqlite.prepare("SELECT count(*) AS n FROM messages WHERE account_id = ? AND created_at >= ?");
+  }
+
+  private tally(accountId: string): Tally {
+    const month = monthStartUtc(this.clock());
+    let t = this.tallies.get(accountId);
+    if (t === undefined || t.month !== month) {
+      const used = this.countSince.get(accountId, new Date(month).toISOString())!.n;
+      t = { month, used, pending: t?.month === month ? t.pending : (t?.pending ?? 0) };
+      this.tallies.set(accountId, t);
+    }
+    return t;
+  }
+
+  /** Takes one unit of the account's quota, or says why not. `quota` null = unlimited. */
+  reserve(accountId: string, quota: number | null): QuotaRefusal | null {
+    if (quota === null) return null;
+    const t = this.tally(accountId);
+    if (t.used + t.pending >= quota) {
+      return { limit: quota, used: t.used, resetsAt: new Date(nextMonthStartUtc(t.month)).toISOString() };
+    }
+    t.pending++;
+    return null;
+  }
+
+  /** A reservation that ended: `created` says whether a message was committed. */
+  settle(accountId: string, created: boolean): void {
+    const t = this.tallies.get(accountId);
+    if (t === undefined) return;
+    if (t.pending > 0) t.pending--;
+    if (created) t.used++;
+  }
+
+  /** Messages created outside the webhook (manual messages) count too. */
+  noteCreated(accountId: string, n = 1): void {
+    const t = this.tallies.get(accountId);
+    if (t !== undefined) t.used += n;
+  }
+
+  /** Forget cached counts (after deletions, or in tests). */
+  reset(accountId?: string): void {
+    if (accountId === undefined) this.tallies.clear();
+    else this.tallies.delete(accountId);
+  }
+}
