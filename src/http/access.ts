@@ -72,5 +72,9 @@ export function describeProvided(presented: string | null): string {
   return presented.slice(0, 10) + "…";
 }
 
-/** Access-log form of a path: every key redacted to txwire_sk_…abcd. */
-export const redactPath = (path: string): string => redactKeys(path);
+/**
+ * Access-log form of a path: every key redacted to txwire_sk_…abcd, and form ids (the webhook's
+ * credential) cut to their first 8 characters, enough to tell forms apart in a log.
+ */
+export const redactPath = (path: string): string =>
+  redactKeys(path).replace(/(\/forms\/)([0-9a-fA-F]{8})[0-9a-fA-F-]{28}(?=\/|$)/g, "$1$2…");

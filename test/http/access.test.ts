@@ -11,6 +11,13 @@ describe("key redaction", () => {
     expect(redactPath("/v1/messages/txwire_sk_short")).toBe("/v1/messages/txwire_sk_…");
   });
 
+  test("form ids, the webhook's credential, keep only their first 8 characters", () => {
+    const id = "3f2b8c1e-9d4a-4e6b-8f00-1234567890ab";
+    expect(redactPath(`/v1/forms/${id}/webhook`)).toBe("/v1/forms/3f2b8c1e…/webhook");
+    expect(redactPath(`/v1/forms/${id}`)).toBe("/v1/forms/3f2b8c1e…");
+    expect(redactPath("/v1/forms")).toBe("/v1/forms");
+  });
+
   test("every log line is scrubbed, whatever field carries the key", () => {
     const lines: string[] = [];
     const log = createLogger("json", (l) => lines.push(l));
