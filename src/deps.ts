@@ -5,6 +5,8 @@ import type { Logger } from "./lib/log";
 import { wrapDb, type Db } from "./db/open";
 import { AccountService } from "./services/accounts";
 import { FormService } from "./services/forms";
+import { ContactService } from "./services/contacts";
+import { ExportService } from "./services/exports";
 import { MessageQueue } from "./queue/priority-queue";
 import { ApiLimiter } from "./limits/api-limiter";
 import { Sequence } from "./lib/seq";
@@ -26,6 +28,8 @@ export interface AppDeps {
   db: Db;
   accounts: AccountService;
   forms: FormService;
+  contacts: ContactService;
+  exports: ExportService;
   queue: MessageQueue;
   /** Creation order of messages (queue tiebreak). */
   seq: Sequence;
@@ -38,6 +42,7 @@ export interface AppDeps {
 
 export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger): AppDeps {
   const db = wrapDb(sqlite);
+  const forms = new FormService(db, clock);
   return {
     config,
     clock,
@@ -45,7 +50,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     sqlite,
     db,
     accounts: new AccountService(sqlite, clock),
-    forms: new FormService(db, clock),
+    forms,
+    contacts: new ContactService(sqlite, clock, forms),
+    exports: new ExportService(sqlite, config.db, clock, logger),
     queue: new MessageQueue(),
     seq: Sequence.fromDb(sqlite),
     apiLimiter: new ApiLimiter({ clock }),
