@@ -49,34 +49,52 @@ export function toContact(r: ContactRow): Contact {
   return { ...r, customFields: JSON.parse(r.customFields), tags: JSON.parse(r.tags) };
 }
 
-/** Escapes LIKE wildcards so a search for "50%" means the text "50%". */
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => "\\" + c);
-
 /**
- * WHERE clause of a contact filter, scoped to the account. Tags go through contact_tags'
- * (account_id, tag) index; custom fields through json_extract (values match exactly).
+ * WHERE clause of a contact filter, scoped to the account.
+ *
+ * Tags go through contact_tags: with `tagMode: "in"` the first tag (pass the rarest first) is a
+ * list read from the (account_id, tag) index and every further tag a primary-key probe — cheap
+ * when the tag is rare; with `"exists"` every tag is a probe, so a page can be read straight off
+ * a sort index and stop after `limit` hits — cheap when the tags are common.
+ *
+ * Custom fields match exactly through json_extract; `instr` on the stored JSON text first skips
+ * rows that cannot match without parsing them (values are always written with JSON.stringify, so
+ * a stored value appears in the text exactly as JSON.stringify(value)).
  */
-export function filterSql(accountId: string, f: ContactFilter): { where: string; params: SQLQueryBindings[] } {
+export function filterSql(accountId: string, f: ContactFilter, tagMode: "in" | "exists" = "in"): { where: string; params: SQLQueryBindings[] } {
   const conds = ["c.account_id = ?"];
   const params: SQLQueryBindings[] = [accountId];
   if (f.status) conds.push("c.status = ?"), params.push(f.status);
   if (f.formId) conds.push("c.form_id = ?"), params.push(f.formId);
   if (f.createdAfter) conds.push("c.created_at >= ?"), params.push(f.createdAfter);
   if (f.createdBefore) conds.push("c.created_at < ?"), params.push(f.createdBefore);
-  if (f.search) conds.push("c.search_text LIKE ? ESCAPE '\\'"), params.push(`%${likeEscape(f.search)}%`);
-  if (f.tags?.length) {
-    conds.push(
-      `c.id IN (SELECT contact_id FROM contact_tags WHERE account_id = ? AND tag IN (${f.tags.map(() => "?").join(",")})
-        GROUP BY contact_id HAVING count(*) = ${f.tags.length})`,
-    );
-    params.push(accountId, ...f.tags);
-  }
+  // search_text is lower-cased and so is the pattern: a plain substring test (instr) is exact
+  // and cheaper than LIKE.
+  if (f.search) conds.push("instr(c.search_text, ?) > 0"), params.push(f.search);
+  (f.tags ?? []).forEach((tag, i) => {
+    if (i === 0 && tagMode === "in") {
+      conds.push("c.id IN (SELECT contact_id FROM contact_tags WHERE account_id = ? AND tag = ?)");
+      params.push(accountId, tag);
+    } else {
+      conds.push("EXISTS (SELECT 1 FROM contact_tags t WHERE t.contact_id = c.id AND t.tag = ?)");
+      params.push(tag);
+    }
+  });
   for (const [k, v] of Object.entries(f.customFields ?? {})) {
-    conds.push("json_extract(c.custom_fields, ?) = ?");
-    params.push(`$."${k}"`, v);
+    conds.push("instr(c.custom_fields, ?) > 0 AND json_extract(c.custom_fields, ?) = ?");
+    params.push(JSON.stringify(v), `$."${k}"`, v);
   }
   return { where: conds.join(" AND "), params };
 }
+
+/** Whether a filter holds nothing but tags (its total can then be counted in contact_tags alone). */
+function onlyTags(f: ContactFilter): boolean {
+  return !f.status && !f.formId && !f.createdAfter && !f.createdBefore && !f.search && !f.customFields && !!f.tags?.length;
+}
+
+/** A tag held by at least this share of the account's contacts is "common" (see filterSql). */
+const COMMON_TAG_SHARE = 0.01;
+const COUNT_CACHE_MAX = 500;
 
 const SORT_COLUMNS: Record<ContactListQuery["sortBy"], string> = {
   createdAt: "c.created_at",
@@ -111,6 +129,8 @@ export class ContactService {
       deleteTags: q(`DELETE FROM contact_tags WHERE contact_id = ?`),
       insertTag: q(`INSERT OR IGNORE INTO contact_tags (contact_id, account_id, tag) VALUES (?, ?, ?)`),
       formOfAccount: q(`SELECT id FROM forms WHERE id = ? AND account_id = ?`),
+      version: q(`SELECT total_changes() AS c`),
+      dataVersion: q(`PRAGMA data_version`),
     };
   }
 
@@ -119,18 +139,70 @@ export class ContactService {
     return iso(after ? Math.max(t, Date.parse(after) + 1) : t);
   }
 
+  /**
+   * Totals of recent filters, valid while the database is unchanged: paging through a search
+   * counts its matches once. The version is this connection's total_changes() (every write of the
+   * process goes through it) plus data_version (writes from any other connection).
+   */
+  private counts = new Map<string, number>();
+  private countsVersion = "";
+
+  private cachedCount(sql: string, params: SQLQueryBindings[]): number {
+    const v = this.stmts.version.get() as { c: number };
+    const d = this.stmts.dataVersion.get() as { data_version: number };
+    const version = `${v.c}:${d.data_version}`;
+    if (version !== this.countsVersion) {
+      this.counts.clear();
+      this.countsVersion = version;
+    }
+    const key = sql + "\u0000" + JSON.stringify(params);
+    let n = this.counts.get(key);
+    if (n === undefined) {
+      n = (this.sqlite.query(sql).get(...params) as { n: number }).n;
+      if (this.counts.size >= COUNT_CACHE_MAX) this.counts.delete(this.counts.keys().next().value!);
+      this.counts.set(key, n);
+    }
+    return n;
+  }
+
   list(accountId: string, q: ContactListQuery) {
-    const { where, params } = filterSql(accountId, q);
     const dir = q.order === "asc" ? "ASC" : "DESC";
-    // rowid as the tiebreak keeps the order stable and lets the (account_id, <column>) indexes serve it.
-    const rows = this.sqlite
-      .query(
-        `SELECT c.id, c.first_name AS firstName, c.last_name AS lastName, c.phone_number AS phoneNumber, c.email, c.status,
-           c.form_id AS formId, f.name AS formName, c.tags, c.message_count AS messageCount, c.created_at AS createdAt, c.updated_at AS updatedAt
-         FROM ${CONTACT_FROM} WHERE ${where} ORDER BY ${SORT_COLUMNS[q.sortBy]} ${dir}, c.rowid ${dir} LIMIT ? OFFSET ?`,
-      )
-      .all(...params, q.limit, (q.page - 1) * q.limit) as Array<{ tags: string } & Record<string, unknown>>;
-    const total = (this.sqlite.query(`SELECT count(*) AS n FROM contacts c WHERE ${where}`).get(...params) as { n: number }).n;
+    const order = `${SORT_COLUMNS[q.sortBy]} ${dir}, c.rowid ${dir}`;
+    let f: ContactFilter = q;
+    let tagMode: "in" | "exists" = "in";
+    let total: number | undefined;
+    if (q.tags?.length) {
+      // Rarest tag first; common tags are probed while walking the sort index instead.
+      const counted = q.tags.map((tag) => ({ tag, n: this.cachedCount("SELECT count(*) AS n FROM contact_tags WHERE account_id = ? AND tag = ?", [accountId, tag]) }));
+      counted.sort((a, b) => a.n - b.n);
+      f = { ...q, tags: counted.map((c) => c.tag) };
+      const all = this.cachedCount("SELECT count(*) AS n FROM contacts WHERE account_id = ?", [accountId]);
+      if (counted[0].n === 0) total = 0;
+      else if (counted[0].n >= all * COMMON_TAG_SHARE) tagMode = "exists";
+      if (total === undefined && onlyTags(f)) {
+        const rest = counted.slice(1).map(() => " AND EXISTS (SELECT 1 FROM contact_tags t WHERE t.contact_id = t0.contact_id AND t.tag = ?)").join("");
+        total = this.cachedCount(`SELECT count(*) AS n FROM contact_tags t0 WHERE t0.account_id = ? AND t0.tag = ?${rest}`, [accountId, ...counted.map((c) => c.tag)]);
+      }
+    }
+    if (total === undefined) {
+      const counting = filterSql(accountId, f, "in");
+      total = this.cachedCount(`SELECT count(*) AS n FROM contacts c WHERE ${counting.where}`, counting.params);
+    }
+    let rows: Array<{ tags: string } & Record<string, unknown>> = [];
+    if (total > 0 && (q.page - 1) * q.limit < total) {
+      const { where, params } = filterSql(accountId, f, tagMode);
+      // Page over rowids first (index only where possible), then read the page's rows: an
+      // offset skips index entries, not joined rows.
+      rows = this.sqlite
+        .query(
+          `SELECT c.id, c.first_name AS firstName, c.last_name AS lastName, c.phone_number AS phoneNumber, c.email, c.status,
+             c.form_id AS formId, f.name AS formName, c.tags, c.message_count AS messageCount, c.created_at AS createdAt, c.updated_at AS updatedAt
+           FROM (SELECT c.rowid AS rid FROM contacts c WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?) p
+           JOIN contacts c ON c.rowid = p.rid LEFT JOIN forms f ON f.id = c.form_id
+           ORDER BY ${order}`,
+        )
+        .all(...params, q.limit, (q.page - 1) * q.limit) as Array<{ tags: string } & Record<string, unknown>>;
+    }
     return {
       contacts: rows.map((r) => ({ ...r, tags: JSON.parse(r.tags) as string[] })),
       pagination: { total, page: q.page, limit: q.limit, totalPages: Math.ceil(total / q.limit) },

@@ -63,7 +63,7 @@ export class ExportService {
     const sel = parseFieldSelection(raw.fields === undefined ? undefined : String(raw.fields), errors);
     if (errors.length) throw validationError(errors);
     const format = fmt as ExportFormat;
-    const { where, params } = filterSql(accountId, filter);
+    const { where, params } = filterSql(accountId, filter, "exists");
 
     // A file database gets its own read-only connection; ":memory:" (unit use) shares the main one.
     const own = this.dbPath !== ":memory:";
