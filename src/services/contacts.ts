@@ -15,7 +15,7 @@ import {
   type ContactStatus,
 } from "../domain/contact-update";
 import type { ContactFilter, ContactListQuery, AnalyticsQuery } from "../domain/contact-query";
-import { parseImportHeader, importRowBody } from "../domain/contact-export";
+import { parseImportHeader, importRowBody, type ImportHeader } from "../domain/contact-export";
 import { parseIsoTimestamp } from "../domain/message-transitions";
 import { periodWindow } from "../domain/time-series";
 import { humanDuration } from "../domain/duration";
@@ -33,8 +33,8 @@ export interface Contact extends ContactState {
 }
 
 export const MAX_BULK_IDS = 1_000;
-/** Import rows written per transaction; the event loop gets a turn between batches. */
-export const IMPORT_BATCH_ROWS = 2_000;
+/** CSV text parsed and written per transaction; the event loop gets a turn between slices. */
+export const IMPORT_CHUNK_BYTES = 512 * 1024;
 
 /** Every column of a contact, as the API names them (alias `c` = contacts, `f` = forms). */
 export const CONTACT_SELECT = `c.id, c.phone_number AS phoneNumber, c.first_name AS firstName, c.last_name AS lastName,
@@ -70,7 +70,12 @@ export function filterSql(accountId: string, f: ContactFilter, tagMode: "in" | "
   if (f.createdBefore) conds.push("c.created_at < ?"), params.push(f.createdBefore);
   // search_text is lower-cased and so is the pattern: a plain substring test (instr) is exact
   // and cheaper than LIKE.
-  if (f.search) conds.push("instr(c.search_text, ?) > 0"), params.push(f.search);
+  // A digits-only search is a phone search: it reads the (account_id, phone_number) index, not
+  // the table (E.164 holds the number's digits in one run).
+  if (f.search && /^\d+$/.test(f.search)) {
+    conds.push("c.rowid IN (SELECT rowid FROM contacts WHERE account_id = ? AND instr(phone_number, ?) > 0)");
+    params.push(accountId, f.search);
+  } else if (f.search) conds.push("instr(c.search_text, ?) > 0"), params.push(f.search);
   (f.tags ?? []).forEach((tag, i) => {
     if (i === 0 && tagMode === "in") {
       conds.push("c.id IN (SELECT contact_id FROM contact_tags WHERE account_id = ? AND tag = ?)");
@@ -347,68 +352,107 @@ export class ContactService {
     return { updated, errors };
   }
 
+  /**
+   * Upserts contacts by phone from the export's CSV. The text is parsed a slice at a time
+   * (papaparse chunks, paused while a slice is written), each slice in one transaction, with the
+   * event loop getting a turn in between; a row with any problem is skipped whole and reported.
+   */
   async importCsv(accountId: string, text: string): Promise<ImportResult> {
-    const parsed = Papa.parse<string[]>(text.replace(/^\uFEFF/, ""), { skipEmptyLines: "greedy" });
-    const rows = parsed.data;
-    if (rows.length === 0) throw validationError([{ field: "body", message: "the CSV is empty; send a header row and data rows", requirement: "CSV with a header row", provided: null }]);
-    const h = parseImportHeader(rows[0]);
-    if (!h.ok) throw validationError(h.errors);
-    const width = rows[0].length;
     const result: ImportResult = { created: 0, updated: 0, errors: [] };
     const formOk = new Map<string, boolean>();
-    for (let start = 1; start < rows.length; start += IMPORT_BATCH_ROWS) {
+    let header: ImportHeader | null = null;
+    let width = 0;
+    let rowNo = 0; // as a spreadsheet shows it: the header is row 1
+    let failure: unknown = null;
+    const handle = (rows: string[][]) => {
       this.sqlite.transaction(() => {
-        for (let i = start; i < Math.min(rows.length, start + IMPORT_BATCH_ROWS); i++) {
-          // Row numbers as a spreadsheet shows them: the header is row 1.
-          const rowNo = i + 1;
-          const cells = rows[i];
-          if (cells.length !== width) {
-            result.errors.push({ row: rowNo, field: "row", message: `row has ${cells.length} cells; the header has ${width}` });
+        for (const cells of rows) {
+          rowNo++;
+          if (!header) {
+            const h = parseImportHeader(cells);
+            if (!h.ok) throw validationError(h.errors);
+            header = h.header;
+            width = cells.length;
             continue;
           }
-          const { body, createdAt, formId } = importRowBody(h.header, cells);
-          const v = validateContactInput(body, "create");
-          const rowErrors = v.ok ? [] : v.errors;
-          let createdMs: number | null = null;
-          if (createdAt !== undefined) {
-            createdMs = parseIsoTimestamp(createdAt);
-            if (createdMs === null) rowErrors.push({ field: "createdAt", message: "createdAt must be an ISO 8601 timestamp" });
-          }
-          if (!v.ok || rowErrors.length) {
-            for (const e of rowErrors) result.errors.push({ row: rowNo, field: e.field, message: e.message });
-            continue;
-          }
-          const patch = v.patch;
-          const existing = this.stmts.byPhone.get(accountId, patch.phoneNumber!) as { id: string } | null;
-          try {
-            if (existing) {
-              this.applyPatch(accountId, this.get(accountId, existing.id), patch);
-              result.updated++;
-            } else {
-              let form: string | null = null;
-              if (formId !== undefined) {
-                if (!formOk.has(formId)) formOk.set(formId, this.stmts.formOfAccount.get(formId, accountId) !== null);
-                if (formOk.get(formId)) form = formId;
-              }
-              const empty: ContactState = { firstName: null, lastName: null, email: null, phoneNumber: patch.phoneNumber!, status: "new", tags: [], customFields: {}, notes: null, source: null, lastResponseAt: null };
-              const state = applyContactPatch(empty, patch);
-              if (!customFieldsWithinLimit(state.customFields)) {
-                result.errors.push({ row: rowNo, field: "customFields", message: `a contact holds at most ${MAX_CUSTOM_FIELDS} custom fields` });
-                continue;
-              }
-              this.insertState(accountId, state, { formId: form, createdAt: createdMs === null ? undefined : iso(createdMs) });
-              result.created++;
-            }
-          } catch (err) {
-            if (!(err instanceof AppError)) throw err;
-            const first = err.errors?.[0];
-            result.errors.push({ row: rowNo, field: first?.field ?? "row", message: first?.message ?? err.message });
-          }
+          this.importRow(accountId, header, width, cells, rowNo, result, formOk);
         }
       })();
-      if (start + IMPORT_BATCH_ROWS < rows.length) await new Promise((r) => setImmediate(r));
-    }
+    };
+    await new Promise<void>((resolve) => {
+      Papa.parse<string[]>(text.replace(/^\uFEFF/, ""), {
+        skipEmptyLines: "greedy",
+        chunkSize: IMPORT_CHUNK_BYTES,
+        chunk: (res: Papa.ParseResult<string[]>, parser: Papa.Parser) => {
+          parser.pause();
+          try {
+            handle(res.data);
+          } catch (err) {
+            failure = err;
+            parser.abort();
+            return;
+          }
+          setImmediate(() => parser.resume());
+        },
+        complete: () => resolve(),
+      });
+    });
+    if (failure) throw failure;
+    if (!header) throw validationError([{ field: "body", message: "the CSV is empty; send a header row and data rows", requirement: "CSV with a header row", provided: null }]);
     return result;
+  }
+
+  private importRow(
+    accountId: string,
+    header: ImportHeader,
+    width: number,
+    cells: string[],
+    rowNo: number,
+    result: ImportResult,
+    formOk: Map<string, boolean>,
+  ) {
+    if (cells.length !== width) {
+      result.errors.push({ row: rowNo, field: "row", message: `row has ${cells.length} cells; the header has ${width}` });
+      return;
+    }
+    const { body, createdAt, formId } = importRowBody(header, cells);
+    const v = validateContactInput(body, "create");
+    const rowErrors = v.ok ? [] : v.errors;
+    let createdMs: number | null = null;
+    if (createdAt !== undefined) {
+      createdMs = parseIsoTimestamp(createdAt);
+      if (createdMs === null) rowErrors.push({ field: "createdAt", message: "createdAt must be an ISO 8601 timestamp" });
+    }
+    if (!v.ok || rowErrors.length) {
+      for (const e of rowErrors) result.errors.push({ row: rowNo, field: e.field, message: e.message });
+      return;
+    }
+    const patch = v.patch;
+    const existing = this.stmts.byPhone.get(accountId, patch.phoneNumber!) as { id: string } | null;
+    try {
+      if (existing) {
+        this.applyPatch(accountId, this.get(accountId, existing.id), patch);
+        result.updated++;
+        return;
+      }
+      let form: string | null = null;
+      if (formId !== undefined) {
+        if (!formOk.has(formId)) formOk.set(formId, this.stmts.formOfAccount.get(formId, accountId) !== null);
+        if (formOk.get(formId)) form = formId;
+      }
+      const empty: ContactState = { firstName: null, lastName: null, email: null, phoneNumber: patch.phoneNumber!, status: "new", tags: [], customFields: {}, notes: null, source: null, lastResponseAt: null };
+      const state = applyContactPatch(empty, patch);
+      if (!customFieldsWithinLimit(state.customFields)) {
+        result.errors.push({ row: rowNo, field: "customFields", message: `a contact holds at most ${MAX_CUSTOM_FIELDS} custom fields` });
+        return;
+      }
+      this.insertState(accountId, state, { formId: form, createdAt: createdMs === null ? undefined : iso(createdMs) });
+      result.created++;
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      const first = err.errors?.[0];
+      result.errors.push({ row: rowNo, field: first?.field ?? "row", message: first?.message ?? err.message });
+    }
   }
 
   /**

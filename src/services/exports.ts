@@ -32,6 +32,16 @@ const CONTENT_TYPES: Record<ExportFormat, string> = {
   xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 };
 
+/** Bytes of sheet XML exceljs has produced that the zip has not yet taken (its internals, read defensively). */
+function sheetBacklog(ws: unknown): number {
+  const sb = (ws as { stream?: { buffers?: Array<{ length?: number }>; pipes?: Array<{ writableLength?: number }> } }).stream;
+  if (!sb) return 0;
+  let n = 0;
+  for (const b of sb.buffers ?? []) n += b.length ?? 0;
+  for (const p of sb.pipes ?? []) n += p.writableLength ?? 0;
+  return n;
+}
+
 export interface PreparedExport {
   format: ExportFormat;
   filename: string;
@@ -183,7 +193,12 @@ export class ExportService {
         ws.addRow(contactCells(toContact(r), columns)).commit();
         if (++n % EXPORT_CHUNK_ROWS === 0) {
           await new Promise((res) => setImmediate(res));
-          while (!cancelled && pass.readableLength > XLSX_BUFFER_BYTES) await new Promise((res) => setTimeout(res, 2));
+          // exceljs hands sheet XML to the zip without waiting for it (StreamBuf ignores
+          // backpressure), so the producer waits here: for the zip to compress what it was given,
+          // and for the client to take the compressed output.
+          while (!cancelled && (sheetBacklog(ws) > XLSX_BUFFER_BYTES || pass.readableLength > XLSX_BUFFER_BYTES)) {
+            await new Promise((res) => setTimeout(res, 1));
+          }
         }
       }
       finish();
