@@ -24,7 +24,7 @@ import type { Logger } from "../lib/log";
 /** Rows turned into one chunk of the response. */
 export const EXPORT_CHUNK_ROWS = 500;
 /** XLSX: how much zipped output may wait for the client before the writer pauses. */
-const XLSX_BUFFER_BYTES = 4 * 1_048_576;
+const XLSX_BUFFER_BYTES = 1_048_576;
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
   json: "application/json; charset=utf-8",
@@ -34,11 +34,13 @@ const CONTENT_TYPES: Record<ExportFormat, string> = {
 
 /** Bytes of sheet XML exceljs has produced that the zip has not yet taken (its internals, read defensively). */
 function sheetBacklog(ws: unknown): number {
-  const sb = (ws as { stream?: { buffers?: Array<{ length?: number }>; pipes?: Array<{ writableLength?: number }> } }).stream;
+  type Pipe = { writableLength?: number; _writableState?: { length?: number } };
+  const sb = (ws as { stream?: { buffers?: Array<{ length?: number }>; pipes?: Pipe[] } }).stream;
   if (!sb) return 0;
   let n = 0;
   for (const b of sb.buffers ?? []) n += b.length ?? 0;
-  for (const p of sb.pipes ?? []) n += p.writableLength ?? 0;
+  // archiver's entry stream is a readable-stream Writable: its queue length is in _writableState.
+  for (const p of sb.pipes ?? []) n += p.writableLength ?? p._writableState?.length ?? 0;
   return n;
 }
 
