@@ -99,7 +99,9 @@ function onlyTags(f: ContactFilter): boolean {
 
 /** A tag held by at least this share of the account's contacts is "common" (see filterSql). */
 const COMMON_TAG_SHARE = 0.01;
-const COUNT_CACHE_MAX = 500;
+const CACHE_MAX_ENTRIES = 500;
+/** Longest list of matching rowids kept between requests (8 bytes each). */
+const CACHE_MAX_IDS = 20_000;
 
 const SORT_COLUMNS: Record<ContactListQuery["sortBy"], string> = {
   createdAt: "c.created_at",
@@ -145,29 +147,34 @@ export class ContactService {
   }
 
   /**
-   * Totals of recent filters, valid while the database is unchanged: paging through a search
-   * counts its matches once. The version is this connection's total_changes() (every write of the
-   * process goes through it) plus data_version (writes from any other connection).
+   * Totals (and, for filters that must read every row, the ordered matching rowids) of recent
+   * queries, valid while the database is unchanged: paging through a search scans once. The
+   * version is this connection's total_changes() (every write of the process goes through it)
+   * plus data_version (writes from any other connection).
    */
-  private counts = new Map<string, number>();
-  private countsVersion = "";
+  private cache = new Map<string, { total: number; ids?: number[] }>();
+  private cacheVersion = "";
 
-  private cachedCount(sql: string, params: SQLQueryBindings[]): number {
+  private cached(key: string, compute: () => { total: number; ids?: number[] }): { total: number; ids?: number[] } {
     const v = this.stmts.version.get() as { c: number };
     const d = this.stmts.dataVersion.get() as { data_version: number };
     const version = `${v.c}:${d.data_version}`;
-    if (version !== this.countsVersion) {
-      this.counts.clear();
-      this.countsVersion = version;
+    if (version !== this.cacheVersion) {
+      this.cache.clear();
+      this.cacheVersion = version;
     }
-    const key = sql + "\u0000" + JSON.stringify(params);
-    let n = this.counts.get(key);
-    if (n === undefined) {
-      n = (this.sqlite.query(sql).get(...params) as { n: number }).n;
-      if (this.counts.size >= COUNT_CACHE_MAX) this.counts.delete(this.counts.keys().next().value!);
-      this.counts.set(key, n);
+    let e = this.cache.get(key);
+    if (e === undefined) {
+      e = compute();
+      if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
+      // Long id lists are not kept: such filters match often, so a LIMIT query stops early.
+      this.cache.set(key, e.ids && e.ids.length > CACHE_MAX_IDS ? { total: e.total } : e);
     }
-    return n;
+    return e;
+  }
+
+  private cachedCount(sql: string, params: SQLQueryBindings[]): number {
+    return this.cached(sql + "\u0000" + JSON.stringify(params), () => ({ total: (this.sqlite.query(sql).get(...params) as { n: number }).n })).total;
   }
 
   list(accountId: string, q: ContactListQuery) {
@@ -176,6 +183,7 @@ export class ContactService {
     let f: ContactFilter = q;
     let tagMode: "in" | "exists" = "in";
     let total: number | undefined;
+    let ids: number[] | undefined;
     if (q.tags?.length) {
       // Rarest tag first; common tags are probed while walking the sort index instead.
       const counted = q.tags.map((tag) => ({ tag, n: this.cachedCount("SELECT count(*) AS n FROM contact_tags WHERE account_id = ? AND tag = ?", [accountId, tag]) }));
@@ -189,24 +197,45 @@ export class ContactService {
         total = this.cachedCount(`SELECT count(*) AS n FROM contact_tags t0 WHERE t0.account_id = ? AND t0.tag = ?${rest}`, [accountId, ...counted.map((c) => c.tag)]);
       }
     }
+    const { where, params } = filterSql(accountId, f, tagMode);
+    if (total === undefined && ((f.search && !/^\d+$/.test(f.search)) || f.customFields)) {
+      // Text and custom-field filters read every row whatever we do: read them once, in order,
+      // keeping the matching rowids — the total and every page come from that one pass.
+      const e = this.cached(`ids\u0000${where}\u0000${order}\u0000${JSON.stringify(params)}`, () => {
+        const all = (this.sqlite.query(`SELECT c.rowid FROM contacts c WHERE ${where} ORDER BY ${order}`).values(...params) as number[][]).map((r) => r[0]);
+        return { total: all.length, ids: all };
+      });
+      total = e.total;
+      ids = e.ids;
+    }
     if (total === undefined) {
       const counting = filterSql(accountId, f, "in");
       total = this.cachedCount(`SELECT count(*) AS n FROM contacts c WHERE ${counting.where}`, counting.params);
     }
+    const offset = (q.page - 1) * q.limit;
     let rows: Array<{ tags: string } & Record<string, unknown>> = [];
-    if (total > 0 && (q.page - 1) * q.limit < total) {
-      const { where, params } = filterSql(accountId, f, tagMode);
-      // Page over rowids first (index only where possible), then read the page's rows: an
-      // offset skips index entries, not joined rows.
-      rows = this.sqlite
-        .query(
-          `SELECT c.id, c.first_name AS firstName, c.last_name AS lastName, c.phone_number AS phoneNumber, c.email, c.status,
-             c.form_id AS formId, f.name AS formName, c.tags, c.message_count AS messageCount, c.created_at AS createdAt, c.updated_at AS updatedAt
-           FROM (SELECT c.rowid AS rid FROM contacts c WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?) p
-           JOIN contacts c ON c.rowid = p.rid LEFT JOIN forms f ON f.id = c.form_id
-           ORDER BY ${order}`,
-        )
-        .all(...params, q.limit, (q.page - 1) * q.limit) as Array<{ tags: string } & Record<string, unknown>>;
+    if (total > 0 && offset < total) {
+      const columns = `c.id, c.first_name AS firstName, c.last_name AS lastName, c.phone_number AS phoneNumber, c.email, c.status,
+             c.form_id AS formId, f.name AS formName, c.tags, c.message_count AS messageCount, c.created_at AS createdAt, c.updated_at AS updatedAt`;
+      if (ids) {
+        const page = ids.slice(offset, offset + q.limit);
+        const got = this.sqlite
+          .query(`SELECT c.rowid AS rid, ${columns} FROM contacts c LEFT JOIN forms f ON f.id = c.form_id WHERE c.rowid IN (${page.map(() => "?").join(",")})`)
+          .all(...page) as Array<{ rid: number; tags: string } & Record<string, unknown>>;
+        const byRid = new Map(got.map((r) => [r.rid, r]));
+        rows = page.map((rid) => byRid.get(rid)).filter((r) => r !== undefined).map(({ rid: _rid, ...r }) => r);
+      } else {
+        // Page over rowids first (index only where possible), then read the page's rows: an
+        // offset skips index entries, not joined rows.
+        rows = this.sqlite
+          .query(
+            `SELECT ${columns}
+             FROM (SELECT c.rowid AS rid FROM contacts c WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?) p
+             JOIN contacts c ON c.rowid = p.rid LEFT JOIN forms f ON f.id = c.form_id
+             ORDER BY ${order}`,
+          )
+          .all(...params, q.limit, offset) as Array<{ tags: string } & Record<string, unknown>>;
+      }
     }
     return {
       contacts: rows.map((r) => ({ ...r, tags: JSON.parse(r.tags) as string[] })),

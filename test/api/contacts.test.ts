@@ -452,6 +452,32 @@ describe("POST /contacts/search", () => {
   });
 });
 
+describe("repeated queries", () => {
+  test("totals and pages stay right across writes (the count cache never serves stale figures)", async () => {
+    await withServer(async (t) => {
+      const d = t.running.deps.sqlite;
+      const ids = [1, 2, 3].map((i) => insertContact(d, t.accountId, { firstName: `Quinn${i}`, customFields: { team: "red" }, createdAt: `2026-01-0${i}T00:00:00.000Z` }));
+      const list = async (q: string) => (await expectStatus(await t.api(`/contacts${q}`), 200)).data;
+      const search = async (json: unknown) => (await expectStatus(await t.api("/contacts/search", { method: "POST", json }), 200)).data;
+      expect((await list("?search=quinn")).pagination.total).toBe(3);
+      const p2 = await list("?search=quinn&limit=2&page=2");
+      expect(p2.contacts.map((c: any) => c.id)).toEqual([ids[0]]);
+      expect((await list("?search=quinn&limit=2&page=1&order=asc")).contacts.map((c: any) => c.id)).toEqual([ids[0], ids[1]]);
+      expect((await search({ customFields: { team: "red" } })).pagination.total).toBe(3);
+      await expectStatus(await t.api(`/contacts/${ids[1]}`, { method: "PUT", json: { firstName: "Other", customFields: { team: "blue" } } }), 200);
+      expect((await list("?search=quinn")).contacts.map((c: any) => c.id)).toEqual([ids[2], ids[0]]);
+      expect((await search({ customFields: { team: "red" } })).pagination.total).toBe(2);
+      // A write that bypasses the service (same connection) is seen too.
+      insertContact(d, t.accountId, { firstName: "Quinn9", customFields: { team: "red" } });
+      expect((await list("?search=quinn")).pagination.total).toBe(3);
+      expect((await search({ customFields: { team: "red" } })).pagination.total).toBe(3);
+      await expectStatus(await t.api(`/contacts/${ids[0]}`, { method: "DELETE" }), 200);
+      expect((await list("?search=quinn")).pagination.total).toBe(2);
+      expect((await list("?tags=none")).pagination.total).toBe(0);
+    });
+  });
+});
+
 describe("query plans", () => {
   test("list and tag filters use the contacts indexes", () => {
     const plan = (sql: string, ...p: any[]) => (db().query(`EXPLAIN QUERY PLAN ${sql}`).all(...p) as any[]).map((r) => r.detail).join(" | ");
