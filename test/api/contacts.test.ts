@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { insertContact, insertForm, insertMessage } from "../helpers/contact-fixtures";
+import { filterSql } from "../../src/services/contacts";
 
 let s: TestServer;
 let standardKey: string;
@@ -479,15 +480,23 @@ describe("repeated queries", () => {
 });
 
 describe("query plans", () => {
-  test("list and tag filters use the contacts indexes", () => {
-    const plan = (sql: string, ...p: any[]) => (db().query(`EXPLAIN QUERY PLAN ${sql}`).all(...p) as any[]).map((r) => r.detail).join(" | ");
-    const base = "SELECT c.id FROM contacts c LEFT JOIN forms f ON f.id = c.form_id WHERE c.account_id = ?";
-    expect(plan(`${base} ORDER BY c.created_at DESC, c.rowid DESC LIMIT 50`, "a")).toContain("contacts_account_created_idx");
-    expect(plan(`${base} ORDER BY c.first_name ASC, c.rowid ASC LIMIT 50`, "a")).toContain("contacts_account_first_idx");
-    expect(plan(`${base} AND c.status = ? ORDER BY c.created_at DESC, c.rowid DESC LIMIT 50`, "a", "new")).toContain("contacts_account_status_created_idx");
-    expect(
-      plan(`${base} AND c.id IN (SELECT contact_id FROM contact_tags WHERE account_id = ? AND tag IN (?) GROUP BY contact_id HAVING count(*) = 1)`, "a", "a", "vip"),
-    ).toContain("contact_tags_account_tag_idx");
-    expect(plan(`${base} ORDER BY c.created_at DESC, c.rowid DESC LIMIT 50`, "a")).not.toContain("TEMP B-TREE");
+  test("list, tag and phone filters use the contacts indexes", () => {
+    const plan = (f: Parameters<typeof filterSql>[1], order: string, mode: "in" | "exists" = "in") => {
+      const { where, params } = filterSql("acc", f, mode);
+      const sql = `SELECT c.rowid FROM contacts c WHERE ${where} ORDER BY ${order} LIMIT 50`;
+      return (db().query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as any[])) as any[]).map((r) => r.detail).join(" | ");
+    };
+    const byCreated = "c.created_at DESC, c.rowid DESC";
+    expect(plan({}, byCreated)).toContain("contacts_account_created_idx");
+    expect(plan({}, byCreated)).not.toContain("TEMP B-TREE");
+    expect(plan({}, "c.first_name ASC, c.rowid ASC")).toContain("contacts_account_first_idx");
+    expect(plan({}, "c.last_name ASC, c.rowid ASC")).toContain("contacts_account_last_idx");
+    expect(plan({}, "c.updated_at ASC, c.rowid ASC")).toContain("contacts_account_updated_idx");
+    expect(plan({ status: "new" }, byCreated)).toContain("contacts_account_status_created_idx");
+    expect(plan({ tags: ["vip"] }, byCreated, "in")).toContain("contact_tags_account_tag_idx");
+    const common = plan({ tags: ["vip", "lead"] }, byCreated, "exists");
+    expect(common).toContain("contacts_account_created_idx");
+    expect(common).toContain("sqlite_autoindex_contact_tags_1");
+    expect(plan({ search: "4155" }, byCreated)).toContain("contacts_account_phone_idx");
   });
 });
