@@ -239,6 +239,34 @@ describe("POST /contacts/import", () => {
     }
   });
 
+  test("a file larger than one parse slice (512 KiB) imports every row, including rows cut at a slice edge", async () => {
+    const src = await startTestServer();
+    const dst = await startTestServer();
+    try {
+      const db = src.running.deps.sqlite;
+      db.transaction(() => {
+        for (let i = 0; i < 4000; i++) {
+          insertContact(db, src.accountId, {
+            firstName: `Name${i}`,
+            phoneNumber: `+1201557${String(i).padStart(4, "0")}`,
+            tags: ["t1", "t2"],
+            customFields: { bio: `line one, "quoted"\nline two ${i} `.repeat(2), n: String(i) },
+          });
+        }
+      })();
+      const csv = await (await src.api("/contacts/export?format=csv")).text();
+      expect(csv.length).toBeGreaterThan(600_000);
+      const body = await expectStatus(await dst.api("/contacts/import", { method: "POST", body: csv, headers: { "Content-Type": "text/csv" } }), 200);
+      expect(body.data).toEqual({ created: 4000, updated: 0, errors: [] });
+      const a = JSON.parse(await (await src.api("/contacts/export?format=json&fields=phoneNumber,firstName,tags,customFields")).text());
+      const b = JSON.parse(await (await dst.api("/contacts/export?format=json&fields=phoneNumber,firstName,tags,customFields")).text());
+      expect(b).toEqual(a);
+    } finally {
+      await src.stop();
+      await dst.stop();
+    }
+  });
+
   test("whole-file problems: empty body, no phoneNumber column, unknown columns, wrong content type", async () => {
     const post = (body: string, type = "text/csv") => s.api("/contacts/import", { method: "POST", body, headers: { "Content-Type": type } });
     expect((await expectStatus(await post(""), 400)).code).toBe("VALIDATION_ERROR");
