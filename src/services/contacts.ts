@@ -393,10 +393,16 @@ export class ContactService {
     let width = 0;
     let rowNo = 0; // as a spreadsheet shows it: the header is row 1
     let failure: unknown = null;
-    const handle = (rows: string[][]) => {
+    const handle = (rows: string[][], bad: Map<number, string>) => {
       this.sqlite.transaction(() => {
-        for (const cells of rows) {
+        for (const [i, cells] of rows.entries()) {
           rowNo++;
+          const problem = bad.get(i);
+          if (problem !== undefined && header) {
+            // e.g. an unterminated quote: the row's cells cannot be trusted.
+            result.errors.push({ row: rowNo, field: "row", message: `malformed CSV: ${problem}` });
+            continue;
+          }
           if (!header) {
             const h = parseImportHeader(cells);
             if (!h.ok) throw validationError(h.errors);
@@ -415,7 +421,9 @@ export class ContactService {
         chunk: (res: Papa.ParseResult<string[]>, parser: Papa.Parser) => {
           parser.pause();
           try {
-            handle(res.data);
+            const bad = new Map<number, string>();
+            for (const e of res.errors) if (typeof e.row === "number") bad.set(e.row, e.message);
+            handle(res.data, bad);
           } catch (err) {
             failure = err;
             parser.abort();

@@ -267,6 +267,18 @@ describe("POST /contacts/import", () => {
     }
   });
 
+  test("a row with malformed CSV (an unterminated quote) is refused, not guessed at", async () => {
+    const t = await startTestServer();
+    try {
+      const csv = 'phoneNumber,firstName\n+12015550601,Good\n+12015550602,"unterminated\n';
+      const body = await expectStatus(await t.api("/contacts/import", { method: "POST", body: csv, headers: { "Content-Type": "text/csv" } }), 200);
+      expect(body.data.created).toBe(1);
+      expect(body.data.errors).toEqual([{ row: 3, field: "row", message: expect.stringContaining("malformed CSV") }]);
+    } finally {
+      await t.stop();
+    }
+  });
+
   test("whole-file problems: empty body, no phoneNumber column, unknown columns, wrong content type", async () => {
     const post = (body: string, type = "text/csv") => s.api("/contacts/import", { method: "POST", body, headers: { "Content-Type": type } });
     expect((await expectStatus(await post(""), 400)).code).toBe("VALIDATION_ERROR");
