@@ -5,6 +5,8 @@ import type { Logger } from "./lib/log";
 import { wrapDb, type Db } from "./db/open";
 import { AccountService } from "./services/accounts";
 import { FormService } from "./services/forms";
+import { ContactService } from "./services/contacts";
+import { ExportService } from "./services/exports";
 import { MessageQueue } from "./queue/priority-queue";
 import { ApiLimiter } from "./limits/api-limiter";
 import { Sequence } from "./lib/seq";
@@ -34,6 +36,8 @@ export interface AppDeps {
   db: Db;
   accounts: AccountService;
   forms: FormService;
+  contacts: ContactService;
+  exports: ExportService;
   queue: MessageQueue;
   /** Creation order of messages (queue tiebreak). */
   seq: Sequence;
@@ -62,6 +66,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const writer = new GroupCommitWriter(sqlite, logger);
   const quota = new MonthlyQuota(sqlite, clock);
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute);
+  const forms = new FormService(db, clock);
   let sweep: ReturnType<typeof setInterval> | undefined;
   const deps: AppDeps = {
     config,
@@ -70,7 +75,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     sqlite,
     db,
     accounts: new AccountService(sqlite, clock),
-    forms: new FormService(db, clock),
+    forms,
+    contacts: new ContactService(sqlite, clock, forms),
+    exports: new ExportService(sqlite, config.db, clock, logger),
     queue,
     seq,
     apiLimiter: new ApiLimiter({ clock }),

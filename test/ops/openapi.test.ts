@@ -17,15 +17,6 @@ const SPEC_ENDPOINTS = [
   "DELETE /v1/messages/{}/{}",
   "PUT /v1/messages/{}/bulk",
   "GET /v1/messages/{}/analytics",
-  "GET /v1/contacts",
-  "GET /v1/contacts/{}",
-  "PUT /v1/contacts/{}",
-  "DELETE /v1/contacts/{}",
-  "GET /v1/contacts/{}/messages",
-  "PUT /v1/contacts/bulk",
-  "GET /v1/contacts/export",
-  "GET /v1/contacts/analytics",
-  "POST /v1/contacts/search",
 ];
 
 /**
@@ -41,15 +32,6 @@ const PENDING_FROM_OTHER_BRANCHES = [
   "DELETE /v1/messages/{}/{}",
   "PUT /v1/messages/{}/bulk",
   "GET /v1/messages/{}/analytics",
-  "GET /v1/contacts",
-  "GET /v1/contacts/{}",
-  "PUT /v1/contacts/{}",
-  "DELETE /v1/contacts/{}",
-  "GET /v1/contacts/{}/messages",
-  "PUT /v1/contacts/bulk",
-  "GET /v1/contacts/export",
-  "GET /v1/contacts/analytics",
-  "POST /v1/contacts/search",
 ];
 
 /** The spec's errors and their HTTP statuses (DUPLICATE_* and the quota code per CONTRACT §4). */

@@ -1,7 +1,118 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
+import { AppError, validationError } from "../../errors";
+import { authOf } from "../context";
+import { IdParam } from "../models/common";
+import { AnalyticsQuery, BulkBody, ContactBody, ContactListQuery, ExportQuery, PagingQuery, SearchBody } from "../models/contacts";
+import { parseAnalyticsQuery, parseListQuery, parsePaging, parseSearchBody } from "../../domain/contact-query";
+import type { FieldError } from "../../domain/submission";
 
-// Filled in by its own issue.
-export function contactsRoutes(_deps: AppDeps) {
-  return new Elysia({ name: "contacts-routes" });
+const CSV_TYPE = /^(text\/csv|application\/csv|text\/plain)\b/i;
+
+/** The fixed paths (export, analytics, bulk, search, import) are declared before `/:id`. */
+export function contactsRoutes(deps: AppDeps) {
+  return new Elysia({ name: "contacts-routes", prefix: "/v1/contacts" })
+    .get(
+      "/export",
+      ({ request, query }) => {
+        const x = deps.exports.prepare(authOf(request).accountId, query);
+        return new Response(x.body, {
+          headers: {
+            "Content-Type": x.contentType,
+            "Content-Disposition": `attachment; filename=${x.filename}`,
+            "Cache-Control": "no-store",
+          },
+        });
+      },
+      { query: ExportQuery, detail: { summary: "Export contacts as JSON, CSV or XLSX, streamed (admin)", tags: ["Contacts"] } },
+    )
+    .get(
+      "/analytics",
+      ({ request, query }) => {
+        const q = parseAnalyticsQuery(query);
+        if (!q.ok) throw validationError(q.errors);
+        return { status: "success", data: { analytics: deps.contacts.analytics(authOf(request).accountId, q.value) } };
+      },
+      { query: AnalyticsQuery, detail: { summary: "Contact analytics: status distribution, conversion, response time, top forms", tags: ["Contacts"] } },
+    )
+    .put(
+      "/bulk",
+      ({ request, body }) => ({ status: "success", data: deps.contacts.bulk(authOf(request).accountId, body) }),
+      { body: BulkBody, detail: { summary: "Apply one update to up to 1000 contacts", tags: ["Contacts"] } },
+    )
+    .post(
+      "/search",
+      ({ request, body }) => {
+        const q = parseSearchBody(body);
+        if (!q.ok) throw validationError(q.errors);
+        return { status: "success", data: deps.contacts.list(authOf(request).accountId, q.value) };
+      },
+      { body: SearchBody, detail: { summary: "Search contacts by exact custom field values (and tags, status)", tags: ["Contacts"] } },
+    )
+    .post(
+      "/import",
+      async ({ request }) => {
+        const ct = request.headers.get("content-type");
+        if (!ct || !CSV_TYPE.test(ct)) {
+          throw new AppError("UNSUPPORTED_MEDIA_TYPE", {
+            message: "Send the CSV with Content-Type: text/csv",
+            details: { provided: ct ?? "none", expected: "text/csv" },
+          });
+        }
+        const result = await deps.contacts.importCsv(authOf(request).accountId, await request.text());
+        return { status: "success", message: `Imported: ${result.created} created, ${result.updated} updated, ${result.errors.length} rows refused`, data: result };
+      },
+      { parse: "none", detail: { summary: "Import contacts from the export's CSV; upsert by phone (admin)", tags: ["Contacts"] } },
+    )
+    .get(
+      "/",
+      ({ request, query }) => {
+        const q = parseListQuery(query);
+        if (!q.ok) throw validationError(q.errors);
+        return { status: "success", data: deps.contacts.list(authOf(request).accountId, q.value) };
+      },
+      { query: ContactListQuery, detail: { summary: "List contacts", tags: ["Contacts"] } },
+    )
+    .post(
+      "/",
+      ({ request, body, set }) => {
+        const contact = deps.contacts.create(authOf(request).accountId, body);
+        set.status = 201;
+        return { status: "success", message: "Contact created", data: { contact } };
+      },
+      { body: ContactBody, detail: { summary: "Create a contact", tags: ["Contacts"] } },
+    )
+    .get(
+      "/:id",
+      ({ request, params }) => ({ status: "success", data: { contact: deps.contacts.get(authOf(request).accountId, params.id) } }),
+      { params: IdParam, detail: { summary: "Get a contact", tags: ["Contacts"] } },
+    )
+    .get(
+      "/:id/messages",
+      ({ request, params, query }) => {
+        const errors: FieldError[] = [];
+        const paging = parsePaging(query, errors);
+        if (errors.length) throw validationError(errors);
+        return { status: "success", data: deps.contacts.messages(authOf(request).accountId, params.id, paging) };
+      },
+      { params: IdParam, query: PagingQuery, detail: { summary: "A contact's message history, newest first", tags: ["Contacts"] } },
+    )
+    .put(
+      "/:id",
+      ({ request, params, body }) => ({
+        status: "success",
+        message: "Contact updated",
+        data: { contact: deps.contacts.update(authOf(request).accountId, params.id, body) },
+      }),
+      { params: IdParam, body: ContactBody, detail: { summary: "Update a contact (tags replace, customFields merge)", tags: ["Contacts"] } },
+    )
+    .delete(
+      "/:id",
+      ({ request, params }) => {
+        const { deletedId, removedQueued } = deps.contacts.delete(authOf(request).accountId, params.id);
+        for (const id of removedQueued) deps.queue.remove(id);
+        return { status: "success", message: "Contact and its message history deleted", data: { deletedId } };
+      },
+      { params: IdParam, detail: { summary: "Delete a contact and its message history (admin)", tags: ["Contacts"] } },
+    );
 }

@@ -1,0 +1,223 @@
+/**
+ * The shape of contact exports and imports (CONTRACT §5 "Exports"): columns, field selection,
+ * spreadsheet formula-injection neutralisation, and reading one CSV row back into a contact body.
+ *
+ * Columns: the fixed ones below, then one `customFields.<name>` column per custom field, `tags`
+ * joined with `;`. A cell that a spreadsheet would read as a formula — it begins with `=`, `+`,
+ * `-`, `@`, tab or carriage return — is written with a leading `'`; so is a cell that already
+ * begins with quotes followed by one of those, which makes the rule exactly reversible: import
+ * removes one leading quote from any cell matching `^'+[=+\-@\t\r]`. An E.164 phone number
+ * (`+12015550123`) is left as it is: it is data people search for, and a spreadsheet reads it
+ * as a number, not a formula.
+ *
+ * Pure: no database.
+ */
+import type { FieldError } from "./submission";
+
+export const EXPORT_FORMATS = ["json", "csv", "xlsx"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export const BASE_COLUMNS = [
+  "id",
+  "firstName",
+  "lastName",
+  "phoneNumber",
+  "email",
+  "status",
+  "formId",
+  "formName",
+  "tags",
+  "source",
+  "notes",
+  "messageCount",
+  "lastContactedAt",
+  "lastResponseAt",
+  "createdAt",
+  "updatedAt",
+] as const;
+export type BaseColumn = (typeof BASE_COLUMNS)[number];
+
+export const CUSTOM_PREFIX = "customFields.";
+export const TAG_SEPARATOR = ";";
+
+/** Columns an import reads but never writes: the service owns them. */
+export const IMPORT_IGNORED_COLUMNS = ["id", "formName", "messageCount", "lastContactedAt", "updatedAt"] as const;
+
+export const E164_RE = /^\+[1-9]\d{6,14}$/;
+const FORMULA_START = /^'*[=+\-@\t\r]/;
+const NEUTRALISED = /^'+[=+\-@\t\r]/;
+
+/** The cell as written to CSV/XLSX. */
+export function neutraliseCell(value: string): string {
+  if (value === "" || !FORMULA_START.test(value) || E164_RE.test(value)) return value;
+  return "'" + value;
+}
+
+/** The inverse of neutraliseCell, for imports. */
+export function restoreCell(value: string): string {
+  return NEUTRALISED.test(value) ? value.slice(1) : value;
+}
+
+/**
+ * What an export writes. `all` = the fixed columns then every custom field column; a selection
+ * names columns in the order wanted, `customFields` standing for all custom field columns.
+ */
+export interface ColumnSelection {
+  /** In order; `customFields` (all of them) may appear once. */
+  columns: string[];
+  /** Whether the caller's list needs the names of every custom field (`customFields` or no selection). */
+  needsAllCustom: boolean;
+}
+
+export function parseFieldSelection(v: string | undefined, errors: FieldError[]): ColumnSelection {
+  if (v === undefined || v.trim() === "") return { columns: [...BASE_COLUMNS, "customFields"], needsAllCustom: true };
+  const out: string[] = [];
+  for (const raw of v.split(",")) {
+    const f = raw.trim();
+    if (!f) continue;
+    const ok =
+      (BASE_COLUMNS as readonly string[]).includes(f) ||
+      f === "customFields" ||
+      (f.startsWith(CUSTOM_PREFIX) && f.length > CUSTOM_PREFIX.length && f.length <= CUSTOM_PREFIX.length + 64);
+    if (!ok) {
+      errors.push({
+        field: "fields",
+        message: `fields: unknown field "${f.slice(0, 80)}"; allowed: ${BASE_COLUMNS.join(", ")}, customFields, customFields.<name>`,
+        requirement: `comma-separated list of ${BASE_COLUMNS.join(", ")}, customFields, customFields.<name>`,
+        provided: v.slice(0, 100),
+      });
+      continue;
+    }
+    if (!out.includes(f)) out.push(f);
+  }
+  if (out.length === 0 && errors.length === 0) {
+    errors.push({ field: "fields", message: "fields must name at least one column", requirement: "at least one column", provided: v.slice(0, 100) });
+  }
+  return { columns: out, needsAllCustom: out.includes("customFields") };
+}
+
+/** Expands `customFields` into one column per name (sorted), for CSV/XLSX headers. */
+export function expandColumns(sel: ColumnSelection, customNames: string[]): string[] {
+  const out: string[] = [];
+  for (const c of sel.columns) {
+    if (c === "customFields") {
+      for (const n of customNames) {
+        const col = CUSTOM_PREFIX + n;
+        if (!sel.columns.includes(col) && !out.includes(col)) out.push(col);
+      }
+    } else if (!out.includes(c)) out.push(c);
+  }
+  return out;
+}
+
+/** A contact as the export sees it (the API's Contact shape). */
+export interface ExportContact {
+  id: string;
+  firstName: string | null;
+  lastName: string | null;
+  phoneNumber: string;
+  email: string | null;
+  status: string;
+  formId: string | null;
+  formName: string | null;
+  customFields: Record<string, string>;
+  tags: string[];
+  source: string | null;
+  notes: string | null;
+  messageCount: number;
+  lastContactedAt: string | null;
+  lastResponseAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One flat, neutralised row of cells in `columns` order (messageCount stays a number). */
+export function contactCells(c: ExportContact, columns: string[]): Array<string | number> {
+  return columns.map((col) => {
+    if (col === "messageCount") return c.messageCount;
+    if (col === "tags") return neutraliseCell(c.tags.join(TAG_SEPARATOR));
+    if (col.startsWith(CUSTOM_PREFIX)) return neutraliseCell(c.customFields[col.slice(CUSTOM_PREFIX.length)] ?? "");
+    const v = (c as unknown as Record<string, unknown>)[col];
+    return v === null || v === undefined ? "" : neutraliseCell(String(v));
+  });
+}
+
+/** The JSON export's object for one contact: the selected keys in order; custom fields nested. */
+export function contactJson(c: ExportContact, sel: ColumnSelection): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const col of sel.columns) {
+    if (col === "customFields") out.customFields = { ...(out.customFields as object | undefined), ...c.customFields };
+    else if (col.startsWith(CUSTOM_PREFIX)) {
+      const name = col.slice(CUSTOM_PREFIX.length);
+      const cf = (out.customFields ??= {}) as Record<string, string>;
+      if (name in c.customFields) cf[name] = c.customFields[name];
+    } else out[col] = (c as unknown as Record<string, unknown>)[col];
+  }
+  return out;
+}
+
+export interface ImportHeader {
+  /** Column index → what it sets. */
+  map: Array<{ kind: "base"; name: BaseColumn } | { kind: "custom"; name: string } | { kind: "ignored" }>;
+}
+
+/** Checks an import's header row: phoneNumber is required; unknown columns are refused by name. */
+export function parseImportHeader(header: string[]): { ok: true; header: ImportHeader } | { ok: false; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const map: ImportHeader["map"] = [];
+  const seen = new Set<string>();
+  header.forEach((h, i) => {
+    const name = h.trim().replace(/^\uFEFF/, "");
+    if (seen.has(name)) errors.push({ field: name, message: `column "${name}" appears twice`, requirement: "unique column names", provided: name });
+    seen.add(name);
+    if ((IMPORT_IGNORED_COLUMNS as readonly string[]).includes(name)) map.push({ kind: "ignored" });
+    else if ((BASE_COLUMNS as readonly string[]).includes(name)) map.push({ kind: "base", name: name as BaseColumn });
+    else if (name.startsWith(CUSTOM_PREFIX) && name.length > CUSTOM_PREFIX.length) map.push({ kind: "custom", name: name.slice(CUSTOM_PREFIX.length) });
+    else {
+      errors.push({
+        field: name || `column ${i + 1}`,
+        message: `unknown column "${name.slice(0, 80)}"; use the export's columns: ${BASE_COLUMNS.join(", ")}, customFields.<name>`,
+        requirement: "a column of the export",
+        provided: name.slice(0, 100),
+      });
+      map.push({ kind: "ignored" });
+    }
+  });
+  if (!seen.has("phoneNumber")) errors.push({ field: "phoneNumber", message: "the CSV needs a phoneNumber column", requirement: "phoneNumber column", provided: header.join(",").slice(0, 100) });
+  return errors.length ? { ok: false, errors } : { ok: true, header: { map } };
+}
+
+/**
+ * One data row → a body for validateContactInput("create") plus the columns the service applies
+ * itself. An empty cell clears the field (empty custom cell deletes that custom field) — except
+ * status, where empty means "leave as is" (new for a new contact).
+ */
+export function importRowBody(h: ImportHeader, cells: string[]): { body: Record<string, unknown>; createdAt?: string; formId?: string } {
+  const body: Record<string, unknown> = {};
+  const custom: Record<string, string | null> = {};
+  let createdAt: string | undefined;
+  let formId: string | undefined;
+  h.map.forEach((m, i) => {
+    if (m.kind === "ignored") return;
+    const v = restoreCell(cells[i] ?? "");
+    if (m.kind === "custom") return void (custom[m.name] = v === "" ? null : v);
+    switch (m.name) {
+      case "tags":
+        body.tags = v.split(TAG_SEPARATOR).map((t) => t.trim()).filter(Boolean);
+        break;
+      case "status":
+        if (v !== "") body.status = v;
+        break;
+      case "createdAt":
+        if (v !== "") createdAt = v;
+        break;
+      case "formId":
+        if (v !== "") formId = v;
+        break;
+      default:
+        body[m.name] = v;
+    }
+  });
+  if (Object.keys(custom).length) body.customFields = custom;
+  return { body, createdAt, formId };
+}

@@ -1,0 +1,543 @@
+import type { Database, SQLQueryBindings } from "bun:sqlite";
+import Papa from "papaparse";
+import { AppError, validationError } from "../errors";
+import { iso, type Clock } from "../lib/clock";
+import { newId, UUID_RE } from "../lib/ids";
+import { contactSearchText } from "../domain/contact-search";
+import {
+  applyContactPatch,
+  validateContactInput,
+  customFieldsWithinLimit,
+  MAX_CUSTOM_FIELDS,
+  CONTACT_STATUSES,
+  type ContactPatch,
+  type ContactState,
+  type ContactStatus,
+} from "../domain/contact-update";
+import type { ContactFilter, ContactListQuery, AnalyticsQuery } from "../domain/contact-query";
+import { parseImportHeader, importRowBody, type ImportHeader } from "../domain/contact-export";
+import { parseIsoTimestamp } from "../domain/message-transitions";
+import { periodWindow } from "../domain/time-series";
+import { humanDuration } from "../domain/duration";
+import type { FormService } from "./forms";
+
+/** The API's Contact (spec "Contact"). */
+export interface Contact extends ContactState {
+  id: string;
+  formId: string | null;
+  formName: string | null;
+  lastContactedAt: string | null;
+  messageCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const MAX_BULK_IDS = 1_000;
+/** CSV text parsed and written per transaction; the event loop gets a turn between slices. */
+export const IMPORT_CHUNK_BYTES = 512 * 1024;
+
+/** Every column of a contact, as the API names them (alias `c` = contacts, `f` = forms). */
+export const CONTACT_SELECT = `c.id, c.phone_number AS phoneNumber, c.first_name AS firstName, c.last_name AS lastName,
+  c.email, c.status, c.form_id AS formId, f.name AS formName, c.custom_fields AS customFields, c.tags,
+  c.last_contacted_at AS lastContactedAt, c.last_response_at AS lastResponseAt, c.message_count AS messageCount,
+  c.source, c.notes, c.created_at AS createdAt, c.updated_at AS updatedAt`;
+export const CONTACT_FROM = `contacts c LEFT JOIN forms f ON f.id = c.form_id`;
+
+export type ContactRow = Omit<Contact, "customFields" | "tags"> & { customFields: string; tags: string };
+
+export function toContact(r: ContactRow): Contact {
+  return { ...r, customFields: JSON.parse(r.customFields), tags: JSON.parse(r.tags) };
+}
+
+/**
+ * WHERE clause of a contact filter, scoped to the account.
+ *
+ * Tags go through contact_tags: with `tagMode: "in"` the first tag (pass the rarest first) is a
+ * list read from the (account_id, tag) index and every further tag a primary-key probe — cheap
+ * when the tag is rare; with `"exists"` every tag is a probe, so a page can be read straight off
+ * a sort index and stop after `limit` hits — cheap when the tags are common.
+ *
+ * Custom fields match exactly through json_extract; `instr` on the stored JSON text first skips
+ * rows that cannot match without parsing them (values are always written with JSON.stringify, so
+ * a stored value appears in the text exactly as JSON.stringify(value)).
+ */
+export function filterSql(accountId: string, f: ContactFilter, tagMode: "in" | "exists" = "in"): { where: string; params: SQLQueryBindings[] } {
+  const conds = ["c.account_id = ?"];
+  const params: SQLQueryBindings[] = [accountId];
+  if (f.status) conds.push("c.status = ?"), params.push(f.status);
+  if (f.formId) conds.push("c.form_id = ?"), params.push(f.formId);
+  if (f.createdAfter) conds.push("c.created_at >= ?"), params.push(f.createdAfter);
+  if (f.createdBefore) conds.push("c.created_at < ?"), params.push(f.createdBefore);
+  // search_text is lower-cased and so is the pattern: a plain substring test (instr) is exact
+  // and cheaper than LIKE.
+  // A digits-only search is a phone search: it reads the (account_id, phone_number) index, not
+  // the table (E.164 holds the number's digits in one run).
+  if (f.search && /^\d+$/.test(f.search)) {
+    conds.push("c.rowid IN (SELECT rowid FROM contacts WHERE account_id = ? AND instr(phone_number, ?) > 0)");
+    params.push(accountId, f.search);
+  } else if (f.search) conds.push("instr(c.search_text, ?) > 0"), params.push(f.search);
+  (f.tags ?? []).forEach((tag, i) => {
+    if (i === 0 && tagMode === "in") {
+      conds.push("c.id IN (SELECT contact_id FROM contact_tags WHERE account_id = ? AND tag = ?)");
+      params.push(accountId, tag);
+    } else {
+      conds.push("EXISTS (SELECT 1 FROM contact_tags t WHERE t.contact_id = c.id AND t.tag = ?)");
+      params.push(tag);
+    }
+  });
+  for (const [k, v] of Object.entries(f.customFields ?? {})) {
+    conds.push("instr(c.custom_fields, ?) > 0 AND json_extract(c.custom_fields, ?) = ?");
+    params.push(JSON.stringify(v), `$."${k}"`, v);
+  }
+  return { where: conds.join(" AND "), params };
+}
+
+/** Whether a filter holds nothing but tags (its total can then be counted in contact_tags alone). */
+function onlyTags(f: ContactFilter): boolean {
+  return !f.status && !f.formId && !f.createdAfter && !f.createdBefore && !f.search && !f.customFields && !!f.tags?.length;
+}
+
+/** A tag held by at least this share of the account's contacts is "common" (see filterSql). */
+const COMMON_TAG_SHARE = 0.01;
+const CACHE_MAX_ENTRIES = 500;
+/** Longest list of matching rowids kept between requests (8 bytes each). */
+const CACHE_MAX_IDS = 20_000;
+
+const SORT_COLUMNS: Record<ContactListQuery["sortBy"], string> = {
+  createdAt: "c.created_at",
+  updatedAt: "c.updated_at",
+  firstName: "c.first_name",
+  lastName: "c.last_name",
+};
+
+export interface ImportResult {
+  created: number;
+  updated: number;
+  errors: Array<{ row: number; field: string; message: string }>;
+}
+
+export class ContactService {
+  private readonly stmts;
+
+  constructor(
+    private readonly sqlite: Database,
+    private readonly clock: Clock,
+    private readonly forms: FormService,
+  ) {
+    const q = (s: string) => sqlite.query(s);
+    this.stmts = {
+      byId: q(`SELECT ${CONTACT_SELECT} FROM ${CONTACT_FROM} WHERE c.id = ? AND c.account_id = ?`),
+      byPhone: q(`SELECT id FROM contacts WHERE account_id = ? AND phone_number = ?`),
+      insert: q(`INSERT INTO contacts (id, account_id, phone_number, first_name, last_name, email, status, form_id, custom_fields, tags,
+          last_contacted_at, last_response_at, message_count, source, notes, search_text, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, 0, ?, ?, ?, ?, ?)`),
+      update: q(`UPDATE contacts SET phone_number = ?, first_name = ?, last_name = ?, email = ?, status = ?, custom_fields = ?, tags = ?,
+          last_response_at = ?, source = ?, notes = ?, search_text = ?, updated_at = ? WHERE id = ? AND account_id = ?`),
+      deleteTags: q(`DELETE FROM contact_tags WHERE contact_id = ?`),
+      insertTag: q(`INSERT OR IGNORE INTO contact_tags (contact_id, account_id, tag) VALUES (?, ?, ?)`),
+      formOfAccount: q(`SELECT id FROM forms WHERE id = ? AND account_id = ?`),
+      version: q(`SELECT total_changes() AS c`),
+      dataVersion: q(`PRAGMA data_version`),
+    };
+  }
+
+  private now(after?: string): string {
+    const t = this.clock();
+    return iso(after ? Math.max(t, Date.parse(after) + 1) : t);
+  }
+
+  /**
+   * Totals (and, for filters that must read every row, the ordered matching rowids) of recent
+   * queries, valid while the database is unchanged: paging through a search scans once. The
+   * version is this connection's total_changes() (every write of the process goes through it)
+   * plus data_version (writes from any other connection).
+   */
+  private cache = new Map<string, { total: number; ids?: number[] }>();
+  private cacheVersion = "";
+
+  private cached(key: string, compute: () => { total: number; ids?: number[] }): { total: number; ids?: number[] } {
+    const v = this.stmts.version.get() as { c: number };
+    const d = this.stmts.dataVersion.get() as { data_version: number };
+    const version = `${v.c}:${d.data_version}`;
+    if (version !== this.cacheVersion) {
+      this.cache.clear();
+      this.cacheVersion = version;
+    }
+    let e = this.cache.get(key);
+    if (e === undefined) {
+      e = compute();
+      if (this.cache.size >= CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
+      // Long id lists are not kept: such filters match often, so a LIMIT query stops early.
+      this.cache.set(key, e.ids && e.ids.length > CACHE_MAX_IDS ? { total: e.total } : e);
+    }
+    return e;
+  }
+
+  private cachedCount(sql: string, params: SQLQueryBindings[]): number {
+    return this.cached(sql + "\u0000" + JSON.stringify(params), () => ({ total: (this.sqlite.query(sql).get(...params) as { n: number }).n })).total;
+  }
+
+  list(accountId: string, q: ContactListQuery) {
+    const dir = q.order === "asc" ? "ASC" : "DESC";
+    const order = `${SORT_COLUMNS[q.sortBy]} ${dir}, c.rowid ${dir}`;
+    let f: ContactFilter = q;
+    let tagMode: "in" | "exists" = "in";
+    let total: number | undefined;
+    let ids: number[] | undefined;
+    if (q.tags?.length) {
+      // Rarest tag first; common tags are probed while walking the sort index instead.
+      const counted = q.tags.map((tag) => ({ tag, n: this.cachedCount("SELECT count(*) AS n FROM contact_tags WHERE account_id = ? AND tag = ?", [accountId, tag]) }));
+      counted.sort((a, b) => a.n - b.n);
+      f = { ...q, tags: counted.map((c) => c.tag) };
+      const all = this.cachedCount("SELECT count(*) AS n FROM contacts WHERE account_id = ?", [accountId]);
+      if (counted[0].n === 0) total = 0;
+      else if (counted[0].n >= all * COMMON_TAG_SHARE) tagMode = "exists";
+      if (total === undefined && onlyTags(f)) {
+        const rest = counted.slice(1).map(() => " AND EXISTS (SELECT 1 FROM contact_tags t WHERE t.contact_id = t0.contact_id AND t.tag = ?)").join("");
+        total = this.cachedCount(`SELECT count(*) AS n FROM contact_tags t0 WHERE t0.account_id = ? AND t0.tag = ?${rest}`, [accountId, ...counted.map((c) => c.tag)]);
+      }
+    }
+    const { where, params } = filterSql(accountId, f, tagMode);
+    if (total === undefined && ((f.search && !/^\d+$/.test(f.search)) || f.customFields)) {
+      // Text and custom-field filters read every row whatever we do: read them once, in order,
+      // keeping the matching rowids — the total and every page come from that one pass.
+      const e = this.cached(`ids\u0000${where}\u0000${order}\u0000${JSON.stringify(params)}`, () => {
+        const all = (this.sqlite.query(`SELECT c.rowid FROM contacts c WHERE ${where} ORDER BY ${order}`).values(...params) as number[][]).map((r) => r[0]);
+        return { total: all.length, ids: all };
+      });
+      total = e.total;
+      ids = e.ids;
+    }
+    if (total === undefined) {
+      const counting = filterSql(accountId, f, "in");
+      total = this.cachedCount(`SELECT count(*) AS n FROM contacts c WHERE ${counting.where}`, counting.params);
+    }
+    const offset = (q.page - 1) * q.limit;
+    let rows: Array<{ tags: string } & Record<string, unknown>> = [];
+    if (total > 0 && offset < total) {
+      const columns = `c.id, c.first_name AS firstName, c.last_name AS lastName, c.phone_number AS phoneNumber, c.email, c.status,
+             c.form_id AS formId, f.name AS formName, c.tags, c.message_count AS messageCount, c.created_at AS createdAt, c.updated_at AS updatedAt`;
+      if (ids) {
+        const page = ids.slice(offset, offset + q.limit);
+        const got = this.sqlite
+          .query(`SELECT c.rowid AS rid, ${columns} FROM contacts c LEFT JOIN forms f ON f.id = c.form_id WHERE c.rowid IN (${page.map(() => "?").join(",")})`)
+          .all(...page) as Array<{ rid: number; tags: string } & Record<string, unknown>>;
+        const byRid = new Map(got.map((r) => [r.rid, r]));
+        rows = page.map((rid) => byRid.get(rid)).filter((r) => r !== undefined).map(({ rid: _rid, ...r }) => r);
+      } else {
+        // Page over rowids first (index only where possible), then read the page's rows: an
+        // offset skips index entries, not joined rows.
+        rows = this.sqlite
+          .query(
+            `SELECT ${columns}
+             FROM (SELECT c.rowid AS rid FROM contacts c WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?) p
+             JOIN contacts c ON c.rowid = p.rid LEFT JOIN forms f ON f.id = c.form_id
+             ORDER BY ${order}`,
+          )
+          .all(...params, q.limit, offset) as Array<{ tags: string } & Record<string, unknown>>;
+      }
+    }
+    return {
+      contacts: rows.map((r) => ({ ...r, tags: JSON.parse(r.tags) as string[] })),
+      pagination: { total, page: q.page, limit: q.limit, totalPages: Math.ceil(total / q.limit) },
+    };
+  }
+
+  /** Another account's contact is answered exactly like a contact that does not exist. */
+  get(accountId: string, id: string): Contact {
+    const row = UUID_RE.test(id) ? (this.stmts.byId.get(id, accountId) as ContactRow | null) : null;
+    if (!row) throw new AppError("CONTACT_NOT_FOUND", { message: `Contact ${id.slice(0, 64)} not found`, details: { contactId: id.slice(0, 64) } });
+    return toContact(row);
+  }
+
+  messages(accountId: string, id: string, paging: { page: number; limit: number }) {
+    this.get(accountId, id);
+    const messages = this.sqlite
+      .query(
+        `SELECT m.id, m.content, m.status, m.sent_at AS sentAt, coalesce(f.name, m.form_name) AS formName, m.created_at AS createdAt
+         FROM messages m LEFT JOIN forms f ON f.id = m.form_id
+         WHERE m.contact_id = ? AND m.account_id = ? ORDER BY m.created_at DESC, m.rowid DESC LIMIT ? OFFSET ?`,
+      )
+      .all(id, accountId, paging.limit, (paging.page - 1) * paging.limit);
+    const total = (this.sqlite.query(`SELECT count(*) AS n FROM messages WHERE contact_id = ? AND account_id = ?`).get(id, accountId) as { n: number }).n;
+    return { messages, total };
+  }
+
+  private duplicate(existingContactId: string, phone: string): AppError {
+    return new AppError("DUPLICATE_PHONE_NUMBER", {
+      message: `A contact with phone number ${phone} already exists`,
+      details: { phoneNumber: phone, existingContactId },
+      extra: { existingContactId },
+    });
+  }
+
+  private assertPhoneFree(accountId: string, phone: string, exceptId: string | null) {
+    const clash = this.stmts.byPhone.get(accountId, phone) as { id: string } | null;
+    if (clash && clash.id !== exceptId) throw this.duplicate(clash.id, phone);
+  }
+
+  private writeTags(id: string, accountId: string, tags: string[]) {
+    this.stmts.deleteTags.run(id);
+    for (const t of tags) this.stmts.insertTag.run(id, accountId, t);
+  }
+
+  /** Inserts a contact (no validation, no transaction: callers own both). */
+  private insertState(accountId: string, s: ContactState, opts: { formId?: string | null; createdAt?: string } = {}): string {
+    const id = newId();
+    const createdAt = opts.createdAt ?? this.now();
+    const updatedAt = opts.createdAt ? this.now() : createdAt;
+    this.stmts.insert.run(
+      id, accountId, s.phoneNumber, s.firstName, s.lastName, s.email, s.status, opts.formId ?? null,
+      JSON.stringify(s.customFields), JSON.stringify(s.tags), s.lastResponseAt, s.source, s.notes,
+      contactSearchText(s), createdAt, updatedAt < createdAt ? createdAt : updatedAt,
+    );
+    for (const t of s.tags) this.stmts.insertTag.run(id, accountId, t);
+    return id;
+  }
+
+  /** Applies a validated patch to a stored contact (no transaction: callers own it). */
+  private applyPatch(accountId: string, current: Contact, patch: ContactPatch) {
+    const next = applyContactPatch(current, patch);
+    if (!customFieldsWithinLimit(next.customFields)) {
+      throw validationError([{ field: "customFields", message: `a contact holds at most ${MAX_CUSTOM_FIELDS} custom fields`, requirement: `at most ${MAX_CUSTOM_FIELDS} fields`, provided: Object.keys(next.customFields).length }]);
+    }
+    if (patch.phoneNumber !== undefined && patch.phoneNumber !== current.phoneNumber) this.assertPhoneFree(accountId, patch.phoneNumber, current.id);
+    this.stmts.update.run(
+      next.phoneNumber, next.firstName, next.lastName, next.email, next.status, JSON.stringify(next.customFields), JSON.stringify(next.tags),
+      next.lastResponseAt, next.source, next.notes, contactSearchText(next), this.now(current.updatedAt), current.id, accountId,
+    );
+    if (patch.tags !== undefined) this.writeTags(current.id, accountId, next.tags);
+  }
+
+  create(accountId: string, body: unknown): Contact {
+    const r = validateContactInput(body, "create");
+    if (!r.ok) throw validationError(r.errors);
+    const empty: ContactState = { firstName: null, lastName: null, email: null, phoneNumber: r.patch.phoneNumber!, status: "new", tags: [], customFields: {}, notes: null, source: null, lastResponseAt: null };
+    const state = applyContactPatch(empty, r.patch);
+    const id = this.sqlite.transaction(() => {
+      this.assertPhoneFree(accountId, state.phoneNumber, null);
+      return this.insertState(accountId, state);
+    })();
+    return this.get(accountId, id);
+  }
+
+  update(accountId: string, id: string, body: unknown): Contact {
+    const current = this.get(accountId, id);
+    const r = validateContactInput(body, "update");
+    if (!r.ok) throw validationError(r.errors);
+    this.sqlite.transaction(() => this.applyPatch(accountId, this.get(accountId, id), r.patch))();
+    return this.get(accountId, current.id);
+  }
+
+  /**
+   * Deletes the contact and its message history in one transaction; returns the ids of its
+   * queued messages so the caller can take them out of the in-memory queue after the commit.
+   */
+  delete(accountId: string, id: string): { deletedId: string; removedQueued: string[] } {
+    this.get(accountId, id);
+    return this.sqlite.transaction(() => {
+      const removedQueued = (
+        this.sqlite.query(`SELECT id FROM messages WHERE contact_id = ? AND account_id = ? AND status = 'queued'`).all(id, accountId) as Array<{ id: string }>
+      ).map((r) => r.id);
+      this.sqlite.query(`DELETE FROM messages WHERE contact_id = ? AND account_id = ?`).run(id, accountId);
+      this.stmts.deleteTags.run(id);
+      this.sqlite.query(`DELETE FROM contacts WHERE id = ? AND account_id = ?`).run(id, accountId);
+      return { deletedId: id, removedQueued };
+    })();
+  }
+
+  /**
+   * The same update on many contacts. `updates` is validated once (a bad body is a 400 for the
+   * whole request); each contact is then changed on its own, all or nothing, and a contact that
+   * cannot be changed is listed in `errors` without stopping the others.
+   */
+  bulk(accountId: string, body: unknown): { updated: number; errors: Array<{ id: string; code: string; message: string }> } {
+    const b = (typeof body === "object" && body !== null ? body : {}) as { contactIds?: unknown; updates?: unknown };
+    const errs: Array<{ field: string; message: string; requirement?: string; provided?: unknown }> = [];
+    const ids = b.contactIds;
+    if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_BULK_IDS || !ids.every((x) => typeof x === "string" && x.length > 0 && x.length <= 200)) {
+      errs.push({ field: "contactIds", message: `contactIds must be an array of 1 to ${MAX_BULK_IDS} contact ids`, requirement: `1-${MAX_BULK_IDS} ids`, provided: Array.isArray(ids) ? ids.length : null });
+    }
+    const r = validateContactInput(b.updates, "bulk");
+    if (!r.ok) errs.push(...r.errors.map((e) => ({ ...e, field: e.field === "updates" ? "updates" : `updates.${e.field}` })));
+    if (errs.length || !r.ok) throw validationError(errs);
+    const errors: Array<{ id: string; code: string; message: string }> = [];
+    let updated = 0;
+    this.sqlite.transaction(() => {
+      for (const id of new Set(ids as string[])) {
+        this.sqlite.exec("SAVEPOINT contact");
+        try {
+          this.applyPatch(accountId, this.get(accountId, id), r.patch);
+          this.sqlite.exec("RELEASE contact");
+          updated++;
+        } catch (err) {
+          this.sqlite.exec("ROLLBACK TO contact");
+          this.sqlite.exec("RELEASE contact");
+          if (!(err instanceof AppError)) throw err;
+          errors.push({ id, code: err.code, message: err.message });
+        }
+      }
+    })();
+    return { updated, errors };
+  }
+
+  /**
+   * Upserts contacts by phone from the export's CSV. The text is parsed a slice at a time
+   * (papaparse chunks, paused while a slice is written), each slice in one transaction, with the
+   * event loop getting a turn in between; a row with any problem is skipped whole and reported.
+   */
+  async importCsv(accountId: string, text: string): Promise<ImportResult> {
+    const result: ImportResult = { created: 0, updated: 0, errors: [] };
+    const formOk = new Map<string, boolean>();
+    let header: ImportHeader | null = null;
+    let width = 0;
+    let rowNo = 0; // as a spreadsheet shows it: the header is row 1
+    let failure: unknown = null;
+    const handle = (rows: string[][], bad: Map<number, string>) => {
+      this.sqlite.transaction(() => {
+        for (const [i, cells] of rows.entries()) {
+          rowNo++;
+          const problem = bad.get(i);
+          if (problem !== undefined && header) {
+            // e.g. an unterminated quote: the row's cells cannot be trusted.
+            result.errors.push({ row: rowNo, field: "row", message: `malformed CSV: ${problem}` });
+            continue;
+          }
+          if (!header) {
+            const h = parseImportHeader(cells);
+            if (!h.ok) throw validationError(h.errors);
+            header = h.header;
+            width = cells.length;
+            continue;
+          }
+          this.importRow(accountId, header, width, cells, rowNo, result, formOk);
+        }
+      })();
+    };
+    await new Promise<void>((resolve) => {
+      Papa.parse<string[]>(text.replace(/^\uFEFF/, ""), {
+        skipEmptyLines: "greedy",
+        chunkSize: IMPORT_CHUNK_BYTES,
+        chunk: (res: Papa.ParseResult<string[]>, parser: Papa.Parser) => {
+          parser.pause();
+          try {
+            const bad = new Map<number, string>();
+            for (const e of res.errors) if (typeof e.row === "number") bad.set(e.row, e.message);
+            handle(res.data, bad);
+          } catch (err) {
+            failure = err;
+            parser.abort();
+            return;
+          }
+          setImmediate(() => parser.resume());
+        },
+        complete: () => resolve(),
+      });
+    });
+    if (failure) throw failure;
+    if (!header) throw validationError([{ field: "body", message: "the CSV is empty; send a header row and data rows", requirement: "CSV with a header row", provided: null }]);
+    return result;
+  }
+
+  private importRow(
+    accountId: string,
+    header: ImportHeader,
+    width: number,
+    cells: string[],
+    rowNo: number,
+    result: ImportResult,
+    formOk: Map<string, boolean>,
+  ) {
+    if (cells.length !== width) {
+      result.errors.push({ row: rowNo, field: "row", message: `row has ${cells.length} cells; the header has ${width}` });
+      return;
+    }
+    const { body, createdAt, formId } = importRowBody(header, cells);
+    const v = validateContactInput(body, "create");
+    const rowErrors = v.ok ? [] : v.errors;
+    let createdMs: number | null = null;
+    if (createdAt !== undefined) {
+      createdMs = parseIsoTimestamp(createdAt);
+      if (createdMs === null) rowErrors.push({ field: "createdAt", message: "createdAt must be an ISO 8601 timestamp" });
+    }
+    if (!v.ok || rowErrors.length) {
+      for (const e of rowErrors) result.errors.push({ row: rowNo, field: e.field, message: e.message });
+      return;
+    }
+    const patch = v.patch;
+    const existing = this.stmts.byPhone.get(accountId, patch.phoneNumber!) as { id: string } | null;
+    try {
+      if (existing) {
+        this.applyPatch(accountId, this.get(accountId, existing.id), patch);
+        result.updated++;
+        return;
+      }
+      let form: string | null = null;
+      if (formId !== undefined) {
+        if (!formOk.has(formId)) formOk.set(formId, this.stmts.formOfAccount.get(formId, accountId) !== null);
+        if (formOk.get(formId)) form = formId;
+      }
+      const empty: ContactState = { firstName: null, lastName: null, email: null, phoneNumber: patch.phoneNumber!, status: "new", tags: [], customFields: {}, notes: null, source: null, lastResponseAt: null };
+      const state = applyContactPatch(empty, patch);
+      if (!customFieldsWithinLimit(state.customFields)) {
+        result.errors.push({ row: rowNo, field: "customFields", message: `a contact holds at most ${MAX_CUSTOM_FIELDS} custom fields` });
+        return;
+      }
+      this.insertState(accountId, state, { formId: form, createdAt: createdMs === null ? undefined : iso(createdMs) });
+      result.created++;
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      const first = err.errors?.[0];
+      result.errors.push({ row: rowNo, field: first?.field ?? "row", message: first?.message ?? err.message });
+    }
+  }
+
+  /**
+   * Contacts created in the period (days in `timezone`, today included), optionally of one form.
+   * conversionRate = converted ÷ contacts × 100 (one decimal); averageTimeToResponse = mean of
+   * lastResponseAt − createdAt over those with a lastResponseAt; topPerformingForms: the 10 forms
+   * with the most converted contacts (then the best rate, then the most contacts).
+   */
+  analytics(accountId: string, q: AnalyticsQuery) {
+    if (q.formId) this.forms.get(accountId, q.formId);
+    const now = this.clock();
+    const w = periodWindow(q.period, now, q.timezone);
+    const conds = ["c.account_id = ?", "c.created_at >= ?", "c.created_at <= ?"];
+    const params: SQLQueryBindings[] = [accountId, iso(w.from), iso(now)];
+    if (q.formId) conds.push("c.form_id = ?"), params.push(q.formId);
+    const where = conds.join(" AND ");
+    const statusDistribution = Object.fromEntries(CONTACT_STATUSES.map((s) => [s, 0])) as Record<ContactStatus, number>;
+    for (const r of this.sqlite.query(`SELECT c.status AS status, count(*) AS n FROM contacts c WHERE ${where} GROUP BY c.status`).all(...params) as Array<{ status: ContactStatus; n: number }>) {
+      statusDistribution[r.status] = r.n;
+    }
+    const total = Object.values(statusDistribution).reduce((a, b) => a + b, 0);
+    const rate = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((part / whole) * 1000) / 10);
+    const avg = this.sqlite
+      .query(`SELECT avg((julianday(c.last_response_at) - julianday(c.created_at)) * 86400.0) AS s, count(*) AS n FROM contacts c WHERE ${where} AND c.last_response_at IS NOT NULL`)
+      .get(...params) as { s: number | null; n: number };
+    const seconds = avg.s === null ? null : Math.round(avg.s);
+    const top = this.sqlite
+      .query(
+        `SELECT c.form_id AS formId, f.name AS formName, count(*) AS contacts, sum(c.status = 'converted') AS converted
+         FROM contacts c JOIN forms f ON f.id = c.form_id WHERE ${where} GROUP BY c.form_id`,
+      )
+      .all(...params) as Array<{ formId: string; formName: string; contacts: number; converted: number }>;
+    const topPerformingForms = top
+      .map((t) => ({ ...t, conversionRate: rate(t.converted, t.contacts) }))
+      .sort((a, b) => b.converted - a.converted || b.conversionRate - a.conversionRate || b.contacts - a.contacts || a.formName.localeCompare(b.formName))
+      .slice(0, 10);
+    return {
+      period: q.period,
+      timezone: q.timezone,
+      from: iso(w.from),
+      to: iso(now),
+      totalContacts: total,
+      statusDistribution,
+      conversionRate: rate(statusDistribution.converted, total),
+      averageTimeToResponse: humanDuration(seconds),
+      averageTimeToResponseSeconds: seconds,
+      respondedContacts: avg.n,
+      topPerformingForms,
+    };
+  }
+}
