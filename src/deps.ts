@@ -9,6 +9,10 @@ import { MessageQueue } from "./queue/priority-queue";
 import { ApiLimiter } from "./limits/api-limiter";
 import { Sequence } from "./lib/seq";
 import type { Observer } from "./http/server";
+import { LeaseService } from "./services/leases";
+import { MessageService } from "./services/messages";
+import { AnalyticsService } from "./services/analytics";
+import { QUEUE_REBUILD, queueRebuildLifecycle } from "./services/queue-rebuild";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -30,6 +34,10 @@ export interface AppDeps {
   /** Creation order of messages (queue tiebreak). */
   seq: Sequence;
   apiLimiter: ApiLimiter;
+  /** Device polling: leases, send-rate cap, long-poll waiters (`leases.notify(accountId)` after an enqueue). */
+  leases: LeaseService;
+  messages: MessageService;
+  analytics: AnalyticsService;
   startedAt: number;
   lifecycle: Lifecycle[];
   /** Called once per finished request (metrics). */
@@ -38,7 +46,10 @@ export interface AppDeps {
 
 export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger): AppDeps {
   const db = wrapDb(sqlite);
-  return {
+  const queue = new MessageQueue();
+  const seq = Sequence.fromDb(sqlite);
+  const leases = new LeaseService(sqlite, clock, queue, config);
+  const deps: AppDeps = {
     config,
     clock,
     logger,
@@ -46,11 +57,18 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     db,
     accounts: new AccountService(sqlite, clock),
     forms: new FormService(db, clock),
-    queue: new MessageQueue(),
-    seq: Sequence.fromDb(sqlite),
+    queue,
+    seq,
     apiLimiter: new ApiLimiter({ clock }),
+    leases,
+    messages: new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute),
+    analytics: new AnalyticsService(sqlite),
     startedAt: clock(),
     lifecycle: [],
     observers: [],
   };
+  // The queue is rebuilt before leases are reloaded and the lease sweeper starts.
+  if (!deps.lifecycle.some((l) => l.name === QUEUE_REBUILD)) deps.lifecycle.push(queueRebuildLifecycle(sqlite, queue));
+  deps.lifecycle.push(leases.lifecycle());
+  return deps;
 }
