@@ -67,7 +67,7 @@ export class AnalyticsService {
   /** Messages per (day, status), by createdAt, over an index range per cell. */
   private dailyByStatus(scope: Scope, boundaries: number[]): Array<Record<Status, number>> {
     const out = Array.from({ length: boundaries.length - 1 }, () => ({ queued: 0, sent: 0, failed: 0, cancelled: 0 }));
-    const cond = scope.formId ? "m.form_id = ?1 AND m.account_id = ?2" : "m.account_id = ?2";
+    const cond = scope.formId ? "m.form_id = ?1" : "m.account_id = ?1";
     const rows = this.sqlite
       .query(
         `WITH d(i, lo, hi) AS (${daysValues(boundaries)}),
@@ -76,7 +76,7 @@ export class AnalyticsService {
                 (SELECT COUNT(*) FROM messages m WHERE ${cond} AND m.status = s.st AND m.created_at >= d.lo AND m.created_at < d.hi) AS n
          FROM d, s`,
       )
-      .all(scope.formId ?? null, scope.accountId) as Array<{ i: number; st: Status; n: number }>;
+      .all(scope.formId ?? scope.accountId) as Array<{ i: number; st: Status; n: number }>;
     for (const r of rows) out[r.i][r.st] = r.n;
     return out;
   }
@@ -96,7 +96,7 @@ export class AnalyticsService {
 
   /** Mean of sentAt − createdAt in seconds over sent messages created in [lo, hi); null when none. */
   private meanResponseSeconds(scope: Scope, lo: number, hi: number): number | null {
-    const cond = scope.formId ? "form_id = ?1 AND account_id = ?2" : "account_id = ?2";
+    const cond = scope.formId ? "form_id = ?1" : "account_id = ?2";
     const r = this.sqlite
       .query(
         `SELECT AVG(unixepoch(sent_at, 'subsec') - unixepoch(created_at, 'subsec')) AS s, COUNT(*) AS n
@@ -120,17 +120,23 @@ export class AnalyticsService {
     for (const d of daily) for (const s of STATUSES) statusBreakdown[s] += d[s];
     const totalMessages = statusBreakdown.sent + statusBreakdown.queued + statusBreakdown.failed + statusBreakdown.cancelled;
     const mean = this.meanResponseSeconds(scope, b[0], b[b.length - 1]);
-    const cond = scope.formId ? "form_id = ?1 AND account_id = ?2" : "account_id = ?2";
+    const cond = scope.formId ? "form_id = ?1" : "account_id = ?2";
+    // Per form: three range counts on the form indexes (no row lookups, no sort of the window).
     const topForms = (
       this.sqlite
         .query(
-          `SELECT form_id AS formId, MAX(form_name) AS formName, COUNT(*) AS messageCount,
-                  SUM(status = 'sent') AS sent, SUM(status = 'failed') AS failed
-           FROM messages WHERE ${cond} AND created_at >= ?3 AND created_at < ?4 AND form_id IS NOT NULL
-           GROUP BY form_id ORDER BY messageCount DESC, formId LIMIT ${TOP_FORMS_MAX}`,
+          `SELECT f.id AS formId, f.name AS formName,
+                  (SELECT COUNT(*) FROM messages m WHERE m.form_id = f.id AND m.created_at >= ?3 AND m.created_at < ?4) AS messageCount,
+                  (SELECT COUNT(*) FROM messages m WHERE m.form_id = f.id AND m.status = 'sent' AND m.created_at >= ?3 AND m.created_at < ?4) AS sent,
+                  (SELECT COUNT(*) FROM messages m WHERE m.form_id = f.id AND m.status = 'failed' AND m.created_at >= ?3 AND m.created_at < ?4) AS failed
+           FROM forms f WHERE f.account_id = ?2 AND (?1 IS NULL OR f.id = ?1)`,
         )
-        .all(scope.formId ?? null, accountId, lo, hi) as Array<{ formId: string; formName: string | null; messageCount: number; sent: number; failed: number }>
-    ).map((f) => ({ formId: f.formId, formName: f.formName, messageCount: f.messageCount, deliveryRate: deliveryRate(f.sent, f.failed) }));
+        .all(scope.formId ?? null, accountId, lo, hi) as Array<{ formId: string; formName: string; messageCount: number; sent: number; failed: number }>
+    )
+      .filter((f) => f.messageCount > 0)
+      .sort((a, b) => b.messageCount - a.messageCount || (a.formId < b.formId ? -1 : 1))
+      .slice(0, TOP_FORMS_MAX)
+      .map((f) => ({ formId: f.formId, formName: f.formName, messageCount: f.messageCount, deliveryRate: deliveryRate(f.sent, f.failed) }));
     const failureReasons: Record<string, number> = {};
     const reasons = this.sqlite
       .query(
@@ -176,17 +182,17 @@ export class AnalyticsService {
     const sum = (a: number[]) => a.reduce((x, y) => x + y, 0);
     const sf = this.sqlite
       .query(
-        `SELECT SUM(status = 'sent') AS sent, SUM(status = 'failed') AS failed FROM messages
-         WHERE form_id = ?1 AND created_at >= ?2 AND created_at < ?3`,
+        `SELECT (SELECT COUNT(*) FROM messages WHERE form_id = ?1 AND status = 'sent' AND created_at >= ?2 AND created_at < ?3) AS sent,
+                (SELECT COUNT(*) FROM messages WHERE form_id = ?1 AND status = 'failed' AND created_at >= ?2 AND created_at < ?3) AS failed`,
       )
-      .get(formId, iso(b[0]), iso(b[b.length - 1])) as { sent: number | null; failed: number | null };
+      .get(formId, iso(b[0]), iso(b[b.length - 1])) as { sent: number; failed: number };
     const mean = this.meanResponseSeconds({ accountId, formId }, b[0], b[b.length - 1]);
     return {
       formId,
       totalSubmissions,
       totalMessages,
       totalContacts,
-      deliveryRate: deliveryRate(sf.sent ?? 0, sf.failed ?? 0),
+      deliveryRate: deliveryRate(sf.sent, sf.failed),
       averageResponseTime: mean === null ? 0 : Math.round(mean * 1000) / 1000,
       periodStats: { period, timezone, submissions: sum(subs), messages: sum(msgs), newContacts: sum(contacts) },
       dailyBreakdown: days.map((date, i) => ({ date, submissions: subs[i], messages: msgs[i], contacts: contacts[i] })),

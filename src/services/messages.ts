@@ -213,8 +213,25 @@ export class MessageService {
     if (errors.length) throw validationError(errors);
 
     // WHERE without the status filter (for the summary), then with it (for the page).
-    const where: string[] = ["account_id = ?"];
-    const params: Array<string | number> = [accountId];
+    // A form or contact filter is checked against the account first; the messages query then
+    // leads with form_id / contact_id so SQLite picks that index (account_id is written
+    // `+account_id`, which keeps it as a check but out of index choice).
+    const where: string[] = [];
+    const params: Array<string | number> = [];
+    if (q.formId !== undefined || q.contactId !== undefined) {
+      if (q.formId !== undefined && !this.owns("forms", accountId, q.formId)) return this.emptyPage(page, limit);
+      if (q.contactId !== undefined && !this.owns("contacts", accountId, q.contactId)) return this.emptyPage(page, limit);
+      if (q.formId !== undefined) {
+        where.push("form_id = ?");
+        params.push(q.formId);
+      }
+      if (q.contactId !== undefined) {
+        where.push("contact_id = ?");
+        params.push(q.contactId);
+      }
+      where.push("+account_id = ?");
+    } else where.push("account_id = ?");
+    params.push(accountId);
     if (q.priority !== undefined) {
       where.push("priority_rank = ?");
       params.push(PRIORITY_RANK[q.priority as Priority]);
@@ -226,14 +243,6 @@ export class MessageService {
     if (before !== undefined) {
       where.push("created_at <= ?");
       params.push(iso(before!));
-    }
-    if (q.formId !== undefined) {
-      where.push("form_id = ?");
-      params.push(q.formId);
-    }
-    if (q.contactId !== undefined) {
-      where.push("contact_id = ?");
-      params.push(q.contactId);
     }
     const summary = this.summary(where, params);
     const pageWhere = [...where];
@@ -274,7 +283,19 @@ export class MessageService {
     };
   }
 
-  /** The SQL a list page would run (for EXPLAIN QUERY PLAN in tests and the bench). */
+  private owns(table: "forms" | "contacts", accountId: string, id: string): boolean {
+    return UUID_RE.test(id) && this.sqlite.query(`SELECT 1 AS x FROM ${table} WHERE id = ?1 AND account_id = ?2`).get(id, accountId) !== null;
+  }
+
+  private emptyPage(page: number, limit: number) {
+    return { messages: [], pagination: { total: 0, page, limit, totalPages: 0 }, summary: { queued: 0, sent: 0, failed: 0, cancelled: 0 } };
+  }
+
+  /**
+   * Messages per status under the filters other than status: one COUNT per status with
+   * `status = ?` spelled out, so each is a range count on (account_id|form_id, status,
+   * created_at). Cached until the connection's next write (total_changes() moves on any write).
+   */
   private summary(where: string[], params: Array<string | number>): Record<MessageStatus, number> {
     const version = this.changes.get()!.n;
     const key = where.join(" AND ") + "\u0000" + params.join("\u0000");
@@ -282,10 +303,11 @@ export class MessageService {
     if (hit && hit.version === version) return { ...hit.summary };
     // One range count per status on an index that leads with (account_id | form_id | contact_id).
     const summary: Record<MessageStatus, number> = { queued: 0, sent: 0, failed: 0, cancelled: 0 };
-    const rows = this.sqlite
-      .query(`SELECT status, COUNT(*) AS n FROM messages WHERE ${where.join(" AND ")} GROUP BY status`)
-      .all(...params) as Array<{ status: MessageStatus; n: number }>;
-    for (const r of rows) summary[r.status] = r.n;
+    const cond = where.join(" AND ");
+    const counts = this.sqlite
+      .query(MESSAGE_STATUSES.map((st) => `(SELECT COUNT(*) FROM messages WHERE status = '${st}' AND ${cond}) AS ${st}`).join(", ").replace(/^/, "SELECT "))
+      .get(...MESSAGE_STATUSES.flatMap(() => params)) as Record<MessageStatus, number>;
+    for (const st of MESSAGE_STATUSES) summary[st] = counts[st];
     if (this.countCache.size > 1_000) this.countCache.clear();
     this.countCache.set(key, { version, summary: { ...summary } });
     return summary;

@@ -40,12 +40,16 @@ export const messages = sqliteTable(
   },
   (t) => [
     index("messages_account_created_idx").on(t.accountId, t.createdAt),
-    index("messages_account_status_created_idx").on(t.accountId, t.status, t.createdAt),
+    // Analytics read sent_at and failure_reason from the index itself (no row lookups over a year
+    // of messages); the list's status filter uses its (account_id, status, created_at) prefix.
+    index("messages_account_status_created_sent_idx").on(t.accountId, t.status, t.createdAt, t.sentAt, t.failureReason),
     index("messages_account_priority_idx").on(t.accountId, t.priorityRank, t.createdAt),
     index("messages_account_scheduled_idx").on(t.accountId, t.scheduledFor),
     index("messages_account_sent_idx").on(t.accountId, t.sentAt),
     index("messages_form_created_idx").on(t.formId, t.createdAt),
     index("messages_form_scheduled_idx").on(t.formId, t.scheduledFor),
+    // Per-form analytics, top forms, form stats and the list summary for one form.
+    index("messages_form_status_created_idx").on(t.formId, t.status, t.createdAt, t.sentAt),
     index("messages_contact_created_idx").on(t.contactId, t.createdAt),
     index("messages_status_lease_idx").on(t.status, t.leaseExpiresAt),
   ],
