@@ -99,7 +99,7 @@ export class AnalyticsService {
     const cond = scope.formId ? "form_id = ?1" : "account_id = ?2";
     const r = this.sqlite
       .query(
-        `SELECT AVG(unixepoch(sent_at, 'subsec') - unixepoch(created_at, 'subsec')) AS s, COUNT(*) AS n
+        `SELECT AVG(julianday(sent_at) - julianday(created_at)) * 86400.0 AS s, COUNT(*) AS n
          FROM messages WHERE ${cond} AND status = 'sent' AND created_at >= ?3 AND created_at < ?4`,
       )
       .get(scope.formId ?? null, scope.accountId, iso(lo), iso(hi)) as { s: number | null; n: number };

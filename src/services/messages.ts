@@ -213,9 +213,9 @@ export class MessageService {
     if (errors.length) throw validationError(errors);
 
     // WHERE without the status filter (for the summary), then with it (for the page).
-    // A form or contact filter is checked against the account first; the messages query then
-    // leads with form_id / contact_id so SQLite picks that index (account_id is written
-    // `+account_id`, which keeps it as a check but out of index choice).
+    // A form or contact filter is checked against the account first (form and contact ids belong
+    // to one account); the counts then lead with form_id / contact_id alone, so they run on that
+    // index without row lookups, and the page adds `+account_id` (a check kept out of index choice).
     const where: string[] = [];
     const params: Array<string | number> = [];
     if (q.formId !== undefined || q.contactId !== undefined) {
@@ -229,9 +229,10 @@ export class MessageService {
         where.push("contact_id = ?");
         params.push(q.contactId);
       }
-      where.push("+account_id = ?");
-    } else where.push("account_id = ?");
-    params.push(accountId);
+    } else {
+      where.push("account_id = ?");
+      params.push(accountId);
+    }
     if (q.priority !== undefined) {
       where.push("priority_rank = ?");
       params.push(PRIORITY_RANK[q.priority as Priority]);
@@ -244,11 +245,19 @@ export class MessageService {
       where.push("created_at <= ?");
       params.push(iso(before!));
     }
-    const summary = this.summary(where, params);
+    const strategy: SummaryStrategy = q.contactId !== undefined ? "contact" : q.formId !== undefined ? "per-status" : q.priority !== undefined ? "priority" : "per-status";
+    const summary = this.summary(where, params, strategy);
     const pageWhere = [...where];
     const pageParams = [...params];
+    if (q.formId !== undefined || q.contactId !== undefined) {
+      // Ownership was checked above; the page still checks each row's account.
+      pageWhere.push("+account_id = ?");
+      pageParams.push(accountId);
+    }
     if (q.status !== undefined) {
-      pageWhere.push("status = ?");
+      // With a contact filter the contact's few rows are the way in; `+status` keeps SQLite
+      // from picking the (status, lease_expires_at) index instead.
+      pageWhere.push(q.contactId !== undefined ? "+status = ?" : "status = ?");
       pageParams.push(q.status);
     }
     const total = q.status !== undefined ? summary[q.status as MessageStatus] : summary.queued + summary.sent + summary.failed + summary.cancelled;
@@ -296,14 +305,25 @@ export class MessageService {
    * `status = ?` spelled out, so each is a range count on (account_id|form_id, status,
    * created_at). Cached until the connection's next write (total_changes() moves on any write).
    */
-  private summary(where: string[], params: Array<string | number>): Record<MessageStatus, number> {
+  private summary(where: string[], params: Array<string | number>, strategy: SummaryStrategy): Record<MessageStatus, number> {
     const version = this.changes.get()!.n;
-    const key = where.join(" AND ") + "\u0000" + params.join("\u0000");
+    const key = strategy + "\u0000" + where.join(" AND ") + "\u0000" + params.join("\u0000");
     const hit = this.countCache.get(key);
     if (hit && hit.version === version) return { ...hit.summary };
     // One range count per status on an index that leads with (account_id | form_id | contact_id).
     const summary: Record<MessageStatus, number> = { queued: 0, sent: 0, failed: 0, cancelled: 0 };
     const cond = where.join(" AND ");
+    if (strategy !== "per-status") {
+      // A contact's few messages, or one priority's share: walk that index once, group by status.
+      const index = strategy === "contact" ? "messages_contact_created_idx" : "messages_account_priority_idx";
+      const rows = this.sqlite
+        .query(`SELECT status, COUNT(*) AS n FROM messages INDEXED BY ${index} WHERE ${cond} GROUP BY status`)
+        .all(...params) as Array<{ status: MessageStatus; n: number }>;
+      for (const r of rows) summary[r.status] = r.n;
+      if (this.countCache.size > 1_000) this.countCache.clear();
+      this.countCache.set(key, { version, summary: { ...summary } });
+      return summary;
+    }
     const counts = this.sqlite
       .query(MESSAGE_STATUSES.map((st) => `(SELECT COUNT(*) FROM messages WHERE status = '${st}' AND ${cond}) AS ${st}`).join(", ").replace(/^/, "SELECT "))
       .get(...MESSAGE_STATUSES.flatMap(() => params)) as Record<MessageStatus, number>;
@@ -558,6 +578,8 @@ export class MessageService {
     return { message: toMessage(row), queuePosition: pos.queuePosition, estimatedDelivery: iso(pos.estimatedDelivery) };
   }
 }
+
+type SummaryStrategy = "per-status" | "contact" | "priority";
 
 interface Effects {
   accountId?: string;

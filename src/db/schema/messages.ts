@@ -40,8 +40,9 @@ export const messages = sqliteTable(
   },
   (t) => [
     index("messages_account_created_idx").on(t.accountId, t.createdAt),
+    index("messages_account_status_created_idx").on(t.accountId, t.status, t.createdAt),
     // Analytics read sent_at and failure_reason from the index itself (no row lookups over a year
-    // of messages); the list's status filter uses its (account_id, status, created_at) prefix.
+    // of messages). Kept apart from the one above, whose (…, created_at, rowid) order the list needs.
     index("messages_account_status_created_sent_idx").on(t.accountId, t.status, t.createdAt, t.sentAt, t.failureReason),
     index("messages_account_priority_idx").on(t.accountId, t.priorityRank, t.createdAt),
     index("messages_account_scheduled_idx").on(t.accountId, t.scheduledFor),
