@@ -407,6 +407,48 @@ describe("GET /messages: filters, sorts, pagination", () => {
     }
   });
 
+  test("the SQL the list really runs uses an index for every filter and sort, never sorting the page", () => {
+    const d = t.running.deps;
+    const seen: string[] = [];
+    const original = d.sqlite.query.bind(d.sqlite);
+    (d.sqlite as any).query = (sql: string) => {
+      seen.push(sql);
+      return original(sql);
+    };
+    try {
+      const cases: Array<Record<string, string>> = [
+        {},
+        { status: "sent" },
+        { priority: "urgent" },
+        { createdAfter: "2026-11-02", createdBefore: "2026-11-05" },
+        { formId: formA },
+        { contactId: contact },
+        { contactId: contact, status: "queued" },
+        { formId: formA, status: "sent" },
+        { sortBy: "scheduledFor" },
+        { sortBy: "sentAt", order: "asc" },
+        { sortBy: "priority" },
+        { sortBy: "priority", order: "asc" },
+      ];
+      for (const q of cases) {
+        seen.length = 0;
+        t.running.deps.sqlite.run("UPDATE messages SET updated_at = updated_at WHERE rowid = 1"); // invalidate cached counts
+        d.messages.list(t.accountId, q);
+        const messageQueries = seen.filter((sql) => /FROM messages/.test(sql));
+        expect(messageQueries.length).toBeGreaterThanOrEqual(2);
+        for (const sql of messageQueries) {
+          const plan = (original(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail);
+          const lines = plan.filter((l) => /\bmessages\b/.test(l));
+          expect(lines.length).toBeGreaterThan(0);
+          for (const line of lines) expect(line).toMatch(/^SEARCH .*USING (COVERING )?INDEX/);
+          if (/ORDER BY/.test(sql)) expect(plan.join(" | ")).not.toContain("TEMP B-TREE FOR ORDER BY");
+        }
+      }
+    } finally {
+      (d.sqlite as any).query = original;
+    }
+  });
+
   test("every list query uses an index (EXPLAIN QUERY PLAN)", () => {
     const sqlite = t.running.deps.sqlite;
     const plans = [
