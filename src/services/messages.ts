@@ -162,6 +162,7 @@ export function parseQueryDate(value: string): number | null {
 export class MessageService {
   private readonly byId: Statement<MessageRow, [string, string]>;
   private readonly changes: Statement<{ n: number }, []>;
+  private readonly counters: Statement<{ status: string; n: number }, [string]>;
   /** Count/summary answers, valid while the connection has made no change since (total_changes()). */
   private countCache = new Map<string, { version: number; summary: Record<MessageStatus, number> }>();
 
@@ -175,6 +176,7 @@ export class MessageService {
   ) {
     this.byId = sqlite.query("SELECT * FROM messages WHERE id = ?1 AND account_id = ?2");
     this.changes = sqlite.query("SELECT total_changes() AS n");
+    this.counters = sqlite.query("SELECT status, n FROM message_counts WHERE account_id = ?1");
   }
 
   /** Another account's message is answered exactly like one that does not exist. */
@@ -245,7 +247,16 @@ export class MessageService {
       where.push("created_at <= ?");
       params.push(iso(before!));
     }
-    const strategy: SummaryStrategy = q.contactId !== undefined ? "contact" : q.formId !== undefined ? "per-status" : q.priority !== undefined ? "priority" : "per-status";
+    const wholeAccount = q.contactId === undefined && q.formId === undefined && q.priority === undefined && after === undefined && before === undefined;
+    const strategy: SummaryStrategy = wholeAccount
+      ? "counters"
+      : q.contactId !== undefined
+        ? "contact"
+        : q.formId !== undefined
+          ? "per-status"
+          : q.priority !== undefined
+            ? "priority"
+            : "per-status";
     const summary = this.summary(where, params, strategy);
     const pageWhere = [...where];
     const pageParams = [...params];
@@ -312,6 +323,12 @@ export class MessageService {
     if (hit && hit.version === version) return { ...hit.summary };
     // One range count per status on an index that leads with (account_id | form_id | contact_id).
     const summary: Record<MessageStatus, number> = { queued: 0, sent: 0, failed: 0, cancelled: 0 };
+    if (strategy === "counters") {
+      // Kept by triggers on every insert, delete and status change (migration 0001).
+      const rows = this.counters.all(params[0] as string);
+      for (const r of rows) if (isMessageStatus(r.status)) summary[r.status] = r.n;
+      return summary;
+    }
     const cond = where.join(" AND ");
     if (strategy !== "per-status") {
       // A contact's few messages, or one priority's share: walk that index once, group by status.
@@ -579,7 +596,7 @@ export class MessageService {
   }
 }
 
-type SummaryStrategy = "per-status" | "contact" | "priority";
+type SummaryStrategy = "counters" | "per-status" | "contact" | "priority";
 
 interface Effects {
   accountId?: string;

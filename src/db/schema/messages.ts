@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, index } from "drizzle-orm/sqlite-core";
+import { sqliteTable, text, integer, index, primaryKey } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 import { forms } from "./forms";
 import { contacts } from "./contacts";
@@ -54,4 +54,18 @@ export const messages = sqliteTable(
     index("messages_contact_created_idx").on(t.contactId, t.createdAt),
     index("messages_status_lease_idx").on(t.status, t.leaseExpiresAt),
   ],
+);
+
+/**
+ * Messages per account and status, kept by triggers on `messages` (migration 0001), whoever
+ * writes: the list's summary for a whole account is then one tiny read, not a count over every row.
+ */
+export const messageCounts = sqliteTable(
+  "message_counts",
+  {
+    accountId: text("account_id").notNull(),
+    status: text("status").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.status] })],
 );

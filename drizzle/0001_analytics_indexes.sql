@@ -1,2 +1,0 @@
-CREATE INDEX `messages_account_status_created_sent_idx` ON `messages` (`account_id`,`status`,`created_at`,`sent_at`,`failure_reason`);--> statement-breakpoint
-CREATE INDEX `messages_form_status_created_idx` ON `messages` (`form_id`,`status`,`created_at`,`sent_at`);
