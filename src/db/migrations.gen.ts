@@ -4,5 +4,5 @@ import m1 from "../../drizzle/0001_message_counts_and_analytics_indexes.sql" wit
 
 export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number; sql: string }> = [
   { idx: 0, tag: "0000_initial_schema", when: 1795322538054, sql: m0 },
-  { idx: 1, tag: "0001_message_counts_and_analytics_indexes", when: 1795324430825, sql: m1 },
+  { idx: 1, tag: "0001_message_counts_and_analytics_indexes", when: 1795324603578, sql: m1 },
 ];

@@ -162,7 +162,7 @@ export function parseQueryDate(value: string): number | null {
 export class MessageService {
   private readonly byId: Statement<MessageRow, [string, string]>;
   private readonly changes: Statement<{ n: number }, []>;
-  private readonly counters: Statement<{ status: string; n: number }, [string]>;
+  private readonly counters: Statement<{ status: string; n: number }, [string, number]>;
   /** Count/summary answers, valid while the connection has made no change since (total_changes()). */
   private countCache = new Map<string, { version: number; summary: Record<MessageStatus, number> }>();
 
@@ -176,7 +176,9 @@ export class MessageService {
   ) {
     this.byId = sqlite.query("SELECT * FROM messages WHERE id = ?1 AND account_id = ?2");
     this.changes = sqlite.query("SELECT total_changes() AS n");
-    this.counters = sqlite.query("SELECT status, n FROM message_counts WHERE account_id = ?1");
+    this.counters = sqlite.query(
+      "SELECT status, SUM(n) AS n FROM message_counts WHERE account_id = ?1 AND (?2 < 0 OR priority_rank = ?2) GROUP BY status",
+    );
   }
 
   /** Another account's message is answered exactly like one that does not exist. */
@@ -247,7 +249,7 @@ export class MessageService {
       where.push("created_at <= ?");
       params.push(iso(before!));
     }
-    const wholeAccount = q.contactId === undefined && q.formId === undefined && q.priority === undefined && after === undefined && before === undefined;
+    const wholeAccount = q.contactId === undefined && q.formId === undefined && after === undefined && before === undefined;
     const strategy: SummaryStrategy = wholeAccount
       ? "counters"
       : q.contactId !== undefined
@@ -325,7 +327,8 @@ export class MessageService {
     const summary: Record<MessageStatus, number> = { queued: 0, sent: 0, failed: 0, cancelled: 0 };
     if (strategy === "counters") {
       // Kept by triggers on every insert, delete and status change (migration 0001).
-      const rows = this.counters.all(params[0] as string);
+      // params: [accountId] or [accountId, priorityRank]
+      const rows = this.counters.all(params[0] as string, params.length > 1 ? (params[1] as number) : -1);
       for (const r of rows) if (isMessageStatus(r.status)) summary[r.status] = r.n;
       return summary;
     }

@@ -475,7 +475,7 @@ describe("summary counters (message_counts, kept by triggers)", () => {
   test("match a full count after inserts, status changes, deletes and a form deletion", async () => {
     const d = deps();
     const formId = insertForm(d, s.accountId, { name: "Counted" });
-    const ids = Array.from({ length: 5 }, () => insertMessage(d, s.accountId, { formId, formName: "Counted" }));
+    const ids = Array.from({ length: 5 }, (_, i) => insertMessage(d, s.accountId, { formId, formName: "Counted", priority: i % 2 ? "urgent" : "normal" }));
     await setStatus(ids[0], { status: "sent", sentAt: "2026-11-20T12:00:00Z" }, 200);
     await setStatus(ids[1], { status: "failed", failureReason: "rate-limit" }, 200);
     await setStatus(ids[1], { status: "queued" }, 200);
@@ -486,8 +486,13 @@ describe("summary counters (message_counts, kept by triggers)", () => {
       for (const r of d.sqlite.query("SELECT status, COUNT(*) AS n FROM messages WHERE account_id = ? GROUP BY status").all(s.accountId) as any[]) full[r.status] = r.n;
       const summary = (await expectStatus(await s.api("/messages"), 200)).data.summary;
       expect(summary).toEqual(full);
-      const viaPriorityPath = (await expectStatus(await s.api("/messages?createdAfter=2000-01-01"), 200)).data.summary;
-      expect(viaPriorityPath).toEqual(full);
+      const viaCounting = (await expectStatus(await s.api("/messages?createdAfter=2000-01-01"), 200)).data.summary;
+      expect(viaCounting).toEqual(full);
+      for (const p of ["urgent", "normal"]) {
+        const one = { queued: 0, sent: 0, failed: 0, cancelled: 0 } as Record<string, number>;
+        for (const r of d.sqlite.query("SELECT status, COUNT(*) AS n FROM messages WHERE account_id = ? AND priority = ? GROUP BY status").all(s.accountId, p) as any[]) one[r.status] = r.n;
+        expect((await expectStatus(await s.api(`/messages?priority=${p}`), 200)).data.summary).toEqual(one);
+      }
     };
     await check();
     await expectStatus(await s.api(`/forms/${formId}`, { method: "DELETE" }), 200);

@@ -57,15 +57,17 @@ export const messages = sqliteTable(
 );
 
 /**
- * Messages per account and status, kept by triggers on `messages` (migration 0001), whoever
- * writes: the list's summary for a whole account is then one tiny read, not a count over every row.
+ * Messages per account, status and priority, kept by triggers on `messages` (migration 0001),
+ * whoever writes: the list's summary for a whole account (or one priority) is then one tiny
+ * read, not a count over every row.
  */
 export const messageCounts = sqliteTable(
   "message_counts",
   {
     accountId: text("account_id").notNull(),
     status: text("status").notNull(),
+    priorityRank: integer("priority_rank").notNull(),
     n: integer("n").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.accountId, t.status] })],
+  (t) => [primaryKey({ columns: [t.accountId, t.status, t.priorityRank] })],
 );
