@@ -9,6 +9,10 @@
  * deps.leases) on a server started with startServer — no HTTP in the timing, so the figures are
  * the database + service cost. A final section times a list page through real HTTP on loopback.
  *
+ * List pages are timed twice: "counts cached" (no write between calls: the per-filter counts are
+ * reused) and "after a write" (a one-row write before each call, as under live traffic: counts
+ * come from the trigger-kept message_counts table when the filters allow, else are recounted).
+ *
  *   bun scripts/bench/messages.ts [--rows 1000000] [--keep]
  */
 import os from "node:os";
