@@ -131,6 +131,19 @@ describe("leases: reports, stale tokens, expiry", () => {
     await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "cancelled" } }), 200);
   });
 
+  test("the sweeper timer ends expired leases on its own, and wakes a long poll", async () => {
+    const d = s.running.deps;
+    const id = insertMessage(d, s.accountId);
+    await next(s, { leaseSeconds: 30 });
+    const waiting = s.api("/messages/next?wait=5");
+    await Bun.sleep(50);
+    clock.now += 30_000;
+    const body = await expectStatus(await waiting, 200); // the timer swept (≤ 1 s) and notified
+    expect(body.data.message.id).toBe(id);
+    expect(row(d.sqlite, id).lease_expiries).toBe(1);
+    await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "cancelled" } }), 200);
+  });
+
   test("cancelling or deleting a leased message ends the lease", async () => {
     const d = s.running.deps;
     const id = insertMessage(d, s.accountId);
