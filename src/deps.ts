@@ -19,6 +19,9 @@ import { GroupCommitWriter } from "./db/group-commit";
 import { MonthlyQuota } from "./services/quota";
 import { SubmissionService, IDEMPOTENCY_SWEEP_MS } from "./services/submissions";
 import { queueSync } from "./services/queue-sync";
+import { LeaseService } from "./services/leases";
+import { MessageService } from "./services/messages";
+import { AnalyticsService } from "./services/analytics";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -49,6 +52,10 @@ export interface AppDeps {
   /** Monthly message quota counts per account. */
   quota: MonthlyQuota;
   submissions: SubmissionService;
+  /** Device polling: leases, send-rate cap, long-poll waiters (`leases.notify(accountId)` after an enqueue). */
+  leases: LeaseService;
+  messages: MessageService;
+  analytics: AnalyticsService;
   startedAt: number;
   lifecycle: Lifecycle[];
   /** Called once per finished request (metrics). */
@@ -68,6 +75,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute);
   const forms = new FormService(db, clock);
   let sweep: ReturnType<typeof setInterval> | undefined;
+  const leases = new LeaseService(sqlite, clock, queue, config);
   const deps: AppDeps = {
     config,
     clock,
@@ -85,6 +93,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     writer,
     quota,
     submissions,
+    leases,
+    messages: new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute),
+    analytics: new AnalyticsService(sqlite),
     startedAt: clock(),
     lifecycle: [
       queueSync(sqlite, queue),
@@ -107,5 +118,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   };
   deps.metrics = new Metrics({ dbPath: config.db, queue, routes: () => deps.routes(), schemaVersion: SCHEMA_VERSION });
   deps.observers.push(deps.metrics.observe);
+  // The queue (rebuilt by queueSync, first in the list) is whole before leases are reloaded and
+  // the lease sweeper starts.
+  deps.lifecycle.push(leases.lifecycle());
   return deps;
 }

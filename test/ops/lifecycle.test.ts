@@ -106,8 +106,8 @@ describe("migrations", () => {
     const tablesBefore = sqlite.query("SELECT name, sql FROM sqlite_master ORDER BY name").all();
     const broken: Migration[] = [
       ...EMBEDDED_MIGRATIONS,
-      { idx: 1, tag: "0001_good_part", sql: "CREATE TABLE extra_one (x INTEGER);\n--> statement-breakpoint\nALTER TABLE accounts ADD COLUMN nickname TEXT;" },
-      { idx: 2, tag: "0002_broken", sql: "CREATE TABLE extra_two (y INTEGER);\n--> statement-breakpoint\nTHIS IS NOT SQL;" },
+      { idx: 100, tag: "0100_good_part", sql: "CREATE TABLE extra_one (x INTEGER);\n--> statement-breakpoint\nALTER TABLE accounts ADD COLUMN nickname TEXT;" },
+      { idx: 101, tag: "0101_broken", sql: "CREATE TABLE extra_two (y INTEGER);\n--> statement-breakpoint\nTHIS IS NOT SQL;" },
     ];
     expect(() => migrate(sqlite, broken)).toThrow();
     expect(schemaVersion(sqlite)).toBe(SCHEMA_VERSION);
@@ -115,7 +115,7 @@ describe("migrations", () => {
     expect((sqlite.query("SELECT count(*) AS n FROM schema_migrations").get() as any).n).toBe(EMBEDDED_MIGRATIONS.length);
     expect((sqlite.query("SELECT name FROM accounts WHERE id = 'a1'").get() as any).name).toBe("A");
     // Still usable, and the same list minus the broken one applies cleanly.
-    expect(migrate(sqlite, broken.slice(0, -1)).applied).toEqual(["0001_good_part"]);
+    expect(migrate(sqlite, broken.slice(0, -1)).applied).toEqual(["0100_good_part"]);
     expect(schemaVersion(sqlite)).toBe(SCHEMA_VERSION + 1);
     sqlite.close();
   });

@@ -10,28 +10,6 @@ const SPEC_ENDPOINTS = [
   "POST /v1/forms",
   "PUT /v1/forms/{}",
   "DELETE /v1/forms/{}",
-  "GET /v1/forms/{}/stats",
-  "GET /v1/messages/{}",
-  "GET /v1/messages/{}/{}",
-  "PUT /v1/messages/{}/{}/status",
-  "DELETE /v1/messages/{}/{}",
-  "PUT /v1/messages/{}/bulk",
-  "GET /v1/messages/{}/analytics",
-];
-
-/**
- * Spec endpoints built on other branches (webhook, messages, contacts, stats) and not routed on
- * this one. THE LEAD EMPTIES THIS LIST AT MERGE: every entry must disappear once its route is
- * registered — the test below fails if a listed endpoint is present, so the list cannot rot.
- */
-const PENDING_FROM_OTHER_BRANCHES = [
-  "GET /v1/forms/{}/stats",
-  "GET /v1/messages/{}",
-  "GET /v1/messages/{}/{}",
-  "PUT /v1/messages/{}/{}/status",
-  "DELETE /v1/messages/{}/{}",
-  "PUT /v1/messages/{}/bulk",
-  "GET /v1/messages/{}/analytics",
 ];
 
 /** The spec's errors and their HTTP statuses (DUPLICATE_* and the quota code per CONTRACT §4). */
@@ -73,16 +51,9 @@ describe("GET /v1/openapi.json", () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
   });
 
-  test("every spec endpoint not pending from another branch is in the document", () => {
-    const missing = SPEC_ENDPOINTS.filter((e) => !PENDING_FROM_OTHER_BRANCHES.includes(e) && !endpoints.has(e));
+  test("every spec endpoint is in the document", () => {
+    const missing = SPEC_ENDPOINTS.filter((e) => !endpoints.has(e));
     expect(missing).toEqual([]);
-  });
-
-  test("PENDING_FROM_OTHER_BRANCHES names only spec endpoints that are really still missing", () => {
-    for (const e of PENDING_FROM_OTHER_BRANCHES) expect(SPEC_ENDPOINTS).toContain(e);
-    const presentButListed = PENDING_FROM_OTHER_BRANCHES.filter((e) => endpoints.has(e));
-    // When this fails: the route exists now — delete it from PENDING_FROM_OTHER_BRANCHES.
-    expect(presentButListed).toEqual([]);
   });
 
   test("ops endpoints are documented too", () => {

@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, index } from "drizzle-orm/sqlite-core";
+import { sqliteTable, text, integer, index, primaryKey } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 import { forms } from "./forms";
 import { contacts } from "./contacts";
@@ -41,12 +41,33 @@ export const messages = sqliteTable(
   (t) => [
     index("messages_account_created_idx").on(t.accountId, t.createdAt),
     index("messages_account_status_created_idx").on(t.accountId, t.status, t.createdAt),
+    // Analytics read sent_at and failure_reason from the index itself (no row lookups over a year
+    // of messages). Kept apart from the one above, whose (…, created_at, rowid) order the list needs.
+    index("messages_account_status_created_sent_idx").on(t.accountId, t.status, t.createdAt, t.sentAt, t.failureReason),
     index("messages_account_priority_idx").on(t.accountId, t.priorityRank, t.createdAt),
     index("messages_account_scheduled_idx").on(t.accountId, t.scheduledFor),
     index("messages_account_sent_idx").on(t.accountId, t.sentAt),
     index("messages_form_created_idx").on(t.formId, t.createdAt),
     index("messages_form_scheduled_idx").on(t.formId, t.scheduledFor),
+    // Per-form analytics, top forms, form stats and the list summary for one form.
+    index("messages_form_status_created_idx").on(t.formId, t.status, t.createdAt, t.sentAt),
     index("messages_contact_created_idx").on(t.contactId, t.createdAt),
     index("messages_status_lease_idx").on(t.status, t.leaseExpiresAt),
   ],
+);
+
+/**
+ * Messages per account, status and priority, kept by triggers on `messages` (migration 0001),
+ * whoever writes: the list's summary for a whole account (or one priority) is then one tiny
+ * read, not a count over every row.
+ */
+export const messageCounts = sqliteTable(
+  "message_counts",
+  {
+    accountId: text("account_id").notNull(),
+    status: text("status").notNull(),
+    priorityRank: integer("priority_rank").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.status, t.priorityRank] })],
 );

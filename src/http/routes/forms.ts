@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authOf, stateOf } from "../context";
 import { FormBody, FormListQuery } from "../models/forms";
+import { FormStatsQuery } from "../models/messages";
 import { IdParam } from "../models/common";
 import type { Form } from "../../services/forms";
 
@@ -47,6 +48,14 @@ export function formsRoutes(deps: AppDeps) {
         return { status: "success", data: { form: presentForm(deps, request, form) } };
       },
       { params: IdParam, detail: { summary: "Get a form", tags: ["Forms"] } },
+    )
+    .get(
+      "/:id/stats",
+      ({ request, params, query }) => ({
+        status: "success",
+        data: { stats: deps.analytics.formStats(authOf(request).accountId, params.id, query, deps.clock()) },
+      }),
+      { params: IdParam, query: FormStatsQuery, detail: { summary: "Form usage statistics", tags: ["Forms"] } },
     )
     .put(
       "/:id",

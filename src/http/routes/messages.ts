@@ -1,7 +1,92 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
+import { authOf, stateOf } from "../context";
+import { IdParam } from "../models/common";
+import { AnalyticsQuery, BulkBody, ManualMessageBody, MessageListQuery, NextBody, NextQuery, StatusBody } from "../models/messages";
+import { LEASE_SECONDS_DEFAULT } from "../../services/leases";
 
-// Filled in by its own issue.
-export function messagesRoutes(_deps: AppDeps) {
-  return new Elysia({ name: "messages-routes" });
+/**
+ * Declared without the key segment: the outer handler authenticates `/v1/messages/<KEY>/…` and
+ * rewrites it to `/v1/messages/…` (the Bearer form arrives that way already).
+ */
+export function messagesRoutes(deps: AppDeps) {
+  return new Elysia({ name: "messages-routes", prefix: "/v1/messages" })
+    .get(
+      "/",
+      ({ request, query }) => ({ status: "success", data: deps.messages.list(authOf(request).accountId, query) }),
+      { query: MessageListQuery, detail: { summary: "List messages with pagination and a status summary", tags: ["Messages"] } },
+    )
+    .post(
+      "/",
+      ({ request, body, set }) => {
+        const st = stateOf(request);
+        const r = deps.messages.createManual(authOf(request).accountId, body as Record<string, unknown>, {
+          ipAddress: st.clientIp,
+          userAgent: request.headers.get("user-agent"),
+        });
+        set.status = 201;
+        return {
+          status: "success",
+          message: "Message queued",
+          data: { messageId: r.message.id, contactId: r.message.contactId, queuePosition: r.queuePosition, estimatedDelivery: r.estimatedDelivery, message: r.message },
+        };
+      },
+      { body: ManualMessageBody, detail: { summary: "Queue a manual message (extension)", tags: ["Messages"] } },
+    )
+    .get(
+      "/analytics",
+      ({ request, query }) => ({ status: "success", data: { analytics: deps.analytics.messages(authOf(request).accountId, query, deps.clock()) } }),
+      { query: AnalyticsQuery, detail: { summary: "Message analytics for a period", tags: ["Messages"] } },
+    )
+    .post(
+      "/next",
+      ({ request, body }) => {
+        const r = deps.leases.next(authOf(request).accountId, {
+          limit: body?.limit ?? 1,
+          leaseSeconds: body?.leaseSeconds ?? LEASE_SECONDS_DEFAULT,
+          deviceId: body?.deviceId ?? null,
+        });
+        const data: Record<string, unknown> = { messages: r.messages };
+        if (r.rateLimitedForMs !== undefined) data.retryAfter = Math.ceil(r.rateLimitedForMs / 1000);
+        return { status: "success", data };
+      },
+      { body: NextBody, detail: { summary: "Lease due messages to a device (extension)", tags: ["Devices"] } },
+    )
+    .get(
+      "/next",
+      async ({ request, query }) => {
+        const m = await deps.leases.waitNext(
+          authOf(request).accountId,
+          { leaseSeconds: query.leaseSeconds ?? LEASE_SECONDS_DEFAULT, deviceId: query.deviceId ?? null },
+          query.wait ?? 0,
+        );
+        if (!m) return new Response(null, { status: 204 });
+        return { status: "success", data: { message: m } };
+      },
+      { query: NextQuery, detail: { summary: "Lease one due message, flat; 204 when none (extension)", tags: ["Devices"] } },
+    )
+    .put(
+      "/bulk",
+      ({ request, body }) => ({ status: "success", data: deps.messages.bulk(authOf(request).accountId, body) }),
+      { body: BulkBody, detail: { summary: "Set one status on up to 1000 messages", tags: ["Messages"] } },
+    )
+    .get(
+      "/:id",
+      ({ request, params }) => ({ status: "success", data: { message: deps.messages.get(authOf(request).accountId, params.id) } }),
+      { params: IdParam, detail: { summary: "Get a message", tags: ["Messages"] } },
+    )
+    .put(
+      "/:id/status",
+      ({ request, params, body }) => ({
+        status: "success",
+        message: "Message status updated",
+        data: deps.messages.updateStatus(authOf(request).accountId, params.id, body),
+      }),
+      { params: IdParam, body: StatusBody, detail: { summary: "Report or change a message's status", tags: ["Messages"] } },
+    )
+    .delete(
+      "/:id",
+      ({ request, params }) => ({ status: "success", message: "Message deleted", data: deps.messages.delete(authOf(request).accountId, params.id) }),
+      { params: IdParam, detail: { summary: "Delete a queued message", tags: ["Messages"] } },
+    );
 }

@@ -1,0 +1,258 @@
+/**
+ * Device polling (CONTRACT §5 "Device polling"): `next` hands out due queued messages in queue
+ * order, each leased to the caller for `leaseSeconds`.
+ *
+ * - A leased message stays `queued` (and in the in-memory queue); `takeDue` skips leased ids, so
+ *   while the lease runs no other `next` returns it. `next` is synchronous from the queue walk to
+ *   the committed lease rows, so concurrent calls (one JS thread) can never share a message.
+ * - Leases are written to SQLite (lease_token, lease_expires_at, lease_device_id) before the answer
+ *   leaves, and mirrored in memory; the memory copy is reloaded from SQLite at boot.
+ * - Expiry: swept by a 1 s timer and lazily at the start of every `next`. An expired lease returns
+ *   the message to the queue (lease_expiries + 1); the expiry that reaches `maxLeaseAttempts`
+ *   marks it `failed` with failureReason "no-report" instead (a text cannot be unsent, so we never
+ *   loop on a phone that sends but cannot report).
+ * - Send rate: a token bucket per account (capacity and refill = sendRatePerMinute per minute)
+ *   caps how many messages leave through `next`.
+ * - Long-poll: `waitNext` parks the caller on a per-account waiter list. Whoever puts a message
+ *   into the queue calls `notify(accountId)` (the webhook's enqueue must too), and waiters also
+ *   wake when the next scheduled message falls due, a lease expires, or a send token returns.
+ */
+import type { Database, Statement } from "bun:sqlite";
+import { iso, type Clock } from "../lib/clock";
+import type { MessageQueue } from "../queue/priority-queue";
+import { TokenBucket, perMinute } from "../limits/token-bucket";
+import type { Lifecycle } from "../deps";
+import { toMessage, type Message, type MessageRow } from "./messages";
+
+export const LEASE_SECONDS_DEFAULT = 300;
+export const LEASE_SECONDS_MIN = 30;
+export const LEASE_SECONDS_MAX = 3_600;
+export const NEXT_LIMIT_MAX = 50;
+export const WAIT_SECONDS_MAX = 30;
+/** How often the timer looks for expired leases. */
+export const LEASE_SWEEP_EVERY_MS = 1_000;
+export const NO_REPORT_REASON = "no-report";
+
+export interface LeasedMessage extends Message {
+  leaseToken: string;
+  leaseExpiresAt: string;
+}
+
+export interface NextResult {
+  messages: LeasedMessage[];
+  /** When nothing left because of the send-rate cap: ms until one more may leave. */
+  rateLimitedForMs?: number;
+}
+
+interface Lease {
+  token: string;
+  accountId: string;
+  expiresAt: number;
+}
+
+export interface LeaseConfig {
+  sendRatePerMinute: number;
+  maxLeaseAttempts: number;
+}
+
+export class LeaseService {
+  private readonly leases = new Map<string, Lease>();
+  /** Earliest expiresAt among `leases` (Infinity when none): the lazy sweep is free until then. */
+  private earliest = Infinity;
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly buckets = new Map<string, TokenBucket>();
+  private readonly leaseRow: Statement<MessageRow, [string, string, string | null, string]>;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly sqlite: Database,
+    private readonly clock: Clock,
+    private readonly queue: MessageQueue,
+    private readonly config: LeaseConfig,
+  ) {
+    this.leaseRow = sqlite.query(
+      `UPDATE messages SET lease_token = ?1, lease_expires_at = ?2, lease_device_id = ?3
+       WHERE id = ?4 AND status = 'queued' RETURNING *`,
+    );
+  }
+
+  /** Reloads the leases SQLite holds (boot), after the queue has been rebuilt. */
+  load(): void {
+    this.leases.clear();
+    const rows = this.sqlite
+      .query("SELECT id, account_id, lease_token, lease_expires_at FROM messages WHERE status = 'queued' AND lease_token IS NOT NULL")
+      .all() as Array<{ id: string; account_id: string; lease_token: string; lease_expires_at: string }>;
+    for (const r of rows) this.leases.set(r.id, { token: r.lease_token, accountId: r.account_id, expiresAt: Date.parse(r.lease_expires_at) });
+    this.recomputeEarliest();
+  }
+
+  lifecycle(): Lifecycle {
+    return {
+      name: "lease-sweeper",
+      start: () => {
+        this.stopped = false;
+        this.load();
+        this.timer = setInterval(() => this.maybeSweep(this.clock()), LEASE_SWEEP_EVERY_MS);
+        (this.timer as { unref?: () => void }).unref?.();
+      },
+      stop: () => {
+        this.stopped = true;
+        if (this.timer) clearInterval(this.timer);
+        this.timer = undefined;
+        for (const set of this.waiters.values()) for (const wake of set) wake();
+        this.waiters.clear();
+      },
+    };
+  }
+
+  isLeased(id: string): boolean {
+    return this.leases.has(id);
+  }
+
+  /** Drops the in-memory lease (the status change that ended it already cleared the row). */
+  forget(id: string): void {
+    this.leases.delete(id);
+  }
+
+  /** Wakes long-polling `next` calls of the account: call after putting a message in the queue. */
+  notify(accountId: string): void {
+    const set = this.waiters.get(accountId);
+    if (!set) return;
+    this.waiters.delete(accountId);
+    for (const wake of set) wake();
+  }
+
+  private recomputeEarliest() {
+    let e = Infinity;
+    for (const l of this.leases.values()) if (l.expiresAt < e) e = l.expiresAt;
+    this.earliest = e;
+  }
+
+  maybeSweep(now: number): void {
+    if (now >= this.earliest) this.sweep(now);
+  }
+
+  /** Ends every lease expired at `now`. Returns how many messages went back and how many failed. */
+  sweep(now: number): { returned: number; failed: number } {
+    const nowIso = iso(now);
+    const max = this.config.maxLeaseAttempts;
+    const { back, failed } = this.sqlite.transaction(() => {
+      const rows = this.sqlite
+        .query("SELECT id, account_id, lease_expiries, updated_at FROM messages WHERE status = 'queued' AND lease_expires_at <= ?1")
+        .all(nowIso) as Array<{ id: string; account_id: string; lease_expiries: number; updated_at: string }>;
+      const back: typeof rows = [];
+      const failed: typeof rows = [];
+      for (const r of rows) {
+        if (r.lease_expiries + 1 >= max) {
+          this.sqlite
+            .query(
+              `UPDATE messages SET status = 'failed', failure_reason = ?2, lease_expiries = lease_expiries + 1,
+                 lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL, updated_at = ?3 WHERE id = ?1`,
+            )
+            .run(r.id, NO_REPORT_REASON, iso(Math.max(now, Date.parse(r.updated_at) + 1)));
+          failed.push(r);
+        } else {
+          this.sqlite
+            .query("UPDATE messages SET lease_expiries = lease_expiries + 1, lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL WHERE id = ?1")
+            .run(r.id);
+          back.push(r);
+        }
+      }
+      return { back, failed };
+    })();
+    for (const r of failed) {
+      this.leases.delete(r.id);
+      this.queue.remove(r.id);
+    }
+    for (const r of back) this.leases.delete(r.id);
+    // Leases the database no longer knows (e.g. the message was deleted with its form).
+    for (const [id, l] of this.leases) if (l.expiresAt <= now) this.leases.delete(id);
+    this.recomputeEarliest();
+    for (const accountId of new Set(back.map((r) => r.account_id))) this.notify(accountId);
+    return { returned: back.length, failed: failed.length };
+  }
+
+  private bucket(accountId: string, now: number): TokenBucket {
+    const rate = this.config.sendRatePerMinute;
+    let b = this.buckets.get(accountId);
+    if (!b) this.buckets.set(accountId, (b = new TokenBucket(rate, perMinute(rate), now)));
+    else b.reconfigure(now, rate, perMinute(rate));
+    return b;
+  }
+
+  /** Leases up to `limit` due messages of the account, in queue order. */
+  next(accountId: string, opts: { limit: number; leaseSeconds: number; deviceId?: string | null }): NextResult {
+    const now = this.clock();
+    this.maybeSweep(now);
+    const bucket = this.bucket(accountId, now);
+    const allowed = Math.min(opts.limit, bucket.peek(now));
+    if (allowed <= 0) {
+      return this.queue.takeDue(accountId, now, 1, (id) => this.leases.has(id)).length > 0
+        ? { messages: [], rateLimitedForMs: bucket.msUntil(now, 1) }
+        : { messages: [] };
+    }
+    const due = this.queue.takeDue(accountId, now, allowed, (id) => this.leases.has(id));
+    if (due.length === 0) return { messages: [] };
+    const expiresAt = now + opts.leaseSeconds * 1_000;
+    const expiresIso = iso(expiresAt);
+    const device = opts.deviceId ?? null;
+    const leased = this.sqlite.transaction(() => {
+      const out: Array<{ row: MessageRow; token: string }> = [];
+      for (const e of due) {
+        const token = crypto.randomUUID();
+        const row = this.leaseRow.get(token, expiresIso, device, e.id);
+        if (row) out.push({ row, token });
+      }
+      return out;
+    })();
+    bucket.take(now, leased.length);
+    const messages: LeasedMessage[] = [];
+    for (const { row, token } of leased) {
+      this.leases.set(row.id, { token, accountId, expiresAt });
+      messages.push({ ...toMessage(row), leaseToken: token, leaseExpiresAt: expiresIso });
+    }
+    if (expiresAt < this.earliest) this.earliest = expiresAt;
+    return { messages };
+  }
+
+  /**
+   * Leases one message, waiting up to `waitSeconds` (wall time) for one to become available.
+   * Returns null when none did.
+   */
+  async waitNext(accountId: string, opts: { leaseSeconds: number; deviceId?: string | null }, waitSeconds: number): Promise<LeasedMessage | null> {
+    const deadline = performance.now() + waitSeconds * 1_000;
+    for (;;) {
+      const r = this.next(accountId, { ...opts, limit: 1 });
+      if (r.messages.length > 0) return r.messages[0];
+      const remaining = deadline - performance.now();
+      if (remaining <= 0 || this.stopped) return null;
+      const now = this.clock();
+      let sleep = remaining;
+      const due = this.queue.nextDueAt(accountId, now);
+      if (due !== undefined) sleep = Math.min(sleep, Math.max(5, due - now));
+      if (this.earliest !== Infinity) sleep = Math.min(sleep, Math.max(5, this.earliest - now));
+      if (r.rateLimitedForMs !== undefined) sleep = Math.min(sleep, Math.max(5, r.rateLimitedForMs));
+      await this.park(accountId, sleep);
+    }
+  }
+
+  private park(accountId: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      let set = this.waiters.get(accountId);
+      if (!set) this.waiters.set(accountId, (set = new Set()));
+      const wake = () => {
+        clearTimeout(timer);
+        this.waiters.get(accountId)?.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      set.add(wake);
+    });
+  }
+
+  /** Waiters parked per account (tests, metrics). */
+  waiting(accountId: string): number {
+    return this.waiters.get(accountId)?.size ?? 0;
+  }
+}

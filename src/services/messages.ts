@@ -1,0 +1,609 @@
+/**
+ * Messages: list, get, status changes, delete, bulk, manual messages (spec §C, CONTRACT §3/§5).
+ *
+ * SQLite is the truth; `queue` (the in-memory priority index) is changed only after the
+ * transaction that changed a message's queued-ness has committed. Leases (device polling) live in
+ * `LeaseService`; a status change ends any lease on the message.
+ */
+import type { Database, Statement } from "bun:sqlite";
+import { AppError, validationError } from "../errors";
+import { iso, type Clock } from "../lib/clock";
+import { newId, UUID_RE } from "../lib/ids";
+import type { MessageQueue, Priority } from "../queue/priority-queue";
+import { PRIORITY_RANK } from "../queue/priority-queue";
+import type { Sequence } from "../lib/seq";
+import { decideTransition, isMessageStatus, MESSAGE_STATUSES, parseIsoTimestamp, type MessageStatus } from "../domain/message-transitions";
+import { normalizePhone } from "../domain/phone";
+import { smsInfo } from "../domain/sms-encoding";
+import type { LeaseService } from "./leases";
+
+export const PRIORITIES: Priority[] = ["low", "normal", "high", "urgent"];
+export const MESSAGE_SORTS = ["createdAt", "scheduledFor", "sentAt", "priority"] as const;
+export type MessageSort = (typeof MESSAGE_SORTS)[number];
+/** Manual message content: the same bound as a form's template. */
+export const MANUAL_CONTENT_MAX = 1_600;
+/** PUT /messages/bulk: ids per request (CONTRACT §5). */
+export const BULK_MAX_IDS = 1_000;
+
+export interface MessageRow {
+  id: string;
+  account_id: string;
+  form_id: string | null;
+  form_name: string | null;
+  contact_id: string | null;
+  content: string;
+  recipient_phone: string;
+  recipient_name: string | null;
+  status: MessageStatus;
+  priority: Priority;
+  priority_rank: number;
+  webhook_data: string | null;
+  template_used: string | null;
+  scheduled_for: string;
+  sent_at: string | null;
+  failure_reason: string | null;
+  retry_count: number;
+  metadata: string;
+  seq: number;
+  lease_token: string | null;
+  lease_expires_at: string | null;
+  lease_device_id: string | null;
+  lease_expiries: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Every Message field of the spec (webhookData and metadata as objects). */
+export interface Message {
+  id: string;
+  content: string;
+  recipientPhone: string;
+  recipientName: string | null;
+  contactId: string | null;
+  formId: string | null;
+  formName: string | null;
+  status: MessageStatus;
+  priority: Priority;
+  webhookData: Record<string, unknown>;
+  templateUsed: string | null;
+  scheduledFor: string;
+  sentAt: string | null;
+  failureReason: string | null;
+  retryCount: number;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+function parseObject(text: string | null): Record<string, unknown> {
+  if (!text) return {};
+  try {
+    const v = JSON.parse(text);
+    return v && typeof v === "object" && !Array.isArray(v) ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+export function toMessage(r: MessageRow): Message {
+  return {
+    id: r.id,
+    content: r.content,
+    recipientPhone: r.recipient_phone,
+    recipientName: r.recipient_name,
+    contactId: r.contact_id,
+    formId: r.form_id,
+    formName: r.form_name,
+    status: r.status,
+    priority: r.priority,
+    webhookData: parseObject(r.webhook_data),
+    templateUsed: r.template_used,
+    scheduledFor: r.scheduled_for,
+    sentAt: r.sent_at,
+    failureReason: r.failure_reason,
+    retryCount: r.retry_count,
+    metadata: parseObject(r.metadata),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** The queue entry of a queued message row. */
+export function queueEntryOf(r: Pick<MessageRow, "id" | "account_id" | "priority" | "scheduled_for" | "seq">) {
+  return { id: r.id, accountId: r.account_id, priority: r.priority, scheduledFor: Date.parse(r.scheduled_for), seq: r.seq };
+}
+
+export interface ListQuery {
+  page?: number;
+  limit?: number;
+  status?: string;
+  priority?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+  formId?: string;
+  contactId?: string;
+  sortBy?: string;
+  order?: string;
+}
+
+export interface StatusBody {
+  status?: unknown;
+  sentAt?: unknown;
+  failureReason?: unknown;
+  leaseToken?: unknown;
+}
+
+export interface StatusResult {
+  messageId: string;
+  status: MessageStatus;
+  sentAt: string | null;
+  updatedAt: string;
+}
+
+type FieldErr = { field: string; message: string; requirement?: string; provided?: unknown };
+
+const SORT_COLUMN: Record<MessageSort, string> = {
+  createdAt: "created_at",
+  scheduledFor: "scheduled_for",
+  sentAt: "sent_at",
+  priority: "priority_rank",
+};
+
+function enumError(field: string, allowed: readonly string[], provided: unknown): FieldErr {
+  return { field, message: `${field} must be one of ${allowed.join(", ")}`, requirement: `one of ${allowed.join(", ")}`, provided };
+}
+
+/** A query date: any ISO 8601 date-time (zone optional, UTC assumed) or a plain YYYY-MM-DD (00:00 UTC). */
+export function parseQueryDate(value: string): number | null {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return parseIsoTimestamp(`${value}T00:00:00Z`);
+  return parseIsoTimestamp(value);
+}
+
+export class MessageService {
+  private readonly byId: Statement<MessageRow, [string, string]>;
+  private readonly changes: Statement<{ n: number }, []>;
+  private readonly counters: Statement<{ status: string; n: number }, [string, number]>;
+  /** Count/summary answers, valid while the connection has made no change since (total_changes()). */
+  private countCache = new Map<string, { version: number; summary: Record<MessageStatus, number> }>();
+
+  constructor(
+    private readonly sqlite: Database,
+    private readonly clock: Clock,
+    private readonly queue: MessageQueue,
+    private readonly seq: Sequence,
+    private readonly leases: LeaseService,
+    private readonly sendRatePerMinute: () => number,
+  ) {
+    this.byId = sqlite.query("SELECT * FROM messages WHERE id = ?1 AND account_id = ?2");
+    this.changes = sqlite.query("SELECT total_changes() AS n");
+    this.counters = sqlite.query(
+      "SELECT status, SUM(n) AS n FROM message_counts WHERE account_id = ?1 AND (?2 < 0 OR priority_rank = ?2) GROUP BY status",
+    );
+  }
+
+  /** Another account's message is answered exactly like one that does not exist. */
+  findRow(accountId: string, id: string): MessageRow | null {
+    if (!UUID_RE.test(id)) return null;
+    return this.byId.get(id, accountId) ?? null;
+  }
+
+  getRow(accountId: string, id: string): MessageRow {
+    const row = this.findRow(accountId, id);
+    if (!row) throw new AppError("MESSAGE_NOT_FOUND", { details: { messageId: id } });
+    return row;
+  }
+
+  get(accountId: string, id: string): Message {
+    return toMessage(this.getRow(accountId, id));
+  }
+
+  // ---------------------------------------------------------------- list
+
+  list(accountId: string, q: ListQuery) {
+    const errors: FieldErr[] = [];
+    const page = q.page ?? 1;
+    const limit = q.limit ?? 50;
+    if (q.status !== undefined && !isMessageStatus(q.status)) errors.push(enumError("status", MESSAGE_STATUSES, q.status));
+    if (q.priority !== undefined && !(PRIORITIES as string[]).includes(q.priority)) errors.push(enumError("priority", PRIORITIES, q.priority));
+    const sortBy = (q.sortBy ?? "createdAt") as MessageSort;
+    if (!(MESSAGE_SORTS as readonly string[]).includes(sortBy)) errors.push(enumError("sortBy", MESSAGE_SORTS, q.sortBy));
+    const order = q.order ?? "desc";
+    if (order !== "asc" && order !== "desc") errors.push(enumError("order", ["asc", "desc"], q.order));
+    const after = q.createdAfter === undefined ? undefined : parseQueryDate(q.createdAfter);
+    const before = q.createdBefore === undefined ? undefined : parseQueryDate(q.createdBefore);
+    const dateReq = "ISO 8601 date or date-time, e.g. 2026-11-01 or 2026-11-01T00:00:00Z";
+    if (after === null) errors.push({ field: "createdAfter", message: "createdAfter must be an ISO 8601 date", requirement: dateReq, provided: q.createdAfter });
+    if (before === null) errors.push({ field: "createdBefore", message: "createdBefore must be an ISO 8601 date", requirement: dateReq, provided: q.createdBefore });
+    if (errors.length) throw validationError(errors);
+
+    // WHERE without the status filter (for the summary), then with it (for the page).
+    // A form or contact filter is checked against the account first (form and contact ids belong
+    // to one account); the counts then lead with form_id / contact_id alone, so they run on that
+    // index without row lookups, and the page adds `+account_id` (a check kept out of index choice).
+    const where: string[] = [];
+    const params: Array<string | number> = [];
+    if (q.formId !== undefined || q.contactId !== undefined) {
+      if (q.formId !== undefined && !this.owns("forms", accountId, q.formId)) return this.emptyPage(page, limit);
+      if (q.contactId !== undefined && !this.owns("contacts", accountId, q.contactId)) return this.emptyPage(page, limit);
+      if (q.formId !== undefined) {
+        where.push("form_id = ?");
+        params.push(q.formId);
+      }
+      if (q.contactId !== undefined) {
+        where.push("contact_id = ?");
+        params.push(q.contactId);
+      }
+    } else {
+      where.push("account_id = ?");
+      params.push(accountId);
+    }
+    if (q.priority !== undefined) {
+      where.push("priority_rank = ?");
+      params.push(PRIORITY_RANK[q.priority as Priority]);
+    }
+    if (after !== undefined) {
+      where.push("created_at >= ?");
+      params.push(iso(after!));
+    }
+    if (before !== undefined) {
+      where.push("created_at <= ?");
+      params.push(iso(before!));
+    }
+    const wholeAccount = q.contactId === undefined && q.formId === undefined && after === undefined && before === undefined;
+    const strategy: SummaryStrategy = wholeAccount
+      ? "counters"
+      : q.contactId !== undefined
+        ? "contact"
+        : q.formId !== undefined
+          ? "per-status"
+          : q.priority !== undefined
+            ? "priority"
+            : "per-status";
+    const summary = this.summary(where, params, strategy);
+    const pageWhere = [...where];
+    const pageParams = [...params];
+    if (q.formId !== undefined || q.contactId !== undefined) {
+      // Ownership was checked above; the page still checks each row's account.
+      pageWhere.push("+account_id = ?");
+      pageParams.push(accountId);
+    }
+    if (q.status !== undefined) {
+      // With a contact filter the contact's few rows are the way in; `+status` keeps SQLite
+      // from picking the (status, lease_expires_at) index instead.
+      pageWhere.push(q.contactId !== undefined ? "+status = ?" : "status = ?");
+      pageParams.push(q.status);
+    }
+    const total = q.status !== undefined ? summary[q.status as MessageStatus] : summary.queued + summary.sent + summary.failed + summary.cancelled;
+
+    // Ties break on rowid, which every index ends with, so the index alone gives the order.
+    // Priority: "desc" lists urgent first (rank ascending) and, within a priority, oldest first
+    // (queue order); "asc" reverses both.
+    const col = SORT_COLUMN[sortBy];
+    let dir = order === "desc" ? "DESC" : "ASC";
+    if (sortBy === "priority") dir = order === "desc" ? "ASC" : "DESC";
+    const orderBy = sortBy === "priority" ? `priority_rank ${dir}, created_at ${dir}, rowid ${dir}` : `${col} ${dir}, rowid ${dir}`;
+    const sql = `SELECT id, content, recipient_phone, recipient_name, form_name, status, priority, sent_at, created_at, scheduled_for, form_id, contact_id
+      FROM messages WHERE ${pageWhere.join(" AND ")} ORDER BY ${orderBy} LIMIT ? OFFSET ?`;
+    const rows = this.sqlite.query(sql).all(...pageParams, limit, (page - 1) * limit) as Array<Record<string, any>>;
+    return {
+      messages: rows.map((r) => ({
+        id: r.id,
+        content: r.content,
+        recipientPhone: r.recipient_phone,
+        recipientName: r.recipient_name,
+        formId: r.form_id,
+        formName: r.form_name,
+        contactId: r.contact_id,
+        status: r.status,
+        priority: r.priority,
+        scheduledFor: r.scheduled_for,
+        sentAt: r.sent_at,
+        createdAt: r.created_at,
+      })),
+      pagination: { total, page, limit, totalPages: Math.ceil(total / limit) },
+      summary,
+    };
+  }
+
+  private owns(table: "forms" | "contacts", accountId: string, id: string): boolean {
+    return UUID_RE.test(id) && this.sqlite.query(`SELECT 1 AS x FROM ${table} WHERE id = ?1 AND account_id = ?2`).get(id, accountId) !== null;
+  }
+
+  private emptyPage(page: number, limit: number) {
+    return { messages: [], pagination: { total: 0, page, limit, totalPages: 0 }, summary: { queued: 0, sent: 0, failed: 0, cancelled: 0 } };
+  }
+
+  /**
+   * Messages per status under the filters other than status: one COUNT per status with
+   * `status = ?` spelled out, so each is a range count on (account_id|form_id, status,
+   * created_at). Cached until the connection's next write (total_changes() moves on any write).
+   */
+  private summary(where: string[], params: Array<string | number>, strategy: SummaryStrategy): Record<MessageStatus, number> {
+    const version = this.changes.get()!.n;
+    const key = strategy + "\u0000" + where.join(" AND ") + "\u0000" + params.join("\u0000");
+    const hit = this.countCache.get(key);
+    if (hit && hit.version === version) return { ...hit.summary };
+    // One range count per status on an index that leads with (account_id | form_id | contact_id).
+    const summary: Record<MessageStatus, number> = { queued: 0, sent: 0, failed: 0, cancelled: 0 };
+    if (strategy === "counters") {
+      // Kept by triggers on every insert, delete and status change (migration 0001).
+      // params: [accountId] or [accountId, priorityRank]
+      const rows = this.counters.all(params[0] as string, params.length > 1 ? (params[1] as number) : -1);
+      for (const r of rows) if (isMessageStatus(r.status)) summary[r.status] = r.n;
+      return summary;
+    }
+    const cond = where.join(" AND ");
+    if (strategy !== "per-status") {
+      // A contact's few messages, or one priority's share: walk that index once, group by status.
+      const index = strategy === "contact" ? "messages_contact_created_idx" : "messages_account_priority_idx";
+      const rows = this.sqlite
+        .query(`SELECT status, COUNT(*) AS n FROM messages INDEXED BY ${index} WHERE ${cond} GROUP BY status`)
+        .all(...params) as Array<{ status: MessageStatus; n: number }>;
+      for (const r of rows) summary[r.status] = r.n;
+      if (this.countCache.size > 1_000) this.countCache.clear();
+      this.countCache.set(key, { version, summary: { ...summary } });
+      return summary;
+    }
+    const counts = this.sqlite
+      .query(MESSAGE_STATUSES.map((st) => `(SELECT COUNT(*) FROM messages WHERE status = '${st}' AND ${cond}) AS ${st}`).join(", ").replace(/^/, "SELECT "))
+      .get(...MESSAGE_STATUSES.flatMap(() => params)) as Record<MessageStatus, number>;
+    for (const st of MESSAGE_STATUSES) summary[st] = counts[st];
+    if (this.countCache.size > 1_000) this.countCache.clear();
+    this.countCache.set(key, { version, summary: { ...summary } });
+    return summary;
+  }
+
+  // ---------------------------------------------------------------- status
+
+  /**
+   * Applies one status request. Validation → 400 VALIDATION_ERROR; an illegal move → 400
+   * 'Invalid status transition' (no code); a same-status repeat with the same values → 200,
+   * nothing written. A stale `leaseToken` (the message is leased to someone else) → 409.
+   */
+  updateStatus(accountId: string, id: string, body: StatusBody): StatusResult {
+    const result = this.applyStatus(accountId, id, body);
+    this.afterCommit(result.effects);
+    return result.answer;
+  }
+
+  private applyStatus(accountId: string, id: string, body: StatusBody): { answer: StatusResult; effects: Effects } {
+    if (body.leaseToken !== undefined && body.leaseToken !== null && typeof body.leaseToken !== "string") {
+      throw validationError([{ field: "leaseToken", message: "leaseToken must be a string", requirement: "the leaseToken from next", provided: body.leaseToken }]);
+    }
+    return this.sqlite.transaction(() => {
+      const row = this.getRow(accountId, id);
+      const decision = decideTransition(
+        { status: row.status, sentAt: row.sent_at, failureReason: row.failure_reason, retryCount: row.retry_count },
+        { status: body.status as MessageStatus, sentAt: body.sentAt as string, failureReason: body.failureReason as string },
+      );
+      if (decision.kind === "validation") {
+        throw validationError([{ field: decision.field, message: decision.message, requirement: decision.requirement, provided: decision.provided }]);
+      }
+      if (decision.kind === "invalid") {
+        throw new AppError("INVALID_STATUS_TRANSITION", {
+          details: { currentStatus: decision.currentStatus, requestedStatus: decision.requestedStatus, message: decision.message },
+        });
+      }
+      const token = typeof body.leaseToken === "string" && body.leaseToken !== "" ? body.leaseToken : undefined;
+      if (token !== undefined && row.lease_token !== null && row.lease_token !== token) {
+        throw new AppError("LEASE_CONFLICT", {
+          message: "This message is now leased to another device; this report was not recorded",
+          details: { messageId: id, currentStatus: row.status, leaseExpiresAt: row.lease_expires_at },
+        });
+      }
+      if (decision.kind === "noop") {
+        return { answer: { messageId: id, status: row.status, sentAt: row.sent_at, updatedAt: row.updated_at }, effects: {} };
+      }
+      const now = this.clock();
+      const updatedAt = iso(Math.max(now, Date.parse(row.updated_at) + 1));
+      const next = decision.next;
+      this.sqlite
+        .query(
+          `UPDATE messages SET status = ?1, sent_at = ?2, failure_reason = ?3, retry_count = ?4, updated_at = ?5,
+             lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL,
+             lease_expiries = CASE WHEN ?1 = 'queued' THEN 0 ELSE lease_expiries END
+           WHERE id = ?6`,
+        )
+        .run(next.status, next.sentAt, next.failureReason, next.retryCount, updatedAt, id);
+      if (decision.becameSent && row.contact_id) {
+        this.sqlite
+          .query(
+            `UPDATE contacts SET last_contacted_at = ?1, message_count = message_count + 1,
+               status = CASE WHEN status = 'new' THEN 'contacted' ELSE status END, updated_at = ?2
+             WHERE id = ?3 AND account_id = ?4`,
+          )
+          .run(next.sentAt, iso(now), row.contact_id, accountId);
+      }
+      const effects: Effects = { endLease: id, accountId };
+      if (decision.leftQueue) effects.dequeue = id;
+      if (decision.enteredQueue) effects.enqueue = { ...row, status: "queued" };
+      return { answer: { messageId: id, status: next.status, sentAt: next.sentAt, updatedAt }, effects };
+    })();
+  }
+
+  private afterCommit(e: Effects) {
+    if (e.endLease) this.leases.forget(e.endLease);
+    if (e.dequeue) this.queue.remove(e.dequeue);
+    if (e.enqueue) {
+      this.queue.insert(queueEntryOf(e.enqueue));
+      this.leases.notify(e.enqueue.account_id);
+    }
+  }
+
+  // ---------------------------------------------------------------- delete
+
+  delete(accountId: string, id: string): { deletedId: string } {
+    this.sqlite.transaction(() => {
+      const row = this.getRow(accountId, id);
+      if (row.status !== "queued") {
+        throw new AppError("INVALID_STATE", {
+          message: `Only queued messages can be deleted; this one is ${row.status}`,
+          details: { currentStatus: row.status },
+        });
+      }
+      this.sqlite.query("DELETE FROM messages WHERE id = ?1 AND account_id = ?2").run(id, accountId);
+    })();
+    this.leases.forget(id);
+    this.queue.remove(id);
+    return { deletedId: id };
+  }
+
+  // ---------------------------------------------------------------- bulk
+
+  /** Each id is judged alone; refused ones are listed with the code their single request would get. */
+  bulk(accountId: string, body: { messageIds?: unknown; status?: unknown; sentAt?: unknown; failureReason?: unknown }) {
+    const ids = body.messageIds;
+    const errs: FieldErr[] = [];
+    if (!Array.isArray(ids) || ids.length === 0 || ids.length > BULK_MAX_IDS) {
+      errs.push({
+        field: "messageIds",
+        message: `messageIds must be an array of 1 to ${BULK_MAX_IDS} message ids`,
+        requirement: `array of 1-${BULK_MAX_IDS} ids`,
+        provided: Array.isArray(ids) ? `${ids.length} ids` : (ids ?? null),
+      });
+    } else if (ids.some((x) => typeof x !== "string")) {
+      errs.push({ field: "messageIds", message: "every message id must be a string", requirement: "array of strings", provided: null });
+    }
+    if (!isMessageStatus(body.status)) errs.push(enumError("status", MESSAGE_STATUSES, body.status ?? null));
+    if (errs.length) throw validationError(errs);
+    // The fields the status needs are checked once for the whole request (as for a queued message).
+    const probe = decideTransition({ status: "queued", sentAt: null, failureReason: null, retryCount: 0 }, {
+      status: body.status as MessageStatus,
+      sentAt: body.sentAt as string,
+      failureReason: body.failureReason as string,
+    });
+    if (probe.kind === "validation") {
+      throw validationError([{ field: probe.field, message: probe.message, requirement: probe.requirement, provided: probe.provided }]);
+    }
+    let updated = 0;
+    const errors: Array<{ id: string; code: string; message: string }> = [];
+    const seen = new Set<string>();
+    for (const id of ids as string[]) {
+      if (seen.has(id)) continue; // a repeated id is judged once
+      seen.add(id);
+      try {
+        const r = this.applyStatus(accountId, id, { status: body.status, sentAt: body.sentAt, failureReason: body.failureReason });
+        this.afterCommit(r.effects);
+        if (r.effects.endLease) updated++;
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        errors.push({ id, code: err.code, message: err.code === "INVALID_STATUS_TRANSITION" ? String(err.details?.message ?? err.message) : err.message });
+      }
+    }
+    return { updated, errors };
+  }
+
+  // ---------------------------------------------------------------- manual messages
+
+  /**
+   * POST /messages/<KEY>: a message outside any form. `contactId` links the contact; a
+   * `phoneNumber` that belongs to a contact of the account links that contact; otherwise the
+   * message has no contact (none is created: a manual text is not a submission).
+   */
+  createManual(
+    accountId: string,
+    body: Record<string, unknown>,
+    ctx: { ipAddress?: string; userAgent?: string | null },
+  ): { message: Message; queuePosition: number; estimatedDelivery: string } {
+    const errs: FieldErr[] = [];
+    const { phoneNumber, contactId, content, priority, scheduledFor } = body;
+    if (phoneNumber !== undefined && contactId !== undefined) {
+      errs.push({ field: "phoneNumber", message: "give either phoneNumber or contactId, not both", requirement: "phoneNumber or contactId", provided: phoneNumber });
+    } else if (phoneNumber === undefined && contactId === undefined) {
+      errs.push({ field: "phoneNumber", message: "phoneNumber or contactId is required", requirement: "phoneNumber or contactId", provided: null });
+    }
+    let e164: string | undefined;
+    if (phoneNumber !== undefined && contactId === undefined) {
+      const p = normalizePhone(phoneNumber, { label: "phoneNumber" });
+      if (p.ok) e164 = p.e164;
+      else errs.push({ field: "phoneNumber", message: p.message, requirement: p.requirement, provided: phoneNumber });
+    }
+    if (contactId !== undefined && typeof contactId !== "string") errs.push({ field: "contactId", message: "contactId must be a string", provided: contactId });
+    if (typeof content !== "string" || content.trim() === "") {
+      errs.push({ field: "content", message: "content is required", requirement: `1-${MANUAL_CONTENT_MAX} characters`, provided: content ?? null });
+    } else if (content.length > MANUAL_CONTENT_MAX) {
+      errs.push({ field: "content", message: `content must be at most ${MANUAL_CONTENT_MAX} characters`, requirement: `1-${MANUAL_CONTENT_MAX} characters`, provided: `${content.length} characters` });
+    }
+    if (priority !== undefined && !(PRIORITIES as unknown[]).includes(priority)) errs.push(enumError("priority", PRIORITIES, priority));
+    const now = this.clock();
+    let when = now;
+    if (scheduledFor !== undefined && scheduledFor !== null) {
+      const t = parseIsoTimestamp(scheduledFor);
+      if (t === null) errs.push({ field: "scheduledFor", message: "scheduledFor must be an ISO 8601 timestamp", requirement: "ISO 8601 timestamp", provided: scheduledFor });
+      else when = t;
+    }
+    if (errs.length) throw validationError(errs);
+
+    let contact: { id: string; phone_number: string; first_name: string | null; last_name: string | null } | null = null;
+    if (typeof contactId === "string") {
+      contact = UUID_RE.test(contactId)
+        ? (this.sqlite.query("SELECT id, phone_number, first_name, last_name FROM contacts WHERE id = ?1 AND account_id = ?2").get(contactId, accountId) as any)
+        : null;
+      if (!contact) throw new AppError("CONTACT_NOT_FOUND", { details: { contactId } });
+    } else {
+      contact = this.sqlite
+        .query("SELECT id, phone_number, first_name, last_name FROM contacts WHERE account_id = ?1 AND phone_number = ?2")
+        .get(accountId, e164!) as any;
+    }
+    const text = content as string;
+    const info = smsInfo(text);
+    const prio = (priority ?? "normal") as Priority;
+    const name = contact ? [contact.first_name, contact.last_name].filter(Boolean).join(" ") || null : null;
+    const createdAt = iso(now);
+    const row: MessageRow = {
+      id: newId(),
+      account_id: accountId,
+      form_id: null,
+      form_name: null,
+      contact_id: contact?.id ?? null,
+      content: text,
+      recipient_phone: contact?.phone_number ?? e164!,
+      recipient_name: name,
+      status: "queued",
+      priority: prio,
+      priority_rank: PRIORITY_RANK[prio],
+      webhook_data: null,
+      template_used: null,
+      scheduled_for: iso(when),
+      sent_at: null,
+      failure_reason: null,
+      retry_count: 0,
+      metadata: JSON.stringify({
+        messageLength: text.length,
+        variablesUsed: [],
+        source: "manual",
+        ipAddress: ctx.ipAddress ?? null,
+        userAgent: ctx.userAgent ?? null,
+        encoding: info.encoding,
+        segments: info.segments,
+      }),
+      seq: this.seq.next(),
+      lease_token: null,
+      lease_expires_at: null,
+      lease_device_id: null,
+      lease_expiries: 0,
+      created_at: createdAt,
+      updated_at: createdAt,
+    };
+    this.sqlite
+      .query(
+        `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name, status,
+           priority, priority_rank, webhook_data, template_used, scheduled_for, metadata, seq, created_at, updated_at)
+         VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, NULL, ?9, ?10, ?11, ?12, ?12)`,
+      )
+      .run(row.id, accountId, row.contact_id, row.content, row.recipient_phone, row.recipient_name, prio, row.priority_rank, row.scheduled_for, row.metadata, row.seq, createdAt);
+    this.queue.insert(queueEntryOf(row));
+    this.leases.notify(accountId);
+    const pos = this.queue.position(row.id, now, this.sendRatePerMinute())!;
+    return { message: toMessage(row), queuePosition: pos.queuePosition, estimatedDelivery: iso(pos.estimatedDelivery) };
+  }
+}
+
+type SummaryStrategy = "counters" | "per-status" | "contact" | "priority";
+
+interface Effects {
+  accountId?: string;
+  endLease?: string;
+  dequeue?: string;
+  enqueue?: MessageRow;
+}

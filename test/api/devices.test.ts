@@ -1,0 +1,269 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, expectStatus, tempDir, type TestServer } from "../helpers/server";
+import { insertContact, insertMessage, iso, row } from "../helpers/fixtures";
+import { rmSync } from "node:fs";
+
+const T0 = Date.parse("2026-11-20T12:00:00.000Z");
+
+async function server(overrides = {}) {
+  const clock = { now: T0 };
+  const s = await startTestServer(overrides, { clock: () => clock.now });
+  return { s, clock };
+}
+const next = async (s: TestServer, json: Record<string, unknown> = {}, key?: string) =>
+  (await expectStatus(await s.api("/messages/next", { method: "POST", json, key }), 200)).data;
+
+describe("POST /messages/next", () => {
+  let s: TestServer;
+  let clock: { now: number };
+  beforeAll(async () => ({ s, clock } = await server()));
+  afterAll(() => s.stop());
+
+  test("leases due messages in queue order, each with a token and expiry, recorded in SQLite", async () => {
+    const d = s.running.deps;
+    const low = insertMessage(d, s.accountId, { priority: "low", createdAt: iso(T0 - 5000) });
+    const normal = insertMessage(d, s.accountId, { priority: "normal", createdAt: iso(T0 - 4000) });
+    const urgent = insertMessage(d, s.accountId, { priority: "urgent", createdAt: iso(T0 - 1000) });
+    const future = insertMessage(d, s.accountId, { priority: "urgent", scheduledFor: iso(T0 + 60_000) });
+    const data = await next(s, { limit: 10, leaseSeconds: 120, deviceId: "pixel-7" });
+    expect(data.messages.map((m: any) => m.id)).toEqual([urgent, normal, low]);
+    for (const m of data.messages) {
+      expect(m.leaseToken).toMatch(/^[0-9a-f-]{36}$/);
+      expect(m.leaseExpiresAt).toBe(iso(T0 + 120_000));
+      expect(m.status).toBe("queued");
+      expect(m).toHaveProperty("webhookData");
+      expect(row(d.sqlite, m.id)).toMatchObject({ lease_token: m.leaseToken, lease_expires_at: m.leaseExpiresAt, lease_device_id: "pixel-7" });
+    }
+    // Leased messages are not handed out again; the future one is not due yet.
+    expect((await next(s, { limit: 10 })).messages).toEqual([]);
+    clock.now = T0 + 60_000;
+    expect((await next(s, { limit: 10 })).messages.map((m: any) => m.id)).toEqual([future]);
+    for (const id of [low, normal, urgent, future]) await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "cancelled" } }), 200);
+  });
+
+  test("body validation: limit 1-50, leaseSeconds 30-3600", async () => {
+    for (const json of [{ limit: 0 }, { limit: 51 }, { leaseSeconds: 29 }, { leaseSeconds: 3601 }, { limit: "x" }]) {
+      const b = await expectStatus(await s.api("/messages/next", { method: "POST", json }), 400);
+      expect(b.code).toBe("VALIDATION_ERROR");
+    }
+    // No body at all is fine: one message, default lease.
+    await expectStatus(await s.api("/messages/next", { method: "POST" }), 200);
+  });
+
+  test("concurrent next calls never share a message", async () => {
+    const d = s.running.deps;
+    const ids = new Set(Array.from({ length: 45 }, () => insertMessage(d, s.accountId)));
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => next(s, { limit: 3, deviceId: `phone-${i}` })));
+    const got = results.flatMap((r) => r.messages.map((m: any) => m.id));
+    expect(new Set(got).size).toBe(got.length);
+    expect(got.length).toBe(45);
+    for (const id of got) expect(ids.has(id)).toBe(true);
+    const flat = await Promise.all(Array.from({ length: 5 }, () => s.api("/messages/next")));
+    expect(flat.every((r) => r.status === 204)).toBe(true);
+    await expectStatus(await s.api("/messages/bulk", { method: "PUT", json: { messageIds: got, status: "cancelled" } }), 200);
+  });
+
+  test("another account's queue is never reached", async () => {
+    const other = s.running.deps.accounts.createAccount({ name: "Other" });
+    const mine = insertMessage(s.running.deps, s.accountId);
+    const data = await next(s, { limit: 50 }, other.apiKey);
+    expect(data.messages).toEqual([]);
+    await expectStatus(await s.api(`/messages/${mine}/status`, { method: "PUT", json: { status: "cancelled" } }), 200);
+  });
+});
+
+describe("leases: reports, stale tokens, expiry", () => {
+  let s: TestServer;
+  let clock: { now: number };
+  beforeAll(async () => ({ s, clock } = await server({ maxLeaseAttempts: 3 })));
+  afterAll(() => s.stop());
+
+  test("a report ends the lease; a stale token after the lease moved is 409 LEASE_CONFLICT", async () => {
+    const d = s.running.deps;
+    const contactId = insertContact(d, s.accountId);
+    const id = insertMessage(d, s.accountId, { contactId });
+    const a = (await next(s, { leaseSeconds: 30, deviceId: "A" })).messages[0];
+    expect(a.id).toBe(id);
+    clock.now += 31_000;
+    const b = (await next(s, { leaseSeconds: 30, deviceId: "B" })).messages[0];
+    expect(b.id).toBe(id);
+    expect(b.leaseToken).not.toBe(a.leaseToken);
+    expect(row(d.sqlite, id).lease_expiries).toBe(1);
+    const stale = await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "failed", failureReason: "network-error", leaseToken: a.leaseToken } }), 409);
+    expect(stale.code).toBe("LEASE_CONFLICT");
+    expect(row(d.sqlite, id).status).toBe("queued");
+    const sentAt = iso(clock.now);
+    await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "sent", sentAt, leaseToken: b.leaseToken } }), 200);
+    expect(row(d.sqlite, id)).toMatchObject({ status: "sent", lease_token: null, lease_expires_at: null });
+    expect((d.sqlite.query("SELECT message_count, status FROM contacts WHERE id = ?").get(contactId) as any)).toEqual({ message_count: 1, status: "contacted" });
+    // B retrying its report after a timeout: idempotent, not double counted.
+    await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "sent", sentAt, leaseToken: b.leaseToken } }), 200);
+    expect((d.sqlite.query("SELECT message_count FROM contacts WHERE id = ?").get(contactId) as any).message_count).toBe(1);
+  });
+
+  test("a late report after the lease expired (and nobody else took it) is accepted", async () => {
+    const d = s.running.deps;
+    const id = insertMessage(d, s.accountId);
+    const a = (await next(s, { leaseSeconds: 30 })).messages[0];
+    clock.now += 31_000;
+    d.leases.sweep(clock.now);
+    expect(row(d.sqlite, id).lease_token).toBeNull();
+    await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "sent", sentAt: iso(clock.now), leaseToken: a.leaseToken } }), 200);
+  });
+
+  test("expiries return the message; the 3rd expiry fails it with no-report and it leaves the queue", async () => {
+    const d = s.running.deps;
+    const id = insertMessage(d, s.accountId);
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const m = (await next(s, { leaseSeconds: 30 })).messages;
+      expect(m.map((x: any) => x.id)).toEqual([id]);
+      clock.now += 30_000; // expires exactly at leaseExpiresAt
+      d.leases.sweep(clock.now); // the timer's job, run by hand with the fake clock
+      if (attempt < 3) expect(row(d.sqlite, id)).toMatchObject({ status: "queued", lease_expiries: attempt, lease_token: null });
+    }
+    expect(row(d.sqlite, id)).toMatchObject({ status: "failed", failure_reason: "no-report", lease_expiries: 3 });
+    expect(d.queue.has(id)).toBe(false);
+    expect((await next(s, { limit: 50 })).messages).toEqual([]);
+    // A client retry starts over.
+    await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "queued" } }), 200);
+    expect(row(d.sqlite, id)).toMatchObject({ status: "queued", retry_count: 1, lease_expiries: 0 });
+    expect((await next(s)).messages[0].id).toBe(id);
+    await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "cancelled" } }), 200);
+  });
+
+  test("the sweeper timer ends expired leases on its own, and wakes a long poll", async () => {
+    const d = s.running.deps;
+    const id = insertMessage(d, s.accountId);
+    await next(s, { leaseSeconds: 30 });
+    const waiting = s.api("/messages/next?wait=5");
+    await Bun.sleep(50);
+    clock.now += 30_000;
+    const body = await expectStatus(await waiting, 200); // the timer swept (≤ 1 s) and notified
+    expect(body.data.message.id).toBe(id);
+    expect(row(d.sqlite, id).lease_expiries).toBe(1);
+    await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "cancelled" } }), 200);
+  });
+
+  test("cancelling or deleting a leased message ends the lease", async () => {
+    const d = s.running.deps;
+    const id = insertMessage(d, s.accountId);
+    await next(s);
+    expect(d.leases.isLeased(id)).toBe(true);
+    await expectStatus(await s.api(`/messages/${id}`, { method: "DELETE" }), 200);
+    expect(d.leases.isLeased(id)).toBe(false);
+    expect(d.queue.has(id)).toBe(false);
+  });
+});
+
+describe("send-rate cap", () => {
+  test("at most sendRatePerMinute messages leave per minute; tokens come back over time", async () => {
+    const { s, clock } = await server({ sendRatePerMinute: 5 });
+    try {
+      const d = s.running.deps;
+      for (let i = 0; i < 9; i++) insertMessage(d, s.accountId);
+      expect((await next(s, { limit: 50 })).messages.length).toBe(5);
+      const capped = await next(s, { limit: 50 });
+      expect(capped.messages).toEqual([]);
+      expect(capped.retryAfter).toBe(12);
+      expect((await s.api("/messages/next")).status).toBe(204);
+      clock.now += 12_000; // one token per 12 s at 5/minute
+      expect((await next(s, { limit: 50 })).messages.length).toBe(1);
+      clock.now += 60_000;
+      expect((await next(s, { limit: 50 })).messages.length).toBe(3);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe("GET /messages/next (flat, long-poll)", () => {
+  let s: TestServer;
+  beforeAll(async () => ({ s } = await server()));
+  afterAll(() => s.stop());
+
+  test("one message flat as data.message, or 204", async () => {
+    expect((await s.api("/messages/next")).status).toBe(204);
+    const id = insertMessage(s.running.deps, s.accountId);
+    const pathRes = await fetch(`${s.base}/messages/${s.adminKey}/next?deviceId=tasker`);
+    const body = await expectStatus(pathRes, 200);
+    expect(body.data.message.id).toBe(id);
+    expect(body.data.message.leaseToken).toBeString();
+    expect(row(s.running.deps.sqlite, id).lease_device_id).toBe("tasker");
+    for (const qs of ["?wait=31", "?wait=-1", "?wait=x", "?leaseSeconds=10"]) await expectStatus(await s.api(`/messages/next${qs}`), 400);
+  });
+
+  test("?wait long-polls and wakes as soon as a message is queued", async () => {
+    const started = performance.now();
+    const pending = s.api("/messages/next?wait=10");
+    await Bun.sleep(150);
+    expect(s.running.deps.leases.waiting(s.accountId)).toBe(1);
+    const m = (await expectStatus(await s.api("/messages", { method: "POST", json: { phoneNumber: "4155550123", content: "urgent!", priority: "urgent" } }), 201)).data;
+    const body = await expectStatus(await pending, 200);
+    expect(body.data.message.id).toBe(m.messageId);
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+
+  test("?wait returns 204 after the wait when nothing comes", async () => {
+    const started = performance.now();
+    expect((await s.api("/messages/next?wait=1")).status).toBe(204);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(900);
+  });
+});
+
+describe("restart", () => {
+  test("queue and leases are rebuilt from SQLite at boot", async () => {
+    const dir = tempDir();
+    const clock = { now: T0 };
+    const s1 = await startTestServer({}, { dir, clock: () => clock.now });
+    const accountId = s1.accountId;
+    const a = insertMessage(s1.running.deps, accountId, { priority: "high" });
+    const b = insertMessage(s1.running.deps, accountId);
+    const leased = (await next(s1, { leaseSeconds: 60 })).messages[0];
+    expect(leased.id).toBe(a);
+    await s1.stop();
+    const s2 = await startTestServer({}, { dir, clock: () => clock.now });
+    try {
+      s2.adminKey = s2.running.deps.accounts.createKey(accountId, "admin_access").apiKey;
+      expect(s2.running.deps.queue.has(a) && s2.running.deps.queue.has(b)).toBe(true);
+      expect((await next(s2, { limit: 10 })).messages.map((m: any) => m.id)).toEqual([b]);
+      clock.now += 61_000;
+      expect((await next(s2, { limit: 10 })).messages.map((m: any) => m.id)).toEqual([a]);
+    } finally {
+      await s2.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("scripts/device-sim end to end", () => {
+  test("a simulated phone drains the queue: every message ends sent or failed, reported once", async () => {
+    const s = await startTestServer();
+    try {
+      const d = s.running.deps;
+      const contactId = insertContact(d, s.accountId, { status: "new" });
+      const ids = Array.from({ length: 12 }, (_, i) => insertMessage(d, s.accountId, { contactId, priority: i % 3 === 0 ? "urgent" : "normal" }));
+      const key = d.accounts.createKey(s.accountId, "standard_access").apiKey;
+      const proc = Bun.spawn(
+        ["./node_modules/.bin/bun", "scripts/device-sim.ts", "--url", s.url, "--key", key, "--failure-rate", "0.3", "--interval", "50", "--count", "12", "--batch", "5", "--quiet"],
+        { stdout: "pipe", stderr: "pipe" },
+      );
+      const code = await proc.exited;
+      const out = await new Response(proc.stdout).text();
+      expect(code).toBe(0);
+      const tally = JSON.parse(out.trim().split("\n").pop()!);
+      expect(tally.sent + tally.failed).toBe(12);
+      expect(tally.conflicts + tally.errors).toBe(0);
+      const rows = ids.map((id) => row(d.sqlite, id));
+      expect(rows.every((r) => r.status === "sent" || r.status === "failed")).toBe(true);
+      expect(rows.filter((r) => r.status === "sent").length).toBe(tally.sent);
+      for (const r of rows.filter((r) => r.status === "failed")) expect(["invalid-phone", "rate-limit", "network-error"]).toContain(r.failure_reason);
+      expect(rows.every((r) => r.lease_token === null)).toBe(true);
+      expect(d.queue.size(s.accountId)).toBe(0);
+      const c = d.sqlite.query("SELECT message_count, status FROM contacts WHERE id = ?").get(contactId) as any;
+      expect(c.message_count).toBe(tally.sent);
+      if (tally.sent > 0) expect(c.status).toBe("contacted");
+    } finally {
+      await s.stop();
+    }
+  });
+});

@@ -1,0 +1,501 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
+import { insertContact, insertForm, insertMessage, iso, row } from "../helpers/fixtures";
+
+let s: TestServer;
+let standardKey: string;
+let otherKey: string;
+let otherAccount: string;
+let now = Date.parse("2026-11-20T12:00:00.000Z");
+
+beforeAll(async () => {
+  s = await startTestServer({}, { clock: () => now });
+  standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+  const other = s.running.deps.accounts.createAccount({ name: "Other" });
+  otherKey = other.apiKey;
+  otherAccount = other.account.id;
+});
+afterAll(() => s.stop());
+
+const deps = () => s.running.deps;
+/** Messages routes with the key in the path (the spec's form). */
+const pathApi = (path: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
+  const headers = new Headers(init.headers);
+  let body = init.body;
+  if (init.json !== undefined) {
+    body = JSON.stringify(init.json);
+    headers.set("Content-Type", "application/json");
+  }
+  return fetch(`${s.base}/messages/${init.key ?? s.adminKey}${path}`, { ...init, headers, body });
+};
+
+async function manual(json: Record<string, unknown>, key = s.adminKey) {
+  return (await expectStatus(await s.api("/messages", { method: "POST", json, key }), 201)).data;
+}
+async function setStatus(id: string, json: Record<string, unknown>, status: number) {
+  return expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json }), status);
+}
+
+describe("path key and Bearer", () => {
+  test("both forms reach the same routes", async () => {
+    const m = await manual({ phoneNumber: "4155550100", content: "both ways" });
+    const a = await expectStatus(await pathApi(`/${m.messageId}`), 200);
+    const b = await expectStatus(await s.api(`/messages/${m.messageId}`), 200);
+    expect(a.data.message).toEqual(b.data.message);
+    const listA = await expectStatus(await pathApi(""), 200);
+    const listB = await expectStatus(await s.api("/messages"), 200);
+    expect(listA.data.pagination.total).toBe(listB.data.pagination.total);
+    await expectStatus(await pathApi(`/${m.messageId}/status`, { method: "PUT", json: { status: "cancelled" } }), 200);
+    expect(row(deps().sqlite, m.messageId).status).toBe("cancelled");
+  });
+
+  test("a wrong key in the path is 401; a standard key may use every messages route", async () => {
+    const r = await expectStatus(await fetch(`${s.base}/messages/txwire_sk_${"x".repeat(40)}`), 401);
+    expect(r.code).toBe("AUTHENTICATION_ERROR");
+    const m = await manual({ phoneNumber: "4155550101", content: "std" }, standardKey);
+    await expectStatus(await pathApi(`/${m.messageId}`, { key: standardKey }), 200);
+    await expectStatus(await pathApi(`/${m.messageId}`, { key: standardKey, method: "DELETE" }), 200);
+  });
+
+  test("another account's message id → 404 MESSAGE_NOT_FOUND, on every route", async () => {
+    const m = await manual({ phoneNumber: "4155550102", content: "mine" });
+    for (const [path, method, json] of [
+      [`/messages/${m.messageId}`, "GET", undefined],
+      [`/messages/${m.messageId}/status`, "PUT", { status: "cancelled" }],
+      [`/messages/${m.messageId}`, "DELETE", undefined],
+    ] as const) {
+      const body = await expectStatus(await s.api(path, { method, json, key: otherKey }), 404);
+      expect(body.code).toBe("MESSAGE_NOT_FOUND");
+    }
+    expect(row(deps().sqlite, m.messageId).status).toBe("queued");
+    const bulk = await expectStatus(await s.api("/messages/bulk", { method: "PUT", key: otherKey, json: { messageIds: [m.messageId], status: "cancelled" } }), 200);
+    expect(bulk.data).toEqual({ updated: 0, errors: [{ id: m.messageId, code: "MESSAGE_NOT_FOUND", message: "Message not found" }] });
+    await expectStatus(await s.api("/messages/not-a-uuid"), 404);
+  });
+});
+
+describe("POST /messages (manual)", () => {
+  test("queues a message, normalises the phone, links an existing contact", async () => {
+    const contactId = insertContact(deps(), s.accountId, { phone: "+14155550150", firstName: "Zoe" });
+    const m = await manual({ phoneNumber: "(415) 555-0150", content: "Hello Zoe", priority: "high" });
+    expect(m.contactId).toBe(contactId);
+    expect(m.queuePosition).toBeGreaterThanOrEqual(1);
+    expect(m.message).toMatchObject({ recipientPhone: "+14155550150", recipientName: "Zoe", priority: "high", status: "queued", formId: null });
+    expect(m.message.metadata).toMatchObject({ source: "manual", messageLength: 9, encoding: "GSM-7", segments: 1 });
+    expect(deps().queue.has(m.messageId)).toBe(true);
+    const byContact = await manual({ contactId, content: "again" });
+    expect(byContact.message.recipientPhone).toBe("+14155550150");
+  });
+
+  test("an unknown phone creates no contact", async () => {
+    const before = (deps().sqlite.query("SELECT COUNT(*) AS n FROM contacts").get() as any).n;
+    const m = await manual({ phoneNumber: "+1 415 555 0199", content: "x" });
+    expect(m.contactId).toBeNull();
+    expect((deps().sqlite.query("SELECT COUNT(*) AS n FROM contacts").get() as any).n).toBe(before);
+  });
+
+  test("validation: phone or contact, content, priority, scheduledFor", async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ content: "x" }, "phoneNumber"],
+      [{ phoneNumber: "123", content: "x" }, "phoneNumber"],
+      [{ phoneNumber: "4155550100", contactId: "y", content: "x" }, "phoneNumber"],
+      [{ phoneNumber: "4155550100" }, "content"],
+      [{ phoneNumber: "4155550100", content: "x".repeat(1601) }, "content"],
+      [{ phoneNumber: "4155550100", content: "x", priority: "asap" }, "priority"],
+      [{ phoneNumber: "4155550100", content: "x", scheduledFor: "tomorrow" }, "scheduledFor"],
+    ];
+    const count = () => (deps().sqlite.query("SELECT COUNT(*) AS n FROM messages").get() as any).n;
+    const before = count();
+    for (const [json, field] of cases) {
+      const body = await expectStatus(await s.api("/messages", { method: "POST", json }), 400);
+      expect(body.code).toBe("VALIDATION_ERROR");
+      expect(body.errors.map((e: any) => e.field)).toContain(field);
+    }
+    expect(count()).toBe(before);
+    const nf = await expectStatus(await s.api("/messages", { method: "POST", json: { contactId: crypto.randomUUID(), content: "x" } }), 404);
+    expect(nf.code).toBe("CONTACT_NOT_FOUND");
+    const foreign = insertContact(deps(), otherAccount, { phone: "+14155550177" });
+    await expectStatus(await s.api("/messages", { method: "POST", json: { contactId: foreign, content: "x" } }), 404);
+  });
+});
+
+describe("GET /messages/<id>", () => {
+  test("every Message field, webhookData and metadata as objects", async () => {
+    const formId = insertForm(deps(), s.accountId, { name: "Quotes" });
+    const contactId = insertContact(deps(), s.accountId, { formId });
+    const id = insertMessage(deps(), s.accountId, { formId, formName: "Quotes", contactId, webhookData: { firstName: "Ann", company: "Acme" } });
+    const m = (await expectStatus(await s.api(`/messages/${id}`), 200)).data.message;
+    for (const k of ["id", "content", "recipientPhone", "recipientName", "contactId", "formId", "formName", "status", "priority", "webhookData", "templateUsed", "scheduledFor", "sentAt", "failureReason", "retryCount", "metadata", "createdAt", "updatedAt"]) {
+      expect(m).toHaveProperty(k);
+    }
+    expect(m.webhookData).toEqual({ firstName: "Ann", company: "Acme" });
+    expect(m.metadata).toEqual({ source: "webhook" });
+    expect(m).toMatchObject({ formId, formName: "Quotes", contactId, templateUsed: "Hi {{firstName}}", retryCount: 0, sentAt: null, failureReason: null });
+  });
+});
+
+describe("PUT /messages/<id>/status: transitions", () => {
+  const sentAt = "2026-11-20T12:05:00.000Z";
+
+  test("queued → sent records sentAt, updates the contact once, leaves the queue", async () => {
+    const contactId = insertContact(deps(), s.accountId, { status: "new", messageCount: 2 });
+    const id = insertMessage(deps(), s.accountId, { contactId });
+    expect(deps().queue.has(id)).toBe(true);
+    const r = await setStatus(id, { status: "sent", sentAt: "2026-11-20T07:05:00-05:00" }, 200);
+    expect(r.data).toMatchObject({ messageId: id, status: "sent", sentAt });
+    expect(Date.parse(r.data.updatedAt)).toBeGreaterThan(0);
+    expect(deps().queue.has(id)).toBe(false);
+    const c = deps().sqlite.query("SELECT * FROM contacts WHERE id = ?").get(contactId) as any;
+    expect(c).toMatchObject({ last_contacted_at: sentAt, message_count: 3, status: "contacted" });
+    // Idempotent repeat: 200, nothing counted twice.
+    const again = await setStatus(id, { status: "sent", sentAt: "2026-11-20T12:05:00Z" }, 200);
+    expect(again.data.updatedAt).toBe(r.data.updatedAt);
+    expect((deps().sqlite.query("SELECT message_count FROM contacts WHERE id = ?").get(contactId) as any).message_count).toBe(3);
+    // A different sentAt is refused.
+    const bad = await setStatus(id, { status: "sent", sentAt: "2026-11-20T13:00:00Z" }, 400);
+    expect(bad.code).toBeUndefined();
+    expect(bad.message).toBe("Invalid status transition");
+    expect(bad.details).toMatchObject({ currentStatus: "sent", requestedStatus: "sent" });
+  });
+
+  test("a contact already responded keeps its status on sent", async () => {
+    const contactId = insertContact(deps(), s.accountId, { status: "responded" });
+    const id = insertMessage(deps(), s.accountId, { contactId });
+    await setStatus(id, { status: "sent", sentAt }, 200);
+    expect((deps().sqlite.query("SELECT status, message_count FROM contacts WHERE id = ?").get(contactId) as any)).toEqual({ status: "responded", message_count: 1 });
+  });
+
+  test("queued → failed needs failureReason; failed → queued counts a retry and requeues", async () => {
+    const id = insertMessage(deps(), s.accountId);
+    const v = await setStatus(id, { status: "failed" }, 400);
+    expect(v.code).toBe("VALIDATION_ERROR");
+    expect(v.details.field).toBe("failureReason");
+    expect(row(deps().sqlite, id).status).toBe("queued");
+    await setStatus(id, { status: "failed", failureReason: "invalid-phone" }, 200);
+    expect(row(deps().sqlite, id)).toMatchObject({ status: "failed", failure_reason: "invalid-phone" });
+    expect(deps().queue.has(id)).toBe(false);
+    await setStatus(id, { status: "failed", failureReason: "invalid-phone" }, 200);
+    const diff = await setStatus(id, { status: "failed", failureReason: "rate-limit" }, 400);
+    expect(diff.message).toBe("Invalid status transition");
+    const r = await setStatus(id, { status: "queued" }, 200);
+    expect(r.data.status).toBe("queued");
+    expect(row(deps().sqlite, id)).toMatchObject({ status: "queued", retry_count: 1, failure_reason: null });
+    expect(deps().queue.has(id)).toBe(true);
+    await setStatus(id, { status: "queued" }, 200);
+    expect(row(deps().sqlite, id).retry_count).toBe(1);
+  });
+
+  test("queued → sent needs a valid sentAt", async () => {
+    const id = insertMessage(deps(), s.accountId);
+    for (const bad of [undefined, "", "yesterday", "2026-13-01T00:00:00Z"]) {
+      const b = await setStatus(id, { status: "sent", sentAt: bad }, 400);
+      expect(b.code).toBe("VALIDATION_ERROR");
+      expect(b.details.field).toBe("sentAt");
+    }
+    expect(row(deps().sqlite, id).status).toBe("queued");
+  });
+
+  test("queued → cancelled; repeats are no-ops; nothing leaves cancelled", async () => {
+    const id = insertMessage(deps(), s.accountId);
+    await setStatus(id, { status: "cancelled" }, 200);
+    expect(deps().queue.has(id)).toBe(false);
+    await setStatus(id, { status: "cancelled" }, 200);
+    for (const to of [{ status: "queued" }, { status: "sent", sentAt }, { status: "failed", failureReason: "x" }]) {
+      const b = await setStatus(id, to, 400);
+      expect(b.code).toBeUndefined();
+      expect(b.details).toMatchObject({ currentStatus: "cancelled", requestedStatus: to.status });
+      expect(typeof b.details.message).toBe("string");
+    }
+    expect(row(deps().sqlite, id).status).toBe("cancelled");
+  });
+
+  test("every refused move from sent and failed", async () => {
+    const sent = insertMessage(deps(), s.accountId, { status: "sent", sentAt });
+    for (const to of [{ status: "queued" }, { status: "failed", failureReason: "x" }, { status: "cancelled" }]) {
+      const b = await setStatus(sent, to, 400);
+      expect(b).toMatchObject({ status: "error", message: "Invalid status transition", details: { currentStatus: "sent", requestedStatus: to.status } });
+    }
+    const failed = insertMessage(deps(), s.accountId, { status: "failed", failureReason: "network-error" });
+    for (const to of [{ status: "sent", sentAt }, { status: "cancelled" }]) {
+      const b = await setStatus(failed, to, 400);
+      expect(b.details).toMatchObject({ currentStatus: "failed", requestedStatus: to.status });
+    }
+    expect(row(deps().sqlite, sent).status).toBe("sent");
+    expect(row(deps().sqlite, failed).status).toBe("failed");
+  });
+
+  test("unknown status → 400 VALIDATION_ERROR naming status; missing body → 400", async () => {
+    const id = insertMessage(deps(), s.accountId);
+    const b = await setStatus(id, { status: "delivered" }, 400);
+    expect(b.code).toBe("VALIDATION_ERROR");
+    expect(b.details.field).toBe("status");
+    await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", body: "{bad", headers: { "Content-Type": "application/json" } }), 400);
+    await expectStatus(await s.api(`/messages/${crypto.randomUUID()}/status`, { method: "PUT", json: { status: "cancelled" } }), 404);
+  });
+});
+
+describe("DELETE /messages/<id>", () => {
+  test("queued only; others 409 INVALID_STATE and nothing deleted", async () => {
+    const q = insertMessage(deps(), s.accountId);
+    const r = await expectStatus(await s.api(`/messages/${q}`, { method: "DELETE" }), 200);
+    expect(r.data).toEqual({ deletedId: q });
+    expect(row(deps().sqlite, q)).toBeNull();
+    expect(deps().queue.has(q)).toBe(false);
+    await expectStatus(await s.api(`/messages/${q}`, { method: "DELETE" }), 404);
+    for (const status of ["sent", "failed", "cancelled"] as const) {
+      const id = insertMessage(deps(), s.accountId, { status });
+      const b = await expectStatus(await s.api(`/messages/${id}`, { method: "DELETE" }), 409);
+      expect(b).toMatchObject({ code: "INVALID_STATE", details: { currentStatus: status } });
+      expect(row(deps().sqlite, id).status).toBe(status);
+    }
+  });
+});
+
+describe("PUT /messages/bulk", () => {
+  test("a mix of good and bad ids: each judged alone", async () => {
+    const contactId = insertContact(deps(), s.accountId);
+    const a = insertMessage(deps(), s.accountId, { contactId });
+    const b = insertMessage(deps(), s.accountId, { contactId });
+    const alreadySent = insertMessage(deps(), s.accountId, { status: "sent", sentAt: "2026-11-20T12:00:00.000Z" });
+    const cancelled = insertMessage(deps(), s.accountId, { status: "cancelled" });
+    const foreign = insertMessage(deps(), otherAccount);
+    const missing = crypto.randomUUID();
+    const r = await expectStatus(
+      await s.api("/messages/bulk", {
+        method: "PUT",
+        json: { messageIds: [a, b, a, alreadySent, cancelled, foreign, missing, "junk"], status: "sent", sentAt: "2026-11-20T12:00:00Z" },
+      }),
+      200,
+    );
+    expect(r.data.updated).toBe(2);
+    const byId = Object.fromEntries(r.data.errors.map((e: any) => [e.id, e]));
+    expect(Object.keys(byId).sort()).toEqual([cancelled, foreign, missing, "junk"].sort());
+    expect(byId[cancelled].code).toBe("INVALID_STATUS_TRANSITION");
+    expect(byId[foreign].code).toBe("MESSAGE_NOT_FOUND");
+    expect(byId[missing].code).toBe("MESSAGE_NOT_FOUND");
+    for (const e of r.data.errors) expect(typeof e.message).toBe("string");
+    expect(row(deps().sqlite, a).status).toBe("sent");
+    expect(row(deps().sqlite, foreign).status).toBe("queued");
+    expect((deps().sqlite.query("SELECT message_count FROM contacts WHERE id = ?").get(contactId) as any).message_count).toBe(2);
+    expect(deps().queue.has(a) || deps().queue.has(b)).toBe(false);
+  });
+
+  test("request-level validation: ids 1-1000, status, the fields the status needs", async () => {
+    const id = insertMessage(deps(), s.accountId);
+    const bad: Array<[Record<string, unknown>, string]> = [
+      [{ messageIds: [], status: "cancelled" }, "messageIds"],
+      [{ messageIds: Array.from({ length: 1001 }, () => crypto.randomUUID()), status: "cancelled" }, "messageIds"],
+      [{ messageIds: "x", status: "cancelled" }, "messageIds"],
+      [{ messageIds: [id], status: "gone" }, "status"],
+      [{ messageIds: [id], status: "sent" }, "sentAt"],
+      [{ messageIds: [id], status: "failed" }, "failureReason"],
+    ];
+    for (const [json, field] of bad) {
+      const b = await expectStatus(await s.api("/messages/bulk", { method: "PUT", json }), 400);
+      expect(b.code).toBe("VALIDATION_ERROR");
+      expect(b.details.field).toBe(field);
+    }
+    expect(row(deps().sqlite, id).status).toBe("queued");
+    const ok = await expectStatus(await s.api("/messages/bulk", { method: "PUT", json: { messageIds: Array.from({ length: 1000 }, (_, i) => (i === 0 ? id : crypto.randomUUID())), status: "failed", failureReason: "rate-limit" } }), 200);
+    expect(ok.data.updated).toBe(1);
+    expect(ok.data.errors.length).toBe(999);
+  });
+});
+
+describe("GET /messages: filters, sorts, pagination", () => {
+  let t: TestServer;
+  let formA: string;
+  let formB: string;
+  let contact: string;
+  const ids: Record<string, string> = {};
+  const day = (d: number, h = 12) => iso(Date.UTC(2026, 10, d, h));
+
+  beforeAll(async () => {
+    t = await startTestServer({}, { clock: () => Date.parse("2026-11-20T12:00:00Z") });
+    const d = t.running.deps;
+    formA = insertForm(d, t.accountId, { name: "A" });
+    formB = insertForm(d, t.accountId, { name: "B" });
+    contact = insertContact(d, t.accountId, { formId: formA });
+    ids.q1 = insertMessage(d, t.accountId, { formId: formA, formName: "A", contactId: contact, createdAt: day(1), priority: "low", scheduledFor: day(15) });
+    ids.q2 = insertMessage(d, t.accountId, { formId: formA, formName: "A", createdAt: day(2), priority: "urgent", scheduledFor: day(10) });
+    ids.s1 = insertMessage(d, t.accountId, { formId: formB, formName: "B", createdAt: day(3), status: "sent", sentAt: day(4), priority: "high" });
+    ids.s2 = insertMessage(d, t.accountId, { formId: formB, formName: "B", contactId: contact, createdAt: day(4), status: "sent", sentAt: day(3) });
+    ids.f1 = insertMessage(d, t.accountId, { createdAt: day(5), status: "failed", priority: "urgent" });
+    ids.c1 = insertMessage(d, t.accountId, { createdAt: day(6), status: "cancelled", priority: "high" });
+    insertMessage(d, otherAccount === "" ? "x" : d.accounts.createAccount({ name: "X" }).account.id, { createdAt: day(6) });
+  });
+  afterAll(() => t.stop());
+
+  const list = async (qs: string) => (await expectStatus(await t.api(`/messages${qs}`), 200)).data;
+  const order = (data: any) => data.messages.map((m: any) => Object.entries(ids).find(([, v]) => v === m.id)![0]);
+
+  test("no filter: the account's messages newest first, summary and pagination", async () => {
+    const data = await list("");
+    expect(order(data)).toEqual(["c1", "f1", "s2", "s1", "q2", "q1"]);
+    expect(data.pagination).toEqual({ total: 6, page: 1, limit: 50, totalPages: 1 });
+    expect(data.summary).toEqual({ queued: 2, sent: 2, failed: 1, cancelled: 1 });
+    expect(Object.keys(data.messages[0]).sort()).toEqual(
+      ["id", "content", "recipientPhone", "recipientName", "formId", "formName", "contactId", "status", "priority", "scheduledFor", "sentAt", "createdAt"].sort(),
+    );
+  });
+
+  test("each filter; the summary ignores only the status filter", async () => {
+    let data = await list("?status=sent");
+    expect(order(data).sort()).toEqual(["s1", "s2"]);
+    expect(data.pagination.total).toBe(2);
+    expect(data.summary).toEqual({ queued: 2, sent: 2, failed: 1, cancelled: 1 });
+    data = await list("?priority=urgent");
+    expect(order(data)).toEqual(["f1", "q2"]);
+    expect(data.summary).toEqual({ queued: 1, sent: 0, failed: 1, cancelled: 0 });
+    data = await list(`?formId=${formB}`);
+    expect(order(data)).toEqual(["s2", "s1"]);
+    data = await list(`?contactId=${contact}`);
+    expect(order(data)).toEqual(["s2", "q1"]);
+    data = await list(`?createdAfter=2026-11-03&createdBefore=${encodeURIComponent(day(5))}`);
+    expect(order(data)).toEqual(["f1", "s2", "s1"]);
+    data = await list(`?createdAfter=2026-11-02T12:00:00.001Z`);
+    expect(order(data)).toEqual(["c1", "f1", "s2", "s1"]);
+    data = await list(`?status=queued&formId=${formA}&priority=low`);
+    expect(order(data)).toEqual(["q1"]);
+    expect(data.summary).toEqual({ queued: 1, sent: 0, failed: 0, cancelled: 0 });
+  });
+
+  test("each sort, both orders", async () => {
+    expect(order(await list("?sortBy=createdAt&order=asc"))).toEqual(["q1", "q2", "s1", "s2", "f1", "c1"]);
+    const bySched = order(await list("?sortBy=scheduledFor&order=asc"));
+    expect(bySched.indexOf("q2")).toBeGreaterThan(bySched.indexOf("c1"));
+    expect(bySched.slice(-2)).toEqual(["q2", "q1"]);
+    expect(order(await list("?status=sent&sortBy=sentAt&order=desc"))).toEqual(["s1", "s2"]);
+    expect(order(await list("?status=sent&sortBy=sentAt&order=asc"))).toEqual(["s2", "s1"]);
+    // priority, default desc: urgent, high, normal, low — oldest first within a priority.
+    expect(order(await list("?sortBy=priority"))).toEqual(["q2", "f1", "s1", "c1", "s2", "q1"]);
+    expect(order(await list("?sortBy=priority&order=asc"))).toEqual(["q1", "s2", "c1", "s1", "f1", "q2"]);
+  });
+
+  test("pagination edges", async () => {
+    let data = await list("?limit=4&page=2");
+    expect(order(data)).toEqual(["q2", "q1"]);
+    expect(data.pagination).toEqual({ total: 6, page: 2, limit: 4, totalPages: 2 });
+    data = await list("?limit=4&page=3");
+    expect(data.messages).toEqual([]);
+    data = await list("?limit=1");
+    expect(data.pagination.totalPages).toBe(6);
+    data = await list("?limit=100&status=cancelled");
+    expect(data.pagination).toEqual({ total: 1, page: 1, limit: 100, totalPages: 1 });
+    data = await list(`?formId=${crypto.randomUUID()}`);
+    expect(data.pagination).toEqual({ total: 0, page: 1, limit: 50, totalPages: 0 });
+    for (const qs of ["?limit=0", "?limit=101", "?page=0", "?page=x"]) {
+      const b = await expectStatus(await t.api(`/messages${qs}`), 400);
+      expect(b.code).toBe("VALIDATION_ERROR");
+    }
+  });
+
+  test("bad enum, date and sort values → 400 naming the parameter and the allowed values", async () => {
+    const cases: Array<[string, string, string]> = [
+      ["?status=delivered", "status", "queued, sent, failed, cancelled"],
+      ["?priority=asap", "priority", "low, normal, high, urgent"],
+      ["?sortBy=content", "sortBy", "createdAt, scheduledFor, sentAt, priority"],
+      ["?order=up", "order", "asc, desc"],
+      ["?createdAfter=last-week", "createdAfter", "ISO 8601"],
+      ["?createdBefore=2026-02-30", "createdBefore", "ISO 8601"],
+    ];
+    for (const [qs, field, allowed] of cases) {
+      const b = await expectStatus(await t.api(`/messages${qs}`), 400);
+      expect(b.code).toBe("VALIDATION_ERROR");
+      expect(b.details.field).toBe(field);
+      expect(b.errors[0].message + b.details.requirement).toContain(allowed);
+    }
+  });
+
+  test("the SQL the list really runs uses an index for every filter and sort, never sorting the page", () => {
+    const d = t.running.deps;
+    const seen: string[] = [];
+    const original = d.sqlite.query.bind(d.sqlite);
+    (d.sqlite as any).query = (sql: string) => {
+      seen.push(sql);
+      return original(sql);
+    };
+    try {
+      const cases: Array<Record<string, string>> = [
+        {},
+        { status: "sent" },
+        { priority: "urgent" },
+        { createdAfter: "2026-11-02", createdBefore: "2026-11-05" },
+        { formId: formA },
+        { contactId: contact },
+        { contactId: contact, status: "queued" },
+        { formId: formA, status: "sent" },
+        { sortBy: "scheduledFor" },
+        { sortBy: "sentAt", order: "asc" },
+        { sortBy: "priority" },
+        { sortBy: "priority", order: "asc" },
+      ];
+      for (const q of cases) {
+        seen.length = 0;
+        t.running.deps.sqlite.run("UPDATE messages SET updated_at = updated_at WHERE rowid = 1"); // invalidate cached counts
+        d.messages.list(t.accountId, q);
+        const messageQueries = seen.filter((sql) => /FROM messages/.test(sql));
+        expect(messageQueries.length).toBeGreaterThanOrEqual(1);
+        for (const sql of messageQueries) {
+          const plan = (original(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail);
+          const lines = plan.filter((l) => /\bmessages\b/.test(l));
+          expect(lines.length).toBeGreaterThan(0);
+          for (const line of lines) expect(line).toMatch(/^SEARCH .*USING (COVERING )?INDEX/);
+          if (/ORDER BY/.test(sql)) expect(plan.join(" | ")).not.toContain("TEMP B-TREE FOR ORDER BY");
+        }
+      }
+    } finally {
+      (d.sqlite as any).query = original;
+    }
+  });
+
+  test("every list query uses an index (EXPLAIN QUERY PLAN)", () => {
+    const sqlite = t.running.deps.sqlite;
+    const plans = [
+      "SELECT id FROM messages WHERE account_id = ?1 ORDER BY created_at DESC, rowid DESC LIMIT 50",
+      "SELECT id FROM messages WHERE account_id = ?1 AND status = 'sent' ORDER BY created_at DESC, rowid DESC LIMIT 50",
+      "SELECT id FROM messages WHERE account_id = ?1 AND priority_rank = 0 ORDER BY created_at DESC, rowid DESC LIMIT 50",
+      "SELECT id FROM messages WHERE account_id = ?1 AND form_id = 'x' ORDER BY created_at DESC, rowid DESC LIMIT 50",
+      "SELECT id FROM messages WHERE account_id = ?1 AND contact_id = 'x' ORDER BY created_at DESC, rowid DESC LIMIT 50",
+      "SELECT id FROM messages WHERE account_id = ?1 AND created_at >= 'a' AND created_at <= 'b' ORDER BY created_at DESC, rowid DESC LIMIT 50",
+      "SELECT id FROM messages WHERE account_id = ?1 ORDER BY scheduled_for ASC, rowid ASC LIMIT 50",
+      "SELECT id FROM messages WHERE account_id = ?1 ORDER BY sent_at DESC, rowid DESC LIMIT 50",
+      "SELECT id FROM messages WHERE account_id = ?1 ORDER BY priority_rank ASC, created_at ASC, rowid ASC LIMIT 50",
+      "SELECT status, COUNT(*) FROM messages WHERE account_id = ?1 GROUP BY status",
+    ];
+    for (const q of plans) {
+      const plan = (sqlite.query(`EXPLAIN QUERY PLAN ${q}`).all("acc") as Array<{ detail: string }>).map((r) => r.detail).join(" | ");
+      expect(plan).toMatch(/USING (COVERING )?INDEX/);
+      expect(plan).not.toContain("TEMP B-TREE");
+    }
+  });
+});
+
+describe("summary counters (message_counts, kept by triggers)", () => {
+  test("match a full count after inserts, status changes, deletes and a form deletion", async () => {
+    const d = deps();
+    const formId = insertForm(d, s.accountId, { name: "Counted" });
+    const ids = Array.from({ length: 5 }, (_, i) => insertMessage(d, s.accountId, { formId, formName: "Counted", priority: i % 2 ? "urgent" : "normal" }));
+    await setStatus(ids[0], { status: "sent", sentAt: "2026-11-20T12:00:00Z" }, 200);
+    await setStatus(ids[1], { status: "failed", failureReason: "rate-limit" }, 200);
+    await setStatus(ids[1], { status: "queued" }, 200);
+    await setStatus(ids[2], { status: "cancelled" }, 200);
+    await expectStatus(await s.api(`/messages/${ids[3]}`, { method: "DELETE" }), 200);
+    const check = async () => {
+      const full = { queued: 0, sent: 0, failed: 0, cancelled: 0 } as Record<string, number>;
+      for (const r of d.sqlite.query("SELECT status, COUNT(*) AS n FROM messages WHERE account_id = ? GROUP BY status").all(s.accountId) as any[]) full[r.status] = r.n;
+      const summary = (await expectStatus(await s.api("/messages"), 200)).data.summary;
+      expect(summary).toEqual(full);
+      const viaCounting = (await expectStatus(await s.api("/messages?createdAfter=2000-01-01"), 200)).data.summary;
+      expect(viaCounting).toEqual(full);
+      for (const p of ["urgent", "normal"]) {
+        const one = { queued: 0, sent: 0, failed: 0, cancelled: 0 } as Record<string, number>;
+        for (const r of d.sqlite.query("SELECT status, COUNT(*) AS n FROM messages WHERE account_id = ? AND priority = ? GROUP BY status").all(s.accountId, p) as any[]) one[r.status] = r.n;
+        expect((await expectStatus(await s.api(`/messages?priority=${p}`), 200)).data.summary).toEqual(one);
+      }
+    };
+    await check();
+    await expectStatus(await s.api(`/forms/${formId}`, { method: "DELETE" }), 200);
+    await check();
+  });
+});
