@@ -94,7 +94,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     quota,
     submissions,
     leases,
-    messages: new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute),
+    messages: new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota),
     analytics: new AnalyticsService(sqlite),
     startedAt: clock(),
     lifecycle: [

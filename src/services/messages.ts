@@ -15,6 +15,7 @@ import type { Sequence } from "../lib/seq";
 import { decideTransition, isMessageStatus, MESSAGE_STATUSES, parseIsoTimestamp, type MessageStatus } from "../domain/message-transitions";
 import { normalizePhone } from "../domain/phone";
 import { smsInfo } from "../domain/sms-encoding";
+import type { MonthlyQuota } from "./quota";
 import type { LeaseService } from "./leases";
 
 export const PRIORITIES: Priority[] = ["low", "normal", "high", "urgent"];
@@ -173,6 +174,7 @@ export class MessageService {
     private readonly seq: Sequence,
     private readonly leases: LeaseService,
     private readonly sendRatePerMinute: () => number,
+    private readonly quota?: MonthlyQuota,
   ) {
     this.byId = sqlite.query("SELECT * FROM messages WHERE id = ?1 AND account_id = ?2");
     this.changes = sqlite.query("SELECT total_changes() AS n");
@@ -503,7 +505,7 @@ export class MessageService {
   createManual(
     accountId: string,
     body: Record<string, unknown>,
-    ctx: { ipAddress?: string; userAgent?: string | null },
+    ctx: { ipAddress?: string; userAgent?: string | null; monthlyQuota?: number | null },
   ): { message: Message; queuePosition: number; estimatedDelivery: string } {
     const errs: FieldErr[] = [];
     const { phoneNumber, contactId, content, priority, scheduledFor } = body;
@@ -585,6 +587,30 @@ export class MessageService {
       created_at: createdAt,
       updated_at: createdAt,
     };
+    // Manual messages count against the account's monthly message quota like webhook ones.
+    const refusal = this.quota?.reserve(accountId, ctx.monthlyQuota ?? null);
+    if (refusal) {
+      throw new AppError("QUOTA_EXCEEDED", {
+        message: `Monthly message quota of ${refusal.limit} reached; raise the plan's quota to send more`,
+        details: { limit: refusal.limit, used: refusal.used, resetsAt: refusal.resetsAt },
+      });
+    }
+    const reserved = (ctx.monthlyQuota ?? null) !== null;
+    try {
+      this.insertManual(row, accountId, prio, createdAt);
+    } catch (err) {
+      if (reserved) this.quota?.settle(accountId, false);
+      throw err;
+    }
+    if (reserved) this.quota?.settle(accountId, true);
+    else this.quota?.noteCreated(accountId);
+    this.queue.insert(queueEntryOf(row));
+    this.leases.notify(accountId);
+    const pos = this.queue.position(row.id, now, this.sendRatePerMinute())!;
+    return { message: toMessage(row), queuePosition: pos.queuePosition, estimatedDelivery: iso(pos.estimatedDelivery) };
+  }
+
+  private insertManual(row: MessageRow, accountId: string, prio: Priority, createdAt: string): void {
     this.sqlite
       .query(
         `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name, status,
@@ -592,10 +618,6 @@ export class MessageService {
          VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, NULL, ?9, ?10, ?11, ?12, ?12)`,
       )
       .run(row.id, accountId, row.contact_id, row.content, row.recipient_phone, row.recipient_name, prio, row.priority_rank, row.scheduled_for, row.metadata, row.seq, createdAt);
-    this.queue.insert(queueEntryOf(row));
-    this.leases.notify(accountId);
-    const pos = this.queue.position(row.id, now, this.sendRatePerMinute())!;
-    return { message: toMessage(row), queuePosition: pos.queuePosition, estimatedDelivery: iso(pos.estimatedDelivery) };
   }
 }
 

@@ -20,7 +20,9 @@ export function messagesRoutes(deps: AppDeps) {
       "/",
       ({ request, body, set }) => {
         const st = stateOf(request);
-        const r = deps.messages.createManual(authOf(request).accountId, body as Record<string, unknown>, {
+        const auth = authOf(request);
+        const r = deps.messages.createManual(auth.accountId, body as Record<string, unknown>, {
+          monthlyQuota: auth.account.monthlyQuota,
           ipAddress: st.clientIp,
           userAgent: request.headers.get("user-agent"),
         });
