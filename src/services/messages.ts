@@ -248,7 +248,7 @@ export class MessageService {
       params.push(iso(after!));
     }
     if (before !== undefined) {
-      where.push("created_at <= ?");
+      where.push("created_at < ?");
       params.push(iso(before!));
     }
     const wholeAccount = q.contactId === undefined && q.formId === undefined && after === undefined && before === undefined;

@@ -351,7 +351,10 @@ describe("GET /messages: filters, sorts, pagination", () => {
     expect(order(data)).toEqual(["s2", "s1"]);
     data = await list(`?contactId=${contact}`);
     expect(order(data)).toEqual(["s2", "q1"]);
+    // A half-open range: createdAfter inclusive, createdBefore exclusive (f1 is created at day(5)).
     data = await list(`?createdAfter=2026-11-03&createdBefore=${encodeURIComponent(day(5))}`);
+    expect(order(data)).toEqual(["s2", "s1"]);
+    data = await list(`?createdAfter=${encodeURIComponent(day(3))}&createdBefore=${encodeURIComponent(iso(Date.parse(day(5)) + 1))}`);
     expect(order(data)).toEqual(["f1", "s2", "s1"]);
     data = await list(`?createdAfter=2026-11-02T12:00:00.001Z`);
     expect(order(data)).toEqual(["c1", "f1", "s2", "s1"]);
