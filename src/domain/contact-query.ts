@@ -3,6 +3,7 @@
  * value is reported by parameter name with the allowed values; nothing here touches the database.
  */
 import { CONTACT_STATUSES, isContactStatus, type ContactStatus, STATUS_MESSAGE, isValidCustomFieldName } from "./contact-update";
+import { parseQueryDate } from "./query-params";
 import { parseIsoTimestamp } from "./message-transitions";
 import { PERIODS, isPeriod, canonicalTimeZone, type Period } from "./time-series";
 import { phoneDigits } from "./phone";
@@ -46,12 +47,7 @@ function str(v: unknown): string | undefined {
 
 /** "YYYY-MM-DD" (UTC midnight) or a full ISO 8601 date-time → ISO UTC with ms. */
 export function parseDateParam(v: string): string | null {
-  const s = v.trim();
-  if (/^\d{4}-\d{2}-\d{2}$/.test(s)) {
-    const ms = parseIsoTimestamp(`${s}T00:00:00Z`);
-    return ms === null ? null : new Date(ms).toISOString();
-  }
-  const ms = parseIsoTimestamp(s);
+  const ms = parseQueryDate(v);
   return ms === null ? null : new Date(ms).toISOString();
 }
 

@@ -15,7 +15,8 @@ import type { Sequence } from "../lib/seq";
 import { decideTransition, isMessageStatus, MESSAGE_STATUSES, parseIsoTimestamp, type MessageStatus } from "../domain/message-transitions";
 import { normalizePhone } from "../domain/phone";
 import { smsInfo } from "../domain/sms-encoding";
-import type { MonthlyQuota } from "./quota";
+import { quotaExceeded, type MonthlyQuota } from "./quota";
+import { enumError, parseQueryDate } from "../domain/query-params";
 import type { LeaseService } from "./leases";
 
 export const PRIORITIES: Priority[] = ["low", "normal", "high", "urgent"];
@@ -149,16 +150,6 @@ const SORT_COLUMN: Record<MessageSort, string> = {
   sentAt: "sent_at",
   priority: "priority_rank",
 };
-
-function enumError(field: string, allowed: readonly string[], provided: unknown): FieldErr {
-  return { field, message: `${field} must be one of ${allowed.join(", ")}`, requirement: `one of ${allowed.join(", ")}`, provided };
-}
-
-/** A query date: any ISO 8601 date-time (zone optional, UTC assumed) or a plain YYYY-MM-DD (00:00 UTC). */
-export function parseQueryDate(value: string): number | null {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return parseIsoTimestamp(`${value}T00:00:00Z`);
-  return parseIsoTimestamp(value);
-}
 
 export class MessageService {
   private readonly byId: Statement<MessageRow, [string, string]>;
@@ -589,12 +580,7 @@ export class MessageService {
     };
     // Manual messages count against the account's monthly message quota like webhook ones.
     const refusal = this.quota?.reserve(accountId, ctx.monthlyQuota ?? null);
-    if (refusal) {
-      throw new AppError("QUOTA_EXCEEDED", {
-        message: `Monthly message quota of ${refusal.limit} reached; raise the plan's quota to send more`,
-        details: { limit: refusal.limit, used: refusal.used, resetsAt: refusal.resetsAt },
-      });
-    }
+    if (refusal) throw quotaExceeded(refusal);
     const reserved = (ctx.monthlyQuota ?? null) !== null;
     try {
       this.insertManual(row, accountId, prio, createdAt);

@@ -1,5 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { Clock } from "../lib/clock";
+import { AppError } from "../errors";
 
 /**
  * Monthly message quota (accounts.monthly_quota; null = none). Counting the month's messages in
@@ -13,6 +14,14 @@ export interface QuotaRefusal {
   used: number;
   /** ISO instant the count starts again (first instant of next UTC month). */
   resetsAt: string;
+}
+
+/** The one 429 QUOTA_EXCEEDED answer, for webhook and manual messages alike. */
+export function quotaExceeded(r: QuotaRefusal): AppError {
+  return new AppError("QUOTA_EXCEEDED", {
+    message: `Monthly message quota of ${r.limit} reached; raise the plan's quota to send more`,
+    details: { limit: r.limit, used: r.used, resetsAt: r.resetsAt },
+  });
 }
 
 interface Tally {

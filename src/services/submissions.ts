@@ -18,7 +18,7 @@ import { smsInfo } from "../domain/sms-encoding";
 import { contactSearchText } from "../domain/contact-search";
 import { deferForDailyLimit } from "../domain/daily-limit";
 import { UUID_RE } from "../lib/ids";
-import type { MonthlyQuota } from "./quota";
+import { quotaExceeded, type MonthlyQuota } from "./quota";
 
 /** Idempotency-Key replays last this long (CONTRACT §5). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -217,12 +217,7 @@ export class SubmissionService {
     const key = input.idempotencyKey;
 
     const refusal = this.quota.reserve(form.accountId, form.monthlyQuota);
-    if (refusal) {
-      throw new AppError("QUOTA_EXCEEDED", {
-        message: `Monthly message quota of ${refusal.limit} reached; raise the plan's quota to send more`,
-        details: { limit: refusal.limit, used: refusal.used, resetsAt: refusal.resetsAt },
-      });
-    }
+    if (refusal) throw quotaExceeded(refusal);
     const reserved = form.monthlyQuota !== null;
     let answer: SubmissionAnswer;
     try {
