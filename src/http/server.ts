@@ -6,6 +6,7 @@ import { KEY_FORMAT, burstLimit, hourlyLimit } from "../services/accounts";
 import { rateLimitHeaders } from "../limits/api-limiter";
 import { classify, describeProvided, findCredential, redactPath, requiredPermission } from "./access";
 import { setState, type RequestState } from "./context";
+import { payloadTooLarge, readLimitedBody } from "./body";
 
 /** Webhook payload limit (spec: 10KB). */
 export const WEBHOOK_BODY_LIMIT = 10_240;
@@ -13,8 +14,12 @@ export const WEBHOOK_BODY_LIMIT = 10_240;
 export const API_BODY_LIMIT = 1_048_576;
 /** CSV imports. */
 export const IMPORT_BODY_LIMIT = 50 * 1_048_576;
-/** What Bun itself accepts before anything of ours runs. */
-export const SERVER_BODY_LIMIT = IMPORT_BODY_LIMIT + 1_048_576;
+/**
+ * What Bun itself accepts before anything of ours runs. Set far above our own limits so that an
+ * oversized body gets our 413 envelope (from its Content-Length, before it is read) instead of
+ * Bun's bare 413; bodies without Content-Length are read with our per-route limit.
+ */
+export const SERVER_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 
@@ -91,9 +96,7 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     if (hasBody) {
       const limit = bodyLimitFor(kind, path);
       const declared = Number(req.headers.get("content-length") ?? "0");
-      if (declared > limit) {
-        throw new AppError("PAYLOAD_TOO_LARGE", { message: `Request body is larger than ${limit} bytes`, details: { limit, provided: declared } });
-      }
+      if (declared > limit) throw payloadTooLarge(limit, declared);
     }
     if (kind === "api" || kind === "messages") {
       const cred = findCredential(kind, path, req.headers.get("authorization"));
@@ -123,12 +126,21 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
         });
       }
       if (hasBody) checkJsonContentType(req, effectivePath);
+      let target = req;
+      let targetUrl = req.url;
       if (cred.rewrittenPath !== undefined) {
         const inner = new URL(url);
         inner.pathname = cred.rewrittenPath;
-        const rewritten = new Request(inner.toString(), req);
-        setState(rewritten, state);
-        return app.handle(rewritten);
+        targetUrl = inner.toString();
+      }
+      if (hasBody && !req.headers.has("content-length") && req.body) {
+        // A chunked body: read it here, never past the route's limit, so the app sees a sized one.
+        const bytes = await readLimitedBody(req, bodyLimitFor(kind, path));
+        target = new Request(targetUrl, { method: req.method, headers: req.headers, body: bytes });
+      } else if (targetUrl !== req.url) target = new Request(targetUrl, req);
+      if (target !== req) {
+        setState(target, state);
+        return app.handle(target);
       }
     }
     setState(req, state);

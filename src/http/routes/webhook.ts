@@ -5,6 +5,7 @@ import { rateLimitDetails, rateLimitHeaders } from "../../limits/api-limiter";
 import { IDEMPOTENCY_KEY_MAX } from "../../services/submissions";
 import { WEBHOOK_BODY_LIMIT } from "../server";
 import { stateOf } from "../context";
+import { readLimitedBody } from "../body";
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
@@ -21,47 +22,6 @@ const PREFLIGHT_HEADERS: Record<string, string> = {
   "Access-Control-Allow-Headers": "Content-Type, Idempotency-Key, Accept, X-API-Version",
   "Access-Control-Max-Age": "86400",
 };
-
-function tooLarge(provided: number): AppError {
-  return new AppError("PAYLOAD_TOO_LARGE", {
-    message: `Request body is larger than ${WEBHOOK_BODY_LIMIT} bytes`,
-    details: { limit: WEBHOOK_BODY_LIMIT, provided },
-  });
-}
-
-/**
- * The body as bytes, never more than the limit: with Content-Length the outer handler already
- * refused larger bodies; without it (chunked) we count while reading and stop at the limit.
- */
-export async function readLimitedBody(request: Request, limit = WEBHOOK_BODY_LIMIT): Promise<Uint8Array> {
-  if (request.headers.has("content-length")) {
-    const buf = new Uint8Array(await request.arrayBuffer());
-    if (buf.byteLength > limit) throw tooLarge(buf.byteLength);
-    return buf;
-  }
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      reader.cancel().catch(() => {});
-      throw tooLarge(size);
-    }
-    parts.push(value);
-  }
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
 
 const decoder = new TextDecoder();
 
@@ -154,7 +114,7 @@ export function webhookRoutes(deps: AppDeps) {
             extra: { retryAfter: rl.retryAfterSeconds },
           });
         }
-        const bytes = await readLimitedBody(request);
+        const bytes = await readLimitedBody(request, WEBHOOK_BODY_LIMIT);
         const { body, rawJson } = parseSubmissionBody(request.headers.get("content-type"), bytes);
         const answer = await submissions.submit(form, {
           body,
