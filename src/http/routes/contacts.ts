@@ -31,7 +31,10 @@ export function contactsRoutes(deps: AppDeps) {
       ({ request, query }) => {
         const q = parseAnalyticsQuery(query);
         if (!q.ok) throw validationError(q.errors);
-        return { status: "success", data: { analytics: deps.contacts.analytics(authOf(request).accountId, q.value) } };
+        // The spec lists the figures directly ("Response: statusDistribution, …"); they are also
+        // under data.analytics, the shape of GET /messages/analytics.
+        const analytics = deps.contacts.analytics(authOf(request).accountId, q.value);
+        return { status: "success", data: { ...analytics, analytics } };
       },
       { query: AnalyticsQuery, detail: { summary: "Contact analytics: status distribution, conversion, response time, top forms", tags: ["Contacts"] } },
     )
