@@ -4,6 +4,7 @@ import { AppError, validationError } from "../errors";
 import { iso, type Clock } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
 import { contactSearchText } from "../domain/contact-search";
+import { ftsMatch } from "../domain/contact-fts";
 import {
   applyContactPatch,
   validateContactInput,
@@ -49,6 +50,9 @@ export function toContact(r: ContactRow): Contact {
   return { ...r, customFields: JSON.parse(r.customFields), tags: JSON.parse(r.tags) };
 }
 
+/** Rows of contacts_fts matching a MATCH expression (a pre-filter; see contact-fts.ts). */
+const FTS_ROWIDS = "c.rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_fts MATCH ?)";
+
 /**
  * WHERE clause of a contact filter, scoped to the account.
  *
@@ -75,7 +79,12 @@ export function filterSql(accountId: string, f: ContactFilter, tagMode: "in" | "
   if (f.search && /^\d+$/.test(f.search)) {
     conds.push("c.rowid IN (SELECT rowid FROM contacts WHERE account_id = ? AND instr(phone_number, ?) > 0)");
     params.push(accountId, f.search);
-  } else if (f.search) conds.push("instr(c.search_text, ?) > 0"), params.push(f.search);
+  } else if (f.search) {
+    // Terms of 3+ characters read the trigram index first (contact-fts.ts); the exact test stays.
+    const match = ftsMatch("search_text", f.search);
+    if (match) conds.push(FTS_ROWIDS), params.push(match);
+    conds.push("instr(c.search_text, ?) > 0"), params.push(f.search);
+  }
   (f.tags ?? []).forEach((tag, i) => {
     if (i === 0 && tagMode === "in") {
       conds.push("c.id IN (SELECT contact_id FROM contact_tags WHERE account_id = ? AND tag = ?)");
@@ -86,6 +95,8 @@ export function filterSql(accountId: string, f: ContactFilter, tagMode: "in" | "
     }
   });
   for (const [k, v] of Object.entries(f.customFields ?? {})) {
+    const match = ftsMatch("custom_fields", JSON.stringify(v));
+    if (match) conds.push(FTS_ROWIDS), params.push(match);
     conds.push("instr(c.custom_fields, ?) > 0 AND json_extract(c.custom_fields, ?) = ?");
     params.push(JSON.stringify(v), `$."${k}"`, v);
   }
