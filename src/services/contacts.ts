@@ -64,8 +64,16 @@ const FTS_ROWIDS = "c.rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_ft
  * Custom fields match exactly through json_extract; `instr` on the stored JSON text first skips
  * rows that cannot match without parsing them (values are always written with JSON.stringify, so
  * a stored value appears in the text exactly as JSON.stringify(value)).
+ *
+ * Text and custom-field values of 3+ characters first read the FTS5 trigram index (contacts_fts,
+ * see contact-fts.ts) unless `useIndex` is false; the exact tests above always stay.
  */
-export function filterSql(accountId: string, f: ContactFilter, tagMode: "in" | "exists" = "in"): { where: string; params: SQLQueryBindings[] } {
+export function filterSql(
+  accountId: string,
+  f: ContactFilter,
+  tagMode: "in" | "exists" = "in",
+  useIndex = true,
+): { where: string; params: SQLQueryBindings[] } {
   const conds = ["c.account_id = ?"];
   const params: SQLQueryBindings[] = [accountId];
   if (f.status) conds.push("c.status = ?"), params.push(f.status);
@@ -81,7 +89,7 @@ export function filterSql(accountId: string, f: ContactFilter, tagMode: "in" | "
     params.push(accountId, f.search);
   } else if (f.search) {
     // Terms of 3+ characters read the trigram index first (contact-fts.ts); the exact test stays.
-    const match = ftsMatch("search_text", f.search);
+    const match = useIndex ? ftsMatch("search_text", f.search) : null;
     if (match) conds.push(FTS_ROWIDS), params.push(match);
     conds.push("instr(c.search_text, ?) > 0"), params.push(f.search);
   }
@@ -95,7 +103,7 @@ export function filterSql(accountId: string, f: ContactFilter, tagMode: "in" | "
     }
   });
   for (const [k, v] of Object.entries(f.customFields ?? {})) {
-    const match = ftsMatch("custom_fields", JSON.stringify(v));
+    const match = useIndex ? ftsMatch("custom_fields", JSON.stringify(v)) : null;
     if (match) conds.push(FTS_ROWIDS), params.push(match);
     conds.push("instr(c.custom_fields, ?) > 0 AND json_extract(c.custom_fields, ?) = ?");
     params.push(JSON.stringify(v), `$."${k}"`, v);
@@ -208,7 +216,7 @@ export class ContactService {
         total = this.cachedCount(`SELECT count(*) AS n FROM contact_tags t0 WHERE t0.account_id = ? AND t0.tag = ?${rest}`, [accountId, ...counted.map((c) => c.tag)]);
       }
     }
-    const { where, params } = filterSql(accountId, f, tagMode);
+    let { where, params } = filterSql(accountId, f, tagMode);
     if (total === undefined && ((f.search && !/^\d+$/.test(f.search)) || f.customFields)) {
       // Text and custom-field filters read every row whatever we do: read them once, in order,
       // keeping the matching rowids — the total and every page come from that one pass.
@@ -218,6 +226,10 @@ export class ContactService {
       });
       total = e.total;
       ids = e.ids;
+      // Too many matches to keep their ids: the filter is common, so a page read off the sort
+      // index with the exact tests alone stops after a few rows, where the index pre-filter would
+      // read every match again for each page.
+      if (!ids) ({ where, params } = filterSql(accountId, f, tagMode, false));
     }
     if (total === undefined) {
       const counting = filterSql(accountId, f, "in");
