@@ -192,3 +192,47 @@ async function withServer(fn: (t: TestServer) => Promise<void>) {
     await t.stop();
   }
 }
+
+describe("a filter matching more rows than the page cache keeps", () => {
+  test("pages read again after the first are the same rows, in the same order (exact tests off the sort index)", async () => {
+    await withServer(async (t) => {
+      const d = t.running.deps.sqlite;
+      const n = 21_000; // over CACHE_MAX_IDS (20,000) for both filters below
+      const ins = d.prepare(
+        "INSERT INTO contacts (id, account_id, phone_number, first_name, custom_fields, search_text, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      );
+      const ids: string[] = [];
+      d.transaction(() => {
+        for (let i = 0; i < n; i++) {
+          const id = `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+          const phone = `+1201${String(2_000_000 + i).padStart(7, "0")}`;
+          const created = new Date(Date.parse("2026-01-01T00:00:00.000Z") + i * 1000).toISOString();
+          const plan = i % 50 === 0 ? "silver" : "gold";
+          ins.run(id, t.accountId, phone, "Common", JSON.stringify({ plan }), `common\u0001\u0001common\u0001\u0001${phone.slice(1)}`, created, created);
+          if (plan === "gold") ids.push(id);
+        }
+      })();
+      ids.reverse(); // newest first
+      expect(ids.length).toBeGreaterThan(20_000);
+      const page = async (p: number) => {
+        const body = await expectStatus(await t.api("/contacts/search", { method: "POST", json: { customFields: { plan: "gold" }, limit: 100, page: p } }), 200);
+        expect(body.data.pagination.total).toBe(ids.length);
+        return body.data.contacts.map((c: any) => c.id);
+      };
+      for (let round = 0; round < 2; round++) {
+        expect(await page(1)).toEqual(ids.slice(0, 100));
+        expect(await page(50)).toEqual(ids.slice(4900, 5000));
+        expect(await page(Math.ceil(ids.length / 100))).toEqual(ids.slice(Math.floor(ids.length / 100) * 100));
+      }
+      const text = async (p: number) => (await expectStatus(await t.api(`/contacts?search=common&limit=100&page=${p}`), 200)).data;
+      for (let round = 0; round < 2; round++) {
+        const first = await text(1);
+        expect(first.pagination.total).toBe(n);
+        expect(first.contacts[0].id).toBe(`00000000-0000-4000-8000-${String(n - 1).padStart(12, "0")}`);
+        const idAt = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+        expect((await text(201)).contacts.map((c: any) => c.id)).toEqual(Array.from({ length: 100 }, (_, k) => idAt(n - 1 - 20_000 - k)));
+        expect((await text(210)).contacts.map((c: any) => c.id)).toEqual(Array.from({ length: 100 }, (_, k) => idAt(n - 1 - 20_900 - k)));
+      }
+    });
+  });
+});
