@@ -4,6 +4,7 @@ import { AppError, validationError } from "../errors";
 import { iso, type Clock } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
 import { contactSearchText } from "../domain/contact-search";
+import { ftsMatch } from "../domain/contact-fts";
 import {
   applyContactPatch,
   validateContactInput,
@@ -49,6 +50,9 @@ export function toContact(r: ContactRow): Contact {
   return { ...r, customFields: JSON.parse(r.customFields), tags: JSON.parse(r.tags) };
 }
 
+/** Rows of contacts_fts matching a MATCH expression (a pre-filter; see contact-fts.ts). */
+const FTS_ROWIDS = "c.rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_fts MATCH ?)";
+
 /**
  * WHERE clause of a contact filter, scoped to the account.
  *
@@ -60,8 +64,16 @@ export function toContact(r: ContactRow): Contact {
  * Custom fields match exactly through json_extract; `instr` on the stored JSON text first skips
  * rows that cannot match without parsing them (values are always written with JSON.stringify, so
  * a stored value appears in the text exactly as JSON.stringify(value)).
+ *
+ * Text and custom-field values of 3+ characters first read the FTS5 trigram index (contacts_fts,
+ * see contact-fts.ts) unless `useIndex` is false; the exact tests above always stay.
  */
-export function filterSql(accountId: string, f: ContactFilter, tagMode: "in" | "exists" = "in"): { where: string; params: SQLQueryBindings[] } {
+export function filterSql(
+  accountId: string,
+  f: ContactFilter,
+  tagMode: "in" | "exists" = "in",
+  useIndex = true,
+): { where: string; params: SQLQueryBindings[] } {
   const conds = ["c.account_id = ?"];
   const params: SQLQueryBindings[] = [accountId];
   if (f.status) conds.push("c.status = ?"), params.push(f.status);
@@ -75,7 +87,12 @@ export function filterSql(accountId: string, f: ContactFilter, tagMode: "in" | "
   if (f.search && /^\d+$/.test(f.search)) {
     conds.push("c.rowid IN (SELECT rowid FROM contacts WHERE account_id = ? AND instr(phone_number, ?) > 0)");
     params.push(accountId, f.search);
-  } else if (f.search) conds.push("instr(c.search_text, ?) > 0"), params.push(f.search);
+  } else if (f.search) {
+    // Terms of 3+ characters read the trigram index first (contact-fts.ts); the exact test stays.
+    const match = useIndex ? ftsMatch("search_text", f.search) : null;
+    if (match) conds.push(FTS_ROWIDS), params.push(match);
+    conds.push("instr(c.search_text, ?) > 0"), params.push(f.search);
+  }
   (f.tags ?? []).forEach((tag, i) => {
     if (i === 0 && tagMode === "in") {
       conds.push("c.id IN (SELECT contact_id FROM contact_tags WHERE account_id = ? AND tag = ?)");
@@ -86,6 +103,8 @@ export function filterSql(accountId: string, f: ContactFilter, tagMode: "in" | "
     }
   });
   for (const [k, v] of Object.entries(f.customFields ?? {})) {
+    const match = useIndex ? ftsMatch("custom_fields", JSON.stringify(v)) : null;
+    if (match) conds.push(FTS_ROWIDS), params.push(match);
     conds.push("instr(c.custom_fields, ?) > 0 AND json_extract(c.custom_fields, ?) = ?");
     params.push(JSON.stringify(v), `$."${k}"`, v);
   }
@@ -197,7 +216,7 @@ export class ContactService {
         total = this.cachedCount(`SELECT count(*) AS n FROM contact_tags t0 WHERE t0.account_id = ? AND t0.tag = ?${rest}`, [accountId, ...counted.map((c) => c.tag)]);
       }
     }
-    const { where, params } = filterSql(accountId, f, tagMode);
+    let { where, params } = filterSql(accountId, f, tagMode);
     if (total === undefined && ((f.search && !/^\d+$/.test(f.search)) || f.customFields)) {
       // Text and custom-field filters read every row whatever we do: read them once, in order,
       // keeping the matching rowids — the total and every page come from that one pass.
@@ -207,6 +226,10 @@ export class ContactService {
       });
       total = e.total;
       ids = e.ids;
+      // Too many matches to keep their ids: the filter is common, so a page read off the sort
+      // index with the exact tests alone stops after a few rows, where the index pre-filter would
+      // read every match again for each page.
+      if (!ids) ({ where, params } = filterSql(accountId, f, tagMode, false));
     }
     if (total === undefined) {
       const counting = filterSql(accountId, f, "in");
