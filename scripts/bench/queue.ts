@@ -9,6 +9,7 @@
  */
 import os from "node:os";
 import { MessageQueue, PRIORITY_RANK, type Priority, type QueueEntry } from "../../src/queue/priority-queue";
+import { rng } from "../../test/helpers/rng";
 
 const COUNT = Number(process.argv[2] ?? 1_000_000);
 const OPS = 100_000;
@@ -16,17 +17,6 @@ const ACCOUNT = "acct-bench";
 const NOW = Date.UTC(2026, 10, 21, 15, 0, 0);
 const MINUTE = 60_000;
 
-// Deterministic PRNG (mulberry32) so every run measures the same queue.
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = rng(20261121);
 
 let peakRss = process.memoryUsage().rss;

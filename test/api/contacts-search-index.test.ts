@@ -5,7 +5,7 @@
  * terms still match through the plain scan; the index only pre-filters (exact semantics kept).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
+import { startTestServer, expectStatus, formBody, type TestServer, withServer } from "../helpers/server";
 import { insertContact, nextPhone } from "../helpers/contact-fixtures";
 
 let s: TestServer;
@@ -183,15 +183,6 @@ describe("matching stays exactly what the plain substring test gives", () => {
     });
   });
 });
-
-async function withServer(fn: (t: TestServer) => Promise<void>) {
-  const t = await startTestServer();
-  try {
-    await fn(t);
-  } finally {
-    await t.stop();
-  }
-}
 
 describe("a filter matching more rows than the page cache keeps", () => {
   test("pages read again after the first are the same rows, in the same order (exact tests off the sort index)", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
+import { startTestServer, expectStatus, type TestServer, withServer } from "../helpers/server";
 import { insertContact, insertForm, insertMessage } from "../helpers/contact-fixtures";
 import { filterSql } from "../../src/services/contacts";
 
@@ -18,16 +18,6 @@ beforeAll(async () => {
 afterAll(() => s.stop());
 
 const db = () => s.running.deps.sqlite;
-
-/** A fresh server for tests that need an account to themselves. */
-async function withServer(fn: (t: TestServer) => Promise<void>) {
-  const t = await startTestServer();
-  try {
-    await fn(t);
-  } finally {
-    await t.stop();
-  }
-}
 
 describe("POST /contacts", () => {
   test("creates a contact: 201, phone normalised to E.164, every Contact field present", async () => {

@@ -88,3 +88,13 @@ export function formBody(overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+/** A fresh server for a test that needs an account to itself; always stopped. */
+export async function withServer(fn: (t: TestServer) => Promise<void>, overrides: Partial<ServeConfig> = {}): Promise<void> {
+  const t = await startTestServer(overrides);
+  try {
+    await fn(t);
+  } finally {
+    await t.stop();
+  }
+}

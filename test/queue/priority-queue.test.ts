@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { rng } from "../helpers/rng";
 import {
   MessageQueue,
   PRIORITY_RANK,
@@ -67,17 +68,6 @@ class ReferenceQueue {
   }
 }
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Every entry's rank, and the account sizes, agree with the reference. */
 function expectSameAsReference(q: MessageQueue, ref: ReferenceQueue, accounts: string[]) {
