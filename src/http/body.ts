@@ -1,5 +1,8 @@
 import { AppError } from "../errors";
 
+/** application/json and any +json type (application/vnd.api+json, …). */
+export const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
+
 export function payloadTooLarge(limit: number, provided: number): AppError {
   return new AppError("PAYLOAD_TOO_LARGE", { message: `Request body is larger than ${limit} bytes`, details: { limit, provided } });
 }

@@ -6,7 +6,7 @@ import { KEY_FORMAT, burstLimit, hourlyLimit } from "../services/accounts";
 import { rateLimitHeaders } from "../limits/api-limiter";
 import { classify, describeProvided, findCredential, redactPath, requiredPermission } from "./access";
 import { setState, type RequestState } from "./context";
-import { payloadTooLarge, readLimitedBody } from "./body";
+import { JSON_TYPE, payloadTooLarge, readLimitedBody } from "./body";
 
 /** Webhook payload limit (spec: 10KB). */
 export const WEBHOOK_BODY_LIMIT = 10_240;
@@ -21,7 +21,6 @@ export const IMPORT_BODY_LIMIT = 50 * 1_048_576;
  */
 export const SERVER_BODY_LIMIT = Number.MAX_SAFE_INTEGER;
 
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 
 function bodyLimitFor(kind: string, path: string): number {
   if (kind === "webhook") return WEBHOOK_BODY_LIMIT;

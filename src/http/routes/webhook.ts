@@ -5,9 +5,8 @@ import { rateLimitDetails, rateLimitHeaders } from "../../limits/api-limiter";
 import { IDEMPOTENCY_KEY_MAX } from "../../services/submissions";
 import { WEBHOOK_BODY_LIMIT } from "../server";
 import { stateOf } from "../context";
-import { readLimitedBody } from "../body";
+import { JSON_TYPE, readLimitedBody } from "../body";
 
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 
 /** CORS: any origin may post (the form id is the credential); nothing is shared by cookie. */
