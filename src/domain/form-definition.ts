@@ -5,6 +5,7 @@
  */
 import { isSupportedCountry } from "libphonenumber-js/max";
 import type { FieldError } from "./submission";
+import { isValidTimeZone as isIanaZone } from "./time-series";
 
 export const FIELD_TYPES = ["text", "email", "phone", "number", "url", "date"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -143,15 +144,12 @@ export function hasNestedUnboundedQuantifier(pattern: string): boolean {
   return false;
 }
 
-/** Whether `timeZone` is an IANA zone this runtime knows. */
+/**
+ * Whether `timeZone` is an IANA zone: the same rule as analytics and stats (time-series.ts), so a
+ * zone a form accepts is always one its statistics accept as their default.
+ */
 export function isValidTimeZone(timeZone: unknown): timeZone is string {
-  if (typeof timeZone !== "string" || timeZone === "") return false;
-  try {
-    new Intl.DateTimeFormat(undefined, { timeZone });
-    return true;
-  } catch {
-    return false;
-  }
+  return typeof timeZone === "string" && isIanaZone(timeZone);
 }
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

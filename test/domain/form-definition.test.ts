@@ -401,3 +401,13 @@ describe("validateTemplate", () => {
     expect(e[0].message).toContain("1600");
   });
 });
+
+describe("settings.timezone follows the analytics rule", () => {
+  test("IANA names pass; raw offsets, which stats would refuse as a default zone, do not", () => {
+    expect(validateFormSettings({ timezone: "America/New_York" })).toEqual([]);
+    expect(validateFormSettings({ timezone: "UTC" })).toEqual([]);
+    for (const tz of ["+05:00", "-0300", "Mars/Olympus", ""]) {
+      expect(validateFormSettings({ timezone: tz }).map((e) => e.field)).toEqual(["settings.timezone"]);
+    }
+  });
+});
