@@ -306,24 +306,30 @@ export class SubmissionService {
             nowIso,
           );
           this.submissionInsert.run(newId(), form.accountId, form.id, contactId, messageId, existing ? 0 : 1, nowIso);
-          // Last: nothing below can fail, so the queue never holds a rolled-back message.
+          // The queue entry goes in last; should the idempotency row still fail, it comes out again
+          // with the job's rolled-back writes, so the queue never holds a message SQLite lacks.
           this.queue.insert({ id: messageId, accountId: form.accountId, priority, scheduledFor, seq });
-          const pos = this.queue.position(messageId, now, this.sendRatePerMinute)!;
-          const deferred = scheduledFor > now + settings.delayMinutes * MINUTE_MS;
-          const body = JSON.stringify({
-            status: "success",
-            message: deferred
-              ? "Submission received; the form's daily limit is reached, so the message is scheduled for the next day with room"
-              : "Submission received; message queued",
-            data: {
-              messageId,
-              contactId,
-              queuePosition: pos.queuePosition,
-              estimatedDelivery: new Date(pos.estimatedDelivery).toISOString(),
-            },
-          });
-          if (key !== undefined) this.idemInsert.run(form.id, key, 200, body, nowIso);
-          return { status: 200, body, created: true, messageId, contactId };
+          try {
+            const pos = this.queue.position(messageId, now, this.sendRatePerMinute)!;
+            const deferred = scheduledFor > now + settings.delayMinutes * MINUTE_MS;
+            const body = JSON.stringify({
+              status: "success",
+              message: deferred
+                ? "Submission received; the form's daily limit is reached, so the message is scheduled for the next day with room"
+                : "Submission received; message queued",
+              data: {
+                messageId,
+                contactId,
+                queuePosition: pos.queuePosition,
+                estimatedDelivery: new Date(pos.estimatedDelivery).toISOString(),
+              },
+            });
+            if (key !== undefined) this.idemInsert.run(form.id, key, 200, body, nowIso);
+            return { status: 200, body, created: true, messageId, contactId };
+          } catch (err) {
+            this.queue.remove(messageId);
+            throw err;
+          }
         },
         undo: (r) => {
           if (r.created && r.messageId) this.queue.remove(r.messageId);

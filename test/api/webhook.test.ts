@@ -747,3 +747,26 @@ describe("database unavailable", () => {
     }
   });
 });
+
+describe("a write that fails after the queue entry went in", () => {
+  test("the idempotency row failing rolls the submission back and leaves no queue entry", async () => {
+    const t = await startTestServer();
+    try {
+      const f = await createForm(t);
+      const before = totals(t);
+      // Stands in for an I/O error on the job's last write.
+      t.running.deps.sqlite.run("CREATE TEMP TRIGGER idem_fails BEFORE INSERT ON idempotency_keys BEGIN SELECT RAISE(ABORT, 'disk says no'); END");
+      const res = await post(t, f.id, { phoneNumber: nextPhone() }, { headers: { "Idempotency-Key": "k-fails" } });
+      expect(res.status).toBe(500);
+      expect(totals(t)).toEqual(before);
+      expect(t.running.deps.queue.size()).toBe(count(t, "messages", "status = 'queued'"));
+      // The next submission is unaffected and is the only one the queue holds.
+      t.running.deps.sqlite.run("DROP TRIGGER temp.idem_fails");
+      const ok = await expectStatus(await post(t, f.id, { phoneNumber: nextPhone() }), 200);
+      expect(ok.data.queuePosition).toBe(1);
+      expect(t.running.deps.queue.size()).toBe(1);
+    } finally {
+      await t.stop();
+    }
+  });
+});
