@@ -115,6 +115,17 @@ export class LeaseService {
     this.leases.delete(id);
   }
 
+  /**
+   * After a commit that took messages out of the queued state for good (deleted, or failed by the
+   * sweep): out of the queue, and any lease on them ended.
+   */
+  withdraw(ids: Iterable<string>): void {
+    for (const id of ids) {
+      this.leases.delete(id);
+      this.queue.remove(id);
+    }
+  }
+
   /** Wakes long-polling `next` calls of the account: call after putting a message in the queue. */
   notify(accountId: string): void {
     const set = this.waiters.get(accountId);
@@ -161,13 +172,8 @@ export class LeaseService {
       }
       return { back, failed };
     })();
-    for (const r of failed) {
-      this.leases.delete(r.id);
-      this.queue.remove(r.id);
-    }
+    this.withdraw(failed.map((r) => r.id));
     for (const r of back) this.leases.delete(r.id);
-    // Leases the database no longer knows (e.g. the message was deleted with its form).
-    for (const [id, l] of this.leases) if (l.expiresAt <= now) this.leases.delete(id);
     this.recomputeEarliest();
     for (const accountId of new Set(back.map((r) => r.account_id))) this.notify(accountId);
     return { returned: back.length, failed: failed.length };

@@ -436,8 +436,7 @@ export class MessageService {
       }
       this.sqlite.query("DELETE FROM messages WHERE id = ?1 AND account_id = ?2").run(id, accountId);
     })();
-    this.leases.forget(id);
-    this.queue.remove(id);
+    this.leases.withdraw([id]);
     return { deletedId: id };
   }
 

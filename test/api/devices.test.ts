@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, tempDir, type TestServer } from "../helpers/server";
-import { insertContact, insertMessage, iso, row } from "../helpers/fixtures";
+import { insertContact, insertForm, insertMessage, iso, row } from "../helpers/fixtures";
 import { rmSync } from "node:fs";
 
 const T0 = Date.parse("2026-11-20T12:00:00.000Z");
@@ -152,6 +152,21 @@ describe("leases: reports, stale tokens, expiry", () => {
     await expectStatus(await s.api(`/messages/${id}`, { method: "DELETE" }), 200);
     expect(d.leases.isLeased(id)).toBe(false);
     expect(d.queue.has(id)).toBe(false);
+  });
+
+  test("deleting the form or the contact of a leased message ends the lease too", async () => {
+    const d = s.running.deps;
+    const formId = insertForm(d, s.accountId);
+    const contactId = insertContact(d, s.accountId);
+    const viaForm = insertMessage(d, s.accountId, { formId });
+    const viaContact = insertMessage(d, s.accountId, { contactId });
+    expect((await next(s, { limit: 10 })).messages.map((m: any) => m.id).sort()).toEqual([viaForm, viaContact].sort());
+    await expectStatus(await s.api(`/forms/${formId}`, { method: "DELETE" }), 200);
+    await expectStatus(await s.api(`/contacts/${contactId}`, { method: "DELETE" }), 200);
+    for (const id of [viaForm, viaContact]) {
+      expect(d.leases.isLeased(id)).toBe(false);
+      expect(d.queue.has(id)).toBe(false);
+    }
   });
 });
 

@@ -113,7 +113,7 @@ export function contactsRoutes(deps: AppDeps) {
       "/:id",
       ({ request, params }) => {
         const { deletedId, removedQueued } = deps.contacts.delete(authOf(request).accountId, params.id);
-        for (const id of removedQueued) deps.queue.remove(id);
+        deps.leases.withdraw(removedQueued);
         return { status: "success", message: "Contact and its message history deleted", data: { deletedId } };
       },
       { params: IdParam, detail: { summary: "Delete a contact and its message history (admin)", tags: ["Contacts"] } },

@@ -69,7 +69,7 @@ export function formsRoutes(deps: AppDeps) {
       "/:id",
       ({ request, params }) => {
         const { deletedId, removedQueued } = deps.forms.delete(authOf(request).accountId, params.id);
-        for (const id of removedQueued) deps.queue.remove(id);
+        deps.leases.withdraw(removedQueued);
         return { status: "success", message: "Form and all its messages, contacts and data deleted", data: { deletedId } };
       },
       { params: IdParam, detail: { summary: "Delete a form and everything it created (admin)", tags: ["Forms"] } },
