@@ -113,8 +113,11 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       if (stopped) return;
       stopped = true;
       redirectServer?.stop(true);
-      // Stop accepting, let in-flight requests finish, then flush and close the database.
-      await server.stop(false);
+      // Stop accepting, let in-flight requests finish (long-polls answer at once), then flush and
+      // close the database.
+      const draining = server.stop(false);
+      deps.leases.releaseWaiters();
+      await draining;
       for (const part of [...deps.lifecycle].reverse()) await part.stop?.();
       sqlite.close();
       releaseLock();

@@ -97,13 +97,21 @@ export class LeaseService {
         (this.timer as { unref?: () => void }).unref?.();
       },
       stop: () => {
-        this.stopped = true;
         if (this.timer) clearInterval(this.timer);
         this.timer = undefined;
-        for (const set of this.waiters.values()) for (const wake of set) wake();
-        this.waiters.clear();
+        this.releaseWaiters();
       },
     };
+  }
+
+  /**
+   * Shutdown: parked long-polls answer now (204 when nothing came) and new ones do not park, so
+   * the server's drain of in-flight requests is not held up for their whole wait.
+   */
+  releaseWaiters(): void {
+    this.stopped = true;
+    for (const set of this.waiters.values()) for (const wake of set) wake();
+    this.waiters.clear();
   }
 
   isLeased(id: string): boolean {

@@ -186,4 +186,17 @@ describe("stop() drains in-flight requests", () => {
     db.close();
     rmSync(s.dir, { recursive: true, force: true });
   });
+
+  test("a parked long-poll answers 204 at once: stop does not wait out its ?wait", async () => {
+    const { startTestServer } = await import("../helpers/server");
+    const s = await startTestServer();
+    const poll = s.api("/messages/next?wait=10");
+    await Bun.sleep(100);
+    expect(s.running.deps.leases.waiting(s.accountId)).toBe(1);
+    const t0 = performance.now();
+    await s.running.stop();
+    expect(performance.now() - t0).toBeLessThan(3_000);
+    expect((await poll).status).toBe(204);
+    rmSync(s.dir, { recursive: true, force: true });
+  }, 20_000);
 });
