@@ -44,19 +44,14 @@ export interface NextResult {
   rateLimitedForMs?: number;
 }
 
-interface Lease {
-  token: string;
-  accountId: string;
-  expiresAt: number;
-}
-
 export interface LeaseConfig {
   sendRatePerMinute: number;
   maxLeaseAttempts: number;
 }
 
 export class LeaseService {
-  private readonly leases = new Map<string, Lease>();
+  /** Leased message id → lease expiry (epoch ms); token and device live in the row only. */
+  private readonly leases = new Map<string, number>();
   /** Earliest expiresAt among `leases` (Infinity when none): the lazy sweep is free until then. */
   private earliest = Infinity;
   private readonly waiters = new Map<string, Set<() => void>>();
@@ -81,9 +76,9 @@ export class LeaseService {
   load(): void {
     this.leases.clear();
     const rows = this.sqlite
-      .query("SELECT id, account_id, lease_token, lease_expires_at FROM messages WHERE status = 'queued' AND lease_token IS NOT NULL")
-      .all() as Array<{ id: string; account_id: string; lease_token: string; lease_expires_at: string }>;
-    for (const r of rows) this.leases.set(r.id, { token: r.lease_token, accountId: r.account_id, expiresAt: Date.parse(r.lease_expires_at) });
+      .query("SELECT id, lease_expires_at FROM messages WHERE status = 'queued' AND lease_token IS NOT NULL")
+      .all() as Array<{ id: string; lease_expires_at: string }>;
+    for (const r of rows) this.leases.set(r.id, Date.parse(r.lease_expires_at));
     this.recomputeEarliest();
   }
 
@@ -144,7 +139,7 @@ export class LeaseService {
 
   private recomputeEarliest() {
     let e = Infinity;
-    for (const l of this.leases.values()) if (l.expiresAt < e) e = l.expiresAt;
+    for (const expiresAt of this.leases.values()) if (expiresAt < e) e = expiresAt;
     this.earliest = e;
   }
 
@@ -223,7 +218,7 @@ export class LeaseService {
     bucket.take(now, leased.length);
     const messages: LeasedMessage[] = [];
     for (const { row, token } of leased) {
-      this.leases.set(row.id, { token, accountId, expiresAt });
+      this.leases.set(row.id, expiresAt);
       messages.push({ ...toMessage(row), leaseToken: token, leaseExpiresAt: expiresIso });
     }
     if (expiresAt < this.earliest) this.earliest = expiresAt;

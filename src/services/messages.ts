@@ -407,7 +407,7 @@ export class MessageService {
           )
           .run(next.sentAt, iso(now), row.contact_id, accountId);
       }
-      const effects: Effects = { endLease: id, accountId };
+      const effects: Effects = { endLease: id };
       if (decision.leftQueue) effects.dequeue = id;
       if (decision.enteredQueue) effects.enqueue = { ...row, status: "queued" };
       return { answer: { messageId: id, status: next.status, sentAt: next.sentAt, updatedAt }, effects };
@@ -614,7 +614,6 @@ export class MessageService {
 type SummaryStrategy = "counters" | "per-status" | "contact" | "priority";
 
 interface Effects {
-  accountId?: string;
   endLease?: string;
   dequeue?: string;
   enqueue?: MessageRow;
