@@ -70,13 +70,15 @@ export function webhookRoutes(deps: AppDeps) {
       async ({ request, params }) => {
         const state = stateOf(request);
         Object.assign(state.headers, WEBHOOK_CORS_HEADERS);
+        /** Answers that spend no token (disabled form, bad key, replay) still show the form's limit. */
+        const showLimit = (id: string) => Object.assign(state.headers, rateLimitHeaders(webhookLimiter.peek(id, config.webhookLimitPerMinute)));
         const formId = params.id;
         const form = submissions.findForm(formId);
         if (!form) {
           throw new AppError("NOT_FOUND", { message: "Form not found", details: { formId: formId.slice(0, 100) } });
         }
         if (!form.isActive) {
-          Object.assign(state.headers, rateLimitHeaders(webhookLimiter.peek(form.id, config.webhookLimitPerMinute)));
+          showLimit(form.id);
           throw new AppError("FORM_DISABLED", {
             message: "This form is not accepting submissions",
             details: { formId: form.id, action: "Activate the form (PUT /v1/forms/<id> with isActive: true) to accept submissions" },
@@ -84,7 +86,7 @@ export function webhookRoutes(deps: AppDeps) {
         }
         const key = request.headers.get("idempotency-key") ?? undefined;
         if (key !== undefined && (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX)) {
-          Object.assign(state.headers, rateLimitHeaders(webhookLimiter.peek(form.id, config.webhookLimitPerMinute)));
+          showLimit(form.id);
           throw validationError([
             {
               field: "Idempotency-Key",
@@ -97,7 +99,7 @@ export function webhookRoutes(deps: AppDeps) {
         if (key !== undefined) {
           const prior = submissions.replay(form.id, key);
           if (prior) {
-            Object.assign(state.headers, rateLimitHeaders(webhookLimiter.peek(form.id, config.webhookLimitPerMinute)));
+            showLimit(form.id);
             return new Response(prior.body, {
               status: prior.status,
               headers: { "Content-Type": "application/json", "Idempotent-Replayed": "true" },
