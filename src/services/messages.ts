@@ -593,7 +593,6 @@ export class MessageService {
       throw err;
     }
     if (reserved) this.quota?.settle(accountId, true);
-    else this.quota?.noteCreated(accountId);
     this.queue.insert(queueEntryOf(row));
     this.leases.notify(accountId);
     const pos = this.queue.position(row.id, now, this.sendRatePerMinute())!;

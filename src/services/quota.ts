@@ -77,12 +77,6 @@ export class MonthlyQuota {
     if (created) t.used++;
   }
 
-  /** Messages created outside the webhook (manual messages) count too. */
-  noteCreated(accountId: string, n = 1): void {
-    const t = this.tallies.get(accountId);
-    if (t !== undefined) t.used += n;
-  }
-
   /** Forget cached counts (after deletions, or in tests). */
   reset(accountId?: string): void {
     if (accountId === undefined) this.tallies.clear();
