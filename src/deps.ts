@@ -72,10 +72,10 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const seq = Sequence.fromDb(sqlite);
   const writer = new GroupCommitWriter(sqlite, logger);
   const quota = new MonthlyQuota(sqlite, clock);
-  const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute);
+  const leases = new LeaseService(sqlite, clock, queue, config);
+  const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases);
   const forms = new FormService(db, clock);
   let sweep: ReturnType<typeof setInterval> | undefined;
-  const leases = new LeaseService(sqlite, clock, queue, config);
   const deps: AppDeps = {
     config,
     clock,

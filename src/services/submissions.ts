@@ -19,6 +19,7 @@ import { contactSearchText } from "../domain/contact-search";
 import { deferForDailyLimit } from "../domain/daily-limit";
 import { UUID_RE } from "../lib/ids";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
+import type { LeaseService } from "./leases";
 
 /** Idempotency-Key replays last this long (CONTRACT §5). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -106,6 +107,7 @@ export class SubmissionService {
     private readonly seq: Sequence,
     private readonly quota: MonthlyQuota,
     private readonly sendRatePerMinute: number,
+    private readonly leases: Pick<LeaseService, "notify">,
   ) {
     this.formById = sqlite.prepare(
       `SELECT f.id, f.account_id, f.name, f.message_template, f.is_active, f.fields, f.settings, f.updated_at, a.monthly_quota
@@ -356,6 +358,8 @@ export class SubmissionService {
       throw err;
     }
     if (reserved) this.quota.settle(form.accountId, answer.created);
+    // Committed: wake phones long-polling `next` for this account.
+    if (answer.created) this.leases.notify(form.accountId);
     return answer;
   }
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, expectStatus, tempDir, type TestServer } from "../helpers/server";
+import { startTestServer, expectStatus, formBody, tempDir, type TestServer } from "../helpers/server";
 import { insertContact, insertForm, insertMessage, iso, row } from "../helpers/fixtures";
 import { rmSync } from "node:fs";
 
@@ -215,6 +215,23 @@ describe("GET /messages/next (flat, long-poll)", () => {
     const m = (await expectStatus(await s.api("/messages", { method: "POST", json: { phoneNumber: "4155550123", content: "urgent!", priority: "urgent" } }), 201)).data;
     const body = await expectStatus(await pending, 200);
     expect(body.data.message.id).toBe(m.messageId);
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+
+  test("?wait wakes as soon as a webhook submission is committed", async () => {
+    const form = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody({ name: "Wakes phones" }) }), 201)).data.form;
+    const started = performance.now();
+    const pending = s.api("/messages/next?wait=10");
+    await Bun.sleep(150);
+    expect(s.running.deps.leases.waiting(s.accountId)).toBe(1);
+    const res = await fetch(`${s.base}/forms/${form.id}/webhook`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ phoneNumber: "4155550124", firstName: "Wake" }),
+    });
+    const sub = await expectStatus(res, 200);
+    const body = await expectStatus(await pending, 200);
+    expect(body.data.message.id).toBe(sub.data.messageId);
     expect(performance.now() - started).toBeLessThan(3_000);
   });
 

@@ -124,8 +124,6 @@ export function webhookRoutes(deps: AppDeps) {
           userAgent: request.headers.get("user-agent"),
           idempotencyKey: key,
         });
-        // Wake phones long-polling `GET /messages/next` for this account.
-        if (answer.created) deps.leases.notify(form.accountId);
         return new Response(answer.body, {
           status: answer.status,
           headers: answer.created ? { "Content-Type": "application/json" } : { "Content-Type": "application/json", "Idempotent-Replayed": "true" },
