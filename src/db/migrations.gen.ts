@@ -3,10 +3,12 @@ import m0 from "../../drizzle/0000_initial_schema.sql" with { type: "text" };
 import m1 from "../../drizzle/0001_message_counts_and_analytics_indexes.sql" with { type: "text" };
 import m2 from "../../drizzle/0002_contact_search_index.sql" with { type: "text" };
 import m3 from "../../drizzle/0003_message_response_time_index.sql" with { type: "text" };
+import m4 from "../../drizzle/0004_monthly_usage.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number; sql: string }> = [
   { idx: 0, tag: "0000_initial_schema", when: 1795322538054, sql: m0 },
   { idx: 1, tag: "0001_message_counts_and_analytics_indexes", when: 1795324603578, sql: m1 },
   { idx: 2, tag: "0002_contact_search_index", when: 1795400000000, sql: m2 },
   { idx: 3, tag: "0003_message_response_time_index", when: 1795326176260, sql: m3 },
+  { idx: 4, tag: "0004_monthly_usage", when: 1795327236507, sql: m4 },
 ];

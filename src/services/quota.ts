@@ -3,10 +3,10 @@ import type { Clock } from "../lib/clock";
 import { AppError } from "../errors";
 
 /**
- * Monthly message quota (accounts.monthly_quota; null = none). Counting the month's messages in
- * SQL on every submission would cost a range scan per request, so each account with a quota has
- * an in-memory count, read from SQL once per calendar month (UTC) and kept up to date by the
- * writers. Requests reserve a unit before their write is queued, so concurrent submissions cannot
+ * Monthly message quota (accounts.monthly_quota; null = none). Each account with a quota has an
+ * in-memory count, read once per calendar month (UTC) from monthly_usage — messages created that
+ * month, kept by a trigger and never decreased, so deleting messages gives no quota back and a
+ * restart reads the same figure — and kept up to date by the writers. Requests reserve a unit before their write is queued, so concurrent submissions cannot
  * overshoot the quota; the reservation becomes "used" on commit or is released on failure.
  */
 export interface QuotaRefusal {
@@ -44,14 +44,15 @@ export class MonthlyQuota {
   private readonly countSince: Statement<{ n: number }, [string, string]>;
 
   constructor(sqlite: Database, private readonly clock: Clock) {
-    this.countSince = sqlite.prepare("SELECT count(*) AS n FROM messages WHERE account_id = ? AND created_at >= ?");
+    // monthly_usage is kept by a trigger on message inserts and never decreased (migration 0004).
+    this.countSince = sqlite.prepare("SELECT coalesce((SELECT n FROM monthly_usage WHERE account_id = ? AND month = ?), 0) AS n");
   }
 
   private tally(accountId: string): Tally {
     const month = monthStartUtc(this.clock());
     let t = this.tallies.get(accountId);
     if (t === undefined || t.month !== month) {
-      const used = this.countSince.get(accountId, new Date(month).toISOString())!.n;
+      const used = this.countSince.get(accountId, new Date(month).toISOString().slice(0, 7))!.n;
       t = { month, used, pending: t?.month === month ? t.pending : (t?.pending ?? 0) };
       this.tallies.set(accountId, t);
     }
@@ -77,7 +78,7 @@ export class MonthlyQuota {
     if (created) t.used++;
   }
 
-  /** Forget cached counts (after deletions, or in tests). */
+  /** Forget cached counts (tests).*/
   reset(accountId?: string): void {
     if (accountId === undefined) this.tallies.clear();
     else this.tallies.delete(accountId);

@@ -34,3 +34,26 @@ describe("monthly message quota across webhook and manual messages", () => {
     for (let i = 0; i < 5; i++) await expectStatus(await s.api("/messages", { method: "POST", json: { phoneNumber: `+1201555016${i}`, content: "Hi" } }), 201);
   });
 });
+
+describe("quota usage survives deletions and restarts", () => {
+  test("deleting a message gives no quota back, before or after a restart", async () => {
+    const { startTestServer } = await import("../helpers/server");
+    const { tempDir } = await import("../helpers/server");
+    const dir = tempDir();
+    const first = await startTestServer({}, { dir });
+    const acct = first.running.deps.accounts.createAccount({ name: "Usage", monthlyQuota: 2 });
+    const manual = (t: TestServer) => t.api("/messages", { method: "POST", key: acct.apiKey, json: { phoneNumber: "+12015550171", content: "Hi" } });
+    const m1 = (await expectStatus(await manual(first), 201)).data.messageId;
+    await expectStatus(await manual(first), 201);
+    await expectStatus(await first.api(`/messages/${m1}`, { method: "DELETE", key: acct.apiKey }), 200);
+    expect((await expectStatus(await manual(first), 429)).details.used).toBe(2);
+    await first.stop();
+    const again = await startTestServer({ db: first.dbPath }, { dir });
+    try {
+      const body = await expectStatus(await manual(again), 429);
+      expect(body.details).toMatchObject({ limit: 2, used: 2 });
+    } finally {
+      await again.stop();
+    }
+  });
+});

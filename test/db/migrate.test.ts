@@ -117,3 +117,24 @@ describe("migrate", () => {
     sqlite.close();
   });
 });
+
+describe("0004 monthly_usage", () => {
+  test("is filled from the messages already there, then kept by the insert trigger", () => {
+    const sqlite = openSqlite(dbPath());
+    const before = EMBEDDED_MIGRATIONS.filter((m) => m.tag < "0004");
+    migrate(sqlite, before);
+    fill(sqlite, 10); // 30 messages created now
+    migrate(sqlite);
+    const month = new Date().toISOString().slice(0, 7);
+    const usage = () => (sqlite.query("SELECT n FROM monthly_usage WHERE account_id = 'a1' AND month = ?").get(month) as { n: number }).n;
+    expect(usage()).toBe(30);
+    const now = new Date().toISOString();
+    sqlite.run(
+      "INSERT INTO messages (id, account_id, content, recipient_phone, scheduled_for, seq, created_at, updated_at) VALUES ('extra', 'a1', 'x', '+12015550100', ?, 999, ?, ?)",
+      [now, now, now],
+    );
+    sqlite.run("DELETE FROM messages WHERE id IN ('extra', 'm0-0')");
+    expect(usage()).toBe(31);
+    sqlite.close();
+  });
+});

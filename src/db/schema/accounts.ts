@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, index, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sqliteTable, text, integer, index, uniqueIndex, primaryKey } from "drizzle-orm/sqlite-core";
 
 export const accounts = sqliteTable("accounts", {
   id: text("id").primaryKey(),
@@ -30,4 +30,21 @@ export const apiKeys = sqliteTable(
     revokedAt: text("revoked_at"),
   },
   (t) => [uniqueIndex("api_keys_hash_idx").on(t.keyHash), index("api_keys_account_idx").on(t.accountId)],
+);
+
+/**
+ * Messages created per account and UTC calendar month ("2026-11"), for the monthly quota. Kept by
+ * a trigger on messages inserts (migration 0004) and never decreased: deleting messages does not
+ * give quota back, and the figure is the same before and after a restart.
+ */
+export const monthlyUsage = sqliteTable(
+  "monthly_usage",
+  {
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    month: text("month").notNull(),
+    n: integer("n").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.month] })],
 );
