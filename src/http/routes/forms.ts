@@ -1,8 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authOf, stateOf } from "../context";
-import { FormBody, FormListQuery } from "../models/forms";
-import { FormStatsQuery } from "../models/messages";
+import { FormBody, FormListQuery, FormStatsQuery } from "../models/forms";
 import { IdParam } from "../models/common";
 import type { Form } from "../../services/forms";
 
