@@ -3,16 +3,14 @@
  * value is reported by parameter name with the allowed values; nothing here touches the database.
  */
 import { CONTACT_STATUSES, isContactStatus, type ContactStatus, STATUS_MESSAGE, isValidCustomFieldName } from "./contact-update";
-import { parseQueryDate } from "./query-params";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, parsePeriodAndZone, parseQueryDate } from "./query-params";
 import { parseIsoTimestamp } from "./message-transitions";
-import { PERIODS, isPeriod, canonicalTimeZone, type Period } from "./time-series";
+import type { Period } from "./time-series";
 import { phoneDigits } from "./phone";
 import type { FieldError } from "./submission";
 
 export const CONTACT_SORT_FIELDS = ["createdAt", "updatedAt", "firstName", "lastName"] as const;
 export type ContactSortField = (typeof CONTACT_SORT_FIELDS)[number];
-export const MAX_PAGE_SIZE = 100;
-export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_FILTER_TAGS = 20;
 export const MAX_SEARCH_LENGTH = 200;
 
@@ -186,19 +184,8 @@ export interface AnalyticsQuery {
 
 export function parseAnalyticsQuery(raw: Raw): Parsed<AnalyticsQuery> {
   const errors: FieldError[] = [];
-  let period: Period = "30d";
-  const p = str(raw.period);
-  if (p !== undefined && p !== "") {
-    if (isPeriod(p)) period = p;
-    else errors.push({ field: "period", message: `period must be one of ${PERIODS.join(", ")}`, requirement: PERIODS.join(", "), provided: p.slice(0, 100) });
-  }
-  let timezone = "UTC";
-  const tz = str(raw.timezone);
-  if (tz !== undefined && tz !== "") {
-    const c = canonicalTimeZone(tz);
-    if (c) timezone = c;
-    else errors.push({ field: "timezone", message: "timezone must be an IANA time zone name such as Europe/Paris or America/New_York", requirement: "IANA time zone", provided: tz.slice(0, 100) });
-  }
+  // An empty parameter is an absent one here, as for every contacts filter.
+  const { period, timezone } = parsePeriodAndZone(str(raw.period) || undefined, str(raw.timezone), errors);
   const formId = str(raw.formId);
   return errors.length ? { ok: false, errors } : { ok: true, value: { period, timezone, formId: formId || undefined } };
 }

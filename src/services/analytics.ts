@@ -17,9 +17,10 @@ import { AppError, validationError } from "../errors";
 import { iso } from "../lib/clock";
 import { UUID_RE } from "../lib/ids";
 import { humanDuration } from "../domain/duration";
-import { canonicalTimeZone, dayBoundaries, isPeriod, periodWindow, PERIODS, type Period } from "../domain/time-series";
+import { canonicalTimeZone, dayBoundaries, periodWindow, type Period } from "../domain/time-series";
+import { parsePeriodAndZone } from "../domain/query-params";
+import type { FieldError } from "../domain/submission";
 
-export const DEFAULT_PERIOD: Period = "30d";
 export const TOP_FORMS_MAX = 10;
 const STATUSES = ["queued", "sent", "failed", "cancelled"] as const;
 type Status = (typeof STATUSES)[number];
@@ -33,13 +34,10 @@ export function deliveryRate(sent: number, failed: number): number {
 
 /** Validated period and zone; unknown values → 400 naming the parameter and the allowed values. */
 export function resolvePeriodAndZone(period: string | undefined, timezone: string | undefined, defaultZone = "UTC"): { period: Period; timezone: string } {
-  const errors: Array<{ field: string; message: string; requirement: string; provided: unknown }> = [];
-  const p = period ?? DEFAULT_PERIOD;
-  if (!isPeriod(p)) errors.push({ field: "period", message: `period must be one of ${PERIODS.join(", ")}`, requirement: `one of ${PERIODS.join(", ")}`, provided: period });
-  const tz = timezone === undefined || timezone === "" ? defaultZone : canonicalTimeZone(timezone);
-  if (tz === null) errors.push({ field: "timezone", message: "timezone must be an IANA time zone name, e.g. America/New_York", requirement: "IANA time zone name", provided: timezone });
+  const errors: FieldError[] = [];
+  const value = parsePeriodAndZone(period, timezone, errors, defaultZone);
   if (errors.length) throw validationError(errors);
-  return { period: p as Period, timezone: tz! };
+  return value;
 }
 
 /** The days of a period as SQL: `VALUES (i, lo, hi), …` with ISO strings made here (no user text). */

@@ -1,8 +1,5 @@
 import { t } from "elysia";
-
-/** Lists: page ≥ 1 (default 1), 1 ≤ limit ≤ 100 (default 50) — CONTRACT §3. */
-export const MAX_PAGE_SIZE = 100;
-export const DEFAULT_PAGE_SIZE = 50;
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/query-params";
 
 export const Pagination = {
   page: t.Optional(t.Integer({ minimum: 1, default: 1, description: "page number, from 1" })),
