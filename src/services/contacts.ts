@@ -348,7 +348,7 @@ export class ContactService {
     const current = this.get(accountId, id);
     const r = validateContactInput(body, "update");
     if (!r.ok) throw validationError(r.errors);
-    this.sqlite.transaction(() => this.applyPatch(accountId, this.get(accountId, id), r.patch))();
+    this.sqlite.transaction(() => this.applyPatch(accountId, current, r.patch))();
     return this.get(accountId, current.id);
   }
 
