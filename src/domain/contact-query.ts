@@ -2,17 +2,14 @@
  * Parsing of the contacts list / search / export / analytics parameters (CONTRACT §3). Every bad
  * value is reported by parameter name with the allowed values; nothing here touches the database.
  */
-import { CONTACT_STATUSES, isContactStatus, type ContactStatus, STATUS_MESSAGE, isValidCustomFieldName } from "./contact-update";
-import { parseQueryDate } from "./query-params";
-import { parseIsoTimestamp } from "./message-transitions";
-import { PERIODS, isPeriod, canonicalTimeZone, type Period } from "./time-series";
+import { CONTACT_STATUSES, isContactStatus, type ContactStatus, isValidCustomFieldName } from "./contact-update";
+import { DEFAULT_PAGE_SIZE, enumError, MAX_PAGE_SIZE, parsePeriodAndZone, parseQueryDate } from "./query-params";
+import type { Period } from "./time-series";
 import { phoneDigits } from "./phone";
 import type { FieldError } from "./submission";
 
 export const CONTACT_SORT_FIELDS = ["createdAt", "updatedAt", "firstName", "lastName"] as const;
 export type ContactSortField = (typeof CONTACT_SORT_FIELDS)[number];
-export const MAX_PAGE_SIZE = 100;
-export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_FILTER_TAGS = 20;
 export const MAX_SEARCH_LENGTH = 200;
 
@@ -85,7 +82,7 @@ export function parseFilter(raw: Raw, errors: FieldError[]): ContactFilter {
   const status = str(raw.status);
   if (status !== undefined && status !== "") {
     if (isContactStatus(status)) f.status = status;
-    else errors.push({ field: "status", message: STATUS_MESSAGE, requirement: CONTACT_STATUSES.join(", "), provided: status.slice(0, 100) });
+    else errors.push(enumError("status", CONTACT_STATUSES, status.slice(0, 100)));
   }
   const tags = parseTagList(str(raw.tags), "tags", errors);
   if (tags) f.tags = tags;
@@ -119,12 +116,12 @@ export function parseSort(raw: Raw, errors: FieldError[]): { sortBy: ContactSort
   const s = str(raw.sortBy);
   if (s !== undefined && s !== "") {
     if ((CONTACT_SORT_FIELDS as readonly string[]).includes(s)) sortBy = s as ContactSortField;
-    else errors.push({ field: "sortBy", message: `sortBy must be one of ${CONTACT_SORT_FIELDS.join(", ")}`, requirement: CONTACT_SORT_FIELDS.join(", "), provided: s.slice(0, 100) });
+    else errors.push(enumError("sortBy", CONTACT_SORT_FIELDS, s.slice(0, 100)));
   }
   const o = str(raw.order);
   if (o !== undefined && o !== "") {
     if (o === "asc" || o === "desc") order = o;
-    else errors.push({ field: "order", message: "order must be one of asc, desc", requirement: "asc, desc", provided: o.slice(0, 100) });
+    else errors.push(enumError("order", ["asc", "desc"], o.slice(0, 100)));
   }
   return { sortBy, order };
 }
@@ -171,7 +168,7 @@ export function parseSearchBody(body: unknown): Parsed<ContactListQuery> {
   }
   if (b.status !== undefined) {
     if (isContactStatus(b.status)) f.status = b.status;
-    else errors.push({ field: "status", message: STATUS_MESSAGE, requirement: CONTACT_STATUSES.join(", "), provided: typeof b.status === "string" ? b.status.slice(0, 100) : null });
+    else errors.push(enumError("status", CONTACT_STATUSES, typeof b.status === "string" ? b.status.slice(0, 100) : null));
   }
   const paging = parsePaging({ page: b.page, limit: b.limit }, errors);
   const sort = parseSort({ sortBy: b.sortBy, order: b.order }, errors);
@@ -186,19 +183,8 @@ export interface AnalyticsQuery {
 
 export function parseAnalyticsQuery(raw: Raw): Parsed<AnalyticsQuery> {
   const errors: FieldError[] = [];
-  let period: Period = "30d";
-  const p = str(raw.period);
-  if (p !== undefined && p !== "") {
-    if (isPeriod(p)) period = p;
-    else errors.push({ field: "period", message: `period must be one of ${PERIODS.join(", ")}`, requirement: PERIODS.join(", "), provided: p.slice(0, 100) });
-  }
-  let timezone = "UTC";
-  const tz = str(raw.timezone);
-  if (tz !== undefined && tz !== "") {
-    const c = canonicalTimeZone(tz);
-    if (c) timezone = c;
-    else errors.push({ field: "timezone", message: "timezone must be an IANA time zone name such as Europe/Paris or America/New_York", requirement: "IANA time zone", provided: tz.slice(0, 100) });
-  }
+  // An empty parameter is an absent one here, as for every contacts filter.
+  const { period, timezone } = parsePeriodAndZone(str(raw.period) || undefined, str(raw.timezone), errors);
   const formId = str(raw.formId);
   return errors.length ? { ok: false, errors } : { ok: true, value: { period, timezone, formId: formId || undefined } };
 }

@@ -236,6 +236,12 @@ export interface ContactState {
   lastResponseAt: string | null;
 }
 
+/** A new contact: the defaults, then a validated create patch (which always holds phoneNumber). */
+export function newContactState(patch: ContactPatch): ContactState {
+  const empty: ContactState = { firstName: null, lastName: null, email: null, phoneNumber: patch.phoneNumber!, status: "new", tags: [], customFields: {}, notes: null, source: null, lastResponseAt: null };
+  return applyContactPatch(empty, patch);
+}
+
 /** Tags replace; custom fields merge (null deletes); everything else overwrites. */
 export function applyContactPatch(current: ContactState, patch: ContactPatch): ContactState {
   const next: ContactState = { ...current, customFields: { ...current.customFields }, tags: [...current.tags] };

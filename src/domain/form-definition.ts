@@ -5,7 +5,9 @@
  */
 import { isSupportedCountry } from "libphonenumber-js/max";
 import type { FieldError } from "./submission";
-import { isValidTimeZone as isIanaZone } from "./time-series";
+// A form's zone follows the rule of analytics and stats, so a zone a form accepts is always one
+// its statistics accept as their default.
+import { isValidTimeZone } from "./time-series";
 
 export const FIELD_TYPES = ["text", "email", "phone", "number", "url", "date"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -142,14 +144,6 @@ export function hasNestedUnboundedQuantifier(pattern: string): boolean {
     i++;
   }
   return false;
-}
-
-/**
- * Whether `timeZone` is an IANA zone: the same rule as analytics and stats (time-series.ts), so a
- * zone a form accepts is always one its statistics accept as their default.
- */
-export function isValidTimeZone(timeZone: unknown): timeZone is string {
-  return typeof timeZone === "string" && isIanaZone(timeZone);
 }
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

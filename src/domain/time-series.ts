@@ -44,7 +44,7 @@ function formatter(tz: string): Intl.DateTimeFormat {
  * "UTC"; matched case-insensitively by Intl). Raw offsets ("+05:00") are refused: the API asks for
  * an IANA zone.
  */
-export function isValidTimeZone(tz: string): boolean {
+export function isValidTimeZone(tz: unknown): tz is string {
   if (typeof tz !== "string" || tz.length === 0 || tz.length > 64) return false;
   if (/^[+-]/.test(tz) || /^\d/.test(tz)) return false;
   try {

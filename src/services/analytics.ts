@@ -17,12 +17,14 @@ import { AppError, validationError } from "../errors";
 import { iso } from "../lib/clock";
 import { UUID_RE } from "../lib/ids";
 import { humanDuration } from "../domain/duration";
-import { canonicalTimeZone, dayBoundaries, isPeriod, periodWindow, PERIODS, type Period } from "../domain/time-series";
+import { canonicalTimeZone, dayBoundaries, periodWindow, type Period } from "../domain/time-series";
+import { parsePeriodAndZone } from "../domain/query-params";
+import { MESSAGE_STATUSES, type MessageStatus } from "../domain/message-transitions";
+import type { FieldError } from "../domain/submission";
 
-export const DEFAULT_PERIOD: Period = "30d";
 export const TOP_FORMS_MAX = 10;
-const STATUSES = ["queued", "sent", "failed", "cancelled"] as const;
-type Status = (typeof STATUSES)[number];
+/** The message statuses as an SQL table `s(st)`, one row each (constants, no user text). */
+const STATUS_ROWS = `s(st) AS (VALUES ${MESSAGE_STATUSES.map((st) => `('${st}')`).join(", ")})`;
 
 /** sent ÷ (sent + failed) × 100, one decimal; 0 when nothing was attempted. */
 export function deliveryRate(sent: number, failed: number): number {
@@ -33,13 +35,10 @@ export function deliveryRate(sent: number, failed: number): number {
 
 /** Validated period and zone; unknown values → 400 naming the parameter and the allowed values. */
 export function resolvePeriodAndZone(period: string | undefined, timezone: string | undefined, defaultZone = "UTC"): { period: Period; timezone: string } {
-  const errors: Array<{ field: string; message: string; requirement: string; provided: unknown }> = [];
-  const p = period ?? DEFAULT_PERIOD;
-  if (!isPeriod(p)) errors.push({ field: "period", message: `period must be one of ${PERIODS.join(", ")}`, requirement: `one of ${PERIODS.join(", ")}`, provided: period });
-  const tz = timezone === undefined || timezone === "" ? defaultZone : canonicalTimeZone(timezone);
-  if (tz === null) errors.push({ field: "timezone", message: "timezone must be an IANA time zone name, e.g. America/New_York", requirement: "IANA time zone name", provided: timezone });
+  const errors: FieldError[] = [];
+  const value = parsePeriodAndZone(period, timezone, errors, defaultZone);
   if (errors.length) throw validationError(errors);
-  return { period: p as Period, timezone: tz! };
+  return value;
 }
 
 /** The days of a period as SQL: `VALUES (i, lo, hi), …` with ISO strings made here (no user text). */
@@ -66,7 +65,7 @@ export class AnalyticsService {
   }
 
   /** Messages per (day, status), by createdAt, over an index range per cell. */
-  private dailyByStatus(scope: Scope, boundaries: number[]): Array<Record<Status, number>> {
+  private dailyByStatus(scope: Scope, boundaries: number[]): Array<Record<MessageStatus, number>> {
     const out = Array.from({ length: boundaries.length - 1 }, () => ({ queued: 0, sent: 0, failed: 0, cancelled: 0 }));
     // The narrow (account_id, status, created_at) index: counting reads fewer pages than the wide one.
     const from = scope.formId ? "messages m" : "messages m INDEXED BY messages_account_status_created_idx";
@@ -74,12 +73,12 @@ export class AnalyticsService {
     const rows = this.sqlite
       .query(
         `WITH d(i, lo, hi) AS (${daysValues(boundaries)}),
-              s(st) AS (VALUES ('queued'), ('sent'), ('failed'), ('cancelled'))
+              ${STATUS_ROWS}
          SELECT d.i AS i, s.st AS st,
                 (SELECT COUNT(*) FROM ${from} WHERE ${cond} AND m.status = s.st AND m.created_at >= d.lo AND m.created_at < d.hi) AS n
          FROM d, s`,
       )
-      .all(scope.formId ?? scope.accountId) as Array<{ i: number; st: Status; n: number }>;
+      .all(scope.formId ?? scope.accountId) as Array<{ i: number; st: MessageStatus; n: number }>;
     for (const r of rows) out[r.i][r.st] = r.n;
     return out;
   }
@@ -121,7 +120,7 @@ export class AnalyticsService {
     const hi = iso(b[b.length - 1]);
     const daily = this.dailyByStatus(scope, b);
     const statusBreakdown = { sent: 0, queued: 0, failed: 0, cancelled: 0 };
-    for (const d of daily) for (const s of STATUSES) statusBreakdown[s] += d[s];
+    for (const d of daily) for (const s of MESSAGE_STATUSES) statusBreakdown[s] += d[s];
     const totalMessages = statusBreakdown.sent + statusBreakdown.queued + statusBreakdown.failed + statusBreakdown.cancelled;
     const mean = this.meanResponseSeconds(scope, b[0], b[b.length - 1]);
     const cond = scope.formId ? "form_id = ?1" : "account_id = ?2";
@@ -129,12 +128,12 @@ export class AnalyticsService {
     const perForm = new Map<string, { formId: string; formName: string; messageCount: number; sent: number; failed: number }>();
     const formRows = this.sqlite
       .query(
-        `WITH s(st) AS (VALUES ('queued'), ('sent'), ('failed'), ('cancelled'))
+        `WITH ${STATUS_ROWS}
          SELECT f.id AS formId, f.name AS formName, s.st AS st,
                 (SELECT COUNT(*) FROM messages m WHERE m.form_id = f.id AND m.status = s.st AND m.created_at >= ?3 AND m.created_at < ?4) AS n
          FROM forms f, s WHERE f.account_id = ?2 AND (?1 IS NULL OR f.id = ?1)`,
       )
-      .all(scope.formId ?? null, accountId, lo, hi) as Array<{ formId: string; formName: string; st: Status; n: number }>;
+      .all(scope.formId ?? null, accountId, lo, hi) as Array<{ formId: string; formName: string; st: MessageStatus; n: number }>;
     for (const r of formRows) {
       let f = perForm.get(r.formId);
       if (!f) perForm.set(r.formId, (f = { formId: r.formId, formName: r.formName, messageCount: 0, sent: 0, failed: 0 }));

@@ -11,9 +11,8 @@
  * files, so a server cannot start in the middle of a restore.
  */
 import { Database } from "bun:sqlite";
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { SCHEMA_VERSION } from "../db/migrate";
 import { BUSY_TIMEOUT_MS } from "../db/open";
@@ -329,9 +328,12 @@ export function backupFileName(ms: number): string {
 /** Deletes the oldest scheduled backups in `dir` beyond `keep`; returns what it removed. */
 export function pruneBackups(dir: string, keep: number): string[] {
   if (!existsSync(dir)) return [];
+  // The timestamp sorts as text once a plain name (the first of its second) reads as ms 000: as
+  // written, "…SSZ" sorts after its own second's later "…SSmmmZ".
+  const key = (f: string) => f.replace(/(T\d{6})Z\.db$/, "$1000Z.db");
   const files = readdirSync(dir)
     .filter((f) => SCHEDULED_RE.test(f))
-    .sort(); // the timestamp sorts as text
+    .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   const remove = files.slice(0, Math.max(0, files.length - keep));
   for (const f of remove) rmSync(join(dir, f), { force: true });
   return remove;

@@ -7,6 +7,7 @@ import { contactSearchText } from "../domain/contact-search";
 import { ftsMatch } from "../domain/contact-fts";
 import {
   applyContactPatch,
+  newContactState,
   validateContactInput,
   customFieldsWithinLimit,
   MAX_CUSTOM_FIELDS,
@@ -335,8 +336,7 @@ export class ContactService {
   create(accountId: string, body: unknown): Contact {
     const r = validateContactInput(body, "create");
     if (!r.ok) throw validationError(r.errors);
-    const empty: ContactState = { firstName: null, lastName: null, email: null, phoneNumber: r.patch.phoneNumber!, status: "new", tags: [], customFields: {}, notes: null, source: null, lastResponseAt: null };
-    const state = applyContactPatch(empty, r.patch);
+    const state = newContactState(r.patch);
     const id = this.sqlite.transaction(() => {
       this.assertPhoneFree(accountId, state.phoneNumber, null);
       return this.insertState(accountId, state);
@@ -348,7 +348,7 @@ export class ContactService {
     const current = this.get(accountId, id);
     const r = validateContactInput(body, "update");
     if (!r.ok) throw validationError(r.errors);
-    this.sqlite.transaction(() => this.applyPatch(accountId, this.get(accountId, id), r.patch))();
+    this.sqlite.transaction(() => this.applyPatch(accountId, current, r.patch))();
     return this.get(accountId, current.id);
   }
 
@@ -500,13 +500,9 @@ export class ContactService {
         if (!formOk.has(formId)) formOk.set(formId, this.stmts.formOfAccount.get(formId, accountId) !== null);
         if (formOk.get(formId)) form = formId;
       }
-      const empty: ContactState = { firstName: null, lastName: null, email: null, phoneNumber: patch.phoneNumber!, status: "new", tags: [], customFields: {}, notes: null, source: null, lastResponseAt: null };
-      const state = applyContactPatch(empty, patch);
-      if (!customFieldsWithinLimit(state.customFields)) {
-        result.errors.push({ row: rowNo, field: "customFields", message: `a contact holds at most ${MAX_CUSTOM_FIELDS} custom fields` });
-        return;
-      }
-      this.insertState(accountId, state, { formId: form, createdAt: createdMs === null ? undefined : iso(createdMs) });
+      // A create patch holds at most MAX_CUSTOM_FIELDS fields (validateContactInput) and a new
+      // contact starts with none, so only an update can go over the limit (applyPatch checks).
+      this.insertState(accountId, newContactState(patch), { formId: form, createdAt: createdMs === null ? undefined : iso(createdMs) });
       result.created++;
     } catch (err) {
       if (!(err instanceof AppError)) throw err;

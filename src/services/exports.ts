@@ -15,6 +15,7 @@ import { openSqlite } from "../db/open";
 import { validationError } from "../errors";
 import type { FieldError } from "../domain/submission";
 import { parseFilter } from "../domain/contact-query";
+import { enumError } from "../domain/query-params";
 import { EXPORT_FORMATS, contactCells, contactJson, expandColumns, parseFieldSelection, type ColumnSelection, type ExportFormat } from "../domain/contact-export";
 import { CONTACT_FROM, CONTACT_SELECT, filterSql, toContact, type ContactRow } from "./contacts";
 import { localDate } from "../domain/time-series";
@@ -65,7 +66,7 @@ export class ExportService {
     const errors: FieldError[] = [];
     const fmt = raw.format === undefined || raw.format === "" ? "json" : String(raw.format);
     if (!(EXPORT_FORMATS as readonly string[]).includes(fmt)) {
-      errors.push({ field: "format", message: `format must be one of ${EXPORT_FORMATS.join(", ")}`, requirement: EXPORT_FORMATS.join(", "), provided: fmt.slice(0, 100) });
+      errors.push(enumError("format", EXPORT_FORMATS, fmt.slice(0, 100)));
     }
     for (const k of Object.keys(raw)) {
       if (!["format", "status", "tags", "fields", "formId", "search", "createdAfter", "createdBefore"].includes(k)) {

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { openSqlite } from "../../src/db/open";
 import { migrate, SCHEMA_VERSION } from "../../src/db/migrate";
 import {
@@ -242,6 +242,20 @@ describe("scheduled backups", () => {
     writeFileSync(join(out, "notes.txt"), "operator's own file");
     expect(pruneBackups(out, 1)).toHaveLength(2);
     expect(readdirSync(out).sort()).toEqual(["notes.txt", backupFileName(Date.parse("2026-01-05T00:00:00Z"))]);
+  });
+
+  test("two scheduled backups in the same second: retention keeps the newer (the ms-suffixed one)", () => {
+    const d = dir();
+    const out = join(d, "backups");
+    const db = join(d, "live.db");
+    freshDb(db).close();
+    let now = Date.parse("2026-01-05T00:00:00.250Z");
+    const clock = () => now;
+    runScheduledBackup(db, out, 1, clock);
+    now += 500; // same second, later
+    const second = runScheduledBackup(db, out, 1, clock);
+    expect(readdirSync(out)).toEqual([basename(second.backup.file)]);
+    expect(basename(second.backup.file)).toBe("textwire-20260105T000000750Z.db");
   });
 
   test("serve --backup-dir --backup-every --backup-keep runs on a timer and prunes", async () => {

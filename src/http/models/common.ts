@@ -1,31 +1,12 @@
 import { t } from "elysia";
-
-/** Lists: page ≥ 1 (default 1), 1 ≤ limit ≤ 100 (default 50) — CONTRACT §3. */
-export const MAX_PAGE_SIZE = 100;
-export const DEFAULT_PAGE_SIZE = 50;
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/query-params";
 
 export const Pagination = {
   page: t.Optional(t.Integer({ minimum: 1, default: 1, description: "page number, from 1" })),
   limit: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: "page size, 1-100" })),
 };
 
-export const Order = t.Optional(t.UnionEnum(["asc", "desc"], { default: "desc" }));
-
 export const IdParam = t.Object({ id: t.String({ minLength: 1, maxLength: 200 }) });
-
-export const ErrorEnvelope = t.Object(
-  {
-    status: t.Literal("error"),
-    message: t.String(),
-    code: t.Optional(t.String()),
-    details: t.Optional(t.Record(t.String(), t.Unknown())),
-    errors: t.Optional(t.Array(t.Object({ field: t.String(), message: t.String() }))),
-    retryAfter: t.Optional(t.Number()),
-  },
-  { additionalProperties: true },
-);
-
-export const Timestamp = t.String({ format: "date-time" });
 
 /** Query booleans arrive as text. */
 // (A t.UnionEnum here gets filled with its first member when absent; a pattern does not.)

@@ -59,8 +59,3 @@ export const AnalyticsQuery = t.Object({
   formId: t.Optional(t.String({ maxLength: 200 })),
   timezone: t.Optional(t.String({ maxLength: 64, description: "IANA zone, default UTC" })),
 });
-
-export const FormStatsQuery = t.Object({
-  period: t.Optional(t.String({ description: "1d | 7d | 30d (default) | 90d | 1y" })),
-  timezone: t.Optional(t.String({ maxLength: 64, description: "IANA zone; default the form's settings.timezone, else UTC" })),
-});

@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authOf, stateOf } from "../context";
-import { FormBody, FormListQuery } from "../models/forms";
-import { FormStatsQuery } from "../models/messages";
+import { FormBody, FormListQuery, FormStatsQuery } from "../models/forms";
 import { IdParam } from "../models/common";
+import { DEFAULT_PAGE_SIZE } from "../../domain/query-params";
 import type { Form } from "../../services/forms";
 
 export function webhookUrlFor(deps: AppDeps, req: Request, formId: string): string {
@@ -24,7 +24,7 @@ export function formsRoutes(deps: AppDeps) {
         const { accountId } = authOf(request);
         const data = deps.forms.list(accountId, {
           page: query.page ?? 1,
-          limit: query.limit ?? 50,
+          limit: query.limit ?? DEFAULT_PAGE_SIZE,
           isActive: query.isActive === undefined ? undefined : query.isActive === "true",
           search: query.search,
         });
