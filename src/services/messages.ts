@@ -18,8 +18,8 @@ import { smsInfo } from "../domain/sms-encoding";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
 import { enumError, parseQueryDate } from "../domain/query-params";
 import type { LeaseService } from "./leases";
+import { PRIORITIES } from "../domain/form-definition";
 
-export const PRIORITIES: Priority[] = ["low", "normal", "high", "urgent"];
 export const MESSAGE_SORTS = ["createdAt", "scheduledFor", "sentAt", "priority"] as const;
 export type MessageSort = (typeof MESSAGE_SORTS)[number];
 /** Manual message content: the same bound as a form's template. */
@@ -197,7 +197,7 @@ export class MessageService {
     const page = q.page ?? 1;
     const limit = q.limit ?? 50;
     if (q.status !== undefined && !isMessageStatus(q.status)) errors.push(enumError("status", MESSAGE_STATUSES, q.status));
-    if (q.priority !== undefined && !(PRIORITIES as string[]).includes(q.priority)) errors.push(enumError("priority", PRIORITIES, q.priority));
+    if (q.priority !== undefined && !(PRIORITIES as readonly string[]).includes(q.priority)) errors.push(enumError("priority", PRIORITIES, q.priority));
     const sortBy = (q.sortBy ?? "createdAt") as MessageSort;
     if (!(MESSAGE_SORTS as readonly string[]).includes(sortBy)) errors.push(enumError("sortBy", MESSAGE_SORTS, q.sortBy));
     const order = q.order ?? "desc";
@@ -521,7 +521,7 @@ export class MessageService {
     } else if (content.length > MANUAL_CONTENT_MAX) {
       errs.push({ field: "content", message: `content must be at most ${MANUAL_CONTENT_MAX} characters`, requirement: `1-${MANUAL_CONTENT_MAX} characters`, provided: `${content.length} characters` });
     }
-    if (priority !== undefined && !(PRIORITIES as unknown[]).includes(priority)) errs.push(enumError("priority", PRIORITIES, priority));
+    if (priority !== undefined && !(PRIORITIES as readonly unknown[]).includes(priority)) errs.push(enumError("priority", PRIORITIES, priority));
     const now = this.clock();
     let when = now;
     if (scheduledFor !== undefined && scheduledFor !== null) {
