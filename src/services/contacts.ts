@@ -1,7 +1,7 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import Papa from "papaparse";
 import { AppError, validationError } from "../errors";
-import { iso, type Clock } from "../lib/clock";
+import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
 import { contactSearchText } from "../domain/contact-search";
 import { ftsMatch } from "../domain/contact-fts";
@@ -162,8 +162,7 @@ export class ContactService {
   }
 
   private now(after?: string): string {
-    const t = this.clock();
-    return iso(after ? Math.max(t, Date.parse(after) + 1) : t);
+    return nextUpdatedAt(this.clock(), after);
   }
 
   /**

@@ -2,7 +2,7 @@ import { and, count, desc, eq, like, or, sql } from "drizzle-orm";
 import type { Db } from "../db/open";
 import { forms } from "../db/schema";
 import { AppError, validationError } from "../errors";
-import { iso, type Clock } from "../lib/clock";
+import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import { newFormId, UUID_RE } from "../lib/ids";
 import { validateFormFields, validateFormSettings, validateTemplate } from "../domain/form-definition";
 import type { FieldDef } from "../domain/submission";
@@ -166,7 +166,7 @@ export class FormService {
     if (input.isActive !== undefined && typeof input.isActive !== "boolean") errors.push({ field: "isActive", message: "isActive must be true or false" });
     if (errors.length) throw validationError(errors);
 
-    const patch: Partial<FormRow> = { updatedAt: iso(Math.max(this.clock(), Date.parse(current.updatedAt) + 1)) };
+    const patch: Partial<FormRow> = { updatedAt: nextUpdatedAt(this.clock(), current.updatedAt) };
     if (input.name !== undefined) {
       patch.name = (input.name as string).trim();
       patch.nameKey = patch.name.toLowerCase();

@@ -18,7 +18,7 @@
  *   wake when the next scheduled message falls due, a lease expires, or a send token returns.
  */
 import type { Database, Statement } from "bun:sqlite";
-import { iso, type Clock } from "../lib/clock";
+import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import type { MessageQueue } from "../queue/priority-queue";
 import { TokenBucket, perMinute } from "../limits/token-bucket";
 import type { Lifecycle } from "../deps";
@@ -164,7 +164,7 @@ export class LeaseService {
               `UPDATE messages SET status = 'failed', failure_reason = ?2, lease_expiries = lease_expiries + 1,
                  lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL, updated_at = ?3 WHERE id = ?1`,
             )
-            .run(r.id, NO_REPORT_REASON, iso(Math.max(now, Date.parse(r.updated_at) + 1)));
+            .run(r.id, NO_REPORT_REASON, nextUpdatedAt(now, r.updated_at));
           failed.push(r);
         } else {
           this.sqlite

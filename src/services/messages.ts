@@ -7,7 +7,7 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import { AppError, validationError } from "../errors";
-import { iso, type Clock } from "../lib/clock";
+import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
 import type { MessageQueue, Priority } from "../queue/priority-queue";
 import { PRIORITY_RANK } from "../queue/priority-queue";
@@ -388,7 +388,7 @@ export class MessageService {
         return { answer: { messageId: id, status: row.status, sentAt: row.sent_at, updatedAt: row.updated_at }, effects: {} };
       }
       const now = this.clock();
-      const updatedAt = iso(Math.max(now, Date.parse(row.updated_at) + 1));
+      const updatedAt = nextUpdatedAt(now, row.updated_at);
       const next = decision.next;
       this.sqlite
         .query(
