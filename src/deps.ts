@@ -95,7 +95,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     submissions,
     leases,
     messages: new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota),
-    analytics: new AnalyticsService(sqlite),
+    analytics: new AnalyticsService(sqlite, forms),
     startedAt: clock(),
     lifecycle: [
       queueSync(sqlite, queue),

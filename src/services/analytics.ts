@@ -13,14 +13,14 @@
  */
 import { RESPONSE_MS_SQL } from "../db/schema/messages";
 import type { Database } from "bun:sqlite";
-import { AppError, validationError } from "../errors";
+import { validationError } from "../errors";
 import { iso } from "../lib/clock";
-import { UUID_RE } from "../lib/ids";
 import { humanDuration } from "../domain/duration";
 import { canonicalTimeZone, dayBoundaries, periodWindow, type Period } from "../domain/time-series";
 import { parsePeriodAndZone } from "../domain/query-params";
 import { MESSAGE_STATUSES, type MessageStatus } from "../domain/message-transitions";
 import type { FieldError } from "../domain/submission";
+import type { FormService } from "./forms";
 
 export const TOP_FORMS_MAX = 10;
 /** The message statuses as an SQL table `s(st)`, one row each (constants, no user text). */
@@ -54,15 +54,10 @@ export interface Scope {
 }
 
 export class AnalyticsService {
-  constructor(private readonly sqlite: Database) {}
-
-  private formOf(accountId: string, formId: string): { id: string; name: string; settings: string } {
-    const row = UUID_RE.test(formId)
-      ? (this.sqlite.query("SELECT id, name, settings FROM forms WHERE id = ?1 AND account_id = ?2").get(formId, accountId) as any)
-      : null;
-    if (!row) throw new AppError("FORM_NOT_FOUND", { details: { formId } });
-    return row;
-  }
+  constructor(
+    private readonly sqlite: Database,
+    private readonly forms: FormService,
+  ) {}
 
   /** Messages per (day, status), by createdAt, over an index range per cell. */
   private dailyByStatus(scope: Scope, boundaries: number[]): Array<Record<MessageStatus, number>> {
@@ -112,7 +107,7 @@ export class AnalyticsService {
   /** GET /messages/analytics */
   messages(accountId: string, q: { period?: string; formId?: string; timezone?: string }, now: number) {
     const { period, timezone } = resolvePeriodAndZone(q.period, q.timezone);
-    if (q.formId !== undefined) this.formOf(accountId, q.formId);
+    if (q.formId !== undefined) this.forms.get(accountId, q.formId);
     const scope: Scope = { accountId, formId: q.formId };
     const { days } = periodWindow(period, now, timezone);
     const b = dayBoundaries(days, timezone);
@@ -172,12 +167,9 @@ export class AnalyticsService {
 
   /** GET /forms/<id>/stats: all-time totals, the period's figures and its daily breakdown. */
   formStats(accountId: string, formId: string, q: { period?: string; timezone?: string }, now: number) {
-    const form = this.formOf(accountId, formId);
-    let formZone = "UTC";
-    try {
-      const tz = JSON.parse(form.settings)?.timezone;
-      if (typeof tz === "string") formZone = canonicalTimeZone(tz) ?? "UTC";
-    } catch {}
+    const form = this.forms.get(accountId, formId);
+    const tz = form.settings.timezone;
+    const formZone = (typeof tz === "string" && canonicalTimeZone(tz)) || "UTC";
     const { period, timezone } = resolvePeriodAndZone(q.period, q.timezone, formZone);
     const one = (sql: string) => (this.sqlite.query(sql).get(formId) as { n: number }).n;
     const totalSubmissions = one("SELECT COUNT(*) AS n FROM submissions WHERE form_id = ?1");
