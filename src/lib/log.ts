@@ -12,9 +12,39 @@ export interface Logger {
  * API keys (txwire_sk_ + 40 alphanumerics) are never logged whole: keep the prefix and the last 4
  * characters of anything that starts like a key (nothing of a short one).
  */
-// Idempotent: an already redacted "txwire_sk_…abcd" is left as it is.
-const KEY_IN_TEXT = /txwire_sk_(?!…)[A-Za-z0-9]*/g;
+// Idempotent: an already redacted "txwire_sk_…abcd" is left as it is. Any case: an upper-cased
+// key is refused, but it is still the key.
+const KEY_IN_TEXT = /txwire_sk_(?!…)[A-Za-z0-9]*/gi;
+const KEY_SHAPED = /txwire_sk_[A-Za-z0-9]{8}/i;
+/** Percent-decoding repeated until stable (at most 3 times); the text unchanged where it is not valid. */
+function decodeForLog(text: string): string {
+  let out = text;
+  for (let i = 0; i < 3 && out.includes("%"); i++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(out);
+    } catch {
+      // Decode what can be decoded: valid sequences one at a time.
+      next = out.replace(/(%[0-9A-Fa-f]{2})+/g, (seq) => {
+        try {
+          return decodeURIComponent(seq);
+        } catch {
+          return seq;
+        }
+      });
+    }
+    if (next === out) break;
+    out = next;
+  }
+  return out;
+}
 export function redactKeys(text: string): string {
+  // A key with some characters percent-encoded (/v1/messages/%74xwire_sk_…) is a key too: when the
+  // decoded text holds one, the decoded text is what gets written, redacted.
+  if (text.includes("%")) {
+    const decoded = decodeForLog(text);
+    if (decoded !== text && KEY_SHAPED.test(decoded)) text = decoded;
+  }
   return text.replace(KEY_IN_TEXT, (k) => (k.length >= 10 + 8 ? `txwire_sk_…${k.slice(-4)}` : "txwire_sk_…"));
 }
 

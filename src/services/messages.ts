@@ -51,6 +51,8 @@ export interface MessageRow {
   lease_expires_at: string | null;
   lease_device_id: string | null;
   lease_expiries: number;
+  /** The token of the latest lease issued (kept after it expires or is reported). */
+  last_lease_token: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -365,6 +367,16 @@ export class MessageService {
     }
     return this.sqlite.transaction(() => {
       const row = this.getRow(accountId, id);
+      // The lease is judged before the move: a report from a phone whose lease is not the latest
+      // one issued (held now, or the last one, expired or reported) never records anything.
+      const token = typeof body.leaseToken === "string" && body.leaseToken !== "" ? body.leaseToken : undefined;
+      const currentLease = row.lease_token ?? row.last_lease_token;
+      if (token !== undefined && currentLease !== null && currentLease !== token) {
+        throw new AppError("LEASE_CONFLICT", {
+          message: "This message is now leased to another device; this report was not recorded",
+          details: { messageId: id, currentStatus: row.status, leaseExpiresAt: row.lease_expires_at },
+        });
+      }
       const decision = decideTransition(
         { status: row.status, sentAt: row.sent_at, failureReason: row.failure_reason, retryCount: row.retry_count },
         { status: body.status as MessageStatus, sentAt: body.sentAt as string, failureReason: body.failureReason as string },
@@ -373,15 +385,8 @@ export class MessageService {
         throw validationError([{ field: decision.field, message: decision.message, requirement: decision.requirement, provided: decision.provided }]);
       }
       if (decision.kind === "invalid") {
-        throw new AppError("INVALID_STATUS_TRANSITION", {
+        throw new AppError("INVALID_TRANSITION", {
           details: { currentStatus: decision.currentStatus, requestedStatus: decision.requestedStatus, message: decision.message },
-        });
-      }
-      const token = typeof body.leaseToken === "string" && body.leaseToken !== "" ? body.leaseToken : undefined;
-      if (token !== undefined && row.lease_token !== null && row.lease_token !== token) {
-        throw new AppError("LEASE_CONFLICT", {
-          message: "This message is now leased to another device; this report was not recorded",
-          details: { messageId: id, currentStatus: row.status, leaseExpiresAt: row.lease_expires_at },
         });
       }
       if (decision.kind === "noop") {
@@ -481,7 +486,7 @@ export class MessageService {
           if (r.effects.endLease) out.push(r.effects);
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
-          errors.push({ id, code: err.code, message: err.code === "INVALID_STATUS_TRANSITION" ? String(err.details?.message ?? err.message) : err.message });
+          errors.push({ id, code: err.code, message: err.code === "INVALID_TRANSITION" ? String(err.details?.message ?? err.message) : err.message });
         }
       }
       return out;
@@ -579,6 +584,7 @@ export class MessageService {
       lease_expires_at: null,
       lease_device_id: null,
       lease_expiries: 0,
+      last_lease_token: null,
       created_at: createdAt,
       updated_at: createdAt,
     };
