@@ -99,7 +99,13 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
       if (kind === "messages") throw malformedPathError();
     }
     // Any origin may post to a webhook: even its 413 must be readable by the browser.
-    if (kind === "webhook") state.headers["Access-Control-Allow-Origin"] = "*";
+    if (kind === "webhook") {
+      state.headers["Access-Control-Allow-Origin"] = "*";
+      // Every webhook answer shows the form's limit, even a 404 or a 413 refused before the route
+      // runs (the route replaces these with the figures after its own count).
+      const formId = path.split("/")[3] ?? "";
+      Object.assign(state.headers, rateLimitHeaders(deps.webhookLimiter.peek(formId, config.webhookLimitPerMinute)));
+    }
     const hasBody = req.method === "POST" || req.method === "PUT" || req.method === "PATCH";
     if (hasBody) {
       const limit = bodyLimitFor(kind, path);

@@ -590,7 +590,7 @@ export class MessageService {
     };
     // Manual messages count against the account's monthly message quota like webhook ones.
     const refusal = this.quota?.reserve(accountId, ctx.monthlyQuota ?? null);
-    if (refusal) throw quotaExceeded(refusal);
+    if (refusal) throw quotaExceeded(refusal, this.clock());
     const reserved = (ctx.monthlyQuota ?? null) !== null;
     try {
       this.insertManual(row, accountId, prio, createdAt);
