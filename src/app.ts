@@ -6,6 +6,7 @@ import { webhookRoutes } from "./http/routes/webhook";
 import { messagesRoutes } from "./http/routes/messages";
 import { contactsRoutes } from "./http/routes/contacts";
 import { opsRoutes } from "./http/routes/ops";
+import { inboundRoutes } from "./http/routes/inbound";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -13,6 +14,7 @@ export function createApp(deps: AppDeps) {
     .use(errorsPlugin(deps.logger))
     .use(formsRoutes(deps))
     .use(webhookRoutes(deps))
+    .use(inboundRoutes(deps))
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))
     .use(opsRoutes(deps));
