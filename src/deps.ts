@@ -78,7 +78,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases);
   const forms = new FormService(db, clock);
   const accounts = new AccountService(sqlite, clock);
-  const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, logger);
+  const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger);
   let sweep: ReturnType<typeof setInterval> | undefined;
   const deps: AppDeps = {
     config,
