@@ -4,6 +4,7 @@ import { errorsPlugin } from "./http/plugins/errors";
 import { formsRoutes } from "./http/routes/forms";
 import { webhookRoutes } from "./http/routes/webhook";
 import { messagesRoutes } from "./http/routes/messages";
+import { broadcastsRoutes } from "./http/routes/broadcasts";
 import { contactsRoutes } from "./http/routes/contacts";
 import { opsRoutes } from "./http/routes/ops";
 import { inboundRoutes } from "./http/routes/inbound";
@@ -17,6 +18,7 @@ export function createApp(deps: AppDeps) {
     .use(inboundRoutes(deps))
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))
+    .use(broadcastsRoutes(deps))
     .use(opsRoutes(deps));
   // The OpenAPI document and the metrics' route labels are generated from what is registered.
   deps.routes = () => app.routes;

@@ -3,3 +3,4 @@ export * from "./forms";
 export * from "./contacts";
 export * from "./messages";
 export * from "./inbound";
+export * from "./broadcasts";
