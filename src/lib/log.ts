@@ -15,37 +15,35 @@ export interface Logger {
 // Idempotent: an already redacted "txwire_sk_…abcd" is left as it is. Any case: an upper-cased
 // key is refused, but it is still the key.
 const KEY_IN_TEXT = /txwire_sk_(?!…)[A-Za-z0-9]*/gi;
-const KEY_SHAPED = /txwire_sk_[A-Za-z0-9]{8}/i;
-/** Percent-decoding repeated until stable (at most 3 times); the text unchanged where it is not valid. */
-function decodeForLog(text: string): string {
-  let out = text;
+/** A run of word characters with at least one %XX in it: where an encoded key would hide. */
+const ENCODED_RUN = /(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})*%[0-9A-Fa-f]{2}(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})*/g;
+/** Percent-decoding repeated until stable (at most 3 times). */
+function decodeRun(run: string): string {
+  let out = run;
   for (let i = 0; i < 3 && out.includes("%"); i++) {
     let next: string;
     try {
       next = decodeURIComponent(out);
     } catch {
-      // Decode what can be decoded: valid sequences one at a time.
-      next = out.replace(/(%[0-9A-Fa-f]{2})+/g, (seq) => {
-        try {
-          return decodeURIComponent(seq);
-        } catch {
-          return seq;
-        }
-      });
+      // Not valid UTF-8 as a whole: decode the ASCII escapes (all a key is made of) one by one.
+      next = out.replace(/%([0-7][0-9A-Fa-f])/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
     }
     if (next === out) break;
     out = next;
   }
   return out;
 }
+const redactOne = (k: string) => (k.length >= 10 + 8 ? `txwire_sk_…${k.slice(-4)}` : "txwire_sk_…");
 export function redactKeys(text: string): string {
-  // A key with some characters percent-encoded (/v1/messages/%74xwire_sk_…) is a key too: when the
-  // decoded text holds one, the decoded text is what gets written, redacted.
+  // A key with some characters percent-encoded (/v1/messages/%74xwire_sk_…) is a key too: such a
+  // run is replaced by the redacted key alone (nothing decoded is written, so JSON stays valid).
   if (text.includes("%")) {
-    const decoded = decodeForLog(text);
-    if (decoded !== text && KEY_SHAPED.test(decoded)) text = decoded;
+    text = text.replace(ENCODED_RUN, (run) => {
+      const m = /txwire_sk_[A-Za-z0-9]*/i.exec(decodeRun(run));
+      return m ? redactOne(m[0]) : run;
+    });
   }
-  return text.replace(KEY_IN_TEXT, (k) => (k.length >= 10 + 8 ? `txwire_sk_…${k.slice(-4)}` : "txwire_sk_…"));
+  return text.replace(KEY_IN_TEXT, redactOne);
 }
 
 export function createLogger(format: LogFormat, write: (line: string) => void = (l) => process.stderr.write(l + "\n")): Logger {
