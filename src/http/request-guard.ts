@@ -100,6 +100,7 @@ export class RouteTable {
       for (const m of p.methods) allow.add(m);
     }
     if (allow.size === 0) return { kind: "unknown" };
+    if (allow.has("GET")) allow.add("HEAD"); // served as GET without the body
     return { kind: "method", allow: [...allow].sort() };
   }
 }

@@ -106,6 +106,12 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
       const formId = path.split("/")[3] ?? "";
       Object.assign(state.headers, rateLimitHeaders(deps.webhookLimiter.peek(formId, config.webhookLimitPerMinute)));
     }
+    // HEAD is GET without the body (uptime monitors send it): same checks, same status and headers.
+    if (req.method === "HEAD") {
+      const res = await route(new Request(req.url, { method: "GET", headers: req.headers }), url, path, state, fwdProto, host);
+      await res.body?.cancel().catch(() => {});
+      return new Response(null, { status: res.status, headers: res.headers });
+    }
     const hasBody = req.method === "POST" || req.method === "PUT" || req.method === "PATCH";
     if (hasBody) {
       const limit = bodyLimitFor(kind, path);

@@ -142,16 +142,21 @@ describe("malformed requests are answered, never 500", () => {
     for (const m of ["PATCH", "PROPFIND", "TRACE", "OPTIONS"]) {
       const r = await rawRequest(port, `${m} /v1/forms HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth()}`);
       expect(r.status).toBe(405);
-      expect(r.headers).toMatch(/\r\nallow: GET, POST/i);
-      expect(json(r)).toMatchObject({ code: "METHOD_NOT_ALLOWED", details: { allowed: ["GET", "POST"] } });
+      expect(r.headers).toMatch(/\r\nallow: GET, HEAD, POST/i);
+      expect(json(r)).toMatchObject({ code: "METHOD_NOT_ALLOWED", details: { allowed: ["GET", "HEAD", "POST"] } });
     }
     const patch = await s.api("/messages/bulk", { method: "PATCH" });
     expect(patch.status).toBe(405);
     expect(patch.headers.get("allow")).toContain("PUT");
-    // HEAD is not served: 405 naming GET.
+    // HEAD is GET without the body (what uptime monitors send); Allow lists it wherever GET is.
     const head = await fetch(`${s.url}/health`, { method: "HEAD" });
-    expect(head.status).toBe(405);
-    expect(head.headers.get("allow")).toBe("GET");
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe("");
+    expect((await fetch(`${s.base}/forms`, { method: "HEAD" })).status).toBe(401);
+    expect((await fetch(`${s.base}/forms`, { method: "HEAD", headers: { Authorization: `Bearer ${s.adminKey}` } })).status).toBe(200);
+    const postOnly = await fetch(`${s.base}/admin/backup`, { method: "HEAD", headers: { Authorization: `Bearer ${s.adminKey}` } });
+    expect(postOnly.status).toBe(405);
+    expect(postOnly.headers.get("allow")).toBe("POST");
   });
 
   test("a short Host header cannot make the router see another path than the one checked", async () => {
