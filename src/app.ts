@@ -8,6 +8,8 @@ import { broadcastsRoutes } from "./http/routes/broadcasts";
 import { contactsRoutes } from "./http/routes/contacts";
 import { opsRoutes } from "./http/routes/ops";
 import { inboundRoutes } from "./http/routes/inbound";
+import { sessionsRoutes } from "./http/routes/sessions";
+import { liveRoutes } from "./http/routes/live";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -19,7 +21,9 @@ export function createApp(deps: AppDeps) {
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))
     .use(broadcastsRoutes(deps))
-    .use(opsRoutes(deps));
+    .use(opsRoutes(deps))
+    .use(sessionsRoutes(deps))
+    .use(liveRoutes(deps));
   // The OpenAPI document and the metrics' route labels are generated from what is registered.
   deps.routes = () => app.routes;
   return app;

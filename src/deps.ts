@@ -24,6 +24,8 @@ import { MessageService } from "./services/messages";
 import { AnalyticsService } from "./services/analytics";
 import { InboundService } from "./services/inbound";
 import { BroadcastService } from "./services/broadcasts";
+import { SessionService } from "./services/sessions";
+import { MessageFeed } from "./services/message-feed";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -61,6 +63,10 @@ export interface AppDeps {
   /** Texts the phones received: `deps.inbound.receive(accountId, {from, body, receivedAt, deviceId?, externalId?})`. */
   inbound: InboundService;
   broadcasts: BroadcastService;
+  /** Dashboard sign-ins (cookie sessions opened with an API key). */
+  sessions: SessionService;
+  /** Message changes for the dashboard's live Messages page (told after commit). */
+  messageFeed: MessageFeed;
   startedAt: number;
   lifecycle: Lifecycle[];
   /** Called once per finished request (metrics). */
@@ -105,6 +111,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     analytics: new AnalyticsService(sqlite, forms),
     inbound: new InboundService(sqlite, clock),
     broadcasts,
+    sessions: new SessionService(sqlite, clock, accounts),
+    messageFeed: new MessageFeed(clock),
     startedAt: clock(),
     lifecycle: [
       queueSync(sqlite, queue),
@@ -127,6 +135,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   };
   deps.metrics = new Metrics({ dbPath: config.db, queue, routes: () => deps.routes(), schemaVersion: SCHEMA_VERSION });
   deps.observers.push(deps.metrics.observe);
+  deps.observers.push(deps.messageFeed.observe);
+  leases.changeListeners.push((accountId) => deps.messageFeed.publish(accountId, "queue"));
   // The queue (rebuilt by queueSync, first in the list) is whole before leases are reloaded and
   // the lease sweeper starts.
   deps.lifecycle.push(leases.lifecycle());

@@ -117,6 +117,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       // close the database.
       const draining = server.stop(false);
       deps.leases.releaseWaiters();
+      deps.messageFeed.closeAll(); // open live streams end, or the drain would wait for them
       await draining;
       for (const part of [...deps.lifecycle].reverse()) await part.stop?.();
       sqlite.close();

@@ -3,6 +3,7 @@ import { createLogger } from "../lib/log";
 import { startServer } from "../server";
 import { SchemaTooNewError } from "../db/migrate";
 import type { CliIO } from "./common";
+import { warmDashboard } from "../dashboard/assets";
 
 export const SERVE_HELP = `Usage: textwire serve [options]   (also the default with no command)
 
@@ -39,6 +40,9 @@ export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
     );
   }
   io.out(`Textwire listening on ${running.url} (database ${config.db})`);
+  io.out(`Dashboard: ${running.url}/ (sign in with an API key)`);
+  // Bundled now (or read from the binary) so the first visitor does not wait for it.
+  warmDashboard((err) => logger.error("dashboard build failed", { error: String((err as Error)?.message ?? err) }));
   await new Promise<void>((resolve) => {
     let stopping = false;
     const stop = async (signal: string) => {

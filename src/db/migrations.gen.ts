@@ -7,6 +7,7 @@ import m4 from "../../drizzle/0004_monthly_usage.sql" with { type: "text" };
 import m5 from "../../drizzle/0005_operator_keys_and_last_lease.sql" with { type: "text" };
 import m6 from "../../drizzle/0008_inbound_messages.sql" with { type: "text" };
 import m7 from "../../drizzle/0013_retries_and_broadcasts.sql" with { type: "text" };
+import m8 from "../../drizzle/0014_dashboard_sessions.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number; sql: string }> = [
   { idx: 0, tag: "0000_initial_schema", when: 1795322538054, sql: m0 },
@@ -17,4 +18,5 @@ export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number
   { idx: 5, tag: "0005_operator_keys_and_last_lease", when: 1795450000000, sql: m5 },
   { idx: 8, tag: "0008_inbound_messages", when: 1795500000000, sql: m6 },
   { idx: 13, tag: "0013_retries_and_broadcasts", when: 1795600000000, sql: m7 },
+  { idx: 14, tag: "0014_dashboard_sessions", when: 1795700000000, sql: m8 },
 ];

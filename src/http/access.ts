@@ -19,6 +19,8 @@ const ADMIN_RULES: Array<{ method: string; pattern: RegExp; need: Requirement }>
   { method: "POST", pattern: /^\/v1\/admin\/.*$/, need: "operator" },
   { method: "POST", pattern: /^\/v1\/broadcasts(\/.*)?$/, need: "admin_access" },
   { method: "GET", pattern: /^\/metrics\/?$/, need: "operator" },
+  { method: "GET", pattern: /^\/v1\/sessions\/?$/, need: "admin_access" },
+  { method: "DELETE", pattern: /^\/v1\/sessions\/[^/]+\/?$/, need: "admin_access" },
 ];
 
 /** The permission a request needs; `endpoint` is its real method and path (for the 403). */
@@ -55,14 +57,15 @@ export interface CredentialLookup {
  * A first segment starting with txwire_sk_ is always a key; without a Bearer header the first
  * segment is read as the key, whatever it looks like.
  */
-export function findCredential(kind: RouteKind, path: string, authorization: string | null): CredentialLookup {
+export function findCredential(kind: RouteKind, path: string, authorization: string | null, sessionCookie = false): CredentialLookup {
   const bearer = parseBearer(authorization);
   if (kind !== "messages") return { presented: bearer };
   const rest = path.slice("/v1/messages".length); // "" or "/seg/..."
   const segs = rest.split("/").filter(Boolean);
   // Decoded once: a key with a percent-encoded character is the same key (and is redacted as one).
   const first = segs[0] === undefined ? undefined : safeDecode(segs[0]) ?? segs[0];
-  if (first !== undefined && (first.startsWith(KEY_PREFIX) || bearer === null)) {
+  // A signed-in dashboard sends no key: then only a txwire_sk_ segment is one.
+  if (first !== undefined && (first.startsWith(KEY_PREFIX) || (bearer === null && !sessionCookie))) {
     return { presented: first, rewrittenPath: "/v1/messages" + (segs.length > 1 ? "/" + segs.slice(1).join("/") : "") };
   }
   return { presented: bearer };

@@ -1,4 +1,5 @@
-import type { AuthKey } from "../services/accounts";
+import type { AuthKey, Permission } from "../services/accounts";
+import type { SessionRow } from "../db/sessions";
 
 /** What the outer fetch handler learns about a request before Elysia routes it. */
 export interface RequestState {
@@ -8,6 +9,8 @@ export interface RequestState {
   origin: string;
   clientIp: string;
   auth?: AuthKey;
+  /** The dashboard session the request was authenticated by (none for a key). */
+  session?: SessionRow & { permission: Permission };
   /** Headers added to whatever response the request ends with (rate-limit figures). */
   headers: Record<string, string>;
   /** Path as the client sent it, key redacted: for the access log. */

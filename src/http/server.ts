@@ -2,12 +2,14 @@ import type { Server } from "bun";
 import type { AppDeps } from "../deps";
 import type { App } from "../app";
 import { AppError, errorResponse } from "../errors";
-import { KEY_FORMAT, burstLimit, hourlyLimit } from "../services/accounts";
+import { KEY_FORMAT, burstLimit, hourlyLimit, type AuthKey } from "../services/accounts";
+import { readSessionCookie, sessionCookie } from "../services/sessions";
 import { rateLimitHeaders } from "../limits/api-limiter";
 import { classify, describeProvided, findCredential, redactPath, requiredPermission, type CredentialLookup } from "./access";
 import { AuthFailureLimiter, RouteTable, badRequestTarget, malformedPathError, methodNotAllowedError, noRouteError, requestUrl, routedByElysiaAs, safeDecode } from "./request-guard";
 import { setState, type RequestState } from "./context";
 import { JSON_TYPE, payloadTooLarge, readLimitedBody } from "./body";
+import { isDashboardPath, serveDashboard } from "../dashboard/assets";
 
 /** Webhook payload limit (spec: 10KB). */
 export const WEBHOOK_BODY_LIMIT = 10_240;
@@ -112,6 +114,8 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
       await res.body?.cancel().catch(() => {});
       return new Response(null, { status: res.status, headers: res.headers });
     }
+    // The dashboard's pages and files: no key (the app signs in through /v1/session).
+    if (kind === "public" && req.method === "GET" && isDashboardPath(path)) return serveDashboard(path, req.headers.get("accept-encoding"));
     const hasBody = req.method === "POST" || req.method === "PUT" || req.method === "PATCH";
     if (hasBody) {
       const limit = bodyLimitFor(kind, path);
@@ -121,21 +125,51 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     // 404 for a path nothing serves and 405 for a method the path does not take, before any key
     // is asked for (messages paths are matched without the key segment).
     let cred: CredentialLookup | undefined;
-    if (kind === "messages") cred = findCredential(kind, path, req.headers.get("authorization"));
+    // A browser signed in to the dashboard sends its session cookie and no key.
+    const sessionToken = req.headers.has("authorization") ? null : readSessionCookie(req.headers.get("cookie"));
+    if (kind === "messages") cred = findCredential(kind, path, req.headers.get("authorization"), sessionToken !== null);
     const match = routeTable.match(req.method, cred?.rewrittenPath ?? path);
     if (match.kind === "unknown") throw noRouteError(req.method, path);
     if (match.kind === "method") throw methodNotAllowedError(req.method, match.allow);
     let targetUrl = routedByElysiaAs(req, url) ?? req.url;
+    // Dashboard sign-in: the body carries the key; refused keys count as failed sign-ins.
+    if (req.method === "POST" && SIGN_IN_RE.test(path)) {
+      authFailures.check(state.clientIp);
+      checkJsonContentType(req, path);
+      const res = await handleWithBody(req, targetUrl, state, bodyLimitFor(kind, path));
+      if (res.status === 401) authFailures.fail(state.clientIp);
+      return res;
+    }
     if (kind === "api" || kind === "messages") {
-      cred ??= findCredential(kind, path, req.headers.get("authorization"));
-      if (cred.presented) authFailures.check(state.clientIp);
-      const auth = cred.presented ? deps.accounts.authenticate(cred.presented) : null;
-      if (!auth) {
-        if (cred.presented) authFailures.fail(state.clientIp);
-        throw new AppError("AUTHENTICATION_ERROR", {
-          message: cred.presented ? "Invalid API key" : "Missing API key",
-          details: { provided: describeProvided(cred.presented), expected: KEY_FORMAT },
-        });
+      cred ??= findCredential(kind, path, req.headers.get("authorization"), sessionToken !== null);
+      let auth: AuthKey | null;
+      if (cred.presented === null && sessionToken !== null) {
+        const secure = state.origin.startsWith("https:");
+        const live = deps.sessions.authenticate(sessionToken);
+        if (!live) {
+          state.headers["Set-Cookie"] = sessionCookie(null, secure);
+          throw new AppError("AUTHENTICATION_ERROR", {
+            message: "Your dashboard session has ended: sign in again",
+            details: { provided: "session cookie", expected: `a live dashboard session, or ${KEY_FORMAT}` },
+          });
+        }
+        // A session is a cookie the browser sends by itself: a change must prove it comes from the app.
+        if (!SAFE_METHODS.has(req.method) && !deps.sessions.csrfMatches(live.row, req.headers.get("x-csrf-token"))) {
+          throw new AppError("CSRF_TOKEN_INVALID", { details: { header: "X-CSRF-Token", provided: req.headers.has("x-csrf-token") ? "a wrong token" : "none" } });
+        }
+        if (live.refreshed) state.headers["Set-Cookie"] = sessionCookie(sessionToken, secure);
+        state.session = live.row;
+        auth = live.auth;
+      } else {
+        if (cred.presented) authFailures.check(state.clientIp);
+        auth = cred.presented ? deps.accounts.authenticate(cred.presented) : null;
+        if (!auth) {
+          if (cred.presented) authFailures.fail(state.clientIp);
+          throw new AppError("AUTHENTICATION_ERROR", {
+            message: cred.presented ? "Invalid API key" : "Missing API key",
+            details: { provided: describeProvided(cred.presented), expected: KEY_FORMAT },
+          });
+        }
       }
       state.auth = auth;
       const rl = deps.apiLimiter.check(auth.keyId, { hourly: hourlyLimit(auth.account), burst: burstLimit(auth.account) });
@@ -182,7 +216,20 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     setState(target, state);
     return app.handle(target);
   }
+
+  /** Hands a request with a body on; a chunked one is read here, never past `limit`. */
+  async function handleWithBody(req: Request, targetUrl: string, state: RequestState, limit: number): Promise<Response> {
+    let target = req;
+    if (!req.headers.has("content-length") && req.body) {
+      target = new Request(targetUrl, { method: req.method, headers: req.headers, body: await readLimitedBody(req, limit) });
+    } else if (targetUrl !== req.url) target = new Request(targetUrl, req);
+    setState(target, state);
+    return app.handle(target);
+  }
 }
+
+const SIGN_IN_RE = /^\/v1\/session\/?$/;
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 function checkJsonContentType(req: Request, path: string) {
   if (path.startsWith("/v1/contacts/import")) return;

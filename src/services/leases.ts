@@ -131,8 +131,12 @@ export class LeaseService {
     }
   }
 
+  /** Told of every account whose queue changed, after commit (the dashboard's live message feed). */
+  readonly changeListeners: Array<(accountId: string) => void> = [];
+
   /** Wakes long-polling `next` calls of the account: call after putting a message in the queue. */
   notify(accountId: string): void {
+    for (const l of this.changeListeners) l(accountId);
     const set = this.waiters.get(accountId);
     if (!set) return;
     this.waiters.delete(accountId);
@@ -202,6 +206,7 @@ export class LeaseService {
     for (const r of back) this.leases.delete(r.id);
     this.recomputeEarliest();
     for (const accountId of new Set(back.map((r) => r.account_id))) this.notify(accountId);
+    for (const accountId of new Set(failed.map((r) => r.account_id))) for (const l of this.changeListeners) l(accountId);
     return { returned: back.length, failed: failed.length };
   }
 

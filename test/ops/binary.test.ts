@@ -7,11 +7,13 @@ const ROOT = join(import.meta.dir, "../..");
 const dir = tempDir("textwire-bin-");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-test("the compiled binary starts from an empty folder, ignoring a stray .env and bunfig.toml, and answers /health", async () => {
+test("the compiled binary starts from an empty folder, ignoring a stray .env and bunfig.toml, and answers /health and the embedded dashboard", async () => {
   const build = Bun.spawnSync([process.execPath, join(ROOT, "scripts/build.ts")], { cwd: ROOT });
   expect(build.exitCode).toBe(0);
   const bin = join(ROOT, "dist/textwire");
   expect(existsSync(bin)).toBe(true);
+  // The build resets the generated module it compiled with (the work tree stays as committed).
+  expect(await Bun.file(join(ROOT, "src/dashboard/embedded.gen.ts")).text()).toContain("= [];");
 
   // If either file were read, the server would fail to start or listen elsewhere.
   writeFileSync(join(dir, ".env"), "TEXTWIRE_PORT=1\nTEXTWIRE_LOG_FORMAT=bogus\nTEXTWIRE_DB=/nonexistent/dir/x.db\n");
@@ -34,6 +36,18 @@ test("the compiled binary starts from an empty folder, ignoring a stray .env and
     expect(((await health.json()) as any).database).toBe("ok");
     const docs = await fetch(`http://127.0.0.1:${port}/v1/docs`);
     expect(docs.status).toBe(200);
+    // The dashboard is embedded: its page, and its hashed script precompressed, from the binary alone.
+    const page = await fetch(`http://127.0.0.1:${port}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+    const html = await page.text();
+    const script = /<script[^>]*src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const js = await fetch(`http://127.0.0.1:${port}${script}`, { headers: { "Accept-Encoding": "br" }, decompress: false } as RequestInit);
+    expect(js.status).toBe(200);
+    expect(js.headers.get("content-encoding")).toBe("br");
+    expect(js.headers.get("cache-control")).toContain("immutable");
+    expect((await fetch(`http://127.0.0.1:${port}/messages`)).status).toBe(200);
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
     expect(existsSync(join(dir, "x.db"))).toBe(true);

@@ -1,0 +1,33 @@
+import { sqliteTable, text, index, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { accounts, apiKeys } from "./accounts";
+
+/**
+ * Dashboard sign-ins (issue 12): a browser session opened with an API key. Only the token's
+ * SHA-256 is stored; the key's permission and revocation apply (revoking the key ends them).
+ */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull(),
+    /** Sent back in X-CSRF-Token on every state-changing request (not a credential by itself). */
+    csrfToken: text("csrf_token").notNull(),
+    createdAt: text("created_at").notNull(),
+    lastSeenAt: text("last_seen_at").notNull(),
+    /** Sliding: moved to lastSeenAt + 7 days as the session is used. */
+    expiresAt: text("expires_at").notNull(),
+    ipAddress: text("ip_address"),
+    userAgent: text("user_agent"),
+  },
+  (t) => [
+    uniqueIndex("sessions_token_hash_idx").on(t.tokenHash),
+    index("sessions_account_idx").on(t.accountId, t.expiresAt),
+    index("sessions_key_idx").on(t.keyId),
+  ],
+);

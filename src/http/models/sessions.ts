@@ -1,0 +1,28 @@
+import { t } from "elysia";
+
+export const SignInBody = t.Object({
+  apiKey: t.Unknown({ description: "an API key of the account (txwire_sk_…); the session acts with its permission" }),
+});
+
+export const SessionIdParam = t.Object({ id: t.String({ maxLength: 200, description: "a session id from GET /v1/sessions" }) });
+
+const SessionFields = {
+  id: t.String(),
+  accountId: t.String(),
+  permission: t.UnionEnum(["admin_access", "standard_access"]),
+  createdAt: t.String(),
+  lastSeenAt: t.String(),
+  expiresAt: t.String(),
+  ipAddress: t.Union([t.String(), t.Null()]),
+  userAgent: t.Union([t.String(), t.Null()]),
+};
+
+export const SessionAnswer = t.Object({
+  status: t.Literal("success"),
+  data: t.Object({ ...SessionFields, csrfToken: t.String({ description: "send it as X-CSRF-Token on every POST, PUT, PATCH and DELETE" }) }),
+});
+
+export const SessionListAnswer = t.Object({
+  status: t.Literal("success"),
+  data: t.Object({ sessions: t.Array(t.Object({ ...SessionFields, keyLast4: t.String(), current: t.Boolean() })) }),
+});

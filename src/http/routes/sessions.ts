@@ -1,0 +1,85 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps";
+import { AppError } from "../../errors";
+import { authOf, stateOf } from "../context";
+import { SessionAnswer, SessionIdParam, SessionListAnswer, SignInBody } from "../models/sessions";
+import { sessionCookie, viewOf } from "../../services/sessions";
+import { KEY_FORMAT } from "../../services/accounts";
+import { describeProvided } from "../access";
+
+/** Sessions are the dashboard's; the API itself keeps Bearer keys. */
+function currentSession(request: Request) {
+  const s = stateOf(request).session;
+  if (!s) throw new AppError("SESSION_NOT_FOUND", { message: "This request carries no dashboard session (it used an API key)" });
+  return s;
+}
+
+/**
+ * Dashboard sign-in: POST /v1/session (no key: the body carries one; refusals count against the
+ * failed sign-in limit per address), GET/DELETE /v1/session for the current one, and the list.
+ */
+export function sessionsRoutes(deps: AppDeps) {
+  return new Elysia({ name: "sessions-routes" })
+    .post(
+      "/v1/session",
+      ({ request, body, set }) => {
+        const state = stateOf(request);
+        const key = body.apiKey;
+        if (typeof key !== "string" || key.trim() === "") {
+          throw new AppError("VALIDATION_ERROR", {
+            message: "apiKey is required: paste an API key (txwire_sk_…)",
+            details: { field: "apiKey", requirement: "an API key", provided: typeof key === "string" ? key : key === undefined ? null : typeof key },
+            errors: [{ field: "apiKey", message: "apiKey is required" }],
+          });
+        }
+        const r = deps.sessions.signIn(key.trim(), state.clientIp, request.headers.get("user-agent"));
+        if (!r) {
+          throw new AppError("AUTHENTICATION_ERROR", {
+            message: "That API key is not valid: check it and try again",
+            details: { provided: describeProvided(key.trim()), expected: KEY_FORMAT },
+          });
+        }
+        set.status = 201;
+        set.headers["set-cookie"] = sessionCookie(r.token, state.origin.startsWith("https:"));
+        set.headers["cache-control"] = "no-store";
+        return { status: "success" as const, data: r.session };
+      },
+      { body: SignInBody, response: { 201: SessionAnswer }, detail: { summary: "Sign in to the dashboard with an API key: sets the session cookie", tags: ["Dashboard"] } },
+    )
+    .get(
+      "/v1/session",
+      ({ request, set }) => {
+        const s = currentSession(request);
+        set.headers["cache-control"] = "no-store";
+        return { status: "success" as const, data: { ...viewOf(s), csrfToken: s.csrfToken } };
+      },
+      { response: { 200: SessionAnswer }, detail: { summary: "The signed-in dashboard session (with its CSRF token)", tags: ["Dashboard"] } },
+    )
+    .delete(
+      "/v1/session",
+      ({ request, set }) => {
+        const s = currentSession(request);
+        deps.sessions.revoke(s.accountId, s.id);
+        set.headers["set-cookie"] = sessionCookie(null, stateOf(request).origin.startsWith("https:"));
+        return { status: "success" as const, message: "Signed out" };
+      },
+      { detail: { summary: "Sign out: ends this dashboard session", tags: ["Dashboard"] } },
+    )
+    .get(
+      "/v1/sessions",
+      ({ request }) => {
+        const current = stateOf(request).session?.id;
+        const sessions = deps.sessions.list(authOf(request).accountId).map((s) => ({ ...s, current: s.id === current }));
+        return { status: "success" as const, data: { sessions } };
+      },
+      { response: { 200: SessionListAnswer }, detail: { summary: "The account's open dashboard sessions (admin)", tags: ["Dashboard"] } },
+    )
+    .delete(
+      "/v1/sessions/:id",
+      ({ request, params }) => {
+        deps.sessions.revoke(authOf(request).accountId, params.id);
+        return { status: "success" as const, message: "Session ended", data: { deletedId: params.id } };
+      },
+      { params: SessionIdParam, detail: { summary: "End a dashboard session (admin)", tags: ["Dashboard"] } },
+    );
+}

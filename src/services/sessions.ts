@@ -1,0 +1,134 @@
+import type { Database } from "bun:sqlite";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Clock } from "../lib/clock";
+import { iso } from "../lib/clock";
+import { newId } from "../lib/ids";
+import { AppError } from "../errors";
+import type { AccountService, AuthKey, Permission } from "./accounts";
+import { deleteDeadSessions, deleteSession, findLiveSessionByTokenHash, insertSession, listLiveSessions, touchSession, type SessionRow } from "../db/sessions";
+
+/** A dashboard session lasts this long after its last use (sliding). */
+export const SESSION_TTL_MS = 7 * 24 * 3600_000;
+/** A session's expiry is moved (one write) at most this often while it is in use. */
+export const SESSION_TOUCH_MS = 60_000;
+export const SESSION_COOKIE = "textwire_session";
+/** Longest User-Agent kept on a session (shown in the session list). */
+const USER_AGENT_MAX = 200;
+
+export interface SessionView {
+  id: string;
+  accountId: string;
+  permission: Permission;
+  createdAt: string;
+  lastSeenAt: string;
+  expiresAt: string;
+  ipAddress: string | null;
+  userAgent: string | null;
+}
+
+export interface LiveSession {
+  row: SessionRow & { permission: Permission };
+  auth: AuthKey;
+  /** The expiry moved: the cookie is sent again with a fresh Max-Age. */
+  refreshed: boolean;
+}
+
+const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/**
+ * Dashboard sign-ins: an API key opens a session; the browser holds only a random token in an
+ * HttpOnly cookie, SQLite only its SHA-256. The session acts with its key's permission, and ends
+ * when the key is revoked, on sign-out, on revocation from the session list, or 7 days unused.
+ */
+export class SessionService {
+  constructor(private readonly sqlite: Database, private readonly clock: Clock, private readonly accounts: AccountService) {}
+
+  /** Null for a key that is not a live key (the caller answers 401 and counts the failure). */
+  signIn(apiKey: string, ipAddress: string | null, userAgent: string | null): { token: string; session: SessionView & { csrfToken: string } } | null {
+    const auth = this.accounts.authenticate(apiKey);
+    if (!auth) return null;
+    const now = this.clock();
+    deleteDeadSessions(this.sqlite, iso(now));
+    const token = randomBytes(32).toString("base64url");
+    const row: SessionRow = {
+      id: newId(),
+      accountId: auth.accountId,
+      keyId: auth.keyId,
+      tokenHash: hashToken(token),
+      csrfToken: randomBytes(24).toString("base64url"),
+      createdAt: iso(now),
+      lastSeenAt: iso(now),
+      expiresAt: iso(now + SESSION_TTL_MS),
+      ipAddress,
+      userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX) : null,
+    };
+    insertSession(this.sqlite, row);
+    return { token, session: { ...viewOf({ ...row, permission: auth.permission }), csrfToken: row.csrfToken } };
+  }
+
+  /** The live session for a cookie's token, its expiry slid forward; null when it has ended. */
+  authenticate(token: string): LiveSession | null {
+    if (token.length < 20 || token.length > 100) return null;
+    const now = this.clock();
+    const row = findLiveSessionByTokenHash(this.sqlite, hashToken(token), iso(now));
+    if (!row) return null;
+    const account = this.accounts.findAccount(row.accountId);
+    if (!account) return null;
+    const operator = (this.sqlite.query("SELECT operator FROM api_keys WHERE id = ?1").get(row.keyId) as { operator: number } | null)?.operator === 1;
+    let refreshed = false;
+    if (now - Date.parse(row.lastSeenAt) >= SESSION_TOUCH_MS) {
+      row.lastSeenAt = iso(now);
+      row.expiresAt = iso(now + SESSION_TTL_MS);
+      touchSession(this.sqlite, row.id, row.lastSeenAt, row.expiresAt);
+      refreshed = true;
+    }
+    return { row, auth: { keyId: row.keyId, accountId: row.accountId, permission: row.permission, operator, account }, refreshed };
+  }
+
+  /** Whether the presented CSRF token is the session's (constant time). */
+  csrfMatches(row: SessionRow, presented: string | null): boolean {
+    if (!presented) return false;
+    const a = Buffer.from(presented);
+    const b = Buffer.from(row.csrfToken);
+    return a.length === b.length && timingSafeEqual(a, b);
+  }
+
+  list(accountId: string): Array<SessionView & { keyLast4: string }> {
+    return listLiveSessions(this.sqlite, accountId, iso(this.clock())).map((r) => ({ ...viewOf(r), keyLast4: r.keyLast4 }));
+  }
+
+  /** Ends one of the account's sessions; 404 SESSION_NOT_FOUND when there is none by that id. */
+  revoke(accountId: string, id: string): void {
+    if (!deleteSession(this.sqlite, accountId, id)) throw new AppError("SESSION_NOT_FOUND", { details: { sessionId: id } });
+  }
+}
+
+export function viewOf(r: SessionRow & { permission: Permission }): SessionView {
+  return {
+    id: r.id,
+    accountId: r.accountId,
+    permission: r.permission,
+    createdAt: r.createdAt,
+    lastSeenAt: r.lastSeenAt,
+    expiresAt: r.expiresAt,
+    ipAddress: r.ipAddress,
+    userAgent: r.userAgent,
+  };
+}
+
+/** The session token from a Cookie header, if the dashboard's cookie is there. */
+export function readSessionCookie(header: string | null): string | null {
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim() || null;
+  }
+  return null;
+}
+
+/** Set-Cookie for a session token (`null` clears it). Secure whenever the client came over https. */
+export function sessionCookie(token: string | null, secure: boolean): string {
+  const maxAge = token === null ? 0 : Math.floor(SESSION_TTL_MS / 1000);
+  return `${SESSION_COOKIE}=${token ?? ""}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure ? "; Secure" : ""}`;
+}

@@ -1,0 +1,115 @@
+/**
+ * Browser tests' helpers: a real server process on a temporary database, and a headless Chromium
+ * that an npm package ships (@sparticuz/chromium unpacks it from the package: no download at
+ * install time) driven by playwright-core. axe-core is run in every page the tests visit.
+ */
+import chromium from "@sparticuz/chromium";
+import { chromium as playwright, type Browser, type Page } from "playwright-core";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers/server";
+
+const ROOT = join(import.meta.dir, "../..");
+/** Screenshots of every page for review (gitignored). */
+export const SCREENS_DIR = join(ROOT, "test-output/screens");
+
+export interface ServerProcess {
+  url: string;
+  adminKey: string;
+  accountId: string;
+  dbPath: string;
+  /** fetch relative to /v1 with the admin key (or `key`). */
+  api(path: string, init?: { method?: string; json?: unknown; key?: string }): Promise<any>;
+  stop(): Promise<void>;
+}
+
+/** `textwire serve` as a separate process (bun src/main.ts serve), as `npm start` runs it. */
+export async function startServerProcess(): Promise<ServerProcess> {
+  const dir = tempDir("textwire-web-");
+  const dbPath = join(dir, "textwire.db");
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("TEXTWIRE_") && v !== undefined) env[k] = v;
+  const proc = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--db", dbPath, "--log-format", "json"], {
+    cwd: dir,
+    env,
+    stdout: "pipe",
+    stderr: "ignore",
+  });
+  const reader = proc.stdout.getReader();
+  let out = "";
+  while (!/Textwire listening on http:\/\/\S+:(\d+)/.test(out)) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error("server exited: " + out);
+    out += new TextDecoder().decode(value);
+  }
+  // Keep draining stdout (the access log) so the process never blocks on a full pipe.
+  (async () => {
+    while (!(await reader.read()).done);
+  })().catch(() => {});
+  const url = `http://127.0.0.1:${/Textwire listening on http:\/\/\S+:(\d+)/.exec(out)![1]}`;
+  const adminKey = /(txwire_sk_[A-Za-z0-9]{40})/.exec(out)![1];
+  const accountId = /Account id: (\S+)/.exec(out)![1];
+  return {
+    url,
+    adminKey,
+    accountId,
+    dbPath,
+    async api(path, init = {}) {
+      const res = await fetch(`${url}/v1${path}`, {
+        method: init.method ?? "GET",
+        headers: { Authorization: `Bearer ${init.key ?? adminKey}`, ...(init.json !== undefined ? { "Content-Type": "application/json" } : {}) },
+        body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
+      });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path}: ${res.status} ${text}`);
+      return text ? JSON.parse(text) : null;
+    },
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  const executablePath = await chromium.executablePath();
+  // --single-process (meant for AWS Lambda) crashes the browser when a second context opens.
+  return playwright.launch({ executablePath, args: chromium.args.filter((a) => a !== "--single-process"), headless: true });
+}
+
+/** Errors the page logged (a CSP violation is one): the tests expect none. */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("console", (m) => {
+    // A request the app expects to fail (401 before sign-in, a refused action) is the app's to show.
+    if (m.type() === "error" && !/status of (401|403|404|409|400)/.test(m.text())) errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  return errors;
+}
+
+const AXE_SOURCE = readFileSync(join(ROOT, "node_modules/axe-core/axe.min.js"), "utf8");
+
+export interface AxeViolation {
+  id: string;
+  impact: string;
+  help: string;
+  nodes: string[];
+}
+
+/**
+ * axe-core's serious and critical violations on the page as it is now. Evaluated through the
+ * DevTools protocol, which the page's CSP does not apply to (the app itself runs under it).
+ */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  if (!(await page.evaluate("typeof window.axe !== 'undefined'"))) await page.evaluate(AXE_SOURCE);
+  return (await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) })))`)) as AxeViolation[];
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENS_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENS_DIR, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { Database } from "bun:sqlite";
+import { AccountService } from "../../src/services/accounts";
+import { launchBrowser, screenshot, seriousViolations, startServerProcess, watchErrors, type ServerProcess } from "./browser";
+
+/**
+ * The dashboard in a real browser against a real server process: sign-in, navigation, the live
+ * Messages page, retry, a revoked key ending the session; axe-core on every page and a
+ * screenshot of each at 1280 and 390 px (test-output/screens/).
+ */
+const NAV = ["Overview", "Forms", "Messages", "Conversations", "Contacts", "Broadcasts", "Devices", "Settings"];
+
+let server: ServerProcess;
+let browser: Browser;
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServerProcess(), launchBrowser()]);
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function signIn(page: Page, key: string) {
+  await page.goto(`${server.url}/overview`);
+  await page.getByLabel("API key").fill(key);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("heading", { level: 1, name: /Overview/ }).waitFor();
+}
+
+async function expectAccessible(page: Page, what: string) {
+  const violations = await seriousViolations(page);
+  if (violations.length) throw new Error(`${what}: axe found ${JSON.stringify(violations, null, 2)}`);
+}
+
+describe("desktop, 1280 px", () => {
+  let context: BrowserContext;
+  let page: Page;
+  let errors: string[];
+  beforeAll(async () => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US" });
+    page = await context.newPage();
+    errors = watchErrors(page);
+  });
+  afterAll(() => context.close());
+
+  test("a wrong key is refused in plain words; the right one signs in and lands on the page asked for", async () => {
+    await page.goto(`${server.url}/messages`);
+    await page.waitForURL(/\/sign-in\?next=%2Fmessages$/);
+    await page.getByLabel("API key").waitFor();
+    await expectAccessible(page, "sign-in");
+    await screenshot(page, "sign-in-1280");
+    await page.getByLabel("API key").fill("txwire_sk_" + "x".repeat(40));
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").waitFor();
+    expect(await page.getByRole("alert").textContent()).toContain("not valid");
+    await page.getByLabel("API key").fill(server.adminKey);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { level: 1, name: /Messages/ }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/messages");
+    // The cookie is HttpOnly: the page's script cannot read it.
+    expect(await page.evaluate("document.cookie")).toBe("");
+  }, 30_000);
+
+  test("every navigation link opens its page, whose main heading has its name; back and reload work; axe finds nothing serious", async () => {
+    for (const name of NAV) {
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).click();
+      await page.getByRole("heading", { level: 1, name: new RegExp(name) }).waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/${name.toLowerCase()}`);
+      if (name === "Overview") await page.getByText("Last 7 days").waitFor();
+      await expectAccessible(page, name);
+      await screenshot(page, `${name.toLowerCase()}-1280`);
+    }
+    await page.goBack();
+    await page.getByRole("heading", { level: 1, name: /Devices/ }).waitFor();
+    await page.reload();
+    await page.getByRole("heading", { level: 1, name: /Devices/ }).waitFor();
+    expect(errors).toEqual([]);
+  }, 45_000);
+
+  test("a submission appears on Messages without a reload; failed from the API, it is retried from the page", async () => {
+    await page.getByRole("link", { name: "Messages", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: /Messages/ }).waitFor();
+    await page.getByRole("status").filter({ hasText: "Live" }).waitFor();
+    const form = await server.api("/forms", {
+      method: "POST",
+      json: { name: "Website", messageTemplate: "Hi {{firstName}}, thanks!", fields: [{ name: "firstName", type: "text" }], settings: { delayMinutes: 0, timezone: "UTC" } },
+    });
+    const res = await fetch(`${server.url}/v1/forms/${form.data.form?.id ?? form.data.formId ?? form.data.id}/webhook`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ phoneNumber: "+14155550123", firstName: "Ada" }),
+    });
+    expect(res.status).toBe(200);
+    const { data } = (await res.json()) as any;
+    const row = page.locator(`tr[data-message-id="${data.messageId}"]`);
+    await row.getByText("Hi Ada, thanks!").waitFor({ timeout: 10_000 });
+    await row.getByText("queued", { exact: true }).waitFor();
+
+    await server.api(`/messages/${data.messageId}/status`, { method: "PUT", json: { status: "failed", failureReason: "invalid-phone" } });
+    await row.getByText("failed", { exact: true }).waitFor({ timeout: 10_000 });
+    await expectAccessible(page, "Messages with rows");
+    await row.getByRole("button", { name: /Retry/ }).click();
+    await row.getByText("queued", { exact: true }).waitFor({ timeout: 10_000 });
+    const after = await server.api(`/messages/${data.messageId}`);
+    expect(after.data.message.status).toBe("queued");
+    await screenshot(page, "messages-live-1280");
+    expect(errors).toEqual([]);
+  }, 30_000);
+
+  test("revoking the key the session was opened with ends the session", async () => {
+    const other = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US" });
+    try {
+      // A second key, signed in elsewhere; revoking it must not touch this page's session.
+      const key = createKeyDirect(server, "admin_access");
+      const p2 = await other.newPage();
+      await signIn(p2, key.apiKey);
+      revokeKeyDirect(server, key.keyId);
+      await p2.reload();
+      await p2.getByLabel("API key").waitFor();
+      expect(new URL(p2.url()).pathname).toBe("/sign-in");
+      await page.reload();
+      await page.getByRole("heading", { level: 1, name: /Messages/ }).waitFor();
+    } finally {
+      await other.close();
+    }
+  }, 30_000);
+
+  test("Sign out ends the session", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("API key").waitFor();
+    await page.goto(`${server.url}/overview`);
+    await page.getByLabel("API key").waitFor();
+  });
+});
+
+describe("phone, 390 px", () => {
+  test("the navigation opens from Menu; every page fits and passes axe", async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: "en-US" });
+    try {
+      const page = await context.newPage();
+      const errors = watchErrors(page);
+      await page.goto(`${server.url}/sign-in`);
+      await screenshot(page, "sign-in-390");
+      await signIn(page, server.adminKey);
+      const nav = page.getByRole("navigation", { name: "Main" });
+      expect(await nav.isVisible()).toBe(false);
+      for (const name of NAV) {
+        await page.getByRole("button", { name: "Menu" }).click();
+        await nav.getByRole("link", { name, exact: true }).click();
+        await page.getByRole("heading", { level: 1, name: new RegExp(name) }).waitFor();
+        expect(await nav.isVisible()).toBe(false);
+        // Nothing wider than the screen.
+        expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+        await expectAccessible(page, `${name} at 390 px`);
+        await screenshot(page, `${name.toLowerCase()}-390`);
+      }
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 45_000);
+});
+
+/** Keys are made and revoked as the CLI does it (`textwire keys`), on the server's database file. */
+function withAccounts<T>(s: ServerProcess, fn: (a: AccountService) => T): T {
+  const db = new Database(s.dbPath);
+  try {
+    return fn(new AccountService(db, Date.now));
+  } finally {
+    db.close();
+  }
+}
+const createKeyDirect = (s: ServerProcess, permission: "admin_access" | "standard_access") => withAccounts(s, (a) => a.createKey(s.accountId, permission));
+const revokeKeyDirect = (s: ServerProcess, keyId: string) => withAccounts(s, (a) => a.revokeKey(keyId));

@@ -1,0 +1,102 @@
+import { render } from "preact";
+import { useEffect, useRef } from "preact/hooks";
+import { useSignal } from "@preact/signals";
+import "./styles.css";
+import { api, session, type Session } from "./api";
+import { navigate, onLinkClick, path } from "./router";
+import { SignIn } from "./pages/sign-in";
+import { Overview } from "./pages/overview";
+import { Messages } from "./pages/messages";
+import { NotYet } from "./pages/not-yet";
+import { Contacts } from "./pages/contacts";
+
+const PAGES = [
+  { href: "/overview", name: "Overview", view: Overview },
+  { href: "/forms", name: "Forms", view: () => <NotYet name="Forms" api="/v1/forms" /> },
+  { href: "/messages", name: "Messages", view: Messages },
+  { href: "/conversations", name: "Conversations", view: () => <NotYet name="Conversations" /> },
+  { href: "/contacts", name: "Contacts", view: Contacts },
+  { href: "/broadcasts", name: "Broadcasts", view: () => <NotYet name="Broadcasts" api="/v1/broadcasts" /> },
+  { href: "/devices", name: "Devices", view: () => <NotYet name="Devices" /> },
+  { href: "/settings", name: "Settings", view: () => <NotYet name="Settings" /> },
+];
+
+function App() {
+  useEffect(() => {
+    api<{ data: Session }>("/session")
+      .then((r) => (session.value = r.data))
+      .catch(() => (session.value = null));
+  }, []);
+  const s = session.value;
+  const p = path.value;
+  if (s === undefined) return <p class="loading" role="status">Loading…</p>;
+  if (s === null) {
+    if (p !== "/sign-in") queueMicrotask(() => navigate("/sign-in?next=" + encodeURIComponent(p === "/" ? "/overview" : p), true));
+    return <SignIn />;
+  }
+  if (p === "/" || p === "/sign-in") {
+    queueMicrotask(() => navigate("/overview", true));
+    return null;
+  }
+  const page = PAGES.find((x) => p === x.href || p.startsWith(x.href + "/"));
+  return <Layout current={page?.href}>{page ? <page.view /> : <NotFound />}</Layout>;
+}
+
+function Layout(props: { current?: string; children: any }) {
+  const menuOpen = useSignal(false);
+  const mainRef = useRef<HTMLElement>(null);
+  // A new page: close the menu and move focus to its content, as a page load would.
+  useEffect(() => {
+    menuOpen.value = false;
+    mainRef.current?.focus();
+  }, [props.current]);
+  async function signOut() {
+    try {
+      await api("/session", { method: "DELETE" });
+    } finally {
+      session.value = null;
+      navigate("/sign-in", true);
+    }
+  }
+  return (
+    <div class="shell" onClick={onLinkClick}>
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="topbar">
+        <span class="brand">Textwire</span>
+        <button type="button" class="menu-button" aria-expanded={menuOpen.value} aria-controls="nav" onClick={() => (menuOpen.value = !menuOpen.value)}>
+          Menu
+        </button>
+        <nav id="nav" aria-label="Main" class={menuOpen.value ? "open" : ""} onClick={() => (menuOpen.value = false)}>
+          <ul>
+            {PAGES.map((x) => (
+              <li key={x.href}>
+                <a href={x.href} aria-current={props.current === x.href ? "page" : undefined}>
+                  {x.name}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <button type="button" class="secondary sign-out" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" ref={mainRef} tabIndex={-1}>
+        {props.children}
+      </main>
+    </div>
+  );
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Page not found</h1>
+      <p>
+        There is no such page. Go to the <a href="/overview">Overview</a>.
+      </p>
+    </section>
+  );
+}
+
+render(<App />, document.getElementById("app")!);

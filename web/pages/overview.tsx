@@ -1,0 +1,193 @@
+import { useEffect, useRef } from "preact/hooks";
+import { useSignal } from "@preact/signals";
+import "uplot/dist/uPlot.min.css";
+import { api, errorText } from "../api";
+import { fmtAge, fmtNum, zone } from "../format";
+
+const PRIORITIES = ["urgent", "high", "normal", "low"] as const;
+/** Due messages older than this with nobody sending them are worth a warning. */
+const STUCK_AFTER_MS = 10 * 60_000;
+/** How many of the latest-scheduled queued messages are looked at to count the future ones. */
+const SCHEDULED_SCAN = 100;
+
+interface OverviewData {
+  byPriority: Record<string, number>;
+  queued: number;
+  scheduled: number;
+  scheduledCapped: boolean;
+  oldestDueAt: string | null;
+  today: { sent: number; failed: number };
+  week: Array<{ date: string; sent: number; failed: number }>;
+  health: { status: string; database: string; version: string };
+}
+
+async function loadOverview(now: number): Promise<OverviewData> {
+  const tz = encodeURIComponent(zone);
+  const [counts, latest, oldest, day, week, health] = await Promise.all([
+    Promise.all(PRIORITIES.map((p) => api(`/messages?status=queued&priority=${p}&limit=1`))),
+    api(`/messages?status=queued&sortBy=scheduledFor&order=desc&limit=${SCHEDULED_SCAN}`),
+    api(`/messages?status=queued&sortBy=scheduledFor&order=asc&limit=1`),
+    api(`/messages/analytics?period=1d&timezone=${tz}`),
+    api(`/messages/analytics?period=7d&timezone=${tz}`),
+    fetch("/health").then((r) => r.json()),
+  ]);
+  const byPriority: Record<string, number> = {};
+  PRIORITIES.forEach((p, i) => (byPriority[p] = counts[i].data.pagination.total));
+  const future = (latest.data.messages as Array<{ scheduledFor: string }>).filter((m) => Date.parse(m.scheduledFor) > now);
+  const first = oldest.data.messages[0] as { scheduledFor: string } | undefined;
+  return {
+    byPriority,
+    queued: latest.data.pagination.total,
+    scheduled: future.length,
+    scheduledCapped: future.length === SCHEDULED_SCAN,
+    oldestDueAt: first && Date.parse(first.scheduledFor) <= now ? first.scheduledFor : null,
+    today: { sent: day.data.analytics.statusBreakdown.sent, failed: day.data.analytics.statusBreakdown.failed },
+    week: week.data.analytics.dailyVolume,
+    health,
+  };
+}
+
+export function Overview() {
+  const data = useSignal<OverviewData | null>(null);
+  const error = useSignal("");
+  const now = Date.now();
+  useEffect(() => {
+    loadOverview(Date.now())
+      .then((d) => (data.value = d))
+      .catch((e) => (error.value = errorText(e)));
+  }, []);
+  const d = data.value;
+  const warnings: string[] = [];
+  if (d) {
+    if (d.health.status !== "ok" || d.health.database !== "ok") warnings.push("The server reports a database problem: check its log.");
+    if (d.oldestDueAt && now - Date.parse(d.oldestDueAt) > STUCK_AFTER_MS)
+      warnings.push(`A message has been due for ${fmtAge(now - Date.parse(d.oldestDueAt))}: is a phone switched on and asking for work?`);
+  }
+  return (
+    <section>
+      <h1>Overview</h1>
+      {error.value ? <p class="error" role="alert">{error.value}</p> : null}
+      {!d && !error.value ? <p role="status">Loading…</p> : null}
+      {d ? (
+        <>
+          <div class="warnings" aria-live="polite">
+            {warnings.length ? (
+              <ul class="warning-list">
+                {warnings.map((w) => (
+                  <li key={w} class="warning">{w}</li>
+                ))}
+              </ul>
+            ) : (
+              <p class="ok">No warnings: the server is healthy.</p>
+            )}
+          </div>
+          <div class="tiles">
+            <Tile label="Queued" value={fmtNum(d.queued)} />
+            <Tile label="Due now" value={fmtNum(d.queued - d.scheduled)} />
+            <Tile label="Scheduled for later" value={(d.scheduledCapped ? "≥ " : "") + fmtNum(d.scheduled)} />
+            <Tile label="Oldest due" value={d.oldestDueAt ? fmtAge(now - Date.parse(d.oldestDueAt)) : "none"} />
+            <Tile label="Sent today" value={fmtNum(d.today.sent)} />
+            <Tile label="Failed today" value={fmtNum(d.today.failed)} />
+          </div>
+          <h2>Queue by priority</h2>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Priority</th>
+                <th scope="col" class="num">Queued</th>
+              </tr>
+            </thead>
+            <tbody>
+              {PRIORITIES.map((p) => (
+                <tr key={p}>
+                  <th scope="row">{p}</th>
+                  <td class="num">{fmtNum(d.byPriority[p])}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <h2>Last 7 days</h2>
+          <WeekChart week={d.week} />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function Tile(props: { label: string; value: string }) {
+  return (
+    <div class="tile">
+      <span class="tile-label">{props.label}</span>
+      <span class="tile-value">{props.value}</span>
+    </div>
+  );
+}
+
+function WeekChart(props: { week: OverviewData["week"] }) {
+  const box = useRef<HTMLDivElement>(null);
+  const failed = useSignal(false);
+  useEffect(() => {
+    let dispose = () => {};
+    let gone = false;
+    import("uplot")
+      .then(({ default: uPlot }) => {
+        if (!gone) dispose = draw(uPlot);
+      })
+      .catch(() => (failed.value = true));
+    return () => {
+      gone = true;
+      dispose();
+    };
+  }, [props.week]);
+  function draw(uPlot: typeof import("uplot")) {
+    const el = box.current;
+    if (!el) return () => {};
+    const xs = props.week.map((d) => Date.parse(d.date + "T12:00:00Z") / 1000);
+    const style = getComputedStyle(document.documentElement);
+    const plot = new uPlot(
+      {
+        width: Math.max(280, el.clientWidth),
+        height: 220,
+        series: [
+          {},
+          { label: "Sent", stroke: style.getPropertyValue("--ok").trim() || "green", width: 2 },
+          { label: "Failed", stroke: style.getPropertyValue("--bad").trim() || "red", width: 2 },
+        ],
+        axes: [{ stroke: style.getPropertyValue("--fg").trim() }, { stroke: style.getPropertyValue("--fg").trim() }],
+        scales: { x: { time: true } },
+      },
+      [xs, props.week.map((d) => d.sent), props.week.map((d) => d.failed)],
+      el,
+    );
+    const resize = () => plot.setSize({ width: Math.max(280, el.clientWidth), height: 220 });
+    addEventListener("resize", resize);
+    return () => {
+      removeEventListener("resize", resize);
+      plot.destroy();
+    };
+  }
+  return (
+    <figure>
+      {failed.value ? null : <div ref={box} class="chart" role="img" aria-label="Texts sent and failed per day over the last 7 days (the table below has the figures)" />}
+      <table>
+        <caption>Texts per day</caption>
+        <thead>
+          <tr>
+            <th scope="col">Day</th>
+            <th scope="col" class="num">Sent</th>
+            <th scope="col" class="num">Failed</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.week.map((d) => (
+            <tr key={d.date}>
+              <th scope="row">{d.date}</th>
+              <td class="num">{fmtNum(d.sent)}</td>
+              <td class="num">{fmtNum(d.failed)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </figure>
+  );
+}
