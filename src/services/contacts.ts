@@ -1,5 +1,4 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import Papa from "papaparse";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
@@ -36,8 +35,6 @@ export interface Contact extends ContactState {
 
 export const MAX_BULK_IDS = 1_000;
 /** CSV text parsed and written per transaction; the event loop gets a turn between slices. */
-export const IMPORT_CHUNK_BYTES = 512 * 1024;
-
 /** Every column of a contact, as the API names them (alias `c` = contacts, `f` = forms). */
 export const CONTACT_SELECT = `c.id, c.phone_number AS phoneNumber, c.first_name AS firstName, c.last_name AS lastName,
   c.email, c.status, c.form_id AS formId, f.name AS formName, c.custom_fields AS customFields, c.tags,
@@ -133,8 +130,26 @@ const SORT_COLUMNS: Record<ContactListQuery["sortBy"], string> = {
 export interface ImportResult {
   created: number;
   updated: number;
+  /** The first MAX_IMPORT_ERRORS problems, in file order. */
   errors: Array<{ row: number; field: string; message: string }>;
+  /** Only when the list was cut: how many problems there were in all. */
+  errorCount?: number;
+  errorsTruncated?: true;
+  /** Rows skipped for a problem (not part of the response body; the route's message uses it). */
+  refusedRows?: number;
 }
+
+/** One row of an import file: its cells, its row number when the format knows it, or why it cannot be read. */
+export interface ImportSourceRow {
+  cells: string[];
+  row?: number;
+  error?: string;
+}
+
+/** An import's report lists this many problems; the rest are counted (errorCount). */
+export const MAX_IMPORT_ERRORS = 1_000;
+/** Rows written per transaction; the event loop gets a turn between transactions. */
+export const IMPORT_ROWS_PER_TRANSACTION = 500;
 
 export class ContactService {
   private readonly stmts;
@@ -404,60 +419,57 @@ export class ContactService {
   }
 
   /**
-   * Upserts contacts by phone from the export's CSV. The text is parsed a slice at a time
-   * (papaparse chunks, paused while a slice is written), each slice in one transaction, with the
-   * event loop getting a turn in between; a row with any problem is skipped whole and reported.
+   * Upserts contacts by phone from rows of cells (the first row is the header; see
+   * contact-import.ts for CSV and XLSX). Each batch is written in one transaction and the event
+   * loop gets a turn before the next, so other requests keep being answered during a long import.
+   * A row with any problem is skipped whole and reported; the report keeps the first
+   * MAX_IMPORT_ERRORS problems and counts the rest.
    */
-  async importCsv(accountId: string, text: string): Promise<ImportResult> {
+  async importRows(accountId: string, batches: AsyncIterable<ImportSourceRow[]>): Promise<ImportResult> {
     const result: ImportResult = { created: 0, updated: 0, errors: [] };
+    const tally = { errors: 0, refusedRows: 0 };
+    const report = (row: number, field: string, message: string) => {
+      tally.errors++;
+      if (result.errors.length < MAX_IMPORT_ERRORS) result.errors.push({ row, field, message });
+    };
     const formOk = new Map<string, boolean>();
     let header: ImportHeader | null = null;
     let width = 0;
     let rowNo = 0; // as a spreadsheet shows it: the header is row 1
-    let failure: unknown = null;
-    const handle = (rows: string[][], bad: Map<number, string>) => {
-      this.sqlite.transaction(() => {
-        for (const [i, cells] of rows.entries()) {
-          rowNo++;
-          const problem = bad.get(i);
-          if (problem !== undefined && header) {
-            // e.g. an unterminated quote: the row's cells cannot be trusted.
-            result.errors.push({ row: rowNo, field: "row", message: `malformed CSV: ${problem}` });
-            continue;
+    for await (const batch of batches) {
+      for (let from = 0; from < batch.length; from += IMPORT_ROWS_PER_TRANSACTION) {
+        const slice = batch.slice(from, from + IMPORT_ROWS_PER_TRANSACTION);
+        this.sqlite.transaction(() => {
+          for (const r of slice) {
+            rowNo = r.row ?? rowNo + 1;
+            if (!header) {
+              if (r.error) throw validationError([{ field: "header", message: `the header row cannot be read: ${r.error}`, requirement: "a header row of column names", provided: null }]);
+              const h = parseImportHeader(r.cells);
+              if (!h.ok) throw validationError(h.errors);
+              header = h.header;
+              width = r.cells.length;
+              continue;
+            }
+            if (r.error) {
+              // e.g. an unterminated quote or an over-long cell: the row's cells cannot be trusted.
+              tally.refusedRows++;
+              report(rowNo, "row", r.error);
+              continue;
+            }
+            const before = tally.errors;
+            this.importRow(accountId, header, width, r.cells, rowNo, report, result, formOk);
+            if (tally.errors > before) tally.refusedRows++;
           }
-          if (!header) {
-            const h = parseImportHeader(cells);
-            if (!h.ok) throw validationError(h.errors);
-            header = h.header;
-            width = cells.length;
-            continue;
-          }
-          this.importRow(accountId, header, width, cells, rowNo, result, formOk);
-        }
-      })();
-    };
-    await new Promise<void>((resolve) => {
-      Papa.parse<string[]>(text.replace(/^\uFEFF/, ""), {
-        skipEmptyLines: "greedy",
-        chunkSize: IMPORT_CHUNK_BYTES,
-        chunk: (res: Papa.ParseResult<string[]>, parser: Papa.Parser) => {
-          parser.pause();
-          try {
-            const bad = new Map<number, string>();
-            for (const e of res.errors) if (typeof e.row === "number") bad.set(e.row, e.message);
-            handle(res.data, bad);
-          } catch (err) {
-            failure = err;
-            parser.abort();
-            return;
-          }
-          setImmediate(() => parser.resume());
-        },
-        complete: () => resolve(),
-      });
-    });
-    if (failure) throw failure;
-    if (!header) throw validationError([{ field: "body", message: "the CSV is empty; send a header row and data rows", requirement: "CSV with a header row", provided: null }]);
+        })();
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    }
+    if (!header) throw validationError([{ field: "body", message: "the file is empty; send a header row and data rows", requirement: "a header row and data rows", provided: null }]);
+    if (tally.errors > result.errors.length) {
+      result.errorCount = tally.errors;
+      result.errorsTruncated = true;
+    }
+    result.refusedRows = tally.refusedRows;
     return result;
   }
 
@@ -467,11 +479,12 @@ export class ContactService {
     width: number,
     cells: string[],
     rowNo: number,
+    report: (row: number, field: string, message: string) => void,
     result: ImportResult,
     formOk: Map<string, boolean>,
   ) {
     if (cells.length !== width) {
-      result.errors.push({ row: rowNo, field: "row", message: `row has ${cells.length} cells; the header has ${width}` });
+      report(rowNo, "row", `row has ${cells.length} cells; the header has ${width}`);
       return;
     }
     const { body, createdAt, formId } = importRowBody(header, cells);
@@ -483,7 +496,7 @@ export class ContactService {
       if (createdMs === null) rowErrors.push({ field: "createdAt", message: "createdAt must be an ISO 8601 timestamp" });
     }
     if (!v.ok || rowErrors.length) {
-      for (const e of rowErrors) result.errors.push({ row: rowNo, field: e.field, message: e.message });
+      for (const e of rowErrors) report(rowNo, e.field, e.message);
       return;
     }
     const patch = v.patch;
@@ -506,7 +519,7 @@ export class ContactService {
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       const first = err.errors?.[0];
-      result.errors.push({ row: rowNo, field: first?.field ?? "row", message: first?.message ?? err.message });
+      report(rowNo, first?.field ?? "row", first?.message ?? err.message);
     }
   }
 
