@@ -148,8 +148,8 @@ export interface ImportSourceRow {
 
 /** An import's report lists this many problems; the rest are counted (errorCount). */
 export const MAX_IMPORT_ERRORS = 1_000;
-/** Rows written per transaction; the event loop gets a turn between transactions. */
-export const IMPORT_ROWS_PER_TRANSACTION = 500;
+/** An import writes rows for this long (ms) per transaction, then lets other requests run. */
+export const IMPORT_SLICE_MS = 10;
 
 export class ContactService {
   private readonly stmts;
@@ -420,8 +420,8 @@ export class ContactService {
 
   /**
    * Upserts contacts by phone from rows of cells (the first row is the header; see
-   * contact-import.ts for CSV and XLSX). Each batch is written in one transaction and the event
-   * loop gets a turn before the next, so other requests keep being answered during a long import.
+   * contact-import.ts for CSV and XLSX). Rows are written in transactions of about IMPORT_SLICE_MS
+   * each, and the event loop gets a turn between them, so other requests keep being answered during a long import.
    * A row with any problem is skipped whole and reported; the report keeps the first
    * MAX_IMPORT_ERRORS problems and counts the rest.
    */
@@ -437,10 +437,14 @@ export class ContactService {
     let width = 0;
     let rowNo = 0; // as a spreadsheet shows it: the header is row 1
     for await (const batch of batches) {
-      for (let from = 0; from < batch.length; from += IMPORT_ROWS_PER_TRANSACTION) {
-        const slice = batch.slice(from, from + IMPORT_ROWS_PER_TRANSACTION);
+      let at = 0;
+      while (at < batch.length) {
+        // One transaction per time slice, then a turn for the event loop: other requests wait
+        // at most about IMPORT_SLICE_MS behind an import, whatever the rows cost.
         this.sqlite.transaction(() => {
-          for (const r of slice) {
+          const until = performance.now() + IMPORT_SLICE_MS;
+          while (at < batch.length && performance.now() < until) {
+            const r = batch[at++];
             rowNo = r.row ?? rowNo + 1;
             if (!header) {
               if (r.error) throw validationError([{ field: "header", message: `the header row cannot be read: ${r.error}`, requirement: "a header row of column names", provided: null }]);
