@@ -22,6 +22,8 @@ import { queueSync } from "./services/queue-sync";
 import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
 import { AnalyticsService } from "./services/analytics";
+import { SpamCounter } from "./services/spam";
+import { CaptchaVerifier } from "./services/captcha";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -47,6 +49,11 @@ export interface AppDeps {
   apiLimiter: ApiLimiter;
   /** Per-form webhook token buckets (--webhook-limit-per-minute). */
   webhookLimiter: WebhookLimiter;
+  /** Per client IP per form (settings.ipLimitPerMinute), keyed "formId ip". */
+  webhookIpLimiter: WebhookLimiter;
+  /** Honeypot catches per form (stats spamBlocked). */
+  spam: SpamCounter;
+  captcha: CaptchaVerifier;
   /** Group-commit writer: batches request writes into one durable transaction. */
   writer: GroupCommitWriter;
   /** Monthly message quota counts per account. */
@@ -75,6 +82,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const leases = new LeaseService(sqlite, clock, queue, config);
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases);
   const forms = new FormService(db, clock);
+  const spam = new SpamCounter(sqlite, writer);
   let sweep: ReturnType<typeof setInterval> | undefined;
   const deps: AppDeps = {
     config,
@@ -90,6 +98,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     seq,
     apiLimiter: new ApiLimiter({ clock }),
     webhookLimiter: new WebhookLimiter({ clock, perMinute: config.webhookLimitPerMinute }),
+    webhookIpLimiter: new WebhookLimiter({ clock }),
+    spam,
+    captcha: new CaptchaVerifier(config.captchaVerifyUrls),
     writer,
     quota,
     submissions,
@@ -121,5 +132,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   // The queue (rebuilt by queueSync, first in the list) is whole before leases are reloaded and
   // the lease sweeper starts.
   deps.lifecycle.push(leases.lifecycle());
+  // After the writer: stopped before it, so the last honeypot counts are written.
+  deps.lifecycle.push(spam.lifecycle());
   return deps;
 }

@@ -10,6 +10,8 @@ const ADMIN_RULES: Array<{ method: string; pattern: RegExp; endpoint: string }> 
   { method: "POST", pattern: /^\/v1\/forms\/?$/, endpoint: "POST /forms" },
   { method: "PUT", pattern: /^\/v1\/forms\/[^/]+\/?$/, endpoint: "PUT /forms/:id" },
   { method: "DELETE", pattern: /^\/v1\/forms\/[^/]+\/?$/, endpoint: "DELETE /forms/:id" },
+  { method: "POST", pattern: /^\/v1\/forms\/[^/]+\/rotate-webhook\/?$/, endpoint: "POST /forms/:id/rotate-webhook" },
+  { method: "GET", pattern: /^\/v1\/forms\/[^/]+\/embed\/?$/, endpoint: "GET /forms/:id/embed" },
   { method: "DELETE", pattern: /^\/v1\/contacts\/[^/]+\/?$/, endpoint: "DELETE /contacts/:id" },
   { method: "GET", pattern: /^\/v1\/contacts\/export\/?$/, endpoint: "GET /contacts/export" },
   { method: "POST", pattern: /^\/v1\/contacts\/import\/?$/, endpoint: "POST /contacts/import" },

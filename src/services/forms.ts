@@ -6,6 +6,8 @@ import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import { newFormId, UUID_RE } from "../lib/ids";
 import { validateFormFields, validateFormSettings, validateTemplate } from "../domain/form-definition";
 import type { FieldDef } from "../domain/submission";
+import { expandProtection } from "../domain/protection";
+import { findAccountDefaultCountry, updateWebhookToken } from "../db/public-forms";
 
 /** Form names: 1–100 characters (CONTRACT §5). */
 export const FORM_NAME_MAX = 100;
@@ -17,6 +19,8 @@ export interface FormSettings {
   timezone?: string;
   rateLimitPerDay?: number | null;
   defaultPriority?: "low" | "normal" | "high" | "urgent";
+  /** Public-form protections (issue 9): see src/domain/protection.ts. */
+  [protection: string]: unknown;
 }
 
 export interface Form {
@@ -28,6 +32,8 @@ export interface Form {
   isActive: boolean;
   fields: FieldDef[];
   settings: FormSettings;
+  /** The webhook address's token: the id until the address is rotated. */
+  webhookToken: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -44,6 +50,7 @@ export function toForm(row: FormRow): Form {
     isActive: row.isActive,
     fields: JSON.parse(row.fields),
     settings: JSON.parse(row.settings),
+    webhookToken: row.webhookToken ?? row.id,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -97,6 +104,7 @@ export class FormService {
         name: forms.name,
         description: forms.description,
         isActive: forms.isActive,
+        webhookToken: sql<string>`coalesce(${forms.webhookToken}, ${forms.id})`,
         createdAt: forms.createdAt,
         updatedAt: forms.updatedAt,
       })
@@ -131,10 +139,14 @@ export class FormService {
     checkDescription(input.description, errors);
     errors.push(...validateTemplate(input.messageTemplate));
     errors.push(...validateFormFields(input.fields));
-    if (input.settings !== undefined) errors.push(...validateFormSettings(input.settings));
+    if (input.settings !== undefined) errors.push(...validateFormSettings(input.settings, input.fields));
     if (input.isActive !== undefined && typeof input.isActive !== "boolean") errors.push({ field: "isActive", message: "isActive must be true or false" });
     if (errors.length) throw validationError(errors);
     const name = (input.name as string).trim();
+    const settings =
+      input.settings === undefined || input.settings === null
+        ? {}
+        : expandProtection(input.settings as Record<string, unknown>, findAccountDefaultCountry(this.db.$client, accountId));
     const now = iso(this.clock());
     const row: FormRow = {
       id: newFormId(),
@@ -146,7 +158,9 @@ export class FormService {
       // A form created through the API is active (spec).
       isActive: true,
       fields: JSON.stringify(input.fields),
-      settings: JSON.stringify(input.settings ?? {}),
+      settings: JSON.stringify(settings),
+      webhookToken: null,
+      spamBlocked: 0,
       createdAt: now,
       updatedAt: now,
     };
@@ -162,7 +176,9 @@ export class FormService {
     checkDescription(input.description, errors);
     if (input.messageTemplate !== undefined) errors.push(...validateTemplate(input.messageTemplate));
     if (input.fields !== undefined) errors.push(...validateFormFields(input.fields));
-    if (input.settings !== undefined) errors.push(...validateFormSettings(input.settings));
+    if (input.settings !== undefined) {
+      errors.push(...validateFormSettings(input.settings, input.fields ?? current.fields, current.settings.captcha));
+    }
     if (input.isActive !== undefined && typeof input.isActive !== "boolean") errors.push({ field: "isActive", message: "isActive must be true or false" });
     if (errors.length) throw validationError(errors);
 
@@ -179,13 +195,28 @@ export class FormService {
     // Settings merge key by key; a null value clears that setting.
     if (input.settings !== undefined) {
       const merged: Record<string, unknown> = { ...current.settings };
-      for (const [k, v] of Object.entries(input.settings as object)) {
+      const posted = expandProtection(
+        (input.settings ?? {}) as Record<string, unknown>,
+        findAccountDefaultCountry(this.db.$client, accountId),
+        current.settings.captcha,
+      );
+      for (const [k, v] of Object.entries(posted)) {
         if (v === null) delete merged[k];
         else merged[k] = v;
       }
       patch.settings = JSON.stringify(merged);
     }
     this.db.update(forms).set(patch).where(and(eq(forms.id, id), eq(forms.accountId, accountId))).run();
+    return this.get(accountId, id);
+  }
+
+  /**
+   * Gives the form a new webhook address (token): the old one answers 404 at once; the id and
+   * everything recorded under it (contacts, messages, submissions, stats) stay.
+   */
+  rotateWebhook(accountId: string, id: string): Form {
+    const current = this.get(accountId, id);
+    updateWebhookToken(this.db.$client, accountId, id, newFormId(), nextUpdatedAt(this.clock(), current.updatedAt));
     return this.get(accountId, id);
   }
 

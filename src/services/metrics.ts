@@ -50,6 +50,7 @@ export class Metrics {
     this.describe("textwire_http_requests_total", "HTTP requests by method, route pattern and status");
     this.describe("textwire_webhook_submissions_total", "Webhook submissions by result and reason");
     this.describe("textwire_rate_limited_total", "Requests refused with 429, by kind (api, webhook)");
+    this.describe("textwire_webhook_spam_total", "Webhook submissions caught by a form's honeypot (answered like a success, nothing written)");
   }
 
   /** Route patterns of the app (`app.routes`), used to label requests. */
