@@ -230,13 +230,15 @@ export function webhookRoutes(deps: AppDeps) {
       "/:id/webhook",
       async ({ request, params }) => {
         if (prefersHtml(request.headers.get("accept"))) {
-          let form: WebhookForm | null = null;
+          const seen: { form: WebhookForm | null } = { form: null };
+          let result: WebhookResult | AppError;
           try {
-            return forBrowser(request, form, await handle(request, params.id, (f) => (form = f)));
+            result = await handle(request, params.id, (f) => (seen.form = f));
           } catch (err) {
-            if (err instanceof AppError) return forBrowser(request, form, err);
-            throw err;
+            if (!(err instanceof AppError)) throw err;
+            result = err;
           }
+          return forBrowser(request, seen.form, result);
         }
         const result = await handle(request, params.id, () => {});
         return new Response(result.body, {
