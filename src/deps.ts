@@ -24,6 +24,8 @@ import { MessageService } from "./services/messages";
 import { AnalyticsService } from "./services/analytics";
 import { SpamCounter } from "./services/spam";
 import { CaptchaVerifier } from "./services/captcha";
+import { InboundService } from "./services/inbound";
+import { BroadcastService } from "./services/broadcasts";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -63,6 +65,9 @@ export interface AppDeps {
   leases: LeaseService;
   messages: MessageService;
   analytics: AnalyticsService;
+  /** Texts the phones received: `deps.inbound.receive(accountId, {from, body, receivedAt, deviceId?, externalId?})`. */
+  inbound: InboundService;
+  broadcasts: BroadcastService;
   startedAt: number;
   lifecycle: Lifecycle[];
   /** Called once per finished request (metrics). */
@@ -83,6 +88,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases);
   const forms = new FormService(db, clock);
   const spam = new SpamCounter(sqlite, writer);
+  const accounts = new AccountService(sqlite, clock);
+  const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger);
   let sweep: ReturnType<typeof setInterval> | undefined;
   const deps: AppDeps = {
     config,
@@ -90,7 +97,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     logger,
     sqlite,
     db,
-    accounts: new AccountService(sqlite, clock),
+    accounts,
     forms,
     contacts: new ContactService(sqlite, clock, forms),
     exports: new ExportService(sqlite, config.db, clock, logger),
@@ -107,6 +114,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     leases,
     messages: new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota),
     analytics: new AnalyticsService(sqlite, forms),
+    inbound: new InboundService(sqlite, clock),
+    broadcasts,
     startedAt: clock(),
     lifecycle: [
       queueSync(sqlite, queue),
@@ -134,5 +143,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.lifecycle.push(leases.lifecycle());
   // After the writer: stopped before it, so the last honeypot counts are written.
   deps.lifecycle.push(spam.lifecycle());
+  // Broadcasts a stop interrupted carry on once the queue is whole.
+  deps.lifecycle.push({ name: "broadcasts", start: () => broadcasts.resume(), stop: () => broadcasts.stop() });
   return deps;
 }
