@@ -29,9 +29,11 @@ export function webhookOutcome(status: number): { result: "accepted" | "rejected
   if (status >= 200 && status < 300) return { result: "accepted", reason: "accepted" };
   const reason: Record<number, string> = {
     400: "validation",
+    403: "origin_not_allowed",
     404: "unknown_form",
     413: "payload_too_large",
     415: "unsupported_media_type",
+    422: "idempotency_key_reused",
     429: "rate_limited",
     503: "form_disabled",
   };

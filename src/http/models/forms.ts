@@ -14,6 +14,7 @@ export const FormSettings = t.Object(
     timezone: t.Optional(t.String({ description: "IANA zone, default UTC" })),
     rateLimitPerDay: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()])),
     defaultPriority: t.Optional(t.Union([t.Literal("low"), t.Literal("normal"), t.Literal("high"), t.Literal("urgent")])),
+    maxAttempts: t.Optional(t.Integer({ minimum: 1, description: "automatic retries: send attempts per message" })),
     protection: t.Optional(t.Literal("recommended", { description: "fills in the recommended protections; explicit values win; not stored" })),
     successUrl: t.Optional(t.Union([t.String({ format: "uri", description: "browser posts: 303 here on success" }), t.Null()])),
     errorUrl: t.Optional(t.Union([t.String({ format: "uri", description: "browser posts: 303 here on refusal, with ?error=<CODE>&field=<name>" }), t.Null()])),
@@ -49,7 +50,9 @@ export const FormBody = t.Object({
   isActive: t.Optional(t.Unknown({ description: "boolean" })),
   fields: t.Optional(t.Unknown({ description: "array of form fields, at least one" })),
   // Documented with FormSettings' shape; still Unknown to the validator, so the domain lists every problem at once.
-  settings: t.Optional(t.Unknown({ description: "form settings object", type: "object", properties: FormSettings.properties })),
+  // The shape is documented under x-schema only: a `properties` here would let Elysia's body
+  // normalisation reshape or drop keys before the domain lists every problem.
+  settings: t.Optional(t.Unknown({ description: "form settings object; its keys are in x-schema (README: Protecting a public form)", "x-schema": FormSettings })),
 });
 
 export const RotateWebhookResponse = t.Object({

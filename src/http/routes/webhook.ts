@@ -28,6 +28,17 @@ const PREFLIGHT_HEADERS: Record<string, string> = {
 };
 
 const decoder = new TextDecoder();
+const ERROR_CONTENT = { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } };
+/** What the OpenAPI document lists for the webhook beyond the generated answers (issue 9). */
+const WEBHOOK_RESPONSES: Record<string, any> = {
+  "200": { description: "Accepted (data may carry duplicate: true, or messageId null with suppressed: \"recipient-limit\"); for a browser without successUrl, the thank-you page" },
+  "303": { description: "Browser post: to settings.successUrl, or settings.errorUrl with ?error=<CODE>&field=<name>" },
+  "400": { description: "VALIDATION_ERROR (fields, links, value cap, allowedCountries) or CAPTCHA_FAILED", content: ERROR_CONTENT },
+  "403": { description: "ORIGIN_NOT_ALLOWED: the form's allowedOrigins does not list the posting page", content: ERROR_CONTENT, "x-error-codes": ["ORIGIN_NOT_ALLOWED"] },
+  "422": { description: "IDEMPOTENCY_KEY_REUSED: the key was used with a different body", content: ERROR_CONTENT, "x-error-codes": ["IDEMPOTENCY_KEY_REUSED"] },
+  "429": { description: "RATE_LIMIT_EXCEEDED (details.scope form or ip) or QUOTA_EXCEEDED", content: ERROR_CONTENT },
+  "503": { description: "FORM_DISABLED, SERVICE_UNAVAILABLE or CAPTCHA_UNAVAILABLE", content: ERROR_CONTENT, "x-error-codes": ["FORM_DISABLED", "SERVICE_UNAVAILABLE", "CAPTCHA_UNAVAILABLE"] },
+};
 
 /** JSON object or url-encoded pairs → the posted object and the text stored as webhookData. */
 export function parseSubmissionBody(contentType: string | null, bytes: Uint8Array): { body: Record<string, unknown>; rawJson: string } {
@@ -253,6 +264,7 @@ export function webhookRoutes(deps: AppDeps) {
           description:
             "JSON for API clients; a browser's form post (Accept preferring text/html) gets a 303 to the form's successUrl/errorUrl or a small built-in page.",
           tags: ["Webhook"],
+          responses: WEBHOOK_RESPONSES,
         },
       },
     );
