@@ -6,7 +6,7 @@ import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import { newFormId, UUID_RE } from "../lib/ids";
 import { validateFormFields, validateFormSettings, validateTemplate } from "../domain/form-definition";
 import type { FieldDef } from "../domain/submission";
-import { expandProtection } from "../domain/protection";
+import { expandProtection, validateProtectionSettings } from "../domain/protection";
 import { findAccountDefaultCountry, updateWebhookToken } from "../db/public-forms";
 
 /** Form names: 1–100 characters (CONTRACT §5). */
@@ -178,6 +178,9 @@ export class FormService {
     if (input.fields !== undefined) errors.push(...validateFormFields(input.fields));
     if (input.settings !== undefined) {
       errors.push(...validateFormSettings(input.settings, input.fields ?? current.fields, current.settings.captcha));
+    } else if (input.fields !== undefined && typeof current.settings.honeypotField === "string") {
+      // New fields must not take the honeypot's name (its submissions would be dropped as spam).
+      errors.push(...validateProtectionSettings({ honeypotField: current.settings.honeypotField }, input.fields));
     }
     if (input.isActive !== undefined && typeof input.isActive !== "boolean") errors.push({ field: "isActive", message: "isActive must be true or false" });
     if (errors.length) throw validationError(errors);
@@ -201,7 +204,8 @@ export class FormService {
         current.settings.captcha,
       );
       for (const [k, v] of Object.entries(posted)) {
-        if (v === null) delete merged[k];
+        // honeypotField: null is "off", not "back to the default" (the default is on).
+        if (v === null && k !== "honeypotField") delete merged[k];
         else merged[k] = v;
       }
       patch.settings = JSON.stringify(merged);

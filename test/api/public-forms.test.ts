@@ -145,6 +145,14 @@ describe("honeypot (on by default: _gotcha)", () => {
   test("honeypotField: null turns it off; another name moves it; the spam count survives a restart", async () => {
     const off = await createForm(s, { settings: { honeypotField: null } });
     await expectStatus(await post(off.webhookUrl, { phoneNumber: nextPhone(), _gotcha: "kept" }), 200);
+    expect(count(s, "contacts", "custom_fields LIKE ?", '%"_gotcha":"kept"%')).toBe(1);
+    // Turned off by an update too (null is "off", not "back to the default").
+    const later = await createForm(s);
+    const put = await expectStatus(await s.api(`/forms/${later.id}`, { method: "PUT", json: { settings: { honeypotField: null } } }), 200);
+    expect(put.data.form.settings.honeypotField).toBeNull();
+    const n = totals(s).messages;
+    await expectStatus(await post(later.webhookUrl, { phoneNumber: nextPhone(), _gotcha: "a person's value" }), 200);
+    expect(totals(s).messages).toBe(n + 1);
     const t = await startTestServer();
     try {
       const moved = await createForm(t, { settings: { honeypotField: "website" } });
