@@ -73,15 +73,15 @@ export function broadcastMessageCounts(sqlite: Database, id: string): Record<Mes
 /**
  * SQL that holds a segment: the contact filter of the list API, contacts up to `lastContactId`
  * (ids are time-ordered: contacts made after the broadcast are not in it), `excluded` saying
- * which matching contacts get no message (none yet: opt-outs add theirs).
+ * which matching contacts get no message (those who opted out).
  */
 function segmentWhere(accountId: string, filter: ContactFilter, lastContactId: string): { where: string; params: SQLQueryBindings[] } {
   const f = filterSql(accountId, filter);
   return { where: `${f.where} AND c.id <= ?`, params: [...f.params, lastContactId] };
 }
 
-/** Contacts that are never sent a broadcast (SQL over alias c); "0" while nothing excludes any. */
-export const EXCLUDED_CONTACT_SQL = "0";
+/** Contacts that are never sent a broadcast (SQL over alias c): those who opted out (issue 11). */
+export const EXCLUDED_CONTACT_SQL = "c.opted_out";
 
 export function newestContactId(sqlite: Database, accountId: string): string | null {
   const r = sqlite.query("SELECT MAX(id) AS id FROM contacts WHERE account_id = ?1").get(accountId) as { id: string | null };

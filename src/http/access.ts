@@ -15,6 +15,8 @@ const ADMIN_RULES: Array<{ method: string; pattern: RegExp; endpoint: string }> 
   { method: "POST", pattern: /^\/v1\/contacts\/import\/?$/, endpoint: "POST /contacts/import" },
   { method: "POST", pattern: /^\/v1\/admin\/.*$/, endpoint: "POST /admin" },
   { method: "POST", pattern: /^\/v1\/broadcasts(\/.*)?$/, endpoint: "POST /broadcasts" },
+  { method: "GET", pattern: /^\/v1\/account\/settings\/?$/, endpoint: "GET /account/settings" },
+  { method: "PUT", pattern: /^\/v1\/account\/settings\/?$/, endpoint: "PUT /account/settings" },
   { method: "GET", pattern: /^\/metrics\/?$/, endpoint: "GET /metrics" },
 ];
 

@@ -37,7 +37,8 @@ export const submissions = sqliteTable(
       .notNull()
       .references(() => forms.id, { onDelete: "cascade" }),
     contactId: text("contact_id").notNull(),
-    messageId: text("message_id").notNull(),
+    /** null: accepted without a message (suppressed: opted out, no consent). Migration 0010. */
+    messageId: text("message_id"),
     newContact: integer("new_contact", { mode: "boolean" }).notNull(),
     createdAt: text("created_at").notNull(),
   },
