@@ -20,7 +20,7 @@ import type { Database } from "bun:sqlite";
 import { validationError } from "../errors";
 import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
-import { validateInbound } from "../domain/inbound";
+import { validateInbound, type InboundInput as ValidInbound } from "../domain/inbound";
 import { parseQueryDate } from "../domain/query-params";
 import { parsePaging } from "../domain/contact-query";
 import type { FieldError } from "../domain/submission";
@@ -122,7 +122,29 @@ export class InboundService {
     if (!v.ok) throw validationError(v.errors);
     const value = v.value;
     const keyword = keywordOf(value.body, this.settings.resolved(accountId));
-    const out = this.sqlite.transaction((): ReceiveOutcome & { reply: MessageRow | null } => {
+    // Replies to keywords are counted in the monthly usage but never refused (the law asks for
+    // them): reserved before the write, settled after it, as every message is.
+    const reserved = keyword !== null && this.quota.reserve(accountId, Number.POSITIVE_INFINITY) === null;
+    let out: ReceiveOutcome & { reply: MessageRow | null };
+    try {
+      out = this.write(accountId, value, keyword, now);
+    } catch (err) {
+      if (reserved) this.quota.settle(accountId, false);
+      throw err;
+    }
+    if (reserved) this.quota.settle(accountId, out.reply !== null);
+    // Committed: the queue and the leases follow.
+    if (out.cancelledMessageIds.length > 0) this.leases.withdraw(out.cancelledMessageIds);
+    if (out.reply) {
+      this.queue.insert(queueEntryOf(out.reply));
+      this.leases.notify(accountId);
+    }
+    const { reply: _reply, ...outcome } = out;
+    return outcome;
+  }
+
+  private write(accountId: string, value: ValidInbound, keyword: KeywordKind | null, now: number): ReceiveOutcome & { reply: MessageRow | null } {
+    return this.sqlite.transaction((): ReceiveOutcome & { reply: MessageRow | null } => {
       if (value.externalId !== null) {
         const prior = findInboundByExternalId(this.sqlite, accountId, value.deviceId, value.externalId);
         if (prior) return { message: toInboundMessage(prior), duplicate: true, contactCreated: false, cancelledMessageIds: [], replyMessageId: null, reply: null };
@@ -170,16 +192,6 @@ export class InboundService {
       insertInbound(this.sqlite, row);
       return { message: toInboundMessage(row), duplicate: false, contactCreated: !contact, cancelledMessageIds: cancelled, replyMessageId: reply?.id ?? null, reply };
     })();
-    // Committed: the queue and the leases follow.
-    if (out.cancelledMessageIds.length > 0) this.leases.withdraw(out.cancelledMessageIds);
-    if (out.reply) {
-      // Replies to keywords are counted in the monthly usage but never refused: the law asks for them.
-      if (this.quota.reserve(accountId, Number.POSITIVE_INFINITY) === null) this.quota.settle(accountId, true);
-      this.queue.insert(queueEntryOf(out.reply));
-      this.leases.notify(accountId);
-    }
-    const { reply: _reply, ...outcome } = out;
-    return outcome;
   }
 
   /** The confirmation or help text, queued at urgent inside the caller's transaction. */

@@ -232,10 +232,12 @@ export class LeaseService {
     // out (issue 11); the walk then goes on for the slots it would have taken.
     const suppressed = new Set<string>();
     const taken = new Set<string>();
+    const firstDue = this.queue.takeDue(accountId, now, allowed, (id) => this.leases.has(id));
+    if (firstDue.length === 0) return { messages: [] };
     const leased = this.sqlite.transaction(() => {
       const out: Array<{ row: MessageRow; token: string }> = [];
       for (let round = 0; round < 5 && out.length < allowed; round++) {
-        const due = this.queue.takeDue(accountId, now, allowed - out.length, (id) => this.leases.has(id) || suppressed.has(id) || taken.has(id));
+        const due = round === 0 ? firstDue : this.queue.takeDue(accountId, now, allowed - out.length, (id) => this.leases.has(id) || suppressed.has(id) || taken.has(id));
         if (due.length === 0) break;
         let skipped = 0;
         for (const e of due) {

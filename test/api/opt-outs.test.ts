@@ -28,7 +28,7 @@ const messagesTo = (phone: string) => rows("SELECT id, status, failure_reason, p
 const contactOf = (phone: string) => rows("SELECT * FROM contacts WHERE phone_number = ? AND account_id = ?", phone, s.accountId)[0];
 const leaseAll = async () => (await expectStatus(await s.api("/messages/next", { method: "POST", json: { limit: 50 } }), 200)).data.messages as any[];
 const cancelAllQueued = () => {
-  for (const m of rows("SELECT id FROM messages WHERE status = 'queued'")) s.running.deps.messages.updateStatus(s.accountId, m.id, { status: "cancelled" });
+  for (const m of rows("SELECT id, account_id FROM messages WHERE status = 'queued'")) s.running.deps.messages.updateStatus(m.account_id, m.id, { status: "cancelled" });
 };
 
 describe("STOP through POST /v1/messages/<KEY>/inbound", () => {
@@ -108,6 +108,18 @@ describe("STOP through POST /v1/messages/<KEY>/inbound", () => {
     expect(help[0].content).toContain("Acme Plumbing");
     expect(help[0].content).toContain("Reply STOP to unsubscribe");
     expect((await leaseAll()).map((m) => m.id)).toEqual([help[0].id]);
+    cancelAllQueued();
+  });
+
+  test("the confirmation goes out even when the monthly quota is used up, and is counted", async () => {
+    const acct = s.running.deps.accounts.createAccount({ name: "Tiny Shop", monthlyQuota: 1 });
+    const phone = newPhone();
+    await expectStatus(await s.api("/messages", { method: "POST", json: { phoneNumber: newPhone(), content: "first" }, key: acct.apiKey }), 201);
+    expect((await expectStatus(await s.api("/messages", { method: "POST", json: { phoneNumber: phone, content: "x" }, key: acct.apiKey }), 429)).code).toBe("QUOTA_EXCEEDED");
+    await expectStatus(await inbound(phone, "STOP", acct.apiKey), 201);
+    const reply = rows("SELECT content FROM messages WHERE account_id = ? AND recipient_phone = ?", acct.account.id, phone);
+    expect(reply.map((r) => r.content)).toEqual(["You're unsubscribed from Tiny Shop. Reply START to resubscribe."]);
+    expect(rows("SELECT sum(n) AS n FROM monthly_usage WHERE account_id = ?", acct.account.id)[0].n).toBe(2);
     cancelAllQueued();
   });
 
