@@ -230,6 +230,7 @@ export class InboundService {
       lease_expires_at: null,
       lease_device_id: null,
       lease_expiries: 0,
+      last_lease_token: null,
       created_at: at,
       updated_at: at,
     };
