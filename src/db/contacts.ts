@@ -45,10 +45,6 @@ export interface ConsentRecord {
   ipAddress?: string;
 }
 
-export function setContactConsent(sqlite: Database, id: string, consent: ConsentRecord): void {
-  sqlite.query("UPDATE contacts SET consent = ?2 WHERE id = ?1").run(id, JSON.stringify(consent));
-}
-
 /** A contact known only by its number (first heard from by a text): status `responded`. */
 export function insertRespondedContact(sqlite: Database, c: { id: string; accountId: string; phone: string; lastResponseAt: string; createdAt: string }): void {
   sqlite

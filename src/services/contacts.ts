@@ -22,7 +22,7 @@ import { parseIsoTimestamp } from "../domain/message-transitions";
 import { periodWindow } from "../domain/time-series";
 import { humanDuration } from "../domain/duration";
 import type { FormService } from "./forms";
-import { setContactConsent, setContactOptOut, type ConsentRecord } from "../db/contacts";
+import { setContactOptOut, type ConsentRecord } from "../db/contacts";
 import { cancelQueuedTo } from "../db/message-suppression";
 
 /** The API's Contact (spec "Contact"). */
@@ -159,8 +159,8 @@ export class ContactService {
       byId: q(`SELECT ${CONTACT_SELECT} FROM ${CONTACT_FROM} WHERE c.id = ? AND c.account_id = ?`),
       byPhone: q(`SELECT id FROM contacts WHERE account_id = ? AND phone_number = ?`),
       insert: q(`INSERT INTO contacts (id, account_id, phone_number, first_name, last_name, email, status, form_id, custom_fields, tags,
-          last_contacted_at, last_response_at, message_count, source, notes, search_text, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, 0, ?, ?, ?, ?, ?)`),
+          last_contacted_at, last_response_at, message_count, source, notes, search_text, created_at, updated_at, consent)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, 0, ?, ?, ?, ?, ?, ?)`),
       update: q(`UPDATE contacts SET phone_number = ?, first_name = ?, last_name = ?, email = ?, status = ?, custom_fields = ?, tags = ?,
           last_response_at = ?, source = ?, notes = ?, search_text = ?, updated_at = ? WHERE id = ? AND account_id = ?`),
       deleteTags: q(`DELETE FROM contact_tags WHERE contact_id = ?`),
@@ -335,10 +335,9 @@ export class ContactService {
     this.stmts.insert.run(
       id, accountId, s.phoneNumber, s.firstName, s.lastName, s.email, s.status, opts.formId ?? null,
       JSON.stringify(s.customFields), JSON.stringify(s.tags), s.lastResponseAt, s.source, s.notes,
-      contactSearchText(s), createdAt, updatedAt < createdAt ? createdAt : updatedAt,
+      contactSearchText(s), createdAt, updatedAt < createdAt ? createdAt : updatedAt, opts.consent ? JSON.stringify(opts.consent) : null,
     );
     for (const t of s.tags) this.stmts.insertTag.run(id, accountId, t);
-    if (opts.consent) setContactConsent(this.sqlite, id, opts.consent);
     return id;
   }
 
