@@ -55,27 +55,3 @@ CREATE TABLE `account_settings` (
 	`updated_at` text NOT NULL,
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade
 );
---> statement-breakpoint
--- A submission whose message is suppressed (opted out, no consent) has no message: message_id
--- becomes nullable (the same definition as migration 0006's, so either order gives one schema).
-CREATE TABLE `__new_submissions` (
-	`id` text PRIMARY KEY NOT NULL,
-	`account_id` text NOT NULL,
-	`form_id` text NOT NULL,
-	`contact_id` text NOT NULL,
-	`message_id` text,
-	`new_contact` integer NOT NULL,
-	`created_at` text NOT NULL,
-	FOREIGN KEY (`form_id`) REFERENCES `forms`(`id`) ON UPDATE no action ON DELETE cascade
-);
---> statement-breakpoint
-INSERT INTO `__new_submissions` (`id`, `account_id`, `form_id`, `contact_id`, `message_id`, `new_contact`, `created_at`)
-  SELECT `id`, `account_id`, `form_id`, `contact_id`, `message_id`, `new_contact`, `created_at` FROM `submissions`;
---> statement-breakpoint
-DROP TABLE `submissions`;
---> statement-breakpoint
-ALTER TABLE `__new_submissions` RENAME TO `submissions`;
---> statement-breakpoint
-CREATE INDEX `submissions_form_created_idx` ON `submissions` (`form_id`,`created_at`);
---> statement-breakpoint
-CREATE INDEX `submissions_account_created_idx` ON `submissions` (`account_id`,`created_at`);
