@@ -33,6 +33,8 @@ export const BASE_COLUMNS = [
   "messageCount",
   "lastContactedAt",
   "lastResponseAt",
+  "optedOut",
+  "optedOutAt",
   "createdAt",
   "updatedAt",
 ] as const;
@@ -128,6 +130,8 @@ export interface ExportContact {
   messageCount: number;
   lastContactedAt: string | null;
   lastResponseAt: string | null;
+  optedOut: boolean;
+  optedOutAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -212,11 +216,17 @@ export function parseImportHeader(header: string[]): { ok: true; header: ImportH
  * itself. An empty cell clears the field (empty custom cell deletes that custom field) — except
  * status, where empty means "leave as is" (new for a new contact).
  */
-export function importRowBody(h: ImportHeader, cells: string[]): { body: Record<string, unknown>; createdAt?: string; formId?: string } {
+export function importRowBody(
+  h: ImportHeader,
+  cells: string[],
+): { body: Record<string, unknown>; createdAt?: string; formId?: string; optedOut?: string; optedOutAt?: string } {
   const body: Record<string, unknown> = {};
   const custom: Record<string, string | null> = {};
   let createdAt: string | undefined;
   let formId: string | undefined;
+  // An empty optedOut cell leaves the contact as it is: clearing an opt-out needs "false".
+  let optedOut: string | undefined;
+  let optedOutAt: string | undefined;
   h.map.forEach((m, i) => {
     if (m.kind === "ignored") return;
     const v = restoreCell(cells[i] ?? "");
@@ -241,10 +251,16 @@ export function importRowBody(h: ImportHeader, cells: string[]): { body: Record<
       case "formId":
         if (v !== "") formId = v;
         break;
+      case "optedOut":
+        if (v.trim() !== "") optedOut = v.trim().toLowerCase();
+        break;
+      case "optedOutAt":
+        if (v.trim() !== "") optedOutAt = v.trim();
+        break;
       default:
         body[m.name] = v;
     }
   });
   if (Object.keys(custom).length) body.customFields = custom;
-  return { body, createdAt, formId };
+  return { body, createdAt, formId, optedOut, optedOutAt };
 }

@@ -182,7 +182,7 @@ function operationFor(r: RouteInfo, pathKey = false): Json {
     if (responses[String(s)]) continue;
     let only: ErrorCode[] | undefined;
     if (s === 404) {
-      only = kind === "webhook" ? ["NOT_FOUND"] : oaPath.startsWith("/v1/forms") ? ["FORM_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/messages") ? ["MESSAGE_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/contacts") ? ["CONTACT_NOT_FOUND", "NOT_FOUND"] : ["NOT_FOUND"];
+      only = kind === "webhook" ? ["NOT_FOUND"] : oaPath.startsWith("/v1/forms") ? ["FORM_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/messages") ? ["MESSAGE_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/contacts") || oaPath.startsWith("/v1/conversations") ? ["CONTACT_NOT_FOUND", "NOT_FOUND"] : ["NOT_FOUND"];
     }
     if (s === 503 && kind === "webhook") only = ["FORM_DISABLED", "SERVICE_UNAVAILABLE"];
     responses[String(s)] = errorResponse(s, only);

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { AppError, validationError } from "../../errors";
-import { authOf } from "../context";
+import { authOf, stateOf } from "../context";
 import { IdParam } from "../models/common";
 import { AnalyticsQuery, BulkBody, ContactBody, ContactListQuery, ExportQuery, PagingQuery, SearchBody } from "../models/contacts";
 import { parseAnalyticsQuery, parseListQuery, parsePaging, parseSearchBody } from "../../domain/contact-query";
@@ -74,7 +74,7 @@ export function contactsRoutes(deps: AppDeps) {
     .post(
       "/",
       ({ request, body, set }) => {
-        const contact = deps.contacts.create(authOf(request).accountId, body);
+        const contact = deps.contacts.create(authOf(request).accountId, body, { ipAddress: stateOf(request).clientIp });
         set.status = 201;
         return { status: "success", message: "Contact created", data: { contact } };
       },
