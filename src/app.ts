@@ -10,6 +10,8 @@ import { opsRoutes } from "./http/routes/ops";
 import { inboundRoutes } from "./http/routes/inbound";
 import { sessionsRoutes } from "./http/routes/sessions";
 import { liveRoutes } from "./http/routes/live";
+import { accountSettingsRoutes } from "./http/routes/account-settings";
+import { conversationsRoutes } from "./http/routes/conversations";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -18,6 +20,8 @@ export function createApp(deps: AppDeps) {
     .use(formsRoutes(deps))
     .use(webhookRoutes(deps))
     .use(inboundRoutes(deps))
+    .use(accountSettingsRoutes(deps))
+    .use(conversationsRoutes(deps))
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))
     .use(broadcastsRoutes(deps))

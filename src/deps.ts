@@ -22,7 +22,11 @@ import { queueSync } from "./services/queue-sync";
 import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
 import { AnalyticsService } from "./services/analytics";
+import { SpamCounter } from "./services/spam";
+import { CaptchaVerifier } from "./services/captcha";
 import { InboundService } from "./services/inbound";
+import { AccountSettingsService } from "./services/account-settings";
+import { ConversationService } from "./services/conversations";
 import { BroadcastService } from "./services/broadcasts";
 import { SessionService } from "./services/sessions";
 import { MessageFeed } from "./services/message-feed";
@@ -51,6 +55,11 @@ export interface AppDeps {
   apiLimiter: ApiLimiter;
   /** Per-form webhook token buckets (--webhook-limit-per-minute). */
   webhookLimiter: WebhookLimiter;
+  /** Per client IP per form (settings.ipLimitPerMinute), keyed "formId ip". */
+  webhookIpLimiter: WebhookLimiter;
+  /** Honeypot catches per form (stats spamBlocked). */
+  spam: SpamCounter;
+  captcha: CaptchaVerifier;
   /** Group-commit writer: batches request writes into one durable transaction. */
   writer: GroupCommitWriter;
   /** Monthly message quota counts per account. */
@@ -62,6 +71,9 @@ export interface AppDeps {
   analytics: AnalyticsService;
   /** Texts the phones received: `deps.inbound.receive(accountId, {from, body, receivedAt, deviceId?, externalId?})`. */
   inbound: InboundService;
+  /** Keyword lists and replies per account (GET/PUT /v1/account/settings). */
+  accountSettings: AccountSettingsService;
+  conversations: ConversationService;
   broadcasts: BroadcastService;
   /** Dashboard sign-ins (cookie sessions opened with an API key). */
   sessions: SessionService;
@@ -86,6 +98,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const leases = new LeaseService(sqlite, clock, queue, config);
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases);
   const forms = new FormService(db, clock);
+  const accountSettings = new AccountSettingsService(sqlite, clock);
+  const contacts = new ContactService(sqlite, clock, forms, (ids) => leases.withdraw(ids));
+  const spam = new SpamCounter(sqlite, writer);
   const accounts = new AccountService(sqlite, clock);
   const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger);
   let sweep: ReturnType<typeof setInterval> | undefined;
@@ -97,19 +112,24 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     db,
     accounts,
     forms,
-    contacts: new ContactService(sqlite, clock, forms),
+    contacts,
     exports: new ExportService(sqlite, config.db, clock, logger),
     queue,
     seq,
     apiLimiter: new ApiLimiter({ clock }),
     webhookLimiter: new WebhookLimiter({ clock, perMinute: config.webhookLimitPerMinute }),
+    webhookIpLimiter: new WebhookLimiter({ clock }),
+    spam,
+    captcha: new CaptchaVerifier(config.captchaVerifyUrls),
     writer,
     quota,
     submissions,
     leases,
     messages: new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota),
     analytics: new AnalyticsService(sqlite, forms),
-    inbound: new InboundService(sqlite, clock),
+    accountSettings,
+    conversations: new ConversationService(sqlite, clock, contacts),
+    inbound: new InboundService(sqlite, clock, accountSettings, queue, seq, leases, quota),
     broadcasts,
     sessions: new SessionService(sqlite, clock, accounts),
     messageFeed: new MessageFeed(clock),
@@ -140,6 +160,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   // The queue (rebuilt by queueSync, first in the list) is whole before leases are reloaded and
   // the lease sweeper starts.
   deps.lifecycle.push(leases.lifecycle());
+  // After the writer: stopped before it, so the last honeypot counts are written.
+  deps.lifecycle.push(spam.lifecycle());
   // Broadcasts a stop interrupted carry on once the queue is whole.
   deps.lifecycle.push({ name: "broadcasts", start: () => broadcasts.resume(), stop: () => broadcasts.stop() });
   return deps;

@@ -14,7 +14,7 @@ const PAGES = [
   { href: "/overview", name: "Overview", view: Overview },
   { href: "/forms", name: "Forms", view: () => <NotYet name="Forms" api="/v1/forms" /> },
   { href: "/messages", name: "Messages", view: Messages },
-  { href: "/conversations", name: "Conversations", view: () => <NotYet name="Conversations" /> },
+  { href: "/conversations", name: "Conversations", view: () => <NotYet name="Conversations" api="/v1/conversations" /> },
   { href: "/contacts", name: "Contacts", view: Contacts },
   { href: "/broadcasts", name: "Broadcasts", view: () => <NotYet name="Broadcasts" api="/v1/broadcasts" /> },
   { href: "/devices", name: "Devices", view: () => <NotYet name="Devices" /> },

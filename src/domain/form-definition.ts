@@ -8,6 +8,7 @@ import type { FieldError } from "./submission";
 // A form's zone follows the rule of analytics and stats, so a zone a form accepts is always one
 // its statistics accept as their default.
 import { isValidTimeZone } from "./time-series";
+import { PROTECTION_SETTING_KEYS, validateProtectionSettings } from "./protection";
 import { DEFAULT_MAX_ATTEMPTS, maxAttemptsError } from "./retry-policy";
 
 export const FIELD_TYPES = ["text", "email", "phone", "number", "url", "date"] as const;
@@ -421,6 +422,8 @@ export interface FormSettings {
   defaultPriority: Priority;
   /** Attempts per message before a transient failure is final (retry-policy.ts). */
   maxAttempts: number;
+  /** The posted field that must hold a truthy value before a text is sent (issue 11); null = none. */
+  consentField: string | null;
 }
 
 export const DEFAULT_FORM_SETTINGS: Readonly<FormSettings> = Object.freeze({
@@ -430,12 +433,18 @@ export const DEFAULT_FORM_SETTINGS: Readonly<FormSettings> = Object.freeze({
   rateLimitPerDay: null,
   defaultPriority: "normal",
   maxAttempts: DEFAULT_MAX_ATTEMPTS,
+  consentField: null,
 });
 
-const SETTINGS_KEYS = Object.keys(DEFAULT_FORM_SETTINGS);
+const SETTINGS_KEYS: string[] = [...Object.keys(DEFAULT_FORM_SETTINGS), ...PROTECTION_SETTING_KEYS];
+/** A consent checkbox's name (settings.consentField). */
+const CONSENT_FIELD_RE = /^[A-Za-z_][A-Za-z0-9_-]{0,99}$/;
 
-/** Every problem in a form's `settings` (undefined/null settings are valid: all defaults). */
-export function validateFormSettings(settings: unknown): FieldError[] {
+/**
+ * Every problem in a form's `settings` (undefined/null settings are valid: all defaults).
+ * `fields` (the form's fields, when known) and `storedCaptcha` serve the protection settings.
+ */
+export function validateFormSettings(settings: unknown, fields?: unknown, storedCaptcha?: unknown): FieldError[] {
   if (settings === undefined || settings === null) return [];
   if (!isPlainObject(settings)) return [{ field: "settings", message: "settings must be an object" }];
   const errors: FieldError[] = [];
@@ -464,8 +473,12 @@ export function validateFormSettings(settings: unknown): FieldError[] {
   if (s.defaultPriority !== undefined && !(PRIORITIES as readonly unknown[]).includes(s.defaultPriority)) {
     errors.push({ field: "settings.defaultPriority", message: `defaultPriority must be one of ${PRIORITIES.join(", ")}` });
   }
+  errors.push(...validateProtectionSettings(s, fields, storedCaptcha));
   const attemptsErr = maxAttemptsError(s.maxAttempts);
   if (attemptsErr) errors.push({ field: "settings.maxAttempts", message: attemptsErr });
+  if (s.consentField !== undefined && s.consentField !== null && !(typeof s.consentField === "string" && CONSENT_FIELD_RE.test(s.consentField))) {
+    errors.push({ field: "settings.consentField", message: "consentField must be the name of the form's consent checkbox (letters, digits, _ or -, up to 100), or null" });
+  }
   return errors;
 }
 
@@ -485,6 +498,7 @@ export function resolveFormSettings(settings: unknown): FormSettings {
       ? (s.defaultPriority as Priority)
       : DEFAULT_FORM_SETTINGS.defaultPriority,
     maxAttempts: maxAttemptsError(s.maxAttempts) === null && typeof s.maxAttempts === "number" ? s.maxAttempts : DEFAULT_FORM_SETTINGS.maxAttempts,
+    consentField: typeof s.consentField === "string" && CONSENT_FIELD_RE.test(s.consentField) ? s.consentField : null,
   };
 }
 

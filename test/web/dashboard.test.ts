@@ -39,6 +39,8 @@ describe("desktop, 1280 px", () => {
   let errors: string[];
   beforeAll(async () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US" });
+    // Well inside the tests' own time limits, so a miss is reported as what it waited for.
+    context.setDefaultTimeout(10_000);
     page = await context.newPage();
     errors = watchErrors(page);
   });
@@ -108,8 +110,42 @@ describe("desktop, 1280 px", () => {
     expect(errors).toEqual([]);
   }, 30_000);
 
+  test("a contact is found by phone digits; its status and tags change in the table; the list exports to Excel; its page shows the timeline", async () => {
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Contacts", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: /Contacts/ }).waitFor();
+    await page.getByLabel("Search").fill("555 0123");
+    await page.waitForURL(/search=555\+0123/);
+    const row = page.locator("tr", { hasText: "+14155550123" });
+    await row.waitFor();
+    expect(await page.locator("tbody tr").count()).toBe(1);
+    const contactId = await row.getAttribute("data-contact-id");
+
+    await row.getByLabel(/^Status of Ada/).selectOption("converted");
+    await page.getByText("Ada: status saved.").waitFor();
+    await row.getByLabel(/^Tags of Ada/).fill("vip, spring, vip");
+    await row.getByLabel(/^Tags of Ada/).press("Enter");
+    await page.getByText("Ada: tags saved.").waitFor();
+    const saved = await server.api(`/contacts/${contactId}`);
+    expect(saved.data.contact.status).toBe("converted");
+    expect(saved.data.contact.tags).toEqual(["vip", "spring"]);
+    await expectAccessible(page, "Contacts with a row");
+
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export to Excel" }).click()]);
+    expect(download.suggestedFilename()).toMatch(/\.xlsx$/);
+    const bytes = new Uint8Array(await Bun.file((await download.path())!).arrayBuffer());
+    expect(String.fromCharCode(bytes[0], bytes[1])).toBe("PK"); // an XLSX is a zip
+
+    await row.getByRole("link", { name: "Ada" }).click();
+    await page.getByRole("heading", { level: 1, name: "Contacts: Ada" }).waitFor();
+    await page.getByText("Hi Ada, thanks!").waitFor();
+    await expectAccessible(page, "a contact's page");
+    await screenshot(page, "contact-1280");
+    expect(errors).toEqual([]);
+  }, 30_000);
+
   test("revoking the key the session was opened with ends the session", async () => {
     const other = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US" });
+    other.setDefaultTimeout(10_000);
     try {
       // A second key, signed in elsewhere; revoking it must not touch this page's session.
       const key = createKeyDirect(server, "admin_access");
@@ -120,7 +156,7 @@ describe("desktop, 1280 px", () => {
       await p2.getByLabel("API key").waitFor();
       expect(new URL(p2.url()).pathname).toBe("/sign-in");
       await page.reload();
-      await page.getByRole("heading", { level: 1, name: /Messages/ }).waitFor();
+      await page.getByRole("heading", { level: 1, name: /Contacts: Ada/ }).waitFor();
     } finally {
       await other.close();
     }
@@ -138,6 +174,7 @@ describe("phone, 390 px", () => {
   test("the navigation opens from Menu; every page fits and passes axe", async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: "en-US" });
     try {
+      context.setDefaultTimeout(10_000);
       const page = await context.newPage();
       const errors = watchErrors(page);
       await page.goto(`${server.url}/sign-in`);

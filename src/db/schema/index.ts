@@ -5,3 +5,4 @@ export * from "./messages";
 export * from "./inbound";
 export * from "./broadcasts";
 export * from "./sessions";
+export * from "./account-settings";
