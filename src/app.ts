@@ -10,6 +10,7 @@ import { opsRoutes } from "./http/routes/ops";
 import { inboundRoutes } from "./http/routes/inbound";
 import { sessionsRoutes } from "./http/routes/sessions";
 import { liveRoutes } from "./http/routes/live";
+import { apiKeysRoutes } from "./http/routes/api-keys";
 import { accountSettingsRoutes } from "./http/routes/account-settings";
 import { conversationsRoutes } from "./http/routes/conversations";
 
@@ -27,7 +28,8 @@ export function createApp(deps: AppDeps) {
     .use(broadcastsRoutes(deps))
     .use(opsRoutes(deps))
     .use(sessionsRoutes(deps))
-    .use(liveRoutes(deps));
+    .use(liveRoutes(deps))
+    .use(apiKeysRoutes(deps));
   // The OpenAPI document and the metrics' route labels are generated from what is registered.
   deps.routes = () => app.routes;
   return app;

@@ -30,6 +30,7 @@ import { ConversationService } from "./services/conversations";
 import { BroadcastService } from "./services/broadcasts";
 import { SessionService } from "./services/sessions";
 import { MessageFeed } from "./services/message-feed";
+import { ApiKeyService } from "./services/api-keys";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -79,6 +80,8 @@ export interface AppDeps {
   sessions: SessionService;
   /** Message changes for the dashboard's live Messages page (told after commit). */
   messageFeed: MessageFeed;
+  /** The account's own API keys (dashboard Settings). */
+  apiKeys: ApiKeyService;
   startedAt: number;
   lifecycle: Lifecycle[];
   /** Called once per finished request (metrics). */
@@ -133,6 +136,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     broadcasts,
     sessions: new SessionService(sqlite, clock, accounts),
     messageFeed: new MessageFeed(clock),
+    apiKeys: new ApiKeyService(sqlite, accounts),
     startedAt: clock(),
     lifecycle: [
       queueSync(sqlite, queue),

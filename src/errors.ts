@@ -15,6 +15,7 @@ export const ERROR_CATALOGUE = {
   CONTACT_NOT_FOUND: { status: 404, message: "Contact not found" },
   BROADCAST_NOT_FOUND: { status: 404, message: "Broadcast not found" },
   SESSION_NOT_FOUND: { status: 404, message: "Session not found" },
+  KEY_NOT_FOUND: { status: 404, message: "API key not found" },
   METHOD_NOT_ALLOWED: { status: 405, message: "This path does not take that method" },
   DUPLICATE_FORM_NAME: { status: 409, message: "A form with this name already exists" },
   DUPLICATE_PHONE_NUMBER: { status: 409, message: "A contact with this phone number already exists" },

@@ -9,6 +9,7 @@ import { Overview } from "./pages/overview";
 import { Messages } from "./pages/messages";
 import { NotYet } from "./pages/not-yet";
 import { Contacts } from "./pages/contacts";
+import { Settings } from "./pages/settings";
 
 const PAGES = [
   { href: "/overview", name: "Overview", view: Overview },
@@ -18,7 +19,7 @@ const PAGES = [
   { href: "/contacts", name: "Contacts", view: Contacts },
   { href: "/broadcasts", name: "Broadcasts", view: () => <NotYet name="Broadcasts" api="/v1/broadcasts" /> },
   { href: "/devices", name: "Devices", view: () => <NotYet name="Devices" /> },
-  { href: "/settings", name: "Settings", view: () => <NotYet name="Settings" /> },
+  { href: "/settings", name: "Settings", view: Settings },
 ];
 
 function App() {

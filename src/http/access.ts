@@ -24,6 +24,9 @@ const ADMIN_RULES: Array<{ method: string; pattern: RegExp; need: Requirement }>
   { method: "PUT", pattern: /^\/v1\/account\/settings\/?$/, need: "admin_access" },
   { method: "GET", pattern: /^\/metrics\/?$/, need: "operator" },
   { method: "GET", pattern: /^\/v1\/sessions\/?$/, need: "admin_access" },
+  { method: "GET", pattern: /^\/v1\/api-keys\/?$/, need: "admin_access" },
+  { method: "POST", pattern: /^\/v1\/api-keys\/?$/, need: "admin_access" },
+  { method: "DELETE", pattern: /^\/v1\/api-keys\/[^/]+\/?$/, need: "admin_access" },
   { method: "DELETE", pattern: /^\/v1\/sessions\/[^/]+\/?$/, need: "admin_access" },
 ];
 

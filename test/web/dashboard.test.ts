@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { Database } from "bun:sqlite";
-import { AccountService } from "../../src/services/accounts";
 import { launchBrowser, screenshot, seriousViolations, startServerProcess, watchErrors, type ServerProcess } from "./browser";
 
 /**
@@ -143,23 +141,49 @@ describe("desktop, 1280 px", () => {
     expect(errors).toEqual([]);
   }, 30_000);
 
-  test("revoking the key the session was opened with ends the session", async () => {
+  test("Settings: a key is created and shown once; a standard key's session cannot see API keys; revoking the key from the page ends that session", async () => {
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings", exact: true }).click();
+    await page.getByRole("heading", { level: 2, name: "API keys" }).waitFor();
+    await page.getByLabel("Permission of the new key").selectOption("standard_access");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const shown = (await page.getByTestId("new-key").textContent())!.trim();
+    expect(shown).toMatch(/^txwire_sk_[A-Za-z0-9]{40}$/);
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    expect(await page.getByText(shown).count()).toBe(0); // shown once: gone from the page
+    await page.getByRole("cell", { name: `txwire_sk_…${shown.slice(-4)}`, exact: true }).waitFor();
+    await expectAccessible(page, "Settings");
+    await screenshot(page, "settings-keys-1280");
+
     const other = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US" });
     other.setDefaultTimeout(10_000);
     try {
-      // A second key, signed in elsewhere; revoking it must not touch this page's session.
-      const key = createKeyDirect(server, "admin_access");
       const p2 = await other.newPage();
-      await signIn(p2, key.apiKey);
-      revokeKeyDirect(server, key.keyId);
-      await p2.reload();
+      await signIn(p2, shown);
+      await p2.getByRole("link", { name: "Settings", exact: true }).click();
+      await p2.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
+      await p2.getByText("signed in with a standard key").waitFor();
+      expect(await p2.getByRole("heading", { name: "API keys" }).count()).toBe(0);
+      expect(await p2.getByRole("button", { name: "Create key" }).count()).toBe(0);
+      await expectAccessible(p2, "Settings for a standard key");
+
+      await page.reload();
+      await page.getByRole("button", { name: `Revoke key txwire_sk_…${shown.slice(-4)}` }).click();
+      const dialog = page.getByRole("dialog", { name: "Revoke this key?" });
+      await dialog.waitFor();
+      await expectAccessible(page, "the revoke dialog");
+      await dialog.getByRole("button", { name: "Revoke key" }).click();
+      await page.getByText(/revoked\. Everything using it/).waitFor();
+
+      await p2.getByRole("link", { name: "Overview", exact: true }).click();
       await p2.getByLabel("API key").waitFor();
       expect(new URL(p2.url()).pathname).toBe("/sign-in");
+      // This page's own session (another key) goes on.
       await page.reload();
-      await page.getByRole("heading", { level: 1, name: /Contacts: Ada/ }).waitFor();
+      await page.getByRole("heading", { level: 2, name: "API keys" }).waitFor();
     } finally {
       await other.close();
     }
+    expect(errors).toEqual([]);
   }, 30_000);
 
   test("Sign out ends the session", async () => {
@@ -198,15 +222,3 @@ describe("phone, 390 px", () => {
     }
   }, 45_000);
 });
-
-/** Keys are made and revoked as the CLI does it (`textwire keys`), on the server's database file. */
-function withAccounts<T>(s: ServerProcess, fn: (a: AccountService) => T): T {
-  const db = new Database(s.dbPath);
-  try {
-    return fn(new AccountService(db, Date.now));
-  } finally {
-    db.close();
-  }
-}
-const createKeyDirect = (s: ServerProcess, permission: "admin_access" | "standard_access") => withAccounts(s, (a) => a.createKey(s.accountId, permission));
-const revokeKeyDirect = (s: ServerProcess, keyId: string) => withAccounts(s, (a) => a.revokeKey(keyId));

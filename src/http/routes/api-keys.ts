@@ -1,0 +1,29 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps";
+import { authOf } from "../context";
+import { CreateKeyBody, KeyIdParam } from "../models/api-keys";
+
+/** The account's API keys (admin): the dashboard's Settings → API keys. */
+export function apiKeysRoutes(deps: AppDeps) {
+  return new Elysia({ name: "api-keys-routes", prefix: "/v1/api-keys" })
+    .get("/", ({ request }) => ({ status: "success" as const, data: { keys: deps.apiKeys.list(authOf(request).accountId) } }), {
+      detail: { summary: "The account's API keys: last 4 characters, permission, created, last used, revoked (admin)", tags: ["Account"] },
+    })
+    .post(
+      "/",
+      ({ request, body, set }) => {
+        const key = deps.apiKeys.create(authOf(request).accountId, body);
+        set.status = 201;
+        return { status: "success" as const, message: "API key created: it is shown this once, store it now", data: key };
+      },
+      { body: CreateKeyBody, detail: { summary: "Create an API key; the answer is the only time it is shown (admin)", tags: ["Account"] } },
+    )
+    .delete(
+      "/:id",
+      ({ request, params }) => {
+        deps.apiKeys.revoke(authOf(request).accountId, params.id);
+        return { status: "success" as const, message: "API key revoked; its dashboard sessions have ended", data: { revokedId: params.id } };
+      },
+      { params: KeyIdParam, detail: { summary: "Revoke an API key at once (admin); not the account's last admin key", tags: ["Account"] } },
+    );
+}

@@ -1,0 +1,251 @@
+import { useEffect, useRef } from "preact/hooks";
+import { useSignal } from "@preact/signals";
+import { api, errorText, isAdmin, session } from "../api";
+import { fmtDate } from "../format";
+
+interface Key {
+  keyId: string;
+  key: string;
+  permission: "admin_access" | "standard_access";
+  operator: boolean;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+interface SessionRow {
+  id: string;
+  permission: string;
+  createdAt: string;
+  lastSeenAt: string;
+  ipAddress: string | null;
+  userAgent: string | null;
+  keyLast4: string;
+  current: boolean;
+}
+
+const PERMISSION_NAMES: Record<string, string> = { admin_access: "Admin", standard_access: "Standard" };
+
+export function Settings() {
+  if (!isAdmin()) {
+    return (
+      <section>
+        <h1>Settings</h1>
+        <p class="notice">
+          You are signed in with a standard key. API keys, sessions and the account's settings can only be seen and changed with an admin key: sign out and sign in
+          with one.
+        </p>
+      </section>
+    );
+  }
+  return (
+    <section>
+      <h1>Settings</h1>
+      <ApiKeys />
+      <Sessions />
+    </section>
+  );
+}
+
+/** A modal confirmation: the browser's <dialog> keeps focus inside it while it is open. */
+export function Confirm(props: { open: boolean; title: string; body: string; action: string; onConfirm: () => void; onCancel: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (props.open && !d.open) d.showModal();
+    if (!props.open && d.open) d.close();
+  }, [props.open]);
+  return (
+    <dialog ref={ref} aria-labelledby="confirm-title" onCancel={props.onCancel} class="confirm">
+      <h2 id="confirm-title">{props.title}</h2>
+      <p>{props.body}</p>
+      <div class="dialog-actions">
+        <button type="button" class="danger" onClick={props.onConfirm}>{props.action}</button>
+        <button type="button" class="secondary" onClick={props.onCancel}>Keep it</button>
+      </div>
+    </dialog>
+  );
+}
+
+function ApiKeys() {
+  const keys = useSignal<Key[] | null>(null);
+  const error = useSignal("");
+  const notice = useSignal("");
+  const permission = useSignal("standard_access");
+  const fresh = useSignal<{ apiKey: string; permission: string } | null>(null);
+  const revoking = useSignal<Key | null>(null);
+  const load = () =>
+    api("/api-keys")
+      .then((r) => (keys.value = r.data.keys))
+      .catch((e) => (error.value = errorText(e)));
+  useEffect(() => {
+    load();
+  }, []);
+  async function create(e: Event) {
+    e.preventDefault();
+    try {
+      const r = await api("/api-keys", { method: "POST", json: { permission: permission.value } });
+      fresh.value = { apiKey: r.data.apiKey, permission: r.data.permission };
+      notice.value = "";
+    } catch (err) {
+      notice.value = errorText(err);
+    }
+    load();
+  }
+  async function revoke() {
+    const k = revoking.value;
+    revoking.value = null;
+    if (!k) return;
+    try {
+      await api(`/api-keys/${encodeURIComponent(k.keyId)}`, { method: "DELETE" });
+      notice.value = `Key ${k.key} revoked. Everything using it, dashboard sessions included, stops working now.`;
+    } catch (err) {
+      notice.value = errorText(err);
+    }
+    load();
+  }
+  return (
+    <>
+      <h2>API keys</h2>
+      <p>
+        Each website, phone or tool should have its own key, so one can be revoked without touching the others. A <strong>standard</strong> key can read and send;
+        an <strong>admin</strong> key can also change forms, import and export contacts, and manage keys.
+      </p>
+      <form class="inline-form" onSubmit={create}>
+        <span class="field">
+          <label for="new-key-permission">Permission of the new key</label>
+          <select id="new-key-permission" value={permission.value} onChange={(e) => (permission.value = (e.target as HTMLSelectElement).value)}>
+            <option value="standard_access">Standard</option>
+            <option value="admin_access">Admin</option>
+          </select>
+        </span>
+        <button type="submit">Create key</button>
+      </form>
+      {fresh.value ? (
+        <div class="fresh-key" role="status">
+          <p>
+            <strong>New {PERMISSION_NAMES[fresh.value.permission]} key — copy it now, it is shown only this once:</strong>
+          </p>
+          <code class="secret" data-testid="new-key">{fresh.value.apiKey}</code>{" "}
+          <button type="button" class="secondary" onClick={() => navigator.clipboard?.writeText(fresh.value!.apiKey).then(() => (notice.value = "Key copied."))}>
+            Copy key
+          </button>{" "}
+          <button type="button" class="secondary" onClick={() => (fresh.value = null)}>
+            I have stored it
+          </button>
+        </div>
+      ) : null}
+      <p aria-live="polite" class="notice-line">{notice.value}</p>
+      {error.value ? <p class="error" role="alert">{error.value}</p> : null}
+      {keys.value ? (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Permission</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">State</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.value.map((k) => (
+                <tr key={k.keyId} data-key-id={k.keyId}>
+                  <td><code>{k.key}</code></td>
+                  <td>{PERMISSION_NAMES[k.permission]}{k.operator ? " (server operator)" : ""}</td>
+                  <td>{fmtDate(k.createdAt)}</td>
+                  <td>{fmtDate(k.lastUsedAt)}</td>
+                  <td>{k.revokedAt ? `revoked ${fmtDate(k.revokedAt)}` : "active"}</td>
+                  <td>
+                    {k.revokedAt ? null : (
+                      <button type="button" class="secondary" aria-label={`Revoke key ${k.key}`} onClick={() => (revoking.value = k)}>
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <Confirm
+        open={revoking.value !== null}
+        title="Revoke this key?"
+        body={`Key ${revoking.value?.key ?? ""} stops working at once: every website, phone or tool using it, and every dashboard session opened with it.`}
+        action="Revoke key"
+        onConfirm={revoke}
+        onCancel={() => (revoking.value = null)}
+      />
+    </>
+  );
+}
+
+function Sessions() {
+  const rows = useSignal<SessionRow[] | null>(null);
+  const error = useSignal("");
+  const load = () =>
+    api("/sessions")
+      .then((r) => (rows.value = r.data.sessions))
+      .catch((e) => (error.value = errorText(e)));
+  useEffect(() => {
+    load();
+  }, []);
+  async function end(s: SessionRow) {
+    try {
+      await api(`/sessions/${encodeURIComponent(s.id)}`, { method: "DELETE" });
+      if (s.current) session.value = null;
+    } catch (e) {
+      error.value = errorText(e);
+    }
+    load();
+  }
+  return (
+    <>
+      <h2>Signed-in browsers</h2>
+      {error.value ? <p class="error" role="alert">{error.value}</p> : null}
+      {rows.value ? (
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Browser</th>
+                <th scope="col">Address</th>
+                <th scope="col">Key</th>
+                <th scope="col">Signed in</th>
+                <th scope="col">Last seen</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.value.map((s) => (
+                <tr key={s.id}>
+                  <td>{browserName(s.userAgent)}{s.current ? " (this one)" : ""}</td>
+                  <td>{s.ipAddress ?? "—"}</td>
+                  <td><code>…{s.keyLast4}</code></td>
+                  <td>{fmtDate(s.createdAt)}</td>
+                  <td>{fmtDate(s.lastSeenAt)}</td>
+                  <td>
+                    <button type="button" class="secondary" aria-label={`End the session of ${browserName(s.userAgent)} signed in ${fmtDate(s.createdAt)}`} onClick={() => end(s)}>
+                      End
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </>
+  );
+}
+
+function browserName(ua: string | null): string {
+  if (!ua) return "Unknown browser";
+  const m = /(Edg|Firefox|Chrome|Safari)\/[\d.]+/.exec(ua);
+  const os = /(Android|iPhone|iPad|Windows|Mac OS X|Linux)/.exec(ua)?.[1];
+  const name = m ? { Edg: "Edge", Firefox: "Firefox", Chrome: "Chrome", Safari: "Safari" }[m[1]] : ua.slice(0, 40);
+  return os ? `${name} on ${os.replace("Mac OS X", "Mac")}` : name!;
+}
