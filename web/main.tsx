@@ -10,10 +10,11 @@ import { Messages } from "./pages/messages";
 import { NotYet } from "./pages/not-yet";
 import { Contacts } from "./pages/contacts";
 import { Settings } from "./pages/settings";
+import { Forms } from "./pages/forms";
 
 const PAGES = [
   { href: "/overview", name: "Overview", view: Overview },
-  { href: "/forms", name: "Forms", view: () => <NotYet name="Forms" api="/v1/forms" /> },
+  { href: "/forms", name: "Forms", view: Forms },
   { href: "/messages", name: "Messages", view: Messages },
   { href: "/conversations", name: "Conversations", view: () => <NotYet name="Conversations" api="/v1/conversations" /> },
   { href: "/contacts", name: "Contacts", view: Contacts },

@@ -78,6 +78,39 @@ describe("desktop, 1280 px", () => {
     expect(errors).toEqual([]);
   }, 45_000);
 
+  test("a form is built with two fields; the preview counts segments as the template grows; its webhook address is copied", async () => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Forms", exact: true }).click();
+    await page.getByRole("link", { name: "New form" }).click();
+    await page.getByRole("heading", { level: 1, name: "Forms: new form" }).waitFor();
+    await page.getByLabel("Form name").fill("Spring offer");
+    await page.getByRole("button", { name: "Add a field" }).click();
+    await page.getByLabel("Field 2 name").fill("company");
+    await page.getByLabel("Field 2 label").fill("Company");
+    await page.getByLabel("Field 2 required").check();
+    const figures = page.getByTestId("preview-figures");
+    await page.getByLabel("Text message template").fill("Hi {{firstName}} from {{company}}!");
+    await figures.getByText(/· GSM-7 · 1 segment$/).waitFor();
+    await page.getByLabel("Text message template").fill("Hi {{firstName}}! " + "Spring deals are here. ".repeat(8));
+    await figures.getByText(/· GSM-7 · 2 segments$/).waitFor();
+    await page.getByLabel("Text message template").fill("Hi {{firstName}} 🌷 see you soon");
+    await figures.getByText(/· UCS-2 · 1 segment$/).waitFor();
+    await expectAccessible(page, "the form builder");
+    await screenshot(page, "form-builder-1280");
+    await page.getByRole("button", { name: "Create form" }).click();
+    await page.getByRole("heading", { level: 1, name: "Forms: edit Spring offer" }).waitFor();
+    const formId = decodeURIComponent(new URL(page.url()).pathname.split("/")[2]);
+    const saved = await server.api(`/forms/${formId}`);
+    expect(saved.data.form.fields.map((f: any) => [f.name, f.required ?? false])).toEqual([["firstName", false], ["company", true]]);
+    expect(saved.data.form.settings.duplicateWindowMinutes).toBe(10); // the recommended protections
+    await page.getByRole("button", { name: "Copy webhook address" }).click();
+    expect(await page.evaluate("navigator.clipboard.readText()")).toBe(saved.data.form.webhookUrl);
+    await page.getByLabel("HTML to paste into your page").waitFor();
+    await expectAccessible(page, "a form's page");
+    await screenshot(page, "form-edit-1280");
+    expect(errors).toEqual([]);
+  }, 30_000);
+
   test("a submission appears on Messages without a reload; failed from the API, it is retried from the page", async () => {
     await page.getByRole("link", { name: "Messages", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: /Messages/ }).waitFor();

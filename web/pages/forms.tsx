@@ -1,0 +1,430 @@
+import { useEffect } from "preact/hooks";
+import { useSignal, useComputed } from "@preact/signals";
+import { api, ApiError, errorText, isAdmin } from "../api";
+import { fmtDate } from "../format";
+import { navigate, path } from "../router";
+import { smsInfo } from "../../src/domain/sms-encoding";
+import { renderTemplate } from "../../src/domain/template";
+import { Confirm } from "./settings";
+
+interface Field {
+  name: string;
+  type: string;
+  label?: string;
+  required?: boolean;
+  validation?: { maxLength?: number; [k: string]: unknown };
+}
+interface Form {
+  id: string;
+  name: string;
+  description: string | null;
+  messageTemplate: string;
+  isActive: boolean;
+  fields: Field[];
+  settings: Record<string, any>;
+  webhookUrl: string;
+  createdAt: string;
+}
+
+const FIELD_TYPES = ["text", "email", "phone", "number", "url", "date"];
+const PRIORITIES = ["low", "normal", "high", "urgent"];
+const SAMPLE_BY_TYPE: Record<string, string> = { text: "Sample", email: "ada@example.com", phone: "+14155550123", number: "42", url: "https://example.com", date: "2026-05-01" };
+const SAMPLE_BUILTINS: Record<string, string> = { firstName: "Ada", lastName: "Lovelace", fullName: "Ada Lovelace", email: "ada@example.com", phoneNumber: "+14155550123", source: "website" };
+
+async function copy(text: string, done: (msg: string) => void) {
+  try {
+    await navigator.clipboard.writeText(text);
+    done("Copied.");
+  } catch {
+    done("Copying is not allowed here: select the text and copy it.");
+  }
+}
+
+export function Forms() {
+  const id = path.value.split("/")[2];
+  if (id === "new") return <FormEditor />;
+  return id ? <FormEditor id={decodeURIComponent(id)} /> : <FormList />;
+}
+
+function FormList() {
+  const forms = useSignal<Form[] | null>(null);
+  const error = useSignal("");
+  const notice = useSignal("");
+  const deleting = useSignal<Form | null>(null);
+  const typed = useSignal("");
+  const load = () =>
+    api("/forms?limit=100")
+      .then((r) => (forms.value = r.data.forms))
+      .catch((e) => (error.value = errorText(e)));
+  useEffect(() => {
+    load();
+  }, []);
+  async function setActive(f: Form, isActive: boolean) {
+    try {
+      await api(`/forms/${encodeURIComponent(f.id)}`, { method: "PUT", json: { isActive } });
+      notice.value = `${f.name} ${isActive ? "accepts submissions again" : "no longer accepts submissions"}.`;
+    } catch (e) {
+      notice.value = errorText(e);
+    }
+    load();
+  }
+  async function remove() {
+    const f = deleting.value;
+    deleting.value = null;
+    if (!f || typed.value.trim() !== f.name) return;
+    try {
+      await api(`/forms/${encodeURIComponent(f.id)}`, { method: "DELETE" });
+      notice.value = `${f.name} deleted, with its contacts and messages.`;
+    } catch (e) {
+      notice.value = errorText(e);
+    }
+    load();
+  }
+  const admin = isAdmin();
+  return (
+    <section>
+      <div class="page-head">
+        <h1>Forms</h1>
+        {admin ? (
+          <a class="button-link" href="/forms/new">New form</a>
+        ) : null}
+      </div>
+      <p>Point a website form (or any tool) at a form's webhook address: each submission saves the contact and queues the text.</p>
+      <p aria-live="polite" class="notice-line">{notice.value}</p>
+      {error.value ? <p class="error" role="alert">{error.value}</p> : null}
+      {forms.value ? (
+        forms.value.length ? (
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Form</th>
+                  <th scope="col">Webhook address</th>
+                  <th scope="col">Accepting</th>
+                  <th scope="col">Created</th>
+                  {admin ? <th scope="col">Actions</th> : null}
+                </tr>
+              </thead>
+              <tbody>
+                {forms.value.map((f) => (
+                  <tr key={f.id} data-form-id={f.id}>
+                    <td>{admin ? <a href={`/forms/${encodeURIComponent(f.id)}`}>{f.name}</a> : f.name}</td>
+                    <td class="webhook">
+                      <code>{f.webhookUrl}</code>{" "}
+                      <button type="button" class="secondary" aria-label={`Copy the webhook address of ${f.name}`} onClick={() => copy(f.webhookUrl, (m) => (notice.value = m))}>
+                        Copy
+                      </button>
+                    </td>
+                    <td>
+                      <input type="checkbox" aria-label={`${f.name} accepts submissions`} checked={f.isActive} disabled={!admin} onChange={(e) => setActive(f, (e.target as HTMLInputElement).checked)} />
+                    </td>
+                    <td>{fmtDate(f.createdAt)}</td>
+                    {admin ? (
+                      <td>
+                        <button type="button" class="secondary" aria-label={`Delete ${f.name}`} onClick={() => ((typed.value = ""), (deleting.value = f))}>
+                          Delete
+                        </button>
+                      </td>
+                    ) : null}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ) : (
+          <p>No forms yet.{admin ? " Create one with “New form”." : ""}</p>
+        )
+      ) : null}
+      <TypedConfirm
+        form={deleting.value}
+        typed={typed.value}
+        onType={(v) => (typed.value = v)}
+        onConfirm={remove}
+        onCancel={() => (deleting.value = null)}
+      />
+    </section>
+  );
+}
+
+/** Deleting a form deletes its contacts and messages: the owner types its name to confirm. */
+function TypedConfirm(props: { form: Form | null; typed: string; onType: (v: string) => void; onConfirm: () => void; onCancel: () => void }) {
+  const f = props.form;
+  return (
+    <dialog
+      ref={(d) => {
+        if (!d) return;
+        if (f && !d.open) d.showModal();
+        if (!f && d.open) d.close();
+      }}
+      aria-labelledby="delete-title"
+      class="confirm"
+      onCancel={props.onCancel}
+    >
+      <h2 id="delete-title">Delete {f?.name}?</h2>
+      <p>This deletes the form, its contacts and their messages, for good. Type the form's name to confirm.</p>
+      <label for="delete-name">Form name</label>
+      <input id="delete-name" value={props.typed} onInput={(e) => props.onType((e.target as HTMLInputElement).value)} autocomplete="off" />
+      <div class="dialog-actions">
+        <button type="button" class="danger" disabled={!f || props.typed.trim() !== f.name} onClick={props.onConfirm}>
+          Delete form
+        </button>
+        <button type="button" class="secondary" onClick={props.onCancel}>Keep it</button>
+      </div>
+    </dialog>
+  );
+}
+
+const zones = (() => {
+  try {
+    return (Intl as any).supportedValuesOf("timeZone") as string[];
+  } catch {
+    return ["UTC"];
+  }
+})();
+
+function FormEditor(props: { id?: string }) {
+  const name = useSignal("");
+  const description = useSignal("");
+  const template = useSignal("Hi {{firstName}}, thanks for contacting us! We will reply soon.");
+  const fields = useSignal<Field[]>([{ name: "firstName", type: "text", label: "First name", required: false }]);
+  const settings = useSignal<Record<string, any>>({ timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC", delayMinutes: 0, defaultPriority: "normal" });
+  const recommended = useSignal(true);
+  const form = useSignal<Form | null>(null);
+  const embed = useSignal("");
+  const error = useSignal("");
+  const fieldErrors = useSignal<Array<{ field: string; message: string }>>([]);
+  const notice = useSignal("");
+  const rotating = useSignal(false);
+
+  useEffect(() => {
+    if (!props.id) return;
+    api(`/forms/${encodeURIComponent(props.id)}`)
+      .then((r) => {
+        const f: Form = r.data.form;
+        form.value = f;
+        name.value = f.name;
+        description.value = f.description ?? "";
+        template.value = f.messageTemplate;
+        fields.value = f.fields;
+        settings.value = f.settings;
+      })
+      .catch((e) => (error.value = errorText(e)));
+    api(`/forms/${encodeURIComponent(props.id)}/embed`)
+      .then((r) => (embed.value = r.data.html))
+      .catch(() => {});
+  }, [props.id]);
+
+  const preview = useComputed(() => {
+    const vars: Record<string, string> = { ...SAMPLE_BUILTINS, formName: name.value || "Your form", date: "May 1, 2026", time: "9:30 AM" };
+    for (const f of fields.value) if (!(f.name in SAMPLE_BUILTINS)) vars[f.name] = f.label ? `(${f.label})` : SAMPLE_BY_TYPE[f.type] ?? "Sample";
+    const text = renderTemplate(template.value, vars).content;
+    return { text, info: smsInfo(text), chars: [...text].length };
+  });
+
+  function setField(i: number, patch: Partial<Field>) {
+    fields.value = fields.value.map((f, j) => (j === i ? { ...f, ...patch } : f));
+  }
+  function setSetting(k: string, v: unknown) {
+    settings.value = { ...settings.value, [k]: v };
+  }
+  async function save(e: Event) {
+    e.preventDefault();
+    error.value = "";
+    fieldErrors.value = [];
+    const s = { ...settings.value };
+    if (!props.id && recommended.value) s.protection = "recommended";
+    const body = { name: name.value.trim(), description: description.value.trim() || null, messageTemplate: template.value, fields: fields.value, settings: s };
+    try {
+      const r = props.id
+        ? await api(`/forms/${encodeURIComponent(props.id)}`, { method: "PUT", json: body })
+        : await api("/forms", { method: "POST", json: body });
+      notice.value = props.id ? "Form saved." : "Form created.";
+      if (!props.id) navigate(`/forms/${encodeURIComponent(r.data.form.id)}`, true);
+      else form.value = r.data.form;
+    } catch (err) {
+      error.value = errorText(err);
+      if (err instanceof ApiError && Array.isArray(err.body?.errors)) fieldErrors.value = err.body.errors;
+    }
+  }
+  async function rotate() {
+    rotating.value = false;
+    if (!props.id) return;
+    try {
+      const r = await api(`/forms/${encodeURIComponent(props.id)}/rotate-webhook`, { method: "POST" });
+      form.value = { ...form.value!, webhookUrl: r.data.webhookUrl };
+      notice.value = "New webhook address made: the old one stopped working. Update your website.";
+      api(`/forms/${encodeURIComponent(props.id)}/embed`).then((x) => (embed.value = x.data.html));
+    } catch (err) {
+      notice.value = errorText(err);
+    }
+  }
+
+  const p = preview.value;
+  return (
+    <section>
+      <p>
+        <a href="/forms">← All forms</a>
+      </p>
+      <h1>Forms: {props.id ? `edit ${form.value?.name ?? ""}` : "new form"}</h1>
+      <form class="editor" onSubmit={save}>
+        <div class="editor-main">
+          <span class="field wide">
+            <label for="form-name">Form name</label>
+            <input id="form-name" required maxLength={100} value={name.value} onInput={(e) => (name.value = (e.target as HTMLInputElement).value)} />
+          </span>
+          <span class="field wide">
+            <label for="form-description">Description (for you)</label>
+            <input id="form-description" value={description.value} onInput={(e) => (description.value = (e.target as HTMLInputElement).value)} />
+          </span>
+          <fieldset>
+            <legend>Fields of the form (besides the phone number)</legend>
+            {fields.value.map((f, i) => (
+              <div class="field-row" key={i}>
+                <span class="field">
+                  <label for={`field-name-${i}`}>Field {i + 1} name</label>
+                  <input id={`field-name-${i}`} required value={f.name} onInput={(e) => setField(i, { name: (e.target as HTMLInputElement).value.trim() })} />
+                </span>
+                <span class="field">
+                  <label for={`field-type-${i}`}>Field {i + 1} type</label>
+                  <select id={`field-type-${i}`} value={f.type} onChange={(e) => setField(i, { type: (e.target as HTMLSelectElement).value })}>
+                    {FIELD_TYPES.map((t) => (
+                      <option key={t} value={t}>{t}</option>
+                    ))}
+                  </select>
+                </span>
+                <span class="field">
+                  <label for={`field-label-${i}`}>Field {i + 1} label</label>
+                  <input id={`field-label-${i}`} value={f.label ?? ""} onInput={(e) => setField(i, { label: (e.target as HTMLInputElement).value || undefined })} />
+                </span>
+                <span class="field">
+                  <label for={`field-max-${i}`}>Field {i + 1} maximum length</label>
+                  <input
+                    id={`field-max-${i}`}
+                    type="number"
+                    min={1}
+                    value={f.validation?.maxLength ?? ""}
+                    onInput={(e) => {
+                      const v = (e.target as HTMLInputElement).value;
+                      const { maxLength: _drop, ...rest } = f.validation ?? {};
+                      setField(i, { validation: v ? { ...rest, maxLength: Number(v) } : Object.keys(rest).length ? rest : undefined });
+                    }}
+                  />
+                </span>
+                <label class="check">
+                  <input type="checkbox" checked={!!f.required} onChange={(e) => setField(i, { required: (e.target as HTMLInputElement).checked })} /> Field {i + 1} required
+                </label>
+                <button type="button" class="secondary" aria-label={`Remove field ${i + 1}`} onClick={() => (fields.value = fields.value.filter((_, j) => j !== i))}>
+                  Remove
+                </button>
+              </div>
+            ))}
+            <button type="button" class="secondary" onClick={() => (fields.value = [...fields.value, { name: "", type: "text", required: false }])}>
+              Add a field
+            </button>
+          </fieldset>
+          <span class="field wide">
+            <label for="form-template">Text message template</label>
+            <textarea id="form-template" rows={4} maxLength={1600} required value={template.value} onInput={(e) => (template.value = (e.target as HTMLTextAreaElement).value)} aria-describedby="template-help" />
+            <small id="template-help">
+              Use {"{{firstName}}"}, {"{{formName}}"} or any field's name in double braces.
+            </small>
+          </span>
+          <fieldset>
+            <legend>Sending</legend>
+            <span class="field">
+              <label for="form-zone">Time zone</label>
+              <select id="form-zone" value={settings.value.timezone ?? "UTC"} onChange={(e) => setSetting("timezone", (e.target as HTMLSelectElement).value)}>
+                {(zones.includes(settings.value.timezone ?? "UTC") ? zones : [settings.value.timezone ?? "UTC", ...zones]).map((z) => (
+                  <option key={z} value={z}>{z}</option>
+                ))}
+              </select>
+            </span>
+            <span class="field">
+              <label for="form-delay">Delay before sending (minutes)</label>
+              <input id="form-delay" type="number" min={0} value={settings.value.delayMinutes ?? 0} onInput={(e) => setSetting("delayMinutes", Number((e.target as HTMLInputElement).value))} />
+            </span>
+            <span class="field">
+              <label for="form-daily">Daily limit (empty: none)</label>
+              <input id="form-daily" type="number" min={1} value={settings.value.rateLimitPerDay ?? ""} onInput={(e) => setSetting("rateLimitPerDay", (e.target as HTMLInputElement).value ? Number((e.target as HTMLInputElement).value) : null)} />
+            </span>
+            <span class="field">
+              <label for="form-priority">Priority</label>
+              <select id="form-priority" value={settings.value.defaultPriority ?? "normal"} onChange={(e) => setSetting("defaultPriority", (e.target as HTMLSelectElement).value)}>
+                {PRIORITIES.map((x) => (
+                  <option key={x} value={x}>{x}</option>
+                ))}
+              </select>
+            </span>
+            <span class="field">
+              <label for="form-quiet-start">Quiet hours from</label>
+              <input id="form-quiet-start" type="time" value={settings.value.quietHours?.start ?? ""} onInput={(e) => setQuiet("start", (e.target as HTMLInputElement).value)} />
+            </span>
+            <span class="field">
+              <label for="form-quiet-end">Quiet hours until</label>
+              <input id="form-quiet-end" type="time" value={settings.value.quietHours?.end ?? ""} onInput={(e) => setQuiet("end", (e.target as HTMLInputElement).value)} />
+            </span>
+            {!props.id ? (
+              <label class="check">
+                <input type="checkbox" checked={recommended.value} onChange={(e) => (recommended.value = (e.target as HTMLInputElement).checked)} /> Use the recommended protections for a public
+                form (duplicate window, per-address and per-number limits, your country only)
+              </label>
+            ) : null}
+          </fieldset>
+          {fieldErrors.value.length ? (
+            <ul class="error" role="alert">
+              {fieldErrors.value.map((x) => (
+                <li key={x.field + x.message}>{x.field}: {x.message}</li>
+              ))}
+            </ul>
+          ) : error.value ? (
+            <p class="error" role="alert">{error.value}</p>
+          ) : null}
+          <p>
+            <button type="submit">{props.id ? "Save form" : "Create form"}</button> <span aria-live="polite">{notice.value}</span>
+          </p>
+        </div>
+        <aside class="preview" aria-labelledby="preview-title">
+          <h2 id="preview-title">Preview</h2>
+          <blockquote class="sms">{p.text}</blockquote>
+          <p aria-live="polite" class="preview-figures" data-testid="preview-figures">
+            {p.chars} characters · {p.info.encoding} · {p.info.segments} {p.info.segments === 1 ? "segment" : "segments"}
+          </p>
+          {p.info.encoding === "UCS-2" ? <p class="hint">A character outside the standard SMS alphabet (an emoji, curly quotes…) makes every part hold only 70 characters.</p> : null}
+        </aside>
+      </form>
+      {form.value ? (
+        <>
+          <h2>Webhook address</h2>
+          <p>
+            <code>{form.value.webhookUrl}</code>{" "}
+            <button type="button" class="secondary" onClick={() => copy(form.value!.webhookUrl, (m) => (notice.value = m))}>Copy webhook address</button>{" "}
+            <button type="button" class="secondary" onClick={() => (rotating.value = true)}>Make a new address</button>
+          </p>
+          {embed.value ? (
+            <>
+              <h2>Embed on your website</h2>
+              <label for="embed-code">HTML to paste into your page</label>
+              <textarea id="embed-code" class="code" rows={8} readOnly value={embed.value} />
+              <p>
+                <button type="button" class="secondary" onClick={() => copy(embed.value, (m) => (notice.value = m))}>Copy the HTML</button>
+              </p>
+            </>
+          ) : null}
+          <Confirm
+            open={rotating.value}
+            title="Make a new webhook address?"
+            body="The current address stops working at once; contacts, messages and statistics stay with the form. Update every website or tool that posts to it."
+            action="Make a new address"
+            onConfirm={rotate}
+            onCancel={() => (rotating.value = false)}
+          />
+        </>
+      ) : null}
+    </section>
+  );
+
+  function setQuiet(part: "start" | "end", v: string) {
+    const q = { start: settings.value.quietHours?.start ?? "", end: settings.value.quietHours?.end ?? "", [part]: v };
+    setSetting("quietHours", q.start && q.end ? q : null);
+  }
+}
