@@ -174,6 +174,40 @@ describe("desktop, 1280 px", () => {
     expect(errors).toEqual([]);
   }, 30_000);
 
+  test("a 5-row CSV is imported through the mapping step, with a preview of the first rows and their problems", async () => {
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Contacts", exact: true }).click();
+    await page.getByRole("link", { name: "Import contacts" }).click();
+    await page.getByRole("heading", { level: 1, name: "Contacts: import" }).waitFor();
+    const csv = [
+      "Cell,Vorname,Nachname,Company,Memo",
+      "+14155550201,Grace,Hopper,Navy,x",
+      "+14155550202,Alan,Turing,Bletchley,x",
+      "+14155550203,Katherine,Johnson,NASA,x",
+      "12,Nobody,Wrong,None,x",
+      "+14155550205,Margaret,Hamilton,MIT,x",
+    ].join("\n");
+    await page.getByLabel("CSV or Excel file").setInputFiles({ name: "people.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    // Recognised by name; the rest is the owner's choice.
+    expect(await page.getByLabel("Import column Cell as").inputValue()).toBe("phoneNumber");
+    expect(await page.getByLabel("Import column Vorname as").inputValue()).toBe("");
+    await page.getByLabel("Import column Vorname as").selectOption("firstName");
+    await page.getByLabel("Import column Nachname as").selectOption("lastName");
+    await page.getByLabel("Import column Company as").selectOption("customFields.Company");
+    const preview = page.getByTestId("import-preview");
+    await preview.getByRole("columnheader", { name: "Custom field Company" }).waitFor();
+    expect(await preview.locator("tbody tr").count()).toBe(5);
+    await page.getByText("Row 5: no phone number").waitFor();
+    await expectAccessible(page, "the import's mapping step");
+    await screenshot(page, "contacts-import-1280");
+    await page.getByRole("button", { name: "Import contacts" }).click();
+    await page.getByText("Imported: 4 added, 0 updated, 1 row(s) refused.").waitFor();
+    const found = await server.api("/contacts?search=Hamilton");
+    const margaret = (await server.api(`/contacts/${found.data.contacts[0].id}`)).data.contact;
+    expect(margaret.customFields).toEqual({ Company: "MIT" });
+    expect(margaret.firstName).toBe("Margaret");
+    expect(errors).toEqual([]);
+  }, 30_000);
+
   test("Settings: a key is created and shown once; a standard key's session cannot see API keys; revoking the key from the page ends that session", async () => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings", exact: true }).click();
     await page.getByRole("heading", { level: 2, name: "API keys" }).waitFor();

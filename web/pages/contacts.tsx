@@ -4,6 +4,7 @@ import { api, errorText, isAdmin } from "../api";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
 import { Select } from "./messages";
+import { ContactImport } from "./contact-import";
 
 interface Contact {
   id: string;
@@ -41,6 +42,7 @@ export const parseTags = (text: string) => [...new Set(text.split(",").map((t) =
 
 export function Contacts() {
   const id = path.value.split("/")[2];
+  if (id === "import") return <ContactImport />;
   return id ? <ContactPage id={decodeURIComponent(id)} /> : <ContactList />;
 }
 
@@ -117,6 +119,9 @@ function ContactList() {
         <h1>Contacts</h1>
         {isAdmin() ? (
           <span class="head-actions">
+            <a class="button-link" href="/contacts/import">
+              Import contacts
+            </a>
             <a class="button-link" href={`/v1/contacts/export?${exportQuery}`} download>
               Export to Excel
             </a>

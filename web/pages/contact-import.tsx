@@ -1,0 +1,220 @@
+import { useSignal, useComputed } from "@preact/signals";
+import Papa from "papaparse";
+import { api, errorText } from "../api";
+import { importTarget } from "../../src/domain/import-columns";
+
+/** What a column can become: the import's own column names (the server reads them). */
+const TARGETS: Array<[string, string]> = [
+  ["", "Do not import"],
+  ["phoneNumber", "Phone number"],
+  ["firstName", "First name"],
+  ["lastName", "Last name"],
+  ["Name", "Full name (split into first and last)"],
+  ["email", "E-mail"],
+  ["status", "Status"],
+  ["tags", "Tags (separated by ;)"],
+  ["notes", "Notes"],
+  ["source", "Source"],
+];
+const PREVIEW_ROWS = 5;
+const E164ISH = /\d{6,}/;
+
+interface Parsed {
+  header: string[];
+  rows: string[][];
+}
+
+function guess(header: string): string {
+  const t = importTarget(header);
+  if (!t || t.kind === "ignored") return "";
+  if (t.kind === "fullName") return "Name";
+  if (t.kind === "custom") return `customFields.${t.name}`;
+  return TARGETS.some(([v]) => v === t.name) ? t.name : "";
+}
+
+/**
+ * Contacts → Import: a CSV is read here first, so the owner says which column is which and sees
+ * the first rows (and their problems) before anything is written; the server then imports the
+ * re-written CSV (upsert by phone). An Excel file is sent as it is, read by its column names.
+ */
+export function ContactImport() {
+  const file = useSignal<File | null>(null);
+  const parsed = useSignal<Parsed | null>(null);
+  const mapping = useSignal<string[]>([]);
+  const error = useSignal("");
+  const busy = useSignal(false);
+  const result = useSignal<{ created: number; updated: number; errors: Array<{ row: number; field: string; message: string }> } | null>(null);
+
+  async function choose(e: Event) {
+    const f = (e.target as HTMLInputElement).files?.[0] ?? null;
+    file.value = f;
+    parsed.value = null;
+    result.value = null;
+    error.value = "";
+    if (!f) return;
+    if (/\.xlsx$/i.test(f.name)) return;
+    const out = Papa.parse<string[]>(await f.text(), { skipEmptyLines: "greedy" });
+    if (!out.data.length) {
+      error.value = "The file is empty.";
+      return;
+    }
+    const [header, ...rows] = out.data;
+    parsed.value = { header, rows };
+    mapping.value = header.map(guess);
+  }
+
+  const preview = useComputed(() => {
+    const p = parsed.value;
+    if (!p) return null;
+    const cols = mapping.value.map((m, i) => ({ m, i })).filter((c) => c.m);
+    const phone = mapping.value.indexOf("phoneNumber");
+    const problems: string[] = [];
+    if (phone < 0) problems.push("Choose which column holds the phone number.");
+    const rows = p.rows.slice(0, PREVIEW_ROWS).map((r, n) => {
+      const issue = phone >= 0 && !E164ISH.test((r[phone] ?? "").replace(/\D/g, "")) ? `Row ${n + 2}: no phone number` : null;
+      if (issue) problems.push(issue);
+      return cols.map((c) => r[c.i] ?? "");
+    });
+    const dup = mapping.value.filter((m, i) => m && mapping.value.indexOf(m) !== i);
+    if (dup.length) problems.push(`Two columns are set to ${[...new Set(dup)].join(", ")}: choose one.`);
+    return { heads: cols.map((c) => TARGETS.find(([v]) => v === c.m)?.[1] ?? c.m.replace("customFields.", "Custom field ")), rows, problems, total: p.rows.length };
+  });
+
+  async function submit() {
+    const f = file.value;
+    if (!f) return;
+    busy.value = true;
+    error.value = "";
+    try {
+      let body: BodyInit = f;
+      let type = f.type || "application/octet-stream";
+      const p = parsed.value;
+      if (p) {
+        const keep = mapping.value.map((m, i) => ({ m, i })).filter((c) => c.m);
+        body = Papa.unparse([keep.map((c) => c.m), ...p.rows.map((r) => keep.map((c) => r[c.i] ?? ""))]);
+        type = "text/csv";
+      }
+      const r = await api("/contacts/import", { method: "POST", body, headers: { "Content-Type": type } });
+      result.value = r.data;
+    } catch (e) {
+      error.value = errorText(e);
+    } finally {
+      busy.value = false;
+    }
+  }
+
+  const pv = preview.value;
+  return (
+    <section>
+      <p>
+        <a href="/contacts">← All contacts</a>
+      </p>
+      <h1>Contacts: import</h1>
+      <p>
+        A CSV or Excel file with a header row. A contact whose phone number is already known is updated, the others are added. For a CSV you choose below which column
+        is which; an Excel file is read by its column names (Phone, First Name, E-mail, Tags…).
+      </p>
+      <span class="field">
+        <label for="import-file">CSV or Excel file</label>
+        <input id="import-file" type="file" accept=".csv,text/csv,.xlsx,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" onChange={choose} />
+      </span>
+      {error.value ? <p class="error" role="alert">{error.value}</p> : null}
+      {parsed.value ? (
+        <>
+          <h2>1. Which column is which</h2>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Column in the file</th>
+                  <th scope="col">First value</th>
+                  <th scope="col">Import as</th>
+                </tr>
+              </thead>
+              <tbody>
+                {parsed.value.header.map((h, i) => (
+                  <tr key={i}>
+                    <th scope="row">{h || `(column ${i + 1})`}</th>
+                    <td>{parsed.value!.rows[0]?.[i] ?? ""}</td>
+                    <td>
+                      <select
+                        aria-label={`Import column ${h || i + 1} as`}
+                        value={mapping.value[i]}
+                        onChange={(e) => (mapping.value = mapping.value.map((m, j) => (j === i ? (e.target as HTMLSelectElement).value : m)))}
+                      >
+                        {[...TARGETS, [`customFields.${h}`, `Custom field “${h}”`] as [string, string]].map(([v, t]) => (
+                          <option key={v} value={v}>{t}</option>
+                        ))}
+                      </select>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {pv ? (
+            <>
+              <h2>2. Preview of the first rows</h2>
+              <p>{pv.total} row(s) in the file.</p>
+              <div class="table-wrap">
+                <table data-testid="import-preview">
+                  <thead>
+                    <tr>
+                      {pv.heads.map((h) => (
+                        <th scope="col" key={h}>{h}</th>
+                      ))}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {pv.rows.map((r, n) => (
+                      <tr key={n}>
+                        {r.map((v, j) => (
+                          <td key={j}>{v}</td>
+                        ))}
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              {pv.problems.length ? (
+                <ul class="warning-list" aria-label="Problems found">
+                  {pv.problems.map((x) => (
+                    <li class="warning" key={x}>{x}</li>
+                  ))}
+                </ul>
+              ) : null}
+            </>
+          ) : null}
+        </>
+      ) : null}
+      {file.value ? (
+        <p>
+          <button type="button" disabled={busy.value || (pv ? pv.problems.some((x) => !x.startsWith("Row")) : false)} onClick={submit}>
+            Import contacts
+          </button>
+        </p>
+      ) : null}
+      {result.value ? (
+        <div role="status" class="notice">
+          <p>
+            <strong>
+              Imported: {result.value.created} added, {result.value.updated} updated, {new Set(result.value.errors.map((x) => x.row)).size} row(s) refused.
+            </strong>
+          </p>
+          {result.value.errors.length ? (
+            <ul>
+              {result.value.errors.map((x, i) => (
+                <li key={i}>
+                  Row {x.row}, {x.field}: {x.message}
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          <p>
+            <a href="/contacts">See the contacts</a>
+          </p>
+        </div>
+      ) : null}
+    </section>
+  );
+}
