@@ -11,12 +11,13 @@ import { NotYet } from "./pages/not-yet";
 import { Contacts } from "./pages/contacts";
 import { Settings } from "./pages/settings";
 import { Forms } from "./pages/forms";
+import { Conversations } from "./pages/conversations";
 
 const PAGES = [
   { href: "/overview", name: "Overview", view: Overview },
   { href: "/forms", name: "Forms", view: Forms },
   { href: "/messages", name: "Messages", view: Messages },
-  { href: "/conversations", name: "Conversations", view: () => <NotYet name="Conversations" api="/v1/conversations" /> },
+  { href: "/conversations", name: "Conversations", view: Conversations },
   { href: "/contacts", name: "Contacts", view: Contacts },
   { href: "/broadcasts", name: "Broadcasts", view: () => <NotYet name="Broadcasts" api="/v1/broadcasts" /> },
   { href: "/devices", name: "Devices", view: () => <NotYet name="Devices" /> },

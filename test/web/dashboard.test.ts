@@ -174,6 +174,31 @@ describe("desktop, 1280 px", () => {
     expect(errors).toEqual([]);
   }, 30_000);
 
+  test("a reply from a contact appears in Conversations as unread; the thread is read and answered", async () => {
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Conversations", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Conversations" }).waitFor();
+    await page.getByRole("status").filter({ hasText: "Live" }).waitFor();
+    await server.api("/messages/inbound", { method: "POST", json: { from: "+14155550123", body: "Are you open on Sunday?", receivedAt: new Date().toISOString() } });
+    const link = page.getByRole("link", { name: /Ada.*1 unread/ });
+    await link.waitFor(); // live: no reload
+    await expectAccessible(page, "Conversations");
+    await screenshot(page, "conversations-list-1280");
+    await link.click();
+    await page.getByRole("heading", { level: 1, name: "Conversations: Ada" }).waitFor();
+    await page.getByText("Are you open on Sunday?").waitFor();
+    await page.getByLabel("Reply").fill("Yes, from 10 to 4.");
+    await page.getByRole("button", { name: "Send reply" }).click();
+    await page.getByText("Reply queued.").waitFor();
+    await page.locator(".bubble.outbound", { hasText: "Yes, from 10 to 4." }).waitFor();
+    await expectAccessible(page, "a conversation");
+    await screenshot(page, "conversation-1280");
+    const list = await server.api("/conversations");
+    const ada = list.data.conversations.find((c: any) => c.contact.phoneNumber === "+14155550123");
+    expect(ada.unreadCount).toBe(0);
+    expect(ada.lastMessage.preview).toContain("Yes, from 10 to 4.");
+    expect(errors).toEqual([]);
+  }, 30_000);
+
   test("a 5-row CSV is imported through the mapping step, with a preview of the first rows and their problems", async () => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Contacts", exact: true }).click();
     await page.getByRole("link", { name: "Import contacts" }).click();

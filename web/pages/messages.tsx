@@ -3,6 +3,7 @@ import { useSignal, useComputed } from "@preact/signals";
 import { api, errorText } from "../api";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
+import { LiveBadge, useLiveMessages } from "../live";
 
 interface Message {
   id: string;
@@ -31,8 +32,6 @@ const SORTS: Array<[string, string]> = [
   ["priority", "Priority"],
 ];
 const FILTER_KEYS = ["status", "priority", "sortBy", "order", "page"];
-/** Live changes arrive in bursts (a broadcast): the list is fetched again at most this often. */
-const LIVE_REFRESH_MS = 400;
 
 export function Messages() {
   const id = path.value.split("/")[2];
@@ -45,7 +44,6 @@ function MessageList() {
   const error = useSignal("");
   const notice = useSignal("");
   const selected = useSignal<Set<string>>(new Set());
-  const live = useSignal<"connecting" | "live" | "off">("connecting");
   const reloads = useRef(0);
 
   const query = () => {
@@ -73,22 +71,7 @@ function MessageList() {
   }, [search.value]);
 
   // New, sent and failed messages appear without a reload: the server pushes each change.
-  useEffect(() => {
-    const es = new EventSource("/v1/live/messages");
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    es.onopen = () => (live.value = "live");
-    es.onerror = () => (live.value = es.readyState === EventSource.CLOSED ? "off" : "connecting");
-    es.addEventListener("message", () => {
-      timer ??= setTimeout(() => {
-        timer = undefined;
-        load();
-      }, LIVE_REFRESH_MS);
-    });
-    return () => {
-      clearTimeout(timer);
-      es.close();
-    };
-  }, []);
+  const live = useLiveMessages(() => load());
 
   function setParam(k: string, v: string) {
     const q = new URLSearchParams(search.value);
@@ -130,9 +113,7 @@ function MessageList() {
     <section>
       <div class="page-head">
         <h1>Messages</h1>
-        <span class={`live live-${live.value}`} role="status">
-          {live.value === "live" ? "Live" : live.value === "connecting" ? "Connecting…" : "Not live: reload to reconnect"}
-        </span>
+        <LiveBadge state={live.value} />
       </div>
       <Compose onQueued={(msg) => ((notice.value = msg), load())} />
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter and sort messages">

@@ -1,0 +1,186 @@
+import { useEffect, useRef } from "preact/hooks";
+import { useSignal } from "@preact/signals";
+import { api, errorText } from "../api";
+import { fmtDate } from "../format";
+import { path } from "../router";
+import { LiveBadge, useLiveMessages } from "../live";
+
+interface ContactSummary {
+  id: string;
+  firstName: string | null;
+  lastName: string | null;
+  phoneNumber: string;
+  status: string;
+  optedOut: boolean;
+}
+interface Conversation {
+  contactId: string;
+  contact: ContactSummary;
+  unreadCount: number;
+  lastActivityAt: string;
+  lastMessage: { id: string; direction: "outbound" | "inbound"; preview: string; at: string } | null;
+}
+interface ThreadMessage {
+  id: string;
+  direction: "outbound" | "inbound";
+  content: string;
+  status: string;
+  at: string;
+  failureReason: string | null;
+  keyword: string | null;
+}
+
+const who = (c: ContactSummary) => [c.firstName, c.lastName].filter(Boolean).join(" ") || c.phoneNumber;
+/** The newest texts of a thread shown at once. */
+const THREAD_PAGE = 100;
+
+export function Conversations() {
+  const id = path.value.split("/")[2];
+  return id ? <Thread contactId={decodeURIComponent(id)} /> : <ConversationList />;
+}
+
+function ConversationList() {
+  const list = useSignal<{ conversations: Conversation[]; unreadTotal: number } | null>(null);
+  const error = useSignal("");
+  const searchText = useSignal("");
+  const unreadOnly = useSignal(false);
+  const load = () => {
+    const q = new URLSearchParams({ limit: "100" });
+    if (searchText.value.trim()) q.set("search", searchText.value.trim());
+    if (unreadOnly.value) q.set("unread", "true");
+    return api(`/conversations?${q}`)
+      .then((r) => ((list.value = r.data), (error.value = "")))
+      .catch((e) => (error.value = errorText(e)));
+  };
+  useEffect(() => {
+    load();
+  }, []);
+  const live = useLiveMessages(() => load());
+  const l = list.value;
+  return (
+    <section>
+      <div class="page-head">
+        <h1>Conversations</h1>
+        <LiveBadge state={live.value} />
+        {l ? <span class="summary">{l.unreadTotal} unread</span> : null}
+      </div>
+      <form
+        class="filters"
+        role="search"
+        aria-label="Find conversations"
+        onSubmit={(e) => {
+          e.preventDefault();
+          load();
+        }}
+      >
+        <span class="field">
+          <label for="conv-search">Search</label>
+          <input id="conv-search" type="search" value={searchText.value} onInput={(e) => (searchText.value = (e.target as HTMLInputElement).value)} />
+        </span>
+        <label class="check">
+          <input type="checkbox" checked={unreadOnly.value} onChange={(e) => ((unreadOnly.value = (e.target as HTMLInputElement).checked), load())} /> Unread only
+        </label>
+        <button type="submit" class="secondary">Search</button>
+      </form>
+      {error.value ? <p class="error" role="alert">{error.value}</p> : null}
+      {l ? (
+        l.conversations.length ? (
+          <ul class="conversations">
+            {l.conversations.map((c) => (
+              <li key={c.contactId} class={c.unreadCount ? "unread" : ""}>
+                <a href={`/conversations/${encodeURIComponent(c.contactId)}`}>
+                  <strong>{who(c.contact)}</strong>
+                  {c.unreadCount ? <span class="badge">{c.unreadCount} unread</span> : null}
+                  {c.contact.optedOut ? <span class="badge status-failed">opted out</span> : null}
+                </a>
+                <span class="conv-preview">
+                  {c.lastMessage ? `${c.lastMessage.direction === "inbound" ? "They: " : "You: "}${c.lastMessage.preview}` : ""}
+                </span>
+                <span class="when">{fmtDate(c.lastActivityAt)}</span>
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p>No conversations yet: they start when a contact is texted or writes back.</p>
+        )
+      ) : null}
+    </section>
+  );
+}
+
+function Thread(props: { contactId: string }) {
+  const contact = useSignal<ContactSummary | null>(null);
+  const messages = useSignal<ThreadMessage[]>([]);
+  const error = useSignal("");
+  const reply = useSignal("");
+  const notice = useSignal("");
+  const end = useRef<HTMLDivElement>(null);
+  async function load(markRead: boolean) {
+    try {
+      const r = await api(`/conversations/${encodeURIComponent(props.contactId)}?order=desc&limit=${THREAD_PAGE}`);
+      contact.value = r.data.contact;
+      messages.value = [...r.data.messages].reverse();
+      if (markRead && r.data.messages.some((m: ThreadMessage) => m.direction === "inbound")) {
+        await api(`/conversations/${encodeURIComponent(props.contactId)}/read`, { method: "POST" });
+      }
+      queueMicrotask(() => end.current?.scrollIntoView({ block: "nearest" }));
+    } catch (e) {
+      error.value = errorText(e);
+    }
+  }
+  useEffect(() => {
+    load(true);
+  }, [props.contactId]);
+  const live = useLiveMessages(() => load(true));
+  async function send(e: Event) {
+    e.preventDefault();
+    try {
+      await api("/messages", { method: "POST", json: { contactId: props.contactId, content: reply.value } });
+      reply.value = "";
+      notice.value = "Reply queued.";
+    } catch (err) {
+      notice.value = errorText(err);
+    }
+    load(false);
+  }
+  const c = contact.value;
+  return (
+    <section>
+      <p>
+        <a href="/conversations">← All conversations</a>
+      </p>
+      <div class="page-head">
+        <h1>Conversations: {c ? who(c) : "…"}</h1>
+        <LiveBadge state={live.value} />
+      </div>
+      {c ? (
+        <p>
+          {c.phoneNumber} · {c.status}
+          {c.optedOut ? " · opted out: replied STOP, so no text can be sent until they reply START" : ""} · <a href={`/contacts/${encodeURIComponent(c.id)}`}>Contact page</a>
+        </p>
+      ) : null}
+      {error.value ? <p class="error" role="alert">{error.value}</p> : null}
+      <ol class="thread" aria-label="Messages, oldest first">
+        {messages.value.map((m) => (
+          <li key={m.id} class={`bubble ${m.direction}`}>
+            <span class="visually-hidden">{m.direction === "inbound" ? "They wrote:" : "You sent:"}</span>
+            <span class="bubble-text">{m.content}</span>
+            <span class="when">
+              {fmtDate(m.at)}
+              {m.direction === "outbound" ? ` · ${m.status}${m.failureReason ? ` (${m.failureReason})` : ""}` : m.keyword ? ` · keyword ${m.keyword}` : ""}
+            </span>
+          </li>
+        ))}
+      </ol>
+      <div ref={end} />
+      {c && !c.optedOut ? (
+        <form class="reply" onSubmit={send}>
+          <label for="reply-text">Reply</label>
+          <textarea id="reply-text" rows={3} maxLength={1600} required value={reply.value} onInput={(e) => (reply.value = (e.target as HTMLTextAreaElement).value)} />
+          <button type="submit">Send reply</button>
+          <span aria-live="polite">{notice.value}</span>
+        </form>
+      ) : null}
+    </section>
+  );
+}
