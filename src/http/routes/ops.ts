@@ -8,6 +8,7 @@ import { VERSION } from "../../version";
 import { backupDatabase, backupFileName } from "../../services/backups";
 import { buildOpenApi } from "../openapi";
 import { DOCS_HTML } from "../docs-page";
+import { Media } from "../models/common";
 
 export const HealthResponse = t.Object({
   status: t.UnionEnum(["ok", "unavailable"]),
@@ -73,9 +74,13 @@ export function opsRoutes(deps: AppDeps) {
         if (!openapiCache || openapiCache.n !== routes.length) openapiCache = { n: routes.length, doc: JSON.stringify(buildOpenApi(routes), null, 2) };
         return new Response(openapiCache.doc, { headers: { "Content-Type": "application/json; charset=utf-8" } });
       },
-      { detail: { summary: "This OpenAPI 3.1 document (no key)", tags: ["Operations"] } },
+      {
+        response: { 200: Media({ "application/json": t.Object({ openapi: t.Literal("3.1.0") }, { additionalProperties: true }) }, { description: "The OpenAPI 3.1 document" }) },
+        detail: { summary: "This OpenAPI 3.1 document (no key)", tags: ["Operations"] },
+      },
     )
     .get("/v1/docs", () => new Response(DOCS_HTML, { headers: { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'" } }), {
+      response: { 200: Media({ "text/html": t.String() }, { description: "A self-contained HTML page" }) },
       detail: { summary: "Browsable API docs (HTML, works offline; no key)", tags: ["Operations"] },
     })
     .post(
@@ -102,11 +107,14 @@ export function opsRoutes(deps: AppDeps) {
         }
       },
       {
+        response: {
+          200: Media({ "application/vnd.sqlite3": t.String({ format: "binary" }) }, { description: "The database file", headers: ["Content-Disposition"] }),
+        },
         detail: {
+          "x-errors": ["SERVICE_UNAVAILABLE"],
           summary: "Download a fresh, integrity-checked backup of the whole database (admin)",
           description: "Streams a consistent SQLite copy (`application/vnd.sqlite3`) made while the server keeps running. Covers every account on this server.",
           tags: ["Operations"],
-          responses: { 200: { description: "The database file", content: { "application/vnd.sqlite3": { schema: { type: "string", format: "binary" } } } }, 503: { description: "The backup could not be made", content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } } } },
         },
       },
     );
@@ -118,11 +126,8 @@ export function opsRoutes(deps: AppDeps) {
       return new Response(deps.metrics.render({ uptimeSeconds }), { headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" } });
     },
     {
-      detail: {
-        summary: "Prometheus metrics (admin key; disabled with --metrics=false)",
-        tags: ["Operations"],
-        responses: { 200: { description: "Prometheus text format", content: { "text/plain": { schema: { type: "string" } } } } },
-      },
+      response: { 200: Media({ "text/plain": t.String() }, { description: "Prometheus text format" }) },
+      detail: { summary: "Prometheus metrics (admin key; disabled with --metrics=false)", tags: ["Operations"] },
     },
   );
 }

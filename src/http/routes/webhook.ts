@@ -6,6 +6,7 @@ import { IDEMPOTENCY_KEY_MAX } from "../../services/submissions";
 import { WEBHOOK_BODY_LIMIT } from "../server";
 import { stateOf } from "../context";
 import { JSON_TYPE, readLimitedBody } from "../body";
+import { Preflight, SubmissionAnswer, WebhookRequest } from "../models/webhook";
 
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 
@@ -63,6 +64,7 @@ export function webhookRoutes(deps: AppDeps) {
   const { submissions, webhookLimiter, config } = deps;
   return new Elysia({ name: "webhook-routes", prefix: "/v1/forms" })
     .options("/:id/webhook", () => new Response(null, { status: 204, headers: PREFLIGHT_HEADERS }), {
+      response: { 204: Preflight },
       detail: { summary: "CORS preflight for the webhook (any origin)", tags: ["Webhook"] },
     })
     .post(
@@ -129,6 +131,10 @@ export function webhookRoutes(deps: AppDeps) {
           headers: answer.created ? { "Content-Type": "application/json" } : { "Content-Type": "application/json", "Idempotent-Replayed": "true" },
         });
       },
-      { parse: "none", detail: { summary: "Submit a form: creates or updates a contact and queues a message (no API key)", tags: ["Webhook"] } },
+      {
+        parse: "none",
+        response: { 200: SubmissionAnswer },
+        detail: { summary: "Submit a form: creates or updates a contact and queues a message (no API key)", tags: ["Webhook"], ...WebhookRequest },
+      },
     );
 }
