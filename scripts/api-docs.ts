@@ -116,7 +116,7 @@ function operationMarkdown(doc: Json, method: string, path: string, op: Json): s
   const params: Json[] = op.parameters ?? [];
   if (params.length) {
     lines.push("| parameter | in | type | required | notes |", "|---|---|---|---|---|");
-    for (const p of params) lines.push(`| \`${p.name}\` | ${p.in} | ${typeText(p.schema ?? {})} | ${p.required ? "yes" : "no"} | ${esc(p.description ?? "")} |`);
+    for (const p of params) lines.push(`| \`${p.name}\` | ${p.in} | ${typeText(p.schema ?? {})} | ${p.required ? "yes" : "no"} | ${esc(p.description ?? p.schema?.description ?? "")} |`);
     lines.push("");
   }
   if (op.requestBody) {
@@ -128,9 +128,10 @@ function operationMarkdown(doc: Json, method: string, path: string, op: Json): s
     if (rows.length) lines.push(TABLE_HEAD, ...rows, "");
     else lines.push(`${typeText(schema)}${schema.description ? `: ${schema.description}` : ""}`, "");
   }
+  const isError = (r: Json) => Array.isArray(r["x-error-codes"]);
   for (const [status, rawResp] of Object.entries<Json>(op.responses ?? {})) {
-    if (Number(status) >= 400) continue;
     const resp = resolve(doc, rawResp);
+    if (isError(resp)) continue;
     const headers = Object.keys(resp.headers ?? {}).filter((h) => h !== "X-Request-Id" && !h.startsWith("X-RateLimit"));
     lines.push(`**${status}** ${resp.description ?? ""}${headers.length ? ` (headers: ${headers.map((h) => `\`${h}\``).join(", ")})` : ""}`, "");
     for (const [type, media] of Object.entries<Json>(resp.content ?? {})) {
@@ -143,7 +144,7 @@ function operationMarkdown(doc: Json, method: string, path: string, op: Json): s
       } else lines.push(`\`${type}\`: ${typeText(schema)}${schema.description ? ` — ${esc(schema.description)}` : ""}`, "");
     }
   }
-  const errors = Object.entries<Json>(op.responses ?? {}).filter(([s]) => Number(s) >= 400);
+  const errors = Object.entries<Json>(op.responses ?? {}).filter(([, r]) => isError(resolve(doc, r)));
   if (errors.length) {
     lines.push("Errors:", "");
     for (const [status, resp] of errors) {

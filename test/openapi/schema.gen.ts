@@ -3715,6 +3715,23 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Unavailable. Codes: FORM_DISABLED, SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     optionsV1FormsByIdWebhook: {

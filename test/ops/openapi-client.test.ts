@@ -36,7 +36,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "textwire-openapi-"));
   writeFileSync(join(dir, "openapi.json"), JSON.stringify(doc));
   // Lint runs in its own process while the calls below are made.
-  const proc = Bun.spawn(["node", REDOCLY, "lint", join(dir, "openapi.json"), "--format=json"], {
+  const proc = Bun.spawn([Bun.which("node") ?? process.execPath, REDOCLY, "lint", join(dir, "openapi.json"), "--format=json"], {
     cwd: dir,
     env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true", NO_UPDATE_NOTIFIER: "1", CI: "true" },
     stdout: "pipe",

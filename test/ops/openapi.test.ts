@@ -219,7 +219,7 @@ describe("response models are enforced", () => {
       .get("/x", () => ({ n: "not a number" }) as any, { response: { 200: t.Object({ n: t.Integer() }) } });
     const res = await app.handle(new Request("http://local/x"));
     expect(res.status).toBe(500);
-    expect((await res.json()).code).toBe("INTERNAL_ERROR");
+    expect(((await res.json()) as { code: string }).code).toBe("INTERNAL_ERROR");
     expect(logged.length).toBe(1);
   });
 });
