@@ -110,7 +110,7 @@ const TABLE_HEAD = "| field | type | required | notes |\n|---|---|---|---|";
 function operationMarkdown(doc: Json, method: string, path: string, op: Json): string {
   const lines: string[] = [`### ${method.toUpperCase()} ${path}`, "", op.summary ?? "", ""];
   const perm = op["x-required-permission"];
-  lines.push(`Key: ${perm === "none" ? "none" : perm === "admin_access" ? "`admin_access`" : "any key (`standard_access` or `admin_access`)"}.`);
+  lines.push(`Key: ${perm === "none" ? "none" : perm === "admin_access" ? "`admin_access`" : perm === "operator" ? "an operator key (`textwire keys create --operator`)" : "any key (`standard_access` or `admin_access`)"}.`);
   if (op["x-key-in-path"]) lines.push(`Also as \`${method.toUpperCase()} ${op["x-key-in-path"]}\` with the key in the path instead of the header.`);
   lines.push("");
   const params: Json[] = op.parameters ?? [];
@@ -149,7 +149,7 @@ function operationMarkdown(doc: Json, method: string, path: string, op: Json): s
     lines.push("Errors:", "");
     for (const [status, resp] of errors) {
       const codes: string[] = resp["x-error-codes"] ?? [];
-      lines.push(`- ${status}: ${codes.map((c) => (c === "INVALID_STATUS_TRANSITION" ? "'Invalid status transition' (no code)" : `\`${c}\``)).join(", ")}`);
+      lines.push(`- ${status}: ${codes.map((c) => `\`${c}\``).join(", ")}`);
     }
     lines.push("");
   }
@@ -160,7 +160,7 @@ function operationMarkdown(doc: Json, method: string, path: string, op: Json): s
 export function apiMarkdown(doc: Json): string {
   const guide = readFileSync(GUIDE, "utf8").trimEnd();
   const catalogue = Object.entries<number>(doc["x-error-codes"] ?? {})
-    .map(([code, status]) => `| ${code === "INVALID_STATUS_TRANSITION" ? "(none): message 'Invalid status transition'" : `\`${code}\``} | ${status} |`)
+    .map(([code, status]) => `| \`${code}\` | ${status} |`)
     .join("\n");
   const byTag = new Map<string, string[]>();
   for (const [path, ops] of Object.entries<Json>(doc.paths)) {

@@ -4,8 +4,10 @@ import { errorsPlugin } from "./http/plugins/errors";
 import { formsRoutes } from "./http/routes/forms";
 import { webhookRoutes } from "./http/routes/webhook";
 import { messagesRoutes } from "./http/routes/messages";
+import { broadcastsRoutes } from "./http/routes/broadcasts";
 import { contactsRoutes } from "./http/routes/contacts";
 import { opsRoutes } from "./http/routes/ops";
+import { inboundRoutes } from "./http/routes/inbound";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -13,8 +15,10 @@ export function createApp(deps: AppDeps) {
     .use(errorsPlugin(deps.logger))
     .use(formsRoutes(deps))
     .use(webhookRoutes(deps))
+    .use(inboundRoutes(deps))
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))
+    .use(broadcastsRoutes(deps))
     .use(opsRoutes(deps));
   // The OpenAPI document and the metrics' route labels are generated from what is registered.
   deps.routes = () => app.routes;

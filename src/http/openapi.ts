@@ -41,7 +41,8 @@ export function cleanSchema(schema: unknown): Json | undefined {
       return { ...typed, ...(description ?? typed.description ? { description: description ?? typed.description } : {}), ...(rest.default !== undefined ? { default: rest.default } : {}) };
     }
     const out: Json = {};
-    for (const [k, v] of Object.entries(s)) if (!DOC_KEYS.includes(k)) out[k] = walk(v);
+    // `error` is the schema's own 400 message (IntParam), not a JSON Schema keyword.
+    for (const [k, v] of Object.entries(s)) if (!DOC_KEYS.includes(k) && !(k === "error" && typeof v !== "object")) out[k] = walk(v);
     if (Array.isArray(s["x-required"])) out.required = s["x-required"];
     const pp = out.patternProperties;
     if (pp && Object.keys(pp).length === 1 && (Object.keys(pp)[0] === "^(.*)$" || Object.keys(pp)[0] === "^.*$")) {
@@ -100,7 +101,7 @@ const ROUTE_SPECIFIC_ERRORS = new Set<ErrorCode>([
   "DUPLICATE_PHONE_NUMBER",
   "INVALID_STATE",
   "LEASE_CONFLICT",
-  "INVALID_STATUS_TRANSITION",
+  "INVALID_TRANSITION",
   "QUOTA_EXCEEDED",
   "FORM_DISABLED",
   "SERVICE_UNAVAILABLE",
@@ -138,7 +139,7 @@ function headersObject(names: Iterable<string>): Json | undefined {
 function errorResponse(status: number, only?: ErrorCode[]): Json {
   const codes = only ?? codesByStatus.get(status) ?? [];
   return {
-    description: `${STATUS_TEXT[status] ?? "Error"}. Codes: ${codes.map((c) => (c === "INVALID_STATUS_TRANSITION" ? "'Invalid status transition' (no code)" : c)).join(", ")}`,
+    description: `${STATUS_TEXT[status] ?? "Error"}. Codes: ${codes.join(", ")}`,
     content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
     "x-error-codes": codes,
   };
@@ -178,7 +179,8 @@ function operationFor(r: RouteInfo): Json {
   const concrete = oaPath.replace(/\{[^}]+\}/g, "x");
   const kind = classify(concrete);
   const authed = kind === "api" || kind === "messages";
-  const admin = authed && requiredPermission(method, concrete).permission === "admin_access";
+  const need = authed ? requiredPermission(method, concrete).permission : "none";
+  const admin = need === "admin_access" || need === "operator";
 
   const parameters: Json[] = [];
   const params = cleanSchema(hooks.params);
@@ -207,7 +209,7 @@ function operationFor(r: RouteInfo): Json {
   const keyInPath = kind === "messages" ? `/v1/messages/{apiKey}${oaPath.slice("/v1/messages".length)}` : undefined;
   const description = [
     detail.description,
-    admin ? "Requires an **admin_access** key." : undefined,
+    admin ? (need === "operator" ? "Requires an **operator** key (`textwire keys create --operator`): it covers every account." : "Requires an **admin_access** key.") : undefined,
     keyInPath ? `Also reachable as \`${method} ${keyInPath}\` with the key as the first path segment instead of the Authorization header (the spec's form; see x-key-in-path).` : undefined,
   ].filter(Boolean);
 
@@ -216,7 +218,7 @@ function operationFor(r: RouteInfo): Json {
     summary: detail.summary ?? `${method} ${oaPath}`,
     ...(description.length ? { description: description.join("\n\n") } : {}),
     tags: detail.tags ?? [oaPath.split("/")[2] ?? "Other"],
-    "x-required-permission": authed ? (admin ? "admin_access" : "standard_access") : "none",
+    "x-required-permission": need,
     ...(keyInPath ? { "x-key-in-path": keyInPath } : {}),
     parameters,
   };
@@ -274,8 +276,9 @@ function operationFor(r: RouteInfo): Json {
   for (const s of [...errors].sort()) {
     if (responses[String(s)]) continue;
     let general = (codesByStatus.get(s) ?? []).filter((c) => !ROUTE_SPECIFIC_ERRORS.has(c));
-    if (s === 404) {
-      general = kind === "webhook" ? ["NOT_FOUND"] : oaPath.startsWith("/v1/forms") ? ["FORM_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/messages") ? ["MESSAGE_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/contacts") ? ["CONTACT_NOT_FOUND", "NOT_FOUND"] : ["NOT_FOUND"];
+    if (s === 404 && !oaPath.includes("{")) general = [];
+    else if (s === 404) {
+      general = kind === "webhook" ? ["NOT_FOUND"] : oaPath.startsWith("/v1/forms") ? ["FORM_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/messages") ? ["MESSAGE_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/contacts") ? ["CONTACT_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/broadcasts") ? ["BROADCAST_NOT_FOUND", "NOT_FOUND"] : ["NOT_FOUND"];
     }
     const codes = [...new Set([...general, ...(byStatus.get(s) ?? [])])];
     if (codes.length) responses[String(s)] = errorResponse(s, codes);
@@ -285,7 +288,7 @@ function operationFor(r: RouteInfo): Json {
   for (const [status, resp] of Object.entries<Json>(responses)) {
     const names = new Set<string>(["X-Request-Id", ...(resp["x-headers"] ?? [])]);
     const st = Number(status);
-    if ((authed && st !== 401) || (kind === "webhook" && method === "POST")) RATE_LIMIT_HEADERS.forEach((h) => names.add(h));
+    if ((authed && st !== 401) || kind === "webhook") RATE_LIMIT_HEADERS.forEach((h) => names.add(h));
     if (st === 429) names.add("Retry-After");
     // Any web page may post to a webhook and read the answer (CORS).
     if (kind === "webhook" && method === "POST") names.add("Access-Control-Allow-Origin").add("Access-Control-Expose-Headers");
@@ -319,7 +322,7 @@ export function buildOpenApi(routes: RouteInfo[]): Json {
 
   const errorCodes = Object.fromEntries(Object.entries(ERROR_CATALOGUE).map(([c, v]) => [c, v.status]));
   const table = Object.entries(ERROR_CATALOGUE)
-    .map(([c, v]) => `| ${c === "INVALID_STATUS_TRANSITION" ? "(none) 'Invalid status transition'" : c} | ${v.status} | ${v.message} |`)
+    .map(([c, v]) => `| ${c} | ${v.status} | ${v.message} |`)
     .join("\n");
   return {
     openapi: "3.1.0",
@@ -344,7 +347,7 @@ export function buildOpenApi(routes: RouteInfo[]): Json {
         bearerAuth: { type: "http", scheme: "bearer", description: KEY_FORMAT },
       },
       schemas: {
-        ErrorCode: { type: "string", enum: Object.keys(ERROR_CATALOGUE).filter((c) => c !== "INVALID_STATUS_TRANSITION") },
+        ErrorCode: { type: "string", enum: Object.keys(ERROR_CATALOGUE) },
         ErrorEnvelope: {
           type: "object",
           required: ["status", "message"],

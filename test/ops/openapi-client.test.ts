@@ -72,6 +72,7 @@ const ctx = {} as {
   manualMessageId: string;
   leaseToken: string;
   contactId: string;
+  broadcastId: string;
 };
 
 function expectHttp(r: { response: Response }, status: number) {
@@ -213,6 +214,37 @@ const CASES: Record<string, () => Promise<void>> = {
   },
   "POST /v1/contacts/search": async () => {
     expectHttp(await api.POST("/v1/contacts/search", { body: { customFields: { plan: "gold" } } }), 200);
+  },
+  "POST /v1/messages/inbound": async () => {
+    const text = { from: "+14155550123", body: "Yes please", deviceId: "phone-1", externalId: "sms-1" };
+    const r = await api.POST("/v1/messages/inbound", { body: text });
+    expectHttp(r, 201);
+    expect(r.data!.data.message.contactId).toBe(ctx.contactId);
+    expectHttp(await api.POST("/v1/messages/inbound", { body: text }), 200); // the phone's retry: stored once
+  },
+  "GET /v1/inbound": async () => {
+    const r = await api.GET("/v1/inbound", { params: { query: { contactId: ctx.contactId } } });
+    expectHttp(r, 200);
+    expect(r.data!.data.messages.length).toBe(1);
+  },
+  "POST /v1/broadcasts": async () => {
+    const body = { name: "Spring offer", content: "Hi {{firstName}}, 10% off this week", segment: { tags: ["vip"] } };
+    const dry = await api.POST("/v1/broadcasts", { params: { query: { dryRun: "true" } }, body });
+    expectHttp(dry, 200);
+    const r = await api.POST("/v1/broadcasts", { body: { ...body, scheduledFor: new Date(Date.now() + 86_400_000).toISOString() } });
+    expectHttp(r, 202);
+    const accepted = r.data!.data;
+    if (!("broadcastId" in accepted)) throw new Error("202 without broadcastId");
+    ctx.broadcastId = accepted.broadcastId;
+  },
+  "GET /v1/broadcasts": async () => {
+    expectHttp(await api.GET("/v1/broadcasts", {}), 200);
+  },
+  "GET /v1/broadcasts/{id}": async () => {
+    expectHttp(await api.GET("/v1/broadcasts/{id}", { params: { path: { id: ctx.broadcastId } } }), 200);
+  },
+  "POST /v1/broadcasts/{id}/cancel": async () => {
+    expectHttp(await api.POST("/v1/broadcasts/{id}/cancel", { params: { path: { id: ctx.broadcastId } } }), 200);
   },
   "GET /v1/contacts/analytics": async () => {
     expectHttp(await api.GET("/v1/contacts/analytics", { params: { query: { period: "30d" } } }), 200);

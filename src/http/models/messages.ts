@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Pagination, checked, Envelope, Timestamp, NullableTimestamp, NullableString, PageInfo, Deleted, literals } from "./common";
+import { IntParam, Pagination, checked, Envelope, Timestamp, NullableTimestamp, NullableString, PageInfo, Deleted, literals } from "./common";
 import { MESSAGE_STATUSES } from "../../domain/message-transitions";
 import { PRIORITIES } from "../../domain/form-definition";
 
@@ -51,21 +51,22 @@ export const ManualMessageBody = t.Object(
     content: checked(t.String({ minLength: 1, maxLength: 1600 }), "the text, 1-1600 characters"),
     priority: t.Optional(checked(Priority, "default normal")),
     scheduledFor: t.Optional(checked(t.String({ format: "date-time" }), "ISO 8601 timestamp; default now")),
+    maxAttempts: t.Optional(checked(t.Integer({ minimum: 1, maximum: 10 }), "attempts before a transient failure is final, 1-10 (default 2)")),
   },
   { "x-required": ["content"] },
 );
 
 export const NextBody = t.Optional(
   t.Object({
-    limit: t.Optional(t.Integer({ minimum: 1, maximum: 50, description: "messages to lease, 1-50 (default 1)" })),
-    leaseSeconds: t.Optional(t.Integer({ minimum: 30, maximum: 3600, description: "lease length, 30-3600 s (default 300)" })),
+    limit: t.Optional(IntParam("limit", 1, 50, { description: "messages to lease, 1-50 (default 1)" })),
+    leaseSeconds: t.Optional(IntParam("leaseSeconds", 30, 3600, { description: "lease length, 30-3600 s (default 300)" })),
     deviceId: t.Optional(t.String({ maxLength: 100, description: "free text naming the phone" })),
   }),
 );
 
 export const NextQuery = t.Object({
-  wait: t.Optional(t.Integer({ minimum: 0, maximum: 30, description: "long-poll up to this many seconds (0-30)" })),
-  leaseSeconds: t.Optional(t.Integer({ minimum: 30, maximum: 3600 })),
+  wait: t.Optional(IntParam("wait", 0, 30, { description: "long-poll up to this many seconds (0-30)" })),
+  leaseSeconds: t.Optional(IntParam("leaseSeconds", 30, 3600, { description: "lease length, 30-3600 s (default 300)" })),
   deviceId: t.Optional(t.String({ maxLength: 100 })),
 });
 

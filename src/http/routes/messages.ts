@@ -101,7 +101,7 @@ export function messagesRoutes(deps: AppDeps) {
         message: "Message status updated",
         data: deps.messages.updateStatus(authOf(request).accountId, params.id, body),
       }),
-      { params: IdParam, body: StatusBody, response: { 200: StatusAnswer }, detail: { summary: "Report or change a message's status", tags: ["Messages"], "x-errors": ["INVALID_STATUS_TRANSITION", "LEASE_CONFLICT"] } },
+      { params: IdParam, body: StatusBody, response: { 200: StatusAnswer }, detail: { summary: "Report or change a message's status", tags: ["Messages"], "x-errors": ["INVALID_TRANSITION", "LEASE_CONFLICT"] } },
     )
     .delete(
       "/:id",
