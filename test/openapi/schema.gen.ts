@@ -863,10 +863,10 @@ export interface operations {
     getV1Broadcasts: {
         parameters: {
             query?: {
-                /** @description page size, 1-100 */
-                limit?: string;
-                /** @description page number, from 1 */
-                page?: string;
+                /** @description page size, 1-100 (default 50) */
+                limit?: number;
+                /** @description page number, from 1 (default 1) */
+                page?: number;
             };
             header?: never;
             path?: never;
@@ -1009,19 +1009,36 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description the text, 1-1600 characters; may use {{firstName}}, {{lastName}}, {{fullName}}, {{phoneNumber}}, {{email}}, {{customFields.<name>}} */
-                    content: unknown;
+                    content: string;
                     /** @description attempts before a transient failure is final, 1-10 (default 2) */
-                    maxAttempts?: unknown;
+                    maxAttempts?: number;
                     /** @description what the owner calls it, 1-200 characters */
-                    name: unknown;
-                    /** @description low | normal (default) | high | urgent */
-                    priority?: unknown;
-                    /** @description ISO 8601 timestamp of the first message; default now */
-                    scheduledFor?: unknown;
+                    name: string;
+                    /**
+                     * @description low | normal (default) | high | urgent
+                     * @enum {string}
+                     */
+                    priority?: "low" | "normal" | "high" | "urgent";
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 timestamp of the first message; default now
+                     */
+                    scheduledFor?: string;
                     /** @description which contacts: {status?, tags? (all of them), formId?, createdAfter?, createdBefore?, search?}; none = every contact */
-                    segment?: unknown;
+                    segment?: {
+                        /** @description ISO 8601 date or date-time */
+                        createdAfter?: string;
+                        /** @description ISO 8601 date or date-time */
+                        createdBefore?: string;
+                        formId?: string;
+                        search?: string;
+                        /** @enum {string} */
+                        status?: "new" | "contacted" | "responded" | "converted";
+                        /** @description contacts having all of them */
+                        tags?: string[];
+                    };
                     /** @description spread the messages at this many a minute (1-10000); default: as fast as the phone sends */
-                    sendRatePerMinute?: unknown;
+                    sendRatePerMinute?: number;
                 };
             };
         };
@@ -4547,9 +4564,9 @@ export interface operations {
                 /** @description ISO 8601 date or date-time, exclusive */
                 createdBefore?: string;
                 /** @description page size, 1-100 (default 50) */
-                limit?: string;
+                limit?: number;
                 /** @description page number, from 1 (default 1) */
-                page?: string;
+                page?: number;
             };
             header?: never;
             path?: never;
@@ -5699,15 +5716,15 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description the text received (up to 10,000 characters) */
-                    body: unknown;
+                    body: string;
                     /** @description free text naming the phone */
-                    deviceId?: unknown;
+                    deviceId?: string;
                     /** @description the phone's id for the text: a repeat of (deviceId, externalId) is stored once */
-                    externalId?: unknown;
+                    externalId?: string;
                     /** @description the sender's phone number, e.g. +14155552671 */
-                    from: unknown;
+                    from: string;
                     /** @description epoch milliseconds (seconds are recognised) or ISO 8601; default: now */
-                    receivedAt?: unknown;
+                    receivedAt?: number | string;
                 };
             };
         };
