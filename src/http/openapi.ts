@@ -105,6 +105,10 @@ const ROUTE_SPECIFIC_ERRORS = new Set<ErrorCode>([
   "QUOTA_EXCEEDED",
   "FORM_DISABLED",
   "SERVICE_UNAVAILABLE",
+  "ORIGIN_NOT_ALLOWED",
+  "IDEMPOTENCY_KEY_REUSED",
+  "CAPTCHA_FAILED",
+  "CAPTCHA_UNAVAILABLE",
 ]);
 
 /** Every response header the server sends, by name; answers refer to them from components. */

@@ -330,6 +330,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/forms/{id}/embed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A ready-to-paste HTML <form> for the form's fields, honeypot and captcha (admin; Accept: text/html for the raw snippet)
+         * @description Requires an **admin_access** key.
+         */
+        get: operations["getV1FormsByIdEmbed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/forms/{id}/rotate-webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give the form a new webhook address; the old one answers 404 (admin)
+         * @description Requires an **admin_access** key.
+         */
+        post: operations["postV1FormsByIdRotateWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/forms/{id}/stats": {
         parameters: {
             query?: never;
@@ -356,10 +396,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Submit a form: creates or updates a contact and queues a message (no API key) */
+        /**
+         * Submit a form: creates or updates a contact and queues a message (no API key)
+         * @description JSON for API clients; a browser's form post (Accept preferring text/html) gets a 303 to the form's successUrl/errorUrl or a small built-in page.
+         */
         post: operations["postV1FormsByIdWebhook"];
         delete?: never;
-        /** CORS preflight for the webhook (any origin) */
+        /** CORS preflight for the webhook (any origin, or the form's allowedOrigins) */
         options: operations["optionsV1FormsByIdWebhook"];
         head?: never;
         patch?: never;
@@ -556,7 +599,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @enum {string} */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_TRANSITION" | "AUTHENTICATION_ERROR" | "PERMISSION_ERROR" | "NOT_FOUND" | "FORM_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_NOT_FOUND" | "BROADCAST_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DUPLICATE_FORM_NAME" | "DUPLICATE_PHONE_NUMBER" | "INVALID_STATE" | "LEASE_CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "FORM_DISABLED" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_TRANSITION" | "AUTHENTICATION_ERROR" | "PERMISSION_ERROR" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "FORM_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_NOT_FOUND" | "BROADCAST_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DUPLICATE_FORM_NAME" | "DUPLICATE_PHONE_NUMBER" | "INVALID_STATE" | "LEASE_CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CAPTCHA_FAILED" | "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "FORM_DISABLED" | "SERVICE_UNAVAILABLE" | "CAPTCHA_UNAVAILABLE";
         ErrorEnvelope: {
             code?: components["schemas"]["ErrorCode"];
             /** @description depends on the code, e.g. {field, requirement, provided} for VALIDATION_ERROR, {limit, window, retryAfter} for RATE_LIMIT_EXCEEDED */
@@ -1019,6 +1062,13 @@ export interface operations {
                      * @enum {string}
                      */
                     priority?: "low" | "normal" | "high" | "urgent";
+                    /** @description in timezone: texts due inside wait for the end; null = none; default: the segment form's */
+                    quietHours?: {
+                        end: string;
+                        start: string;
+                    } | null;
+                    /** @description skip contacts already sent or queued this many texts in the last 24 h; default: the segment form's */
+                    recipientLimitPerDay?: number | null;
                     /**
                      * Format: date-time
                      * @description ISO 8601 timestamp of the first message; default now
@@ -1039,6 +1089,8 @@ export interface operations {
                     };
                     /** @description spread the messages at this many a minute (1-10000); default: as fast as the phone sends */
                     sendRatePerMinute?: number;
+                    /** @description IANA zone for quietHours; default: the segment form's, else UTC */
+                    timezone?: string;
                 };
             };
         };
@@ -3404,23 +3456,43 @@ export interface operations {
                     /** @description 1-100 characters, unique per account (case-insensitive) */
                     name: string;
                     /** @description form settings; absent keys take their defaults */
-                    settings?: ({
-                        /** @default true */
+                    settings?: {
+                        allowedCountries?: string[] | null;
+                        allowedOrigins?: string[] | null;
+                        /** @default false */
+                        allowLinksInValues?: boolean;
                         autoSend?: boolean;
-                        /** @enum {string} */
+                        captcha?: {
+                            provider: "turnstile" | "hcaptcha" | "recaptcha";
+                            /** @description write-only: answered as ••••; post •••• (or leave out) to keep it */
+                            secret: string;
+                            /** @description public site key, used by the embed snippet */
+                            siteKey?: string;
+                        } | null;
                         defaultPriority?: "low" | "normal" | "high" | "urgent";
-                        /** @default 0 */
                         delayMinutes?: number;
-                        /** @description messages per day from this form; null: no limit */
-                        rateLimitPerDay?: number | null;
+                        /** @description recommended 10; 0 = off (default) */
+                        duplicateWindowMinutes?: number;
+                        errorUrl?: string | null;
+                        honeypotField?: string | null;
+                        ipLimitPerMinute?: number | null;
+                        /** @description automatic retries: send attempts per message */
+                        maxAttempts?: number;
                         /**
-                         * @description IANA zone
-                         * @default UTC
+                         * @description fills in the recommended protections; explicit values win; not stored
+                         * @constant
                          */
+                        protection?: "recommended";
+                        quietHours?: {
+                            end: string;
+                            start: string;
+                        } | null;
+                        rateLimitPerDay?: number | null;
+                        recipientLimitPerDay?: number | null;
+                        successUrl?: string | null;
+                        /** @description IANA zone, default UTC */
                         timezone?: string;
-                    } & {
-                        [key: string]: unknown;
-                    }) | null;
+                    } | null;
                 };
             };
         };
@@ -3475,22 +3547,43 @@ export interface operations {
                                 isActive: boolean;
                                 messageTemplate: string;
                                 name: string;
+                                /** @description Form settings */
                                 settings: {
-                                    /** @default true */
-                                    autoSend: boolean;
-                                    /** @enum {string} */
+                                    allowedCountries?: string[] | null;
+                                    allowedOrigins?: string[] | null;
+                                    /** @default false */
+                                    allowLinksInValues: boolean;
+                                    autoSend?: boolean;
+                                    captcha?: {
+                                        provider: "turnstile" | "hcaptcha" | "recaptcha";
+                                        /** @description write-only: answered as ••••; post •••• (or leave out) to keep it */
+                                        secret: string;
+                                        /** @description public site key, used by the embed snippet */
+                                        siteKey?: string;
+                                    } | null;
                                     defaultPriority?: "low" | "normal" | "high" | "urgent";
-                                    /** @default 0 */
-                                    delayMinutes: number;
-                                    /** @description messages per day from this form; null: no limit */
-                                    rateLimitPerDay?: number | null;
+                                    delayMinutes?: number;
+                                    /** @description recommended 10; 0 = off (default) */
+                                    duplicateWindowMinutes?: number;
+                                    errorUrl?: string | null;
+                                    honeypotField?: string | null;
+                                    ipLimitPerMinute?: number | null;
+                                    /** @description automatic retries: send attempts per message */
+                                    maxAttempts?: number;
                                     /**
-                                     * @description IANA zone
-                                     * @default UTC
+                                     * @description fills in the recommended protections; explicit values win; not stored
+                                     * @constant
                                      */
-                                    timezone: string;
-                                } & {
-                                    [key: string]: unknown;
+                                    protection?: "recommended";
+                                    quietHours?: {
+                                        end: string;
+                                        start: string;
+                                    } | null;
+                                    rateLimitPerDay?: number | null;
+                                    recipientLimitPerDay?: number | null;
+                                    successUrl?: string | null;
+                                    /** @description IANA zone, default UTC */
+                                    timezone?: string;
                                 };
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -3685,22 +3778,43 @@ export interface operations {
                                 isActive: boolean;
                                 messageTemplate: string;
                                 name: string;
+                                /** @description Form settings */
                                 settings: {
-                                    /** @default true */
-                                    autoSend: boolean;
-                                    /** @enum {string} */
+                                    allowedCountries?: string[] | null;
+                                    allowedOrigins?: string[] | null;
+                                    /** @default false */
+                                    allowLinksInValues: boolean;
+                                    autoSend?: boolean;
+                                    captcha?: {
+                                        provider: "turnstile" | "hcaptcha" | "recaptcha";
+                                        /** @description write-only: answered as ••••; post •••• (or leave out) to keep it */
+                                        secret: string;
+                                        /** @description public site key, used by the embed snippet */
+                                        siteKey?: string;
+                                    } | null;
                                     defaultPriority?: "low" | "normal" | "high" | "urgent";
-                                    /** @default 0 */
-                                    delayMinutes: number;
-                                    /** @description messages per day from this form; null: no limit */
-                                    rateLimitPerDay?: number | null;
+                                    delayMinutes?: number;
+                                    /** @description recommended 10; 0 = off (default) */
+                                    duplicateWindowMinutes?: number;
+                                    errorUrl?: string | null;
+                                    honeypotField?: string | null;
+                                    ipLimitPerMinute?: number | null;
+                                    /** @description automatic retries: send attempts per message */
+                                    maxAttempts?: number;
                                     /**
-                                     * @description IANA zone
-                                     * @default UTC
+                                     * @description fills in the recommended protections; explicit values win; not stored
+                                     * @constant
                                      */
-                                    timezone: string;
-                                } & {
-                                    [key: string]: unknown;
+                                    protection?: "recommended";
+                                    quietHours?: {
+                                        end: string;
+                                        start: string;
+                                    } | null;
+                                    rateLimitPerDay?: number | null;
+                                    recipientLimitPerDay?: number | null;
+                                    successUrl?: string | null;
+                                    /** @description IANA zone, default UTC */
+                                    timezone?: string;
                                 };
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -3837,23 +3951,43 @@ export interface operations {
                     /** @description 1-100 characters, unique per account (case-insensitive) */
                     name?: string;
                     /** @description form settings; absent keys take their defaults */
-                    settings?: ({
-                        /** @default true */
+                    settings?: {
+                        allowedCountries?: string[] | null;
+                        allowedOrigins?: string[] | null;
+                        /** @default false */
+                        allowLinksInValues?: boolean;
                         autoSend?: boolean;
-                        /** @enum {string} */
+                        captcha?: {
+                            provider: "turnstile" | "hcaptcha" | "recaptcha";
+                            /** @description write-only: answered as ••••; post •••• (or leave out) to keep it */
+                            secret: string;
+                            /** @description public site key, used by the embed snippet */
+                            siteKey?: string;
+                        } | null;
                         defaultPriority?: "low" | "normal" | "high" | "urgent";
-                        /** @default 0 */
                         delayMinutes?: number;
-                        /** @description messages per day from this form; null: no limit */
-                        rateLimitPerDay?: number | null;
+                        /** @description recommended 10; 0 = off (default) */
+                        duplicateWindowMinutes?: number;
+                        errorUrl?: string | null;
+                        honeypotField?: string | null;
+                        ipLimitPerMinute?: number | null;
+                        /** @description automatic retries: send attempts per message */
+                        maxAttempts?: number;
                         /**
-                         * @description IANA zone
-                         * @default UTC
+                         * @description fills in the recommended protections; explicit values win; not stored
+                         * @constant
                          */
+                        protection?: "recommended";
+                        quietHours?: {
+                            end: string;
+                            start: string;
+                        } | null;
+                        rateLimitPerDay?: number | null;
+                        recipientLimitPerDay?: number | null;
+                        successUrl?: string | null;
+                        /** @description IANA zone, default UTC */
                         timezone?: string;
-                    } & {
-                        [key: string]: unknown;
-                    }) | null;
+                    } | null;
                 };
             };
         };
@@ -3908,22 +4042,43 @@ export interface operations {
                                 isActive: boolean;
                                 messageTemplate: string;
                                 name: string;
+                                /** @description Form settings */
                                 settings: {
-                                    /** @default true */
-                                    autoSend: boolean;
-                                    /** @enum {string} */
+                                    allowedCountries?: string[] | null;
+                                    allowedOrigins?: string[] | null;
+                                    /** @default false */
+                                    allowLinksInValues: boolean;
+                                    autoSend?: boolean;
+                                    captcha?: {
+                                        provider: "turnstile" | "hcaptcha" | "recaptcha";
+                                        /** @description write-only: answered as ••••; post •••• (or leave out) to keep it */
+                                        secret: string;
+                                        /** @description public site key, used by the embed snippet */
+                                        siteKey?: string;
+                                    } | null;
                                     defaultPriority?: "low" | "normal" | "high" | "urgent";
-                                    /** @default 0 */
-                                    delayMinutes: number;
-                                    /** @description messages per day from this form; null: no limit */
-                                    rateLimitPerDay?: number | null;
+                                    delayMinutes?: number;
+                                    /** @description recommended 10; 0 = off (default) */
+                                    duplicateWindowMinutes?: number;
+                                    errorUrl?: string | null;
+                                    honeypotField?: string | null;
+                                    ipLimitPerMinute?: number | null;
+                                    /** @description automatic retries: send attempts per message */
+                                    maxAttempts?: number;
                                     /**
-                                     * @description IANA zone
-                                     * @default UTC
+                                     * @description fills in the recommended protections; explicit values win; not stored
+                                     * @constant
                                      */
-                                    timezone: string;
-                                } & {
-                                    [key: string]: unknown;
+                                    protection?: "recommended";
+                                    quietHours?: {
+                                        end: string;
+                                        start: string;
+                                    } | null;
+                                    rateLimitPerDay?: number | null;
+                                    recipientLimitPerDay?: number | null;
+                                    successUrl?: string | null;
+                                    /** @description IANA zone, default UTC */
+                                    timezone?: string;
                                 };
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -4193,6 +4348,252 @@ export interface operations {
             };
         };
     };
+    getV1FormsByIdEmbed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            formId: string;
+                            /** @description the <form> snippet to paste into a web page */
+                            html: string;
+                            webhookUrl: string;
+                        };
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
+            403: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. Codes: FORM_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postV1FormsByIdRotateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            form: unknown;
+                            formId: string;
+                            webhookUrl: string;
+                        };
+                        message: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
+            403: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. Codes: FORM_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getV1FormsByIdStats: {
         parameters: {
             query?: {
@@ -4369,7 +4770,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Submission received; message queued */
+            /** @description Accepted (data may carry duplicate: true, or messageId null with suppressed: "recipient-limit"); for a browser without successUrl, the thank-you page */
             200: {
                 headers: {
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
@@ -4388,10 +4789,14 @@ export interface operations {
                         data: {
                             /** @description the contact created or updated */
                             contactId: string;
-                            /** Format: date-time */
-                            estimatedDelivery: string;
-                            messageId: string;
-                            queuePosition: number;
+                            /** @description true: the same submission within the form's duplicate window; nothing new queued */
+                            duplicate?: boolean;
+                            estimatedDelivery: string | null;
+                            /** @description null when no message was queued (suppressed) */
+                            messageId: string | null;
+                            queuePosition: number | null;
+                            /** @description why no message was queued, e.g. "recipient-limit" */
+                            suppressed?: string;
                         } & {
                             [key: string]: unknown;
                         };
@@ -4401,8 +4806,32 @@ export interface operations {
                     };
                 };
             };
-            /** @description Validation failed. Codes: VALIDATION_ERROR */
+            /** @description Browser post: to settings.successUrl, or settings.errorUrl with ?error=<CODE>&field=<name> */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR (fields, links, value cap, allowedCountries) or CAPTCHA_FAILED */
             400: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description ORIGIN_NOT_ALLOWED: the form's allowedOrigins does not list the posting page */
+            403: {
                 headers: {
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                     "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
@@ -4469,7 +4898,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED, QUOTA_EXCEEDED */
+            /** @description IDEMPOTENCY_KEY_REUSED: the key was used with a different body */
+            422: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED (details.scope form or ip) or QUOTA_EXCEEDED */
             429: {
                 headers: {
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
@@ -4504,7 +4950,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Unavailable. Codes: FORM_DISABLED, SERVICE_UNAVAILABLE */
+            /** @description FORM_DISABLED, SERVICE_UNAVAILABLE or CAPTCHA_UNAVAILABLE */
             503: {
                 headers: {
                     "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];

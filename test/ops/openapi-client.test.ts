@@ -126,7 +126,7 @@ const CASES: Record<string, () => Promise<void>> = {
       });
     const r = await post();
     expectHttp(r, 200);
-    ctx.messageId = r.data!.data.messageId;
+    ctx.messageId = r.data!.data.messageId!;
     ctx.contactId = r.data!.data.contactId;
     const again = await post();
     expect(again.response.headers.get("idempotent-replayed")).toBe("true");
@@ -265,6 +265,16 @@ const CASES: Record<string, () => Promise<void>> = {
   },
   "DELETE /v1/contacts/{id}": async () => {
     expectHttp(await api.DELETE("/v1/contacts/{id}", { params: { path: { id: ctx.contactId } } }), 200);
+  },
+  "GET /v1/forms/{id}/embed": async () => {
+    const r = await api.GET("/v1/forms/{id}/embed", { params: { path: { id: ctx.formId } } });
+    expectHttp(r, 200);
+    expect(r.data!.data.html).toContain("<form");
+  },
+  "POST /v1/forms/{id}/rotate-webhook": async () => {
+    const r = await api.POST("/v1/forms/{id}/rotate-webhook", { params: { path: { id: ctx.formId } } });
+    expectHttp(r, 200);
+    expect(r.data!.data.formId).toBe(ctx.formId);
   },
   "DELETE /v1/forms/{id}": async () => {
     expectHttp(await api.DELETE("/v1/forms/{id}", { params: { path: { id: ctx.formId } } }), 200);

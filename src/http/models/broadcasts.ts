@@ -28,6 +28,14 @@ export const BroadcastBody = t.Object(
     scheduledFor: t.Optional(checked(t.String({ format: "date-time" }), "ISO 8601 timestamp of the first message; default now")),
     sendRatePerMinute: t.Optional(checked(t.Integer({ minimum: 1, maximum: 10_000 }), "spread the messages at this many a minute (1-10000); default: as fast as the phone sends")),
     maxAttempts: t.Optional(checked(t.Integer({ minimum: 1, maximum: 10 }), "attempts before a transient failure is final, 1-10 (default 2)")),
+    quietHours: t.Optional(
+      checked(
+        t.Union([t.Object({ start: t.String({ pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$" }), end: t.String({ pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$" }) }), t.Null()]),
+        'in timezone: texts due inside wait for the end; null = none; default: the segment form\'s',
+      ),
+    ),
+    timezone: t.Optional(checked(t.String(), "IANA zone for quietHours; default: the segment form's, else UTC")),
+    recipientLimitPerDay: t.Optional(checked(t.Union([t.Integer({ minimum: 1 }), t.Null()]), "skip contacts already sent or queued this many texts in the last 24 h; default: the segment form's")),
   },
   { "x-required": ["name", "content"] },
 );

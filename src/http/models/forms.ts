@@ -34,15 +34,46 @@ export const FormField = t.Object(
   { additionalProperties: true },
 );
 
+
+const HHMM = "^([01][0-9]|2[0-3]):[0-5][0-9]$";
+
+/**
+ * Form settings, for the OpenAPI document (the domain validates them so every problem is listed
+ * at once). Public-form protections: README "Protecting a public form".
+ */
 export const FormSettings = t.Object(
   {
-    autoSend: t.Optional(t.Boolean({ default: true })),
-    delayMinutes: t.Optional(t.Integer({ minimum: 0, maximum: MAX_DELAY_MINUTES, default: 0 })),
-    timezone: t.Optional(t.String({ description: "IANA zone", default: "UTC" })),
-    rateLimitPerDay: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()], { description: "messages per day from this form; null: no limit" })),
-    defaultPriority: t.Optional(literals(PRIORITIES)),
+    autoSend: t.Optional(t.Boolean()),
+    delayMinutes: t.Optional(t.Integer({ minimum: 0, maximum: 525600 })),
+    timezone: t.Optional(t.String({ description: "IANA zone, default UTC" })),
+    rateLimitPerDay: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()])),
+    defaultPriority: t.Optional(t.Union([t.Literal("low"), t.Literal("normal"), t.Literal("high"), t.Literal("urgent")])),
+    maxAttempts: t.Optional(t.Integer({ minimum: 1, description: "automatic retries: send attempts per message" })),
+    protection: t.Optional(t.Literal("recommended", { description: "fills in the recommended protections; explicit values win; not stored" })),
+    successUrl: t.Optional(t.Union([t.String({ format: "uri", description: "browser posts: 303 here on success" }), t.Null()])),
+    errorUrl: t.Optional(t.Union([t.String({ format: "uri", description: "browser posts: 303 here on refusal, with ?error=<CODE>&field=<name>" }), t.Null()])),
+    duplicateWindowMinutes: t.Optional(t.Integer({ minimum: 0, maximum: 1440, description: "recommended 10; 0 = off (default)" })),
+    ipLimitPerMinute: t.Optional(t.Union([t.Integer({ minimum: 1, maximum: 10000, description: "recommended 10" }), t.Null()])),
+    recipientLimitPerDay: t.Optional(t.Union([t.Integer({ minimum: 1, maximum: 1000, description: "recommended 5" }), t.Null()])),
+    allowedCountries: t.Optional(t.Union([t.Array(t.String({ pattern: "^[A-Za-z]{2}$" }), { minItems: 1 }), t.Null()])),
+    allowedOrigins: t.Optional(t.Union([t.Array(t.String({ description: "origin such as https://shop.example" }), { minItems: 1, maxItems: 50 }), t.Null()])),
+    honeypotField: t.Optional(t.Union([t.String({ default: "_gotcha" }), t.Null()])),
+    captcha: t.Optional(
+      t.Union([
+        t.Object({
+          provider: t.Union([t.Literal("turnstile"), t.Literal("hcaptcha"), t.Literal("recaptcha")]),
+          secret: t.String({ description: "write-only: answered as ••••; post •••• (or leave out) to keep it" }),
+          siteKey: t.Optional(t.String({ description: "public site key, used by the embed snippet" })),
+        }),
+        t.Null(),
+      ]),
+    ),
+    allowLinksInValues: t.Optional(t.Boolean({ default: false })),
+    quietHours: t.Optional(
+      t.Union([t.Object({ start: t.String({ pattern: HHMM }), end: t.String({ pattern: HHMM }) }, { description: "in the form's time zone" }), t.Null()]),
+    ),
   },
-  { additionalProperties: true },
+  { description: "Form settings" },
 );
 
 /** Required-ness and limits are checked by the domain so every failure is listed at once. */
@@ -56,6 +87,17 @@ const formFields = {
 };
 export const FormCreateBody = t.Object(formFields, { "x-required": ["name", "messageTemplate", "fields"] });
 export const FormBody = t.Object(formFields);
+
+export const RotateWebhookResponse = t.Object({
+  status: t.Literal("success"),
+  message: t.String(),
+  data: t.Object({ formId: t.String(), webhookUrl: t.String(), form: t.Any() }),
+});
+
+export const EmbedResponse = t.Object({
+  status: t.Literal("success"),
+  data: t.Object({ formId: t.String(), webhookUrl: t.String(), html: t.String({ description: "the <form> snippet to paste into a web page" }) }),
+});
 
 export const FormListQuery = t.Object({
   ...Pagination,

@@ -36,10 +36,12 @@ export const WebhookRequest = {
 export const SubmissionAnswer = Envelope(
   t.Object(
     {
-      messageId: t.String(),
+      messageId: t.Union([t.String(), t.Null()], { description: "null when no message was queued (suppressed)" }),
       contactId: t.String({ description: "the contact created or updated" }),
-      queuePosition: t.Integer({ minimum: 1 }),
-      estimatedDelivery: Timestamp,
+      queuePosition: t.Union([t.Integer({ minimum: 1 }), t.Null()]),
+      estimatedDelivery: t.Union([Timestamp, t.Null()]),
+      duplicate: t.Optional(t.Boolean({ description: "true: the same submission within the form's duplicate window; nothing new queued" })),
+      suppressed: t.Optional(t.String({ description: 'why no message was queued, e.g. "recipient-limit"' })),
     },
     { additionalProperties: true },
   ),
