@@ -8,6 +8,8 @@ import { broadcastsRoutes } from "./http/routes/broadcasts";
 import { contactsRoutes } from "./http/routes/contacts";
 import { opsRoutes } from "./http/routes/ops";
 import { inboundRoutes } from "./http/routes/inbound";
+import { accountSettingsRoutes } from "./http/routes/account-settings";
+import { conversationsRoutes } from "./http/routes/conversations";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -16,6 +18,8 @@ export function createApp(deps: AppDeps) {
     .use(formsRoutes(deps))
     .use(webhookRoutes(deps))
     .use(inboundRoutes(deps))
+    .use(accountSettingsRoutes(deps))
+    .use(conversationsRoutes(deps))
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))
     .use(broadcastsRoutes(deps))

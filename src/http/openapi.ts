@@ -109,6 +109,7 @@ const ROUTE_SPECIFIC_ERRORS = new Set<ErrorCode>([
   "IDEMPOTENCY_KEY_REUSED",
   "CAPTCHA_FAILED",
   "CAPTCHA_UNAVAILABLE",
+  "RECIPIENT_OPTED_OUT",
 ]);
 
 /** Every response header the server sends, by name; answers refer to them from components. */
@@ -282,7 +283,7 @@ function operationFor(r: RouteInfo): Json {
     let general = (codesByStatus.get(s) ?? []).filter((c) => !ROUTE_SPECIFIC_ERRORS.has(c));
     if (s === 404 && !oaPath.includes("{")) general = [];
     else if (s === 404) {
-      general = kind === "webhook" ? ["NOT_FOUND"] : oaPath.startsWith("/v1/forms") ? ["FORM_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/messages") ? ["MESSAGE_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/contacts") ? ["CONTACT_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/broadcasts") ? ["BROADCAST_NOT_FOUND", "NOT_FOUND"] : ["NOT_FOUND"];
+      general = kind === "webhook" ? ["NOT_FOUND"] : oaPath.startsWith("/v1/forms") ? ["FORM_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/messages") ? ["MESSAGE_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/contacts") || oaPath.startsWith("/v1/conversations") ? ["CONTACT_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/broadcasts") ? ["BROADCAST_NOT_FOUND", "NOT_FOUND"] : ["NOT_FOUND"];
     }
     const codes = [...new Set([...general, ...(byStatus.get(s) ?? [])])];
     if (codes.length) responses[String(s)] = errorResponse(s, codes);

@@ -246,6 +246,21 @@ const CASES: Record<string, () => Promise<void>> = {
   "POST /v1/broadcasts/{id}/cancel": async () => {
     expectHttp(await api.POST("/v1/broadcasts/{id}/cancel", { params: { path: { id: ctx.broadcastId } } }), 200);
   },
+  "GET /v1/conversations": async () => {
+    expectHttp(await api.GET("/v1/conversations", {}), 200);
+  },
+  "GET /v1/conversations/{contactId}": async () => {
+    expectHttp(await api.GET("/v1/conversations/{contactId}", { params: { path: { contactId: ctx.contactId } } }), 200);
+  },
+  "POST /v1/conversations/{contactId}/read": async () => {
+    expectHttp(await api.POST("/v1/conversations/{contactId}/read", { params: { path: { contactId: ctx.contactId } } }), 200);
+  },
+  "GET /v1/account/settings": async () => {
+    expectHttp(await api.GET("/v1/account/settings", {}), 200);
+  },
+  "PUT /v1/account/settings": async () => {
+    expectHttp(await api.PUT("/v1/account/settings", { body: { helpReply: "Call us on 555 0100" } }), 200);
+  },
   "GET /v1/contacts/analytics": async () => {
     expectHttp(await api.GET("/v1/contacts/analytics", { params: { query: { period: "30d" } } }), 200);
   },

@@ -23,6 +23,7 @@ export const ContactListQuery = t.Object(
     page: QueryText("page number, from 1 (default 1)", PageNumber),
     limit: QueryText("page size, 1-100 (default 50)", PageSize),
     status: QueryText("new | contacted | responded | converted", ContactStatus),
+    optedOut: QueryText("true | false: only contacts that opted out of texts, or only those that did not", literals(["true", "false"])),
     search: QueryText("matches first/last name, e-mail, or phone digits in any format; case-insensitive"),
     tags: QueryText("comma-separated; contacts having ALL of them"),
     formId: QueryText("the form that created the contact"),
@@ -43,6 +44,7 @@ export const ExportQuery = t.Object(
   {
     format: QueryText("json (default) | csv | xlsx", literals(EXPORT_FORMATS)),
     status: QueryText("new | contacted | responded | converted", ContactStatus),
+    optedOut: QueryText("true | false", literals(["true", "false"])),
     tags: QueryText("comma-separated; contacts having ALL of them"),
     fields: QueryText("comma-separated columns in the order wanted, e.g. firstName,phoneNumber,customFields.company"),
   },
@@ -71,6 +73,8 @@ const contactFields = {
     notes: field("at most 5000 characters", t.Union([t.String({ maxLength: 5000 }), t.Null()])),
     source: field("at most 100 characters", t.Union([t.String({ maxLength: 100 }), t.Null()])),
     lastResponseAt: field("ISO 8601 timestamp or null", t.Union([t.String({ format: "date-time" }), t.Null()])),
+    optedOut: field("true: never text this number (queued texts are cancelled); false: opt back in", t.Boolean()),
+    consent: field('on create only: {"source": "manual"} (you added the customer by hand) or {"source": "api"} (default)', t.Object({ source: literals(["manual", "api"]) })),
 };
 export const ContactBody = t.Object(contactFields, { additionalProperties: true });
 export const ContactCreateBody = t.Object(contactFields, { additionalProperties: true, "x-required": ["phoneNumber"] });
@@ -118,6 +122,7 @@ export const Contact = t.Object(
     messageCount: Count,
     source: NullableString,
     notes: NullableString,
+    optedOut: t.Optional(t.Boolean({ description: "true: the contact asked not to be texted" })),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -136,6 +141,7 @@ export const ContactSummary = t.Object(
     formName: NullableString,
     tags: t.Array(t.String()),
     messageCount: Count,
+    optedOut: t.Boolean({ description: "true: the contact asked not to be texted" }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -225,4 +231,6 @@ export const ExportFile = Media(
   { description: "The contacts as a file (format= chooses the media type)", headers: ["Content-Disposition"] },
 );
 
-export const ImportCsv = t.String({ description: "CSV with the export's own columns; a header row first; at most 50 MiB" });
+export const ImportCsv = t.String({ description: "CSV: the export's columns or their accepted aliases (README); a header row first; at most 50 MiB" });
+export const ImportXlsx = t.String({ format: "binary", description: "XLSX workbook (first worksheet)" });
+export const ImportUpload = t.Object({ file: t.String({ format: "binary", description: "a .csv or .xlsx file" }) });

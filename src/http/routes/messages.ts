@@ -51,7 +51,7 @@ export function messagesRoutes(deps: AppDeps) {
           data: { messageId: r.message.id, contactId: r.message.contactId, queuePosition: r.queuePosition, estimatedDelivery: r.estimatedDelivery, message: r.message },
         };
       },
-      { body: ManualMessageBody, response: { 201: QueuedAnswer }, detail: { summary: "Queue a manual message (extension)", tags: ["Messages"], "x-errors": ["QUOTA_EXCEEDED"] } },
+      { body: ManualMessageBody, response: { 201: QueuedAnswer }, detail: { summary: "Queue a manual message (extension)", tags: ["Messages"], "x-errors": ["QUOTA_EXCEEDED", "RECIPIENT_OPTED_OUT"] } },
     )
     .get(
       "/analytics",
