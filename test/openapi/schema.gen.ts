@@ -4307,7 +4307,6 @@ export interface operations {
                                 isActive: boolean;
                                 messageTemplate: string;
                                 name: string;
-                                /** @description Form settings */
                                 settings: {
                                     allowedCountries?: string[] | null;
                                     allowedOrigins?: string[] | null;
@@ -4344,6 +4343,8 @@ export interface operations {
                                     successUrl?: string | null;
                                     /** @description IANA zone, default UTC */
                                     timezone?: string;
+                                } & {
+                                    [key: string]: unknown;
                                 };
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -4538,7 +4539,6 @@ export interface operations {
                                 isActive: boolean;
                                 messageTemplate: string;
                                 name: string;
-                                /** @description Form settings */
                                 settings: {
                                     allowedCountries?: string[] | null;
                                     allowedOrigins?: string[] | null;
@@ -4575,6 +4575,8 @@ export interface operations {
                                     successUrl?: string | null;
                                     /** @description IANA zone, default UTC */
                                     timezone?: string;
+                                } & {
+                                    [key: string]: unknown;
                                 };
                                 /** Format: date-time */
                                 updatedAt: string;
@@ -4802,7 +4804,6 @@ export interface operations {
                                 isActive: boolean;
                                 messageTemplate: string;
                                 name: string;
-                                /** @description Form settings */
                                 settings: {
                                     allowedCountries?: string[] | null;
                                     allowedOrigins?: string[] | null;
@@ -4839,6 +4840,8 @@ export interface operations {
                                     successUrl?: string | null;
                                     /** @description IANA zone, default UTC */
                                     timezone?: string;
+                                } & {
+                                    [key: string]: unknown;
                                 };
                                 /** Format: date-time */
                                 updatedAt: string;

@@ -121,7 +121,8 @@ export const Form = t.Object(
     messageTemplate: t.String(),
     isActive: t.Boolean(),
     fields: t.Array(FormField),
-    settings: FormSettings,
+    // Stored settings are answered as saved; keys added by later features pass through.
+    settings: t.Object(FormSettings.properties, { additionalProperties: true }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     webhookUrl: t.String({ description: "where the form posts submissions" }),
