@@ -22,6 +22,10 @@ import { queueSync } from "./services/queue-sync";
 import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
 import { AnalyticsService } from "./services/analytics";
+import { EventOutbox, registerOutbox } from "./services/events";
+import { EventDispatcher, resolveHost } from "./services/event-dispatcher";
+import { WebhookEndpointService } from "./services/webhook-endpoints";
+import { QueueWatch } from "./services/queue-watch";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -56,6 +60,10 @@ export interface AppDeps {
   leases: LeaseService;
   messages: MessageService;
   analytics: AnalyticsService;
+  /** Outbound events: the outbox (`emitEvent(sqlite, …)` writes through it), its dispatcher and the endpoints. */
+  events: EventOutbox;
+  dispatcher: EventDispatcher;
+  webhookEndpoints: WebhookEndpointService;
   startedAt: number;
   lifecycle: Lifecycle[];
   /** Called once per finished request (metrics). */
@@ -75,6 +83,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const leases = new LeaseService(sqlite, clock, queue, config);
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases);
   const forms = new FormService(db, clock);
+  const events = new EventOutbox(sqlite);
+  registerOutbox(sqlite, events);
   let sweep: ReturnType<typeof setInterval> | undefined;
   const deps: AppDeps = {
     config,
@@ -96,6 +106,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     leases,
     messages: new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota),
     analytics: new AnalyticsService(sqlite, forms),
+    events,
+    dispatcher: undefined as unknown as EventDispatcher,
+    webhookEndpoints: new WebhookEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: resolveHost }),
     startedAt: clock(),
     lifecycle: [
       queueSync(sqlite, queue),
@@ -121,5 +134,15 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   // The queue (rebuilt by queueSync, first in the list) is whole before leases are reloaded and
   // the lease sweeper starts.
   deps.lifecycle.push(leases.lifecycle());
+  // After the writer (it records results through it), so it stops before the writer does.
+  deps.dispatcher = new EventDispatcher(sqlite, clock, writer, events, deps.metrics, logger, {
+    allowPrivate: config.allowPrivateWebhookUrls,
+    retryScheduleMs: config.eventRetryScheduleMs,
+    retentionDays: config.eventRetentionDays,
+  });
+  deps.lifecycle.push(deps.dispatcher);
+  const watch = new QueueWatch(sqlite, clock, queue, leases, config.stuckAfterMs);
+  deps.observers.push(watch.observe);
+  deps.lifecycle.push(watch);
   return deps;
 }

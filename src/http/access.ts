@@ -15,11 +15,14 @@ const ADMIN_RULES: Array<{ method: string; pattern: RegExp; endpoint: string }> 
   { method: "POST", pattern: /^\/v1\/contacts\/import\/?$/, endpoint: "POST /contacts/import" },
   { method: "POST", pattern: /^\/v1\/admin\/.*$/, endpoint: "POST /admin" },
   { method: "GET", pattern: /^\/metrics\/?$/, endpoint: "GET /metrics" },
+  // Outbound events (issue 13): endpoints hold signing secrets, and the log shows what left.
+  { method: "*", pattern: /^\/v1\/webhook-endpoints(\/.*)?$/, endpoint: "/webhook-endpoints" },
+  { method: "*", pattern: /^\/v1\/events(\/.*)?$/, endpoint: "/events" },
 ];
 
 export function requiredPermission(method: string, path: string): { permission: Permission; endpoint: string } {
   for (const r of ADMIN_RULES) {
-    if (r.method === method && r.pattern.test(path)) return { permission: "admin_access", endpoint: r.endpoint };
+    if ((r.method === method || r.method === "*") && r.pattern.test(path)) return { permission: "admin_access", endpoint: r.endpoint };
   }
   return { permission: "standard_access", endpoint: `${method} ${path}` };
 }

@@ -22,6 +22,7 @@ import { parseIsoTimestamp } from "../domain/message-transitions";
 import { periodWindow } from "../domain/time-series";
 import { humanDuration } from "../domain/duration";
 import type { FormService } from "./forms";
+import { emitContact } from "./event-payloads";
 
 /** The API's Contact (spec "Contact"). */
 export interface Contact extends ContactState {
@@ -315,6 +316,7 @@ export class ContactService {
       contactSearchText(s), createdAt, updatedAt < createdAt ? createdAt : updatedAt,
     );
     for (const t of s.tags) this.stmts.insertTag.run(id, accountId, t);
+    emitContact(this.sqlite, accountId, id, "contact.created", this.clock());
     return id;
   }
 
@@ -330,6 +332,7 @@ export class ContactService {
       next.lastResponseAt, next.source, next.notes, contactSearchText(next), this.now(current.updatedAt), current.id, accountId,
     );
     if (patch.tags !== undefined) this.writeTags(current.id, accountId, next.tags);
+    emitContact(this.sqlite, accountId, current.id, "contact.updated", this.clock());
   }
 
   create(accountId: string, body: unknown): Contact {

@@ -23,6 +23,7 @@ import type { MessageQueue } from "../queue/priority-queue";
 import { TokenBucket, perMinute } from "../limits/token-bucket";
 import type { Lifecycle } from "../deps";
 import { toMessage, type Message, type MessageRow } from "./messages";
+import { emitMessageStatus } from "./event-payloads";
 
 export const LEASE_SECONDS_DEFAULT = 300;
 export const LEASE_SECONDS_MIN = 30;
@@ -165,6 +166,7 @@ export class LeaseService {
                  lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL, updated_at = ?3 WHERE id = ?1`,
             )
             .run(r.id, NO_REPORT_REASON, nextUpdatedAt(now, r.updated_at));
+          emitMessageStatus(this.sqlite, r.account_id, r.id, "failed", now);
           failed.push(r);
         } else {
           this.sqlite

@@ -19,6 +19,7 @@ import { quotaExceeded, type MonthlyQuota } from "./quota";
 import { enumError, parseQueryDate } from "../domain/query-params";
 import type { LeaseService } from "./leases";
 import { PRIORITIES } from "../domain/form-definition";
+import { emitMessageStatus } from "./event-payloads";
 
 export const MESSAGE_SORTS = ["createdAt", "scheduledFor", "sentAt", "priority"] as const;
 export type MessageSort = (typeof MESSAGE_SORTS)[number];
@@ -407,6 +408,7 @@ export class MessageService {
           )
           .run(next.sentAt, iso(now), row.contact_id, accountId);
       }
+      emitMessageStatus(this.sqlite, accountId, id, next.status, now);
       const effects: Effects = { endLease: id };
       if (decision.leftQueue) effects.dequeue = id;
       if (decision.enteredQueue) effects.enqueue = { ...row, status: "queued" };
@@ -587,7 +589,10 @@ export class MessageService {
     if (refusal) throw quotaExceeded(refusal);
     const reserved = (ctx.monthlyQuota ?? null) !== null;
     try {
-      this.insertManual(row, accountId, prio, createdAt);
+      this.sqlite.transaction(() => {
+        this.insertManual(row, accountId, prio, createdAt);
+        emitMessageStatus(this.sqlite, accountId, row.id, "queued", now);
+      })();
     } catch (err) {
       if (reserved) this.quota?.settle(accountId, false);
       throw err;
