@@ -20,7 +20,8 @@ CREATE TABLE `webhook_endpoints` (
 CREATE INDEX `webhook_endpoints_account_idx` ON `webhook_endpoints` (`account_id`);
 --> statement-breakpoint
 CREATE TABLE `events` (
-	`id` text PRIMARY KEY NOT NULL,
+	`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`id` text NOT NULL,
 	`account_id` text NOT NULL,
 	`type` text NOT NULL,
 	`payload` text NOT NULL,
@@ -28,10 +29,10 @@ CREATE TABLE `events` (
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `events_created_idx` ON `events` (`created_at`);
+CREATE UNIQUE INDEX `events_id_idx` ON `events` (`id`);
 --> statement-breakpoint
 CREATE TABLE `event_deliveries` (
-	`id` text PRIMARY KEY NOT NULL,
+	`id` integer PRIMARY KEY NOT NULL,
 	`event_id` text NOT NULL,
 	`endpoint_id` text NOT NULL,
 	`account_id` text NOT NULL,
@@ -52,8 +53,13 @@ CREATE TABLE `event_deliveries` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `event_deliveries_event_endpoint_idx` ON `event_deliveries` (`event_id`, `endpoint_id`);
 --> statement-breakpoint
-CREATE INDEX `event_deliveries_endpoint_created_idx` ON `event_deliveries` (`endpoint_id`, `created_at`);
+CREATE INDEX `event_deliveries_endpoint_idx` ON `event_deliveries` (`endpoint_id`);
 --> statement-breakpoint
 CREATE INDEX `event_deliveries_due_idx` ON `event_deliveries` (`endpoint_id`, `next_attempt_at`) WHERE `status` = 'pending';
 --> statement-breakpoint
-CREATE INDEX `event_deliveries_pending_created_idx` ON `event_deliveries` (`created_at`) WHERE `status` = 'pending';
+CREATE TABLE `event_fanout` (
+	`id` integer PRIMARY KEY NOT NULL,
+	`done_seq` integer NOT NULL
+);
+--> statement-breakpoint
+INSERT INTO `event_fanout` (`id`, `done_seq`) VALUES (1, 0);

@@ -37,7 +37,7 @@ export async function eventsCommand(parsed: ParsedArgs, io: CliIO, opts: { signa
       return 1;
     }
     const store = eventStore(sqlite);
-    let after = store.lastEventRowid();
+    let after = store.lastEventSeq();
     io.err(`Waiting for events${account ? ` of account ${account}` : ""}${type ? ` of type ${type}` : ""} (Ctrl-C to stop)…`);
     let stop = false;
     const onSignal = () => (stop = true);
@@ -46,7 +46,7 @@ export async function eventsCommand(parsed: ParsedArgs, io: CliIO, opts: { signa
     try {
       while (!stop) {
         for (const e of store.eventsAfter(after, 500)) {
-          after = e.rowid;
+          after = e.seq;
           if (account && e.account_id !== account) continue;
           if (type && e.type !== type) continue;
           if (json) io.out(e.payload);

@@ -25,7 +25,7 @@ export type EndpointRow = {
 };
 export type EventRow = { id: string; account_id: string; type: string; payload: string; created_at: string };
 export type DeliveryRow = {
-  id: string;
+  id: number;
   event_id: string;
   endpoint_id: string;
   account_id: string;
@@ -42,8 +42,8 @@ export type DeliveryRow = {
   updated_at: string;
 };
 
-// The drizzle schema is the source of these shapes; keep the row types in step with it.
-type _Check = [typeof webhookEndpoints.$inferSelect, typeof events.$inferSelect, typeof eventDeliveries.$inferSelect];
+// The drizzle schema (webhookEndpoints, events, eventDeliveries) is the source of these shapes.
+export type _Schema = [typeof webhookEndpoints.$inferSelect, typeof events.$inferSelect, typeof eventDeliveries.$inferSelect];
 
 export interface DeliveryFilter {
   status?: string;
@@ -57,9 +57,21 @@ export function eventStore(sqlite: Database) {
   const s = {
     insertEvent: q("INSERT INTO events (id, account_id, type, payload, created_at) VALUES (?1, ?2, ?3, ?4, ?5)"),
     insertDelivery: q(
-      `INSERT INTO event_deliveries (id, event_id, endpoint_id, account_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, 'pending', 0, ?6, ?6, ?6)`,
+      `INSERT INTO event_deliveries (event_id, endpoint_id, account_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
+       VALUES (?1, ?2, ?3, ?4, 'pending', 0, ?5, ?5, ?5)`,
     ),
+    // One statement makes the deliveries of every event after done_seq: each active endpoint of
+    // the event's account that subscribes to its type ("*" or the type). Pings carry their own.
+    fanOut: q(
+      `INSERT OR IGNORE INTO event_deliveries (event_id, endpoint_id, account_id, event_type, status, attempts, next_attempt_at, created_at, updated_at)
+       SELECT e.id, w.id, e.account_id, e.type, 'pending', 0, e.created_at, e.created_at, e.created_at
+         FROM events e JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.is_active = 1
+        WHERE e.seq > ?1 AND e.seq <= ?2 AND e.type <> 'ping'
+          AND EXISTS (SELECT 1 FROM json_each(w.events) j WHERE j.value = '*' OR j.value = e.type)`,
+    ),
+    maxSeq: q("SELECT coalesce(max(seq), 0) AS s FROM events"),
+    doneSeq: q("SELECT done_seq AS s FROM event_fanout WHERE id = 1"),
+    setDoneSeq: q("UPDATE event_fanout SET done_seq = ?1 WHERE id = 1"),
     eventById: q("SELECT * FROM events WHERE id = ?1 AND account_id = ?2"),
     eventPayload: q("SELECT payload FROM events WHERE id = ?1"),
     activeEndpoints: q("SELECT * FROM webhook_endpoints WHERE is_active = 1"),
@@ -73,15 +85,27 @@ export function eventStore(sqlite: Database) {
     ),
     deliveryById: q("SELECT * FROM event_deliveries WHERE id = ?1"),
     deliveriesOfEvent: q("SELECT * FROM event_deliveries WHERE event_id = ?1"),
-    oldestPending: q("SELECT min(created_at) AS t, count(*) AS n FROM event_deliveries WHERE status = 'pending'"),
+    // Through the partial index: only pending rows are read, however long the log.
+    pendingStats: q("SELECT min(id) AS first, count(*) AS n FROM event_deliveries INDEXED BY event_deliveries_due_idx WHERE status = 'pending'"),
+    createdOf: q("SELECT created_at AS t FROM event_deliveries WHERE id = ?1"),
   };
   return {
     insertEvent(e: EventRow) {
       s.insertEvent.run(e.id, e.account_id, e.type, e.payload, e.created_at);
     },
-    insertDelivery(id: string, eventId: string, endpointId: string, accountId: string, type: string, atIso: string) {
-      s.insertDelivery.run(id, eventId, endpointId, accountId, type, atIso);
+    insertDelivery(eventId: string, endpointId: string, accountId: string, type: string, atIso: string) {
+      s.insertDelivery.run(eventId, endpointId, accountId, type, atIso);
     },
+    /** Makes the deliveries of events not fanned out yet (call inside a transaction); returns how many. */
+    fanOut(): number {
+      const done = (s.doneSeq.get() as { s: number }).s;
+      const max = (s.maxSeq.get() as { s: number }).s;
+      if (max <= done) return 0;
+      const n = s.fanOut.run(done, max).changes;
+      s.setDoneSeq.run(max);
+      return n;
+    },
+    hasUnfanned: () => (s.maxSeq.get() as { s: number }).s > (s.doneSeq.get() as { s: number }).s,
     findEvent: (accountId: string, id: string) => s.eventById.get(id, accountId) as EventRow | null,
     eventPayload: (id: string) => (s.eventPayload.get(id) as { payload: string } | null)?.payload ?? null,
     listActiveEndpoints: () => s.activeEndpoints.all() as EndpointRow[],
@@ -112,9 +136,9 @@ export function eventStore(sqlite: Database) {
     deleteEndpoint: (accountId: string, id: string) => sqlite.query("DELETE FROM webhook_endpoints WHERE id = ?1 AND account_id = ?2").run(id, accountId).changes,
     listDue: (endpointId: string, nowIso: string, limit: number) =>
       s.dueOf.all(endpointId, nowIso, limit) as Array<Pick<DeliveryRow, "id" | "event_id" | "endpoint_id" | "attempts">>,
-    findDelivery: (id: string) => s.deliveryById.get(id) as DeliveryRow | null,
+    findDelivery: (id: number) => s.deliveryById.get(id) as DeliveryRow | null,
     listDeliveriesOfEvent: (eventId: string) => s.deliveriesOfEvent.all(eventId) as DeliveryRow[],
-    updateDelivery(id: string, d: Partial<DeliveryRow>) {
+    updateDelivery(id: number, d: Partial<DeliveryRow>) {
       const cols = Object.keys(d);
       if (cols.length === 0) return;
       sqlite.query(`UPDATE event_deliveries SET ${cols.map((c, i) => `${c} = ?${i + 2}`).join(", ")} WHERE id = ?1`).run(id, ...(Object.values(d) as any[]));
@@ -125,7 +149,10 @@ export function eventStore(sqlite: Database) {
         .query("UPDATE event_deliveries SET status = 'failed', last_error = ?2, next_attempt_at = NULL, updated_at = ?3 WHERE endpoint_id = ?1 AND status = 'pending'")
         .run(endpointId, reason, atIso).changes;
     },
-    oldestPending: () => s.oldestPending.get() as { t: string | null; n: number },
+    oldestPending(): { t: string | null; n: number } {
+      const p = s.pendingStats.get() as { first: number | null; n: number };
+      return { t: p.first === null ? null : ((s.createdOf.get(p.first) as { t: string } | null)?.t ?? null), n: p.n };
+    },
     listDeliveries(endpointId: string, f: DeliveryFilter, page: number, limit: number) {
       const where = ["d.endpoint_id = ?"];
       const params: Array<string | number> = [endpointId];
@@ -136,18 +163,21 @@ export function eventStore(sqlite: Database) {
       const cond = where.join(" AND ");
       const total = (sqlite.query(`SELECT count(*) AS n FROM event_deliveries d WHERE ${cond}`).get(...params) as { n: number }).n;
       const rows = sqlite
-        .query(`SELECT d.* FROM event_deliveries d WHERE ${cond} ORDER BY d.created_at DESC, d.id DESC LIMIT ? OFFSET ?`)
+        .query(`SELECT d.* FROM event_deliveries d WHERE ${cond} ORDER BY d.id DESC LIMIT ? OFFSET ?`)
         .all(...params, limit, (page - 1) * limit) as DeliveryRow[];
       return { rows, total };
     },
-    /** Deletes up to `limit` events created before `beforeIso` (their deliveries go with them). */
+    /**
+     * Deletes those of the `limit` oldest events created before `beforeIso` (their deliveries go
+     * with them); reads no more than `limit` rows, so a pass with nothing to prune is cheap.
+     */
     pruneEvents(beforeIso: string, limit: number): number {
-      return sqlite.query("DELETE FROM events WHERE rowid IN (SELECT rowid FROM events WHERE created_at < ?1 LIMIT ?2)").run(beforeIso, limit).changes;
+      return sqlite.query("DELETE FROM events WHERE seq IN (SELECT seq FROM events ORDER BY seq LIMIT ?2) AND created_at < ?1").run(beforeIso, limit).changes;
     },
-    /** Events after rowid `after` (for `textwire events tail`). */
+    /** Events after `seq` (for `textwire events tail`). */
     eventsAfter: (after: number, limit: number) =>
-      sqlite.query("SELECT rowid AS rowid, id, account_id, type, payload, created_at FROM events WHERE rowid > ?1 ORDER BY rowid LIMIT ?2").all(after, limit) as Array<EventRow & { rowid: number }>,
-    lastEventRowid: () => (sqlite.query("SELECT coalesce(max(rowid), 0) AS r FROM events").get() as { r: number }).r,
+      sqlite.query("SELECT seq, id, account_id, type, payload, created_at FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2").all(after, limit) as Array<EventRow & { seq: number }>,
+    lastEventSeq: () => (s.maxSeq.get() as { s: number }).s,
   };
 }
 

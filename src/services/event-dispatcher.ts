@@ -68,7 +68,7 @@ type Outcome = { ok: true; status: number; body: string } | { ok: false; status:
 
 export class EventDispatcher implements Lifecycle {
   readonly name = "event-dispatcher";
-  private readonly inflight = new Map<string, AbortController>();
+  private readonly inflight = new Map<number, AbortController>();
   private readonly perEndpoint = new Map<string, number>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private pruneTimer: ReturnType<typeof setInterval> | undefined;
@@ -100,6 +100,7 @@ export class EventDispatcher implements Lifecycle {
   start(): void {
     this.stopped = false;
     this.outbox.reload();
+    this.outbox.needsFanout = this.outbox.store.hasUnfanned();
     this.outbox.onEmitted = () => this.wake();
     this.timer = setInterval(() => this.wake(), DISPATCH_POLL_MS);
     this.timer.unref?.();
@@ -142,8 +143,29 @@ export class EventDispatcher implements Lifecycle {
     }
   }
 
+  private fanningOut = false;
+
+  /** Makes the deliveries of new events, in a group-commit job (it shares the webhook path's fsync). */
+  private fanOut(): void {
+    if (this.fanningOut || !this.outbox.needsFanout) return;
+    this.fanningOut = true;
+    this.outbox.needsFanout = false;
+    this.writer.submit({ run: () => this.outbox.store.fanOut() }).then(
+      () => {
+        this.fanningOut = false;
+        this.wake();
+      },
+      (err) => {
+        this.fanningOut = false;
+        this.outbox.needsFanout = true;
+        if (!this.stopped) this.logger.error("event dispatcher: fan-out failed; retrying", { error: String(err) });
+      },
+    );
+  }
+
   /** Starts attempts for due deliveries, endpoint by endpoint, within the concurrency limits. */
   private pump(): void {
+    this.fanOut();
     const nowIso = iso(this.clock());
     for (const ep of this.outbox.store.listActiveEndpoints()) {
       const free = Math.min(DELIVERY_CONCURRENCY - this.inflight.size, PER_ENDPOINT_CONCURRENCY - (this.perEndpoint.get(ep.id) ?? 0));
@@ -214,7 +236,7 @@ export class EventDispatcher implements Lifecycle {
   }
 
   /** Writes one attempt's result (group commit); may disable the endpoint. */
-  private async record(deliveryId: string, endpointId: string, o: Outcome): Promise<void> {
+  private async record(deliveryId: number, endpointId: string, o: Outcome): Promise<void> {
     const result = await this.writer.submit({
       run: () => {
         const now = this.clock();
@@ -240,8 +262,7 @@ export class EventDispatcher implements Lifecycle {
             const reason = `every delivery failed for ${Math.round(DISABLE_AFTER_MS / 86_400_000)} days (last: ${o.error})`;
             this.outbox.store.updateEndpoint({ ...ep, failing_since: since, is_active: 0, disabled_at: at, disabled_reason: reason, updated_at: at });
             this.outbox.store.failPendingOf(endpointId, "endpoint disabled", at);
-            // Told to the account's other endpoints, in the same transaction. (The outbox's list
-            // still holds this endpoint until reload below; skip it explicitly.)
+            // Told to the account's other endpoints (this one is inactive now), in this transaction.
             this.outbox.reload();
             this.outbox.emit(ep.account_id, "endpoint.disabled", { endpoint: { id: ep.id, url: ep.url, description: ep.description, disabledAt: at, disabledReason: reason } }, now);
           } else if (ep.failing_since === null) this.outbox.store.updateEndpoint({ ...ep, failing_since: since });

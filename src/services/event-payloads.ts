@@ -49,13 +49,15 @@ export function emitSubmission(
   s: { accountId: string; formId: string; formName: string; submissionId: string; contactId: string; newContact: boolean; messageId: string; answer: string },
   now: number,
 ) {
-  emitContact(sqlite, s.accountId, s.contactId, s.newContact ? "contact.created" : "contact.updated", now);
+  let contact: ReturnType<typeof contactPayload> | undefined;
+  const readContact = () => (contact === undefined ? (contact = contactPayload(sqlite, s.contactId)) : contact);
+  emitEvent(sqlite, s.accountId, s.newContact ? "contact.created" : "contact.updated", () => ({ contact: readContact() }), now);
   emitMessageStatus(sqlite, s.accountId, s.messageId, "queued", now);
   emitEvent(
     sqlite,
     s.accountId,
     "form.submission",
-    () => ({ submission: { id: s.submissionId, formId: s.formId, formName: s.formName, newContact: s.newContact, answer: JSON.parse(s.answer), contact: contactPayload(sqlite, s.contactId) } }),
+    () => ({ submission: { id: s.submissionId, formId: s.formId, formName: s.formName, newContact: s.newContact, answer: JSON.parse(s.answer), contact: readContact() } }),
     now,
   );
 }

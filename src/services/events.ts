@@ -3,10 +3,13 @@
  *
  *     emitEvent(this.sqlite, accountId, "contact.opted_out", () => ({ contact }), now)
  *
- * inside its own transaction: the event row, and one pending delivery row per active endpoint of
- * the account that subscribes to the type, are written on the same connection, so they commit or
- * roll back with the change. The dispatcher is woken with setImmediate, which runs after the
- * (synchronous) transaction has committed; a rolled-back emit wakes it for nothing.
+ * inside its own transaction: the event row is written on the same connection, so it commits or
+ * rolls back with the change. The dispatcher is woken with setImmediate, which runs after the
+ * (synchronous) transaction has committed (a rolled-back emit wakes it for nothing); it then
+ * makes the deliveries of every new event in one statement (`fanOut`, in a group-commit job) and
+ * sends them. The change's own transaction pays for one insert per event, whatever the number of
+ * endpoints; `event_fanout.done_seq` marks what has been fanned out, so a crash in between loses
+ * nothing.
  *
  * When no active endpoint of the account takes the type, nothing is written and `data` is never
  * built (pass a function to keep hot paths free of the work): an event no one receives is not
@@ -28,6 +31,8 @@ export class EventOutbox {
   /** Active endpoints per account (they change only through WebhookEndpointService in this process). */
   private subscribers = new Map<string, Subscriber[]>();
   private wakeScheduled = false;
+  /** Events were written since the last fan-out (the dispatcher also checks SQLite at start). */
+  needsFanout = true;
   /** Called (once per turn of the event loop) after events were written. */
   onEmitted: () => void = () => {};
 
@@ -53,17 +58,17 @@ export class EventOutbox {
   }
 
   /**
-   * Writes the event and its deliveries in the caller's transaction. Returns the event id, or
-   * null when no endpoint takes it. `onlyEndpointId` sends it to that endpoint alone (test ping).
+   * Writes the event in the caller's transaction. Returns the event id, or null when no active
+   * endpoint takes it. `onlyEndpointId` (the test ping) writes its one delivery at once instead.
    */
   emit(accountId: string, type: EventType, data: unknown | (() => unknown), now: number, onlyEndpointId?: string): string | null {
-    const targets = onlyEndpointId !== undefined ? [onlyEndpointId] : (this.subscribers.get(accountId) ?? []).filter((s) => subscribes(s.events, type)).map((s) => s.id);
-    if (targets.length === 0) return null;
+    if (onlyEndpointId === undefined && !this.wants(accountId, type)) return null;
     const id = newId();
     const at = iso(now);
     const value = typeof data === "function" ? (data as () => unknown)() : data;
     this.store.insertEvent({ id, account_id: accountId, type, payload: eventBody(type, at, value), created_at: at });
-    for (const endpointId of targets) this.store.insertDelivery(newId(), id, endpointId, accountId, type, at);
+    if (onlyEndpointId !== undefined) this.store.insertDelivery(id, onlyEndpointId, accountId, type, at);
+    else this.needsFanout = true;
     this.wake();
     return id;
   }

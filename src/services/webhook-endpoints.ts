@@ -33,7 +33,7 @@ export interface WebhookEndpoint {
 }
 
 export interface Delivery {
-  id: string;
+  id: number;
   eventId: string;
   eventType: string;
   status: DeliveryRow["status"];
@@ -287,7 +287,7 @@ export class WebhookEndpointService {
       for (const endpointId of targets) {
         const d = existing.find((x) => x.endpoint_id === endpointId);
         if (d) this.store.updateDelivery(d.id, { status: "pending", attempts: 0, next_attempt_at: at, delivered_at: null, updated_at: at });
-        else this.store.insertDelivery(newId(), event.id, endpointId, accountId, event.type, at);
+        else this.store.insertDelivery(event.id, endpointId, accountId, event.type, at);
       }
       return this.store.listDeliveriesOfEvent(event.id).filter((d) => targets.includes(d.endpoint_id));
     })();
@@ -296,7 +296,7 @@ export class WebhookEndpointService {
   }
 
   /** Queues a `ping` event to this endpoint alone (whatever it subscribes to, active or not). */
-  test(accountId: string, id: string): { eventId: string; deliveryId: string } {
+  test(accountId: string, id: string): { eventId: string; deliveryId: number } {
     const ep = this.row(accountId, id);
     if (ep.is_active !== 1) {
       throw new AppError("INVALID_STATE", { message: "This endpoint is not active; set isActive to true before sending a test event", details: { endpointId: id, disabledReason: ep.disabled_reason } });

@@ -31,11 +31,16 @@ export const webhookEndpoints = sqliteTable(
   (t) => [index("webhook_endpoints_account_idx").on(t.accountId)],
 );
 
-/** The outbox: one row per event, written in the transaction of the change that caused it. */
+/**
+ * The outbox: one row per event, written in the transaction of the change that caused it.
+ * `seq` never goes back (AUTOINCREMENT), so `event_fanout.done_seq` marks what has been fanned
+ * out to endpoints even after pruning empties the table.
+ */
 export const events = sqliteTable(
   "events",
   {
-    id: text("id").primaryKey(),
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    id: text("id").notNull(),
     accountId: text("account_id")
       .notNull()
       .references(() => accounts.id, { onDelete: "cascade" }),
@@ -44,14 +49,14 @@ export const events = sqliteTable(
     payload: text("payload").notNull(),
     createdAt: text("created_at").notNull(),
   },
-  (t) => [index("events_created_idx").on(t.createdAt)],
+  (t) => [uniqueIndex("events_id_idx").on(t.id)],
 );
 
-/** One event to one endpoint: the delivery log. */
+/** One event to one endpoint: the delivery log. Made by the dispatcher's fan-out, after commit. */
 export const eventDeliveries = sqliteTable(
   "event_deliveries",
   {
-    id: text("id").primaryKey(),
+    id: integer("id").primaryKey(),
     eventId: text("event_id")
       .notNull()
       .references(() => events.id, { onDelete: "cascade" }),
@@ -74,8 +79,13 @@ export const eventDeliveries = sqliteTable(
   },
   (t) => [
     uniqueIndex("event_deliveries_event_endpoint_idx").on(t.eventId, t.endpointId),
-    index("event_deliveries_endpoint_created_idx").on(t.endpointId, t.createdAt),
+    index("event_deliveries_endpoint_idx").on(t.endpointId),
     index("event_deliveries_due_idx").on(t.endpointId, t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
-    index("event_deliveries_pending_created_idx").on(t.createdAt).where(sql`${t.status} = 'pending'`),
   ],
 );
+
+/** The last events.seq whose deliveries have been made (one row, id 1). */
+export const eventFanout = sqliteTable("event_fanout", {
+  id: integer("id").primaryKey(),
+  doneSeq: integer("done_seq").notNull(),
+});

@@ -45,7 +45,7 @@ export const EndpointListAnswer = t.Object({ status: t.Literal("success"), data:
 export const EndpointDeletedAnswer = t.Object({ status: t.Literal("success"), message: t.String(), data: t.Object({ deletedId: t.String() }) });
 
 export const Delivery = t.Object({
-  id: t.String(),
+  id: t.Integer(),
   eventId: t.String({ description: "also the webhook-id header (receivers dedupe on it)" }),
   eventType: t.String(),
   status: t.UnionEnum(["pending", "delivered", "failed"]),
@@ -80,4 +80,4 @@ export const RedeliverBody = t.Optional(
   t.Object({ endpointId: t.Optional(t.String({ maxLength: 200, description: "send to this endpoint only (default: every endpoint the event went to)" })) }),
 );
 export const RedeliverAnswer = t.Object({ status: t.Literal("success"), message: t.String(), data: t.Object({ eventId: t.String(), deliveries: t.Array(Delivery) }) });
-export const TestAnswer = t.Object({ status: t.Literal("success"), message: t.String(), data: t.Object({ eventId: t.String(), deliveryId: t.String() }) });
+export const TestAnswer = t.Object({ status: t.Literal("success"), message: t.String(), data: t.Object({ eventId: t.String(), deliveryId: t.Integer() }) });
