@@ -4,8 +4,10 @@ import { errorsPlugin } from "./http/plugins/errors";
 import { formsRoutes } from "./http/routes/forms";
 import { webhookRoutes } from "./http/routes/webhook";
 import { messagesRoutes } from "./http/routes/messages";
+import { broadcastsRoutes } from "./http/routes/broadcasts";
 import { contactsRoutes } from "./http/routes/contacts";
 import { opsRoutes } from "./http/routes/ops";
+import { inboundRoutes } from "./http/routes/inbound";
 import { eventsRoutes } from "./http/routes/events";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
@@ -14,8 +16,10 @@ export function createApp(deps: AppDeps) {
     .use(errorsPlugin(deps.logger))
     .use(formsRoutes(deps))
     .use(webhookRoutes(deps))
+    .use(inboundRoutes(deps))
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))
+    .use(broadcastsRoutes(deps))
     .use(opsRoutes(deps))
     .use(eventsRoutes(deps));
   // The OpenAPI document and the metrics' route labels are generated from what is registered.

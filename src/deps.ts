@@ -26,6 +26,8 @@ import { EventOutbox, registerOutbox } from "./services/events";
 import { EventDispatcher, resolveHost } from "./services/event-dispatcher";
 import { WebhookEndpointService } from "./services/webhook-endpoints";
 import { QueueWatch } from "./services/queue-watch";
+import { InboundService } from "./services/inbound";
+import { BroadcastService } from "./services/broadcasts";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -64,6 +66,9 @@ export interface AppDeps {
   events: EventOutbox;
   dispatcher: EventDispatcher;
   webhookEndpoints: WebhookEndpointService;
+  /** Texts the phones received: `deps.inbound.receive(accountId, {from, body, receivedAt, deviceId?, externalId?})`. */
+  inbound: InboundService;
+  broadcasts: BroadcastService;
   startedAt: number;
   lifecycle: Lifecycle[];
   /** Called once per finished request (metrics). */
@@ -85,6 +90,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const forms = new FormService(db, clock);
   const events = new EventOutbox(sqlite);
   registerOutbox(sqlite, events);
+  const accounts = new AccountService(sqlite, clock);
+  const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger);
   let sweep: ReturnType<typeof setInterval> | undefined;
   const deps: AppDeps = {
     config,
@@ -92,7 +99,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     logger,
     sqlite,
     db,
-    accounts: new AccountService(sqlite, clock),
+    accounts,
     forms,
     contacts: new ContactService(sqlite, clock, forms),
     exports: new ExportService(sqlite, config.db, clock, logger),
@@ -109,6 +116,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     events,
     dispatcher: undefined as unknown as EventDispatcher,
     webhookEndpoints: new WebhookEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: resolveHost }),
+    inbound: new InboundService(sqlite, clock),
+    broadcasts,
     startedAt: clock(),
     lifecycle: [
       queueSync(sqlite, queue),
@@ -144,5 +153,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const watch = new QueueWatch(sqlite, clock, queue, leases, config.stuckAfterMs);
   deps.observers.push(watch.observe);
   deps.lifecycle.push(watch);
+  // Broadcasts a stop interrupted carry on once the queue is whole.
+  deps.lifecycle.push({ name: "broadcasts", start: () => broadcasts.resume(), stop: () => broadcasts.stop() });
   return deps;
 }

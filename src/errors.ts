@@ -14,6 +14,7 @@ export const ERROR_CATALOGUE = {
   WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, message: "Webhook endpoint not found" },
   EVENT_NOT_FOUND: { status: 404, message: "Event not found" },
   WEBHOOK_URL_NOT_ALLOWED: { status: 400, message: "This URL cannot receive events" },
+  BROADCAST_NOT_FOUND: { status: 404, message: "Broadcast not found" },
   DUPLICATE_FORM_NAME: { status: 409, message: "A form with this name already exists" },
   DUPLICATE_PHONE_NUMBER: { status: 409, message: "A contact with this phone number already exists" },
   INVALID_STATE: { status: 409, message: "The resource is not in a state that allows this action" },

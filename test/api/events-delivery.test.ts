@@ -39,9 +39,9 @@ describe("a receiver that verifies with standardwebhooks and answers 500 to the 
       );
       messageIds.push(r.data.messageId);
     }
-    // Status changes: sent, failed, cancelled.
+    // Status changes: sent, failed (a permanent reason: no automatic retry), cancelled.
     await expectStatus(await ts.api(`/messages/${messageIds[0]}/status`, { method: "PUT", json: { status: "sent", sentAt: new Date().toISOString() } }), 200);
-    await expectStatus(await ts.api(`/messages/${messageIds[1]}/status`, { method: "PUT", json: { status: "failed", failureReason: "no service" } }), 200);
+    await expectStatus(await ts.api(`/messages/${messageIds[1]}/status`, { method: "PUT", json: { status: "failed", failureReason: "invalid-phone" } }), 200);
     await expectStatus(await ts.api(`/messages/${messageIds[2]}/status`, { method: "PUT", json: { status: "cancelled" } }), 200);
 
     const sqlite = ts.running.deps.sqlite;
@@ -49,7 +49,7 @@ describe("a receiver that verifies with standardwebhooks and answers 500 to the 
     // 20 × (contact.created|updated + message.queued + form.submission) + 3 status changes
     expect(events.length).toBe(63);
     const types = new Set(events.map((e) => e.type));
-    for (const t of ["contact.created", "contact.updated", "message.queued", "form.submission", "message.sent", "message.failed", "message.cancelled"]) expect(types.has(t)).toBe(true);
+    expect([...types].sort()).toEqual(["contact.created", "contact.updated", "form.submission", "message.cancelled", "message.failed", "message.queued", "message.sent"]);
 
     const state = await waitFor("every event accepted", async () => {
       const s = await receiver.state();
