@@ -90,6 +90,7 @@ export class EventDispatcher implements Lifecycle {
     this.schedule = opts.retryScheduleMs ?? RETRY_SCHEDULE_MS;
     this.resolve = opts.resolve ?? resolveHost;
     metrics.describe("textwire_event_deliveries_total", "Outbound event delivery attempts by result (delivered, retrying, failed)");
+    for (const result of ["delivered", "retrying", "failed"]) metrics.count("textwire_event_deliveries_total", { result }, 0);
     metrics.gauge("textwire_events_pending", "Event deliveries waiting to be delivered", () => this.outbox.store.oldestPending().n);
     metrics.gauge("textwire_events_oldest_pending_seconds", "Age of the oldest event delivery still pending (0 when none)", () => {
       const t = this.outbox.store.oldestPending().t;
