@@ -40,6 +40,8 @@ import { VERSION } from "../version";
 export const DELIVERY_CONCURRENCY = 16;
 export const PER_ENDPOINT_CONCURRENCY = 4;
 export const DISPATCH_POLL_MS = 1_000;
+/** Fan-outs and attempt results join the next request batch's commit, or commit alone after this. */
+export const RIDE_WAIT_MS = 25;
 /** How often old events and their delivery log are pruned, and how many rows one transaction deletes. */
 export const PRUNE_EVERY_MS = 3_600_000;
 export const PRUNE_BATCH = 1_000;
@@ -151,7 +153,7 @@ export class EventDispatcher implements Lifecycle {
     if (this.fanningOut || !this.outbox.needsFanout) return;
     this.fanningOut = true;
     this.outbox.needsFanout = false;
-    this.writer.submit({ run: () => this.outbox.store.fanOut() }).then(
+    this.writer.ride({ run: () => this.outbox.store.fanOut() }, RIDE_WAIT_MS).then(
       () => {
         this.fanningOut = false;
         this.wake();
@@ -238,7 +240,7 @@ export class EventDispatcher implements Lifecycle {
 
   /** Writes one attempt's result (group commit); may disable the endpoint. */
   private async record(deliveryId: number, endpointId: string, o: Outcome): Promise<void> {
-    const result = await this.writer.submit({
+    const result = await this.writer.ride({
       run: () => {
         const now = this.clock();
         const at = iso(now);
@@ -273,7 +275,7 @@ export class EventDispatcher implements Lifecycle {
       undo: (r) => {
         if (r.disabled) this.outbox.reload();
       },
-    });
+    }, RIDE_WAIT_MS);
     if (result.result !== "gone") this.metrics.count("textwire_event_deliveries_total", { result: result.result });
     if (result.disabled) this.logger.warn("webhook endpoint disabled after failing for 3 days", { endpointId });
     else if (result.result === "failed") this.logger.warn("event delivery failed for good", { deliveryId, endpointId, error: o.ok ? undefined : o.error });
