@@ -27,6 +27,8 @@ export const DEFAULT_MAX_LEASE_ATTEMPTS = 3;
 export const DEFAULT_STUCK_AFTER = "10m";
 /** Days outbound events and their delivery log are kept. */
 export const DEFAULT_EVENT_RETENTION_DAYS = 30;
+/** Failed authentications (a key presented and refused) allowed per client IP per minute. */
+export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 20;
 
 export const OPTIONS: OptionSpec[] = [
   { flag: "db", type: "string", default: DEFAULT_DB_PATH, help: "SQLite database file (its folder is created)", global: true },
@@ -40,10 +42,14 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "webhook-limit-per-minute", type: "int", default: DEFAULT_WEBHOOK_LIMIT_PER_MINUTE, min: 1, help: "per-form webhook limit (requests per minute)" },
   { flag: "send-rate-per-minute", type: "int", default: DEFAULT_SEND_RATE_PER_MINUTE, min: 1, help: "per-account device send rate (messages per minute), for estimates and `next`" },
   { flag: "max-lease-attempts", type: "int", default: DEFAULT_MAX_LEASE_ATTEMPTS, min: 1, max: 100, help: "lease expiries with no report before a message fails with no-report" },
+  { flag: "auth-failures-per-minute", type: "int", default: DEFAULT_AUTH_FAILURES_PER_MINUTE, min: 1, help: "refused API keys allowed per client IP per minute; then every key from that IP gets 429 until the bucket refills" },
   { flag: "log-format", type: "string", help: "access log format: pretty | json (default: pretty on a TTY, else json)" },
   { flag: "backup-dir", type: "string", help: "folder for scheduled backups (with --backup-every)" },
   { flag: "backup-every", type: "string", help: "scheduled backup interval, e.g. 24h, 30m, 7d (default 24h when --backup-dir is set)" },
   { flag: "backup-keep", type: "int", default: 7, min: 1, help: "scheduled backups to keep" },
+  { flag: "captcha-verify-url-turnstile", type: "string", help: "siteverify URL for Turnstile (default Cloudflare's; for tests or a proxy)" },
+  { flag: "captcha-verify-url-hcaptcha", type: "string", help: "siteverify URL for hCaptcha (default hCaptcha's)" },
+  { flag: "captcha-verify-url-recaptcha", type: "string", help: "siteverify URL for reCAPTCHA (default Google's)" },
   { flag: "metrics", type: "bool", default: true, help: "serve GET /metrics (admin key required); --metrics=false disables it" },
   { flag: "stuck-after", type: "string", default: DEFAULT_STUCK_AFTER, help: "messages due and no phone asking for work for this long = the queue is stuck, e.g. 10m" },
   { flag: "allow-private-webhook-urls", type: "bool", default: false, help: "let event endpoints point at loopback (this machine) or link-local addresses; LAN addresses are always allowed" },
@@ -142,6 +148,7 @@ export interface ServeConfig {
   webhookLimitPerMinute: number;
   sendRatePerMinute: number;
   maxLeaseAttempts: number;
+  authFailuresPerMinute: number;
   logFormat: "json" | "pretty";
   backupDir?: string;
   backupEveryMs?: number;
@@ -152,6 +159,8 @@ export interface ServeConfig {
   eventRetentionDays: number;
   /** Waits between event delivery attempts; unset = the production schedule (tests shorten it). */
   eventRetryScheduleMs?: number[];
+  /** Overrides of the captcha providers' siteverify URLs (unset: the provider's own). */
+  captchaVerifyUrls: { turnstile?: string; hcaptcha?: string; recaptcha?: string };
 }
 
 export function parseDuration(text: string): number {
@@ -181,6 +190,17 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
   const tlsKey = o["tls-key"] as string | undefined;
   if (Boolean(tlsCert) !== Boolean(tlsKey)) throw new ConfigError("--tls-cert and --tls-key go together");
   if (o["redirect-port"] !== undefined && !tlsCert) throw new ConfigError("--redirect-port needs --tls-cert and --tls-key");
+  const captchaVerifyUrls: ServeConfig["captchaVerifyUrls"] = {};
+  for (const provider of ["turnstile", "hcaptcha", "recaptcha"] as const) {
+    const v = o[`captcha-verify-url-${provider}`] as string | undefined;
+    if (v === undefined) continue;
+    let u: URL | undefined;
+    try {
+      u = new URL(v);
+    } catch {}
+    if (!u || (u.protocol !== "https:" && u.protocol !== "http:")) throw new ConfigError(`--captcha-verify-url-${provider}: not an http(s) URL: "${v}"`);
+    captchaVerifyUrls[provider] = v;
+  }
   const backupEvery = o["backup-every"] as string | undefined;
   if (backupEvery && !o["backup-dir"]) throw new ConfigError("--backup-every needs --backup-dir");
   return {
@@ -195,6 +215,7 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     webhookLimitPerMinute: o["webhook-limit-per-minute"] as number,
     sendRatePerMinute: o["send-rate-per-minute"] as number,
     maxLeaseAttempts: o["max-lease-attempts"] as number,
+    authFailuresPerMinute: o["auth-failures-per-minute"] as number,
     logFormat,
     backupDir: o["backup-dir"] as string | undefined,
     backupEveryMs: backupEvery ? parseDuration(backupEvery) : undefined,
@@ -203,6 +224,7 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     stuckAfterMs: parseDuration(o["stuck-after"] as string),
     allowPrivateWebhookUrls: o["allow-private-webhook-urls"] as boolean,
     eventRetentionDays: o["event-retention-days"] as number,
+    captchaVerifyUrls,
   };
 }
 

@@ -26,6 +26,8 @@ import { EventOutbox, registerOutbox } from "./services/events";
 import { EventDispatcher, resolveHost } from "./services/event-dispatcher";
 import { WebhookEndpointService } from "./services/webhook-endpoints";
 import { QueueWatch } from "./services/queue-watch";
+import { SpamCounter } from "./services/spam";
+import { CaptchaVerifier } from "./services/captcha";
 import { InboundService } from "./services/inbound";
 import { BroadcastService } from "./services/broadcasts";
 
@@ -53,6 +55,11 @@ export interface AppDeps {
   apiLimiter: ApiLimiter;
   /** Per-form webhook token buckets (--webhook-limit-per-minute). */
   webhookLimiter: WebhookLimiter;
+  /** Per client IP per form (settings.ipLimitPerMinute), keyed "formId ip". */
+  webhookIpLimiter: WebhookLimiter;
+  /** Honeypot catches per form (stats spamBlocked). */
+  spam: SpamCounter;
+  captcha: CaptchaVerifier;
   /** Group-commit writer: batches request writes into one durable transaction. */
   writer: GroupCommitWriter;
   /** Monthly message quota counts per account. */
@@ -90,6 +97,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const forms = new FormService(db, clock);
   const events = new EventOutbox(sqlite);
   registerOutbox(sqlite, events);
+  const spam = new SpamCounter(sqlite, writer);
   const accounts = new AccountService(sqlite, clock);
   const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger);
   let sweep: ReturnType<typeof setInterval> | undefined;
@@ -107,6 +115,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     seq,
     apiLimiter: new ApiLimiter({ clock }),
     webhookLimiter: new WebhookLimiter({ clock, perMinute: config.webhookLimitPerMinute }),
+    webhookIpLimiter: new WebhookLimiter({ clock }),
+    spam,
+    captcha: new CaptchaVerifier(config.captchaVerifyUrls),
     writer,
     quota,
     submissions,
@@ -153,6 +164,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const watch = new QueueWatch(sqlite, clock, queue, leases, config.stuckAfterMs);
   deps.observers.push(watch.observe);
   deps.lifecycle.push(watch);
+  // After the writer: stopped before it, so the last honeypot counts are written.
+  deps.lifecycle.push(spam.lifecycle());
   // Broadcasts a stop interrupted carry on once the queue is whole.
   deps.lifecycle.push({ name: "broadcasts", start: () => broadcasts.resume(), stop: () => broadcasts.stop() });
   return deps;

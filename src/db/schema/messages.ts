@@ -45,6 +45,8 @@ export const messages = sqliteTable(
     leaseDeviceId: text("lease_device_id"),
     /** Leases that expired with no report; at --max-lease-attempts the message fails with "no-report". */
     leaseExpiries: integer("lease_expiries").notNull().default(0),
+    /** The latest lease's token, kept after the lease ends: a report with an older one is a LEASE_CONFLICT. */
+    lastLeaseToken: text("last_lease_token"),
     /** A manual message's own attempt count; null = the form's settings.maxAttempts, or 2 (retry-policy.ts). */
     maxAttempts: integer("max_attempts"),
     /** The broadcast that created the message, if any. */
@@ -53,6 +55,8 @@ export const messages = sqliteTable(
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [
+    /** Per-recipient limit and duplicate window of public forms (migration 0006). */
+    index("messages_account_recipient_created_idx").on(t.accountId, t.recipientPhone, t.createdAt),
     index("messages_account_created_idx").on(t.accountId, t.createdAt),
     index("messages_account_status_created_idx").on(t.accountId, t.status, t.createdAt),
     // Analytics read sent_at, failure_reason and the response time (RESPONSE_MS_SQL) from the index
