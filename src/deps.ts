@@ -29,6 +29,8 @@ import { QueueWatch } from "./services/queue-watch";
 import { SpamCounter } from "./services/spam";
 import { CaptchaVerifier } from "./services/captcha";
 import { InboundService } from "./services/inbound";
+import { AccountSettingsService } from "./services/account-settings";
+import { ConversationService } from "./services/conversations";
 import { BroadcastService } from "./services/broadcasts";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
@@ -75,6 +77,9 @@ export interface AppDeps {
   webhookEndpoints: WebhookEndpointService;
   /** Texts the phones received: `deps.inbound.receive(accountId, {from, body, receivedAt, deviceId?, externalId?})`. */
   inbound: InboundService;
+  /** Keyword lists and replies per account (GET/PUT /v1/account/settings). */
+  accountSettings: AccountSettingsService;
+  conversations: ConversationService;
   broadcasts: BroadcastService;
   startedAt: number;
   lifecycle: Lifecycle[];
@@ -97,6 +102,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const forms = new FormService(db, clock);
   const events = new EventOutbox(sqlite);
   registerOutbox(sqlite, events);
+  const accountSettings = new AccountSettingsService(sqlite, clock);
+  const contacts = new ContactService(sqlite, clock, forms, (ids) => leases.withdraw(ids));
   const spam = new SpamCounter(sqlite, writer);
   const accounts = new AccountService(sqlite, clock);
   const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger);
@@ -109,7 +116,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     db,
     accounts,
     forms,
-    contacts: new ContactService(sqlite, clock, forms),
+    contacts,
     exports: new ExportService(sqlite, config.db, clock, logger),
     queue,
     seq,
@@ -127,7 +134,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     events,
     dispatcher: undefined as unknown as EventDispatcher,
     webhookEndpoints: new WebhookEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: resolveHost }),
-    inbound: new InboundService(sqlite, clock),
+    accountSettings,
+    conversations: new ConversationService(sqlite, clock, contacts),
+    inbound: new InboundService(sqlite, clock, accountSettings, queue, seq, leases, quota),
     broadcasts,
     startedAt: clock(),
     lifecycle: [

@@ -41,6 +41,26 @@ describe("events from inbound texts, retries and broadcasts", () => {
     await waitFor("contact.created", () => ofType("contact.created").find((c) => c.data.contact.phoneNumber === "+14155550111"));
   });
 
+  test("STOP: contact.opted_out, message.cancelled for what was queued, message.queued for the confirmation; START: contact.opted_in", async () => {
+    const m = await expectStatus(await ts.api("/messages", { method: "POST", json: { phoneNumber: "+14155550131", content: "promo" } }), 201);
+    const inbound = (body: string) =>
+      fetch(`${ts.base}/messages/${ts.adminKey}/inbound`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ from: "+14155550131", body, receivedAt: new Date().toISOString() }),
+      });
+    await expectStatus(await inbound("STOP"), 201);
+    const out = await waitFor("contact.opted_out", () => ofType("contact.opted_out").find((e) => e.data.contact.phoneNumber === "+14155550131"));
+    expect(out.data.contact.optedOut).toBe(true);
+    await waitFor("message.cancelled", () => ofType("message.cancelled").find((e) => e.data.message.id === m.data.messageId));
+    await waitFor("confirmation queued", () => ofType("message.queued").find((e) => e.data.message.recipientPhone === "+14155550131" && e.data.message.id !== m.data.messageId));
+    await expectStatus(await inbound("STOP"), 201); // a second STOP changes nothing
+    await expectStatus(await inbound("START"), 201);
+    const back = await waitFor("contact.opted_in", () => ofType("contact.opted_in").find((e) => e.data.contact.phoneNumber === "+14155550131"));
+    expect(back.data.contact.optedOut).toBe(false);
+    expect(ofType("contact.opted_out").filter((e) => e.data.contact.phoneNumber === "+14155550131")).toHaveLength(1);
+  });
+
   test("a transient failure re-queues (message.queued); the final one is message.failed", async () => {
     const m = await expectStatus(await ts.api("/messages", { method: "POST", json: { phoneNumber: "+14155550112", content: "hello", maxAttempts: 2 } }), 201);
     const id = m.data.messageId;

@@ -5,3 +5,4 @@ export * from "./messages";
 export * from "./events";
 export * from "./inbound";
 export * from "./broadcasts";
+export * from "./account-settings";
