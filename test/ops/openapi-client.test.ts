@@ -31,7 +31,7 @@ const seen: Array<{ method: string; url: string; response: Response }> = [];
 const REDOCLY = join(import.meta.dir, "../../node_modules/@redocly/cli/bin/cli.js");
 
 beforeAll(async () => {
-  s = await startTestServer();
+  s = await startTestServer({ allowPrivateWebhookUrls: true }); // the webhook-endpoint cases point at this machine
   doc = await expectStatus(await fetch(`${s.base}/openapi.json`), 200);
   dir = mkdtempSync(join(tmpdir(), "textwire-openapi-"));
   writeFileSync(join(dir, "openapi.json"), JSON.stringify(doc));
@@ -73,6 +73,7 @@ const ctx = {} as {
   leaseToken: string;
   contactId: string;
   broadcastId: string;
+  endpointId: string;
 };
 
 function expectHttp(r: { response: Response }, status: number) {
@@ -293,6 +294,35 @@ const CASES: Record<string, () => Promise<void>> = {
   },
   "DELETE /v1/forms/{id}": async () => {
     expectHttp(await api.DELETE("/v1/forms/{id}", { params: { path: { id: ctx.formId } } }), 200);
+  },
+  "POST /v1/webhook-endpoints": async () => {
+    const r = await api.POST("/v1/webhook-endpoints", { body: { url: "http://127.0.0.1:9/hook", events: ["*"], allowInsecure: true } });
+    expectHttp(r, 201);
+    ctx.endpointId = r.data!.data.endpoint.id;
+  },
+  "GET /v1/webhook-endpoints": async () => {
+    expectHttp(await api.GET("/v1/webhook-endpoints", {}), 200);
+  },
+  "GET /v1/webhook-endpoints/{id}": async () => {
+    expectHttp(await api.GET("/v1/webhook-endpoints/{id}", { params: { path: { id: ctx.endpointId } } }), 200);
+  },
+  "PUT /v1/webhook-endpoints/{id}": async () => {
+    expectHttp(await api.PUT("/v1/webhook-endpoints/{id}", { params: { path: { id: ctx.endpointId } }, body: { description: "CRM" } }), 200);
+  },
+  "POST /v1/webhook-endpoints/{id}/rotate-secret": async () => {
+    expectHttp(await api.POST("/v1/webhook-endpoints/{id}/rotate-secret", { params: { path: { id: ctx.endpointId } } }), 200);
+  },
+  "POST /v1/webhook-endpoints/{id}/test": async () => {
+    expectHttp(await api.POST("/v1/webhook-endpoints/{id}/test", { params: { path: { id: ctx.endpointId } } }), 202);
+  },
+  "GET /v1/webhook-endpoints/{id}/deliveries": async () => {
+    expectHttp(await api.GET("/v1/webhook-endpoints/{id}/deliveries", { params: { path: { id: ctx.endpointId } } }), 200);
+  },
+  "POST /v1/events/{id}/redeliver": async () => {
+    expectHttp(await api.POST("/v1/events/{id}/redeliver", { params: { path: { id: crypto.randomUUID() } } }), 404);
+  },
+  "DELETE /v1/webhook-endpoints/{id}": async () => {
+    expectHttp(await api.DELETE("/v1/webhook-endpoints/{id}", { params: { path: { id: ctx.endpointId } } }), 200);
   },
   "GET /health": async () => {
     const r = await anon.GET("/health");
