@@ -16,7 +16,8 @@ Usage: textwire [command] [options]
 
 Commands:
   serve                 start the HTTP API (default)
-  accounts create|list  manage accounts
+  accounts create|list|update|delete
+                        manage accounts
   keys create|list|revoke  manage API keys
   migrate               apply schema migrations and exit
 ${COMMANDS_EXTRA.map((c) => `  ${c.name.padEnd(22)}${c.summary}`).join("\n")}

@@ -119,6 +119,55 @@ export class AccountService {
       .all() as Array<Account & { keys: number }>;
   }
 
+  /**
+   * Changes the given settings of an account (undefined = unchanged; null = back to the plan's
+   * default, or no quota). Returns the account as it now is, or null when there is no such account.
+   */
+  updateAccount(
+    id: string,
+    patch: { name?: string; plan?: Plan; apiLimitPerHour?: number | null; apiBurstPerMinute?: number | null; monthlyQuota?: number | null },
+  ): Account | null {
+    const cols: Record<string, unknown> = {
+      name: patch.name,
+      plan: patch.plan,
+      api_limit_per_hour: patch.apiLimitPerHour,
+      api_burst_per_minute: patch.apiBurstPerMinute,
+      monthly_quota: patch.monthlyQuota,
+    };
+    const set = Object.entries(cols).filter(([, v]) => v !== undefined);
+    if (set.length > 0) {
+      this.sqlite
+        .prepare(`UPDATE accounts SET ${set.map(([c]) => `${c} = ?`).join(", ")} WHERE id = ?`)
+        .run(...(set.map(([, v]) => v) as Array<string | number | null>), id);
+    }
+    return this.findAccount(id);
+  }
+
+  /** What deleting an account removes, for the CLI to say before it does. */
+  accountFootprint(id: string): { forms: number; contacts: number; messages: number; activeKeys: number } {
+    const n = (sql: string) => (this.sqlite.query(sql).get(id) as { n: number }).n;
+    return {
+      forms: n("SELECT count(*) AS n FROM forms WHERE account_id = ?"),
+      contacts: n("SELECT count(*) AS n FROM contacts WHERE account_id = ?"),
+      messages: n("SELECT count(*) AS n FROM messages WHERE account_id = ?"),
+      activeKeys: n("SELECT count(*) AS n FROM api_keys WHERE account_id = ? AND revoked_at IS NULL"),
+    };
+  }
+
+  /**
+   * Deletes an account and everything it owns, in one transaction: its keys, forms, submissions,
+   * contacts and messages go with it (foreign keys cascade); the per-account counters that have no
+   * foreign key are removed by hand. Returns false when there is no such account.
+   */
+  deleteAccount(id: string): boolean {
+    return this.sqlite.transaction(() => {
+      if (!this.findAccount(id)) return false;
+      this.sqlite.prepare("DELETE FROM accounts WHERE id = ?").run(id);
+      this.sqlite.prepare("DELETE FROM message_counts WHERE account_id = ?").run(id);
+      return true;
+    })();
+  }
+
   findAccount(id: string): Account | null {
     return (this.sqlite.query(`SELECT ${ACCOUNT_COLS} FROM accounts WHERE id = ?`).get(id) as Account | null) ?? null;
   }
