@@ -48,12 +48,21 @@ export class ConfigError extends Error {}
 export interface ParsedArgs {
   positionals: string[];
   flags: Map<string, string | true>;
+  /** Every value of a flag given more than once (`--ip A --ip B`); `flags` keeps the last. */
+  repeated?: Map<string, Array<string | true>>;
 }
 
 /** `--name value`, `--name=value`, bare `--flag` (true). Everything after `--` is positional. */
 export function parseArgs(argv: string[], booleanFlags: Set<string> = new Set()): ParsedArgs {
   const positionals: string[] = [];
-  const flags = new Map<string, string | true>();
+  const seen = new Map<string, string | true>();
+  const repeated = new Map<string, Array<string | true>>();
+  const flags = {
+    set(name: string, value: string | true) {
+      repeated.set(name, [...(repeated.get(name) ?? []), value]);
+      seen.set(name, value);
+    },
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--") {
@@ -75,7 +84,7 @@ export function parseArgs(argv: string[], booleanFlags: Set<string> = new Set())
     else if (a === "-v") flags.set("version", true);
     else positionals.push(a);
   }
-  return { positionals, flags };
+  return { positionals, flags: seen, repeated };
 }
 
 export const envName = (flag: string) => "TEXTWIRE_" + flag.toUpperCase().replace(/-/g, "_");
