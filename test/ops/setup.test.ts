@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { runCli } from "../../src/main";
 import type { CliIO } from "../../src/cli/common";
 import { lockPathOf } from "../../src/services/backups";
+import { OPTIONS, envName } from "../../src/config";
 import { startTestServer, tempDir } from "../helpers/server";
 
 const ROOT = join(import.meta.dir, "../..");
@@ -151,5 +152,52 @@ describe("first start binds before it creates the first account", () => {
     const sqlite = new Database(db, { readonly: true });
     expect((sqlite.query("SELECT count(*) AS n FROM accounts").get() as { n: number }).n).toBe(0);
     sqlite.close();
+  });
+});
+
+describe("the systemd unit takes every setting from the env file; the README works top to bottom", () => {
+  const unit = readFileSync(join(ROOT, "scripts/textwire.service"), "utf8");
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const lines = unit.split("\n").filter((l) => !l.startsWith("#"));
+
+  test("ExecStart passes no options; defaults are Environment= lines of real options, overridable by the env file", () => {
+    const exec = lines.filter((l) => l.startsWith("ExecStart="));
+    expect(exec).toEqual(["ExecStart=/usr/local/bin/textwire serve"]);
+    const envNames = new Set(OPTIONS.map((o) => envName(o.flag)));
+    const defaults = lines.filter((l) => l.startsWith("Environment=")).map((l) => l.slice("Environment=".length).split("=")[0]);
+    expect(defaults.sort()).toEqual(["TEXTWIRE_DB", "TEXTWIRE_HOST", "TEXTWIRE_LOG_FORMAT", "TEXTWIRE_PORT"]);
+    for (const d of defaults) expect(envNames.has(d)).toBe(true);
+    // systemd: EnvironmentFile= overrides Environment=, so it must be there (after them, for readers).
+    const fileLine = lines.findIndex((l) => l.startsWith("EnvironmentFile=-/etc/textwire/textwire.env"));
+    expect(fileLine).toBeGreaterThan(lines.findLastIndex((l) => l.startsWith("Environment=")));
+  });
+
+  test("every TEXTWIRE_ variable the README puts in the env file is a real option", () => {
+    const envNames = new Set(OPTIONS.map((o) => envName(o.flag)));
+    for (const m of readme.matchAll(/^(TEXTWIRE_[A-Z_]+)=/gm)) expect(envNames.has(m[1])).toBe(true);
+    for (const m of unit.matchAll(/#\s+(TEXTWIRE_[A-Z_]+)=/g)) expect(envNames.has(m[1])).toBe(true);
+  });
+
+  test("ProtectSystem=strict leaves every backup folder the README gives the service writable", () => {
+    const writable = lines.filter((l) => l.startsWith("ReadWritePaths=")).flatMap((l) => l.slice("ReadWritePaths=".length).split(/\s+/));
+    expect(lines).toContain("ProtectSystem=strict");
+    const dirs = [...readme.matchAll(/--backup-dir (\S+)|TEXTWIRE_BACKUP_DIR=(\/\S+)/g)].map((m) => m[1] ?? m[2]);
+    expect(dirs.length).toBeGreaterThan(0);
+    for (const d of dirs) expect(writable.some((w) => d === w || d.startsWith(w + "/"))).toBe(true);
+  });
+
+  test("the README creates the textwire user before anything is chowned to it", () => {
+    const created = readme.indexOf("useradd --system");
+    expect(created).toBeGreaterThan(0);
+    for (const m of readme.matchAll(/chown textwire|sudo -u textwire/g)) expect(m.index!).toBeGreaterThan(created);
+  });
+
+  test("the openssl recipe makes what iPhones accept: serverAuth, subjectAltName, at most 825 days", () => {
+    const recipe = readme.slice(readme.indexOf("**The same with openssl**"), readme.indexOf("#### Your own certificate"));
+    expect(recipe).toContain("extendedKeyUsage=serverAuth");
+    expect(recipe).toContain("subjectAltName=IP:192.168.1.50");
+    const days = [...recipe.matchAll(/-days (\d+)/g)].map((m) => Number(m[1]));
+    expect(days).toContain(825);
+    expect(recipe).toMatch(/-CA ca\.crt[^\n]*-days 825/);
   });
 });
