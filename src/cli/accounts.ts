@@ -2,6 +2,8 @@ import type { ParsedArgs } from "../config";
 import { systemClock } from "../lib/clock";
 import { AccountService, PLANS, type Account, type Plan } from "../services/accounts";
 import { acquireLock, liveLockHolder } from "../services/backups";
+import { DEFAULT_PHONE_COUNTRY } from "../domain/phone";
+import { isSupportedCountry } from "libphonenumber-js/max";
 import { dbPathOf, flagInt, flagString, table, UsageError, withDb, type CliIO } from "./common";
 
 export const ACCOUNTS_HELP = `Usage:
@@ -9,16 +11,19 @@ export const ACCOUNTS_HELP = `Usage:
                            [--api-burst-per-minute N] [--monthly-quota N] [--json] [--db PATH]
   textwire accounts list [--json] [--db PATH]
   textwire accounts update ID [--name NAME] [--plan standard|pro|enterprise] [--monthly-quota N|none]
-                           [--api-limit-per-hour N|none] [--api-burst-per-minute N|none] [--json] [--db PATH]
+                           [--api-limit-per-hour N|none] [--api-burst-per-minute N|none]
+                           [--default-country CC|none] [--json] [--db PATH]
   textwire accounts delete ID --confirm [--json] [--db PATH]
 
 create makes an account and its first admin key (shown once).
 update changes only the settings given; "none" removes the monthly quota, or puts an API limit
-back to the plan's default. It takes effect at once, also on a running server.
+back to the plan's default. --default-country (ISO 3166 code, e.g. GB) is the account's home
+country (what public forms recommend as allowed countries); none = US.
+It takes effect at once, also on a running server.
 delete removes the account with all its keys, forms, submissions, contacts and messages; without
 --confirm it only says what it would delete. Stop the server first (like restore).`;
 
-const FLAGS = ["name", "plan", "api-limit-per-hour", "api-burst-per-minute", "monthly-quota", "json", "confirm"];
+const FLAGS = ["name", "plan", "api-limit-per-hour", "api-burst-per-minute", "monthly-quota", "default-country", "json", "confirm"];
 
 /** A whole number ≥ min, or "none" (null). */
 function flagLimit(parsed: ParsedArgs, name: string, min: number): number | null | undefined {
@@ -30,8 +35,20 @@ function flagLimit(parsed: ParsedArgs, name: string, min: number): number | null
   return n;
 }
 
+/** An ISO 3166 alpha-2 code libphonenumber knows (upper-cased), or "none" (null = US). */
+function flagCountry(parsed: ParsedArgs): string | null | undefined {
+  const v = flagString(parsed, "default-country");
+  if (v === undefined) return undefined;
+  if (v.toLowerCase() === "none") return null;
+  const code = v.trim().toUpperCase();
+  if (!/^[A-Z]{2}$/.test(code) || !isSupportedCountry(code)) {
+    throw new UsageError(`--default-country: "${v}" is not a country code; use a two-letter ISO 3166 code such as US, GB, FR (or none)`);
+  }
+  return code;
+}
+
 function accountJson(a: Account) {
-  return { accountId: a.id, name: a.name, plan: a.plan, apiLimitPerHour: a.apiLimitPerHour, apiBurstPerMinute: a.apiBurstPerMinute, monthlyQuota: a.monthlyQuota, createdAt: a.createdAt };
+  return { accountId: a.id, name: a.name, plan: a.plan, apiLimitPerHour: a.apiLimitPerHour, apiBurstPerMinute: a.apiBurstPerMinute, monthlyQuota: a.monthlyQuota, defaultCountry: a.defaultCountry ?? DEFAULT_PHONE_COUNTRY, createdAt: a.createdAt };
 }
 
 export function accountsCommand(parsed: ParsedArgs, io: CliIO): number {
@@ -62,7 +79,7 @@ export function accountsCommand(parsed: ParsedArgs, io: CliIO): number {
   }
   if (sub === "list") {
     const rows = withDb(db, (sqlite) => new AccountService(sqlite, systemClock).listAccounts());
-    if (json) io.out(JSON.stringify(rows.map((r) => ({ accountId: r.id, name: r.name, plan: r.plan, apiLimitPerHour: r.apiLimitPerHour, apiBurstPerMinute: r.apiBurstPerMinute, monthlyQuota: r.monthlyQuota, activeKeys: r.keys, createdAt: r.createdAt }))));
+    if (json) io.out(JSON.stringify(rows.map((r) => ({ accountId: r.id, name: r.name, plan: r.plan, apiLimitPerHour: r.apiLimitPerHour, apiBurstPerMinute: r.apiBurstPerMinute, monthlyQuota: r.monthlyQuota, defaultCountry: r.defaultCountry ?? DEFAULT_PHONE_COUNTRY, activeKeys: r.keys, createdAt: r.createdAt }))));
     else io.out(table(rows.map((r) => ({ id: r.id, name: r.name, plan: r.plan, keys: r.keys, quota: r.monthlyQuota, created: r.createdAt })), ["id", "name", "plan", "keys", "quota", "created"]));
     return 0;
   }
@@ -80,9 +97,10 @@ export function accountsCommand(parsed: ParsedArgs, io: CliIO): number {
       monthlyQuota: flagLimit(parsed, "monthly-quota", 0),
       apiLimitPerHour: flagLimit(parsed, "api-limit-per-hour", 1),
       apiBurstPerMinute: flagLimit(parsed, "api-burst-per-minute", 1),
+      defaultCountry: flagCountry(parsed),
     };
     if (Object.values(patch).every((v) => v === undefined)) {
-      throw new UsageError("accounts update: nothing to change; give --name, --plan, --monthly-quota, --api-limit-per-hour or --api-burst-per-minute");
+      throw new UsageError("accounts update: nothing to change; give --name, --plan, --monthly-quota, --api-limit-per-hour, --api-burst-per-minute or --default-country");
     }
     const account = withDb(db, (sqlite) => new AccountService(sqlite, systemClock).updateAccount(id, patch));
     if (!account) {
@@ -93,7 +111,8 @@ export function accountsCommand(parsed: ParsedArgs, io: CliIO): number {
     else {
       const show = (v: number | null, dflt: string) => (v === null ? dflt : String(v));
       io.out(`Account ${account.id} updated: ${account.name}, plan ${account.plan}, monthly quota ${show(account.monthlyQuota, "none")}, ` +
-        `API limit ${show(account.apiLimitPerHour, "plan default")}/h, burst ${show(account.apiBurstPerMinute, "default")}/min.`);
+        `API limit ${show(account.apiLimitPerHour, "plan default")}/h, burst ${show(account.apiBurstPerMinute, "default")}/min, ` +
+        `default country ${account.defaultCountry ?? DEFAULT_PHONE_COUNTRY}.`);
     }
     return 0;
   }

@@ -23,6 +23,8 @@ export interface Account {
   apiLimitPerHour: number | null;
   apiBurstPerMinute: number | null;
   monthlyQuota: number | null;
+  /** ISO 3166 alpha-2; null = US (DEFAULT_PHONE_COUNTRY). */
+  defaultCountry: string | null;
   createdAt: string;
 }
 
@@ -56,7 +58,7 @@ export function burstLimit(a: Pick<Account, "apiBurstPerMinute">): number {
 }
 
 const ACCOUNT_COLS = `id, name, plan, api_limit_per_hour AS apiLimitPerHour, api_burst_per_minute AS apiBurstPerMinute,
-  monthly_quota AS monthlyQuota, created_at AS createdAt`;
+  monthly_quota AS monthlyQuota, default_country AS defaultCountry, created_at AS createdAt`;
 
 export class AccountService {
   private readonly byHash;
@@ -71,7 +73,7 @@ export class AccountService {
     >(
       `SELECT k.id AS keyId, k.key_hash AS keyHash, k.account_id AS accountId, k.permission, k.revoked_at AS revokedAt,
               a.name, a.plan, a.api_limit_per_hour AS apiLimitPerHour, a.api_burst_per_minute AS apiBurstPerMinute,
-              a.monthly_quota AS monthlyQuota, a.created_at AS createdAt
+              a.monthly_quota AS monthlyQuota, a.default_country AS defaultCountry, a.created_at AS createdAt
          FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
     );
     this.touch = sqlite.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ?");
@@ -96,6 +98,7 @@ export class AccountService {
       apiLimitPerHour: input.apiLimitPerHour ?? null,
       apiBurstPerMinute: input.apiBurstPerMinute ?? null,
       monthlyQuota: input.monthlyQuota ?? null,
+      defaultCountry: null,
       createdAt: now,
     };
     return this.sqlite.transaction(() => {
@@ -125,7 +128,14 @@ export class AccountService {
    */
   updateAccount(
     id: string,
-    patch: { name?: string; plan?: Plan; apiLimitPerHour?: number | null; apiBurstPerMinute?: number | null; monthlyQuota?: number | null },
+    patch: {
+      name?: string;
+      plan?: Plan;
+      apiLimitPerHour?: number | null;
+      apiBurstPerMinute?: number | null;
+      monthlyQuota?: number | null;
+      defaultCountry?: string | null;
+    },
   ): Account | null {
     const cols: Record<string, unknown> = {
       name: patch.name,
@@ -133,6 +143,7 @@ export class AccountService {
       api_limit_per_hour: patch.apiLimitPerHour,
       api_burst_per_minute: patch.apiBurstPerMinute,
       monthly_quota: patch.monthlyQuota,
+      default_country: patch.defaultCountry,
     };
     const set = Object.entries(cols).filter(([, v]) => v !== undefined);
     if (set.length > 0) {
@@ -225,6 +236,7 @@ export class AccountService {
         apiLimitPerHour: row.apiLimitPerHour,
         apiBurstPerMinute: row.apiBurstPerMinute,
         monthlyQuota: row.monthlyQuota,
+        defaultCountry: row.defaultCountry,
         createdAt: row.createdAt,
       },
     };

@@ -49,6 +49,24 @@ describe("accounts update", () => {
     expect(await listed(db, accountId)).toMatchObject({ name: "Shop Two", plan: "pro", monthlyQuota: null, apiLimitPerHour: null, apiBurstPerMinute: 20 });
   });
 
+  test("--default-country: an ISO code (any case) is stored upper-case; none goes back to US; a bad one is refused", async () => {
+    const db = join(freshDir(), "t.db");
+    const { accountId } = await createAccount(db, "Shop");
+    expect(await listed(db, accountId)).toMatchObject({ defaultCountry: "US" });
+    expect(await runCli(["accounts", "update", accountId, "--default-country", "gb", "--db", db], io().cli)).toBe(0);
+    expect(await listed(db, accountId)).toMatchObject({ defaultCountry: "GB" });
+    const sqlite = new Database(db, { readonly: true });
+    expect((sqlite.query("SELECT default_country AS c FROM accounts WHERE id = ?").get(accountId) as { c: string }).c).toBe("GB");
+    sqlite.close();
+    for (const bad of ["XX", "usa", "1", ""]) {
+      const r = io();
+      expect(await runCli(["accounts", "update", accountId, `--default-country=${bad}`, "--db", db], r.cli)).toBe(2);
+    }
+    expect(await listed(db, accountId)).toMatchObject({ defaultCountry: "GB" });
+    expect(await runCli(["accounts", "update", accountId, "--default-country", "none", "--db", db], io().cli)).toBe(0);
+    expect(await listed(db, accountId)).toMatchObject({ defaultCountry: "US" });
+  });
+
   test("usage errors exit 2 and change nothing; an unknown id exits 1", async () => {
     const db = join(freshDir(), "t.db");
     const { accountId } = await createAccount(db, "Keep", ["--monthly-quota", "7"]);
