@@ -4,9 +4,11 @@ import { errorsPlugin } from "./http/plugins/errors";
 import { formsRoutes } from "./http/routes/forms";
 import { webhookRoutes } from "./http/routes/webhook";
 import { messagesRoutes } from "./http/routes/messages";
+import { broadcastsRoutes } from "./http/routes/broadcasts";
 import { contactsRoutes } from "./http/routes/contacts";
 import { opsRoutes } from "./http/routes/ops";
 import { tlsRoutes } from "./http/routes/tls";
+import { inboundRoutes } from "./http/routes/inbound";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -14,8 +16,10 @@ export function createApp(deps: AppDeps) {
     .use(errorsPlugin(deps.logger))
     .use(formsRoutes(deps))
     .use(webhookRoutes(deps))
+    .use(inboundRoutes(deps))
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))
+    .use(broadcastsRoutes(deps))
     .use(opsRoutes(deps))
     .use(tlsRoutes(deps));
   // The OpenAPI document and the metrics' route labels are generated from what is registered.

@@ -22,6 +22,8 @@ import { queueSync } from "./services/queue-sync";
 import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
 import { AnalyticsService } from "./services/analytics";
+import { InboundService } from "./services/inbound";
+import { BroadcastService } from "./services/broadcasts";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -56,6 +58,9 @@ export interface AppDeps {
   leases: LeaseService;
   messages: MessageService;
   analytics: AnalyticsService;
+  /** Texts the phones received: `deps.inbound.receive(accountId, {from, body, receivedAt, deviceId?, externalId?})`. */
+  inbound: InboundService;
+  broadcasts: BroadcastService;
   startedAt: number;
   lifecycle: Lifecycle[];
   /** Called once per finished request (metrics). */
@@ -75,6 +80,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const leases = new LeaseService(sqlite, clock, queue, config);
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases);
   const forms = new FormService(db, clock);
+  const accounts = new AccountService(sqlite, clock);
+  const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger);
   let sweep: ReturnType<typeof setInterval> | undefined;
   const deps: AppDeps = {
     config,
@@ -82,7 +89,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     logger,
     sqlite,
     db,
-    accounts: new AccountService(sqlite, clock),
+    accounts,
     forms,
     contacts: new ContactService(sqlite, clock, forms),
     exports: new ExportService(sqlite, config.db, clock, logger),
@@ -96,6 +103,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     leases,
     messages: new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota),
     analytics: new AnalyticsService(sqlite, forms),
+    inbound: new InboundService(sqlite, clock),
+    broadcasts,
     startedAt: clock(),
     lifecycle: [
       queueSync(sqlite, queue),
@@ -121,5 +130,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   // The queue (rebuilt by queueSync, first in the list) is whole before leases are reloaded and
   // the lease sweeper starts.
   deps.lifecycle.push(leases.lifecycle());
+  // Broadcasts a stop interrupted carry on once the queue is whole.
+  deps.lifecycle.push({ name: "broadcasts", start: () => broadcasts.resume(), stop: () => broadcasts.stop() });
   return deps;
 }

@@ -2,3 +2,5 @@ export * from "./accounts";
 export * from "./forms";
 export * from "./contacts";
 export * from "./messages";
+export * from "./inbound";
+export * from "./broadcasts";
