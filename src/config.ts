@@ -29,7 +29,7 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "port", type: "int", default: DEFAULT_PORT, min: 0, max: 65535, help: "listen port (0 = any free port; the chosen port is printed)" },
   { flag: "host", type: "string", default: "0.0.0.0", help: "listen address" },
   { flag: "public-url", type: "string", help: "origin used to build webhookUrl, e.g. https://sms.example.com (default: from the request)" },
-  { flag: "tls-cert", type: "string", help: "PEM certificate file; with --tls-key the API speaks HTTPS" },
+  { flag: "tls-cert", type: "string", help: "PEM certificate file; with --tls-key the API speaks HTTPS (default: <db folder>/tls/server.crt once `textwire tls init` made it)" },
   { flag: "tls-key", type: "string", help: "PEM private key file" },
   { flag: "redirect-port", type: "int", min: 0, max: 65535, help: "with TLS: plain-HTTP listener answering every request with 308 to HTTPS" },
   { flag: "trust-proxy", type: "bool", default: false, help: "honour X-Forwarded-For/-Proto/-Host from a reverse proxy; forwarded http is redirected (308) to https" },
