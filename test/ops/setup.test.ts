@@ -201,3 +201,46 @@ describe("the systemd unit takes every setting from the env file; the README wor
     expect(recipe).toMatch(/-CA ca\.crt[^\n]*-days 825/);
   });
 });
+
+describe("the start line and the plain-HTTP warning", () => {
+  /** Runs `textwire serve` until its start line, stops it, and returns stdout's start line and all of stderr. */
+  async function startOnce(args: string[], db: string) {
+    const proc = Bun.spawn([join(ROOT, "node_modules/.bin/bun"), join(ROOT, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--db", db, "--log-format", "json", ...args], {
+      cwd: ROOT,
+      env: cleanEnv(),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      const reader = proc.stdout.getReader();
+      let out = "";
+      while (!/Textwire listening on .*\n/.test(out)) {
+        const { done, value } = await reader.read();
+        if (done) throw new Error("serve exited: " + out + (await new Response(proc.stderr).text()));
+        out += new TextDecoder().decode(value);
+      }
+      proc.kill("SIGTERM");
+      expect(await proc.exited).toBe(0);
+      const err = await new Response(proc.stderr).text();
+      return { line: /Textwire listening on .*/.exec(out)![0], err };
+    } finally {
+      proc.kill("SIGKILL");
+    }
+  }
+
+  test("plain HTTP warns; --trust-proxy does not, and says the proxy does HTTPS", async () => {
+    const plain = await startOnce([], freshDb());
+    expect(plain.err).toContain("warning: serving plain HTTP");
+    const proxied = await startOnce(["--trust-proxy"], freshDb());
+    expect(proxied.err).not.toContain("serving plain HTTP");
+    expect(proxied.line).toContain("--trust-proxy");
+  }, 60_000);
+
+  test("with TLS and --redirect-port the start line names the redirect listener's port", async () => {
+    const db = freshDb();
+    expect(await runCli(["tls", "init", "--db", db], { out() {}, err() {}, env: {}, isTTY: false })).toBe(0);
+    const { line, err } = await startOnce(["--redirect-port", "0"], db);
+    expect(line).toMatch(/^Textwire listening on https:\/\/127\.0\.0\.1:\d+ \(.*local CA.*\); plain-HTTP redirect to HTTPS on port \d+$/);
+    expect(err).not.toContain("serving plain HTTP");
+  }, 60_000);
+});
