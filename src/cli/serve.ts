@@ -22,7 +22,20 @@ export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
   const env = local ? { ...io.env, [envName("tls-cert")]: local.serverCert, [envName("tls-key")]: local.serverKey } : io.env;
   const config = buildServeConfig(parsed, env, io.isTTY);
   const logger = createLogger(config.logFormat);
-  let running;
+  // Signal handlers go in before anything starts: a SIGTERM that arrives while the server is
+  // starting (a supervisor, or npm forwarding one right after the start line) still ends in a clean
+  // stop with exit 0, never a kill that skips closing the database.
+  let signalled: string | undefined;
+  let onSignal = (signal: string) => void (signalled ??= signal);
+  const onSigint = () => onSignal("SIGINT");
+  const onSigterm = () => onSignal("SIGTERM");
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigterm);
+  const removeHandlers = () => {
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigterm);
+  };
+  let running: RunningServer;
   try {
     running = await startServer(config, {
       logger,
@@ -33,6 +46,7 @@ export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
       },
     });
   } catch (err) {
+    removeHandlers();
     if (err instanceof SchemaTooNewError) {
       io.err(err.message);
       return 1;
@@ -60,16 +74,15 @@ export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
   }
   await new Promise<void>((resolve) => {
     let stopping = false;
-    const stop = async (signal: string) => {
+    onSignal = (signal: string) => {
       if (stopping) return;
       stopping = true;
       logger.info("shutting down", { signal });
-      await running.stop();
-      resolve();
+      void running.stop().then(resolve);
     };
-    process.on("SIGINT", () => void stop("SIGINT"));
-    process.on("SIGTERM", () => void stop("SIGTERM"));
+    if (signalled) onSignal(signalled);
   });
+  removeHandlers();
   return 0;
 }
 
