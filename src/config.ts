@@ -23,6 +23,8 @@ export const DEFAULT_WEBHOOK_LIMIT_PER_MINUTE = 100;
 export const DEFAULT_SEND_RATE_PER_MINUTE = 50;
 /** Leases that may expire with no report before a message fails with "no-report". */
 export const DEFAULT_MAX_LEASE_ATTEMPTS = 3;
+/** Failed authentications (a key presented and refused) allowed per client IP per minute. */
+export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 20;
 
 export const OPTIONS: OptionSpec[] = [
   { flag: "db", type: "string", default: DEFAULT_DB_PATH, help: "SQLite database file (its folder is created)", global: true },
@@ -36,6 +38,7 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "webhook-limit-per-minute", type: "int", default: DEFAULT_WEBHOOK_LIMIT_PER_MINUTE, min: 1, help: "per-form webhook limit (requests per minute)" },
   { flag: "send-rate-per-minute", type: "int", default: DEFAULT_SEND_RATE_PER_MINUTE, min: 1, help: "per-account device send rate (messages per minute), for estimates and `next`" },
   { flag: "max-lease-attempts", type: "int", default: DEFAULT_MAX_LEASE_ATTEMPTS, min: 1, max: 100, help: "lease expiries with no report before a message fails with no-report" },
+  { flag: "auth-failures-per-minute", type: "int", default: DEFAULT_AUTH_FAILURES_PER_MINUTE, min: 1, help: "refused API keys allowed per client IP per minute; then every key from that IP gets 429 until the bucket refills" },
   { flag: "log-format", type: "string", help: "access log format: pretty | json (default: pretty on a TTY, else json)" },
   { flag: "backup-dir", type: "string", help: "folder for scheduled backups (with --backup-every)" },
   { flag: "backup-every", type: "string", help: "scheduled backup interval, e.g. 24h, 30m, 7d (default 24h when --backup-dir is set)" },
@@ -144,6 +147,7 @@ export interface ServeConfig {
   webhookLimitPerMinute: number;
   sendRatePerMinute: number;
   maxLeaseAttempts: number;
+  authFailuresPerMinute: number;
   logFormat: "json" | "pretty";
   backupDir?: string;
   backupEveryMs?: number;
@@ -192,6 +196,7 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     webhookLimitPerMinute: o["webhook-limit-per-minute"] as number,
     sendRatePerMinute: o["send-rate-per-minute"] as number,
     maxLeaseAttempts: o["max-lease-attempts"] as number,
+    authFailuresPerMinute: o["auth-failures-per-minute"] as number,
     logFormat,
     backupDir: o["backup-dir"] as string | undefined,
     backupEveryMs: backupEvery ? parseDuration(backupEvery) : undefined,

@@ -116,7 +116,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   // Only once both listeners are bound: a first account whose key is printed can be used.
   let firstAdminKey: string | undefined;
   if (deps.accounts.countAccounts() === 0) {
-    const created = deps.accounts.createAccount({ name: "Default account" });
+    const created = deps.accounts.createAccount({ name: "Default account", operator: true });
     firstAdminKey = created.apiKey;
     opts.onFirstKey?.({ accountId: created.account.id, keyId: created.keyId, apiKey: created.apiKey });
   }
