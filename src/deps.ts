@@ -22,6 +22,8 @@ import { queueSync } from "./services/queue-sync";
 import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
 import { AnalyticsService } from "./services/analytics";
+import { SpamCounter } from "./services/spam";
+import { CaptchaVerifier } from "./services/captcha";
 import { InboundService } from "./services/inbound";
 import { BroadcastService } from "./services/broadcasts";
 
@@ -49,6 +51,11 @@ export interface AppDeps {
   apiLimiter: ApiLimiter;
   /** Per-form webhook token buckets (--webhook-limit-per-minute). */
   webhookLimiter: WebhookLimiter;
+  /** Per client IP per form (settings.ipLimitPerMinute), keyed "formId ip". */
+  webhookIpLimiter: WebhookLimiter;
+  /** Honeypot catches per form (stats spamBlocked). */
+  spam: SpamCounter;
+  captcha: CaptchaVerifier;
   /** Group-commit writer: batches request writes into one durable transaction. */
   writer: GroupCommitWriter;
   /** Monthly message quota counts per account. */
@@ -80,6 +87,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const leases = new LeaseService(sqlite, clock, queue, config);
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases);
   const forms = new FormService(db, clock);
+  const spam = new SpamCounter(sqlite, writer);
   const accounts = new AccountService(sqlite, clock);
   const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger);
   let sweep: ReturnType<typeof setInterval> | undefined;
@@ -97,6 +105,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     seq,
     apiLimiter: new ApiLimiter({ clock }),
     webhookLimiter: new WebhookLimiter({ clock, perMinute: config.webhookLimitPerMinute }),
+    webhookIpLimiter: new WebhookLimiter({ clock }),
+    spam,
+    captcha: new CaptchaVerifier(config.captchaVerifyUrls),
     writer,
     quota,
     submissions,
@@ -130,6 +141,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   // The queue (rebuilt by queueSync, first in the list) is whole before leases are reloaded and
   // the lease sweeper starts.
   deps.lifecycle.push(leases.lifecycle());
+  // After the writer: stopped before it, so the last honeypot counts are written.
+  deps.lifecycle.push(spam.lifecycle());
   // Broadcasts a stop interrupted carry on once the queue is whole.
   deps.lifecycle.push({ name: "broadcasts", start: () => broadcasts.resume(), stop: () => broadcasts.stop() });
   return deps;
