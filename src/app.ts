@@ -9,6 +9,8 @@ import { contactsRoutes } from "./http/routes/contacts";
 import { opsRoutes } from "./http/routes/ops";
 import { tlsRoutes } from "./http/routes/tls";
 import { inboundRoutes } from "./http/routes/inbound";
+import { accountSettingsRoutes } from "./http/routes/account-settings";
+import { conversationsRoutes } from "./http/routes/conversations";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -17,6 +19,8 @@ export function createApp(deps: AppDeps) {
     .use(formsRoutes(deps))
     .use(webhookRoutes(deps))
     .use(inboundRoutes(deps))
+    .use(accountSettingsRoutes(deps))
+    .use(conversationsRoutes(deps))
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))
     .use(broadcastsRoutes(deps))

@@ -25,6 +25,8 @@ import { AnalyticsService } from "./services/analytics";
 import { SpamCounter } from "./services/spam";
 import { CaptchaVerifier } from "./services/captcha";
 import { InboundService } from "./services/inbound";
+import { AccountSettingsService } from "./services/account-settings";
+import { ConversationService } from "./services/conversations";
 import { BroadcastService } from "./services/broadcasts";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
@@ -67,6 +69,9 @@ export interface AppDeps {
   analytics: AnalyticsService;
   /** Texts the phones received: `deps.inbound.receive(accountId, {from, body, receivedAt, deviceId?, externalId?})`. */
   inbound: InboundService;
+  /** Keyword lists and replies per account (GET/PUT /v1/account/settings). */
+  accountSettings: AccountSettingsService;
+  conversations: ConversationService;
   broadcasts: BroadcastService;
   startedAt: number;
   lifecycle: Lifecycle[];
@@ -87,6 +92,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const leases = new LeaseService(sqlite, clock, queue, config);
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases);
   const forms = new FormService(db, clock);
+  const accountSettings = new AccountSettingsService(sqlite, clock);
+  const contacts = new ContactService(sqlite, clock, forms, (ids) => leases.withdraw(ids));
   const spam = new SpamCounter(sqlite, writer);
   const accounts = new AccountService(sqlite, clock);
   const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger);
@@ -99,7 +106,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     db,
     accounts,
     forms,
-    contacts: new ContactService(sqlite, clock, forms),
+    contacts,
     exports: new ExportService(sqlite, config.db, clock, logger),
     queue,
     seq,
@@ -114,7 +121,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     leases,
     messages: new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota),
     analytics: new AnalyticsService(sqlite, forms),
-    inbound: new InboundService(sqlite, clock),
+    accountSettings,
+    conversations: new ConversationService(sqlite, clock, contacts),
+    inbound: new InboundService(sqlite, clock, accountSettings, queue, seq, leases, quota),
     broadcasts,
     startedAt: clock(),
     lifecycle: [

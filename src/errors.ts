@@ -18,6 +18,7 @@ export const ERROR_CATALOGUE = {
   DUPLICATE_PHONE_NUMBER: { status: 409, message: "A contact with this phone number already exists" },
   INVALID_STATE: { status: 409, message: "The resource is not in a state that allows this action" },
   LEASE_CONFLICT: { status: 409, message: "The lease on this message has moved to another device" },
+  RECIPIENT_OPTED_OUT: { status: 409, message: "This number opted out of texts (replied STOP); nothing was queued" },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: "This Idempotency-Key was already used with a different body" },
   PAYLOAD_TOO_LARGE: { status: 413, message: "Request body is too large" },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Unsupported Content-Type" },

@@ -423,6 +423,8 @@ export interface FormSettings {
   defaultPriority: Priority;
   /** Attempts per message before a transient failure is final (retry-policy.ts). */
   maxAttempts: number;
+  /** The posted field that must hold a truthy value before a text is sent (issue 11); null = none. */
+  consentField: string | null;
 }
 
 export const DEFAULT_FORM_SETTINGS: Readonly<FormSettings> = Object.freeze({
@@ -432,9 +434,12 @@ export const DEFAULT_FORM_SETTINGS: Readonly<FormSettings> = Object.freeze({
   rateLimitPerDay: null,
   defaultPriority: "normal",
   maxAttempts: DEFAULT_MAX_ATTEMPTS,
+  consentField: null,
 });
 
 const SETTINGS_KEYS: string[] = [...Object.keys(DEFAULT_FORM_SETTINGS), ...PROTECTION_SETTING_KEYS];
+/** A consent checkbox's name (settings.consentField). */
+const CONSENT_FIELD_RE = /^[A-Za-z_][A-Za-z0-9_-]{0,99}$/;
 
 /**
  * Every problem in a form's `settings` (undefined/null settings are valid: all defaults).
@@ -472,6 +477,9 @@ export function validateFormSettings(settings: unknown, fields?: unknown, stored
   errors.push(...validateProtectionSettings(s, fields, storedCaptcha));
   const attemptsErr = maxAttemptsError(s.maxAttempts);
   if (attemptsErr) errors.push({ field: "settings.maxAttempts", message: attemptsErr });
+  if (s.consentField !== undefined && s.consentField !== null && !(typeof s.consentField === "string" && CONSENT_FIELD_RE.test(s.consentField))) {
+    errors.push({ field: "settings.consentField", message: "consentField must be the name of the form's consent checkbox (letters, digits, _ or -, up to 100), or null" });
+  }
   return errors;
 }
 
@@ -491,6 +499,7 @@ export function resolveFormSettings(settings: unknown): FormSettings {
       ? (s.defaultPriority as Priority)
       : DEFAULT_FORM_SETTINGS.defaultPriority,
     maxAttempts: maxAttemptsError(s.maxAttempts) === null && typeof s.maxAttempts === "number" ? s.maxAttempts : DEFAULT_FORM_SETTINGS.maxAttempts,
+    consentField: typeof s.consentField === "string" && CONSENT_FIELD_RE.test(s.consentField) ? s.consentField : null,
   };
 }
 

@@ -149,7 +149,14 @@ function operationFor(r: RouteInfo, pathKey = false): Json {
     const types = kind === "webhook" ? ["application/json", "application/x-www-form-urlencoded"] : ["application/json"];
     op.requestBody = { required: true, content: Object.fromEntries(types.map((t) => [t, { schema: body }])) };
   } else if (r.method === "POST" && oaPath === "/v1/contacts/import") {
-    op.requestBody = { required: true, content: { "text/csv": { schema: { type: "string", description: "CSV with the export's own columns" } } } };
+    op.requestBody = {
+      required: true,
+      content: {
+        "text/csv": { schema: { type: "string", description: "CSV: the export's columns or their accepted aliases (README)" } },
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": { schema: { type: "string", format: "binary", description: "XLSX workbook (first worksheet)" } },
+        "multipart/form-data": { schema: { type: "object", required: ["file"], properties: { file: { type: "string", format: "binary", description: "a .csv or .xlsx file" } } } },
+      },
+    };
   }
 
   const responses: Json = {};
@@ -175,7 +182,7 @@ function operationFor(r: RouteInfo, pathKey = false): Json {
     if (responses[String(s)]) continue;
     let only: ErrorCode[] | undefined;
     if (s === 404) {
-      only = kind === "webhook" ? ["NOT_FOUND"] : oaPath.startsWith("/v1/forms") ? ["FORM_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/messages") ? ["MESSAGE_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/contacts") ? ["CONTACT_NOT_FOUND", "NOT_FOUND"] : ["NOT_FOUND"];
+      only = kind === "webhook" ? ["NOT_FOUND"] : oaPath.startsWith("/v1/forms") ? ["FORM_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/messages") ? ["MESSAGE_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/contacts") || oaPath.startsWith("/v1/conversations") ? ["CONTACT_NOT_FOUND", "NOT_FOUND"] : ["NOT_FOUND"];
     }
     if (s === 503 && kind === "webhook") only = ["FORM_DISABLED", "SERVICE_UNAVAILABLE"];
     responses[String(s)] = errorResponse(s, only);

@@ -557,16 +557,22 @@ export class MessageService {
     }
     if (errs.length) throw validationError(errs);
 
-    let contact: { id: string; phone_number: string; first_name: string | null; last_name: string | null } | null = null;
+    let contact: { id: string; phone_number: string; first_name: string | null; last_name: string | null; opted_out: number } | null = null;
     if (typeof contactId === "string") {
       contact = UUID_RE.test(contactId)
-        ? (this.sqlite.query("SELECT id, phone_number, first_name, last_name FROM contacts WHERE id = ?1 AND account_id = ?2").get(contactId, accountId) as any)
+        ? (this.sqlite.query("SELECT id, phone_number, first_name, last_name, opted_out FROM contacts WHERE id = ?1 AND account_id = ?2").get(contactId, accountId) as any)
         : null;
       if (!contact) throw new AppError("CONTACT_NOT_FOUND", { details: { contactId } });
     } else {
       contact = this.sqlite
-        .query("SELECT id, phone_number, first_name, last_name FROM contacts WHERE account_id = ?1 AND phone_number = ?2")
+        .query("SELECT id, phone_number, first_name, last_name, opted_out FROM contacts WHERE account_id = ?1 AND phone_number = ?2")
         .get(accountId, e164!) as any;
+    }
+    if (contact?.opted_out === 1) {
+      throw new AppError("RECIPIENT_OPTED_OUT", {
+        message: `${contact.phone_number} replied STOP (opted out of texts); nothing was queued. They can text START to opt back in.`,
+        details: { contactId: contact.id, phoneNumber: contact.phone_number },
+      });
     }
     const text = content as string;
     const info = smsInfo(text);

@@ -4,3 +4,4 @@ export * from "./contacts";
 export * from "./messages";
 export * from "./inbound";
 export * from "./broadcasts";
+export * from "./account-settings";

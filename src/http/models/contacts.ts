@@ -12,6 +12,7 @@ export const ContactListQuery = t.Object(
     page: QueryText("page number, from 1 (default 1)"),
     limit: QueryText("page size, 1-100 (default 50)"),
     status: QueryText("new | contacted | responded | converted"),
+    optedOut: QueryText("true | false: only contacts that opted out of texts, or only those that did not"),
     search: QueryText("matches first/last name, e-mail, or phone digits in any format; case-insensitive"),
     tags: QueryText("comma-separated; contacts having ALL of them"),
     formId: QueryText("the form that created the contact"),
@@ -32,6 +33,7 @@ export const ExportQuery = t.Object(
   {
     format: QueryText("json (default) | csv | xlsx"),
     status: QueryText("new | contacted | responded | converted"),
+    optedOut: QueryText("true | false"),
     tags: QueryText("comma-separated; contacts having ALL of them"),
     fields: QueryText("comma-separated columns in the order wanted, e.g. firstName,phoneNumber,customFields.company"),
   },
@@ -61,6 +63,8 @@ export const ContactBody = t.Object(
     notes: field("at most 5000 characters"),
     source: field("at most 100 characters"),
     lastResponseAt: field("ISO 8601 timestamp or null"),
+    optedOut: field("true: never text this number (queued texts are cancelled); false: opt back in"),
+    consent: field('on create only: {"source": "manual"} (you added the customer by hand) or {"source": "api"} (default)'),
   },
   { additionalProperties: true },
 );

@@ -17,6 +17,8 @@ export const InboundMessage = t.Object({
   receivedAt: t.String({ format: "date-time" }),
   deviceId: t.Union([t.String(), t.Null()]),
   externalId: t.Union([t.String(), t.Null()]),
+  keyword: t.Union([t.UnionEnum(["opt-out", "opt-in", "help"]), t.Null()], { description: "the keyword the text was (account settings), if any" }),
+  readAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
   createdAt: t.String({ format: "date-time" }),
 });
 

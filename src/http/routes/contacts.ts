@@ -1,13 +1,14 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { AppError, validationError } from "../../errors";
-import { authOf } from "../context";
+import { authOf, stateOf } from "../context";
 import { IdParam } from "../models/common";
 import { AnalyticsQuery, BulkBody, ContactBody, ContactListQuery, ExportQuery, PagingQuery, SearchBody } from "../models/contacts";
 import { parseAnalyticsQuery, parseListQuery, parsePaging, parseSearchBody } from "../../domain/contact-query";
 import type { FieldError } from "../../domain/submission";
-
-const CSV_TYPE = /^(text\/csv|application\/csv|text\/plain)\b/i;
+import { readImportUpload } from "../import-upload";
+import { importBatches } from "../../services/contact-import";
+import { IMPORT_BODY_LIMIT } from "../server";
 
 /** The fixed paths (export, analytics, bulk, search, import) are declared before `/:id`. */
 export function contactsRoutes(deps: AppDeps) {
@@ -55,17 +56,11 @@ export function contactsRoutes(deps: AppDeps) {
     .post(
       "/import",
       async ({ request }) => {
-        const ct = request.headers.get("content-type");
-        if (!ct || !CSV_TYPE.test(ct)) {
-          throw new AppError("UNSUPPORTED_MEDIA_TYPE", {
-            message: "Send the CSV with Content-Type: text/csv",
-            details: { provided: ct ?? "none", expected: "text/csv" },
-          });
-        }
-        const result = await deps.contacts.importCsv(authOf(request).accountId, await request.text());
-        return { status: "success", message: `Imported: ${result.created} created, ${result.updated} updated, ${result.errors.length} rows refused`, data: result };
+        const upload = await readImportUpload(request, IMPORT_BODY_LIMIT);
+        const { refusedRows, ...data } = await deps.contacts.importRows(authOf(request).accountId, importBatches(upload.format, upload.body));
+        return { status: "success", message: `Imported: ${data.created} created, ${data.updated} updated, ${refusedRows ?? 0} rows refused`, data };
       },
-      { parse: "none", detail: { summary: "Import contacts from the export's CSV; upsert by phone (admin)", tags: ["Contacts"] } },
+      { parse: "none", detail: { summary: "Import contacts from CSV or XLSX (sent as is or as a form upload); upsert by phone (admin)", tags: ["Contacts"] } },
     )
     .get(
       "/",
@@ -79,7 +74,7 @@ export function contactsRoutes(deps: AppDeps) {
     .post(
       "/",
       ({ request, body, set }) => {
-        const contact = deps.contacts.create(authOf(request).accountId, body);
+        const contact = deps.contacts.create(authOf(request).accountId, body, { ipAddress: stateOf(request).clientIp });
         set.status = 201;
         return { status: "success", message: "Contact created", data: { contact } };
       },

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import type { AppDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { VERSION } from "../../version";
-import { backupDatabase, backupFileName } from "../../services/backups";
+import { backupFileName } from "../../services/backups";
+import { runBackupJob } from "../../services/backup-thread";
 import { buildOpenApi } from "../openapi";
 import { DOCS_HTML } from "../docs-page";
 import { tlsExpiry } from "../../tls/local-ca";
@@ -89,12 +90,12 @@ export function opsRoutes(deps: AppDeps) {
     })
     .post(
       "/v1/admin/backup",
-      () => {
+      async () => {
         const dir = mkdtempSync(join(tmpdir(), "textwire-backup-"));
         const name = backupFileName(deps.clock());
         const file = join(dir, name);
         try {
-          const result = backupDatabase(deps.config.db, file, deps.clock);
+          const { backup: result } = await runBackupJob({ op: "backup", dbPath: deps.config.db, outFile: file, now: deps.clock() });
           deps.logger.info("backup downloaded", { bytes: result.bytes, ms: result.durationMs });
           return new Response(streamThenDelete(file, dir), {
             headers: {
