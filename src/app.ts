@@ -9,6 +9,7 @@ import { contactsRoutes } from "./http/routes/contacts";
 import { opsRoutes } from "./http/routes/ops";
 import { tlsRoutes } from "./http/routes/tls";
 import { inboundRoutes } from "./http/routes/inbound";
+import { eventsRoutes } from "./http/routes/events";
 import { accountSettingsRoutes } from "./http/routes/account-settings";
 import { conversationsRoutes } from "./http/routes/conversations";
 
@@ -25,6 +26,7 @@ export function createApp(deps: AppDeps) {
     .use(contactsRoutes(deps))
     .use(broadcastsRoutes(deps))
     .use(opsRoutes(deps))
+    .use(eventsRoutes(deps))
     .use(tlsRoutes(deps));
   // The OpenAPI document and the metrics' route labels are generated from what is registered.
   deps.routes = () => app.routes;

@@ -23,6 +23,10 @@ export const DEFAULT_WEBHOOK_LIMIT_PER_MINUTE = 100;
 export const DEFAULT_SEND_RATE_PER_MINUTE = 50;
 /** Leases that may expire with no report before a message fails with "no-report". */
 export const DEFAULT_MAX_LEASE_ATTEMPTS = 3;
+/** Due messages with no device asking for work this long: the queue is stuck (issue 13 queue.stuck; issue 10 /health). */
+export const DEFAULT_STUCK_AFTER = "10m";
+/** Days outbound events and their delivery log are kept. */
+export const DEFAULT_EVENT_RETENTION_DAYS = 30;
 /** Failed authentications (a key presented and refused) allowed per client IP per minute. */
 export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 20;
 
@@ -47,6 +51,9 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "captcha-verify-url-hcaptcha", type: "string", help: "siteverify URL for hCaptcha (default hCaptcha's)" },
   { flag: "captcha-verify-url-recaptcha", type: "string", help: "siteverify URL for reCAPTCHA (default Google's)" },
   { flag: "metrics", type: "bool", default: true, help: "serve GET /metrics (admin key required); --metrics=false disables it" },
+  { flag: "stuck-after", type: "string", default: DEFAULT_STUCK_AFTER, help: "messages due and no phone asking for work for this long = the queue is stuck, e.g. 10m" },
+  { flag: "allow-private-webhook-urls", type: "bool", default: false, help: "let event endpoints point at loopback (this machine) or link-local addresses; LAN addresses are always allowed" },
+  { flag: "event-retention-days", type: "int", default: DEFAULT_EVENT_RETENTION_DAYS, min: 1, help: "days outbound events and their delivery log are kept" },
 ];
 
 export class ConfigError extends Error {}
@@ -156,6 +163,11 @@ export interface ServeConfig {
   backupEveryMs?: number;
   backupKeep: number;
   metrics: boolean;
+  stuckAfterMs: number;
+  allowPrivateWebhookUrls: boolean;
+  eventRetentionDays: number;
+  /** Waits between event delivery attempts; unset = the production schedule (tests shorten it). */
+  eventRetryScheduleMs?: number[];
   /** Overrides of the captcha providers' siteverify URLs (unset: the provider's own). */
   captchaVerifyUrls: { turnstile?: string; hcaptcha?: string; recaptcha?: string };
 }
@@ -218,6 +230,9 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     backupEveryMs: backupEvery ? parseDuration(backupEvery) : undefined,
     backupKeep: o["backup-keep"] as number,
     metrics: o.metrics as boolean,
+    stuckAfterMs: parseDuration(o["stuck-after"] as string),
+    allowPrivateWebhookUrls: o["allow-private-webhook-urls"] as boolean,
+    eventRetentionDays: o["event-retention-days"] as number,
     captchaVerifyUrls,
   };
 }
