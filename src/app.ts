@@ -7,6 +7,7 @@ import { messagesRoutes } from "./http/routes/messages";
 import { broadcastsRoutes } from "./http/routes/broadcasts";
 import { contactsRoutes } from "./http/routes/contacts";
 import { opsRoutes } from "./http/routes/ops";
+import { tlsRoutes } from "./http/routes/tls";
 import { inboundRoutes } from "./http/routes/inbound";
 import { eventsRoutes } from "./http/routes/events";
 import { accountSettingsRoutes } from "./http/routes/account-settings";
@@ -25,7 +26,8 @@ export function createApp(deps: AppDeps) {
     .use(contactsRoutes(deps))
     .use(broadcastsRoutes(deps))
     .use(opsRoutes(deps))
-    .use(eventsRoutes(deps));
+    .use(eventsRoutes(deps))
+    .use(tlsRoutes(deps));
   // The OpenAPI document and the metrics' route labels are generated from what is registered.
   deps.routes = () => app.routes;
   return app;

@@ -35,7 +35,7 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "port", type: "int", default: DEFAULT_PORT, min: 0, max: 65535, help: "listen port (0 = any free port; the chosen port is printed)" },
   { flag: "host", type: "string", default: "0.0.0.0", help: "listen address" },
   { flag: "public-url", type: "string", help: "origin used to build webhookUrl, e.g. https://sms.example.com (default: from the request)" },
-  { flag: "tls-cert", type: "string", help: "PEM certificate file; with --tls-key the API speaks HTTPS" },
+  { flag: "tls-cert", type: "string", help: "PEM certificate file; with --tls-key the API speaks HTTPS (default: <db folder>/tls/server.crt once `textwire tls init` made it)" },
   { flag: "tls-key", type: "string", help: "PEM private key file" },
   { flag: "redirect-port", type: "int", min: 0, max: 65535, help: "with TLS: plain-HTTP listener answering every request with 308 to HTTPS" },
   { flag: "trust-proxy", type: "bool", default: false, help: "honour X-Forwarded-For/-Proto/-Host from a reverse proxy; forwarded http is redirected (308) to https" },
@@ -61,12 +61,21 @@ export class ConfigError extends Error {}
 export interface ParsedArgs {
   positionals: string[];
   flags: Map<string, string | true>;
+  /** Every value of a flag given more than once (`--ip A --ip B`); `flags` keeps the last. */
+  repeated?: Map<string, Array<string | true>>;
 }
 
 /** `--name value`, `--name=value`, bare `--flag` (true). Everything after `--` is positional. */
 export function parseArgs(argv: string[], booleanFlags: Set<string> = new Set()): ParsedArgs {
   const positionals: string[] = [];
-  const flags = new Map<string, string | true>();
+  const seen = new Map<string, string | true>();
+  const repeated = new Map<string, Array<string | true>>();
+  const flags = {
+    set(name: string, value: string | true) {
+      repeated.set(name, [...(repeated.get(name) ?? []), value]);
+      seen.set(name, value);
+    },
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--") {
@@ -88,7 +97,7 @@ export function parseArgs(argv: string[], booleanFlags: Set<string> = new Set())
     else if (a === "-v") flags.set("version", true);
     else positionals.push(a);
   }
-  return { positionals, flags };
+  return { positionals, flags: seen, repeated };
 }
 
 export const envName = (flag: string) => "TEXTWIRE_" + flag.toUpperCase().replace(/-/g, "_");

@@ -27,7 +27,7 @@ export const ERROR_CATALOGUE = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Unsupported Content-Type" },
   CAPTCHA_FAILED: { status: 400, message: "The captcha check failed" },
   RATE_LIMIT_EXCEEDED: { status: 429, message: "Rate limit exceeded" },
-  QUOTA_EXCEEDED: { status: 429, message: "Monthly message quota reached; raise the plan's quota to send more" },
+  QUOTA_EXCEEDED: { status: 429, message: "Monthly message quota reached; raise it with: textwire accounts update ACCOUNT_ID --monthly-quota N" },
   INTERNAL_ERROR: { status: 500, message: "Internal server error" },
   FORM_DISABLED: { status: 503, message: "This form is not accepting submissions" },
   SERVICE_UNAVAILABLE: { status: 503, message: "Service temporarily unavailable" },

@@ -289,6 +289,8 @@ function operationFor(r: RouteInfo): Json {
     if (codes.length) responses[String(s)] = errorResponse(s, codes);
   }
 
+  // A route may describe an answer itself (detail.responses); the headers below still apply.
+  for (const [status, resp] of Object.entries<Json>(detail.responses ?? {})) responses[status] = { ...responses[status], ...resp };
   // Headers: every answer has a request id; keyed and webhook answers show the caller's limit.
   for (const [status, resp] of Object.entries<Json>(responses)) {
     const names = new Set<string>(["X-Request-Id", ...(resp["x-headers"] ?? [])]);
@@ -301,7 +303,6 @@ function operationFor(r: RouteInfo): Json {
     const h = headersObject(names);
     if (h) resp.headers = h;
   }
-  for (const [status, resp] of Object.entries<Json>(detail.responses ?? {})) responses[status] = { ...responses[status], ...resp };
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
   return op;
 }

@@ -2,6 +2,26 @@
 // run `npx bun scripts/api-docs.ts` after changing a route or a model.
 /* eslint-disable */
 export interface paths {
+    "/ca.crt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The local CA certificate to install on phones (no key)
+         * @description Exists after `textwire tls init`. PEM, `application/x-x509-ca-cert`; 404 `NOT_FOUND` when there is no local CA.
+         */
+        get: operations["getCaCrt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -861,6 +881,48 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getCaCrt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CA certificate (PEM) */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-x509-ca-cert": string;
+                };
+            };
+            /** @description No local CA on this server */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
@@ -889,6 +951,11 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "ok" | "unavailable";
+                        tls?: {
+                            /** Format: date-time */
+                            certificateExpiresAt: string;
+                            daysLeft: number;
+                        };
                         uptimeSeconds: number;
                         version: string;
                     };
@@ -923,6 +990,11 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "ok" | "unavailable";
+                        tls?: {
+                            /** Format: date-time */
+                            certificateExpiresAt: string;
+                            daysLeft: number;
+                        };
                         uptimeSeconds: number;
                         version: string;
                     };
@@ -5882,6 +5954,14 @@ export interface operations {
             /** @description Browser post: to settings.successUrl, or settings.errorUrl with ?error=<CODE>&field=<name> */
             303: {
                 headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                    "Access-Control-Expose-Headers": components["headers"]["AccessControlExposeHeaders"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;

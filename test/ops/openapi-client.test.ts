@@ -329,6 +329,10 @@ const CASES: Record<string, () => Promise<void>> = {
     expectHttp(r, 200);
     expect(r.data!.database).toBe("ok");
   },
+  "GET /ca.crt": async () => {
+    // No local CA on a test server: the documented 404 that says how to make one.
+    expectHttp(await anon.GET("/ca.crt", { parseAs: "text" }), 404);
+  },
   "GET /metrics": async () => {
     expectHttp(await api.GET("/metrics", { parseAs: "text" }), 200);
   },

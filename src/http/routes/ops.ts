@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AppDeps } from "../../deps";
@@ -10,6 +10,7 @@ import { runBackupJob } from "../../services/backup-thread";
 import { buildOpenApi } from "../openapi";
 import { DOCS_HTML } from "../docs-page";
 import { Media } from "../models/common";
+import { tlsExpiry } from "../../tls/local-ca";
 
 export const HealthResponse = t.Object({
   status: t.UnionEnum(["ok", "unavailable"]),
@@ -17,6 +18,8 @@ export const HealthResponse = t.Object({
   schemaVersion: t.Integer(),
   uptimeSeconds: t.Integer(),
   database: t.UnionEnum(["ok", "error"]),
+  /** With TLS on: the certificate in use, so monitoring sees a renewal coming (warned 30 days ahead). */
+  tls: t.Optional(t.Object({ certificateExpiresAt: t.String({ format: "date-time" }), daysLeft: t.Integer() })),
 });
 
 /** A file stream that deletes the file once it has been read to the end (or the client left). */
@@ -46,6 +49,12 @@ function streamThenDelete(path: string, dir: string): ReadableStream<Uint8Array>
 /** /health, /metrics, the OpenAPI document and docs page, and the admin backup download. */
 export function opsRoutes(deps: AppDeps) {
   let openapiCache: { n: number; doc: string } | undefined;
+  // The certificate the server loads at start (read here at the same moment).
+  let certPem: string | undefined;
+  try {
+    certPem = deps.config.tlsCert && deps.config.tlsKey ? readFileSync(deps.config.tlsCert, "utf8") : undefined;
+  } catch {}
+  const tlsOf = () => (certPem ? { tls: tlsExpiry(certPem, deps.clock()) } : {});
   const app = new Elysia({ name: "ops-routes" })
     .get(
       "/health",
@@ -53,11 +62,11 @@ export function opsRoutes(deps: AppDeps) {
         const uptimeSeconds = Math.max(0, Math.floor((deps.clock() - deps.startedAt) / 1000));
         try {
           const row = deps.sqlite.query("PRAGMA user_version").get() as { user_version: number };
-          return { status: "ok" as const, version: VERSION, schemaVersion: row.user_version, uptimeSeconds, database: "ok" as const };
+          return { status: "ok" as const, version: VERSION, schemaVersion: row.user_version, uptimeSeconds, database: "ok" as const, ...tlsOf() };
         } catch (err) {
           deps.logger.error("health check: database query failed", { error: String(err) });
           set.status = 503;
-          return { status: "unavailable" as const, version: VERSION, schemaVersion: -1, uptimeSeconds, database: "error" as const };
+          return { status: "unavailable" as const, version: VERSION, schemaVersion: -1, uptimeSeconds, database: "error" as const, ...tlsOf() };
         }
       },
       {
