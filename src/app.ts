@@ -7,10 +7,12 @@ import { messagesRoutes } from "./http/routes/messages";
 import { broadcastsRoutes } from "./http/routes/broadcasts";
 import { contactsRoutes } from "./http/routes/contacts";
 import { opsRoutes } from "./http/routes/ops";
+import { tlsRoutes } from "./http/routes/tls";
 import { inboundRoutes } from "./http/routes/inbound";
 import { sessionsRoutes } from "./http/routes/sessions";
 import { liveRoutes } from "./http/routes/live";
 import { apiKeysRoutes } from "./http/routes/api-keys";
+import { eventsRoutes } from "./http/routes/events";
 import { accountSettingsRoutes } from "./http/routes/account-settings";
 import { conversationsRoutes } from "./http/routes/conversations";
 
@@ -29,7 +31,9 @@ export function createApp(deps: AppDeps) {
     .use(opsRoutes(deps))
     .use(sessionsRoutes(deps))
     .use(liveRoutes(deps))
-    .use(apiKeysRoutes(deps));
+    .use(apiKeysRoutes(deps))
+    .use(eventsRoutes(deps))
+    .use(tlsRoutes(deps));
   // The OpenAPI document and the metrics' route labels are generated from what is registered.
   deps.routes = () => app.routes;
   return app;

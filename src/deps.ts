@@ -22,6 +22,10 @@ import { queueSync } from "./services/queue-sync";
 import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
 import { AnalyticsService } from "./services/analytics";
+import { EventOutbox, registerOutbox } from "./services/events";
+import { EventDispatcher, resolveHost } from "./services/event-dispatcher";
+import { WebhookEndpointService } from "./services/webhook-endpoints";
+import { QueueWatch } from "./services/queue-watch";
 import { SpamCounter } from "./services/spam";
 import { CaptchaVerifier } from "./services/captcha";
 import { InboundService } from "./services/inbound";
@@ -70,6 +74,10 @@ export interface AppDeps {
   leases: LeaseService;
   messages: MessageService;
   analytics: AnalyticsService;
+  /** Outbound events: the outbox (`emitEvent(sqlite, …)` writes through it), its dispatcher and the endpoints. */
+  events: EventOutbox;
+  dispatcher: EventDispatcher;
+  webhookEndpoints: WebhookEndpointService;
   /** Texts the phones received: `deps.inbound.receive(accountId, {from, body, receivedAt, deviceId?, externalId?})`. */
   inbound: InboundService;
   /** Keyword lists and replies per account (GET/PUT /v1/account/settings). */
@@ -101,6 +109,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const leases = new LeaseService(sqlite, clock, queue, config);
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases);
   const forms = new FormService(db, clock);
+  const events = new EventOutbox(sqlite);
+  registerOutbox(sqlite, events);
   const accountSettings = new AccountSettingsService(sqlite, clock);
   const contacts = new ContactService(sqlite, clock, forms, (ids) => leases.withdraw(ids));
   const spam = new SpamCounter(sqlite, writer);
@@ -130,6 +140,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     leases,
     messages: new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota),
     analytics: new AnalyticsService(sqlite, forms),
+    events,
+    dispatcher: undefined as unknown as EventDispatcher,
+    webhookEndpoints: new WebhookEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: resolveHost }),
     accountSettings,
     conversations: new ConversationService(sqlite, clock, contacts),
     inbound: new InboundService(sqlite, clock, accountSettings, queue, seq, leases, quota),
@@ -164,6 +177,16 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   // The queue (rebuilt by queueSync, first in the list) is whole before leases are reloaded and
   // the lease sweeper starts.
   deps.lifecycle.push(leases.lifecycle());
+  // After the writer (it records results through it), so it stops before the writer does.
+  deps.dispatcher = new EventDispatcher(sqlite, clock, writer, events, deps.metrics, logger, {
+    allowPrivate: config.allowPrivateWebhookUrls,
+    retryScheduleMs: config.eventRetryScheduleMs,
+    retentionDays: config.eventRetentionDays,
+  });
+  deps.lifecycle.push(deps.dispatcher);
+  const watch = new QueueWatch(sqlite, clock, queue, leases, config.stuckAfterMs);
+  deps.observers.push(watch.observe);
+  deps.lifecycle.push(watch);
   // After the writer: stopped before it, so the last honeypot counts are written.
   deps.lifecycle.push(spam.lifecycle());
   // Broadcasts a stop interrupted carry on once the queue is whole.

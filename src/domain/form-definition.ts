@@ -8,6 +8,7 @@ import type { FieldError } from "./submission";
 // A form's zone follows the rule of analytics and stats, so a zone a form accepts is always one
 // its statistics accept as their default.
 import { isValidTimeZone } from "./time-series";
+import { fallbackProblems, MAX_FALLBACK_LENGTH } from "./template";
 import { PROTECTION_SETTING_KEYS, validateProtectionSettings } from "./protection";
 import { DEFAULT_MAX_ATTEMPTS, maxAttemptsError } from "./retry-policy";
 
@@ -514,5 +515,8 @@ export function validateTemplate(t: unknown): FieldError[] {
   if (codePointLength(t) > MAX_TEMPLATE_LENGTH) {
     return [{ field: "messageTemplate", message: `messageTemplate must be at most ${MAX_TEMPLATE_LENGTH} characters` }];
   }
-  return [];
+  return fallbackProblems(t).map((p) => ({
+    field: "messageTemplate",
+    message: `messageTemplate: "${p}" is not a valid fallback; write {{name | text}} with 1-${MAX_FALLBACK_LENGTH} characters of text and no {, }, | or line break`,
+  }));
 }

@@ -21,6 +21,7 @@ import { parseIsoTimestamp } from "../domain/message-transitions";
 import { periodWindow } from "../domain/time-series";
 import { humanDuration } from "../domain/duration";
 import type { FormService } from "./forms";
+import { emitContact, emitMessageStatus } from "./event-payloads";
 import { setContactOptOut, type ConsentRecord } from "../db/contacts";
 import { cancelQueuedTo } from "../db/message-suppression";
 
@@ -353,6 +354,7 @@ export class ContactService {
       contactSearchText(s), createdAt, updatedAt < createdAt ? createdAt : updatedAt, opts.consent ? JSON.stringify(opts.consent) : null,
     );
     for (const t of s.tags) this.stmts.insertTag.run(id, accountId, t);
+    emitContact(this.sqlite, accountId, id, "contact.created", this.clock());
     return id;
   }
 
@@ -368,6 +370,7 @@ export class ContactService {
       next.lastResponseAt, next.source, next.notes, contactSearchText(next), this.now(current.updatedAt), current.id, accountId,
     );
     if (patch.tags !== undefined) this.writeTags(current.id, accountId, next.tags);
+    emitContact(this.sqlite, accountId, current.id, "contact.updated", this.clock());
   }
 
   create(accountId: string, body: unknown, ctx: { ipAddress?: string } = {}): Contact {
@@ -409,8 +412,14 @@ export class ContactService {
    */
   private applyOptOut(accountId: string, id: string, phone: string, optedOut: boolean, at: string): string[] {
     const row = this.sqlite.query("SELECT opted_out AS o, updated_at AS u FROM contacts WHERE id = ?1").get(id) as { o: number; u: string };
-    if ((row.o === 1) !== optedOut) setContactOptOut(this.sqlite, id, optedOut, at, this.now(row.u));
-    return optedOut ? cancelQueuedTo(this.sqlite, accountId, phone, iso(this.clock())) : [];
+    const now = this.clock();
+    if ((row.o === 1) !== optedOut) {
+      setContactOptOut(this.sqlite, id, optedOut, at, this.now(row.u));
+      emitContact(this.sqlite, accountId, id, optedOut ? "contact.opted_out" : "contact.opted_in", now);
+    }
+    const cancelled = optedOut ? cancelQueuedTo(this.sqlite, accountId, phone, iso(now)) : [];
+    for (const m of cancelled) emitMessageStatus(this.sqlite, accountId, m, "cancelled", now);
+    return cancelled;
   }
 
   /**

@@ -35,6 +35,8 @@ import type { LeaseService } from "./leases";
 import type { MonthlyQuota } from "./quota";
 import type { AccountSettingsService } from "./account-settings";
 import { queueEntryOf, type MessageRow } from "./messages";
+import { emitEvent } from "./events";
+import { contactPayload, emitContact, emitMessageStatus } from "./event-payloads";
 
 /** The API's inbound message. */
 export interface InboundMessage {
@@ -167,15 +169,19 @@ export class InboundService {
       let replyKey: "optOutReply" | "optInReply" | "helpReply" | null = null;
       if (keyword === "opt-out") {
         cancelled = cancelQueuedTo(this.sqlite, accountId, value.from, nowIso);
+        for (const m of cancelled) emitMessageStatus(this.sqlite, accountId, m, "cancelled", now);
         if (!wasOptedOut) {
           setContactOptOut(this.sqlite, contactId, true, receivedIso, updatedAt);
+          emitContact(this.sqlite, accountId, contactId, "contact.opted_out", now);
           replyKey = "optOutReply";
         }
       } else if (keyword === "opt-in" && wasOptedOut) {
         setContactOptOut(this.sqlite, contactId, false, null, updatedAt);
+        emitContact(this.sqlite, accountId, contactId, "contact.opted_in", now);
         replyKey = "optInReply";
       } else if (keyword === "help") replyKey = "helpReply";
       const reply = replyKey ? this.insertReply(accountId, contactId, contact, value.from, this.settings.reply(accountId, replyKey), keyword!, now) : null;
+      if (reply) emitMessageStatus(this.sqlite, accountId, reply.id, "queued", now);
       const row: InboundRow = {
         id: newId(),
         accountId,
@@ -190,6 +196,8 @@ export class InboundService {
         createdAt: nowIso,
       };
       insertInbound(this.sqlite, row);
+      emitContact(this.sqlite, accountId, contactId, contact ? "contact.updated" : "contact.created", now);
+      emitEvent(this.sqlite, accountId, "inbound.received", () => ({ message: toInboundMessage(row), contact: contactPayload(this.sqlite, contactId) }), now);
       return { message: toInboundMessage(row), duplicate: false, contactCreated: !contact, cancelledMessageIds: cancelled, replyMessageId: reply?.id ?? null, reply };
     })();
   }

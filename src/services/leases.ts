@@ -23,6 +23,7 @@ import type { MessageQueue, Priority } from "../queue/priority-queue";
 import { TokenBucket, perMinute } from "../limits/token-bucket";
 import type { Lifecycle } from "../deps";
 import { toMessage, type Message, type MessageRow } from "./messages";
+import { emitMessageStatus } from "./event-payloads";
 import { cancelSuppressed, isSuppressedAtLease } from "../db/message-suppression";
 import { decideRetry } from "../domain/retry-policy";
 import { effectiveMaxAttempts, requeueForRetry } from "../db/message-retries";
@@ -179,6 +180,7 @@ export class LeaseService {
               failedAt: nowIso,
               leaseToken: null,
             });
+            emitMessageStatus(this.sqlite, r.account_id, r.id, "queued", now);
             retried.push({ ...r, scheduledFor: retry.scheduledFor });
             continue;
           }
@@ -188,6 +190,7 @@ export class LeaseService {
                  lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL, updated_at = ?3 WHERE id = ?1`,
             )
             .run(r.id, NO_REPORT_REASON, nextUpdatedAt(now, r.updated_at));
+          emitMessageStatus(this.sqlite, r.account_id, r.id, "failed", now);
           failed.push(r);
         } else {
           this.sqlite
@@ -248,6 +251,7 @@ export class LeaseService {
         for (const e of due) {
           if (isSuppressedAtLease(this.sqlite, e.id)) {
             cancelSuppressed(this.sqlite, e.id, iso(now));
+            emitMessageStatus(this.sqlite, accountId, e.id, "cancelled", now);
             suppressed.add(e.id);
             skipped++;
             continue;

@@ -19,6 +19,7 @@ import { quotaExceeded, type MonthlyQuota } from "./quota";
 import { enumError, parseQueryDate } from "../domain/query-params";
 import type { LeaseService } from "./leases";
 import { PRIORITIES } from "../domain/form-definition";
+import { emitMessageStatus } from "./event-payloads";
 import { decideRetry, maxAttemptsError } from "../domain/retry-policy";
 import { effectiveMaxAttempts, lastFailedLease, requeueForRetry } from "../db/message-retries";
 
@@ -410,6 +411,8 @@ export class MessageService {
         if (retry.retry) {
           const scheduledFor = iso(retry.scheduledFor);
           requeueForRetry(this.sqlite, { id, reason: next.failureReason!, retryCount: retry.retryCount, scheduledFor, updatedAt, failedAt: iso(now), leaseToken: row.lease_token });
+          // Queued again for an automatic retry; message.failed is only sent for the final failure.
+          emitMessageStatus(this.sqlite, accountId, id, "queued", now);
           const effects: Effects = { endLease: id, dequeue: id, enqueue: { ...row, status: "queued", scheduled_for: scheduledFor } };
           return { answer: { messageId: id, status: "queued" as MessageStatus, sentAt: null, updatedAt, retryScheduledFor: scheduledFor }, effects };
         }
@@ -431,6 +434,7 @@ export class MessageService {
           )
           .run(next.sentAt, iso(now), row.contact_id, accountId);
       }
+      emitMessageStatus(this.sqlite, accountId, id, next.status, now);
       const effects: Effects = { endLease: id };
       if (decision.leftQueue) effects.dequeue = id;
       if (decision.enteredQueue) effects.enqueue = { ...row, status: "queued" };
@@ -621,7 +625,10 @@ export class MessageService {
     if (refusal) throw quotaExceeded(refusal, this.clock());
     const reserved = (ctx.monthlyQuota ?? null) !== null;
     try {
-      this.insertManual(row, accountId, prio, createdAt);
+      this.sqlite.transaction(() => {
+        this.insertManual(row, accountId, prio, createdAt);
+        emitMessageStatus(this.sqlite, accountId, row.id, "queued", now);
+      })();
     } catch (err) {
       if (reserved) this.quota?.settle(accountId, false);
       throw err;

@@ -23,6 +23,7 @@ import { templateVariables } from "../domain/template";
 import { UUID_RE } from "../lib/ids";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
 import type { LeaseService } from "./leases";
+import { emitSubmission } from "./event-payloads";
 import { isConsentGiven } from "../domain/keywords";
 
 /** Idempotency-Key replays last this long (CONTRACT §5). */
@@ -396,7 +397,8 @@ export class SubmissionService {
             nowIso,
             nowIso,
           );
-          this.submissionInsert.run(newId(), form.accountId, form.id, contactId, messageId, existing ? 0 : 1, nowIso);
+          const submissionId = newId();
+          this.submissionInsert.run(submissionId, form.accountId, form.id, contactId, messageId, existing ? 0 : 1, nowIso);
           // The queue entry goes in last; should the idempotency row still fail, it comes out again
           // with the job's rolled-back writes, so the queue never holds a message SQLite lacks.
           this.queue.insert({ id: messageId, accountId: form.accountId, priority, scheduledFor, seq });
@@ -418,6 +420,8 @@ export class SubmissionService {
                 estimatedDelivery: new Date(pos.estimatedDelivery).toISOString(),
               },
             });
+            // Outbound events, in this transaction (nothing written when no endpoint takes them).
+            emitSubmission(this.sqlite, { accountId: form.accountId, formId: form.id, formName: form.name, submissionId, contactId, newContact: !existing, messageId, answer: body }, now);
             if (key !== undefined) this.idemInsert.run(form.id, key, 200, body, input.bodyHash ?? null, nowIso);
             return { status: 200, body, created: true, messageId, contactId, queued: true };
           } catch (err) {

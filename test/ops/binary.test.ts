@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/server";
 import { inspectDatabase } from "../../src/services/backups";
@@ -70,3 +70,33 @@ test("the compiled binary starts from an empty folder, ignoring a stray .env and
     proc.kill();
   }
 }, 120_000);
+
+test("the compiled binary makes a local CA (tls init) and serves HTTPS with it; a client trusting only that CA connects", async () => {
+  const bin = join(ROOT, "dist/textwire");
+  expect(existsSync(bin)).toBe(true); // built by the test above
+  const db = join(dir, "tls", "y.db");
+  const init = Bun.spawnSync([bin, "tls", "init", "--ip", "192.168.1.50", "--db", db], { cwd: dir });
+  expect(init.stderr.toString()).toBe("");
+  expect(init.exitCode).toBe(0);
+  const ca = readFileSync(join(dir, "tls", "tls", "ca.crt"), "utf8");
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("TEXTWIRE_") && v !== undefined) env[k] = v;
+  const proc = Bun.spawn([bin, "serve", "--port", "0", "--host", "127.0.0.1", "--db", db], { cwd: dir, env, stdout: "pipe", stderr: "pipe" });
+  try {
+    const reader = proc.stdout.getReader();
+    let out = "";
+    while (!/Textwire listening on .*\n/.test(out)) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error("binary exited: " + out + (await new Response(proc.stderr).text()));
+      out += new TextDecoder().decode(value);
+    }
+    const port = Number(/listening on https:\/\/[^:]+:(\d+)/.exec(out)![1]);
+    const health = await fetch(`https://127.0.0.1:${port}/health`, { tls: { ca } } as RequestInit);
+    expect(health.status).toBe(200);
+    expect(((await health.json()) as any).tls.daysLeft).toBeGreaterThan(800);
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(0);
+  } finally {
+    proc.kill();
+  }
+}, 60_000);

@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { Envelope, Media } from "./common";
 
 export const SignInBody = t.Object({
   apiKey: t.Unknown({ description: "an API key of the account (txwire_sk_…); the session acts with its permission" }),
@@ -26,3 +27,11 @@ export const SessionListAnswer = t.Object({
   status: t.Literal("success"),
   data: t.Object({ sessions: t.Array(t.Object({ ...SessionFields, keyLast4: t.String(), current: t.Boolean() })) }),
 });
+
+export const SignedOut = Envelope(t.Object({ sessionId: t.String({ description: "the session that ended" }) }));
+export const SessionEnded = Envelope(t.Object({ deletedId: t.String() }));
+
+export const LiveStream = Media(
+  { "text/event-stream": t.String({ description: "Server-Sent Events: `event: message` with `data: {source, at}` on each change; `: keepalive` every 15 s" }) },
+  { description: "An endless event stream" },
+);

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authOf } from "../context";
+import { LiveStream } from "../models/sessions";
 
 /** A comment line this often keeps proxies and the server's idle timeout from closing the stream. */
 export const LIVE_KEEPALIVE_MS = 15_000;
@@ -56,6 +57,6 @@ export function liveRoutes(deps: AppDeps) {
         headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", "X-Accel-Buffering": "no" },
       });
     },
-    { detail: { summary: "Live changes of the account's messages as Server-Sent Events (the dashboard's Messages page)", tags: ["Dashboard"] } },
+    { response: { 200: LiveStream }, detail: { summary: "Live changes of the account's messages as Server-Sent Events (the dashboard's Messages page)", tags: ["Dashboard"] } },
   );
 }

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { authOf, stateOf } from "../context";
-import { SessionAnswer, SessionIdParam, SessionListAnswer, SignInBody } from "../models/sessions";
+import { SessionAnswer, SessionEnded, SessionIdParam, SessionListAnswer, SignedOut, SignInBody } from "../models/sessions";
 import { sessionCookie, viewOf } from "../../services/sessions";
 import { KEY_FORMAT } from "../../services/accounts";
 import { describeProvided } from "../access";
@@ -53,7 +53,7 @@ export function sessionsRoutes(deps: AppDeps) {
         set.headers["cache-control"] = "no-store";
         return { status: "success" as const, data: { ...viewOf(s), csrfToken: s.csrfToken } };
       },
-      { response: { 200: SessionAnswer }, detail: { summary: "The signed-in dashboard session (with its CSRF token)", tags: ["Dashboard"] } },
+      { response: { 200: SessionAnswer }, detail: { summary: "The signed-in dashboard session (with its CSRF token)", tags: ["Dashboard"], "x-errors": ["SESSION_NOT_FOUND"] } },
     )
     .delete(
       "/v1/session",
@@ -61,9 +61,14 @@ export function sessionsRoutes(deps: AppDeps) {
         const s = currentSession(request);
         deps.sessions.revoke(s.accountId, s.id);
         set.headers["set-cookie"] = sessionCookie(null, stateOf(request).origin.startsWith("https:"));
-        return { status: "success" as const, message: "Signed out" };
+        return { status: "success" as const, message: "Signed out", data: { sessionId: s.id } };
       },
-      { detail: { summary: "Sign out: ends this dashboard session", tags: ["Dashboard"] } },
+      { response: { 200: SignedOut }, detail: {
+          summary: "Sign out: ends this dashboard session",
+          description: "Like every POST, PUT, PATCH and DELETE made with a session cookie, it needs the session's X-CSRF-Token (403 CSRF_TOKEN_INVALID).",
+          tags: ["Dashboard"],
+          "x-errors": ["SESSION_NOT_FOUND", "CSRF_TOKEN_INVALID"],
+        } },
     )
     .get(
       "/v1/sessions",
@@ -80,6 +85,6 @@ export function sessionsRoutes(deps: AppDeps) {
         deps.sessions.revoke(authOf(request).accountId, params.id);
         return { status: "success" as const, message: "Session ended", data: { deletedId: params.id } };
       },
-      { params: SessionIdParam, detail: { summary: "End a dashboard session (admin)", tags: ["Dashboard"] } },
+      { params: SessionIdParam, response: { 200: SessionEnded }, detail: { summary: "End a dashboard session (admin)", tags: ["Dashboard"], "x-errors": ["SESSION_NOT_FOUND"] } },
     );
 }
