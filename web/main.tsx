@@ -12,6 +12,7 @@ import { Contacts } from "./pages/contacts";
 import { Settings } from "./pages/settings";
 import { Forms } from "./pages/forms";
 import { Conversations } from "./pages/conversations";
+import { Broadcasts } from "./pages/broadcasts";
 
 const PAGES = [
   { href: "/overview", name: "Overview", view: Overview },
@@ -19,7 +20,7 @@ const PAGES = [
   { href: "/messages", name: "Messages", view: Messages },
   { href: "/conversations", name: "Conversations", view: Conversations },
   { href: "/contacts", name: "Contacts", view: Contacts },
-  { href: "/broadcasts", name: "Broadcasts", view: () => <NotYet name="Broadcasts" api="/v1/broadcasts" /> },
+  { href: "/broadcasts", name: "Broadcasts", view: Broadcasts },
   { href: "/devices", name: "Devices", view: () => <NotYet name="Devices" /> },
   { href: "/settings", name: "Settings", view: Settings },
 ];

@@ -233,6 +233,27 @@ describe("desktop, 1280 px", () => {
     expect(errors).toEqual([]);
   }, 30_000);
 
+  test("a broadcast's recipient count follows the segment as it is built; it is sent and its progress listed", async () => {
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Broadcasts", exact: true }).click();
+    await page.getByRole("heading", { level: 1, name: "Broadcasts" }).waitFor();
+    await page.getByLabel("Name (for you)").fill("Spring sale");
+    await page.getByLabel("Text", { exact: true }).fill("Hi {{firstName}}, the spring sale starts today!");
+    const count = page.getByTestId("recipient-count");
+    await count.getByText(/^5 recipients/).waitFor(); // Ada and the four imported contacts
+    await page.getByLabel("With all these tags").fill("vip");
+    await count.getByText(/^1 recipient$/).waitFor();
+    await count.getByText("Hi Ada, the spring sale starts today!").waitFor();
+    await expectAccessible(page, "the broadcast builder");
+    await screenshot(page, "broadcasts-1280");
+    await page.getByRole("button", { name: "Send broadcast" }).click();
+    await page.getByText("Spring sale: 1 text(s) being queued.").waitFor();
+    await page.getByRole("cell", { name: "Spring sale", exact: true }).waitFor();
+    await page.getByRole("progressbar", { name: "Progress of Spring sale" }).waitFor();
+    const list = await server.api("/broadcasts");
+    expect(list.data.broadcasts[0].recipients).toBe(1);
+    expect(errors).toEqual([]);
+  }, 30_000);
+
   test("Settings: a key is created and shown once; a standard key's session cannot see API keys; revoking the key from the page ends that session", async () => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings", exact: true }).click();
     await page.getByRole("heading", { level: 2, name: "API keys" }).waitFor();
