@@ -266,6 +266,10 @@ describe("desktop, 1280 px", () => {
     await page.getByRole("cell", { name: `txwire_sk_…${shown.slice(-4)}`, exact: true }).waitFor();
     await expectAccessible(page, "Settings");
     await screenshot(page, "settings-keys-1280");
+    await page.getByLabel("Reply to STOP (opt-out)").fill("You will get no more texts from {{accountName}}. Reply START to undo.");
+    await page.getByRole("button", { name: "Save replies" }).click();
+    await page.getByText("Replies saved.").waitFor();
+    expect((await server.api("/account/settings")).data.settings.optOutReply).toBe("You will get no more texts from {{accountName}}. Reply START to undo.");
 
     const other = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US" });
     other.setDefaultTimeout(10_000);

@@ -42,6 +42,7 @@ export function Settings() {
       <h1>Settings</h1>
       <ApiKeys />
       <Sessions />
+      <Replies />
     </section>
   );
 }
@@ -248,4 +249,66 @@ function browserName(ua: string | null): string {
   const os = /(Android|iPhone|iPad|Windows|Mac OS X|Linux)/.exec(ua)?.[1];
   const name = m ? { Edg: "Edge", Firefox: "Firefox", Chrome: "Chrome", Safari: "Safari" }[m[1]] : ua.slice(0, 40);
   return os ? `${name} on ${os.replace("Mac OS X", "Mac")}` : name!;
+}
+
+const REPLIES: Array<[key: "optOutReply" | "optInReply" | "helpReply", label: string]> = [
+  ["optOutReply", "Reply to STOP (opt-out)"],
+  ["optInReply", "Reply to START (opt-in again)"],
+  ["helpReply", "Reply to HELP"],
+];
+
+/** The automatic answers to STOP, START and HELP (GET/PUT /v1/account/settings). */
+function Replies() {
+  const values = useSignal<Record<string, string> | null>(null);
+  const preview = useSignal<Record<string, string>>({});
+  const notice = useSignal("");
+  const error = useSignal("");
+  useEffect(() => {
+    api("/account/settings")
+      .then((r) => ((values.value = { ...r.data.settings }), (preview.value = r.data.preview)))
+      .catch((e) => (error.value = errorText(e)));
+  }, []);
+  async function save(e: Event) {
+    e.preventDefault();
+    const v = values.value;
+    if (!v) return;
+    try {
+      const r = await api("/account/settings", { method: "PUT", json: { optOutReply: v.optOutReply, optInReply: v.optInReply, helpReply: v.helpReply } });
+      values.value = { ...r.data.settings };
+      preview.value = r.data.preview;
+      notice.value = "Replies saved.";
+    } catch (err) {
+      notice.value = errorText(err);
+    }
+  }
+  return (
+    <>
+      <h2>Automatic replies</h2>
+      <p>
+        Sent once when someone texts a keyword. Texting STOP always stops all texts to that number, whatever the reply says; {"{{accountName}}"} is replaced by the
+        business name.
+      </p>
+      {error.value ? <p class="error" role="alert">{error.value}</p> : null}
+      {values.value ? (
+        <form class="notes" onSubmit={save}>
+          {REPLIES.map(([k, label]) => (
+            <span class="field wide" key={k}>
+              <label for={`reply-${k}`}>{label}</label>
+              <textarea
+                id={`reply-${k}`}
+                rows={2}
+                maxLength={306}
+                value={values.value![k]}
+                aria-describedby={`reply-${k}-preview`}
+                onInput={(e) => (values.value = { ...values.value!, [k]: (e.target as HTMLTextAreaElement).value })}
+              />
+              <small id={`reply-${k}-preview`}>As sent: {preview.value[k]}</small>
+            </span>
+          ))}
+          <button type="submit">Save replies</button>
+          <span aria-live="polite">{notice.value}</span>
+        </form>
+      ) : null}
+    </>
+  );
 }
