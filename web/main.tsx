@@ -49,6 +49,7 @@ function App() {
 function Layout(props: { current?: string; children: any }) {
   const menuOpen = useSignal(false);
   const mainRef = useRef<HTMLElement>(null);
+  const menuButton = useRef<HTMLButtonElement>(null);
   // A new page: close the menu and move focus to its content, as a page load would.
   useEffect(() => {
     menuOpen.value = false;
@@ -65,9 +66,18 @@ function Layout(props: { current?: string; children: any }) {
   return (
     <div class="shell" onClick={onLinkClick}>
       <a class="skip" href="#main">Skip to content</a>
-      <header class="topbar">
+      <header
+        class="topbar"
+        onKeyDown={(e) => {
+          // Escape closes the open menu and gives focus back to its button.
+          if (e.key === "Escape" && menuOpen.value) {
+            menuOpen.value = false;
+            menuButton.current?.focus();
+          }
+        }}
+      >
         <span class="brand">Textwire</span>
-        <button type="button" class="menu-button" aria-expanded={menuOpen.value} aria-controls="nav" onClick={() => (menuOpen.value = !menuOpen.value)}>
+        <button type="button" ref={menuButton} class="menu-button" aria-expanded={menuOpen.value} aria-controls="nav" onClick={() => (menuOpen.value = !menuOpen.value)}>
           Menu
         </button>
         <nav id="nav" aria-label="Main" class={menuOpen.value ? "open" : ""} onClick={() => (menuOpen.value = false)}>
