@@ -137,6 +137,16 @@ describe("desktop, 1280 px", () => {
     await row.getByText("queued", { exact: true }).waitFor({ timeout: 10_000 });
     const after = await server.api(`/messages/${data.messageId}`);
     expect(after.data.message.status).toBe("queued");
+    // A manual text: the recipient is found by name among the contacts.
+    await page.getByText("Write a message").click();
+    await page.getByLabel("To (phone number, or search contacts)").fill("Ada");
+    const suggested = page.locator("#compose-contacts option").first();
+    for (let i = 0; i < 50 && (await suggested.count()) === 0; i++) await Bun.sleep(100);
+    expect(await suggested.getAttribute("value")).toBe("+14155550123");
+    await page.getByLabel("To (phone number, or search contacts)").fill("+14155550123");
+    await page.getByLabel("Text", { exact: true }).fill("Your order is ready for pickup.");
+    await page.getByRole("button", { name: "Queue message" }).click();
+    await page.locator("tr", { hasText: "Your order is ready for pickup." }).waitFor();
     await screenshot(page, "messages-live-1280");
     expect(errors).toEqual([]);
   }, 30_000);

@@ -217,8 +217,23 @@ export function Select(props: { label: string; value: string; options: Array<[st
   );
 }
 
+/** Contacts suggested while typing in "To": asked for after this pause, this many at most. */
+const SUGGEST_DEBOUNCE_MS = 250;
+const SUGGESTIONS = 8;
+
 function Compose(props: { onQueued: (notice: string) => void }) {
   const phone = useSignal("");
+  const suggestions = useSignal<Array<{ id: string; phoneNumber: string; name: string }>>([]);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  function suggest(text: string) {
+    clearTimeout(timer.current);
+    if (text.trim().length < 2) return;
+    timer.current = setTimeout(() => {
+      api(`/contacts?search=${encodeURIComponent(text.trim())}&limit=${SUGGESTIONS}`)
+        .then((r) => (suggestions.value = r.data.contacts.map((c: any) => ({ id: c.id, phoneNumber: c.phoneNumber, name: [c.firstName, c.lastName].filter(Boolean).join(" ") }))))
+        .catch(() => {});
+    }, SUGGEST_DEBOUNCE_MS);
+  }
   const content = useSignal("");
   const priority = useSignal("normal");
   const error = useSignal("");
@@ -239,8 +254,23 @@ function Compose(props: { onQueued: (notice: string) => void }) {
       <summary>Write a message</summary>
       <form onSubmit={submit}>
         <span class="field">
-          <label for="compose-phone">Phone number</label>
-          <input id="compose-phone" type="tel" autocomplete="off" required value={phone.value} onInput={(e) => (phone.value = (e.target as HTMLInputElement).value)} />
+          <label for="compose-phone">To (phone number, or search contacts)</label>
+          <input
+            id="compose-phone"
+            list="compose-contacts"
+            autocomplete="off"
+            required
+            value={phone.value}
+            onInput={(e) => {
+              phone.value = (e.target as HTMLInputElement).value;
+              suggest(phone.value);
+            }}
+          />
+          <datalist id="compose-contacts">
+            {suggestions.value.map((c) => (
+              <option key={c.id} value={c.phoneNumber}>{c.name || c.phoneNumber}</option>
+            ))}
+          </datalist>
         </span>
         <span class="field wide">
           <label for="compose-text">Text</label>
