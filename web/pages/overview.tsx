@@ -3,10 +3,9 @@ import { useSignal } from "@preact/signals";
 import "uplot/dist/uPlot.min.css";
 import { api, errorText } from "../api";
 import { fmtAge, fmtNum, zone } from "../format";
+import { healthWarnings, type Health } from "../warnings";
 
 const PRIORITIES = ["urgent", "high", "normal", "low"] as const;
-/** Due messages older than this with nobody sending them are worth a warning. */
-const STUCK_AFTER_MS = 10 * 60_000;
 /** How many of the latest-scheduled queued messages are looked at to count the future ones. */
 const SCHEDULED_SCAN = 100;
 
@@ -18,7 +17,7 @@ interface OverviewData {
   oldestDueAt: string | null;
   today: { sent: number; failed: number };
   week: Array<{ date: string; sent: number; failed: number }>;
-  health: { status: string; database: string; version: string };
+  health: Health;
 }
 
 async function loadOverview(now: number): Promise<OverviewData> {
@@ -57,12 +56,7 @@ export function Overview() {
       .catch((e) => (error.value = errorText(e)));
   }, []);
   const d = data.value;
-  const warnings: string[] = [];
-  if (d) {
-    if (d.health.status !== "ok" || d.health.database !== "ok") warnings.push("The server reports a database problem: check its log.");
-    if (d.oldestDueAt && now - Date.parse(d.oldestDueAt) > STUCK_AFTER_MS)
-      warnings.push(`A message has been due for ${fmtAge(now - Date.parse(d.oldestDueAt))}: is a phone switched on and asking for work?`);
-  }
+  const warnings = d ? healthWarnings(d.health, d.oldestDueAt, now, fmtAge) : [];
   return (
     <section>
       <h1>Overview</h1>
