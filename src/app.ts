@@ -6,6 +6,8 @@ import { webhookRoutes } from "./http/routes/webhook";
 import { messagesRoutes } from "./http/routes/messages";
 import { contactsRoutes } from "./http/routes/contacts";
 import { opsRoutes } from "./http/routes/ops";
+import { mobileRoutes } from "./http/routes/mobile";
+import { devicesRoutes } from "./http/routes/devices";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -15,7 +17,9 @@ export function createApp(deps: AppDeps) {
     .use(webhookRoutes(deps))
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))
-    .use(opsRoutes(deps));
+    .use(opsRoutes(deps))
+    .use(mobileRoutes(deps))
+    .use(devicesRoutes(deps));
   // The OpenAPI document and the metrics' route labels are generated from what is registered.
   deps.routes = () => app.routes;
   return app;

@@ -23,6 +23,12 @@ export const DEFAULT_WEBHOOK_LIMIT_PER_MINUTE = 100;
 export const DEFAULT_SEND_RATE_PER_MINUTE = 50;
 /** Leases that may expire with no report before a message fails with "no-report". */
 export const DEFAULT_MAX_LEASE_ATTEMPTS = 3;
+/** A phone that holds leases and makes no request for this long is offline: its leases are released. */
+export const DEFAULT_DEVICE_OFFLINE_AFTER = "2m";
+/** /health says "stuck" when messages are due and no phone has asked for work for this long. */
+export const DEFAULT_STUCK_AFTER = "10m";
+/** Requests per minute per phone (SMSGate routes, and next/status with a key): its own limiter. */
+export const DEFAULT_DEVICE_LIMIT_PER_MINUTE = 600;
 
 export const OPTIONS: OptionSpec[] = [
   { flag: "db", type: "string", default: DEFAULT_DB_PATH, help: "SQLite database file (its folder is created)", global: true },
@@ -36,6 +42,9 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "webhook-limit-per-minute", type: "int", default: DEFAULT_WEBHOOK_LIMIT_PER_MINUTE, min: 1, help: "per-form webhook limit (requests per minute)" },
   { flag: "send-rate-per-minute", type: "int", default: DEFAULT_SEND_RATE_PER_MINUTE, min: 1, help: "per-account device send rate (messages per minute), for estimates and `next`" },
   { flag: "max-lease-attempts", type: "int", default: DEFAULT_MAX_LEASE_ATTEMPTS, min: 1, max: 100, help: "lease expiries with no report before a message fails with no-report" },
+  { flag: "device-offline-after", type: "string", default: DEFAULT_DEVICE_OFFLINE_AFTER, help: "a phone holding leases with no request for this long is offline and its leases go back at once (e.g. 2m, 90s)" },
+  { flag: "stuck-after", type: "string", default: DEFAULT_STUCK_AFTER, help: "/health reports queue \"stuck\" when messages are due and no phone asked for work for this long" },
+  { flag: "device-limit-per-minute", type: "int", default: DEFAULT_DEVICE_LIMIT_PER_MINUTE, min: 1, help: "requests per minute per phone (replaces the key's API limit for phone traffic; status reports are never refused)" },
   { flag: "log-format", type: "string", help: "access log format: pretty | json (default: pretty on a TTY, else json)" },
   { flag: "backup-dir", type: "string", help: "folder for scheduled backups (with --backup-every)" },
   { flag: "backup-every", type: "string", help: "scheduled backup interval, e.g. 24h, 30m, 7d (default 24h when --backup-dir is set)" },
@@ -135,6 +144,9 @@ export interface ServeConfig {
   webhookLimitPerMinute: number;
   sendRatePerMinute: number;
   maxLeaseAttempts: number;
+  deviceOfflineAfterMs: number;
+  stuckAfterMs: number;
+  deviceLimitPerMinute: number;
   logFormat: "json" | "pretty";
   backupDir?: string;
   backupEveryMs?: number;
@@ -149,6 +161,14 @@ export function parseDuration(text: string): number {
   const ms = Number(m[1]) * unit;
   if (ms < 1_000) throw new ConfigError(`duration "${text}" is too short`);
   return ms;
+}
+
+function durationFlag(flag: string, text: string): number {
+  try {
+    return parseDuration(text);
+  } catch (err) {
+    throw new ConfigError(`--${flag}: ${(err as Error).message}`);
+  }
 }
 
 export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): ServeConfig {
@@ -183,6 +203,9 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     webhookLimitPerMinute: o["webhook-limit-per-minute"] as number,
     sendRatePerMinute: o["send-rate-per-minute"] as number,
     maxLeaseAttempts: o["max-lease-attempts"] as number,
+    deviceOfflineAfterMs: durationFlag("device-offline-after", o["device-offline-after"] as string),
+    stuckAfterMs: durationFlag("stuck-after", o["stuck-after"] as string),
+    deviceLimitPerMinute: o["device-limit-per-minute"] as number,
     logFormat,
     backupDir: o["backup-dir"] as string | undefined,
     backupEveryMs: backupEvery ? parseDuration(backupEvery) : undefined,

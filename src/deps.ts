@@ -22,6 +22,7 @@ import { queueSync } from "./services/queue-sync";
 import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
 import { AnalyticsService } from "./services/analytics";
+import { DeviceService } from "./services/devices";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -56,6 +57,8 @@ export interface AppDeps {
   leases: LeaseService;
   messages: MessageService;
   analytics: AnalyticsService;
+  /** Phones: SMSGate mobile API, device registry, per-device limits, SSE events (issue 10). */
+  devices: DeviceService;
   startedAt: number;
   lifecycle: Lifecycle[];
   /** Called once per finished request (metrics). */
@@ -75,6 +78,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const leases = new LeaseService(sqlite, clock, queue, config);
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases);
   const forms = new FormService(db, clock);
+  const messages = new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota);
   let sweep: ReturnType<typeof setInterval> | undefined;
   const deps: AppDeps = {
     config,
@@ -94,8 +98,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     quota,
     submissions,
     leases,
-    messages: new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota),
+    messages,
     analytics: new AnalyticsService(sqlite, forms),
+    devices: undefined as unknown as DeviceService,
     startedAt: clock(),
     lifecycle: [
       queueSync(sqlite, queue),
@@ -121,5 +126,19 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   // The queue (rebuilt by queueSync, first in the list) is whole before leases are reloaded and
   // the lease sweeper starts.
   deps.lifecycle.push(leases.lifecycle());
+  deps.devices = new DeviceService(sqlite, clock, leases, messages, config, () => deps.metrics, logger, queue);
+  deps.lifecycle.push(deps.devices.lifecycle());
+  deps.metrics.describe("textwire_device_messages_total", "Messages phones reported, by device id and result (sent, failed)");
+  deps.metrics.addGauges(() => {
+    const h = deps.devices.health();
+    return [
+      "# HELP textwire_devices_online Phones online (open event stream or a request within --device-offline-after)",
+      "# TYPE textwire_devices_online gauge",
+      `textwire_devices_online ${h.devicesOnline}`,
+      "# HELP textwire_oldest_due_seconds Age of the oldest due queued message (0 when none)",
+      "# TYPE textwire_oldest_due_seconds gauge",
+      `textwire_oldest_due_seconds ${h.oldestDueSeconds ?? 0}`,
+    ];
+  });
   return deps;
 }

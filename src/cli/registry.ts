@@ -2,6 +2,7 @@ import type { ParsedArgs } from "../config";
 import type { CliIO } from "./common";
 import { BACKUP_HELP, backupCommand } from "./backup";
 import { RESTORE_HELP, restoreCommand } from "./restore";
+import { DEVICES_HELP, devicesCommand } from "./devices";
 
 /** Commands beyond the core four (backup, restore): each registers its name, help and runner here. */
 export interface ExtraCommand {
@@ -13,5 +14,6 @@ export interface ExtraCommand {
 
 export const COMMANDS_EXTRA: ExtraCommand[] = [
   { name: "backup", summary: "OUT_FILE: consistent online copy of the database, integrity-checked", help: BACKUP_HELP, run: backupCommand },
+  { name: "devices", summary: "token --account ID: a registration token for the SMSGate app", help: DEVICES_HELP, run: devicesCommand },
   { name: "restore", summary: "IN_FILE: check a backup and put it in place (server stopped)", help: RESTORE_HELP, run: restoreCommand },
 ];

@@ -15,6 +15,9 @@ const ADMIN_RULES: Array<{ method: string; pattern: RegExp; endpoint: string }> 
   { method: "POST", pattern: /^\/v1\/contacts\/import\/?$/, endpoint: "POST /contacts/import" },
   { method: "POST", pattern: /^\/v1\/admin\/.*$/, endpoint: "POST /admin" },
   { method: "GET", pattern: /^\/metrics\/?$/, endpoint: "GET /metrics" },
+  { method: "POST", pattern: /^\/v1\/devices\/registration-tokens\/?$/, endpoint: "POST /devices/registration-tokens" },
+  { method: "PATCH", pattern: /^\/v1\/devices\/[^/]+\/?$/, endpoint: "PATCH /devices/:id" },
+  { method: "DELETE", pattern: /^\/v1\/devices\/[^/]+\/?$/, endpoint: "DELETE /devices/:id" },
 ];
 
 export function requiredPermission(method: string, path: string): { permission: Permission; endpoint: string } {

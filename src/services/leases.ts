@@ -59,6 +59,10 @@ export class LeaseService {
   private readonly leaseRow: Statement<MessageRow, [string, string, string | null, string]>;
   private timer: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
+  /** Called with the account whenever its waiters are woken (the phones' SSE MessageEnqueued). */
+  private readonly notifyListeners: Array<(accountId: string) => void> = [];
+  /** Called when a leased message is cancelled or deleted (SSE MessageCancelled to its holder). */
+  private readonly cancelListeners: Array<(accountId: string, messageId: string, holder: string) => void> = [];
 
   constructor(
     private readonly sqlite: Database,
@@ -131,10 +135,60 @@ export class LeaseService {
 
   /** Wakes long-polling `next` calls of the account: call after putting a message in the queue. */
   notify(accountId: string): void {
+    for (const l of this.notifyListeners) l(accountId);
     const set = this.waiters.get(accountId);
     if (!set) return;
     this.waiters.delete(accountId);
     for (const wake of set) wake();
+  }
+
+  onNotify(listener: (accountId: string) => void): void {
+    this.notifyListeners.push(listener);
+  }
+
+  onCancel(listener: (accountId: string, messageId: string, holder: string) => void): void {
+    this.cancelListeners.push(listener);
+  }
+
+  /** A message leased to `holder` was cancelled or deleted (after the commit). */
+  cancelled(accountId: string, messageId: string, holder: string): void {
+    for (const l of this.cancelListeners) l(accountId, messageId, holder);
+  }
+
+  /**
+   * Ends at once every lease held by `holder` (a device gone offline): the messages return to the
+   * queue for other devices. Counted as an expiry, so the no-report cut-off still applies (the
+   * phone may have sent before it vanished). Returns how many came back.
+   */
+  releaseHolder(holder: string): number {
+    const now = this.clock();
+    const rows = this.sqlite
+      .query("SELECT id FROM messages WHERE status = 'queued' AND lease_token IS NOT NULL AND lease_device_id = ?1")
+      .all(holder) as Array<{ id: string }>;
+    if (rows.length === 0) return 0;
+    // Moving the expiry to now lets the one sweep rule decide: back to the queue, or no-report.
+    this.sqlite.transaction(() => {
+      const st = this.sqlite.query("UPDATE messages SET lease_expires_at = ?2 WHERE id = ?1 AND status = 'queued' AND lease_token IS NOT NULL");
+      for (const r of rows) st.run(r.id, iso(now));
+    })();
+    for (const r of rows) if (this.leases.has(r.id)) this.leases.set(r.id, now);
+    this.earliest = Math.min(this.earliest, now);
+    return this.sweep(now).returned;
+  }
+
+  /**
+   * The holder says it has the message in hand (SMSGate "Processed"): its lease runs another
+   * `leaseSeconds` from now. False when the message is no longer leased to that holder.
+   */
+  extend(id: string, holder: string, leaseSeconds: number): boolean {
+    const expiresAt = this.clock() + leaseSeconds * 1_000;
+    const changed = this.sqlite
+      .query("UPDATE messages SET lease_expires_at = ?3 WHERE id = ?1 AND status = 'queued' AND lease_token IS NOT NULL AND lease_device_id = ?2")
+      .run(id, holder, iso(expiresAt)).changes;
+    if (changed === 0 || !this.leases.has(id)) return false;
+    // Only later: `earliest` stays a valid lower bound (a sweep at it finds nothing and recomputes).
+    this.leases.set(id, expiresAt);
+    return true;
   }
 
   private recomputeEarliest() {

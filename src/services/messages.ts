@@ -19,6 +19,8 @@ import { quotaExceeded, type MonthlyQuota } from "./quota";
 import { enumError, parseQueryDate } from "../domain/query-params";
 import type { LeaseService } from "./leases";
 import { PRIORITIES } from "../domain/form-definition";
+import { normalizeDeviceTime } from "../domain/device-time";
+import { accountTimeZone } from "../db/devices";
 
 export const MESSAGE_SORTS = ["createdAt", "scheduledFor", "sentAt", "priority"] as const;
 export type MessageSort = (typeof MESSAGE_SORTS)[number];
@@ -365,9 +367,11 @@ export class MessageService {
     }
     return this.sqlite.transaction(() => {
       const row = this.getRow(accountId, id);
+      // Phones' unpadded or zone-less sentAt (issue 10): read in the account's time zone.
+      const sentAt = body.status === "sent" ? normalizeDeviceTime(body.sentAt, accountTimeZone(this.sqlite, accountId)) : body.sentAt;
       const decision = decideTransition(
         { status: row.status, sentAt: row.sent_at, failureReason: row.failure_reason, retryCount: row.retry_count },
-        { status: body.status as MessageStatus, sentAt: body.sentAt as string, failureReason: body.failureReason as string },
+        { status: body.status as MessageStatus, sentAt: sentAt as string, failureReason: body.failureReason as string },
       );
       if (decision.kind === "validation") {
         throw validationError([{ field: decision.field, message: decision.message, requirement: decision.requirement, provided: decision.provided }]);
@@ -408,6 +412,9 @@ export class MessageService {
           .run(next.sentAt, iso(now), row.contact_id, accountId);
       }
       const effects: Effects = { endLease: id };
+      if (next.status === "cancelled" && row.lease_token !== null && row.lease_device_id !== null) {
+        effects.cancelledLease = { accountId, holder: row.lease_device_id };
+      }
       if (decision.leftQueue) effects.dequeue = id;
       if (decision.enteredQueue) effects.enqueue = { ...row, status: "queued" };
       return { answer: { messageId: id, status: next.status, sentAt: next.sentAt, updatedAt }, effects };
@@ -416,6 +423,7 @@ export class MessageService {
 
   private afterCommit(e: Effects) {
     if (e.endLease) this.leases.forget(e.endLease);
+    if (e.endLease && e.cancelledLease) this.leases.cancelled(e.cancelledLease.accountId, e.endLease, e.cancelledLease.holder);
     if (e.dequeue) this.queue.remove(e.dequeue);
     if (e.enqueue) {
       this.queue.insert(queueEntryOf(e.enqueue));
@@ -426,7 +434,7 @@ export class MessageService {
   // ---------------------------------------------------------------- delete
 
   delete(accountId: string, id: string): { deletedId: string } {
-    this.sqlite.transaction(() => {
+    const holder = this.sqlite.transaction(() => {
       const row = this.getRow(accountId, id);
       if (row.status !== "queued") {
         throw new AppError("INVALID_STATE", {
@@ -435,8 +443,10 @@ export class MessageService {
         });
       }
       this.sqlite.query("DELETE FROM messages WHERE id = ?1 AND account_id = ?2").run(id, accountId);
+      return row.lease_token !== null ? row.lease_device_id : null;
     })();
     this.leases.withdraw([id]);
+    if (holder) this.leases.cancelled(accountId, id, holder);
     return { deletedId: id };
   }
 
@@ -614,6 +624,8 @@ type SummaryStrategy = "counters" | "per-status" | "contact" | "priority";
 
 interface Effects {
   endLease?: string;
+  /** The message was cancelled while leased: tell its holder (SSE MessageCancelled). */
+  cancelledLease?: { accountId: string; holder: string };
   dequeue?: string;
   enqueue?: MessageRow;
 }

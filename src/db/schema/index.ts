@@ -2,3 +2,4 @@ export * from "./accounts";
 export * from "./forms";
 export * from "./contacts";
 export * from "./messages";
+export * from "./devices";

@@ -15,6 +15,10 @@ export const HealthResponse = t.Object({
   schemaVersion: t.Integer(),
   uptimeSeconds: t.Integer(),
   database: t.UnionEnum(["ok", "error"]),
+  /** Phones (issue 10): online now, age of the oldest due message, "stuck" when no phone asked for work for --stuck-after while messages are due. */
+  devicesOnline: t.Optional(t.Integer()),
+  oldestDueSeconds: t.Optional(t.Union([t.Integer(), t.Null()])),
+  queue: t.Optional(t.UnionEnum(["ok", "stuck"])),
 });
 
 /** A file stream that deletes the file once it has been read to the end (or the client left). */
@@ -51,7 +55,7 @@ export function opsRoutes(deps: AppDeps) {
         const uptimeSeconds = Math.max(0, Math.floor((deps.clock() - deps.startedAt) / 1000));
         try {
           const row = deps.sqlite.query("PRAGMA user_version").get() as { user_version: number };
-          return { status: "ok" as const, version: VERSION, schemaVersion: row.user_version, uptimeSeconds, database: "ok" as const };
+          return { status: "ok" as const, version: VERSION, schemaVersion: row.user_version, uptimeSeconds, database: "ok" as const, ...deps.devices.health() };
         } catch (err) {
           deps.logger.error("health check: database query failed", { error: String(err) });
           set.status = 503;
