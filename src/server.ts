@@ -117,6 +117,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       // close the database.
       const draining = server.stop(false);
       deps.leases.releaseWaiters();
+      deps.devices.events.closeAll();
       await draining;
       for (const part of [...deps.lifecycle].reverse()) await part.stop?.();
       sqlite.close();

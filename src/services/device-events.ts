@@ -26,6 +26,8 @@ export class DeviceEventHub {
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly dueTimers = new Map<string, { at: number; timer: ReturnType<typeof setTimeout> }>();
   private readonly nudges = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Ends every open stream (shutdown: the server's drain must not wait for them). */
+  private readonly closers = new Set<() => void>();
   /** Events written, for tests and the bench. */
   sent = 0;
 
@@ -50,7 +52,9 @@ export class DeviceEventHub {
   open(accountId: string, deviceId: string, onActivity: () => void): Response {
     let sub: Subscriber | undefined;
     let keepalive: ReturnType<typeof setInterval> | undefined;
+    let end: (() => void) | undefined;
     const close = () => {
+      if (end) this.closers.delete(end);
       if (keepalive) clearInterval(keepalive);
       keepalive = undefined;
       if (sub) {
@@ -62,6 +66,13 @@ export class DeviceEventHub {
     };
     const stream = new ReadableStream<Uint8Array>({
       start: (controller) => {
+        end = () => {
+          close();
+          try {
+            controller.close();
+          } catch {}
+        };
+        this.closers.add(end);
         sub = {
           deviceId,
           write: (chunk) => {
@@ -147,7 +158,12 @@ export class DeviceEventHub {
     this.dueTimers.set(accountId, { at: due, timer });
   }
 
+  closeAll(): void {
+    for (const end of [...this.closers]) end();
+  }
+
   stop(): void {
+    this.closeAll();
     if (this.flushTimer) clearTimeout(this.flushTimer);
     for (const d of this.dueTimers.values()) clearTimeout(d.timer);
     for (const t of this.nudges.values()) clearTimeout(t);
