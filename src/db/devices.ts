@@ -114,6 +114,10 @@ export function accountTimeZone(db: Database, accountId: string): string | null 
   return r?.tz ?? null;
 }
 
+export function setAccountTimeZone(db: Database, accountId: string, tz: string | null): boolean {
+  return db.query("UPDATE accounts SET time_zone = ?2 WHERE id = ?1").run(accountId, tz).changes > 0;
+}
+
 /** Lease holders (lease_device_id values) with their count of leased, still-queued messages. */
 export function leaseHolders(db: Database): Array<{ holder: string; accountId: string; n: number }> {
   return db
