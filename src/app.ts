@@ -4,10 +4,12 @@ import { errorsPlugin } from "./http/plugins/errors";
 import { formsRoutes } from "./http/routes/forms";
 import { webhookRoutes } from "./http/routes/webhook";
 import { messagesRoutes } from "./http/routes/messages";
+import { broadcastsRoutes } from "./http/routes/broadcasts";
 import { contactsRoutes } from "./http/routes/contacts";
 import { opsRoutes } from "./http/routes/ops";
 import { mobileRoutes } from "./http/routes/mobile";
 import { devicesRoutes } from "./http/routes/devices";
+import { inboundRoutes } from "./http/routes/inbound";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -15,8 +17,10 @@ export function createApp(deps: AppDeps) {
     .use(errorsPlugin(deps.logger))
     .use(formsRoutes(deps))
     .use(webhookRoutes(deps))
+    .use(inboundRoutes(deps))
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))
+    .use(broadcastsRoutes(deps))
     .use(opsRoutes(deps))
     .use(mobileRoutes(deps))
     .use(devicesRoutes(deps));

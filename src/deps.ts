@@ -23,6 +23,8 @@ import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
 import { AnalyticsService } from "./services/analytics";
 import { DeviceService } from "./services/devices";
+import { InboundService } from "./services/inbound";
+import { BroadcastService } from "./services/broadcasts";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -59,6 +61,9 @@ export interface AppDeps {
   analytics: AnalyticsService;
   /** Phones: SMSGate mobile API, device registry, per-device limits, SSE events (issue 10). */
   devices: DeviceService;
+  /** Texts the phones received: `deps.inbound.receive(accountId, {from, body, receivedAt, deviceId?, externalId?})`. */
+  inbound: InboundService;
+  broadcasts: BroadcastService;
   startedAt: number;
   lifecycle: Lifecycle[];
   /** Called once per finished request (metrics). */
@@ -79,6 +84,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases);
   const forms = new FormService(db, clock);
   const messages = new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota);
+  const accounts = new AccountService(sqlite, clock);
+  const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger);
   let sweep: ReturnType<typeof setInterval> | undefined;
   const deps: AppDeps = {
     config,
@@ -86,7 +93,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     logger,
     sqlite,
     db,
-    accounts: new AccountService(sqlite, clock),
+    accounts,
     forms,
     contacts: new ContactService(sqlite, clock, forms),
     exports: new ExportService(sqlite, config.db, clock, logger),
@@ -101,6 +108,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     messages,
     analytics: new AnalyticsService(sqlite, forms),
     devices: undefined as unknown as DeviceService,
+    inbound: new InboundService(sqlite, clock),
+    broadcasts,
     startedAt: clock(),
     lifecycle: [
       queueSync(sqlite, queue),
@@ -128,6 +137,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.lifecycle.push(leases.lifecycle());
   deps.devices = new DeviceService(sqlite, clock, leases, messages, config, () => deps.metrics, logger, queue);
   deps.lifecycle.push(deps.devices.lifecycle());
+  // SMSGate's sms:received becomes an inbound message (issue 10 item 4).
+  deps.devices.inbound = deps.inbound;
   deps.metrics.describe("textwire_device_messages_total", "Messages phones reported, by device id and result (sent, failed)");
   deps.metrics.addGauges(() => {
     const h = deps.devices.health();
@@ -140,5 +151,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
       `textwire_oldest_due_seconds ${h.oldestDueSeconds ?? 0}`,
     ];
   });
+  // Broadcasts a stop interrupted carry on once the queue is whole.
+  deps.lifecycle.push({ name: "broadcasts", start: () => broadcasts.resume(), stop: () => broadcasts.stop() });
   return deps;
 }

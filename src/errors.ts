@@ -12,6 +12,7 @@ export const ERROR_CATALOGUE = {
   MESSAGE_NOT_FOUND: { status: 404, message: "Message not found" },
   CONTACT_NOT_FOUND: { status: 404, message: "Contact not found" },
   DEVICE_NOT_FOUND: { status: 404, message: "Device not found" },
+  BROADCAST_NOT_FOUND: { status: 404, message: "Broadcast not found" },
   DUPLICATE_FORM_NAME: { status: 409, message: "A form with this name already exists" },
   DUPLICATE_PHONE_NUMBER: { status: 409, message: "A contact with this phone number already exists" },
   INVALID_STATE: { status: 409, message: "The resource is not in a state that allows this action" },

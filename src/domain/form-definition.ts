@@ -8,6 +8,7 @@ import type { FieldError } from "./submission";
 // A form's zone follows the rule of analytics and stats, so a zone a form accepts is always one
 // its statistics accept as their default.
 import { isValidTimeZone } from "./time-series";
+import { DEFAULT_MAX_ATTEMPTS, maxAttemptsError } from "./retry-policy";
 
 export const FIELD_TYPES = ["text", "email", "phone", "number", "url", "date"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -418,6 +419,8 @@ export interface FormSettings {
   /** null: no per-form daily limit. */
   rateLimitPerDay: number | null;
   defaultPriority: Priority;
+  /** Attempts per message before a transient failure is final (retry-policy.ts). */
+  maxAttempts: number;
 }
 
 export const DEFAULT_FORM_SETTINGS: Readonly<FormSettings> = Object.freeze({
@@ -426,6 +429,7 @@ export const DEFAULT_FORM_SETTINGS: Readonly<FormSettings> = Object.freeze({
   timezone: "UTC",
   rateLimitPerDay: null,
   defaultPriority: "normal",
+  maxAttempts: DEFAULT_MAX_ATTEMPTS,
 });
 
 const SETTINGS_KEYS = Object.keys(DEFAULT_FORM_SETTINGS);
@@ -460,6 +464,8 @@ export function validateFormSettings(settings: unknown): FieldError[] {
   if (s.defaultPriority !== undefined && !(PRIORITIES as readonly unknown[]).includes(s.defaultPriority)) {
     errors.push({ field: "settings.defaultPriority", message: `defaultPriority must be one of ${PRIORITIES.join(", ")}` });
   }
+  const attemptsErr = maxAttemptsError(s.maxAttempts);
+  if (attemptsErr) errors.push({ field: "settings.maxAttempts", message: attemptsErr });
   return errors;
 }
 
@@ -478,6 +484,7 @@ export function resolveFormSettings(settings: unknown): FormSettings {
     defaultPriority: (PRIORITIES as readonly unknown[]).includes(s.defaultPriority)
       ? (s.defaultPriority as Priority)
       : DEFAULT_FORM_SETTINGS.defaultPriority,
+    maxAttempts: maxAttemptsError(s.maxAttempts) === null && typeof s.maxAttempts === "number" ? s.maxAttempts : DEFAULT_FORM_SETTINGS.maxAttempts,
   };
 }
 

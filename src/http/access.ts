@@ -14,6 +14,7 @@ const ADMIN_RULES: Array<{ method: string; pattern: RegExp; endpoint: string }> 
   { method: "GET", pattern: /^\/v1\/contacts\/export\/?$/, endpoint: "GET /contacts/export" },
   { method: "POST", pattern: /^\/v1\/contacts\/import\/?$/, endpoint: "POST /contacts/import" },
   { method: "POST", pattern: /^\/v1\/admin\/.*$/, endpoint: "POST /admin" },
+  { method: "POST", pattern: /^\/v1\/broadcasts(\/.*)?$/, endpoint: "POST /broadcasts" },
   { method: "GET", pattern: /^\/metrics\/?$/, endpoint: "GET /metrics" },
   { method: "POST", pattern: /^\/v1\/devices\/registration-tokens\/?$/, endpoint: "POST /devices/registration-tokens" },
   { method: "PATCH", pattern: /^\/v1\/devices\/[^/]+\/?$/, endpoint: "PATCH /devices/:id" },

@@ -273,16 +273,29 @@ export class ContactService {
     return toContact(row);
   }
 
+  /**
+   * Both directions, newest first: texts sent (`direction: "outbound"`, by createdAt) and texts
+   * received (`"inbound"`, by receivedAt; `status: "received"`).
+   */
   messages(accountId: string, id: string, paging: { page: number; limit: number }) {
     this.get(accountId, id);
-    const messages = this.sqlite
-      .query(
-        `SELECT m.id, m.content, m.status, m.sent_at AS sentAt, coalesce(f.name, m.form_name) AS formName, m.created_at AS createdAt
-         FROM messages m LEFT JOIN forms f ON f.id = m.form_id
-         WHERE m.contact_id = ? AND m.account_id = ? ORDER BY m.created_at DESC, m.rowid DESC LIMIT ? OFFSET ?`,
-      )
-      .all(id, accountId, paging.limit, (paging.page - 1) * paging.limit);
-    const total = (this.sqlite.query(`SELECT count(*) AS n FROM messages WHERE contact_id = ? AND account_id = ?`).get(id, accountId) as { n: number }).n;
+    const messages = (
+      this.sqlite
+        .query(
+          `SELECT * FROM (
+             SELECT m.id, 'outbound' AS direction, m.content, m.status, m.sent_at AS sentAt, coalesce(f.name, m.form_name) AS formName,
+               m.created_at AS createdAt, NULL AS receivedAt, m.created_at AS at, m.rowid AS rid
+             FROM messages m LEFT JOIN forms f ON f.id = m.form_id WHERE m.contact_id = ?1 AND m.account_id = ?2
+             UNION ALL
+             SELECT i.id, 'inbound', i.body, 'received', NULL, NULL, i.created_at, i.received_at, i.received_at, i.rowid
+             FROM inbound_messages i WHERE i.contact_id = ?1 AND i.account_id = ?2)
+           ORDER BY at DESC, rid DESC LIMIT ?3 OFFSET ?4`,
+        )
+        .all(id, accountId, paging.limit, (paging.page - 1) * paging.limit) as Array<Record<string, unknown>>
+    ).map(({ at: _at, rid: _rid, receivedAt, ...m }) => (m.direction === "inbound" ? { ...m, receivedAt } : m));
+    const total =
+      (this.sqlite.query(`SELECT count(*) AS n FROM messages WHERE contact_id = ? AND account_id = ?`).get(id, accountId) as { n: number }).n +
+      (this.sqlite.query(`SELECT count(*) AS n FROM inbound_messages WHERE contact_id = ? AND account_id = ?`).get(id, accountId) as { n: number }).n;
     return { messages, total };
   }
 

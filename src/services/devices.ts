@@ -508,8 +508,11 @@ export class DeviceService {
     if (!this.inbound) return;
     const from = payload.sender ?? payload.phoneNumber;
     if (typeof from !== "string" || typeof payload.message !== "string") return;
-    const receivedAt = typeof payload.receivedAt === "string" ? payload.receivedAt : iso(this.clock());
-    this.inbound.receive(device.accountId, { from, body: payload.message, receivedAt, deviceId: device.id, externalId: eventId });
+    const t = typeof payload.receivedAt === "string" ? normalizeDeviceTime(payload.receivedAt, store.accountTimeZone(this.sqlite, device.accountId)) : undefined;
+    const receivedAt = typeof t === "string" ? t : iso(this.clock());
+    // The app's own id of the received text: a text reported twice is stored once.
+    const externalId = typeof payload.messageId === "string" && payload.messageId ? payload.messageId.slice(0, 100) : eventId;
+    this.inbound.receive(device.accountId, { from, body: payload.message, receivedAt, deviceId: device.id, externalId });
   }
 
   // ------------------------------------------------------------ registry

@@ -19,10 +19,12 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
-import type { MessageQueue } from "../queue/priority-queue";
+import type { MessageQueue, Priority } from "../queue/priority-queue";
 import { TokenBucket, perMinute } from "../limits/token-bucket";
 import type { Lifecycle } from "../deps";
 import { toMessage, type Message, type MessageRow } from "./messages";
+import { decideRetry } from "../domain/retry-policy";
+import { effectiveMaxAttempts, requeueForRetry } from "../db/message-retries";
 
 export const LEASE_SECONDS_DEFAULT = 300;
 export const LEASE_SECONDS_MIN = 30;
@@ -205,14 +207,30 @@ export class LeaseService {
   sweep(now: number): { returned: number; failed: number } {
     const nowIso = iso(now);
     const max = this.config.maxLeaseAttempts;
+    const retried: Array<{ id: string; account_id: string; priority: Priority; seq: number; scheduledFor: number }> = [];
     const { back, failed } = this.sqlite.transaction(() => {
       const rows = this.sqlite
-        .query("SELECT id, account_id, lease_expiries, updated_at FROM messages WHERE status = 'queued' AND lease_expires_at <= ?1")
-        .all(nowIso) as Array<{ id: string; account_id: string; lease_expiries: number; updated_at: string }>;
+        .query("SELECT id, account_id, lease_expiries, retry_count, priority, seq, updated_at FROM messages WHERE status = 'queued' AND lease_expires_at <= ?1")
+        .all(nowIso) as Array<{ id: string; account_id: string; lease_expiries: number; retry_count: number; priority: Priority; seq: number; updated_at: string }>;
       const back: typeof rows = [];
       const failed: typeof rows = [];
       for (const r of rows) {
         if (r.lease_expiries + 1 >= max) {
+          // "no-report" is a transient failure: another attempt follows while the message has some left.
+          const retry = decideRetry({ retryCount: r.retry_count, maxAttempts: effectiveMaxAttempts(this.sqlite, r.id), reason: NO_REPORT_REASON, now });
+          if (retry.retry) {
+            requeueForRetry(this.sqlite, {
+              id: r.id,
+              reason: NO_REPORT_REASON,
+              retryCount: retry.retryCount,
+              scheduledFor: iso(retry.scheduledFor),
+              updatedAt: nextUpdatedAt(now, r.updated_at),
+              failedAt: nowIso,
+              leaseToken: null,
+            });
+            retried.push({ ...r, scheduledFor: retry.scheduledFor });
+            continue;
+          }
           this.sqlite
             .query(
               `UPDATE messages SET status = 'failed', failure_reason = ?2, lease_expiries = lease_expiries + 1,
@@ -230,6 +248,11 @@ export class LeaseService {
       return { back, failed };
     })();
     this.withdraw(failed.map((r) => r.id));
+    for (const r of retried) {
+      this.leases.delete(r.id);
+      this.queue.remove(r.id);
+      this.queue.insert({ id: r.id, accountId: r.account_id, priority: r.priority, scheduledFor: r.scheduledFor, seq: r.seq });
+    }
     for (const r of back) this.leases.delete(r.id);
     this.recomputeEarliest();
     for (const accountId of new Set(back.map((r) => r.account_id))) this.notify(accountId);

@@ -21,6 +21,8 @@ import type { LeaseService } from "./leases";
 import { PRIORITIES } from "../domain/form-definition";
 import { normalizeDeviceTime } from "../domain/device-time";
 import { accountTimeZone } from "../db/devices";
+import { decideRetry, maxAttemptsError } from "../domain/retry-policy";
+import { effectiveMaxAttempts, lastFailedLease, requeueForRetry } from "../db/message-retries";
 
 export const MESSAGE_SORTS = ["createdAt", "scheduledFor", "sentAt", "priority"] as const;
 export type MessageSort = (typeof MESSAGE_SORTS)[number];
@@ -53,6 +55,8 @@ export interface MessageRow {
   lease_expires_at: string | null;
   lease_device_id: string | null;
   lease_expiries: number;
+  max_attempts?: number | null;
+  broadcast_id?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -142,6 +146,8 @@ export interface StatusResult {
   status: MessageStatus;
   sentAt: string | null;
   updatedAt: string;
+  /** Set when a transient failure sent the message back to the queue for another attempt. */
+  retryScheduledFor?: string;
 }
 
 type FieldErr = { field: string; message: string; requirement?: string; provided?: unknown };
@@ -369,6 +375,11 @@ export class MessageService {
       const row = this.getRow(accountId, id);
       // Phones' unpadded or zone-less sentAt (issue 10): read in the account's time zone.
       const sentAt = body.status === "sent" ? normalizeDeviceTime(body.sentAt, accountTimeZone(this.sqlite, accountId)) : body.sentAt;
+      const token = typeof body.leaseToken === "string" && body.leaseToken !== "" ? body.leaseToken : undefined;
+      // A phone repeating the failure report that already sent this message back for a retry.
+      if (row.status === "queued" && body.status === "failed" && token !== undefined && row.lease_token === null && lastFailedLease(row.metadata) === token) {
+        return { answer: { messageId: id, status: row.status, sentAt: row.sent_at, updatedAt: row.updated_at, retryScheduledFor: row.scheduled_for }, effects: {} };
+      }
       const decision = decideTransition(
         { status: row.status, sentAt: row.sent_at, failureReason: row.failure_reason, retryCount: row.retry_count },
         { status: body.status as MessageStatus, sentAt: sentAt as string, failureReason: body.failureReason as string },
@@ -381,7 +392,6 @@ export class MessageService {
           details: { currentStatus: decision.currentStatus, requestedStatus: decision.requestedStatus, message: decision.message },
         });
       }
-      const token = typeof body.leaseToken === "string" && body.leaseToken !== "" ? body.leaseToken : undefined;
       if (token !== undefined && row.lease_token !== null && row.lease_token !== token) {
         throw new AppError("LEASE_CONFLICT", {
           message: "This message is now leased to another device; this report was not recorded",
@@ -394,6 +404,15 @@ export class MessageService {
       const now = this.clock();
       const updatedAt = nextUpdatedAt(now, row.updated_at);
       const next = decision.next;
+      if (next.status === "failed") {
+        const retry = decideRetry({ retryCount: row.retry_count, maxAttempts: effectiveMaxAttempts(this.sqlite, id), reason: next.failureReason, now });
+        if (retry.retry) {
+          const scheduledFor = iso(retry.scheduledFor);
+          requeueForRetry(this.sqlite, { id, reason: next.failureReason!, retryCount: retry.retryCount, scheduledFor, updatedAt, failedAt: iso(now), leaseToken: row.lease_token });
+          const effects: Effects = { endLease: id, dequeue: id, enqueue: { ...row, status: "queued", scheduled_for: scheduledFor } };
+          return { answer: { messageId: id, status: "queued" as MessageStatus, sentAt: null, updatedAt, retryScheduledFor: scheduledFor }, effects };
+        }
+      }
       this.sqlite
         .query(
           `UPDATE messages SET status = ?1, sent_at = ?2, failure_reason = ?3, retry_count = ?4, updated_at = ?5,
@@ -513,7 +532,7 @@ export class MessageService {
     ctx: { ipAddress?: string; userAgent?: string | null; monthlyQuota?: number | null },
   ): { message: Message; queuePosition: number; estimatedDelivery: string } {
     const errs: FieldErr[] = [];
-    const { phoneNumber, contactId, content, priority, scheduledFor } = body;
+    const { phoneNumber, contactId, content, priority, scheduledFor, maxAttempts } = body;
     if (phoneNumber !== undefined && contactId !== undefined) {
       errs.push({ field: "phoneNumber", message: "give either phoneNumber or contactId, not both", requirement: "phoneNumber or contactId", provided: phoneNumber });
     } else if (phoneNumber === undefined && contactId === undefined) {
@@ -532,6 +551,8 @@ export class MessageService {
       errs.push({ field: "content", message: `content must be at most ${MANUAL_CONTENT_MAX} characters`, requirement: `1-${MANUAL_CONTENT_MAX} characters`, provided: `${content.length} characters` });
     }
     if (priority !== undefined && !(PRIORITIES as readonly unknown[]).includes(priority)) errs.push(enumError("priority", PRIORITIES, priority));
+    const attemptsErr = maxAttemptsError(maxAttempts);
+    if (attemptsErr) errs.push({ field: "maxAttempts", message: attemptsErr, requirement: "whole number from 1 to 10", provided: maxAttempts ?? null });
     const now = this.clock();
     let when = now;
     if (scheduledFor !== undefined && scheduledFor !== null) {
@@ -589,6 +610,7 @@ export class MessageService {
       lease_expires_at: null,
       lease_device_id: null,
       lease_expiries: 0,
+      max_attempts: (maxAttempts as number | undefined) ?? null,
       created_at: createdAt,
       updated_at: createdAt,
     };
@@ -613,10 +635,10 @@ export class MessageService {
     this.sqlite
       .query(
         `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name, status,
-           priority, priority_rank, webhook_data, template_used, scheduled_for, metadata, seq, created_at, updated_at)
-         VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, NULL, ?9, ?10, ?11, ?12, ?12)`,
+           priority, priority_rank, webhook_data, template_used, scheduled_for, metadata, seq, created_at, updated_at, max_attempts)
+         VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, NULL, ?9, ?10, ?11, ?12, ?12, ?13)`,
       )
-      .run(row.id, accountId, row.contact_id, row.content, row.recipient_phone, row.recipient_name, prio, row.priority_rank, row.scheduled_for, row.metadata, row.seq, createdAt);
+      .run(row.id, accountId, row.contact_id, row.content, row.recipient_phone, row.recipient_name, prio, row.priority_rank, row.scheduled_for, row.metadata, row.seq, createdAt, row.max_attempts ?? null);
   }
 }
 

@@ -114,6 +114,8 @@ describe("leases: reports, stale tokens, expiry", () => {
   test("expiries return the message; the 3rd expiry fails it with no-report and it leaves the queue", async () => {
     const d = s.running.deps;
     const id = insertMessage(d, s.accountId);
+    // One attempt only: no automatic retry after "no-report" (retries.test.ts covers those).
+    d.sqlite.query("UPDATE messages SET max_attempts = 1 WHERE id = ?").run(id);
     for (let attempt = 1; attempt <= 3; attempt++) {
       const m = (await next(s, { leaseSeconds: 30 })).messages;
       expect(m.map((x: any) => x.id)).toEqual([id]);

@@ -37,7 +37,7 @@ beforeAll(async () => {
       "--tls-cert", join(dir, "srv.crt"), "--tls-key", join(dir, "srv.key"), "--device-offline-after", `${OFFLINE_AFTER_MS / 1000}s`, "--send-rate-per-minute", "1000"],
     { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: { ...process.env, TEXTWIRE_PORT: "", TEXTWIRE_DB: "" } },
   );
-  const reader = proc.stdout!.getReader();
+  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
   let out = "";
   const dec = new TextDecoder();
   while (!/Textwire listening on \S+/.test(out)) {
@@ -116,6 +116,12 @@ describe("an SMSGate phone over HTTPS", () => {
     expect(ping.status).toBe(200);
     const received = await p.webhook("sms:received", { messageId: "in-1", sender: "+14155550199", recipient: null, simNumber: 1, message: "Thanks!", receivedAt: "2026-11-23T09:00:00.000+01:00" });
     expect(received.status).toBe(200);
+    // The same text reported again under a new event id is stored once.
+    await p.webhook("sms:received", { messageId: "in-1", sender: "+14155550199", recipient: null, simNumber: 1, message: "Thanks!", receivedAt: "2026-11-23T09:00:00.000+01:00" });
+    const inbound = (await api("/inbound")).data;
+    const mine = inbound.messages.filter((x: any) => x.body === "Thanks!");
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ from: "+14155550199", deviceId: p.id });
     const bad = await p.webhook("system:ping", {}, { key: "not-the-key" });
     expect(bad.status).toBe(401);
     const dev = (await api("/devices")).data.devices.find((d: any) => d.id === p.id);
@@ -126,11 +132,14 @@ describe("an SMSGate phone over HTTPS", () => {
   test("two phones never share a leased message; MessageCancelled reaches the holder; a killed phone's leases go to the other within the offline window", async () => {
     const a = await newPhone("hold", "phone-a");
     const b = await newPhone("hold", "phone-b");
+    // Each phone may take at most 10 a minute, so both get some of the 20.
+    for (const p of [a, b]) await api(`/devices/${p.id}`, { method: "PATCH", json: { sendRatePerMinute: 10 } });
     const ids = (await queue(20)).map((r) => r.data.messageId as string);
     await until("all 20 handed out", async () => {
       await Promise.all([a.pull(), b.pull()]);
       return a.taken.length + b.taken.length >= 20;
     });
+    expect(a.taken.length).toBe(10);
     const sa = new Set(a.taken);
     expect(b.taken.filter((id) => sa.has(id))).toEqual([]);
     expect(new Set([...a.taken, ...b.taken])).toEqual(new Set(ids));
@@ -140,7 +149,10 @@ describe("an SMSGate phone over HTTPS", () => {
     const cancelled = await until("MessageCancelled", () => b.events.find((e) => e.event === "MessageCancelled"));
     expect(JSON.parse(cancelled.data)).toEqual({ messageId: victim });
     expect(a.events.some((e) => e.event === "MessageCancelled")).toBe(false);
-    // Kill a: no stream, no requests. Its leases go to b once it has been silent for the window.
+    // b may take more now (SettingsUpdated tells the app); then kill a: no stream, no requests.
+    await api(`/devices/${b.id}`, { method: "PATCH", json: { sendRatePerMinute: 1000 } });
+    await until("SettingsUpdated", () => b.events.find((e) => e.event === "SettingsUpdated"));
+    // a's leases go to b once a has been silent for the window.
     const aHeld = [...a.taken];
     a.disconnect();
     const killedAt = Date.now();
@@ -149,7 +161,7 @@ describe("an SMSGate phone over HTTPS", () => {
     const list = (await api("/devices")).data.devices;
     expect(list.find((d: any) => d.id === a.id).online).toBe(false);
     expect(list.find((d: any) => d.id === b.id).online).toBe(true);
-    const health = await (await fetch(`${origin}/health`, { tls: { ca } } as RequestInit)).json();
+    const health = (await (await fetch(`${origin}/health`, { tls: { ca } } as RequestInit)).json()) as any;
     expect(health).toMatchObject({ status: "ok", queue: "ok" });
     expect(health.devicesOnline).toBeGreaterThanOrEqual(1);
     b.disconnect();

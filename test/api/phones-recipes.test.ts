@@ -36,7 +36,7 @@ describe("key-polling recipes (X-Device-Id)", () => {
     expect(refused.code).toBe("RATE_LIMIT_EXCEEDED");
     // Reports still go through, unpadded sentAt included.
     for (const id of got.slice(0, 3)) await expectStatus(await report(id, { status: "sent", sentAt: "2026-11-5T9:3:7" }), 200);
-    await expectStatus(await report(got[3], { status: "failed", failureReason: "no service" }), 200);
+    await expectStatus(await report(got[3], { status: "failed", failureReason: "invalid-phone" }), 200);
     const m = (await expectStatus(await s.api(`/messages/${got[0]}`), 200)).data.message;
     expect(m.sentAt).toBe("2026-11-05T09:03:07.000Z");
     const row = d.sqlite.query("SELECT lease_device_id FROM messages WHERE id = ?").get(got[4]) as any;

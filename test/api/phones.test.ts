@@ -149,10 +149,10 @@ describe("GET and PATCH /message", () => {
     await expectStatus(await patch(JSON.stringify([{ id: urgent, state: "Delivered", recipients: [], states: { Delivered: "2026-11-23T08:16:00.000Z" } }])), 204);
     expect((await expectStatus(await s.api(`/messages/${urgent}`), 200)).data.message.metadata.deliveredAt).toBe("2026-11-23T08:16:00.000Z");
     // Failed takes the recipient's error as the reason.
-    await expectStatus(await patch(JSON.stringify([{ id: low, state: "Failed", recipients: [{ phoneNumber: "+1", state: "Failed", error: "RESULT_ERROR_NO_SERVICE" }], states: {} }])), 204);
+    await expectStatus(await patch(JSON.stringify([{ id: low, state: "Failed", recipients: [{ phoneNumber: "+1", state: "Failed", error: "RESULT_ERROR_INVALID_DESTINATION" }], states: {} }])), 204);
     const f = (await expectStatus(await s.api(`/messages/${low}`), 200)).data.message;
     expect(f.status).toBe("failed");
-    expect(f.failureReason).toBe("RESULT_ERROR_NO_SERVICE");
+    expect(f.failureReason).toBe("RESULT_ERROR_INVALID_DESTINATION");
     const list = (await expectStatus(await s.api("/devices"), 200)).data.devices;
     const mine = list.find((x: any) => x.id === p.id);
     expect(mine).toMatchObject({ kind: "smsgate", sentToday: 1, failedToday: 1, online: true, sendRatePerMinute: 50, appVersion: "1.68.0" });
@@ -215,12 +215,12 @@ describe("signed webhooks from the phone", () => {
     await p.pull();
     await expectStatus(await p.webhook("sms:sent", { messageId: a, recipient: "+15551234567", simNumber: 1, partsCount: 1, sentAt: "2026-11-23T09:00:00.000+01:00" }), 200);
     await expectStatus(await p.webhook("sms:delivered", { messageId: a, recipient: "+15551234567", deliveredAt: "2026-11-23T08:00:05.000Z" }), 200);
-    await expectStatus(await p.webhook("sms:failed", { messageId: b, recipient: "+15551234567", failedAt: "2026-11-23T08:00:05.000Z", reason: "RESULT_ERROR_GENERIC_FAILURE" }), 200);
+    await expectStatus(await p.webhook("sms:failed", { messageId: b, recipient: "+15551234567", failedAt: "2026-11-23T08:00:05.000Z", reason: "RESULT_ERROR_INVALID_DESTINATION" }), 200);
     const ma = (await expectStatus(await s.api(`/messages/${a}`), 200)).data.message;
     expect(ma.status).toBe("sent");
     expect(ma.sentAt).toBe("2026-11-23T08:00:00.000Z");
     expect(ma.metadata.deliveredAt).toBe("2026-11-23T08:00:05.000Z");
     const mb = (await expectStatus(await s.api(`/messages/${b}`), 200)).data.message;
-    expect(mb).toMatchObject({ status: "failed", failureReason: "RESULT_ERROR_GENERIC_FAILURE" });
+    expect(mb).toMatchObject({ status: "failed", failureReason: "RESULT_ERROR_INVALID_DESTINATION" });
   });
 });

@@ -378,6 +378,7 @@ describe("validateFormSettings", () => {
       delayMinutes: 0,
       timezone: "Europe/Paris",
       rateLimitPerDay: 20,
+      maxAttempts: 2,
       defaultPriority: "high",
     });
   });

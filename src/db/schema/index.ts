@@ -3,3 +3,5 @@ export * from "./forms";
 export * from "./contacts";
 export * from "./messages";
 export * from "./devices";
+export * from "./inbound";
+export * from "./broadcasts";

@@ -3,6 +3,7 @@ import { sqliteTable, text, integer, index, primaryKey } from "drizzle-orm/sqlit
 import { accounts } from "./accounts";
 import { forms } from "./forms";
 import { contacts } from "./contacts";
+import { broadcasts } from "./broadcasts";
 
 /**
  * sentAt − createdAt in ms (null until sent). Indexed as an expression in the analytics indexes;
@@ -44,6 +45,10 @@ export const messages = sqliteTable(
     leaseDeviceId: text("lease_device_id"),
     /** Leases that expired with no report; at --max-lease-attempts the message fails with "no-report". */
     leaseExpiries: integer("lease_expiries").notNull().default(0),
+    /** A manual message's own attempt count; null = the form's settings.maxAttempts, or 2 (retry-policy.ts). */
+    maxAttempts: integer("max_attempts"),
+    /** The broadcast that created the message, if any. */
+    broadcastId: text("broadcast_id").references(() => broadcasts.id, { onDelete: "set null" }),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -63,6 +68,7 @@ export const messages = sqliteTable(
     index("messages_form_status_created_idx").on(t.formId, t.status, t.createdAt, t.sentAt, sql.raw(RESPONSE_MS_SQL)),
     index("messages_contact_created_idx").on(t.contactId, t.createdAt),
     index("messages_status_lease_idx").on(t.status, t.leaseExpiresAt),
+    index("messages_broadcast_status_idx").on(t.broadcastId, t.status).where(sql`broadcast_id IS NOT NULL`),
   ],
 );
 

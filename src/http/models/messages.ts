@@ -38,6 +38,7 @@ export const ManualMessageBody = t.Object({
   content: t.Unknown({ description: "the text, 1-1600 characters" }),
   priority: t.Optional(t.Unknown({ description: "low | normal (default) | high | urgent" })),
   scheduledFor: t.Optional(t.Unknown({ description: "ISO 8601 timestamp; default now" })),
+  maxAttempts: t.Optional(t.Unknown({ description: "attempts before a transient failure is final, 1-10 (default 2)" })),
 });
 
 export const NextBody = t.Optional(

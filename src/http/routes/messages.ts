@@ -97,7 +97,8 @@ export function messagesRoutes(deps: AppDeps) {
         const phone = recipeOf(request);
         const before = phone ? deps.messages.findRow(accountId, params.id)?.status : undefined;
         const data = deps.messages.updateStatus(accountId, params.id, body);
-        if (phone && before === "queued" && (data.status === "sent" || data.status === "failed")) deps.devices.countResult(phone, data.status);
+        // A failure the retry policy re-queued still counts as this phone's failure.
+        if (phone && before === "queued" && (body.status === "sent" || body.status === "failed")) deps.devices.countResult(phone, body.status);
         return { status: "success", message: "Message status updated", data };
       },
       { params: IdParam, body: StatusBody, detail: { summary: "Report or change a message's status", tags: ["Messages"] } },

@@ -1,0 +1,166 @@
+/**
+ * Queries of broadcasts and of the contacts/messages a broadcast works through. Plain functions
+ * over the connection; the service owns transactions.
+ */
+import type { Database, SQLQueryBindings } from "bun:sqlite";
+import type { broadcasts } from "./schema/broadcasts";
+import type { ContactFilter } from "../domain/contact-query";
+import { filterSql } from "../services/contacts";
+import type { MessageStatus } from "../domain/message-transitions";
+
+export type BroadcastRecord = typeof broadcasts.$inferSelect;
+
+const COLUMNS = `id, account_id AS accountId, name, content, segment, priority, scheduled_for AS scheduledFor,
+  send_rate_per_minute AS sendRatePerMinute, max_attempts AS maxAttempts, status, recipients, suppressed,
+  queued_count AS queuedCount, skipped, cursor, last_contact_id AS lastContactId, created_at AS createdAt, updated_at AS updatedAt`;
+
+export function insertBroadcast(sqlite: Database, b: BroadcastRecord): void {
+  sqlite
+    .query(
+      `INSERT INTO broadcasts (id, account_id, name, content, segment, priority, scheduled_for, send_rate_per_minute, max_attempts,
+         status, recipients, suppressed, queued_count, skipped, cursor, last_contact_id, created_at, updated_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)`,
+    )
+    .run(b.id, b.accountId, b.name, b.content, b.segment, b.priority, b.scheduledFor, b.sendRatePerMinute, b.maxAttempts, b.status, b.recipients, b.suppressed, b.queuedCount, b.skipped, b.cursor, b.lastContactId, b.createdAt, b.updatedAt);
+}
+
+export function findBroadcast(sqlite: Database, accountId: string, id: string): BroadcastRecord | null {
+  return (sqlite.query(`SELECT ${COLUMNS} FROM broadcasts WHERE id = ?1 AND account_id = ?2`).get(id, accountId) as BroadcastRecord | null) ?? null;
+}
+
+export function listBroadcasts(sqlite: Database, accountId: string, page: number, limit: number): { rows: BroadcastRecord[]; total: number } {
+  const rows = sqlite
+    .query(`SELECT ${COLUMNS} FROM broadcasts WHERE account_id = ?1 ORDER BY created_at DESC, id DESC LIMIT ?2 OFFSET ?3`)
+    .all(accountId, limit, (page - 1) * limit) as BroadcastRecord[];
+  const total = (sqlite.query("SELECT COUNT(*) AS n FROM broadcasts WHERE account_id = ?1").get(accountId) as { n: number }).n;
+  return { rows, total };
+}
+
+/** Broadcasts a restart must carry on: still creating messages, or cancelled with messages left to cancel. */
+export function unfinishedBroadcasts(sqlite: Database): BroadcastRecord[] {
+  return sqlite
+    .query(
+      `SELECT ${COLUMNS} FROM broadcasts b WHERE status = 'queuing'
+         OR (status = 'cancelled' AND EXISTS (SELECT 1 FROM messages m WHERE m.broadcast_id = b.id AND m.status = 'queued'))`,
+    )
+    .all() as BroadcastRecord[];
+}
+
+export function advanceBroadcast(sqlite: Database, id: string, p: { cursor: string; queued: number; skipped: number; done: boolean; updatedAt: string }): void {
+  sqlite
+    .query(
+      `UPDATE broadcasts SET cursor = ?2, queued_count = queued_count + ?3, skipped = skipped + ?4,
+         status = CASE WHEN ?5 AND status = 'queuing' THEN 'queued' ELSE status END, updated_at = ?6
+       WHERE id = ?1`,
+    )
+    .run(id, p.cursor, p.queued, p.skipped, p.done ? 1 : 0, p.updatedAt);
+}
+
+export function setBroadcastStatus(sqlite: Database, id: string, status: BroadcastRecord["status"], updatedAt: string): void {
+  sqlite.query("UPDATE broadcasts SET status = ?2, updated_at = ?3 WHERE id = ?1").run(id, status, updatedAt);
+}
+
+/** Messages of a broadcast by status (the progress figures). */
+export function broadcastMessageCounts(sqlite: Database, id: string): Record<MessageStatus, number> {
+  const counts: Record<MessageStatus, number> = { queued: 0, sent: 0, failed: 0, cancelled: 0 };
+  const rows = sqlite
+    .query("SELECT status, COUNT(*) AS n FROM messages WHERE broadcast_id = ?1 GROUP BY status")
+    .all(id) as Array<{ status: MessageStatus; n: number }>;
+  for (const r of rows) counts[r.status] = r.n;
+  return counts;
+}
+
+/**
+ * SQL that holds a segment: the contact filter of the list API, contacts up to `lastContactId`
+ * (ids are time-ordered: contacts made after the broadcast are not in it), `excluded` saying
+ * which matching contacts get no message (none yet: opt-outs add theirs).
+ */
+function segmentWhere(accountId: string, filter: ContactFilter, lastContactId: string): { where: string; params: SQLQueryBindings[] } {
+  const f = filterSql(accountId, filter);
+  return { where: `${f.where} AND c.id <= ?`, params: [...f.params, lastContactId] };
+}
+
+/** Contacts that are never sent a broadcast (SQL over alias c); "0" while nothing excludes any. */
+export const EXCLUDED_CONTACT_SQL = "0";
+
+export function newestContactId(sqlite: Database, accountId: string): string | null {
+  const r = sqlite.query("SELECT MAX(id) AS id FROM contacts WHERE account_id = ?1").get(accountId) as { id: string | null };
+  return r.id;
+}
+
+export function countSegment(sqlite: Database, accountId: string, filter: ContactFilter, lastContactId: string): { recipients: number; suppressed: number } {
+  const s = segmentWhere(accountId, filter, lastContactId);
+  const r = sqlite
+    .query(`SELECT COUNT(*) AS total, COALESCE(SUM(${EXCLUDED_CONTACT_SQL}), 0) AS excluded FROM contacts c WHERE ${s.where}`)
+    .get(...s.params) as { total: number; excluded: number };
+  return { recipients: r.total - r.excluded, suppressed: r.excluded };
+}
+
+export interface SegmentContact {
+  id: string;
+  phoneNumber: string;
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+  customFields: string;
+  excluded: number;
+}
+
+/** The next `limit` contacts of the segment after `cursor`, in id order. */
+export function segmentChunk(sqlite: Database, accountId: string, filter: ContactFilter, lastContactId: string, cursor: string, limit: number): SegmentContact[] {
+  const s = segmentWhere(accountId, filter, lastContactId);
+  // Walk the primary key from the cursor (`+` keeps SQLite off the account index, which would
+  // read and sort every contact of the account for each chunk).
+  const where = s.where.replace(/^c\.account_id = \?/, "+c.account_id = ?");
+  return sqlite
+    .query(
+      `SELECT c.id, c.phone_number AS phoneNumber, c.first_name AS firstName, c.last_name AS lastName, c.email, c.custom_fields AS customFields,
+         ${EXCLUDED_CONTACT_SQL} AS excluded
+       FROM contacts c WHERE ${where} AND c.id > ? ORDER BY c.id LIMIT ?`,
+    )
+    .all(...s.params, cursor, limit) as SegmentContact[];
+}
+
+export interface BroadcastMessage {
+  id: string;
+  accountId: string;
+  contactId: string;
+  content: string;
+  recipientPhone: string;
+  recipientName: string | null;
+  priority: string;
+  priorityRank: number;
+  templateUsed: string;
+  scheduledFor: string;
+  metadata: string;
+  seq: number;
+  maxAttempts: number | null;
+  broadcastId: string;
+  createdAt: string;
+}
+
+export function insertBroadcastMessage(sqlite: Database, m: BroadcastMessage): void {
+  sqlite
+    .query(
+      `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name, status,
+         priority, priority_rank, webhook_data, template_used, scheduled_for, metadata, seq, max_attempts, broadcast_id, created_at, updated_at)
+       VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15)`,
+    )
+    .run(m.id, m.accountId, m.contactId, m.content, m.recipientPhone, m.recipientName, m.priority, m.priorityRank, m.templateUsed, m.scheduledFor, m.metadata, m.seq, m.maxAttempts, m.broadcastId, m.createdAt);
+}
+
+/**
+ * Cancels up to `limit` still-queued messages of a broadcast; returns their ids. updated_at moves
+ * strictly forward (the nextUpdatedAt rule), computed in SQL.
+ */
+export function cancelBroadcastMessages(sqlite: Database, id: string, nowIso: string, limit: number): string[] {
+  const rows = sqlite
+    .query(
+      `UPDATE messages SET status = 'cancelled', lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL,
+         updated_at = CASE WHEN updated_at < ?2 THEN ?2 ELSE strftime('%Y-%m-%dT%H:%M:%fZ', julianday(updated_at) + 0.001 / 86400.0) END
+       WHERE rowid IN (SELECT rowid FROM messages WHERE broadcast_id = ?1 AND status = 'queued' LIMIT ?3)
+       RETURNING id`,
+    )
+    .all(id, nowIso, limit) as Array<{ id: string }>;
+  return rows.map((r) => r.id);
+}

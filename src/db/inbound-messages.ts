@@ -1,0 +1,61 @@
+/**
+ * Storage of inbound messages (texts the account's phones received). Plain functions over the
+ * connection; `sqlite.query` caches each statement, so the hot ones are prepared once.
+ */
+import type { Database } from "bun:sqlite";
+import type { inboundMessages } from "./schema";
+
+export type InboundRow = typeof inboundMessages.$inferSelect;
+
+const COLUMNS = `id, account_id AS accountId, contact_id AS contactId, from_phone AS fromPhone, body,
+  received_at AS receivedAt, device_id AS deviceId, external_id AS externalId, created_at AS createdAt`;
+
+export function insertInbound(sqlite: Database, r: InboundRow): void {
+  sqlite
+    .query(
+      `INSERT INTO inbound_messages (id, account_id, contact_id, from_phone, body, received_at, device_id, external_id, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
+    )
+    .run(r.id, r.accountId, r.contactId, r.fromPhone, r.body, r.receivedAt, r.deviceId, r.externalId, r.createdAt);
+}
+
+/** The stored text a phone reported under this id before (the dedupe key), if any. */
+export function findInboundByExternalId(sqlite: Database, accountId: string, deviceId: string | null, externalId: string): InboundRow | null {
+  return sqlite
+    .query(`SELECT ${COLUMNS} FROM inbound_messages WHERE account_id = ?1 AND ifnull(device_id, '') = ?2 AND external_id = ?3`)
+    .get(accountId, deviceId ?? "", externalId) as InboundRow | null;
+}
+
+export function findInbound(sqlite: Database, accountId: string, id: string): InboundRow | null {
+  return sqlite.query(`SELECT ${COLUMNS} FROM inbound_messages WHERE id = ?1 AND account_id = ?2`).get(id, accountId) as InboundRow | null;
+}
+
+export interface InboundFilter {
+  contactId?: string;
+  /** ISO, inclusive. */
+  createdAfter?: string;
+  /** ISO, exclusive (the messages list's reading). */
+  createdBefore?: string;
+}
+
+function where(accountId: string, f: InboundFilter): { sql: string; params: string[] } {
+  const conds = ["account_id = ?"];
+  const params = [accountId];
+  if (f.contactId !== undefined) conds.push("contact_id = ?"), params.push(f.contactId);
+  if (f.createdAfter !== undefined) conds.push("created_at >= ?"), params.push(f.createdAfter);
+  if (f.createdBefore !== undefined) conds.push("created_at < ?"), params.push(f.createdBefore);
+  return { sql: conds.join(" AND "), params };
+}
+
+/** Newest first (ties on rowid, the storing order). */
+export function listInbound(sqlite: Database, accountId: string, f: InboundFilter, limit: number, offset: number): InboundRow[] {
+  const w = where(accountId, f);
+  return sqlite
+    .query(`SELECT ${COLUMNS} FROM inbound_messages WHERE ${w.sql} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`)
+    .all(...w.params, limit, offset) as InboundRow[];
+}
+
+export function countInbound(sqlite: Database, accountId: string, f: InboundFilter): number {
+  const w = where(accountId, f);
+  return (sqlite.query(`SELECT count(*) AS n FROM inbound_messages WHERE ${w.sql}`).get(...w.params) as { n: number }).n;
+}

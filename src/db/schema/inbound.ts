@@ -1,0 +1,39 @@
+import { sql } from "drizzle-orm";
+import { sqliteTable, text, index, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { accounts } from "./accounts";
+import { contacts } from "./contacts";
+
+/**
+ * Texts the account's phones received (issue 10 item 4): from a recipe
+ * (`POST /v1/messages/<KEY>/inbound`) or SMSGate's `sms:received`. Always linked to the account's
+ * contact for the sender's number (created when unknown); deleting the contact deletes them.
+ */
+export const inboundMessages = sqliteTable(
+  "inbound_messages",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    contactId: text("contact_id")
+      .notNull()
+      .references(() => contacts.id, { onDelete: "cascade" }),
+    /** E.164. */
+    fromPhone: text("from_phone").notNull(),
+    body: text("body").notNull(),
+    /** When the phone received it (ISO, from the phone's report). */
+    receivedAt: text("received_at").notNull(),
+    deviceId: text("device_id"),
+    /** The phone's own id for the text: repeats of one (account, device, externalId) are stored once. */
+    externalId: text("external_id"),
+    /** When Textwire stored it. */
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [
+    index("inbound_account_created_idx").on(t.accountId, t.createdAt),
+    index("inbound_contact_received_idx").on(t.contactId, t.receivedAt),
+    uniqueIndex("inbound_external_idx")
+      .on(t.accountId, sql`ifnull(${t.deviceId}, '')`, t.externalId)
+      .where(sql`${t.externalId} IS NOT NULL`),
+  ],
+);

@@ -1,0 +1,164 @@
+/**
+ * Broadcasts (issue 11 item 6): one text to every contact of a segment. Pure rules: the request's
+ * validation, the template's contact variables, and when each recipient's message is due.
+ */
+import type { FieldError } from "./submission";
+import { parseFilter, type ContactFilter } from "./contact-query";
+import { renderTemplate, templateVariables } from "./template";
+import { codePointLength, PRIORITIES, type Priority } from "./form-definition";
+import { parseIsoTimestamp } from "./message-transitions";
+import { enumError } from "./query-params";
+import { maxAttemptsError } from "./retry-policy";
+
+export const BROADCAST_NAME_MAX = 200;
+export const BROADCAST_CONTENT_MAX = 1_600;
+/** Highest per-broadcast sending pace (messages a minute); above it the phone's own rate decides. */
+export const BROADCAST_RATE_MAX = 10_000;
+/** Rendered examples a dry run answers with. */
+export const DRY_RUN_SAMPLES = 3;
+
+/** Contact variables a broadcast's content may use besides `customFields.<name>`. */
+export const BROADCAST_VARIABLES = ["firstName", "lastName", "fullName", "phoneNumber", "email"] as const;
+
+const SEGMENT_KEYS = ["status", "tags", "formId", "createdAfter", "createdBefore", "search"] as const;
+const BODY_KEYS = ["name", "content", "segment", "priority", "scheduledFor", "sendRatePerMinute", "maxAttempts"] as const;
+
+export interface BroadcastRequest {
+  name: string;
+  content: string;
+  /** The segment as posted (kept on the broadcast, shown back). */
+  segmentInput: Record<string, unknown>;
+  filter: ContactFilter;
+  priority: Priority;
+  /** Epoch ms; null = now. */
+  scheduledFor: number | null;
+  sendRatePerMinute: number | null;
+  maxAttempts: number | null;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Validates a POST /v1/broadcasts body; every problem at once. */
+export function parseBroadcastRequest(body: unknown): { ok: true; value: BroadcastRequest } | { ok: false; errors: FieldError[] } {
+  if (!isObject(body)) return { ok: false, errors: [{ field: "body", message: "the body must be a JSON object", requirement: "object", provided: null }] };
+  const errors: FieldError[] = [];
+  for (const k of Object.keys(body)) {
+    if (!(BODY_KEYS as readonly string[]).includes(k)) errors.push({ field: k, message: `unknown field '${k}'; allowed: ${BODY_KEYS.join(", ")}`, requirement: BODY_KEYS.join(", "), provided: k });
+  }
+  const { name, content, segment, priority, scheduledFor, sendRatePerMinute, maxAttempts } = body;
+  if (typeof name !== "string" || name.trim() === "" || codePointLength(name) > BROADCAST_NAME_MAX) {
+    errors.push({ field: "name", message: `name is required, 1-${BROADCAST_NAME_MAX} characters`, requirement: `1-${BROADCAST_NAME_MAX} characters`, provided: typeof name === "string" ? name.slice(0, 100) : (name ?? null) });
+  }
+  if (typeof content !== "string" || content.trim() === "" || codePointLength(content) > BROADCAST_CONTENT_MAX) {
+    errors.push({
+      field: "content",
+      message: `content is required, 1-${BROADCAST_CONTENT_MAX} characters`,
+      requirement: `1-${BROADCAST_CONTENT_MAX} characters`,
+      provided: typeof content === "string" ? `${codePointLength(content)} characters` : (content ?? null),
+    });
+  } else {
+    const unknown = templateVariables(content).filter((v) => !isBroadcastVariable(v));
+    if (unknown.length) {
+      errors.push({
+        field: "content",
+        message: `content uses ${unknown.map((v) => `{{${v}}}`).join(", ")}; a broadcast can use ${BROADCAST_VARIABLES.map((v) => `{{${v}}}`).join(", ")} and {{customFields.<name>}}`,
+        requirement: "contact variables only",
+        provided: unknown.join(", "),
+      });
+    }
+  }
+  let filter: ContactFilter = {};
+  let segmentInput: Record<string, unknown> = {};
+  if (segment !== undefined && segment !== null) {
+    if (!isObject(segment)) {
+      errors.push({ field: "segment", message: "segment must be an object", requirement: `object with ${SEGMENT_KEYS.join(", ")}`, provided: null });
+    } else {
+      segmentInput = segment;
+      const raw: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(segment)) {
+        if (!(SEGMENT_KEYS as readonly string[]).includes(k)) {
+          errors.push({ field: `segment.${k}`, message: `unknown segment filter '${k}'; allowed: ${SEGMENT_KEYS.join(", ")}`, requirement: SEGMENT_KEYS.join(", "), provided: k });
+        } else if (k === "tags" && Array.isArray(v)) {
+          if (v.every((t) => typeof t === "string")) raw.tags = v.join(",");
+          else errors.push({ field: "segment.tags", message: "tags must be a list of strings", requirement: "array of strings", provided: null });
+        } else if (typeof v === "string") raw[k] = v;
+        else errors.push({ field: `segment.${k}`, message: `segment.${k} must be a string`, requirement: "string", provided: v ?? null });
+      }
+      const segErrors: FieldError[] = [];
+      filter = parseFilter(raw, segErrors);
+      for (const e of segErrors) errors.push({ ...e, field: `segment.${e.field}` });
+    }
+  }
+  if (priority !== undefined && !(PRIORITIES as readonly unknown[]).includes(priority)) errors.push(enumError("priority", PRIORITIES, priority));
+  let when: number | null = null;
+  if (scheduledFor !== undefined && scheduledFor !== null) {
+    when = parseIsoTimestamp(scheduledFor);
+    if (when === null) errors.push({ field: "scheduledFor", message: "scheduledFor must be an ISO 8601 timestamp", requirement: "ISO 8601 timestamp", provided: scheduledFor });
+  }
+  if (sendRatePerMinute !== undefined && sendRatePerMinute !== null) {
+    if (typeof sendRatePerMinute !== "number" || !Number.isInteger(sendRatePerMinute) || sendRatePerMinute < 1 || sendRatePerMinute > BROADCAST_RATE_MAX) {
+      errors.push({ field: "sendRatePerMinute", message: `sendRatePerMinute must be a whole number from 1 to ${BROADCAST_RATE_MAX}`, requirement: `integer 1-${BROADCAST_RATE_MAX}`, provided: sendRatePerMinute });
+    }
+  }
+  const attemptsErr = maxAttemptsError(maxAttempts);
+  if (attemptsErr) errors.push({ field: "maxAttempts", message: attemptsErr, requirement: "whole number from 1 to 10", provided: maxAttempts ?? null });
+  if (errors.length) return { ok: false, errors };
+  return {
+    ok: true,
+    value: {
+      name: (name as string).trim(),
+      content: content as string,
+      segmentInput,
+      filter,
+      priority: (priority as Priority | undefined) ?? "normal",
+      scheduledFor: when,
+      sendRatePerMinute: (sendRatePerMinute as number | undefined) ?? null,
+      maxAttempts: (maxAttempts as number | undefined) ?? null,
+    },
+  };
+}
+
+function isBroadcastVariable(name: string): boolean {
+  if ((BROADCAST_VARIABLES as readonly string[]).includes(name)) return true;
+  return name.startsWith("customFields.") && name.length > "customFields.".length;
+}
+
+export interface BroadcastContact {
+  phoneNumber: string;
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+  /** JSON object text as stored. */
+  customFields: string;
+}
+
+/** The contact's text: `{{fullName}}` is first and last name joined; a missing value renders as nothing (or its `| fallback`). */
+export function renderBroadcast(content: string, c: BroadcastContact): { content: string; variablesUsed: string[] } {
+  const vars: Record<string, string> = {};
+  if (c.firstName) vars.firstName = c.firstName;
+  if (c.lastName) vars.lastName = c.lastName;
+  const full = [c.firstName, c.lastName].filter(Boolean).join(" ");
+  if (full) vars.fullName = full;
+  vars.phoneNumber = c.phoneNumber;
+  if (c.email) vars.email = c.email;
+  let custom: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(c.customFields || "{}");
+    if (isObject(parsed)) custom = parsed;
+  } catch {
+    /* a malformed stored object renders its fields as missing */
+  }
+  for (const [k, v] of Object.entries(custom)) if (v !== null && v !== undefined && v !== "") vars[`customFields.${k}`] = String(v);
+  return renderTemplate(content, vars);
+}
+
+/**
+ * When the n-th recipient (0-based) is due: all at `start` without a pace; with one, `rate` a
+ * minute (the phone's own send rate still caps what it is handed).
+ */
+export function recipientDueAt(start: number, n: number, ratePerMinute: number | null): number {
+  if (!ratePerMinute) return start;
+  return start + Math.floor(n / ratePerMinute) * 60_000;
+}

@@ -1,0 +1,39 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps";
+import { authOf } from "../context";
+import { IdParam } from "../models/common";
+import { BroadcastBody, BroadcastCreateQuery, BroadcastListQuery } from "../models/broadcasts";
+
+export function broadcastsRoutes(deps: AppDeps) {
+  return new Elysia({ name: "broadcasts-routes", prefix: "/v1/broadcasts" })
+    .post(
+      "/",
+      ({ request, body, query, set }) => {
+        const r = deps.broadcasts.create(authOf(request).accountId, body, { dryRun: query.dryRun === "true" });
+        if (r.dryRun) return { status: "success", data: { recipients: r.recipients, suppressed: r.suppressed, samples: r.samples } };
+        set.status = 202;
+        return {
+          status: "success",
+          message: "Broadcast accepted; its messages are being queued",
+          data: { broadcastId: r.broadcast.id, recipients: r.broadcast.recipients, suppressed: r.broadcast.suppressed, broadcast: r.broadcast },
+        };
+      },
+      { body: BroadcastBody, query: BroadcastCreateQuery, detail: { summary: "Send one text to a segment of contacts (admin); ?dryRun=true previews", tags: ["Broadcasts"] } },
+    )
+    .get("/", ({ request, query }) => ({ status: "success", data: deps.broadcasts.list(authOf(request).accountId, query) }), {
+      query: BroadcastListQuery,
+      detail: { summary: "List broadcasts with their progress", tags: ["Broadcasts"] },
+    })
+    .get("/:id", ({ request, params }) => ({ status: "success", data: { broadcast: deps.broadcasts.get(authOf(request).accountId, params.id) } }), {
+      params: IdParam,
+      detail: { summary: "A broadcast and its progress (queued, sent, failed, cancelled)", tags: ["Broadcasts"] },
+    })
+    .post(
+      "/:id/cancel",
+      async ({ request, params }) => {
+        const r = await deps.broadcasts.cancel(authOf(request).accountId, params.id);
+        return { status: "success", message: `Broadcast cancelled; ${r.cancelled} queued message(s) cancelled`, data: r };
+      },
+      { params: IdParam, detail: { summary: "Cancel what a broadcast still has queued (admin)", tags: ["Broadcasts"] } },
+    );
+}

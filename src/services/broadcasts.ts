@@ -1,0 +1,310 @@
+/**
+ * Broadcasts: one text to every contact of a segment (issue 11 item 6).
+ *
+ * POST answers 202 once the broadcast row is committed; its messages are created afterwards in
+ * chunks (one transaction each, the event loop free between them), so 50,000 recipients neither
+ * hold the request nor stall the webhook path. The broadcast row's cursor advances in the same
+ * transaction as each chunk's messages: a restart carries on after the last committed chunk.
+ */
+import type { Database } from "bun:sqlite";
+import { AppError, validationError } from "../errors";
+import { iso, type Clock } from "../lib/clock";
+import { newId, UUID_RE } from "../lib/ids";
+import type { Logger } from "../lib/log";
+import type { MessageQueue, Priority } from "../queue/priority-queue";
+import { PRIORITY_RANK } from "../queue/priority-queue";
+import type { Sequence } from "../lib/seq";
+import type { LeaseService } from "./leases";
+import type { MonthlyQuota } from "./quota";
+import type { AccountService } from "./accounts";
+import { WriterClosedError, type GroupCommitWriter } from "../db/group-commit";
+import { DRY_RUN_SAMPLES, parseBroadcastRequest, recipientDueAt, renderBroadcast } from "../domain/broadcast";
+import { parseFilter, parsePaging, type ContactFilter } from "../domain/contact-query";
+import { smsInfo } from "../domain/sms-encoding";
+import type { MessageStatus } from "../domain/message-transitions";
+import type { FieldError } from "../domain/submission";
+import {
+  advanceBroadcast,
+  broadcastMessageCounts,
+  cancelBroadcastMessages,
+  countSegment,
+  findBroadcast,
+  insertBroadcast,
+  insertBroadcastMessage,
+  listBroadcasts,
+  newestContactId,
+  segmentChunk,
+  setBroadcastStatus,
+  unfinishedBroadcasts,
+  type BroadcastRecord,
+} from "../db/broadcast-store";
+
+/**
+ * Recipients per write job while queuing. Each chunk is one job of the group-commit writer, so it
+ * shares the webhook's transaction and fsync; a webhook request batched with it waits for ~100
+ * message inserts (a few ms) at most.
+ */
+export const BROADCAST_CHUNK = 100;
+/** Messages cancelled per transaction by POST /broadcasts/:id/cancel. */
+export const CANCEL_CHUNK = 2_000;
+
+export interface Broadcast {
+  id: string;
+  name: string;
+  content: string;
+  segment: Record<string, unknown>;
+  priority: Priority;
+  scheduledFor: string;
+  sendRatePerMinute: number | null;
+  maxAttempts: number | null;
+  /** queuing (creating messages) → queued → completed (none left queued), or cancelled. */
+  status: "queuing" | "queued" | "completed" | "cancelled";
+  recipients: number;
+  suppressed: number;
+  /** Recipients passed over while queuing (the monthly quota ran out). */
+  skipped: number;
+  messages: Record<MessageStatus, number> & { total: number };
+  createdAt: string;
+  updatedAt: string;
+}
+
+const tick = () => new Promise<void>((r) => setImmediate(r));
+
+export class BroadcastService {
+  /** Broadcasts whose queuing loop is running in this process. */
+  private readonly running = new Set<string>();
+  private stopped = false;
+
+  constructor(
+    private readonly sqlite: Database,
+    private readonly clock: Clock,
+    private readonly queue: MessageQueue,
+    private readonly seq: Sequence,
+    private readonly leases: LeaseService,
+    private readonly quota: MonthlyQuota,
+    private readonly accounts: AccountService,
+    private readonly writer: GroupCommitWriter,
+    private readonly logger: Logger,
+  ) {}
+
+  view(b: BroadcastRecord): Broadcast {
+    const counts = broadcastMessageCounts(this.sqlite, b.id);
+    const total = counts.queued + counts.sent + counts.failed + counts.cancelled;
+    const status = b.status === "queued" && counts.queued === 0 ? "completed" : b.status;
+    return {
+      id: b.id,
+      name: b.name,
+      content: b.content,
+      segment: JSON.parse(b.segment),
+      priority: b.priority as Priority,
+      scheduledFor: b.scheduledFor,
+      sendRatePerMinute: b.sendRatePerMinute,
+      maxAttempts: b.maxAttempts,
+      status,
+      recipients: b.recipients,
+      suppressed: b.suppressed,
+      skipped: b.skipped,
+      messages: { ...counts, total },
+      createdAt: b.createdAt,
+      updatedAt: b.updatedAt,
+    };
+  }
+
+  get(accountId: string, id: string): Broadcast {
+    const b = UUID_RE.test(id) ? findBroadcast(this.sqlite, accountId, id) : null;
+    if (!b) throw new AppError("BROADCAST_NOT_FOUND", { details: { broadcastId: id } });
+    return this.view(b);
+  }
+
+  list(accountId: string, raw: Record<string, unknown>) {
+    const errors: FieldError[] = [];
+    const { page, limit } = parsePaging(raw, errors);
+    if (errors.length) throw validationError(errors);
+    const { rows, total } = listBroadcasts(this.sqlite, accountId, page, limit);
+    return { broadcasts: rows.map((b) => this.view(b)), pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } };
+  }
+
+  /**
+   * Validates and counts; a dry run stops there with rendered samples. Otherwise the broadcast
+   * is committed and its messages are queued in the background.
+   */
+  create(accountId: string, body: unknown, opts: { dryRun: boolean }) {
+    const parsed = parseBroadcastRequest(body);
+    if (!parsed.ok) throw validationError(parsed.errors);
+    const req = parsed.value;
+    if (req.filter.formId && !this.sqlite.query("SELECT 1 FROM forms WHERE id = ?1 AND account_id = ?2").get(req.filter.formId, accountId)) {
+      throw new AppError("FORM_NOT_FOUND", { details: { formId: req.filter.formId } });
+    }
+    const lastContactId = newestContactId(this.sqlite, accountId) ?? "";
+    const { recipients, suppressed } = countSegment(this.sqlite, accountId, req.filter, lastContactId);
+    if (opts.dryRun) {
+      const samples = segmentChunk(this.sqlite, accountId, req.filter, lastContactId, "", 50)
+        .filter((c) => !c.excluded)
+        .slice(0, DRY_RUN_SAMPLES)
+        .map((c) => {
+          const text = renderBroadcast(req.content, c).content;
+          const info = smsInfo(text);
+          return { contactId: c.id, phoneNumber: c.phoneNumber, content: text, characters: [...text].length, encoding: info.encoding, segments: info.segments };
+        });
+      return { dryRun: true as const, recipients, suppressed, samples };
+    }
+    const now = this.clock();
+    const record: BroadcastRecord = {
+      id: newId(),
+      accountId,
+      name: req.name,
+      content: req.content,
+      segment: JSON.stringify(req.segmentInput),
+      priority: req.priority,
+      scheduledFor: iso(req.scheduledFor ?? now),
+      sendRatePerMinute: req.sendRatePerMinute,
+      maxAttempts: req.maxAttempts,
+      status: recipients > 0 ? "queuing" : "queued",
+      recipients,
+      suppressed,
+      queuedCount: 0,
+      skipped: 0,
+      cursor: "",
+      lastContactId,
+      createdAt: iso(now),
+      updatedAt: iso(now),
+    };
+    insertBroadcast(this.sqlite, record);
+    if (recipients > 0) this.start(record.id, accountId);
+    return { dryRun: false as const, broadcast: this.view(record) };
+  }
+
+  /** Stops what is still queued; idempotent. */
+  async cancel(accountId: string, id: string): Promise<{ broadcast: Broadcast; cancelled: number }> {
+    const b = UUID_RE.test(id) ? findBroadcast(this.sqlite, accountId, id) : null;
+    if (!b) throw new AppError("BROADCAST_NOT_FOUND", { details: { broadcastId: id } });
+    if (b.status !== "cancelled") setBroadcastStatus(this.sqlite, id, "cancelled", iso(this.clock()));
+    const cancelled = await this.cancelQueued(id);
+    return { broadcast: this.get(accountId, id), cancelled };
+  }
+
+  private async cancelQueued(id: string): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const ids = this.sqlite.transaction(() => cancelBroadcastMessages(this.sqlite, id, iso(this.clock()), CANCEL_CHUNK))();
+      this.leases.withdraw(ids);
+      total += ids.length;
+      if (ids.length < CANCEL_CHUNK) return total;
+      await tick();
+    }
+  }
+
+  /** Boot: carry on with broadcasts a stop interrupted. Call after the queue is rebuilt. */
+  resume(): void {
+    for (const b of unfinishedBroadcasts(this.sqlite)) {
+      if (b.status === "queuing") this.start(b.id, b.accountId);
+      else void this.cancelQueued(b.id);
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Resolves when no queuing loop is running (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Bun.sleep(5);
+  }
+
+  private start(id: string, accountId: string): void {
+    if (this.running.has(id)) return;
+    this.running.add(id);
+    void (async () => {
+      try {
+        while (!this.stopped && (await this.step(id, accountId))) await tick();
+      } catch (err) {
+        // The cursor is where the last committed chunk left it: the next start carries on.
+        if (!(err instanceof WriterClosedError)) this.logger.error("broadcast queuing stopped", { broadcastId: id, error: String(err) });
+      } finally {
+        this.running.delete(id);
+      }
+    })();
+  }
+
+  /** Queues one chunk (a job of the group-commit writer); resolves after its commit with whether there is more to do. */
+  private async step(id: string, accountId: string): Promise<boolean> {
+    const quota = this.accounts.findAccount(accountId)?.monthlyQuota ?? null;
+    const now = this.clock();
+    const created: Array<{ id: string; priority: Priority; scheduledFor: number; seq: number }> = [];
+    let reserved = 0;
+    let more = false;
+    try {
+      more = await this.writer.submit({ run: () => {
+        const b = findBroadcast(this.sqlite, accountId, id);
+        if (!b || b.status !== "queuing") return false;
+        const filter = this.filterOf(b);
+        const rows = segmentChunk(this.sqlite, accountId, filter, b.lastContactId, b.cursor, BROADCAST_CHUNK);
+        const start = Math.max(Date.parse(b.scheduledFor), 0);
+        let skipped = 0;
+        const createdAt = iso(now);
+        for (const c of rows) {
+          if (c.excluded) {
+            skipped++;
+            continue;
+          }
+          if (quota !== null && this.quota.reserve(accountId, quota)) {
+            skipped++;
+            continue;
+          }
+          if (quota !== null) reserved++;
+          const rendered = renderBroadcast(b.content, c);
+          const info = smsInfo(rendered.content);
+          const due = recipientDueAt(start, b.queuedCount + created.length, b.sendRatePerMinute);
+          const m = {
+            id: newId(),
+            priority: b.priority as Priority,
+            scheduledFor: due,
+            seq: this.seq.next(),
+          };
+          insertBroadcastMessage(this.sqlite, {
+            id: m.id,
+            accountId,
+            contactId: c.id,
+            content: rendered.content,
+            recipientPhone: c.phoneNumber,
+            recipientName: [c.firstName, c.lastName].filter(Boolean).join(" ") || null,
+            priority: m.priority,
+            priorityRank: PRIORITY_RANK[m.priority],
+            templateUsed: b.content,
+            scheduledFor: iso(due),
+            metadata: JSON.stringify({
+              source: "broadcast",
+              broadcastId: b.id,
+              messageLength: rendered.content.length,
+              variablesUsed: rendered.variablesUsed,
+              encoding: info.encoding,
+              segments: info.segments,
+            }),
+            seq: m.seq,
+            maxAttempts: b.maxAttempts,
+            broadcastId: b.id,
+            createdAt,
+          });
+          created.push(m);
+        }
+        const done = rows.length < BROADCAST_CHUNK;
+        advanceBroadcast(this.sqlite, id, { cursor: rows.at(-1)?.id ?? b.cursor, queued: created.length, skipped, done, updatedAt: createdAt });
+        return !done;
+      } });
+    } catch (err) {
+      for (let i = 0; i < reserved; i++) this.quota.settle(accountId, false);
+      throw err;
+    }
+    for (let i = 0; i < reserved; i++) this.quota.settle(accountId, true);
+    for (const m of created) this.queue.insert({ id: m.id, accountId, priority: m.priority, scheduledFor: m.scheduledFor, seq: m.seq });
+    if (created.length) this.leases.notify(accountId);
+    return more;
+  }
+
+  private filterOf(b: BroadcastRecord): ContactFilter {
+    const seg = JSON.parse(b.segment) as Record<string, unknown>;
+    const raw: Record<string, unknown> = { ...seg };
+    if (Array.isArray(seg.tags)) raw.tags = (seg.tags as string[]).join(",");
+    return parseFilter(raw, []);
+  }
+}

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
+import { insertContact } from "../helpers/contact-fixtures";
+import { BROADCAST_CHUNK } from "../../src/services/broadcasts";
+
+const count = (s: TestServer, sql: string, ...p: any[]) => (s.running.deps.sqlite.query(sql).get(...p) as { n: number }).n;
+
+describe("broadcasts", () => {
+  let s: TestServer;
+  let standardKey: string;
+  const vip: string[] = [];
+  beforeAll(async () => {
+    s = await startTestServer();
+    const db = s.running.deps.sqlite;
+    // 3 VIPs with names and a custom field, then enough plain contacts for several chunks.
+    vip.push(insertContact(db, s.accountId, { firstName: "Ann", lastName: "Lee", tags: ["vip"], customFields: { city: "Lyon" } }));
+    vip.push(insertContact(db, s.accountId, { firstName: "Bob", tags: ["vip", "late"], status: "contacted" }));
+    vip.push(insertContact(db, s.accountId, { tags: ["vip"] }));
+    for (let i = 0; i < BROADCAST_CHUNK * 2 + 17; i++) insertContact(db, s.accountId, { firstName: `P${i}` });
+    standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+  });
+  afterAll(() => s.stop());
+
+  test("dry run counts the segment and renders 3 samples, queuing nothing", async () => {
+    const before = count(s, "SELECT COUNT(*) AS n FROM messages");
+    const r = await expectStatus(
+      await s.api("/broadcasts?dryRun=true", {
+        method: "POST",
+        json: { name: "Sale", content: "Hi {{firstName | there}} from {{customFields.city | our shop}}: 20% off today", segment: { tags: ["vip"] } },
+      }),
+      200,
+    );
+    expect(r.data.recipients).toBe(3);
+    expect(r.data.suppressed).toBe(0);
+    expect(r.data.samples).toHaveLength(3);
+    expect(r.data.samples[0]).toMatchObject({ contactId: vip[0], encoding: "GSM-7", segments: 1 });
+    expect(count(s, "SELECT COUNT(*) AS n FROM messages")).toBe(before);
+    expect(count(s, "SELECT COUNT(*) AS n FROM broadcasts")).toBe(0);
+  });
+
+  test("a broadcast to a segment queues one rendered message per contact, answering 202 at once", async () => {
+    const r = await expectStatus(
+      await s.api("/broadcasts", { method: "POST", json: { name: "VIP night", content: "Hi {{fullName}}, VIP night on Friday", segment: { tags: ["vip"] }, priority: "high" } }),
+      202,
+    );
+    expect(r.data).toMatchObject({ recipients: 3, suppressed: 0 });
+    const id = r.data.broadcastId;
+    await s.running.deps.broadcasts.idle();
+    const b = (await expectStatus(await s.api(`/broadcasts/${id}`), 200)).data.broadcast;
+    expect(b).toMatchObject({ id, name: "VIP night", status: "queued", recipients: 3, messages: { queued: 3, sent: 0, failed: 0, cancelled: 0, total: 3 } });
+    const msgs = s.running.deps.sqlite.query("SELECT * FROM messages WHERE broadcast_id = ? ORDER BY contact_id").all(id) as any[];
+    expect(msgs.map((m) => m.contact_id)).toEqual(vip);
+    expect(msgs[0].content).toBe("Hi Ann Lee, VIP night on Friday");
+    expect(msgs[2].content).toBe("Hi , VIP night on Friday");
+    expect(msgs.every((m) => m.priority === "high" && m.status === "queued")).toBe(true);
+    for (const m of msgs) expect(s.running.deps.queue.has(m.id)).toBe(true);
+    // Progress follows the messages.
+    await expectStatus(await s.api(`/messages/${msgs[0].id}/status`, { method: "PUT", json: { status: "sent", sentAt: new Date().toISOString() } }), 200);
+    const after = (await expectStatus(await s.api(`/broadcasts/${id}`), 200)).data.broadcast;
+    expect(after.messages).toMatchObject({ queued: 2, sent: 1 });
+    const list = (await expectStatus(await s.api("/broadcasts"), 200)).data;
+    expect(list.broadcasts.map((x: any) => x.id)).toContain(id);
+    expect(list.pagination).toMatchObject({ page: 1, total: 1 });
+    // Clean up for the tests below.
+    await expectStatus(await s.api(`/broadcasts/${id}/cancel`, { method: "POST" }), 200);
+  });
+
+  test("a large segment is queued in chunks, paced by sendRatePerMinute, and can be cancelled", async () => {
+    const start = new Date(Date.now() + 3_600_000).toISOString();
+    const r = await expectStatus(
+      await s.api("/broadcasts", { method: "POST", json: { name: "Everyone", content: "Shop closed Monday", sendRatePerMinute: 100, scheduledFor: start } }),
+      202,
+    );
+    const all = count(s, "SELECT COUNT(*) AS n FROM contacts WHERE account_id = ?", s.accountId);
+    expect(r.data.recipients).toBe(all);
+    const id = r.data.broadcastId;
+    await s.running.deps.broadcasts.idle();
+    expect(count(s, "SELECT COUNT(*) AS n FROM messages WHERE broadcast_id = ?", id)).toBe(all);
+    const times = s.running.deps.sqlite.query("SELECT scheduled_for AS t, COUNT(*) AS n FROM messages WHERE broadcast_id = ? GROUP BY scheduled_for ORDER BY t").all(id) as any[];
+    expect(times[0]).toEqual({ t: start, n: 100 });
+    expect(Date.parse(times[1].t) - Date.parse(start)).toBe(60_000);
+    expect(times.length).toBe(Math.ceil(all / 100));
+    const c = await expectStatus(await s.api(`/broadcasts/${id}/cancel`, { method: "POST" }), 200);
+    expect(c.data.cancelled).toBe(all);
+    expect(c.data.broadcast).toMatchObject({ status: "cancelled", messages: { queued: 0, cancelled: all } });
+    expect(count(s, "SELECT COUNT(*) AS n FROM messages WHERE broadcast_id = ? AND status = 'queued'", id)).toBe(0);
+    const anyMsg = s.running.deps.sqlite.query("SELECT id FROM messages WHERE broadcast_id = ? LIMIT 1").get(id) as any;
+    expect(s.running.deps.queue.has(anyMsg.id)).toBe(false);
+    // Cancelling again changes nothing.
+    expect((await expectStatus(await s.api(`/broadcasts/${id}/cancel`, { method: "POST" }), 200)).data.cancelled).toBe(0);
+  });
+
+  test("bad requests are 400s naming each field, and write nothing", async () => {
+    const before = count(s, "SELECT COUNT(*) AS n FROM broadcasts");
+    const cases: Array<[unknown, string[]]> = [
+      [{}, ["name", "content"]],
+      [{ name: "x", content: "Hi {{secret}}" }, ["content"]],
+      [{ name: "x", content: "Hi", segment: { status: "gone" } }, ["segment.status"]],
+      [{ name: "x", content: "Hi", segment: { colour: "red" } }, ["segment.colour"]],
+      [{ name: "x", content: "Hi", segment: "vip" }, ["segment"]],
+      [{ name: "x", content: "Hi", priority: "asap", sendRatePerMinute: 0, maxAttempts: 99, scheduledFor: "tomorrow" }, ["priority", "scheduledFor", "sendRatePerMinute", "maxAttempts"]],
+      [{ name: "x", content: "Hi", segment: { createdAfter: "yesterday" } }, ["segment.createdAfter"]],
+    ];
+    for (const [json, fields] of cases) {
+      const b = await expectStatus(await s.api("/broadcasts", { method: "POST", json }), 400);
+      expect(b.code).toBe("VALIDATION_ERROR");
+      expect(b.errors.map((e: any) => e.field).sort()).toEqual([...fields].sort());
+    }
+    await expectStatus(await s.api("/broadcasts", { method: "POST", json: { name: "x", content: "Hi", segment: { formId: crypto.randomUUID() } } }), 404);
+    expect(count(s, "SELECT COUNT(*) AS n FROM broadcasts")).toBe(before);
+  });
+
+  test("unknown ids are 404 BROADCAST_NOT_FOUND; a standard key can read but not create or cancel", async () => {
+    expect((await expectStatus(await s.api(`/broadcasts/${crypto.randomUUID()}`), 404)).code).toBe("BROADCAST_NOT_FOUND");
+    expect((await expectStatus(await s.api("/broadcasts/nope"), 404)).code).toBe("BROADCAST_NOT_FOUND");
+    expect((await expectStatus(await s.api(`/broadcasts/${crypto.randomUUID()}/cancel`, { method: "POST" }), 404)).code).toBe("BROADCAST_NOT_FOUND");
+    await expectStatus(await s.api("/broadcasts", { key: standardKey }), 200);
+    expect((await expectStatus(await s.api("/broadcasts", { method: "POST", key: standardKey, json: { name: "x", content: "Hi" } }), 403)).code).toBe("PERMISSION_ERROR");
+  });
+});
+
+describe("broadcasts across a restart", () => {
+  test("a broadcast interrupted mid-queuing carries on after a restart, every recipient exactly once", async () => {
+    const s1 = await startTestServer();
+    const { dir, dbPath } = s1;
+    const db = s1.running.deps.sqlite;
+    for (let i = 0; i < BROADCAST_CHUNK * 3; i++) insertContact(db, s1.accountId, {});
+    // Stop the queuing loop after its first chunk, as a crash would.
+    const r = await expectStatus(await s1.api("/broadcasts", { method: "POST", json: { name: "Restart", content: "Hello" } }), 202);
+    s1.running.deps.broadcasts.stop();
+    await s1.running.deps.broadcasts.idle();
+    const partial = count(s1, "SELECT COUNT(*) AS n FROM messages WHERE broadcast_id = ?", r.data.broadcastId);
+    expect(partial).toBeLessThan(BROADCAST_CHUNK * 3);
+    await s1.running.stop();
+    const s2 = await startTestServer({ db: dbPath }, { dir });
+    await Bun.sleep(20);
+    await s2.running.deps.broadcasts.idle();
+    expect(count(s2, "SELECT COUNT(*) AS n FROM messages WHERE broadcast_id = ?", r.data.broadcastId)).toBe(BROADCAST_CHUNK * 3);
+    expect(count(s2, "SELECT COUNT(DISTINCT contact_id) AS n FROM messages WHERE broadcast_id = ?", r.data.broadcastId)).toBe(BROADCAST_CHUNK * 3);
+    const b = (await expectStatus(await s2.api(`/broadcasts/${r.data.broadcastId}`, { key: s1.adminKey }), 200)).data.broadcast;
+    expect(b.status).toBe("queued");
+    await s2.stop();
+  });
+});
