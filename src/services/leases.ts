@@ -180,13 +180,16 @@ export class LeaseService {
 
   /**
    * The holder says it has the message in hand (SMSGate "Processed"): its lease runs another
-   * `leaseSeconds` from now. False when the message is no longer leased to that holder.
+   * `leaseSeconds` from now. A lease with more than half its length left is not rewritten (no
+   * write, no fsync: the phone says "Processed" right after taking each message). False when
+   * nothing changed.
    */
   extend(id: string, holder: string, leaseSeconds: number): boolean {
-    const expiresAt = this.clock() + leaseSeconds * 1_000;
+    const now = this.clock();
+    const expiresAt = now + leaseSeconds * 1_000;
     const changed = this.sqlite
-      .query("UPDATE messages SET lease_expires_at = ?3 WHERE id = ?1 AND status = 'queued' AND lease_token IS NOT NULL AND lease_device_id = ?2")
-      .run(id, holder, iso(expiresAt)).changes;
+      .query("UPDATE messages SET lease_expires_at = ?3 WHERE id = ?1 AND status = 'queued' AND lease_token IS NOT NULL AND lease_device_id = ?2 AND lease_expires_at < ?4")
+      .run(id, holder, iso(expiresAt), iso(now + (leaseSeconds * 1_000) / 2)).changes;
     if (changed === 0 || !this.leases.has(id)) return false;
     // Only later: `earliest` stays a valid lower bound (a sweep at it finds nothing and recomputes).
     this.leases.set(id, expiresAt);

@@ -224,3 +224,35 @@ describe("signed webhooks from the phone", () => {
     expect(mb).toMatchObject({ status: "failed", failureReason: "RESULT_ERROR_INVALID_DESTINATION" });
   });
 });
+
+describe("Processed", () => {
+  test("extends a lease that is past half its length, and only the holder's", async () => {
+    const clock = { now: Date.parse("2026-11-23T12:00:00.000Z") };
+    const s = await startTestServer({}, { clock: () => clock.now });
+    try {
+      const d = s.running.deps;
+      const id = insertMessage(d, s.accountId, { scheduledFor: iso(clock.now - 1000), createdAt: iso(clock.now - 1000) });
+      const p = new SmsGateEmulator({ base: mobile(s), behaviour: "hold" });
+      await p.register((await regToken(s)).token);
+      await expectStatus(await fetch(`${mobile(s)}/message`, { headers: { Authorization: `Bearer ${p.token}` } }), 200);
+      const expiry = () => (d.sqlite.query("SELECT lease_expires_at AS e FROM messages WHERE id = ?").get(id) as any).e;
+      const first = expiry();
+      expect(first).toBe("2026-11-23T12:05:00.000Z");
+      const processed = () =>
+        fetch(`${mobile(s)}/message`, { method: "PATCH", headers: { Authorization: `Bearer ${p.token}`, "Content-Type": "application/json" }, body: JSON.stringify([{ id, state: "Processed", recipients: [], states: {} }]) });
+      clock.now += 60_000;
+      await expectStatus(await processed(), 204);
+      expect(expiry()).toBe(first);
+      clock.now += 120_000;
+      await expectStatus(await processed(), 204);
+      expect(expiry()).toBe("2026-11-23T12:08:00.000Z");
+      const other = new SmsGateEmulator({ base: mobile(s), behaviour: "hold" });
+      await other.register((await regToken(s)).token);
+      clock.now += 200_000;
+      await fetch(`${mobile(s)}/message`, { method: "PATCH", headers: { Authorization: `Bearer ${other.token}`, "Content-Type": "application/json" }, body: JSON.stringify([{ id, state: "Processed", recipients: [], states: {} }]) });
+      expect(expiry()).toBe("2026-11-23T12:08:00.000Z");
+    } finally {
+      await s.stop();
+    }
+  });
+});
