@@ -123,7 +123,7 @@ export function leaseHolders(db: Database): Array<{ holder: string; accountId: s
   return db
     .query(
       `SELECT lease_device_id AS holder, account_id AS accountId, COUNT(*) AS n FROM messages
-       WHERE status = 'queued' AND lease_token IS NOT NULL AND lease_device_id IS NOT NULL GROUP BY lease_device_id, account_id`,
+       WHERE status = 'queued' AND lease_expires_at IS NOT NULL AND lease_token IS NOT NULL AND lease_device_id IS NOT NULL GROUP BY lease_device_id, account_id`,
     )
     .all() as Array<{ holder: string; accountId: string; n: number }>;
 }

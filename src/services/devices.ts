@@ -37,6 +37,8 @@ export const PRESENCE_WRITE_MS = 30_000;
 export const OFFLINE_SWEEP_MS = 1_000;
 /** SMSGate's ping interval we ask for (never more than half the offline window). */
 export const PING_INTERVAL_SECONDS_MAX = 60;
+/** /health and /metrics recompute the oldest due message at most this often. */
+export const HEALTH_CACHE_MS = 1_000;
 /** Device names, as given by the app or X-Device-Name. */
 export const DEVICE_NAME_MAX = 100;
 export const REGISTRATION_TOKEN_PREFIX = "txwire_reg_";
@@ -113,6 +115,7 @@ export class DeviceService {
   private lastWorkRequestAt: number;
   private timer: ReturnType<typeof setInterval> | undefined;
   inbound: InboundReceiver | undefined;
+  private oldestCache: { at: number; value: string | null } | undefined;
 
   constructor(
     private readonly sqlite: Database,
@@ -615,7 +618,11 @@ export class DeviceService {
   health(now = this.clock()): { devicesOnline: number; oldestDueSeconds: number | null; queue: "ok" | "stuck" } {
     const connected = this.events.connectedDevices();
     const devicesOnline = store.listDevices(this.sqlite).filter((d) => this.online(d, now, connected)).length;
-    const oldest = store.oldestDue(this.sqlite, iso(now));
+    // The oldest due message walks the queued rows: computed at most once a second (monitors poll).
+    if (!this.oldestCache || now - this.oldestCache.at >= HEALTH_CACHE_MS || now < this.oldestCache.at) {
+      this.oldestCache = { at: now, value: store.oldestDue(this.sqlite, iso(now)) };
+    }
+    const oldest = this.oldestCache.value;
     const oldestDueSeconds = oldest === null ? null : Math.max(0, Math.floor((now - Date.parse(oldest)) / 1000));
     const stuck = oldest !== null && now - this.lastWorkRequestAt >= this.config.stuckAfterMs;
     return { devicesOnline, oldestDueSeconds, queue: stuck ? "stuck" : "ok" };
