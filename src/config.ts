@@ -29,6 +29,8 @@ export const DEFAULT_DEVICE_OFFLINE_AFTER = "2m";
 export const DEFAULT_STUCK_AFTER = "10m";
 /** Requests per minute per phone (SMSGate routes, and next/status with a key): its own limiter. */
 export const DEFAULT_DEVICE_LIMIT_PER_MINUTE = 600;
+/** Failed authentications (a key presented and refused) allowed per client IP per minute. */
+export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 20;
 
 export const OPTIONS: OptionSpec[] = [
   { flag: "db", type: "string", default: DEFAULT_DB_PATH, help: "SQLite database file (its folder is created)", global: true },
@@ -45,6 +47,7 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "device-offline-after", type: "string", default: DEFAULT_DEVICE_OFFLINE_AFTER, help: "a phone holding leases with no request for this long is offline and its leases go back at once (e.g. 2m, 90s)" },
   { flag: "stuck-after", type: "string", default: DEFAULT_STUCK_AFTER, help: "/health reports queue \"stuck\" when messages are due and no phone asked for work for this long" },
   { flag: "device-limit-per-minute", type: "int", default: DEFAULT_DEVICE_LIMIT_PER_MINUTE, min: 1, help: "requests per minute per phone (replaces the key's API limit for phone traffic; status reports are never refused)" },
+  { flag: "auth-failures-per-minute", type: "int", default: DEFAULT_AUTH_FAILURES_PER_MINUTE, min: 1, help: "refused API keys allowed per client IP per minute; then every key from that IP gets 429 until the bucket refills" },
   { flag: "log-format", type: "string", help: "access log format: pretty | json (default: pretty on a TTY, else json)" },
   { flag: "backup-dir", type: "string", help: "folder for scheduled backups (with --backup-every)" },
   { flag: "backup-every", type: "string", help: "scheduled backup interval, e.g. 24h, 30m, 7d (default 24h when --backup-dir is set)" },
@@ -147,6 +150,7 @@ export interface ServeConfig {
   deviceOfflineAfterMs: number;
   stuckAfterMs: number;
   deviceLimitPerMinute: number;
+  authFailuresPerMinute: number;
   logFormat: "json" | "pretty";
   backupDir?: string;
   backupEveryMs?: number;
@@ -206,6 +210,7 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     deviceOfflineAfterMs: durationFlag("device-offline-after", o["device-offline-after"] as string),
     stuckAfterMs: durationFlag("stuck-after", o["stuck-after"] as string),
     deviceLimitPerMinute: o["device-limit-per-minute"] as number,
+    authFailuresPerMinute: o["auth-failures-per-minute"] as number,
     logFormat,
     backupDir: o["backup-dir"] as string | undefined,
     backupEveryMs: backupEvery ? parseDuration(backupEvery) : undefined,

@@ -4,7 +4,7 @@
  */
 export const ERROR_CATALOGUE = {
   VALIDATION_ERROR: { status: 400, message: "Validation failed" },
-  INVALID_STATUS_TRANSITION: { status: 400, message: "Invalid status transition" },
+  INVALID_TRANSITION: { status: 400, message: "Invalid status transition" },
   AUTHENTICATION_ERROR: { status: 401, message: "Invalid or missing API key" },
   PERMISSION_ERROR: { status: 403, message: "This API key lacks the permission this endpoint requires" },
   NOT_FOUND: { status: 404, message: "Not found" },
@@ -13,6 +13,7 @@ export const ERROR_CATALOGUE = {
   CONTACT_NOT_FOUND: { status: 404, message: "Contact not found" },
   DEVICE_NOT_FOUND: { status: 404, message: "Device not found" },
   BROADCAST_NOT_FOUND: { status: 404, message: "Broadcast not found" },
+  METHOD_NOT_ALLOWED: { status: 405, message: "This path does not take that method" },
   DUPLICATE_FORM_NAME: { status: 409, message: "A form with this name already exists" },
   DUPLICATE_PHONE_NUMBER: { status: 409, message: "A contact with this phone number already exists" },
   INVALID_STATE: { status: 409, message: "The resource is not in a state that allows this action" },
@@ -74,8 +75,7 @@ export class AppError extends Error {
 
   toBody(): ErrorBody {
     const body: ErrorBody = { status: "error", message: this.message };
-    // The spec's illegal status move carries no code.
-    if (this.code !== "INVALID_STATUS_TRANSITION") body.code = this.code;
+    body.code = this.code;
     if (this.details) body.details = this.details;
     if (this.errors) body.errors = this.errors;
     if (this.extra) Object.assign(body, this.extra);

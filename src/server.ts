@@ -62,7 +62,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   }
   let firstAdminKey: string | undefined;
   if (deps.accounts.countAccounts() === 0) {
-    const created = deps.accounts.createAccount({ name: "Default account" });
+    const created = deps.accounts.createAccount({ name: "Default account", operator: true });
     firstAdminKey = created.apiKey;
     opts.onFirstKey?.({ accountId: created.account.id, keyId: created.keyId, apiKey: created.apiKey });
   }

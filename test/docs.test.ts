@@ -9,6 +9,11 @@ describe("the README stays in step with the code", () => {
   test("every serve option is in the README's options table", () => {
     const rows = readme.split("\n").filter((l) => l.startsWith("| `--"));
     for (const o of OPTIONS) expect(rows.some((r) => r.includes(`\`--${o.flag}\``))).toBe(true);
+    // A number's default is the one config.ts uses (e.g. --auth-failures-per-minute 20).
+    for (const o of OPTIONS.filter((x) => typeof x.default === "number")) {
+      const row = rows.find((r) => r.includes(`\`--${o.flag}\``))!;
+      expect(row.split("|")[2]).toContain(`\`${o.default}\``);
+    }
     expect(readme).toContain("TEXTWIRE_<NAME>");
     expect(envName("send-rate-per-minute")).toBe("TEXTWIRE_SEND_RATE_PER_MINUTE");
   });

@@ -20,7 +20,7 @@ export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
     running = await startServer(config, {
       logger,
       onFirstKey: (k) => {
-        io.out("First start on an empty database: created an account and its admin API key.");
+        io.out("First start on an empty database: created an account and its admin API key (an operator key: it may also download backups).");
         io.out(`Admin API key (shown once — store it now): ${k.apiKey}`);
         io.out(`Account id: ${k.accountId}`);
       },

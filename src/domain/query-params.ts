@@ -10,6 +10,8 @@ import type { FieldError } from "./submission";
 /** Lists: page ≥ 1 (default 1), 1 ≤ limit ≤ 100 (default 50) — CONTRACT §3. */
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 50;
+/** The highest page number a list accepts (contacts, forms and messages alike). */
+export const MAX_PAGE = 1_000_000;
 
 export const DEFAULT_PERIOD: Period = "30d";
 

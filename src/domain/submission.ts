@@ -247,9 +247,12 @@ export function validateSubmission(
   const declared = new Map<string, FieldDef>();
   for (const f of fields ?? []) if (f && typeof f.name === "string" && !declared.has(f.name)) declared.set(f.name, f);
 
-  /** Record a failure of `key`; a declared field's custom message replaces ours. */
+  /**
+   * Record a failure of `key`; a declared field's custom message replaces ours for a value that
+   * breaks its rules, never for a missing one ("x is required" stays).
+   */
   const report = (key: string, message: string, requirement: string) => {
-    const custom = declared.get(key)?.validation?.message;
+    const custom = requirement === "required" ? undefined : declared.get(key)?.validation?.message;
     errors.push({
       field: key,
       message: typeof custom === "string" && custom !== "" ? custom : message,

@@ -1,31 +1,37 @@
 import type { Permission } from "../services/accounts";
 import { KEY_PREFIX } from "../services/accounts";
 import { redactKeys } from "../lib/log";
+import { safeDecode } from "./request-guard";
 
 /**
  * Who may call what (CONTRACT §2). Every /v1 path except the webhook needs a key; these need
- * admin_access. Checked before the body is read, so an unauthorised caller learns nothing.
+ * admin_access, and backups and the server-wide metrics (every account's data) an operator key.
+ * Checked before the body is read, so an unauthorised caller learns nothing.
  */
-const ADMIN_RULES: Array<{ method: string; pattern: RegExp; endpoint: string }> = [
-  { method: "POST", pattern: /^\/v1\/forms\/?$/, endpoint: "POST /forms" },
-  { method: "PUT", pattern: /^\/v1\/forms\/[^/]+\/?$/, endpoint: "PUT /forms/:id" },
-  { method: "DELETE", pattern: /^\/v1\/forms\/[^/]+\/?$/, endpoint: "DELETE /forms/:id" },
-  { method: "DELETE", pattern: /^\/v1\/contacts\/[^/]+\/?$/, endpoint: "DELETE /contacts/:id" },
-  { method: "GET", pattern: /^\/v1\/contacts\/export\/?$/, endpoint: "GET /contacts/export" },
-  { method: "POST", pattern: /^\/v1\/contacts\/import\/?$/, endpoint: "POST /contacts/import" },
-  { method: "POST", pattern: /^\/v1\/admin\/.*$/, endpoint: "POST /admin" },
-  { method: "POST", pattern: /^\/v1\/broadcasts(\/.*)?$/, endpoint: "POST /broadcasts" },
-  { method: "GET", pattern: /^\/metrics\/?$/, endpoint: "GET /metrics" },
-  { method: "POST", pattern: /^\/v1\/devices\/registration-tokens\/?$/, endpoint: "POST /devices/registration-tokens" },
-  { method: "PATCH", pattern: /^\/v1\/devices\/[^/]+\/?$/, endpoint: "PATCH /devices/:id" },
-  { method: "DELETE", pattern: /^\/v1\/devices\/[^/]+\/?$/, endpoint: "DELETE /devices/:id" },
+export type Requirement = Permission | "operator";
+const ADMIN_RULES: Array<{ method: string; pattern: RegExp; need: Requirement }> = [
+  { method: "POST", pattern: /^\/v1\/forms\/?$/, need: "admin_access" },
+  { method: "PUT", pattern: /^\/v1\/forms\/[^/]+\/?$/, need: "admin_access" },
+  { method: "DELETE", pattern: /^\/v1\/forms\/[^/]+\/?$/, need: "admin_access" },
+  { method: "DELETE", pattern: /^\/v1\/contacts\/[^/]+\/?$/, need: "admin_access" },
+  { method: "GET", pattern: /^\/v1\/contacts\/export\/?$/, need: "admin_access" },
+  { method: "POST", pattern: /^\/v1\/contacts\/import\/?$/, need: "admin_access" },
+  { method: "POST", pattern: /^\/v1\/admin\/.*$/, need: "operator" },
+  { method: "POST", pattern: /^\/v1\/broadcasts(\/.*)?$/, need: "admin_access" },
+  { method: "GET", pattern: /^\/metrics\/?$/, need: "operator" },
+  { method: "POST", pattern: /^\/v1\/devices\/registration-tokens\/?$/, need: "admin_access" },
+  { method: "PATCH", pattern: /^\/v1\/devices\/[^/]+\/?$/, need: "admin_access" },
+  { method: "DELETE", pattern: /^\/v1\/devices\/[^/]+\/?$/, need: "admin_access" },
 ];
 
-export function requiredPermission(method: string, path: string): { permission: Permission; endpoint: string } {
+/** The permission a request needs; `endpoint` is its real method and path (for the 403). */
+export function requiredPermission(method: string, path: string): { permission: Requirement; endpoint: string } {
+  // The spec names endpoints without the /v1 prefix ("POST /forms").
+  const endpoint = `${method} ${redactKeys(path).replace(/^\/v1(?=\/)/, "").replace(/\/+$/, "").slice(0, 200) || "/"}`;
   for (const r of ADMIN_RULES) {
-    if (r.method === method && r.pattern.test(path)) return { permission: "admin_access", endpoint: r.endpoint };
+    if (r.method === method && r.pattern.test(path)) return { permission: r.need, endpoint };
   }
-  return { permission: "standard_access", endpoint: `${method} ${path}` };
+  return { permission: "standard_access", endpoint };
 }
 
 export type RouteKind = "webhook" | "api" | "messages" | "public";
@@ -57,9 +63,10 @@ export function findCredential(kind: RouteKind, path: string, authorization: str
   if (kind !== "messages") return { presented: bearer };
   const rest = path.slice("/v1/messages".length); // "" or "/seg/..."
   const segs = rest.split("/").filter(Boolean);
-  const first = segs[0];
+  // Decoded once: a key with a percent-encoded character is the same key (and is redacted as one).
+  const first = segs[0] === undefined ? undefined : safeDecode(segs[0]) ?? segs[0];
   if (first !== undefined && (first.startsWith(KEY_PREFIX) || bearer === null)) {
-    return { presented: decodeURIComponent(first), rewrittenPath: "/v1/messages" + (segs.length > 1 ? "/" + segs.slice(1).join("/") : "") };
+    return { presented: first, rewrittenPath: "/v1/messages" + (segs.length > 1 ? "/" + segs.slice(1).join("/") : "") };
   }
   return { presented: bearer };
 }
@@ -81,4 +88,4 @@ export function describeProvided(presented: string | null): string {
  * credential) cut to their first 8 characters, enough to tell forms apart in a log.
  */
 export const redactPath = (path: string): string =>
-  redactKeys(path).replace(/(\/forms\/)([0-9a-fA-F]{8})[0-9a-fA-F-]{28}(?=\/|$)/g, "$1$2…");
+  redactKeys(path.includes("%") ? safeDecode(path) ?? path : path).replace(/(\/forms\/)([0-9a-fA-F]{8})[0-9a-fA-F-]{28}(?=\/|$)/g, "$1$2…");

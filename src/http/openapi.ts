@@ -29,7 +29,8 @@ export function cleanSchema(schema: unknown): Json | undefined {
     if (Array.isArray(s)) return s.map(walk);
     if (!s || typeof s !== "object") return s;
     const out: Json = {};
-    for (const [k, v] of Object.entries(s)) out[k] = walk(v);
+    // `error` is the schema's own 400 message (IntParam), not a JSON Schema keyword.
+    for (const [k, v] of Object.entries(s)) if (k !== "error") out[k] = walk(v);
     for (const key of ["anyOf", "oneOf"]) {
       const alts = out[key];
       if (Array.isArray(alts) && alts.length > 1) {
@@ -76,7 +77,7 @@ const STATUS_TEXT: Record<number, string> = {
 function errorResponse(status: number, only?: ErrorCode[]): Json {
   const codes = only ?? codesByStatus.get(status) ?? [];
   return {
-    description: `${STATUS_TEXT[status] ?? "Error"}. Codes: ${codes.map((c) => (c === "INVALID_STATUS_TRANSITION" ? "'Invalid status transition' (no code)" : c)).join(", ")}`,
+    description: `${STATUS_TEXT[status] ?? "Error"}. Codes: ${codes.join(", ")}`,
     content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
     "x-error-codes": codes,
   };
@@ -101,7 +102,8 @@ function operationFor(r: RouteInfo, pathKey = false): Json {
   const concrete = oaPath.replace(/\{[^}]+\}/g, "x");
   const kind = classify(concrete);
   const authed = kind === "api" || kind === "messages";
-  const admin = authed && requiredPermission(r.method, concrete).permission === "admin_access";
+  const need = authed ? requiredPermission(r.method, concrete).permission : "none";
+  const admin = need === "admin_access" || need === "operator";
 
   const parameters: Json[] = [];
   if (pathKey) {
@@ -132,10 +134,10 @@ function operationFor(r: RouteInfo, pathKey = false): Json {
     operationId: `${r.method.toLowerCase()}${oaPath.replace(/\{([^}]+)\}/g, "By_$1").replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ""))}${pathKey ? "WithPathKey" : ""}`,
     summary: detail.summary ?? `${r.method} ${oaPath}`,
     ...(detail.description || admin
-      ? { description: [detail.description, admin ? "Requires an **admin_access** key." : undefined].filter(Boolean).join("\n\n") }
+      ? { description: [detail.description, admin ? (need === "operator" ? "Requires an **operator** key (`textwire keys create --operator`): it covers every account." : "Requires an **admin_access** key.") : undefined].filter(Boolean).join("\n\n") }
       : {}),
     tags: detail.tags ?? [oaPath.split("/")[2] ?? "Other"],
-    "x-required-permission": authed ? (admin ? "admin_access" : "standard_access") : "none",
+    "x-required-permission": need,
     parameters,
   };
   if (detail.deprecated) op.deprecated = true;
@@ -210,7 +212,7 @@ export function buildOpenApi(routes: RouteInfo[]): Json {
 
   const errorCodes = Object.fromEntries(Object.entries(ERROR_CATALOGUE).map(([c, v]) => [c, v.status]));
   const table = Object.entries(ERROR_CATALOGUE)
-    .map(([c, v]) => `| ${c === "INVALID_STATUS_TRANSITION" ? "(none) 'Invalid status transition'" : c} | ${v.status} | ${v.message} |`)
+    .map(([c, v]) => `| ${c} | ${v.status} | ${v.message} |`)
     .join("\n");
   return {
     openapi: "3.1.0",
@@ -233,7 +235,7 @@ export function buildOpenApi(routes: RouteInfo[]): Json {
         bearerAuth: { type: "http", scheme: "bearer", description: KEY_FORMAT },
       },
       schemas: {
-        ErrorCode: { type: "string", enum: Object.keys(ERROR_CATALOGUE).filter((c) => c !== "INVALID_STATUS_TRANSITION") },
+        ErrorCode: { type: "string", enum: Object.keys(ERROR_CATALOGUE) },
         ErrorEnvelope: {
           type: "object",
           required: ["status", "message"],

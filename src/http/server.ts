@@ -4,7 +4,8 @@ import type { App } from "../app";
 import { AppError, errorResponse } from "../errors";
 import { KEY_FORMAT, burstLimit, hourlyLimit } from "../services/accounts";
 import { rateLimitHeaders } from "../limits/api-limiter";
-import { classify, describeProvided, findCredential, redactPath, requiredPermission } from "./access";
+import { classify, describeProvided, findCredential, redactPath, requiredPermission, type CredentialLookup } from "./access";
+import { AuthFailureLimiter, RouteTable, badRequestTarget, malformedPathError, methodNotAllowedError, noRouteError, requestUrl, routedByElysiaAs, safeDecode } from "./request-guard";
 import { setState, type RequestState } from "./context";
 import { JSON_TYPE, payloadTooLarge, readLimitedBody } from "./body";
 
@@ -38,16 +39,18 @@ export interface Observer {
  */
 export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[] = []) {
   const { config, logger } = deps;
+  const routeTable = new RouteTable(() => deps.routes());
+  const authFailures = new AuthFailureLimiter(config.authFailuresPerMinute, deps.clock);
   return async function fetch(req: Request, server?: Server<unknown>): Promise<Response> {
     const startedAt = performance.now();
-    const url = new URL(req.url);
-    const path = url.pathname;
+    const url = requestUrl(req);
+    const path = url?.pathname ?? "*";
     const fwdProto = config.trustProxy ? req.headers.get("x-forwarded-proto")?.split(",")[0].trim() : undefined;
     const fwdHost = config.trustProxy ? req.headers.get("x-forwarded-host")?.split(",")[0].trim() : undefined;
     // The proxy APPENDS the address it saw: the last entry is the one a client cannot forge.
     const fwdFor = config.trustProxy ? req.headers.get("x-forwarded-for")?.split(",").pop()?.trim() || undefined : undefined;
-    const proto = fwdProto ?? url.protocol.replace(":", "");
-    const host = fwdHost ?? req.headers.get("host") ?? url.host;
+    const proto = fwdProto ?? url?.protocol.replace(":", "") ?? "http";
+    const host = fwdHost ?? req.headers.get("host") ?? url?.host ?? "";
     const state: RequestState = {
       requestId: crypto.randomUUID(),
       startedAt,
@@ -58,6 +61,7 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     };
     let res: Response;
     try {
+      if (!url) throw badRequestTarget(req.method);
       res = await route(req, url, path, state, fwdProto, host);
     } catch (err) {
       if (err instanceof AppError) res = errorResponse(err);
@@ -89,18 +93,45 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
       return new Response(null, { status: 308, headers: { Location: `https://${host}${url.pathname}${url.search}` } });
     }
     const kind = classify(path);
+    // A path that is not valid percent-encoding names no form, key or message.
+    if (safeDecode(path) === null) {
+      if (kind === "webhook") throw new AppError("NOT_FOUND", { message: "Form not found", details: { formId: null } });
+      if (kind === "messages") throw malformedPathError();
+    }
     // Any origin may post to a webhook: even its 413 must be readable by the browser.
-    if (kind === "webhook") state.headers["Access-Control-Allow-Origin"] = "*";
+    if (kind === "webhook") {
+      state.headers["Access-Control-Allow-Origin"] = "*";
+      // Every webhook answer shows the form's limit, even a 404 or a 413 refused before the route
+      // runs (the route replaces these with the figures after its own count).
+      const formId = path.split("/")[3] ?? "";
+      Object.assign(state.headers, rateLimitHeaders(deps.webhookLimiter.peek(formId, config.webhookLimitPerMinute)));
+    }
+    // HEAD is GET without the body (uptime monitors send it): same checks, same status and headers.
+    if (req.method === "HEAD") {
+      const res = await route(new Request(req.url, { method: "GET", headers: req.headers }), url, path, state, fwdProto, host);
+      await res.body?.cancel().catch(() => {});
+      return new Response(null, { status: res.status, headers: res.headers });
+    }
     const hasBody = req.method === "POST" || req.method === "PUT" || req.method === "PATCH";
     if (hasBody) {
       const limit = bodyLimitFor(kind, path);
       const declared = Number(req.headers.get("content-length") ?? "0");
       if (declared > limit) throw payloadTooLarge(limit, declared);
     }
+    // 404 for a path nothing serves and 405 for a method the path does not take, before any key
+    // is asked for (messages paths are matched without the key segment).
+    let cred: CredentialLookup | undefined;
+    if (kind === "messages") cred = findCredential(kind, path, req.headers.get("authorization"));
+    const match = routeTable.match(req.method, cred?.rewrittenPath ?? path);
+    if (match.kind === "unknown") throw noRouteError(req.method, path);
+    if (match.kind === "method") throw methodNotAllowedError(req.method, match.allow);
+    let targetUrl = routedByElysiaAs(req, url) ?? req.url;
     if (kind === "api" || kind === "messages") {
-      const cred = findCredential(kind, path, req.headers.get("authorization"));
+      cred ??= findCredential(kind, path, req.headers.get("authorization"));
+      if (cred.presented) authFailures.check(state.clientIp);
       const auth = cred.presented ? deps.accounts.authenticate(cred.presented) : null;
       if (!auth) {
+        if (cred.presented) authFailures.fail(state.clientIp);
         throw new AppError("AUTHENTICATION_ERROR", {
           message: cred.presented ? "Invalid API key" : "Missing API key",
           details: { provided: describeProvided(cred.presented), expected: KEY_FORMAT },
@@ -134,6 +165,12 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
       }
       const effectivePath = cred.rewrittenPath ?? path;
       const need = requiredPermission(req.method, effectivePath);
+      if (need.permission === "operator" && !auth.operator) {
+        throw new AppError("PERMISSION_ERROR", {
+          message: `${need.endpoint} needs a server operator key: it covers every account on this server. Create one with: textwire keys create --account ID --operator`,
+          details: { endpoint: need.endpoint, required: "operator", current: auth.permission },
+        });
+      }
       if (need.permission === "admin_access" && auth.permission !== "admin_access") {
         throw new AppError("PERMISSION_ERROR", {
           message: `${need.endpoint} requires an admin key`,
@@ -142,9 +179,8 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
       }
       if (hasBody) checkJsonContentType(req, effectivePath);
       let target = req;
-      let targetUrl = req.url;
       if (cred.rewrittenPath !== undefined) {
-        const inner = new URL(url);
+        const inner = new URL(targetUrl);
         inner.pathname = cred.rewrittenPath;
         targetUrl = inner.toString();
       }
@@ -158,8 +194,9 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
         return app.handle(target);
       }
     }
-    setState(req, state);
-    return app.handle(req);
+    const target = targetUrl !== req.url ? new Request(targetUrl, req) : req;
+    setState(target, state);
+    return app.handle(target);
   }
 }
 

@@ -12,10 +12,38 @@ export interface Logger {
  * API keys (txwire_sk_ + 40 alphanumerics) are never logged whole: keep the prefix and the last 4
  * characters of anything that starts like a key (nothing of a short one).
  */
-// Idempotent: an already redacted "txwire_sk_…abcd" is left as it is.
-const KEY_IN_TEXT = /txwire_sk_(?!…)[A-Za-z0-9]*/g;
+// Idempotent: an already redacted "txwire_sk_…abcd" is left as it is. Any case: an upper-cased
+// key is refused, but it is still the key.
+const KEY_IN_TEXT = /txwire_sk_(?!…)[A-Za-z0-9]*/gi;
+/** A run of word characters with at least one %XX in it: where an encoded key would hide. */
+const ENCODED_RUN = /(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})*%[0-9A-Fa-f]{2}(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})*/g;
+/** Percent-decoding repeated until stable (at most 3 times). */
+function decodeRun(run: string): string {
+  let out = run;
+  for (let i = 0; i < 3 && out.includes("%"); i++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(out);
+    } catch {
+      // Not valid UTF-8 as a whole: decode the ASCII escapes (all a key is made of) one by one.
+      next = out.replace(/%([0-7][0-9A-Fa-f])/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+    }
+    if (next === out) break;
+    out = next;
+  }
+  return out;
+}
+const redactOne = (k: string) => (k.length >= 10 + 8 ? `txwire_sk_…${k.slice(-4)}` : "txwire_sk_…");
 export function redactKeys(text: string): string {
-  return text.replace(KEY_IN_TEXT, (k) => (k.length >= 10 + 8 ? `txwire_sk_…${k.slice(-4)}` : "txwire_sk_…"));
+  // A key with some characters percent-encoded (/v1/messages/%74xwire_sk_…) is a key too: such a
+  // run is replaced by the redacted key alone (nothing decoded is written, so JSON stays valid).
+  if (text.includes("%")) {
+    text = text.replace(ENCODED_RUN, (run) => {
+      const m = /txwire_sk_[A-Za-z0-9]*/i.exec(decodeRun(run));
+      return m ? redactOne(m[0]) : run;
+    });
+  }
+  return text.replace(KEY_IN_TEXT, redactOne);
 }
 
 export function createLogger(format: LogFormat, write: (line: string) => void = (l) => process.stderr.write(l + "\n")): Logger {

@@ -30,6 +30,8 @@ export interface AuthKey {
   keyId: string;
   accountId: string;
   permission: Permission;
+  /** A server operator's key: backups and server-wide /metrics (which cover every account). */
+  operator: boolean;
   account: Account;
 }
 
@@ -66,10 +68,10 @@ export class AccountService {
 
   constructor(private readonly sqlite: Database, private readonly clock: Clock) {
     this.byHash = sqlite.prepare<
-      { keyId: string; keyHash: string; accountId: string; permission: Permission; revokedAt: string | null } & Account,
+      { keyId: string; keyHash: string; accountId: string; permission: Permission; operator: number; revokedAt: string | null } & Account,
       [string]
     >(
-      `SELECT k.id AS keyId, k.key_hash AS keyHash, k.account_id AS accountId, k.permission, k.revoked_at AS revokedAt,
+      `SELECT k.id AS keyId, k.key_hash AS keyHash, k.account_id AS accountId, k.permission, k.operator, k.revoked_at AS revokedAt,
               a.name, a.plan, a.api_limit_per_hour AS apiLimitPerHour, a.api_burst_per_minute AS apiBurstPerMinute,
               a.monthly_quota AS monthlyQuota, a.created_at AS createdAt
          FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
@@ -87,7 +89,9 @@ export class AccountService {
     apiLimitPerHour?: number | null;
     apiBurstPerMinute?: number | null;
     monthlyQuota?: number | null;
-  }): { account: Account; keyId: string; apiKey: string; permission: Permission } {
+    /** The first key is an operator key (the installer's, on first start). */
+    operator?: boolean;
+  }): { account: Account; keyId: string; apiKey: string; permission: Permission; operator: boolean } {
     const now = iso(this.clock());
     const account: Account = {
       id: newId(),
@@ -105,7 +109,7 @@ export class AccountService {
            VALUES (?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(account.id, account.name, account.plan, account.apiLimitPerHour, account.apiBurstPerMinute, account.monthlyQuota, now);
-      const key = this.createKey(account.id, "admin_access");
+      const key = this.createKey(account.id, "admin_access", input.operator ?? false);
       return { account, ...key };
     })();
   }
@@ -123,24 +127,25 @@ export class AccountService {
     return (this.sqlite.query(`SELECT ${ACCOUNT_COLS} FROM accounts WHERE id = ?`).get(id) as Account | null) ?? null;
   }
 
-  createKey(accountId: string, permission: Permission): { keyId: string; apiKey: string; permission: Permission } {
+  /** An operator key is always an admin key of its account as well. */
+  createKey(accountId: string, permission: Permission, operator = false): { keyId: string; apiKey: string; permission: Permission; operator: boolean } {
     if (!this.findAccount(accountId)) throw new Error(`no account with id ${accountId}`);
     const apiKey = generateApiKey();
     const keyId = newId();
     this.sqlite
-      .prepare("INSERT INTO api_keys (id, account_id, key_hash, last4, permission, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-      .run(keyId, accountId, hashKey(apiKey), apiKey.slice(-4), permission, iso(this.clock()));
-    return { keyId, apiKey, permission };
+      .prepare("INSERT INTO api_keys (id, account_id, key_hash, last4, permission, operator, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+      .run(keyId, accountId, hashKey(apiKey), apiKey.slice(-4), operator ? "admin_access" : permission, operator ? 1 : 0, iso(this.clock()));
+    return { keyId, apiKey, permission: operator ? "admin_access" : permission, operator };
   }
 
-  listKeys(accountId: string): Array<{ keyId: string; key: string; permission: Permission; createdAt: string; lastUsedAt: string | null; revokedAt: string | null }> {
+  listKeys(accountId: string): Array<{ keyId: string; key: string; permission: Permission; operator: boolean; createdAt: string; lastUsedAt: string | null; revokedAt: string | null }> {
     const rows = this.sqlite
       .query(
-        `SELECT id AS keyId, last4, permission, created_at AS createdAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt
+        `SELECT id AS keyId, last4, permission, operator, created_at AS createdAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt
            FROM api_keys WHERE account_id = ? ORDER BY created_at`,
       )
-      .all(accountId) as Array<{ keyId: string; last4: string; permission: Permission; createdAt: string; lastUsedAt: string | null; revokedAt: string | null }>;
-    return rows.map(({ last4, ...r }) => ({ ...r, key: `${KEY_PREFIX}…${last4}` }));
+      .all(accountId) as Array<{ keyId: string; last4: string; permission: Permission; operator: number; createdAt: string; lastUsedAt: string | null; revokedAt: string | null }>;
+    return rows.map(({ last4, operator, ...r }) => ({ ...r, operator: operator === 1, key: `${KEY_PREFIX}…${last4}` }));
   }
 
   /** Returns false when there is no such key (or it was already revoked). */
@@ -169,6 +174,7 @@ export class AccountService {
       keyId: row.keyId,
       accountId: row.accountId,
       permission: row.permission,
+      operator: row.operator === 1,
       account: {
         id: row.accountId,
         name: row.name,

@@ -4,7 +4,8 @@ import { forms } from "../db/schema";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import { newFormId, UUID_RE } from "../lib/ids";
-import { validateFormFields, validateFormSettings, validateTemplate } from "../domain/form-definition";
+import { DEFAULT_FORM_SETTINGS, validateFormFields, validateFormSettings, validateTemplate } from "../domain/form-definition";
+import { valueAtPath } from "../domain/field-path";
 import type { FieldDef } from "../domain/submission";
 
 /** Form names: 1–100 characters (CONTRACT §5). */
@@ -56,6 +57,13 @@ export interface FormInput {
   isActive?: unknown;
   fields?: unknown;
   settings?: unknown;
+}
+
+const SPEC_SETTINGS_DEFAULTS = { delayMinutes: DEFAULT_FORM_SETTINGS.delayMinutes, timezone: DEFAULT_FORM_SETTINGS.timezone };
+
+/** Each error shows the value its field path names in the request (unless it already shows one). */
+function withProvided<E extends { field: string; provided?: unknown }>(errors: E[], input: FormInput): E[] {
+  return errors.map((e) => ("provided" in e ? e : { ...e, provided: valueAtPath(input, e.field) }));
 }
 
 function checkName(name: unknown, errors: Array<{ field: string; message: string; provided?: unknown; requirement?: string }>) {
@@ -133,7 +141,7 @@ export class FormService {
     errors.push(...validateFormFields(input.fields));
     if (input.settings !== undefined) errors.push(...validateFormSettings(input.settings));
     if (input.isActive !== undefined && typeof input.isActive !== "boolean") errors.push({ field: "isActive", message: "isActive must be true or false" });
-    if (errors.length) throw validationError(errors);
+    if (errors.length) throw validationError(withProvided(errors, input));
     const name = (input.name as string).trim();
     const now = iso(this.clock());
     const row: FormRow = {
@@ -146,7 +154,8 @@ export class FormService {
       // A form created through the API is active (spec).
       isActive: true,
       fields: JSON.stringify(input.fields),
-      settings: JSON.stringify(input.settings ?? {}),
+      // The spec's defaults are written out, so the answer shows them (delayMinutes 0, UTC).
+      settings: JSON.stringify({ ...SPEC_SETTINGS_DEFAULTS, ...((input.settings as object | null | undefined) ?? {}) }),
       createdAt: now,
       updatedAt: now,
     };
@@ -164,7 +173,7 @@ export class FormService {
     if (input.fields !== undefined) errors.push(...validateFormFields(input.fields));
     if (input.settings !== undefined) errors.push(...validateFormSettings(input.settings));
     if (input.isActive !== undefined && typeof input.isActive !== "boolean") errors.push({ field: "isActive", message: "isActive must be true or false" });
-    if (errors.length) throw validationError(errors);
+    if (errors.length) throw validationError(withProvided(errors, input));
 
     const patch: Partial<FormRow> = { updatedAt: nextUpdatedAt(this.clock(), current.updatedAt) };
     if (input.name !== undefined) {

@@ -73,7 +73,7 @@ export class LeaseService {
     private readonly config: LeaseConfig,
   ) {
     this.leaseRow = sqlite.query(
-      `UPDATE messages SET lease_token = ?1, lease_expires_at = ?2, lease_device_id = ?3
+      `UPDATE messages SET lease_token = ?1, lease_expires_at = ?2, lease_device_id = ?3, last_lease_token = ?1
        WHERE id = ?4 AND status = 'queued' RETURNING *`,
     );
   }

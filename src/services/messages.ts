@@ -55,6 +55,8 @@ export interface MessageRow {
   lease_expires_at: string | null;
   lease_device_id: string | null;
   lease_expiries: number;
+  /** The token of the latest lease issued (kept after it expires or is reported). */
+  last_lease_token: string | null;
   max_attempts?: number | null;
   broadcast_id?: string | null;
   created_at: string;
@@ -375,7 +377,16 @@ export class MessageService {
       const row = this.getRow(accountId, id);
       // Phones' unpadded or zone-less sentAt (issue 10): read in the account's time zone.
       const sentAt = body.status === "sent" ? normalizeDeviceTime(body.sentAt, accountTimeZone(this.sqlite, accountId)) : body.sentAt;
+      // The lease is judged before the move: a report from a phone whose lease is not the latest
+      // one issued (held now, or the last one, expired or reported) never records anything.
       const token = typeof body.leaseToken === "string" && body.leaseToken !== "" ? body.leaseToken : undefined;
+      const currentLease = row.lease_token ?? row.last_lease_token;
+      if (token !== undefined && currentLease !== null && currentLease !== token) {
+        throw new AppError("LEASE_CONFLICT", {
+          message: "This message is now leased to another device; this report was not recorded",
+          details: { messageId: id, currentStatus: row.status, leaseExpiresAt: row.lease_expires_at },
+        });
+      }
       // A phone repeating the failure report that already sent this message back for a retry.
       if (row.status === "queued" && body.status === "failed" && token !== undefined && row.lease_token === null && lastFailedLease(row.metadata) === token) {
         return { answer: { messageId: id, status: row.status, sentAt: row.sent_at, updatedAt: row.updated_at, retryScheduledFor: row.scheduled_for }, effects: {} };
@@ -388,14 +399,8 @@ export class MessageService {
         throw validationError([{ field: decision.field, message: decision.message, requirement: decision.requirement, provided: decision.provided }]);
       }
       if (decision.kind === "invalid") {
-        throw new AppError("INVALID_STATUS_TRANSITION", {
+        throw new AppError("INVALID_TRANSITION", {
           details: { currentStatus: decision.currentStatus, requestedStatus: decision.requestedStatus, message: decision.message },
-        });
-      }
-      if (token !== undefined && row.lease_token !== null && row.lease_token !== token) {
-        throw new AppError("LEASE_CONFLICT", {
-          message: "This message is now leased to another device; this report was not recorded",
-          details: { messageId: id, currentStatus: row.status, leaseExpiresAt: row.lease_expires_at },
         });
       }
       if (decision.kind === "noop") {
@@ -510,7 +515,7 @@ export class MessageService {
           if (r.effects.endLease) out.push(r.effects);
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
-          errors.push({ id, code: err.code, message: err.code === "INVALID_STATUS_TRANSITION" ? String(err.details?.message ?? err.message) : err.message });
+          errors.push({ id, code: err.code, message: err.code === "INVALID_TRANSITION" ? String(err.details?.message ?? err.message) : err.message });
         }
       }
       return out;
@@ -610,13 +615,14 @@ export class MessageService {
       lease_expires_at: null,
       lease_device_id: null,
       lease_expiries: 0,
+      last_lease_token: null,
       max_attempts: (maxAttempts as number | undefined) ?? null,
       created_at: createdAt,
       updated_at: createdAt,
     };
     // Manual messages count against the account's monthly message quota like webhook ones.
     const refusal = this.quota?.reserve(accountId, ctx.monthlyQuota ?? null);
-    if (refusal) throw quotaExceeded(refusal);
+    if (refusal) throw quotaExceeded(refusal, this.clock());
     const reserved = (ctx.monthlyQuota ?? null) !== null;
     try {
       this.insertManual(row, accountId, prio, createdAt);

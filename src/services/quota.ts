@@ -17,10 +17,14 @@ export interface QuotaRefusal {
 }
 
 /** The one 429 QUOTA_EXCEEDED answer, for webhook and manual messages alike. */
-export function quotaExceeded(r: QuotaRefusal): AppError {
+export function quotaExceeded(r: QuotaRefusal, now: number): AppError {
+  // Seconds until the count starts again (next UTC month), as a 429 rate limit gives them.
+  const retryAfter = Math.max(1, Math.ceil((Date.parse(r.resetsAt) - now) / 1000));
   return new AppError("QUOTA_EXCEEDED", {
     message: `Monthly message quota of ${r.limit} reached; raise the plan's quota to send more`,
-    details: { limit: r.limit, used: r.used, resetsAt: r.resetsAt },
+    details: { limit: r.limit, used: r.used, resetsAt: r.resetsAt, retryAfter },
+    extra: { retryAfter },
+    headers: { "Retry-After": String(retryAfter) },
   });
 }
 

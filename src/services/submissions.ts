@@ -219,7 +219,7 @@ export class SubmissionService {
     const key = input.idempotencyKey;
 
     const refusal = this.quota.reserve(form.accountId, form.monthlyQuota);
-    if (refusal) throw quotaExceeded(refusal);
+    if (refusal) throw quotaExceeded(refusal, this.clock());
     const reserved = form.monthlyQuota !== null;
     let answer: SubmissionAnswer;
     try {

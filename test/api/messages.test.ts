@@ -153,7 +153,7 @@ describe("PUT /messages/<id>/status: transitions", () => {
     expect((deps().sqlite.query("SELECT message_count FROM contacts WHERE id = ?").get(contactId) as any).message_count).toBe(3);
     // A different sentAt is refused.
     const bad = await setStatus(id, { status: "sent", sentAt: "2026-11-20T13:00:00Z" }, 400);
-    expect(bad.code).toBeUndefined();
+    expect(bad.code).toBe("INVALID_TRANSITION");
     expect(bad.message).toBe("Invalid status transition");
     expect(bad.details).toMatchObject({ currentStatus: "sent", requestedStatus: "sent" });
   });
@@ -202,7 +202,7 @@ describe("PUT /messages/<id>/status: transitions", () => {
     await setStatus(id, { status: "cancelled" }, 200);
     for (const to of [{ status: "queued" }, { status: "sent", sentAt }, { status: "failed", failureReason: "x" }]) {
       const b = await setStatus(id, to, 400);
-      expect(b.code).toBeUndefined();
+      expect(b.code).toBe("INVALID_TRANSITION");
       expect(b.details).toMatchObject({ currentStatus: "cancelled", requestedStatus: to.status });
       expect(typeof b.details.message).toBe("string");
     }
@@ -270,7 +270,7 @@ describe("PUT /messages/bulk", () => {
     expect(r.data.updated).toBe(2);
     const byId = Object.fromEntries(r.data.errors.map((e: any) => [e.id, e]));
     expect(Object.keys(byId).sort()).toEqual([cancelled, foreign, missing, "junk"].sort());
-    expect(byId[cancelled].code).toBe("INVALID_STATUS_TRANSITION");
+    expect(byId[cancelled].code).toBe("INVALID_TRANSITION");
     expect(byId[foreign].code).toBe("MESSAGE_NOT_FOUND");
     expect(byId[missing].code).toBe("MESSAGE_NOT_FOUND");
     for (const e of r.data.errors) expect(typeof e.message).toBe("string");

@@ -598,9 +598,13 @@ describe("monthly quota", () => {
       await expectStatus(await post(t, f.id, { phoneNumber: nextPhone() }), 200);
       await expectStatus(await post(t, f.id, { phoneNumber: nextPhone() }), 200);
       const before = totals(t);
-      const body = await expectStatus(await post(t, f.id, { phoneNumber: nextPhone() }), 429);
+      const refused = await post(t, f.id, { phoneNumber: nextPhone() });
+      // Retry-After and retryAfter: the seconds until the quota resets (60 s to midnight UTC).
+      expect(refused.headers.get("retry-after")).toBe("60");
+      const body = await expectStatus(refused, 429);
       expect(body.code).toBe("QUOTA_EXCEEDED");
-      expect(body.details).toEqual({ limit: 2, used: 2, resetsAt: "2026-06-01T00:00:00.000Z" });
+      expect(body.retryAfter).toBe(60);
+      expect(body.details).toEqual({ limit: 2, used: 2, resetsAt: "2026-06-01T00:00:00.000Z", retryAfter: 60 });
       expect(totals(t)).toEqual(before);
       // Accounts without a quota are unaffected.
       const mine = await createForm(t);

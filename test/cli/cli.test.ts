@@ -74,7 +74,7 @@ describe("keys", () => {
     const c = io();
     expect(await runCli(["keys", "create", "--account", accountId, "--permission", "standard", "--json", "--db", db], c.cli)).toBe(0);
     const k = JSON.parse(c.out[0]);
-    expect(Object.keys(k).sort()).toEqual(["apiKey", "keyId", "permission"]);
+    expect(Object.keys(k).sort()).toEqual(["apiKey", "keyId", "operator", "permission"]);
     expect(k.permission).toBe("standard_access");
     expect(k.apiKey).toMatch(KEY_RE);
 
@@ -96,6 +96,24 @@ describe("keys", () => {
     // Revoking twice, or an unknown id, is an error.
     expect(await runCli(["keys", "revoke", k.keyId, "--db", db], io().cli)).toBe(1);
     expect(await runCli(["keys", "create", "--account", "nope", "--db", db], io().cli)).toBe(1);
+  });
+
+  test("create --operator makes an operator (admin) key, shown in the list; --operator with --permission standard is refused", async () => {
+    const db = freshDb();
+    const a = io();
+    await runCli(["accounts", "create", "--name", "Ops", "--json", "--db", db], a.cli);
+    const { accountId } = JSON.parse(a.out[0]);
+    const c = io();
+    expect(await runCli(["keys", "create", "--account", accountId, "--operator", "--json", "--db", db], c.cli)).toBe(0);
+    const k = JSON.parse(c.out[0]);
+    expect(k).toMatchObject({ permission: "admin_access", operator: true });
+    const l = io();
+    await runCli(["keys", "list", "--account", accountId, "--json", "--db", db], l.cli);
+    const keys = JSON.parse(l.out[0]);
+    expect(keys.find((x: any) => x.keyId === k.keyId).operator).toBe(true);
+    // An account created by the CLI is a tenant: its first admin key is not an operator key.
+    expect(keys.filter((x: any) => x.operator).length).toBe(1);
+    expect(await runCli(["keys", "create", "--account", accountId, "--operator", "--permission", "standard", "--db", db], io().cli)).toBe(2);
   });
 });
 

@@ -138,3 +138,26 @@ describe("0004 monthly_usage", () => {
     sqlite.close();
   });
 });
+
+describe("0005 operator keys and the latest lease", () => {
+  test("the oldest account's live admin keys become operator keys; a tenant's do not; held lease tokens are kept as the latest", () => {
+    const sqlite = openSqlite(dbPath());
+    migrate(sqlite, EMBEDDED_MIGRATIONS.filter((m) => m.tag < "0005"));
+    fill(sqlite, 1);
+    const later = new Date(Date.now() + 1000).toISOString();
+    sqlite.run("INSERT INTO accounts (id, name, created_at) VALUES ('a2', 'Tenant', ?)", [later]);
+    const key = sqlite.prepare("INSERT INTO api_keys (id, account_id, key_hash, last4, permission, created_at, revoked_at) VALUES (?, ?, ?, 'abcd', ?, ?, ?)");
+    key.run("k-admin", "a1", "h1", "admin_access", later, null);
+    key.run("k-std", "a1", "h2", "standard_access", later, null);
+    key.run("k-revoked", "a1", "h3", "admin_access", later, later);
+    key.run("k-tenant", "a2", "h4", "admin_access", later, null);
+    sqlite.run("UPDATE messages SET lease_token = 'tok-1', lease_expires_at = ? WHERE id = 'm0-0'", [later]);
+    migrate(sqlite);
+    const op = Object.fromEntries((sqlite.query("SELECT id, operator FROM api_keys").all() as Array<{ id: string; operator: number }>).map((r) => [r.id, r.operator]));
+    expect(op).toEqual({ "k-admin": 1, "k-std": 0, "k-revoked": 0, "k-tenant": 0 });
+    const lease = (id: string) => (sqlite.query("SELECT last_lease_token AS t FROM messages WHERE id = ?").get(id) as { t: string | null }).t;
+    expect(lease("m0-0")).toBe("tok-1");
+    expect(lease("m0-1")).toBeNull();
+    sqlite.close();
+  });
+});

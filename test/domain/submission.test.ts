@@ -400,13 +400,13 @@ describe("declared fields: date", () => {
 });
 
 describe("custom messages", () => {
-  test("replace the message of every failure of that field", () => {
+  test("replace the message of every rule a value breaks, but not the 'required' error of a missing value", () => {
     const f = [
       field("code", "text", { minLength: 3, message: "Please enter your 3-letter code" }, true),
       field("age", "number", { min: 18, message: "Adults only" }),
     ];
     expect(refused({ phoneNumber: PHONE, age: 12 }, f)).toEqual([
-      { field: "code", message: "Please enter your 3-letter code", requirement: "required", provided: null },
+      { field: "code", message: "code is required", requirement: "required", provided: null },
       { field: "age", message: "Adults only", requirement: "min 18", provided: 12 },
     ]);
     expect(only({ phoneNumber: PHONE, code: "ab" }, f)).toMatchObject({

@@ -31,6 +31,24 @@ describe("key redaction", () => {
     expect(redactKeys(`a ${KEY} b ${KEY}`)).toBe("a txwire_sk_…Zq9x b txwire_sk_…Zq9x");
   });
 
+  test("keys in any case, percent-encoded (even twice, or next to bad escapes) are redacted, and a JSON line stays JSON", () => {
+    const lower = KEY.toLowerCase();
+    for (const text of [
+      KEY.toUpperCase(),
+      `/v1/messages/%74xwire_sk_${KEY.slice(10)}/next`,
+      `/v1/messages/%2574xwire_sk_${KEY.slice(10)}`,
+      `/v1/messages/%E0%74xwire_sk_${KEY.slice(10)}`,
+      `/v1/messages/%22${[...KEY].map((c) => "%" + c.charCodeAt(0).toString(16)).join("")}%22`,
+    ]) {
+      const out = redactKeys(text);
+      expect(out.toLowerCase()).not.toContain(lower.slice(10));
+      expect(out).toContain("txwire_sk_…");
+    }
+    const lines: string[] = [];
+    createLogger("json", (l) => lines.push(l)).info("request", { path: `/v1/messages/%22%74xwire_sk_${KEY.slice(10)}%22` });
+    expect(JSON.parse(lines[0]).path).toBe("/v1/messages/txwire_sk_…Zq9x");
+  });
+
   test("a 401 shows at most the first 10 characters", () => {
     expect(describeProvided(null)).toBe("none");
     expect(describeProvided("")).toBe("none");

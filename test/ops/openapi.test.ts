@@ -80,7 +80,7 @@ describe("GET /v1/openapi.json", () => {
     const codes = doc["x-error-codes"];
     for (const [code, status] of Object.entries(SPEC_ERRORS)) expect(codes[code]).toBe(status);
     expect(doc.components.schemas.ErrorCode.enum).toEqual(expect.arrayContaining(Object.keys(SPEC_ERRORS)));
-    expect(doc.info.description).toContain("'Invalid status transition'");
+    expect(doc.info.description).toContain("| INVALID_TRANSITION | 400 | Invalid status transition |");
     const env = doc.components.schemas.ErrorEnvelope;
     expect(Object.keys(env.properties)).toEqual(expect.arrayContaining(["status", "message", "code", "details", "errors", "retryAfter"]));
   });

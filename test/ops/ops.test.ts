@@ -38,10 +38,15 @@ describe("GET /health", () => {
 });
 
 describe("GET /metrics", () => {
-  test("needs an admin key: 401 without, 403 with a standard key", async () => {
+  test("needs an operator key: 401 without, 403 with a standard key or another account's admin key", async () => {
     await expectStatus(await fetch(`${s.url}/metrics`), 401);
     const body = await expectStatus(await fetch(`${s.url}/metrics`, { headers: { Authorization: `Bearer ${standardKey}` } }), 403);
-    expect(body).toMatchObject({ code: "PERMISSION_ERROR", details: { required: "admin_access", current: "standard_access" } });
+    expect(body).toMatchObject({ code: "PERMISSION_ERROR", details: { endpoint: "GET /metrics", required: "operator", current: "standard_access" } });
+    const tenant = s.running.deps.accounts.createAccount({ name: "Tenant B" });
+    const res = await fetch(`${s.url}/metrics`, { headers: { Authorization: `Bearer ${tenant.apiKey}` } });
+    const refused = await expectStatus(res, 403);
+    expect(refused).toMatchObject({ code: "PERMISSION_ERROR", details: { endpoint: "GET /metrics", required: "operator", current: "admin_access" } });
+    expect(refused.message).toContain("textwire keys create");
   });
 
   test("Prometheus text: requests by route pattern and status, latency histogram, queue, webhook outcomes, 429s, database size", async () => {
@@ -99,10 +104,32 @@ describe("GET /metrics", () => {
 });
 
 describe("POST /v1/admin/backup", () => {
-  test("admin only", async () => {
+  test("operator only", async () => {
     await expectStatus(await s.api("/admin/backup", { method: "POST", key: null }), 401);
     const body = await expectStatus(await s.api("/admin/backup", { method: "POST", key: standardKey }), 403);
     expect(body.code).toBe("PERMISSION_ERROR");
+  });
+
+  test("two accounts: the other account's admin key gets 403 and no bytes; an operator key made with the CLI's option works", async () => {
+    const accounts = s.running.deps.accounts;
+    const tenant = accounts.createAccount({ name: "Tenant with secrets" });
+    // Tenant B stores a contact; account A's form exists: neither may leave through B's key.
+    const res = await s.api("/admin/backup", { method: "POST", key: tenant.apiKey });
+    const body = await expectStatus(res, 403);
+    expect(body).toMatchObject({ code: "PERMISSION_ERROR", details: { endpoint: "POST /admin/backup", required: "operator", current: "admin_access" } });
+    expect(body.message).toContain("--operator");
+    expect(tenant.operator).toBe(false);
+    // The first start's key is the operator's.
+    expect(accounts.authenticate(s.adminKey)?.operator).toBe(true);
+    // An operator key of any account downloads the whole database.
+    const op = accounts.createKey(tenant.account.id, "standard_access", true);
+    expect(op).toMatchObject({ permission: "admin_access", operator: true });
+    const ok = await s.api("/admin/backup", { method: "POST", key: op.apiKey });
+    expect(ok.status).toBe(200);
+    await ok.arrayBuffer();
+    const m = await fetch(`${s.url}/metrics`, { headers: { Authorization: `Bearer ${op.apiKey}` } });
+    expect(m.status).toBe(200);
+    await m.text();
   });
 
   test("streams a fresh, openable database file and removes its temporary copy", async () => {

@@ -27,6 +27,8 @@ export const apiKeys = sqliteTable(
     /** Last 4 characters, for display as txwire_sk_…abcd. */
     last4: text("last4").notNull(),
     permission: text("permission", { enum: ["admin_access", "standard_access"] }).notNull(),
+    /** A server operator's key (always admin_access): may download backups and read /metrics. */
+    operator: integer("operator", { mode: "boolean" }).notNull().default(false),
     createdAt: text("created_at").notNull(),
     lastUsedAt: text("last_used_at"),
     revokedAt: text("revoked_at"),

@@ -45,6 +45,8 @@ export const messages = sqliteTable(
     leaseDeviceId: text("lease_device_id"),
     /** Leases that expired with no report; at --max-lease-attempts the message fails with "no-report". */
     leaseExpiries: integer("lease_expiries").notNull().default(0),
+    /** The latest lease's token, kept after the lease ends: a report with an older one is a LEASE_CONFLICT. */
+    lastLeaseToken: text("last_lease_token"),
     /** A manual message's own attempt count; null = the form's settings.maxAttempts, or 2 (retry-policy.ts). */
     maxAttempts: integer("max_attempts"),
     /** The broadcast that created the message, if any. */

@@ -1,9 +1,17 @@
 import { t } from "elysia";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/query-params";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE } from "../../domain/query-params";
+
+/**
+ * An integer parameter whose 400 names it and gives the allowed range (as contacts does), e.g.
+ * "limit must be an integer from 1 to 100". The errors plugin reads the field from the message.
+ */
+export function IntParam(name: string, min: number, max: number, opts: { default?: number; description?: string } = {}) {
+  return t.Integer({ minimum: min, maximum: max, error: `${name} must be an integer from ${min} to ${max}`, ...opts });
+}
 
 export const Pagination = {
-  page: t.Optional(t.Integer({ minimum: 1, default: 1, description: "page number, from 1" })),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: "page size, 1-100" })),
+  page: t.Optional(IntParam("page", 1, MAX_PAGE, { default: 1, description: `page number, 1-${MAX_PAGE}` })),
+  limit: t.Optional(IntParam("limit", 1, MAX_PAGE_SIZE, { default: DEFAULT_PAGE_SIZE, description: "page size, 1-100" })),
 };
 
 export const IdParam = t.Object({ id: t.String({ minLength: 1, maxLength: 200 }) });

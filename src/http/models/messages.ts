@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Pagination } from "./common";
+import { IntParam, Pagination } from "./common";
 
 /**
  * Enum-like query parameters are plain strings here and checked by the service, so an absent
@@ -43,15 +43,15 @@ export const ManualMessageBody = t.Object({
 
 export const NextBody = t.Optional(
   t.Object({
-    limit: t.Optional(t.Integer({ minimum: 1, maximum: 50, description: "messages to lease, 1-50 (default 1)" })),
-    leaseSeconds: t.Optional(t.Integer({ minimum: 30, maximum: 3600, description: "lease length, 30-3600 s (default 300)" })),
+    limit: t.Optional(IntParam("limit", 1, 50, { description: "messages to lease, 1-50 (default 1)" })),
+    leaseSeconds: t.Optional(IntParam("leaseSeconds", 30, 3600, { description: "lease length, 30-3600 s (default 300)" })),
     deviceId: t.Optional(t.String({ maxLength: 100, description: "free text naming the phone" })),
   }),
 );
 
 export const NextQuery = t.Object({
-  wait: t.Optional(t.Integer({ minimum: 0, maximum: 30, description: "long-poll up to this many seconds (0-30)" })),
-  leaseSeconds: t.Optional(t.Integer({ minimum: 30, maximum: 3600 })),
+  wait: t.Optional(IntParam("wait", 0, 30, { description: "long-poll up to this many seconds (0-30)" })),
+  leaseSeconds: t.Optional(IntParam("leaseSeconds", 30, 3600, { description: "lease length, 30-3600 s (default 300)" })),
   deviceId: t.Optional(t.String({ maxLength: 100 })),
 });
 

@@ -28,15 +28,18 @@ export function errorsPlugin(logger: Logger) {
     switch (code) {
       case "VALIDATION": {
         const ve = error as unknown as { type: string; all: SchemaError[] };
-        const where = ve.type === "query" ? "query" : ve.type === "params" ? "path" : "body";
+        const where = ve.type === "query" || ve.type === "property" ? "query" : ve.type === "params" ? "path" : "body";
         const seen = new Set<string>();
         const items: Array<{ field: string; message: string; requirement?: string; provided?: unknown }> = [];
         for (const e of ve.all ?? []) {
-          const field = jsonPointerToField(e.path, where);
-          const message = `${field}: ${e.message ?? "is invalid"}`;
+          // A schema with its own message (IntParam) names its parameter and range: use them.
+          const custom = typeof e.schema?.error === "string" ? e.schema.error : undefined;
+          const field = custom && (!e.path || e.path === "/") ? custom.split(" ")[0] : jsonPointerToField(e.path, where);
+          const message = custom ?? `${field}: ${e.message ?? "is invalid"}`;
           if (seen.has(message)) continue;
           seen.add(message);
-          items.push({ field, message, requirement: e.message, provided: e.value === undefined ? null : e.value });
+          const range = custom ? /from (-?\d+) to (-?\d+)$/.exec(custom) : null;
+          items.push({ field, message, requirement: range ? `integer ${range[1]}-${range[2]}` : e.message, provided: e.value === undefined ? null : e.value });
         }
         return errorResponse(validationError(items.length ? items : [{ field: where, message: `invalid ${where}` }]));
       }
