@@ -256,3 +256,26 @@ describe("Processed", () => {
     }
   });
 });
+
+describe("GET /events", () => {
+  test("MessageEnqueued when a scheduled message falls due; the phone then takes it", async () => {
+    const s = await startTestServer();
+    try {
+      const p = await phone(s, { behaviour: "hold" });
+      await p.connect();
+      await p.idle();
+      const due = Date.now() + 1_500;
+      const r = await expectStatus(await s.api("/messages", { method: "POST", json: { phoneNumber: "+14155550150", content: "Later", scheduledFor: new Date(due).toISOString() } }), 201);
+      const end = Date.now() + 6_000;
+      while (!p.taken.includes(r.data.messageId) && Date.now() < end) await Bun.sleep(20);
+      expect(p.taken).toContain(r.data.messageId);
+      const last = p.events.filter((e) => e.event === "MessageEnqueued").at(-1)!;
+      // Woken by the due timer, not by polling: the event came at (or just after) the due time.
+      expect(performance.timeOrigin + last.at).toBeGreaterThanOrEqual(due - 50);
+      expect(performance.timeOrigin + last.at).toBeLessThan(due + 1_000);
+      p.disconnect();
+    } finally {
+      await s.stop();
+    }
+  });
+});
