@@ -52,6 +52,9 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "backup-dir", type: "string", help: "folder for scheduled backups (with --backup-every)" },
   { flag: "backup-every", type: "string", help: "scheduled backup interval, e.g. 24h, 30m, 7d (default 24h when --backup-dir is set)" },
   { flag: "backup-keep", type: "int", default: 7, min: 1, help: "scheduled backups to keep" },
+  { flag: "captcha-verify-url-turnstile", type: "string", help: "siteverify URL for Turnstile (default Cloudflare's; for tests or a proxy)" },
+  { flag: "captcha-verify-url-hcaptcha", type: "string", help: "siteverify URL for hCaptcha (default hCaptcha's)" },
+  { flag: "captcha-verify-url-recaptcha", type: "string", help: "siteverify URL for reCAPTCHA (default Google's)" },
   { flag: "metrics", type: "bool", default: true, help: "serve GET /metrics (admin key required); --metrics=false disables it" },
 ];
 
@@ -156,6 +159,8 @@ export interface ServeConfig {
   backupEveryMs?: number;
   backupKeep: number;
   metrics: boolean;
+  /** Overrides of the captcha providers' siteverify URLs (unset: the provider's own). */
+  captchaVerifyUrls: { turnstile?: string; hcaptcha?: string; recaptcha?: string };
 }
 
 export function parseDuration(text: string): number {
@@ -193,6 +198,17 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
   const tlsKey = o["tls-key"] as string | undefined;
   if (Boolean(tlsCert) !== Boolean(tlsKey)) throw new ConfigError("--tls-cert and --tls-key go together");
   if (o["redirect-port"] !== undefined && !tlsCert) throw new ConfigError("--redirect-port needs --tls-cert and --tls-key");
+  const captchaVerifyUrls: ServeConfig["captchaVerifyUrls"] = {};
+  for (const provider of ["turnstile", "hcaptcha", "recaptcha"] as const) {
+    const v = o[`captcha-verify-url-${provider}`] as string | undefined;
+    if (v === undefined) continue;
+    let u: URL | undefined;
+    try {
+      u = new URL(v);
+    } catch {}
+    if (!u || (u.protocol !== "https:" && u.protocol !== "http:")) throw new ConfigError(`--captcha-verify-url-${provider}: not an http(s) URL: "${v}"`);
+    captchaVerifyUrls[provider] = v;
+  }
   const backupEvery = o["backup-every"] as string | undefined;
   if (backupEvery && !o["backup-dir"]) throw new ConfigError("--backup-every needs --backup-dir");
   return {
@@ -216,6 +232,7 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     backupEveryMs: backupEvery ? parseDuration(backupEvery) : undefined,
     backupKeep: o["backup-keep"] as number,
     metrics: o.metrics as boolean,
+    captchaVerifyUrls,
   };
 }
 

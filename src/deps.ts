@@ -23,6 +23,8 @@ import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
 import { AnalyticsService } from "./services/analytics";
 import { DeviceService } from "./services/devices";
+import { SpamCounter } from "./services/spam";
+import { CaptchaVerifier } from "./services/captcha";
 import { InboundService } from "./services/inbound";
 import { BroadcastService } from "./services/broadcasts";
 
@@ -50,6 +52,11 @@ export interface AppDeps {
   apiLimiter: ApiLimiter;
   /** Per-form webhook token buckets (--webhook-limit-per-minute). */
   webhookLimiter: WebhookLimiter;
+  /** Per client IP per form (settings.ipLimitPerMinute), keyed "formId ip". */
+  webhookIpLimiter: WebhookLimiter;
+  /** Honeypot catches per form (stats spamBlocked). */
+  spam: SpamCounter;
+  captcha: CaptchaVerifier;
   /** Group-commit writer: batches request writes into one durable transaction. */
   writer: GroupCommitWriter;
   /** Monthly message quota counts per account. */
@@ -84,6 +91,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases);
   const forms = new FormService(db, clock);
   const messages = new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota);
+  const spam = new SpamCounter(sqlite, writer);
   const accounts = new AccountService(sqlite, clock);
   const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger);
   let sweep: ReturnType<typeof setInterval> | undefined;
@@ -101,6 +109,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     seq,
     apiLimiter: new ApiLimiter({ clock }),
     webhookLimiter: new WebhookLimiter({ clock, perMinute: config.webhookLimitPerMinute }),
+    webhookIpLimiter: new WebhookLimiter({ clock }),
+    spam,
+    captcha: new CaptchaVerifier(config.captchaVerifyUrls),
     writer,
     quota,
     submissions,
@@ -151,6 +162,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
       `textwire_oldest_due_seconds ${h.oldestDueSeconds ?? 0}`,
     ];
   });
+  // After the writer: stopped before it, so the last honeypot counts are written.
+  deps.lifecycle.push(spam.lifecycle());
   // Broadcasts a stop interrupted carry on once the queue is whole.
   deps.lifecycle.push({ name: "broadcasts", start: () => broadcasts.resume(), stop: () => broadcasts.stop() });
   return deps;

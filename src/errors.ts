@@ -7,6 +7,7 @@ export const ERROR_CATALOGUE = {
   INVALID_TRANSITION: { status: 400, message: "Invalid status transition" },
   AUTHENTICATION_ERROR: { status: 401, message: "Invalid or missing API key" },
   PERMISSION_ERROR: { status: 403, message: "This API key lacks the permission this endpoint requires" },
+  ORIGIN_NOT_ALLOWED: { status: 403, message: "This form does not accept submissions from this website" },
   NOT_FOUND: { status: 404, message: "Not found" },
   FORM_NOT_FOUND: { status: 404, message: "Form not found" },
   MESSAGE_NOT_FOUND: { status: 404, message: "Message not found" },
@@ -18,13 +19,16 @@ export const ERROR_CATALOGUE = {
   DUPLICATE_PHONE_NUMBER: { status: 409, message: "A contact with this phone number already exists" },
   INVALID_STATE: { status: 409, message: "The resource is not in a state that allows this action" },
   LEASE_CONFLICT: { status: 409, message: "The lease on this message has moved to another device" },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, message: "This Idempotency-Key was already used with a different body" },
   PAYLOAD_TOO_LARGE: { status: 413, message: "Request body is too large" },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Unsupported Content-Type" },
+  CAPTCHA_FAILED: { status: 400, message: "The captcha check failed" },
   RATE_LIMIT_EXCEEDED: { status: 429, message: "Rate limit exceeded" },
   QUOTA_EXCEEDED: { status: 429, message: "Monthly message quota reached; raise the plan's quota to send more" },
   INTERNAL_ERROR: { status: 500, message: "Internal server error" },
   FORM_DISABLED: { status: 503, message: "This form is not accepting submissions" },
   SERVICE_UNAVAILABLE: { status: 503, message: "Service temporarily unavailable" },
+  CAPTCHA_UNAVAILABLE: { status: 503, message: "The captcha provider could not be reached" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -11,17 +11,18 @@ import type { MessageStatus } from "../domain/message-transitions";
 export type BroadcastRecord = typeof broadcasts.$inferSelect;
 
 const COLUMNS = `id, account_id AS accountId, name, content, segment, priority, scheduled_for AS scheduledFor,
-  send_rate_per_minute AS sendRatePerMinute, max_attempts AS maxAttempts, status, recipients, suppressed,
+  send_rate_per_minute AS sendRatePerMinute, max_attempts AS maxAttempts, quiet_hours AS quietHours, timezone,
+  recipient_limit_per_day AS recipientLimitPerDay, status, recipients, suppressed,
   queued_count AS queuedCount, skipped, cursor, last_contact_id AS lastContactId, created_at AS createdAt, updated_at AS updatedAt`;
 
 export function insertBroadcast(sqlite: Database, b: BroadcastRecord): void {
   sqlite
     .query(
       `INSERT INTO broadcasts (id, account_id, name, content, segment, priority, scheduled_for, send_rate_per_minute, max_attempts,
-         status, recipients, suppressed, queued_count, skipped, cursor, last_contact_id, created_at, updated_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)`,
+         status, recipients, suppressed, queued_count, skipped, cursor, last_contact_id, created_at, updated_at, quiet_hours, timezone, recipient_limit_per_day)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)`,
     )
-    .run(b.id, b.accountId, b.name, b.content, b.segment, b.priority, b.scheduledFor, b.sendRatePerMinute, b.maxAttempts, b.status, b.recipients, b.suppressed, b.queuedCount, b.skipped, b.cursor, b.lastContactId, b.createdAt, b.updatedAt);
+    .run(b.id, b.accountId, b.name, b.content, b.segment, b.priority, b.scheduledFor, b.sendRatePerMinute, b.maxAttempts, b.status, b.recipients, b.suppressed, b.queuedCount, b.skipped, b.cursor, b.lastContactId, b.createdAt, b.updatedAt, b.quietHours, b.timezone, b.recipientLimitPerDay);
 }
 
 export function findBroadcast(sqlite: Database, accountId: string, id: string): BroadcastRecord | null {
@@ -80,19 +81,40 @@ function segmentWhere(accountId: string, filter: ContactFilter, lastContactId: s
   return { where: `${f.where} AND c.id <= ?`, params: [...f.params, lastContactId] };
 }
 
-/** Contacts that are never sent a broadcast (SQL over alias c); "0" while nothing excludes any. */
-export const EXCLUDED_CONTACT_SQL = "0";
+/**
+ * Which matching contacts get no message (SQL over alias c, with its parameters): those already
+ * sent or queued `recipientLimitPerDay` texts since `since` (the per-recipient limit).
+ */
+export interface Exclusion {
+  recipientLimitPerDay: number | null;
+  /** ISO: the start of the per-recipient limit's 24 hours. */
+  since: string;
+}
+
+function exclusionSql(x: Exclusion): { sql: string; params: SQLQueryBindings[] } {
+  const parts: string[] = [];
+  const params: SQLQueryBindings[] = [];
+  if (x.recipientLimitPerDay !== null) {
+    parts.push(
+      `(SELECT COUNT(*) FROM messages m WHERE m.account_id = c.account_id AND m.recipient_phone = c.phone_number
+          AND m.created_at >= ? AND m.status IN ('queued', 'sent')) >= ?`,
+    );
+    params.push(x.since, x.recipientLimitPerDay);
+  }
+  return parts.length ? { sql: `(${parts.join(" OR ")})`, params } : { sql: "0", params };
+}
 
 export function newestContactId(sqlite: Database, accountId: string): string | null {
   const r = sqlite.query("SELECT MAX(id) AS id FROM contacts WHERE account_id = ?1").get(accountId) as { id: string | null };
   return r.id;
 }
 
-export function countSegment(sqlite: Database, accountId: string, filter: ContactFilter, lastContactId: string): { recipients: number; suppressed: number } {
+export function countSegment(sqlite: Database, accountId: string, filter: ContactFilter, lastContactId: string, x: Exclusion): { recipients: number; suppressed: number } {
   const s = segmentWhere(accountId, filter, lastContactId);
+  const e = exclusionSql(x);
   const r = sqlite
-    .query(`SELECT COUNT(*) AS total, COALESCE(SUM(${EXCLUDED_CONTACT_SQL}), 0) AS excluded FROM contacts c WHERE ${s.where}`)
-    .get(...s.params) as { total: number; excluded: number };
+    .query(`SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN ${e.sql} THEN 1 ELSE 0 END), 0) AS excluded FROM contacts c WHERE ${s.where}`)
+    .get(...e.params, ...s.params) as { total: number; excluded: number };
   return { recipients: r.total - r.excluded, suppressed: r.excluded };
 }
 
@@ -107,18 +129,19 @@ export interface SegmentContact {
 }
 
 /** The next `limit` contacts of the segment after `cursor`, in id order. */
-export function segmentChunk(sqlite: Database, accountId: string, filter: ContactFilter, lastContactId: string, cursor: string, limit: number): SegmentContact[] {
+export function segmentChunk(sqlite: Database, accountId: string, filter: ContactFilter, lastContactId: string, cursor: string, limit: number, x: Exclusion): SegmentContact[] {
   const s = segmentWhere(accountId, filter, lastContactId);
+  const e = exclusionSql(x);
   // Walk the primary key from the cursor (`+` keeps SQLite off the account index, which would
   // read and sort every contact of the account for each chunk).
   const where = s.where.replace(/^c\.account_id = \?/, "+c.account_id = ?");
   return sqlite
     .query(
       `SELECT c.id, c.phone_number AS phoneNumber, c.first_name AS firstName, c.last_name AS lastName, c.email, c.custom_fields AS customFields,
-         ${EXCLUDED_CONTACT_SQL} AS excluded
+         CASE WHEN ${e.sql} THEN 1 ELSE 0 END AS excluded
        FROM contacts c WHERE ${where} AND c.id > ? ORDER BY c.id LIMIT ?`,
     )
-    .all(...s.params, cursor, limit) as SegmentContact[];
+    .all(...e.params, ...s.params, cursor, limit) as SegmentContact[];
 }
 
 export interface BroadcastMessage {

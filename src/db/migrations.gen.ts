@@ -5,9 +5,10 @@ import m2 from "../../drizzle/0002_contact_search_index.sql" with { type: "text"
 import m3 from "../../drizzle/0003_message_response_time_index.sql" with { type: "text" };
 import m4 from "../../drizzle/0004_monthly_usage.sql" with { type: "text" };
 import m5 from "../../drizzle/0005_operator_keys_and_last_lease.sql" with { type: "text" };
-import m6 from "../../drizzle/0007_devices.sql" with { type: "text" };
-import m7 from "../../drizzle/0008_inbound_messages.sql" with { type: "text" };
-import m8 from "../../drizzle/0013_retries_and_broadcasts.sql" with { type: "text" };
+import m6 from "../../drizzle/0006_public_form_protection.sql" with { type: "text" };
+import m7 from "../../drizzle/0007_devices.sql" with { type: "text" };
+import m8 from "../../drizzle/0008_inbound_messages.sql" with { type: "text" };
+import m9 from "../../drizzle/0013_retries_and_broadcasts.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number; sql: string }> = [
   { idx: 0, tag: "0000_initial_schema", when: 1795322538054, sql: m0 },
@@ -16,7 +17,8 @@ export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number
   { idx: 3, tag: "0003_message_response_time_index", when: 1795326176260, sql: m3 },
   { idx: 4, tag: "0004_monthly_usage", when: 1795327236507, sql: m4 },
   { idx: 5, tag: "0005_operator_keys_and_last_lease", when: 1795450000000, sql: m5 },
-  { idx: 7, tag: "0007_devices", when: 1795500000000, sql: m6 },
-  { idx: 8, tag: "0008_inbound_messages", when: 1795500000000, sql: m7 },
-  { idx: 13, tag: "0013_retries_and_broadcasts", when: 1795600000000, sql: m8 },
+  { idx: 6, tag: "0006_public_form_protection", when: 1795500000000, sql: m6 },
+  { idx: 7, tag: "0007_devices", when: 1795500000000, sql: m7 },
+  { idx: 8, tag: "0008_inbound_messages", when: 1795500000000, sql: m8 },
+  { idx: 13, tag: "0013_retries_and_broadcasts", when: 1795600000000, sql: m9 },
 ];

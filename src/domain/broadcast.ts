@@ -9,6 +9,9 @@ import { codePointLength, PRIORITIES, type Priority } from "./form-definition";
 import { parseIsoTimestamp } from "./message-transitions";
 import { enumError } from "./query-params";
 import { maxAttemptsError } from "./retry-policy";
+import { afterQuietHours, isValidQuietHours, type QuietHours } from "./quiet-hours";
+import { isValidTimeZone } from "./time-series";
+import { MAX_RECIPIENT_LIMIT_PER_DAY } from "./protection";
 
 export const BROADCAST_NAME_MAX = 200;
 export const BROADCAST_CONTENT_MAX = 1_600;
@@ -21,7 +24,7 @@ export const DRY_RUN_SAMPLES = 3;
 export const BROADCAST_VARIABLES = ["firstName", "lastName", "fullName", "phoneNumber", "email"] as const;
 
 const SEGMENT_KEYS = ["status", "tags", "formId", "createdAfter", "createdBefore", "search"] as const;
-const BODY_KEYS = ["name", "content", "segment", "priority", "scheduledFor", "sendRatePerMinute", "maxAttempts"] as const;
+const BODY_KEYS = ["name", "content", "segment", "priority", "scheduledFor", "sendRatePerMinute", "maxAttempts", "quietHours", "timezone", "recipientLimitPerDay"] as const;
 
 export interface BroadcastRequest {
   name: string;
@@ -34,6 +37,10 @@ export interface BroadcastRequest {
   scheduledFor: number | null;
   sendRatePerMinute: number | null;
   maxAttempts: number | null;
+  /** undefined = not given (the segment's form decides); null = none. */
+  quietHours: QuietHours | null | undefined;
+  timezone: string | undefined;
+  recipientLimitPerDay: number | null | undefined;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -47,7 +54,7 @@ export function parseBroadcastRequest(body: unknown): { ok: true; value: Broadca
   for (const k of Object.keys(body)) {
     if (!(BODY_KEYS as readonly string[]).includes(k)) errors.push({ field: k, message: `unknown field '${k}'; allowed: ${BODY_KEYS.join(", ")}`, requirement: BODY_KEYS.join(", "), provided: k });
   }
-  const { name, content, segment, priority, scheduledFor, sendRatePerMinute, maxAttempts } = body;
+  const { name, content, segment, priority, scheduledFor, sendRatePerMinute, maxAttempts, quietHours, timezone, recipientLimitPerDay } = body;
   if (typeof name !== "string" || name.trim() === "" || codePointLength(name) > BROADCAST_NAME_MAX) {
     errors.push({ field: "name", message: `name is required, 1-${BROADCAST_NAME_MAX} characters`, requirement: `1-${BROADCAST_NAME_MAX} characters`, provided: typeof name === "string" ? name.slice(0, 100) : (name ?? null) });
   }
@@ -104,6 +111,19 @@ export function parseBroadcastRequest(body: unknown): { ok: true; value: Broadca
   }
   const attemptsErr = maxAttemptsError(maxAttempts);
   if (attemptsErr) errors.push({ field: "maxAttempts", message: attemptsErr, requirement: "whole number from 1 to 10", provided: maxAttempts ?? null });
+  if (quietHours !== undefined && quietHours !== null && !isValidQuietHours(quietHours)) {
+    errors.push({ field: "quietHours", message: 'quietHours must be {start: "HH:MM", end: "HH:MM"} (24-hour clock, start and end differ), or null for none', requirement: '{start: "HH:MM", end: "HH:MM"}', provided: null });
+  }
+  if (timezone !== undefined && !isValidTimeZone(timezone)) {
+    errors.push({ field: "timezone", message: "timezone must be an IANA time zone such as UTC or America/New_York", requirement: "IANA time zone", provided: typeof timezone === "string" ? timezone.slice(0, 100) : null });
+  }
+  if (
+    recipientLimitPerDay !== undefined &&
+    recipientLimitPerDay !== null &&
+    !(typeof recipientLimitPerDay === "number" && Number.isInteger(recipientLimitPerDay) && recipientLimitPerDay >= 1 && recipientLimitPerDay <= MAX_RECIPIENT_LIMIT_PER_DAY)
+  ) {
+    errors.push({ field: "recipientLimitPerDay", message: `recipientLimitPerDay must be a whole number from 1 to ${MAX_RECIPIENT_LIMIT_PER_DAY}, or null for none`, requirement: `integer 1-${MAX_RECIPIENT_LIMIT_PER_DAY}`, provided: recipientLimitPerDay });
+  }
   if (errors.length) return { ok: false, errors };
   return {
     ok: true,
@@ -116,6 +136,9 @@ export function parseBroadcastRequest(body: unknown): { ok: true; value: Broadca
       scheduledFor: when,
       sendRatePerMinute: (sendRatePerMinute as number | undefined) ?? null,
       maxAttempts: (maxAttempts as number | undefined) ?? null,
+      quietHours: quietHours as QuietHours | null | undefined,
+      timezone: timezone as string | undefined,
+      recipientLimitPerDay: recipientLimitPerDay as number | null | undefined,
     },
   };
 }
@@ -156,9 +179,10 @@ export function renderBroadcast(content: string, c: BroadcastContact): { content
 
 /**
  * When the n-th recipient (0-based) is due: all at `start` without a pace; with one, `rate` a
- * minute (the phone's own send rate still caps what it is handed).
+ * minute (the phone's own send rate still caps what it is handed); a time inside the quiet hours
+ * moves to their end.
  */
-export function recipientDueAt(start: number, n: number, ratePerMinute: number | null): number {
-  if (!ratePerMinute) return start;
-  return start + Math.floor(n / ratePerMinute) * 60_000;
+export function recipientDueAt(start: number, n: number, ratePerMinute: number | null, quiet: { hours: QuietHours | null; timezone: string } = { hours: null, timezone: "UTC" }): number {
+  const paced = ratePerMinute ? start + Math.floor(n / ratePerMinute) * 60_000 : start;
+  return afterQuietHours(paced, quiet.timezone, quiet.hours);
 }

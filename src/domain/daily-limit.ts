@@ -11,7 +11,7 @@ export const MAX_DEFERRAL_DAYS = 3_660;
 
 /**
  * The instant to schedule a message for: `candidate` when its local day has fewer than `limit`
- * messages, else the start of the first later day that has. `countBetween(from, to)` counts the
+ * messages, else the start of the first later day that has (the first allowed instant of it). `countBetween(from, to)` counts the
  * form's messages scheduled in [from, to) (epoch ms).
  */
 export function deferForDailyLimit(
@@ -20,12 +20,14 @@ export function deferForDailyLimit(
   limit: number,
   countBetween: (from: number, to: number) => number,
   maxDays = MAX_DEFERRAL_DAYS,
+  /** Moves an instant out of hours the form does not send in (quiet hours); identity by default. */
+  allowed: (at: number) => number = (at) => at,
 ): number {
-  let at = candidate;
+  let at = allowed(candidate);
   for (let i = 0; i < maxDays; i++) {
     const end = nextDayStart(at, timeZone);
     if (countBetween(dayStart(at, timeZone), end) < limit) return at;
-    at = end;
+    at = allowed(end);
   }
   return at;
 }

@@ -8,6 +8,7 @@ import type { FieldError } from "./submission";
 // A form's zone follows the rule of analytics and stats, so a zone a form accepts is always one
 // its statistics accept as their default.
 import { isValidTimeZone } from "./time-series";
+import { PROTECTION_SETTING_KEYS, validateProtectionSettings } from "./protection";
 import { DEFAULT_MAX_ATTEMPTS, maxAttemptsError } from "./retry-policy";
 
 export const FIELD_TYPES = ["text", "email", "phone", "number", "url", "date"] as const;
@@ -432,10 +433,13 @@ export const DEFAULT_FORM_SETTINGS: Readonly<FormSettings> = Object.freeze({
   maxAttempts: DEFAULT_MAX_ATTEMPTS,
 });
 
-const SETTINGS_KEYS = Object.keys(DEFAULT_FORM_SETTINGS);
+const SETTINGS_KEYS: string[] = [...Object.keys(DEFAULT_FORM_SETTINGS), ...PROTECTION_SETTING_KEYS];
 
-/** Every problem in a form's `settings` (undefined/null settings are valid: all defaults). */
-export function validateFormSettings(settings: unknown): FieldError[] {
+/**
+ * Every problem in a form's `settings` (undefined/null settings are valid: all defaults).
+ * `fields` (the form's fields, when known) and `storedCaptcha` serve the protection settings.
+ */
+export function validateFormSettings(settings: unknown, fields?: unknown, storedCaptcha?: unknown): FieldError[] {
   if (settings === undefined || settings === null) return [];
   if (!isPlainObject(settings)) return [{ field: "settings", message: "settings must be an object" }];
   const errors: FieldError[] = [];
@@ -464,6 +468,7 @@ export function validateFormSettings(settings: unknown): FieldError[] {
   if (s.defaultPriority !== undefined && !(PRIORITIES as readonly unknown[]).includes(s.defaultPriority)) {
     errors.push({ field: "settings.defaultPriority", message: `defaultPriority must be one of ${PRIORITIES.join(", ")}` });
   }
+  errors.push(...validateProtectionSettings(s, fields, storedCaptcha));
   const attemptsErr = maxAttemptsError(s.maxAttempts);
   if (attemptsErr) errors.push({ field: "settings.maxAttempts", message: attemptsErr });
   return errors;

@@ -13,6 +13,8 @@ const ADMIN_RULES: Array<{ method: string; pattern: RegExp; need: Requirement }>
   { method: "POST", pattern: /^\/v1\/forms\/?$/, need: "admin_access" },
   { method: "PUT", pattern: /^\/v1\/forms\/[^/]+\/?$/, need: "admin_access" },
   { method: "DELETE", pattern: /^\/v1\/forms\/[^/]+\/?$/, need: "admin_access" },
+  { method: "POST", pattern: /^\/v1\/forms\/[^/]+\/rotate-webhook\/?$/, need: "admin_access" },
+  { method: "GET", pattern: /^\/v1\/forms\/[^/]+\/embed\/?$/, need: "admin_access" },
   { method: "DELETE", pattern: /^\/v1\/contacts\/[^/]+\/?$/, need: "admin_access" },
   { method: "GET", pattern: /^\/v1\/contacts\/export\/?$/, need: "admin_access" },
   { method: "POST", pattern: /^\/v1\/contacts\/import\/?$/, need: "admin_access" },

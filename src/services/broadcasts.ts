@@ -23,6 +23,9 @@ import { parseFilter, parsePaging, type ContactFilter } from "../domain/contact-
 import { smsInfo } from "../domain/sms-encoding";
 import type { MessageStatus } from "../domain/message-transitions";
 import type { FieldError } from "../domain/submission";
+import { resolveProtection } from "../domain/protection";
+import { resolveFormSettings } from "../domain/form-definition";
+import type { QuietHours } from "../domain/quiet-hours";
 import {
   advanceBroadcast,
   broadcastMessageCounts,
@@ -57,6 +60,9 @@ export interface Broadcast {
   scheduledFor: string;
   sendRatePerMinute: number | null;
   maxAttempts: number | null;
+  quietHours: QuietHours | null;
+  timezone: string;
+  recipientLimitPerDay: number | null;
   /** queuing (creating messages) → queued → completed (none left queued), or cancelled. */
   status: "queuing" | "queued" | "completed" | "cancelled";
   recipients: number;
@@ -68,6 +74,7 @@ export interface Broadcast {
   updatedAt: string;
 }
 
+const DAY_MS = 86_400_000;
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
 export class BroadcastService {
@@ -100,6 +107,9 @@ export class BroadcastService {
       scheduledFor: b.scheduledFor,
       sendRatePerMinute: b.sendRatePerMinute,
       maxAttempts: b.maxAttempts,
+      quietHours: b.quietHours ? (JSON.parse(b.quietHours) as QuietHours) : null,
+      timezone: b.timezone,
+      recipientLimitPerDay: b.recipientLimitPerDay,
       status,
       recipients: b.recipients,
       suppressed: b.suppressed,
@@ -132,13 +142,24 @@ export class BroadcastService {
     const parsed = parseBroadcastRequest(body);
     if (!parsed.ok) throw validationError(parsed.errors);
     const req = parsed.value;
-    if (req.filter.formId && !this.sqlite.query("SELECT 1 FROM forms WHERE id = ?1 AND account_id = ?2").get(req.filter.formId, accountId)) {
-      throw new AppError("FORM_NOT_FOUND", { details: { formId: req.filter.formId } });
+    let formSettings: Record<string, unknown> = {};
+    if (req.filter.formId) {
+      const form = this.sqlite.query("SELECT settings FROM forms WHERE id = ?1 AND account_id = ?2").get(req.filter.formId, accountId) as { settings: string } | null;
+      if (!form) throw new AppError("FORM_NOT_FOUND", { details: { formId: req.filter.formId } });
+      formSettings = JSON.parse(form.settings);
     }
+    // A broadcast to one form's contacts keeps that form's quiet hours, time zone and
+    // per-recipient limit unless the request says otherwise.
+    const fromForm = resolveProtection(formSettings);
+    const quietHours = req.quietHours === undefined ? fromForm.quietHours : req.quietHours;
+    const timezone = req.timezone ?? resolveFormSettings(formSettings).timezone;
+    const recipientLimitPerDay = req.recipientLimitPerDay === undefined ? fromForm.recipientLimitPerDay : req.recipientLimitPerDay;
+    const now = this.clock();
+    const exclusion = { recipientLimitPerDay, since: iso(now - DAY_MS) };
     const lastContactId = newestContactId(this.sqlite, accountId) ?? "";
-    const { recipients, suppressed } = countSegment(this.sqlite, accountId, req.filter, lastContactId);
+    const { recipients, suppressed } = countSegment(this.sqlite, accountId, req.filter, lastContactId, exclusion);
     if (opts.dryRun) {
-      const samples = segmentChunk(this.sqlite, accountId, req.filter, lastContactId, "", 50)
+      const samples = segmentChunk(this.sqlite, accountId, req.filter, lastContactId, "", 50, exclusion)
         .filter((c) => !c.excluded)
         .slice(0, DRY_RUN_SAMPLES)
         .map((c) => {
@@ -148,7 +169,6 @@ export class BroadcastService {
         });
       return { dryRun: true as const, recipients, suppressed, samples };
     }
-    const now = this.clock();
     const record: BroadcastRecord = {
       id: newId(),
       accountId,
@@ -159,6 +179,9 @@ export class BroadcastService {
       scheduledFor: iso(req.scheduledFor ?? now),
       sendRatePerMinute: req.sendRatePerMinute,
       maxAttempts: req.maxAttempts,
+      quietHours: quietHours ? JSON.stringify(quietHours) : null,
+      timezone,
+      recipientLimitPerDay,
       status: recipients > 0 ? "queuing" : "queued",
       recipients,
       suppressed,
@@ -238,7 +261,11 @@ export class BroadcastService {
         const b = findBroadcast(this.sqlite, accountId, id);
         if (!b || b.status !== "queuing") return false;
         const filter = this.filterOf(b);
-        const rows = segmentChunk(this.sqlite, accountId, filter, b.lastContactId, b.cursor, BROADCAST_CHUNK);
+        const rows = segmentChunk(this.sqlite, accountId, filter, b.lastContactId, b.cursor, BROADCAST_CHUNK, {
+          recipientLimitPerDay: b.recipientLimitPerDay,
+          since: iso(now - DAY_MS),
+        });
+        const quiet = { hours: b.quietHours ? (JSON.parse(b.quietHours) as QuietHours) : null, timezone: b.timezone };
         const start = Math.max(Date.parse(b.scheduledFor), 0);
         let skipped = 0;
         const createdAt = iso(now);
@@ -254,7 +281,7 @@ export class BroadcastService {
           if (quota !== null) reserved++;
           const rendered = renderBroadcast(b.content, c);
           const info = smsInfo(rendered.content);
-          const due = recipientDueAt(start, b.queuedCount + created.length, b.sendRatePerMinute);
+          const due = recipientDueAt(start, b.queuedCount + created.length, b.sendRatePerMinute, quiet);
           const m = {
             id: newId(),
             priority: b.priority as Priority,

@@ -7,6 +7,8 @@ import { newFormId, UUID_RE } from "../lib/ids";
 import { DEFAULT_FORM_SETTINGS, validateFormFields, validateFormSettings, validateTemplate } from "../domain/form-definition";
 import { valueAtPath } from "../domain/field-path";
 import type { FieldDef } from "../domain/submission";
+import { expandProtection, validateProtectionSettings } from "../domain/protection";
+import { findAccountDefaultCountry, updateWebhookToken } from "../db/public-forms";
 
 /** Form names: 1–100 characters (CONTRACT §5). */
 export const FORM_NAME_MAX = 100;
@@ -18,6 +20,8 @@ export interface FormSettings {
   timezone?: string;
   rateLimitPerDay?: number | null;
   defaultPriority?: "low" | "normal" | "high" | "urgent";
+  /** Public-form protections (issue 9): see src/domain/protection.ts. */
+  [protection: string]: unknown;
 }
 
 export interface Form {
@@ -29,6 +33,8 @@ export interface Form {
   isActive: boolean;
   fields: FieldDef[];
   settings: FormSettings;
+  /** The webhook address's token: the id until the address is rotated. */
+  webhookToken: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -45,6 +51,7 @@ export function toForm(row: FormRow): Form {
     isActive: row.isActive,
     fields: JSON.parse(row.fields),
     settings: JSON.parse(row.settings),
+    webhookToken: row.webhookToken ?? row.id,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -105,6 +112,7 @@ export class FormService {
         name: forms.name,
         description: forms.description,
         isActive: forms.isActive,
+        webhookToken: sql<string>`coalesce(${forms.webhookToken}, ${forms.id})`,
         createdAt: forms.createdAt,
         updatedAt: forms.updatedAt,
       })
@@ -139,10 +147,14 @@ export class FormService {
     checkDescription(input.description, errors);
     errors.push(...validateTemplate(input.messageTemplate));
     errors.push(...validateFormFields(input.fields));
-    if (input.settings !== undefined) errors.push(...validateFormSettings(input.settings));
+    if (input.settings !== undefined) errors.push(...validateFormSettings(input.settings, input.fields));
     if (input.isActive !== undefined && typeof input.isActive !== "boolean") errors.push({ field: "isActive", message: "isActive must be true or false" });
     if (errors.length) throw validationError(withProvided(errors, input));
     const name = (input.name as string).trim();
+    const settings =
+      input.settings === undefined || input.settings === null
+        ? {}
+        : expandProtection(input.settings as Record<string, unknown>, findAccountDefaultCountry(this.db.$client, accountId));
     const now = iso(this.clock());
     const row: FormRow = {
       id: newFormId(),
@@ -155,7 +167,9 @@ export class FormService {
       isActive: true,
       fields: JSON.stringify(input.fields),
       // The spec's defaults are written out, so the answer shows them (delayMinutes 0, UTC).
-      settings: JSON.stringify({ ...SPEC_SETTINGS_DEFAULTS, ...((input.settings as object | null | undefined) ?? {}) }),
+      settings: JSON.stringify({ ...SPEC_SETTINGS_DEFAULTS, ...settings }),
+      webhookToken: null,
+      spamBlocked: 0,
       createdAt: now,
       updatedAt: now,
     };
@@ -171,7 +185,12 @@ export class FormService {
     checkDescription(input.description, errors);
     if (input.messageTemplate !== undefined) errors.push(...validateTemplate(input.messageTemplate));
     if (input.fields !== undefined) errors.push(...validateFormFields(input.fields));
-    if (input.settings !== undefined) errors.push(...validateFormSettings(input.settings));
+    if (input.settings !== undefined) {
+      errors.push(...validateFormSettings(input.settings, input.fields ?? current.fields, current.settings.captcha));
+    } else if (input.fields !== undefined && typeof current.settings.honeypotField === "string") {
+      // New fields must not take the honeypot's name (its submissions would be dropped as spam).
+      errors.push(...validateProtectionSettings({ honeypotField: current.settings.honeypotField }, input.fields));
+    }
     if (input.isActive !== undefined && typeof input.isActive !== "boolean") errors.push({ field: "isActive", message: "isActive must be true or false" });
     if (errors.length) throw validationError(withProvided(errors, input));
 
@@ -188,13 +207,29 @@ export class FormService {
     // Settings merge key by key; a null value clears that setting.
     if (input.settings !== undefined) {
       const merged: Record<string, unknown> = { ...current.settings };
-      for (const [k, v] of Object.entries(input.settings as object)) {
-        if (v === null) delete merged[k];
+      const posted = expandProtection(
+        (input.settings ?? {}) as Record<string, unknown>,
+        findAccountDefaultCountry(this.db.$client, accountId),
+        current.settings.captcha,
+      );
+      for (const [k, v] of Object.entries(posted)) {
+        // honeypotField: null is "off", not "back to the default" (the default is on).
+        if (v === null && k !== "honeypotField") delete merged[k];
         else merged[k] = v;
       }
       patch.settings = JSON.stringify(merged);
     }
     this.db.update(forms).set(patch).where(and(eq(forms.id, id), eq(forms.accountId, accountId))).run();
+    return this.get(accountId, id);
+  }
+
+  /**
+   * Gives the form a new webhook address (token): the old one answers 404 at once; the id and
+   * everything recorded under it (contacts, messages, submissions, stats) stay.
+   */
+  rotateWebhook(accountId: string, id: string): Form {
+    const current = this.get(accountId, id);
+    updateWebhookToken(this.db.$client, accountId, id, newFormId(), nextUpdatedAt(this.clock(), current.updatedAt));
     return this.get(accountId, id);
   }
 

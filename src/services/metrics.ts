@@ -29,9 +29,11 @@ export function webhookOutcome(status: number): { result: "accepted" | "rejected
   if (status >= 200 && status < 300) return { result: "accepted", reason: "accepted" };
   const reason: Record<number, string> = {
     400: "validation",
+    403: "origin_not_allowed",
     404: "unknown_form",
     413: "payload_too_large",
     415: "unsupported_media_type",
+    422: "idempotency_key_reused",
     429: "rate_limited",
     503: "form_disabled",
   };
@@ -52,6 +54,7 @@ export class Metrics {
     this.describe("textwire_http_requests_total", "HTTP requests by method, route pattern and status");
     this.describe("textwire_webhook_submissions_total", "Webhook submissions by result and reason");
     this.describe("textwire_rate_limited_total", "Requests refused with 429, by kind (api, webhook)");
+    this.describe("textwire_webhook_spam_total", "Webhook submissions caught by a form's honeypot (answered like a success, nothing written)");
   }
 
   /** Route patterns of the app (`app.routes`), used to label requests. */

@@ -17,6 +17,9 @@ import { builtinVariables, renderTemplate } from "../domain/template";
 import { smsInfo } from "../domain/sms-encoding";
 import { contactSearchText } from "../domain/contact-search";
 import { deferForDailyLimit } from "../domain/daily-limit";
+import { checkCountry, checkInsertedValues, resolveProtection, type ProtectionSettings } from "../domain/protection";
+import { afterQuietHours } from "../domain/quiet-hours";
+import { templateVariables } from "../domain/template";
 import { UUID_RE } from "../lib/ids";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
 import type { LeaseService } from "./leases";
@@ -39,6 +42,10 @@ export interface WebhookForm {
   updatedAt: string;
   /** The owning account's monthly quota; null = none. */
   monthlyQuota: number | null;
+  /** Public-form protections (issue 9), defaults filled in. */
+  protection: ProtectionSettings;
+  /** The template's placeholder names (the values a message inserts). */
+  variables: string[];
 }
 
 export interface SubmissionInput {
@@ -49,6 +56,8 @@ export interface SubmissionInput {
   ipAddress: string;
   userAgent: string | null;
   idempotencyKey?: string;
+  /** SHA-256 of the request body, stored with an Idempotency-Key (a reuse must match it). */
+  bodyHash?: string;
 }
 
 /** The answer to a submission, as sent (and as replayed for an Idempotency-Key). */
@@ -59,6 +68,8 @@ export interface SubmissionAnswer {
   created: boolean;
   messageId?: string;
   contactId?: string;
+  /** A new message went into the queue (not a duplicate, not suppressed, not a replay). */
+  queued?: boolean;
 }
 
 interface FormRow {
@@ -71,6 +82,14 @@ interface FormRow {
   settings: string;
   updated_at: string;
   monthly_quota: number | null;
+}
+
+/** The answer to a refused Idempotency-Key reuse: nothing is written. */
+function keyReused(key: string): AppError {
+  return new AppError("IDEMPOTENCY_KEY_REUSED", {
+    message: "This Idempotency-Key was already used with a different body; use a new key for a new submission",
+    details: { field: "Idempotency-Key", provided: key.slice(0, 100) },
+  });
 }
 
 interface ContactRow {
@@ -86,9 +105,12 @@ const FORM_CACHE_MAX = 10_000;
 
 export class SubmissionService {
   private readonly formById: Statement<FormRow, [string]>;
-  private readonly idemGet: Statement<{ status: number; body: string; created_at: string }, [string, string]>;
+  private readonly formByToken: Statement<FormRow, [string]>;
+  private readonly idemGet: Statement<{ status: number; body: string; created_at: string; body_hash: string | null }, [string, string]>;
   private readonly idemDelete: Statement<unknown, [string, string]>;
-  private readonly idemInsert: Statement<unknown, [string, string, number, string, string]>;
+  private readonly idemInsert: Statement<unknown, [string, string, number, string, string | null, string]>;
+  private readonly lastMessageTo: Statement<{ id: string; scheduled_for: string; sent_at: string | null; status: string }, [string, string, string, string]>;
+  private readonly countRecentTo: Statement<{ n: number }, [string, string, string]>;
   private readonly idemSweep: Statement<unknown, [string]>;
   private readonly contactByPhone: Statement<ContactRow, [string, string]>;
   private readonly contactInsert: Statement<unknown, any[]>;
@@ -97,7 +119,10 @@ export class SubmissionService {
   private readonly submissionInsert: Statement<unknown, any[]>;
   private readonly countScheduled: Statement<{ n: number }, [string, string, string]>;
   /** Parsed fields/settings per form, valid while updated_at is unchanged. */
-  private readonly formCache = new Map<string, { updatedAt: string; fields: FieldDef[]; settings: FormSettings }>();
+  private readonly formCache = new Map<
+    string,
+    { updatedAt: string; fields: FieldDef[]; settings: FormSettings; protection: ProtectionSettings; variables: string[] }
+  >();
 
   constructor(
     private readonly sqlite: Database,
@@ -111,11 +136,23 @@ export class SubmissionService {
   ) {
     this.formById = sqlite.prepare(
       `SELECT f.id, f.account_id, f.name, f.message_template, f.is_active, f.fields, f.settings, f.updated_at, a.monthly_quota
-         FROM forms f JOIN accounts a ON a.id = f.account_id WHERE f.id = ?`,
+         FROM forms f JOIN accounts a ON a.id = f.account_id WHERE f.id = ? AND f.webhook_token IS NULL`,
     );
-    this.idemGet = sqlite.prepare("SELECT status, body, created_at FROM idempotency_keys WHERE form_id = ? AND key = ?");
+    this.formByToken = sqlite.prepare(
+      `SELECT f.id, f.account_id, f.name, f.message_template, f.is_active, f.fields, f.settings, f.updated_at, a.monthly_quota
+         FROM forms f JOIN accounts a ON a.id = f.account_id WHERE f.webhook_token = ?`,
+    );
+    this.idemGet = sqlite.prepare("SELECT status, body, created_at, body_hash FROM idempotency_keys WHERE form_id = ? AND key = ?");
     this.idemDelete = sqlite.prepare("DELETE FROM idempotency_keys WHERE form_id = ? AND key = ?");
-    this.idemInsert = sqlite.prepare("INSERT INTO idempotency_keys (form_id, key, status, body, created_at) VALUES (?, ?, ?, ?, ?)");
+    this.idemInsert = sqlite.prepare("INSERT INTO idempotency_keys (form_id, key, status, body, body_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)");
+    this.lastMessageTo = sqlite.prepare(
+      `SELECT id, scheduled_for, sent_at, status FROM messages
+        WHERE account_id = ? AND recipient_phone = ? AND form_id = ? AND created_at >= ? AND status IN ('queued', 'sent')
+        ORDER BY created_at DESC LIMIT 1`,
+    );
+    this.countRecentTo = sqlite.prepare(
+      "SELECT count(*) AS n FROM messages WHERE account_id = ? AND recipient_phone = ? AND created_at >= ? AND status IN ('queued', 'sent')",
+    );
     this.idemSweep = sqlite.prepare("DELETE FROM idempotency_keys WHERE created_at < ?");
     this.contactByPhone = sqlite.prepare(
       "SELECT id, first_name, last_name, email, custom_fields, source FROM contacts WHERE account_id = ? AND phone_number = ?",
@@ -143,15 +180,25 @@ export class SubmissionService {
     );
   }
 
-  /** The webhook's lookup, by id alone (the id is the credential); null when unknown or malformed. */
-  findForm(id: string): WebhookForm | null {
-    if (!UUID_RE.test(id)) return null;
-    const row = this.formById.get(id.toLowerCase());
+  /**
+   * The webhook's lookup by the address's token (the credential): the form id of a form never
+   * rotated, else its current webhook token. Null when unknown or malformed.
+   */
+  findForm(token: string): WebhookForm | null {
+    if (!UUID_RE.test(token)) return null;
+    const row = this.formById.get(token.toLowerCase()) ?? this.formByToken.get(token.toLowerCase());
     if (!row) return null;
     let parsed = this.formCache.get(row.id);
     if (parsed === undefined || parsed.updatedAt !== row.updated_at) {
       if (this.formCache.size >= FORM_CACHE_MAX) this.formCache.clear();
-      parsed = { updatedAt: row.updated_at, fields: JSON.parse(row.fields), settings: resolveFormSettings(JSON.parse(row.settings)) };
+      const raw = JSON.parse(row.settings);
+      parsed = {
+        updatedAt: row.updated_at,
+        fields: JSON.parse(row.fields),
+        settings: resolveFormSettings(raw),
+        protection: resolveProtection(raw ?? {}),
+        variables: templateVariables(row.message_template),
+      };
       this.formCache.set(row.id, parsed);
     }
     return {
@@ -164,13 +211,19 @@ export class SubmissionService {
       settings: parsed.settings,
       updatedAt: row.updated_at,
       monthlyQuota: row.monthly_quota,
+      protection: parsed.protection,
+      variables: parsed.variables,
     };
   }
 
-  /** The stored first answer for (form, key), if it is younger than 24 hours. */
-  replay(formId: string, key: string): SubmissionAnswer | null {
+  /**
+   * The stored first answer for (form, key), if it is younger than 24 hours; a key first used
+   * with another body is refused (422 IDEMPOTENCY_KEY_REUSED).
+   */
+  replay(formId: string, key: string, bodyHash?: string): SubmissionAnswer | null {
     const row = this.idemGet.get(formId, key);
     if (!row || row.created_at < new Date(this.clock() - IDEMPOTENCY_TTL_MS).toISOString()) return null;
+    if (bodyHash !== undefined && row.body_hash !== null && row.body_hash !== bodyHash) throw keyReused(key);
     return { status: row.status, body: row.body, created: false };
   }
 
@@ -189,6 +242,13 @@ export class SubmissionService {
     const v = result.value;
     const now = this.clock();
     const settings = form.settings;
+    const protection = form.protection;
+    const refused = checkInsertedValues(v, form.variables, form.fields, protection.allowLinksInValues);
+    if (protection.allowedCountries !== null) {
+      const c = checkCountry(v.phoneNumber, protection.allowedCountries);
+      if (c) refused.unshift(c);
+    }
+    if (refused.length > 0) throw validationError(refused);
 
     const vars: Record<string, string> = {
       ...builtinVariables({
@@ -229,6 +289,7 @@ export class SubmissionService {
             const prior = this.idemGet.get(form.id, key);
             if (prior) {
               if (prior.created_at >= new Date(now - IDEMPOTENCY_TTL_MS).toISOString()) {
+                if (input.bodyHash !== undefined && prior.body_hash !== null && prior.body_hash !== input.bodyHash) throw keyReused(key);
                 return { status: prior.status, body: prior.body, created: false };
               }
               this.idemDelete.run(form.id, key);
@@ -277,12 +338,22 @@ export class SubmissionService {
               nowIso,
             );
           }
-          // Schedule: the form's delay, then past the daily limit if the day is full.
-          let scheduledFor = now + settings.delayMinutes * MINUTE_MS;
+          const held = this.holdBack(form, v.phoneNumber, contactId, existing ? 0 : 1, now, nowIso, key, input.bodyHash);
+          if (held) return held;
+          // Schedule: the form's delay, out of quiet hours, then past the daily limit if the day is full.
+          const quiet = protection.quietHours;
+          const tz = settings.timezone;
+          const unmoved = now + settings.delayMinutes * MINUTE_MS;
+          let scheduledFor = afterQuietHours(unmoved, tz, quiet);
           const perDay = settings.rateLimitPerDay;
           if (perDay !== null) {
-            scheduledFor = deferForDailyLimit(scheduledFor, settings.timezone, perDay, (from, to) =>
-              this.countScheduled.get(form.id, new Date(from).toISOString(), new Date(to).toISOString())!.n,
+            scheduledFor = deferForDailyLimit(
+              scheduledFor,
+              tz,
+              perDay,
+              (from, to) => this.countScheduled.get(form.id, new Date(from).toISOString(), new Date(to).toISOString())!.n,
+              undefined,
+              quiet ? (at) => afterQuietHours(at, tz, quiet) : undefined,
             );
           }
           const messageId = newId();
@@ -313,12 +384,15 @@ export class SubmissionService {
           this.queue.insert({ id: messageId, accountId: form.accountId, priority, scheduledFor, seq });
           try {
             const pos = this.queue.position(messageId, now, this.sendRatePerMinute)!;
-            const deferred = scheduledFor > now + settings.delayMinutes * MINUTE_MS;
+            const quietMoved = quiet !== null ? afterQuietHours(unmoved, tz, quiet) : unmoved;
+            const deferred = scheduledFor > quietMoved;
             const body = JSON.stringify({
               status: "success",
               message: deferred
                 ? "Submission received; the form's daily limit is reached, so the message is scheduled for the next day with room"
-                : "Submission received; message queued",
+                : scheduledFor > unmoved
+                  ? "Submission received; the message is scheduled for the end of the form's quiet hours"
+                  : "Submission received; message queued",
               data: {
                 messageId,
                 contactId,
@@ -326,15 +400,15 @@ export class SubmissionService {
                 estimatedDelivery: new Date(pos.estimatedDelivery).toISOString(),
               },
             });
-            if (key !== undefined) this.idemInsert.run(form.id, key, 200, body, nowIso);
-            return { status: 200, body, created: true, messageId, contactId };
+            if (key !== undefined) this.idemInsert.run(form.id, key, 200, body, input.bodyHash ?? null, nowIso);
+            return { status: 200, body, created: true, messageId, contactId, queued: true };
           } catch (err) {
             this.queue.remove(messageId);
             throw err;
           }
         },
         undo: (r) => {
-          if (r.created && r.messageId) this.queue.remove(r.messageId);
+          if (r.queued && r.messageId) this.queue.remove(r.messageId);
         },
       });
     } catch (err) {
@@ -357,9 +431,84 @@ export class SubmissionService {
       }
       throw err;
     }
-    if (reserved) this.quota.settle(form.accountId, answer.created);
+    if (reserved) this.quota.settle(form.accountId, answer.queued === true);
     // Committed: wake phones long-polling `next` for this account.
-    if (answer.created) this.leases.notify(form.accountId);
+    if (answer.queued) this.leases.notify(form.accountId);
     return answer;
+  }
+
+  /**
+   * Inside the write job, after the contact is saved: the duplicate window (answer with the first
+   * message) and the per-recipient daily limit (accept, queue nothing). Null: queue as usual.
+   */
+  private holdBack(
+    form: WebhookForm,
+    phone: string,
+    contactId: string,
+    newContact: number,
+    now: number,
+    nowIso: string,
+    key: string | undefined,
+    bodyHash: string | undefined,
+  ): SubmissionAnswer | null {
+    const p = form.protection;
+    let answer: { message: string; data: Record<string, unknown>; messageId: string | null } | null = null;
+    if (p.duplicateWindowMinutes > 0) {
+      const first = this.lastMessageTo.get(form.accountId, phone, form.id, new Date(now - p.duplicateWindowMinutes * MINUTE_MS).toISOString());
+      if (first) {
+        const pos = this.queue.position(first.id, now, this.sendRatePerMinute);
+        answer = {
+          message: "Submission received; a message to this number from this form is already on its way, so no second one is sent",
+          messageId: first.id,
+          data: {
+            messageId: first.id,
+            contactId,
+            queuePosition: pos ? pos.queuePosition : 0,
+            estimatedDelivery: pos ? new Date(pos.estimatedDelivery).toISOString() : (first.sent_at ?? first.scheduled_for),
+            duplicate: true,
+          },
+        };
+      }
+    }
+    if (answer === null && p.recipientLimitPerDay !== null) {
+      const n = this.countRecentTo.get(form.accountId, phone, new Date(now - 24 * 3_600_000).toISOString())!.n;
+      if (n >= p.recipientLimitPerDay) {
+        answer = {
+          message: `Submission received; no text is sent because this number already got ${n} texts in the last 24 hours`,
+          messageId: null,
+          data: { messageId: null, contactId, queuePosition: null, estimatedDelivery: null, suppressed: "recipient-limit" },
+        };
+      }
+    }
+    if (answer === null) return null;
+    this.submissionInsert.run(newId(), form.accountId, form.id, contactId, answer.messageId, newContact, nowIso);
+    const body = JSON.stringify({ status: "success", message: answer.message, data: answer.data });
+    if (key !== undefined) this.idemInsert.run(form.id, key, 200, body, bodyHash ?? null, nowIso);
+    return { status: 200, body, created: true, contactId, queued: false };
+  }
+
+  /**
+   * What a honeypot catch is answered: shaped exactly like a success (random ids, a plausible
+   * position), nothing written.
+   */
+  spamAnswer(form: WebhookForm): SubmissionAnswer {
+    const now = this.clock();
+    const position = this.queue.countByPriority(form.accountId);
+    const queuePosition = Object.values(position).reduce((a, b) => a + b, 0) + 1;
+    return {
+      status: 200,
+      body: JSON.stringify({
+        status: "success",
+        message: "Submission received; message queued",
+        data: {
+          messageId: newId(),
+          contactId: newId(),
+          queuePosition,
+          estimatedDelivery: new Date(now + Math.ceil(queuePosition / Math.max(1, this.sendRatePerMinute)) * MINUTE_MS).toISOString(),
+        },
+      }),
+      created: true,
+      queued: false,
+    };
   }
 }

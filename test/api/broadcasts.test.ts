@@ -119,6 +119,77 @@ describe("broadcasts", () => {
   });
 });
 
+describe("broadcasts keep quiet hours and the per-recipient limit", () => {
+  // 22:30 in New York (EST, UTC-5): inside quiet hours 21:00-08:00.
+  const T0 = Date.parse("2026-11-21T03:30:00.000Z");
+  let s: TestServer;
+  const clock = { now: T0 };
+  beforeAll(async () => {
+    s = await startTestServer({}, { clock: () => clock.now });
+  });
+  afterAll(() => s.stop());
+
+  test("texts due inside the quiet hours are scheduled for their end, in the broadcast's zone", async () => {
+    const db = s.running.deps.sqlite;
+    for (let i = 0; i < 3; i++) insertContact(db, s.accountId, { tags: ["night"] });
+    const r = await expectStatus(
+      await s.api("/broadcasts", {
+        method: "POST",
+        json: { name: "Night", content: "Hello", segment: { tags: ["night"] }, quietHours: { start: "21:00", end: "08:00" }, timezone: "America/New_York" },
+      }),
+      202,
+    );
+    expect(r.data.broadcast).toMatchObject({ quietHours: { start: "21:00", end: "08:00" }, timezone: "America/New_York" });
+    await s.running.deps.broadcasts.idle();
+    const due = db.query("SELECT DISTINCT scheduled_for AS t FROM messages WHERE broadcast_id = ?").all(r.data.broadcastId) as any[];
+    expect(due).toEqual([{ t: "2026-11-21T13:00:00.000Z" }]); // 08:00 EST
+    await expectStatus(await s.api(`/broadcasts/${r.data.broadcastId}/cancel`, { method: "POST" }), 200);
+  });
+
+  test("a broadcast to a form's contacts takes the form's quiet hours; bad values are 400s", async () => {
+    const form = await expectStatus(
+      await s.api("/forms", {
+        method: "POST",
+        json: { name: "Quiet form", messageTemplate: "Hi", fields: [{ name: "firstName", type: "text" }], settings: { timezone: "America/New_York", quietHours: { start: "22:00", end: "07:30" } } },
+      }),
+      201,
+    );
+    const formId = form.data.form.id;
+    insertContact(s.running.deps.sqlite, s.accountId, { formId });
+    const dry = await expectStatus(await s.api("/broadcasts?dryRun=true", { method: "POST", json: { name: "F", content: "Hi", segment: { formId } } }), 200);
+    expect(dry.data.recipients).toBe(1);
+    const r = await expectStatus(await s.api("/broadcasts", { method: "POST", json: { name: "F", content: "Hi", segment: { formId } } }), 202);
+    expect(r.data.broadcast).toMatchObject({ quietHours: { start: "22:00", end: "07:30" }, timezone: "America/New_York" });
+    await s.running.deps.broadcasts.idle();
+    const m = s.running.deps.sqlite.query("SELECT scheduled_for AS t FROM messages WHERE broadcast_id = ?").get(r.data.broadcastId) as any;
+    expect(m.t).toBe("2026-11-21T12:30:00.000Z");
+    await expectStatus(await s.api(`/broadcasts/${r.data.broadcastId}/cancel`, { method: "POST" }), 200);
+    for (const json of [{ quietHours: { start: "9pm", end: "08:00" } }, { timezone: "Mars/Olympus" }, { recipientLimitPerDay: 0 }]) {
+      const b = await expectStatus(await s.api("/broadcasts", { method: "POST", json: { name: "x", content: "Hi", ...json } }), 400);
+      expect(b.errors.map((e: any) => e.field)).toEqual(Object.keys(json));
+    }
+  });
+
+  test("contacts at the per-recipient limit are suppressed, counted in the dry run and skipped", async () => {
+    const db = s.running.deps.sqlite;
+    const busy = insertContact(db, s.accountId, { tags: ["limit"], phoneNumber: "+12015559901" });
+    insertContact(db, s.accountId, { tags: ["limit"], phoneNumber: "+12015559902" });
+    // The first number already had two texts today.
+    for (let i = 0; i < 2; i++) {
+      await expectStatus(await s.api("/messages", { method: "POST", json: { contactId: busy, content: `earlier ${i}` } }), 201);
+    }
+    const dry = await expectStatus(await s.api("/broadcasts?dryRun=true", { method: "POST", json: { name: "L", content: "Hi", segment: { tags: ["limit"] }, recipientLimitPerDay: 2 } }), 200);
+    expect(dry.data).toMatchObject({ recipients: 1, suppressed: 1 });
+    expect(dry.data.samples.map((x: any) => x.phoneNumber)).toEqual(["+12015559902"]);
+    const r = await expectStatus(await s.api("/broadcasts", { method: "POST", json: { name: "L", content: "Hi", segment: { tags: ["limit"] }, recipientLimitPerDay: 2 } }), 202);
+    expect(r.data).toMatchObject({ recipients: 1, suppressed: 1 });
+    await s.running.deps.broadcasts.idle();
+    const phones = db.query("SELECT recipient_phone AS p FROM messages WHERE broadcast_id = ?").all(r.data.broadcastId) as any[];
+    expect(phones).toEqual([{ p: "+12015559902" }]);
+    expect((await expectStatus(await s.api(`/broadcasts/${r.data.broadcastId}`), 200)).data.broadcast.skipped).toBe(1);
+  });
+});
+
 describe("broadcasts across a restart", () => {
   test("a broadcast interrupted mid-queuing carries on after a restart, every recipient exactly once", async () => {
     const s1 = await startTestServer();

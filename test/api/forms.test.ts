@@ -116,7 +116,7 @@ describe("GET /forms", () => {
       expect(list.data.page).toBe(2);
       expect(list.data.limit).toBe(3);
       expect(list.data.forms.length).toBe(3);
-      expect(Object.keys(list.data.forms[0]).sort()).toEqual(["createdAt", "description", "id", "isActive", "name", "updatedAt"]);
+      expect(Object.keys(list.data.forms[0]).sort()).toEqual(["createdAt", "description", "id", "isActive", "name", "updatedAt", "webhookUrl"]);
       const last = await expectStatus(await t.api("/forms?page=3&limit=3"), 200);
       expect(last.data.forms.length).toBe(1);
       const beyond = await expectStatus(await t.api("/forms?page=9&limit=3"), 200);

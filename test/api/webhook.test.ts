@@ -350,8 +350,8 @@ describe("field validation keys through HTTP", () => {
 });
 
 describe("templates", () => {
-  async function render(template: string, data: Record<string, unknown>, settings: Record<string, unknown> = { timezone: "UTC" }) {
-    const f = await createForm(s, { messageTemplate: template, settings });
+  async function render(template: string, data: Record<string, unknown>, settings: Record<string, unknown> = { timezone: "UTC" }, fields?: unknown[]) {
+    const f = await createForm(s, { messageTemplate: template, settings, ...(fields ? { fields } : {}) });
     const body = await expectStatus(await post(s, f.id, { phoneNumber: nextPhone(), ...data }), 200);
     const [m] = rows(s, "SELECT content, metadata FROM messages WHERE id = ?", body.data.messageId);
     return { content: m.content as string, meta: JSON.parse(m.metadata), form: f };
@@ -388,7 +388,9 @@ describe("templates", () => {
     const emoji = await render("Hi {{firstName}} 😀", { firstName: "Ann" });
     expect(emoji.meta.encoding).toBe("UCS-2");
     expect(emoji.meta.segments).toBe(1);
-    const long = await render("{{a}}{{b}}{{c}}", { a: "x".repeat(400), b: "y".repeat(400), c: "z".repeat(400) });
+    // Inserted values are capped at 100 characters unless the field allows more (issue 9).
+    const long400 = ["a", "b", "c"].map((name) => ({ name, type: "text", validation: { maxLength: 400 } }));
+    const long = await render("{{a}}{{b}}{{c}}", { a: "x".repeat(400), b: "y".repeat(400), c: "z".repeat(400) }, { timezone: "UTC" }, long400);
     expect(long.content.length).toBe(1200);
     expect(long.meta.messageLength).toBe(1200);
     expect(long.meta.encoding).toBe("GSM-7");
@@ -453,9 +455,13 @@ describe("Idempotency-Key", () => {
     const text1 = await first.text();
     expect(first.status).toBe(200);
     const before = totals(s);
-    const again = await post(s, f.id, { phoneNumber: phone, firstName: "Changed" }, { headers: { "Idempotency-Key": "order-1" } });
+    const again = await post(s, f.id, { phoneNumber: phone, firstName: "A" }, { headers: { "Idempotency-Key": "order-1" } });
     expect(again.status).toBe(200);
     expect(await again.text()).toBe(text1);
+    expect(totals(s)).toEqual(before);
+    // The same key with another body is refused (issue 9), nothing written.
+    const changed = await post(s, f.id, { phoneNumber: phone, firstName: "Changed" }, { headers: { "Idempotency-Key": "order-1" } });
+    expect((await expectStatus(changed, 422)).code).toBe("IDEMPOTENCY_KEY_REUSED");
     expect(totals(s)).toEqual(before);
     expect(rows(s, "SELECT first_name FROM contacts WHERE phone_number = ?", phone)[0].first_name).toBe("A");
     // A new key is a new submission.
@@ -500,9 +506,10 @@ describe("Idempotency-Key", () => {
     const t = await startTestServer({}, { clock: () => now });
     try {
       const f = await createForm(t);
-      const a = await expectStatus(await post(t, f.id, { phoneNumber: nextPhone() }, { headers: { "Idempotency-Key": "x" } }), 200);
+      const phone = nextPhone();
+      const a = await expectStatus(await post(t, f.id, { phoneNumber: phone }, { headers: { "Idempotency-Key": "x" } }), 200);
       now += 23 * 3_600_000;
-      const b = await expectStatus(await post(t, f.id, { phoneNumber: nextPhone() }, { headers: { "Idempotency-Key": "x" } }), 200);
+      const b = await expectStatus(await post(t, f.id, { phoneNumber: phone }, { headers: { "Idempotency-Key": "x" } }), 200);
       expect(b.data.messageId).toBe(a.data.messageId);
       now += 2 * 3_600_000;
       const c = await expectStatus(await post(t, f.id, { phoneNumber: nextPhone() }, { headers: { "Idempotency-Key": "x" } }), 200);
@@ -534,7 +541,7 @@ describe("per-form rate limit", () => {
       const body = await expectStatus(res, 429);
       expect(body.code).toBe("RATE_LIMIT_EXCEEDED");
       expect(body.retryAfter).toBeGreaterThanOrEqual(1);
-      expect(body.details).toEqual({ limit: 3, window: "1 minute", retryAfter: body.retryAfter });
+      expect(body.details).toEqual({ limit: 3, window: "1 minute", retryAfter: body.retryAfter, scope: "form" });
       expect(res.headers.get("Retry-After")).toBe(String(body.retryAfter));
       expect(res.headers.get("X-RateLimit-Remaining")).toBe("0");
       expect(res.headers.get("X-RateLimit-Burst-Limit")).toBe("3");

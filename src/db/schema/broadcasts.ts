@@ -22,6 +22,11 @@ export const broadcasts = sqliteTable(
     scheduledFor: text("scheduled_for").notNull(),
     sendRatePerMinute: integer("send_rate_per_minute"),
     maxAttempts: integer("max_attempts"),
+    /** JSON {start, end} ("HH:MM") in `timezone`: messages due inside are moved to the end. */
+    quietHours: text("quiet_hours"),
+    timezone: text("timezone").notNull().default("UTC"),
+    /** Skip a contact already sent (or queued) this many texts in the last 24 h. */
+    recipientLimitPerDay: integer("recipient_limit_per_day"),
     /** queuing → queued (every message created), or cancelled. */
     status: text("status", { enum: ["queuing", "queued", "cancelled"] }).notNull(),
     /** Matching contacts that get a message, as counted when the broadcast was made. */

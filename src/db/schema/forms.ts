@@ -18,11 +18,16 @@ export const forms = sqliteTable(
     fields: text("fields").notNull(),
     /** JSON object of settings. */
     settings: text("settings").notNull().default("{}"),
+    /** The webhook address's secret part; null = the form id (never rotated). Migration 0006. */
+    webhookToken: text("webhook_token"),
+    /** Honeypot submissions refused so far (flushed from memory every few seconds). */
+    spamBlocked: integer("spam_blocked").notNull().default(0),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [
     uniqueIndex("forms_account_name_idx").on(t.accountId, t.nameKey),
+    uniqueIndex("forms_webhook_token_idx").on(t.webhookToken),
     index("forms_account_created_idx").on(t.accountId, t.createdAt),
   ],
 );
@@ -37,7 +42,8 @@ export const submissions = sqliteTable(
       .notNull()
       .references(() => forms.id, { onDelete: "cascade" }),
     contactId: text("contact_id").notNull(),
-    messageId: text("message_id").notNull(),
+    /** null: accepted without a message (suppressed by the form's recipient limit). */
+    messageId: text("message_id"),
     newContact: integer("new_contact", { mode: "boolean" }).notNull(),
     createdAt: text("created_at").notNull(),
   },
@@ -57,6 +63,8 @@ export const idempotencyKeys = sqliteTable(
     key: text("key").notNull(),
     status: integer("status").notNull(),
     body: text("body").notNull(),
+    /** SHA-256 of the first request's body: a reuse with another body is refused (null: before 0006). */
+    bodyHash: text("body_hash"),
     createdAt: text("created_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.formId, t.key] }), index("idempotency_created_idx").on(t.createdAt)],

@@ -55,6 +55,8 @@ export const messages = sqliteTable(
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [
+    /** Per-recipient limit and duplicate window of public forms (migration 0006). */
+    index("messages_account_recipient_created_idx").on(t.accountId, t.recipientPhone, t.createdAt),
     index("messages_account_created_idx").on(t.accountId, t.createdAt),
     index("messages_account_status_created_idx").on(t.accountId, t.status, t.createdAt),
     // Analytics read sent_at, failure_reason and the response time (RESPONSE_MS_SQL) from the index

@@ -13,6 +13,9 @@ export const BroadcastBody = t.Object({
   scheduledFor: t.Optional(t.Unknown({ description: "ISO 8601 timestamp of the first message; default now" })),
   sendRatePerMinute: t.Optional(t.Unknown({ description: "spread the messages at this many a minute (1-10000); default: as fast as the phone sends" })),
   maxAttempts: t.Optional(t.Unknown({ description: "attempts before a transient failure is final, 1-10 (default 2)" })),
+  quietHours: t.Optional(t.Unknown({ description: '{start: "HH:MM", end: "HH:MM"} in timezone: texts due inside wait for the end; null = none; default: the segment form\'s' })),
+  timezone: t.Optional(t.Unknown({ description: "IANA zone for quietHours; default: the segment form's, else UTC" })),
+  recipientLimitPerDay: t.Optional(t.Unknown({ description: "skip contacts already sent or queued this many texts in the last 24 h; default: the segment form's" })),
 });
 
 export const BroadcastCreateQuery = t.Object({

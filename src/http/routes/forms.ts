@@ -1,19 +1,23 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authOf, stateOf } from "../context";
-import { FormBody, FormListQuery, FormStatsQuery } from "../models/forms";
+import { EmbedResponse, FormBody, FormListQuery, FormStatsQuery, RotateWebhookResponse } from "../models/forms";
 import { IdParam } from "../models/common";
 import { DEFAULT_PAGE_SIZE } from "../../domain/query-params";
 import type { Form } from "../../services/forms";
+import { maskSecrets, resolveProtection } from "../../domain/protection";
+import { embedSnippet } from "../../domain/embed";
+import { prefersHtml } from "../pages";
 
-export function webhookUrlFor(deps: AppDeps, req: Request, formId: string): string {
+/** The webhook address of a form, from its token (the id until the address is rotated). */
+export function webhookUrlFor(deps: AppDeps, req: Request, webhookToken: string): string {
   const origin = deps.config.publicUrl ?? stateOf(req).origin;
-  return `${origin}/v1/forms/${formId}/webhook`;
+  return `${origin}/v1/forms/${webhookToken}/webhook`;
 }
 
 export function presentForm(deps: AppDeps, req: Request, f: Form) {
-  const { accountId: _account, ...rest } = f;
-  return { ...rest, webhookUrl: webhookUrlFor(deps, req, f.id) };
+  const { accountId: _account, webhookToken, ...rest } = f;
+  return { ...rest, settings: maskSecrets(rest.settings), webhookUrl: webhookUrlFor(deps, req, webhookToken) };
 }
 
 export function formsRoutes(deps: AppDeps) {
@@ -28,7 +32,8 @@ export function formsRoutes(deps: AppDeps) {
           isActive: query.isActive === undefined ? undefined : query.isActive === "true",
           search: query.search,
         });
-        return { status: "success", data };
+        const list = data.forms.map(({ webhookToken, ...f }) => ({ ...f, webhookUrl: webhookUrlFor(deps, request, webhookToken) }));
+        return { status: "success", data: { ...data, forms: list } };
       },
       { query: FormListQuery, detail: { summary: "List forms", tags: ["Forms"] } },
     )
@@ -51,11 +56,49 @@ export function formsRoutes(deps: AppDeps) {
     )
     .get(
       "/:id/stats",
-      ({ request, params, query }) => ({
-        status: "success",
-        data: { stats: deps.analytics.formStats(authOf(request).accountId, params.id, query, deps.clock()) },
-      }),
+      ({ request, params, query }) => {
+        const stats = deps.analytics.formStats(authOf(request).accountId, params.id, query, deps.clock());
+        return { status: "success", data: { stats: { ...stats, spamBlocked: deps.spam.blocked(stats.formId) } } };
+      },
       { params: IdParam, query: FormStatsQuery, detail: { summary: "Form usage statistics", tags: ["Forms"] } },
+    )
+    .post(
+      "/:id/rotate-webhook",
+      ({ request, params }) => {
+        const form = deps.forms.rotateWebhook(authOf(request).accountId, params.id);
+        const presented = presentForm(deps, request, form);
+        return {
+          status: "success",
+          message: "The form has a new webhook address; the old one no longer accepts submissions",
+          data: { formId: form.id, webhookUrl: presented.webhookUrl, form: presented },
+        };
+      },
+      {
+        params: IdParam,
+        response: { 200: RotateWebhookResponse },
+        detail: { summary: "Give the form a new webhook address; the old one answers 404 (admin)", tags: ["Forms"] },
+      },
+    )
+    .get(
+      "/:id/embed",
+      ({ request, params }) => {
+        const form = deps.forms.get(authOf(request).accountId, params.id);
+        const p = resolveProtection(form.settings);
+        const webhookUrl = webhookUrlFor(deps, request, form.webhookToken);
+        const html = embedSnippet({ formName: form.name, webhookUrl, fields: form.fields, honeypotField: p.honeypotField, captcha: p.captcha });
+        if (prefersHtml(request.headers.get("accept"))) {
+          return new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
+        }
+        return { status: "success", data: { formId: form.id, webhookUrl, html } };
+      },
+      {
+        params: IdParam,
+        response: { 200: EmbedResponse },
+        detail: {
+          summary: "A ready-to-paste HTML <form> for the form's fields, honeypot and captcha (admin; Accept: text/html for the raw snippet)",
+          tags: ["Forms"],
+        },
+      },
     )
     .put(
       "/:id",
