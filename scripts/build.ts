@@ -23,7 +23,8 @@ await $`${process.execPath} ${join(root, "scripts/embed-migrations.ts")}`.quiet(
 for (const target of targets) {
   const outfile = join(root, "dist", target ? `textwire-${target}` : "textwire");
   const result = await Bun.build({
-    entrypoints: [join(root, "src/main.ts")],
+    // Worker entry points must be listed to be in the binary (Bun docs, "Single-file executable" → Worker).
+    entrypoints: [join(root, "src/main.ts"), join(root, "src/services/backup-worker.ts")],
     compile: {
       ...(target ? { target: `bun-${target}` as Bun.Build.CompileTarget } : {}),
       outfile,

@@ -9,7 +9,11 @@ import { contactsRoutes } from "./http/routes/contacts";
 import { opsRoutes } from "./http/routes/ops";
 import { mobileRoutes } from "./http/routes/mobile";
 import { devicesRoutes } from "./http/routes/devices";
+import { tlsRoutes } from "./http/routes/tls";
 import { inboundRoutes } from "./http/routes/inbound";
+import { eventsRoutes } from "./http/routes/events";
+import { accountSettingsRoutes } from "./http/routes/account-settings";
+import { conversationsRoutes } from "./http/routes/conversations";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -18,12 +22,16 @@ export function createApp(deps: AppDeps) {
     .use(formsRoutes(deps))
     .use(webhookRoutes(deps))
     .use(inboundRoutes(deps))
+    .use(accountSettingsRoutes(deps))
+    .use(conversationsRoutes(deps))
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))
     .use(broadcastsRoutes(deps))
     .use(opsRoutes(deps))
     .use(mobileRoutes(deps))
-    .use(devicesRoutes(deps));
+    .use(devicesRoutes(deps))
+    .use(eventsRoutes(deps))
+    .use(tlsRoutes(deps));
   // The OpenAPI document and the metrics' route labels are generated from what is registered.
   deps.routes = () => app.routes;
   return app;

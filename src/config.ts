@@ -25,10 +25,12 @@ export const DEFAULT_SEND_RATE_PER_MINUTE = 50;
 export const DEFAULT_MAX_LEASE_ATTEMPTS = 3;
 /** A phone that holds leases and makes no request for this long is offline: its leases are released. */
 export const DEFAULT_DEVICE_OFFLINE_AFTER = "2m";
-/** /health says "stuck" when messages are due and no phone has asked for work for this long. */
-export const DEFAULT_STUCK_AFTER = "10m";
 /** Requests per minute per phone (SMSGate routes, and next/status with a key): its own limiter. */
 export const DEFAULT_DEVICE_LIMIT_PER_MINUTE = 600;
+/** Due messages with no device asking for work this long: the queue is stuck (issue 13 queue.stuck; issue 10 /health). */
+export const DEFAULT_STUCK_AFTER = "10m";
+/** Days outbound events and their delivery log are kept. */
+export const DEFAULT_EVENT_RETENTION_DAYS = 30;
 /** Failed authentications (a key presented and refused) allowed per client IP per minute. */
 export const DEFAULT_AUTH_FAILURES_PER_MINUTE = 20;
 
@@ -37,7 +39,7 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "port", type: "int", default: DEFAULT_PORT, min: 0, max: 65535, help: "listen port (0 = any free port; the chosen port is printed)" },
   { flag: "host", type: "string", default: "0.0.0.0", help: "listen address" },
   { flag: "public-url", type: "string", help: "origin used to build webhookUrl, e.g. https://sms.example.com (default: from the request)" },
-  { flag: "tls-cert", type: "string", help: "PEM certificate file; with --tls-key the API speaks HTTPS" },
+  { flag: "tls-cert", type: "string", help: "PEM certificate file; with --tls-key the API speaks HTTPS (default: <db folder>/tls/server.crt once `textwire tls init` made it)" },
   { flag: "tls-key", type: "string", help: "PEM private key file" },
   { flag: "redirect-port", type: "int", min: 0, max: 65535, help: "with TLS: plain-HTTP listener answering every request with 308 to HTTPS" },
   { flag: "trust-proxy", type: "bool", default: false, help: "honour X-Forwarded-For/-Proto/-Host from a reverse proxy; forwarded http is redirected (308) to https" },
@@ -45,7 +47,7 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "send-rate-per-minute", type: "int", default: DEFAULT_SEND_RATE_PER_MINUTE, min: 1, help: "per-account device send rate (messages per minute), for estimates and `next`" },
   { flag: "max-lease-attempts", type: "int", default: DEFAULT_MAX_LEASE_ATTEMPTS, min: 1, max: 100, help: "lease expiries with no report before a message fails with no-report" },
   { flag: "device-offline-after", type: "string", default: DEFAULT_DEVICE_OFFLINE_AFTER, help: "a phone holding leases with no request for this long is offline and its leases go back at once (e.g. 2m, 90s)" },
-  { flag: "stuck-after", type: "string", default: DEFAULT_STUCK_AFTER, help: "/health reports queue \"stuck\" when messages are due and no phone asked for work for this long" },
+  { flag: "stuck-after", type: "string", default: DEFAULT_STUCK_AFTER, help: "messages due and no phone asking for work for this long = the queue is stuck: /health says so and a queue.stuck event goes out (e.g. 10m)" },
   { flag: "device-limit-per-minute", type: "int", default: DEFAULT_DEVICE_LIMIT_PER_MINUTE, min: 1, help: "requests per minute per phone (replaces the key's API limit for phone traffic; status reports are never refused)" },
   { flag: "auth-failures-per-minute", type: "int", default: DEFAULT_AUTH_FAILURES_PER_MINUTE, min: 1, help: "refused API keys allowed per client IP per minute; then every key from that IP gets 429 until the bucket refills" },
   { flag: "log-format", type: "string", help: "access log format: pretty | json (default: pretty on a TTY, else json)" },
@@ -56,6 +58,8 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "captcha-verify-url-hcaptcha", type: "string", help: "siteverify URL for hCaptcha (default hCaptcha's)" },
   { flag: "captcha-verify-url-recaptcha", type: "string", help: "siteverify URL for reCAPTCHA (default Google's)" },
   { flag: "metrics", type: "bool", default: true, help: "serve GET /metrics (admin key required); --metrics=false disables it" },
+  { flag: "allow-private-webhook-urls", type: "bool", default: false, help: "let event endpoints point at loopback (this machine) or link-local addresses; LAN addresses are always allowed" },
+  { flag: "event-retention-days", type: "int", default: DEFAULT_EVENT_RETENTION_DAYS, min: 1, help: "days outbound events and their delivery log are kept" },
 ];
 
 export class ConfigError extends Error {}
@@ -63,12 +67,21 @@ export class ConfigError extends Error {}
 export interface ParsedArgs {
   positionals: string[];
   flags: Map<string, string | true>;
+  /** Every value of a flag given more than once (`--ip A --ip B`); `flags` keeps the last. */
+  repeated?: Map<string, Array<string | true>>;
 }
 
 /** `--name value`, `--name=value`, bare `--flag` (true). Everything after `--` is positional. */
 export function parseArgs(argv: string[], booleanFlags: Set<string> = new Set()): ParsedArgs {
   const positionals: string[] = [];
-  const flags = new Map<string, string | true>();
+  const seen = new Map<string, string | true>();
+  const repeated = new Map<string, Array<string | true>>();
+  const flags = {
+    set(name: string, value: string | true) {
+      repeated.set(name, [...(repeated.get(name) ?? []), value]);
+      seen.set(name, value);
+    },
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--") {
@@ -90,7 +103,7 @@ export function parseArgs(argv: string[], booleanFlags: Set<string> = new Set())
     else if (a === "-v") flags.set("version", true);
     else positionals.push(a);
   }
-  return { positionals, flags };
+  return { positionals, flags: seen, repeated };
 }
 
 export const envName = (flag: string) => "TEXTWIRE_" + flag.toUpperCase().replace(/-/g, "_");
@@ -159,6 +172,10 @@ export interface ServeConfig {
   backupEveryMs?: number;
   backupKeep: number;
   metrics: boolean;
+  allowPrivateWebhookUrls: boolean;
+  eventRetentionDays: number;
+  /** Waits between event delivery attempts; unset = the production schedule (tests shorten it). */
+  eventRetryScheduleMs?: number[];
   /** Overrides of the captcha providers' siteverify URLs (unset: the provider's own). */
   captchaVerifyUrls: { turnstile?: string; hcaptcha?: string; recaptcha?: string };
 }
@@ -232,6 +249,8 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     backupEveryMs: backupEvery ? parseDuration(backupEvery) : undefined,
     backupKeep: o["backup-keep"] as number,
     metrics: o.metrics as boolean,
+    allowPrivateWebhookUrls: o["allow-private-webhook-urls"] as boolean,
+    eventRetentionDays: o["event-retention-days"] as number,
     captchaVerifyUrls,
   };
 }

@@ -23,9 +23,15 @@ import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
 import { AnalyticsService } from "./services/analytics";
 import { DeviceService } from "./services/devices";
+import { EventOutbox, registerOutbox } from "./services/events";
+import { EventDispatcher, resolveHost } from "./services/event-dispatcher";
+import { WebhookEndpointService } from "./services/webhook-endpoints";
+import { QueueWatch } from "./services/queue-watch";
 import { SpamCounter } from "./services/spam";
 import { CaptchaVerifier } from "./services/captcha";
 import { InboundService } from "./services/inbound";
+import { AccountSettingsService } from "./services/account-settings";
+import { ConversationService } from "./services/conversations";
 import { BroadcastService } from "./services/broadcasts";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
@@ -68,8 +74,15 @@ export interface AppDeps {
   analytics: AnalyticsService;
   /** Phones: SMSGate mobile API, device registry, per-device limits, SSE events (issue 10). */
   devices: DeviceService;
+  /** Outbound events: the outbox (`emitEvent(sqlite, …)` writes through it), its dispatcher and the endpoints. */
+  events: EventOutbox;
+  dispatcher: EventDispatcher;
+  webhookEndpoints: WebhookEndpointService;
   /** Texts the phones received: `deps.inbound.receive(accountId, {from, body, receivedAt, deviceId?, externalId?})`. */
   inbound: InboundService;
+  /** Keyword lists and replies per account (GET/PUT /v1/account/settings). */
+  accountSettings: AccountSettingsService;
+  conversations: ConversationService;
   broadcasts: BroadcastService;
   startedAt: number;
   lifecycle: Lifecycle[];
@@ -91,6 +104,10 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases);
   const forms = new FormService(db, clock);
   const messages = new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota);
+  const events = new EventOutbox(sqlite);
+  registerOutbox(sqlite, events);
+  const accountSettings = new AccountSettingsService(sqlite, clock);
+  const contacts = new ContactService(sqlite, clock, forms, (ids) => leases.withdraw(ids));
   const spam = new SpamCounter(sqlite, writer);
   const accounts = new AccountService(sqlite, clock);
   const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger);
@@ -103,7 +120,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     db,
     accounts,
     forms,
-    contacts: new ContactService(sqlite, clock, forms),
+    contacts,
     exports: new ExportService(sqlite, config.db, clock, logger),
     queue,
     seq,
@@ -119,7 +136,12 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     messages,
     analytics: new AnalyticsService(sqlite, forms),
     devices: undefined as unknown as DeviceService,
-    inbound: new InboundService(sqlite, clock),
+    events,
+    dispatcher: undefined as unknown as EventDispatcher,
+    webhookEndpoints: new WebhookEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: resolveHost }),
+    accountSettings,
+    conversations: new ConversationService(sqlite, clock, contacts),
+    inbound: new InboundService(sqlite, clock, accountSettings, queue, seq, leases, quota),
     broadcasts,
     startedAt: clock(),
     lifecycle: [
@@ -162,6 +184,18 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
       `textwire_oldest_due_seconds ${h.oldestDueSeconds ?? 0}`,
     ];
   });
+  // After the writer (it records results through it), so it stops before the writer does.
+  deps.dispatcher = new EventDispatcher(sqlite, clock, writer, events, deps.metrics, logger, {
+    allowPrivate: config.allowPrivateWebhookUrls,
+    retryScheduleMs: config.eventRetryScheduleMs,
+    retentionDays: config.eventRetentionDays,
+  });
+  deps.lifecycle.push(deps.dispatcher);
+  const watch = new QueueWatch(sqlite, clock, queue, leases, config.stuckAfterMs);
+  deps.observers.push(watch.observe);
+  deps.lifecycle.push(watch);
+  // SMSGate phones ask for work on their own routes: the stuck watch hears of those too.
+  deps.devices.onWorkRequest = (accountId, now) => watch.notePoll(accountId, now);
   // After the writer: stopped before it, so the last honeypot counts are written.
   deps.lifecycle.push(spam.lifecycle());
   // Broadcasts a stop interrupted carry on once the queue is whole.

@@ -12,6 +12,8 @@ import { createApp } from "./app";
 import { createFetchHandler, SERVER_BODY_LIMIT } from "./http/server";
 import { systemClock, type Clock } from "./lib/clock";
 import { createLogger, silentLogger, type Logger } from "./lib/log";
+import { caCertificateResponse } from "./http/routes/tls";
+import { EXPIRY_WARNING_DAYS, tlsExpiry, type TlsExpiry } from "./tls/local-ca";
 
 export interface RunningServer {
   deps: AppDeps;
@@ -19,6 +21,8 @@ export interface RunningServer {
   redirectServer?: Server<unknown>;
   port: number;
   url: string;
+  /** Expiry of the TLS certificate in use (at start), when the server speaks HTTPS. */
+  tlsCertificate?: TlsExpiry;
   /** The first account's admin key when this start created it (empty database), else undefined. */
   firstAdminKey?: string;
   stop(): Promise<void>;
@@ -60,62 +64,97 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     const everyMs = config.backupEveryMs ?? DEFAULT_BACKUP_EVERY_MS;
     deps.lifecycle.push(scheduledBackups({ dbPath: config.db, dir: config.backupDir, everyMs, keep: config.backupKeep, clock, logger }));
   }
+  const started: typeof deps.lifecycle = [];
+  let server: Server<unknown> | undefined;
+  let redirectServer: Server<unknown> | undefined;
+  let tls: { cert: string; key: string } | undefined;
+  try {
+    for (const part of deps.lifecycle) {
+      await part.start?.();
+      started.push(part);
+    }
+    const app = createApp(deps);
+    const fetch = createFetchHandler(deps, app, deps.observers);
+    tls = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert, "utf8"), key: readFileSync(config.tlsKey, "utf8") } : undefined;
+    server = Bun.serve({
+      port: config.port,
+      hostname: config.host,
+      maxRequestBodySize: SERVER_BODY_LIMIT,
+      idleTimeout: 60,
+      tls,
+      fetch,
+      error(err) {
+        logger.error("server error", { error: String(err?.stack ?? err) });
+        return new Response(JSON.stringify({ status: "error", code: "INTERNAL_ERROR", message: "Internal server error" }), {
+          status: 500,
+          headers: { "Content-Type": "application/json", "X-API-Version": "v1" },
+        });
+      },
+    });
+    const port = server.port!;
+    if (tls && config.redirectPort !== undefined) {
+      redirectServer = Bun.serve({
+        port: config.redirectPort,
+        hostname: config.host,
+        fetch(req) {
+          const u = new URL(req.url);
+          if (u.pathname === "/ca.crt" && (req.method === "GET" || req.method === "HEAD")) return caCertificateResponse(config.db);
+          const host = (req.headers.get("host") ?? u.host).replace(/:\d+$/, "");
+          const target = `https://${host}${port === 443 ? "" : ":" + port}${u.pathname}${u.search}`;
+          return new Response(null, { status: 308, headers: { Location: target, "X-API-Version": "v1" } });
+        },
+      });
+    }
+  } catch (err) {
+    // A port already taken (or an unreadable certificate): nothing was created, leave no trace.
+    server?.stop(true);
+    for (const part of started.reverse()) await part.stop?.();
+    sqlite.close();
+    releaseLock();
+    throw err;
+  }
+  // Only once both listeners are bound: a first account whose key is printed can be used.
   let firstAdminKey: string | undefined;
   if (deps.accounts.countAccounts() === 0) {
     const created = deps.accounts.createAccount({ name: "Default account", operator: true });
     firstAdminKey = created.apiKey;
     opts.onFirstKey?.({ accountId: created.account.id, keyId: created.keyId, apiKey: created.apiKey });
   }
-  for (const part of deps.lifecycle) await part.start?.();
-  const app = createApp(deps);
-  const fetch = createFetchHandler(deps, app, deps.observers);
-  const tls = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert, "utf8"), key: readFileSync(config.tlsKey, "utf8") } : undefined;
-  const server = Bun.serve({
-    port: config.port,
-    hostname: config.host,
-    maxRequestBodySize: SERVER_BODY_LIMIT,
-    idleTimeout: 60,
-    tls,
-    fetch,
-    error(err) {
-      logger.error("server error", { error: String(err?.stack ?? err) });
-      return new Response(JSON.stringify({ status: "error", code: "INTERNAL_ERROR", message: "Internal server error" }), {
-        status: 500,
-        headers: { "Content-Type": "application/json", "X-API-Version": "v1" },
-      });
-    },
-  });
+  // Warn in the log at start and once a day while the certificate is within 30 days of expiry.
+  let expiryTimer: ReturnType<typeof setInterval> | undefined;
+  const certPem = tls?.cert;
+  if (certPem) {
+    const check = () => {
+      const e = tlsExpiry(certPem, clock());
+      if (e.daysLeft < EXPIRY_WARNING_DAYS) {
+        logger.warn(e.daysLeft < 0 ? "the TLS certificate has expired" : "the TLS certificate expires soon; renew it (textwire tls renew) and restart", { ...e });
+      }
+    };
+    check();
+    expiryTimer = setInterval(check, 86_400_000);
+    expiryTimer.unref?.();
+  }
   const port = server.port!;
   const scheme = tls ? "https" : "http";
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
-  let redirectServer: Server<unknown> | undefined;
-  if (tls && config.redirectPort !== undefined) {
-    redirectServer = Bun.serve({
-      port: config.redirectPort,
-      hostname: config.host,
-      fetch(req) {
-        const u = new URL(req.url);
-        const host = (req.headers.get("host") ?? u.host).replace(/:\d+$/, "");
-        const target = `https://${host}${port === 443 ? "" : ":" + port}${u.pathname}${u.search}`;
-        return new Response(null, { status: 308, headers: { Location: target, "X-API-Version": "v1" } });
-      },
-    });
-  }
   let stopped = false;
   return {
     deps,
-    server,
+    server: server!,
     redirectServer,
     port,
     url: `${scheme}://${shownHost}:${port}`,
     firstAdminKey,
+    tlsCertificate: certPem ? tlsExpiry(certPem, clock()) : undefined,
     async stop() {
       if (stopped) return;
       stopped = true;
+      clearInterval(expiryTimer);
       redirectServer?.stop(true);
+      const listening = server!;
       // Stop accepting, let in-flight requests finish (long-polls answer at once), then flush and
       // close the database.
-      const draining = server.stop(false);
+      const draining = listening.stop(false);
       deps.leases.releaseWaiters();
       deps.devices.events.closeAll();
       await draining;

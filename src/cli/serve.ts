@@ -1,8 +1,9 @@
-import { buildServeConfig, OPTIONS, envName, type ParsedArgs } from "../config";
+import { buildServeConfig, OPTIONS, envName, type ParsedArgs, type ServeConfig } from "../config";
 import { createLogger } from "../lib/log";
-import { startServer } from "../server";
+import { startServer, type RunningServer } from "../server";
 import { SchemaTooNewError } from "../db/migrate";
-import type { CliIO } from "./common";
+import { EXPIRY_WARNING_DAYS, hasLocalServerCert, tlsPathsFor } from "../tls/local-ca";
+import { dbPathOf, type CliIO } from "./common";
 
 export const SERVE_HELP = `Usage: textwire serve [options]   (also the default with no command)
 
@@ -13,9 +14,28 @@ Options (each also an environment variable):
 ${OPTIONS.map((o) => `  --${o.flag}${o.type === "bool" ? "" : " VALUE"}`.padEnd(34) + `${o.help}${o.default !== undefined ? ` [default: ${o.default}]` : ""}\n${" ".repeat(34)}env ${envName(o.flag)}`).join("\n")}`;
 
 export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<number> {
-  const config = buildServeConfig(parsed, io.env, io.isTTY);
+  // After `textwire tls init`, the local CA's server certificate is used unless --tls-cert/--tls-key
+  // (flag or env) say otherwise: filled in as if given in the environment.
+  const db = dbPathOf(parsed, io.env, OPTIONS.map((o) => o.flag));
+  const ownCert = parsed.flags.has("tls-cert") || parsed.flags.has("tls-key") || Boolean(io.env[envName("tls-cert")]) || Boolean(io.env[envName("tls-key")]);
+  const local = !ownCert && hasLocalServerCert(db) ? tlsPathsFor(db) : undefined;
+  const env = local ? { ...io.env, [envName("tls-cert")]: local.serverCert, [envName("tls-key")]: local.serverKey } : io.env;
+  const config = buildServeConfig(parsed, env, io.isTTY);
   const logger = createLogger(config.logFormat);
-  let running;
+  // Signal handlers go in before anything starts: a SIGTERM that arrives while the server is
+  // starting (a supervisor, or npm forwarding one right after the start line) still ends in a clean
+  // stop with exit 0, never a kill that skips closing the database.
+  let signalled: string | undefined;
+  let onSignal = (signal: string) => void (signalled ??= signal);
+  const onSigint = () => onSignal("SIGINT");
+  const onSigterm = () => onSignal("SIGTERM");
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigterm);
+  const removeHandlers = () => {
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigterm);
+  };
+  let running: RunningServer;
   try {
     running = await startServer(config, {
       logger,
@@ -26,30 +46,54 @@ export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
       },
     });
   } catch (err) {
+    removeHandlers();
     if (err instanceof SchemaTooNewError) {
       io.err(err.message);
       return 1;
     }
+    if ((err as { code?: string }).code === "EADDRINUSE") {
+      io.err(
+        `textwire: cannot listen on ${config.host} port ${config.port}${config.redirectPort !== undefined ? ` or ${config.redirectPort}` : ""}: ` +
+          "already in use (another Textwire or another program). Stop it, or choose another with --port. Nothing was created.",
+      );
+      return 1;
+    }
     throw err;
   }
-  if (!config.tlsCert) {
+  if (!config.tlsCert && !config.trustProxy) {
     io.err(
-      "warning: serving plain HTTP. Clients must reach Textwire over HTTPS: give it --tls-cert/--tls-key, " +
+      "warning: serving plain HTTP. Clients must reach Textwire over HTTPS: run `textwire tls init` (LAN), give it --tls-cert/--tls-key, " +
         "or put it behind a TLS reverse proxy and pass --trust-proxy, before it leaves a trusted LAN.",
     );
   }
-  io.out(`Textwire listening on ${running.url} (database ${config.db})`);
+  io.out(startLine(running, config, local?.dir));
+  const expiry = running.tlsCertificate;
+  if (expiry && expiry.daysLeft < EXPIRY_WARNING_DAYS) {
+    io.err(`warning: the TLS certificate ${expiry.daysLeft < 0 ? "has expired" : `expires in ${expiry.daysLeft} days`} (${expiry.certificateExpiresAt}).` +
+      (local ? " Run `textwire tls renew` and restart." : " Renew it and restart."));
+  }
   await new Promise<void>((resolve) => {
     let stopping = false;
-    const stop = async (signal: string) => {
+    onSignal = (signal: string) => {
       if (stopping) return;
       stopping = true;
       logger.info("shutting down", { signal });
-      await running.stop();
-      resolve();
+      void running.stop().then(resolve);
     };
-    process.on("SIGINT", () => void stop("SIGINT"));
-    process.on("SIGTERM", () => void stop("SIGTERM"));
+    if (signalled) onSignal(signalled);
   });
+  removeHandlers();
   return 0;
+}
+
+/** "Textwire listening on …": the URL, the database, where TLS comes from and the redirect listener. */
+export function startLine(running: RunningServer, config: ServeConfig, localTlsDir?: string): string {
+  const parts = [`database ${config.db}`];
+  if (localTlsDir) parts.push(`HTTPS with the local CA's certificate from ${localTlsDir} (textwire tls init); phones get the CA at /ca.crt`);
+  else if (config.tlsCert) parts.push(`HTTPS with ${config.tlsCert}`);
+  else if (config.trustProxy) parts.push("plain HTTP behind a TLS reverse proxy (--trust-proxy)");
+  if (running.tlsCertificate) parts.push(`certificate valid until ${running.tlsCertificate.certificateExpiresAt.slice(0, 10)}`);
+  let line = `Textwire listening on ${running.url} (${parts.join("; ")})`;
+  if (running.redirectServer) line += `; plain-HTTP redirect to HTTPS on port ${running.redirectServer.port}`;
+  return line;
 }

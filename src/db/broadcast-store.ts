@@ -74,7 +74,7 @@ export function broadcastMessageCounts(sqlite: Database, id: string): Record<Mes
 /**
  * SQL that holds a segment: the contact filter of the list API, contacts up to `lastContactId`
  * (ids are time-ordered: contacts made after the broadcast are not in it), `excluded` saying
- * which matching contacts get no message (none yet: opt-outs add theirs).
+ * which matching contacts get no message (those who opted out).
  */
 function segmentWhere(accountId: string, filter: ContactFilter, lastContactId: string): { where: string; params: SQLQueryBindings[] } {
   const f = filterSql(accountId, filter);
@@ -92,7 +92,7 @@ export interface Exclusion {
 }
 
 function exclusionSql(x: Exclusion): { sql: string; params: SQLQueryBindings[] } {
-  const parts: string[] = [];
+  const parts: string[] = ["c.opted_out = 1"];
   const params: SQLQueryBindings[] = [];
   if (x.recipientLimitPerDay !== null) {
     parts.push(
@@ -101,7 +101,7 @@ function exclusionSql(x: Exclusion): { sql: string; params: SQLQueryBindings[] }
     );
     params.push(x.since, x.recipientLimitPerDay);
   }
-  return parts.length ? { sql: `(${parts.join(" OR ")})`, params } : { sql: "0", params };
+  return { sql: `(${parts.join(" OR ")})`, params };
 }
 
 export function newestContactId(sqlite: Database, accountId: string): string | null {

@@ -40,6 +40,9 @@ export const MAX_BATCH = 2_000;
 export class GroupCommitWriter {
   readonly name = "group-commit-writer";
   private pending: Pending[] = [];
+  /** Jobs that wait for a batch someone else causes (see `ride`). */
+  private riders: Pending[] = [];
+  private riderTimer: ReturnType<typeof setTimeout> | undefined;
   private scheduled = false;
   private closed = false;
   private readonly begin: Statement;
@@ -71,9 +74,38 @@ export class GroupCommitWriter {
     });
   }
 
+  /**
+   * Background work (the event dispatcher's bookkeeping): the job joins the next batch that
+   * commits anyway, so it costs no fsync of its own while requests are writing; when none comes
+   * within `maxWaitMs` it is flushed on its own.
+   */
+  ride<T>(job: WriteJob<T>, maxWaitMs: number): Promise<T> {
+    if (this.closed) return Promise.reject(new WriterClosedError());
+    return new Promise<T>((resolve, reject) => {
+      this.riders.push({ job: job as WriteJob<unknown>, resolve: resolve as (v: unknown) => void, reject });
+      if (this.riderTimer === undefined) {
+        this.riderTimer = setTimeout(() => {
+          this.riderTimer = undefined;
+          if (this.riders.length > 0 && !this.scheduled) {
+            this.scheduled = true;
+            setImmediate(() => this.flush());
+          }
+        }, maxWaitMs);
+        (this.riderTimer as { unref?: () => void }).unref?.();
+      }
+    });
+  }
+
   /** Runs everything pending now (synchronously). */
   flush(): void {
     this.scheduled = false;
+    if (this.riders.length > 0) {
+      // Riders go last: the requests' jobs keep their order and the batch's first place.
+      this.pending.push(...this.riders);
+      this.riders = [];
+      clearTimeout(this.riderTimer);
+      this.riderTimer = undefined;
+    }
     const t0 = performance.now();
     while (this.pending.length > 0) {
       const batch = this.pending.length > MAX_BATCH ? this.pending.splice(0, MAX_BATCH) : this.pending;

@@ -8,15 +8,15 @@ import type { inboundMessages } from "./schema";
 export type InboundRow = typeof inboundMessages.$inferSelect;
 
 const COLUMNS = `id, account_id AS accountId, contact_id AS contactId, from_phone AS fromPhone, body,
-  received_at AS receivedAt, device_id AS deviceId, external_id AS externalId, created_at AS createdAt`;
+  received_at AS receivedAt, device_id AS deviceId, external_id AS externalId, keyword, read_at AS readAt, created_at AS createdAt`;
 
 export function insertInbound(sqlite: Database, r: InboundRow): void {
   sqlite
     .query(
-      `INSERT INTO inbound_messages (id, account_id, contact_id, from_phone, body, received_at, device_id, external_id, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
+      `INSERT INTO inbound_messages (id, account_id, contact_id, from_phone, body, received_at, device_id, external_id, keyword, read_at, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
     )
-    .run(r.id, r.accountId, r.contactId, r.fromPhone, r.body, r.receivedAt, r.deviceId, r.externalId, r.createdAt);
+    .run(r.id, r.accountId, r.contactId, r.fromPhone, r.body, r.receivedAt, r.deviceId, r.externalId, r.keyword, r.readAt, r.createdAt);
 }
 
 /** The stored text a phone reported under this id before (the dedupe key), if any. */
@@ -58,4 +58,11 @@ export function listInbound(sqlite: Database, accountId: string, f: InboundFilte
 export function countInbound(sqlite: Database, accountId: string, f: InboundFilter): number {
   const w = where(accountId, f);
   return (sqlite.query(`SELECT count(*) AS n FROM inbound_messages WHERE ${w.sql}`).get(...w.params) as { n: number }).n;
+}
+
+/** Marks the contact's unread texts read; returns how many were. */
+export function markInboundRead(sqlite: Database, accountId: string, contactId: string, readAt: string): number {
+  const n = sqlite.query("UPDATE inbound_messages SET read_at = ?3 WHERE contact_id = ?1 AND account_id = ?2 AND read_at IS NULL").run(contactId, accountId, readAt).changes;
+  sqlite.query("UPDATE conversations SET unread_count = 0 WHERE contact_id = ?1 AND account_id = ?2").run(contactId, accountId);
+  return n;
 }

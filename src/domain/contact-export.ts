@@ -13,6 +13,7 @@
  * Pure: no database.
  */
 import type { FieldError } from "./submission";
+import { acceptedColumnsText, importTarget, PHONE_COLUMN_NAMES, type ImportTarget } from "./import-columns";
 
 export const EXPORT_FORMATS = ["json", "csv", "xlsx"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -32,6 +33,8 @@ export const BASE_COLUMNS = [
   "messageCount",
   "lastContactedAt",
   "lastResponseAt",
+  "optedOut",
+  "optedOutAt",
   "createdAt",
   "updatedAt",
 ] as const;
@@ -127,6 +130,8 @@ export interface ExportContact {
   messageCount: number;
   lastContactedAt: string | null;
   lastResponseAt: string | null;
+  optedOut: boolean;
+  optedOutAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -158,32 +163,51 @@ export function contactJson(c: ExportContact, sel: ColumnSelection): Record<stri
 
 export interface ImportHeader {
   /** Column index → what it sets. */
-  map: Array<{ kind: "base"; name: BaseColumn } | { kind: "custom"; name: string } | { kind: "ignored" }>;
+  map: ImportTarget[];
 }
 
-/** Checks an import's header row: phoneNumber is required; unknown columns are refused by name. */
+/**
+ * Checks an import's header row: a phone column is required; export names and the aliases of
+ * import-columns.ts are accepted; unknown columns are refused by name; two columns setting the
+ * same field are refused.
+ */
 export function parseImportHeader(header: string[]): { ok: true; header: ImportHeader } | { ok: false; errors: FieldError[] } {
   const errors: FieldError[] = [];
   const map: ImportHeader["map"] = [];
-  const seen = new Set<string>();
+  const setBy = new Map<string, string>(); // field → the column that sets it
+  const found = header.map((h) => h.trim().replace(/^\uFEFF/, "").slice(0, 100));
   header.forEach((h, i) => {
-    const name = h.trim().replace(/^\uFEFF/, "");
-    if (seen.has(name)) errors.push({ field: name, message: `column "${name}" appears twice`, requirement: "unique column names", provided: name });
-    seen.add(name);
-    if ((IMPORT_IGNORED_COLUMNS as readonly string[]).includes(name)) map.push({ kind: "ignored" });
-    else if ((BASE_COLUMNS as readonly string[]).includes(name)) map.push({ kind: "base", name: name as BaseColumn });
-    else if (name.startsWith(CUSTOM_PREFIX) && name.length > CUSTOM_PREFIX.length) map.push({ kind: "custom", name: name.slice(CUSTOM_PREFIX.length) });
-    else {
+    const name = found[i];
+    const target = name === "" ? null : importTarget(name);
+    if (!target) {
       errors.push({
         field: name || `column ${i + 1}`,
-        message: `unknown column "${name.slice(0, 80)}"; use the export's columns: ${BASE_COLUMNS.join(", ")}, customFields.<name>`,
-        requirement: "a column of the export",
-        provided: name.slice(0, 100),
+        message: `unknown column "${name.slice(0, 80)}"; accepted columns: ${acceptedColumnsText()}`,
+        requirement: "a column of the export or one of its accepted names",
+        provided: name,
       });
       map.push({ kind: "ignored" });
+      return;
+    }
+    map.push(target);
+    const fields = target.kind === "fullName" ? ["firstName", "lastName"] : target.kind === "base" ? [target.name] : target.kind === "custom" ? [CUSTOM_PREFIX + target.name] : [];
+    for (const f of fields) {
+      const other = setBy.get(f);
+      if (other !== undefined) {
+        errors.push({ field: name, message: other === name ? `column "${name}" appears twice` : `columns "${other}" and "${name}" both set ${f}; keep one`, requirement: "one column per field", provided: name });
+        break;
+      }
+      setBy.set(f, name);
     }
   });
-  if (!seen.has("phoneNumber")) errors.push({ field: "phoneNumber", message: "the CSV needs a phoneNumber column", requirement: "phoneNumber column", provided: header.join(",").slice(0, 100) });
+  if (!setBy.has("phoneNumber")) {
+    errors.push({
+      field: "phoneNumber",
+      message: `the file needs a phone number column (named ${PHONE_COLUMN_NAMES.join(", ")}); the columns found are: ${found.filter(Boolean).join(", ").slice(0, 300) || "none"}`,
+      requirement: "a phone number column",
+      provided: found.join(",").slice(0, 100),
+    });
+  }
   return errors.length ? { ok: false, errors } : { ok: true, header: { map } };
 }
 
@@ -192,15 +216,28 @@ export function parseImportHeader(header: string[]): { ok: true; header: ImportH
  * itself. An empty cell clears the field (empty custom cell deletes that custom field) — except
  * status, where empty means "leave as is" (new for a new contact).
  */
-export function importRowBody(h: ImportHeader, cells: string[]): { body: Record<string, unknown>; createdAt?: string; formId?: string } {
+export function importRowBody(
+  h: ImportHeader,
+  cells: string[],
+): { body: Record<string, unknown>; createdAt?: string; formId?: string; optedOut?: string; optedOutAt?: string } {
   const body: Record<string, unknown> = {};
   const custom: Record<string, string | null> = {};
   let createdAt: string | undefined;
   let formId: string | undefined;
+  // An empty optedOut cell leaves the contact as it is: clearing an opt-out needs "false".
+  let optedOut: string | undefined;
+  let optedOutAt: string | undefined;
   h.map.forEach((m, i) => {
     if (m.kind === "ignored") return;
     const v = restoreCell(cells[i] ?? "");
     if (m.kind === "custom") return void (custom[m.name] = v === "" ? null : v);
+    if (m.kind === "fullName") {
+      const full = v.trim();
+      const space = full.search(/\s/);
+      body.firstName = space < 0 ? full : full.slice(0, space);
+      body.lastName = space < 0 ? "" : full.slice(space).trim();
+      return;
+    }
     switch (m.name) {
       case "tags":
         body.tags = v.split(TAG_SEPARATOR).map((t) => t.trim()).filter(Boolean);
@@ -214,10 +251,16 @@ export function importRowBody(h: ImportHeader, cells: string[]): { body: Record<
       case "formId":
         if (v !== "") formId = v;
         break;
+      case "optedOut":
+        if (v.trim() !== "") optedOut = v.trim().toLowerCase();
+        break;
+      case "optedOutAt":
+        if (v.trim() !== "") optedOutAt = v.trim();
+        break;
       default:
         body[m.name] = v;
     }
   });
   if (Object.keys(custom).length) body.customFields = custom;
-  return { body, createdAt, formId };
+  return { body, createdAt, formId, optedOut, optedOutAt };
 }

@@ -26,6 +26,8 @@ export interface ContactFilter {
   search?: string;
   /** Exact custom field matches (POST /contacts/search). */
   customFields?: Record<string, string>;
+  /** Opted out of texts (issue 11) or not. */
+  optedOut?: boolean;
 }
 
 export interface ContactListQuery extends ContactFilter {
@@ -94,6 +96,11 @@ export function parseFilter(raw: Raw, errors: FieldError[]): ContactFilter {
     const d = parseDateParam(v);
     if (d === null) errors.push({ field: k, message: `${k} must be an ISO 8601 date or date-time (e.g. 2026-11-01 or 2026-11-01T12:00:00Z)`, requirement: "ISO 8601 date", provided: v.slice(0, 100) });
     else f[k] = d;
+  }
+  const optedOut = str(raw.optedOut);
+  if (optedOut !== undefined && optedOut !== "") {
+    if (optedOut === "true" || optedOut === "false") f.optedOut = optedOut === "true";
+    else errors.push(enumError("optedOut", ["true", "false"], optedOut.slice(0, 100)));
   }
   const search = str(raw.search);
   if (search !== undefined && search.trim() !== "") {

@@ -8,6 +8,7 @@ import type { FieldError } from "./submission";
 // A form's zone follows the rule of analytics and stats, so a zone a form accepts is always one
 // its statistics accept as their default.
 import { isValidTimeZone } from "./time-series";
+import { fallbackProblems, MAX_FALLBACK_LENGTH } from "./template";
 import { PROTECTION_SETTING_KEYS, validateProtectionSettings } from "./protection";
 import { DEFAULT_MAX_ATTEMPTS, maxAttemptsError } from "./retry-policy";
 
@@ -422,6 +423,8 @@ export interface FormSettings {
   defaultPriority: Priority;
   /** Attempts per message before a transient failure is final (retry-policy.ts). */
   maxAttempts: number;
+  /** The posted field that must hold a truthy value before a text is sent (issue 11); null = none. */
+  consentField: string | null;
 }
 
 export const DEFAULT_FORM_SETTINGS: Readonly<FormSettings> = Object.freeze({
@@ -431,9 +434,12 @@ export const DEFAULT_FORM_SETTINGS: Readonly<FormSettings> = Object.freeze({
   rateLimitPerDay: null,
   defaultPriority: "normal",
   maxAttempts: DEFAULT_MAX_ATTEMPTS,
+  consentField: null,
 });
 
 const SETTINGS_KEYS: string[] = [...Object.keys(DEFAULT_FORM_SETTINGS), ...PROTECTION_SETTING_KEYS];
+/** A consent checkbox's name (settings.consentField). */
+const CONSENT_FIELD_RE = /^[A-Za-z_][A-Za-z0-9_-]{0,99}$/;
 
 /**
  * Every problem in a form's `settings` (undefined/null settings are valid: all defaults).
@@ -471,6 +477,9 @@ export function validateFormSettings(settings: unknown, fields?: unknown, stored
   errors.push(...validateProtectionSettings(s, fields, storedCaptcha));
   const attemptsErr = maxAttemptsError(s.maxAttempts);
   if (attemptsErr) errors.push({ field: "settings.maxAttempts", message: attemptsErr });
+  if (s.consentField !== undefined && s.consentField !== null && !(typeof s.consentField === "string" && CONSENT_FIELD_RE.test(s.consentField))) {
+    errors.push({ field: "settings.consentField", message: "consentField must be the name of the form's consent checkbox (letters, digits, _ or -, up to 100), or null" });
+  }
   return errors;
 }
 
@@ -490,6 +499,7 @@ export function resolveFormSettings(settings: unknown): FormSettings {
       ? (s.defaultPriority as Priority)
       : DEFAULT_FORM_SETTINGS.defaultPriority,
     maxAttempts: maxAttemptsError(s.maxAttempts) === null && typeof s.maxAttempts === "number" ? s.maxAttempts : DEFAULT_FORM_SETTINGS.maxAttempts,
+    consentField: typeof s.consentField === "string" && CONSENT_FIELD_RE.test(s.consentField) ? s.consentField : null,
   };
 }
 
@@ -505,5 +515,8 @@ export function validateTemplate(t: unknown): FieldError[] {
   if (codePointLength(t) > MAX_TEMPLATE_LENGTH) {
     return [{ field: "messageTemplate", message: `messageTemplate must be at most ${MAX_TEMPLATE_LENGTH} characters` }];
   }
-  return [];
+  return fallbackProblems(t).map((p) => ({
+    field: "messageTemplate",
+    message: `messageTemplate: "${p}" is not a valid fallback; write {{name | text}} with 1-${MAX_FALLBACK_LENGTH} characters of text and no {, }, | or line break`,
+  }));
 }

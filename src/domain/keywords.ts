@@ -45,3 +45,12 @@ export function keywordOf(text: string, lists: KeywordLists): KeywordKind | null
   if (lists.helpKeywords.includes(word)) return "help";
   return null;
 }
+
+/** Whether a posted consent checkbox value says yes ("on", "true", "yes", "1", true…). */
+export function isConsentGiven(v: unknown): boolean {
+  if (v === true) return true;
+  if (typeof v === "number") return v !== 0 && Number.isFinite(v);
+  if (typeof v !== "string") return false;
+  const t = v.trim().toLowerCase();
+  return t !== "" && !["false", "0", "no", "off", "n", "null", "undefined", "unchecked"].includes(t);
+}

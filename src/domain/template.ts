@@ -5,6 +5,10 @@
  * case-sensitive, a missing variable becomes empty text. Anything that is not a well-formed
  * placeholder (`{{`, `{{}}`, `{{ two words }}`) stays as literal text. One pass, no recursion:
  * a value that itself contains `{{x}}` is inserted verbatim.
+ *
+ * Textwire's addition (issue 14): `{{ name | fallback }}` prints the fallback text when the value
+ * is missing or blank. The fallback is 1–100 characters with no `{`, `}`, `|` or line break, its
+ * ends trimmed; form definitions refuse a malformed one (`fallbackProblems`).
  */
 
 /**
@@ -12,11 +16,23 @@
  * Each attempt only scans the run of whitespace/name characters after the `{{`, and those runs
  * cannot contain another `{{`, so the whole render stays linear in the template's length.
  */
-const PLACEHOLDER = /\{\{\s*([\p{L}\p{N}_.\-]+)\s*\}\}/uy;
+const PLACEHOLDER = /\{\{\s*([\p{L}\p{N}_.\-]+)\s*(?:\|([^{}|\r\n]*))?\}\}/uy;
+/** `{{ name |` — the start of a placeholder with a fallback, well-formed or not. */
+const FALLBACK_START = /\{\{\s*([\p{L}\p{N}_.\-]+)\s*\|/gu;
+export const MAX_FALLBACK_LENGTH = 100;
 
 interface Piece {
   literal: string;
   name?: string;
+  fallback?: string;
+}
+
+/** The fallback text of a matched placeholder, or null when it is written but empty or too long. */
+function fallbackOf(raw: string | undefined): string | undefined | null {
+  if (raw === undefined) return undefined;
+  const text = raw.trim();
+  if (text === "" || [...text].length > MAX_FALLBACK_LENGTH) return null;
+  return text;
 }
 
 function scan(template: string): Piece[] {
@@ -28,11 +44,12 @@ function scan(template: string): Piece[] {
     if (open < 0) break;
     PLACEHOLDER.lastIndex = open;
     const m = PLACEHOLDER.exec(template);
-    if (!m) {
+    const fallback = m ? fallbackOf(m[2]) : null;
+    if (!m || fallback === null) {
       from = open + 1;
       continue;
     }
-    pieces.push({ literal: template.slice(literalStart, open), name: m[1] });
+    pieces.push({ literal: template.slice(literalStart, open), name: m[1], fallback });
     literalStart = from = PLACEHOLDER.lastIndex;
   }
   pieces.push({ literal: template.slice(literalStart) });
@@ -54,10 +71,29 @@ export function renderTemplate(template: string, vars: Record<string, string>): 
       used.add(piece.name);
       // Own properties only: "{{constructor}}" must not print Object's prototype.
       const value = Object.prototype.hasOwnProperty.call(vars, piece.name) ? vars[piece.name] : undefined;
-      if (value !== undefined && value !== null) out.push(String(value));
+      const text = value === undefined || value === null ? "" : String(value);
+      out.push(piece.fallback !== undefined && text.trim() === "" ? piece.fallback : text);
     }
   }
   return { content: out.join(""), variablesUsed: [...used] };
+}
+
+/**
+ * Placeholders that start like `{{ name |` but are not a well-formed fallback (empty, over
+ * MAX_FALLBACK_LENGTH, a `{`, `}`, `|` or line break inside, or never closed). Each entry is
+ * the offending text, cut at 40 characters, for the form definition's error message.
+ */
+export function fallbackProblems(template: string): string[] {
+  const problems: string[] = [];
+  for (const start of template.matchAll(FALLBACK_START)) {
+    PLACEHOLDER.lastIndex = start.index;
+    const m = PLACEHOLDER.exec(template);
+    if (m && fallbackOf(m[2]) !== null) continue;
+    const end = m ? PLACEHOLDER.lastIndex : template.indexOf("}}", start.index) >= 0 ? template.indexOf("}}", start.index) + 2 : template.length;
+    const text = template.slice(start.index, end);
+    problems.push(text.length > 40 ? text.slice(0, 40) + "…" : text);
+  }
+  return problems;
 }
 
 /** Distinct placeholder names in order of first appearance. */

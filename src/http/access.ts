@@ -20,10 +20,15 @@ const ADMIN_RULES: Array<{ method: string; pattern: RegExp; need: Requirement }>
   { method: "POST", pattern: /^\/v1\/contacts\/import\/?$/, need: "admin_access" },
   { method: "POST", pattern: /^\/v1\/admin\/.*$/, need: "operator" },
   { method: "POST", pattern: /^\/v1\/broadcasts(\/.*)?$/, need: "admin_access" },
+  { method: "GET", pattern: /^\/v1\/account\/settings\/?$/, need: "admin_access" },
+  { method: "PUT", pattern: /^\/v1\/account\/settings\/?$/, need: "admin_access" },
   { method: "GET", pattern: /^\/metrics\/?$/, need: "operator" },
   { method: "POST", pattern: /^\/v1\/devices\/registration-tokens\/?$/, need: "admin_access" },
   { method: "PATCH", pattern: /^\/v1\/devices\/[^/]+\/?$/, need: "admin_access" },
   { method: "DELETE", pattern: /^\/v1\/devices\/[^/]+\/?$/, need: "admin_access" },
+  // Outbound events (issue 13): endpoints hold signing secrets, and the log shows what left.
+  { method: "*", pattern: /^\/v1\/webhook-endpoints(\/.*)?$/, need: "admin_access" },
+  { method: "*", pattern: /^\/v1\/events(\/.*)?$/, need: "admin_access" },
 ];
 
 /** The permission a request needs; `endpoint` is its real method and path (for the 403). */
@@ -31,7 +36,7 @@ export function requiredPermission(method: string, path: string): { permission: 
   // The spec names endpoints without the /v1 prefix ("POST /forms").
   const endpoint = `${method} ${redactKeys(path).replace(/^\/v1(?=\/)/, "").replace(/\/+$/, "").slice(0, 200) || "/"}`;
   for (const r of ADMIN_RULES) {
-    if (r.method === method && r.pattern.test(path)) return { permission: r.need, endpoint };
+    if ((r.method === method || r.method === "*") && r.pattern.test(path)) return { permission: r.need, endpoint };
   }
   return { permission: "standard_access", endpoint };
 }

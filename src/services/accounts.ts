@@ -23,6 +23,8 @@ export interface Account {
   apiLimitPerHour: number | null;
   apiBurstPerMinute: number | null;
   monthlyQuota: number | null;
+  /** ISO 3166 alpha-2; null = US (DEFAULT_PHONE_COUNTRY). */
+  defaultCountry: string | null;
   createdAt: string;
 }
 
@@ -58,7 +60,7 @@ export function burstLimit(a: Pick<Account, "apiBurstPerMinute">): number {
 }
 
 const ACCOUNT_COLS = `id, name, plan, api_limit_per_hour AS apiLimitPerHour, api_burst_per_minute AS apiBurstPerMinute,
-  monthly_quota AS monthlyQuota, created_at AS createdAt`;
+  monthly_quota AS monthlyQuota, default_country AS defaultCountry, created_at AS createdAt`;
 
 export class AccountService {
   private readonly byHash;
@@ -73,7 +75,7 @@ export class AccountService {
     >(
       `SELECT k.id AS keyId, k.key_hash AS keyHash, k.account_id AS accountId, k.permission, k.operator, k.revoked_at AS revokedAt,
               a.name, a.plan, a.api_limit_per_hour AS apiLimitPerHour, a.api_burst_per_minute AS apiBurstPerMinute,
-              a.monthly_quota AS monthlyQuota, a.created_at AS createdAt
+              a.monthly_quota AS monthlyQuota, a.default_country AS defaultCountry, a.created_at AS createdAt
          FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
     );
     this.touch = sqlite.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ?");
@@ -100,6 +102,7 @@ export class AccountService {
       apiLimitPerHour: input.apiLimitPerHour ?? null,
       apiBurstPerMinute: input.apiBurstPerMinute ?? null,
       monthlyQuota: input.monthlyQuota ?? null,
+      defaultCountry: null,
       createdAt: now,
     };
     return this.sqlite.transaction(() => {
@@ -121,6 +124,63 @@ export class AccountService {
            FROM accounts ORDER BY created_at`,
       )
       .all() as Array<Account & { keys: number }>;
+  }
+
+  /**
+   * Changes the given settings of an account (undefined = unchanged; null = back to the plan's
+   * default, or no quota). Returns the account as it now is, or null when there is no such account.
+   */
+  updateAccount(
+    id: string,
+    patch: {
+      name?: string;
+      plan?: Plan;
+      apiLimitPerHour?: number | null;
+      apiBurstPerMinute?: number | null;
+      monthlyQuota?: number | null;
+      defaultCountry?: string | null;
+    },
+  ): Account | null {
+    const cols: Record<string, unknown> = {
+      name: patch.name,
+      plan: patch.plan,
+      api_limit_per_hour: patch.apiLimitPerHour,
+      api_burst_per_minute: patch.apiBurstPerMinute,
+      monthly_quota: patch.monthlyQuota,
+      default_country: patch.defaultCountry,
+    };
+    const set = Object.entries(cols).filter(([, v]) => v !== undefined);
+    if (set.length > 0) {
+      this.sqlite
+        .prepare(`UPDATE accounts SET ${set.map(([c]) => `${c} = ?`).join(", ")} WHERE id = ?`)
+        .run(...(set.map(([, v]) => v) as Array<string | number | null>), id);
+    }
+    return this.findAccount(id);
+  }
+
+  /** What deleting an account removes, for the CLI to say before it does. */
+  accountFootprint(id: string): { forms: number; contacts: number; messages: number; activeKeys: number } {
+    const n = (sql: string) => (this.sqlite.query(sql).get(id) as { n: number }).n;
+    return {
+      forms: n("SELECT count(*) AS n FROM forms WHERE account_id = ?"),
+      contacts: n("SELECT count(*) AS n FROM contacts WHERE account_id = ?"),
+      messages: n("SELECT count(*) AS n FROM messages WHERE account_id = ?"),
+      activeKeys: n("SELECT count(*) AS n FROM api_keys WHERE account_id = ? AND revoked_at IS NULL"),
+    };
+  }
+
+  /**
+   * Deletes an account and everything it owns, in one transaction: its keys, forms, submissions,
+   * contacts and messages go with it (foreign keys cascade); the per-account counters that have no
+   * foreign key are removed by hand. Returns false when there is no such account.
+   */
+  deleteAccount(id: string): boolean {
+    return this.sqlite.transaction(() => {
+      if (!this.findAccount(id)) return false;
+      this.sqlite.prepare("DELETE FROM accounts WHERE id = ?").run(id);
+      this.sqlite.prepare("DELETE FROM message_counts WHERE account_id = ?").run(id);
+      return true;
+    })();
   }
 
   findAccount(id: string): Account | null {
@@ -182,6 +242,7 @@ export class AccountService {
         apiLimitPerHour: row.apiLimitPerHour,
         apiBurstPerMinute: row.apiBurstPerMinute,
         monthlyQuota: row.monthlyQuota,
+        defaultCountry: row.defaultCountry,
         createdAt: row.createdAt,
       },
     };

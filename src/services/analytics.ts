@@ -149,6 +149,15 @@ export class AnalyticsService {
       )
       .all(scope.formId ?? null, accountId, lo, hi) as Array<{ reason: string; n: number }>;
     for (const r of reasons) failureReasons[r.reason] = r.n;
+    // replyRate (issue 11): of the contacts texted in the period (their last text was sent in
+    // it), the share that sent a text back in the period; percent, one decimal.
+    const replies = this.sqlite
+      .query(
+        `SELECT COUNT(*) AS texted, COALESCE(SUM(EXISTS (SELECT 1 FROM inbound_messages i WHERE i.contact_id = c.id AND i.received_at >= ?3)), 0) AS replied
+         FROM contacts c WHERE c.account_id = ?2 AND (?1 IS NULL OR c.form_id = ?1) AND c.last_contacted_at >= ?3`,
+      )
+      .get(scope.formId ?? null, accountId, lo) as { texted: number; replied: number };
+    const replyRate = replies.texted === 0 ? 0 : Math.round((replies.replied / replies.texted) * 1000) / 10;
     return {
       period,
       timezone,
@@ -162,6 +171,7 @@ export class AnalyticsService {
       dailyVolume: days.map((date, i) => ({ date, sent: daily[i].sent, failed: daily[i].failed, queued: daily[i].queued, cancelled: daily[i].cancelled })),
       topForms,
       failureReasons,
+      replyRate,
     };
   }
 

@@ -19,6 +19,7 @@ import { BUSY_TIMEOUT_MS } from "../db/open";
 import type { Lifecycle } from "../deps";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/log";
+import { runBackupJob } from "./backup-thread";
 
 /** The tables whose row counts a backup reports. */
 export const MAIN_TABLES = ["accounts", "api_keys", "forms", "submissions", "contacts", "messages"] as const;
@@ -348,26 +349,38 @@ export function runScheduledBackup(dbPath: string, dir: string, keep: number, cl
   return { backup, removed: pruneBackups(dir, keep) };
 }
 
-/** `--backup-dir` + `--backup-every` + `--backup-keep` as a Lifecycle; the timer never holds the process open. */
-export function scheduledBackups(opts: { dbPath: string; dir: string; everyMs: number; keep: number; clock: Clock; logger: Logger }): Lifecycle & { runNow(): void } {
+/**
+ * `--backup-dir` + `--backup-every` + `--backup-keep` as a Lifecycle; the timer never holds the
+ * process open. Each run happens on a Worker (backup-thread.ts) so the server keeps answering;
+ * a tick while a run is still going is skipped, and stop() waits for a run in progress.
+ */
+export function scheduledBackups(opts: { dbPath: string; dir: string; everyMs: number; keep: number; clock: Clock; logger: Logger }): Lifecycle & { runNow(): Promise<void> } {
   let timer: ReturnType<typeof setInterval> | undefined;
-  const runNow = () => {
-    try {
-      const { backup, removed } = runScheduledBackup(opts.dbPath, opts.dir, opts.keep, opts.clock);
-      opts.logger.info("scheduled backup", { file: basename(backup.file), bytes: backup.bytes, ms: backup.durationMs, removed });
-    } catch (err) {
-      opts.logger.error("scheduled backup failed", { error: (err as Error).message });
-    }
+  let running: Promise<void> | null = null;
+  const runNow = (): Promise<void> => {
+    if (running) return running;
+    running = (async () => {
+      try {
+        const { backup, removed } = await runBackupJob({ op: "scheduled", dbPath: opts.dbPath, dir: opts.dir, keep: opts.keep, now: opts.clock() });
+        opts.logger.info("scheduled backup", { file: basename(backup.file), bytes: backup.bytes, ms: backup.durationMs, removed });
+      } catch (err) {
+        opts.logger.error("scheduled backup failed", { error: (err as Error).message });
+      } finally {
+        running = null;
+      }
+    })();
+    return running;
   };
   return {
     name: "scheduled-backups",
     start() {
-      timer = setInterval(runNow, opts.everyMs);
+      timer = setInterval(() => void runNow(), opts.everyMs);
       (timer as { unref?: () => void }).unref?.();
     },
-    stop() {
+    async stop() {
       if (timer) clearInterval(timer);
       timer = undefined;
+      if (running) await running;
     },
     runNow,
   };

@@ -23,6 +23,7 @@ import { parseFilter, parsePaging, type ContactFilter } from "../domain/contact-
 import { smsInfo } from "../domain/sms-encoding";
 import type { MessageStatus } from "../domain/message-transitions";
 import type { FieldError } from "../domain/submission";
+import { emitMessageStatus } from "./event-payloads";
 import { resolveProtection } from "../domain/protection";
 import { resolveFormSettings } from "../domain/form-definition";
 import type { QuietHours } from "../domain/quiet-hours";
@@ -202,14 +203,19 @@ export class BroadcastService {
     const b = UUID_RE.test(id) ? findBroadcast(this.sqlite, accountId, id) : null;
     if (!b) throw new AppError("BROADCAST_NOT_FOUND", { details: { broadcastId: id } });
     if (b.status !== "cancelled") setBroadcastStatus(this.sqlite, id, "cancelled", iso(this.clock()));
-    const cancelled = await this.cancelQueued(id);
+    const cancelled = await this.cancelQueued(id, accountId);
     return { broadcast: this.get(accountId, id), cancelled };
   }
 
-  private async cancelQueued(id: string): Promise<number> {
+  private async cancelQueued(id: string, accountId: string): Promise<number> {
     let total = 0;
     for (;;) {
-      const ids = this.sqlite.transaction(() => cancelBroadcastMessages(this.sqlite, id, iso(this.clock()), CANCEL_CHUNK))();
+      const ids = this.sqlite.transaction(() => {
+        const now = this.clock();
+        const cancelled = cancelBroadcastMessages(this.sqlite, id, iso(now), CANCEL_CHUNK);
+        for (const m of cancelled) emitMessageStatus(this.sqlite, accountId, m, "cancelled", now);
+        return cancelled;
+      })();
       this.leases.withdraw(ids);
       total += ids.length;
       if (ids.length < CANCEL_CHUNK) return total;
@@ -221,7 +227,7 @@ export class BroadcastService {
   resume(): void {
     for (const b of unfinishedBroadcasts(this.sqlite)) {
       if (b.status === "queuing") this.start(b.id, b.accountId);
-      else void this.cancelQueued(b.id);
+      else void this.cancelQueued(b.id, b.accountId);
     }
   }
 
@@ -312,6 +318,7 @@ export class BroadcastService {
             broadcastId: b.id,
             createdAt,
           });
+          emitMessageStatus(this.sqlite, accountId, m.id, "queued", now);
           created.push(m);
         }
         const done = rows.length < BROADCAST_CHUNK;

@@ -1,5 +1,4 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import Papa from "papaparse";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
@@ -22,6 +21,9 @@ import { parseIsoTimestamp } from "../domain/message-transitions";
 import { periodWindow } from "../domain/time-series";
 import { humanDuration } from "../domain/duration";
 import type { FormService } from "./forms";
+import { emitContact, emitMessageStatus } from "./event-payloads";
+import { setContactOptOut, type ConsentRecord } from "../db/contacts";
+import { cancelQueuedTo } from "../db/message-suppression";
 
 /** The API's Contact (spec "Contact"). */
 export interface Contact extends ContactState {
@@ -30,25 +32,28 @@ export interface Contact extends ContactState {
   formName: string | null;
   lastContactedAt: string | null;
   messageCount: number;
+  /** Replied STOP (or set so): no text is sent to the number (issue 11). */
+  optedOut: boolean;
+  optedOutAt: string | null;
+  /** How the contact entered: {source, formId?, at, ipAddress?}; null only if unknown. */
+  consent: ConsentRecord | null;
   createdAt: string;
   updatedAt: string;
 }
 
 export const MAX_BULK_IDS = 1_000;
 /** CSV text parsed and written per transaction; the event loop gets a turn between slices. */
-export const IMPORT_CHUNK_BYTES = 512 * 1024;
-
 /** Every column of a contact, as the API names them (alias `c` = contacts, `f` = forms). */
 export const CONTACT_SELECT = `c.id, c.phone_number AS phoneNumber, c.first_name AS firstName, c.last_name AS lastName,
   c.email, c.status, c.form_id AS formId, f.name AS formName, c.custom_fields AS customFields, c.tags,
   c.last_contacted_at AS lastContactedAt, c.last_response_at AS lastResponseAt, c.message_count AS messageCount,
-  c.source, c.notes, c.created_at AS createdAt, c.updated_at AS updatedAt`;
+  c.source, c.notes, c.opted_out AS optedOut, c.opted_out_at AS optedOutAt, c.consent, c.created_at AS createdAt, c.updated_at AS updatedAt`;
 export const CONTACT_FROM = `contacts c LEFT JOIN forms f ON f.id = c.form_id`;
 
-export type ContactRow = Omit<Contact, "customFields" | "tags"> & { customFields: string; tags: string };
+export type ContactRow = Omit<Contact, "customFields" | "tags" | "optedOut" | "consent"> & { customFields: string; tags: string; optedOut: number; consent: string | null };
 
 export function toContact(r: ContactRow): Contact {
-  return { ...r, customFields: JSON.parse(r.customFields), tags: JSON.parse(r.tags) };
+  return { ...r, customFields: JSON.parse(r.customFields), tags: JSON.parse(r.tags), optedOut: r.optedOut === 1, consent: r.consent ? JSON.parse(r.consent) : null };
 }
 
 /** Rows of contacts_fts matching a MATCH expression (a pre-filter; see contact-fts.ts). */
@@ -81,6 +86,7 @@ export function filterSql(
   if (f.formId) conds.push("c.form_id = ?"), params.push(f.formId);
   if (f.createdAfter) conds.push("c.created_at >= ?"), params.push(f.createdAfter);
   if (f.createdBefore) conds.push("c.created_at < ?"), params.push(f.createdBefore);
+  if (f.optedOut !== undefined) conds.push("c.opted_out = ?"), params.push(f.optedOut ? 1 : 0);
   // search_text is lower-cased and so is the pattern: a plain substring test (instr) is exact
   // and cheaper than LIKE.
   // A digits-only search is a phone search: it reads the (account_id, phone_number) index, not
@@ -114,7 +120,7 @@ export function filterSql(
 
 /** Whether a filter holds nothing but tags (its total can then be counted in contact_tags alone). */
 function onlyTags(f: ContactFilter): boolean {
-  return !f.status && !f.formId && !f.createdAfter && !f.createdBefore && !f.search && !f.customFields && !!f.tags?.length;
+  return !f.status && !f.formId && !f.createdAfter && !f.createdBefore && !f.search && !f.customFields && f.optedOut === undefined && !!f.tags?.length;
 }
 
 /** A tag held by at least this share of the account's contacts is "common" (see filterSql). */
@@ -133,8 +139,26 @@ const SORT_COLUMNS: Record<ContactListQuery["sortBy"], string> = {
 export interface ImportResult {
   created: number;
   updated: number;
+  /** The first MAX_IMPORT_ERRORS problems, in file order. */
   errors: Array<{ row: number; field: string; message: string }>;
+  /** Only when the list was cut: how many problems there were in all. */
+  errorCount?: number;
+  errorsTruncated?: true;
+  /** Rows skipped for a problem (not part of the response body; the route's message uses it). */
+  refusedRows?: number;
 }
+
+/** One row of an import file: its cells, its row number when the format knows it, or why it cannot be read. */
+export interface ImportSourceRow {
+  cells: string[];
+  row?: number;
+  error?: string;
+}
+
+/** An import's report lists this many problems; the rest are counted (errorCount). */
+export const MAX_IMPORT_ERRORS = 1_000;
+/** An import writes rows for this long (ms) per transaction, then lets other requests run. */
+export const IMPORT_SLICE_MS = 10;
 
 export class ContactService {
   private readonly stmts;
@@ -143,14 +167,16 @@ export class ContactService {
     private readonly sqlite: Database,
     private readonly clock: Clock,
     private readonly forms: FormService,
+    /** After a commit that cancelled queued messages (an opt-out): out of the queue and leases. */
+    private readonly withdraw: (ids: string[]) => void = () => {},
   ) {
     const q = (s: string) => sqlite.query(s);
     this.stmts = {
       byId: q(`SELECT ${CONTACT_SELECT} FROM ${CONTACT_FROM} WHERE c.id = ? AND c.account_id = ?`),
       byPhone: q(`SELECT id FROM contacts WHERE account_id = ? AND phone_number = ?`),
       insert: q(`INSERT INTO contacts (id, account_id, phone_number, first_name, last_name, email, status, form_id, custom_fields, tags,
-          last_contacted_at, last_response_at, message_count, source, notes, search_text, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, 0, ?, ?, ?, ?, ?)`),
+          last_contacted_at, last_response_at, message_count, source, notes, search_text, created_at, updated_at, consent)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, 0, ?, ?, ?, ?, ?, ?)`),
       update: q(`UPDATE contacts SET phone_number = ?, first_name = ?, last_name = ?, email = ?, status = ?, custom_fields = ?, tags = ?,
           last_response_at = ?, source = ?, notes = ?, search_text = ?, updated_at = ? WHERE id = ? AND account_id = ?`),
       deleteTags: q(`DELETE FROM contact_tags WHERE contact_id = ?`),
@@ -239,7 +265,7 @@ export class ContactService {
     let rows: Array<{ tags: string } & Record<string, unknown>> = [];
     if (total > 0 && offset < total) {
       const columns = `c.id, c.first_name AS firstName, c.last_name AS lastName, c.phone_number AS phoneNumber, c.email, c.status,
-             c.form_id AS formId, f.name AS formName, c.tags, c.message_count AS messageCount, c.created_at AS createdAt, c.updated_at AS updatedAt`;
+             c.form_id AS formId, f.name AS formName, c.tags, c.message_count AS messageCount, c.opted_out AS optedOut, c.created_at AS createdAt, c.updated_at AS updatedAt`;
       if (ids) {
         const page = ids.slice(offset, offset + q.limit);
         const got = this.sqlite
@@ -261,7 +287,7 @@ export class ContactService {
       }
     }
     return {
-      contacts: rows.map((r) => ({ ...r, tags: JSON.parse(r.tags) as string[] })),
+      contacts: rows.map((r) => ({ ...r, tags: JSON.parse(r.tags) as string[], optedOut: r.optedOut === 1 })),
       pagination: { total, page: q.page, limit: q.limit, totalPages: Math.ceil(total / q.limit) },
     };
   }
@@ -318,16 +344,17 @@ export class ContactService {
   }
 
   /** Inserts a contact (no validation, no transaction: callers own both). */
-  private insertState(accountId: string, s: ContactState, opts: { formId?: string | null; createdAt?: string } = {}): string {
+  private insertState(accountId: string, s: ContactState, opts: { formId?: string | null; createdAt?: string; consent?: ConsentRecord } = {}): string {
     const id = newId();
     const createdAt = opts.createdAt ?? this.now();
     const updatedAt = opts.createdAt ? this.now() : createdAt;
     this.stmts.insert.run(
       id, accountId, s.phoneNumber, s.firstName, s.lastName, s.email, s.status, opts.formId ?? null,
       JSON.stringify(s.customFields), JSON.stringify(s.tags), s.lastResponseAt, s.source, s.notes,
-      contactSearchText(s), createdAt, updatedAt < createdAt ? createdAt : updatedAt,
+      contactSearchText(s), createdAt, updatedAt < createdAt ? createdAt : updatedAt, opts.consent ? JSON.stringify(opts.consent) : null,
     );
     for (const t of s.tags) this.stmts.insertTag.run(id, accountId, t);
+    emitContact(this.sqlite, accountId, id, "contact.created", this.clock());
     return id;
   }
 
@@ -343,25 +370,56 @@ export class ContactService {
       next.lastResponseAt, next.source, next.notes, contactSearchText(next), this.now(current.updatedAt), current.id, accountId,
     );
     if (patch.tags !== undefined) this.writeTags(current.id, accountId, next.tags);
+    emitContact(this.sqlite, accountId, current.id, "contact.updated", this.clock());
   }
 
-  create(accountId: string, body: unknown): Contact {
-    const r = validateContactInput(body, "create");
-    if (!r.ok) throw validationError(r.errors);
+  create(accountId: string, body: unknown, ctx: { ipAddress?: string } = {}): Contact {
+    const extra = splitOptOutFields(body, "create");
+    const r = validateContactInput(extra.body, "create");
+    if (!r.ok || extra.errors.length) throw validationError([...(r.ok ? [] : r.errors), ...extra.errors]);
     const state = newContactState(r.patch);
-    const id = this.sqlite.transaction(() => {
+    const nowIso = iso(this.clock());
+    const consent: ConsentRecord = { source: extra.consentSource ?? "api", at: nowIso, ...(ctx.ipAddress ? { ipAddress: ctx.ipAddress } : {}) };
+    const { id, cancelled } = this.sqlite.transaction(() => {
       this.assertPhoneFree(accountId, state.phoneNumber, null);
-      return this.insertState(accountId, state);
+      const id = this.insertState(accountId, state, { consent });
+      const cancelled = extra.optedOut === true ? this.applyOptOut(accountId, id, state.phoneNumber, true, nowIso) : [];
+      return { id, cancelled };
     })();
+    if (cancelled.length) this.withdraw(cancelled);
     return this.get(accountId, id);
   }
 
   update(accountId: string, id: string, body: unknown): Contact {
     const current = this.get(accountId, id);
-    const r = validateContactInput(body, "update");
-    if (!r.ok) throw validationError(r.errors);
-    this.sqlite.transaction(() => this.applyPatch(accountId, current, r.patch))();
+    const extra = splitOptOutFields(body, "update");
+    // A body of optedOut (or consent) alone changes no other field.
+    const onlyExtra = extra.split && Object.keys(extra.body as object).length === 0;
+    const r: ReturnType<typeof validateContactInput> = onlyExtra ? { ok: true, patch: {} } : validateContactInput(extra.body, "update");
+    if (!r.ok || extra.errors.length) throw validationError([...(r.ok ? [] : r.errors), ...extra.errors]);
+    const cancelled = this.sqlite.transaction(() => {
+      if (!onlyExtra) this.applyPatch(accountId, current, r.patch);
+      if (extra.optedOut === undefined) return [];
+      return this.applyOptOut(accountId, current.id, r.patch.phoneNumber ?? current.phoneNumber, extra.optedOut, iso(this.clock()));
+    })();
+    if (cancelled.length) this.withdraw(cancelled);
     return this.get(accountId, current.id);
+  }
+
+  /**
+   * Opts a contact out (cancelling what is queued to its number; no confirmation text: the
+   * customer did not ask) or back in. Returns the cancelled message ids; no transaction.
+   */
+  private applyOptOut(accountId: string, id: string, phone: string, optedOut: boolean, at: string): string[] {
+    const row = this.sqlite.query("SELECT opted_out AS o, updated_at AS u FROM contacts WHERE id = ?1").get(id) as { o: number; u: string };
+    const now = this.clock();
+    if ((row.o === 1) !== optedOut) {
+      setContactOptOut(this.sqlite, id, optedOut, at, this.now(row.u));
+      emitContact(this.sqlite, accountId, id, optedOut ? "contact.opted_out" : "contact.opted_in", now);
+    }
+    const cancelled = optedOut ? cancelQueuedTo(this.sqlite, accountId, phone, iso(now)) : [];
+    for (const m of cancelled) emitMessageStatus(this.sqlite, accountId, m, "cancelled", now);
+    return cancelled;
   }
 
   /**
@@ -417,60 +475,78 @@ export class ContactService {
   }
 
   /**
-   * Upserts contacts by phone from the export's CSV. The text is parsed a slice at a time
-   * (papaparse chunks, paused while a slice is written), each slice in one transaction, with the
-   * event loop getting a turn in between; a row with any problem is skipped whole and reported.
+   * Upserts contacts by phone from rows of cells (the first row is the header; see
+   * contact-import.ts for CSV and XLSX). Rows are written in transactions of about IMPORT_SLICE_MS
+   * each, and the event loop gets a turn between them, so other requests keep being answered during a long import.
+   * A row with any problem is skipped whole and reported; the report keeps the first
+   * MAX_IMPORT_ERRORS problems and counts the rest.
    */
-  async importCsv(accountId: string, text: string): Promise<ImportResult> {
+  async importRows(accountId: string, batches: AsyncIterable<ImportSourceRow[]>): Promise<ImportResult> {
     const result: ImportResult = { created: 0, updated: 0, errors: [] };
+    const tally = { errors: 0, refusedRows: 0 };
+    const report = (row: number, field: string, message: string) => {
+      tally.errors++;
+      if (result.errors.length < MAX_IMPORT_ERRORS) result.errors.push({ row, field, message });
+    };
     const formOk = new Map<string, boolean>();
     let header: ImportHeader | null = null;
     let width = 0;
     let rowNo = 0; // as a spreadsheet shows it: the header is row 1
-    let failure: unknown = null;
-    const handle = (rows: string[][], bad: Map<number, string>) => {
-      this.sqlite.transaction(() => {
-        for (const [i, cells] of rows.entries()) {
-          rowNo++;
-          const problem = bad.get(i);
-          if (problem !== undefined && header) {
-            // e.g. an unterminated quote: the row's cells cannot be trusted.
-            result.errors.push({ row: rowNo, field: "row", message: `malformed CSV: ${problem}` });
-            continue;
-          }
-          if (!header) {
-            const h = parseImportHeader(cells);
-            if (!h.ok) throw validationError(h.errors);
-            header = h.header;
-            width = cells.length;
-            continue;
-          }
-          this.importRow(accountId, header, width, cells, rowNo, result, formOk);
+    const sync = (this.sqlite.query("PRAGMA synchronous").get() as { synchronous: number }).synchronous;
+    for await (const batch of batches) {
+      let at = 0;
+      while (at < batch.length) {
+        // One transaction per time slice, then a turn for the event loop: other requests wait
+        // at most about IMPORT_SLICE_MS behind an import, whatever the rows cost.
+        // A slice commits without waiting for the disk (synchronous=NORMAL, still atomic in WAL
+        // mode); the import's last commit below waits for it and so covers every slice before it.
+        // The setting goes back before anything else can run, so other writes stay FULL.
+        this.sqlite.exec("PRAGMA synchronous = NORMAL");
+        const cancelled: string[] = [];
+        try {
+          this.sqlite.transaction(() => {
+            const until = performance.now() + IMPORT_SLICE_MS;
+            while (at < batch.length && performance.now() < until) {
+              const r = batch[at++];
+              rowNo = r.row ?? rowNo + 1;
+              if (!header) {
+                if (r.error) throw validationError([{ field: "header", message: `the header row cannot be read: ${r.error}`, requirement: "a header row of column names", provided: null }]);
+                const h = parseImportHeader(r.cells);
+                if (!h.ok) throw validationError(h.errors);
+                header = h.header;
+                width = r.cells.length;
+                continue;
+              }
+              if (r.error) {
+                // e.g. an unterminated quote or an over-long cell: the row's cells cannot be trusted.
+                tally.refusedRows++;
+                report(rowNo, "row", r.error);
+                continue;
+              }
+              const before = tally.errors;
+              this.importRow(accountId, header, width, r.cells, rowNo, report, result, formOk, cancelled);
+              if (tally.errors > before) tally.refusedRows++;
+            }
+          })();
+        } finally {
+          this.sqlite.exec(`PRAGMA synchronous = ${sync}`);
         }
-      })();
-    };
-    await new Promise<void>((resolve) => {
-      Papa.parse<string[]>(text.replace(/^\uFEFF/, ""), {
-        skipEmptyLines: "greedy",
-        chunkSize: IMPORT_CHUNK_BYTES,
-        chunk: (res: Papa.ParseResult<string[]>, parser: Papa.Parser) => {
-          parser.pause();
-          try {
-            const bad = new Map<number, string>();
-            for (const e of res.errors) if (typeof e.row === "number") bad.set(e.row, e.message);
-            handle(res.data, bad);
-          } catch (err) {
-            failure = err;
-            parser.abort();
-            return;
-          }
-          setImmediate(() => parser.resume());
-        },
-        complete: () => resolve(),
-      });
-    });
-    if (failure) throw failure;
-    if (!header) throw validationError([{ field: "body", message: "the CSV is empty; send a header row and data rows", requirement: "CSV with a header row", provided: null }]);
+        // An import that opts contacts out cancels their queued messages: out of the queue too.
+        if (cancelled.length) this.withdraw(cancelled);
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    }
+    if (!header) throw validationError([{ field: "body", message: "the file is empty; send a header row and data rows", requirement: "a header row and data rows", provided: null }]);
+    if (result.created + result.updated > 0) {
+      // The durable point before the 200: a commit that writes a page, at the connection's own
+      // setting, syncs the WAL and with it every slice before (a no-op rewrite of the account row).
+      this.sqlite.transaction(() => this.sqlite.query("UPDATE accounts SET name = name WHERE id = ?").run(accountId))();
+    }
+    if (tally.errors > result.errors.length) {
+      result.errorCount = tally.errors;
+      result.errorsTruncated = true;
+    }
+    result.refusedRows = tally.refusedRows;
     return result;
   }
 
@@ -480,30 +556,42 @@ export class ContactService {
     width: number,
     cells: string[],
     rowNo: number,
+    report: (row: number, field: string, message: string) => void,
     result: ImportResult,
     formOk: Map<string, boolean>,
+    cancelled: string[],
   ) {
     if (cells.length !== width) {
-      result.errors.push({ row: rowNo, field: "row", message: `row has ${cells.length} cells; the header has ${width}` });
+      report(rowNo, "row", `row has ${cells.length} cells; the header has ${width}`);
       return;
     }
-    const { body, createdAt, formId } = importRowBody(header, cells);
+    const { body, createdAt, formId, optedOut, optedOutAt } = importRowBody(header, cells);
     const v = validateContactInput(body, "create");
     const rowErrors = v.ok ? [] : v.errors;
+    if (optedOut !== undefined && optedOut !== "true" && optedOut !== "false") {
+      rowErrors.push({ field: "optedOut", message: "optedOut must be true or false (empty leaves it as it is)" });
+    }
+    let optedOutMs: number | null = null;
+    if (optedOutAt !== undefined) {
+      optedOutMs = parseIsoTimestamp(optedOutAt);
+      if (optedOutMs === null) rowErrors.push({ field: "optedOutAt", message: "optedOutAt must be an ISO 8601 timestamp" });
+    }
     let createdMs: number | null = null;
     if (createdAt !== undefined) {
       createdMs = parseIsoTimestamp(createdAt);
       if (createdMs === null) rowErrors.push({ field: "createdAt", message: "createdAt must be an ISO 8601 timestamp" });
     }
     if (!v.ok || rowErrors.length) {
-      for (const e of rowErrors) result.errors.push({ row: rowNo, field: e.field, message: e.message });
+      for (const e of rowErrors) report(rowNo, e.field, e.message);
       return;
     }
     const patch = v.patch;
     const existing = this.stmts.byPhone.get(accountId, patch.phoneNumber!) as { id: string } | null;
+    const optOutAt = optedOutMs === null ? iso(this.clock()) : iso(optedOutMs);
     try {
       if (existing) {
         this.applyPatch(accountId, this.get(accountId, existing.id), patch);
+        if (optedOut !== undefined) cancelled.push(...this.applyOptOut(accountId, existing.id, patch.phoneNumber!, optedOut === "true", optOutAt));
         result.updated++;
         return;
       }
@@ -514,12 +602,17 @@ export class ContactService {
       }
       // A create patch holds at most MAX_CUSTOM_FIELDS fields (validateContactInput) and a new
       // contact starts with none, so only an update can go over the limit (applyPatch checks).
-      this.insertState(accountId, newContactState(patch), { formId: form, createdAt: createdMs === null ? undefined : iso(createdMs) });
+      const id = this.insertState(accountId, newContactState(patch), {
+        formId: form,
+        createdAt: createdMs === null ? undefined : iso(createdMs),
+        consent: { source: "import", at: iso(this.clock()) },
+      });
+      if (optedOut === "true") cancelled.push(...this.applyOptOut(accountId, id, patch.phoneNumber!, true, optOutAt));
       result.created++;
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       const first = err.errors?.[0];
-      result.errors.push({ row: rowNo, field: first?.field ?? "row", message: first?.message ?? err.message });
+      report(rowNo, first?.field ?? "row", first?.message ?? err.message);
     }
   }
 
@@ -571,4 +664,39 @@ export class ContactService {
       topPerformingForms,
     };
   }
+}
+
+/**
+ * `optedOut` and `consent` are set apart from the contact patch (validateContactInput refuses
+ * keys it does not know): optedOut a boolean; consent on create only, `{source: "manual"|"api"}`
+ * (how the owner got the number; default api).
+ */
+function splitOptOutFields(
+  body: unknown,
+  mode: "create" | "update",
+): {
+  body: unknown;
+  /** The body held optedOut or consent. */
+  split: boolean;
+  optedOut?: boolean;
+  consentSource?: "manual" | "api";
+  errors: Array<{ field: string; message: string; requirement?: string; provided?: unknown }>;
+} {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return { body, split: false, errors: [] };
+  const { optedOut, consent, ...rest } = body as Record<string, unknown>;
+  const errors: Array<{ field: string; message: string; requirement?: string; provided?: unknown }> = [];
+  const out: ReturnType<typeof splitOptOutFields> = { body: rest, split: optedOut !== undefined || consent !== undefined, errors };
+  if (optedOut !== undefined) {
+    if (typeof optedOut === "boolean") out.optedOut = optedOut;
+    else errors.push({ field: "optedOut", message: "optedOut must be true or false", requirement: "boolean", provided: optedOut });
+  }
+  if (consent !== undefined) {
+    const src = typeof consent === "object" && consent !== null && !Array.isArray(consent) ? (consent as Record<string, unknown>).source : undefined;
+    const keys = typeof consent === "object" && consent !== null ? Object.keys(consent) : [];
+    if (mode !== "create") errors.push({ field: "consent", message: "consent is recorded when a contact is created and cannot be changed", requirement: "no consent on update", provided: null });
+    else if ((src !== "manual" && src !== "api") || keys.some((k) => k !== "source")) {
+      errors.push({ field: "consent", message: 'consent must be {"source": "manual"} or {"source": "api"}', requirement: "{source: manual | api}", provided: null });
+    } else out.consentSource = src;
+  }
+  return out;
 }

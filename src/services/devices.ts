@@ -21,6 +21,8 @@ import type { MessageService } from "./messages";
 import type { Metrics } from "./metrics";
 import { DeviceEventHub } from "./device-events";
 import { normalizeDeviceTime } from "../domain/device-time";
+import { emitEvent } from "./events";
+import { emitMessageDelivered } from "./event-payloads";
 
 /** GET /message hands out at most this many messages (the app's own page size). */
 export const MOBILE_MESSAGES_MAX = 100;
@@ -115,6 +117,8 @@ export class DeviceService {
   private lastWorkRequestAt: number;
   private timer: ReturnType<typeof setInterval> | undefined;
   inbound: InboundReceiver | undefined;
+  /** Told whenever a phone asks for work (the queue.stuck watch of outbound events). */
+  onWorkRequest: ((accountId: string, now: number) => void) | undefined;
   private oldestCache: { at: number; value: string | null } | undefined;
 
   constructor(
@@ -141,7 +145,10 @@ export class DeviceService {
     return {
       name: "device-offline-sweep",
       start: () => {
-        this.timer = setInterval(() => this.sweepOffline(), OFFLINE_SWEEP_MS);
+        this.timer = setInterval(() => {
+          this.sweepOffline();
+          this.notePresence();
+        }, OFFLINE_SWEEP_MS);
         (this.timer as { unref?: () => void }).unref?.();
         store.pruneWebhookEvents(this.sqlite, iso(this.clock() - WEBHOOK_DEDUPE_MS));
       },
@@ -275,6 +282,7 @@ export class DeviceService {
   leaseTo(device: DeviceRow, limit: number, leaseSeconds = LEASE_SECONDS_DEFAULT): LeasedMessage[] {
     const now = this.clock();
     this.lastWorkRequestAt = now;
+    this.onWorkRequest?.(device.accountId, now);
     const bucket = this.sendBucket(device, now);
     const allowed = Math.min(limit, bucket.peek(now));
     if (allowed <= 0) {
@@ -420,9 +428,13 @@ export class DeviceService {
     const tz = store.accountTimeZone(this.sqlite, accountId);
     const t = deliveredAt === undefined ? undefined : normalizeDeviceTime(deliveredAt, tz);
     const when = typeof t === "string" && !Number.isNaN(Date.parse(t)) ? t : iso(this.clock());
-    this.sqlite
-      .query("UPDATE messages SET metadata = json_set(metadata, '$.deliveredAt', ?3), updated_at = ?4 WHERE id = ?1 AND account_id = ?2")
-      .run(id, accountId, when, nextUpdatedAt(this.clock(), row.updated_at));
+    const now = this.clock();
+    this.sqlite.transaction(() => {
+      this.sqlite
+        .query("UPDATE messages SET metadata = json_set(metadata, '$.deliveredAt', ?3), updated_at = ?4 WHERE id = ?1 AND account_id = ?2")
+        .run(id, accountId, when, nextUpdatedAt(now, row.updated_at));
+      emitMessageDelivered(this.sqlite, accountId, id, now);
+    })();
   }
 
   // ------------------------------------------------------------ settings, webhooks
@@ -612,6 +624,34 @@ export class DeviceService {
       released += n;
     }
     return released;
+  }
+
+  /** Online state per device as last seen by notePresence (device.online / device.offline events). */
+  private presence: Map<string, boolean> | undefined;
+
+  /**
+   * Emits device.online / device.offline for every device whose state changed since the last
+   * look (the offline sweep's timer). The first look after start only records the states.
+   */
+  notePresence(now = this.clock()): void {
+    const connected = this.events.connectedDevices();
+    const devices = store.listDevices(this.sqlite);
+    const first = this.presence === undefined;
+    const next = new Map<string, boolean>();
+    const changed: Array<{ d: DeviceRow; online: boolean }> = [];
+    for (const d of devices) {
+      const online = this.online(d, now, connected);
+      next.set(d.id, online);
+      if (!first && (this.presence!.get(d.id) ?? false) !== online) changed.push({ d, online });
+    }
+    this.presence = next;
+    if (!changed.length) return;
+    const day = iso(now).slice(0, 10);
+    this.sqlite.transaction(() => {
+      for (const { d, online } of changed) {
+        emitEvent(this.sqlite, d.accountId, online ? "device.online" : "device.offline", () => ({ device: this.view(d, store.deviceDayCounts(this.sqlite, d.accountId, day), now, connected) }), now);
+      }
+    })();
   }
 
   /** /health and /metrics figures (all accounts). */

@@ -69,8 +69,8 @@ export class ExportService {
       errors.push(enumError("format", EXPORT_FORMATS, fmt.slice(0, 100)));
     }
     for (const k of Object.keys(raw)) {
-      if (!["format", "status", "tags", "fields", "formId", "search", "createdAfter", "createdBefore"].includes(k)) {
-        errors.push({ field: k, message: `${k} is not an export parameter; allowed: format, status, tags, fields, formId, search, createdAfter, createdBefore`, requirement: "a known parameter", provided: k });
+      if (!["format", "status", "tags", "fields", "formId", "search", "createdAfter", "createdBefore", "optedOut"].includes(k)) {
+        errors.push({ field: k, message: `${k} is not an export parameter; allowed: format, status, tags, fields, formId, search, createdAfter, createdBefore, optedOut`, requirement: "a known parameter", provided: k });
       }
     }
     const filter = parseFilter(raw, errors);

@@ -6,17 +6,37 @@
  * the account's contact for the sender's number (created, status `responded`, when unknown),
  * sets its `lastResponseAt` and moves it `new|contacted → responded`. A phone that reports the
  * same text twice (same deviceId and externalId) gets the first record back and nothing changes.
+ *
+ * Keywords (issue 11, src/domain/keywords.ts), in the same transaction:
+ * - opt-out (STOP…): every queued message to the number is cancelled (failureReason
+ *   "opted-out"); a contact not yet opted out is marked so and gets one confirmation, queued at
+ *   `urgent`. A second STOP cancels whatever was queued meanwhile but sends no second reply.
+ * - opt-in (START…): an opted-out contact is opted back in and gets the optInReply. From a
+ *   contact that never opted out ("YES" answering an appointment text) nothing is sent.
+ * - help (HELP, INFO): the helpReply, every time, opted out or not.
+ * The queue and the leases are told after the commit (LeaseService.withdraw, queue.insert).
  */
 import type { Database } from "bun:sqlite";
 import { validationError } from "../errors";
 import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
-import { validateInbound } from "../domain/inbound";
+import { validateInbound, type InboundInput as ValidInbound } from "../domain/inbound";
 import { parseQueryDate } from "../domain/query-params";
 import { parsePaging } from "../domain/contact-query";
 import type { FieldError } from "../domain/submission";
 import { countInbound, findInboundByExternalId, insertInbound, listInbound, type InboundFilter, type InboundRow } from "../db/inbound-messages";
-import { findContactByPhone, insertRespondedContact, markContactResponded } from "../db/contacts";
+import { findContactByPhone, insertRespondedContact, markContactResponded, setContactOptOut } from "../db/contacts";
+import { cancelQueuedTo, insertReplyMessage, KEYWORD_REPLY_SOURCE } from "../db/message-suppression";
+import { keywordOf, type KeywordKind } from "../domain/keywords";
+import { smsInfo } from "../domain/sms-encoding";
+import { PRIORITY_RANK, type MessageQueue } from "../queue/priority-queue";
+import type { Sequence } from "../lib/seq";
+import type { LeaseService } from "./leases";
+import type { MonthlyQuota } from "./quota";
+import type { AccountSettingsService } from "./account-settings";
+import { queueEntryOf, type MessageRow } from "./messages";
+import { emitEvent } from "./events";
+import { contactPayload, emitContact, emitMessageStatus } from "./event-payloads";
 
 /** The API's inbound message. */
 export interface InboundMessage {
@@ -29,6 +49,10 @@ export interface InboundMessage {
   receivedAt: string;
   deviceId: string | null;
   externalId: string | null;
+  /** The keyword the text was, if any. */
+  keyword: KeywordKind | null;
+  /** When the conversation was marked read; null = unread. */
+  readAt: string | null;
   createdAt: string;
 }
 
@@ -47,6 +71,10 @@ export interface ReceiveOutcome {
   duplicate: boolean;
   /** A contact was created for the sender. */
   contactCreated: boolean;
+  /** Queued messages to the number cancelled by an opt-out. */
+  cancelledMessageIds: string[];
+  /** The confirmation or help reply queued, if any. */
+  replyMessageId: string | null;
 }
 
 export function toInboundMessage(r: InboundRow): InboundMessage {
@@ -59,6 +87,8 @@ export function toInboundMessage(r: InboundRow): InboundMessage {
     receivedAt: r.receivedAt,
     deviceId: r.deviceId,
     externalId: r.externalId,
+    keyword: (r.keyword as KeywordKind | null) ?? null,
+    readAt: r.readAt,
     createdAt: r.createdAt,
   };
 }
@@ -75,6 +105,11 @@ export class InboundService {
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
+    private readonly settings: AccountSettingsService,
+    private readonly queue: MessageQueue,
+    private readonly seq: Sequence,
+    private readonly leases: Pick<LeaseService, "withdraw" | "notify">,
+    private readonly quota: MonthlyQuota,
   ) {}
 
   /** Stores one received text (see the module comment); throws VALIDATION_ERROR for bad input. */
@@ -88,22 +123,65 @@ export class InboundService {
     const v = validateInbound(input as unknown as Record<string, unknown>, now);
     if (!v.ok) throw validationError(v.errors);
     const value = v.value;
-    return this.sqlite.transaction((): ReceiveOutcome => {
+    const keyword = keywordOf(value.body, this.settings.resolved(accountId));
+    // Replies to keywords are counted in the monthly usage but never refused (the law asks for
+    // them): reserved before the write, settled after it, as every message is.
+    const reserved = keyword !== null && this.quota.reserve(accountId, Number.POSITIVE_INFINITY) === null;
+    let out: ReceiveOutcome & { reply: MessageRow | null };
+    try {
+      out = this.write(accountId, value, keyword, now);
+    } catch (err) {
+      if (reserved) this.quota.settle(accountId, false);
+      throw err;
+    }
+    if (reserved) this.quota.settle(accountId, out.reply !== null);
+    // Committed: the queue and the leases follow.
+    if (out.cancelledMessageIds.length > 0) this.leases.withdraw(out.cancelledMessageIds);
+    if (out.reply) {
+      this.queue.insert(queueEntryOf(out.reply));
+      this.leases.notify(accountId);
+    }
+    const { reply: _reply, ...outcome } = out;
+    return outcome;
+  }
+
+  private write(accountId: string, value: ValidInbound, keyword: KeywordKind | null, now: number): ReceiveOutcome & { reply: MessageRow | null } {
+    return this.sqlite.transaction((): ReceiveOutcome & { reply: MessageRow | null } => {
       if (value.externalId !== null) {
         const prior = findInboundByExternalId(this.sqlite, accountId, value.deviceId, value.externalId);
-        if (prior) return { message: toInboundMessage(prior), duplicate: true, contactCreated: false };
+        if (prior) return { message: toInboundMessage(prior), duplicate: true, contactCreated: false, cancelledMessageIds: [], replyMessageId: null, reply: null };
       }
       const nowIso = iso(now);
       const receivedIso = iso(value.receivedAt);
       const contact = findContactByPhone(this.sqlite, accountId, value.from);
       let contactId: string;
+      let updatedAt = nowIso;
       if (contact) {
         contactId = contact.id;
-        markContactResponded(this.sqlite, contactId, receivedIso, nextUpdatedAt(now, contact.updatedAt));
+        updatedAt = nextUpdatedAt(now, contact.updatedAt);
+        markContactResponded(this.sqlite, contactId, receivedIso, updatedAt);
       } else {
         contactId = newId();
         insertRespondedContact(this.sqlite, { id: contactId, accountId, phone: value.from, lastResponseAt: receivedIso, createdAt: nowIso });
       }
+      const wasOptedOut = contact?.optedOut ?? false;
+      let cancelled: string[] = [];
+      let replyKey: "optOutReply" | "optInReply" | "helpReply" | null = null;
+      if (keyword === "opt-out") {
+        cancelled = cancelQueuedTo(this.sqlite, accountId, value.from, nowIso);
+        for (const m of cancelled) emitMessageStatus(this.sqlite, accountId, m, "cancelled", now);
+        if (!wasOptedOut) {
+          setContactOptOut(this.sqlite, contactId, true, receivedIso, updatedAt);
+          emitContact(this.sqlite, accountId, contactId, "contact.opted_out", now);
+          replyKey = "optOutReply";
+        }
+      } else if (keyword === "opt-in" && wasOptedOut) {
+        setContactOptOut(this.sqlite, contactId, false, null, updatedAt);
+        emitContact(this.sqlite, accountId, contactId, "contact.opted_in", now);
+        replyKey = "optInReply";
+      } else if (keyword === "help") replyKey = "helpReply";
+      const reply = replyKey ? this.insertReply(accountId, contactId, contact, value.from, this.settings.reply(accountId, replyKey), keyword!, now) : null;
+      if (reply) emitMessageStatus(this.sqlite, accountId, reply.id, "queued", now);
       const row: InboundRow = {
         id: newId(),
         accountId,
@@ -113,11 +191,59 @@ export class InboundService {
         receivedAt: receivedIso,
         deviceId: value.deviceId,
         externalId: value.externalId,
+        keyword,
+        readAt: null,
         createdAt: nowIso,
       };
       insertInbound(this.sqlite, row);
-      return { message: toInboundMessage(row), duplicate: false, contactCreated: !contact };
+      emitContact(this.sqlite, accountId, contactId, contact ? "contact.updated" : "contact.created", now);
+      emitEvent(this.sqlite, accountId, "inbound.received", () => ({ message: toInboundMessage(row), contact: contactPayload(this.sqlite, contactId) }), now);
+      return { message: toInboundMessage(row), duplicate: false, contactCreated: !contact, cancelledMessageIds: cancelled, replyMessageId: reply?.id ?? null, reply };
     })();
+  }
+
+  /** The confirmation or help text, queued at urgent inside the caller's transaction. */
+  private insertReply(
+    accountId: string,
+    contactId: string,
+    contact: { firstName: string | null; lastName: string | null } | null,
+    phone: string,
+    text: string,
+    keyword: KeywordKind,
+    now: number,
+  ): MessageRow {
+    const info = smsInfo(text);
+    const at = iso(now);
+    const row: MessageRow = {
+      id: newId(),
+      account_id: accountId,
+      form_id: null,
+      form_name: null,
+      contact_id: contactId,
+      content: text,
+      recipient_phone: phone,
+      recipient_name: contact ? [contact.firstName, contact.lastName].filter(Boolean).join(" ") || null : null,
+      status: "queued",
+      priority: "urgent",
+      priority_rank: PRIORITY_RANK.urgent,
+      webhook_data: null,
+      template_used: null,
+      scheduled_for: at,
+      sent_at: null,
+      failure_reason: null,
+      retry_count: 0,
+      metadata: JSON.stringify({ messageLength: text.length, variablesUsed: [], source: KEYWORD_REPLY_SOURCE, keyword, encoding: info.encoding, segments: info.segments }),
+      seq: this.seq.next(),
+      lease_token: null,
+      lease_expires_at: null,
+      lease_device_id: null,
+      lease_expiries: 0,
+      last_lease_token: null,
+      created_at: at,
+      updated_at: at,
+    };
+    insertReplyMessage(this.sqlite, row);
+    return row;
   }
 
   /** GET /v1/inbound: newest first; another account's contact id matches nothing. */

@@ -23,6 +23,8 @@ import type { MessageQueue, Priority } from "../queue/priority-queue";
 import { TokenBucket, perMinute } from "../limits/token-bucket";
 import type { Lifecycle } from "../deps";
 import { toMessage, type Message, type MessageRow } from "./messages";
+import { emitMessageStatus } from "./event-payloads";
+import { cancelSuppressed, isSuppressedAtLease } from "../db/message-suppression";
 import { decideRetry } from "../domain/retry-policy";
 import { effectiveMaxAttempts, requeueForRetry } from "../db/message-retries";
 
@@ -231,6 +233,7 @@ export class LeaseService {
               failedAt: nowIso,
               leaseToken: null,
             });
+            emitMessageStatus(this.sqlite, r.account_id, r.id, "queued", now);
             retried.push({ ...r, scheduledFor: retry.scheduledFor });
             continue;
           }
@@ -240,6 +243,7 @@ export class LeaseService {
                  lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL, updated_at = ?3 WHERE id = ?1`,
             )
             .run(r.id, NO_REPORT_REASON, nextUpdatedAt(now, r.updated_at));
+          emitMessageStatus(this.sqlite, r.account_id, r.id, "failed", now);
           failed.push(r);
         } else {
           this.sqlite
@@ -281,20 +285,39 @@ export class LeaseService {
         ? { messages: [], rateLimitedForMs: bucket.msUntil(now, 1) }
         : { messages: [] };
     }
-    const due = this.queue.takeDue(accountId, now, allowed, (id) => this.leases.has(id));
-    if (due.length === 0) return { messages: [] };
     const expiresAt = now + opts.leaseSeconds * 1_000;
     const expiresIso = iso(expiresAt);
     const device = opts.deviceId ?? null;
+    // A message whose recipient opted out after it was queued is cancelled here, never handed
+    // out (issue 11); the walk then goes on for the slots it would have taken.
+    const suppressed = new Set<string>();
+    const taken = new Set<string>();
+    const firstDue = this.queue.takeDue(accountId, now, allowed, (id) => this.leases.has(id));
+    if (firstDue.length === 0) return { messages: [] };
     const leased = this.sqlite.transaction(() => {
       const out: Array<{ row: MessageRow; token: string }> = [];
-      for (const e of due) {
-        const token = crypto.randomUUID();
-        const row = this.leaseRow.get(token, expiresIso, device, e.id);
-        if (row) out.push({ row, token });
+      for (let round = 0; round < 5 && out.length < allowed; round++) {
+        const due = round === 0 ? firstDue : this.queue.takeDue(accountId, now, allowed - out.length, (id) => this.leases.has(id) || suppressed.has(id) || taken.has(id));
+        if (due.length === 0) break;
+        let skipped = 0;
+        for (const e of due) {
+          if (isSuppressedAtLease(this.sqlite, e.id)) {
+            cancelSuppressed(this.sqlite, e.id, iso(now));
+            emitMessageStatus(this.sqlite, accountId, e.id, "cancelled", now);
+            suppressed.add(e.id);
+            skipped++;
+            continue;
+          }
+          const token = crypto.randomUUID();
+          const row = this.leaseRow.get(token, expiresIso, device, e.id);
+          if (row) out.push({ row, token }), taken.add(row.id);
+        }
+        if (skipped === 0) break;
       }
       return out;
     })();
+    if (suppressed.size > 0) this.withdraw(suppressed);
+    if (leased.length === 0) return { messages: [] };
     bucket.take(now, leased.length);
     const messages: LeasedMessage[] = [];
     for (const { row, token } of leased) {

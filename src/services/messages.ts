@@ -21,6 +21,7 @@ import type { LeaseService } from "./leases";
 import { PRIORITIES } from "../domain/form-definition";
 import { normalizeDeviceTime } from "../domain/device-time";
 import { accountTimeZone } from "../db/devices";
+import { emitMessageStatus } from "./event-payloads";
 import { decideRetry, maxAttemptsError } from "../domain/retry-policy";
 import { effectiveMaxAttempts, lastFailedLease, requeueForRetry } from "../db/message-retries";
 
@@ -414,6 +415,8 @@ export class MessageService {
         if (retry.retry) {
           const scheduledFor = iso(retry.scheduledFor);
           requeueForRetry(this.sqlite, { id, reason: next.failureReason!, retryCount: retry.retryCount, scheduledFor, updatedAt, failedAt: iso(now), leaseToken: row.lease_token });
+          // Queued again for an automatic retry; message.failed is only sent for the final failure.
+          emitMessageStatus(this.sqlite, accountId, id, "queued", now);
           const effects: Effects = { endLease: id, dequeue: id, enqueue: { ...row, status: "queued", scheduled_for: scheduledFor } };
           return { answer: { messageId: id, status: "queued" as MessageStatus, sentAt: null, updatedAt, retryScheduledFor: scheduledFor }, effects };
         }
@@ -435,6 +438,7 @@ export class MessageService {
           )
           .run(next.sentAt, iso(now), row.contact_id, accountId);
       }
+      emitMessageStatus(this.sqlite, accountId, id, next.status, now);
       const effects: Effects = { endLease: id };
       if (next.status === "cancelled" && row.lease_token !== null && row.lease_device_id !== null) {
         effects.cancelledLease = { accountId, holder: row.lease_device_id };
@@ -567,16 +571,22 @@ export class MessageService {
     }
     if (errs.length) throw validationError(errs);
 
-    let contact: { id: string; phone_number: string; first_name: string | null; last_name: string | null } | null = null;
+    let contact: { id: string; phone_number: string; first_name: string | null; last_name: string | null; opted_out: number } | null = null;
     if (typeof contactId === "string") {
       contact = UUID_RE.test(contactId)
-        ? (this.sqlite.query("SELECT id, phone_number, first_name, last_name FROM contacts WHERE id = ?1 AND account_id = ?2").get(contactId, accountId) as any)
+        ? (this.sqlite.query("SELECT id, phone_number, first_name, last_name, opted_out FROM contacts WHERE id = ?1 AND account_id = ?2").get(contactId, accountId) as any)
         : null;
       if (!contact) throw new AppError("CONTACT_NOT_FOUND", { details: { contactId } });
     } else {
       contact = this.sqlite
-        .query("SELECT id, phone_number, first_name, last_name FROM contacts WHERE account_id = ?1 AND phone_number = ?2")
+        .query("SELECT id, phone_number, first_name, last_name, opted_out FROM contacts WHERE account_id = ?1 AND phone_number = ?2")
         .get(accountId, e164!) as any;
+    }
+    if (contact?.opted_out === 1) {
+      throw new AppError("RECIPIENT_OPTED_OUT", {
+        message: `${contact.phone_number} replied STOP (opted out of texts); nothing was queued. They can text START to opt back in.`,
+        details: { contactId: contact.id, phoneNumber: contact.phone_number },
+      });
     }
     const text = content as string;
     const info = smsInfo(text);
@@ -625,7 +635,10 @@ export class MessageService {
     if (refusal) throw quotaExceeded(refusal, this.clock());
     const reserved = (ctx.monthlyQuota ?? null) !== null;
     try {
-      this.insertManual(row, accountId, prio, createdAt);
+      this.sqlite.transaction(() => {
+        this.insertManual(row, accountId, prio, createdAt);
+        emitMessageStatus(this.sqlite, accountId, row.id, "queued", now);
+      })();
     } catch (err) {
       if (reserved) this.quota?.settle(accountId, false);
       throw err;

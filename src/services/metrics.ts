@@ -44,6 +44,8 @@ export class Metrics {
   private counters = new Map<string, { help: string; values: Map<string, number> }>();
   private latency = new Map<string, { counts: number[]; sum: number; count: number }>();
   private matchers: RouteMatcher[] = [];
+  /** Gauges read when /metrics is rendered. */
+  private gauges = new Map<string, { help: string; read: () => number }>();
   private matchedRouteCount = -1;
   /** Gauges computed at render time by other modules (each returns Prometheus text lines). */
   private readonly gaugeSources: Array<() => string[]> = [];
@@ -102,6 +104,11 @@ export class Metrics {
 
   describe(name: string, help: string) {
     if (!this.counters.has(name)) this.counters.set(name, { help, values: new Map() });
+  }
+
+  /** A gauge whose value is read at each render. */
+  gauge(name: string, help: string, read: () => number) {
+    this.gauges.set(name, { help, read });
   }
 
   /** Adds `by` to a counter; names should end in `_total`. */
@@ -166,6 +173,7 @@ export class Metrics {
     out.push(`textwire_database_bytes ${this.databaseBytes()}`);
     out.push("# HELP textwire_uptime_seconds Seconds since the server started", "# TYPE textwire_uptime_seconds gauge");
     out.push(`textwire_uptime_seconds ${extra.uptimeSeconds}`);
+    for (const [name, g] of this.gauges) out.push(`# HELP ${name} ${g.help}`, `# TYPE ${name} gauge`, `${name} ${g.read()}`);
     if (this.opts.schemaVersion !== undefined) {
       out.push("# HELP textwire_schema_version Database schema version", "# TYPE textwire_schema_version gauge", `textwire_schema_version ${this.opts.schemaVersion}`);
     }

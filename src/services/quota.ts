@@ -10,6 +10,7 @@ import { AppError } from "../errors";
  * overshoot the quota; the reservation becomes "used" on commit or is released on failure.
  */
 export interface QuotaRefusal {
+  accountId: string;
   limit: number;
   used: number;
   /** ISO instant the count starts again (first instant of next UTC month). */
@@ -21,7 +22,7 @@ export function quotaExceeded(r: QuotaRefusal, now: number): AppError {
   // Seconds until the count starts again (next UTC month), as a 429 rate limit gives them.
   const retryAfter = Math.max(1, Math.ceil((Date.parse(r.resetsAt) - now) / 1000));
   return new AppError("QUOTA_EXCEEDED", {
-    message: `Monthly message quota of ${r.limit} reached; raise the plan's quota to send more`,
+    message: `Monthly message quota of ${r.limit} reached; the server's operator can raise it with: textwire accounts update ${r.accountId} --monthly-quota N`,
     details: { limit: r.limit, used: r.used, resetsAt: r.resetsAt, retryAfter },
     extra: { retryAfter },
     headers: { "Retry-After": String(retryAfter) },
@@ -68,7 +69,7 @@ export class MonthlyQuota {
     if (quota === null) return null;
     const t = this.tally(accountId);
     if (t.used + t.pending >= quota) {
-      return { limit: quota, used: t.used, resetsAt: new Date(nextMonthStartUtc(t.month)).toISOString() };
+      return { accountId, limit: quota, used: t.used, resetsAt: new Date(nextMonthStartUtc(t.month)).toISOString() };
     }
     t.pending++;
     return null;

@@ -23,6 +23,8 @@ import { templateVariables } from "../domain/template";
 import { UUID_RE } from "../lib/ids";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
 import type { LeaseService } from "./leases";
+import { emitSubmission } from "./event-payloads";
+import { isConsentGiven } from "../domain/keywords";
 
 /** Idempotency-Key replays last this long (CONTRACT §5). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -94,6 +96,7 @@ function keyReused(key: string): AppError {
 
 interface ContactRow {
   id: string;
+  opted_out: number;
   first_name: string | null;
   last_name: string | null;
   email: string | null;
@@ -155,12 +158,12 @@ export class SubmissionService {
     );
     this.idemSweep = sqlite.prepare("DELETE FROM idempotency_keys WHERE created_at < ?");
     this.contactByPhone = sqlite.prepare(
-      "SELECT id, first_name, last_name, email, custom_fields, source FROM contacts WHERE account_id = ? AND phone_number = ?",
+      "SELECT id, first_name, last_name, email, custom_fields, source, opted_out FROM contacts WHERE account_id = ? AND phone_number = ?",
     );
     this.contactInsert = sqlite.prepare(
       `INSERT INTO contacts (id, account_id, phone_number, first_name, last_name, email, status, form_id, custom_fields,
-         tags, message_count, source, search_text, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'new', ?, ?, '[]', 0, ?, ?, ?, ?)`,
+         tags, message_count, source, search_text, created_at, updated_at, consent)
+       VALUES (?, ?, ?, ?, ?, ?, 'new', ?, ?, '[]', 0, ?, ?, ?, ?, ?)`,
     );
     this.contactUpdate = sqlite.prepare(
       `UPDATE contacts SET first_name = ?, last_name = ?, email = ?, custom_fields = ?, source = ?, search_text = ?, updated_at = ?
@@ -336,7 +339,23 @@ export class SubmissionService {
               contactSearchText({ firstName, lastName, email: v.email, phoneNumber: v.phoneNumber }),
               nowIso,
               nowIso,
+              JSON.stringify({ source: "webhook", formId: form.id, at: nowIso, ipAddress: input.ipAddress }),
             );
+          }
+          // Issue 11: an opted-out number or a form's missing consent → saved, but no message.
+          const suppressed = existing?.opted_out === 1 ? "opted-out" : settings.consentField !== null && !isConsentGiven(input.body[settings.consentField]) ? "no-consent" : null;
+          if (suppressed !== null) {
+            this.submissionInsert.run(newId(), form.accountId, form.id, contactId, null, existing ? 0 : 1, nowIso);
+            const body = JSON.stringify({
+              status: "success",
+              message:
+                suppressed === "opted-out"
+                  ? "Submission received; no text is sent because this number opted out (replied STOP)"
+                  : "Submission received; no text is sent because the consent box was not ticked",
+              data: { messageId: null, contactId, queuePosition: null, estimatedDelivery: null, suppressed },
+            });
+            if (key !== undefined) this.idemInsert.run(form.id, key, 200, body, input.bodyHash ?? null, nowIso);
+            return { status: 200, body, created: true, contactId, queued: false };
           }
           const held = this.holdBack(form, v.phoneNumber, contactId, existing ? 0 : 1, now, nowIso, key, input.bodyHash);
           if (held) return held;
@@ -378,7 +397,8 @@ export class SubmissionService {
             nowIso,
             nowIso,
           );
-          this.submissionInsert.run(newId(), form.accountId, form.id, contactId, messageId, existing ? 0 : 1, nowIso);
+          const submissionId = newId();
+          this.submissionInsert.run(submissionId, form.accountId, form.id, contactId, messageId, existing ? 0 : 1, nowIso);
           // The queue entry goes in last; should the idempotency row still fail, it comes out again
           // with the job's rolled-back writes, so the queue never holds a message SQLite lacks.
           this.queue.insert({ id: messageId, accountId: form.accountId, priority, scheduledFor, seq });
@@ -400,6 +420,8 @@ export class SubmissionService {
                 estimatedDelivery: new Date(pos.estimatedDelivery).toISOString(),
               },
             });
+            // Outbound events, in this transaction (nothing written when no endpoint takes them).
+            emitSubmission(this.sqlite, { accountId: form.accountId, formId: form.id, formName: form.name, submissionId, contactId, newContact: !existing, messageId, answer: body }, now);
             if (key !== undefined) this.idemInsert.run(form.id, key, 200, body, input.bodyHash ?? null, nowIso);
             return { status: 200, body, created: true, messageId, contactId, queued: true };
           } catch (err) {

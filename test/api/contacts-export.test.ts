@@ -265,7 +265,7 @@ describe("POST /contacts/import", () => {
       await src.stop();
       await dst.stop();
     }
-  });
+  }, 20_000); // the import yields every ~10 ms: on a busy shared machine 4,000 rows can pass 5 s
 
   test("a row with malformed CSV (an unterminated quote) is refused, not guessed at", async () => {
     const t = await startTestServer();

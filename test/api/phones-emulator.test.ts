@@ -1,9 +1,10 @@
 /**
  * The SMSGate emulator (test/helpers/smsgate-emulator.ts, written from the app's protocol) against
- * a real `textwire serve` process over HTTPS, trusting only a CA made for this test.
+ * a real `textwire serve` process over HTTPS with the certificate `textwire tls init` made, trusting only its CA.
  */
+import { tlsPathsFor } from "../../src/tls/local-ca";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/server";
 import { SmsGateEmulator } from "../helpers/smsgate-emulator";
@@ -18,23 +19,16 @@ let proc: ReturnType<typeof Bun.spawn>;
 let origin: string;
 let adminKey: string;
 
-function openssl(...args: string[]) {
-  const p = Bun.spawnSync(["openssl", ...args], { cwd: dir });
-  if (p.exitCode !== 0) throw new Error("openssl failed: " + p.stderr.toString());
-}
-
 beforeAll(async () => {
   dir = tempDir("textwire-phones-");
-  // A CA and a server certificate it signs (SAN 127.0.0.1, serverAuth), as a phone would trust.
-  openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "1", "-subj", "/CN=Textwire test CA",
-    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
-  openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "srv.key", "-out", "srv.csr", "-subj", "/CN=127.0.0.1");
-  writeFileSync(join(dir, "ext.cnf"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n");
-  openssl("x509", "-req", "-in", "srv.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", "srv.crt", "-days", "1", "-extfile", "ext.cnf");
-  ca = readFileSync(join(dir, "ca.crt"), "utf8");
+  // The owner's set-up: `textwire tls init` makes a local CA and a server certificate it signs;
+  // the phone trusts only that CA.
+  const init = Bun.spawnSync([BUN, join(ROOT, "src/main.ts"), "tls", "init", "--db", join(dir, "t.db"), "--ip", "127.0.0.1"], { cwd: ROOT });
+  if (init.exitCode !== 0) throw new Error("tls init failed: " + init.stderr.toString() + init.stdout.toString());
+  ca = readFileSync(tlsPathsFor(join(dir, "t.db")).caCert, "utf8");
   proc = Bun.spawn(
     [BUN, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--db", join(dir, "t.db"), "--log-format", "json",
-      "--tls-cert", join(dir, "srv.crt"), "--tls-key", join(dir, "srv.key"), "--device-offline-after", `${OFFLINE_AFTER_MS / 1000}s`, "--send-rate-per-minute", "1000"],
+      "--device-offline-after", `${OFFLINE_AFTER_MS / 1000}s`, "--send-rate-per-minute", "1000"],
     { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: { ...process.env, TEXTWIRE_PORT: "", TEXTWIRE_DB: "" } },
   );
   const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();

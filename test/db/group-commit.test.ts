@@ -73,3 +73,32 @@ describe("group commit", () => {
     await expect(w.submit({ run: () => 1 })).rejects.toBeInstanceOf(WriterClosedError);
   });
 });
+
+describe("riders (background jobs)", () => {
+  test("a rider joins the next batch a request causes, after its jobs: no transaction of its own", async () => {
+    const stmt = ins(db);
+    const rider = w.ride({ run: () => (stmt.run("rider"), "r") }, 5_000);
+    await Bun.sleep(20);
+    expect(rows()).toEqual([]); // waits for someone else's batch
+    const job = w.submit({ run: () => (stmt.run("request"), "q") });
+    expect(await Promise.all([job, rider])).toEqual(["q", "r"]);
+    expect(w.stats.batches).toBe(1);
+    expect(rows()).toEqual(["request", "rider"]);
+  });
+
+  test("with no request coming, a rider commits alone after maxWaitMs", async () => {
+    const stmt = ins(db);
+    const t0 = performance.now();
+    expect(await w.ride({ run: () => (stmt.run("alone"), 1) }, 30)).toBe(1);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(25);
+    expect(rows()).toEqual(["alone"]);
+  });
+
+  test("stop() flushes riders; a closed writer refuses them", async () => {
+    const stmt = ins(db);
+    const p = w.ride({ run: () => (stmt.run("last"), 1) }, 60_000);
+    w.stop();
+    expect(await p).toBe(1);
+    await expect(w.ride({ run: () => 1 }, 10)).rejects.toBeInstanceOf(WriterClosedError);
+  });
+});

@@ -139,6 +139,31 @@ describe("0004 monthly_usage", () => {
   });
 });
 
+describe("0010 opt-outs, consent and conversations", () => {
+  test("existing contacts get a consent record and a conversation row; submissions may lack a message", () => {
+    const sqlite = openSqlite(dbPath());
+    migrate(sqlite, EMBEDDED_MIGRATIONS.filter((m) => m.tag !== "0010_opt_outs_consent_conversations"));
+    fill(sqlite, 5);
+    sqlite.run("INSERT INTO contacts (id, account_id, phone_number, created_at, updated_at) VALUES ('lonely', 'a1', '+12015559999', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')");
+    sqlite.run("INSERT INTO submissions (id, account_id, form_id, contact_id, message_id, new_contact, created_at) VALUES ('s1', 'a1', 'f1', 'c0', 'm0-0', 1, '2026-01-01T00:00:00.000Z')");
+    const { applied } = migrate(sqlite);
+    expect(applied).toEqual(["0010_opt_outs_consent_conversations"]);
+    const c0 = sqlite.query("SELECT consent, opted_out, created_at FROM contacts WHERE id = 'c0'").get() as any;
+    expect(JSON.parse(c0.consent)).toEqual({ source: "webhook", formId: "f1", at: c0.created_at });
+    expect(c0.opted_out).toBe(0);
+    expect(JSON.parse((sqlite.query("SELECT consent FROM contacts WHERE id = 'lonely'").get() as any).consent)).toEqual({ source: "api", at: "2026-01-01T00:00:00.000Z" });
+    expect((sqlite.query("SELECT count(*) AS n FROM conversations").get() as any).n).toBe(5);
+    expect(sqlite.query("SELECT message_id FROM submissions WHERE id = 's1'").get()).toEqual({ message_id: "m0-0" });
+    sqlite.run("INSERT INTO submissions (id, account_id, form_id, contact_id, message_id, new_contact, created_at) VALUES ('s2', 'a1', 'f1', 'c0', NULL, 0, '2026-01-01T00:00:00.000Z')");
+    // The triggers keep conversations from here on.
+    sqlite.run(
+      "INSERT INTO messages (id, account_id, contact_id, content, recipient_phone, scheduled_for, seq, created_at, updated_at) VALUES ('later', 'a1', 'lonely', 'x', '+12015559999', '2030-01-01T00:00:00.000Z', 999, '2030-01-01T00:00:00.000Z', '2030-01-01T00:00:00.000Z')",
+    );
+    expect(sqlite.query("SELECT last_message_at, unread_count FROM conversations WHERE contact_id = 'lonely'").get()).toEqual({ last_message_at: "2030-01-01T00:00:00.000Z", unread_count: 0 });
+    sqlite.close();
+  });
+});
+
 describe("0005 operator keys and the latest lease", () => {
   test("the oldest account's live admin keys become operator keys; a tenant's do not; held lease tokens are kept as the latest", () => {
     const sqlite = openSqlite(dbPath());

@@ -380,7 +380,16 @@ describe("validateFormSettings", () => {
       rateLimitPerDay: 20,
       maxAttempts: 2,
       defaultPriority: "high",
+      consentField: null,
     });
+    expect(resolveFormSettings({ consentField: "smsConsent" }).consentField).toBe("smsConsent");
+  });
+  test.each([[""], [5], ["has space"], ["x".repeat(101)]])("consentField %p refused", (consentField) => {
+    expect(paths(validateFormSettings({ consentField }))).toEqual(["settings.consentField"]);
+  });
+  test("consentField may be null or a field name", () => {
+    expect(validateFormSettings({ consentField: null })).toEqual([]);
+    expect(validateFormSettings({ consentField: "smsConsent" })).toEqual([]);
   });
 });
 

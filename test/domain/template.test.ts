@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { builtinVariables, renderTemplate, templateVariables } from "../../src/domain/template";
+import { builtinVariables, fallbackProblems, renderTemplate, templateVariables } from "../../src/domain/template";
 
 describe("renderTemplate: placeholders", () => {
   test("replaces a placeholder by the value", () => {
@@ -174,5 +174,65 @@ describe("builtinVariables", () => {
     expect(renderTemplate("Hi {{firstName}}, see you {{date}} at {{ time }} via {{formName}}", vars).content).toBe(
       "Hi Ada, see you next Tuesday at 06:30 via Contact us",
     );
+  });
+});
+
+describe("renderTemplate: fallbacks {{ name | text }}", () => {
+  test("the fallback is used when the value is missing", () => {
+    const r = renderTemplate("Hi {{firstName | there}}, thanks!", {});
+    expect(r).toEqual({ content: "Hi there, thanks!", variablesUsed: ["firstName"] });
+  });
+
+  test("the fallback is used when the value is empty or only whitespace", () => {
+    expect(renderTemplate("Hi {{firstName|there}}!", { firstName: "" }).content).toBe("Hi there!");
+    expect(renderTemplate("Hi {{firstName|there}}!", { firstName: "  \t" }).content).toBe("Hi there!");
+  });
+
+  test("a present value wins over the fallback, as written", () => {
+    expect(renderTemplate("Hi {{ firstName | there }}!", { firstName: " Ada" }).content).toBe("Hi  Ada!");
+  });
+
+  test("the fallback's ends are trimmed, inner spaces and punctuation kept", () => {
+    expect(renderTemplate("{{ who |  dear customer, friend.  }}", {}).content).toBe("dear customer, friend.");
+    expect(renderTemplate("{{\nwho\n|\nthere\n}}", {}).content).toBe("{{\nwho\n|\nthere\n}}");
+  });
+
+  test("without a fallback a missing value is still empty text", () => {
+    expect(renderTemplate("Hi {{firstName}}!", {}).content).toBe("Hi !");
+  });
+
+  test("a malformed fallback stays literal text", () => {
+    for (const t of ["{{a |}}", "{{a | }}", "{{a | b | c}}", "{{a | {b}}", "{{a | b", "{{a | b}", `{{a | ${"x".repeat(101)}}}`]) {
+      expect(renderTemplate(t, { a: "" }).content).toBe(t);
+    }
+    expect(renderTemplate(`{{a | ${"x".repeat(100)}}}`, {}).content).toBe("x".repeat(100));
+  });
+
+  test("a fallback is not itself a template", () => {
+    expect(renderTemplate("{{a | {{b}}}}", { b: "B" }).content).toBe("{{a | B}}");
+  });
+
+  test("stays linear on hostile input", () => {
+    const t = "{{a|".repeat(20_000) + "x";
+    const start = performance.now();
+    renderTemplate(t, {});
+    fallbackProblems(t);
+    expect(performance.now() - start).toBeLessThan(2_000);
+  });
+});
+
+describe("fallbackProblems", () => {
+  test("well-formed fallbacks and plain placeholders have none", () => {
+    expect(fallbackProblems("Hi {{firstName | there}}, {{topic}} {{ a|b }} {not} {{ two words | x }}")).toEqual([]);
+  });
+
+  test("each malformed one is named", () => {
+    expect(fallbackProblems("Hi {{firstName |}} and {{ x | a | b }} and {{y|ok}} and {{z | open")).toEqual([
+      "{{firstName |}}",
+      "{{ x | a | b }}",
+      "{{z | open",
+    ]);
+    expect(fallbackProblems(`{{a|${"x".repeat(101)}}}`)[0]).toEndWith("…");
+    expect(fallbackProblems("{{a|line\nbreak}}")).toEqual(["{{a|line\nbreak}}"]);
   });
 });

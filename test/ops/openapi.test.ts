@@ -107,11 +107,70 @@ describe("GET /v1/openapi.json", () => {
     expect(wh.security).toEqual([]);
     expect(Object.keys(wh.responses)).toEqual(expect.arrayContaining(["400", "404", "413", "429", "503"]));
     expect(wh.responses["503"]["x-error-codes"]).toContain("FORM_DISABLED");
+    expect(wh.requestBody.content["application/json"].schema.required).toEqual(["phoneNumber"]);
+    expect(wh.responses["201"]["x-undeclared-response"]).toBe(true);
+    const status = d.paths["/v1/messages/{id}/status"].put;
+    expect(status.responses["404"]["x-error-codes"]).toContain("MESSAGE_NOT_FOUND");
+    // The key-in-path form is named, not a second path template (it would collide with {id}).
+    expect(status["x-key-in-path"]).toBe("/v1/messages/{apiKey}/{id}/status");
+    expect(Object.keys(d.paths).filter((p) => p.includes("{apiKey}"))).toEqual([]);
+  });
+
+  test("every route declares its success answers (a `response` map of TypeBox models)", () => {
+    const undeclared = Object.entries<any>(doc.paths).flatMap(([p, ops]) =>
+      Object.entries<any>(ops)
+        .filter(([, op]) => Object.values<any>(op.responses).some((r) => r["x-undeclared-response"]))
+        .map(([m]) => `${m.toUpperCase()} ${p}`),
+    );
+    expect(undeclared).toEqual([]);
+  });
+
+  test("success answers carry the envelope with typed data, real status codes and their headers", () => {
+    const create = doc.paths["/v1/forms"].post.responses["201"];
+    const env = create.content["application/json"].schema;
+    expect(env.required).toEqual(["status", "data"]);
+    expect(env.properties.data.properties.form.properties.webhookUrl.type).toBe("string");
+    expect(doc.paths["/v1/forms"].post.responses["200"]).toBeUndefined();
+    expect(doc.paths["/v1/contacts"].post.responses["201"]).toBeDefined();
+    expect(doc.paths["/v1/messages"].post.responses["201"]).toBeDefined();
+    const next = doc.paths["/v1/messages/next"].get.responses;
+    expect(next["204"].content).toBeUndefined();
+    expect(next["200"].content["application/json"].schema.properties.data.properties.message.properties.leaseToken.type).toBe("string");
+    expect(doc.paths["/v1/forms/{id}/webhook"].options.responses["204"].headers["Access-Control-Allow-Origin"]).toBeDefined();
+    expect(Object.keys(create.headers)).toEqual(expect.arrayContaining(["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]));
+    expect(Object.keys(doc.paths["/v1/forms"].post.responses["429"].headers)).toContain("Retry-After");
+    expect(Object.keys(doc.paths["/v1/forms/{id}/webhook"].post.responses["200"].headers)).toContain("Idempotent-Replayed");
+    const exp = doc.paths["/v1/contacts/export"].get.responses["200"];
+    expect(Object.keys(exp.content)).toEqual(["application/json", "text/csv", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"]);
+    expect(exp.content["application/json"].schema.type).toBe("array");
+    expect(Object.keys(exp.headers)).toContain("Content-Disposition");
+  });
+
+  test("request bodies and parameters carry types, enums and required; the webhook its two body types and Idempotency-Key", () => {
+    const wh = doc.paths["/v1/forms/{id}/webhook"].post;
     expect(Object.keys(wh.requestBody.content)).toEqual(["application/json", "application/x-www-form-urlencoded"]);
-    expect(d.paths["/v1/messages/{id}/status"].put).toBeDefined();
-    const withKey = d.paths["/v1/messages/{apiKey}/{id}/status"].put;
-    expect(withKey.parameters.map((p: any) => p.name)).toEqual(["apiKey", "id"]);
-    expect(withKey.responses["404"]["x-error-codes"]).toContain("MESSAGE_NOT_FOUND");
+    expect(wh.requestBody.content["application/json"].schema.required).toEqual(["phoneNumber"]);
+    expect(wh.parameters).toContainEqual(expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false, schema: expect.objectContaining({ maxLength: 255 }) }));
+    const create = doc.paths["/v1/forms"].post.requestBody.content["application/json"].schema;
+    expect(create.required).toEqual(["name", "messageTemplate", "fields"]);
+    expect(create.properties.fields.items.properties.type.enum).toEqual(["text", "email", "phone", "number", "url", "date"]);
+    expect(doc.paths["/v1/forms/{id}"].put.requestBody.content["application/json"].schema.required).toBeUndefined();
+    const status = doc.paths["/v1/messages/{id}/status"].put.requestBody.content["application/json"].schema;
+    expect(status.required).toEqual(["status"]);
+    expect(status.properties.status.enum).toEqual(["queued", "sent", "failed", "cancelled"]);
+    const q = doc.paths["/v1/contacts"].get.parameters;
+    expect(q.find((p: any) => p.name === "status").schema.enum).toEqual(["new", "contacted", "responded", "converted"]);
+    expect(q.find((p: any) => p.name === "limit").schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100 });
+    expect(doc.paths["/v1/messages/next"].post.requestBody.required).toBe(false);
+    expect(doc.paths["/v1/contacts/import"].post.requestBody.content["text/csv"].schema.type).toBe("string");
+  });
+
+  test("409 only where a conflict can happen", () => {
+    const with409 = Object.entries<any>(doc.paths)
+      .flatMap(([p, ops]) => Object.entries<any>(ops).filter(([, op]) => op.responses["409"]).map(([m]) => `${m.toUpperCase()} ${p}`))
+      .sort();
+    expect(with409).toEqual(["DELETE /v1/messages/{id}", "POST /v1/contacts", "POST /v1/forms", "POST /v1/messages", "PUT /v1/contacts/{id}", "PUT /v1/forms/{id}", "PUT /v1/messages/{id}/status"].sort());
+    expect(doc.paths["/v1/messages/{id}/status"].put.responses["409"]["x-error-codes"]).toEqual(["LEASE_CONFLICT"]);
   });
 
   test("schema helpers", () => {
@@ -146,5 +205,21 @@ describe("GET /v1/docs", () => {
         const js = /<script>([\s\S]*?)<\/script>/.exec(html)![1];
         expect(() => new Function(js)).not.toThrow();
       });
+  });
+});
+
+describe("response models are enforced", () => {
+  test("an answer that does not match its declared model is a logged 500, not a 400", async () => {
+    const { Elysia, t } = await import("elysia");
+    const { errorsPlugin } = await import("../../src/http/plugins/errors");
+    const logged: string[] = [];
+    const logger = { info() {}, warn() {}, debug() {}, error: (m: string) => logged.push(m) } as any;
+    const app = new Elysia({ normalize: true })
+      .use(errorsPlugin(logger))
+      .get("/x", () => ({ n: "not a number" }) as any, { response: { 200: t.Object({ n: t.Integer() }) } });
+    const res = await app.handle(new Request("http://local/x"));
+    expect(res.status).toBe(500);
+    expect(((await res.json()) as { code: string }).code).toBe("INTERNAL_ERROR");
+    expect(logged.length).toBe(1);
   });
 });

@@ -28,6 +28,11 @@ export const contacts = sqliteTable(
     notes: text("notes"),
     /** lower-cased names, e-mail and phone digits: what `search` matches. */
     searchText: text("search_text").notNull().default(""),
+    /** Replied STOP (or was set opted out): never texted again until opted back in. Migration 0010. */
+    optedOut: integer("opted_out", { mode: "boolean" }).notNull().default(false),
+    optedOutAt: text("opted_out_at"),
+    /** JSON {source: webhook|import|manual|api|inbound, formId?, at, ipAddress?}: how the contact entered. */
+    consent: text("consent"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -39,6 +44,7 @@ export const contacts = sqliteTable(
     index("contacts_account_first_idx").on(t.accountId, t.firstName),
     index("contacts_account_last_idx").on(t.accountId, t.lastName),
     index("contacts_form_created_idx").on(t.formId, t.createdAt),
+    index("contacts_account_opted_out_idx").on(t.accountId, t.optedOut),
   ],
 );
 
@@ -52,4 +58,22 @@ export const contactTags = sqliteTable(
     tag: text("tag").notNull(),
   },
   (t) => [primaryKey({ columns: [t.contactId, t.tag] }), index("contact_tags_account_tag_idx").on(t.accountId, t.tag)],
+);
+
+/**
+ * One row per contact with messages in either direction (migration 0010): the newest one's time
+ * and the received texts not yet marked read. Kept by triggers on messages and inbound_messages;
+ * `POST /v1/conversations/<contactId>/read` zeroes unread_count.
+ */
+export const conversations = sqliteTable(
+  "conversations",
+  {
+    contactId: text("contact_id")
+      .primaryKey()
+      .references(() => contacts.id, { onDelete: "cascade" }),
+    accountId: text("account_id").notNull(),
+    lastMessageAt: text("last_message_at").notNull(),
+    unreadCount: integer("unread_count").notNull().default(0),
+  },
+  (t) => [index("conversations_account_last_idx").on(t.accountId, t.lastMessageAt)],
 );

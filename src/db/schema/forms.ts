@@ -42,7 +42,7 @@ export const submissions = sqliteTable(
       .notNull()
       .references(() => forms.id, { onDelete: "cascade" }),
     contactId: text("contact_id").notNull(),
-    /** null: accepted without a message (suppressed by the form's recipient limit). */
+    /** null: accepted without a message (suppressed: recipient limit, opted out, no consent). */
     messageId: text("message_id"),
     newContact: integer("new_contact", { mode: "boolean" }).notNull(),
     createdAt: text("created_at").notNull(),

@@ -26,6 +26,10 @@ export const inboundMessages = sqliteTable(
     deviceId: text("device_id"),
     /** The phone's own id for the text: repeats of one (account, device, externalId) are stored once. */
     externalId: text("external_id"),
+    /** "opt-out" | "opt-in" | "help" when the text was one of the account's keywords. Migration 0010. */
+    keyword: text("keyword"),
+    /** When the owner marked the conversation read; null = unread. */
+    readAt: text("read_at"),
     /** When Textwire stored it. */
     createdAt: text("created_at").notNull(),
   },
@@ -35,5 +39,6 @@ export const inboundMessages = sqliteTable(
     uniqueIndex("inbound_external_idx")
       .on(t.accountId, sql`ifnull(${t.deviceId}, '')`, t.externalId)
       .where(sql`${t.externalId} IS NOT NULL`),
+    index("inbound_unread_idx").on(t.contactId).where(sql`${t.readAt} IS NULL`),
   ],
 );

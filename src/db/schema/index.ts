@@ -3,5 +3,7 @@ export * from "./forms";
 export * from "./contacts";
 export * from "./messages";
 export * from "./devices";
+export * from "./events";
 export * from "./inbound";
 export * from "./broadcasts";
+export * from "./account-settings";

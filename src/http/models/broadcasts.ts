@@ -1,28 +1,96 @@
 import { t } from "elysia";
+import { checked, Envelope, PageInfo, PageQuery, Timestamp, literals } from "./common";
+import { MESSAGE_STATUSES } from "../../domain/message-transitions";
+import { PRIORITIES } from "../../domain/form-definition";
 
 /** Checked by domain/broadcast.ts (every problem at once, in the spec's error shape). */
-export const BroadcastBody = t.Object({
-  name: t.Unknown({ description: "what the owner calls it, 1-200 characters" }),
-  content: t.Unknown({
-    description: "the text, 1-1600 characters; may use {{firstName}}, {{lastName}}, {{fullName}}, {{phoneNumber}}, {{email}}, {{customFields.<name>}}",
-  }),
-  segment: t.Optional(
-    t.Unknown({ description: "which contacts: {status?, tags? (all of them), formId?, createdAfter?, createdBefore?, search?}; none = every contact" }),
-  ),
-  priority: t.Optional(t.Unknown({ description: "low | normal (default) | high | urgent" })),
-  scheduledFor: t.Optional(t.Unknown({ description: "ISO 8601 timestamp of the first message; default now" })),
-  sendRatePerMinute: t.Optional(t.Unknown({ description: "spread the messages at this many a minute (1-10000); default: as fast as the phone sends" })),
-  maxAttempts: t.Optional(t.Unknown({ description: "attempts before a transient failure is final, 1-10 (default 2)" })),
-  quietHours: t.Optional(t.Unknown({ description: '{start: "HH:MM", end: "HH:MM"} in timezone: texts due inside wait for the end; null = none; default: the segment form\'s' })),
-  timezone: t.Optional(t.Unknown({ description: "IANA zone for quietHours; default: the segment form's, else UTC" })),
-  recipientLimitPerDay: t.Optional(t.Unknown({ description: "skip contacts already sent or queued this many texts in the last 24 h; default: the segment form's" })),
-});
+export const BroadcastSegment = t.Object(
+  {
+    status: t.Optional(literals(["new", "contacted", "responded", "converted"])),
+    tags: t.Optional(t.Array(t.String(), { description: "contacts having all of them" })),
+    formId: t.Optional(t.String()),
+    createdAfter: t.Optional(t.String({ description: "ISO 8601 date or date-time" })),
+    createdBefore: t.Optional(t.String({ description: "ISO 8601 date or date-time" })),
+    search: t.Optional(t.String()),
+  },
+  { description: "which contacts; none = every contact" },
+);
+
+export const BroadcastBody = t.Object(
+  {
+    name: checked(t.String({ minLength: 1, maxLength: 200 }), "what the owner calls it, 1-200 characters"),
+    content: checked(
+      t.String({ minLength: 1, maxLength: 1600 }),
+      "the text, 1-1600 characters; may use {{firstName}}, {{lastName}}, {{fullName}}, {{phoneNumber}}, {{email}}, {{customFields.<name>}}",
+    ),
+    segment: t.Optional(checked(BroadcastSegment, "which contacts: {status?, tags? (all of them), formId?, createdAfter?, createdBefore?, search?}; none = every contact")),
+    priority: t.Optional(checked(literals(PRIORITIES), "low | normal (default) | high | urgent")),
+    scheduledFor: t.Optional(checked(t.String({ format: "date-time" }), "ISO 8601 timestamp of the first message; default now")),
+    sendRatePerMinute: t.Optional(checked(t.Integer({ minimum: 1, maximum: 10_000 }), "spread the messages at this many a minute (1-10000); default: as fast as the phone sends")),
+    maxAttempts: t.Optional(checked(t.Integer({ minimum: 1, maximum: 10 }), "attempts before a transient failure is final, 1-10 (default 2)")),
+    quietHours: t.Optional(
+      checked(
+        t.Union([t.Object({ start: t.String({ pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$" }), end: t.String({ pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$" }) }), t.Null()]),
+        'in timezone: texts due inside wait for the end; null = none; default: the segment form\'s',
+      ),
+    ),
+    timezone: t.Optional(checked(t.String(), "IANA zone for quietHours; default: the segment form's, else UTC")),
+    recipientLimitPerDay: t.Optional(checked(t.Union([t.Integer({ minimum: 1 }), t.Null()]), "skip contacts already sent or queued this many texts in the last 24 h; default: the segment form's")),
+  },
+  { "x-required": ["name", "content"] },
+);
 
 export const BroadcastCreateQuery = t.Object({
   dryRun: t.Optional(t.String({ pattern: "^(true|false)$", description: "true: count and render 3 samples, queue nothing" })),
 });
 
-export const BroadcastListQuery = t.Object({
-  page: t.Optional(t.String({ description: "page number, from 1" })),
-  limit: t.Optional(t.String({ description: "page size, 1-100" })),
-});
+export const BroadcastListQuery = t.Object(PageQuery);
+
+// ---------------------------------------------------------------------------------------------
+// Answers
+
+const Count = t.Integer({ minimum: 0 });
+
+export const Broadcast = t.Object(
+  {
+    id: t.String(),
+    name: t.String(),
+    content: t.String(),
+    segment: t.Record(t.String(), t.Unknown(), { description: "the segment as given" }),
+    priority: literals(PRIORITIES),
+    scheduledFor: Timestamp,
+    sendRatePerMinute: t.Union([t.Integer({ minimum: 1 }), t.Null()]),
+    maxAttempts: t.Union([t.Integer({ minimum: 1 }), t.Null()]),
+    status: literals(["queuing", "queued", "completed", "cancelled"]),
+    recipients: Count,
+    suppressed: Count,
+    skipped: t.Integer({ minimum: 0, description: "recipients passed over because the monthly quota ran out" }),
+    messages: t.Object({ ...Object.fromEntries(MESSAGE_STATUSES.map((s) => [s, Count])), total: Count }, { additionalProperties: true }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { additionalProperties: true },
+);
+
+export const BroadcastPreviewAnswer = Envelope(
+  t.Object({
+    recipients: Count,
+    suppressed: Count,
+    samples: t.Array(
+      t.Object(
+        { contactId: t.String(), phoneNumber: t.String(), content: t.String(), characters: Count, encoding: t.String(), segments: Count },
+        { additionalProperties: true },
+      ),
+    ),
+  }),
+  { description: "Dry run: who would get it and three rendered samples; nothing queued" },
+);
+
+export const BroadcastAcceptedAnswer = Envelope(
+  t.Object({ broadcastId: t.String(), recipients: Count, suppressed: Count, broadcast: Broadcast }),
+  { description: "Accepted; its messages are being queued" },
+);
+
+export const BroadcastAnswer = Envelope(t.Object({ broadcast: Broadcast }));
+export const BroadcastListAnswer = Envelope(t.Object({ broadcasts: t.Array(Broadcast), pagination: PageInfo }));
+export const BroadcastCancelAnswer = Envelope(t.Object({ broadcast: Broadcast, cancelled: Count }, { additionalProperties: true }));

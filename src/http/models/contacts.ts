@@ -1,37 +1,50 @@
-import { t } from "elysia";
+import { t, type Static } from "elysia";
+import { checked, Envelope, Media, NullableString, NullableTimestamp, PageInfo, Timestamp, Deleted, literals } from "./common";
+import { CONTACT_STATUSES } from "../../domain/contact-update";
+import { EXPORT_FORMATS } from "../../domain/contact-export";
+import { MAX_PAGE_SIZE } from "../../domain/query-params";
+
+const ContactStatus = literals(CONTACT_STATUSES);
+const Period = literals(["1d", "7d", "30d", "90d", "1y"]);
+const SortBy = literals(["createdAt", "updatedAt", "firstName", "lastName"]);
+const Order = literals(["asc", "desc"]);
+const PageNumber = t.Integer({ minimum: 1 });
+const PageSize = t.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE });
 
 /**
  * Contacts models. Query values and body fields are declared loosely (strings / unknown) on
  * purpose: the domain checks them so that every failure names its parameter and the allowed
  * values (CONTRACT §3), and unknown body keys are refused by name rather than stripped.
  */
-const QueryText = (description: string) => t.Optional(t.String({ description }));
+const QueryText = (description: string, doc?: import("@sinclair/typebox").TSchema) => t.Optional(t.String({ description, ...(doc ? { "x-type": doc } : {}) }));
 
 export const ContactListQuery = t.Object(
   {
-    page: QueryText("page number, from 1 (default 1)"),
-    limit: QueryText("page size, 1-100 (default 50)"),
-    status: QueryText("new | contacted | responded | converted"),
+    page: QueryText("page number, from 1 (default 1)", PageNumber),
+    limit: QueryText("page size, 1-100 (default 50)", PageSize),
+    status: QueryText("new | contacted | responded | converted", ContactStatus),
+    optedOut: QueryText("true | false: only contacts that opted out of texts, or only those that did not", literals(["true", "false"])),
     search: QueryText("matches first/last name, e-mail, or phone digits in any format; case-insensitive"),
     tags: QueryText("comma-separated; contacts having ALL of them"),
     formId: QueryText("the form that created the contact"),
     createdAfter: QueryText("ISO 8601 date or date-time, inclusive"),
     createdBefore: QueryText("ISO 8601 date or date-time, exclusive"),
-    sortBy: QueryText("createdAt (default) | updatedAt | firstName | lastName"),
-    order: QueryText("asc | desc (default)"),
+    sortBy: QueryText("createdAt (default) | updatedAt | firstName | lastName", SortBy),
+    order: QueryText("asc | desc (default)", Order),
   },
   { additionalProperties: true },
 );
 
 export const PagingQuery = t.Object(
-  { page: QueryText("page number, from 1"), limit: QueryText("page size, 1-100") },
+  { page: QueryText("page number, from 1", PageNumber), limit: QueryText("page size, 1-100", PageSize) },
   { additionalProperties: true },
 );
 
 export const ExportQuery = t.Object(
   {
-    format: QueryText("json (default) | csv | xlsx"),
-    status: QueryText("new | contacted | responded | converted"),
+    format: QueryText("json (default) | csv | xlsx", literals(EXPORT_FORMATS)),
+    status: QueryText("new | contacted | responded | converted", ContactStatus),
+    optedOut: QueryText("true | false", literals(["true", "false"])),
     tags: QueryText("comma-separated; contacts having ALL of them"),
     fields: QueryText("comma-separated columns in the order wanted, e.g. firstName,phoneNumber,customFields.company"),
   },
@@ -40,48 +53,184 @@ export const ExportQuery = t.Object(
 
 export const AnalyticsQuery = t.Object(
   {
-    period: QueryText("1d | 7d | 30d (default) | 90d | 1y"),
+    period: QueryText("1d | 7d | 30d (default) | 90d | 1y", Period),
     formId: QueryText("only contacts created by this form"),
     timezone: QueryText("IANA zone for the period's days (default UTC)"),
   },
   { additionalProperties: true },
 );
 
-const field = (description: string) => t.Optional(t.Unknown({ description }));
+const field = (description: string, doc?: import("@sinclair/typebox").TSchema) => t.Optional(doc ? checked(doc, description) : t.Unknown({ description }));
 
-export const ContactBody = t.Object(
-  {
-    phoneNumber: field("required on create; any accepted phone format, stored as E.164"),
-    firstName: field("at most 50 characters; null or empty clears"),
-    lastName: field("at most 50 characters; null or empty clears"),
-    email: field("valid e-mail address; null or empty clears"),
-    status: field("new | contacted | responded | converted"),
-    customFields: field("object of strings (≤ 500 characters); merged, null deletes a key"),
-    tags: field("array of ≤ 50 strings (≤ 50 characters, no , or ;); replaces the tags"),
-    notes: field("at most 5000 characters"),
-    source: field("at most 100 characters"),
-    lastResponseAt: field("ISO 8601 timestamp or null"),
-  },
-  { additionalProperties: true },
-);
+const contactFields = {
+    phoneNumber: field("required on create; any accepted phone format, stored as E.164", t.String({ minLength: 1 })),
+    firstName: field("at most 50 characters; null or empty clears", t.Union([t.String({ maxLength: 50 }), t.Null()])),
+    lastName: field("at most 50 characters; null or empty clears", t.Union([t.String({ maxLength: 50 }), t.Null()])),
+    email: field("valid e-mail address; null or empty clears", t.Union([t.String(), t.Null()])),
+    status: field("new | contacted | responded | converted", ContactStatus),
+    customFields: field("object of strings (≤ 500 characters); merged, null deletes a key", t.Record(t.String(), t.Union([t.String({ maxLength: 500 }), t.Null()]))),
+    tags: field("array of ≤ 50 strings (≤ 50 characters, no , or ;); replaces the tags", t.Array(t.String({ minLength: 1, maxLength: 50 }), { maxItems: 50 })),
+    notes: field("at most 5000 characters", t.Union([t.String({ maxLength: 5000 }), t.Null()])),
+    source: field("at most 100 characters", t.Union([t.String({ maxLength: 100 }), t.Null()])),
+    lastResponseAt: field("ISO 8601 timestamp or null", t.Union([t.String({ format: "date-time" }), t.Null()])),
+    optedOut: field("true: never text this number (queued texts are cancelled); false: opt back in", t.Boolean()),
+    consent: field('on create only: {"source": "manual"} (you added the customer by hand) or {"source": "api"} (default)', t.Object({ source: literals(["manual", "api"]) })),
+};
+export const ContactBody = t.Object(contactFields, { additionalProperties: true });
+export const ContactCreateBody = t.Object(contactFields, { additionalProperties: true, "x-required": ["phoneNumber"] });
 
 export const BulkBody = t.Object(
   {
-    contactIds: field("array of 1-1000 contact ids"),
-    updates: field("the fields of PUT /contacts/<id> (phoneNumber excluded)"),
+    contactIds: field("array of 1-1000 contact ids", t.Array(t.String(), { minItems: 1, maxItems: 1000 })),
+    updates: field("the fields of PUT /contacts/<id> (phoneNumber excluded)", t.Record(t.String(), t.Unknown())),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, "x-required": ["contactIds", "updates"] },
 );
 
 export const SearchBody = t.Object(
   {
-    customFields: field("object: field name → exact value; all must match"),
-    tags: field("array (or comma-separated string) of tags the contact must all have"),
-    status: field("new | contacted | responded | converted"),
-    page: field("page number, from 1"),
-    limit: field("page size, 1-100"),
-    sortBy: field("createdAt | updatedAt | firstName | lastName"),
-    order: field("asc | desc"),
+    customFields: field("object: field name → exact value; all must match", t.Record(t.String(), t.String())),
+    tags: field("array (or comma-separated string) of tags the contact must all have", t.Union([t.Array(t.String()), t.String()])),
+    status: field("new | contacted | responded | converted", ContactStatus),
+    page: field("page number, from 1", PageNumber),
+    limit: field("page size, 1-100", PageSize),
+    sortBy: field("createdAt | updatedAt | firstName | lastName", SortBy),
+    order: field("asc | desc", Order),
   },
   { additionalProperties: true },
 );
+
+// ---------------------------------------------------------------------------------------------
+// Answers
+
+const Count = t.Integer({ minimum: 0 });
+
+export const Contact = t.Object(
+  {
+    id: t.String(),
+    phoneNumber: t.String({ description: "E.164" }),
+    firstName: NullableString,
+    lastName: NullableString,
+    email: NullableString,
+    status: ContactStatus,
+    formId: NullableString,
+    formName: NullableString,
+    customFields: t.Record(t.String(), t.String()),
+    tags: t.Array(t.String()),
+    lastContactedAt: NullableTimestamp,
+    lastResponseAt: NullableTimestamp,
+    messageCount: Count,
+    source: NullableString,
+    notes: NullableString,
+    optedOut: t.Optional(t.Boolean({ description: "true: the contact asked not to be texted" })),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { additionalProperties: true },
+);
+
+export const ContactSummary = t.Object(
+  {
+    id: t.String(),
+    firstName: NullableString,
+    lastName: NullableString,
+    phoneNumber: t.String(),
+    email: NullableString,
+    status: ContactStatus,
+    formId: NullableString,
+    formName: NullableString,
+    tags: t.Array(t.String()),
+    messageCount: Count,
+    optedOut: t.Boolean({ description: "true: the contact asked not to be texted" }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { additionalProperties: true },
+);
+
+export const ContactAnswer = Envelope(t.Object({ contact: Contact }));
+export const ContactListAnswer = Envelope(t.Object({ contacts: t.Array(ContactSummary), pagination: PageInfo }));
+/** The list's rows come from SQL typed loosely; the response check at run time holds them to this. */
+export type ContactList = Static<typeof ContactListAnswer>["data"];
+export const ContactDeleted = Deleted;
+
+export const ContactMessagesAnswer = Envelope(
+  t.Object({
+    messages: t.Array(t.Record(t.String(), t.Unknown(), { description: "a message, as in GET /v1/messages/{id}" })),
+    total: Count,
+  }),
+);
+export type ContactMessages = Static<typeof ContactMessagesAnswer>["data"];
+
+const BulkError = t.Object({ id: t.String(), code: t.String(), message: t.String() }, { additionalProperties: true });
+export const ContactBulkAnswer = Envelope(t.Object({ updated: Count, errors: t.Array(BulkError) }, { additionalProperties: true }));
+
+export const ImportAnswer = Envelope(
+  t.Object(
+    {
+      created: Count,
+      updated: Count,
+      errors: t.Array(t.Object({ row: t.Integer({ minimum: 1 }), field: t.String(), message: t.String() }, { additionalProperties: true }), {
+        description: "refused rows (row 1 is the header)",
+      }),
+    },
+    { additionalProperties: true },
+  ),
+);
+
+const Analytics = t.Object(
+  {
+    period: t.String(),
+    timezone: t.String(),
+    from: Timestamp,
+    to: Timestamp,
+    totalContacts: Count,
+    statusDistribution: t.Object({ new: Count, contacted: Count, responded: Count, converted: Count }, { additionalProperties: true }),
+    conversionRate: t.Number({ description: "per cent" }),
+    averageTimeToResponse: t.String({ description: "human-readable, or n/a" }),
+    averageTimeToResponseSeconds: t.Union([t.Number(), t.Null()]),
+    respondedContacts: Count,
+    topPerformingForms: t.Array(
+      t.Object({ formId: t.String(), formName: NullableString, contacts: Count, converted: Count, conversionRate: t.Number() }, { additionalProperties: true }),
+    ),
+  },
+  { additionalProperties: true },
+);
+export const ContactAnalyticsAnswer = Envelope(t.Composite([Analytics, t.Object({ analytics: Analytics })], { additionalProperties: true }));
+
+/** One contact as the JSON export writes it. */
+export const ExportedContact = t.Partial(t.Object(
+  {
+    id: t.String(),
+    firstName: NullableString,
+    lastName: NullableString,
+    phoneNumber: t.String(),
+    email: NullableString,
+    status: ContactStatus,
+    formId: NullableString,
+    formName: NullableString,
+    tags: t.Array(t.String()),
+    source: NullableString,
+    notes: NullableString,
+    messageCount: Count,
+    lastContactedAt: NullableTimestamp,
+    lastResponseAt: NullableTimestamp,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    customFields: t.Record(t.String(), t.String()),
+  },
+  { additionalProperties: true },
+), { additionalProperties: true, description: "every column, or with ?fields= only the columns asked for" });
+
+export const ExportFile = Media(
+  {
+    "application/json": t.Array(ExportedContact),
+    "text/csv": t.String({ description: "one row per contact; columns as the JSON keys, customFields.<name> columns, tags joined by ;" }),
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": t.String({ format: "binary", description: "the CSV's columns as a worksheet" }),
+  },
+  { description: "The contacts as a file (format= chooses the media type)", headers: ["Content-Disposition"] },
+);
+
+export const ImportCsv = t.String({ description: "CSV: the export's columns or their accepted aliases (README); a header row first; at most 50 MiB" });
+export const ImportXlsx = t.String({ format: "binary", description: "XLSX workbook (first worksheet)" });
+export const ImportUpload = t.Object({ file: t.String({ format: "binary", description: "a .csv or .xlsx file" }) });

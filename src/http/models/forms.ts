@@ -1,5 +1,39 @@
 import { t } from "elysia";
-import { Pagination, BoolQuery } from "./common";
+import { Pagination, BoolQuery, checked, Envelope, Timestamp, NullableString, Deleted, literals } from "./common";
+import { FIELD_TYPES, PRIORITIES, DATE_FORMATS, MAX_DELAY_MINUTES, MAX_FIELD_NAME_LENGTH, MAX_FIELDS_PER_FORM, MAX_LABEL_LENGTH, MAX_TEMPLATE_LENGTH } from "../../domain/form-definition";
+import { FORM_NAME_MAX, FORM_DESCRIPTION_MAX } from "../../services/forms";
+
+
+/** One field of a form's definition (docs/api.md lists the validation keys per type). */
+export const FormField = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: MAX_FIELD_NAME_LENGTH }),
+    type: literals(FIELD_TYPES),
+    required: t.Optional(t.Boolean()),
+    label: t.Optional(t.String({ maxLength: MAX_LABEL_LENGTH })),
+    placeholder: t.Optional(t.String({ maxLength: MAX_LABEL_LENGTH })),
+    validation: t.Optional(
+      t.Object(
+        {
+          minLength: t.Optional(t.Integer({ minimum: 0 })),
+          maxLength: t.Optional(t.Integer({ minimum: 0 })),
+          pattern: t.Optional(t.String()),
+          min: t.Optional(t.Union([t.Number(), t.String()])),
+          max: t.Optional(t.Union([t.Number(), t.String()])),
+          integer: t.Optional(t.Boolean()),
+          format: t.Optional(t.String({ description: `date: ${DATE_FORMATS.join(" | ")}; phone: e164 | national | any` })),
+          domains: t.Optional(t.Array(t.String())),
+          protocols: t.Optional(t.Array(t.String())),
+          regions: t.Optional(t.Array(t.String())),
+          message: t.Optional(t.String({ description: "custom error message" })),
+        },
+        { additionalProperties: true, description: "keys depend on the field type" },
+      ),
+    ),
+  },
+  { additionalProperties: true },
+);
+
 
 const HHMM = "^([01][0-9]|2[0-3]):[0-5][0-9]$";
 
@@ -43,17 +77,16 @@ export const FormSettings = t.Object(
 );
 
 /** Required-ness and limits are checked by the domain so every failure is listed at once. */
-export const FormBody = t.Object({
-  name: t.Optional(t.Unknown({ description: "1-100 characters, unique per account (case-insensitive)" })),
-  description: t.Optional(t.Union([t.String(), t.Null()])),
-  messageTemplate: t.Optional(t.Unknown({ description: "required on create; at most 1600 characters; {{variable}} placeholders" })),
-  isActive: t.Optional(t.Unknown({ description: "boolean" })),
-  fields: t.Optional(t.Unknown({ description: "array of form fields, at least one" })),
-  // Documented with FormSettings' shape; still Unknown to the validator, so the domain lists every problem at once.
-  // The shape is documented under x-schema only: a `properties` here would let Elysia's body
-  // normalisation reshape or drop keys before the domain lists every problem.
-  settings: t.Optional(t.Unknown({ description: "form settings object; its keys are in x-schema (README: Protecting a public form)", "x-schema": FormSettings })),
-});
+const formFields = {
+  name: t.Optional(checked(t.String({ minLength: 1, maxLength: FORM_NAME_MAX }), `1-${FORM_NAME_MAX} characters, unique per account (case-insensitive)`)),
+  description: t.Optional(t.Union([t.String({ maxLength: FORM_DESCRIPTION_MAX }), t.Null()])),
+  messageTemplate: t.Optional(checked(t.String({ minLength: 1, maxLength: MAX_TEMPLATE_LENGTH }), `at most ${MAX_TEMPLATE_LENGTH} characters; {{variable}} placeholders, {{name | fallback}}`)),
+  isActive: t.Optional(checked(t.Boolean())),
+  fields: t.Optional(checked(t.Array(FormField, { minItems: 1, maxItems: MAX_FIELDS_PER_FORM }), "the form's fields, at least one")),
+  settings: t.Optional(checked(t.Union([FormSettings, t.Null()]), "form settings; absent keys take their defaults")),
+};
+export const FormCreateBody = t.Object(formFields, { "x-required": ["name", "messageTemplate", "fields"] });
+export const FormBody = t.Object(formFields);
 
 export const RotateWebhookResponse = t.Object({
   status: t.Literal("success"),
@@ -73,6 +106,60 @@ export const FormListQuery = t.Object({
 });
 
 export const FormStatsQuery = t.Object({
-  period: t.Optional(t.String({ description: "1d | 7d | 30d (default) | 90d | 1y" })),
+  period: t.Optional(t.String({ description: "1d | 7d | 30d (default) | 90d | 1y", "x-type": literals(["1d", "7d", "30d", "90d", "1y"]) })),
   timezone: t.Optional(t.String({ maxLength: 64, description: "IANA zone; default the form's settings.timezone, else UTC" })),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Answers
+
+export const Form = t.Object(
+  {
+    id: t.String(),
+    name: t.String(),
+    description: NullableString,
+    messageTemplate: t.String(),
+    isActive: t.Boolean(),
+    fields: t.Array(FormField),
+    // Stored settings are answered as saved; keys added by later features pass through.
+    settings: t.Object(FormSettings.properties, { additionalProperties: true }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    webhookUrl: t.String({ description: "where the form posts submissions" }),
+  },
+  { additionalProperties: true },
+);
+
+export const FormSummary = t.Object(
+  { id: t.String(), name: t.String(), description: NullableString, isActive: t.Boolean(), createdAt: Timestamp, updatedAt: Timestamp },
+  { additionalProperties: true },
+);
+
+export const FormAnswer = Envelope(t.Object({ form: Form }));
+export const FormListAnswer = Envelope(
+  t.Object({ forms: t.Array(FormSummary), total: t.Integer({ minimum: 0 }), page: t.Integer({ minimum: 1 }), limit: t.Integer({ minimum: 1 }) }),
+);
+
+const Count = t.Integer({ minimum: 0 });
+export const FormStatsAnswer = Envelope(
+  t.Object({
+    stats: t.Object(
+      {
+        formId: t.String(),
+        totalSubmissions: Count,
+        totalMessages: Count,
+        totalContacts: Count,
+        deliveryRate: t.Number({ description: "per cent of messages sent" }),
+        averageResponseTime: t.Number({ description: "seconds" }),
+        periodStats: t.Object(
+          { period: t.String(), timezone: t.String(), submissions: Count, messages: Count, newContacts: Count },
+          { additionalProperties: true },
+        ),
+        dailyBreakdown: t.Array(t.Object({ date: t.String({ format: "date" }), submissions: Count, messages: Count, contacts: Count }, { additionalProperties: true })),
+      },
+      { additionalProperties: true },
+    ),
+  }),
+);
+
+export const FormDeleted = Deleted;

@@ -1,11 +1,12 @@
 import { t } from "elysia";
+import { checked, PageQuery } from "./common";
 
 export const InboundBody = t.Object({
-  from: t.Unknown({ description: "the sender's phone number, e.g. +14155552671" }),
-  body: t.Unknown({ description: "the text received (up to 10,000 characters)" }),
-  receivedAt: t.Optional(t.Unknown({ description: "epoch milliseconds (seconds are recognised) or ISO 8601; default: now" })),
-  deviceId: t.Optional(t.Unknown({ description: "free text naming the phone" })),
-  externalId: t.Optional(t.Unknown({ description: "the phone's id for the text: a repeat of (deviceId, externalId) is stored once" })),
+  from: checked(t.String({ minLength: 1 }), "the sender's phone number, e.g. +14155552671"),
+  body: checked(t.String({ maxLength: 10_000 }), "the text received (up to 10,000 characters)"),
+  receivedAt: t.Optional(checked(t.Union([t.Number(), t.String()]), "epoch milliseconds (seconds are recognised) or ISO 8601; default: now")),
+  deviceId: t.Optional(checked(t.String(), "free text naming the phone")),
+  externalId: t.Optional(checked(t.String(), "the phone's id for the text: a repeat of (deviceId, externalId) is stored once")),
 });
 
 export const InboundMessage = t.Object({
@@ -17,6 +18,8 @@ export const InboundMessage = t.Object({
   receivedAt: t.String({ format: "date-time" }),
   deviceId: t.Union([t.String(), t.Null()]),
   externalId: t.Union([t.String(), t.Null()]),
+  keyword: t.Union([t.UnionEnum(["opt-out", "opt-in", "help"]), t.Null()], { description: "the keyword the text was (account settings), if any" }),
+  readAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
   createdAt: t.String({ format: "date-time" }),
 });
 
@@ -32,8 +35,7 @@ const QueryText = (description: string) => t.Optional(t.String({ description }))
 
 export const InboundListQuery = t.Object(
   {
-    page: QueryText("page number, from 1 (default 1)"),
-    limit: QueryText("page size, 1-100 (default 50)"),
+    ...PageQuery,
     contactId: QueryText("only this contact's texts"),
     createdAfter: QueryText("ISO 8601 date or date-time, inclusive"),
     createdBefore: QueryText("ISO 8601 date or date-time, exclusive"),

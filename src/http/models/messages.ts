@@ -1,45 +1,60 @@
 import { t } from "elysia";
-import { IntParam, Pagination } from "./common";
+import { IntParam, Pagination, checked, Envelope, Timestamp, NullableTimestamp, NullableString, PageInfo, Deleted, literals } from "./common";
+import { MESSAGE_STATUSES } from "../../domain/message-transitions";
+import { PRIORITIES } from "../../domain/form-definition";
+
+const MessageStatus = literals(MESSAGE_STATUSES);
+const Priority = literals(PRIORITIES);
+const Period = literals(["1d", "7d", "30d", "90d", "1y"]);
 
 /**
  * Enum-like query parameters are plain strings here and checked by the service, so an absent
  * filter stays absent (a t.UnionEnum would be filled with its first member) and a bad value gets
- * a 400 naming the parameter and the allowed values.
+ * a 400 naming the parameter and the allowed values. "x-type" documents the allowed values.
  */
 export const MessageListQuery = t.Object({
   ...Pagination,
-  status: t.Optional(t.String({ description: "queued | sent | failed | cancelled" })),
-  priority: t.Optional(t.String({ description: "low | normal | high | urgent" })),
+  status: t.Optional(t.String({ description: "queued | sent | failed | cancelled", "x-type": MessageStatus })),
+  priority: t.Optional(t.String({ description: "low | normal | high | urgent", "x-type": Priority })),
   createdAfter: t.Optional(t.String({ description: "ISO 8601 date or date-time (inclusive)" })),
   createdBefore: t.Optional(t.String({ description: "ISO 8601 date or date-time (inclusive)" })),
   formId: t.Optional(t.String({ maxLength: 200 })),
   contactId: t.Optional(t.String({ maxLength: 200 })),
-  sortBy: t.Optional(t.String({ description: "createdAt (default) | scheduledFor | sentAt | priority" })),
-  order: t.Optional(t.String({ description: "asc | desc (default)" })),
+  sortBy: t.Optional(t.String({ description: "createdAt (default) | scheduledFor | sentAt | priority", "x-type": literals(["createdAt", "scheduledFor", "sentAt", "priority"]) })),
+  order: t.Optional(t.String({ description: "asc | desc (default)", "x-type": literals(["asc", "desc"]) })),
 });
 
-export const StatusBody = t.Object({
-  status: t.Unknown({ description: "queued | sent | failed | cancelled" }),
-  sentAt: t.Optional(t.Unknown({ description: "ISO 8601 timestamp; required when status is sent" })),
-  failureReason: t.Optional(t.Unknown({ description: "required when status is failed, e.g. invalid-phone, rate-limit, network-error" })),
-  leaseToken: t.Optional(t.Unknown({ description: "the leaseToken from next; a stale one is refused with 409 LEASE_CONFLICT" })),
-});
+export const StatusBody = t.Object(
+  {
+    status: checked(MessageStatus),
+    sentAt: t.Optional(checked(t.String({ format: "date-time" }), "ISO 8601 timestamp; required when status is sent")),
+    failureReason: t.Optional(checked(t.String({ minLength: 1 }), "required when status is failed, e.g. invalid-phone, rate-limit, network-error")),
+    leaseToken: t.Optional(checked(t.String(), "the leaseToken from next; a stale one is refused with 409 LEASE_CONFLICT")),
+  },
+  { "x-required": ["status"] },
+);
 
-export const BulkBody = t.Object({
-  messageIds: t.Unknown({ description: "array of 1-1000 message ids" }),
-  status: t.Unknown({ description: "queued | sent | failed | cancelled" }),
-  sentAt: t.Optional(t.Unknown()),
-  failureReason: t.Optional(t.Unknown()),
-});
+export const BulkBody = t.Object(
+  {
+    messageIds: checked(t.Array(t.String(), { minItems: 1, maxItems: 1000 }), "1-1000 message ids"),
+    status: checked(MessageStatus),
+    sentAt: t.Optional(checked(t.String({ format: "date-time" }))),
+    failureReason: t.Optional(checked(t.String())),
+  },
+  { "x-required": ["messageIds", "status"] },
+);
 
-export const ManualMessageBody = t.Object({
-  phoneNumber: t.Optional(t.Unknown({ description: "recipient; give this or contactId" })),
-  contactId: t.Optional(t.Unknown({ description: "a contact of the account; give this or phoneNumber" })),
-  content: t.Unknown({ description: "the text, 1-1600 characters" }),
-  priority: t.Optional(t.Unknown({ description: "low | normal (default) | high | urgent" })),
-  scheduledFor: t.Optional(t.Unknown({ description: "ISO 8601 timestamp; default now" })),
-  maxAttempts: t.Optional(t.Unknown({ description: "attempts before a transient failure is final, 1-10 (default 2)" })),
-});
+export const ManualMessageBody = t.Object(
+  {
+    phoneNumber: t.Optional(checked(t.String(), "recipient; give this or contactId")),
+    contactId: t.Optional(checked(t.String(), "a contact of the account; give this or phoneNumber")),
+    content: checked(t.String({ minLength: 1, maxLength: 1600 }), "the text, 1-1600 characters"),
+    priority: t.Optional(checked(Priority, "default normal")),
+    scheduledFor: t.Optional(checked(t.String({ format: "date-time" }), "ISO 8601 timestamp; default now")),
+    maxAttempts: t.Optional(checked(t.Integer({ minimum: 1, maximum: 10 }), "attempts before a transient failure is final, 1-10 (default 2)")),
+  },
+  { "x-required": ["content"] },
+);
 
 export const NextBody = t.Optional(
   t.Object({
@@ -56,7 +71,113 @@ export const NextQuery = t.Object({
 });
 
 export const AnalyticsQuery = t.Object({
-  period: t.Optional(t.String({ description: "1d | 7d | 30d (default) | 90d | 1y" })),
+  period: t.Optional(t.String({ description: "1d | 7d | 30d (default) | 90d | 1y", "x-type": Period })),
   formId: t.Optional(t.String({ maxLength: 200 })),
   timezone: t.Optional(t.String({ maxLength: 64, description: "IANA zone, default UTC" })),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Answers
+
+const Count = t.Integer({ minimum: 0 });
+
+export const Message = t.Object(
+  {
+    id: t.String(),
+    content: t.String(),
+    recipientPhone: t.String({ description: "E.164" }),
+    recipientName: NullableString,
+    contactId: NullableString,
+    formId: NullableString,
+    formName: NullableString,
+    status: MessageStatus,
+    priority: Priority,
+    webhookData: t.Record(t.String(), t.Unknown(), { description: "the submission as posted" }),
+    templateUsed: NullableString,
+    scheduledFor: Timestamp,
+    sentAt: NullableTimestamp,
+    failureReason: NullableString,
+    retryCount: Count,
+    metadata: t.Record(t.String(), t.Unknown(), { description: "messageLength, variablesUsed, source, encoding, segments, …" }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { additionalProperties: true },
+);
+
+export const LeasedMessage = t.Composite([
+  Message,
+  t.Object({ leaseToken: t.String({ description: "send it back with the status report" }), leaseExpiresAt: Timestamp }),
+], { additionalProperties: true });
+
+export const MessageSummary = t.Object(
+  {
+    id: t.String(),
+    content: t.String(),
+    recipientPhone: t.String(),
+    recipientName: NullableString,
+    formId: NullableString,
+    formName: NullableString,
+    contactId: NullableString,
+    status: MessageStatus,
+    priority: Priority,
+    scheduledFor: Timestamp,
+    sentAt: NullableTimestamp,
+    createdAt: Timestamp,
+  },
+  { additionalProperties: true },
+);
+
+const StatusCounts = t.Object({ queued: Count, sent: Count, failed: Count, cancelled: Count }, { additionalProperties: true });
+
+export const MessageListAnswer = Envelope(t.Object({ messages: t.Array(MessageSummary), pagination: PageInfo, summary: StatusCounts }));
+export const MessageAnswer = Envelope(t.Object({ message: Message }));
+export const QueuedAnswer = Envelope(
+  t.Object(
+    {
+      messageId: t.String(),
+      contactId: NullableString,
+      queuePosition: t.Integer({ minimum: 1 }),
+      estimatedDelivery: Timestamp,
+      message: Message,
+    },
+    { additionalProperties: true },
+  ),
+);
+export const NextManyAnswer = Envelope(
+  t.Object({
+    messages: t.Array(LeasedMessage),
+    retryAfter: t.Optional(t.Integer({ minimum: 0, description: "seconds until the send-rate cap lets one more leave (only when it held messages back)" })),
+  }),
+);
+export const NextOneAnswer = Envelope(t.Object({ message: LeasedMessage }));
+export const StatusAnswer = Envelope(t.Object({ messageId: t.String(), status: MessageStatus, sentAt: NullableTimestamp, updatedAt: Timestamp }, { additionalProperties: true }));
+export const BulkAnswer = Envelope(
+  t.Object({
+    updated: Count,
+    errors: t.Array(t.Object({ id: t.String(), code: t.String(), message: t.String() }, { additionalProperties: true })),
+  }),
+);
+export const MessageDeleted = Deleted;
+
+export const MessageAnalyticsAnswer = Envelope(
+  t.Object({
+    analytics: t.Object(
+      {
+        period: t.String(),
+        timezone: t.String(),
+        from: Timestamp,
+        to: Timestamp,
+        totalMessages: Count,
+        deliveryRate: t.Number({ description: "per cent of sent among sent and failed" }),
+        averageResponseTime: t.String({ description: "human-readable, or n/a" }),
+        averageResponseTimeSeconds: t.Union([t.Number(), t.Null()]),
+        statusBreakdown: StatusCounts,
+        dailyVolume: t.Array(t.Object({ date: t.String({ format: "date" }), sent: Count, failed: Count, queued: Count, cancelled: Count })),
+        topForms: t.Array(t.Object({ formId: t.String(), formName: NullableString, messageCount: Count, deliveryRate: t.Number() }, { additionalProperties: true })),
+        failureReasons: t.Record(t.String(), Count),
+      },
+      { additionalProperties: true },
+    ),
+  }),
+);

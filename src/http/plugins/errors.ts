@@ -25,7 +25,9 @@ interface SchemaError {
 export function errorsPlugin(logger: Logger) {
   return new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, request }) => {
     if (error instanceof AppError) return errorResponse(error);
-    switch (code) {
+    // An answer that does not match its documented model is the server's fault: a logged 500.
+    const responseMismatch = code === "VALIDATION" && (error as unknown as { type?: string }).type === "response";
+    switch (responseMismatch ? "UNKNOWN" : code) {
       case "VALIDATION": {
         const ve = error as unknown as { type: string; all: SchemaError[] };
         const where = ve.type === "query" || ve.type === "property" ? "query" : ve.type === "params" ? "path" : "body";

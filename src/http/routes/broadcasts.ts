@@ -2,7 +2,16 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authOf } from "../context";
 import { IdParam } from "../models/common";
-import { BroadcastBody, BroadcastCreateQuery, BroadcastListQuery } from "../models/broadcasts";
+import {
+  BroadcastAcceptedAnswer,
+  BroadcastAnswer,
+  BroadcastBody,
+  BroadcastCancelAnswer,
+  BroadcastCreateQuery,
+  BroadcastListAnswer,
+  BroadcastListQuery,
+  BroadcastPreviewAnswer,
+} from "../models/broadcasts";
 
 export function broadcastsRoutes(deps: AppDeps) {
   return new Elysia({ name: "broadcasts-routes", prefix: "/v1/broadcasts" })
@@ -18,14 +27,21 @@ export function broadcastsRoutes(deps: AppDeps) {
           data: { broadcastId: r.broadcast.id, recipients: r.broadcast.recipients, suppressed: r.broadcast.suppressed, broadcast: r.broadcast },
         };
       },
-      { body: BroadcastBody, query: BroadcastCreateQuery, detail: { summary: "Send one text to a segment of contacts (admin); ?dryRun=true previews", tags: ["Broadcasts"] } },
+      {
+        body: BroadcastBody,
+        query: BroadcastCreateQuery,
+        response: { 200: BroadcastPreviewAnswer, 202: BroadcastAcceptedAnswer },
+        detail: { summary: "Send one text to a segment of contacts (admin); ?dryRun=true previews", tags: ["Broadcasts"], "x-errors": ["FORM_NOT_FOUND"] },
+      },
     )
     .get("/", ({ request, query }) => ({ status: "success", data: deps.broadcasts.list(authOf(request).accountId, query) }), {
       query: BroadcastListQuery,
+      response: { 200: BroadcastListAnswer },
       detail: { summary: "List broadcasts with their progress", tags: ["Broadcasts"] },
     })
     .get("/:id", ({ request, params }) => ({ status: "success", data: { broadcast: deps.broadcasts.get(authOf(request).accountId, params.id) } }), {
       params: IdParam,
+      response: { 200: BroadcastAnswer },
       detail: { summary: "A broadcast and its progress (queued, sent, failed, cancelled)", tags: ["Broadcasts"] },
     })
     .post(
@@ -34,6 +50,6 @@ export function broadcastsRoutes(deps: AppDeps) {
         const r = await deps.broadcasts.cancel(authOf(request).accountId, params.id);
         return { status: "success", message: `Broadcast cancelled; ${r.cancelled} queued message(s) cancelled`, data: r };
       },
-      { params: IdParam, detail: { summary: "Cancel what a broadcast still has queued (admin)", tags: ["Broadcasts"] } },
+      { params: IdParam, response: { 200: BroadcastCancelAnswer }, detail: { summary: "Cancel what a broadcast still has queued (admin)", tags: ["Broadcasts"] } },
     );
 }

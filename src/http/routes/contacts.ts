@@ -1,13 +1,36 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { AppError, validationError } from "../../errors";
-import { authOf } from "../context";
+import { authOf, stateOf } from "../context";
 import { IdParam } from "../models/common";
-import { AnalyticsQuery, BulkBody, ContactBody, ContactListQuery, ExportQuery, PagingQuery, SearchBody } from "../models/contacts";
+import {
+  AnalyticsQuery,
+  BulkBody,
+  ContactAnalyticsAnswer,
+  ContactAnswer,
+  ContactBody,
+  ContactBulkAnswer,
+  ContactCreateBody,
+  ContactDeleted,
+  ContactListAnswer,
+  type ContactList,
+  type ContactMessages,
+  ContactListQuery,
+  ContactMessagesAnswer,
+  ExportFile,
+  ExportQuery,
+  ImportAnswer,
+  ImportCsv,
+  ImportUpload,
+  ImportXlsx,
+  PagingQuery,
+  SearchBody,
+} from "../models/contacts";
 import { parseAnalyticsQuery, parseListQuery, parsePaging, parseSearchBody } from "../../domain/contact-query";
 import type { FieldError } from "../../domain/submission";
-
-const CSV_TYPE = /^(text\/csv|application\/csv|text\/plain)\b/i;
+import { readImportUpload } from "../import-upload";
+import { importBatches } from "../../services/contact-import";
+import { IMPORT_BODY_LIMIT } from "../server";
 
 /** The fixed paths (export, analytics, bulk, search, import) are declared before `/:id`. */
 export function contactsRoutes(deps: AppDeps) {
@@ -24,7 +47,7 @@ export function contactsRoutes(deps: AppDeps) {
           },
         });
       },
-      { query: ExportQuery, detail: { summary: "Export contacts as JSON, CSV or XLSX, streamed (admin)", tags: ["Contacts"] } },
+      { query: ExportQuery, response: { 200: ExportFile }, detail: { summary: "Export contacts as JSON, CSV or XLSX, streamed (admin)", tags: ["Contacts"] } },
     )
     .get(
       "/analytics",
@@ -36,59 +59,68 @@ export function contactsRoutes(deps: AppDeps) {
         const analytics = deps.contacts.analytics(authOf(request).accountId, q.value);
         return { status: "success", data: { ...analytics, analytics } };
       },
-      { query: AnalyticsQuery, detail: { summary: "Contact analytics: status distribution, conversion, response time, top forms", tags: ["Contacts"] } },
+      { query: AnalyticsQuery, response: { 200: ContactAnalyticsAnswer }, detail: { summary: "Contact analytics: status distribution, conversion, response time, top forms", tags: ["Contacts"] } },
     )
     .put(
       "/bulk",
       ({ request, body }) => ({ status: "success", data: deps.contacts.bulk(authOf(request).accountId, body) }),
-      { body: BulkBody, detail: { summary: "Apply one update to up to 1000 contacts", tags: ["Contacts"] } },
+      { body: BulkBody, response: { 200: ContactBulkAnswer }, detail: { summary: "Apply one update to up to 1000 contacts", tags: ["Contacts"] } },
     )
     .post(
       "/search",
       ({ request, body }) => {
         const q = parseSearchBody(body);
         if (!q.ok) throw validationError(q.errors);
-        return { status: "success", data: deps.contacts.list(authOf(request).accountId, q.value) };
+        return { status: "success", data: deps.contacts.list(authOf(request).accountId, q.value) as ContactList };
       },
-      { body: SearchBody, detail: { summary: "Search contacts by exact custom field values (and tags, status)", tags: ["Contacts"] } },
+      { body: SearchBody, response: { 200: ContactListAnswer }, detail: { summary: "Search contacts by exact custom field values (and tags, status)", tags: ["Contacts"] } },
     )
     .post(
       "/import",
       async ({ request }) => {
-        const ct = request.headers.get("content-type");
-        if (!ct || !CSV_TYPE.test(ct)) {
-          throw new AppError("UNSUPPORTED_MEDIA_TYPE", {
-            message: "Send the CSV with Content-Type: text/csv",
-            details: { provided: ct ?? "none", expected: "text/csv" },
-          });
-        }
-        const result = await deps.contacts.importCsv(authOf(request).accountId, await request.text());
-        return { status: "success", message: `Imported: ${result.created} created, ${result.updated} updated, ${result.errors.length} rows refused`, data: result };
+        const upload = await readImportUpload(request, IMPORT_BODY_LIMIT);
+        const { refusedRows, ...data } = await deps.contacts.importRows(authOf(request).accountId, importBatches(upload.format, upload.body));
+        return { status: "success", message: `Imported: ${data.created} created, ${data.updated} updated, ${refusedRows ?? 0} rows refused`, data };
       },
-      { parse: "none", detail: { summary: "Import contacts from the export's CSV; upsert by phone (admin)", tags: ["Contacts"] } },
+      {
+        parse: "none",
+        response: { 200: ImportAnswer },
+        detail: {
+          summary: "Import contacts from CSV or XLSX (sent as is or as a form upload); upsert by phone (admin)",
+          tags: ["Contacts"],
+          requestBody: {
+            required: true,
+            content: {
+              "text/csv": { schema: ImportCsv },
+              "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": { schema: ImportXlsx },
+              "multipart/form-data": { schema: ImportUpload },
+            },
+          },
+        },
+      },
     )
     .get(
       "/",
       ({ request, query }) => {
         const q = parseListQuery(query);
         if (!q.ok) throw validationError(q.errors);
-        return { status: "success", data: deps.contacts.list(authOf(request).accountId, q.value) };
+        return { status: "success", data: deps.contacts.list(authOf(request).accountId, q.value) as ContactList };
       },
-      { query: ContactListQuery, detail: { summary: "List contacts", tags: ["Contacts"] } },
+      { query: ContactListQuery, response: { 200: ContactListAnswer }, detail: { summary: "List contacts", tags: ["Contacts"] } },
     )
     .post(
       "/",
       ({ request, body, set }) => {
-        const contact = deps.contacts.create(authOf(request).accountId, body);
+        const contact = deps.contacts.create(authOf(request).accountId, body, { ipAddress: stateOf(request).clientIp });
         set.status = 201;
         return { status: "success", message: "Contact created", data: { contact } };
       },
-      { body: ContactBody, detail: { summary: "Create a contact", tags: ["Contacts"] } },
+      { body: ContactCreateBody, response: { 201: ContactAnswer }, detail: { summary: "Create a contact", tags: ["Contacts"], "x-errors": ["DUPLICATE_PHONE_NUMBER"] } },
     )
     .get(
       "/:id",
       ({ request, params }) => ({ status: "success", data: { contact: deps.contacts.get(authOf(request).accountId, params.id) } }),
-      { params: IdParam, detail: { summary: "Get a contact", tags: ["Contacts"] } },
+      { params: IdParam, response: { 200: ContactAnswer }, detail: { summary: "Get a contact", tags: ["Contacts"] } },
     )
     .get(
       "/:id/messages",
@@ -96,9 +128,9 @@ export function contactsRoutes(deps: AppDeps) {
         const errors: FieldError[] = [];
         const paging = parsePaging(query, errors);
         if (errors.length) throw validationError(errors);
-        return { status: "success", data: deps.contacts.messages(authOf(request).accountId, params.id, paging) };
+        return { status: "success", data: deps.contacts.messages(authOf(request).accountId, params.id, paging) as ContactMessages };
       },
-      { params: IdParam, query: PagingQuery, detail: { summary: "A contact's message history, newest first", tags: ["Contacts"] } },
+      { params: IdParam, query: PagingQuery, response: { 200: ContactMessagesAnswer }, detail: { summary: "A contact's message history, newest first", tags: ["Contacts"] } },
     )
     .put(
       "/:id",
@@ -107,7 +139,7 @@ export function contactsRoutes(deps: AppDeps) {
         message: "Contact updated",
         data: { contact: deps.contacts.update(authOf(request).accountId, params.id, body) },
       }),
-      { params: IdParam, body: ContactBody, detail: { summary: "Update a contact (tags replace, customFields merge)", tags: ["Contacts"] } },
+      { params: IdParam, body: ContactBody, response: { 200: ContactAnswer }, detail: { summary: "Update a contact (tags replace, customFields merge)", tags: ["Contacts"], "x-errors": ["DUPLICATE_PHONE_NUMBER"] } },
     )
     .delete(
       "/:id",
@@ -116,6 +148,6 @@ export function contactsRoutes(deps: AppDeps) {
         deps.leases.withdraw(removedQueued);
         return { status: "success", message: "Contact and its message history deleted", data: { deletedId } };
       },
-      { params: IdParam, detail: { summary: "Delete a contact and its message history (admin)", tags: ["Contacts"] } },
+      { params: IdParam, response: { 200: ContactDeleted }, detail: { summary: "Delete a contact and its message history (admin)", tags: ["Contacts"] } },
     );
 }

@@ -1,7 +1,18 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authOf, stateOf } from "../context";
-import { EmbedResponse, FormBody, FormListQuery, FormStatsQuery, RotateWebhookResponse } from "../models/forms";
+import {
+  EmbedResponse,
+  FormAnswer,
+  FormBody,
+  FormCreateBody,
+  FormDeleted,
+  FormListAnswer,
+  FormListQuery,
+  FormStatsAnswer,
+  FormStatsQuery,
+  RotateWebhookResponse,
+} from "../models/forms";
 import { IdParam } from "../models/common";
 import { DEFAULT_PAGE_SIZE } from "../../domain/query-params";
 import type { Form } from "../../services/forms";
@@ -35,7 +46,7 @@ export function formsRoutes(deps: AppDeps) {
         const list = data.forms.map(({ webhookToken, ...f }) => ({ ...f, webhookUrl: webhookUrlFor(deps, request, webhookToken) }));
         return { status: "success", data: { ...data, forms: list } };
       },
-      { query: FormListQuery, detail: { summary: "List forms", tags: ["Forms"] } },
+      { query: FormListQuery, response: { 200: FormListAnswer }, detail: { summary: "List forms", tags: ["Forms"] } },
     )
     .post(
       "/",
@@ -44,7 +55,7 @@ export function formsRoutes(deps: AppDeps) {
         set.status = 201;
         return { status: "success", message: "Form created", data: { form: presentForm(deps, request, form) } };
       },
-      { body: FormBody, detail: { summary: "Create a form (admin)", tags: ["Forms"] } },
+      { body: FormCreateBody, response: { 201: FormAnswer }, detail: { summary: "Create a form (admin)", tags: ["Forms"], "x-errors": ["DUPLICATE_FORM_NAME"] } },
     )
     .get(
       "/:id",
@@ -52,7 +63,7 @@ export function formsRoutes(deps: AppDeps) {
         const form = deps.forms.get(authOf(request).accountId, params.id);
         return { status: "success", data: { form: presentForm(deps, request, form) } };
       },
-      { params: IdParam, detail: { summary: "Get a form", tags: ["Forms"] } },
+      { params: IdParam, response: { 200: FormAnswer }, detail: { summary: "Get a form", tags: ["Forms"] } },
     )
     .get(
       "/:id/stats",
@@ -60,7 +71,7 @@ export function formsRoutes(deps: AppDeps) {
         const stats = deps.analytics.formStats(authOf(request).accountId, params.id, query, deps.clock());
         return { status: "success", data: { stats: { ...stats, spamBlocked: deps.spam.blocked(stats.formId) } } };
       },
-      { params: IdParam, query: FormStatsQuery, detail: { summary: "Form usage statistics", tags: ["Forms"] } },
+      { params: IdParam, query: FormStatsQuery, response: { 200: FormStatsAnswer }, detail: { summary: "Form usage statistics", tags: ["Forms"] } },
     )
     .post(
       "/:id/rotate-webhook",
@@ -106,7 +117,7 @@ export function formsRoutes(deps: AppDeps) {
         const form = deps.forms.update(authOf(request).accountId, params.id, body);
         return { status: "success", message: "Form updated", data: { form: presentForm(deps, request, form) } };
       },
-      { params: IdParam, body: FormBody, detail: { summary: "Update a form (admin)", tags: ["Forms"] } },
+      { params: IdParam, body: FormBody, response: { 200: FormAnswer }, detail: { summary: "Update a form (admin)", tags: ["Forms"], "x-errors": ["DUPLICATE_FORM_NAME"] } },
     )
     .delete(
       "/:id",
@@ -115,6 +126,6 @@ export function formsRoutes(deps: AppDeps) {
         deps.leases.withdraw(removedQueued);
         return { status: "success", message: "Form and all its messages, contacts and data deleted", data: { deletedId } };
       },
-      { params: IdParam, detail: { summary: "Delete a form and everything it created (admin)", tags: ["Forms"] } },
+      { params: IdParam, response: { 200: FormDeleted }, detail: { summary: "Delete a form and everything it created (admin)", tags: ["Forms"] } },
     );
 }

@@ -2,7 +2,25 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authOf, stateOf } from "../context";
 import { IdParam } from "../models/common";
-import { AnalyticsQuery, BulkBody, ManualMessageBody, MessageListQuery, NextBody, NextQuery, StatusBody } from "../models/messages";
+import {
+  AnalyticsQuery,
+  BulkAnswer,
+  BulkBody,
+  ManualMessageBody,
+  MessageAnalyticsAnswer,
+  MessageAnswer,
+  MessageDeleted,
+  MessageListAnswer,
+  MessageListQuery,
+  NextBody,
+  NextManyAnswer,
+  NextOneAnswer,
+  NextQuery,
+  QueuedAnswer,
+  StatusAnswer,
+  StatusBody,
+} from "../models/messages";
+import { NoContent } from "../models/common";
 import { LEASE_SECONDS_DEFAULT } from "../../services/leases";
 
 /**
@@ -17,7 +35,7 @@ export function messagesRoutes(deps: AppDeps) {
     .get(
       "/",
       ({ request, query }) => ({ status: "success", data: deps.messages.list(authOf(request).accountId, query) }),
-      { query: MessageListQuery, detail: { summary: "List messages with pagination and a status summary", tags: ["Messages"] } },
+      { query: MessageListQuery, response: { 200: MessageListAnswer }, detail: { summary: "List messages with pagination and a status summary", tags: ["Messages"] } },
     )
     .post(
       "/",
@@ -36,12 +54,12 @@ export function messagesRoutes(deps: AppDeps) {
           data: { messageId: r.message.id, contactId: r.message.contactId, queuePosition: r.queuePosition, estimatedDelivery: r.estimatedDelivery, message: r.message },
         };
       },
-      { body: ManualMessageBody, detail: { summary: "Queue a manual message (extension)", tags: ["Messages"] } },
+      { body: ManualMessageBody, response: { 201: QueuedAnswer }, detail: { summary: "Queue a manual message (extension)", tags: ["Messages"], "x-errors": ["QUOTA_EXCEEDED", "RECIPIENT_OPTED_OUT"] } },
     )
     .get(
       "/analytics",
       ({ request, query }) => ({ status: "success", data: { analytics: deps.analytics.messages(authOf(request).accountId, query, deps.clock()) } }),
-      { query: AnalyticsQuery, detail: { summary: "Message analytics for a period", tags: ["Messages"] } },
+      { query: AnalyticsQuery, response: { 200: MessageAnalyticsAnswer }, detail: { summary: "Message analytics for a period", tags: ["Messages"] } },
     )
     .post(
       "/next",
@@ -57,15 +75,14 @@ export function messagesRoutes(deps: AppDeps) {
           leaseSeconds: body?.leaseSeconds ?? LEASE_SECONDS_DEFAULT,
           deviceId: body?.deviceId ?? null,
         });
-        const data: Record<string, unknown> = { messages: r.messages };
-        if (r.rateLimitedForMs !== undefined) data.retryAfter = Math.ceil(r.rateLimitedForMs / 1000);
-        return { status: "success", data };
+        const retryAfter = r.rateLimitedForMs === undefined ? undefined : Math.ceil(r.rateLimitedForMs / 1000);
+        return { status: "success", data: { messages: r.messages, ...(retryAfter === undefined ? {} : { retryAfter }) } };
       },
-      { body: NextBody, detail: { summary: "Lease due messages to a device (extension)", tags: ["Devices"] } },
+      { body: NextBody, response: { 200: NextManyAnswer }, detail: { summary: "Lease due messages to a device (extension)", tags: ["Devices"] } },
     )
     .get(
       "/next",
-      async ({ request, query }) => {
+      async ({ request, query, status }) => {
         const phone = recipeOf(request);
         deps.devices.workRequested();
         const m = phone
@@ -75,20 +92,20 @@ export function messagesRoutes(deps: AppDeps) {
           { leaseSeconds: query.leaseSeconds ?? LEASE_SECONDS_DEFAULT, deviceId: query.deviceId ?? null },
           query.wait ?? 0,
         );
-        if (!m) return new Response(null, { status: 204 });
+        if (!m) return status(204, undefined);
         return { status: "success", data: { message: m } };
       },
-      { query: NextQuery, detail: { summary: "Lease one due message, flat; 204 when none (extension)", tags: ["Devices"] } },
+      { query: NextQuery, response: { 200: NextOneAnswer, 204: NoContent("No message is due (after waiting up to `wait` seconds)") }, detail: { summary: "Lease one due message, flat; 204 when none (extension)", tags: ["Devices"] } },
     )
     .put(
       "/bulk",
       ({ request, body }) => ({ status: "success", data: deps.messages.bulk(authOf(request).accountId, body) }),
-      { body: BulkBody, detail: { summary: "Set one status on up to 1000 messages", tags: ["Messages"] } },
+      { body: BulkBody, response: { 200: BulkAnswer }, detail: { summary: "Set one status on up to 1000 messages", tags: ["Messages"] } },
     )
     .get(
       "/:id",
       ({ request, params }) => ({ status: "success", data: { message: deps.messages.get(authOf(request).accountId, params.id) } }),
-      { params: IdParam, detail: { summary: "Get a message", tags: ["Messages"] } },
+      { params: IdParam, response: { 200: MessageAnswer }, detail: { summary: "Get a message", tags: ["Messages"] } },
     )
     .put(
       "/:id/status",
@@ -101,11 +118,11 @@ export function messagesRoutes(deps: AppDeps) {
         if (phone && before === "queued" && (body.status === "sent" || body.status === "failed")) deps.devices.countResult(phone, body.status);
         return { status: "success", message: "Message status updated", data };
       },
-      { params: IdParam, body: StatusBody, detail: { summary: "Report or change a message's status", tags: ["Messages"] } },
+      { params: IdParam, body: StatusBody, response: { 200: StatusAnswer }, detail: { summary: "Report or change a message's status", tags: ["Messages"], "x-errors": ["INVALID_TRANSITION", "LEASE_CONFLICT"] } },
     )
     .delete(
       "/:id",
       ({ request, params }) => ({ status: "success", message: "Message deleted", data: deps.messages.delete(authOf(request).accountId, params.id) }),
-      { params: IdParam, detail: { summary: "Delete a queued message", tags: ["Messages"] } },
+      { params: IdParam, response: { 200: MessageDeleted }, detail: { summary: "Delete a queued message", tags: ["Messages"], "x-errors": ["INVALID_STATE"] } },
     );
 }

@@ -1,13 +1,16 @@
 import { Elysia, t } from "elysia";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AppDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { VERSION } from "../../version";
-import { backupDatabase, backupFileName } from "../../services/backups";
+import { backupFileName } from "../../services/backups";
+import { runBackupJob } from "../../services/backup-thread";
 import { buildOpenApi } from "../openapi";
 import { DOCS_HTML } from "../docs-page";
+import { Media } from "../models/common";
+import { tlsExpiry } from "../../tls/local-ca";
 
 export const HealthResponse = t.Object({
   status: t.UnionEnum(["ok", "unavailable"]),
@@ -19,6 +22,8 @@ export const HealthResponse = t.Object({
   devicesOnline: t.Optional(t.Integer()),
   oldestDueSeconds: t.Optional(t.Union([t.Integer(), t.Null()])),
   queue: t.Optional(t.UnionEnum(["ok", "stuck"])),
+  /** With TLS on: the certificate in use, so monitoring sees a renewal coming (warned 30 days ahead). */
+  tls: t.Optional(t.Object({ certificateExpiresAt: t.String({ format: "date-time" }), daysLeft: t.Integer() })),
 });
 
 /** A file stream that deletes the file once it has been read to the end (or the client left). */
@@ -48,6 +53,12 @@ function streamThenDelete(path: string, dir: string): ReadableStream<Uint8Array>
 /** /health, /metrics, the OpenAPI document and docs page, and the admin backup download. */
 export function opsRoutes(deps: AppDeps) {
   let openapiCache: { n: number; doc: string } | undefined;
+  // The certificate the server loads at start (read here at the same moment).
+  let certPem: string | undefined;
+  try {
+    certPem = deps.config.tlsCert && deps.config.tlsKey ? readFileSync(deps.config.tlsCert, "utf8") : undefined;
+  } catch {}
+  const tlsOf = () => (certPem ? { tls: tlsExpiry(certPem, deps.clock()) } : {});
   const app = new Elysia({ name: "ops-routes" })
     .get(
       "/health",
@@ -55,11 +66,11 @@ export function opsRoutes(deps: AppDeps) {
         const uptimeSeconds = Math.max(0, Math.floor((deps.clock() - deps.startedAt) / 1000));
         try {
           const row = deps.sqlite.query("PRAGMA user_version").get() as { user_version: number };
-          return { status: "ok" as const, version: VERSION, schemaVersion: row.user_version, uptimeSeconds, database: "ok" as const, ...deps.devices.health() };
+          return { status: "ok" as const, version: VERSION, schemaVersion: row.user_version, uptimeSeconds, database: "ok" as const, ...deps.devices.health(), ...tlsOf() };
         } catch (err) {
           deps.logger.error("health check: database query failed", { error: String(err) });
           set.status = 503;
-          return { status: "unavailable" as const, version: VERSION, schemaVersion: -1, uptimeSeconds, database: "error" as const };
+          return { status: "unavailable" as const, version: VERSION, schemaVersion: -1, uptimeSeconds, database: "error" as const, ...tlsOf() };
         }
       },
       {
@@ -77,19 +88,23 @@ export function opsRoutes(deps: AppDeps) {
         if (!openapiCache || openapiCache.n !== routes.length) openapiCache = { n: routes.length, doc: JSON.stringify(buildOpenApi(routes), null, 2) };
         return new Response(openapiCache.doc, { headers: { "Content-Type": "application/json; charset=utf-8" } });
       },
-      { detail: { summary: "This OpenAPI 3.1 document (no key)", tags: ["Operations"] } },
+      {
+        response: { 200: Media({ "application/json": t.Object({ openapi: t.Literal("3.1.0") }, { additionalProperties: true }) }, { description: "The OpenAPI 3.1 document" }) },
+        detail: { summary: "This OpenAPI 3.1 document (no key)", tags: ["Operations"] },
+      },
     )
     .get("/v1/docs", () => new Response(DOCS_HTML, { headers: { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'" } }), {
+      response: { 200: Media({ "text/html": t.String() }, { description: "A self-contained HTML page" }) },
       detail: { summary: "Browsable API docs (HTML, works offline; no key)", tags: ["Operations"] },
     })
     .post(
       "/v1/admin/backup",
-      () => {
+      async () => {
         const dir = mkdtempSync(join(tmpdir(), "textwire-backup-"));
         const name = backupFileName(deps.clock());
         const file = join(dir, name);
         try {
-          const result = backupDatabase(deps.config.db, file, deps.clock);
+          const { backup: result } = await runBackupJob({ op: "backup", dbPath: deps.config.db, outFile: file, now: deps.clock() });
           deps.logger.info("backup downloaded", { bytes: result.bytes, ms: result.durationMs });
           return new Response(streamThenDelete(file, dir), {
             headers: {
@@ -106,11 +121,14 @@ export function opsRoutes(deps: AppDeps) {
         }
       },
       {
+        response: {
+          200: Media({ "application/vnd.sqlite3": t.String({ format: "binary" }) }, { description: "The database file", headers: ["Content-Disposition"] }),
+        },
         detail: {
+          "x-errors": ["SERVICE_UNAVAILABLE"],
           summary: "Download a fresh, integrity-checked backup of the whole database (admin)",
           description: "Streams a consistent SQLite copy (`application/vnd.sqlite3`) made while the server keeps running. Covers every account on this server.",
           tags: ["Operations"],
-          responses: { 200: { description: "The database file", content: { "application/vnd.sqlite3": { schema: { type: "string", format: "binary" } } } }, 503: { description: "The backup could not be made", content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } } } },
         },
       },
     );
@@ -122,11 +140,8 @@ export function opsRoutes(deps: AppDeps) {
       return new Response(deps.metrics.render({ uptimeSeconds }), { headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" } });
     },
     {
-      detail: {
-        summary: "Prometheus metrics (admin key; disabled with --metrics=false)",
-        tags: ["Operations"],
-        responses: { 200: { description: "Prometheus text format", content: { "text/plain": { schema: { type: "string" } } } } },
-      },
+      response: { 200: Media({ "text/plain": t.String() }, { description: "Prometheus text format" }) },
+      detail: { summary: "Prometheus metrics (admin key; disabled with --metrics=false)", tags: ["Operations"] },
     },
   );
 }

@@ -8,6 +8,7 @@ import { PAGE_HEADERS, errorPage, prefersHtml, reasonFor, safeBackUrl, thankYouP
 import { WEBHOOK_BODY_LIMIT } from "../server";
 import { stateOf } from "../context";
 import { JSON_TYPE, readLimitedBody } from "../body";
+import { Preflight, SubmissionAnswer, WebhookRequest } from "../models/webhook";
 
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 
@@ -234,6 +235,7 @@ export function webhookRoutes(deps: AppDeps) {
         return new Response(null, { status: 204, headers });
       },
       {
+        response: { 204: Preflight },
         detail: { summary: "CORS preflight for the webhook (any origin, or the form's allowedOrigins)", tags: ["Webhook"] },
       },
     )
@@ -259,12 +261,15 @@ export function webhookRoutes(deps: AppDeps) {
       },
       {
         parse: "none",
+        response: { 200: SubmissionAnswer },
         detail: {
+        "x-errors": ["ORIGIN_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED", "CAPTCHA_FAILED", "CAPTCHA_UNAVAILABLE"],
           summary: "Submit a form: creates or updates a contact and queues a message (no API key)",
           description:
             "JSON for API clients; a browser's form post (Accept preferring text/html) gets a 303 to the form's successUrl/errorUrl or a small built-in page.",
           tags: ["Webhook"],
           responses: WEBHOOK_RESPONSES,
+          ...WebhookRequest,
         },
       },
     );

@@ -1,0 +1,99 @@
+/**
+ * Conversation reads (issue 11 item 4): the contacts with messages in either direction, newest
+ * activity first (the `conversations` table, kept by triggers, migration 0010), and one
+ * contact's messages in both directions.
+ */
+import type { Database, SQLQueryBindings } from "bun:sqlite";
+
+export interface ConversationRow {
+  contactId: string;
+  firstName: string | null;
+  lastName: string | null;
+  phoneNumber: string;
+  status: string;
+  optedOut: number;
+  unreadCount: number;
+  lastMessageAt: string;
+}
+
+/** `where` is a contact filter over alias `c` (filterSql) and may test `v` (the conversation). */
+export function listConversations(sqlite: Database, accountId: string, where: string, params: SQLQueryBindings[], limit: number, offset: number): ConversationRow[] {
+  return sqlite
+    .query(
+      `SELECT c.id AS contactId, c.first_name AS firstName, c.last_name AS lastName, c.phone_number AS phoneNumber, c.status,
+         c.opted_out AS optedOut, v.unread_count AS unreadCount, v.last_message_at AS lastMessageAt
+       FROM conversations v JOIN contacts c ON c.id = v.contact_id
+       WHERE v.account_id = ? AND ${where}
+       ORDER BY v.last_message_at DESC, v.rowid DESC LIMIT ? OFFSET ?`,
+    )
+    .all(accountId, ...params, limit, offset) as ConversationRow[];
+}
+
+export function countConversations(sqlite: Database, accountId: string, where: string, params: SQLQueryBindings[]): number {
+  return (
+    sqlite.query(`SELECT count(*) AS n FROM conversations v JOIN contacts c ON c.id = v.contact_id WHERE v.account_id = ? AND ${where}`).get(accountId, ...params) as {
+      n: number;
+    }
+  ).n;
+}
+
+export function unreadTotal(sqlite: Database, accountId: string): number {
+  return (sqlite.query("SELECT coalesce(sum(unread_count), 0) AS n FROM conversations WHERE account_id = ?1 AND unread_count > 0").get(accountId) as { n: number }).n;
+}
+
+export interface LastMessage {
+  id: string;
+  direction: "outbound" | "inbound";
+  content: string;
+  at: string;
+}
+
+/** The contact's newest message in either direction (two index probes). */
+export function lastMessageOf(sqlite: Database, contactId: string): LastMessage | null {
+  return sqlite
+    .query(
+      `SELECT * FROM (SELECT id, 'outbound' AS direction, content, created_at AS at FROM messages WHERE contact_id = ?1 ORDER BY created_at DESC LIMIT 1)
+       UNION ALL
+       SELECT * FROM (SELECT id, 'inbound', body, received_at FROM inbound_messages WHERE contact_id = ?1 ORDER BY received_at DESC LIMIT 1)
+       ORDER BY at DESC LIMIT 1`,
+    )
+    .get(contactId) as LastMessage | null;
+}
+
+export interface ThreadItem {
+  id: string;
+  direction: "outbound" | "inbound";
+  content: string;
+  /** outbound: queued|sent|failed|cancelled; inbound: received. */
+  status: string;
+  /** When it happened: createdAt (outbound), receivedAt (inbound). */
+  at: string;
+  sentAt: string | null;
+  failureReason: string | null;
+  receivedAt: string | null;
+  readAt: string | null;
+  keyword: string | null;
+  createdAt: string;
+}
+
+/** Both directions of one contact, in time order (`asc`) or newest first. */
+export function listThread(sqlite: Database, accountId: string, contactId: string, order: "asc" | "desc", limit: number, offset: number): ThreadItem[] {
+  const dir = order === "asc" ? "ASC" : "DESC";
+  return sqlite
+    .query(
+      `SELECT id, direction, content, status, at, sentAt, failureReason, receivedAt, readAt, keyword, createdAt FROM (
+         SELECT id, 'outbound' AS direction, content, status, created_at AS at, sent_at AS sentAt, failure_reason AS failureReason,
+           NULL AS receivedAt, NULL AS readAt, NULL AS keyword, created_at AS createdAt, 0 AS side, rowid AS rid
+         FROM messages WHERE contact_id = ?1 AND account_id = ?2
+         UNION ALL
+         SELECT id, 'inbound', body, 'received', received_at, NULL, NULL, received_at, read_at, keyword, created_at, 1, rowid
+         FROM inbound_messages WHERE contact_id = ?1 AND account_id = ?2)
+       ORDER BY at ${dir}, side ${dir}, rid ${dir} LIMIT ?3 OFFSET ?4`,
+    )
+    .all(contactId, accountId, limit, offset) as ThreadItem[];
+}
+
+export function countThread(sqlite: Database, accountId: string, contactId: string): number {
+  const q = (t: string) => (sqlite.query(`SELECT count(*) AS n FROM ${t} WHERE contact_id = ?1 AND account_id = ?2`).get(contactId, accountId) as { n: number }).n;
+  return q("messages") + q("inbound_messages");
+}

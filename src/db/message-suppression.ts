@@ -1,0 +1,67 @@
+/**
+ * Message writes of opt-outs (issue 11): cancelling what is queued to a number, the keyword
+ * replies, and the lease-time check. Plain functions; the caller owns the transaction and then
+ * tells the queue and the leases (LeaseService.withdraw / queue.insert + notify).
+ */
+import type { Database } from "bun:sqlite";
+import type { MessageRow } from "../services/messages";
+
+/** failureReason of messages cancelled because their recipient opted out. */
+export const OPTED_OUT_REASON = "opted-out";
+/** metadata.source of the replies to STOP/START/HELP: the only texts an opted-out number gets. */
+export const KEYWORD_REPLY_SOURCE = "keyword-reply";
+
+/**
+ * Cancels every queued message of the account to `phone` (leased ones too: the phone's report
+ * for them is then refused by the usual transition rules). Returns their ids.
+ */
+export function cancelQueuedTo(sqlite: Database, accountId: string, phone: string, nowIso: string): string[] {
+  const rows = sqlite
+    .query(
+      `UPDATE messages SET status = 'cancelled', failure_reason = ?3, lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL,
+         updated_at = CASE WHEN updated_at < ?4 THEN ?4 ELSE strftime('%Y-%m-%dT%H:%M:%fZ', julianday(updated_at) + 0.001 / 86400.0) END
+       WHERE account_id = ?1 AND recipient_phone = ?2 AND status = 'queued'
+       RETURNING id`,
+    )
+    .all(accountId, phone, OPTED_OUT_REASON, nowIso) as Array<{ id: string }>;
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Lease time: whether this queued message must not go out — its recipient opted out and it is
+ * not a keyword reply. One primary-key probe and one (account_id, phone_number) probe.
+ */
+export function isSuppressedAtLease(sqlite: Database, messageId: string): boolean {
+  const r = sqlite
+    .query(
+      `SELECT m.metadata FROM messages m JOIN contacts c ON c.account_id = m.account_id AND c.phone_number = m.recipient_phone
+       WHERE m.id = ?1 AND c.opted_out = 1`,
+    )
+    .get(messageId) as { metadata: string } | null;
+  if (!r) return false;
+  try {
+    return JSON.parse(r.metadata)?.source !== KEYWORD_REPLY_SOURCE;
+  } catch {
+    return true;
+  }
+}
+
+export function cancelSuppressed(sqlite: Database, messageId: string, nowIso: string): void {
+  sqlite
+    .query(
+      `UPDATE messages SET status = 'cancelled', failure_reason = ?2, lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL,
+         updated_at = CASE WHEN updated_at < ?3 THEN ?3 ELSE strftime('%Y-%m-%dT%H:%M:%fZ', julianday(updated_at) + 0.001 / 86400.0) END
+       WHERE id = ?1 AND status = 'queued'`,
+    )
+    .run(messageId, OPTED_OUT_REASON, nowIso);
+}
+
+export function insertReplyMessage(sqlite: Database, r: MessageRow): void {
+  sqlite
+    .query(
+      `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name, status,
+         priority, priority_rank, webhook_data, template_used, scheduled_for, metadata, seq, created_at, updated_at)
+       VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, NULL, ?9, ?10, ?11, ?12, ?12)`,
+    )
+    .run(r.id, r.account_id, r.contact_id, r.content, r.recipient_phone, r.recipient_name, r.priority, r.priority_rank, r.scheduled_for, r.metadata, r.seq, r.created_at);
+}

@@ -1,0 +1,158 @@
+/**
+ * Account settings (issue 11): the keyword lists and the replies Textwire sends to them. Pure:
+ * validation, merging and defaults. Only the values an owner set are stored; every other one is
+ * its default, so a default that names the business follows a rename of the account.
+ */
+import {
+  DEFAULT_HELP_KEYWORDS,
+  DEFAULT_OPT_IN_KEYWORDS,
+  DEFAULT_OPT_OUT_KEYWORDS,
+  KEYWORD_RE,
+  type KeywordLists,
+} from "./keywords";
+import type { FieldError } from "./submission";
+
+export interface AccountSettings extends KeywordLists {
+  optOutReply: string;
+  optInReply: string;
+  helpReply: string;
+}
+
+/** What is stored: the owner's own values only. */
+export type StoredAccountSettings = Partial<AccountSettings>;
+
+/** `{{accountName}}` in a reply is replaced by the account's name when it is sent. */
+export const ACCOUNT_NAME_PLACEHOLDER = "{{accountName}}";
+
+export const DEFAULT_REPLIES = Object.freeze({
+  optOutReply: `You're unsubscribed from ${ACCOUNT_NAME_PLACEHOLDER}. Reply START to resubscribe.`,
+  optInReply: `You're resubscribed to ${ACCOUNT_NAME_PLACEHOLDER}. Reply STOP to unsubscribe.`,
+  helpReply: `${ACCOUNT_NAME_PLACEHOLDER}: texts about your requests. Reply STOP to unsubscribe, START to resubscribe.`,
+});
+
+export const KEYWORD_LIST_KEYS = ["optOutKeywords", "optInKeywords", "helpKeywords"] as const;
+export const REPLY_KEYS = ["optOutReply", "optInReply", "helpReply"] as const;
+export const ACCOUNT_SETTING_KEYS = [...KEYWORD_LIST_KEYS, ...REPLY_KEYS] as const;
+/** Keywords per list. */
+export const MAX_KEYWORDS = 30;
+/** A reply fits in two SMS segments. */
+export const MAX_REPLY_LENGTH = 306;
+
+const DEFAULT_LISTS: KeywordLists = {
+  optOutKeywords: DEFAULT_OPT_OUT_KEYWORDS,
+  optInKeywords: DEFAULT_OPT_IN_KEYWORDS,
+  helpKeywords: DEFAULT_HELP_KEYWORDS,
+};
+
+/** Stored values over the defaults; replies still carry the placeholder. */
+export function resolveAccountSettings(stored: StoredAccountSettings): AccountSettings {
+  return {
+    optOutKeywords: stored.optOutKeywords ?? DEFAULT_LISTS.optOutKeywords,
+    optInKeywords: stored.optInKeywords ?? DEFAULT_LISTS.optInKeywords,
+    helpKeywords: stored.helpKeywords ?? DEFAULT_LISTS.helpKeywords,
+    optOutReply: stored.optOutReply ?? DEFAULT_REPLIES.optOutReply,
+    optInReply: stored.optInReply ?? DEFAULT_REPLIES.optInReply,
+    helpReply: stored.helpReply ?? DEFAULT_REPLIES.helpReply,
+  };
+}
+
+/** A reply as sent: the placeholder replaced by the account's name. */
+export function renderReply(text: string, accountName: string): string {
+  return text.split(ACCOUNT_NAME_PLACEHOLDER).join(accountName);
+}
+
+/**
+ * Applies a PUT body to the stored settings: a key given replaces, `null` goes back to the
+ * default, keys not given stay. Every problem is reported; nothing is applied when there is one.
+ */
+export function applySettingsPatch(
+  stored: StoredAccountSettings,
+  body: unknown,
+): { ok: true; stored: StoredAccountSettings } | { ok: false; errors: FieldError[] } {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return { ok: false, errors: [{ field: "body", message: "the body must be a JSON object of settings", requirement: "object", provided: null }] };
+  }
+  const b = body as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  const next: StoredAccountSettings = { ...stored };
+  for (const k of Object.keys(b)) {
+    if (!(ACCOUNT_SETTING_KEYS as readonly string[]).includes(k)) {
+      errors.push({ field: k, message: `unknown setting '${k.slice(0, 50)}'; allowed: ${ACCOUNT_SETTING_KEYS.join(", ")}`, requirement: ACCOUNT_SETTING_KEYS.join(", "), provided: k.slice(0, 50) });
+    }
+  }
+  for (const k of KEYWORD_LIST_KEYS) {
+    if (!(k in b)) continue;
+    const v = b[k];
+    if (v === null) {
+      delete next[k];
+      continue;
+    }
+    const requirement = `array of 1-${MAX_KEYWORDS} single words (letters and digits, up to 30 each)`;
+    if (!Array.isArray(v) || v.length === 0 || v.length > MAX_KEYWORDS) {
+      errors.push({ field: k, message: `${k} must be a list of 1 to ${MAX_KEYWORDS} keywords`, requirement, provided: Array.isArray(v) ? `${v.length} items` : v });
+      continue;
+    }
+    const words: string[] = [];
+    let bad: unknown = undefined;
+    for (const w of v) {
+      const t = typeof w === "string" ? w.normalize("NFKC").trim().toUpperCase() : "";
+      if (!KEYWORD_RE.test(t)) {
+        bad = w;
+        break;
+      }
+      if (!words.includes(t)) words.push(t);
+    }
+    if (bad !== undefined) {
+      errors.push({ field: k, message: `${k}: each keyword must be one word of letters and digits (a keyword matches a whole text)`, requirement, provided: bad });
+      continue;
+    }
+    next[k] = words;
+  }
+  for (const k of REPLY_KEYS) {
+    if (!(k in b)) continue;
+    const v = b[k];
+    if (v === null) {
+      delete next[k];
+      continue;
+    }
+    if (typeof v !== "string" || v.trim() === "" || v.trim().length > MAX_REPLY_LENGTH) {
+      errors.push({
+        field: k,
+        message: `${k} must be a text of 1 to ${MAX_REPLY_LENGTH} characters (null restores the default)`,
+        requirement: `1-${MAX_REPLY_LENGTH} characters`,
+        provided: typeof v === "string" ? `${v.length} characters` : v,
+      });
+      continue;
+    }
+    next[k] = v.trim();
+  }
+  if (errors.length === 0) {
+    // One word in two lists would make a reply ambiguous.
+    const r = resolveAccountSettings(next);
+    const seen = new Map<string, string>();
+    for (const k of KEYWORD_LIST_KEYS) {
+      for (const w of r[k]) {
+        const other = seen.get(w);
+        if (other !== undefined) {
+          errors.push({ field: k, message: `${w} is in both ${other} and ${k}; a keyword can mean one thing only`, requirement: "lists without shared words", provided: w });
+        } else seen.set(w, k);
+      }
+    }
+  }
+  return errors.length ? { ok: false, errors } : { ok: true, stored: next };
+}
+
+/** Reads a stored JSON text; anything unreadable counts as "nothing set". */
+export function parseStoredSettings(text: string | null | undefined): StoredAccountSettings {
+  if (!text) return {};
+  try {
+    const v = JSON.parse(text);
+    if (typeof v !== "object" || v === null || Array.isArray(v)) return {};
+    const out: StoredAccountSettings = {};
+    for (const k of KEYWORD_LIST_KEYS) if (Array.isArray(v[k]) && v[k].every((w: unknown) => typeof w === "string")) out[k] = v[k];
+    for (const k of REPLY_KEYS) if (typeof v[k] === "string") out[k] = v[k];
+    return out;
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,85 @@
+import { t } from "elysia";
+
+const QueryText = (description: string) => t.Optional(t.String({ description }));
+
+export const ConversationListQuery = t.Object(
+  {
+    page: QueryText("page number, from 1 (default 1)"),
+    limit: QueryText("page size, 1-100 (default 50)"),
+    unread: QueryText("true: only conversations with unread received texts; false: only read ones"),
+    status: QueryText("the contact's status: new | contacted | responded | converted"),
+    search: QueryText("matches the contact's name, e-mail or phone digits"),
+  },
+  { additionalProperties: true },
+);
+
+export const ThreadQuery = t.Object(
+  {
+    page: QueryText("page number, from 1 (default 1)"),
+    limit: QueryText("page size, 1-100 (default 50)"),
+    order: QueryText("asc (default: time order, oldest first) | desc"),
+  },
+  { additionalProperties: true },
+);
+
+export const ContactIdParam = t.Object({ contactId: t.String({ minLength: 1, maxLength: 200 }) });
+
+const Nullable = <T extends ReturnType<typeof t.String>>(s: T) => t.Union([s, t.Null()]);
+const Paging = t.Object({ total: t.Integer(), page: t.Integer(), limit: t.Integer(), totalPages: t.Integer() });
+const ContactSummary = t.Object({
+  id: t.String(),
+  firstName: Nullable(t.String()),
+  lastName: Nullable(t.String()),
+  phoneNumber: t.String(),
+  status: t.String(),
+  optedOut: t.Boolean(),
+});
+
+export const ConversationListAnswer = t.Object({
+  status: t.Literal("success"),
+  data: t.Object({
+    conversations: t.Array(
+      t.Object({
+        contactId: t.String(),
+        contact: ContactSummary,
+        unreadCount: t.Integer(),
+        lastActivityAt: t.String(),
+        lastMessage: t.Union([
+          t.Object({ id: t.String(), direction: t.UnionEnum(["outbound", "inbound"]), preview: t.String(), at: t.String() }),
+          t.Null(),
+        ]),
+      }),
+    ),
+    pagination: Paging,
+    unreadTotal: t.Integer({ description: "unread received texts over the whole account" }),
+  }),
+});
+
+export const ThreadAnswer = t.Object({
+  status: t.Literal("success"),
+  data: t.Object({
+    contact: ContactSummary,
+    messages: t.Array(
+      t.Object({
+        id: t.String(),
+        direction: t.UnionEnum(["outbound", "inbound"]),
+        content: t.String(),
+        status: t.String({ description: "queued | sent | failed | cancelled (outbound); received (inbound)" }),
+        at: t.String({ description: "createdAt (outbound) or receivedAt (inbound): the time order" }),
+        sentAt: Nullable(t.String()),
+        failureReason: Nullable(t.String()),
+        receivedAt: Nullable(t.String()),
+        readAt: Nullable(t.String()),
+        keyword: Nullable(t.String()),
+        createdAt: t.String(),
+      }),
+    ),
+    pagination: Paging,
+  }),
+});
+
+export const MarkReadAnswer = t.Object({
+  status: t.Literal("success"),
+  message: t.String(),
+  data: t.Object({ contactId: t.String(), markedRead: t.Integer(), unreadCount: t.Integer() }),
+});

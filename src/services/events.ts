@@ -1,0 +1,108 @@
+/**
+ * The event outbox (issue 13 §4). A change that causes an event calls
+ *
+ *     emitEvent(this.sqlite, accountId, "contact.opted_out", () => ({ contact }), now)
+ *
+ * inside its own transaction: the event row is written on the same connection, so it commits or
+ * rolls back with the change. The dispatcher is woken with setImmediate, which runs after the
+ * (synchronous) transaction has committed (a rolled-back emit wakes it for nothing); it then
+ * makes the deliveries of every new event in one statement (`fanOut`, in a group-commit job) and
+ * sends them. The change's own transaction pays for one insert per event, whatever the number of
+ * endpoints; `event_fanout.done_seq` marks what has been fanned out, so a crash in between loses
+ * nothing.
+ *
+ * When no active endpoint of the account takes the type, nothing is written and `data` is never
+ * built (pass a function to keep hot paths free of the work): an event no one receives is not
+ * stored.
+ */
+import type { Database } from "bun:sqlite";
+import { iso } from "../lib/clock";
+import { newId } from "../lib/ids";
+import { eventBody, subscribes, type EventType } from "../domain/outbound-events";
+import { eventStore, type EndpointRow, type EventStore } from "../db/events";
+
+interface Subscriber {
+  id: string;
+  events: string[];
+}
+
+export class EventOutbox {
+  readonly store: EventStore;
+  /** Active endpoints per account (they change only through WebhookEndpointService in this process). */
+  private subscribers = new Map<string, Subscriber[]>();
+  private wakeScheduled = false;
+  /** Events were written since the last fan-out (the dispatcher also checks SQLite at start). */
+  needsFanout = true;
+  /** Called (once per turn of the event loop) after events were written. */
+  onEmitted: () => void = () => {};
+
+  constructor(private readonly sqlite: Database) {
+    this.store = eventStore(sqlite);
+  }
+
+  /** Reloads the active endpoints (boot, and after every endpoint change). */
+  reload(): void {
+    const m = new Map<string, Subscriber[]>();
+    for (const r of this.store.listActiveEndpoints()) {
+      const list = m.get(r.account_id) ?? [];
+      list.push({ id: r.id, events: parseEvents(r) });
+      m.set(r.account_id, list);
+    }
+    this.subscribers = m;
+  }
+
+  /** Whether an event of this type would be stored for the account. */
+  wants(accountId: string, type: string): boolean {
+    const subs = this.subscribers.get(accountId);
+    return subs !== undefined && subs.some((s) => subscribes(s.events, type));
+  }
+
+  /**
+   * Writes the event in the caller's transaction. Returns the event id, or null when no active
+   * endpoint takes it. `onlyEndpointId` (the test ping) writes its one delivery at once instead.
+   */
+  emit(accountId: string, type: EventType, data: unknown | (() => unknown), now: number, onlyEndpointId?: string): string | null {
+    if (onlyEndpointId === undefined && !this.wants(accountId, type)) return null;
+    const id = newId();
+    const at = iso(now);
+    const value = typeof data === "function" ? (data as () => unknown)() : data;
+    this.store.insertEvent({ id, account_id: accountId, type, payload: eventBody(type, at, value), created_at: at });
+    if (onlyEndpointId !== undefined) this.store.insertDelivery(id, onlyEndpointId, accountId, type, at);
+    else this.needsFanout = true;
+    this.wake();
+    return id;
+  }
+
+  wake(): void {
+    if (this.wakeScheduled) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      this.onEmitted();
+    });
+  }
+}
+
+export function parseEvents(r: Pick<EndpointRow, "events">): string[] {
+  try {
+    const v = JSON.parse(r.events);
+    return Array.isArray(v) ? v.filter((x) => typeof x === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The outbox of each open database: what emitEvent writes through. */
+const outboxes = new WeakMap<Database, EventOutbox>();
+
+export function registerOutbox(sqlite: Database, outbox: EventOutbox): void {
+  outboxes.set(sqlite, outbox);
+}
+
+/**
+ * Emits an event inside the caller's transaction on `sqlite` (see the module comment). A database
+ * without a running server's outbox (a CLI command) emits nothing. Returns the event id or null.
+ */
+export function emitEvent(sqlite: Database, accountId: string, type: EventType, data: unknown | (() => unknown), now: number): string | null {
+  return outboxes.get(sqlite)?.emit(accountId, type, data, now) ?? null;
+}

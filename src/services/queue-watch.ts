@@ -1,0 +1,86 @@
+/**
+ * queue.stuck (issue 13): an account has messages due and no phone has asked for work
+ * (POST/GET /v1/messages/next) for --stuck-after. One event per stuck spell: it is emitted when
+ * the spell starts and again only after a phone has polled or the due messages are gone.
+ *
+ * Polls are seen through the request observer (so the lease code is untouched); the phones
+ * feature's device registry can call `notePoll(accountId, now)` from its own poll paths.
+ */
+import type { Database } from "bun:sqlite";
+import { iso, type Clock } from "../lib/clock";
+import type { MessageQueue } from "../queue/priority-queue";
+import type { LeaseService } from "./leases";
+import type { RequestState } from "../http/context";
+import type { Lifecycle } from "../deps";
+import { emitEvent } from "./events";
+
+/** How often accounts are checked (at most; a short --stuck-after checks more often). */
+export const STUCK_CHECK_EVERY_MS = 30_000;
+const POLL_PATH = /^\/v1\/messages(?:\/[^/]+)?\/next\/?$/;
+
+export class QueueWatch implements Lifecycle {
+  readonly name = "queue-watch";
+  private readonly lastPoll = new Map<string, number>();
+  private readonly stuck = new Set<string>();
+  private readonly startedAt: number;
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly sqlite: Database,
+    private readonly clock: Clock,
+    private readonly queue: MessageQueue,
+    private readonly leases: Pick<LeaseService, "isLeased">,
+    private readonly stuckAfterMs: number,
+  ) {
+    this.startedAt = clock();
+  }
+
+  readonly observe = (state: RequestState, _method: string, status: number) => {
+    if (state.auth && status < 500 && POLL_PATH.test(state.logPath)) this.notePoll(state.auth.accountId, this.clock());
+  };
+
+  notePoll(accountId: string, now: number): void {
+    this.lastPoll.set(accountId, now);
+    this.stuck.delete(accountId);
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.check(this.clock()), Math.min(STUCK_CHECK_EVERY_MS, Math.max(1_000, Math.floor(this.stuckAfterMs / 4))));
+    this.timer.unref?.();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Emits queue.stuck for accounts that just became stuck; returns their ids. */
+  check(now: number): string[] {
+    const found: string[] = [];
+    const accounts = this.sqlite.query("SELECT id FROM accounts").all() as Array<{ id: string }>;
+    for (const { id } of accounts) {
+      const due = this.queue.takeDue(id, now, 1, (m) => this.leases.isLeased(m));
+      if (due.length === 0) {
+        this.stuck.delete(id);
+        continue;
+      }
+      const last = this.lastPoll.get(id);
+      const quietSince = last ?? this.startedAt;
+      if (now - quietSince < this.stuckAfterMs || this.stuck.has(id)) continue;
+      this.stuck.add(id);
+      found.push(id);
+      const oldest = due[0];
+      this.sqlite.transaction(() =>
+        emitEvent(this.sqlite, id, "queue.stuck", () => ({
+          queue: {
+            queuedMessages: this.queue.size(id),
+            nextDueMessageId: oldest.id,
+            nextDueScheduledFor: iso(oldest.scheduledFor),
+            lastDevicePollAt: last === undefined ? null : iso(last),
+            stuckAfterSeconds: Math.round(this.stuckAfterMs / 1000),
+          },
+        }), now),
+      )();
+    }
+    return found;
+  }
+}

@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import ExcelJS from "exceljs";
+import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
+import { insertContact } from "../helpers/contact-fixtures";
+
+const XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.stop());
+
+const postCsv = (t: TestServer, csv: string) => t.api("/contacts/import", { method: "POST", body: csv, headers: { "Content-Type": "text/csv" } });
+const upload = (t: TestServer, file: Blob, name: string, field = "file") => {
+  const form = new FormData();
+  form.append(field, file, name);
+  return t.api("/contacts/import", { method: "POST", body: form });
+};
+const contacts = async (t: TestServer) => JSON.parse(await (await t.api("/contacts/export?format=json")).text()) as any[];
+
+async function workbook(rows: unknown[][]): Promise<Uint8Array> {
+  const wb = new ExcelJS.Workbook();
+  const ws = wb.addWorksheet("Contacts");
+  for (const r of rows) ws.addRow(r);
+  wb.addWorksheet("Notes").addRow(["ignored", "sheet"]);
+  return new Uint8Array(await wb.xlsx.writeBuffer());
+}
+
+describe("header aliases", () => {
+  test("a spreadsheet's own column names: Phone Number, First Name, Last Name, E-mail, Tags, in any case and spacing", async () => {
+    const t = await startTestServer();
+    try {
+      const csv = "PHONE NUMBER,first_name,Last-Name,E-mail,Tags,customFields.plan\n(201) 555-0701,Ann,Lee,ann@example.com,vip;new,gold\n";
+      const body = await expectStatus(await postCsv(t, csv), 200);
+      expect(body.data).toEqual({ created: 1, updated: 0, errors: [] });
+      expect((await contacts(t))[0]).toMatchObject({ phoneNumber: "+12015550701", firstName: "Ann", lastName: "Lee", email: "ann@example.com", tags: ["vip", "new"], customFields: { plan: "gold" } });
+    } finally {
+      await t.stop();
+    }
+  });
+
+  test("Name is split into first and last name; Mobile and Email Address; a semicolon-separated file", async () => {
+    const t = await startTestServer();
+    try {
+      const body = await expectStatus(await postCsv(t, "Name;Mobile;Email Address\nMary Ann Smith;+12015550702;m@example.com\nCher;+12015550703;\n"), 200);
+      expect(body.data.created).toBe(2);
+      const list = await contacts(t);
+      expect(list.map((c) => [c.firstName, c.lastName, c.phoneNumber])).toEqual([
+        ["Mary", "Ann Smith", "+12015550702"],
+        ["Cher", null, "+12015550703"],
+      ]);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  test("no phone column: 400 naming the columns found and the accepted names; nothing imported", async () => {
+    const body = await expectStatus(await postCsv(s, "First Name,Email\nAnn,a@example.com\n"), 400);
+    expect(body.code).toBe("VALIDATION_ERROR");
+    expect(body.errors[0].field).toBe("phoneNumber");
+    expect(body.errors[0].message).toContain("First Name, Email");
+    expect(body.errors[0].message).toContain("Phone Number");
+    const both = await expectStatus(await postCsv(s, "Phone,Name,First Name\n+12015550704,A B,C\n"), 400);
+    expect(both.errors.map((e: any) => e.field)).toEqual(["First Name"]);
+    expect((await expectStatus(await s.api("/contacts?search=2015550704"), 200)).data.contacts).toEqual([]);
+    // Slices commit with synchronous=NORMAL; the connection is back to FULL afterwards, even after a refusal.
+    expect(s.running.deps.sqlite.query("PRAGMA synchronous").get()).toEqual({ synchronous: 2 });
+  });
+});
+
+describe("limits", () => {
+  test("a cell over 10 KB refuses its row (never kept); the rows after it import", async () => {
+    const t = await startTestServer();
+    try {
+      const csv = `phoneNumber,notes\n+12015550710,"${"n".repeat(20_000)}"\n+12015550711,fine\n`;
+      const body = await expectStatus(await postCsv(t, csv), 200);
+      expect(body.data.created).toBe(1);
+      expect(body.data.errors).toEqual([{ row: 2, field: "row", message: expect.stringContaining("longer than 10240 characters") }]);
+      expect(body.message).toContain("1 rows refused");
+    } finally {
+      await t.stop();
+    }
+  });
+
+  test("the error list keeps the first 1,000 problems and counts the rest; good rows still land", async () => {
+    const t = await startTestServer();
+    try {
+      const lines = ["phoneNumber,firstName"];
+      for (let i = 0; i < 1500; i++) lines.push(`not a phone ${i},X`);
+      lines.push("+12015550720,Good");
+      const body = await expectStatus(await postCsv(t, lines.join("\n")), 200);
+      expect(body.data.created).toBe(1);
+      expect(body.data.errors.length).toBe(1000);
+      expect(body.data.errors[0]).toMatchObject({ row: 2, field: "phoneNumber" });
+      expect(body.data.errors[999].row).toBe(1001);
+      expect(body.data.errorCount).toBe(1500);
+      expect(body.data.errorsTruncated).toBe(true);
+      expect(t.running.deps.sqlite.query("PRAGMA synchronous").get()).toEqual({ synchronous: 2 });
+      expect(body.message).toContain("1500 rows refused");
+    } finally {
+      await t.stop();
+    }
+  });
+
+  test("a form upload over the import limit gets 413 and imports nothing", async () => {
+    const res = await upload(s, new Blob([new Uint8Array(51 * 1024 * 1024)]), "big.csv");
+    expect((await expectStatus(res, 413)).code).toBe("PAYLOAD_TOO_LARGE");
+  });
+});
+
+describe("XLSX", () => {
+  test("an XLSX export imports into an empty account as the same contacts (sent as is and as a form upload)", async () => {
+    const src = await startTestServer();
+    try {
+      const d = src.running.deps.sqlite;
+      insertContact(d, src.accountId, { firstName: "Ann", lastName: "=SUM(A1)", phoneNumber: "+12015550730", email: "ann@example.com", status: "converted", tags: ["vip", "lead"], customFields: { company: 'Acme "Rockets"', note: "line1\nline2" }, notes: "-starts with a dash", createdAt: "2026-01-01T00:00:00.000Z" });
+      insertContact(d, src.accountId, { firstName: "Bo", phoneNumber: "+12015550731", customFields: { company: "B&B" }, createdAt: "2026-01-02T00:00:00.000Z" });
+      const xlsx = new Uint8Array(await (await src.api("/contacts/export?format=xlsx")).arrayBuffer());
+      const strip = ({ id: _i, updatedAt: _u, ...rest }: any) => rest;
+      const before = (await contacts(src)).map(strip);
+      for (const send of ["raw", "form"] as const) {
+        const dst = await startTestServer();
+        try {
+          const res = send === "raw" ? await dst.api("/contacts/import", { method: "POST", body: xlsx, headers: { "Content-Type": XLSX } }) : await upload(dst, new Blob([xlsx], { type: XLSX }), "contacts.xlsx");
+          expect((await expectStatus(res, 200)).data).toEqual({ created: 2, updated: 0, errors: [] });
+          const after = (await contacts(dst)).map(strip);
+          expect(after).toEqual(before.map((c: any) => ({ ...c, formId: null, formName: null })));
+        } finally {
+          await dst.stop();
+        }
+      }
+    } finally {
+      await src.stop();
+    }
+  });
+
+  test("a hand-made workbook: aliases, a phone typed as a number, empty trailing cells, row numbers as the sheet shows them", async () => {
+    const t = await startTestServer();
+    try {
+      const file = await workbook([["Phone", "First Name", "Last Name", "Tags"], [12015550740, "Ann", "Lee", "a;b"], ["+12015550741", "Bo"], [], ["nope", "C"]]);
+      const body = await expectStatus(await t.api("/contacts/import", { method: "POST", body: file, headers: { "Content-Type": XLSX } }), 200);
+      expect(body.data.created).toBe(2);
+      expect(body.data.errors).toEqual([{ row: 5, field: "phoneNumber", message: expect.any(String) }]);
+      const list = await contacts(t);
+      expect(list.map((c) => [c.phoneNumber, c.firstName, c.lastName, c.tags])).toEqual([
+        ["+12015550740", "Ann", "Lee", ["a", "b"]],
+        ["+12015550741", "Bo", null, []],
+      ]);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  test("a body that is not a workbook: 400, nothing imported", async () => {
+    const body = await expectStatus(await s.api("/contacts/import", { method: "POST", body: "phoneNumber\n+12015550750\n", headers: { "Content-Type": XLSX } }), 400);
+    expect(body.code).toBe("VALIDATION_ERROR");
+    expect(body.errors[0].field).toBe("file");
+    expect((await expectStatus(await s.api("/contacts?search=2015550750"), 200)).data.contacts).toEqual([]);
+  });
+});
+
+describe("form uploads (multipart/form-data)", () => {
+  test("a CSV file in the file field imports; the format comes from the name even when the type says Excel, else from the type", async () => {
+    const t = await startTestServer();
+    try {
+      const res = await upload(t, new Blob(["Phone,Name\n+12015550760,Ann Lee\n"], { type: "application/vnd.ms-excel" }), "contacts.csv");
+      expect((await expectStatus(res, 200)).data).toEqual({ created: 1, updated: 0, errors: [] });
+      // No extension: the part's type decides.
+      const noExt = await upload(t, new Blob(["Phone\n+12015550761\n"], { type: "text/csv" }), "contacts");
+      expect((await expectStatus(noExt, 200)).data.created).toBe(1);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  test("unknown format, an old .xls, no file field, an empty file: clear 400s", async () => {
+    const pdf = await expectStatus(await upload(s, new Blob(["%PDF-1.4"], { type: "application/pdf" }), "list.pdf"), 400);
+    expect(pdf.errors[0]).toMatchObject({ field: "file", message: expect.stringContaining(".csv or .xlsx") });
+    const xls = await expectStatus(await upload(s, new Blob(["x"]), "old.xls"), 400);
+    expect(xls.errors[0].message).toContain("save the spreadsheet as .xlsx or .csv");
+    const wrongField = await expectStatus(await upload(s, new Blob(["Phone\n+12015550762\n"]), "c.csv", "upload"), 400);
+    expect(wrongField.errors[0]).toMatchObject({ field: "file", message: expect.stringContaining("upload") });
+    const empty = await expectStatus(await upload(s, new Blob([]), "empty.csv"), 400);
+    expect(empty.code).toBe("VALIDATION_ERROR");
+    expect(empty.errors[0].message).toContain("empty");
+    const none = await expectStatus(await upload(s, new Blob([]), ""), 400);
+    expect(none.errors[0].message).toContain("no file was chosen");
+    const garbage = await expectStatus(await s.api("/contacts/import", { method: "POST", body: "--x\r\nnot a form", headers: { "Content-Type": "multipart/form-data; boundary=zzz" } }), 400);
+    expect(garbage.code).toBe("VALIDATION_ERROR");
+    expect((await expectStatus(await s.api("/contacts?search=2015550762"), 200)).data.contacts).toEqual([]);
+  });
+
+  test("any other Content-Type is still 415, naming what is accepted", async () => {
+    const body = await expectStatus(await s.api("/contacts/import", { method: "POST", body: "{}", headers: { "Content-Type": "application/json" } }), 415);
+    expect(body.details.expected).toContain("multipart/form-data");
+  });
+});
