@@ -200,10 +200,14 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
   }
 }
 
-/** Requests of phones polling with a key: asking for work, and reporting a status. */
+/**
+ * Requests of phones polling with a key: asking for work, and reporting — a status, or a text
+ * the phone received (a STOP must never be lost to a rate limit).
+ */
 function phoneTraffic(method: string, path: string): "work" | "report" | null {
   if ((method === "GET" || method === "POST") && /^\/v1\/messages\/next\/?$/.test(path)) return "work";
   if (method === "PUT" && /^\/v1\/messages\/[^/]+\/status\/?$/.test(path)) return "report";
+  if (method === "POST" && /^\/v1\/messages\/inbound\/?$/.test(path)) return "report";
   return null;
 }
 
