@@ -56,6 +56,8 @@ export interface LeaseConfig {
 export class LeaseService {
   /** Leased message id → lease expiry (epoch ms); token and device live in the row only. */
   private readonly leases = new Map<string, number>();
+  /** Who holds each lease given to a named device (MessageCancelled goes to it when the message is withdrawn). */
+  private readonly holders = new Map<string, { accountId: string; holder: string }>();
   /** Earliest expiresAt among `leases` (Infinity when none): the lazy sweep is free until then. */
   private earliest = Infinity;
   private readonly waiters = new Map<string, Set<() => void>>();
@@ -83,10 +85,14 @@ export class LeaseService {
   /** Reloads the leases SQLite holds (boot), after the queue has been rebuilt. */
   load(): void {
     this.leases.clear();
+    this.holders.clear();
     const rows = this.sqlite
-      .query("SELECT id, lease_expires_at FROM messages WHERE status = 'queued' AND lease_token IS NOT NULL")
-      .all() as Array<{ id: string; lease_expires_at: string }>;
-    for (const r of rows) this.leases.set(r.id, Date.parse(r.lease_expires_at));
+      .query("SELECT id, account_id, lease_expires_at, lease_device_id FROM messages WHERE status = 'queued' AND lease_token IS NOT NULL")
+      .all() as Array<{ id: string; account_id: string; lease_expires_at: string; lease_device_id: string | null }>;
+    for (const r of rows) {
+      this.leases.set(r.id, Date.parse(r.lease_expires_at));
+      if (r.lease_device_id) this.holders.set(r.id, { accountId: r.account_id, holder: r.lease_device_id });
+    }
     this.recomputeEarliest();
   }
 
@@ -124,6 +130,7 @@ export class LeaseService {
   /** Drops the in-memory lease (the status change that ended it already cleared the row). */
   forget(id: string): void {
     this.leases.delete(id);
+    this.holders.delete(id);
   }
 
   /**
@@ -134,6 +141,12 @@ export class LeaseService {
     for (const id of ids) {
       this.leases.delete(id);
       this.queue.remove(id);
+      // Cancelled, deleted or opted out while a phone holds it: tell that phone (MessageCancelled).
+      const h = this.holders.get(id);
+      if (h) {
+        this.holders.delete(id);
+        this.cancelled(h.accountId, id, h.holder);
+      }
     }
   }
 
@@ -254,6 +267,8 @@ export class LeaseService {
       }
       return { back, failed };
     })();
+    // Expired leases: the phone no longer holds them, so nobody is told of a cancellation.
+    for (const r of [...failed, ...retried, ...back]) this.holders.delete(r.id);
     this.withdraw(failed.map((r) => r.id));
     for (const r of retried) {
       this.leases.delete(r.id);
@@ -322,6 +337,7 @@ export class LeaseService {
     const messages: LeasedMessage[] = [];
     for (const { row, token } of leased) {
       this.leases.set(row.id, expiresAt);
+      if (device) this.holders.set(row.id, { accountId, holder: device });
       messages.push({ ...toMessage(row), leaseToken: token, leaseExpiresAt: expiresIso });
     }
     if (expiresAt < this.earliest) this.earliest = expiresAt;

@@ -462,7 +462,7 @@ export class MessageService {
   // ---------------------------------------------------------------- delete
 
   delete(accountId: string, id: string): { deletedId: string } {
-    const holder = this.sqlite.transaction(() => {
+    this.sqlite.transaction(() => {
       const row = this.getRow(accountId, id);
       if (row.status !== "queued") {
         throw new AppError("INVALID_STATE", {
@@ -471,10 +471,9 @@ export class MessageService {
         });
       }
       this.sqlite.query("DELETE FROM messages WHERE id = ?1 AND account_id = ?2").run(id, accountId);
-      return row.lease_token !== null ? row.lease_device_id : null;
     })();
+    // withdraw tells the phone holding it, if any (MessageCancelled).
     this.leases.withdraw([id]);
-    if (holder) this.leases.cancelled(accountId, id, holder);
     return { deletedId: id };
   }
 

@@ -62,3 +62,44 @@ describe("events from phones", () => {
     expect([events(s, "device.online").length, events(s, "device.offline").length]).toEqual(counts);
   });
 });
+
+describe("MessageCancelled reaches the phone holding a message, however it was cancelled", () => {
+  let s: TestServer;
+  beforeAll(async () => (s = await startTestServer()));
+  afterAll(() => s.stop());
+
+  async function holdingPhone() {
+    const p = new SmsGateEmulator({ base: `${s.url}/api/mobile/v1`, behaviour: "hold", name: "holder" });
+    await p.register((await expectStatus(await s.api("/devices/registration-tokens", { method: "POST", json: {} }), 201)).data.token);
+    await p.loadSettings();
+    await p.connect();
+    return p;
+  }
+  const until = async <T>(what: string, f: () => T | undefined | false, ms = 5000): Promise<T> => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = f();
+      if (v) return v;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await Bun.sleep(20);
+    }
+  };
+  const cancelledIds = (p: SmsGateEmulator) => p.events.filter((e) => e.event === "MessageCancelled").map((e) => JSON.parse(e.data).messageId);
+
+  test("a broadcast cancel and a STOP from the recipient", async () => {
+    const p = await holdingPhone();
+    const c = (await expectStatus(await s.api("/contacts", { method: "POST", json: { phoneNumber: "+12015550177", tags: ["b"] } }), 201)).data.contact;
+    const b = await expectStatus(await s.api("/broadcasts", { method: "POST", json: { name: "B", content: "Hi", segment: { tags: ["b"] } } }), 202);
+    await s.running.deps.broadcasts.idle();
+    const [bm] = s.running.deps.sqlite.query("SELECT id FROM messages WHERE broadcast_id = ?").all(b.data.broadcastId) as any[];
+    await until("the phone holds the broadcast text", async () => (await p.pull(), p.taken.includes(bm.id)));
+    await expectStatus(await s.api(`/broadcasts/${b.data.broadcastId}/cancel`, { method: "POST" }), 200);
+    await until("MessageCancelled for the broadcast", () => cancelledIds(p).includes(bm.id));
+
+    const m = await expectStatus(await s.api("/messages", { method: "POST", json: { contactId: c.id, content: "Your order is ready" } }), 201);
+    await until("the phone holds the manual text", async () => (await p.pull(), p.taken.includes(m.data.messageId)));
+    await expectStatus(await s.api("/messages/inbound", { method: "POST", json: { from: "+12015550177", body: "STOP", receivedAt: new Date().toISOString() } }), 201);
+    await until("MessageCancelled for the opted-out number", () => cancelledIds(p).includes(m.data.messageId));
+    p.disconnect();
+  });
+});
