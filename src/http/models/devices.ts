@@ -1,4 +1,6 @@
 import { t } from "elysia";
+import { checked, Envelope, literals, NullableString, NullableTimestamp, Timestamp } from "./common";
+import { DEVICE_NAME_MAX, REGISTRATION_TOKEN_HOURS_DEFAULT, REGISTRATION_TOKEN_HOURS_MAX } from "../../services/devices";
 
 /** The app's SimCard (slotIndex, simNumber, phoneNumber, carrierName, iccid; the app redacts the last three). */
 const SimCard = t.Object({}, { additionalProperties: true });
@@ -59,27 +61,42 @@ export const DeviceIdParam = t.Object({ deviceId: t.String({ minLength: 1, maxLe
 
 export const RegistrationTokenBody = t.Optional(
   t.Object({
-    reusable: t.Optional(t.Unknown({ description: "true: any number of phones may register with it until it expires (default false: one phone)" })),
-    expiresInHours: t.Optional(t.Unknown({ description: "hours until it expires (default 24)" })),
+    reusable: t.Optional(checked(t.Boolean(), "true: any number of phones may register with it until it expires (default false: one phone)")),
+    expiresInHours: t.Optional(checked(t.Number({ exclusiveMinimum: 0, maximum: REGISTRATION_TOKEN_HOURS_MAX }), `hours until it expires, above 0 and at most ${REGISTRATION_TOKEN_HOURS_MAX} (default ${REGISTRATION_TOKEN_HOURS_DEFAULT})`)),
   }),
 );
 
 export const DeviceView = t.Object({
   id: t.String(),
   name: t.String(),
-  kind: t.UnionEnum(["smsgate", "recipe"]),
-  appVersion: t.Union([t.String(), t.Null()]),
-  simCards: t.Array(t.Unknown()),
-  lastSeenAt: t.Union([t.String(), t.Null()]),
-  lastIp: t.Union([t.String(), t.Null()]),
-  battery: t.Union([t.Integer(), t.Null()]),
-  sendRatePerMinute: t.Integer(),
-  sentToday: t.Integer(),
-  failedToday: t.Integer(),
+  kind: literals(["smsgate", "recipe"]),
+  appVersion: NullableString,
+  simCards: t.Array(t.Unknown(), { description: "the app's SIM cards as it reported them" }),
+  lastSeenAt: NullableTimestamp,
+  lastIp: NullableString,
+  battery: t.Union([t.Integer(), t.Null()], { description: "percent, when the app reported it" }),
+  sendRatePerMinute: t.Integer({ description: "messages per minute this phone is handed (its own, else the server's --send-rate-per-minute)" }),
+  sentToday: t.Integer({ minimum: 0 }),
+  failedToday: t.Integer({ minimum: 0 }),
   online: t.Boolean(),
 });
 
 export const DevicePatchBody = t.Object({
-  name: t.Optional(t.Unknown({ description: "1-100 characters" })),
-  sendRatePerMinute: t.Optional(t.Unknown({ description: "messages per minute this phone is handed (1-10000), null = the server's --send-rate-per-minute" })),
+  name: t.Optional(checked(t.String({ minLength: 1, maxLength: DEVICE_NAME_MAX }), `1-${DEVICE_NAME_MAX} characters`)),
+  sendRatePerMinute: t.Optional(
+    checked(t.Union([t.Integer({ minimum: 1, maximum: 10_000 }), t.Null()]), "messages per minute this phone is handed (1-10000), null = the server's --send-rate-per-minute"),
+  ),
 });
+
+// ---------------------------------------------------------------------------------------------
+// Answers of /v1/devices
+
+export const RegistrationTokenAnswer = Envelope(
+  t.Object({
+    token: t.String({ description: "type it into the SMSGate app (shown once; only its hash is kept)" }),
+    reusable: t.Boolean(),
+    expiresAt: Timestamp,
+  }),
+);
+export const DeviceListAnswer = Envelope(t.Object({ devices: t.Array(DeviceView) }));
+export const DeviceAnswer = Envelope(t.Object({ device: DeviceView }));

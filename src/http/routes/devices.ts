@@ -1,10 +1,11 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authOf } from "../context";
-import { IdParam } from "../models/common";
-import { DevicePatchBody, DeviceView, RegistrationTokenBody } from "../models/devices";
+import { Deleted, IdParam } from "../models/common";
+import { DeviceAnswer, DeviceListAnswer, DevicePatchBody, RegistrationTokenAnswer, RegistrationTokenBody } from "../models/devices";
 
 const tags = ["Devices"];
+const notFound = ["DEVICE_NOT_FOUND"];
 
 /** The device registry and registration tokens (admin; see ADMIN_RULES in access.ts). */
 export function devicesRoutes(deps: AppDeps) {
@@ -17,18 +18,18 @@ export function devicesRoutes(deps: AppDeps) {
       },
       {
         body: RegistrationTokenBody,
-        response: { 201: t.Object({ status: t.Literal("success"), data: t.Object({ token: t.String(), reusable: t.Boolean(), expiresAt: t.String() }) }) },
+        response: { 201: RegistrationTokenAnswer },
         detail: { summary: "Create a registration token for the SMSGate app (shown once)", tags },
       },
     )
     .get("/", ({ request }) => ({ status: "success", data: deps.devices.list(authOf(request).accountId) }), {
-      response: { 200: t.Object({ status: t.Literal("success"), data: t.Object({ devices: t.Array(DeviceView) }) }) },
+      response: { 200: DeviceListAnswer },
       detail: { summary: "Phones that poll: SMSGate apps and key-polling recipes (X-Device-Id)", tags },
     })
     .get("/:id", ({ request, params }) => ({ status: "success", data: { device: deps.devices.get(authOf(request).accountId, params.id) } }), {
       params: IdParam,
-      response: { 200: t.Object({ status: t.Literal("success"), data: t.Object({ device: DeviceView }) }) },
-      detail: { summary: "One phone", tags },
+      response: { 200: DeviceAnswer },
+      detail: { summary: "One phone", tags, "x-errors": notFound },
     })
     .patch(
       "/:id",
@@ -36,13 +37,13 @@ export function devicesRoutes(deps: AppDeps) {
       {
         params: IdParam,
         body: DevicePatchBody,
-        response: { 200: t.Object({ status: t.Literal("success"), data: t.Object({ device: DeviceView }) }) },
-        detail: { summary: "Rename a phone or set its send rate", tags },
+        response: { 200: DeviceAnswer },
+        detail: { summary: "Rename a phone or set its send rate", tags, "x-errors": notFound },
       },
     )
     .delete("/:id", ({ request, params }) => ({ status: "success", data: deps.devices.remove(authOf(request).accountId, params.id) }), {
       params: IdParam,
-      response: { 200: t.Object({ status: t.Literal("success"), data: t.Object({ deletedId: t.String() }) }) },
-      detail: { summary: "Remove a phone: its token stops working and its leases return to the queue", tags },
+      response: { 200: Deleted },
+      detail: { summary: "Remove a phone: its token stops working and its leases return to the queue", tags, "x-errors": notFound },
     });
 }

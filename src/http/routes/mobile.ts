@@ -12,6 +12,8 @@ import {
 import type { DeviceRow } from "../../db/devices";
 
 const tags = ["Phones (SMSGate mobile API)"];
+// Every route here is the SMSGate app's own protocol, not Textwire's /v1 API: docs/devices.md
+// documents it, and `hide` keeps it out of /v1/openapi.json (docs/api-decisions.md, issue 10).
 const decoder = new TextDecoder();
 
 /**
@@ -42,7 +44,7 @@ export function mobileRoutes(deps: AppDeps) {
         set.status = 201;
         return deps.devices.register(parseBearer(request.headers.get("authorization")), (body ?? {}) as Record<string, unknown>, st.clientIp);
       },
-      { body: MobileRegisterBody, response: { 201: MobileRegisterResponse }, detail: { summary: "Register a phone with a registration token (Bearer)", tags } },
+      { body: MobileRegisterBody, response: { 201: MobileRegisterResponse }, detail: { hide: true, summary: "Register a phone with a registration token (Bearer)", tags } },
     )
     .get(
       "/device",
@@ -51,7 +53,7 @@ export function mobileRoutes(deps: AppDeps) {
         const d = presented ? device(request) : null;
         return deps.devices.deviceInfo(d, stateOf(request).clientIp);
       },
-      { response: { 200: MobileDeviceResponse }, detail: { summary: "The caller's address and device", tags } },
+      { response: { 200: MobileDeviceResponse }, detail: { hide: true, summary: "The caller's address and device", tags } },
     )
     .patch(
       "/device",
@@ -59,12 +61,12 @@ export function mobileRoutes(deps: AppDeps) {
         deps.devices.patch(device(request), (body ?? {}) as Record<string, unknown>);
         return new Response(null, { status: 204 });
       },
-      { body: MobilePatchDeviceBody, detail: { summary: "Update the phone's SIM cards (unknown token: 401, register again)", tags } },
+      { body: MobilePatchDeviceBody, detail: { hide: true, summary: "Update the phone's SIM cards (unknown token: 401, register again)", tags } },
     )
     .get(
       "/message",
       ({ request, query }) => deps.devices.appMessages(device(request), query.order),
-      { query: MobileMessagesQuery, response: { 200: MobileMessagesResponse() }, detail: { summary: "Lease up to 100 due messages to this phone (same lease rules as /v1/messages/<KEY>/next)", tags } },
+      { query: MobileMessagesQuery, response: { 200: MobileMessagesResponse() }, detail: { hide: true, summary: "Lease up to 100 due messages to this phone (same lease rules as /v1/messages/<KEY>/next)", tags } },
     )
     .patch(
       "/message",
@@ -72,7 +74,7 @@ export function mobileRoutes(deps: AppDeps) {
         deps.devices.applyStates(device(request, { report: true }), body);
         return new Response(null, { status: 204 });
       },
-      { body: MobileStatesBody, detail: { summary: "Report message states (Processed, Sent, Delivered, Failed); 204 for any well-formed array", tags } },
+      { body: MobileStatesBody, detail: { hide: true, summary: "Report message states (Processed, Sent, Delivered, Failed); 204 for any well-formed array", tags } },
     )
     .get(
       "/events",
@@ -81,15 +83,15 @@ export function mobileRoutes(deps: AppDeps) {
         const ip = stateOf(request).clientIp;
         return deps.devices.events.open(d.accountId, d.id, () => deps.devices.touch(d, ip));
       },
-      { detail: { summary: "Server-Sent Events: MessageEnqueued, MessageCancelled, SettingsUpdated, WebhooksUpdated; :keepalive every 15 s", tags } },
+      { detail: { hide: true, summary: "Server-Sent Events: MessageEnqueued, MessageCancelled, SettingsUpdated, WebhooksUpdated; :keepalive every 15 s", tags } },
     )
     .get("/webhooks", ({ request }) => deps.devices.webhooks(device(request), stateOf(request).origin), {
       response: { 200: MobileWebhookList() },
-      detail: { summary: "Textwire's receiver for the phone's webhooks", tags },
+      detail: { hide: true, summary: "Textwire's receiver for the phone's webhooks", tags },
     })
     .get("/settings", ({ request }) => deps.devices.settings(device(request)), {
       response: { 200: MobileSettings },
-      detail: { summary: "Settings in the app's snake_case shape (send rate, ping interval, signing key, SSE only)", tags },
+      detail: { hide: true, summary: "Settings in the app's snake_case shape (send rate, ping interval, signing key, SSE only)", tags },
     })
     .post(
       "/webhooks/:deviceId",
@@ -101,7 +103,7 @@ export function mobileRoutes(deps: AppDeps) {
       {
         parse: "none",
         params: DeviceIdParam,
-        detail: { summary: "Signed webhooks of the phone (X-Signature: hex HMAC-SHA256 of body + X-Timestamp); each event id applied once", tags },
+        detail: { hide: true, summary: "Signed webhooks of the phone (X-Signature: hex HMAC-SHA256 of body + X-Timestamp); each event id applied once", tags },
       },
     );
 }
