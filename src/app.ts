@@ -7,6 +7,8 @@ import { messagesRoutes } from "./http/routes/messages";
 import { broadcastsRoutes } from "./http/routes/broadcasts";
 import { contactsRoutes } from "./http/routes/contacts";
 import { opsRoutes } from "./http/routes/ops";
+import { mobileRoutes } from "./http/routes/mobile";
+import { devicesRoutes } from "./http/routes/devices";
 import { tlsRoutes } from "./http/routes/tls";
 import { inboundRoutes } from "./http/routes/inbound";
 import { sessionsRoutes } from "./http/routes/sessions";
@@ -32,6 +34,8 @@ export function createApp(deps: AppDeps) {
     .use(sessionsRoutes(deps))
     .use(liveRoutes(deps))
     .use(apiKeysRoutes(deps))
+    .use(mobileRoutes(deps))
+    .use(devicesRoutes(deps))
     .use(eventsRoutes(deps))
     .use(tlsRoutes(deps));
   // The OpenAPI document and the metrics' route labels are generated from what is registered.

@@ -23,6 +23,10 @@ export const DEFAULT_WEBHOOK_LIMIT_PER_MINUTE = 100;
 export const DEFAULT_SEND_RATE_PER_MINUTE = 50;
 /** Leases that may expire with no report before a message fails with "no-report". */
 export const DEFAULT_MAX_LEASE_ATTEMPTS = 3;
+/** A phone that holds leases and makes no request for this long is offline: its leases are released. */
+export const DEFAULT_DEVICE_OFFLINE_AFTER = "2m";
+/** Requests per minute per phone (SMSGate routes, and next/status with a key): its own limiter. */
+export const DEFAULT_DEVICE_LIMIT_PER_MINUTE = 600;
 /** Due messages with no device asking for work this long: the queue is stuck (issue 13 queue.stuck; issue 10 /health). */
 export const DEFAULT_STUCK_AFTER = "10m";
 /** Days outbound events and their delivery log are kept. */
@@ -42,6 +46,9 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "webhook-limit-per-minute", type: "int", default: DEFAULT_WEBHOOK_LIMIT_PER_MINUTE, min: 1, help: "per-form webhook limit (requests per minute)" },
   { flag: "send-rate-per-minute", type: "int", default: DEFAULT_SEND_RATE_PER_MINUTE, min: 1, help: "per-account device send rate (messages per minute), for estimates and `next`" },
   { flag: "max-lease-attempts", type: "int", default: DEFAULT_MAX_LEASE_ATTEMPTS, min: 1, max: 100, help: "lease expiries with no report before a message fails with no-report" },
+  { flag: "device-offline-after", type: "string", default: DEFAULT_DEVICE_OFFLINE_AFTER, help: "a phone holding leases with no request for this long is offline and its leases go back at once (e.g. 2m, 90s)" },
+  { flag: "stuck-after", type: "string", default: DEFAULT_STUCK_AFTER, help: "messages due and no phone asking for work for this long = the queue is stuck: /health says so and a queue.stuck event goes out (e.g. 10m)" },
+  { flag: "device-limit-per-minute", type: "int", default: DEFAULT_DEVICE_LIMIT_PER_MINUTE, min: 1, help: "requests per minute per phone (replaces the key's API limit for phone traffic; status reports are never refused)" },
   { flag: "auth-failures-per-minute", type: "int", default: DEFAULT_AUTH_FAILURES_PER_MINUTE, min: 1, help: "refused API keys allowed per client IP per minute; then every key from that IP gets 429 until the bucket refills" },
   { flag: "log-format", type: "string", help: "access log format: pretty | json (default: pretty on a TTY, else json)" },
   { flag: "backup-dir", type: "string", help: "folder for scheduled backups (with --backup-every)" },
@@ -51,7 +58,6 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "captcha-verify-url-hcaptcha", type: "string", help: "siteverify URL for hCaptcha (default hCaptcha's)" },
   { flag: "captcha-verify-url-recaptcha", type: "string", help: "siteverify URL for reCAPTCHA (default Google's)" },
   { flag: "metrics", type: "bool", default: true, help: "serve GET /metrics (admin key required); --metrics=false disables it" },
-  { flag: "stuck-after", type: "string", default: DEFAULT_STUCK_AFTER, help: "messages due and no phone asking for work for this long = the queue is stuck, e.g. 10m" },
   { flag: "allow-private-webhook-urls", type: "bool", default: false, help: "let event endpoints point at loopback (this machine) or link-local addresses; LAN addresses are always allowed" },
   { flag: "event-retention-days", type: "int", default: DEFAULT_EVENT_RETENTION_DAYS, min: 1, help: "days outbound events and their delivery log are kept" },
 ];
@@ -157,13 +163,15 @@ export interface ServeConfig {
   webhookLimitPerMinute: number;
   sendRatePerMinute: number;
   maxLeaseAttempts: number;
+  deviceOfflineAfterMs: number;
+  stuckAfterMs: number;
+  deviceLimitPerMinute: number;
   authFailuresPerMinute: number;
   logFormat: "json" | "pretty";
   backupDir?: string;
   backupEveryMs?: number;
   backupKeep: number;
   metrics: boolean;
-  stuckAfterMs: number;
   allowPrivateWebhookUrls: boolean;
   eventRetentionDays: number;
   /** Waits between event delivery attempts; unset = the production schedule (tests shorten it). */
@@ -179,6 +187,14 @@ export function parseDuration(text: string): number {
   const ms = Number(m[1]) * unit;
   if (ms < 1_000) throw new ConfigError(`duration "${text}" is too short`);
   return ms;
+}
+
+function durationFlag(flag: string, text: string): number {
+  try {
+    return parseDuration(text);
+  } catch (err) {
+    throw new ConfigError(`--${flag}: ${(err as Error).message}`);
+  }
 }
 
 export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): ServeConfig {
@@ -224,13 +240,15 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     webhookLimitPerMinute: o["webhook-limit-per-minute"] as number,
     sendRatePerMinute: o["send-rate-per-minute"] as number,
     maxLeaseAttempts: o["max-lease-attempts"] as number,
+    deviceOfflineAfterMs: durationFlag("device-offline-after", o["device-offline-after"] as string),
+    stuckAfterMs: durationFlag("stuck-after", o["stuck-after"] as string),
+    deviceLimitPerMinute: o["device-limit-per-minute"] as number,
     authFailuresPerMinute: o["auth-failures-per-minute"] as number,
     logFormat,
     backupDir: o["backup-dir"] as string | undefined,
     backupEveryMs: backupEvery ? parseDuration(backupEvery) : undefined,
     backupKeep: o["backup-keep"] as number,
     metrics: o.metrics as boolean,
-    stuckAfterMs: parseDuration(o["stuck-after"] as string),
     allowPrivateWebhookUrls: o["allow-private-webhook-urls"] as boolean,
     eventRetentionDays: o["event-retention-days"] as number,
     captchaVerifyUrls,

@@ -22,6 +22,7 @@ import { queueSync } from "./services/queue-sync";
 import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
 import { AnalyticsService } from "./services/analytics";
+import { DeviceService } from "./services/devices";
 import { EventOutbox, registerOutbox } from "./services/events";
 import { EventDispatcher, resolveHost } from "./services/event-dispatcher";
 import { WebhookEndpointService } from "./services/webhook-endpoints";
@@ -74,6 +75,8 @@ export interface AppDeps {
   leases: LeaseService;
   messages: MessageService;
   analytics: AnalyticsService;
+  /** Phones: SMSGate mobile API, device registry, per-device limits, SSE events (issue 10). */
+  devices: DeviceService;
   /** Outbound events: the outbox (`emitEvent(sqlite, …)` writes through it), its dispatcher and the endpoints. */
   events: EventOutbox;
   dispatcher: EventDispatcher;
@@ -109,6 +112,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const leases = new LeaseService(sqlite, clock, queue, config);
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases);
   const forms = new FormService(db, clock);
+  const messages = new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota);
   const events = new EventOutbox(sqlite);
   registerOutbox(sqlite, events);
   const accountSettings = new AccountSettingsService(sqlite, clock);
@@ -138,8 +142,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     quota,
     submissions,
     leases,
-    messages: new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota),
+    messages,
     analytics: new AnalyticsService(sqlite, forms),
+    devices: undefined as unknown as DeviceService,
     events,
     dispatcher: undefined as unknown as EventDispatcher,
     webhookEndpoints: new WebhookEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: resolveHost }),
@@ -177,6 +182,22 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   // The queue (rebuilt by queueSync, first in the list) is whole before leases are reloaded and
   // the lease sweeper starts.
   deps.lifecycle.push(leases.lifecycle());
+  deps.devices = new DeviceService(sqlite, clock, leases, messages, config, () => deps.metrics, logger, queue);
+  deps.lifecycle.push(deps.devices.lifecycle());
+  // SMSGate's sms:received becomes an inbound message (issue 10 item 4).
+  deps.devices.inbound = deps.inbound;
+  deps.metrics.describe("textwire_device_messages_total", "Messages phones reported, by device id and result (sent, failed)");
+  deps.metrics.addGauges(() => {
+    const h = deps.devices.health();
+    return [
+      "# HELP textwire_devices_online Phones online (open event stream or a request within --device-offline-after)",
+      "# TYPE textwire_devices_online gauge",
+      `textwire_devices_online ${h.devicesOnline}`,
+      "# HELP textwire_oldest_due_seconds Age of the oldest due queued message (0 when none)",
+      "# TYPE textwire_oldest_due_seconds gauge",
+      `textwire_oldest_due_seconds ${h.oldestDueSeconds ?? 0}`,
+    ];
+  });
   // After the writer (it records results through it), so it stops before the writer does.
   deps.dispatcher = new EventDispatcher(sqlite, clock, writer, events, deps.metrics, logger, {
     allowPrivate: config.allowPrivateWebhookUrls,
@@ -187,6 +208,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const watch = new QueueWatch(sqlite, clock, queue, leases, config.stuckAfterMs);
   deps.observers.push(watch.observe);
   deps.lifecycle.push(watch);
+  // SMSGate phones ask for work on their own routes: the stuck watch hears of those too.
+  deps.devices.onWorkRequest = (accountId, now) => watch.notePoll(accountId, now);
   // After the writer: stopped before it, so the last honeypot counts are written.
   deps.lifecycle.push(spam.lifecycle());
   // Broadcasts a stop interrupted carry on once the queue is whole.

@@ -13,6 +13,7 @@ export const ERROR_CATALOGUE = {
   FORM_NOT_FOUND: { status: 404, message: "Form not found" },
   MESSAGE_NOT_FOUND: { status: 404, message: "Message not found" },
   CONTACT_NOT_FOUND: { status: 404, message: "Contact not found" },
+  DEVICE_NOT_FOUND: { status: 404, message: "Device not found" },
   WEBHOOK_ENDPOINT_NOT_FOUND: { status: 404, message: "Webhook endpoint not found" },
   EVENT_NOT_FOUND: { status: 404, message: "Event not found" },
   WEBHOOK_URL_NOT_ALLOWED: { status: 400, message: "This URL cannot receive events" },

@@ -157,6 +157,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       const draining = listening.stop(false);
       deps.leases.releaseWaiters();
       deps.messageFeed.closeAll(); // open live streams end, or the drain would wait for them
+      deps.devices.events.closeAll();
       await draining;
       for (const part of [...deps.lifecycle].reverse()) await part.stop?.();
       sqlite.close();

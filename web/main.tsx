@@ -21,7 +21,7 @@ const PAGES = [
   { href: "/conversations", name: "Conversations", view: Conversations },
   { href: "/contacts", name: "Contacts", view: Contacts },
   { href: "/broadcasts", name: "Broadcasts", view: Broadcasts },
-  { href: "/devices", name: "Devices", view: () => <NotYet name="Devices" /> },
+  { href: "/devices", name: "Devices", view: () => <NotYet name="Devices" api="/v1/devices" /> },
   { href: "/settings", name: "Settings", view: Settings },
 ];
 

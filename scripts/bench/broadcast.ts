@@ -9,9 +9,10 @@
  *   bun scripts/bench/broadcast.ts [--contacts 50000] [--seconds 8] [--concurrency 32]
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { cpus, tmpdir, totalmem, release } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { phoneFor } from "./lib/phones";
+import { machineLine, readUntil } from "./lib/proc";
 
 const root = join(import.meta.dir, "..", "..");
 const argv = process.argv.slice(2);
@@ -22,21 +23,6 @@ const CONCURRENCY = opt("concurrency", 32);
 const bun = join(root, "node_modules", ".bin", "bun");
 const dir = mkdtempSync(join(tmpdir(), "textwire-bench-broadcast-"));
 
-async function readUntil(stream: ReadableStream<Uint8Array>, re: RegExp): Promise<RegExpMatchArray> {
-  const reader = stream.getReader();
-  const dec = new TextDecoder();
-  let out = "";
-  for (;;) {
-    const m = out.match(re);
-    if (m) {
-      reader.releaseLock();
-      return m;
-    }
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`server ended before ${re}: ${out}`);
-    out += dec.decode(value);
-  }
-}
 
 function load(base: string, forms: string[], offset: number) {
   const p = Bun.spawn(
@@ -99,8 +85,7 @@ try {
   }
   const withBroadcast = await during;
 
-  const cpu = cpus();
-  console.log(`machine: ${cpu.length} × ${cpu[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Linux ${release()}, bun ${Bun.version}`);
+  console.log(machineLine());
   console.log(`contacts: ${CONTACTS} (import ${(importMs / 1000).toFixed(1)} s); webhook load: ${CONCURRENCY} connections, ${SECONDS} s per run`);
   console.log(`broadcast to ${created.data.recipients} contacts: 202 in ${answerMs.toFixed(0)} ms, every message queued after ${(queuedMs / 1000).toFixed(2)} s`);
   const fmt = (n: string, r: typeof alone) => `${n.padEnd(22)} ${String(r.rps).padStart(6)} req/s   p50 ${r.p50Ms.toFixed(1).padStart(6)} ms   p99 ${r.p99Ms.toFixed(1).padStart(6)} ms   errors ${r.errors}/${r.requests}`;

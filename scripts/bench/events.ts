@@ -9,8 +9,9 @@
  *   bun scripts/bench/events.ts [--seconds 8] [--concurrency 16]
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { cpus, release, tmpdir, totalmem } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readUntil, machineLine } from "./lib/proc";
 
 const root = join(import.meta.dir, "..", "..");
 const argv = process.argv.slice(2);
@@ -29,24 +30,6 @@ function cpuMs(pid: number): number {
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime, stime in clock ticks (USER_HZ 100)
 }
 
-async function readUntil(stream: ReadableStream<Uint8Array>, re: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
-  const reader = stream.getReader();
-  const dec = new TextDecoder();
-  let out = "";
-  const deadline = Date.now() + timeoutMs;
-  try {
-    for (;;) {
-      const m = out.match(re);
-      if (m) return m;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${re}: ${out}`);
-      const { done, value } = await reader.read();
-      if (done) throw new Error(`process ended before ${re}: ${out}`);
-      out += dec.decode(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-}
 
 interface LoadResult {
   requests: number;
@@ -131,10 +114,6 @@ async function run(label: string, endpoints: number) {
   }
 }
 
-function machineLine(): string {
-  const cpu = cpus();
-  return `machine: ${cpu.length} × ${cpu[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Linux ${release()}, bun ${Bun.version}, tmp ${tmpdir()}`;
-}
 
 try {
   const none = await run("none", 0);

@@ -11,9 +11,10 @@
  *
  *   bun scripts/bench/import.ts [--mib 50] [--binary]
  */
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
+import { peakRssMb, readUntil } from "./lib/proc";
 
 const root = join(import.meta.dir, "..", "..");
 const argv = process.argv.slice(2);
@@ -23,10 +24,6 @@ const exe = join(root, "dist", "textwire");
 const cmd = argv.includes("--binary") && existsSync(exe) ? [exe] : [existsSync(bun) ? bun : process.execPath, join(root, "src/main.ts")];
 const dir = mkdtempSync(join(tmpdir(), "textwire-bench-import-"));
 
-function peakRssMb(pid: number): number {
-  const m = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmHWM:\s+(\d+) kB/);
-  return m ? Number(m[1]) / 1024 : NaN;
-}
 
 async function writeFile(path: string, write: (put: (s: string) => Promise<void>) => Promise<void>) {
   const out = createWriteStream(path);
@@ -65,22 +62,6 @@ async function oneCellFile(path: string, bytes: number) {
   });
 }
 
-async function readUntil(stream: ReadableStream<Uint8Array>, re: RegExp): Promise<RegExpMatchArray> {
-  const reader = stream.getReader();
-  const dec = new TextDecoder();
-  let out = "";
-  try {
-    for (;;) {
-      const m = out.match(re);
-      if (m) return m;
-      const { done, value } = await reader.read();
-      if (done) throw new Error(`server ended before ${re}: ${out}`);
-      out += dec.decode(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-}
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);

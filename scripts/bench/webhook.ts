@@ -10,10 +10,11 @@
  *
  *   bun scripts/bench/webhook.ts [--seconds 10] [--concurrency 64] [--source]
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { cpus, tmpdir, totalmem, release } from "node:os";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { $ } from "bun";
+import { peakRssMb as peakRss, readUntil, machineLine } from "./lib/proc";
 
 const root = join(import.meta.dir, "..", "..");
 const argv = process.argv.slice(2);
@@ -26,33 +27,7 @@ const useSource = argv.includes("--source");
 const bun = join(root, "node_modules", ".bin", "bun");
 const dir = mkdtempSync(join(tmpdir(), "textwire-bench-"));
 
-function peakRss(pid: number): number {
-  try {
-    const m = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmHWM:\s+(\d+) kB/);
-    return m ? Number(m[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-}
 
-async function readUntil(stream: ReadableStream<Uint8Array>, re: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
-  const reader = stream.getReader();
-  const dec = new TextDecoder();
-  let out = "";
-  const deadline = Date.now() + timeoutMs;
-  try {
-    for (;;) {
-      const m = out.match(re);
-      if (m) return m;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${re}: ${out}`);
-      const { done, value } = await reader.read();
-      if (done) throw new Error(`process ended before ${re}: ${out}`);
-      out += dec.decode(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-}
 
 interface LoadResult {
   requests: number;
@@ -141,11 +116,6 @@ async function benchCeiling() {
   return { ...r, peakRssMb: rss };
 }
 
-function machineLine(): string {
-  const cpu = cpus();
-  const bunVersion = Bun.version;
-  return `machine: ${cpu.length} × ${cpu[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Linux ${release()}, bun ${bunVersion}, tmp ${tmpdir()}`;
-}
 
 try {
   const ours = await benchTextwire();

@@ -1,5 +1,7 @@
 import type { ParsedArgs } from "../config";
 import { systemClock } from "../lib/clock";
+import { canonicalTimeZone } from "../domain/time-series";
+import { setAccountTimeZone } from "../db/devices";
 import { AccountService, PLANS, type Account, type Plan } from "../services/accounts";
 import { acquireLock, liveLockHolder } from "../services/backups";
 import { DEFAULT_PHONE_COUNTRY } from "../domain/phone";
@@ -10,6 +12,10 @@ export const ACCOUNTS_HELP = `Usage:
   textwire accounts create --name NAME [--plan standard|pro|enterprise] [--api-limit-per-hour N]
                            [--api-burst-per-minute N] [--monthly-quota N] [--json] [--db PATH]
   textwire accounts list [--json] [--db PATH]
+  textwire accounts timezone ACCOUNT_ID ZONE [--db PATH]
+
+timezone sets the IANA zone (e.g. Europe/Berlin; UTC to reset) in which a phone's zone-less
+sentAt is read (docs/devices.md).
   textwire accounts update ID [--name NAME] [--plan standard|pro|enterprise] [--monthly-quota N|none]
                            [--api-limit-per-hour N|none] [--api-burst-per-minute N|none]
                            [--default-country CC|none] [--json] [--db PATH]
@@ -81,6 +87,19 @@ export function accountsCommand(parsed: ParsedArgs, io: CliIO): number {
     const rows = withDb(db, (sqlite) => new AccountService(sqlite, systemClock).listAccounts());
     if (json) io.out(JSON.stringify(rows.map((r) => ({ accountId: r.id, name: r.name, plan: r.plan, apiLimitPerHour: r.apiLimitPerHour, apiBurstPerMinute: r.apiBurstPerMinute, monthlyQuota: r.monthlyQuota, defaultCountry: r.defaultCountry ?? DEFAULT_PHONE_COUNTRY, activeKeys: r.keys, createdAt: r.createdAt }))));
     else io.out(table(rows.map((r) => ({ id: r.id, name: r.name, plan: r.plan, keys: r.keys, quota: r.monthlyQuota, created: r.createdAt })), ["id", "name", "plan", "keys", "quota", "created"]));
+    return 0;
+  }
+  if (sub === "timezone") {
+    const [, , id, zone] = parsed.positionals;
+    if (!id || !zone) throw new UsageError("accounts timezone needs ACCOUNT_ID ZONE");
+    const tz = canonicalTimeZone(zone);
+    if (!tz) throw new UsageError(`unknown time zone "${zone}" (use an IANA name such as Europe/Berlin)`);
+    const ok = withDb(db, (sqlite) => setAccountTimeZone(sqlite, id, tz === "UTC" ? null : tz));
+    if (!ok) {
+      io.err(`No account with id ${id}`);
+      return 1;
+    }
+    io.out(`Account ${id}: phone times without a zone are read in ${tz}.`);
     return 0;
   }
   if (sub === "update") {

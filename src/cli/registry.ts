@@ -2,6 +2,7 @@ import type { ParsedArgs } from "../config";
 import type { CliIO } from "./common";
 import { BACKUP_HELP, backupCommand } from "./backup";
 import { RESTORE_HELP, restoreCommand } from "./restore";
+import { DEVICES_HELP, devicesCommand } from "./devices";
 import { TLS_HELP, tlsCommand } from "./tls";
 import { EVENTS_HELP, eventsCommand } from "./events";
 
@@ -15,6 +16,7 @@ export interface ExtraCommand {
 
 export const COMMANDS_EXTRA: ExtraCommand[] = [
   { name: "backup", summary: "OUT_FILE: consistent online copy of the database, integrity-checked", help: BACKUP_HELP, run: backupCommand },
+  { name: "devices", summary: "token --account ID: a registration token for the SMSGate app", help: DEVICES_HELP, run: devicesCommand },
   { name: "restore", summary: "IN_FILE: check a backup and put it in place (server stopped)", help: RESTORE_HELP, run: restoreCommand },
   { name: "tls", summary: "init|renew|status: local CA and certificate for HTTPS on a LAN", help: TLS_HELP, run: tlsCommand },
   { name: "events", summary: "tail: print outbound events as they happen (debugging)", help: EVENTS_HELP, run: (p, io) => eventsCommand(p, io) },

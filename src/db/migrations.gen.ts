@@ -6,12 +6,13 @@ import m3 from "../../drizzle/0003_message_response_time_index.sql" with { type:
 import m4 from "../../drizzle/0004_monthly_usage.sql" with { type: "text" };
 import m5 from "../../drizzle/0005_operator_keys_and_last_lease.sql" with { type: "text" };
 import m6 from "../../drizzle/0006_public_form_protection.sql" with { type: "text" };
-import m7 from "../../drizzle/0008_inbound_messages.sql" with { type: "text" };
-import m8 from "../../drizzle/0009_outbound_events.sql" with { type: "text" };
-import m9 from "../../drizzle/0010_opt_outs_consent_conversations.sql" with { type: "text" };
-import m10 from "../../drizzle/0011_account_default_country.sql" with { type: "text" };
-import m11 from "../../drizzle/0013_retries_and_broadcasts.sql" with { type: "text" };
-import m12 from "../../drizzle/0014_dashboard_sessions.sql" with { type: "text" };
+import m7 from "../../drizzle/0007_devices.sql" with { type: "text" };
+import m8 from "../../drizzle/0008_inbound_messages.sql" with { type: "text" };
+import m9 from "../../drizzle/0009_outbound_events.sql" with { type: "text" };
+import m10 from "../../drizzle/0010_opt_outs_consent_conversations.sql" with { type: "text" };
+import m11 from "../../drizzle/0011_account_default_country.sql" with { type: "text" };
+import m12 from "../../drizzle/0013_retries_and_broadcasts.sql" with { type: "text" };
+import m13 from "../../drizzle/0014_dashboard_sessions.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number; sql: string }> = [
   { idx: 0, tag: "0000_initial_schema", when: 1795322538054, sql: m0 },
@@ -21,10 +22,11 @@ export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number
   { idx: 4, tag: "0004_monthly_usage", when: 1795327236507, sql: m4 },
   { idx: 5, tag: "0005_operator_keys_and_last_lease", when: 1795450000000, sql: m5 },
   { idx: 6, tag: "0006_public_form_protection", when: 1795500000000, sql: m6 },
-  { idx: 8, tag: "0008_inbound_messages", when: 1795500000000, sql: m7 },
-  { idx: 9, tag: "0009_outbound_events", when: 1795550000000, sql: m8 },
-  { idx: 10, tag: "0010_opt_outs_consent_conversations", when: 1795550000000, sql: m9 },
-  { idx: 11, tag: "0011_account_default_country", when: 1795560000000, sql: m10 },
-  { idx: 13, tag: "0013_retries_and_broadcasts", when: 1795600000000, sql: m11 },
-  { idx: 14, tag: "0014_dashboard_sessions", when: 1795700000000, sql: m12 },
+  { idx: 7, tag: "0007_devices", when: 1795500000000, sql: m7 },
+  { idx: 8, tag: "0008_inbound_messages", when: 1795500000000, sql: m8 },
+  { idx: 9, tag: "0009_outbound_events", when: 1795550000000, sql: m9 },
+  { idx: 10, tag: "0010_opt_outs_consent_conversations", when: 1795550000000, sql: m10 },
+  { idx: 11, tag: "0011_account_default_country", when: 1795560000000, sql: m11 },
+  { idx: 13, tag: "0013_retries_and_broadcasts", when: 1795600000000, sql: m12 },
+  { idx: 14, tag: "0014_dashboard_sessions", when: 1795700000000, sql: m13 },
 ];

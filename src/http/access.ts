@@ -28,6 +28,9 @@ const ADMIN_RULES: Array<{ method: string; pattern: RegExp; need: Requirement }>
   { method: "POST", pattern: /^\/v1\/api-keys\/?$/, need: "admin_access" },
   { method: "DELETE", pattern: /^\/v1\/api-keys\/[^/]+\/?$/, need: "admin_access" },
   { method: "DELETE", pattern: /^\/v1\/sessions\/[^/]+\/?$/, need: "admin_access" },
+  { method: "POST", pattern: /^\/v1\/devices\/registration-tokens\/?$/, need: "admin_access" },
+  { method: "PATCH", pattern: /^\/v1\/devices\/[^/]+\/?$/, need: "admin_access" },
+  { method: "DELETE", pattern: /^\/v1\/devices\/[^/]+\/?$/, need: "admin_access" },
   // Outbound events (issue 13): endpoints hold signing secrets, and the log shows what left.
   { method: "*", pattern: /^\/v1\/webhook-endpoints(\/.*)?$/, need: "admin_access" },
   { method: "*", pattern: /^\/v1\/events(\/.*)?$/, need: "admin_access" },

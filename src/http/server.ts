@@ -172,9 +172,25 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
         }
       }
       state.auth = auth;
-      const rl = deps.apiLimiter.check(auth.keyId, { hourly: hourlyLimit(auth.account), burst: burstLimit(auth.account) });
-      Object.assign(state.headers, rateLimitHeaders(rl));
-      if (!rl.allowed) {
+      const phone = phoneTraffic(req.method, cred.rewrittenPath ?? path);
+      if (phone) {
+        // Phone traffic (issue 10): the phone's own limiter, never the key's hourly API limit;
+        // a status report is never refused for a rate.
+        const device = deps.devices.recipe(auth.accountId, req.headers.get("x-device-id"), req.headers.get("x-device-name"), state.clientIp, req.headers.get("user-agent"));
+        const drl = deps.devices.limit(device?.id ?? `key:${auth.keyId}`);
+        if (!drl.allowed && phone === "work") {
+          const retryAfter = Math.ceil(drl.retryAfterMs / 1000);
+          throw new AppError("RATE_LIMIT_EXCEEDED", {
+            message: `Device rate limit exceeded; retry in ${retryAfter} seconds`,
+            details: { limit: drl.limit, window: "1 minute", retryAfter },
+            extra: { retryAfter },
+            headers: { "Retry-After": String(retryAfter) },
+          });
+        }
+      }
+      const rl = phone ? null : deps.apiLimiter.check(auth.keyId, { hourly: hourlyLimit(auth.account), burst: burstLimit(auth.account) });
+      if (rl) Object.assign(state.headers, rateLimitHeaders(rl));
+      if (rl && !rl.allowed) {
         throw new AppError("RATE_LIMIT_EXCEEDED", {
           message: `API rate limit exceeded; retry in ${rl.retryAfterSeconds} seconds`,
           details: { limit: rl.window === "1 minute" ? rl.burstLimit : rl.limit, window: rl.window, retryAfter: rl.retryAfterSeconds },
@@ -230,6 +246,16 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
 
 const SIGN_IN_RE = /^\/v1\/session\/?$/;
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+/**
+ * Requests of phones polling with a key: asking for work, and reporting — a status, or a text
+ * the phone received (a STOP must never be lost to a rate limit).
+ */
+function phoneTraffic(method: string, path: string): "work" | "report" | null {
+  if ((method === "GET" || method === "POST") && /^\/v1\/messages\/next\/?$/.test(path)) return "work";
+  if (method === "PUT" && /^\/v1\/messages\/[^/]+\/status\/?$/.test(path)) return "report";
+  if (method === "POST" && /^\/v1\/messages\/inbound\/?$/.test(path)) return "report";
+  return null;
+}
 
 function checkJsonContentType(req: Request, path: string) {
   if (path.startsWith("/v1/contacts/import")) return;

@@ -56,6 +56,8 @@ export interface LeaseConfig {
 export class LeaseService {
   /** Leased message id → lease expiry (epoch ms); token and device live in the row only. */
   private readonly leases = new Map<string, number>();
+  /** Who holds each lease given to a named device (MessageCancelled goes to it when the message is withdrawn). */
+  private readonly holders = new Map<string, { accountId: string; holder: string }>();
   /** Earliest expiresAt among `leases` (Infinity when none): the lazy sweep is free until then. */
   private earliest = Infinity;
   private readonly waiters = new Map<string, Set<() => void>>();
@@ -63,6 +65,10 @@ export class LeaseService {
   private readonly leaseRow: Statement<MessageRow, [string, string, string | null, string]>;
   private timer: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
+  /** Called with the account whenever its waiters are woken (the phones' SSE MessageEnqueued). */
+  private readonly notifyListeners: Array<(accountId: string) => void> = [];
+  /** Called when a leased message is cancelled or deleted (SSE MessageCancelled to its holder). */
+  private readonly cancelListeners: Array<(accountId: string, messageId: string, holder: string) => void> = [];
 
   constructor(
     private readonly sqlite: Database,
@@ -79,10 +85,14 @@ export class LeaseService {
   /** Reloads the leases SQLite holds (boot), after the queue has been rebuilt. */
   load(): void {
     this.leases.clear();
+    this.holders.clear();
     const rows = this.sqlite
-      .query("SELECT id, lease_expires_at FROM messages WHERE status = 'queued' AND lease_token IS NOT NULL")
-      .all() as Array<{ id: string; lease_expires_at: string }>;
-    for (const r of rows) this.leases.set(r.id, Date.parse(r.lease_expires_at));
+      .query("SELECT id, account_id, lease_expires_at, lease_device_id FROM messages WHERE status = 'queued' AND lease_token IS NOT NULL")
+      .all() as Array<{ id: string; account_id: string; lease_expires_at: string; lease_device_id: string | null }>;
+    for (const r of rows) {
+      this.leases.set(r.id, Date.parse(r.lease_expires_at));
+      if (r.lease_device_id) this.holders.set(r.id, { accountId: r.account_id, holder: r.lease_device_id });
+    }
     this.recomputeEarliest();
   }
 
@@ -120,6 +130,7 @@ export class LeaseService {
   /** Drops the in-memory lease (the status change that ended it already cleared the row). */
   forget(id: string): void {
     this.leases.delete(id);
+    this.holders.delete(id);
   }
 
   /**
@@ -130,6 +141,12 @@ export class LeaseService {
     for (const id of ids) {
       this.leases.delete(id);
       this.queue.remove(id);
+      // Cancelled, deleted or opted out while a phone holds it: tell that phone (MessageCancelled).
+      const h = this.holders.get(id);
+      if (h) {
+        this.holders.delete(id);
+        this.cancelled(h.accountId, id, h.holder);
+      }
     }
   }
 
@@ -139,10 +156,63 @@ export class LeaseService {
   /** Wakes long-polling `next` calls of the account: call after putting a message in the queue. */
   notify(accountId: string): void {
     for (const l of this.changeListeners) l(accountId);
+    for (const l of this.notifyListeners) l(accountId);
     const set = this.waiters.get(accountId);
     if (!set) return;
     this.waiters.delete(accountId);
     for (const wake of set) wake();
+  }
+
+  onNotify(listener: (accountId: string) => void): void {
+    this.notifyListeners.push(listener);
+  }
+
+  onCancel(listener: (accountId: string, messageId: string, holder: string) => void): void {
+    this.cancelListeners.push(listener);
+  }
+
+  /** A message leased to `holder` was cancelled or deleted (after the commit). */
+  cancelled(accountId: string, messageId: string, holder: string): void {
+    for (const l of this.cancelListeners) l(accountId, messageId, holder);
+  }
+
+  /**
+   * Ends at once every lease held by `holder` (a device gone offline): the messages return to the
+   * queue for other devices. Counted as an expiry, so the no-report cut-off still applies (the
+   * phone may have sent before it vanished). Returns how many came back.
+   */
+  releaseHolder(holder: string): number {
+    const now = this.clock();
+    const rows = this.sqlite
+      .query("SELECT id FROM messages WHERE status = 'queued' AND lease_token IS NOT NULL AND lease_device_id = ?1")
+      .all(holder) as Array<{ id: string }>;
+    if (rows.length === 0) return 0;
+    // Moving the expiry to now lets the one sweep rule decide: back to the queue, or no-report.
+    this.sqlite.transaction(() => {
+      const st = this.sqlite.query("UPDATE messages SET lease_expires_at = ?2 WHERE id = ?1 AND status = 'queued' AND lease_token IS NOT NULL");
+      for (const r of rows) st.run(r.id, iso(now));
+    })();
+    for (const r of rows) if (this.leases.has(r.id)) this.leases.set(r.id, now);
+    this.earliest = Math.min(this.earliest, now);
+    return this.sweep(now).returned;
+  }
+
+  /**
+   * The holder says it has the message in hand (SMSGate "Processed"): its lease runs another
+   * `leaseSeconds` from now. A lease with more than half its length left is not rewritten (no
+   * write, no fsync: the phone says "Processed" right after taking each message). False when
+   * nothing changed.
+   */
+  extend(id: string, holder: string, leaseSeconds: number): boolean {
+    const now = this.clock();
+    const expiresAt = now + leaseSeconds * 1_000;
+    const changed = this.sqlite
+      .query("UPDATE messages SET lease_expires_at = ?3 WHERE id = ?1 AND status = 'queued' AND lease_token IS NOT NULL AND lease_device_id = ?2 AND lease_expires_at < ?4")
+      .run(id, holder, iso(expiresAt), iso(now + (leaseSeconds * 1_000) / 2)).changes;
+    if (changed === 0 || !this.leases.has(id)) return false;
+    // Only later: `earliest` stays a valid lower bound (a sweep at it finds nothing and recomputes).
+    this.leases.set(id, expiresAt);
+    return true;
   }
 
   private recomputeEarliest() {
@@ -201,6 +271,8 @@ export class LeaseService {
       }
       return { back, failed };
     })();
+    // Expired leases: the phone no longer holds them, so nobody is told of a cancellation.
+    for (const r of [...failed, ...retried, ...back]) this.holders.delete(r.id);
     this.withdraw(failed.map((r) => r.id));
     for (const r of retried) {
       this.leases.delete(r.id);
@@ -270,6 +342,7 @@ export class LeaseService {
     const messages: LeasedMessage[] = [];
     for (const { row, token } of leased) {
       this.leases.set(row.id, expiresAt);
+      if (device) this.holders.set(row.id, { accountId, holder: device });
       messages.push({ ...toMessage(row), leaseToken: token, leaseExpiresAt: expiresIso });
     }
     if (expiresAt < this.earliest) this.earliest = expiresAt;

@@ -19,6 +19,8 @@ import { quotaExceeded, type MonthlyQuota } from "./quota";
 import { enumError, parseQueryDate } from "../domain/query-params";
 import type { LeaseService } from "./leases";
 import { PRIORITIES } from "../domain/form-definition";
+import { normalizeDeviceTime } from "../domain/device-time";
+import { accountTimeZone } from "../db/devices";
 import { emitMessageStatus } from "./event-payloads";
 import { decideRetry, maxAttemptsError } from "../domain/retry-policy";
 import { effectiveMaxAttempts, lastFailedLease, requeueForRetry } from "../db/message-retries";
@@ -374,6 +376,8 @@ export class MessageService {
     }
     return this.sqlite.transaction(() => {
       const row = this.getRow(accountId, id);
+      // Phones' unpadded or zone-less sentAt (issue 10): read in the account's time zone.
+      const sentAt = body.status === "sent" ? normalizeDeviceTime(body.sentAt, accountTimeZone(this.sqlite, accountId)) : body.sentAt;
       // The lease is judged before the move: a report from a phone whose lease is not the latest
       // one issued (held now, or the last one, expired or reported) never records anything.
       const token = typeof body.leaseToken === "string" && body.leaseToken !== "" ? body.leaseToken : undefined;
@@ -390,7 +394,7 @@ export class MessageService {
       }
       const decision = decideTransition(
         { status: row.status, sentAt: row.sent_at, failureReason: row.failure_reason, retryCount: row.retry_count },
-        { status: body.status as MessageStatus, sentAt: body.sentAt as string, failureReason: body.failureReason as string },
+        { status: body.status as MessageStatus, sentAt: sentAt as string, failureReason: body.failureReason as string },
       );
       if (decision.kind === "validation") {
         throw validationError([{ field: decision.field, message: decision.message, requirement: decision.requirement, provided: decision.provided }]);
@@ -436,6 +440,9 @@ export class MessageService {
       }
       emitMessageStatus(this.sqlite, accountId, id, next.status, now);
       const effects: Effects = { endLease: id };
+      if (next.status === "cancelled" && row.lease_token !== null && row.lease_device_id !== null) {
+        effects.cancelledLease = { accountId, holder: row.lease_device_id };
+      }
       if (decision.leftQueue) effects.dequeue = id;
       if (decision.enteredQueue) effects.enqueue = { ...row, status: "queued" };
       return { answer: { messageId: id, status: next.status, sentAt: next.sentAt, updatedAt }, effects };
@@ -444,6 +451,7 @@ export class MessageService {
 
   private afterCommit(e: Effects) {
     if (e.endLease) this.leases.forget(e.endLease);
+    if (e.endLease && e.cancelledLease) this.leases.cancelled(e.cancelledLease.accountId, e.endLease, e.cancelledLease.holder);
     if (e.dequeue) this.queue.remove(e.dequeue);
     if (e.enqueue) {
       this.queue.insert(queueEntryOf(e.enqueue));
@@ -464,6 +472,7 @@ export class MessageService {
       }
       this.sqlite.query("DELETE FROM messages WHERE id = ?1 AND account_id = ?2").run(id, accountId);
     })();
+    // withdraw tells the phone holding it, if any (MessageCancelled).
     this.leases.withdraw([id]);
     return { deletedId: id };
   }
@@ -655,6 +664,8 @@ type SummaryStrategy = "counters" | "per-status" | "contact" | "priority";
 
 interface Effects {
   endLease?: string;
+  /** The message was cancelled while leased: tell its holder (SSE MessageCancelled). */
+  cancelledLease?: { accountId: string; holder: string };
   dequeue?: string;
   enqueue?: MessageRow;
 }

@@ -47,6 +47,8 @@ export class Metrics {
   /** Gauges read when /metrics is rendered. */
   private gauges = new Map<string, { help: string; read: () => number }>();
   private matchedRouteCount = -1;
+  /** Gauges computed at render time by other modules (each returns Prometheus text lines). */
+  private readonly gaugeSources: Array<() => string[]> = [];
 
   constructor(
     private readonly opts: { dbPath: string; queue: MessageQueue; routes?: () => Array<{ method: string; path: string }>; schemaVersion?: number },
@@ -94,6 +96,10 @@ export class Metrics {
     for (const m of list) if (m.re.test(path)) return m.pattern;
     for (const m of this.matchers) if (m.re.test(path)) return m.pattern;
     return "unmatched";
+  }
+
+  addGauges(source: () => string[]) {
+    this.gaugeSources.push(source);
   }
 
   describe(name: string, help: string) {
@@ -171,6 +177,7 @@ export class Metrics {
     if (this.opts.schemaVersion !== undefined) {
       out.push("# HELP textwire_schema_version Database schema version", "# TYPE textwire_schema_version gauge", `textwire_schema_version ${this.opts.schemaVersion}`);
     }
+    for (const g of this.gaugeSources) out.push(...g());
     return out.join("\n") + "\n";
   }
 }

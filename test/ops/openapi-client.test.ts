@@ -78,6 +78,7 @@ const ctx = {} as {
   csrfToken: string;
   sessionId: string;
   keyId: string;
+  deviceId: string;
 };
 
 function expectHttp(r: { response: Response }, status: number) {
@@ -381,6 +382,40 @@ const CASES: Record<string, () => Promise<void>> = {
   },
   "DELETE /v1/webhook-endpoints/{id}": async () => {
     expectHttp(await api.DELETE("/v1/webhook-endpoints/{id}", { params: { path: { id: ctx.endpointId } } }), 200);
+  },
+  "POST /v1/devices/registration-tokens": async () => {
+    const r = await api.POST("/v1/devices/registration-tokens", { body: { reusable: false, expiresInHours: 2 } });
+    expectHttp(r, 201);
+    expect(r.data!.data.reusable).toBe(false);
+    expectHttp(await api.POST("/v1/devices/registration-tokens", { body: { expiresInHours: -1 } }), 400);
+    // The phone registers with it over the SMSGate app's own protocol (not part of this document).
+    const reg = await fetch(`${s.url}/api/mobile/v1/device`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${r.data!.data.token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ name: "Pixel/7", simCards: [] }),
+    });
+    ctx.deviceId = (await expectStatus(reg, 201)).id;
+  },
+  "GET /v1/devices": async () => {
+    const r = await api.GET("/v1/devices", {});
+    expectHttp(r, 200);
+    expect(r.data!.data.devices.map((d) => d.id)).toContain(ctx.deviceId);
+  },
+  "GET /v1/devices/{id}": async () => {
+    const r = await api.GET("/v1/devices/{id}", { params: { path: { id: ctx.deviceId } } });
+    expectHttp(r, 200);
+    expect(r.data!.data.device.kind).toBe("smsgate");
+    expectHttp(await api.GET("/v1/devices/{id}", { params: { path: { id: crypto.randomUUID() } } }), 404);
+  },
+  "PATCH /v1/devices/{id}": async () => {
+    const r = await api.PATCH("/v1/devices/{id}", { params: { path: { id: ctx.deviceId } }, body: { name: "Shop phone", sendRatePerMinute: 20 } });
+    expectHttp(r, 200);
+    expect(r.data!.data.device).toMatchObject({ name: "Shop phone", sendRatePerMinute: 20 });
+    expectHttp(await api.PATCH("/v1/devices/{id}", { params: { path: { id: ctx.deviceId } }, body: { name: "" } }), 400);
+  },
+  "DELETE /v1/devices/{id}": async () => {
+    expectHttp(await api.DELETE("/v1/devices/{id}", { params: { path: { id: ctx.deviceId } } }), 200);
+    expectHttp(await api.DELETE("/v1/devices/{id}", { params: { path: { id: ctx.deviceId } } }), 404);
   },
   "GET /health": async () => {
     const r = await anon.GET("/health");

@@ -10,6 +10,8 @@ export const accounts = sqliteTable("accounts", {
   apiBurstPerMinute: integer("api_burst_per_minute"),
   /** null = no monthly message quota. */
   monthlyQuota: integer("monthly_quota"),
+  /** IANA zone for zone-less device times (sentAt); null = UTC. */
+  timeZone: text("time_zone"),
   /** ISO 3166 alpha-2 (upper case), set with `accounts update --default-country`; null = US. */
   defaultCountry: text("default_country"),
   createdAt: text("created_at").notNull(),

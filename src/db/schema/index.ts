@@ -2,6 +2,7 @@ export * from "./accounts";
 export * from "./forms";
 export * from "./contacts";
 export * from "./messages";
+export * from "./devices";
 export * from "./events";
 export * from "./inbound";
 export * from "./broadcasts";

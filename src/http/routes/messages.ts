@@ -28,6 +28,9 @@ import { LEASE_SECONDS_DEFAULT } from "../../services/leases";
  * rewrites it to `/v1/messages/…` (the Bearer form arrives that way already).
  */
 export function messagesRoutes(deps: AppDeps) {
+  /** A recipe phone named by X-Device-Id (registered by the outer handler on first sight). */
+  const recipeOf = (request: Request) =>
+    deps.devices.recipe(authOf(request).accountId, request.headers.get("x-device-id"), request.headers.get("x-device-name"), stateOf(request).clientIp);
   return new Elysia({ name: "messages-routes", prefix: "/v1/messages" })
     .get(
       "/",
@@ -61,6 +64,12 @@ export function messagesRoutes(deps: AppDeps) {
     .post(
       "/next",
       ({ request, body }) => {
+        const phone = recipeOf(request);
+        deps.devices.workRequested();
+        if (phone) {
+          const messages = deps.devices.leaseTo(phone, body?.limit ?? 1, body?.leaseSeconds ?? LEASE_SECONDS_DEFAULT);
+          return { status: "success", data: { messages } };
+        }
         const r = deps.leases.next(authOf(request).accountId, {
           limit: body?.limit ?? 1,
           leaseSeconds: body?.leaseSeconds ?? LEASE_SECONDS_DEFAULT,
@@ -74,7 +83,11 @@ export function messagesRoutes(deps: AppDeps) {
     .get(
       "/next",
       async ({ request, query, status }) => {
-        const m = await deps.leases.waitNext(
+        const phone = recipeOf(request);
+        deps.devices.workRequested();
+        const m = phone
+          ? await deps.devices.waitLease(phone, query.leaseSeconds ?? LEASE_SECONDS_DEFAULT, query.wait ?? 0)
+          : await deps.leases.waitNext(
           authOf(request).accountId,
           { leaseSeconds: query.leaseSeconds ?? LEASE_SECONDS_DEFAULT, deviceId: query.deviceId ?? null },
           query.wait ?? 0,
@@ -96,11 +109,15 @@ export function messagesRoutes(deps: AppDeps) {
     )
     .put(
       "/:id/status",
-      ({ request, params, body }) => ({
-        status: "success",
-        message: "Message status updated",
-        data: deps.messages.updateStatus(authOf(request).accountId, params.id, body),
-      }),
+      ({ request, params, body }) => {
+        const accountId = authOf(request).accountId;
+        const phone = recipeOf(request);
+        const before = phone ? deps.messages.findRow(accountId, params.id)?.status : undefined;
+        const data = deps.messages.updateStatus(accountId, params.id, body);
+        // A failure the retry policy re-queued still counts as this phone's failure.
+        if (phone && before === "queued" && (body.status === "sent" || body.status === "failed")) deps.devices.countResult(phone, body.status);
+        return { status: "success", message: "Message status updated", data };
+      },
       { params: IdParam, body: StatusBody, response: { 200: StatusAnswer }, detail: { summary: "Report or change a message's status", tags: ["Messages"], "x-errors": ["INVALID_TRANSITION", "LEASE_CONFLICT"] } },
     )
     .delete(

@@ -18,6 +18,10 @@ export const HealthResponse = t.Object({
   schemaVersion: t.Integer(),
   uptimeSeconds: t.Integer(),
   database: t.UnionEnum(["ok", "error"]),
+  /** Phones (issue 10): online now, age of the oldest due message, "stuck" when no phone asked for work for --stuck-after while messages are due. */
+  devicesOnline: t.Optional(t.Integer()),
+  oldestDueSeconds: t.Optional(t.Union([t.Integer(), t.Null()])),
+  queue: t.Optional(t.UnionEnum(["ok", "stuck"])),
   /** With TLS on: the certificate in use, so monitoring sees a renewal coming (warned 30 days ahead). */
   tls: t.Optional(t.Object({ certificateExpiresAt: t.String({ format: "date-time" }), daysLeft: t.Integer() })),
 });
@@ -62,7 +66,7 @@ export function opsRoutes(deps: AppDeps) {
         const uptimeSeconds = Math.max(0, Math.floor((deps.clock() - deps.startedAt) / 1000));
         try {
           const row = deps.sqlite.query("PRAGMA user_version").get() as { user_version: number };
-          return { status: "ok" as const, version: VERSION, schemaVersion: row.user_version, uptimeSeconds, database: "ok" as const, ...tlsOf() };
+          return { status: "ok" as const, version: VERSION, schemaVersion: row.user_version, uptimeSeconds, database: "ok" as const, ...deps.devices.health(), ...tlsOf() };
         } catch (err) {
           deps.logger.error("health check: database query failed", { error: String(err) });
           set.status = 503;

@@ -1,0 +1,135 @@
+/**
+ * Store for devices, registration tokens, per-day device counts and applied webhook event ids
+ * (issue 10). Plain functions over the SQLite handle; rows are typed from the drizzle schema.
+ */
+import type { Database } from "bun:sqlite";
+import type { devices, deviceRegistrationTokens } from "./schema/devices";
+
+export type DeviceRow = typeof devices.$inferSelect;
+export type RegistrationTokenRow = typeof deviceRegistrationTokens.$inferSelect;
+
+const DEVICE_COLS = `id, account_id AS accountId, kind, external_id AS externalId, name, token_hash AS tokenHash,
+  signing_key AS signingKey, push_token AS pushToken, sim_cards AS simCards, app_version AS appVersion,
+  last_seen_at AS lastSeenAt, last_ip AS lastIp, battery, send_rate_per_minute AS sendRatePerMinute,
+  created_at AS createdAt, updated_at AS updatedAt`;
+
+export function insertDevice(db: Database, d: DeviceRow): void {
+  db.query(
+    `INSERT INTO devices (id, account_id, kind, external_id, name, token_hash, signing_key, push_token, sim_cards, app_version,
+       last_seen_at, last_ip, battery, send_rate_per_minute, created_at, updated_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)`,
+  ).run(d.id, d.accountId, d.kind, d.externalId, d.name, d.tokenHash, d.signingKey, d.pushToken, d.simCards, d.appVersion,
+    d.lastSeenAt, d.lastIp, d.battery, d.sendRatePerMinute, d.createdAt, d.updatedAt);
+}
+
+export function findDeviceByTokenHash(db: Database, hash: string): DeviceRow | null {
+  return (db.query(`SELECT ${DEVICE_COLS} FROM devices WHERE token_hash = ?1`).get(hash) as DeviceRow | null) ?? null;
+}
+
+export function findDevice(db: Database, id: string): DeviceRow | null {
+  return (db.query(`SELECT ${DEVICE_COLS} FROM devices WHERE id = ?1`).get(id) as DeviceRow | null) ?? null;
+}
+
+export function findDeviceByExternalId(db: Database, accountId: string, externalId: string): DeviceRow | null {
+  return (db.query(`SELECT ${DEVICE_COLS} FROM devices WHERE account_id = ?1 AND external_id = ?2`).get(accountId, externalId) as DeviceRow | null) ?? null;
+}
+
+export function listDevices(db: Database, accountId?: string): DeviceRow[] {
+  if (accountId === undefined) return db.query(`SELECT ${DEVICE_COLS} FROM devices ORDER BY created_at`).all() as DeviceRow[];
+  return db.query(`SELECT ${DEVICE_COLS} FROM devices WHERE account_id = ?1 ORDER BY created_at, id`).all(accountId) as DeviceRow[];
+}
+
+/** Updates the named columns (camelCase keys of DeviceRow). */
+export function updateDevice(db: Database, id: string, patch: Partial<DeviceRow>): void {
+  const cols: Record<string, string> = {
+    name: "name", pushToken: "push_token", simCards: "sim_cards", appVersion: "app_version", lastSeenAt: "last_seen_at",
+    lastIp: "last_ip", battery: "battery", sendRatePerMinute: "send_rate_per_minute", updatedAt: "updated_at",
+  };
+  const sets: string[] = [];
+  const params: Array<string | number | null> = [];
+  for (const [k, v] of Object.entries(patch)) {
+    const c = cols[k];
+    if (!c) continue;
+    sets.push(`${c} = ?`);
+    params.push(v as string | number | null);
+  }
+  if (sets.length === 0) return;
+  db.query(`UPDATE devices SET ${sets.join(", ")} WHERE id = ?`).run(...params, id);
+}
+
+export function deleteDevice(db: Database, accountId: string, id: string): boolean {
+  return db.query("DELETE FROM devices WHERE id = ?1 AND account_id = ?2").run(id, accountId).changes > 0;
+}
+
+export function insertRegistrationToken(db: Database, t: RegistrationTokenRow): void {
+  db.query(
+    `INSERT INTO device_registration_tokens (id, account_id, token_hash, reusable, expires_at, used_at, created_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6)`,
+  ).run(t.id, t.accountId, t.tokenHash, t.reusable ? 1 : 0, t.expiresAt, t.createdAt);
+}
+
+export function findRegistrationToken(db: Database, hash: string): RegistrationTokenRow | null {
+  const r = db
+    .query(
+      `SELECT id, account_id AS accountId, token_hash AS tokenHash, reusable, expires_at AS expiresAt, used_at AS usedAt, created_at AS createdAt
+       FROM device_registration_tokens WHERE token_hash = ?1`,
+    )
+    .get(hash) as (Omit<RegistrationTokenRow, "reusable"> & { reusable: number }) | null;
+  return r ? { ...r, reusable: r.reusable === 1 } : null;
+}
+
+/** Marks a one-time token used; false when it already was (a concurrent registration won). */
+export function markRegistrationTokenUsed(db: Database, id: string, at: string): boolean {
+  return db.query("UPDATE device_registration_tokens SET used_at = ?2 WHERE id = ?1 AND used_at IS NULL").run(id, at).changes > 0;
+}
+
+export function countDeviceDay(db: Database, deviceId: string, day: string, result: "sent" | "failed"): void {
+  db.query(
+    `INSERT INTO device_daily_counts (device_id, day, sent, failed) VALUES (?1, ?2, ?3, ?4)
+     ON CONFLICT (device_id, day) DO UPDATE SET sent = sent + excluded.sent, failed = failed + excluded.failed`,
+  ).run(deviceId, day, result === "sent" ? 1 : 0, result === "failed" ? 1 : 0);
+}
+
+export function deviceDayCounts(db: Database, accountId: string, day: string): Map<string, { sent: number; failed: number }> {
+  const rows = db
+    .query(
+      `SELECT c.device_id AS id, c.sent, c.failed FROM device_daily_counts c JOIN devices d ON d.id = c.device_id
+       WHERE d.account_id = ?1 AND c.day = ?2`,
+    )
+    .all(accountId, day) as Array<{ id: string; sent: number; failed: number }>;
+  return new Map(rows.map((r) => [r.id, { sent: r.sent, failed: r.failed }]));
+}
+
+/** Records a webhook event id; false when this device's event was already applied. */
+export function recordWebhookEvent(db: Database, deviceId: string, eventId: string, at: string): boolean {
+  return db.query("INSERT OR IGNORE INTO device_webhook_events (device_id, event_id, received_at) VALUES (?1, ?2, ?3)").run(deviceId, eventId, at).changes > 0;
+}
+
+export function pruneWebhookEvents(db: Database, before: string): number {
+  return db.query("DELETE FROM device_webhook_events WHERE received_at < ?1").run(before).changes;
+}
+
+export function accountTimeZone(db: Database, accountId: string): string | null {
+  const r = db.query("SELECT time_zone AS tz FROM accounts WHERE id = ?1").get(accountId) as { tz: string | null } | null;
+  return r?.tz ?? null;
+}
+
+export function setAccountTimeZone(db: Database, accountId: string, tz: string | null): boolean {
+  return db.query("UPDATE accounts SET time_zone = ?2 WHERE id = ?1").run(accountId, tz).changes > 0;
+}
+
+/** Lease holders (lease_device_id values) with their count of leased, still-queued messages. */
+export function leaseHolders(db: Database): Array<{ holder: string; accountId: string; n: number }> {
+  return db
+    .query(
+      `SELECT lease_device_id AS holder, account_id AS accountId, COUNT(*) AS n FROM messages
+       WHERE status = 'queued' AND lease_expires_at IS NOT NULL AND lease_token IS NOT NULL AND lease_device_id IS NOT NULL GROUP BY lease_device_id, account_id`,
+    )
+    .all() as Array<{ holder: string; accountId: string; n: number }>;
+}
+
+/** Oldest scheduled_for among due queued messages (all accounts), or null. */
+export function oldestDue(db: Database, nowIso: string): string | null {
+  const r = db.query("SELECT MIN(scheduled_for) AS t FROM messages WHERE status = 'queued' AND scheduled_for <= ?1").get(nowIso) as { t: string | null };
+  return r.t;
+}

@@ -1,0 +1,80 @@
+import { sqliteTable, text, integer, uniqueIndex, primaryKey } from "drizzle-orm/sqlite-core";
+import { accounts } from "./accounts";
+
+/**
+ * Phones (issue 10): SMSGate apps registered through the mobile API (`kind = "smsgate"`, a
+ * device token stored as its SHA-256) and key-polling recipes seen through `X-Device-Id`
+ * (`kind = "recipe"`, `external_id` = that header).
+ */
+export const devices = sqliteTable(
+  "devices",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: ["smsgate", "recipe"] }).notNull(),
+    externalId: text("external_id"),
+    name: text("name").notNull(),
+    /** SHA-256 of the device token, hex (SMSGate only). */
+    tokenHash: text("token_hash"),
+    /** HMAC key the app signs its webhooks with; must be kept in clear to verify them. */
+    signingKey: text("signing_key"),
+    pushToken: text("push_token"),
+    /** JSON array of the app's SimCard objects. */
+    simCards: text("sim_cards").notNull().default("[]"),
+    appVersion: text("app_version"),
+    lastSeenAt: text("last_seen_at"),
+    lastIp: text("last_ip"),
+    /** Percent, from the app's system:ping. */
+    battery: integer("battery"),
+    /** null = the server's --send-rate-per-minute. */
+    sendRatePerMinute: integer("send_rate_per_minute"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [uniqueIndex("devices_token_idx").on(t.tokenHash), uniqueIndex("devices_account_external_idx").on(t.accountId, t.externalId)],
+);
+
+export const deviceRegistrationTokens = sqliteTable(
+  "device_registration_tokens",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    tokenHash: text("token_hash").notNull(),
+    reusable: integer("reusable", { mode: "boolean" }).notNull(),
+    expiresAt: text("expires_at").notNull(),
+    usedAt: text("used_at"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("device_registration_tokens_hash_idx").on(t.tokenHash)],
+);
+
+/** Messages a device reported sent / failed, per UTC day. */
+export const deviceDailyCounts = sqliteTable(
+  "device_daily_counts",
+  {
+    deviceId: text("device_id")
+      .notNull()
+      .references(() => devices.id, { onDelete: "cascade" }),
+    day: text("day").notNull(),
+    sent: integer("sent").notNull().default(0),
+    failed: integer("failed").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.deviceId, t.day] })],
+);
+
+/** Webhook event ids already applied, per device (the app retries; each id is applied once). */
+export const deviceWebhookEvents = sqliteTable(
+  "device_webhook_events",
+  {
+    deviceId: text("device_id")
+      .notNull()
+      .references(() => devices.id, { onDelete: "cascade" }),
+    eventId: text("event_id").notNull(),
+    receivedAt: text("received_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.deviceId, t.eventId] })],
+);

@@ -1,0 +1,49 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps";
+import { authOf } from "../context";
+import { Deleted, IdParam } from "../models/common";
+import { DeviceAnswer, DeviceListAnswer, DevicePatchBody, RegistrationTokenAnswer, RegistrationTokenBody } from "../models/devices";
+
+const tags = ["Devices"];
+const notFound = ["DEVICE_NOT_FOUND"];
+
+/** The device registry and registration tokens (admin; see ADMIN_RULES in access.ts). */
+export function devicesRoutes(deps: AppDeps) {
+  return new Elysia({ name: "devices-routes", prefix: "/v1/devices" })
+    .post(
+      "/registration-tokens",
+      ({ request, body, set }) => {
+        set.status = 201;
+        return { status: "success", data: deps.devices.createRegistrationToken(authOf(request).accountId, (body ?? {}) as Record<string, unknown>) };
+      },
+      {
+        body: RegistrationTokenBody,
+        response: { 201: RegistrationTokenAnswer },
+        detail: { summary: "Create a registration token for the SMSGate app (shown once)", tags },
+      },
+    )
+    .get("/", ({ request }) => ({ status: "success", data: deps.devices.list(authOf(request).accountId) }), {
+      response: { 200: DeviceListAnswer },
+      detail: { summary: "Phones that poll: SMSGate apps and key-polling recipes (X-Device-Id)", tags },
+    })
+    .get("/:id", ({ request, params }) => ({ status: "success", data: { device: deps.devices.get(authOf(request).accountId, params.id) } }), {
+      params: IdParam,
+      response: { 200: DeviceAnswer },
+      detail: { summary: "One phone", tags, "x-errors": notFound },
+    })
+    .patch(
+      "/:id",
+      ({ request, params, body }) => ({ status: "success", data: { device: deps.devices.update(authOf(request).accountId, params.id, body) } }),
+      {
+        params: IdParam,
+        body: DevicePatchBody,
+        response: { 200: DeviceAnswer },
+        detail: { summary: "Rename a phone or set its send rate", tags, "x-errors": notFound },
+      },
+    )
+    .delete("/:id", ({ request, params }) => ({ status: "success", data: deps.devices.remove(authOf(request).accountId, params.id) }), {
+      params: IdParam,
+      response: { 200: Deleted },
+      detail: { summary: "Remove a phone: its token stops working and its leases return to the queue", tags, "x-errors": notFound },
+    });
+}

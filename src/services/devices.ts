@@ -1,0 +1,675 @@
+/**
+ * Phones (issue 10): the SMSGate mobile API's use cases, the device registry, registration
+ * tokens, per-device limits, presence and offline release, and the figures /health and /metrics
+ * show. Leasing goes through LeaseService (the same rules as GET /v1/messages/<KEY>/next);
+ * status changes go through MessageService.updateStatus.
+ */
+import type { Database } from "bun:sqlite";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { AppError, validationError } from "../errors";
+import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
+import { newId, UUID_RE } from "../lib/ids";
+import type { Logger } from "../lib/log";
+import type { ServeConfig } from "../config";
+import { BucketRegistry, TokenBucket, perMinute, type LimitResult } from "../limits/token-bucket";
+import type { Priority } from "../queue/priority-queue";
+import * as store from "../db/devices";
+import type { DeviceRow } from "../db/devices";
+import type { LeaseService, LeasedMessage } from "./leases";
+import { LEASE_SECONDS_DEFAULT } from "./leases";
+import type { MessageService } from "./messages";
+import type { Metrics } from "./metrics";
+import { DeviceEventHub } from "./device-events";
+import { normalizeDeviceTime } from "../domain/device-time";
+import { emitEvent } from "./events";
+import { emitMessageDelivered } from "./event-payloads";
+
+/** GET /message hands out at most this many messages (the app's own page size). */
+export const MOBILE_MESSAGES_MAX = 100;
+/** Registration tokens: default life and the longest allowed. */
+export const REGISTRATION_TOKEN_HOURS_DEFAULT = 24;
+export const REGISTRATION_TOKEN_HOURS_MAX = 24 * 365;
+/** Signed webhooks: X-Timestamp may be this far from our clock. */
+export const WEBHOOK_TOLERANCE_SECONDS = 300;
+/** Applied webhook event ids are kept this long for dedupe (the app retries for far less). */
+export const WEBHOOK_DEDUPE_MS = 7 * 86_400_000;
+/** Presence (last seen, last IP) is written to SQLite at most this often per device. */
+export const PRESENCE_WRITE_MS = 30_000;
+/** How often the offline sweep looks for silent devices that hold leases. */
+export const OFFLINE_SWEEP_MS = 1_000;
+/** SMSGate's ping interval we ask for (never more than half the offline window). */
+export const PING_INTERVAL_SECONDS_MAX = 60;
+/** /health and /metrics recompute the oldest due message at most this often. */
+export const HEALTH_CACHE_MS = 1_000;
+/** Device names, as given by the app or X-Device-Name. */
+export const DEVICE_NAME_MAX = 100;
+export const REGISTRATION_TOKEN_PREFIX = "txwire_reg_";
+export const DEVICE_TOKEN_PREFIX = "txwire_dev_";
+
+/** SMSGate priority: 100 and up skips the phone's own delays and limits. */
+export const APP_PRIORITY: Record<Priority, number> = { urgent: 100, high: 50, normal: 0, low: -50 };
+
+export const WEBHOOK_EVENTS = ["sms:received", "sms:sent", "sms:delivered", "sms:failed", "system:ping"] as const;
+
+export interface DevicesConfig {
+  sendRatePerMinute: number;
+  deviceOfflineAfterMs: number;
+  stuckAfterMs: number;
+  deviceLimitPerMinute: number;
+  publicUrl?: string;
+}
+
+/** Something that stores inbound texts (issue 10 item 4); wired when present. */
+export interface InboundReceiver {
+  receive(accountId: string, input: { from: string; body: string; receivedAt: string; deviceId?: string; externalId?: string }): unknown;
+}
+
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
+const token = (prefix: string) => prefix + randomBytes(24).toString("base64url");
+
+function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a, "hex");
+  const y = Buffer.from(b, "hex");
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** A registration token for the SMSGate app: shown once, stored as its SHA-256 (API and CLI). */
+export function createRegistrationToken(sqlite: Database, clock: Clock, accountId: string, body: { reusable?: unknown; expiresInHours?: unknown } = {}) {
+  const errs: Array<{ field: string; message: string; requirement?: string; provided?: unknown }> = [];
+  const reusable = body.reusable ?? false;
+  if (typeof reusable !== "boolean") errs.push({ field: "reusable", message: "reusable must be true or false", requirement: "boolean", provided: reusable });
+  const hours = body.expiresInHours ?? REGISTRATION_TOKEN_HOURS_DEFAULT;
+  if (typeof hours !== "number" || !Number.isFinite(hours) || hours <= 0 || hours > REGISTRATION_TOKEN_HOURS_MAX) {
+    errs.push({ field: "expiresInHours", message: `expiresInHours must be a number of hours above 0 and at most ${REGISTRATION_TOKEN_HOURS_MAX}`, requirement: `0 < hours <= ${REGISTRATION_TOKEN_HOURS_MAX}`, provided: hours });
+  }
+  if (errs.length) throw validationError(errs);
+  const now = clock();
+  const t = token(REGISTRATION_TOKEN_PREFIX);
+  const expiresAt = iso(now + Math.round((hours as number) * 3_600_000));
+  store.insertRegistrationToken(sqlite, { id: newId(), accountId, tokenHash: sha256(t), reusable: reusable as boolean, expiresAt, usedAt: null, createdAt: iso(now) });
+  return { token: t, reusable: reusable as boolean, expiresAt };
+}
+
+export interface DeviceView {
+  id: string;
+  name: string;
+  kind: "smsgate" | "recipe";
+  appVersion: string | null;
+  simCards: unknown[];
+  lastSeenAt: string | null;
+  lastIp: string | null;
+  battery: number | null;
+  sendRatePerMinute: number;
+  sentToday: number;
+  failedToday: number;
+  online: boolean;
+}
+
+export class DeviceService {
+  readonly events: DeviceEventHub;
+  /** Presence in memory: written through to SQLite at most every PRESENCE_WRITE_MS. */
+  private readonly seen = new Map<string, { at: number; ip: string; written: number }>();
+  private readonly requests: BucketRegistry;
+  private readonly sendBuckets = new Map<string, TokenBucket>();
+  /** Recipe devices by account + X-Device-Id. */
+  private readonly recipes = new Map<string, DeviceRow>();
+  /** Last time any device asked for work (the stuck check). */
+  private lastWorkRequestAt: number;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  inbound: InboundReceiver | undefined;
+  /** Told whenever a phone asks for work (the queue.stuck watch of outbound events). */
+  onWorkRequest: ((accountId: string, now: number) => void) | undefined;
+  private oldestCache: { at: number; value: string | null } | undefined;
+
+  constructor(
+    private readonly sqlite: Database,
+    private readonly clock: Clock,
+    private readonly leases: LeaseService,
+    private readonly messages: MessageService,
+    private readonly config: DevicesConfig,
+    private readonly metrics: () => Metrics,
+    private readonly logger: Logger,
+    queue: ConstructorParameters<typeof DeviceEventHub>[0],
+  ) {
+    this.events = new DeviceEventHub(queue, clock);
+    this.requests = new BucketRegistry({ clock, capacity: config.deviceLimitPerMinute, refillPerMs: perMinute(config.deviceLimitPerMinute) });
+    this.lastWorkRequestAt = clock();
+    leases.onNotify((accountId) => this.events.notify(accountId));
+    leases.onCancel((accountId, messageId, holder) => {
+      const device = this.holderDevice(accountId, holder);
+      if (device) this.events.emit(accountId, "MessageCancelled", { messageId }, device.id);
+    });
+  }
+
+  lifecycle() {
+    return {
+      name: "device-offline-sweep",
+      start: () => {
+        this.timer = setInterval(() => {
+          this.sweepOffline();
+          this.notePresence();
+        }, OFFLINE_SWEEP_MS);
+        (this.timer as { unref?: () => void }).unref?.();
+        store.pruneWebhookEvents(this.sqlite, iso(this.clock() - WEBHOOK_DEDUPE_MS));
+      },
+      stop: () => {
+        if (this.timer) clearInterval(this.timer);
+        this.timer = undefined;
+        this.events.stop();
+        this.flushPresence();
+      },
+    };
+  }
+
+  // ------------------------------------------------------------ registration
+
+  createRegistrationToken(accountId: string, body: { reusable?: unknown; expiresInHours?: unknown } = {}) {
+    return createRegistrationToken(this.sqlite, this.clock, accountId, body);
+  }
+
+  /** POST /device: a registration token (Bearer) makes a new SMSGate device of its account. */
+  register(presented: string | null, body: Record<string, unknown>, ip: string) {
+    const now = this.clock();
+    const row = presented ? store.findRegistrationToken(this.sqlite, sha256(presented)) : null;
+    if (!row || !sameHash(row.tokenHash, sha256(presented!)) || Date.parse(row.expiresAt) <= now || (!row.reusable && row.usedAt)) {
+      throw new AppError("AUTHENTICATION_ERROR", { message: "Invalid, used or expired registration token; create one with `textwire devices token --account ID`" });
+    }
+    const name = typeof body.name === "string" && body.name.trim() ? body.name.trim().slice(0, DEVICE_NAME_MAX) : "SMSGate phone";
+    const simCards = Array.isArray(body.simCards) ? body.simCards.slice(0, 8) : [];
+    const deviceToken = token(DEVICE_TOKEN_PREFIX);
+    const id = newId();
+    const at = iso(now);
+    this.sqlite.transaction(() => {
+      if (!row.reusable && !store.markRegistrationTokenUsed(this.sqlite, row.id, at)) {
+        throw new AppError("AUTHENTICATION_ERROR", { message: "This registration token was already used" });
+      }
+      store.insertDevice(this.sqlite, {
+        id, accountId: row.accountId, kind: "smsgate", externalId: null, name, tokenHash: sha256(deviceToken),
+        signingKey: randomBytes(18).toString("base64url"),
+        pushToken: typeof body.pushToken === "string" ? body.pushToken.slice(0, 4096) : null,
+        simCards: JSON.stringify(simCards), appVersion: null, lastSeenAt: at, lastIp: ip, battery: null, sendRatePerMinute: null,
+        createdAt: at, updatedAt: at,
+      });
+    })();
+    this.seen.set(id, { at: now, ip, written: now });
+    this.logger.info("device registered", { deviceId: id, accountId: row.accountId, name });
+    return { id, token: deviceToken, login: row.accountId, password: null };
+  }
+
+  /** The device a Bearer device token belongs to, or null. */
+  authenticate(presented: string | null): DeviceRow | null {
+    if (!presented || !presented.startsWith(DEVICE_TOKEN_PREFIX)) return null;
+    const digest = sha256(presented);
+    const row = store.findDeviceByTokenHash(this.sqlite, digest);
+    if (!row || !row.tokenHash || !sameHash(row.tokenHash, digest)) return null;
+    return row;
+  }
+
+  /** Marks the device present (every authenticated request); user agent gives the app version. */
+  touch(device: DeviceRow, ip: string, userAgent?: string | null): void {
+    const now = this.clock();
+    const s = this.seen.get(device.id);
+    const version = userAgent ? /^me\.capcom\.smsgateway\/(\S+)/.exec(userAgent)?.[1] ?? null : null;
+    if (version && version !== device.appVersion) {
+      store.updateDevice(this.sqlite, device.id, { appVersion: version });
+      device.appVersion = version;
+    }
+    if (!s || now - s.written >= PRESENCE_WRITE_MS || s.ip !== ip) {
+      store.updateDevice(this.sqlite, device.id, { lastSeenAt: iso(now), lastIp: ip });
+      this.seen.set(device.id, { at: now, ip, written: now });
+    } else s.at = now;
+  }
+
+  private flushPresence(): void {
+    for (const [id, s] of this.seen) if (s.at > s.written) store.updateDevice(this.sqlite, id, { lastSeenAt: iso(s.at), lastIp: s.ip });
+  }
+
+  /** Per-device request limiter (--device-limit-per-minute); takes one token. */
+  limit(deviceKey: string): LimitResult {
+    return this.requests.take(deviceKey);
+  }
+
+  /** PATCH /device: push token (ignored) and SIM cards. */
+  patch(device: DeviceRow, body: Record<string, unknown>): void {
+    if (typeof body.id === "string" && body.id !== device.id) {
+      throw new AppError("PERMISSION_ERROR", { message: "This token belongs to another device", details: { deviceId: body.id } });
+    }
+    const patch: Partial<DeviceRow> = { updatedAt: nextUpdatedAt(this.clock(), device.updatedAt) };
+    if (Array.isArray(body.simCards)) patch.simCards = JSON.stringify(body.simCards.slice(0, 8));
+    if (typeof body.pushToken === "string") patch.pushToken = body.pushToken.slice(0, 4096);
+    store.updateDevice(this.sqlite, device.id, patch);
+  }
+
+  deviceInfo(device: DeviceRow | null, ip: string) {
+    return {
+      externalIp: ip,
+      device: device ? { id: device.id, name: device.name, createdAt: device.createdAt, updatedAt: device.updatedAt, lastSeen: this.lastSeen(device) } : null,
+    };
+  }
+
+  // ------------------------------------------------------------ messages
+
+  private sendRate(device: DeviceRow): number {
+    return device.sendRatePerMinute ?? this.config.sendRatePerMinute;
+  }
+
+  private sendBucket(device: DeviceRow, now: number): TokenBucket {
+    const rate = this.sendRate(device);
+    let b = this.sendBuckets.get(device.id);
+    if (!b) this.sendBuckets.set(device.id, (b = new TokenBucket(rate, perMinute(rate), now)));
+    else b.reconfigure(now, rate, perMinute(rate));
+    return b;
+  }
+
+  /** How a device's leases are marked (lease_device_id): SMSGate by id, recipes by their X-Device-Id. */
+  holderOf(device: DeviceRow): string {
+    return device.kind === "recipe" ? device.externalId! : device.id;
+  }
+
+  private holderDevice(accountId: string, holder: string): DeviceRow | null {
+    if (UUID_RE.test(holder)) {
+      const d = store.findDevice(this.sqlite, holder);
+      if (d && d.accountId === accountId && d.kind === "smsgate") return d;
+    }
+    return this.recipes.get(accountId + "\u0000" + holder) ?? store.findDeviceByExternalId(this.sqlite, accountId, holder);
+  }
+
+  /**
+   * Leases up to `limit` due messages to the device through LeaseService, capped by the device's
+   * own send rate. When the cap (the device's or the account's) holds messages back, the device
+   * gets a MessageEnqueued when it may take more.
+   */
+  leaseTo(device: DeviceRow, limit: number, leaseSeconds = LEASE_SECONDS_DEFAULT): LeasedMessage[] {
+    const now = this.clock();
+    this.lastWorkRequestAt = now;
+    this.onWorkRequest?.(device.accountId, now);
+    const bucket = this.sendBucket(device, now);
+    const allowed = Math.min(limit, bucket.peek(now));
+    if (allowed <= 0) {
+      this.events.nudgeLater(device.accountId, device.id, bucket.msUntil(now, 1));
+      return [];
+    }
+    const r = this.leases.next(device.accountId, { limit: allowed, leaseSeconds, deviceId: this.holderOf(device) });
+    bucket.take(now, r.messages.length);
+    if (r.rateLimitedForMs !== undefined) this.events.nudgeLater(device.accountId, device.id, r.rateLimitedForMs);
+    else if (r.messages.length === allowed && allowed < limit) this.events.nudgeLater(device.accountId, device.id, bucket.msUntil(now, 1));
+    return r.messages;
+  }
+
+  /** GET /v1/messages/<KEY>/next?wait= for a recipe phone: its send rate first, then the long-poll. */
+  async waitLease(device: DeviceRow, leaseSeconds: number, waitSeconds: number): Promise<LeasedMessage | null> {
+    const started = performance.now();
+    const now = this.clock();
+    const bucket = this.sendBucket(device, now);
+    if (bucket.peek(now) < 1) {
+      const ms = Math.min(waitSeconds * 1_000, bucket.msUntil(now, 1));
+      if (ms > 0) await Bun.sleep(ms);
+      if (bucket.peek(this.clock()) < 1) return null;
+    }
+    const left = Math.max(0, waitSeconds - (performance.now() - started) / 1_000);
+    const m = await this.leases.waitNext(device.accountId, { leaseSeconds, deviceId: this.holderOf(device) }, left);
+    if (m) bucket.take(this.clock(), 1);
+    return m;
+  }
+
+  /** GET /message: the app's Message items. `order` (lifo | fifo) orders within each priority of the batch. */
+  appMessages(device: DeviceRow, order: string | undefined) {
+    if (order !== undefined && order !== "lifo" && order !== "fifo") {
+      throw validationError([{ field: "order", message: "order must be lifo or fifo", requirement: "lifo | fifo", provided: order }]);
+    }
+    const leased = this.leaseTo(device, MOBILE_MESSAGES_MAX);
+    if (order === "lifo" || order === undefined) {
+      // Queue order is priority, then oldest first; LIFO reverses the age order inside each priority.
+      leased.sort((a, b) => APP_PRIORITY[b.priority] - APP_PRIORITY[a.priority] || (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+    }
+    return leased.map((m) => ({
+      id: m.id,
+      textMessage: { text: m.content },
+      phoneNumbers: [m.recipientPhone],
+      simNumber: null,
+      withDeliveryReport: true,
+      isEncrypted: false,
+      priority: APP_PRIORITY[m.priority],
+      createdAt: m.createdAt,
+    }));
+  }
+
+  /** Recipes (key + X-Device-Id): the device row, created on first sight with X-Device-Name. */
+  recipe(accountId: string, externalId: string | null, name: string | null, ip: string, userAgent?: string | null): DeviceRow | null {
+    if (!externalId) return null;
+    const ext = externalId.trim().slice(0, DEVICE_NAME_MAX);
+    if (!ext) return null;
+    const key = accountId + "\u0000" + ext;
+    let d: DeviceRow | null | undefined = this.recipes.get(key);
+    if (!d) {
+      d = store.findDeviceByExternalId(this.sqlite, accountId, ext);
+      if (!d) {
+        const at = iso(this.clock());
+        d = {
+          id: newId(), accountId, kind: "recipe", externalId: ext, name: (name?.trim() || ext).slice(0, DEVICE_NAME_MAX), tokenHash: null,
+          signingKey: null, pushToken: null, simCards: "[]", appVersion: null, lastSeenAt: at, lastIp: ip, battery: null, sendRatePerMinute: null,
+          createdAt: at, updatedAt: at,
+        };
+        store.insertDevice(this.sqlite, d);
+      }
+      this.recipes.set(key, d);
+    }
+    this.touch(d, ip, userAgent);
+    return d;
+  }
+
+  /** Counts a report of the device in its per-day and Prometheus figures. */
+  countResult(device: DeviceRow, status: "sent" | "failed"): void {
+    store.countDeviceDay(this.sqlite, device.id, iso(this.clock()).slice(0, 10), status);
+    this.metrics().count("textwire_device_messages_total", { device: device.id, result: status });
+  }
+
+  /**
+   * PATCH /message: the app's state array. Processed extends the lease; Sent, Delivered and
+   * Failed change the message; repeats change nothing; unknown ids and states are ignored.
+   */
+  applyStates(device: DeviceRow, items: unknown[]): void {
+    for (const raw of items) {
+      if (!raw || typeof raw !== "object") continue;
+      const item = raw as { id?: unknown; state?: unknown; recipients?: unknown; states?: unknown };
+      if (typeof item.id !== "string") continue;
+      const states = item.states && typeof item.states === "object" ? (item.states as Record<string, unknown>) : {};
+      const recipients = Array.isArray(item.recipients) ? (item.recipients as Array<Record<string, unknown>>) : [];
+      try {
+        this.applyState(device, item.id, String(item.state), states, recipients);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        this.logger.info("device report ignored", { deviceId: device.id, messageId: item.id, state: String(item.state), code: err.code });
+      }
+    }
+  }
+
+  private applyState(device: DeviceRow, id: string, state: string, states: Record<string, unknown>, recipients: Array<Record<string, unknown>>): void {
+    const row = this.messages.findRow(device.accountId, id);
+    if (!row) return;
+    const at = (k: string) => (typeof states[k] === "string" ? (states[k] as string) : undefined);
+    switch (state) {
+      case "Processed":
+        this.leases.extend(id, this.holderOf(device), LEASE_SECONDS_DEFAULT);
+        return;
+      case "Sent":
+        this.markSent(device, row.status, id, at("Sent") ?? at("Processed"));
+        return;
+      case "Delivered":
+        this.markSent(device, row.status, id, at("Sent") ?? at("Delivered"));
+        this.markDelivered(device.accountId, id, at("Delivered"));
+        return;
+      case "Failed": {
+        if (row.status !== "queued") return;
+        const reason = recipients.find((r) => typeof r.error === "string" && r.error.trim())?.error as string | undefined;
+        this.messages.updateStatus(device.accountId, id, { status: "failed", failureReason: (reason ?? "generic failure").slice(0, 500) });
+        this.countResult(device, "failed");
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private markSent(device: DeviceRow, status: string, id: string, sentAt: string | undefined): void {
+    if (status !== "queued") return;
+    const tz = store.accountTimeZone(this.sqlite, device.accountId);
+    let when = sentAt === undefined ? undefined : normalizeDeviceTime(sentAt, tz);
+    if (typeof when !== "string" || Number.isNaN(Date.parse(when))) when = iso(this.clock());
+    this.messages.updateStatus(device.accountId, id, { status: "sent", sentAt: when });
+    this.countResult(device, "sent");
+  }
+
+  private markDelivered(accountId: string, id: string, deliveredAt: string | undefined): void {
+    const row = this.messages.findRow(accountId, id);
+    if (!row || row.status !== "sent") return;
+    const meta = JSON.parse(row.metadata || "{}") as Record<string, unknown>;
+    if (meta.deliveredAt) return;
+    const tz = store.accountTimeZone(this.sqlite, accountId);
+    const t = deliveredAt === undefined ? undefined : normalizeDeviceTime(deliveredAt, tz);
+    const when = typeof t === "string" && !Number.isNaN(Date.parse(t)) ? t : iso(this.clock());
+    const now = this.clock();
+    this.sqlite.transaction(() => {
+      this.sqlite
+        .query("UPDATE messages SET metadata = json_set(metadata, '$.deliveredAt', ?3), updated_at = ?4 WHERE id = ?1 AND account_id = ?2")
+        .run(id, accountId, when, nextUpdatedAt(now, row.updated_at));
+      emitMessageDelivered(this.sqlite, accountId, id, now);
+    })();
+  }
+
+  // ------------------------------------------------------------ settings, webhooks
+
+  /** GET /settings in the app's own (snake_case) shape. */
+  settings(device: DeviceRow) {
+    const rate = this.sendRate(device);
+    const interval = Math.floor(60 / rate);
+    return {
+      messages: { send_interval_min: interval, send_interval_max: interval, limit_period: "PerMinute", limit_value: rate },
+      ping: { interval_seconds: Math.max(5, Math.min(PING_INTERVAL_SECONDS_MAX, Math.floor(this.config.deviceOfflineAfterMs / 2_000))) },
+      webhooks: { signing_key: device.signingKey },
+      gateway: { notification_channel: "SSE_ONLY" },
+    };
+  }
+
+  /** GET /webhooks: Textwire's own receiver for the events it uses. */
+  webhooks(device: DeviceRow, origin: string) {
+    const base = (this.config.publicUrl ?? origin).replace(/^http:/, "https:");
+    const url = `${base}/api/mobile/v1/webhooks/${device.id}`;
+    return WEBHOOK_EVENTS.map((event) => ({ id: `textwire-${event.replace(":", "-")}`, url, event }));
+  }
+
+  /**
+   * POST /api/mobile/v1/webhooks/<device id>: X-Signature = hex HMAC-SHA256(signing key, raw body +
+   * X-Timestamp), X-Timestamp within WEBHOOK_TOLERANCE_SECONDS; each event id applied once.
+   */
+  receiveWebhook(deviceId: string, raw: string, signature: string | null, timestamp: string | null, ip: string): { duplicate: boolean; event: string } {
+    const device = UUID_RE.test(deviceId) ? store.findDevice(this.sqlite, deviceId) : null;
+    const bad = (message: string) => new AppError("AUTHENTICATION_ERROR", { message });
+    if (!device || device.kind !== "smsgate" || !device.signingKey) throw bad("Unknown device");
+    if (!signature || !timestamp || !/^\d{1,12}$/.test(timestamp)) throw bad("X-Signature and X-Timestamp are required");
+    const ts = Number(timestamp) * 1_000;
+    if (Math.abs(this.clock() - ts) > WEBHOOK_TOLERANCE_SECONDS * 1_000) throw bad("X-Timestamp is too far from the server's clock");
+    const expected = createHmac("sha256", device.signingKey).update(raw + timestamp).digest("hex");
+    if (!/^[0-9a-fA-F]{64}$/.test(signature) || !sameHash(expected, signature.toLowerCase())) throw bad("Bad signature");
+    let body: { id?: unknown; event?: unknown; payload?: unknown };
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      throw validationError([{ field: "body", message: "The body must be JSON" }]);
+    }
+    if (!body || typeof body !== "object" || typeof body.id !== "string" || typeof body.event !== "string") {
+      throw validationError([{ field: "id", message: "id and event are required" }]);
+    }
+    this.touch(device, ip);
+    const payload = (body.payload && typeof body.payload === "object" ? body.payload : {}) as Record<string, unknown>;
+    const fresh = store.recordWebhookEvent(this.sqlite, device.id, body.id.slice(0, 100), iso(this.clock()));
+    if (!fresh) return { duplicate: true, event: body.event };
+    const msgId = typeof payload.messageId === "string" ? payload.messageId : undefined;
+    try {
+      switch (body.event) {
+        case "sms:sent":
+          if (msgId) this.applyState(device, msgId, "Sent", { Sent: payload.sentAt }, []);
+          break;
+        case "sms:delivered":
+          if (msgId) this.applyState(device, msgId, "Delivered", { Delivered: payload.deliveredAt }, []);
+          break;
+        case "sms:failed":
+          if (msgId) this.applyState(device, msgId, "Failed", {}, [{ error: payload.reason }]);
+          break;
+        case "system:ping":
+          this.applyPing(device, payload);
+          break;
+        case "sms:received":
+          this.applyReceived(device, body.id, payload);
+          break;
+      }
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      this.logger.info("device webhook ignored", { deviceId: device.id, event: body.event, code: err.code });
+    }
+    return { duplicate: false, event: body.event };
+  }
+
+  private applyPing(device: DeviceRow, payload: Record<string, unknown>): void {
+    const health = (payload.health ?? {}) as { version?: unknown; checks?: Record<string, { observedValue?: unknown }> };
+    const level = health.checks?.["battery:level"]?.observedValue;
+    const patch: Partial<DeviceRow> = {};
+    if (typeof level === "number" && level >= 0 && level <= 100) patch.battery = Math.round(level);
+    if (typeof health.version === "string") patch.appVersion = health.version.slice(0, 40);
+    store.updateDevice(this.sqlite, device.id, patch);
+  }
+
+  private applyReceived(device: DeviceRow, eventId: string, payload: Record<string, unknown>): void {
+    if (!this.inbound) return;
+    const from = payload.sender ?? payload.phoneNumber;
+    if (typeof from !== "string" || typeof payload.message !== "string") return;
+    const t = typeof payload.receivedAt === "string" ? normalizeDeviceTime(payload.receivedAt, store.accountTimeZone(this.sqlite, device.accountId)) : undefined;
+    const receivedAt = typeof t === "string" ? t : iso(this.clock());
+    // The app's own id of the received text: a text reported twice is stored once.
+    const externalId = typeof payload.messageId === "string" && payload.messageId ? payload.messageId.slice(0, 100) : eventId;
+    this.inbound.receive(device.accountId, { from, body: payload.message, receivedAt, deviceId: device.id, externalId });
+  }
+
+  // ------------------------------------------------------------ registry
+
+  private lastSeen(device: DeviceRow): string | null {
+    const s = this.seen.get(device.id);
+    return s ? iso(s.at) : device.lastSeenAt;
+  }
+
+  online(device: DeviceRow, now = this.clock(), connected?: Set<string>): boolean {
+    if ((connected ?? this.events.connectedDevices()).has(device.id)) return true;
+    const last = this.lastSeen(device);
+    return last !== null && now - Date.parse(last) < this.config.deviceOfflineAfterMs;
+  }
+
+  private view(d: DeviceRow, counts: Map<string, { sent: number; failed: number }>, now: number, connected: Set<string>): DeviceView {
+    let sims: unknown[] = [];
+    try {
+      sims = JSON.parse(d.simCards);
+    } catch {}
+    const c = counts.get(d.id);
+    return {
+      id: d.id, name: d.name, kind: d.kind, appVersion: d.appVersion, simCards: sims, lastSeenAt: this.lastSeen(d), lastIp: this.seen.get(d.id)?.ip ?? d.lastIp,
+      battery: d.battery, sendRatePerMinute: this.sendRate(d), sentToday: c?.sent ?? 0, failedToday: c?.failed ?? 0, online: this.online(d, now, connected),
+    };
+  }
+
+  list(accountId: string): { devices: DeviceView[] } {
+    const now = this.clock();
+    const counts = store.deviceDayCounts(this.sqlite, accountId, iso(now).slice(0, 10));
+    const connected = this.events.connectedDevices();
+    return { devices: store.listDevices(this.sqlite, accountId).map((d) => this.view(d, counts, now, connected)) };
+  }
+
+  private own(accountId: string, id: string): DeviceRow {
+    const d = UUID_RE.test(id) ? store.findDevice(this.sqlite, id) : null;
+    if (!d || d.accountId !== accountId) throw new AppError("DEVICE_NOT_FOUND", { details: { deviceId: id } });
+    return d;
+  }
+
+  get(accountId: string, id: string): DeviceView {
+    const now = this.clock();
+    return this.view(this.own(accountId, id), store.deviceDayCounts(this.sqlite, accountId, iso(now).slice(0, 10)), now, this.events.connectedDevices());
+  }
+
+  /** PATCH /v1/devices/<id>: name and sendRatePerMinute (null = the server default). */
+  update(accountId: string, id: string, body: { name?: unknown; sendRatePerMinute?: unknown }): DeviceView {
+    const d = this.own(accountId, id);
+    const errs: Array<{ field: string; message: string; requirement?: string; provided?: unknown }> = [];
+    const patch: Partial<DeviceRow> = {};
+    if (body.name !== undefined) {
+      if (typeof body.name !== "string" || !body.name.trim() || body.name.length > DEVICE_NAME_MAX) {
+        errs.push({ field: "name", message: `name must be 1-${DEVICE_NAME_MAX} characters`, provided: body.name });
+      } else patch.name = body.name.trim();
+    }
+    if (body.sendRatePerMinute !== undefined) {
+      const r = body.sendRatePerMinute;
+      if (r !== null && (typeof r !== "number" || !Number.isInteger(r) || r < 1 || r > 10_000)) {
+        errs.push({ field: "sendRatePerMinute", message: "sendRatePerMinute must be a whole number from 1 to 10000, or null for the server default", requirement: "1-10000 or null", provided: r });
+      } else patch.sendRatePerMinute = r as number | null;
+    }
+    if (errs.length) throw validationError(errs);
+    if (Object.keys(patch).length) {
+      patch.updatedAt = nextUpdatedAt(this.clock(), d.updatedAt);
+      store.updateDevice(this.sqlite, d.id, patch);
+      for (const [k, r] of this.recipes) if (r.id === d.id) this.recipes.delete(k);
+      if (patch.sendRatePerMinute !== undefined) this.events.emit(accountId, "SettingsUpdated", null, d.id);
+    }
+    return this.get(accountId, id);
+  }
+
+  /** DELETE /v1/devices/<id>: its token stops working at once and its leases go back to the queue. */
+  remove(accountId: string, id: string): { deletedId: string } {
+    const d = this.own(accountId, id);
+    store.deleteDevice(this.sqlite, accountId, d.id);
+    for (const [k, r] of this.recipes) if (r.id === d.id) this.recipes.delete(k);
+    this.seen.delete(d.id);
+    this.sendBuckets.delete(d.id);
+    this.leases.releaseHolder(this.holderOf(d));
+    return { deletedId: d.id };
+  }
+
+  // ------------------------------------------------------------ offline, health
+
+  /** Releases at once the leases of devices silent for --device-offline-after. */
+  sweepOffline(now = this.clock()): number {
+    let released = 0;
+    const connected = this.events.connectedDevices();
+    for (const h of store.leaseHolders(this.sqlite)) {
+      const d = this.holderDevice(h.accountId, h.holder);
+      if (!d || this.online(d, now, connected)) continue;
+      const n = this.leases.releaseHolder(h.holder);
+      if (n > 0) this.logger.warn("device offline: its leased messages went back to the queue", { deviceId: d.id, name: d.name, released: n });
+      released += n;
+    }
+    return released;
+  }
+
+  /** Online state per device as last seen by notePresence (device.online / device.offline events). */
+  private presence: Map<string, boolean> | undefined;
+
+  /**
+   * Emits device.online / device.offline for every device whose state changed since the last
+   * look (the offline sweep's timer). The first look after start only records the states.
+   */
+  notePresence(now = this.clock()): void {
+    const connected = this.events.connectedDevices();
+    const devices = store.listDevices(this.sqlite);
+    const first = this.presence === undefined;
+    const next = new Map<string, boolean>();
+    const changed: Array<{ d: DeviceRow; online: boolean }> = [];
+    for (const d of devices) {
+      const online = this.online(d, now, connected);
+      next.set(d.id, online);
+      if (!first && (this.presence!.get(d.id) ?? false) !== online) changed.push({ d, online });
+    }
+    this.presence = next;
+    if (!changed.length) return;
+    const day = iso(now).slice(0, 10);
+    this.sqlite.transaction(() => {
+      for (const { d, online } of changed) {
+        emitEvent(this.sqlite, d.accountId, online ? "device.online" : "device.offline", () => ({ device: this.view(d, store.deviceDayCounts(this.sqlite, d.accountId, day), now, connected) }), now);
+      }
+    })();
+  }
+
+  /** /health and /metrics figures (all accounts). */
+  health(now = this.clock()): { devicesOnline: number; oldestDueSeconds: number | null; queue: "ok" | "stuck" } {
+    const connected = this.events.connectedDevices();
+    const devicesOnline = store.listDevices(this.sqlite).filter((d) => this.online(d, now, connected)).length;
+    // The oldest due message walks the queued rows: computed at most once a second (monitors poll).
+    if (!this.oldestCache || now - this.oldestCache.at >= HEALTH_CACHE_MS || now < this.oldestCache.at) {
+      this.oldestCache = { at: now, value: store.oldestDue(this.sqlite, iso(now)) };
+    }
+    const oldest = this.oldestCache.value;
+    const oldestDueSeconds = oldest === null ? null : Math.max(0, Math.floor((now - Date.parse(oldest)) / 1000));
+    const stuck = oldest !== null && now - this.lastWorkRequestAt >= this.config.stuckAfterMs;
+    return { devicesOnline, oldestDueSeconds, queue: stuck ? "stuck" : "ok" };
+  }
+
+  /** A key-polling recipe or any other caller asked for work (the stuck check). */
+  workRequested(): void {
+    this.lastWorkRequestAt = this.clock();
+  }
+}
