@@ -3,39 +3,18 @@ import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/server";
+import { spawnServer } from "../helpers/spawn-server";
 import { startReceiver, waitFor } from "../helpers/event-receiver-client";
 
-const root = join(import.meta.dir, "..", "..");
-const bun = join(root, "node_modules", ".bin", "bun");
 const dir = tempDir("textwire-events-kill-");
 const dbPath = join(dir, "textwire.db");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function spawnServer() {
-  const proc = Bun.spawn(
-    [bun, "src/main.ts", "serve", "--port", "0", "--host", "127.0.0.1", "--db", dbPath, "--log-format", "json", "--webhook-limit-per-minute", "1000000", "--allow-private-webhook-urls"],
-    { cwd: root, stdout: "pipe", stderr: "ignore" },
-  );
-  const reader = proc.stdout.getReader();
-  const dec = new TextDecoder();
-  let out = "";
-  const deadline = Date.now() + 15_000;
-  while (!/Textwire listening on (http:\/\/\S+)/.test(out)) {
-    if (Date.now() > deadline) throw new Error(`server did not start: ${out}`);
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`server exited: ${out}`);
-    out += dec.decode(value);
-  }
-  reader.releaseLock();
-  const url = out.match(/Textwire listening on (http:\/\/\S+)/)![1].replace("localhost", "127.0.0.1");
-  const key = out.match(/txwire_sk_[A-Za-z0-9]{40}/)?.[0];
-  return { proc, url, key };
-}
 
 describe("durability of the outbox", () => {
   test("SIGKILL with 1,000 undelivered events: all delivered after restart", async () => {
     const receiver = await startReceiver();
-    const first = await spawnServer();
+    const first = await spawnServer(dbPath, ["--allow-private-webhook-urls"]);
     try {
       const auth = { Authorization: `Bearer ${first.key}`, "Content-Type": "application/json" };
       const ep = await fetch(`${first.url}/v1/webhook-endpoints`, {
@@ -80,7 +59,7 @@ describe("durability of the outbox", () => {
       await first.proc.exited;
       await receiver.configure({ mode: "accept" });
 
-      const second = await spawnServer();
+      const second = await spawnServer(dbPath, ["--allow-private-webhook-urls"]);
       try {
         const state = await waitFor("all 1,000 delivered", async () => {
           const s = await receiver.state();

@@ -3,38 +3,16 @@ import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/server";
+import { spawnServer } from "../helpers/spawn-server";
 
-const root = join(import.meta.dir, "..", "..");
-const bun = join(root, "node_modules", ".bin", "bun");
 const dir = tempDir("textwire-kill-");
 const dbPath = join(dir, "textwire.db");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Starts `textwire serve` as a child process; resolves with its URL (and the key on first start). */
-async function spawnServer() {
-  const proc = Bun.spawn(
-    [bun, "src/main.ts", "serve", "--port", "0", "--host", "127.0.0.1", "--db", dbPath, "--log-format", "json", "--webhook-limit-per-minute", "1000000"],
-    { cwd: root, stdout: "pipe", stderr: "ignore" },
-  );
-  const reader = proc.stdout.getReader();
-  const dec = new TextDecoder();
-  let out = "";
-  const deadline = Date.now() + 15_000;
-  while (!/Textwire listening on (http:\/\/\S+)/.test(out)) {
-    if (Date.now() > deadline) throw new Error(`server did not start: ${out}`);
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`server exited: ${out}`);
-    out += dec.decode(value);
-  }
-  reader.releaseLock();
-  const url = out.match(/Textwire listening on (http:\/\/\S+)/)![1].replace("localhost", "127.0.0.1");
-  const key = out.match(/txwire_sk_[A-Za-z0-9]{40}/)?.[0];
-  return { proc, url, key };
-}
 
 describe("durability", () => {
   test("every submission acknowledged before kill -9 is in the database after restart", async () => {
-    const first = await spawnServer();
+    const first = await spawnServer(dbPath);
     expect(first.key).toBeDefined();
     const formRes = await fetch(`${first.url}/v1/forms`, {
       method: "POST",
@@ -73,7 +51,7 @@ describe("durability", () => {
     const ackedAtKill = [...acked];
     expect(ackedAtKill.length).toBeGreaterThanOrEqual(400);
 
-    const second = await spawnServer();
+    const second = await spawnServer(dbPath);
     try {
       const db = new Database(dbPath, { readonly: true });
       const stmt = db.query("SELECT status FROM messages WHERE id = ?");

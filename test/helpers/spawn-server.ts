@@ -1,0 +1,29 @@
+import { join } from "node:path";
+
+const root = join(import.meta.dir, "..", "..");
+const bun = join(root, "node_modules", ".bin", "bun");
+
+/**
+ * Starts `textwire serve` as a child process on `dbPath` (for tests that kill it); resolves with
+ * its URL and, on a first start, the admin key it printed.
+ */
+export async function spawnServer(dbPath: string, extraArgs: string[] = []) {
+  const proc = Bun.spawn(
+    [bun, "src/main.ts", "serve", "--port", "0", "--host", "127.0.0.1", "--db", dbPath, "--log-format", "json", "--webhook-limit-per-minute", "1000000", ...extraArgs],
+    { cwd: root, stdout: "pipe", stderr: "ignore" },
+  );
+  const reader = proc.stdout.getReader();
+  const dec = new TextDecoder();
+  let out = "";
+  const deadline = Date.now() + 15_000;
+  while (!/Textwire listening on (http:\/\/\S+)/.test(out)) {
+    if (Date.now() > deadline) throw new Error(`server did not start: ${out}`);
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`server exited: ${out}`);
+    out += dec.decode(value);
+  }
+  reader.releaseLock();
+  const url = out.match(/Textwire listening on (http:\/\/\S+)/)![1].replace("localhost", "127.0.0.1");
+  const key = out.match(/txwire_sk_[A-Za-z0-9]{40}/)?.[0];
+  return { proc, url, key };
+}
