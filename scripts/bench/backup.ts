@@ -16,31 +16,14 @@ import { openSqlite } from "../../src/db/open";
 import { migrate } from "../../src/db/migrate";
 import { backupDatabase, restoreDatabase } from "../../src/services/backups";
 import { runBackupJob } from "../../src/services/backup-thread";
-
-interface LoadResult {
-  requests: number;
-  errors: number;
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  nextOffset: number;
-}
-
-async function load(base: string, forms: string[], seconds: number, offset: number): Promise<LoadResult> {
-  const p = Bun.spawn([bun, join(root, "scripts/bench/lib/load.ts"), "--base", base, "--forms", forms.join(","), "--concurrency", String(CONCURRENCY), "--seconds", String(seconds), "--offset", String(offset)], {
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  const text = await new Response(p.stdout).text();
-  await p.exited;
-  return JSON.parse(text.trim().split("\n").pop()!);
-}
+import { runLoad, type LoadResult } from "./lib/proc";
 
 /**
  * In this process: the event loop's lag and a FULL-sync write's latency every 5 ms while a backup
  * runs on the Worker, against the same backup on the main thread (what the server did before).
  */
+const load = (base: string, forms: string[], seconds: number, offset: number) => runLoad(base, forms, { concurrency: CONCURRENCY, seconds, offset });
+
 async function loopDuringBackup(db: string, dir: string) {
   const conn = openSqlite(db);
   conn.exec("CREATE TABLE IF NOT EXISTS bench_probe (id INTEGER PRIMARY KEY, v TEXT)");

@@ -12,7 +12,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { phoneFor } from "./lib/phones";
-import { machineLine, readUntil } from "./lib/proc";
+import { machineLine, readUntil, runLoad } from "./lib/proc";
+
+const load = (base: string, forms: string[], offset: number) => runLoad(base, forms, { concurrency: CONCURRENCY, seconds: SECONDS, offset });
 
 const root = join(import.meta.dir, "..", "..");
 const argv = process.argv.slice(2);
@@ -23,18 +25,6 @@ const CONCURRENCY = opt("concurrency", 32);
 const bun = join(root, "node_modules", ".bin", "bun");
 const dir = mkdtempSync(join(tmpdir(), "textwire-bench-broadcast-"));
 
-
-function load(base: string, forms: string[], offset: number) {
-  const p = Bun.spawn(
-    [bun, join(root, "scripts/bench/lib/load.ts"), "--base", base, "--forms", forms.join(","), "--concurrency", String(CONCURRENCY), "--seconds", String(SECONDS), "--offset", String(offset)],
-    { stdout: "pipe", stderr: "inherit" },
-  );
-  return (async () => {
-    const text = await new Response(p.stdout).text();
-    await p.exited;
-    return JSON.parse(text.trim().split("\n").pop()!) as { requests: number; errors: number; rps: number; p50Ms: number; p99Ms: number; nextOffset: number };
-  })();
-}
 
 const server = Bun.spawn(
   [bun, join(root, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--db", join(dir, "textwire.db"), "--log-format", "json", "--webhook-limit-per-minute", "100000000"],

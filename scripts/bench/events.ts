@@ -11,7 +11,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readUntil, machineLine } from "./lib/proc";
+import { readUntil, machineLine, runLoad, type LoadResult } from "./lib/proc";
 
 const root = join(import.meta.dir, "..", "..");
 const argv = process.argv.slice(2);
@@ -31,26 +31,6 @@ function cpuMs(pid: number): number {
 }
 
 
-interface LoadResult {
-  requests: number;
-  errors: number;
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  nextOffset: number;
-}
-
-async function load(base: string, forms: string[], seconds: number, offset: number): Promise<LoadResult> {
-  const p = Bun.spawn(
-    [bun, join(root, "scripts/bench/lib/load.ts"), "--base", base, "--forms", forms.join(","), "--concurrency", String(CONCURRENCY), "--seconds", String(seconds), "--offset", String(offset)],
-    { stdout: "pipe", stderr: "inherit" },
-  );
-  const text = await new Response(p.stdout).text();
-  await p.exited;
-  return JSON.parse(text.trim().split("\n").pop()!);
-}
-
 /** A receiver answering every delivery after SLOW_MS (never verifies: only its slowness matters). */
 function slowReceiver() {
   let received = 0;
@@ -67,6 +47,8 @@ function slowReceiver() {
   });
   return { url: `http://127.0.0.1:${server.port}/hook`, received: () => received, stop: () => server.stop(true) };
 }
+
+const load = (base: string, forms: string[], seconds: number, offset: number) => runLoad(base, forms, { concurrency: CONCURRENCY, seconds, offset });
 
 async function run(label: string, endpoints: number) {
   const db = join(dir, `${label}.db`);

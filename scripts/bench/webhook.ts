@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { $ } from "bun";
-import { peakRssMb as peakRss, readUntil, machineLine } from "./lib/proc";
+import { peakRssMb as peakRss, readUntil, machineLine, runLoad, type LoadResult } from "./lib/proc";
 
 const root = join(import.meta.dir, "..", "..");
 const argv = process.argv.slice(2);
@@ -29,27 +29,7 @@ const dir = mkdtempSync(join(tmpdir(), "textwire-bench-"));
 
 
 
-interface LoadResult {
-  requests: number;
-  errors: number;
-  seconds: number;
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  statuses: Record<string, number>;
-  nextOffset: number;
-}
-
-async function load(base: string, forms: string[], seconds: number, offset: number): Promise<LoadResult> {
-  const p = Bun.spawn(
-    [bun, join(root, "scripts/bench/lib/load.ts"), "--base", base, "--forms", forms.join(","), "--concurrency", String(CONCURRENCY), "--seconds", String(seconds), "--offset", String(offset)],
-    { stdout: "pipe", stderr: "inherit" },
-  );
-  const text = await new Response(p.stdout).text();
-  await p.exited;
-  return JSON.parse(text.trim().split("\n").pop()!);
-}
+const load = (base: string, forms: string[], seconds: number, offset: number) => runLoad(base, forms, { concurrency: CONCURRENCY, seconds, offset });
 
 async function benchTextwire() {
   let cmd: string[] = [bun, join(root, "src/main.ts")];
