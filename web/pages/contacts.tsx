@@ -5,6 +5,7 @@ import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
 import { Select } from "./messages";
 import { ContactImport } from "./contact-import";
+import { Pager } from "../pager";
 
 interface Contact {
   id: string;
@@ -207,13 +208,7 @@ function ContactList() {
       ) : !error.value ? (
         <p role="status">Loading…</p>
       ) : null}
-      {l && l.pagination.totalPages > 1 ? (
-        <nav class="pager" aria-label="Pages of contacts">
-          <button type="button" class="secondary" disabled={page <= 1} onClick={() => setParam("page", String(page - 1))}>Previous page</button>
-          <span>Page {page} of {l.pagination.totalPages}</span>
-          <button type="button" class="secondary" disabled={page >= l.pagination.totalPages} onClick={() => setParam("page", String(page + 1))}>Next page</button>
-        </nav>
-      ) : null}
+      {l ? <Pager page={page} totalPages={l.pagination.totalPages} label="Pages of contacts" onPage={(n) => setParam("page", String(n))} /> : null}
     </section>
   );
 }

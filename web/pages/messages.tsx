@@ -4,6 +4,7 @@ import { api, errorText } from "../api";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
+import { Pager } from "../pager";
 
 interface Message {
   id: string;
@@ -192,13 +193,7 @@ function MessageList() {
       ) : !error.value ? (
         <p role="status">Loading…</p>
       ) : null}
-      {l && l.pagination.totalPages > 1 ? (
-        <nav class="pager" aria-label="Pages of messages">
-          <button type="button" class="secondary" disabled={page <= 1} onClick={() => setParam("page", String(page - 1))}>Previous page</button>
-          <span>Page {page} of {l.pagination.totalPages}</span>
-          <button type="button" class="secondary" disabled={page >= l.pagination.totalPages} onClick={() => setParam("page", String(page + 1))}>Next page</button>
-        </nav>
-      ) : null}
+      {l ? <Pager page={page} totalPages={l.pagination.totalPages} label="Pages of messages" onPage={(n) => setParam("page", String(n))} /> : null}
     </section>
   );
 }
