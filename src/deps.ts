@@ -36,6 +36,8 @@ import { BroadcastService } from "./services/broadcasts";
 import { SessionService } from "./services/sessions";
 import { MessageFeed } from "./services/message-feed";
 import { ApiKeyService } from "./services/api-keys";
+import { SubmissionIntake } from "./services/intake";
+import { intakeStore } from "./db/intake";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -71,6 +73,8 @@ export interface AppDeps {
   /** Monthly message quota counts per account. */
   quota: MonthlyQuota;
   submissions: SubmissionService;
+  /** The webhook's intake: its applier Worker and the read barrier (`intake.barrier()`). */
+  intake: SubmissionIntake;
   /** Device polling: leases, send-rate cap, long-poll waiters (`leases.notify(accountId)` after an enqueue). */
   leases: LeaseService;
   messages: MessageService;
@@ -105,16 +109,29 @@ export interface AppDeps {
 
 export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger): AppDeps {
   const db = wrapDb(sqlite);
+  // Boot applies what the last run left in the intake before anything reads messages (issue 15).
+  SubmissionIntake.drain(sqlite, logger);
+  const intake = new SubmissionIntake(sqlite, config.db, logger);
   const queue = new MessageQueue();
   const seq = Sequence.fromDb(sqlite);
   const writer = new GroupCommitWriter(sqlite, logger);
   const quota = new MonthlyQuota(sqlite, clock);
+  const appliedSeq = intakeStore(sqlite).appliedSeq;
+  quota.unapplied = (accountId, monthStart) => intake.pendingMessages(accountId, monthStart, appliedSeq());
   const leases = new LeaseService(sqlite, clock, queue, config);
-  const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases);
+  const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases, intake);
   const forms = new FormService(db, clock);
   const messages = new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota);
   const events = new EventOutbox(sqlite);
   registerOutbox(sqlite, events);
+  // Applied submissions wake the phones waiting for work and the event dispatcher.
+  intake.onApplied = (accountIds, emitted) => {
+    for (const id of accountIds) leases.notify(id);
+    if (emitted) {
+      events.needsFanout = true;
+      events.wake();
+    }
+  };
   const accountSettings = new AccountSettingsService(sqlite, clock);
   const contacts = new ContactService(sqlite, clock, forms, (ids) => leases.withdraw(ids));
   const spam = new SpamCounter(sqlite, writer);
@@ -141,6 +158,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     writer,
     quota,
     submissions,
+    intake,
     leases,
     messages,
     analytics: new AnalyticsService(sqlite, forms),
@@ -158,6 +176,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     startedAt: clock(),
     lifecycle: [
       queueSync(sqlite, queue),
+      // Before the writer: stopped after it, so it applies the writer's last flush.
+      intake,
       writer,
       {
         name: "idempotency-sweep",

@@ -108,6 +108,12 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
       const formId = path.split("/")[3] ?? "";
       Object.assign(state.headers, rateLimitHeaders(deps.webhookLimiter.peek(formId, config.webhookLimitPerMinute)));
     }
+    // The read barrier (issue 15): what a webhook acknowledged is applied before any other API
+    // request (or a phone's) runs, so it reads — and changes — what was acknowledged.
+    if (kind === "api" || kind === "messages" || path.startsWith("/api/mobile/")) {
+      const caughtUp = deps.intake.barrier();
+      if (caughtUp) await caughtUp;
+    }
     // HEAD is GET without the body (uptime monitors send it): same checks, same status and headers.
     if (req.method === "HEAD") {
       const res = await route(new Request(req.url, { method: "GET", headers: req.headers }), url, path, state, fwdProto, host);

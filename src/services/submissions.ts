@@ -15,7 +15,6 @@ import { validateSubmission, type FieldDef } from "../domain/submission";
 import { resolveFormSettings, type FormSettings } from "../domain/form-definition";
 import { builtinVariables, renderTemplate } from "../domain/template";
 import { smsInfo } from "../domain/sms-encoding";
-import { contactSearchText } from "../domain/contact-search";
 import { deferForDailyLimit } from "../domain/daily-limit";
 import { checkCountry, checkInsertedValues, resolveProtection, type ProtectionSettings } from "../domain/protection";
 import { afterQuietHours } from "../domain/quiet-hours";
@@ -23,7 +22,9 @@ import { templateVariables } from "../domain/template";
 import { UUID_RE } from "../lib/ids";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
 import type { LeaseService } from "./leases";
-import { emitSubmission } from "./event-payloads";
+import type { IntakeEntry } from "./intake-apply";
+import type { PendingEntry, SubmissionIntake } from "./intake";
+import { intakeStore, type IntakeStore } from "../db/intake";
 import { isConsentGiven } from "../domain/keywords";
 
 /** Idempotency-Key replays last this long (CONTRACT §5). */
@@ -97,11 +98,6 @@ function keyReused(key: string): AppError {
 interface ContactRow {
   id: string;
   opted_out: number;
-  first_name: string | null;
-  last_name: string | null;
-  email: string | null;
-  custom_fields: string;
-  source: string | null;
 }
 
 const FORM_CACHE_MAX = 10_000;
@@ -116,10 +112,8 @@ export class SubmissionService {
   private readonly countRecentTo: Statement<{ n: number }, [string, string, string]>;
   private readonly idemSweep: Statement<unknown, [string]>;
   private readonly contactByPhone: Statement<ContactRow, [string, string]>;
-  private readonly contactInsert: Statement<unknown, any[]>;
-  private readonly contactUpdate: Statement<unknown, any[]>;
-  private readonly messageInsert: Statement<unknown, any[]>;
-  private readonly submissionInsert: Statement<unknown, any[]>;
+  private readonly intakeStore: IntakeStore;
+  private readonly formExists: Statement<{ id: string }, [string]>;
   private readonly countScheduled: Statement<{ n: number }, [string, string, string]>;
   /** Parsed fields/settings per form, valid while updated_at is unchanged. */
   private readonly formCache = new Map<
@@ -136,7 +130,10 @@ export class SubmissionService {
     private readonly quota: MonthlyQuota,
     private readonly sendRatePerMinute: number,
     private readonly leases: Pick<LeaseService, "notify">,
+    private readonly intake: SubmissionIntake,
   ) {
+    this.intakeStore = intakeStore(sqlite);
+    this.formExists = sqlite.prepare("SELECT id FROM forms WHERE id = ?");
     this.formById = sqlite.prepare(
       `SELECT f.id, f.account_id, f.name, f.message_template, f.is_active, f.fields, f.settings, f.updated_at, a.monthly_quota
          FROM forms f JOIN accounts a ON a.id = f.account_id WHERE f.id = ? AND f.webhook_token IS NULL`,
@@ -157,27 +154,7 @@ export class SubmissionService {
       "SELECT count(*) AS n FROM messages WHERE account_id = ? AND recipient_phone = ? AND created_at >= ? AND status IN ('queued', 'sent')",
     );
     this.idemSweep = sqlite.prepare("DELETE FROM idempotency_keys WHERE created_at < ?");
-    this.contactByPhone = sqlite.prepare(
-      "SELECT id, first_name, last_name, email, custom_fields, source, opted_out FROM contacts WHERE account_id = ? AND phone_number = ?",
-    );
-    this.contactInsert = sqlite.prepare(
-      `INSERT INTO contacts (id, account_id, phone_number, first_name, last_name, email, status, form_id, custom_fields,
-         tags, message_count, source, search_text, created_at, updated_at, consent)
-       VALUES (?, ?, ?, ?, ?, ?, 'new', ?, ?, '[]', 0, ?, ?, ?, ?, ?)`,
-    );
-    this.contactUpdate = sqlite.prepare(
-      `UPDATE contacts SET first_name = ?, last_name = ?, email = ?, custom_fields = ?, source = ?, search_text = ?, updated_at = ?
-        WHERE id = ?`,
-    );
-    this.messageInsert = sqlite.prepare(
-      `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name,
-         status, priority, priority_rank, webhook_data, template_used, scheduled_for, retry_count, metadata, seq,
-         lease_expiries, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, 0, ?, ?, 0, ?, ?)`,
-    );
-    this.submissionInsert = sqlite.prepare(
-      "INSERT INTO submissions (id, account_id, form_id, contact_id, message_id, new_contact, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    );
+    this.contactByPhone = sqlite.prepare("SELECT id, opted_out FROM contacts WHERE account_id = ? AND phone_number = ?");
     this.countScheduled = sqlite.prepare(
       "SELECT count(*) AS n FROM messages WHERE form_id = ? AND scheduled_for >= ? AND scheduled_for < ?",
     );
@@ -284,9 +261,9 @@ export class SubmissionService {
     const refusal = this.quota.reserve(form.accountId, form.monthlyQuota);
     if (refusal) throw quotaExceeded(refusal, this.clock());
     const reserved = form.monthlyQuota !== null;
-    let answer: SubmissionAnswer;
+    let answer: SubmissionAnswer & { intakeSeq?: number };
     try {
-      answer = await this.writer.submit<SubmissionAnswer>({
+      answer = await this.writer.submit<SubmissionAnswer & { intakeSeq?: number }>({
         run: () => {
           if (key !== undefined) {
             const prior = this.idemGet.get(form.id, key);
@@ -298,54 +275,36 @@ export class SubmissionService {
               this.idemDelete.run(form.id, key);
             }
           }
-          // Contact: create, or merge into the account's contact with this phone.
+          // The intake has no foreign keys: a form deleted since the lookup is refused here.
+          if (!this.formExists.get(form.id)) throw new AppError("NOT_FOUND", { message: "Form not found", details: { formId: form.id } });
+          // The rules read SQLite plus the unapplied intake past intake_applied.seq, both in this
+          // job's snapshot (see services/intake.ts), so a 200 just sent counts at once.
+          const appliedSeq = this.intakeStore.appliedSeq();
+          const pending = this.intake.forPhone(form.accountId, v.phoneNumber, appliedSeq);
+          // Contact: the account's contact with this phone (applied or not yet), else a new id;
+          // the applier creates or merges it exactly as this job used to.
           const existing = this.contactByPhone.get(form.accountId, v.phoneNumber);
-          let contactId: string;
-          let firstName: string | null;
-          let lastName: string | null;
-          if (existing) {
-            contactId = existing.id;
-            firstName = v.firstName ?? existing.first_name;
-            lastName = v.lastName ?? existing.last_name;
-            const email = v.email ?? existing.email;
-            // Custom fields merge: posted values win, the others stay.
-            const custom =
-              Object.keys(v.custom).length > 0 ? JSON.stringify({ ...JSON.parse(existing.custom_fields), ...v.custom }) : existing.custom_fields;
-            const source = existing.source ? existing.source : (v.source ?? null);
-            this.contactUpdate.run(
-              firstName,
-              lastName,
-              email,
-              custom,
-              source,
-              contactSearchText({ firstName, lastName, email, phoneNumber: v.phoneNumber }),
-              nowIso,
-              contactId,
-            );
-          } else {
-            contactId = newId();
-            firstName = v.firstName ?? null;
-            lastName = v.lastName ?? null;
-            this.contactInsert.run(
-              contactId,
-              form.accountId,
-              v.phoneNumber,
-              firstName,
-              lastName,
-              v.email ?? null,
-              form.id,
-              JSON.stringify(v.custom),
-              v.source ?? null,
-              contactSearchText({ firstName, lastName, email: v.email, phoneNumber: v.phoneNumber }),
-              nowIso,
-              nowIso,
-              JSON.stringify({ source: "webhook", formId: form.id, at: nowIso, ipAddress: input.ipAddress }),
-            );
-          }
+          const contactId = existing ? existing.id : pending.length > 0 ? pending[pending.length - 1].contactId : newId();
+          const entry: IntakeEntry = {
+            kind: "suppressed",
+            accountId: form.accountId,
+            formId: form.id,
+            formName: form.name,
+            contactId,
+            phone: v.phoneNumber,
+            firstName: v.firstName ?? null,
+            lastName: v.lastName ?? null,
+            email: v.email ?? null,
+            custom: v.custom,
+            source: v.source ?? null,
+            consent: JSON.stringify({ source: "webhook", formId: form.id, at: nowIso, ipAddress: input.ipAddress }),
+            submissionId: newId(),
+            messageId: null,
+            at: nowIso,
+          };
           // Issue 11: an opted-out number or a form's missing consent → saved, but no message.
           const suppressed = existing?.opted_out === 1 ? "opted-out" : settings.consentField !== null && !isConsentGiven(input.body[settings.consentField]) ? "no-consent" : null;
           if (suppressed !== null) {
-            this.submissionInsert.run(newId(), form.accountId, form.id, contactId, null, existing ? 0 : 1, nowIso);
             const body = JSON.stringify({
               status: "success",
               message:
@@ -355,10 +314,16 @@ export class SubmissionService {
               data: { messageId: null, contactId, queuePosition: null, estimatedDelivery: null, suppressed },
             });
             if (key !== undefined) this.idemInsert.run(form.id, key, 200, body, input.bodyHash ?? null, nowIso);
-            return { status: 200, body, created: true, contactId, queued: false };
+            const intakeSeq = this.record(entry, now, 0);
+            return { status: 200, body, created: true, contactId, queued: false, intakeSeq };
           }
-          const held = this.holdBack(form, v.phoneNumber, contactId, existing ? 0 : 1, now, nowIso, key, input.bodyHash);
-          if (held) return held;
+          const held = this.holdBack(form, v.phoneNumber, contactId, pending, appliedSeq, now, key, input.bodyHash);
+          if (held) {
+            entry.kind = "held";
+            entry.messageId = held.firstMessageId;
+            const intakeSeq = this.record(entry, now, 0);
+            return { ...held.answer, intakeSeq };
+          }
           // Schedule: the form's delay, out of quiet hours, then past the daily limit if the day is full.
           const quiet = protection.quietHours;
           const tz = settings.timezone;
@@ -370,37 +335,18 @@ export class SubmissionService {
               scheduledFor,
               tz,
               perDay,
-              (from, to) => this.countScheduled.get(form.id, new Date(from).toISOString(), new Date(to).toISOString())!.n,
+              (from, to) =>
+                this.countScheduled.get(form.id, new Date(from).toISOString(), new Date(to).toISOString())!.n +
+                this.intake.countScheduled(form.id, from, to, appliedSeq),
               undefined,
               quiet ? (at) => afterQuietHours(at, tz, quiet) : undefined,
             );
           }
           const messageId = newId();
           const seq = this.seq.next();
-          const recipientName = `${firstName ?? ""} ${lastName ?? ""}`.trim() || null;
-          this.messageInsert.run(
-            messageId,
-            form.accountId,
-            form.id,
-            form.name,
-            contactId,
-            rendered.content,
-            v.phoneNumber,
-            recipientName,
-            priority,
-            PRIORITY_RANK[priority],
-            input.rawJson,
-            form.messageTemplate,
-            new Date(scheduledFor).toISOString(),
-            metadata,
-            seq,
-            nowIso,
-            nowIso,
-          );
-          const submissionId = newId();
-          this.submissionInsert.run(submissionId, form.accountId, form.id, contactId, messageId, existing ? 0 : 1, nowIso);
-          // The queue entry goes in last; should the idempotency row still fail, it comes out again
-          // with the job's rolled-back writes, so the queue never holds a message SQLite lacks.
+          // The queue entry goes in first (the answer's position); should anything after it fail,
+          // it comes out again with the job's rolled-back writes, so the queue never holds a
+          // message the intake lacks.
           this.queue.insert({ id: messageId, accountId: form.accountId, priority, scheduledFor, seq });
           try {
             const pos = this.queue.position(messageId, now, this.sendRatePerMinute)!;
@@ -420,10 +366,22 @@ export class SubmissionService {
                 estimatedDelivery: new Date(pos.estimatedDelivery).toISOString(),
               },
             });
-            // Outbound events, in this transaction (nothing written when no endpoint takes them).
-            emitSubmission(this.sqlite, { accountId: form.accountId, formId: form.id, formName: form.name, submissionId, contactId, newContact: !existing, messageId, answer: body }, now);
+            entry.kind = "queued";
+            entry.messageId = messageId;
+            entry.message = {
+              content: rendered.content,
+              priority,
+              priorityRank: PRIORITY_RANK[priority],
+              webhookData: input.rawJson,
+              template: form.messageTemplate,
+              scheduledFor: new Date(scheduledFor).toISOString(),
+              metadata,
+              seq,
+              answer: body,
+            };
             if (key !== undefined) this.idemInsert.run(form.id, key, 200, body, input.bodyHash ?? null, nowIso);
-            return { status: 200, body, created: true, messageId, contactId, queued: true };
+            const intakeSeq = this.record(entry, now, scheduledFor);
+            return { status: 200, body, created: true, messageId, contactId, queued: true, intakeSeq };
           } catch (err) {
             this.queue.remove(messageId);
             throw err;
@@ -431,6 +389,7 @@ export class SubmissionService {
         },
         undo: (r) => {
           if (r.queued && r.messageId) this.queue.remove(r.messageId);
+          if (r.intakeSeq !== undefined) this.intake.remove(r.intakeSeq);
         },
       });
     } catch (err) {
@@ -454,29 +413,43 @@ export class SubmissionService {
       throw err;
     }
     if (reserved) this.quota.settle(form.accountId, answer.queued === true);
-    // Committed: wake phones long-polling `next` for this account.
-    if (answer.queued) this.leases.notify(form.accountId);
-    return answer;
+    // Committed: the applier is woken; phones long-polling `next` are woken once it has applied
+    // the message (SubmissionIntake.onApplied), or now when it was applied in the job.
+    if (answer.intakeSeq !== undefined) this.intake.committed(answer.intakeSeq);
+    if (answer.queued && this.intake.inlineApplier) this.leases.notify(form.accountId);
+    const { intakeSeq: _seq, ...sent } = answer;
+    return sent;
   }
 
   /**
-   * Inside the write job, after the contact is saved: the duplicate window (answer with the first
-   * message) and the per-recipient daily limit (accept, queue nothing). Null: queue as usual.
+   * Inside the write job: the duplicate window (answer with the first message) and the
+   * per-recipient daily limit (accept, queue nothing), over SQLite plus the unapplied intake
+   * (`pending`: this phone's entries past `appliedSeq`). Null: queue as usual.
    */
   private holdBack(
     form: WebhookForm,
     phone: string,
     contactId: string,
-    newContact: number,
+    pending: PendingEntry[],
+    appliedSeq: number,
     now: number,
-    nowIso: string,
     key: string | undefined,
     bodyHash: string | undefined,
-  ): SubmissionAnswer | null {
+  ): { answer: SubmissionAnswer; firstMessageId: string | null } | null {
     const p = form.protection;
     let answer: { message: string; data: Record<string, unknown>; messageId: string | null } | null = null;
     if (p.duplicateWindowMinutes > 0) {
-      const first = this.lastMessageTo.get(form.accountId, phone, form.id, new Date(now - p.duplicateWindowMinutes * MINUTE_MS).toISOString());
+      const since = now - p.duplicateWindowMinutes * MINUTE_MS;
+      // An unapplied message is newer than any applied one: it is the latest, if there is one.
+      let first: { id: string; scheduled_for: string; sent_at: string | null } | undefined;
+      for (let i = pending.length - 1; i >= 0; i--) {
+        const e = pending[i];
+        if (e.messageId !== null && e.formId === form.id && e.createdAt >= since) {
+          first = { id: e.messageId, scheduled_for: new Date(e.scheduledFor).toISOString(), sent_at: null };
+          break;
+        }
+      }
+      first ??= this.lastMessageTo.get(form.accountId, phone, form.id, new Date(since).toISOString()) ?? undefined;
       if (first) {
         const pos = this.queue.position(first.id, now, this.sendRatePerMinute);
         answer = {
@@ -493,7 +466,9 @@ export class SubmissionService {
       }
     }
     if (answer === null && p.recipientLimitPerDay !== null) {
-      const n = this.countRecentTo.get(form.accountId, phone, new Date(now - 24 * 3_600_000).toISOString())!.n;
+      const since = now - 24 * 3_600_000;
+      let n = this.countRecentTo.get(form.accountId, phone, new Date(since).toISOString())!.n;
+      for (const e of pending) if (e.messageId !== null && e.seq > appliedSeq && e.createdAt >= since) n++;
       if (n >= p.recipientLimitPerDay) {
         answer = {
           message: `Submission received; no text is sent because this number already got ${n} texts in the last 24 hours`,
@@ -503,12 +478,34 @@ export class SubmissionService {
       }
     }
     if (answer === null) return null;
-    this.submissionInsert.run(newId(), form.accountId, form.id, contactId, answer.messageId, newContact, nowIso);
     const body = JSON.stringify({ status: "success", message: answer.message, data: answer.data });
-    if (key !== undefined) this.idemInsert.run(form.id, key, 200, body, bodyHash ?? null, nowIso);
-    return { status: 200, body, created: true, contactId, queued: false };
+    if (key !== undefined) this.idemInsert.run(form.id, key, 200, body, bodyHash ?? null, new Date(now).toISOString());
+    return { answer: { status: 200, body, created: true, contactId, queued: false }, firstMessageId: answer.messageId };
   }
 
+  /**
+   * Inside the write job, last: appends the entry to the intake (or, without an applier thread,
+   * applies it at once) and shows it to the rules of the requests that follow.
+   */
+  private record(entry: IntakeEntry, now: number, scheduledFor: number): number {
+    const seq = this.intake.nextSeq();
+    if (this.intake.inlineApplier) {
+      this.intake.inlineApplier.applyEntry(entry);
+      return seq;
+    }
+    this.intakeStore.append(seq, JSON.stringify(entry));
+    this.intake.add({
+      seq,
+      accountId: entry.accountId,
+      phone: entry.phone,
+      formId: entry.formId,
+      contactId: entry.contactId,
+      messageId: entry.kind === "queued" ? entry.messageId : null,
+      createdAt: now,
+      scheduledFor,
+    });
+    return seq;
+  }
   /**
    * What a honeypot catch is answered: shaped exactly like a success (random ids, a plausible
    * position), nothing written.

@@ -33,6 +33,17 @@ export async function startTestServer(overrides: Partial<ServeConfig> = {}, opts
     logger: opts.logger,
     onFirstKey: (k) => (first = k),
   });
+  // Tests read SQLite directly behind the API right after a webhook's 200: the same read barrier an
+  // API request passes (issue 15), taken synchronously, so they see what was acknowledged.
+  const sqlite = running.deps.sqlite;
+  const intake = running.deps.intake;
+  Object.defineProperty(running.deps, "sqlite", {
+    get() {
+      intake.settleSync();
+      return sqlite;
+    },
+    configurable: true,
+  });
   const url = `http://127.0.0.1:${running.port}`;
   const ts: TestServer = {
     url,

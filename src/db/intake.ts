@@ -1,0 +1,45 @@
+/**
+ * The webhook intake's statements (tables: drizzle/0016_submission_intake.sql). The request path
+ * appends and reads the high-water mark; the applier reads in order, moves the mark and deletes
+ * what it applied — each on its own connection.
+ */
+import type { Database, Statement } from "bun:sqlite";
+import type { submissionIntake } from "./schema/intake";
+
+export type IntakeRow = typeof submissionIntake.$inferSelect;
+
+export interface IntakeStore {
+  /** Appends one entry (the request path, inside its group-commit job). */
+  append(seq: number, entry: string): void;
+  /** The last applied seq (0 before any). */
+  appliedSeq(): number;
+  /** The largest seq written (applied or not). */
+  lastSeq(): number;
+  /** Unapplied rows after `seq`, oldest first. */
+  listAfter(seq: number, limit: number): IntakeRow[];
+  /** Records `seq` as applied and deletes the applied rows (same transaction as the apply). */
+  markApplied(seq: number): void;
+  /** Rows not applied yet. */
+  pending(): number;
+}
+
+export function intakeStore(sqlite: Database): IntakeStore {
+  const insert: Statement<unknown, [number, string]> = sqlite.prepare("INSERT INTO submission_intake (seq, entry) VALUES (?, ?)");
+  const applied: Statement<{ seq: number }, []> = sqlite.prepare("SELECT seq FROM intake_applied WHERE id = 1");
+  const last: Statement<{ m: number }, []> = sqlite.prepare("SELECT coalesce(max(seq), 0) AS m FROM submission_intake");
+  const after: Statement<IntakeRow, [number, number]> = sqlite.prepare("SELECT seq, entry FROM submission_intake WHERE seq > ? ORDER BY seq LIMIT ?");
+  const mark: Statement<unknown, [number]> = sqlite.prepare("UPDATE intake_applied SET seq = ? WHERE id = 1");
+  const purge: Statement<unknown, [number]> = sqlite.prepare("DELETE FROM submission_intake WHERE seq <= ?");
+  const count: Statement<{ n: number }, []> = sqlite.prepare("SELECT count(*) AS n FROM submission_intake");
+  return {
+    append: (seq, entry) => void insert.run(seq, entry),
+    appliedSeq: () => applied.get()?.seq ?? 0,
+    lastSeq: () => Math.max(last.get()!.m, applied.get()?.seq ?? 0),
+    listAfter: (seq, limit) => after.all(seq, limit),
+    markApplied(seq) {
+      mark.run(seq);
+      purge.run(seq);
+    },
+    pending: () => count.get()!.n,
+  };
+}

@@ -1,0 +1,17 @@
+import { sqliteTable, text, integer } from "drizzle-orm/sqlite-core";
+
+/**
+ * The webhook's append-only intake (issue 15 item 3): one row per acknowledged submission, in
+ * acknowledgement order, holding everything the applier needs (`entry`, JSON of an IntakeEntry).
+ * Rows are deleted by the applier in the transaction that applies them.
+ */
+export const submissionIntake = sqliteTable("submission_intake", {
+  seq: integer("seq").primaryKey(),
+  entry: text("entry").notNull(),
+});
+
+/** One row (id 1): the last intake seq the applier has applied (its high-water mark). */
+export const intakeApplied = sqliteTable("intake_applied", {
+  id: integer("id").primaryKey(),
+  seq: integer("seq").notNull(),
+});

@@ -1,0 +1,251 @@
+/**
+ * The applier's work (issue 15 item 3): an acknowledged webhook submission, read back from the
+ * intake, becomes its derived rows — the contact (created, or merged exactly as the request path
+ * used to), the submission, the queued message and its events. Runs on whatever connection it is
+ * given: the applier Worker's own, or the main one when boot drains what a crash left.
+ *
+ * Exactly once: a batch applies rows in seq order and moves intake_applied.seq (and deletes the
+ * rows) in the SAME transaction, so a crash anywhere leaves either all of a batch or none of it.
+ */
+import type { Database, Statement } from "bun:sqlite";
+import { contactSearchText } from "../domain/contact-search";
+import { intakeStore, type IntakeStore } from "../db/intake";
+import { emitSubmission } from "./event-payloads";
+
+/** What a request commits for the applier: ids assigned up front, the message already rendered. */
+export interface IntakeEntry {
+  /** queued: a message was queued; held: a duplicate (messageId = the first one) or over the recipient limit; suppressed: opted out / no consent. */
+  kind: "queued" | "held" | "suppressed";
+  accountId: string;
+  formId: string;
+  formName: string;
+  /** The id the answer gave (used when the contact is new). */
+  contactId: string;
+  phone: string;
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+  custom: Record<string, string>;
+  source: string | null;
+  /** contacts.consent JSON for a new contact. */
+  consent: string;
+  submissionId: string;
+  /** The queued message (queued), the first one (held duplicate), or null. */
+  messageId: string | null;
+  /** ISO instant of the request. */
+  at: string;
+  message?: {
+    content: string;
+    priority: string;
+    priorityRank: number;
+    webhookData: string;
+    template: string;
+    scheduledFor: string;
+    metadata: string;
+    seq: number;
+    /** The 200's body (the form.submission event carries it). */
+    answer: string;
+  };
+}
+
+/** Rows per applier transaction: large enough to amortise the commit, short enough not to hold the write lock long. */
+export const APPLY_BATCH_MAX = 512;
+
+export interface BatchResult {
+  /** Rows applied (0: the intake is empty). */
+  applied: number;
+  /** The high-water mark after the batch. */
+  seq: number;
+  /** Accounts that got a queued message (phones waiting for work are woken). */
+  accounts: string[];
+  /** Entries that could not be applied (their form or account was deleted meanwhile). */
+  skipped: Array<{ seq: number; error: string }>;
+}
+
+interface ContactRow {
+  id: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  custom_fields: string;
+  source: string | null;
+}
+
+export class IntakeApplier {
+  readonly store: IntakeStore;
+  private readonly contactByPhone: Statement<ContactRow, [string, string]>;
+  private readonly contactInsert: Statement<unknown, any[]>;
+  private readonly contactUpdate: Statement<unknown, any[]>;
+  private readonly messageInsert: Statement<unknown, any[]>;
+  private readonly submissionInsert: Statement<unknown, any[]>;
+  private readonly begin: Statement;
+  private readonly commit: Statement;
+  private readonly rollback: Statement;
+  private readonly savepoint: Statement;
+  private readonly release: Statement;
+  private readonly rollbackTo: Statement;
+  /** Called once per batch inside its transaction, after its rows (per-batch derived counts go here). */
+  readonly batchHooks: Array<(sqlite: Database, entries: IntakeEntry[]) => void> = [];
+  /** Called inside the transaction before a batch (the applier Worker reloads event subscribers). */
+  beforeBatch: () => void = () => {};
+
+  constructor(private readonly sqlite: Database) {
+    this.store = intakeStore(sqlite);
+    this.contactByPhone = sqlite.prepare(
+      "SELECT id, first_name, last_name, email, custom_fields, source FROM contacts WHERE account_id = ? AND phone_number = ?",
+    );
+    this.contactInsert = sqlite.prepare(
+      `INSERT INTO contacts (id, account_id, phone_number, first_name, last_name, email, status, form_id, custom_fields,
+         tags, message_count, source, search_text, created_at, updated_at, consent)
+       VALUES (?, ?, ?, ?, ?, ?, 'new', ?, ?, '[]', 0, ?, ?, ?, ?, ?)`,
+    );
+    this.contactUpdate = sqlite.prepare(
+      `UPDATE contacts SET first_name = ?, last_name = ?, email = ?, custom_fields = ?, source = ?, search_text = ?, updated_at = ?
+        WHERE id = ?`,
+    );
+    this.messageInsert = sqlite.prepare(
+      `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name,
+         status, priority, priority_rank, webhook_data, template_used, scheduled_for, retry_count, metadata, seq,
+         lease_expiries, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, 0, ?, ?, 0, ?, ?)`,
+    );
+    this.submissionInsert = sqlite.prepare(
+      "INSERT INTO submissions (id, account_id, form_id, contact_id, message_id, new_contact, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    );
+    this.begin = sqlite.prepare("BEGIN IMMEDIATE");
+    this.commit = sqlite.prepare("COMMIT");
+    this.rollback = sqlite.prepare("ROLLBACK");
+    this.savepoint = sqlite.prepare("SAVEPOINT entry");
+    this.release = sqlite.prepare("RELEASE entry");
+    this.rollbackTo = sqlite.prepare("ROLLBACK TO entry");
+  }
+
+  /** Applies the next batch of the intake in one transaction. */
+  applyBatch(max = APPLY_BATCH_MAX): BatchResult {
+    this.begin.run();
+    try {
+      const r = this.applyRows(max);
+      this.commit.run();
+      return r;
+    } catch (err) {
+      try {
+        this.rollback.run();
+      } catch {}
+      throw err;
+    }
+  }
+
+  /** Applies everything the intake holds (boot, before the queue is rebuilt). */
+  drain(onBatch?: (r: BatchResult) => void): number {
+    let total = 0;
+    for (;;) {
+      const r = this.applyBatch();
+      if (r.applied === 0) return total;
+      total += r.applied;
+      onBatch?.(r);
+    }
+  }
+
+  /** Inside a transaction: applies up to `max` rows and moves the mark. */
+  private applyRows(max: number): BatchResult {
+    const from = this.store.appliedSeq();
+    const rows = this.store.listAfter(from, max);
+    const result: BatchResult = { applied: 0, seq: from, accounts: [], skipped: [] };
+    if (rows.length === 0) return result;
+    this.beforeBatch();
+    const accounts = new Set<string>();
+    const entries: IntakeEntry[] = [];
+    for (const row of rows) {
+      const entry = JSON.parse(row.entry) as IntakeEntry;
+      this.savepoint.run();
+      try {
+        this.applyEntry(entry);
+        this.release.run();
+        entries.push(entry);
+        if (entry.kind === "queued") accounts.add(entry.accountId);
+      } catch (err) {
+        // Only a vanished parent (the form or account deleted by another process before the row
+        // was applied) fails here; the row's data would have been deleted with it.
+        this.rollbackTo.run();
+        this.release.run();
+        result.skipped.push({ seq: row.seq, error: String((err as Error)?.message ?? err) });
+      }
+    }
+    for (const hook of this.batchHooks) hook(this.sqlite, entries);
+    const last = rows[rows.length - 1].seq;
+    this.store.markApplied(last);
+    result.applied = rows.length;
+    result.seq = last;
+    result.accounts = [...accounts];
+    return result;
+  }
+
+  /** One entry's derived rows (the request path's former write job, minus its rules). */
+  applyEntry(e: IntakeEntry): void {
+    const existing = this.contactByPhone.get(e.accountId, e.phone);
+    let contactId: string;
+    let firstName: string | null;
+    let lastName: string | null;
+    if (existing) {
+      contactId = existing.id;
+      firstName = e.firstName ?? existing.first_name;
+      lastName = e.lastName ?? existing.last_name;
+      const email = e.email ?? existing.email;
+      // Custom fields merge: posted values win, the others stay.
+      const custom = Object.keys(e.custom).length > 0 ? JSON.stringify({ ...JSON.parse(existing.custom_fields), ...e.custom }) : existing.custom_fields;
+      const source = existing.source ? existing.source : e.source;
+      this.contactUpdate.run(firstName, lastName, email, custom, source, contactSearchText({ firstName, lastName, email, phoneNumber: e.phone }), e.at, contactId);
+    } else {
+      contactId = e.contactId;
+      firstName = e.firstName;
+      lastName = e.lastName;
+      this.contactInsert.run(
+        contactId,
+        e.accountId,
+        e.phone,
+        firstName,
+        lastName,
+        e.email,
+        e.formId,
+        JSON.stringify(e.custom),
+        e.source,
+        contactSearchText({ firstName, lastName, email: e.email ?? undefined, phoneNumber: e.phone }),
+        e.at,
+        e.at,
+        e.consent,
+      );
+    }
+    const newContact = existing ? 0 : 1;
+    const m = e.message;
+    if (e.kind !== "queued" || m === undefined) {
+      this.submissionInsert.run(e.submissionId, e.accountId, e.formId, contactId, e.messageId, newContact, e.at);
+      return;
+    }
+    const recipientName = `${firstName ?? ""} ${lastName ?? ""}`.trim() || null;
+    this.messageInsert.run(
+      e.messageId,
+      e.accountId,
+      e.formId,
+      e.formName,
+      contactId,
+      m.content,
+      e.phone,
+      recipientName,
+      m.priority,
+      m.priorityRank,
+      m.webhookData,
+      m.template,
+      m.scheduledFor,
+      m.metadata,
+      m.seq,
+      e.at,
+      e.at,
+    );
+    this.submissionInsert.run(e.submissionId, e.accountId, e.formId, contactId, e.messageId, newContact, e.at);
+    emitSubmission(
+      this.sqlite,
+      { accountId: e.accountId, formId: e.formId, formName: e.formName, submissionId: e.submissionId, contactId, newContact: !existing, messageId: e.messageId!, answer: m.answer },
+      Date.parse(e.at),
+    );
+  }
+}

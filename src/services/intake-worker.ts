@@ -1,0 +1,86 @@
+/**
+ * Worker entry point of the intake applier (issue 15 item 3): its own connection, the only writer
+ * of what the webhook intake derives. Told "wake" after each intake commit, it applies batches
+ * until the intake is empty and reports each batch's high-water mark to the main thread.
+ */
+import { openSqlite } from "../db/open";
+import { EventOutbox, registerOutbox } from "./events";
+import { IntakeApplier, type BatchResult } from "./intake-apply";
+
+declare const self: Worker;
+
+export type ApplierCommand = { op: "open"; dbPath: string; applied: SharedArrayBuffer } | { op: "wake" } | { op: "stop" };
+export type ApplierReport =
+  | { op: "ready"; seq: number }
+  | { op: "batch"; result: BatchResult; emitted: boolean; ms: number }
+  | { op: "error"; message: string }
+  | { op: "stopped"; seq: number };
+
+/** Pause before retrying after a failed batch (a lock held past busy_timeout, a full disk). */
+const RETRY_MS = 200;
+
+let applier: IntakeApplier | undefined;
+let outbox: EventOutbox | undefined;
+/** The high-water mark, shared with the main thread (its synchronous barrier reads it). */
+let shared: BigInt64Array | undefined;
+let busy = false;
+let again = false;
+let stopping = false;
+
+function post(r: ApplierReport) {
+  self.postMessage(r);
+}
+
+function drain(): void {
+  if (applier === undefined) return;
+  if (busy) {
+    again = true;
+    return;
+  }
+  busy = true;
+  try {
+    do {
+      again = false;
+      for (;;) {
+        const t0 = performance.now();
+        outbox!.needsFanout = false;
+        const result = applier.applyBatch();
+        if (result.applied === 0) break;
+        Atomics.store(shared!, 0, BigInt(result.seq));
+        Atomics.notify(shared!, 0);
+        post({ op: "batch", result, emitted: outbox!.needsFanout, ms: performance.now() - t0 });
+      }
+    } while (again);
+  } catch (err) {
+    post({ op: "error", message: String((err as Error)?.message ?? err) });
+    if (!stopping) setTimeout(drain, RETRY_MS);
+  } finally {
+    busy = false;
+  }
+}
+
+self.onmessage = (event: MessageEvent<ApplierCommand>) => {
+  const cmd = event.data;
+  if (cmd.op === "open") {
+    shared = new BigInt64Array(cmd.applied);
+    const sqlite = openSqlite(cmd.dbPath, { create: false });
+    // The intake row is the durable copy: these commits need no fsync of their own (a later
+    // intake commit syncs the WAL they are in; lost, they are applied again from the intake).
+    sqlite.exec("PRAGMA synchronous = NORMAL");
+    sqlite.exec("PRAGMA temp_store = MEMORY");
+    outbox = new EventOutbox(sqlite);
+    registerOutbox(sqlite, outbox);
+    applier = new IntakeApplier(sqlite);
+    // Endpoints change on the main thread (every such change waits for the applier first):
+    // read them afresh in each batch's transaction.
+    applier.beforeBatch = () => outbox!.reload();
+    post({ op: "ready", seq: applier.store.appliedSeq() });
+    drain();
+  } else if (cmd.op === "wake") {
+    drain();
+  } else if (cmd.op === "stop") {
+    stopping = true;
+    drain();
+    post({ op: "stopped", seq: applier?.store.appliedSeq() ?? 0 });
+  }
+};

@@ -1,0 +1,328 @@
+/**
+ * The webhook's append-only commit path, main-thread side (issue 15 item 3).
+ *
+ *   request ──► group commit: intake row (+ idempotency row) ──► 200
+ *                     │ wake (postMessage)
+ *                     ▼
+ *   applier Worker (own connection): contacts, messages, submissions, FTS, counts, events
+ *                     │ batch report (high-water mark)
+ *                     ▼
+ *   main thread: read barrier released, overlay pruned, phones woken, event dispatcher woken
+ *
+ * Between a 200 and its apply, the request path's rules (the contact by phone, the duplicate
+ * window, the per-recipient and daily limits) see the submission through an in-memory overlay of
+ * the unapplied entries. Inside a group-commit job the overlay is read together with
+ * intake_applied.seq (same snapshot), so an entry is counted either from SQLite or from the
+ * overlay, never both and never neither.
+ *
+ * The read barrier: an API request that may read what the webhook wrote waits until the applier
+ * has passed the newest acknowledged intake seq (`barrier()`; null when it already has).
+ */
+import type { Database } from "bun:sqlite";
+import type { Logger } from "../lib/log";
+import { IntakeApplier, type BatchResult } from "./intake-apply";
+import type { ApplierCommand, ApplierReport } from "./intake-worker";
+
+/** In the compiled binary the worker is a second entry point (scripts/build.ts), found by its path from src/. */
+const WORKER_ENTRY = import.meta.url.includes("/$bunfs/") ? "./services/intake-worker.ts" : new URL("./intake-worker.ts", import.meta.url).href;
+
+/** Applier lags kept for the metrics' percentiles. */
+const LAG_SAMPLES = 4_096;
+
+/** One acknowledged, not yet applied entry, as the request path's rules need it. */
+export interface PendingEntry {
+  seq: number;
+  accountId: string;
+  phone: string;
+  formId: string;
+  contactId: string;
+  /** Set for a queued message. */
+  messageId: string | null;
+  createdAt: number;
+  /** Epoch ms (queued messages). */
+  scheduledFor: number;
+}
+
+export class SubmissionIntake {
+  readonly name = "intake-applier";
+  /** Highest intake seq handed out (committed or not). */
+  private lastSeq: number;
+  /** Highest seq whose commit was acknowledged. */
+  private acked: number;
+  /** Highest seq the applier has applied (as reported). */
+  private applied: number;
+  private worker: Worker | undefined;
+  private ready: Promise<void> | undefined;
+  private waiters: Array<{ seq: number; resolve: () => void }> = [];
+  private stopWaiter: (() => void) | undefined;
+  private wakeQueued = false;
+  /** Unapplied entries in seq order, and the same indexed by account+phone and by form. */
+  private pending: PendingEntry[] = [];
+  private pendingHead = 0;
+  private readonly byPhone = new Map<string, PendingEntry[]>();
+  private readonly byForm = new Map<string, PendingEntry[]>();
+  /** Acknowledgement time per seq, until applied (applier lag). */
+  private readonly ackedAt = new Map<number, number>();
+  private readonly lags = new Float64Array(LAG_SAMPLES);
+  /** The applier's high-water mark as it commits (before its report arrives): `settleSync` waits on it. */
+  private readonly shared = new BigInt64Array(new SharedArrayBuffer(8));
+  private lagCount = 0;
+  /** Called with the accounts that got queued messages, once they are applied (phones are woken). */
+  onApplied: (accounts: string[], emitted: boolean) => void = () => {};
+  readonly stats = { batches: 0, rows: 0, skipped: 0, applyMs: 0 };
+
+  /**
+   * `dbPath` ":memory:" (no second connection possible) applies inline: in the request's own
+   * write job, as before this design.
+   */
+  constructor(
+    private readonly sqlite: Database,
+    private readonly dbPath: string,
+    private readonly logger: Logger,
+  ) {
+    const applier = new IntakeApplier(sqlite);
+    this.applied = applier.store.appliedSeq();
+    this.lastSeq = applier.store.lastSeq();
+    this.acked = this.lastSeq;
+    Atomics.store(this.shared, 0, BigInt(this.applied));
+    this.inlineApplier = dbPath === ":memory:" || dbPath === "" ? applier : undefined;
+  }
+
+  /** Set when there is no applier Worker (an in-memory database). */
+  readonly inlineApplier: IntakeApplier | undefined;
+
+  /**
+   * Boot: applies whatever a stop or a crash left in the intake, before anything reads the
+   * messages (the queue rebuild, the message seq). Progress on the log.
+   */
+  static drain(sqlite: Database, logger: Logger): number {
+    const applier = new IntakeApplier(sqlite);
+    const left = applier.store.pending();
+    if (left === 0) return 0;
+    logger.info("applying the submission intake left by the last run", { rows: left });
+    const n = applier.drain((r) => {
+      for (const s of r.skipped) logger.warn("intake entry not applied: its form or account is gone", { seq: s.seq, error: s.error });
+    });
+    logger.info("submission intake applied", { rows: n });
+    return n;
+  }
+
+  nextSeq(): number {
+    return ++this.lastSeq;
+  }
+
+  // ---- overlay (request path, inside its write job) -------------------------------------------
+
+  /** Adds an entry the running job is about to commit. */
+  add(e: PendingEntry): void {
+    this.pending.push(e);
+    push(this.byPhone, `${e.accountId}\u0000${e.phone}`, e);
+    if (e.messageId !== null) push(this.byForm, e.formId, e);
+  }
+
+  /** Takes back the entries of a job whose COMMIT failed. */
+  remove(seq: number): void {
+    const drop = (list: PendingEntry[] | undefined) => {
+      if (!list) return;
+      const i = list.findIndex((x) => x.seq === seq);
+      if (i >= 0) list.splice(i, 1);
+    };
+    const e = this.pending.find((x, i) => i >= this.pendingHead && x.seq === seq);
+    if (!e) return;
+    this.pending.splice(this.pending.indexOf(e), 1);
+    drop(this.byPhone.get(`${e.accountId}\u0000${e.phone}`));
+    drop(this.byForm.get(e.formId));
+  }
+
+  /** Unapplied entries for this account's phone number past `appliedSeq` (read in the same snapshot). */
+  forPhone(accountId: string, phone: string, appliedSeq: number): PendingEntry[] {
+    const list = this.byPhone.get(`${accountId}\u0000${phone}`);
+    if (!list || list.length === 0) return EMPTY;
+    return list[0].seq > appliedSeq ? list : list.filter((x) => x.seq > appliedSeq);
+  }
+
+  /** Unapplied queued messages of a form scheduled in [from, to). */
+  countScheduled(formId: string, from: number, to: number, appliedSeq: number): number {
+    const list = this.byForm.get(formId);
+    if (!list) return 0;
+    let n = 0;
+    for (const x of list) if (x.seq > appliedSeq && x.scheduledFor >= from && x.scheduledFor < to) n++;
+    return n;
+  }
+
+  /** Unapplied messages counted by the monthly quota (created in the month starting `monthStart`). */
+  pendingMessages(accountId: string, monthStart: number, appliedSeq: number): number {
+    let n = 0;
+    for (let i = this.pendingHead; i < this.pending.length; i++) {
+      const x = this.pending[i];
+      if (x.accountId === accountId && x.messageId !== null && x.createdAt >= monthStart && x.seq > appliedSeq) n++;
+    }
+    return n;
+  }
+
+  // ---- commit, apply, barrier -----------------------------------------------------------------
+
+  /** The job holding `seq` committed: the applier is woken (once per turn of the event loop). */
+  committed(seq: number): void {
+    if (seq > this.acked) this.acked = seq;
+    this.ackedAt.set(seq, performance.now());
+    if (this.inlineApplier) {
+      this.reportApplied({ applied: 1, seq, accounts: [], skipped: [] }, false);
+      return;
+    }
+    if (!this.wakeQueued) {
+      this.wakeQueued = true;
+      queueMicrotask(() => {
+        this.wakeQueued = false;
+        this.worker?.postMessage({ op: "wake" } satisfies ApplierCommand);
+      });
+    }
+  }
+
+  /**
+   * Null when every acknowledged submission is applied; else a promise that resolves once the
+   * applier has passed the newest one acknowledged now.
+   */
+  barrier(): Promise<void> | null {
+    if (this.applied >= this.acked) return null;
+    const seq = this.acked;
+    return new Promise((resolve) => this.waiters.push({ seq, resolve }));
+  }
+
+  /**
+   * The barrier for code that reads SQLite synchronously on this thread without a request (the
+   * in-process test suite reads the database behind the API): blocks until the applier has
+   * committed the newest acknowledged seq, at most `timeoutMs`. True when it has.
+   */
+  settleSync(timeoutMs = 10_000): boolean {
+    if (this.applied >= this.acked || !this.worker) return true;
+    const target = BigInt(this.acked);
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const seen = Atomics.load(this.shared, 0);
+      if (seen >= target) return true;
+      const left = deadline - performance.now();
+      if (left <= 0) return false;
+      Atomics.wait(this.shared, 0, seen, left);
+    }
+  }
+
+  /** Acknowledged submissions not yet applied. */
+  lag(): number {
+    return this.pending.length - this.pendingHead;
+  }
+
+  /** Applier lag percentiles (ms from acknowledgement to applied), over the last samples. */
+  lagPercentiles(): { p50: number; p99: number; max: number; samples: number } {
+    const n = Math.min(this.lagCount, LAG_SAMPLES);
+    if (n === 0) return { p50: 0, p99: 0, max: 0, samples: 0 };
+    const s = Array.from(this.lags.subarray(0, n)).sort((a, b) => a - b);
+    return { p50: s[Math.floor(n * 0.5)], p99: s[Math.min(n - 1, Math.floor(n * 0.99))], max: s[n - 1], samples: n };
+  }
+
+  private reportApplied(r: BatchResult, emitted: boolean): void {
+    if (r.seq <= this.applied) return;
+    const now = performance.now();
+    for (const [seq, at] of this.ackedAt) {
+      if (seq > r.seq) continue;
+      this.lags[this.lagCount++ % LAG_SAMPLES] = now - at;
+      this.ackedAt.delete(seq);
+    }
+    this.applied = r.seq;
+    // Prune the overlay (entries arrive in seq order).
+    while (this.pendingHead < this.pending.length && this.pending[this.pendingHead].seq <= r.seq) {
+      const e = this.pending[this.pendingHead++];
+      shift(this.byPhone, `${e.accountId}\u0000${e.phone}`, e);
+      if (e.messageId !== null) shift(this.byForm, e.formId, e);
+    }
+    if (this.pendingHead > 1024 && this.pendingHead * 2 > this.pending.length) {
+      this.pending = this.pending.slice(this.pendingHead);
+      this.pendingHead = 0;
+    }
+    if (this.waiters.length > 0) {
+      const still: typeof this.waiters = [];
+      for (const w of this.waiters) (w.seq <= this.applied ? w.resolve() : still.push(w));
+      this.waiters = still;
+    }
+    for (const s of r.skipped) this.logger.warn("intake entry not applied: its form or account is gone", { seq: s.seq, error: s.error });
+    if (r.accounts.length > 0 || emitted) this.onApplied(r.accounts, emitted);
+  }
+
+  // ---- lifecycle ------------------------------------------------------------------------------
+
+  start(): Promise<void> | void {
+    if (this.inlineApplier) return;
+    this.spawn();
+    return this.ready;
+  }
+
+  private spawn(): void {
+    const worker = new Worker(WORKER_ENTRY);
+    this.worker = worker;
+    this.ready = new Promise((resolve) => {
+      worker.onmessage = (event: MessageEvent<ApplierReport>) => {
+        const m = event.data;
+        if (m.op === "ready") resolve();
+        else if (m.op === "batch") {
+          this.stats.batches++;
+          this.stats.rows += m.result.applied;
+          this.stats.skipped += m.result.skipped.length;
+          this.stats.applyMs += m.ms;
+          this.reportApplied(m.result, m.emitted);
+        } else if (m.op === "error") this.logger.error("submission applier batch failed; retrying", { error: m.message });
+        else if (m.op === "stopped") this.stopWaiter?.();
+      };
+    });
+    worker.onerror = (event: ErrorEvent) => {
+      // The thread died: what it had not applied is still in the intake; a new one carries on.
+      this.logger.error("submission applier stopped unexpectedly; restarting it", { error: event.message });
+      worker.terminate();
+      if (this.worker === worker && !this.stopping) {
+        this.spawn();
+        this.worker!.postMessage({ op: "open", dbPath: this.dbPath, applied: this.shared.buffer as SharedArrayBuffer } satisfies ApplierCommand);
+      }
+    };
+    worker.postMessage({ op: "open", dbPath: this.dbPath, applied: this.shared.buffer as SharedArrayBuffer } satisfies ApplierCommand);
+  }
+
+  private stopping = false;
+
+  /** Applies what is left (after the writer's last flush), then ends the thread. */
+  async stop(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    this.stopping = true;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 10_000);
+      this.stopWaiter = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      worker.postMessage({ op: "stop" } satisfies ApplierCommand);
+    });
+    worker.terminate();
+    this.worker = undefined;
+    // Anyone still waiting is let through: the server is stopping.
+    for (const w of this.waiters) w.resolve();
+    this.waiters = [];
+  }
+}
+
+const EMPTY: PendingEntry[] = [];
+
+function push(map: Map<string, PendingEntry[]>, key: string, e: PendingEntry) {
+  const list = map.get(key);
+  if (list) list.push(e);
+  else map.set(key, [e]);
+}
+
+function shift(map: Map<string, PendingEntry[]>, key: string, e: PendingEntry) {
+  const list = map.get(key);
+  if (!list) return;
+  if (list[0] === e) list.shift();
+  else {
+    const i = list.indexOf(e);
+    if (i >= 0) list.splice(i, 1);
+  }
+  if (list.length === 0) map.delete(key);
+}
