@@ -21,6 +21,7 @@
 import type { Database } from "bun:sqlite";
 import type { Logger } from "../lib/log";
 import { IntakeApplier, type BatchResult } from "./intake-apply";
+import { EventOutbox, registerOutbox } from "./events";
 import type { ApplierCommand, ApplierReport } from "./intake-worker";
 
 /** In the compiled binary the worker is a second entry point (scripts/build.ts), found by its path from src/. */
@@ -100,6 +101,10 @@ export class SubmissionIntake {
     const left = applier.store.pending();
     if (left === 0) return 0;
     logger.info("applying the submission intake left by the last run", { rows: left });
+    // Its events go out like the applier's (the server's own outbox replaces this one after boot).
+    const outbox = new EventOutbox(sqlite);
+    registerOutbox(sqlite, outbox);
+    outbox.reload();
     const n = applier.drain((r) => {
       for (const s of r.skipped) logger.warn("intake entry not applied: its form or account is gone", { seq: s.seq, error: s.error });
     });
