@@ -218,6 +218,19 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
       `textwire_oldest_due_seconds ${h.oldestDueSeconds ?? 0}`,
     ];
   });
+  deps.metrics.addGauges(() => {
+    const lag = intake.lagPercentiles();
+    return [
+      "# HELP textwire_intake_pending Webhook submissions acknowledged and not yet applied",
+      "# TYPE textwire_intake_pending gauge",
+      `textwire_intake_pending ${intake.lag()}`,
+      "# HELP textwire_intake_applier_lag_ms Time from a submission's 200 to its apply, over the last 4096 submissions",
+      "# TYPE textwire_intake_applier_lag_ms gauge",
+      `textwire_intake_applier_lag_ms{quantile="0.5"} ${lag.p50.toFixed(2)}`,
+      `textwire_intake_applier_lag_ms{quantile="0.99"} ${lag.p99.toFixed(2)}`,
+      `textwire_intake_applier_lag_ms{quantile="1"} ${lag.max.toFixed(2)}`,
+    ];
+  });
   // After the writer (it records results through it), so it stops before the writer does.
   deps.dispatcher = new EventDispatcher(sqlite, clock, writer, events, deps.metrics, logger, {
     allowPrivate: config.allowPrivateWebhookUrls,

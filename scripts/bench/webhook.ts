@@ -77,9 +77,12 @@ async function benchTextwire() {
   const warm = await load(base, forms, WARMUP_SECONDS, 0);
   const r = await load(base, forms, SECONDS, warm.nextOffset);
   const rss = peakRss(proc.pid);
+  // Applier lag (issue 15): time from a 200 to its apply, from /metrics.
+  const metrics = await (await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${key}` } })).text();
+  const lagP99 = Number(metrics.match(/textwire_intake_applier_lag_ms\{quantile="0.99"\} (\S+)/)?.[1] ?? NaN);
   proc.kill("SIGTERM");
   await proc.exited;
-  return { ...r, peakRssMb: rss, runtime };
+  return { ...r, peakRssMb: rss, runtime, lagP99 };
 }
 
 async function benchCeiling() {
@@ -105,6 +108,7 @@ try {
   console.log(machineLine());
   console.log(`load: ${CONCURRENCY} concurrent connections, ${SECONDS} s measured after ${WARMUP_SECONDS} s warm-up, ${FORMS} forms, 5-field JSON body, ~half new contacts`);
   console.log(fmt(`textwire (${ours.runtime})`, ours));
+  console.log(`applier lag p99 ${ours.lagP99.toFixed(1)} ms (200 → applied, last 4096 submissions)`);
   console.log(fmt("ceiling (bare Bun.serve)", ceiling));
   const ratio = ours.rps / ceiling.rps;
   console.log(`ratio: ${ratio.toFixed(2)} of ceiling`);

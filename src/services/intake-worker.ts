@@ -3,6 +3,7 @@
  * of what the webhook intake derives. Told "wake" after each intake commit, it applies batches
  * until the intake is empty and reports each batch's high-water mark to the main thread.
  */
+import type { Database } from "bun:sqlite";
 import { openSqlite } from "../db/open";
 import { EventOutbox, registerOutbox } from "./events";
 import { IntakeApplier, type BatchResult } from "./intake-apply";
@@ -19,6 +20,7 @@ export type ApplierReport =
 /** Pause before retrying after a failed batch (a lock held past busy_timeout, a full disk). */
 const RETRY_MS = 200;
 
+let connection: Database | undefined;
 let applier: IntakeApplier | undefined;
 let outbox: EventOutbox | undefined;
 /** The high-water mark, shared with the main thread (its synchronous barrier reads it). */
@@ -63,7 +65,7 @@ self.onmessage = (event: MessageEvent<ApplierCommand>) => {
   const cmd = event.data;
   if (cmd.op === "open") {
     shared = new BigInt64Array(cmd.applied);
-    const sqlite = openSqlite(cmd.dbPath, { create: false });
+    const sqlite = (connection = openSqlite(cmd.dbPath, { create: false }));
     // The intake row is the durable copy: these commits need no fsync of their own (a later
     // intake commit syncs the WAL they are in; lost, they are applied again from the intake).
     sqlite.exec("PRAGMA synchronous = NORMAL");
@@ -81,6 +83,17 @@ self.onmessage = (event: MessageEvent<ApplierCommand>) => {
   } else if (cmd.op === "stop") {
     stopping = true;
     drain();
-    post({ op: "stopped", seq: applier?.store.appliedSeq() ?? 0 });
+    const seq = applier?.store.appliedSeq() ?? 0;
+    // Closed here, not when the thread is torn down: a late close (a checkpoint) would hold the
+    // file while the next user (a CLI command after a stop) writes.
+    applier = undefined;
+    // close(true): the connection really closes now (a deferred close keeps its locks).
+    try {
+      connection?.close(true);
+    } catch {
+      connection?.close();
+    }
+    connection = undefined;
+    post({ op: "stopped", seq });
   }
 };
