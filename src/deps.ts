@@ -115,6 +115,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const queue = new MessageQueue();
   const seq = Sequence.fromDb(sqlite);
   const writer = new GroupCommitWriter(sqlite, logger);
+  writer.lockListeners.push((wanted) => intake.writerWantsLock(wanted));
   const quota = new MonthlyQuota(sqlite, clock);
   const appliedSeq = intakeStore(sqlite).appliedSeq;
   quota.unapplied = (accountId, monthStart) => intake.pendingMessages(accountId, monthStart, appliedSeq());

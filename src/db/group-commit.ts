@@ -51,6 +51,11 @@ export class GroupCommitWriter {
   private readonly savepoint: Statement;
   private readonly release: Statement;
   private readonly rollbackTo: Statement;
+  /**
+   * Told true just before a flush asks for the write lock and false once it let go (the intake
+   * applier, on another connection, yields the lock to requests: services/intake.ts).
+   */
+  readonly lockListeners: Array<(wanted: boolean) => void> = [];
   /** Transactions committed and jobs run (for tests and metrics). */
   readonly stats = { batches: 0, jobs: 0, largestBatch: 0, flushMs: 0, commitMs: 0 };
 
@@ -107,11 +112,13 @@ export class GroupCommitWriter {
       this.riderTimer = undefined;
     }
     const t0 = performance.now();
+    for (const l of this.lockListeners) l(true);
     while (this.pending.length > 0) {
       const batch = this.pending.length > MAX_BATCH ? this.pending.splice(0, MAX_BATCH) : this.pending;
       if (batch === this.pending) this.pending = [];
       this.runBatch(batch);
     }
+    for (const l of this.lockListeners) l(false);
     this.stats.flushMs += performance.now() - t0;
   }
 

@@ -121,10 +121,10 @@ export class IntakeApplier {
   }
 
   /** Applies the next batch of the intake in one transaction. */
-  applyBatch(max = APPLY_BATCH_MAX): BatchResult {
+  applyBatch(max = APPLY_BATCH_MAX, yieldNow?: () => boolean): BatchResult {
     this.begin.run();
     try {
-      const r = this.applyRows(max);
+      const r = this.applyRows(max, yieldNow);
       this.commit.run();
       return r;
     } catch (err) {
@@ -147,7 +147,7 @@ export class IntakeApplier {
   }
 
   /** Inside a transaction: applies up to `max` rows and moves the mark. */
-  private applyRows(max: number): BatchResult {
+  private applyRows(max: number, yieldNow?: () => boolean): BatchResult {
     const from = this.store.appliedSeq();
     const rows = this.store.listAfter(from, max);
     const result: BatchResult = { applied: 0, seq: from, accounts: [], skipped: [] };
@@ -155,7 +155,11 @@ export class IntakeApplier {
     this.beforeBatch();
     const accounts = new Set<string>();
     const entries: IntakeEntry[] = [];
+    let last = from;
     for (const row of rows) {
+      // Requests come first: when one waits for the write lock, the batch ends here.
+      if (last !== from && yieldNow?.()) break;
+      last = row.seq;
       const entry = JSON.parse(row.entry) as IntakeEntry;
       this.savepoint.run();
       try {
@@ -172,9 +176,8 @@ export class IntakeApplier {
       }
     }
     for (const hook of this.batchHooks) hook(this.sqlite, entries);
-    const last = rows[rows.length - 1].seq;
     this.store.markApplied(last);
-    result.applied = rows.length;
+    result.applied = entries.length + result.skipped.length;
     result.seq = last;
     result.accounts = [...accounts];
     return result;

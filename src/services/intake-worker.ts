@@ -6,7 +6,7 @@
 import type { Database } from "bun:sqlite";
 import { openSqlite } from "../db/open";
 import { EventOutbox, registerOutbox } from "./events";
-import { IntakeApplier, type BatchResult } from "./intake-apply";
+import { APPLY_BATCH_MAX, IntakeApplier, type BatchResult } from "./intake-apply";
 
 declare const self: Worker;
 
@@ -23,11 +23,13 @@ const RETRY_MS = 200;
 let connection: Database | undefined;
 let applier: IntakeApplier | undefined;
 let outbox: EventOutbox | undefined;
-/** The high-water mark, shared with the main thread (its synchronous barrier reads it). */
+/** [0] the high-water mark (the main thread's synchronous barrier reads it); [1] 1 while the main thread's group commit wants the write lock. */
 let shared: BigInt64Array | undefined;
 let busy = false;
 let again = false;
 let stopping = false;
+
+const mainWantsLock = () => Atomics.load(shared!, 1) !== 0n;
 
 function post(r: ApplierReport) {
   self.postMessage(r);
@@ -46,7 +48,9 @@ function drain(): void {
       for (;;) {
         const t0 = performance.now();
         outbox!.needsFanout = false;
-        const result = applier.applyBatch();
+        // A request batch about to commit goes first (it holds the main thread while it waits).
+        while (Atomics.load(shared!, 1) !== 0n) Atomics.wait(shared!, 1, 1n, 50);
+        const result = applier.applyBatch(APPLY_BATCH_MAX, mainWantsLock);
         if (result.applied === 0) break;
         Atomics.store(shared!, 0, BigInt(result.seq));
         Atomics.notify(shared!, 0);

@@ -66,7 +66,7 @@ export class SubmissionIntake {
   private readonly ackedAt = new Map<number, number>();
   private readonly lags = new Float64Array(LAG_SAMPLES);
   /** The applier's high-water mark as it commits (before its report arrives): `settleSync` waits on it. */
-  private readonly shared = new BigInt64Array(new SharedArrayBuffer(8));
+  private readonly shared = new BigInt64Array(new SharedArrayBuffer(16));
   private lagCount = 0;
   /** Called with the accounts that got queued messages, once they are applied (phones are woken). */
   onApplied: (accounts: string[], emitted: boolean) => void = () => {};
@@ -210,6 +210,16 @@ export class SubmissionIntake {
       if (left <= 0) return false;
       Atomics.wait(this.shared, 0, seen, left);
     }
+  }
+
+  /**
+   * The group commit is about to ask for the write lock (true) or let go of it (false): the
+   * applier ends its batch at the next row and waits, so a request never waits for a whole batch.
+   */
+  writerWantsLock(wanted: boolean): void {
+    if (this.inlineApplier) return;
+    Atomics.store(this.shared, 1, wanted ? 1n : 0n);
+    if (!wanted) Atomics.notify(this.shared, 1);
   }
 
   /** Acknowledged submissions not yet applied. */
