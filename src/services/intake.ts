@@ -77,7 +77,7 @@ export class SubmissionIntake {
    * write job, as before this design.
    */
   constructor(
-    private readonly sqlite: Database,
+    sqlite: Database,
     private readonly dbPath: string,
     private readonly logger: Logger,
   ) {
