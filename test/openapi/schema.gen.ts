@@ -3904,12 +3904,20 @@ export interface operations {
     getV1ContactsExport: {
         parameters: {
             query?: {
-                /** @description comma-separated columns in the order wanted, e.g. firstName,phoneNumber,customFields.company */
+                /** @description ISO 8601 date or date-time (inclusive) */
+                createdAfter?: string;
+                /** @description ISO 8601 date or date-time */
+                createdBefore?: string;
+                /** @description comma-separated columns in the order wanted, e.g. firstName,phoneNumber,customFields.company; `customFields` = one column per custom field; default: every column */
                 fields?: string;
                 /** @description json (default) | csv | xlsx */
                 format?: "json" | "csv" | "xlsx";
+                /** @description only contacts created by this form */
+                formId?: string;
                 /** @description true | false */
                 optedOut?: "true" | "false";
+                /** @description as the list's search: name, e-mail or phone digits */
+                search?: string;
                 /** @description new | contacted | responded | converted */
                 status?: "new" | "contacted" | "responded" | "converted";
                 /** @description comma-separated; contacts having ALL of them */

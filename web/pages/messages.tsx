@@ -149,11 +149,11 @@ function MessageList() {
         />
         <ContactFilter contactId={params.value.get("contactId") ?? ""} onChange={(v) => setParam("contactId", v)} />
         <span class="field">
-          <label for="f-from">From</label>
+          <label for="f-from">Created from</label>
           <input id="f-from" type="date" value={params.value.get("from") ?? ""} max={params.value.get("to") ?? undefined} onChange={(e) => setParam("from", (e.target as HTMLInputElement).value)} />
         </span>
         <span class="field">
-          <label for="f-to">To</label>
+          <label for="f-to">Created until</label>
           <input id="f-to" type="date" value={params.value.get("to") ?? ""} min={params.value.get("from") ?? undefined} onChange={(e) => setParam("to", (e.target as HTMLInputElement).value)} />
         </span>
         <Select label="Sort by" value={params.value.get("sortBy") ?? "createdAt"} options={SORTS} onChange={(v) => setParam("sortBy", v)} />
@@ -395,7 +395,7 @@ export function stepText(e: TimelineEvent): string {
     case "scheduled":
       return "Due to go out";
     case "leased":
-      return `Handed to ${phoneName(e)} to send${e.expiresAt ? `; it had until ${fmtDate(e.expiresAt)} to report back` : ""}`;
+      return `Handed to ${phoneName(e)} to send${e.expiresAt ? `, to report back by ${fmtDate(e.expiresAt)}` : ""}`;
     case "lease_expired":
       return `${phoneName(e)} did not report back in time; the message went back to the queue`;
     case "attempt_failed":
