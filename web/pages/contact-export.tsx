@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api } from "../api";
+import { api, isAdmin } from "../api";
 import { search } from "../router";
 import { BASE_COLUMNS } from "../../src/domain/contact-export";
 
@@ -73,6 +73,11 @@ export function ContactExport() {
         <a href={back}>← All contacts</a>
       </p>
       <h1>Contacts: export</h1>
+      {isAdmin() ? null : (
+        <p class="warning" role="note">
+          Exporting contacts needs an admin key: sign in with one to download the file.
+        </p>
+      )}
       <fieldset class="choices">
         <legend>File format</legend>
         {FORMATS.map(([v, label]) => (
@@ -114,7 +119,7 @@ export function ContactExport() {
           <button type="button" class="secondary small" onClick={() => (fields.value = new Set(DEFAULT_FIELDS))}>Back to the usual ones</button>
         </p>
       </fieldset>
-      {chosen.length ? (
+      {!isAdmin() ? null : chosen.length ? (
         <p>
           <a class="button-link" href={`/v1/contacts/export?${q}`} download data-testid="export-download">
             Download the file

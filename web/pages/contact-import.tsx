@@ -129,7 +129,7 @@ export function ContactImport() {
         <>
           <h2>1. Which column is which</h2>
           <div class="table-wrap">
-            <table>
+            <table class="mapping">
               <thead>
                 <tr>
                   <th scope="col">Column in the file</th>
