@@ -136,6 +136,16 @@ describe("desktop, 1280 px", () => {
     await screenshot(page, "messages-filters-1280");
     await page.getByRole("button", { name: "Show messages to every contact" }).click();
     await page.locator(`tr[data-message-id="${ids.grace}"]`).waitFor();
+    // From a contact's page to the Messages page filtered to that contact.
+    const alan = (await server.api("/contacts?search=Alan")).data.contacts[0].id;
+    await page.goto(`${server.url}/contacts/${alan}`);
+    await page.getByRole("link", { name: "Texts to Alan on the Messages page" }).click();
+    await page.waitForURL(new RegExp(`/messages\\?contactId=${alan}$`));
+    await page.locator(`tr[data-message-id="${ids.alan}"]`).waitFor();
+    expect(await rows.count()).toBe(1);
+    await page.getByText("Alan (+14155550143)").waitFor();
+    await page.getByRole("button", { name: "Show messages to every contact" }).click();
+    await page.locator(`tr[data-message-id="${ids.grace}"]`).waitFor();
     expect(errors).toEqual([]);
   }, 45_000);
 

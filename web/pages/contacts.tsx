@@ -307,6 +307,9 @@ function ContactPage(props: { id: string }) {
             <span aria-live="polite">{notice.value}</span>
           </form>
           <h2>Timeline</h2>
+          <p>
+            <a href={`/messages?contactId=${encodeURIComponent(x.id)}`}>Texts to {nameOf(x) || x.phoneNumber} on the Messages page</a>
+          </p>
           {history.value.length ? (
             <ol class="timeline">
               {history.value.map((m) => (
