@@ -112,6 +112,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   // Boot applies what the last run left in the intake before anything reads messages (issue 15).
   SubmissionIntake.drain(sqlite, logger);
   const intake = new SubmissionIntake(sqlite, config.db, logger);
+  intake.guardTransactions(sqlite);
   const queue = new MessageQueue();
   const seq = Sequence.fromDb(sqlite);
   const writer = new GroupCommitWriter(sqlite, logger);

@@ -7,6 +7,7 @@ import type { Database } from "bun:sqlite";
 import { openSqlite } from "../db/open";
 import { EventOutbox, registerOutbox } from "./events";
 import { APPLY_BATCH_MAX, IntakeApplier, type BatchResult } from "./intake-apply";
+import { SLOT_APPLIED, SLOT_APPLIER_HOLDS, SLOT_MAIN_WANTS } from "./intake";
 
 declare const self: Worker;
 
@@ -29,7 +30,22 @@ let busy = false;
 let again = false;
 let stopping = false;
 
-const mainWantsLock = () => Atomics.load(shared!, 1) !== 0n;
+const mainWantsLock = () => Atomics.load(shared!, SLOT_MAIN_WANTS) !== 0n;
+
+/** Waits until no main-thread transaction runs, then marks the applier's turn (re-checked: the main thread may have just asked). */
+function takeTurn(): void {
+  for (;;) {
+    while (mainWantsLock()) Atomics.wait(shared!, SLOT_MAIN_WANTS, 1n, 50);
+    Atomics.store(shared!, SLOT_APPLIER_HOLDS, 1n);
+    if (!mainWantsLock()) return;
+    endTurn();
+  }
+}
+
+function endTurn(): void {
+  Atomics.store(shared!, SLOT_APPLIER_HOLDS, 0n);
+  Atomics.notify(shared!, SLOT_APPLIER_HOLDS);
+}
 
 function post(r: ApplierReport) {
   self.postMessage(r);
@@ -48,12 +64,17 @@ function drain(): void {
       for (;;) {
         const t0 = performance.now();
         outbox!.needsFanout = false;
-        // A request batch about to commit goes first (it holds the main thread while it waits).
-        while (Atomics.load(shared!, 1) !== 0n) Atomics.wait(shared!, 1, 1n, 50);
-        const result = applier.applyBatch(APPLY_BATCH_MAX, mainWantsLock);
+        // The main thread's transactions go first (it blocks while it waits; see holdApplierOff).
+        takeTurn();
+        let result: BatchResult;
+        try {
+          result = applier.applyBatch(APPLY_BATCH_MAX, mainWantsLock);
+        } finally {
+          endTurn();
+        }
         if (result.applied === 0) break;
-        Atomics.store(shared!, 0, BigInt(result.seq));
-        Atomics.notify(shared!, 0);
+        Atomics.store(shared!, SLOT_APPLIED, BigInt(result.seq));
+        Atomics.notify(shared!, SLOT_APPLIED);
         post({ op: "batch", result, emitted: outbox!.needsFanout, ms: performance.now() - t0 });
       }
     } while (again);

@@ -66,7 +66,9 @@ export class SubmissionIntake {
   private readonly ackedAt = new Map<number, number>();
   private readonly lags = new Float64Array(LAG_SAMPLES);
   /** The applier's high-water mark as it commits (before its report arrives): `settleSync` waits on it. */
-  private readonly shared = new BigInt64Array(new SharedArrayBuffer(16));
+  private readonly shared = new BigInt64Array(new SharedArrayBuffer(8 * SHARED_SLOTS));
+  /** Nesting of main-thread write transactions holding the applier off (see `holdApplierOff`). */
+  private holdDepth = 0;
   private lagCount = 0;
   /** Called with the accounts that got queued messages, once they are applied (phones are woken). */
   onApplied: (accounts: string[], emitted: boolean) => void = () => {};
@@ -85,7 +87,7 @@ export class SubmissionIntake {
     this.applied = applier.store.appliedSeq();
     this.lastSeq = applier.store.lastSeq();
     this.acked = this.lastSeq;
-    Atomics.store(this.shared, 0, BigInt(this.applied));
+    Atomics.store(this.shared, SLOT_APPLIED, BigInt(this.applied));
     this.inlineApplier = dbPath === ":memory:" || dbPath === "" ? applier : undefined;
   }
 
@@ -200,15 +202,16 @@ export class SubmissionIntake {
    * committed the newest acknowledged seq, at most `timeoutMs`. True when it has.
    */
   settleSync(timeoutMs = 10_000): boolean {
-    if (this.applied >= this.acked || !this.worker) return true;
+    // Inside a main-thread transaction the applier is held off: waiting would only time out.
+    if (this.applied >= this.acked || !this.worker || this.holdDepth > 0) return this.applied >= this.acked;
     const target = BigInt(this.acked);
     const deadline = performance.now() + timeoutMs;
     for (;;) {
-      const seen = Atomics.load(this.shared, 0);
+      const seen = Atomics.load(this.shared, SLOT_APPLIED);
       if (seen >= target) return true;
       const left = deadline - performance.now();
       if (left <= 0) return false;
-      Atomics.wait(this.shared, 0, seen, left);
+      Atomics.wait(this.shared, SLOT_APPLIED, seen, left);
     }
   }
 
@@ -217,9 +220,52 @@ export class SubmissionIntake {
    * applier ends its batch at the next row and waits, so a request never waits for a whole batch.
    */
   writerWantsLock(wanted: boolean): void {
-    if (this.inlineApplier) return;
-    Atomics.store(this.shared, 1, wanted ? 1n : 0n);
-    if (!wanted) Atomics.notify(this.shared, 1);
+    if (wanted) this.holdApplierOff();
+    else this.letApplierOn();
+  }
+
+  /**
+   * A main-thread transaction is about to run: the applier ends its batch at the next row,
+   * commits, and stays off until `letApplierOn`. Two connections of one database must not
+   * overlap here: a deferred transaction that has read and then writes gets SQLITE_BUSY at once
+   * (no busy wait) when the other connection holds the write lock or committed meanwhile.
+   */
+  holdApplierOff(): void {
+    if (this.holdDepth++ > 0) return;
+    Atomics.store(this.shared, SLOT_MAIN_WANTS, 1n);
+    while (Atomics.load(this.shared, SLOT_APPLIER_HOLDS) !== 0n) Atomics.wait(this.shared, SLOT_APPLIER_HOLDS, 1n, 100);
+  }
+
+  letApplierOn(): void {
+    if (this.holdDepth === 0 || --this.holdDepth > 0) return;
+    Atomics.store(this.shared, SLOT_MAIN_WANTS, 0n);
+    Atomics.notify(this.shared, SLOT_MAIN_WANTS);
+  }
+
+  /**
+   * Every `sqlite.transaction(...)` of the main connection holds the applier off while it runs
+   * (services open their transactions that way; the group commit tells `writerWantsLock`).
+   */
+  guardTransactions(sqlite: Database): void {
+    const original = sqlite.transaction.bind(sqlite);
+    const hold = <F extends (...args: any[]) => any>(run: F): F =>
+      function (this: unknown, ...args: any[]) {
+        intake.holdApplierOff();
+        try {
+          return run.apply(this, args);
+        } finally {
+          intake.letApplierOn();
+        }
+      } as F;
+    const intake = this;
+    (sqlite as { transaction: typeof sqlite.transaction }).transaction = ((fn: (...args: any[]) => any) => {
+      const t = original(fn);
+      const guarded = hold(t) as typeof t;
+      guarded.deferred = hold(t.deferred);
+      guarded.immediate = hold(t.immediate);
+      guarded.exclusive = hold(t.exclusive);
+      return guarded;
+    }) as typeof sqlite.transaction;
   }
 
   /** Acknowledged submissions not yet applied. */
@@ -324,6 +370,12 @@ export class SubmissionIntake {
 }
 
 const EMPTY: PendingEntry[] = [];
+
+/** Shared slots with the applier Worker (BigInt64): its high-water mark, and the write-lock handshake. */
+export const SLOT_APPLIED = 0;
+export const SLOT_MAIN_WANTS = 1;
+export const SLOT_APPLIER_HOLDS = 2;
+const SHARED_SLOTS = 3;
 
 function push(map: Map<string, PendingEntry[]>, key: string, e: PendingEntry) {
   const list = map.get(key);
