@@ -107,8 +107,10 @@ describe("Devices at 1280 px", () => {
     await screenshot(page, "devices-list-1280");
 
     await page.getByRole("button", { name: "Change Pixel 7" }).click();
-    const dialog = page.getByRole("dialog", { name: /Change Pixel 7/ });
+    const dialog = page.getByRole("dialog", { name: /^Change / });
     await dialog.waitFor();
+    await expectAccessible(page, "Change a phone");
+    await screenshot(page, "devices-change-1280");
     await dialog.getByLabel("Name").fill("Shop phone");
     await dialog.getByLabel("Texts a minute, at most").fill("0");
     await dialog.getByRole("button", { name: "Save" }).click();
@@ -119,6 +121,12 @@ describe("Devices at 1280 px", () => {
     await page.getByRole("row", { name: /Shop phone/ }).waitFor();
     const listed = (await server.api("/devices")).data.devices;
     expect(listed).toMatchObject([{ name: "Shop phone", sendRatePerMinute: 20, sentToday: 1, online: true }]);
+    // Back to the server's default (--send-rate-per-minute, 50).
+    await page.getByRole("button", { name: "Change Shop phone" }).click();
+    await dialog.getByLabel("Use the server's default rate instead").check();
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Saved: Shop phone sends up to 50 texts a minute.").waitFor();
+    expect((await server.api("/devices")).data.devices[0].sendRatePerMinute).toBe(50);
     expect(errors).toEqual([]);
   }, 45_000);
 
@@ -164,6 +172,29 @@ describe("Devices at 390 px (dark)", () => {
       await context.close();
     }
   }, 45_000);
+});
+
+describe("a standard key's session", () => {
+  test("sees the phones but no Add, Change or Remove; the wizard's URL says an admin key is needed", async () => {
+    const standard = (await server.api("/api-keys", { method: "POST", json: { permission: "standard_access" } })).data.apiKey;
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US" });
+    try {
+      context.setDefaultTimeout(10_000);
+      const page = await context.newPage();
+      await signIn(page, standard, "/devices");
+      await page.getByRole("row", { name: /Shop phone/ }).waitFor();
+      expect(await page.getByRole("button", { name: /Change|Remove/ }).count()).toBe(0);
+      expect(await page.getByRole("link", { name: "Add a phone" }).count()).toBe(0);
+      await page.getByText("needs an admin key").waitFor();
+      await page.goto(`${server.url}/devices/add`);
+      await page.getByRole("heading", { level: 1, name: "Devices: add a phone" }).waitFor();
+      await page.getByText("Adding a phone needs an admin key").waitFor();
+      expect(await page.getByTestId("registration-token").count()).toBe(0);
+      await expectAccessible(page, "Devices, standard key");
+    } finally {
+      await context.close();
+    }
+  }, 30_000);
 });
 
 describe("removing a phone", () => {

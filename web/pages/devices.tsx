@@ -210,7 +210,7 @@ function EmptyState(props: { admin: boolean }) {
       <h2>No phones yet</h2>
       <p>
         Textwire does not send texts by itself. A phone you own does it: the free Android app <strong>SMSGate</strong> takes each text from this server, sends it through
-        the phone's own SIM card, and reports back whether it went out. Replies people send to that phone show up here too.
+        the phone's own SIM card, and reports back whether it went out. Replies people send to that phone show up in Conversations.
       </p>
       <p>Setting up a phone takes about five minutes. Until one is connected, your texts wait in the queue.</p>
       {props.admin ? (
@@ -229,6 +229,7 @@ function EditPhone(props: { device: Device | null; onDone: (message?: string) =>
   const ref = useRef<HTMLDialogElement>(null);
   const name = useSignal("");
   const rate = useSignal("");
+  const useDefault = useSignal(false);
   const error = useSignal("");
   const d = props.device;
   useEffect(() => {
@@ -237,6 +238,7 @@ function EditPhone(props: { device: Device | null; onDone: (message?: string) =>
     if (d) {
       name.value = d.name;
       rate.value = "";
+      useDefault.value = false;
       error.value = "";
       if (!el.open) el.showModal();
     } else if (el.open) el.close();
@@ -247,7 +249,8 @@ function EditPhone(props: { device: Device | null; onDone: (message?: string) =>
     const body: { name?: string; sendRatePerMinute?: number | null } = {};
     if (name.value.trim() !== d.name) body.name = name.value.trim();
     const r = rate.value.trim();
-    if (r) {
+    if (useDefault.value) body.sendRatePerMinute = null;
+    else if (r) {
       const n = Number(r);
       if (!Number.isInteger(n) || n < 1 || n > RATE_MAX) {
         error.value = `The send rate is a whole number of texts a minute, from 1 to ${fmtNum(RATE_MAX)}.`;
@@ -279,12 +282,17 @@ function EditPhone(props: { device: Device | null; onDone: (message?: string) =>
             placeholder={d ? String(d.sendRatePerMinute) : ""}
             aria-describedby="phone-rate-hint"
             value={rate.value}
+            disabled={useDefault.value}
             onInput={(e) => (rate.value = (e.target as HTMLInputElement).value)}
           />
           <span id="phone-rate-hint" class="hint">
             Now {d ? fmtNum(d.sendRatePerMinute) : ""}. Leave empty to keep it. Carriers may block a SIM that sends too fast; the app applies a new rate after it restarts.
           </span>
         </span>
+        <label class="check">
+          <input type="checkbox" checked={useDefault.value} onChange={(e) => (useDefault.value = (e.target as HTMLInputElement).checked)} />
+          Use the server's default rate instead
+        </label>
         {error.value ? <p class="error" role="alert">{error.value}</p> : null}
         <div class="dialog-actions">
           <button type="submit">Save</button>
