@@ -24,7 +24,7 @@ export interface Device {
 }
 
 /** Online state and last seen change without any message changing: read again this often. */
-const REFRESH_MS = 10_000;
+const REFRESH_MS = 30_000;
 const RATE_MAX = 10_000;
 
 export function Devices() {
