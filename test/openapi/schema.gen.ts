@@ -695,8 +695,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a message
-         * @description Also reachable as `GET /v1/messages/{apiKey}/{id}` with the key as the first path segment instead of the Authorization header (the spec's form; see x-key-in-path).
+         * Get a message and its timeline
+         * @description `timeline` lists the message's steps oldest first: created, scheduled, each lease (phone and expiry), leases that ended with no report, failed attempts and retries, and the final sent / failed / cancelled.
+         *
+         *     Also reachable as `GET /v1/messages/{apiKey}/{id}` with the key as the first path segment instead of the Authorization header (the spec's form; see x-key-in-path).
          */
         get: operations["getV1MessagesById"];
         put?: never;
@@ -1029,7 +1031,33 @@ export interface components {
             status: "error";
         };
     };
-    responses: never;
+    responses: {
+        /** @description A request made with a dashboard session cookie (no Authorization header) must carry the session's `X-CSRF-Token` header (GET /v1/session answers it). Codes: CSRF_TOKEN_INVALID */
+        CsrfTokenInvalid: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The key lacks the permission this endpoint requires (PERMISSION_ERROR), or: A request made with a dashboard session cookie (no Authorization header) must carry the session's `X-CSRF-Token` header (GET /v1/session answers it) (CSRF_TOKEN_INVALID). Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+        PermissionOrCsrf: {
+            headers: {
+                "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -1249,7 +1277,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -1351,7 +1379,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -1487,21 +1515,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -1600,21 +1614,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
@@ -1717,7 +1717,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -1836,21 +1836,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -1973,21 +1959,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND, KEY_NOT_FOUND */
             404: {
                 headers: {
@@ -2361,21 +2333,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: FORM_NOT_FOUND */
             404: {
                 headers: {
@@ -2691,21 +2649,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: BROADCAST_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -3015,6 +2959,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Conflict with the current state. Codes: DUPLICATE_PHONE_NUMBER */
             409: {
                 headers: {
@@ -3352,6 +3297,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Not found. Codes: CONTACT_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -3503,21 +3449,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: CONTACT_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -3919,6 +3851,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -3985,12 +3918,20 @@ export interface operations {
     getV1ContactsExport: {
         parameters: {
             query?: {
-                /** @description comma-separated columns in the order wanted, e.g. firstName,phoneNumber,customFields.company */
+                /** @description ISO 8601 date or date-time (inclusive) */
+                createdAfter?: string;
+                /** @description ISO 8601 date or date-time */
+                createdBefore?: string;
+                /** @description comma-separated columns in the order wanted, e.g. firstName,phoneNumber,customFields.company; `customFields` = one column per custom field; default: every column */
                 fields?: string;
                 /** @description json (default) | csv | xlsx */
                 format?: "json" | "csv" | "xlsx";
+                /** @description only contacts created by this form */
+                formId?: string;
                 /** @description true | false */
                 optedOut?: "true" | "false";
+                /** @description as the list's search: name, e-mail or phone digits */
+                search?: string;
                 /** @description new | contacted | responded | converted */
                 status?: "new" | "contacted" | "responded" | "converted";
                 /** @description comma-separated; contacts having ALL of them */
@@ -4070,7 +4011,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -4197,21 +4138,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -4389,6 +4316,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -4785,6 +4713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Not found. Codes: CONTACT_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -5105,21 +5034,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND, DEVICE_NOT_FOUND */
             404: {
                 headers: {
@@ -5252,21 +5167,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND, DEVICE_NOT_FOUND */
             404: {
                 headers: {
@@ -5416,21 +5317,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -5610,21 +5497,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND */
             404: {
                 headers: {
@@ -6029,21 +5902,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Conflict with the current state. Codes: DUPLICATE_FORM_NAME */
             409: {
                 headers: {
@@ -6526,21 +6385,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: FORM_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -6692,21 +6537,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: FORM_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -6815,7 +6646,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -6938,21 +6769,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: FORM_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -7864,6 +7681,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Conflict with the current state. Codes: RECIPIENT_OPTED_OUT */
             409: {
                 headers: {
@@ -8001,6 +7819,22 @@ export interface operations {
                             } & {
                                 [key: string]: unknown;
                             };
+                            /** @description oldest first; the latest 10 leases and 20 failed attempts are kept per message */
+                            timeline: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @enum {string} */
+                                by?: "automatic" | "owner";
+                                deviceId?: string | null;
+                                deviceName?: string | null;
+                                /** @description leased: when the lease ends unless the phone reports first */
+                                expiresAt?: string;
+                                /** @enum {string} */
+                                kind: "created" | "scheduled" | "leased" | "lease_expired" | "attempt_failed" | "sent" | "failed" | "cancelled";
+                                reason?: string | null;
+                                /** @description attempt_failed: when the message went back to the queue */
+                                retryAt?: string;
+                            }[];
                         };
                         message?: string;
                         /** @constant */
@@ -8139,6 +7973,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Not found. Codes: MESSAGE_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -8283,6 +8118,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Not found. Codes: MESSAGE_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -8588,6 +8424,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -8780,6 +8617,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -9094,6 +8932,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -9474,21 +9313,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Not found. Codes: SESSION_NOT_FOUND */
             404: {
                 headers: {
@@ -9592,7 +9417,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -9699,21 +9524,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND, SESSION_NOT_FOUND */
             404: {
                 headers: {
@@ -9816,7 +9627,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -9951,21 +9762,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -10101,7 +9898,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -10250,21 +10047,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND */
             404: {
                 headers: {
@@ -10401,21 +10184,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND */
             404: {
                 headers: {
@@ -10559,7 +10328,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -10696,21 +10465,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND */
             404: {
                 headers: {
@@ -10818,21 +10573,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND */
             404: {
                 headers: {
