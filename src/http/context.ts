@@ -17,6 +17,12 @@ export interface RequestState {
   logPath: string;
   /** Route label for metrics (pattern, not the concrete path). */
   route?: string;
+  /**
+   * --stage-timing only: when the app got the request, when the route began and answered, when the
+   * outer handler had the answer back. Only stretches with no await inside are summed: across an
+   * await, other requests of the same commit batch run, and their time would count as ours.
+   */
+  marks?: { handleAt: number; routeAt: number; routeDoneAt: number; resumedAt: number };
 }
 
 const states = new WeakMap<Request, RequestState>();
