@@ -8,20 +8,10 @@ export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
 /** How long a writer waits for another connection's lock before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5_000;
-/**
- * Page cache per connection, in MiB (SQLite's own default is 2 MiB). The server's connection holds
- * the hot pages of the webhook path — the indexes of contacts, messages and submissions the
- * inserts walk — so a commit reads nothing back from disk. 32 MiB is a ceiling, not an allocation:
- * SQLite takes pages as it reads them. Against the 150 MB RSS target: Bun and the app take
- * ~60–75 MB under the webhook benchmark's load, so the full cache still leaves ~40 MB of headroom;
- * short-lived connections (CLI, backup and checkpoint workers) keep the default.
- */
-export const DEFAULT_CACHE_MB = 32;
-
 export interface OpenOptions {
   readonly?: boolean;
   create?: boolean;
-  /** Page cache in MiB (0 = SQLite's default of 2 MiB). */
+  /** Page cache in MiB (0 or unset = SQLite's default of 2 MiB); the server's: DEFAULT_SQLITE_CACHE_MB in config.ts. */
   cacheMb?: number;
   /** Where statement and savepoint journals go: "memory" (default) or "file" (SQLite's default). */
   tempStore?: "memory" | "file";

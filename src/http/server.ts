@@ -143,7 +143,8 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     // is asked for (messages paths are matched without the key segment).
     let cred: CredentialLookup | undefined;
     // A browser signed in to the dashboard sends its session cookie and no key.
-    const sessionToken = req.headers.has("authorization") ? null : readSessionCookie(req.headers.get("cookie"));
+    // (Only API routes take one: the webhook and public pages skip the cookie parsing.)
+    const sessionToken = kind === "webhook" || kind === "public" || req.headers.has("authorization") ? null : readSessionCookie(req.headers.get("cookie"));
     if (kind === "messages") cred = findCredential(kind, path, req.headers.get("authorization"), sessionToken !== null);
     const match = routeTable.match(req.method, cred?.rewrittenPath ?? path);
     if (match.kind === "unknown") throw noRouteError(req.method, path);

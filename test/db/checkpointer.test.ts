@@ -27,9 +27,9 @@ const pragma = (db: ReturnType<typeof openSqlite>, name: string) => Object.value
 
 describe("connection settings", () => {
   test("statement journals in memory and a sized page cache", () => {
-    const db = openSqlite(tempDb(), { cacheMb: 32 });
+    const db = openSqlite(tempDb(), { cacheMb: 8 });
     expect(pragma(db, "temp_store")).toBe(2);
-    expect(pragma(db, "cache_size")).toBe(-32 * 1024);
+    expect(pragma(db, "cache_size")).toBe(-8 * 1024);
     db.close();
     const plain = openSqlite(tempDb(), { tempStore: "file" });
     expect(pragma(plain, "temp_store")).toBe(0);
