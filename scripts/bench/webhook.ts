@@ -12,9 +12,10 @@
  *  - a per-stage breakdown in µs/request from a separate short phase on a server started with
  *    --stage-timing (the sums in /metrics, read before and after);
  *  - an A/B of the SQLite settings: the defaults against each one turned off
- *    (--sqlite-temp-store file, --sqlite-cache-mb 0, --checkpoint inline), short runs in turn.
+ *    (--sqlite-temp-store file, --sqlite-cache-mb 0, --checkpoint inline), short runs in
+ *    interleaved rounds.
  *
- *   bun scripts/bench/webhook.ts [--seconds 10] [--ab-seconds 5] [--concurrency 64] [--source] [--no-ab]
+ *   bun scripts/bench/webhook.ts [--seconds 10] [--ab-seconds 5] [--ab-rounds 2] [--concurrency 64] [--source] [--no-ab]
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,6 +29,7 @@ const argv = process.argv.slice(2);
 const opt = (name: string, def: number) => (argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : def);
 const SECONDS = opt("seconds", 10);
 const AB_SECONDS = opt("ab-seconds", Math.max(3, Math.round(SECONDS / 2)));
+const AB_ROUNDS = opt("ab-rounds", 2);
 const CONCURRENCY = opt("concurrency", 64);
 const WARMUP_SECONDS = 2;
 const FORMS = 50;
@@ -170,18 +172,41 @@ try {
   console.log(`  ${"total (wall time per request = 1 / throughput)".padEnd(66)} ${total.toFixed(1).padStart(7)}`);
 
   if (runAb) {
-    console.log(`\nSQLite settings A/B (${AB_SECONDS} s each, in turn):`);
+    // Interleaved rounds (the order turns each round), so a burst of load from elsewhere on the
+    // machine does not land on one variant only; each variant's figures are the rounds' mean.
+    console.log(`\nSQLite settings A/B (${AB_ROUNDS} interleaved rounds of ${AB_SECONDS} s each, --stage-timing on; mean, and the ratio to the defaults):`);
     const variants: Array<[string, string[]]> = [
       ["defaults", []],
       ["temp_store file (SQLite's default)", ["--sqlite-temp-store", "file"]],
       ["page cache 2 MiB (SQLite's default)", ["--sqlite-cache-mb", "0"]],
       ["checkpoints inline (in the commit)", ["--checkpoint", "inline"]],
     ];
-    let base: Run | undefined;
-    for (const [name, flags] of variants) {
-      const r = await benchTextwire(flags, AB_SECONDS);
-      base ??= r;
-      console.log(fmt(name, r) + (r === base ? "" : `   ×${(r.rps / base.rps).toFixed(2)}`));
+    type Timed = Run & { stages?: Record<Stage, number> };
+    const results = new Map<string, Timed[]>(variants.map(([n]) => [n, []]));
+    for (let round = 0; round < AB_ROUNDS; round++) {
+      for (let i = 0; i < variants.length; i++) {
+        const [name, flags] = variants[(i + round) % variants.length];
+        results.get(name)!.push(await benchTextwire([...flags, "--stage-timing"], AB_SECONDS, { stages: true }));
+      }
+    }
+    const mean = (rs: Run[], f: (r: Run) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
+    const summary = (rs: Run[]): Run => ({
+      ...rs[0],
+      rps: Math.round(mean(rs, (r) => r.rps)),
+      p50Ms: mean(rs, (r) => r.p50Ms),
+      p99Ms: mean(rs, (r) => r.p99Ms),
+      errors: rs.reduce((a, r) => a + r.errors, 0),
+      requests: rs.reduce((a, r) => a + r.requests, 0),
+      peakRssMb: Math.max(...rs.map((r) => r.peakRssMb)),
+      peakWalMb: Math.max(...rs.map((r) => r.peakWalMb)),
+    });
+    const base = summary(results.get("defaults")!);
+    for (const [name] of variants) {
+      const r = summary(results.get(name)!);
+      const each = results.get(name)!.map((x) => x.rps).join("/");
+      // The write itself, from the server's own clock: less exposed to the rest of the machine.
+      const write = mean(results.get(name)!, (x) => x.stages!.writeJob + x.stages!.commit);
+      console.log(fmt(name, r) + (name === "defaults" ? "" : `   ×${(r.rps / base.rps).toFixed(2)}`) + `   write job + commit ${write.toFixed(0)} µs/req   (runs ${each} req/s)`);
     }
   }
 
