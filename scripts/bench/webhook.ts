@@ -189,7 +189,7 @@ try {
         results.get(name)!.push(await benchTextwire([...flags, "--stage-timing"], AB_SECONDS, { stages: true }));
       }
     }
-    const mean = (rs: Run[], f: (r: Run) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
+    const mean = (rs: Timed[], f: (r: Timed) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
     const summary = (rs: Run[]): Run => ({
       ...rs[0],
       rps: Math.round(mean(rs, (r) => r.rps)),
