@@ -74,6 +74,9 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
         res = errorResponse(new AppError("INTERNAL_ERROR", { details: { requestId: state.requestId } }));
       }
     }
+    if (state.limitFormId !== undefined && state.headers["X-RateLimit-Limit"] === undefined) {
+      Object.assign(state.headers, rateLimitHeaders(deps.webhookLimiter.peek(state.limitFormId, config.webhookLimitPerMinute)));
+    }
     for (const [k, v] of Object.entries(state.headers)) if (!res.headers.has(k)) res.headers.set(k, v);
     res.headers.set("X-Request-Id", state.requestId);
     res.headers.set("X-API-Version", "v1");
@@ -121,9 +124,9 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     if (kind === "webhook") {
       state.headers["Access-Control-Allow-Origin"] = "*";
       // Every webhook answer shows the form's limit, even a 404 or a 413 refused before the route
-      // runs (the route replaces these with the figures after its own count).
-      const formId = path.split("/")[3] ?? "";
-      Object.assign(state.headers, rateLimitHeaders(deps.webhookLimiter.peek(formId, config.webhookLimitPerMinute)));
+      // runs: the route sets the figures after its own count; an answer without them gets the
+      // form's current figures at the end (one limiter look per request, not two).
+      state.limitFormId = path.split("/")[3] ?? "";
     }
     // HEAD is GET without the body (uptime monitors send it): same checks, same status and headers.
     if (req.method === "HEAD") {
