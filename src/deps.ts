@@ -179,7 +179,6 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     routes: () => [],
     stageTiming: config.stageTiming ? new StageTiming() : null,
   };
-
   deps.metrics = new Metrics({ dbPath: config.db, queue, routes: () => deps.routes(), schemaVersion: SCHEMA_VERSION });
   deps.observers.push(deps.metrics.observe);
   writer.timing = deps.stageTiming;
