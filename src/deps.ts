@@ -38,6 +38,7 @@ import { MessageFeed } from "./services/message-feed";
 import { ApiKeyService } from "./services/api-keys";
 import { SubmissionIntake } from "./services/intake";
 import { intakeStore } from "./db/intake";
+import { StageTiming } from "./lib/stage-timing";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -105,6 +106,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** The app's registered routes (set by createApp): the OpenAPI document and metrics labels. */
   routes: () => RouteInfo[];
+  /** Per-stage sums of the webhook path; null unless --stage-timing (every hook is then one check). */
+  stageTiming: StageTiming | null;
 }
 
 export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger): AppDeps {
@@ -196,9 +199,15 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     observers: [],
     metrics: undefined as unknown as Metrics,
     routes: () => [],
+    stageTiming: config.stageTiming ? new StageTiming() : null,
   };
   deps.metrics = new Metrics({ dbPath: config.db, queue, routes: () => deps.routes(), schemaVersion: SCHEMA_VERSION });
   deps.observers.push(deps.metrics.observe);
+  writer.timing = deps.stageTiming;
+  if (deps.stageTiming) {
+    const timing = deps.stageTiming;
+    deps.metrics.addGauges(() => timing.lines());
+  }
   deps.observers.push(deps.messageFeed.observe);
   leases.onChange((accountId) => deps.messageFeed.publish(accountId, "queue"));
   // The queue (rebuilt by queueSync, first in the list) is whole before leases are reloaded and

@@ -26,6 +26,7 @@ import type { IntakeEntry } from "./intake-apply";
 import type { PendingEntry, SubmissionIntake } from "./intake";
 import { intakeStore, type IntakeStore } from "../db/intake";
 import { isConsentGiven } from "../domain/keywords";
+import { webhookFormCache, type WebhookFormCache } from "../db/webhook-form-cache";
 
 /** Idempotency-Key replays last this long (CONTRACT §5). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -115,6 +116,8 @@ export class SubmissionService {
   private readonly intakeStore: IntakeStore;
   private readonly formExists: Statement<{ id: string }, [string]>;
   private readonly countScheduled: Statement<{ n: number }, [string, string, string]>;
+  /** Whole lookups by address token (src/db/webhook-form-cache.ts says how it stays true). */
+  private readonly lookups: WebhookFormCache<WebhookForm>;
   /** Parsed fields/settings per form, valid while updated_at is unchanged. */
   private readonly formCache = new Map<
     string,
@@ -134,6 +137,7 @@ export class SubmissionService {
   ) {
     this.intakeStore = intakeStore(sqlite);
     this.formExists = sqlite.prepare("SELECT id FROM forms WHERE id = ?");
+    this.lookups = webhookFormCache<WebhookForm>(sqlite);
     this.formById = sqlite.prepare(
       `SELECT f.id, f.account_id, f.name, f.message_template, f.is_active, f.fields, f.settings, f.updated_at, a.monthly_quota
          FROM forms f JOIN accounts a ON a.id = f.account_id WHERE f.id = ? AND f.webhook_token IS NULL`,
@@ -166,6 +170,8 @@ export class SubmissionService {
    */
   findForm(token: string): WebhookForm | null {
     if (!UUID_RE.test(token)) return null;
+    const hit = this.lookups.get(token.toLowerCase());
+    if (hit !== undefined) return hit;
     const row = this.formById.get(token.toLowerCase()) ?? this.formByToken.get(token.toLowerCase());
     if (!row) return null;
     let parsed = this.formCache.get(row.id);
@@ -181,7 +187,7 @@ export class SubmissionService {
       };
       this.formCache.set(row.id, parsed);
     }
-    return {
+    const form: WebhookForm = {
       id: row.id,
       accountId: row.account_id,
       name: row.name,
@@ -194,6 +200,8 @@ export class SubmissionService {
       protection: parsed.protection,
       variables: parsed.variables,
     };
+    this.lookups.set(token.toLowerCase(), form);
+    return form;
   }
 
   /**
