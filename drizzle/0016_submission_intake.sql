@@ -12,3 +12,28 @@ CREATE TABLE `intake_applied` (
 );
 --> statement-breakpoint
 INSERT INTO `intake_applied` (`id`, `seq`) VALUES (1, 0);
+--> statement-breakpoint
+-- The webhook's form cache (src/db/webhook-form-cache.ts) is dropped when this moves, not on every
+-- other connection's commit (the applier commits all the time and changes no form or account).
+CREATE TABLE `webhook_forms_version` (
+	`id` integer PRIMARY KEY NOT NULL CHECK (`id` = 1),
+	`v` integer NOT NULL
+);
+--> statement-breakpoint
+INSERT INTO `webhook_forms_version` (`id`, `v`) VALUES (1, 0);
+--> statement-breakpoint
+CREATE TRIGGER `webhook_forms_version_form_update` AFTER UPDATE ON `forms` BEGIN
+  UPDATE `webhook_forms_version` SET `v` = `v` + 1 WHERE `id` = 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `webhook_forms_version_form_delete` AFTER DELETE ON `forms` BEGIN
+  UPDATE `webhook_forms_version` SET `v` = `v` + 1 WHERE `id` = 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `webhook_forms_version_account_update` AFTER UPDATE ON `accounts` BEGIN
+  UPDATE `webhook_forms_version` SET `v` = `v` + 1 WHERE `id` = 1;
+END;
+--> statement-breakpoint
+CREATE TRIGGER `webhook_forms_version_account_delete` AFTER DELETE ON `accounts` BEGIN
+  UPDATE `webhook_forms_version` SET `v` = `v` + 1 WHERE `id` = 1;
+END;

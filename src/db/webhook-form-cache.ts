@@ -25,12 +25,17 @@ export const DATA_VERSION_CHECK_MS = 1;
 export class WebhookFormCache<T> {
   private readonly entries = new Map<string, T>();
   private readonly dataVersion: Statement<{ data_version: number }, []>;
+  /** Moved by triggers on forms and accounts (migration 0016): other commits (the intake applier's) keep the cache. */
+  private readonly formsVersion: Statement<{ v: number }, []>;
   private version: number;
+  private forms: number;
   private checkedAt = 0;
 
   constructor(sqlite: Database) {
     this.dataVersion = sqlite.prepare("PRAGMA data_version");
     this.version = this.dataVersion.get()!.data_version;
+    this.formsVersion = sqlite.prepare("SELECT v FROM webhook_forms_version WHERE id = 1");
+    this.forms = this.formsVersion.get()?.v ?? 0;
   }
 
   get(token: string): T | undefined {
@@ -40,8 +45,12 @@ export class WebhookFormCache<T> {
       const v = this.dataVersion.get()!.data_version;
       if (v !== this.version) {
         this.version = v;
-        this.entries.clear();
-        return undefined;
+        const f = this.formsVersion.get()?.v ?? 0;
+        if (f !== this.forms) {
+          this.forms = f;
+          this.entries.clear();
+          return undefined;
+        }
       }
     }
     return this.entries.get(token);

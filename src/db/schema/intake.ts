@@ -15,3 +15,9 @@ export const intakeApplied = sqliteTable("intake_applied", {
   id: integer("id").primaryKey(),
   seq: integer("seq").notNull(),
 });
+
+/** One row (id 1): moved by triggers on every change of a form or an account (the webhook's form cache). */
+export const webhookFormsVersion = sqliteTable("webhook_forms_version", {
+  id: integer("id").primaryKey(),
+  v: integer("v").notNull(),
+});
