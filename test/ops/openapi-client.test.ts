@@ -438,6 +438,13 @@ const CASES: Record<string, () => Promise<void>> = {
   "POST /v1/admin/backup": async () => {
     expectHttp(await api.POST("/v1/admin/backup", { parseAs: "arrayBuffer" }), 200);
   },
+  "GET /v1/admin/backups": async () => {
+    expectHttp(await api.GET("/v1/admin/backups", {}), 200);
+  },
+  "GET /v1/account": async () => {
+    expectHttp(await api.GET("/v1/account", {}), 200);
+    expectHttp(await anon.GET("/v1/account", {}), 401);
+  },
 };
 
 // ---------------------------------------------------------------------------------------------
