@@ -85,3 +85,27 @@ describe("GET /v1/admin/backups", () => {
     }, { backupDir: join(s.dir, "not-yet") });
   });
 });
+
+describe("GET /v1/forms?counts=true", () => {
+  test("each form carries its texts queued and sent, contacts and converted contacts; without it the list is as before", async () => {
+    const acct = s.running.deps.accounts.createAccount({ name: "Florist" });
+    const mk = async () => (await expectStatus(await s.api("/forms", { method: "POST", key: acct.apiKey, json: formBody() }), 201)).data.form;
+    const [a, b] = [await mk(), await mk()];
+    const submit = async (formId: string, phone: string) =>
+      (await expectStatus(await fetch(`${s.base}/forms/${formId}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ phoneNumber: phone }) }), 200)).data;
+    const first = await submit(a.id, "+12015550151");
+    await submit(a.id, "+12015550152");
+    await submit(a.id, "+12015550153");
+    await submit(a.id, "+12015550154");
+    await expectStatus(await s.api(`/contacts/${first.contactId}`, { method: "PUT", key: acct.apiKey, json: { status: "converted" } }), 200);
+    s.running.deps.sqlite.query("UPDATE messages SET status = 'sent', sent_at = ?2 WHERE id = ?1").run(first.messageId, new Date().toISOString());
+
+    const plain = (await expectStatus(await s.api("/forms", { key: acct.apiKey }), 200)).data.forms;
+    expect(plain.every((f: any) => !("counts" in f))).toBe(true);
+    const listed = (await expectStatus(await s.api("/forms?counts=true", { key: acct.apiKey }), 200)).data.forms;
+    const byId = Object.fromEntries(listed.map((f: any) => [f.id, f.counts]));
+    expect(byId[a.id]).toEqual({ messages: 4, messagesSent: 1, contacts: 4, converted: 1, conversionRate: 25 });
+    expect(byId[b.id]).toEqual({ messages: 0, messagesSent: 0, contacts: 0, converted: 0, conversionRate: 0 });
+    expect((await expectStatus(await s.api("/forms?counts=maybe", { key: acct.apiKey }), 400)).code).toBe("VALIDATION_ERROR");
+  });
+});

@@ -5945,6 +5945,8 @@ export interface operations {
     getV1Forms: {
         parameters: {
             query?: {
+                /** @description true: each form carries `counts` (texts queued and sent, contacts, converted) */
+                counts?: string;
                 /** @description true or false */
                 isActive?: string;
                 /** @description page size, 1-100 */
@@ -5974,6 +5976,15 @@ export interface operations {
                     "application/json": {
                         data: {
                             forms: ({
+                                /** @description with ?counts=true: all-time figures of the form */
+                                counts?: {
+                                    contacts: number;
+                                    /** @description per cent of the form's contacts with status converted, one decimal */
+                                    conversionRate: number;
+                                    converted: number;
+                                    messages: number;
+                                    messagesSent: number;
+                                };
                                 /** Format: date-time */
                                 createdAt: string;
                                 description: string | null;
