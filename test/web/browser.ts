@@ -24,12 +24,12 @@ export interface ServerProcess {
 }
 
 /** `textwire serve` as a separate process (bun src/main.ts serve), as `npm start` runs it. */
-export async function startServerProcess(): Promise<ServerProcess> {
+export async function startServerProcess(extraArgs: string[] = []): Promise<ServerProcess> {
   const dir = tempDir("textwire-web-");
   const dbPath = join(dir, "textwire.db");
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("TEXTWIRE_") && v !== undefined) env[k] = v;
-  const proc = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--db", dbPath, "--log-format", "json"], {
+  const proc = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--db", dbPath, "--log-format", "json", ...extraArgs], {
     cwd: dir,
     env,
     stdout: "pipe",

@@ -47,7 +47,7 @@ export function TestSubmission(props: { webhookUrl: string; fields: Field[]; set
       <h2 id="test-title">Send a test submission</h2>
       <p>Posts these values to the form's webhook address, as your website would. A real text is queued to the phone number, so use your own.</p>
       {s.captcha ? <p class="hint">This form asks for a captcha, which only a visitor on your website can solve: a test from here is refused.</p> : null}
-      {Array.isArray(s.allowedOrigins) ? <p class="hint">This form only accepts posts from {s.allowedOrigins.join(", ")}: a test from here is refused unless {location.origin} is in that list.</p> : null}
+      {Array.isArray(s.allowedOrigins) && !s.allowedOrigins.includes(location.origin) ? <p class="hint">This form only accepts posts from {s.allowedOrigins.join(", ")}: a test from here is refused unless {location.origin} is in that list.</p> : null}
       <form class="inline-form" onSubmit={send}>
         <span class="field">
           <label for="test-phone">Phone number to text</label>

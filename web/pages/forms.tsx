@@ -144,8 +144,8 @@ function FormList() {
                     <td>{fmtDate(f.createdAt)}</td>
                     {admin ? (
                       <td class="actions">
-                        <button type="button" class="secondary" aria-label={`Make a new webhook address for ${f.name}`} onClick={() => (rotating.value = f)}>
-                          New address
+                        <button type="button" class="secondary" aria-label={`New webhook address for ${f.name}`} onClick={() => (rotating.value = f)}>
+                          New webhook address
                         </button>{" "}
                         <button type="button" class="secondary" aria-label={`Delete ${f.name}`} onClick={() => ((typed.value = ""), (deleting.value = f))}>
                           Delete
@@ -497,6 +497,7 @@ function FormEditor(props: { id?: string }) {
 
   function setQuiet(part: "start" | "end", v: string) {
     const q = { start: settings.value.quietHours?.start ?? "", end: settings.value.quietHours?.end ?? "", [part]: v };
-    setSetting("quietHours", q.start && q.end ? q : null);
+    // A half-filled pair is kept (and sent: the API says what is missing); both empty = none.
+    setSetting("quietHours", q.start || q.end ? q : null);
   }
 }
