@@ -47,6 +47,14 @@ async function expectAccessible(page: Page, what: string) {
   if (violations.length) throw new Error(`${what}: axe found ${JSON.stringify(violations, null, 2)}`);
 }
 
+/** Waits (up to 10 s) until `check` holds. */
+async function until(check: () => Promise<boolean>) {
+  for (const end = Date.now() + 10_000; !(await check()); ) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${check}`);
+    await Bun.sleep(100);
+  }
+}
+
 const nav = (page: Page, name: string) => page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true });
 
 describe("Forms and Settings, desktop 1280 px, operator key", () => {
@@ -173,6 +181,44 @@ describe("Forms and Settings, desktop 1280 px, operator key", () => {
     await row.getByRole("button", { name: "Delete Bike repairs" }).waitFor();
     await expectAccessible(page, "the forms list");
     await screenshot(page, "forms-list-1280");
+    expect(errors).toEqual([]);
+  }, 30_000);
+
+  test("a captcha's secret is asked for, kept on the server and never shown again", async () => {
+    await page.goto(`${server.url}/forms/${encodeURIComponent(formId)}`);
+    await page.getByRole("heading", { level: 1, name: "Forms: edit Bike repairs" }).waitFor();
+    await page.getByLabel("Captcha", { exact: true }).selectOption("turnstile");
+    await page.getByLabel("Captcha site key (public)").fill("0x4AAAAAAAsite");
+    await page.getByRole("button", { name: "Save form" }).click();
+    const secret = page.getByLabel("Captcha secret key");
+    await page.locator("#prot-captchaSecret-error").getByText(/secret is required/).waitFor();
+    expect(await secret.getAttribute("aria-invalid")).toBe("true");
+    await secret.fill("0x4AAAAAAAsecret");
+    await page.getByRole("button", { name: "Save form" }).click();
+    await page.getByText("Form saved.").waitFor();
+    expect((await server.api(`/forms/${formId}`)).data.form.settings.captcha).toEqual({ provider: "turnstile", secret: "••••", siteKey: "0x4AAAAAAAsite" });
+    const stored = () => {
+      const db = new Database(server.dbPath, { readonly: true });
+      try {
+        return JSON.parse((db.query("SELECT settings FROM forms WHERE id = ?").get(formId) as { settings: string }).settings).captcha;
+      } finally {
+        db.close();
+      }
+    };
+    expect(stored().secret).toBe("0x4AAAAAAAsecret");
+    // The page never holds the secret; saving again with the box empty keeps it.
+    expect(await secret.inputValue()).toBe("");
+    expect(await secret.getAttribute("placeholder")).toBe("saved: leave empty to keep");
+    await page.getByLabel("Description (for you)").fill("Booking form on bikes.example");
+    await page.getByRole("button", { name: "Save form" }).click();
+    await until(async () => (await server.api(`/forms/${formId}`)).data.form.description === "Booking form on bikes.example");
+    await page.getByText(/asks for a captcha/).waitFor();
+    expect(stored().secret).toBe("0x4AAAAAAAsecret");
+    await expectAccessible(page, "a form with a captcha");
+    // Off again, for the rest of the tests.
+    await page.getByLabel("Captcha", { exact: true }).selectOption("");
+    await page.getByRole("button", { name: "Save form" }).click();
+    await until(async () => (await server.api(`/forms/${formId}`)).data.form.settings.captcha == null);
     expect(errors).toEqual([]);
   }, 30_000);
 

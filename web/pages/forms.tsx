@@ -276,6 +276,7 @@ function FormEditor(props: { id?: string }) {
   async function save(e: Event) {
     e.preventDefault();
     error.value = "";
+    notice.value = "";
     fieldErrors.value = [];
     const s = { ...settings.value, ...settingsFromDraft(draft.value) };
     delete s.protection;
