@@ -181,6 +181,41 @@ describe("Forms and Settings, desktop 1280 px, operator key", () => {
     await row.getByRole("button", { name: "Delete Bike repairs" }).waitFor();
     await expectAccessible(page, "the forms list");
     await screenshot(page, "forms-list-1280");
+
+    // Accepting off and on again.
+    const accepting = row.getByLabel("Bike repairs accepts submissions");
+    await accepting.uncheck();
+    await page.getByText("Bike repairs no longer accepts submissions.").waitFor();
+    expect((await server.api(`/forms/${formId}`)).data.form.isActive).toBe(false);
+    await accepting.check();
+    await page.getByText("Bike repairs accepts submissions again.").waitFor();
+    expect((await server.api(`/forms/${formId}`)).data.form.isActive).toBe(true);
+
+    // A new address from the list, after the same confirmation.
+    const before = (await server.api(`/forms/${formId}`)).data.form.webhookUrl;
+    await row.getByRole("button", { name: "New webhook address for Bike repairs" }).click();
+    const rotate = page.getByRole("dialog", { name: "Make a new webhook address for Bike repairs?" });
+    await rotate.getByText(/stops working at once/).waitFor();
+    await rotate.getByRole("button", { name: "Make a new address" }).click();
+    await page.getByText("Bike repairs has a new webhook address; the old one stopped working. Update your website.").waitFor();
+    const after = (await server.api(`/forms/${formId}`)).data.form.webhookUrl;
+    expect(after).not.toBe(before);
+    await row.locator("code", { hasText: after }).waitFor();
+
+    // Delete asks for the form's name to be typed.
+    const old = (await server.api("/forms", { method: "POST", json: { name: "Old promo", messageTemplate: "Hi!", fields: [{ name: "firstName", type: "text" }] } })).data.form;
+    await page.reload();
+    await page.getByRole("button", { name: "Delete Old promo" }).click();
+    const dialog = page.getByRole("dialog", { name: "Delete Old promo?" });
+    const confirm = dialog.getByRole("button", { name: "Delete form" });
+    expect(await confirm.isDisabled()).toBe(true);
+    await dialog.getByLabel("Form name").fill("Old prom");
+    expect(await confirm.isDisabled()).toBe(true);
+    await dialog.getByLabel("Form name").fill("Old promo");
+    await confirm.click();
+    await page.getByText("Old promo deleted, with its contacts and messages.").waitFor();
+    await page.locator(`tr[data-form-id="${old.id}"]`).waitFor({ state: "detached" });
+    expect((await fetch(`${server.url}/v1/forms/${old.id}`, { headers: { Authorization: `Bearer ${server.adminKey}` } })).status).toBe(404);
     expect(errors).toEqual([]);
   }, 30_000);
 
