@@ -65,6 +65,8 @@ function FormList() {
     load();
   }, []);
   async function setActive(f: Form, isActive: boolean) {
+    // Shown at once: a re-render while the change is on its way must not flip the box back.
+    forms.value = forms.value?.map((x) => (x.id === f.id ? { ...x, isActive } : x)) ?? null;
     try {
       await api(`/forms/${encodeURIComponent(f.id)}`, { method: "PUT", json: { isActive } });
       notice.value = `${f.name} ${isActive ? "accepts submissions again" : "no longer accepts submissions"}.`;
