@@ -735,8 +735,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a message
-         * @description Also reachable as `GET /v1/messages/{apiKey}/{id}` with the key as the first path segment instead of the Authorization header (the spec's form; see x-key-in-path).
+         * Get a message and its timeline
+         * @description `timeline` lists the message's steps oldest first: created, scheduled, each lease (phone and expiry), leases that ended with no report, failed attempts and retries, and the final sent / failed / cancelled.
+         *
+         *     Also reachable as `GET /v1/messages/{apiKey}/{id}` with the key as the first path segment instead of the Authorization header (the spec's form; see x-key-in-path).
          */
         get: operations["getV1MessagesById"];
         put?: never;
@@ -1069,7 +1071,33 @@ export interface components {
             status: "error";
         };
     };
-    responses: never;
+    responses: {
+        /** @description A request made with a dashboard session cookie (no Authorization header) must carry the session's `X-CSRF-Token` header (GET /v1/session answers it). Codes: CSRF_TOKEN_INVALID */
+        CsrfTokenInvalid: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The key lacks the permission this endpoint requires (PERMISSION_ERROR), or: A request made with a dashboard session cookie (no Authorization header) must carry the session's `X-CSRF-Token` header (GET /v1/session answers it) (CSRF_TOKEN_INVALID). Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+        PermissionOrCsrf: {
+            headers: {
+                "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -1275,7 +1303,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -1490,7 +1518,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -1626,21 +1654,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -1739,21 +1753,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
@@ -1856,7 +1856,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -1958,7 +1958,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -2077,21 +2077,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -2214,21 +2200,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND, KEY_NOT_FOUND */
             404: {
                 headers: {
@@ -2602,21 +2574,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: FORM_NOT_FOUND */
             404: {
                 headers: {
@@ -2932,21 +2890,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: BROADCAST_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -3256,6 +3200,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Conflict with the current state. Codes: DUPLICATE_PHONE_NUMBER */
             409: {
                 headers: {
@@ -3593,6 +3538,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Not found. Codes: CONTACT_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -3744,21 +3690,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: CONTACT_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -4160,6 +4092,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -4226,12 +4159,20 @@ export interface operations {
     getV1ContactsExport: {
         parameters: {
             query?: {
-                /** @description comma-separated columns in the order wanted, e.g. firstName,phoneNumber,customFields.company */
+                /** @description ISO 8601 date or date-time (inclusive) */
+                createdAfter?: string;
+                /** @description ISO 8601 date or date-time */
+                createdBefore?: string;
+                /** @description comma-separated columns in the order wanted, e.g. firstName,phoneNumber,customFields.company; `customFields` = one column per custom field; default: every column */
                 fields?: string;
                 /** @description json (default) | csv | xlsx */
                 format?: "json" | "csv" | "xlsx";
+                /** @description only contacts created by this form */
+                formId?: string;
                 /** @description true | false */
                 optedOut?: "true" | "false";
+                /** @description as the list's search: name, e-mail or phone digits */
+                search?: string;
                 /** @description new | contacted | responded | converted */
                 status?: "new" | "contacted" | "responded" | "converted";
                 /** @description comma-separated; contacts having ALL of them */
@@ -4311,7 +4252,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -4438,21 +4379,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -4630,6 +4557,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -5026,6 +4954,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Not found. Codes: CONTACT_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -5346,21 +5275,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND, DEVICE_NOT_FOUND */
             404: {
                 headers: {
@@ -5493,21 +5408,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND, DEVICE_NOT_FOUND */
             404: {
                 headers: {
@@ -5655,21 +5556,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -5849,21 +5736,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND */
             404: {
                 headers: {
@@ -6279,21 +6152,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Conflict with the current state. Codes: DUPLICATE_FORM_NAME */
             409: {
                 headers: {
@@ -6776,21 +6635,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: FORM_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -6942,21 +6787,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: FORM_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -7065,7 +6896,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -7188,21 +7019,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: FORM_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -8114,6 +7931,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Conflict with the current state. Codes: RECIPIENT_OPTED_OUT */
             409: {
                 headers: {
@@ -8251,6 +8069,22 @@ export interface operations {
                             } & {
                                 [key: string]: unknown;
                             };
+                            /** @description oldest first; the latest 10 leases and 20 failed attempts are kept per message */
+                            timeline: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @enum {string} */
+                                by?: "automatic" | "owner";
+                                deviceId?: string | null;
+                                deviceName?: string | null;
+                                /** @description leased: when the lease ends unless the phone reports first */
+                                expiresAt?: string;
+                                /** @enum {string} */
+                                kind: "created" | "scheduled" | "leased" | "lease_expired" | "attempt_failed" | "sent" | "failed" | "cancelled";
+                                reason?: string | null;
+                                /** @description attempt_failed: when the message went back to the queue */
+                                retryAt?: string;
+                            }[];
                         };
                         message?: string;
                         /** @constant */
@@ -8389,6 +8223,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Not found. Codes: MESSAGE_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -8533,6 +8368,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Not found. Codes: MESSAGE_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -8838,6 +8674,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -9030,6 +8867,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -9344,6 +9182,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -9724,21 +9563,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Not found. Codes: SESSION_NOT_FOUND */
             404: {
                 headers: {
@@ -9842,7 +9667,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -9949,21 +9774,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND, SESSION_NOT_FOUND */
             404: {
                 headers: {
@@ -10066,7 +9877,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -10201,21 +10012,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -10351,7 +10148,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -10500,21 +10297,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND */
             404: {
                 headers: {
@@ -10651,21 +10434,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND */
             404: {
                 headers: {
@@ -10809,7 +10578,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -10946,21 +10715,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND */
             404: {
                 headers: {
@@ -11068,21 +10823,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND */
             404: {
                 headers: {
