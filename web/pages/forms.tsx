@@ -44,6 +44,15 @@ async function copy(text: string, done: (msg: string) => void) {
   }
 }
 
+/** The account's home country (GET /v1/account), read once per page load: every API call counts against the key's limit. */
+let homeCountryOnce: Promise<string> | undefined;
+function homeCountry(): Promise<string> {
+  homeCountryOnce ??= api("/account")
+    .then((r) => r.data.account.defaultCountry as string)
+    .catch(() => ((homeCountryOnce = undefined), "US"));
+  return homeCountryOnce;
+}
+
 export function Forms() {
   const id = path.value.split("/")[2];
   if (id === "new") return <FormEditor />;
@@ -234,17 +243,13 @@ function FormEditor(props: { id?: string }) {
   const rotating = useSignal(false);
 
   useEffect(() => {
-    // The account's home country is the recommended "numbers only from"; a new form starts with the recommended protections.
-    api("/account")
-      .then((r) => {
-        country.value = r.data.account.defaultCountry;
-        if (!props.id) draft.value = recommendedDraft(draft.value, country.value);
-      })
-      .catch(() => {});
     if (!props.id) {
+      // A new form starts with the recommended protections; "numbers only from" is the account's home country.
       draft.value = recommendedDraft(draft.value, country.value);
+      homeCountry().then((c) => ((country.value = c), (draft.value = recommendedDraft(draft.value, c))));
       return;
     }
+    homeCountry().then((c) => (country.value = c));
     api(`/forms/${encodeURIComponent(props.id)}`)
       .then((r) => {
         const f: Form = r.data.form;
