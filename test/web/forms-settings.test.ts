@@ -261,8 +261,10 @@ describe("Forms and Settings, desktop 1280 px, operator key", () => {
     await nav(page, "Settings").click();
     await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
     const limits = page.getByTestId("account-limits");
-    await limits.getByText("1,000 an hour per key, at most 100 in a minute").waitFor();
-    const used = (await server.api("/account")).data.usage.messages;
+    const account = (await server.api("/account")).data;
+    const n = (x: number) => x.toLocaleString("en-US");
+    await limits.getByText(`${n(account.limits.apiRequestsPerHour)} an hour per key, at most ${n(account.limits.apiBurstPerMinute)} in a minute`).waitFor();
+    const used = account.usage.messages;
     expect(used).toBeGreaterThanOrEqual(2);
     await limits.getByText(`${used} (no monthly limit)`, { exact: true }).waitFor();
 
