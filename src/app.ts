@@ -17,6 +17,7 @@ import { apiKeysRoutes } from "./http/routes/api-keys";
 import { eventsRoutes } from "./http/routes/events";
 import { accountSettingsRoutes } from "./http/routes/account-settings";
 import { conversationsRoutes } from "./http/routes/conversations";
+import { accountRoutes } from "./http/routes/account";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -26,6 +27,7 @@ export function createApp(deps: AppDeps) {
     .use(webhookRoutes(deps))
     .use(inboundRoutes(deps))
     .use(accountSettingsRoutes(deps))
+    .use(accountRoutes(deps))
     .use(conversationsRoutes(deps))
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))

@@ -344,7 +344,7 @@ export function restoreDatabase(inFile: string, dbPath: string, clock: Clock = D
 export const SCHEDULED_PREFIX = "textwire-";
 /** `--backup-dir` without `--backup-every`: once a day. */
 export const DEFAULT_BACKUP_EVERY_MS = 24 * 3_600_000;
-const SCHEDULED_RE = /^textwire-\d{8}T\d{6}(?:\d{3})?Z\.db$/;
+export const SCHEDULED_RE = /^textwire-\d{8}T\d{6}(?:\d{3})?Z\.db$/;
 
 export function backupFileName(ms: number): string {
   return `${SCHEDULED_PREFIX}${stamp(ms)}.db`;

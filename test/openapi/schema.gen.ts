@@ -59,6 +59,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's plan, limits and this month's message count, and what the calling key may do
+         * @description Read-only: the server's operator changes limits with `textwire accounts update`.
+         */
+        get: operations["getV1Account"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/account/settings": {
         parameters: {
             query?: never;
@@ -99,6 +119,26 @@ export interface paths {
          *     Requires an **operator** key (`textwire keys create --operator`): it covers every account.
          */
         post: operations["postV1AdminBackup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/backups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The scheduled backups in --backup-dir, newest first (operator)
+         * @description Requires an **operator** key (`textwire keys create --operator`): it covers every account.
+         */
+        get: operations["getV1AdminBackups"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1325,6 +1365,119 @@ export interface operations {
             };
         };
     };
+    getV1Account: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            access: {
+                                /** @description a server operator key: may run and list backups */
+                                operator: boolean;
+                                /**
+                                 * @description of the key (or the session's key) making this request
+                                 * @default admin_access
+                                 * @enum {string}
+                                 */
+                                permission: "admin_access" | "standard_access";
+                            };
+                            account: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description ISO 3166 alpha-2: what public forms recommend as allowed countries */
+                                defaultCountry: string;
+                                id: string;
+                                name: string;
+                                /**
+                                 * @default standard
+                                 * @enum {string}
+                                 */
+                                plan: "standard" | "pro" | "enterprise";
+                            };
+                            /** @description limits are changed by the server's operator with this command */
+                            changeWith: string;
+                            limits: {
+                                /** @description per key */
+                                apiBurstPerMinute: number;
+                                /** @description per key (the plan's default unless the operator set one) */
+                                apiRequestsPerHour: number;
+                                /** @description messages per UTC calendar month; null = no quota */
+                                monthlyQuota: number | null;
+                            };
+                            usage: {
+                                /** @description messages created this month (deleting messages does not lower it) */
+                                messages: number;
+                                /** @description the UTC month counted, e.g. 2026-11 */
+                                month: string;
+                                /** Format: date-time */
+                                resetsAt: string;
+                            };
+                        };
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getV1AccountSettings: {
         parameters: {
             query?: never;
@@ -1648,6 +1801,108 @@ export interface operations {
             };
             /** @description Unavailable. Codes: SERVICE_UNAVAILABLE */
             503: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getV1AdminBackups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description newest first */
+                            backups: {
+                                bytes: number;
+                                /** Format: date-time */
+                                createdAt: string;
+                                name: string;
+                            }[];
+                            /** @description --backup-dir */
+                            directory: string | null;
+                            /** @description --backup-every */
+                            everyMinutes: number | null;
+                            /** @description --backup-keep: older files are deleted */
+                            keep: number;
+                            /** @description false when the server runs without --backup-dir */
+                            scheduled: boolean;
+                        };
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
+            403: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
                     "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
@@ -5579,6 +5834,8 @@ export interface operations {
     getV1Forms: {
         parameters: {
             query?: {
+                /** @description true: each form carries `counts` (texts queued and sent, contacts, converted) */
+                counts?: string;
                 /** @description true or false */
                 isActive?: string;
                 /** @description page size, 1-100 */
@@ -5608,6 +5865,15 @@ export interface operations {
                     "application/json": {
                         data: {
                             forms: ({
+                                /** @description with ?counts=true: all-time figures of the form */
+                                counts?: {
+                                    contacts: number;
+                                    /** @description per cent of the form's contacts with status converted, one decimal */
+                                    conversionRate: number;
+                                    converted: number;
+                                    messages: number;
+                                    messagesSent: number;
+                                };
                                 /** Format: date-time */
                                 createdAt: string;
                                 description: string | null;

@@ -106,6 +106,9 @@ const CASES: Record<string, () => Promise<void>> = {
     const r = await api.GET("/v1/forms", { params: { query: { page: 1, limit: 10, isActive: "true" } } });
     expectHttp(r, 200);
     expect(r.data!.data.forms.map((f) => f.id)).toContain(ctx.formId);
+    const c = await api.GET("/v1/forms", { params: { query: { counts: "true" } } });
+    expectHttp(c, 200);
+    expect(c.data!.data.forms.find((f) => f.id === ctx.formId)?.counts?.messages).toBeGreaterThanOrEqual(0);
   },
   "GET /v1/forms/{id}": async () => {
     const r = await api.GET("/v1/forms/{id}", { params: { path: { id: ctx.formId } } });
@@ -438,6 +441,13 @@ const CASES: Record<string, () => Promise<void>> = {
   },
   "POST /v1/admin/backup": async () => {
     expectHttp(await api.POST("/v1/admin/backup", { parseAs: "arrayBuffer" }), 200);
+  },
+  "GET /v1/admin/backups": async () => {
+    expectHttp(await api.GET("/v1/admin/backups", {}), 200);
+  },
+  "GET /v1/account": async () => {
+    expectHttp(await api.GET("/v1/account", {}), 200);
+    expectHttp(await anon.GET("/v1/account", {}), 401);
   },
 };
 

@@ -24,12 +24,12 @@ export interface ServerProcess {
 }
 
 /** `textwire serve` as a separate process (bun src/main.ts serve), as `npm start` runs it. */
-export async function startServerProcess(): Promise<ServerProcess> {
+export async function startServerProcess(extraArgs: string[] = []): Promise<ServerProcess> {
   const dir = tempDir("textwire-web-");
   const dbPath = join(dir, "textwire.db");
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("TEXTWIRE_") && v !== undefined) env[k] = v;
-  const proc = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--db", dbPath, "--log-format", "json"], {
+  const proc = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--db", dbPath, "--log-format", "json", ...extraArgs], {
     cwd: dir,
     env,
     stdout: "pipe",
@@ -49,6 +49,16 @@ export async function startServerProcess(): Promise<ServerProcess> {
   const url = `http://127.0.0.1:${/Textwire listening on http:\/\/\S+:(\d+)/.exec(out)![1]}`;
   const adminKey = /(txwire_sk_[A-Za-z0-9]{40})/.exec(out)![1];
   const accountId = /Account id: (\S+)/.exec(out)![1];
+  // Dashboard requests spend the signed-in key's API limit (100 a minute by default); a test
+  // clicks through every page within seconds, so its account gets room (the limit itself is
+  // tested in test/api/session-rate-limit.test.ts).
+  const update = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "accounts", "update", accountId, "--api-burst-per-minute", "2000", "--db", dbPath], {
+    cwd: dir,
+    env,
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  if ((await update.exited) !== 0) throw new Error("accounts update failed: " + (await new Response(update.stderr).text()));
   return {
     url,
     adminKey,

@@ -6,6 +6,9 @@ import { navigate, path } from "../router";
 import { smsInfo } from "../../src/domain/sms-encoding";
 import { renderTemplate } from "../../src/domain/template";
 import { Confirm } from "./settings";
+import { draftFromSettings, recommendedDraft, settingsFromDraft, type ProtectionDraft } from "../form-protection";
+import { FieldError, ProtectionFields, errAttrs } from "./form-protection";
+import { TestSubmission } from "./form-test";
 
 interface Field {
   name: string;
@@ -24,6 +27,7 @@ interface Form {
   settings: Record<string, any>;
   webhookUrl: string;
   createdAt: string;
+  counts?: { messages: number; messagesSent: number; contacts: number; converted: number; conversionRate: number };
 }
 
 const FIELD_TYPES = ["text", "email", "phone", "number", "url", "date"];
@@ -40,6 +44,15 @@ async function copy(text: string, done: (msg: string) => void) {
   }
 }
 
+/** The account's home country (GET /v1/account), read once per page load: every API call counts against the key's limit. */
+let homeCountryOnce: Promise<string> | undefined;
+function homeCountry(): Promise<string> {
+  homeCountryOnce ??= api("/account")
+    .then((r) => r.data.account.defaultCountry as string)
+    .catch(() => ((homeCountryOnce = undefined), "US"));
+  return homeCountryOnce;
+}
+
 export function Forms() {
   const id = path.value.split("/")[2];
   if (id === "new") return <FormEditor />;
@@ -51,15 +64,18 @@ function FormList() {
   const error = useSignal("");
   const notice = useSignal("");
   const deleting = useSignal<Form | null>(null);
+  const rotating = useSignal<Form | null>(null);
   const typed = useSignal("");
   const load = () =>
-    api("/forms?limit=100")
+    api("/forms?limit=100&counts=true")
       .then((r) => (forms.value = r.data.forms))
       .catch((e) => (error.value = errorText(e)));
   useEffect(() => {
     load();
   }, []);
   async function setActive(f: Form, isActive: boolean) {
+    // Shown at once: a re-render while the change is on its way must not flip the box back.
+    forms.value = forms.value?.map((x) => (x.id === f.id ? { ...x, isActive } : x)) ?? null;
     try {
       await api(`/forms/${encodeURIComponent(f.id)}`, { method: "PUT", json: { isActive } });
       notice.value = `${f.name} ${isActive ? "accepts submissions again" : "no longer accepts submissions"}.`;
@@ -75,6 +91,18 @@ function FormList() {
     try {
       await api(`/forms/${encodeURIComponent(f.id)}`, { method: "DELETE" });
       notice.value = `${f.name} deleted, with its contacts and messages.`;
+    } catch (e) {
+      notice.value = errorText(e);
+    }
+    load();
+  }
+  async function rotate() {
+    const f = rotating.value;
+    rotating.value = null;
+    if (!f) return;
+    try {
+      await api(`/forms/${encodeURIComponent(f.id)}/rotate-webhook`, { method: "POST" });
+      notice.value = `${f.name} has a new webhook address; the old one stopped working. Update your website.`;
     } catch (e) {
       notice.value = errorText(e);
     }
@@ -100,6 +128,8 @@ function FormList() {
                 <tr>
                   <th scope="col">Form</th>
                   <th scope="col">Webhook address</th>
+                  <th scope="col">Texts</th>
+                  <th scope="col">Converted</th>
                   <th scope="col">Accepting</th>
                   <th scope="col">Created</th>
                   {admin ? <th scope="col">Actions</th> : null}
@@ -115,12 +145,19 @@ function FormList() {
                         Copy
                       </button>
                     </td>
+                    <td class="num">{f.counts ? (f.counts.messages ? `${f.counts.messagesSent} sent of ${f.counts.messages}` : "none yet") : "—"}</td>
+                    <td class="num" title="Contacts of this form whose status is converted">
+                      {f.counts ? (f.counts.contacts ? `${f.counts.converted} of ${f.counts.contacts} (${f.counts.conversionRate}%)` : "no contacts yet") : "—"}
+                    </td>
                     <td>
                       <input type="checkbox" aria-label={`${f.name} accepts submissions`} checked={f.isActive} disabled={!admin} onChange={(e) => setActive(f, (e.target as HTMLInputElement).checked)} />
                     </td>
                     <td>{fmtDate(f.createdAt)}</td>
                     {admin ? (
-                      <td>
+                      <td class="actions">
+                        <button type="button" class="secondary" aria-label={`New webhook address for ${f.name}`} onClick={() => (rotating.value = f)}>
+                          New webhook address
+                        </button>{" "}
                         <button type="button" class="secondary" aria-label={`Delete ${f.name}`} onClick={() => ((typed.value = ""), (deleting.value = f))}>
                           Delete
                         </button>
@@ -135,6 +172,14 @@ function FormList() {
           <p>No forms yet.{admin ? " Create one with “New form”." : ""}</p>
         )
       ) : null}
+      <Confirm
+        open={rotating.value !== null}
+        title={`Make a new webhook address for ${rotating.value?.name ?? ""}?`}
+        body="The current address stops working at once: your website's form will fail until you paste the new address (or the new embed code) into it. Contacts, messages and statistics stay with the form."
+        action="Make a new address"
+        onConfirm={rotate}
+        onCancel={() => (rotating.value = null)}
+      />
       <TypedConfirm
         form={deleting.value}
         typed={typed.value}
@@ -188,7 +233,8 @@ function FormEditor(props: { id?: string }) {
   const template = useSignal("Hi {{firstName}}, thanks for contacting us! We will reply soon.");
   const fields = useSignal<Field[]>([{ name: "firstName", type: "text", label: "First name", required: false }]);
   const settings = useSignal<Record<string, any>>({ timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC", delayMinutes: 0, defaultPriority: "normal" });
-  const recommended = useSignal(true);
+  const draft = useSignal<ProtectionDraft>(draftFromSettings({}));
+  const country = useSignal("US");
   const form = useSignal<Form | null>(null);
   const embed = useSignal("");
   const error = useSignal("");
@@ -197,7 +243,13 @@ function FormEditor(props: { id?: string }) {
   const rotating = useSignal(false);
 
   useEffect(() => {
-    if (!props.id) return;
+    if (!props.id) {
+      // A new form starts with the recommended protections; "numbers only from" is the account's home country.
+      draft.value = recommendedDraft(draft.value, country.value);
+      homeCountry().then((c) => ((country.value = c), (draft.value = recommendedDraft(draft.value, c))));
+      return;
+    }
+    homeCountry().then((c) => (country.value = c));
     api(`/forms/${encodeURIComponent(props.id)}`)
       .then((r) => {
         const f: Form = r.data.form;
@@ -207,6 +259,7 @@ function FormEditor(props: { id?: string }) {
         template.value = f.messageTemplate;
         fields.value = f.fields;
         settings.value = f.settings;
+        draft.value = draftFromSettings(f.settings);
       })
       .catch((e) => (error.value = errorText(e)));
     api(`/forms/${encodeURIComponent(props.id)}/embed`)
@@ -230,9 +283,10 @@ function FormEditor(props: { id?: string }) {
   async function save(e: Event) {
     e.preventDefault();
     error.value = "";
+    notice.value = "";
     fieldErrors.value = [];
-    const s = { ...settings.value };
-    if (!props.id && recommended.value) s.protection = "recommended";
+    const s = { ...settings.value, ...settingsFromDraft(draft.value) };
+    delete s.protection;
     const body = { name: name.value.trim(), description: description.value.trim() || null, messageTemplate: template.value, fields: fields.value, settings: s };
     try {
       const r = props.id
@@ -240,7 +294,11 @@ function FormEditor(props: { id?: string }) {
         : await api("/forms", { method: "POST", json: body });
       notice.value = props.id ? "Form saved." : "Form created.";
       if (!props.id) navigate(`/forms/${encodeURIComponent(r.data.form.id)}`, true);
-      else form.value = r.data.form;
+      else {
+        form.value = r.data.form;
+        settings.value = r.data.form.settings;
+        draft.value = draftFromSettings(r.data.form.settings);
+      }
     } catch (err) {
       error.value = errorText(err);
       if (err instanceof ApiError && Array.isArray(err.body?.errors)) fieldErrors.value = err.body.errors;
@@ -270,31 +328,37 @@ function FormEditor(props: { id?: string }) {
         <div class="editor-main">
           <span class="field wide">
             <label for="form-name">Form name</label>
-            <input id="form-name" required maxLength={100} value={name.value} onInput={(e) => (name.value = (e.target as HTMLInputElement).value)} />
+            <input id="form-name" required maxLength={100} value={name.value} onInput={(e) => (name.value = (e.target as HTMLInputElement).value)} {...errAttrs(fieldErrors.value, "name", "form-name-error")} />
+            <FieldError errors={fieldErrors.value} name="name" id="form-name-error" />
           </span>
           <span class="field wide">
             <label for="form-description">Description (for you)</label>
-            <input id="form-description" value={description.value} onInput={(e) => (description.value = (e.target as HTMLInputElement).value)} />
+            <input id="form-description" value={description.value} onInput={(e) => (description.value = (e.target as HTMLInputElement).value)} {...errAttrs(fieldErrors.value, "description", "form-description-error")} />
+            <FieldError errors={fieldErrors.value} name="description" id="form-description-error" />
           </span>
           <fieldset>
             <legend>Fields of the form (besides the phone number)</legend>
+            <FieldError errors={fieldErrors.value.filter((x) => x.field === "fields")} name="fields" id="fields-error" />
             {fields.value.map((f, i) => (
               <div class="field-row" key={i}>
                 <span class="field">
                   <label for={`field-name-${i}`}>Field {i + 1} name</label>
-                  <input id={`field-name-${i}`} required value={f.name} onInput={(e) => setField(i, { name: (e.target as HTMLInputElement).value.trim() })} />
+                  <input id={`field-name-${i}`} required value={f.name} onInput={(e) => setField(i, { name: (e.target as HTMLInputElement).value.trim() })} {...errAttrs(fieldErrors.value, `fields[${i}].name`, `field-name-${i}-error`)} />
+                  <FieldError errors={fieldErrors.value} name={`fields[${i}].name`} id={`field-name-${i}-error`} />
                 </span>
                 <span class="field">
                   <label for={`field-type-${i}`}>Field {i + 1} type</label>
-                  <select id={`field-type-${i}`} value={f.type} onChange={(e) => setField(i, { type: (e.target as HTMLSelectElement).value })}>
+                  <select id={`field-type-${i}`} value={f.type} onChange={(e) => setField(i, { type: (e.target as HTMLSelectElement).value })} {...errAttrs(fieldErrors.value, `fields[${i}].type`, `field-type-${i}-error`)}>
                     {FIELD_TYPES.map((t) => (
                       <option key={t} value={t}>{t}</option>
                     ))}
                   </select>
+                  <FieldError errors={fieldErrors.value} name={`fields[${i}].type`} id={`field-type-${i}-error`} />
                 </span>
                 <span class="field">
                   <label for={`field-label-${i}`}>Field {i + 1} label</label>
-                  <input id={`field-label-${i}`} value={f.label ?? ""} onInput={(e) => setField(i, { label: (e.target as HTMLInputElement).value || undefined })} />
+                  <input id={`field-label-${i}`} value={f.label ?? ""} onInput={(e) => setField(i, { label: (e.target as HTMLInputElement).value || undefined })} {...errAttrs(fieldErrors.value, `fields[${i}].label`, `field-label-${i}-error`)} />
+                  <FieldError errors={fieldErrors.value} name={`fields[${i}].label`} id={`field-label-${i}-error`} />
                 </span>
                 <span class="field">
                   <label for={`field-max-${i}`}>Field {i + 1} maximum length</label>
@@ -308,7 +372,9 @@ function FormEditor(props: { id?: string }) {
                       const { maxLength: _drop, ...rest } = f.validation ?? {};
                       setField(i, { validation: v ? { ...rest, maxLength: Number(v) } : Object.keys(rest).length ? rest : undefined });
                     }}
+                    {...errAttrs(fieldErrors.value, `fields[${i}].validation`, `field-max-${i}-error`)}
                   />
+                  <FieldError errors={fieldErrors.value} name={`fields[${i}].validation`} id={`field-max-${i}-error`} />
                 </span>
                 <label class="check">
                   <input type="checkbox" checked={!!f.required} onChange={(e) => setField(i, { required: (e.target as HTMLInputElement).checked })} /> Field {i + 1} required
@@ -324,36 +390,41 @@ function FormEditor(props: { id?: string }) {
           </fieldset>
           <span class="field wide">
             <label for="form-template">Text message template</label>
-            <textarea id="form-template" rows={4} maxLength={1600} required value={template.value} onInput={(e) => (template.value = (e.target as HTMLTextAreaElement).value)} aria-describedby="template-help" />
+            <textarea id="form-template" rows={4} maxLength={1600} required value={template.value} onInput={(e) => (template.value = (e.target as HTMLTextAreaElement).value)} {...errAttrs(fieldErrors.value, "messageTemplate", "form-template-error", "template-help")} />
             <small id="template-help">
               Use {"{{firstName}}"}, {"{{formName}}"} or any field's name in double braces.
             </small>
+            <FieldError errors={fieldErrors.value} name="messageTemplate" id="form-template-error" />
           </span>
           <fieldset>
             <legend>Sending</legend>
             <span class="field">
               <label for="form-zone">Time zone</label>
-              <select id="form-zone" value={settings.value.timezone ?? "UTC"} onChange={(e) => setSetting("timezone", (e.target as HTMLSelectElement).value)}>
+              <select id="form-zone" value={settings.value.timezone ?? "UTC"} onChange={(e) => setSetting("timezone", (e.target as HTMLSelectElement).value)} {...errAttrs(fieldErrors.value, "settings.timezone", "form-zone-error")}>
                 {(zones.includes(settings.value.timezone ?? "UTC") ? zones : [settings.value.timezone ?? "UTC", ...zones]).map((z) => (
                   <option key={z} value={z}>{z}</option>
                 ))}
               </select>
+              <FieldError errors={fieldErrors.value} name="settings.timezone" id="form-zone-error" />
             </span>
             <span class="field">
               <label for="form-delay">Delay before sending (minutes)</label>
-              <input id="form-delay" type="number" min={0} value={settings.value.delayMinutes ?? 0} onInput={(e) => setSetting("delayMinutes", Number((e.target as HTMLInputElement).value))} />
+              <input id="form-delay" type="number" min={0} value={settings.value.delayMinutes ?? 0} onInput={(e) => setSetting("delayMinutes", Number((e.target as HTMLInputElement).value))} {...errAttrs(fieldErrors.value, "settings.delayMinutes", "form-delay-error")} />
+              <FieldError errors={fieldErrors.value} name="settings.delayMinutes" id="form-delay-error" />
             </span>
             <span class="field">
               <label for="form-daily">Daily limit (empty: none)</label>
-              <input id="form-daily" type="number" min={1} value={settings.value.rateLimitPerDay ?? ""} onInput={(e) => setSetting("rateLimitPerDay", (e.target as HTMLInputElement).value ? Number((e.target as HTMLInputElement).value) : null)} />
+              <input id="form-daily" type="number" min={1} value={settings.value.rateLimitPerDay ?? ""} onInput={(e) => setSetting("rateLimitPerDay", (e.target as HTMLInputElement).value ? Number((e.target as HTMLInputElement).value) : null)} {...errAttrs(fieldErrors.value, "settings.rateLimitPerDay", "form-daily-error")} />
+              <FieldError errors={fieldErrors.value} name="settings.rateLimitPerDay" id="form-daily-error" />
             </span>
             <span class="field">
               <label for="form-priority">Priority</label>
-              <select id="form-priority" value={settings.value.defaultPriority ?? "normal"} onChange={(e) => setSetting("defaultPriority", (e.target as HTMLSelectElement).value)}>
+              <select id="form-priority" value={settings.value.defaultPriority ?? "normal"} onChange={(e) => setSetting("defaultPriority", (e.target as HTMLSelectElement).value)} {...errAttrs(fieldErrors.value, "settings.defaultPriority", "form-priority-error")}>
                 {PRIORITIES.map((x) => (
                   <option key={x} value={x}>{x}</option>
                 ))}
               </select>
+              <FieldError errors={fieldErrors.value} name="settings.defaultPriority" id="form-priority-error" />
             </span>
             <span class="field">
               <label for="form-quiet-start">Quiet hours from</label>
@@ -361,21 +432,25 @@ function FormEditor(props: { id?: string }) {
             </span>
             <span class="field">
               <label for="form-quiet-end">Quiet hours until</label>
-              <input id="form-quiet-end" type="time" value={settings.value.quietHours?.end ?? ""} onInput={(e) => setQuiet("end", (e.target as HTMLInputElement).value)} />
+              <input id="form-quiet-end" type="time" value={settings.value.quietHours?.end ?? ""} onInput={(e) => setQuiet("end", (e.target as HTMLInputElement).value)} {...errAttrs(fieldErrors.value, "settings.quietHours", "form-quiet-error")} />
+              <FieldError errors={fieldErrors.value} name="settings.quietHours" id="form-quiet-error" />
             </span>
-            {!props.id ? (
-              <label class="check">
-                <input type="checkbox" checked={recommended.value} onChange={(e) => (recommended.value = (e.target as HTMLInputElement).checked)} /> Use the recommended protections for a public
-                form (duplicate window, per-address and per-number limits, your country only)
-              </label>
-            ) : null}
           </fieldset>
+          <ProtectionFields
+            draft={draft.value}
+            onChange={(d) => (draft.value = d)}
+            errors={fieldErrors.value}
+            onRecommended={() => (draft.value = recommendedDraft(draft.value, country.value))}
+          />
           {fieldErrors.value.length ? (
-            <ul class="error" role="alert">
-              {fieldErrors.value.map((x) => (
-                <li key={x.field + x.message}>{x.field}: {x.message}</li>
-              ))}
-            </ul>
+            <div class="error" role="alert">
+              <p>The form was not saved: {fieldErrors.value.length === 1 ? "one setting needs" : `${fieldErrors.value.length} settings need`} a change (marked above).</p>
+              <ul>
+                {fieldErrors.value.map((x) => (
+                  <li key={x.field + x.message}>{x.message}</li>
+                ))}
+              </ul>
+            </div>
           ) : error.value ? (
             <p class="error" role="alert">{error.value}</p>
           ) : null}
@@ -400,6 +475,10 @@ function FormEditor(props: { id?: string }) {
             <button type="button" class="secondary" onClick={() => copy(form.value!.webhookUrl, (m) => (notice.value = m))}>Copy webhook address</button>{" "}
             <button type="button" class="secondary" onClick={() => (rotating.value = true)}>Make a new address</button>
           </p>
+          <p class="hint">
+            Make a new address when strangers post to the form: the old address stops working at once, so paste the new one (or the new HTML below) into your
+            website.
+          </p>
           {embed.value ? (
             <>
               <h2>Embed on your website</h2>
@@ -410,6 +489,7 @@ function FormEditor(props: { id?: string }) {
               </p>
             </>
           ) : null}
+          <TestSubmission key={form.value.webhookUrl} webhookUrl={form.value.webhookUrl} fields={form.value.fields} settings={form.value.settings} />
           <Confirm
             open={rotating.value}
             title="Make a new webhook address?"
@@ -425,6 +505,7 @@ function FormEditor(props: { id?: string }) {
 
   function setQuiet(part: "start" | "end", v: string) {
     const q = { start: settings.value.quietHours?.start ?? "", end: settings.value.quietHours?.end ?? "", [part]: v };
-    setSetting("quietHours", q.start && q.end ? q : null);
+    // A half-filled pair is kept (and sent: the API says what is missing); both empty = none.
+    setSetting("quietHours", q.start || q.end ? q : null);
   }
 }

@@ -1,7 +1,9 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText, isAdmin, session } from "../api";
+import { api, ApiError, errorText, isAdmin, session } from "../api";
+import { FieldError, errAttrs } from "./form-protection";
 import { fmtDate } from "../format";
+import { AccountLimits, Backups, useAccount } from "./settings-account";
 
 interface Key {
   keyId: string;
@@ -26,6 +28,7 @@ interface SessionRow {
 const PERMISSION_NAMES: Record<string, string> = { admin_access: "Admin", standard_access: "Standard" };
 
 export function Settings() {
+  const { info, error } = useAccount();
   if (!isAdmin()) {
     return (
       <section>
@@ -34,6 +37,8 @@ export function Settings() {
           You are signed in with a standard key. API keys, sessions and the account's settings can only be seen and changed with an admin key: sign out and sign in
           with one.
         </p>
+        <AccountLimits info={info.value} error={error.value} />
+        <Backups info={info.value} />
       </section>
     );
   }
@@ -42,7 +47,9 @@ export function Settings() {
       <h1>Settings</h1>
       <ApiKeys />
       <Sessions />
+      <AccountLimits info={info.value} error={error.value} />
       <Replies />
+      <Backups info={info.value} />
     </section>
   );
 }
@@ -256,31 +263,50 @@ const REPLIES: Array<[key: "optOutReply" | "optInReply" | "helpReply", label: st
   ["optInReply", "Reply to START (opt-in again)"],
   ["helpReply", "Reply to HELP"],
 ];
+const KEYWORDS: Array<[key: "optOutKeywords" | "optInKeywords" | "helpKeywords", label: string]> = [
+  ["optOutKeywords", "Words that stop all texts"],
+  ["optInKeywords", "Words that start texts again"],
+  ["helpKeywords", "Words answered with the help reply"],
+];
+const words = (v: string) => v.split(/[\s,;]+/).map((w) => w.trim()).filter(Boolean);
 
-/** The automatic answers to STOP, START and HELP (GET/PUT /v1/account/settings). */
+/** The automatic answers to STOP, START and HELP and the words that trigger them (GET/PUT /v1/account/settings). */
 function Replies() {
   const values = useSignal<Record<string, string> | null>(null);
   const preview = useSignal<Record<string, string>>({});
   const notice = useSignal("");
   const error = useSignal("");
+  const fieldErrors = useSignal<Array<{ field: string; message: string }>>([]);
+  const show = (settings: Record<string, any>) => {
+    const v: Record<string, string> = {};
+    for (const [k] of REPLIES) v[k] = settings[k];
+    for (const [k] of KEYWORDS) v[k] = (settings[k] as string[]).join(", ");
+    values.value = v;
+  };
   useEffect(() => {
     api("/account/settings")
-      .then((r) => ((values.value = { ...r.data.settings }), (preview.value = r.data.preview)))
+      .then((r) => (show(r.data.settings), (preview.value = r.data.preview)))
       .catch((e) => (error.value = errorText(e)));
   }, []);
   async function save(e: Event) {
     e.preventDefault();
     const v = values.value;
     if (!v) return;
+    fieldErrors.value = [];
     try {
-      const r = await api("/account/settings", { method: "PUT", json: { optOutReply: v.optOutReply, optInReply: v.optInReply, helpReply: v.helpReply } });
-      values.value = { ...r.data.settings };
+      const json: Record<string, unknown> = {};
+      for (const [k] of REPLIES) json[k] = v[k];
+      for (const [k] of KEYWORDS) json[k] = words(v[k]);
+      const r = await api("/account/settings", { method: "PUT", json });
+      show(r.data.settings);
       preview.value = r.data.preview;
       notice.value = "Replies saved.";
     } catch (err) {
       notice.value = errorText(err);
+      if (err instanceof ApiError && Array.isArray(err.body?.errors)) fieldErrors.value = err.body.errors;
     }
   }
+  const errs = fieldErrors.value;
   return (
     <>
       <h2>Automatic replies</h2>
@@ -299,12 +325,29 @@ function Replies() {
                 rows={2}
                 maxLength={306}
                 value={values.value![k]}
-                aria-describedby={`reply-${k}-preview`}
+                {...errAttrs(errs, k, `reply-${k}-error`, `reply-${k}-preview`)}
                 onInput={(e) => (values.value = { ...values.value!, [k]: (e.target as HTMLTextAreaElement).value })}
               />
               <small id={`reply-${k}-preview`}>As sent: {preview.value[k]}</small>
+              <FieldError errors={errs} name={k} id={`reply-${k}-error`} />
             </span>
           ))}
+          {KEYWORDS.map(([k, label]) => (
+            <span class="field wide" key={k}>
+              <label for={`keywords-${k}`}>{label}</label>
+              <input
+                id={`keywords-${k}`}
+                autocomplete="off"
+                value={values.value![k]}
+                {...errAttrs(errs, k, `keywords-${k}-error`, "keywords-help")}
+                onInput={(e) => (values.value = { ...values.value!, [k]: (e.target as HTMLInputElement).value })}
+              />
+              <FieldError errors={errs} name={k} id={`keywords-${k}-error`} />
+            </span>
+          ))}
+          <small id="keywords-help" class="hint">
+            Words separated by commas. A text that is just one of them (any case, punctuation ignored) triggers it.
+          </small>
           <button type="submit">Save replies</button>
           <span aria-live="polite">{notice.value}</span>
         </form>

@@ -103,6 +103,7 @@ export const FormListQuery = t.Object({
   ...Pagination,
   isActive: t.Optional(BoolQuery),
   search: t.Optional(t.String({ maxLength: 200 })),
+  counts: t.Optional(t.String({ pattern: "^(true|false)$", description: "true: each form carries `counts` (texts queued and sent, contacts, converted)" })),
 });
 
 export const FormStatsQuery = t.Object({
@@ -131,7 +132,26 @@ export const Form = t.Object(
 );
 
 export const FormSummary = t.Object(
-  { id: t.String(), name: t.String(), description: NullableString, isActive: t.Boolean(), createdAt: Timestamp, updatedAt: Timestamp },
+  {
+    id: t.String(),
+    name: t.String(),
+    description: NullableString,
+    isActive: t.Boolean(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    counts: t.Optional(
+      t.Object(
+        {
+          messages: t.Integer({ minimum: 0 }),
+          messagesSent: t.Integer({ minimum: 0 }),
+          contacts: t.Integer({ minimum: 0 }),
+          converted: t.Integer({ minimum: 0 }),
+          conversionRate: t.Number({ description: "per cent of the form's contacts with status converted, one decimal" }),
+        },
+        { description: "with ?counts=true: all-time figures of the form" },
+      ),
+    ),
+  },
   { additionalProperties: true },
 );
 

@@ -19,6 +19,7 @@ import type { Form } from "../../services/forms";
 import { maskSecrets, resolveProtection } from "../../domain/protection";
 import { embedSnippet } from "../../domain/embed";
 import { prefersHtml } from "../pages";
+import { formCounts } from "../../services/form-counts";
 
 /** The webhook address of a form, from its token (the id until the address is rotated). */
 export function webhookUrlFor(deps: AppDeps, req: Request, webhookToken: string): string {
@@ -43,7 +44,12 @@ export function formsRoutes(deps: AppDeps) {
           isActive: query.isActive === undefined ? undefined : query.isActive === "true",
           search: query.search,
         });
-        const list = data.forms.map(({ webhookToken, ...f }) => ({ ...f, webhookUrl: webhookUrlFor(deps, request, webhookToken) }));
+        const counts = query.counts === "true" ? formCounts(deps.sqlite, data.forms.map((f) => f.id)) : null;
+        const list = data.forms.map(({ webhookToken, ...f }) => ({
+          ...f,
+          webhookUrl: webhookUrlFor(deps, request, webhookToken),
+          ...(counts ? { counts: counts.get(f.id)! } : {}),
+        }));
         return { status: "success", data: { ...data, forms: list } };
       },
       { query: FormListQuery, response: { 200: FormListAnswer }, detail: { summary: "List forms", tags: ["Forms"] } },
