@@ -1,5 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { Logger } from "../lib/log";
+import { derivedCounts, type DerivedCounts } from "./derived-counts";
 
 /**
  * Group commit: many requests' writes in ONE transaction, so one fsync (synchronous=FULL)
@@ -53,8 +54,11 @@ export class GroupCommitWriter {
   private readonly rollbackTo: Statement;
   /** Transactions committed and jobs run (for tests and metrics). */
   readonly stats = { batches: 0, jobs: 0, largestBatch: 0, flushMs: 0, commitMs: 0 };
+  /** Derived counts of the batch's message inserts: summed, written once before COMMIT. */
+  private readonly derived: DerivedCounts;
 
   constructor(private readonly sqlite: Database, private readonly logger?: Logger) {
+    this.derived = derivedCounts(sqlite);
     this.begin = sqlite.prepare("BEGIN IMMEDIATE");
     this.commit = sqlite.prepare("COMMIT");
     this.rollback = sqlite.prepare("ROLLBACK");
@@ -123,13 +127,16 @@ export class GroupCommitWriter {
       for (const p of batch) p.reject(err);
       return;
     }
+    this.derived.beginBatch();
     for (let i = 0; i < batch.length; i++) {
       this.savepoint.run();
+      const mark = this.derived.mark();
       try {
         const value = batch[i].job.run();
         this.release.run();
         results[i] = { ok: true, value };
       } catch (err) {
+        this.derived.rollbackTo(mark);
         try {
           this.rollbackTo.run();
           this.release.run();
@@ -139,10 +146,12 @@ export class GroupCommitWriter {
     }
     const c0 = performance.now();
     try {
+      this.derived.flush();
       this.commit.run();
       this.stats.commitMs += performance.now() - c0;
     } catch (err) {
       this.logger?.error("group commit failed", { error: String(err), jobs: batch.length });
+      this.derived.discard();
       try {
         this.rollback.run();
       } catch {}

@@ -179,6 +179,7 @@ export class AccountService {
       if (!this.findAccount(id)) return false;
       this.sqlite.prepare("DELETE FROM accounts WHERE id = ?").run(id);
       this.sqlite.prepare("DELETE FROM message_counts WHERE account_id = ?").run(id);
+      this.sqlite.prepare("DELETE FROM message_rollups WHERE account_id = ?").run(id);
       return true;
     })();
   }

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { recordMessageInsert } from "../../src/db/derived-counts";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { openSqlite } from "../../src/db/open";
@@ -119,7 +120,7 @@ describe("migrate", () => {
 });
 
 describe("0004 monthly_usage", () => {
-  test("is filled from the messages already there, then kept by the insert trigger", () => {
+  test("is filled from the messages already there, then kept by the writers' recorded inserts (0015), never decreased", () => {
     const sqlite = openSqlite(dbPath());
     const before = EMBEDDED_MIGRATIONS.filter((m) => m.tag < "0004");
     migrate(sqlite, before);
@@ -133,6 +134,7 @@ describe("0004 monthly_usage", () => {
       "INSERT INTO messages (id, account_id, content, recipient_phone, scheduled_for, seq, created_at, updated_at) VALUES ('extra', 'a1', 'x', '+12015550100', ?, 999, ?, ?)",
       [now, now, now],
     );
+    recordMessageInsert(sqlite, { accountId: "a1", formId: null, status: "queued", priorityRank: 2, createdAt: now, sentAt: null, failureReason: null });
     sqlite.run("DELETE FROM messages WHERE id IN ('extra', 'm0-0')");
     expect(usage()).toBe(31);
     sqlite.close();
