@@ -151,3 +151,10 @@ DROP TRIGGER `messages_usage_insert`;
 DROP INDEX `messages_account_status_created_sent_idx`;
 --> statement-breakpoint
 DROP INDEX `messages_form_status_created_idx`;
+--> statement-breakpoint
+-- Every row sat in (status, lease_expires_at); its readers only want queued or leased rows.
+DROP INDEX `messages_status_lease_idx`;
+--> statement-breakpoint
+CREATE INDEX `messages_queued_idx` ON `messages` (`scheduled_for`) WHERE `status` = 'queued';
+--> statement-breakpoint
+CREATE INDEX `messages_leased_idx` ON `messages` (`lease_expires_at`) WHERE `status` = 'queued' AND `lease_expires_at` IS NOT NULL;

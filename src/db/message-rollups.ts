@@ -1,5 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
-import { LEVEL_DAY, prefixOf, type Prefix } from "../domain/rollup-buckets";
+import { LEVEL_DAY, prefixOf } from "../domain/rollup-buckets";
 import { rollupDeltas, type MessageFacts, type RollupValues } from "./derived-counts";
 
 /**
@@ -53,22 +53,22 @@ function addSums(into: IntervalSums, s: IntervalSums, sign: number): void {
   for (const [k, n] of s.reasons) into.reasons.set(k, (into.reasons.get(k) ?? 0) + sign * n);
 }
 
+const VALUE_SUMS = (sign: string) =>
+  ["queued", "sent", "failed", "cancelled", "sent_ms", "sent_timed"].map((c) => `coalesce(SUM(${sign}r.${c}), 0) AS ${c}`).join(", ");
+
 export class RollupStore {
-  private readonly dayRange: Statement<Row, [string, string, string, string]>;
-  private readonly byKeys: Statement<Row, [string, string, number, string]>;
+  private readonly dayRows: Statement<Row, [string, string, string, string]>;
+  private readonly daySum: Statement<Row, [string, string, string, string]>;
+  private readonly dayReasons: Statement<Row, [string, string, string, string]>;
   private readonly formTotal: Statement<{ n: number | null }, [string, string]>;
   private readonly residueAll: Statement<MessageRow, [string, string, string]>;
   private readonly residueForm: Statement<MessageRow, [string, string, string, string]>;
 
-  constructor(sqlite: Database) {
-    this.dayRange = sqlite.prepare(
-      `SELECT ${COLS} FROM message_rollups WHERE account_id = ?1 AND form_id = ?2 AND level = 0 AND bucket >= ?3 AND bucket <= ?4
-        ORDER BY bucket, reason`,
-    );
-    this.byKeys = sqlite.prepare(
-      `SELECT ${COLS} FROM message_rollups
-        WHERE account_id = ?1 AND form_id = ?2 AND level = ?3 AND bucket IN (SELECT value FROM json_each(?4))`,
-    );
+  constructor(private readonly sqlite: Database) {
+    const days = "FROM message_rollups r WHERE r.account_id = ?1 AND r.form_id = ?2 AND r.level = 0 AND r.bucket >= ?3 AND r.bucket < ?4";
+    this.dayRows = sqlite.prepare(`SELECT ${COLS} ${days} AND r.reason = '' ORDER BY r.bucket`);
+    this.daySum = sqlite.prepare(`SELECT '' AS bucket, '' AS reason, ${VALUE_SUMS("")} ${days} AND r.reason = ''`);
+    this.dayReasons = sqlite.prepare(`SELECT '' AS bucket, r.reason AS reason, ${VALUE_SUMS("")} ${days} AND r.reason <> '' GROUP BY r.reason`);
     this.formTotal = sqlite.prepare(
       `SELECT SUM(queued + sent + failed + cancelled) AS n FROM message_rollups WHERE account_id = ?1 AND form_id = ?2 AND level = 0 AND reason = ''`,
     );
@@ -86,31 +86,49 @@ export class RollupStore {
 
   /**
    * Sums per interval [b[i], b[i+1]) (b ascending, ≥ 2 instants) of an account's messages
-   * (formKey "*"), a form's (its id) or those of no form ("").
+   * (formKey "*"), a form's (its id) or those of no form (""). Failed messages per reason only
+   * with `reasons` and two instants (a period's totals).
    */
-  intervals(accountId: string, formKey: string, b: number[]): IntervalSums[] {
+  intervals(accountId: string, formKey: string, b: number[], opts: { reasons?: boolean } = {}): IntervalSums[] {
     const prefixes = b.map(prefixOf);
-    const cells = new Map<string, Row[]>();
-    const put = (r: Row) => {
-      const list = cells.get(r.bucket);
-      if (list) list.push(r);
-      else cells.set(r.bucket, [r]);
-    };
-    // Day rows come in bucket order (the primary key's); an interval takes those of its days.
-    const dayRows = this.dayRange.all(accountId, formKey, prefixes[0].day, prefixes[prefixes.length - 1].day);
-    for (const r of dayRows) put(r);
-    const wanted: [Set<string>, Set<string>] = [new Set(), new Set()];
-    for (const p of prefixes) for (const t of p.terms) if (t.level !== LEVEL_DAY) wanted[t.level - 1].add(t.bucket);
-    for (let level = 1; level <= 2; level++) {
-      const keys = wanted[level - 1];
-      if (keys.size > 0) for (const r of this.byKeys.all(accountId, formKey, level, JSON.stringify([...keys]))) put(r);
+    const reasons = opts.reasons === true && b.length === 2;
+    const terms: string[] = [];
+    prefixes.forEach((p, i) => {
+      // Buckets are made by prefixOf from instants ("2026-03-08T02"): no outside text in the SQL.
+      for (const t of p.terms) terms.push(`(${i}, ${t.sign}, ${t.level}, '${t.bucket}')`);
+    });
+    const prefixSums = prefixes.map(() => empty());
+    if (terms.length > 0) {
+      // Summed per prefix i inside SQLite, one primary-key lookup per term (CROSS JOIN keeps the
+      // term list outside). A literal VALUES list: json_each re-reads its text per row here.
+      const from = `FROM j CROSS JOIN message_rollups r ON r.account_id = ?1 AND r.form_id = ?2 AND r.level = j.level AND r.bucket = j.bucket`;
+      const head = `WITH j(i, sign, level, bucket) AS (VALUES ${terms.join(", ")})`;
+      const sums = `${head} SELECT j.i AS i, '' AS bucket, '' AS reason, ${VALUE_SUMS("j.sign * ")} ${from} AND r.reason = '' GROUP BY 1`;
+      for (const r of this.once(sums, accountId, formKey)) addRow(prefixSums[r.i], r, 1);
+      if (reasons) {
+        const byReason = `${head} SELECT j.i AS i, '' AS bucket, r.reason AS reason, ${VALUE_SUMS("j.sign * ")} ${from} AND r.reason <> '' GROUP BY 1, 3`;
+        for (const r of this.once(byReason, accountId, formKey)) addRow(prefixSums[r.i], r, 1);
+      }
     }
-    const prefixSums = prefixes.map((p) => this.prefixSums(accountId, formKey, p, cells));
+    prefixes.forEach((p, i) => {
+      if (p.residue) this.addResidue(prefixSums[i], accountId, formKey, p.residue, reasons);
+    });
+    const first = prefixes[0].day;
+    const last = prefixes[prefixes.length - 1].day;
     const out: IntervalSums[] = [];
+    if (b.length === 2) {
+      const s = empty();
+      for (const r of this.daySum.all(accountId, formKey, first, last)) addRow(s, r, 1);
+      if (reasons) for (const r of this.dayReasons.all(accountId, formKey, first, last)) addRow(s, r, 1);
+      addSums(s, prefixSums[1], 1);
+      addSums(s, prefixSums[0], -1);
+      return [s];
+    }
+    // Day rows come in bucket order; an interval takes those of its whole UTC days.
+    const dayRows = this.dayRows.all(accountId, formKey, first, last);
     let k = 0;
     for (let i = 0; i + 1 < b.length; i++) {
       const s = empty();
-      // Whole UTC days from day(b[i]) up to (not including) day(b[i+1]).
       while (k < dayRows.length && dayRows[k].bucket < prefixes[i].day) k++;
       for (; k < dayRows.length && dayRows[k].bucket < prefixes[i + 1].day; k++) addRow(s, dayRows[k], 1);
       addSums(s, prefixSums[i + 1], 1);
@@ -120,22 +138,28 @@ export class RollupStore {
     return out;
   }
 
-  private prefixSums(accountId: string, formKey: string, p: Prefix, cells: Map<string, Row[]>): IntervalSums {
-    const s = empty();
-    for (const t of p.terms) for (const r of cells.get(t.bucket) ?? []) addRow(s, r, t.sign);
-    if (p.residue) {
-      const lo = new Date(p.residue[0]).toISOString();
-      const hi = new Date(p.residue[1]).toISOString();
-      const rows = formKey === "*" ? this.residueAll.all(accountId, lo, hi) : this.residueForm.all(accountId, lo, hi, formKey);
-      for (const m of rows) {
-        for (const d of rollupDeltas(factsOf(m))) {
-          if (d.formId !== formKey || d.level !== LEVEL_DAY) continue;
-          const [queued, sent, failed, cancelled, sent_ms, sent_timed] = d.values;
-          addRow(s, { bucket: d.bucket, reason: d.reason, queued, sent, failed, cancelled, sent_ms, sent_timed }, 1);
-        }
+  /** Runs a statement made for one call (not kept in the connection's statement cache). */
+  private once(sql: string, accountId: string, formKey: string): Array<Row & { i: number }> {
+    const st = this.sqlite.prepare(sql);
+    try {
+      return st.all(accountId, formKey) as Array<Row & { i: number }>;
+    } finally {
+      st.finalize();
+    }
+  }
+
+  /** Messages in [lo, hi) counted one by one (an instant off the quarter hour: never in practice). */
+  private addResidue(into: IntervalSums, accountId: string, formKey: string, [from, to]: [number, number], reasons: boolean): void {
+    const lo = new Date(from).toISOString();
+    const hi = new Date(to).toISOString();
+    const rows = formKey === "*" ? this.residueAll.all(accountId, lo, hi) : this.residueForm.all(accountId, lo, hi, formKey);
+    for (const m of rows) {
+      for (const d of rollupDeltas(factsOf(m))) {
+        if (d.formId !== formKey || d.level !== LEVEL_DAY || (!reasons && d.reason !== "")) continue;
+        const [queued, sent, failed, cancelled, sent_ms, sent_timed] = d.values;
+        addRow(into, { bucket: d.bucket, reason: d.reason, queued, sent, failed, cancelled, sent_ms, sent_timed }, 1);
       }
     }
-    return s;
   }
 }
 

@@ -87,15 +87,11 @@ export class AnalyticsService {
     const b = dayBoundaries(days, timezone);
     const lo = iso(b[0]);
     const daily = this.rollups.intervals(accountId, q.formId ?? "*", b);
+    const [whole] = this.rollups.intervals(accountId, q.formId ?? "*", [b[0], b[b.length - 1]], { reasons: true });
     const statusBreakdown = { sent: 0, queued: 0, failed: 0, cancelled: 0 };
-    const period_: IntervalSums = { values: [0, 0, 0, 0, 0, 0], reasons: new Map() };
-    for (const d of daily) {
-      for (let i = 0; i < 6; i++) period_.values[i] += d.values[i];
-      for (const [k, n] of d.reasons) period_.reasons.set(k, (period_.reasons.get(k) ?? 0) + n);
-    }
-    [statusBreakdown.queued, statusBreakdown.sent, statusBreakdown.failed, statusBreakdown.cancelled] = period_.values;
+    [statusBreakdown.queued, statusBreakdown.sent, statusBreakdown.failed, statusBreakdown.cancelled] = whole.values;
     const totalMessages = statusBreakdown.sent + statusBreakdown.queued + statusBreakdown.failed + statusBreakdown.cancelled;
-    const mean = meanSeconds(period_);
+    const mean = meanSeconds(whole);
     // Per form: the period's sums from the form's own rollups.
     const forms = this.sqlite
       .query("SELECT id AS formId, name AS formName FROM forms WHERE account_id = ?1 AND (?2 IS NULL OR id = ?2)")
@@ -111,7 +107,7 @@ export class AnalyticsService {
       .slice(0, TOP_FORMS_MAX)
       .map((f) => ({ formId: f.formId, formName: f.formName, messageCount: f.messageCount, deliveryRate: deliveryRate(f.sent, f.failed) }));
     const failureReasons: Record<string, number> = {};
-    const reasons = [...period_.reasons].filter(([, n]) => n > 0).sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+    const reasons = [...whole.reasons].filter(([, n]) => n > 0).sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
     for (const [reason, n] of reasons) failureReasons[reason] = n;
     // replyRate (issue 11): of the contacts texted in the period (their last text was sent in
     // it), the share that sent a text back in the period; percent, one decimal.

@@ -124,3 +124,19 @@ describe("textwire doctor", () => {
     expect(await runCli(["doctor", "--check", "--rebuild", "--db", s.dbPath], b.cli)).toBe(2);
   });
 });
+
+describe("the contact search index is written once per text", () => {
+  test("a re-submission from the same person with the same details leaves the FTS index untouched; changed details rewrite it", async () => {
+    formId = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form.id;
+    const fts = () => s.running.deps.sqlite.query("SELECT COUNT(*) AS n, SUM(length(block)) AS bytes, MAX(id) AS top FROM contacts_fts_data").get();
+    const body = { phoneNumber: "+14155550777", firstName: "Rosa", company: "Bakery" };
+    await expectStatus(await webhook(body), 200);
+    const once = fts();
+    await expectStatus(await webhook(body), 200);
+    await expectStatus(await webhook(body), 200);
+    expect(fts()).toEqual(once);
+    await expectStatus(await webhook({ ...body, company: "Flower shop" }), 200);
+    expect(fts()).not.toEqual(once);
+    clean();
+  });
+});

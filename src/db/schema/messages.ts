@@ -63,7 +63,11 @@ export const messages = sqliteTable(
     index("messages_form_created_idx").on(t.formId, t.createdAt),
     index("messages_form_scheduled_idx").on(t.formId, t.scheduledFor),
     index("messages_contact_created_idx").on(t.contactId, t.createdAt),
-    index("messages_status_lease_idx").on(t.status, t.leaseExpiresAt),
+    // Partial (migration 0015): only queued rows — the queue rebuild at boot, the next due time —
+    // and only leased ones — the lease sweep and reload (a lease's token and expiry are set and
+    // cleared together, so its queries say `lease_expires_at IS NOT NULL`).
+    index("messages_queued_idx").on(t.scheduledFor).where(sql`status = 'queued'`),
+    index("messages_leased_idx").on(t.leaseExpiresAt).where(sql`status = 'queued' AND lease_expires_at IS NOT NULL`),
     index("messages_broadcast_status_idx").on(t.broadcastId, t.status).where(sql`broadcast_id IS NOT NULL`),
   ],
 );
