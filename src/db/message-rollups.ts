@@ -5,8 +5,8 @@ import { rollupDeltas, type MessageFacts, type RollupValues } from "./derived-co
 /**
  * Reads of message_rollups (migration 0015) and sums over arbitrary time intervals: each interval
  * [b_i, b_{i+1}) is whole UTC days + prefix(b_{i+1}) − prefix(b_i) (src/domain/rollup-buckets.ts),
- * so a year of daily figures in any zone reads ~365 day rows and a few hour/quarter rows per
- * boundary, never the messages themselves (except a residue before an instant off the quarter
+ * so a year of daily figures in any zone reads ~365 day rows and one range of ≤ 12 hour rows (and
+ * ≤ 3 quarter rows) per boundary, never the messages themselves (except a residue before an instant off the quarter
  * hour, which no current zone has).
  */
 
@@ -95,14 +95,15 @@ export class RollupStore {
     const terms: string[] = [];
     prefixes.forEach((p, i) => {
       // Buckets are made by prefixOf from instants ("2026-03-08T02"): no outside text in the SQL.
-      for (const t of p.terms) terms.push(`(${i}, ${t.sign}, ${t.level}, '${t.bucket}')`);
+      for (const t of p.terms) terms.push(`(${i}, ${t.sign}, ${t.level}, '${t.from}', '${t.to}')`);
     });
     const prefixSums = prefixes.map(() => empty());
     if (terms.length > 0) {
-      // Summed per prefix i inside SQLite, one primary-key lookup per term (CROSS JOIN keeps the
+      // Summed per prefix i inside SQLite, one primary-key range per term (CROSS JOIN keeps the
       // term list outside). A literal VALUES list: json_each re-reads its text per row here.
-      const from = `FROM j CROSS JOIN message_rollups r ON r.account_id = ?1 AND r.form_id = ?2 AND r.level = j.level AND r.bucket = j.bucket`;
-      const head = `WITH j(i, sign, level, bucket) AS (VALUES ${terms.join(", ")})`;
+      const from = `FROM j CROSS JOIN message_rollups r ON r.account_id = ?1 AND r.form_id = ?2 AND r.level = j.level
+        AND r.bucket >= j.lo AND r.bucket < j.hi`;
+      const head = `WITH j(i, sign, level, lo, hi) AS (VALUES ${terms.join(", ")})`;
       const sums = `${head} SELECT j.i AS i, '' AS bucket, '' AS reason, ${VALUE_SUMS("j.sign * ")} ${from} AND r.reason = '' GROUP BY 1`;
       for (const r of this.once(sums, accountId, formKey)) addRow(prefixSums[r.i], r, 1);
       if (reasons) {

@@ -4,7 +4,8 @@
  * Levels: 0 = day "YYYY-MM-DD", 1 = hour "YYYY-MM-DDTHH", 2 = quarter hour "YYYY-MM-DDTHH:MM"
  * (MM in 00, 15, 30, 45), all by a message's createdAt in UTC. A range [lo, hi) is the whole
  * days from day(lo) to day(hi) plus prefix(hi) − prefix(lo), where prefix(t) is [00:00 UTC of
- * day(t), t): whole hours (or the day minus the hours after, when shorter), whole quarters, and
+ * day(t), t): a range of whole hours (or the day minus the hours after, when shorter), a range of
+ * whole quarters, and
  * — only for an instant not on a quarter hour, which no zone offset since 1972 produces — a
  * residue range the caller counts from the messages themselves. Exact in every zone.
  *
@@ -29,11 +30,12 @@ export function bucketsOf(createdAtIso: string): [string, string, string] {
   return [createdAtIso.slice(0, 10), createdAtIso.slice(0, 13), `${createdAtIso.slice(0, 14)}${pad2(Math.floor(minute / 15) * 15)}`];
 }
 
-/** A rollup row to add (sign 1) or take away (sign −1). */
+/** The rollup rows of one level with bucket in [from, to), to add (sign 1) or take away (sign −1). */
 export interface Term {
   sign: 1 | -1;
   level: RollupLevel;
-  bucket: string;
+  from: string;
+  to: string;
 }
 
 /** [00:00 UTC of t's day, t) as rollup terms, plus a residue range to count directly (or null). */
@@ -50,13 +52,14 @@ export function prefixOf(t: number): Prefix {
   const minute = Number(s.slice(14, 16));
   const quarter = Math.floor(minute / 15);
   const terms: Term[] = [];
-  if (hour <= 12) {
-    for (let h = 0; h < hour; h++) terms.push({ sign: 1, level: LEVEL_HOUR, bucket: `${day}T${pad2(h)}` });
-  } else {
-    terms.push({ sign: 1, level: LEVEL_DAY, bucket: day });
-    for (let h = hour; h < 24; h++) terms.push({ sign: -1, level: LEVEL_HOUR, bucket: `${day}T${pad2(h)}` });
+  // Whichever reads fewer rows: the hours before, or the day minus the hours from here on.
+  if (hour > 12) {
+    terms.push({ sign: 1, level: LEVEL_DAY, from: day, to: `${day}~` });
+    terms.push({ sign: -1, level: LEVEL_HOUR, from: `${day}T${pad2(hour)}`, to: `${day}T24` });
+  } else if (hour > 0) {
+    terms.push({ sign: 1, level: LEVEL_HOUR, from: `${day}T00`, to: `${day}T${pad2(hour)}` });
   }
-  for (let q = 0; q < quarter; q++) terms.push({ sign: 1, level: LEVEL_QUARTER, bucket: `${day}T${pad2(hour)}:${pad2(q * 15)}` });
+  if (quarter > 0) terms.push({ sign: 1, level: LEVEL_QUARTER, from: `${day}T${pad2(hour)}:00`, to: `${day}T${pad2(hour)}:${pad2(quarter * 15)}` });
   const hourStart = t - (((t % HOUR_MS) + HOUR_MS) % HOUR_MS);
   const quarterStart = hourStart + quarter * QUARTER_MS;
   return { day, terms, residue: t > quarterStart ? [quarterStart, t] : null };

@@ -149,10 +149,12 @@ describe("analytics from rollups equal a from-scratch count", () => {
 describe("prefixOf", () => {
   test("whole hours before noon, the day minus the hours after in the afternoon; quarters; a residue only off the quarter", () => {
     const p = prefixOf(Date.parse("2026-03-08T02:30:00.000Z"));
-    expect(p.terms.map((t) => `${t.sign}${t.bucket}`)).toEqual(["12026-03-08T00", "12026-03-08T01", "12026-03-08T02:00", "12026-03-08T02:15"]);
+    const show = (x: ReturnType<typeof prefixOf>) => x.terms.map((t) => `${t.sign} ${t.level} ${t.from}..${t.to}`);
+    expect(show(p)).toEqual(["1 1 2026-03-08T00..2026-03-08T02", "1 2 2026-03-08T02:00..2026-03-08T02:30"]);
     expect(p.residue).toBeNull();
     const q = prefixOf(Date.parse("2026-03-08T22:45:10.000Z"));
-    expect(q.terms.map((t) => `${t.sign}${t.bucket}`)).toEqual(["12026-03-08", "-12026-03-08T22", "-12026-03-08T23", "12026-03-08T22:00", "12026-03-08T22:15", "12026-03-08T22:30"]);
+    expect(show(q)).toEqual(["1 0 2026-03-08..2026-03-08~", "-1 1 2026-03-08T22..2026-03-08T24", "1 2 2026-03-08T22:00..2026-03-08T22:45"]);
+    expect(show(prefixOf(Date.parse("2026-03-08T00:00:00.000Z")))).toEqual([]);
     expect(q.residue).toEqual([Date.parse("2026-03-08T22:45:00.000Z"), Date.parse("2026-03-08T22:45:10.000Z")]);
   });
 });
