@@ -134,15 +134,33 @@ export class DerivedCounts {
     const batch = this.pending;
     this.pending = [];
     this.epoch++;
+    // Messages of a batch mostly share account, form, status and quarter hour: group them first
+    // (one string key per message), then make the rollup rows once per group.
+    const groups = new Map<string, { m: MessageFacts; n: number; ms: number; timed: number }>();
+    for (const m of batch) {
+      const gk = `${m.accountId}${SEP}${m.formId ?? ""}${SEP}${m.status}${SEP}${m.priorityRank}${SEP}${m.createdAt.slice(0, 16)}${SEP}${m.status === "failed" ? (m.failureReason ?? "unknown") : ""}`;
+      let g = groups.get(gk);
+      if (!g) groups.set(gk, (g = { m, n: 0, ms: 0, timed: 0 }));
+      g.n++;
+      if (m.status === "sent" && m.sentAt !== null) {
+        g.ms += responseMs(m.createdAt, m.sentAt);
+        g.timed++;
+      }
+    }
     const counts = new Map<string, number>();
     const usage = new Map<string, number>();
     const rollups = new Map<string, RollupDelta>();
-    for (const m of batch) {
+    for (const { m, n, ms, timed } of groups.values()) {
       const ck = `${m.accountId}${SEP}${m.status}${SEP}${m.priorityRank}`;
-      counts.set(ck, (counts.get(ck) ?? 0) + 1);
+      counts.set(ck, (counts.get(ck) ?? 0) + n);
       const uk = `${m.accountId}${SEP}${m.createdAt.slice(0, 7)}`;
-      usage.set(uk, (usage.get(uk) ?? 0) + 1);
+      usage.set(uk, (usage.get(uk) ?? 0) + n);
       for (const d of rollupDeltas(m)) {
+        for (let i = 0; i < 4; i++) d.values[i] *= n;
+        if (d.reason === "") {
+          d.values[4] = ms;
+          d.values[5] = timed;
+        }
         const rk = `${d.accountId}${SEP}${d.formId}${SEP}${d.level}${SEP}${d.bucket}${SEP}${d.reason}`;
         const have = rollups.get(rk);
         if (!have) rollups.set(rk, d);
