@@ -1,6 +1,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { Logger } from "../lib/log";
 import { derivedCounts, type DerivedCounts } from "./derived-counts";
+import type { StageTiming } from "../lib/stage-timing";
 
 /**
  * Group commit: many requests' writes in ONE transaction, so one fsync (synchronous=FULL)
@@ -56,6 +57,8 @@ export class GroupCommitWriter {
   readonly stats = { batches: 0, jobs: 0, largestBatch: 0, flushMs: 0, commitMs: 0 };
   /** Derived counts of the batch's message inserts: summed, written once before COMMIT. */
   private readonly derived: DerivedCounts;
+  /** Stage sums (--stage-timing): each job's run() and each COMMIT. */
+  timing: StageTiming | null = null;
 
   constructor(private readonly sqlite: Database, private readonly logger?: Logger) {
     this.derived = derivedCounts(sqlite);
@@ -128,6 +131,8 @@ export class GroupCommitWriter {
       return;
     }
     this.derived.beginBatch();
+    const timing = this.timing;
+    const j0 = timing ? performance.now() : 0;
     for (let i = 0; i < batch.length; i++) {
       this.savepoint.run();
       const mark = this.derived.mark();
@@ -145,10 +150,13 @@ export class GroupCommitWriter {
       }
     }
     const c0 = performance.now();
+    if (timing) timing.add("writeJob", c0 - j0);
     try {
       this.derived.flush();
       this.commit.run();
-      this.stats.commitMs += performance.now() - c0;
+      const c1 = performance.now();
+      this.stats.commitMs += c1 - c0;
+      if (timing) timing.add("commit", c1 - c0);
     } catch (err) {
       this.logger?.error("group commit failed", { error: String(err), jobs: batch.length });
       this.derived.discard();
