@@ -4,6 +4,7 @@
  * tells the queue and the leases (LeaseService.withdraw / queue.insert + notify).
  */
 import type { Database } from "bun:sqlite";
+import { recordMessageInsert } from "./derived-counts";
 import type { MessageRow } from "../services/messages";
 
 /** failureReason of messages cancelled because their recipient opted out. */
@@ -64,4 +65,5 @@ export function insertReplyMessage(sqlite: Database, r: MessageRow): void {
        VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, NULL, ?9, ?10, ?11, ?12, ?12)`,
     )
     .run(r.id, r.account_id, r.contact_id, r.content, r.recipient_phone, r.recipient_name, r.priority, r.priority_rank, r.scheduled_for, r.metadata, r.seq, r.created_at);
+  recordMessageInsert(sqlite, { accountId: r.account_id, formId: null, status: "queued", priorityRank: r.priority_rank, createdAt: r.created_at, sentAt: null, failureReason: null });
 }

@@ -6,6 +6,8 @@
  * `LeaseService`; a status change ends any lease on the message.
  */
 import type { Database, Statement } from "bun:sqlite";
+import { RollupStore } from "../db/message-rollups";
+import { recordMessageInsert } from "../db/derived-counts";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
@@ -170,6 +172,7 @@ export class MessageService {
   private readonly counters: Statement<{ status: string; n: number }, [string, number]>;
   /** Count/summary answers, valid while the connection has made no change since (total_changes()). */
   private countCache = new Map<string, { version: number; summary: Record<MessageStatus, number> }>();
+  private readonly rollups: RollupStore;
 
   constructor(
     private readonly sqlite: Database,
@@ -181,6 +184,7 @@ export class MessageService {
     private readonly quota?: MonthlyQuota,
   ) {
     this.byId = sqlite.query("SELECT * FROM messages WHERE id = ?1 AND account_id = ?2");
+    this.rollups = new RollupStore(sqlite);
     this.changes = sqlite.query("SELECT total_changes() AS n");
     this.counters = sqlite.query(
       "SELECT status, SUM(n) AS n FROM message_counts WHERE account_id = ?1 AND (?2 < 0 OR priority_rank = ?2) GROUP BY status",
@@ -288,7 +292,12 @@ export class MessageService {
           : q.priority !== undefined
             ? "priority"
             : "per-status";
-    const summary = this.summary(where, params, strategy);
+    // Form and date filters without priority or contact: the rollups answer exactly at any instant
+    // (a few small rows), so a list after a write never recounts a range of messages.
+    const summary =
+      strategy === "per-status" && q.priority === undefined
+        ? this.rollupSummary(accountId, q.formId ?? "*", after ?? ROLLUP_START, before ?? ROLLUP_END)
+        : this.summary(where, params, strategy);
     const pageWhere = [...where];
     const pageParams = [...params];
     if (q.formId !== undefined || q.contactId !== undefined) {
@@ -332,6 +341,12 @@ export class MessageService {
       pagination: { total, page, limit, totalPages: Math.ceil(total / limit) },
       summary,
     };
+  }
+
+  private rollupSummary(accountId: string, formKey: string, from: number, to: number): Record<MessageStatus, number> {
+    if (!(from < to)) return { queued: 0, sent: 0, failed: 0, cancelled: 0 };
+    const [v] = this.rollups.intervals(accountId, formKey, [from, to]).map((x) => x.values);
+    return { queued: v[0], sent: v[1], failed: v[2], cancelled: v[3] };
   }
 
   private owns(table: "forms" | "contacts", accountId: string, id: string): boolean {
@@ -683,10 +698,14 @@ export class MessageService {
          VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, NULL, ?9, ?10, ?11, ?12, ?12, ?13)`,
       )
       .run(row.id, accountId, row.contact_id, row.content, row.recipient_phone, row.recipient_name, prio, row.priority_rank, row.scheduled_for, row.metadata, row.seq, createdAt, row.max_attempts ?? null);
+    recordMessageInsert(this.sqlite, { accountId, formId: null, status: "queued", priorityRank: row.priority_rank, createdAt, sentAt: null, failureReason: null });
   }
 }
 
 type SummaryStrategy = "counters" | "per-status" | "contact" | "priority";
+/** Instants before and after any message: the open ends of a list's date filter for the rollups. */
+const ROLLUP_START = Date.parse("0001-01-01T00:00:00.000Z");
+const ROLLUP_END = Date.parse("9999-12-31T00:00:00.000Z");
 
 interface Effects {
   endLease?: string;

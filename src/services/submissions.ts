@@ -4,6 +4,7 @@
  * once all three are on disk. Hot path: prepared statements only, no query builder.
  */
 import type { Database, Statement } from "bun:sqlite";
+import { recordMessageInsert } from "../db/derived-counts";
 import type { Clock } from "../lib/clock";
 import { newId } from "../lib/ids";
 import { AppError, validationError } from "../errors";
@@ -405,6 +406,7 @@ export class SubmissionService {
             nowIso,
             nowIso,
           );
+          recordMessageInsert(this.sqlite, { accountId: form.accountId, formId: form.id, status: "queued", priorityRank: PRIORITY_RANK[priority], createdAt: nowIso, sentAt: null, failureReason: null });
           const submissionId = newId();
           this.submissionInsert.run(submissionId, form.accountId, form.id, contactId, messageId, existing ? 0 : 1, nowIso);
           // The queue entry goes in last; should the idempotency row still fail, it comes out again

@@ -6,6 +6,7 @@
 import type { Database } from "bun:sqlite";
 import type { AppDeps } from "../../src/deps";
 import { PRIORITY_RANK, type Priority } from "../../src/queue/priority-queue";
+import { recordMessageInsert } from "../../src/db/derived-counts";
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -67,6 +68,8 @@ export function insertMessage(deps: AppDeps, accountId: string, o: MessageFixtur
   const status = o.status ?? "queued";
   const seq = deps.seq.next();
   const scheduledFor = o.scheduledFor ?? createdAt;
+  const sentAt = o.sentAt ?? (status === "sent" ? createdAt : null);
+  const failureReason = o.failureReason ?? (status === "failed" ? "network-error" : null);
   deps.sqlite
     .query(
       `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name, status, priority,
@@ -86,11 +89,13 @@ export function insertMessage(deps: AppDeps, accountId: string, o: MessageFixtur
       PRIORITY_RANK[priority],
       JSON.stringify(o.webhookData ?? { firstName: "Ann" }),
       scheduledFor,
-      o.sentAt ?? (status === "sent" ? createdAt : null),
-      o.failureReason ?? (status === "failed" ? "network-error" : null),
+      sentAt,
+      failureReason,
       seq,
       createdAt,
     );
+  // Every writer of a message records its derived counts (src/db/derived-counts.ts).
+  recordMessageInsert(deps.sqlite, { accountId, formId: o.formId ?? null, status, priorityRank: PRIORITY_RANK[priority], createdAt, sentAt, failureReason });
   if (status === "queued") deps.queue.insert({ id, accountId, priority, scheduledFor: Date.parse(scheduledFor), seq });
   return id;
 }

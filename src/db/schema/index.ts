@@ -8,3 +8,4 @@ export * from "./inbound";
 export * from "./broadcasts";
 export * from "./sessions";
 export * from "./account-settings";
+export * from "./rollups";
