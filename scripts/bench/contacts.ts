@@ -1,7 +1,9 @@
 /**
  * Contacts benchmark (issue 5): 100,000 contacts with 3 custom fields and tags.
  *
- *   ./node_modules/.bin/bun scripts/bench/contacts.ts [--contacts 100000] [--requests 300]
+ *   ./node_modules/.bin/bun scripts/bench/contacts.ts [--contacts 100000] [--requests 300] [--parts export,import,list]
+ *
+ * `--parts` runs only some of the three parts (the import needs the CSV export, which then runs alone).
  *
  * Measures, through the real HTTP server on loopback (run as a child process, so the RSS figures
  * are the server's own: VmHWM from /proc/<pid>/status, one fresh server per export):
@@ -27,6 +29,7 @@ const arg = (name: string, def: number) => {
 };
 const N = arg("contacts", 100_000);
 const REQUESTS = arg("requests", 300);
+const PARTS = new Set((args.includes("--parts") ? args[args.indexOf("--parts") + 1] : "export,import,list").split(","));
 const root = join(import.meta.dir, "..", "..");
 
 console.log(`machine: ${cpus()[0]?.model ?? "unknown"}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Bun ${Bun.version}, ${process.platform}`);
@@ -153,7 +156,7 @@ const fmt = (n: number) => n.toFixed(1);
 
 // ---- exports ----
 let csvText = "";
-for (const format of ["csv", "json", "xlsx"]) {
+for (const format of PARTS.has("export") ? ["csv", "json", "xlsx"] : PARTS.has("import") ? ["csv"] : []) {
   const child = await startChild();
   const before = memMb(child.pid);
   t0 = performance.now();
@@ -178,7 +181,7 @@ for (const format of ["csv", "json", "xlsx"]) {
 }
 
 // ---- import into an empty account ----
-{
+if (PARTS.has("import")) {
   const child = await startChild();
   const before = memMb(child.pid);
   t0 = performance.now();
@@ -194,7 +197,7 @@ for (const format of ["csv", "json", "xlsx"]) {
 }
 
 // ---- list / search latency ----
-{
+if (PARTS.has("list")) {
   const child = await startChild();
   const pct = (xs: number[], p: number) => xs.sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
   async function measure(label: string, run: (i: number) => Promise<Response>) {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { openSqlite } from "../../src/db/open";
 import { migrate } from "../../src/db/migrate";
-import { loadQueuedEntries, queueSync } from "../../src/services/queue-sync";
+import { FIRST_PAGE_SQL, loadQueuedEntries, NEXT_PAGE_SQL, queueSync, readQueuedEntries } from "../../src/services/queue-sync";
 import { MessageQueue } from "../../src/queue/priority-queue";
 
 function db() {
@@ -40,5 +40,48 @@ describe("queue rebuild from SQLite", () => {
     queueSync(sqlite, q).start!();
     expect(q.has("stale")).toBe(false);
     expect(["urgent", "early", "late"].map((id) => q.rank(id))).toEqual([1, 2, 3]);
+  });
+
+  test("rows come in queue order page by page, ties on schedule and seq broken by id, every account", () => {
+    const sqlite = db();
+    sqlite.query("INSERT INTO accounts (id, name, plan, created_at) VALUES ('b', 'B', 'standard', '2026-01-01T00:00:00.000Z')").run();
+    const prios = ["urgent", "high", "normal", "low"];
+    // 3 schedules × 4 priorities × 2 seqs × 3 ids: many exact ties, so page edges fall inside them.
+    let n = 0;
+    for (const s of ["2026-01-02T00:00:00.000Z", "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.001Z"])
+      for (const p of prios) for (const seq of [2, 1]) for (const c of ["z", "a", "m"]) insert(sqlite, `${c}${n++}`, n % 7 === 0 ? "sent" : "queued", p, s, seq);
+    sqlite.query("UPDATE messages SET account_id = 'b' WHERE rowid % 3 = 0").run();
+    const expected = loadQueuedEntries(sqlite);
+    for (const pageRows of [1, 2, 5, 7, 1000]) {
+      const got: string[] = [];
+      readQueuedEntries(sqlite, (id) => got.push(id), pageRows);
+      expect(got).toEqual(expected.map((e) => e.id));
+    }
+    const q = new MessageQueue();
+    q.rebuild([...expected].reverse());
+    const inOrder = ["a", "b"].flatMap((acct) => expected.filter((e) => e.accountId === acct));
+    expect(inOrder.map((e) => e.id)).toEqual(expected.map((e) => e.id));
+    expect(inOrder.every((e) => q.rank(e.id) === inOrder.filter((x) => x.accountId === e.accountId).indexOf(e) + 1)).toBe(true);
+    expect(expected.length).toBe(72 - 10);
+  });
+
+  test("the boot read uses the queued-messages index alone: no table rows, no sort", () => {
+    const sqlite = db();
+    const plan = (sql: string, args: number) => (sqlite.query(`EXPLAIN QUERY PLAN ${sql}`).all(...Array(args).fill(1)) as { detail: string }[]).map((r) => r.detail).join(" | ");
+    for (const [sql, args] of [[FIRST_PAGE_SQL, 2], [NEXT_PAGE_SQL, 6]] as const) {
+      expect(plan(sql, args)).toContain("COVERING INDEX messages_queued_order_idx");
+      expect(plan(sql, args)).not.toContain("TEMP B-TREE");
+    }
+  });
+
+  test("a stored priority rank the queue does not know refuses the whole rebuild", () => {
+    const sqlite = db();
+    insert(sqlite, "ok", "queued", "normal", "2026-01-01T00:00:00.000Z", 1);
+    insert(sqlite, "odd", "queued", "normal", "2026-01-01T00:00:00.000Z", 2);
+    sqlite.query("UPDATE messages SET priority_rank = 9 WHERE id = 'odd'").run();
+    const q = new MessageQueue();
+    q.insert({ id: "before", accountId: "a", priority: "low", scheduledFor: 0, seq: 1 });
+    expect(() => queueSync(sqlite, q).start!()).toThrow(TypeError);
+    expect(q.has("before")).toBe(true);
   });
 });

@@ -73,6 +73,8 @@ export const messages = sqliteTable(
     index("messages_contact_created_idx").on(t.contactId, t.createdAt),
     index("messages_status_lease_idx").on(t.status, t.leaseExpiresAt),
     index("messages_broadcast_status_idx").on(t.broadcastId, t.status).where(sql`broadcast_id IS NOT NULL`),
+    /** Queued messages in queue order per account, covering the boot read (migration 0017). */
+    index("messages_queued_order_idx").on(t.accountId, t.priorityRank, t.scheduledFor, t.seq, t.id).where(sql`${t.status} = 'queued'`),
   ],
 );
 
