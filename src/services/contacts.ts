@@ -24,6 +24,7 @@ import type { FormService } from "./forms";
 import { emitContact, emitMessageStatus } from "./event-payloads";
 import { setContactOptOut, type ConsentRecord } from "../db/contacts";
 import { cancelQueuedTo } from "../db/message-suppression";
+import { CONTACT_BATCH_ROWS, CONTACT_INSERT_COLUMNS, CONTACT_INSERT_ROW, ContactInsertBatch, type PendingContact } from "../db/contact-batch";
 
 /** The API's Contact (spec "Contact"). */
 export interface Contact extends ContactState {
@@ -183,9 +184,7 @@ export class ContactService {
     this.stmts = {
       byId: q(`SELECT ${CONTACT_SELECT} FROM ${CONTACT_FROM} WHERE c.id = ? AND c.account_id = ?`),
       byPhone: q(`SELECT id FROM contacts WHERE account_id = ? AND phone_number = ?`),
-      insert: q(`INSERT INTO contacts (id, account_id, phone_number, first_name, last_name, email, status, form_id, custom_fields, tags,
-          last_contacted_at, last_response_at, message_count, source, notes, search_text, created_at, updated_at, consent)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, 0, ?, ?, ?, ?, ?, ?)`),
+      insert: q(`INSERT INTO contacts ${CONTACT_INSERT_COLUMNS} VALUES ${CONTACT_INSERT_ROW}`),
       update: q(`UPDATE contacts SET phone_number = ?, first_name = ?, last_name = ?, email = ?, status = ?, custom_fields = ?, tags = ?,
           last_response_at = ?, source = ?, notes = ?, search_text = ?, updated_at = ? WHERE id = ? AND account_id = ?`),
       deleteTags: q(`DELETE FROM contact_tags WHERE contact_id = ?`),
@@ -361,18 +360,30 @@ export class ContactService {
   }
 
   /** Inserts a contact (no validation, no transaction: callers own both). */
-  private insertState(accountId: string, s: ContactState, opts: { formId?: string | null; createdAt?: string; consent?: ConsentRecord } = {}): string {
+  /** A new contact's id and insert values (CONTACT_INSERT_ROW), not yet written. */
+  private newContactRow(accountId: string, s: ContactState, opts: { formId?: string | null; createdAt?: string; consent?: ConsentRecord } = {}): PendingContact {
     const id = newId();
     const createdAt = opts.createdAt ?? this.now();
     const updatedAt = opts.createdAt ? this.now() : createdAt;
-    this.stmts.insert.run(
+    const values = [
       id, accountId, s.phoneNumber, s.firstName, s.lastName, s.email, s.status, opts.formId ?? null,
       JSON.stringify(s.customFields), JSON.stringify(s.tags), s.lastResponseAt, s.source, s.notes,
       contactSearchText(s), createdAt, updatedAt < createdAt ? createdAt : updatedAt, opts.consent ? JSON.stringify(opts.consent) : null,
-    );
-    for (const t of s.tags) this.stmts.insertTag.run(id, accountId, t);
-    emitContact(this.sqlite, accountId, id, "contact.created", this.clock());
-    return id;
+    ];
+    return { id, phoneNumber: s.phoneNumber, values, tags: s.tags };
+  }
+
+  private insertState(accountId: string, s: ContactState, opts: { formId?: string | null; createdAt?: string; consent?: ConsentRecord } = {}): string {
+    const row = this.newContactRow(accountId, s, opts);
+    this.stmts.insert.run(...row.values);
+    for (const t of s.tags) this.stmts.insertTag.run(row.id, accountId, t);
+    emitContact(this.sqlite, accountId, row.id, "contact.created", this.clock());
+    return row.id;
+  }
+
+  /** Writes the import's waiting new contacts, then their contact.created events, in file order. */
+  private flushCreated(accountId: string, batch: ContactInsertBatch): void {
+    for (const id of batch.flush()) emitContact(this.sqlite, accountId, id, "contact.created", this.clock());
   }
 
   /** Applies a validated patch to a stored contact (no transaction: callers own it). */
@@ -510,6 +521,8 @@ export class ContactService {
     let width = 0;
     let rowNo = 0; // as a spreadsheet shows it: the header is row 1
     const sync = (this.sqlite.query("PRAGMA synchronous").get() as { synchronous: number }).synchronous;
+    // New contacts are written many per statement (db/contact-batch.ts), within each slice.
+    const waiting = new ContactInsertBatch(this.sqlite, accountId);
     for await (const batch of batches) {
       let at = 0;
       while (at < batch.length) {
@@ -541,9 +554,10 @@ export class ContactService {
                 continue;
               }
               const before = tally.errors;
-              this.importRow(accountId, header, width, r.cells, rowNo, report, result, formOk, cancelled);
+              this.importRow(accountId, header, width, r.cells, rowNo, report, result, formOk, cancelled, waiting);
               if (tally.errors > before) tally.refusedRows++;
             }
+            this.flushCreated(accountId, waiting);
           })();
         } finally {
           this.sqlite.exec(`PRAGMA synchronous = ${sync}`);
@@ -577,6 +591,7 @@ export class ContactService {
     result: ImportResult,
     formOk: Map<string, boolean>,
     cancelled: string[],
+    batch: ContactInsertBatch,
   ) {
     if (cells.length !== width) {
       report(rowNo, "row", `row has ${cells.length} cells; the header has ${width}`);
@@ -603,10 +618,14 @@ export class ContactService {
       return;
     }
     const patch = v.patch;
+    // The same number earlier in this slice: write it first, so this row finds and updates it.
+    if (batch.hasPhone(patch.phoneNumber!)) this.flushCreated(accountId, batch);
     const existing = this.stmts.byPhone.get(accountId, patch.phoneNumber!) as { id: string } | null;
     const optOutAt = optedOutMs === null ? iso(this.clock()) : iso(optedOutMs);
     try {
       if (existing) {
+        // Effects stay in file order: the waiting creations go first.
+        this.flushCreated(accountId, batch);
         this.applyPatch(accountId, this.get(accountId, existing.id), patch);
         if (optedOut !== undefined) cancelled.push(...this.applyOptOut(accountId, existing.id, patch.phoneNumber!, optedOut === "true", optOutAt));
         result.updated++;
@@ -619,12 +638,16 @@ export class ContactService {
       }
       // A create patch holds at most MAX_CUSTOM_FIELDS fields (validateContactInput) and a new
       // contact starts with none, so only an update can go over the limit (applyPatch checks).
-      const id = this.insertState(accountId, newContactState(patch), {
-        formId: form,
-        createdAt: createdMs === null ? undefined : iso(createdMs),
-        consent: { source: "import", at: iso(this.clock()) },
-      });
-      if (optedOut === "true") cancelled.push(...this.applyOptOut(accountId, id, patch.phoneNumber!, true, optOutAt));
+      const opts = { formId: form, createdAt: createdMs === null ? undefined : iso(createdMs), consent: { source: "import", at: iso(this.clock()) } satisfies ConsentRecord };
+      if (optedOut === "true") {
+        // An opt-out cancels queued messages at once: written now, after the waiting rows.
+        this.flushCreated(accountId, batch);
+        const id = this.insertState(accountId, newContactState(patch), opts);
+        cancelled.push(...this.applyOptOut(accountId, id, patch.phoneNumber!, true, optOutAt));
+      } else {
+        batch.add(this.newContactRow(accountId, newContactState(patch), opts));
+        if (batch.size >= CONTACT_BATCH_ROWS) this.flushCreated(accountId, batch);
+      }
       result.created++;
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
