@@ -487,7 +487,9 @@ describe("query plans", () => {
     const common = plan({ tags: ["vip", "lead"] }, byCreated, "exists");
     expect(common).toContain("contacts_account_created_idx");
     expect(common).toContain("sqlite_autoindex_contact_tags_1");
-    expect(plan({ search: "4155" }, byCreated)).toContain("contacts_account_phone_idx");
+    expect(plan({ search: "41" }, byCreated)).toContain("contacts_account_phone_idx");
+    // 3+ digits: the trigram index first, then the exact test on the phone.
+    expect(plan({ search: "4155" }, byCreated)).toContain("contacts_fts");
     // Several common tags, counted: their lists merge straight from the covering index.
     const merged = plan({ tags: ["vip", "lead", "new"], status: "new" }, byCreated, "intersect");
     expect(merged).toContain("MERGE (INTERSECT)");
