@@ -64,15 +64,32 @@ export class ContactInsertBatch {
     this.phones.clear();
     for (let at = 0; at < rows.length; at += CONTACT_BATCH_ROWS) {
       const part = rows.slice(at, at + CONTACT_BATCH_ROWS);
-      this.sqlite
-        .query(`INSERT INTO contacts ${CONTACT_INSERT_COLUMNS} VALUES ${Array(part.length).fill(CONTACT_INSERT_ROW).join(", ")}`)
-        .run(...part.flatMap((r) => r.values));
+      this.run(`INSERT INTO contacts ${CONTACT_INSERT_COLUMNS} VALUES `, CONTACT_INSERT_ROW, part.length, CONTACT_BATCH_ROWS, part.flatMap((r) => r.values));
     }
     const tags = rows.flatMap((r) => r.tags.map((tag) => [r.id, this.accountId, tag]));
     for (let at = 0; at < tags.length; at += TAG_BATCH_ROWS) {
       const part = tags.slice(at, at + TAG_BATCH_ROWS);
-      this.sqlite.query(`INSERT OR IGNORE INTO contact_tags (contact_id, account_id, tag) VALUES ${Array(part.length).fill("(?, ?, ?)").join(", ")}`).run(...part.flat());
+      this.run("INSERT OR IGNORE INTO contact_tags (contact_id, account_id, tag) VALUES ", "(?, ?, ?)", part.length, TAG_BATCH_ROWS, part.flat());
     }
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * Runs `head` with `n` copies of `row`. Only the full-size statement is kept in the
+   * connection's statement cache: one cached statement per row count (each compiled with the
+   * trigger's program for every row) measured ~60 MB more peak RSS over an import.
+   */
+  private run(head: string, row: string, n: number, full: number, values: SQLQueryBindings[]): void {
+    const sql = head + Array(n).fill(row).join(", ");
+    if (n === full) {
+      this.sqlite.query(sql).run(...values);
+      return;
+    }
+    const stmt = this.sqlite.prepare(sql);
+    try {
+      stmt.run(...values);
+    } finally {
+      stmt.finalize();
+    }
   }
 }
