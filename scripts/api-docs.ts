@@ -148,7 +148,7 @@ function operationMarkdown(doc: Json, method: string, path: string, op: Json): s
   if (errors.length) {
     lines.push("Errors:", "");
     for (const [status, resp] of errors) {
-      const codes: string[] = resp["x-error-codes"] ?? [];
+      const codes: string[] = resolve(doc, resp)["x-error-codes"] ?? [];
       lines.push(`- ${status}: ${codes.map((c) => `\`${c}\``).join(", ")}`);
     }
     lines.push("");

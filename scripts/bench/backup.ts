@@ -9,7 +9,7 @@
  * Prints the machine line, then time and throughput of `backup` (VACUUM INTO + integrity check)
  * and `restore`, then the webhook figures.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { openSqlite } from "../../src/db/open";
@@ -56,27 +56,41 @@ async function loopDuringBackup(db: string, dir: string) {
   }
 }
 
-async function webhookDuringBackups(db: string) {
-  const server = Bun.spawn([bun, join(root, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--db", db, "--log-format", "json", "--webhook-limit-per-minute", "100000000"], {
+/** A server child process on `db`; resolves once it listens (the admin key only on a first start). */
+async function startServer(db: string, extra: string[] = []) {
+  const server = Bun.spawn([bun, join(root, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--db", db, "--log-format", "json", "--webhook-limit-per-minute", "100000000", ...extra], {
     stdout: "pipe",
     stderr: "ignore",
   });
+  const reader = server.stdout.getReader();
+  let out = "";
+  let m: RegExpMatchArray | null = null;
+  while (!(m = out.match(/Textwire listening on (http:\/\/\S+)/))) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error("server ended: " + out);
+    out += new TextDecoder().decode(value);
+  }
+  void (async () => {
+    while (!(await reader.read()).done);
+  })().catch(() => {});
+  const key = out.match(/Admin API key[^\n]*?(txwire_sk_[A-Za-z0-9]{40})/)?.[1] ?? null;
+  return { server, key, base: m[1].replace("localhost", "127.0.0.1") };
+}
+
+async function webhookDuringBackups(db: string, scheduledDir: string) {
+  const fmt = (r: LoadResult) => `${String(r.rps).padStart(5)} req/s   p50 ${r.p50Ms.toFixed(2)} ms   p99 ${r.p99Ms.toFixed(2)} ms   max ${r.maxMs.toFixed(1)} ms   errors ${r.errors}/${r.requests}`;
+  const verdict = (during: LoadResult, without: LoadResult) => {
+    const ratio = during.p99Ms / without.p99Ms;
+    return `p99 ratio ${ratio.toFixed(2)} — ${ratio < 2 ? "PASS" : "FAIL"} p99 during < 2 × without`;
+  };
+  const forms: string[] = [];
+  let without: LoadResult;
+  let offset = 0;
+  const first = await startServer(db);
   try {
-    const reader = server.stdout.getReader();
-    let out = "";
-    let m: RegExpMatchArray | null = null;
-    while (!(m = out.match(/Admin API key[^\n]*?(txwire_sk_[A-Za-z0-9]{40})[\s\S]*Textwire listening on (http:\/\/\S+)/))) {
-      const { done, value } = await reader.read();
-      if (done) throw new Error("server ended: " + out);
-      out += new TextDecoder().decode(value);
-    }
-    void (async () => {
-      while (!(await reader.read()).done);
-    })().catch(() => {});
-    const key = m[1];
-    const base = m[2].replace("localhost", "127.0.0.1");
-    const auth = { Authorization: `Bearer ${key}` };
-    const forms: string[] = [];
+    if (!first.key) throw new Error("no admin key printed: the bench needs a fresh database");
+    const auth = { Authorization: `Bearer ${first.key}` };
+    const base = first.base;
     for (let i = 0; i < 5; i++) {
       const res = await fetch(`${base}/v1/forms`, {
         method: "POST",
@@ -87,7 +101,7 @@ async function webhookDuringBackups(db: string) {
       forms.push(((await res.json()) as { data: { form: { id: string } } }).data.form.id);
     }
     const warm = await load(base, forms, 2, 0);
-    const without = await load(base, forms, SECONDS, warm.nextOffset);
+    without = await load(base, forms, SECONDS, warm.nextOffset);
     let backing = true;
     const backups: number[] = [];
     const loop = (async () => {
@@ -102,17 +116,29 @@ async function webhookDuringBackups(db: string) {
     })();
     await Bun.sleep(200); // the first backup is under way
     const during = await load(base, forms, SECONDS, without.nextOffset);
+    offset = during.nextOffset;
     backing = false;
     await loop;
-    const fmt = (r: LoadResult) => `${String(r.rps).padStart(5)} req/s   p50 ${r.p50Ms.toFixed(2)} ms   p99 ${r.p99Ms.toFixed(2)} ms   max ${r.maxMs.toFixed(1)} ms   errors ${r.errors}/${r.requests}`;
     console.log(`webhook load: ${CONCURRENCY} connections, ${SECONDS} s each, server src/main.ts on the ${mib} MiB database`);
-    console.log(`  without backups: ${fmt(without)}`);
-    console.log(`  during backups:  ${fmt(during)}   (${backups.length} downloads, ${(backups.reduce((a, b) => a + b, 0) / Math.max(1, backups.length)).toFixed(0)} ms each)`);
-    const ratio = during.p99Ms / without.p99Ms;
-    console.log(`  p99 ratio ${ratio.toFixed(2)} — ${ratio < 2 ? "PASS" : "FAIL"} p99 during < 2 × without`);
+    console.log(`  without backups:         ${fmt(without)}`);
+    console.log(`  during admin downloads:  ${fmt(during)}   (${backups.length} downloads, ${(backups.reduce((a, b) => a + b, 0) / Math.max(1, backups.length)).toFixed(0)} ms each)`);
+    console.log(`    ${verdict(during, without)}`);
   } finally {
-    server.kill("SIGTERM");
-    await server.exited;
+    first.server.kill("SIGTERM");
+    await first.server.exited;
+  }
+  // Scheduled backups: the same database under a server that makes one every second (each on
+  // the backup Worker, built in memory when it fits, then written to --backup-dir at a pace).
+  const second = await startServer(db, ["--backup-dir", scheduledDir, "--backup-every", "1s", "--backup-keep", "2"]);
+  try {
+    const warm = await load(second.base, forms, 2, offset);
+    const during = await load(second.base, forms, SECONDS, warm.nextOffset);
+    const made = readdirSync(scheduledDir).filter((f) => f.endsWith(".db")).length;
+    console.log(`  during scheduled backups: ${fmt(during)}   (one started every second; ${made} kept in --backup-dir)`);
+    console.log(`    ${verdict(during, without)}`);
+  } finally {
+    second.server.kill("SIGTERM");
+    await second.server.exited;
   }
 }
 
@@ -143,7 +169,7 @@ try {
   const r = restoreDatabase(join(dir, "copy.db"), db);
   console.log(`restore: ${(b.bytes / 2 ** 20).toFixed(0)} MiB in ${r.durationMs} ms (checks, staged copy, swap)`);
   await loopDuringBackup(db, dir);
-  if (!argv.includes("--no-load")) await webhookDuringBackups(db);
+  if (!argv.includes("--no-load")) await webhookDuringBackups(db, join(dir, "scheduled"));
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -129,6 +129,25 @@ const RESPONSE_HEADERS: Record<string, Json> = {
   "Access-Control-Max-Age": { description: "seconds a browser may cache this answer", schema: { type: "integer" } },
   "Access-Control-Expose-Headers": { description: "the headers above a web page's script may read", schema: { type: "string" } },
 };
+const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * The 403s every state-changing route a dashboard session may call shares (components.responses):
+ * a session's change without its X-CSRF-Token is refused before the rate limit is counted; an
+ * admin route's PERMISSION_ERROR comes after it (so that answer carries the rate-limit headers).
+ */
+function sharedResponses(): Json {
+  const csrfText = "A request made with a dashboard session cookie (no Authorization header) must carry the session's `X-CSRF-Token` header (GET /v1/session answers it)";
+  return {
+    CsrfTokenInvalid: { ...errorResponse(403, ["CSRF_TOKEN_INVALID"]), description: `${csrfText}. Codes: CSRF_TOKEN_INVALID`, headers: headersObject(["X-Request-Id"]) },
+    PermissionOrCsrf: {
+      ...errorResponse(403, ["PERMISSION_ERROR", "CSRF_TOKEN_INVALID"]),
+      description: `The key lacks the permission this endpoint requires (PERMISSION_ERROR), or: ${csrfText} (CSRF_TOKEN_INVALID). Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID`,
+      headers: headersObject(["X-Request-Id", ...RATE_LIMIT_HEADERS]),
+    },
+  };
+}
+
 const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-RateLimit-Burst-Limit", "X-RateLimit-Burst-Remaining"];
 const headerComponentName = (h: string) => h.replace(/-/g, "");
 
@@ -186,6 +205,8 @@ function operationFor(r: RouteInfo): Json {
   const authed = kind === "api" || kind === "messages";
   const need = authed ? requiredPermission(method, concrete).permission : "none";
   const admin = need === "admin_access" || need === "operator";
+  // A signed-in dashboard may call it with its session cookie, so it needs the X-CSRF-Token.
+  const csrf = authed && STATE_CHANGING.has(method) && !(method === "POST" && oaPath === "/v1/session");
 
   const parameters: Json[] = [];
   const params = cleanSchema(hooks.params);
@@ -281,6 +302,7 @@ function operationFor(r: RouteInfo): Json {
   for (const s of [...errors].sort()) {
     if (responses[String(s)]) continue;
     let general = (codesByStatus.get(s) ?? []).filter((c) => !ROUTE_SPECIFIC_ERRORS.has(c));
+    if (s === 403) general = general.filter((c) => c !== "CSRF_TOKEN_INVALID"); // the shared entries below
     if (s === 404 && !oaPath.includes("{")) general = [];
     else if (s === 404) {
       general = kind === "webhook" ? ["NOT_FOUND"] : oaPath.startsWith("/v1/forms") ? ["FORM_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/messages") ? ["MESSAGE_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/contacts") || oaPath.startsWith("/v1/conversations") ? ["CONTACT_NOT_FOUND", "NOT_FOUND"] : oaPath.startsWith("/v1/broadcasts") ? ["BROADCAST_NOT_FOUND", "NOT_FOUND"] : ["NOT_FOUND"];
@@ -289,10 +311,13 @@ function operationFor(r: RouteInfo): Json {
     if (codes.length) responses[String(s)] = errorResponse(s, codes);
   }
 
+  if (csrf) responses["403"] = { $ref: `#/components/responses/${admin ? "PermissionOrCsrf" : "CsrfTokenInvalid"}` };
+
   // A route may describe an answer itself (detail.responses); the headers below still apply.
   for (const [status, resp] of Object.entries<Json>(detail.responses ?? {})) responses[status] = { ...responses[status], ...resp };
   // Headers: every answer has a request id; keyed and webhook answers show the caller's limit.
   for (const [status, resp] of Object.entries<Json>(responses)) {
+    if (resp.$ref) continue; // a shared entry carries its own headers
     const names = new Set<string>(["X-Request-Id", ...(resp["x-headers"] ?? [])]);
     const st = Number(status);
     if ((authed && st !== 401) || kind === "webhook") RATE_LIMIT_HEADERS.forEach((h) => names.add(h));
@@ -349,6 +374,7 @@ export function buildOpenApi(routes: RouteInfo[]): Json {
     paths: sorted,
     components: {
       headers: Object.fromEntries(Object.entries(RESPONSE_HEADERS).map(([n, h]) => [headerComponentName(n), h])),
+      responses: sharedResponses(),
       securitySchemes: {
         bearerAuth: { type: "http", scheme: "bearer", description: KEY_FORMAT },
       },

@@ -6,7 +6,7 @@
 import { BackupError, type BackupResult } from "./backups";
 
 export type BackupJob =
-  | { op: "backup"; dbPath: string; outFile: string; now: number }
+  | { op: "backup"; dbPath: string; outFile: string; now: number; durable?: boolean }
   | { op: "scheduled"; dbPath: string; dir: string; keep: number; now: number };
 
 export type BackupReply = { ok: true; backup: BackupResult; removed: string[] } | { ok: false; message: string; backupError: boolean };

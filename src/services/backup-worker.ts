@@ -23,7 +23,7 @@ self.onmessage = (event: MessageEvent<BackupJob>) => {
   const clock = () => job.now;
   let reply: BackupReply;
   try {
-    if (job.op === "backup") reply = { ok: true, backup: backupDatabase(job.dbPath, job.outFile, clock), removed: [] };
+    if (job.op === "backup") reply = { ok: true, backup: backupDatabase(job.dbPath, job.outFile, clock, { durable: job.durable }), removed: [] };
     else reply = { ok: true, ...runScheduledBackup(job.dbPath, job.dir, job.keep, clock) };
   } catch (err) {
     reply = { ok: false, message: (err as Error)?.message ?? String(err), backupError: err instanceof BackupError };

@@ -11,7 +11,7 @@
  * files, so a server cannot start in the middle of a restore.
  */
 import { Database } from "bun:sqlite";
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { hostname } from "node:os";
 import { SCHEMA_VERSION } from "../db/migrate";
@@ -20,6 +20,7 @@ import type { Lifecycle } from "../deps";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/log";
 import { runBackupJob } from "./backup-thread";
+import { databaseBytes, memoryScratch, pacedCopy } from "./backup-scratch";
 
 /** The tables whose row counts a backup reports. */
 export const MAIN_TABLES = ["accounts", "api_keys", "forms", "submissions", "contacts", "messages"] as const;
@@ -72,18 +73,35 @@ export function inspectDatabase(path: string): { integrity: string; schemaVersio
   }
 }
 
+export interface BackupOptions {
+  /**
+   * Where `VACUUM INTO` builds the copy; null/absent: beside `outFile`. When it is another
+   * directory (the memory-backed scratch of backup-scratch.ts), the checked copy is then written
+   * to `outFile` by a paced copy, so the disk never takes the whole backup in one flush.
+   */
+  buildIn?: string | null;
+  /** False for a copy that is streamed and deleted (the admin download): no fsync. Default true. */
+  durable?: boolean;
+}
+
 /**
  * Consistent online copy of `dbPath` into `outFile` (which must not exist). Safe while a server
  * has the database open and writes to it.
  */
-export function backupDatabase(dbPath: string, outFile: string, clock: Clock = Date.now): BackupResult {
+export function backupDatabase(dbPath: string, outFile: string, clock: Clock = Date.now, opts: BackupOptions = {}): BackupResult {
   const started = clock();
   const t0 = performance.now();
   if (!existsSync(dbPath)) throw new BackupError(`${dbPath}: no such database`);
   const out = resolve(outFile);
   if (existsSync(out)) throw new BackupError(`${out} already exists; choose a new file name`);
   mkdirSync(dirname(out), { recursive: true });
-  const tmp = `${out}.partial-${process.pid}-${started}`;
+  const durable = opts.durable !== false;
+  const buildDir = opts.buildIn ? resolve(opts.buildIn) : dirname(out);
+  const elsewhere = buildDir !== dirname(out);
+  const tmp = elsewhere
+    ? join(buildDir, `textwire-backup-${process.pid}-${started}-${Math.random().toString(36).slice(2, 8)}.db`)
+    : `${out}.partial-${process.pid}-${started}`;
+  const partial = `${out}.partial-${process.pid}-${started}`;
   const src = openRaw(dbPath, false);
   try {
     src.exec(`VACUUM INTO ${sqlString(tmp)}`);
@@ -96,12 +114,18 @@ export function backupDatabase(dbPath: string, outFile: string, clock: Clock = D
   try {
     const info = inspectDatabase(tmp);
     if (info.integrity !== "ok") throw new BackupError(`the copy failed its integrity check: ${info.integrity}`);
-    fsyncFile(tmp);
-    renameSync(tmp, out);
-    fsyncDir(dirname(out));
+    if (elsewhere) {
+      if (durable) pacedCopy(tmp, partial);
+      else copyFileSync(tmp, partial);
+      rmSync(tmp, { force: true });
+    }
+    if (durable) fsyncFile(partial);
+    renameSync(partial, out);
+    if (durable) fsyncDir(dirname(out));
     return { file: out, bytes: statSync(out).size, integrity: "ok", schemaVersion: info.schemaVersion, rows: info.rows, durationMs: Math.round(performance.now() - t0) };
   } catch (err) {
     rmSync(tmp, { force: true });
+    rmSync(partial, { force: true });
     throw err;
   }
 }
@@ -345,7 +369,9 @@ export function runScheduledBackup(dbPath: string, dir: string, keep: number, cl
   mkdirSync(dir, { recursive: true });
   let name = backupFileName(clock());
   if (existsSync(join(dir, name))) name = name.replace(/Z\.db$/, `${String(clock() % 1000).padStart(3, "0")}Z.db`);
-  const backup = backupDatabase(dbPath, join(dir, name), clock);
+  // Built in memory when it fits, then written to the backup directory at a pace the disk can
+  // share with the webhook's commits (backup-scratch.ts).
+  const backup = backupDatabase(dbPath, join(dir, name), clock, { buildIn: memoryScratch(databaseBytes(dbPath)) });
   return { backup, removed: pruneBackups(dir, keep) };
 }
 

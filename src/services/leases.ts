@@ -27,6 +27,7 @@ import { emitMessageStatus } from "./event-payloads";
 import { cancelSuppressed, isSuppressedAtLease } from "../db/message-suppression";
 import { decideRetry } from "../domain/retry-policy";
 import { effectiveMaxAttempts, requeueForRetry } from "../db/message-retries";
+import { appendLeaseSql, extendLeaseSql, MARK_LEASE_EXPIRED_SQL } from "../db/message-history";
 
 export const LEASE_SECONDS_DEFAULT = 300;
 export const LEASE_SECONDS_MIN = 30;
@@ -62,7 +63,7 @@ export class LeaseService {
   private earliest = Infinity;
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly buckets = new Map<string, TokenBucket>();
-  private readonly leaseRow: Statement<MessageRow, [string, string, string | null, string]>;
+  private readonly leaseRow: Statement<MessageRow, [string, string, string | null, string, string]>;
   private timer: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
   /** Called with the account whenever its waiters are woken (the phones' SSE MessageEnqueued). */
@@ -77,7 +78,8 @@ export class LeaseService {
     private readonly config: LeaseConfig,
   ) {
     this.leaseRow = sqlite.query(
-      `UPDATE messages SET lease_token = ?1, lease_expires_at = ?2, lease_device_id = ?3, last_lease_token = ?1
+      `UPDATE messages SET lease_token = ?1, lease_expires_at = ?2, lease_device_id = ?3, last_lease_token = ?1,
+         metadata = ${appendLeaseSql("?5", "?3", "?2")}
        WHERE id = ?4 AND status = 'queued' RETURNING *`,
     );
   }
@@ -207,7 +209,7 @@ export class LeaseService {
     const now = this.clock();
     const expiresAt = now + leaseSeconds * 1_000;
     const changed = this.sqlite
-      .query("UPDATE messages SET lease_expires_at = ?3 WHERE id = ?1 AND status = 'queued' AND lease_token IS NOT NULL AND lease_device_id = ?2 AND lease_expires_at < ?4")
+      .query(`UPDATE messages SET lease_expires_at = ?3, metadata = ${extendLeaseSql("?3")} WHERE id = ?1 AND status = 'queued' AND lease_token IS NOT NULL AND lease_device_id = ?2 AND lease_expires_at < ?4`)
       .run(id, holder, iso(expiresAt), iso(now + (leaseSeconds * 1_000) / 2)).changes;
     if (changed === 0 || !this.leases.has(id)) return false;
     // Only later: `earliest` stays a valid lower bound (a sweep at it finds nothing and recomputes).
@@ -241,6 +243,7 @@ export class LeaseService {
           // "no-report" is a transient failure: another attempt follows while the message has some left.
           const retry = decideRetry({ retryCount: r.retry_count, maxAttempts: effectiveMaxAttempts(this.sqlite, r.id), reason: NO_REPORT_REASON, now });
           if (retry.retry) {
+            this.sqlite.query(`UPDATE messages SET metadata = ${MARK_LEASE_EXPIRED_SQL} WHERE id = ?1`).run(r.id);
             requeueForRetry(this.sqlite, {
               id: r.id,
               reason: NO_REPORT_REASON,
@@ -256,7 +259,7 @@ export class LeaseService {
           }
           this.sqlite
             .query(
-              `UPDATE messages SET status = 'failed', failure_reason = ?2, lease_expiries = lease_expiries + 1,
+              `UPDATE messages SET status = 'failed', failure_reason = ?2, lease_expiries = lease_expiries + 1, metadata = ${MARK_LEASE_EXPIRED_SQL},
                  lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL, updated_at = ?3 WHERE id = ?1`,
             )
             .run(r.id, NO_REPORT_REASON, nextUpdatedAt(now, r.updated_at));
@@ -264,7 +267,7 @@ export class LeaseService {
           failed.push(r);
         } else {
           this.sqlite
-            .query("UPDATE messages SET lease_expiries = lease_expiries + 1, lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL WHERE id = ?1")
+            .query(`UPDATE messages SET lease_expiries = lease_expiries + 1, metadata = ${MARK_LEASE_EXPIRED_SQL}, lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL WHERE id = ?1`)
             .run(r.id);
           back.push(r);
         }
@@ -329,7 +332,7 @@ export class LeaseService {
             continue;
           }
           const token = crypto.randomUUID();
-          const row = this.leaseRow.get(token, expiresIso, device, e.id);
+          const row = this.leaseRow.get(token, expiresIso, device, e.id, iso(now));
           if (row) out.push({ row, token }), taken.add(row.id);
         }
         if (skipped === 0) break;

@@ -24,6 +24,8 @@ import { accountTimeZone } from "../db/devices";
 import { emitMessageStatus } from "./event-payloads";
 import { decideRetry, maxAttemptsError } from "../domain/retry-policy";
 import { effectiveMaxAttempts, lastFailedLease, requeueForRetry } from "../db/message-retries";
+import { deviceNames, recordOwnerRetry } from "../db/message-history";
+import { messageTimeline, type TimelineEvent } from "../domain/message-timeline";
 
 export const MESSAGE_SORTS = ["createdAt", "scheduledFor", "sentAt", "priority"] as const;
 export type MessageSort = (typeof MESSAGE_SORTS)[number];
@@ -199,6 +201,29 @@ export class MessageService {
 
   get(accountId: string, id: string): Message {
     return toMessage(this.getRow(accountId, id));
+  }
+
+  /** The message and its timeline of states and leases (the dashboard's detail view). */
+  getWithTimeline(accountId: string, id: string): { message: Message; timeline: TimelineEvent[] } {
+    const row = this.getRow(accountId, id);
+    const message = toMessage(row);
+    const holders = Array.isArray(message.metadata.leases) ? message.metadata.leases.map((l: any) => l?.deviceId).filter((x: unknown): x is string => typeof x === "string") : [];
+    const names = deviceNames(this.sqlite, accountId, holders);
+    const timeline = messageTimeline(
+      {
+        status: row.status,
+        createdAt: row.created_at,
+        scheduledFor: row.scheduled_for,
+        sentAt: row.sent_at,
+        updatedAt: row.updated_at,
+        failureReason: row.failure_reason,
+        leaseDeviceId: row.lease_device_id,
+        leaseExpiresAt: row.lease_expires_at,
+        metadata: message.metadata,
+      },
+      (d) => names.get(d) ?? null,
+    );
+    return { message, timeline };
   }
 
   // ---------------------------------------------------------------- list
@@ -429,6 +454,7 @@ export class MessageService {
            WHERE id = ?6`,
         )
         .run(next.status, next.sentAt, next.failureReason, next.retryCount, updatedAt, id);
+      if (row.status === "failed" && next.status === "queued") recordOwnerRetry(this.sqlite, id, { failedAt: row.updated_at, reason: row.failure_reason, retryAt: iso(now) });
       if (decision.becameSent && row.contact_id) {
         this.sqlite
           .query(

@@ -695,8 +695,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a message
-         * @description Also reachable as `GET /v1/messages/{apiKey}/{id}` with the key as the first path segment instead of the Authorization header (the spec's form; see x-key-in-path).
+         * Get a message and its timeline
+         * @description `timeline` lists the message's steps oldest first: created, scheduled, each lease (phone and expiry), leases that ended with no report, failed attempts and retries, and the final sent / failed / cancelled.
+         *
+         *     Also reachable as `GET /v1/messages/{apiKey}/{id}` with the key as the first path segment instead of the Authorization header (the spec's form; see x-key-in-path).
          */
         get: operations["getV1MessagesById"];
         put?: never;
@@ -1029,7 +1031,33 @@ export interface components {
             status: "error";
         };
     };
-    responses: never;
+    responses: {
+        /** @description A request made with a dashboard session cookie (no Authorization header) must carry the session's `X-CSRF-Token` header (GET /v1/session answers it). Codes: CSRF_TOKEN_INVALID */
+        CsrfTokenInvalid: {
+            headers: {
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The key lacks the permission this endpoint requires (PERMISSION_ERROR), or: A request made with a dashboard session cookie (no Authorization header) must carry the session's `X-CSRF-Token` header (GET /v1/session answers it) (CSRF_TOKEN_INVALID). Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+        PermissionOrCsrf: {
+            headers: {
+                "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                "X-Request-Id": components["headers"]["XRequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {
@@ -1235,7 +1263,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -1337,7 +1365,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -1473,21 +1501,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -1586,21 +1600,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
@@ -1703,7 +1703,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -1822,21 +1822,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -1959,21 +1945,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND, KEY_NOT_FOUND */
             404: {
                 headers: {
@@ -2347,21 +2319,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: FORM_NOT_FOUND */
             404: {
                 headers: {
@@ -2677,21 +2635,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: BROADCAST_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -3001,6 +2945,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Conflict with the current state. Codes: DUPLICATE_PHONE_NUMBER */
             409: {
                 headers: {
@@ -3338,6 +3283,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Not found. Codes: CONTACT_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -3489,21 +3435,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: CONTACT_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -3905,6 +3837,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -3971,12 +3904,20 @@ export interface operations {
     getV1ContactsExport: {
         parameters: {
             query?: {
-                /** @description comma-separated columns in the order wanted, e.g. firstName,phoneNumber,customFields.company */
+                /** @description ISO 8601 date or date-time (inclusive) */
+                createdAfter?: string;
+                /** @description ISO 8601 date or date-time */
+                createdBefore?: string;
+                /** @description comma-separated columns in the order wanted, e.g. firstName,phoneNumber,customFields.company; `customFields` = one column per custom field; default: every column */
                 fields?: string;
                 /** @description json (default) | csv | xlsx */
                 format?: "json" | "csv" | "xlsx";
+                /** @description only contacts created by this form */
+                formId?: string;
                 /** @description true | false */
                 optedOut?: "true" | "false";
+                /** @description as the list's search: name, e-mail or phone digits */
+                search?: string;
                 /** @description new | contacted | responded | converted */
                 status?: "new" | "contacted" | "responded" | "converted";
                 /** @description comma-separated; contacts having ALL of them */
@@ -4056,7 +3997,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -4183,21 +4124,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -4375,6 +4302,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -4771,6 +4699,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Not found. Codes: CONTACT_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -5091,21 +5020,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND, DEVICE_NOT_FOUND */
             404: {
                 headers: {
@@ -5238,21 +5153,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND, DEVICE_NOT_FOUND */
             404: {
                 headers: {
@@ -5400,21 +5301,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -5594,21 +5481,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND */
             404: {
                 headers: {
@@ -6013,21 +5886,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Conflict with the current state. Codes: DUPLICATE_FORM_NAME */
             409: {
                 headers: {
@@ -6510,21 +6369,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: FORM_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -6676,21 +6521,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: FORM_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -6799,7 +6630,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -6922,21 +6753,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: FORM_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -7848,6 +7665,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Conflict with the current state. Codes: RECIPIENT_OPTED_OUT */
             409: {
                 headers: {
@@ -7985,6 +7803,22 @@ export interface operations {
                             } & {
                                 [key: string]: unknown;
                             };
+                            /** @description oldest first; the latest 10 leases and 20 failed attempts are kept per message */
+                            timeline: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @enum {string} */
+                                by?: "automatic" | "owner";
+                                deviceId?: string | null;
+                                deviceName?: string | null;
+                                /** @description leased: when the lease ends unless the phone reports first */
+                                expiresAt?: string;
+                                /** @enum {string} */
+                                kind: "created" | "scheduled" | "leased" | "lease_expired" | "attempt_failed" | "sent" | "failed" | "cancelled";
+                                reason?: string | null;
+                                /** @description attempt_failed: when the message went back to the queue */
+                                retryAt?: string;
+                            }[];
                         };
                         message?: string;
                         /** @constant */
@@ -8123,6 +7957,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Not found. Codes: MESSAGE_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -8267,6 +8102,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Not found. Codes: MESSAGE_NOT_FOUND, NOT_FOUND */
             404: {
                 headers: {
@@ -8572,6 +8408,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -8764,6 +8601,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -9078,6 +8916,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -9458,21 +9297,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["CsrfTokenInvalid"];
             /** @description Not found. Codes: SESSION_NOT_FOUND */
             404: {
                 headers: {
@@ -9576,7 +9401,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -9683,21 +9508,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND, SESSION_NOT_FOUND */
             404: {
                 headers: {
@@ -9800,7 +9611,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -9935,21 +9746,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -10085,7 +9882,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -10234,21 +10031,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND */
             404: {
                 headers: {
@@ -10385,21 +10168,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND */
             404: {
                 headers: {
@@ -10543,7 +10312,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -10680,21 +10449,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND */
             404: {
                 headers: {
@@ -10802,21 +10557,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR, CSRF_TOKEN_INVALID */
-            403: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND */
             404: {
                 headers: {

@@ -87,14 +87,40 @@ describe("GET /v1/openapi.json", () => {
 
   test("each operation lists its error responses in the envelope", () => {
     const create = doc.paths["/v1/forms"].post.responses;
+    const deref = (r: any) => (r?.$ref ? doc.components.responses[r.$ref.split("/").pop()] : r);
     for (const st of ["400", "401", "403", "409", "413", "415", "429", "500"]) {
-      expect(create[st]?.content["application/json"].schema.$ref).toBe("#/components/schemas/ErrorEnvelope");
+      expect(deref(create[st])?.content["application/json"].schema.$ref).toBe("#/components/schemas/ErrorEnvelope");
     }
     expect(create["409"]["x-error-codes"]).toContain("DUPLICATE_FORM_NAME");
     expect(doc.paths["/v1/forms/{id}"].get.responses["404"]["x-error-codes"]).toContain("FORM_NOT_FOUND");
     expect(doc.paths["/v1/forms"].get.responses["403"]).toBeUndefined(); // a standard key may list
     expect(doc.paths["/health"].get.security).toEqual([]);
     expect(doc.paths["/health"].get.responses["401"]).toBeUndefined();
+  });
+
+  test("every state-changing route a dashboard session may call documents 403 CSRF_TOKEN_INVALID through one shared entry", () => {
+    const missing: string[] = [];
+    let n = 0;
+    for (const [p, ops] of Object.entries<any>(doc.paths)) {
+      for (const [m, op] of Object.entries<any>(ops)) {
+        const method = m.toUpperCase();
+        const sessionRoute = (p.startsWith("/v1/") || p === "/metrics") && !p.endsWith("/webhook") && !p.startsWith("/v1/openapi") && !p.startsWith("/v1/docs");
+        const changes = ["POST", "PUT", "PATCH", "DELETE"].includes(method) && !(method === "POST" && p === "/v1/session");
+        const ref: string | undefined = op.responses["403"]?.$ref;
+        if (sessionRoute && changes) {
+          n++;
+          const shared = ref ? doc.components.responses[ref.split("/").pop()!] : undefined;
+          if (!shared?.["x-error-codes"]?.includes("CSRF_TOKEN_INVALID")) missing.push(`${method} ${p}`);
+        } else if (op.responses["403"]?.["x-error-codes"]?.includes("CSRF_TOKEN_INVALID") || ref) {
+          missing.push(`${method} ${p} (never checked, yet documented)`);
+        }
+      }
+    }
+    expect(n).toBeGreaterThan(30);
+    expect(missing).toEqual([]);
+    expect(doc.paths["/v1/messages/{id}/status"].put.responses["403"]).toEqual({ $ref: "#/components/responses/CsrfTokenInvalid" });
+    expect(doc.paths["/v1/forms"].post.responses["403"]).toEqual({ $ref: "#/components/responses/PermissionOrCsrf" });
+    expect(doc.paths["/v1/contacts/export"].get.responses["403"]["x-error-codes"]).toEqual(["PERMISSION_ERROR"]);
   });
 
   test("a route registered later appears without touching the generator (webhook, messages with the key in the path)", async () => {

@@ -171,10 +171,13 @@ describe("desktop, 1280 px", () => {
     expect(saved.data.contact.tags).toEqual(["vip", "spring"]);
     await expectAccessible(page, "Contacts with a row");
 
-    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Export to Excel" }).click()]);
+    await page.getByRole("link", { name: "Export contacts" }).click();
+    await page.getByRole("heading", { level: 1, name: "Contacts: export" }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download the file" }).click()]);
     expect(download.suggestedFilename()).toMatch(/\.xlsx$/);
     const bytes = new Uint8Array(await Bun.file((await download.path())!).arrayBuffer());
     expect(String.fromCharCode(bytes[0], bytes[1])).toBe("PK"); // an XLSX is a zip
+    await page.getByRole("link", { name: "← All contacts" }).click();
 
     await row.getByRole("link", { name: "Ada" }).click();
     await page.getByRole("heading", { level: 1, name: "Contacts: Ada" }).waitFor();

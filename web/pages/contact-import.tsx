@@ -2,6 +2,7 @@ import { useSignal, useComputed } from "@preact/signals";
 import Papa from "papaparse";
 import { api, errorText } from "../api";
 import { importTarget } from "../../src/domain/import-columns";
+import { readXlsxRows, XlsxError } from "../xlsx";
 
 /** What a column can become: the import's own column names (the server reads them). */
 const TARGETS: Array<[string, string]> = [
@@ -33,9 +34,9 @@ function guess(header: string): string {
 }
 
 /**
- * Contacts → Import: a CSV is read here first, so the owner says which column is which and sees
- * the first rows (and their problems) before anything is written; the server then imports the
- * re-written CSV (upsert by phone). An Excel file is sent as it is, read by its column names.
+ * Contacts → Import: the file (CSV, or an Excel workbook's first sheet) is read here first, so the
+ * owner says which column is which and sees the first rows (and their problems) before anything is
+ * written; the server then imports the re-written CSV (upsert by phone).
  */
 export function ContactImport() {
   const file = useSignal<File | null>(null);
@@ -52,13 +53,18 @@ export function ContactImport() {
     result.value = null;
     error.value = "";
     if (!f) return;
-    if (/\.xlsx$/i.test(f.name)) return;
-    const out = Papa.parse<string[]>(await f.text(), { skipEmptyLines: "greedy" });
-    if (!out.data.length) {
+    let data: string[][];
+    try {
+      data = /\.xlsx$/i.test(f.name) ? await readXlsxRows(f) : Papa.parse<string[]>(await f.text(), { skipEmptyLines: "greedy" }).data;
+    } catch (e) {
+      error.value = e instanceof XlsxError ? e.message : `The file cannot be read: ${errorText(e)}`;
+      return;
+    }
+    if (!data.length) {
       error.value = "The file is empty.";
       return;
     }
-    const [header, ...rows] = out.data;
+    const [header, ...rows] = data;
     parsed.value = { header, rows };
     mapping.value = header.map(guess);
   }
@@ -111,8 +117,8 @@ export function ContactImport() {
       </p>
       <h1>Contacts: import</h1>
       <p>
-        A CSV or Excel file with a header row. A contact whose phone number is already known is updated, the others are added. For a CSV you choose below which column
-        is which; an Excel file is read by its column names (Phone, First Name, E-mail, Tags…).
+        A CSV or Excel (.xlsx) file with a header row; from a workbook, its first sheet is read. A contact whose phone number is already known is updated, the others are
+        added. You choose below which column is which and see the first rows before anything is saved.
       </p>
       <span class="field">
         <label for="import-file">CSV or Excel file</label>
@@ -123,7 +129,7 @@ export function ContactImport() {
         <>
           <h2>1. Which column is which</h2>
           <div class="table-wrap">
-            <table>
+            <table class="mapping">
               <thead>
                 <tr>
                   <th scope="col">Column in the file</th>

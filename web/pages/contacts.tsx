@@ -5,6 +5,7 @@ import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
 import { Select } from "./messages";
 import { ContactImport } from "./contact-import";
+import { ContactExport, EXPORT_FILTER_KEYS } from "./contact-export";
 import { Pager } from "../pager";
 
 interface Contact {
@@ -44,6 +45,7 @@ export const parseTags = (text: string) => [...new Set(text.split(",").map((t) =
 export function Contacts() {
   const id = path.value.split("/")[2];
   if (id === "import") return <ContactImport />;
+  if (id === "export") return <ContactExport />;
   return id ? <ContactPage id={decodeURIComponent(id)} /> : <ContactList />;
 }
 
@@ -112,8 +114,8 @@ function ContactList() {
 
   const l = list.value;
   const page = l?.pagination.page ?? 1;
-  const exportQuery = new URLSearchParams({ format: "xlsx" });
-  for (const k of ["status", "tags"]) if (params.value.get(k)) exportQuery.set(k, params.value.get(k)!);
+  const exportQuery = new URLSearchParams();
+  for (const k of EXPORT_FILTER_KEYS) if (params.value.get(k)) exportQuery.set(k, params.value.get(k)!);
   return (
     <section>
       <div class="page-head">
@@ -123,11 +125,8 @@ function ContactList() {
             <a class="button-link" href="/contacts/import">
               Import contacts
             </a>
-            <a class="button-link" href={`/v1/contacts/export?${exportQuery}`} download>
-              Export to Excel
-            </a>
-            <a class="button-link" href={`/v1/contacts/export?${new URLSearchParams({ ...Object.fromEntries(exportQuery), format: "csv" })}`} download>
-              Export to CSV
+            <a class="button-link" href={`/contacts/export${exportQuery.size ? "?" + exportQuery : ""}`}>
+              Export contacts
             </a>
           </span>
         ) : null}
@@ -308,6 +307,9 @@ function ContactPage(props: { id: string }) {
             <span aria-live="polite">{notice.value}</span>
           </form>
           <h2>Timeline</h2>
+          <p>
+            <a href={`/messages?contactId=${encodeURIComponent(x.id)}`}>Texts to {nameOf(x) || x.phoneNumber} on the Messages page</a>
+          </p>
           {history.value.length ? (
             <ol class="timeline">
               {history.value.map((m) => (

@@ -32,7 +32,16 @@ const SORTS: Array<[string, string]> = [
   ["sentAt", "Sent"],
   ["priority", "Priority"],
 ];
-const FILTER_KEYS = ["status", "priority", "sortBy", "order", "page"];
+/** Filters kept in the page's URL (reload and back keep them); `from`/`to` are days in the owner's zone. */
+const FILTER_KEYS = ["status", "priority", "formId", "contactId", "sortBy", "order", "page"];
+const DAY_MS = 86_400_000;
+/** A yyyy-mm-dd day → the instant it starts in the browser's time zone (null when not a day). */
+export function dayStart(day: string | null, plusDays = 0): string | null {
+  if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day)) return null;
+  const [y, m, d] = day.split("-").map(Number);
+  const t = new Date(y, m - 1, d + plusDays);
+  return Number.isNaN(t.getTime()) ? null : t.toISOString();
+}
 
 export function Messages() {
   const id = path.value.split("/")[2];
@@ -53,6 +62,11 @@ function MessageList() {
       const v = params.value.get(k);
       if (v) q.set(k, v);
     }
+    // "To" includes its whole day: the API's createdBefore is the first instant left out.
+    const after = dayStart(params.value.get("from"));
+    const before = dayStart(params.value.get("to"), 1);
+    if (after) q.set("createdAfter", after);
+    if (before) q.set("createdBefore", before);
     q.set("limit", "50");
     return q.toString();
   };
@@ -70,6 +84,13 @@ function MessageList() {
   useEffect(() => {
     load();
   }, [search.value]);
+
+  const forms = useSignal<Array<{ id: string; name: string }>>([]);
+  useEffect(() => {
+    api("/forms?limit=100")
+      .then((r) => (forms.value = r.data.forms.map((f: any) => ({ id: f.id, name: f.name }))))
+      .catch(() => {});
+  }, []);
 
   // New, sent and failed messages appear without a reload: the server pushes each change.
   const live = useLiveMessages(() => load());
@@ -120,6 +141,21 @@ function MessageList() {
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter and sort messages">
         <Select label="Status" value={params.value.get("status") ?? ""} options={[["", "Any"], ...STATUSES.map((s) => [s, s] as [string, string])]} onChange={(v) => setParam("status", v)} />
         <Select label="Priority" value={params.value.get("priority") ?? ""} options={[["", "Any"], ...PRIORITIES.map((s) => [s, s] as [string, string])]} onChange={(v) => setParam("priority", v)} />
+        <Select
+          label="Form"
+          value={params.value.get("formId") ?? ""}
+          options={[["", "Any form"], ...forms.value.map((f) => [f.id, f.name] as [string, string])]}
+          onChange={(v) => setParam("formId", v)}
+        />
+        <ContactFilter contactId={params.value.get("contactId") ?? ""} onChange={(v) => setParam("contactId", v)} />
+        <span class="field">
+          <label for="f-from">Created from</label>
+          <input id="f-from" type="date" value={params.value.get("from") ?? ""} max={params.value.get("to") ?? undefined} onChange={(e) => setParam("from", (e.target as HTMLInputElement).value)} />
+        </span>
+        <span class="field">
+          <label for="f-to">Created until</label>
+          <input id="f-to" type="date" value={params.value.get("to") ?? ""} min={params.value.get("from") ?? undefined} onChange={(e) => setParam("to", (e.target as HTMLInputElement).value)} />
+        </span>
         <Select label="Sort by" value={params.value.get("sortBy") ?? "createdAt"} options={SORTS} onChange={(v) => setParam("sortBy", v)} />
         <Select label="Order" value={params.value.get("order") ?? "desc"} options={[["desc", "Newest first"], ["asc", "Oldest first"]]} onChange={(v) => setParam("order", v)} />
       </form>
@@ -188,7 +224,7 @@ function MessageList() {
             </table>
           </div>
         ) : (
-          <p>No messages match.</p>
+          <p>{[...FILTER_KEYS, "from", "to"].some((k) => k !== "page" && k !== "sortBy" && k !== "order" && params.value.get(k)) ? "No messages match these filters." : "No messages yet. They appear here as soon as a form is filled in or you write one."}</p>
         )
       ) : !error.value ? (
         <p role="status">Loading…</p>
@@ -211,6 +247,65 @@ export function Select(props: { label: string; value: string; options: Array<[st
     </span>
   );
 }
+
+/**
+ * The contact filter: type a name or phone digits, pick one of the contacts found; the chosen
+ * contact is shown by name with a button to clear it.
+ */
+function ContactFilter(props: { contactId: string; onChange: (contactId: string) => void }) {
+  const chosen = useSignal<{ id: string; label: string } | null>(null);
+  const text = useSignal("");
+  const found = useSignal<Array<{ id: string; label: string }>>([]);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => {
+    if (!props.contactId) return void (chosen.value = null);
+    if (chosen.value?.id === props.contactId) return;
+    api(`/contacts/${encodeURIComponent(props.contactId)}`)
+      .then((r) => (chosen.value = { id: props.contactId, label: contactLabel(r.data.contact ?? r.data) }))
+      .catch(() => (chosen.value = { id: props.contactId, label: "a contact that no longer exists" }));
+  }, [props.contactId]);
+  if (props.contactId) {
+    return (
+      <span class="field">
+        <span class="label-text">Contact</span>
+        <span class="chip">
+          {chosen.value?.label ?? "…"}{" "}
+          <button type="button" class="secondary small" aria-label="Show messages to every contact" onClick={() => props.onChange("")}>×</button>
+        </span>
+      </span>
+    );
+  }
+  function input(v: string) {
+    text.value = v;
+    const hit = found.value.find((c) => c.label === v);
+    if (hit) {
+      chosen.value = hit;
+      text.value = "";
+      props.onChange(hit.id);
+      return;
+    }
+    clearTimeout(timer.current);
+    if (v.trim().length < 2) return;
+    timer.current = setTimeout(() => {
+      api(`/contacts?search=${encodeURIComponent(v.trim())}&limit=${SUGGESTIONS}`)
+        .then((r) => (found.value = r.data.contacts.map((c: any) => ({ id: c.id, label: contactLabel(c) }))))
+        .catch(() => {});
+    }, SUGGEST_DEBOUNCE_MS);
+  }
+  return (
+    <span class="field">
+      <label for="f-contact">Contact</label>
+      <input id="f-contact" type="search" list="f-contact-found" autocomplete="off" placeholder="Name or phone" value={text.value} onInput={(e) => input((e.target as HTMLInputElement).value)} />
+      <datalist id="f-contact-found">
+        {found.value.map((c) => (
+          <option key={c.id} value={c.label} />
+        ))}
+      </datalist>
+    </span>
+  );
+}
+const contactLabel = (c: { firstName?: string | null; lastName?: string | null; phoneNumber: string }) =>
+  [c.firstName, c.lastName].filter(Boolean).join(" ") ? `${[c.firstName, c.lastName].filter(Boolean).join(" ")} (${c.phoneNumber})` : c.phoneNumber;
 
 /** Contacts suggested while typing in "To": asked for after this pause, this many at most. */
 const SUGGEST_DEBOUNCE_MS = 250;
@@ -279,16 +374,58 @@ function Compose(props: { onQueued: (notice: string) => void }) {
   );
 }
 
+interface TimelineEvent {
+  at: string;
+  kind: "created" | "scheduled" | "leased" | "lease_expired" | "attempt_failed" | "sent" | "failed" | "cancelled";
+  deviceId?: string | null;
+  deviceName?: string | null;
+  expiresAt?: string;
+  reason?: string | null;
+  retryAt?: string;
+  by?: "automatic" | "owner";
+}
+
+const phoneName = (e: TimelineEvent) => e.deviceName ?? (e.deviceId ? `the phone “${e.deviceId}”` : "a phone");
+
+/** One step of the timeline in an owner's words. */
+export function stepText(e: TimelineEvent): string {
+  switch (e.kind) {
+    case "created":
+      return "Created and queued";
+    case "scheduled":
+      return "Due to go out";
+    case "leased":
+      return `Handed to ${phoneName(e)} to send${e.expiresAt ? `, to report back by ${fmtDate(e.expiresAt)}` : ""}`;
+    case "lease_expired":
+      return `${phoneName(e)} did not report back in time; the message went back to the queue`;
+    case "attempt_failed":
+      return `Sending failed${e.reason ? ` (${e.reason})` : ""}; ${e.by === "owner" ? "you sent it again" : "it is tried again automatically"}${e.retryAt ? ` at ${fmtDate(e.retryAt)}` : ""}`;
+    case "sent":
+      return `Sent${e.deviceId ? ` by ${phoneName(e)}` : ""}`;
+    case "failed":
+      return `Failed${e.reason ? `: ${e.reason}` : ""}`;
+    case "cancelled":
+      return `Cancelled${e.reason ? ` (${e.reason})` : ""}`;
+  }
+}
+
 function MessageDetail(props: { id: string }) {
   const m = useSignal<any>(null);
+  const timeline = useSignal<TimelineEvent[]>([]);
   const error = useSignal("");
   const load = () =>
     api(`/messages/${encodeURIComponent(props.id)}`)
-      .then((r) => (m.value = r.data?.message ?? r.data))
+      .then((r) => {
+        m.value = r.data.message;
+        timeline.value = r.data.timeline ?? [];
+        error.value = "";
+      })
       .catch((e) => (error.value = errorText(e)));
   useEffect(() => {
     load();
   }, [props.id]);
+  // A phone taking, sending or failing this message shows here without a reload.
+  const live = useLiveMessages(() => load());
   async function change(status: "queued" | "cancelled") {
     try {
       await api(`/messages/${encodeURIComponent(props.id)}/status`, { method: "PUT", json: { status } });
@@ -298,18 +435,19 @@ function MessageDetail(props: { id: string }) {
     load();
   }
   const x = m.value;
+  const lastPhone = [...timeline.value].reverse().find((e) => e.kind === "leased");
   const rows: Array<[string, unknown]> = x
     ? [
         ["Recipient", `${x.recipientName ? x.recipientName + " " : ""}${x.recipientPhone}`],
         ["Status", x.status],
         ["Priority", x.priority],
-        ["Form", x.formName ?? "—"],
+        ["Form", x.formName ?? "— (written by hand)"],
         ["Created", fmtDate(x.createdAt)],
         ["Scheduled for", fmtDate(x.scheduledFor)],
         ["Sent", fmtDate(x.sentAt)],
         ["Failure reason", x.failureReason ?? "—"],
-        ["Attempts retried", x.retryCount ?? 0],
-        ["Device", x.metadata?.deviceId ?? "—"],
+        ["Times sent again", x.retryCount ?? 0],
+        ["Phone", lastPhone ? (lastPhone.deviceName ?? lastPhone.deviceId ?? "—") : "— (not handed to a phone yet)"],
       ]
     : [];
   return (
@@ -317,7 +455,10 @@ function MessageDetail(props: { id: string }) {
       <p>
         <a href="/messages">← All messages</a>
       </p>
-      <h1>Messages: one message</h1>
+      <div class="page-head">
+        <h1>Messages: one message</h1>
+        <LiveBadge state={live.value} />
+      </div>
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
       {x ? (
         <>
@@ -334,7 +475,17 @@ function MessageDetail(props: { id: string }) {
             {x.status === "failed" ? <button type="button" onClick={() => change("queued")}>Retry</button> : null}
             {x.status === "queued" ? <button type="button" class="secondary" onClick={() => change("cancelled")}>Cancel</button> : null}
           </p>
+          <h2>Timeline</h2>
+          <ol class="timeline" data-testid="message-timeline">
+            {timeline.value.map((e, i) => (
+              <li key={i} data-kind={e.kind}>
+                <span class="when">{fmtDate(e.at)}</span> {stepText(e)}
+              </li>
+            ))}
+          </ol>
         </>
+      ) : !error.value ? (
+        <p role="status">Loading…</p>
       ) : null}
     </section>
   );

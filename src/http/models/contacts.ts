@@ -46,7 +46,13 @@ export const ExportQuery = t.Object(
     status: QueryText("new | contacted | responded | converted", ContactStatus),
     optedOut: QueryText("true | false", literals(["true", "false"])),
     tags: QueryText("comma-separated; contacts having ALL of them"),
-    fields: QueryText("comma-separated columns in the order wanted, e.g. firstName,phoneNumber,customFields.company"),
+    fields: QueryText(
+      "comma-separated columns in the order wanted, e.g. firstName,phoneNumber,customFields.company; `customFields` = one column per custom field; default: every column",
+    ),
+    formId: QueryText("only contacts created by this form"),
+    search: QueryText("as the list's search: name, e-mail or phone digits"),
+    createdAfter: QueryText("ISO 8601 date or date-time (inclusive)"),
+    createdBefore: QueryText("ISO 8601 date or date-time"),
   },
   { additionalProperties: true },
 );

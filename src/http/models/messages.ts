@@ -2,6 +2,7 @@ import { t } from "elysia";
 import { IntParam, Pagination, checked, Envelope, Timestamp, NullableTimestamp, NullableString, PageInfo, Deleted, literals } from "./common";
 import { MESSAGE_STATUSES } from "../../domain/message-transitions";
 import { PRIORITIES } from "../../domain/form-definition";
+import { FAILURE_HISTORY_MAX, LEASE_HISTORY_MAX } from "../../db/message-history";
 
 const MessageStatus = literals(MESSAGE_STATUSES);
 const Priority = literals(PRIORITIES);
@@ -131,7 +132,25 @@ export const MessageSummary = t.Object(
 const StatusCounts = t.Object({ queued: Count, sent: Count, failed: Count, cancelled: Count }, { additionalProperties: true });
 
 export const MessageListAnswer = Envelope(t.Object({ messages: t.Array(MessageSummary), pagination: PageInfo, summary: StatusCounts }));
-export const MessageAnswer = Envelope(t.Object({ message: Message }));
+/** One step of a message's life (domain/message-timeline.ts). */
+export const TimelineEvent = t.Object({
+  at: Timestamp,
+  kind: literals(["created", "scheduled", "leased", "lease_expired", "attempt_failed", "sent", "failed", "cancelled"]),
+  deviceId: t.Optional(NullableString),
+  deviceName: t.Optional(NullableString),
+  expiresAt: t.Optional(t.String({ description: "leased: when the lease ends unless the phone reports first" })),
+  reason: t.Optional(NullableString),
+  retryAt: t.Optional(t.String({ description: "attempt_failed: when the message went back to the queue" })),
+  by: t.Optional(literals(["automatic", "owner"])),
+});
+export const MessageAnswer = Envelope(
+  t.Object({
+    message: Message,
+    timeline: t.Array(TimelineEvent, {
+      description: `oldest first; the latest ${LEASE_HISTORY_MAX} leases and ${FAILURE_HISTORY_MAX} failed attempts are kept per message`,
+    }),
+  }),
+);
 export const QueuedAnswer = Envelope(
   t.Object(
     {

@@ -104,8 +104,12 @@ export function messagesRoutes(deps: AppDeps) {
     )
     .get(
       "/:id",
-      ({ request, params }) => ({ status: "success", data: { message: deps.messages.get(authOf(request).accountId, params.id) } }),
-      { params: IdParam, response: { 200: MessageAnswer }, detail: { summary: "Get a message", tags: ["Messages"] } },
+      ({ request, params }) => ({ status: "success", data: deps.messages.getWithTimeline(authOf(request).accountId, params.id) }),
+      {
+        params: IdParam,
+        response: { 200: MessageAnswer },
+        detail: { summary: "Get a message and its timeline", description: "`timeline` lists the message's steps oldest first: created, scheduled, each lease (phone and expiry), leases that ended with no report, failed attempts and retries, and the final sent / failed / cancelled.", tags: ["Messages"] },
+      },
     )
     .put(
       "/:id/status",

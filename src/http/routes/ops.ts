@@ -7,6 +7,7 @@ import { AppError } from "../../errors";
 import { VERSION } from "../../version";
 import { backupFileName } from "../../services/backups";
 import { runBackupJob } from "../../services/backup-thread";
+import { databaseBytes, memoryScratch } from "../../services/backup-scratch";
 import { buildOpenApi } from "../openapi";
 import { DOCS_HTML } from "../docs-page";
 import { Media } from "../models/common";
@@ -100,11 +101,13 @@ export function opsRoutes(deps: AppDeps) {
     .post(
       "/v1/admin/backup",
       async () => {
-        const dir = mkdtempSync(join(tmpdir(), "textwire-backup-"));
+        // Built in memory when it fits (no disk write competes with the webhook's commits), else
+        // in the temp directory; streamed, then deleted — so it needs no fsync.
+        const dir = mkdtempSync(join(memoryScratch(databaseBytes(deps.config.db)) ?? tmpdir(), "textwire-backup-"));
         const name = backupFileName(deps.clock());
         const file = join(dir, name);
         try {
-          const { backup: result } = await runBackupJob({ op: "backup", dbPath: deps.config.db, outFile: file, now: deps.clock() });
+          const { backup: result } = await runBackupJob({ op: "backup", dbPath: deps.config.db, outFile: file, now: deps.clock(), durable: false });
           deps.logger.info("backup downloaded", { bytes: result.bytes, ms: result.durationMs });
           return new Response(streamThenDelete(file, dir), {
             headers: {

@@ -67,7 +67,7 @@ export function sessionsRoutes(deps: AppDeps) {
           summary: "Sign out: ends this dashboard session",
           description: "Like every POST, PUT, PATCH and DELETE made with a session cookie, it needs the session's X-CSRF-Token (403 CSRF_TOKEN_INVALID).",
           tags: ["Dashboard"],
-          "x-errors": ["SESSION_NOT_FOUND", "CSRF_TOKEN_INVALID"],
+          "x-errors": ["SESSION_NOT_FOUND"],
         } },
     )
     .get(

@@ -1,0 +1,71 @@
+/**
+ * A message's lease history, kept small inside its `metadata` (no table of its own): the detail
+ * view's timeline (GET /v1/messages/{id}) needs each lease's phone and expiry, which the lease
+ * columns forget when the lease ends. `metadata.leases` holds the latest LEASE_HISTORY_MAX leases
+ * `{at, deviceId, expiresAt, expired?}`; `metadata.failures` (message-retries.ts) holds the failed
+ * attempts, an owner's retry included (`by: "owner"`). SQL fragments for the statements that
+ * already write the row, so recording costs no extra write.
+ */
+import type { Database } from "bun:sqlite";
+
+/** Leases kept per message; older ones are dropped (a message that bounced between phones). */
+export const LEASE_HISTORY_MAX = 10;
+/** Failed attempts kept per message (automatic retries stop at maxAttempts ≤ 10; owner retries add more). */
+export const FAILURE_HISTORY_MAX = 20;
+
+/** Guards every edit: a row whose metadata is not JSON keeps it as it is instead of failing the write. */
+const ifJson = (expr: string) => `CASE WHEN json_valid(metadata) THEN ${expr} ELSE metadata END`;
+
+/**
+ * `metadata` with one lease appended (the oldest dropped beyond LEASE_HISTORY_MAX). The arguments
+ * are SQL placeholders or expressions for the lease's start, holder and expiry.
+ */
+export function appendLeaseSql(at: string, deviceId: string, expiresAt: string): string {
+  return ifJson(`json_insert(
+    CASE WHEN json_type(metadata, '$.leases') = 'array'
+      THEN CASE WHEN json_array_length(metadata, '$.leases') >= ${LEASE_HISTORY_MAX} THEN json_remove(metadata, '$.leases[0]') ELSE metadata END
+      ELSE json_set(metadata, '$.leases', json('[]')) END,
+    '$.leases[#]', json_object('at', ${at}, 'deviceId', ${deviceId}, 'expiresAt', ${expiresAt}))`);
+}
+
+/** `metadata` with the latest lease marked as ended with no report from its phone. */
+export const MARK_LEASE_EXPIRED_SQL = ifJson(
+  `CASE WHEN json_type(metadata, '$.leases[#-1]') = 'object' THEN json_set(metadata, '$.leases[#-1].expired', json('true')) ELSE metadata END`,
+);
+
+/** `metadata` with the latest lease's expiry moved (the phone said it has the message in hand). */
+export function extendLeaseSql(expiresAt: string): string {
+  return ifJson(`CASE WHEN json_type(metadata, '$.leases[#-1]') = 'object' THEN json_set(metadata, '$.leases[#-1].expiresAt', ${expiresAt}) ELSE metadata END`);
+}
+
+/**
+ * The owner sent a failed message again: its final failure goes into `metadata.failures` (as an
+ * automatic retry's does), so the timeline still shows it once failure_reason is cleared.
+ */
+export function recordOwnerRetry(sqlite: Database, id: string, f: { failedAt: string; reason: string | null; retryAt: string }): void {
+  sqlite
+    .query(
+      `UPDATE messages SET metadata = ${ifJson(`json_insert(
+         CASE WHEN json_type(metadata, '$.failures') = 'array'
+           THEN CASE WHEN json_array_length(metadata, '$.failures') >= ${FAILURE_HISTORY_MAX} THEN json_remove(metadata, '$.failures[0]') ELSE metadata END
+           ELSE json_set(metadata, '$.failures', json('[]')) END,
+         '$.failures[#]', json_object('at', ?2, 'reason', ?3, 'retryAt', ?4, 'by', 'owner'))`)}
+       WHERE id = ?1`,
+    )
+    .run(id, f.failedAt, f.reason ?? "", f.retryAt);
+}
+
+/**
+ * Names of the account's registered phones among lease holders: an SMSGate phone holds by its
+ * id, a recipe phone by its X-Device-Id (external id); any other holder is a free-text deviceId.
+ */
+export function deviceNames(sqlite: Database, accountId: string, ids: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  if (ids.length === 0) return out;
+  const st = sqlite.query("SELECT name FROM devices WHERE account_id = ?2 AND (id = ?1 OR (kind = 'recipe' AND external_id = ?1)) LIMIT 1");
+  for (const id of new Set(ids)) {
+    const r = st.get(id, accountId) as { name: string } | null;
+    if (r) out.set(id, r.name);
+  }
+  return out;
+}
