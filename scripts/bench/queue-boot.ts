@@ -78,6 +78,12 @@ if (argv.includes("--sqlite")) {
       db.exec("COMMIT");
       db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     }
+    // As at a real start: the in-memory part's million entries and queue are gone first, so the
+    // garbage collector does not walk them during the boot being timed.
+    entries.length = 0;
+    fresh.length = 0;
+    q.clear();
+    Bun.gc(true);
     const booted = new MessageQueue();
     let t0 = performance.now();
     queueSync(db, booted).start!();
