@@ -178,7 +178,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.metrics = new Metrics({ dbPath: config.db, queue, routes: () => deps.routes(), schemaVersion: SCHEMA_VERSION });
   deps.observers.push(deps.metrics.observe);
   deps.observers.push(deps.messageFeed.observe);
-  leases.changeListeners.push((accountId) => deps.messageFeed.publish(accountId, "queue"));
+  leases.onChange((accountId) => deps.messageFeed.publish(accountId, "queue"));
   // The queue (rebuilt by queueSync, first in the list) is whole before leases are reloaded and
   // the lease sweeper starts.
   deps.lifecycle.push(leases.lifecycle());
@@ -186,6 +186,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.lifecycle.push(deps.devices.lifecycle());
   // SMSGate's sms:received becomes an inbound message (issue 10 item 4).
   deps.devices.inbound = deps.inbound;
+  deps.devices.onMessagesChanged = (accountId) => deps.messageFeed.publish(accountId, "device");
   deps.metrics.describe("textwire_device_messages_total", "Messages phones reported, by device id and result (sent, failed)");
   deps.metrics.addGauges(() => {
     const h = deps.devices.health();

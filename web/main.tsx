@@ -7,12 +7,12 @@ import { navigate, onLinkClick, path } from "./router";
 import { SignIn } from "./pages/sign-in";
 import { Overview } from "./pages/overview";
 import { Messages } from "./pages/messages";
-import { NotYet } from "./pages/not-yet";
 import { Contacts } from "./pages/contacts";
 import { Settings } from "./pages/settings";
 import { Forms } from "./pages/forms";
 import { Conversations } from "./pages/conversations";
 import { Broadcasts } from "./pages/broadcasts";
+import { Devices } from "./pages/devices";
 
 const PAGES = [
   { href: "/overview", name: "Overview", view: Overview },
@@ -21,7 +21,7 @@ const PAGES = [
   { href: "/conversations", name: "Conversations", view: Conversations },
   { href: "/contacts", name: "Contacts", view: Contacts },
   { href: "/broadcasts", name: "Broadcasts", view: Broadcasts },
-  { href: "/devices", name: "Devices", view: () => <NotYet name="Devices" api="/v1/devices" /> },
+  { href: "/devices", name: "Devices", view: Devices },
   { href: "/settings", name: "Settings", view: Settings },
 ];
 

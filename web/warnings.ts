@@ -5,12 +5,16 @@ export interface Health {
   status: string;
   database: string;
   tls?: { certificateExpiresAt: string; daysLeft: number };
+  /** With --backup-dir: the newest scheduled backup. */
+  backup?: { lastBackupAt: string | null; ageSeconds: number | null; everySeconds: number };
 }
 
 /** Due messages older than this with nobody sending them are worth a warning. */
 export const STUCK_AFTER_MS = 10 * 60_000;
 /** The server warns this many days before its certificate expires; so does the Overview. */
 export const CERT_WARNING_DAYS = 30;
+/** A scheduled backup this many intervals old means backups stopped (one missed run is not yet a warning). */
+export const BACKUP_LATE_INTERVALS = 2;
 
 export function healthWarnings(health: Health, oldestDueAt: string | null, now: number, age: (ms: number) => string): string[] {
   const out: string[] = [];
@@ -25,6 +29,10 @@ export function healthWarnings(health: Health, oldestDueAt: string | null, now: 
         ? `The HTTPS certificate expired on ${day}: phones and browsers refuse the connection. Renew it (textwire tls renew) and restart.`
         : `The HTTPS certificate expires in ${health.tls.daysLeft} days (${day}): renew it (textwire tls renew) and restart.`,
     );
+  }
+  const b = health.backup;
+  if (b && b.ageSeconds !== null && b.ageSeconds > BACKUP_LATE_INTERVALS * b.everySeconds) {
+    out.push(`The last backup was made ${age(b.ageSeconds * 1000)} ago, though one is due every ${age(b.everySeconds * 1000)}: check the server's log for "scheduled backup failed".`);
   }
   return out;
 }

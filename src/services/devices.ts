@@ -23,6 +23,8 @@ import { DeviceEventHub } from "./device-events";
 import { normalizeDeviceTime } from "../domain/device-time";
 import { emitEvent } from "./events";
 import { emitMessageDelivered } from "./event-payloads";
+import { mobileApiUrls } from "../domain/mobile-api-urls";
+import { machineAddresses } from "../tls/local-ca";
 
 /** GET /message hands out at most this many messages (the app's own page size). */
 export const MOBILE_MESSAGES_MAX = 100;
@@ -57,6 +59,7 @@ export interface DevicesConfig {
   stuckAfterMs: number;
   deviceLimitPerMinute: number;
   publicUrl?: string;
+  trustProxy?: boolean;
 }
 
 /** Something that stores inbound texts (issue 10 item 4); wired when present. */
@@ -117,6 +120,8 @@ export class DeviceService {
   private lastWorkRequestAt: number;
   private timer: ReturnType<typeof setInterval> | undefined;
   inbound: InboundReceiver | undefined;
+  /** Told after commit when a phone's report changed the account's messages (the dashboard's live feed). */
+  onMessagesChanged: ((accountId: string) => void) | undefined;
   /** Told whenever a phone asks for work (the queue.stuck watch of outbound events). */
   onWorkRequest: ((accountId: string, now: number) => void) | undefined;
   private oldestCache: { at: number; value: string | null } | undefined;
@@ -134,7 +139,9 @@ export class DeviceService {
     this.events = new DeviceEventHub(queue, clock);
     this.requests = new BucketRegistry({ clock, capacity: config.deviceLimitPerMinute, refillPerMs: perMinute(config.deviceLimitPerMinute) });
     this.lastWorkRequestAt = clock();
-    leases.onNotify((accountId) => this.events.notify(accountId));
+    leases.onChange((accountId, change) => {
+      if (change === "enqueued") this.events.notify(accountId);
+    });
     leases.onCancel((accountId, messageId, holder) => {
       const device = this.holderDevice(accountId, holder);
       if (device) this.events.emit(accountId, "MessageCancelled", { messageId }, device.id);
@@ -163,8 +170,14 @@ export class DeviceService {
 
   // ------------------------------------------------------------ registration
 
-  createRegistrationToken(accountId: string, body: { reusable?: unknown; expiresInHours?: unknown } = {}) {
-    return createRegistrationToken(this.sqlite, this.clock, accountId, body);
+  /**
+   * POST /v1/devices/registration-tokens: the token, and the addresses a phone can type into the
+   * app (`origin`: the request's own, as the browser sees the server).
+   */
+  createRegistrationToken(accountId: string, body: { reusable?: unknown; expiresInHours?: unknown } = {}, origin = "") {
+    const created = createRegistrationToken(this.sqlite, this.clock, accountId, body);
+    const urls = mobileApiUrls({ publicUrl: this.config.publicUrl, origin, behindProxy: this.config.trustProxy ?? false, addresses: machineAddresses() });
+    return { ...created, mobileApiUrls: urls };
   }
 
   /** POST /device: a registration token (Bearer) makes a new SMSGate device of its account. */
@@ -369,6 +382,7 @@ export class DeviceService {
    * Failed change the message; repeats change nothing; unknown ids and states are ignored.
    */
   applyStates(device: DeviceRow, items: unknown[]): void {
+    let changed = false;
     for (const raw of items) {
       if (!raw || typeof raw !== "object") continue;
       const item = raw as { id?: unknown; state?: unknown; recipients?: unknown; states?: unknown };
@@ -376,55 +390,57 @@ export class DeviceService {
       const states = item.states && typeof item.states === "object" ? (item.states as Record<string, unknown>) : {};
       const recipients = Array.isArray(item.recipients) ? (item.recipients as Array<Record<string, unknown>>) : [];
       try {
-        this.applyState(device, item.id, String(item.state), states, recipients);
+        if (this.applyState(device, item.id, String(item.state), states, recipients)) changed = true;
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         this.logger.info("device report ignored", { deviceId: device.id, messageId: item.id, state: String(item.state), code: err.code });
       }
     }
+    if (changed) this.onMessagesChanged?.(device.accountId);
   }
 
-  private applyState(device: DeviceRow, id: string, state: string, states: Record<string, unknown>, recipients: Array<Record<string, unknown>>): void {
+  /** Applies one reported state; true when it changed the message (each change committed on its own). */
+  private applyState(device: DeviceRow, id: string, state: string, states: Record<string, unknown>, recipients: Array<Record<string, unknown>>): boolean {
     const row = this.messages.findRow(device.accountId, id);
-    if (!row) return;
+    if (!row) return false;
     const at = (k: string) => (typeof states[k] === "string" ? (states[k] as string) : undefined);
     switch (state) {
       case "Processed":
         this.leases.extend(id, this.holderOf(device), LEASE_SECONDS_DEFAULT);
-        return;
+        return false;
       case "Sent":
-        this.markSent(device, row.status, id, at("Sent") ?? at("Processed"));
-        return;
-      case "Delivered":
-        this.markSent(device, row.status, id, at("Sent") ?? at("Delivered"));
-        this.markDelivered(device.accountId, id, at("Delivered"));
-        return;
+        return this.markSent(device, row.status, id, at("Sent") ?? at("Processed"));
+      case "Delivered": {
+        const sent = this.markSent(device, row.status, id, at("Sent") ?? at("Delivered"));
+        return this.markDelivered(device.accountId, id, at("Delivered")) || sent;
+      }
       case "Failed": {
-        if (row.status !== "queued") return;
+        if (row.status !== "queued") return false;
         const reason = recipients.find((r) => typeof r.error === "string" && r.error.trim())?.error as string | undefined;
         this.messages.updateStatus(device.accountId, id, { status: "failed", failureReason: (reason ?? "generic failure").slice(0, 500) });
         this.countResult(device, "failed");
-        return;
+        return true;
       }
       default:
-        return;
+        return false;
     }
   }
 
-  private markSent(device: DeviceRow, status: string, id: string, sentAt: string | undefined): void {
-    if (status !== "queued") return;
+  private markSent(device: DeviceRow, status: string, id: string, sentAt: string | undefined): boolean {
+    if (status !== "queued") return false;
     const tz = store.accountTimeZone(this.sqlite, device.accountId);
     let when = sentAt === undefined ? undefined : normalizeDeviceTime(sentAt, tz);
     if (typeof when !== "string" || Number.isNaN(Date.parse(when))) when = iso(this.clock());
     this.messages.updateStatus(device.accountId, id, { status: "sent", sentAt: when });
     this.countResult(device, "sent");
+    return true;
   }
 
-  private markDelivered(accountId: string, id: string, deliveredAt: string | undefined): void {
+  private markDelivered(accountId: string, id: string, deliveredAt: string | undefined): boolean {
     const row = this.messages.findRow(accountId, id);
-    if (!row || row.status !== "sent") return;
+    if (!row || row.status !== "sent") return false;
     const meta = JSON.parse(row.metadata || "{}") as Record<string, unknown>;
-    if (meta.deliveredAt) return;
+    if (meta.deliveredAt) return false;
     const tz = store.accountTimeZone(this.sqlite, accountId);
     const t = deliveredAt === undefined ? undefined : normalizeDeviceTime(deliveredAt, tz);
     const when = typeof t === "string" && !Number.isNaN(Date.parse(t)) ? t : iso(this.clock());
@@ -435,6 +451,7 @@ export class DeviceService {
         .run(id, accountId, when, nextUpdatedAt(now, row.updated_at));
       emitMessageDelivered(this.sqlite, accountId, id, now);
     })();
+    return true;
   }
 
   // ------------------------------------------------------------ settings, webhooks
@@ -485,28 +502,30 @@ export class DeviceService {
     const fresh = store.recordWebhookEvent(this.sqlite, device.id, body.id.slice(0, 100), iso(this.clock()));
     if (!fresh) return { duplicate: true, event: body.event };
     const msgId = typeof payload.messageId === "string" ? payload.messageId : undefined;
+    let changed = false;
     try {
       switch (body.event) {
         case "sms:sent":
-          if (msgId) this.applyState(device, msgId, "Sent", { Sent: payload.sentAt }, []);
+          if (msgId) changed = this.applyState(device, msgId, "Sent", { Sent: payload.sentAt }, []);
           break;
         case "sms:delivered":
-          if (msgId) this.applyState(device, msgId, "Delivered", { Delivered: payload.deliveredAt }, []);
+          if (msgId) changed = this.applyState(device, msgId, "Delivered", { Delivered: payload.deliveredAt }, []);
           break;
         case "sms:failed":
-          if (msgId) this.applyState(device, msgId, "Failed", {}, [{ error: payload.reason }]);
+          if (msgId) changed = this.applyState(device, msgId, "Failed", {}, [{ error: payload.reason }]);
           break;
         case "system:ping":
           this.applyPing(device, payload);
           break;
         case "sms:received":
-          this.applyReceived(device, body.id, payload);
+          changed = this.applyReceived(device, body.id, payload);
           break;
       }
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       this.logger.info("device webhook ignored", { deviceId: device.id, event: body.event, code: err.code });
     }
+    if (changed) this.onMessagesChanged?.(device.accountId);
     return { duplicate: false, event: body.event };
   }
 
@@ -519,15 +538,16 @@ export class DeviceService {
     store.updateDevice(this.sqlite, device.id, patch);
   }
 
-  private applyReceived(device: DeviceRow, eventId: string, payload: Record<string, unknown>): void {
-    if (!this.inbound) return;
+  private applyReceived(device: DeviceRow, eventId: string, payload: Record<string, unknown>): boolean {
+    if (!this.inbound) return false;
     const from = payload.sender ?? payload.phoneNumber;
-    if (typeof from !== "string" || typeof payload.message !== "string") return;
+    if (typeof from !== "string" || typeof payload.message !== "string") return false;
     const t = typeof payload.receivedAt === "string" ? normalizeDeviceTime(payload.receivedAt, store.accountTimeZone(this.sqlite, device.accountId)) : undefined;
     const receivedAt = typeof t === "string" ? t : iso(this.clock());
     // The app's own id of the received text: a text reported twice is stored once.
     const externalId = typeof payload.messageId === "string" && payload.messageId ? payload.messageId.slice(0, 100) : eventId;
     this.inbound.receive(device.accountId, { from, body: payload.message, receivedAt, deviceId: device.id, externalId });
+    return true;
   }
 
   // ------------------------------------------------------------ registry

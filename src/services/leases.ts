@@ -49,6 +49,9 @@ export interface NextResult {
   rateLimitedForMs?: number;
 }
 
+/** What a queue change may mean for a listener: new work to fetch, or messages only left. */
+export type QueueChange = "enqueued" | "settled";
+
 export interface LeaseConfig {
   sendRatePerMinute: number;
   maxLeaseAttempts: number;
@@ -66,8 +69,12 @@ export class LeaseService {
   private readonly leaseRow: Statement<MessageRow, [string, string, string | null, string, string]>;
   private timer: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
-  /** Called with the account whenever its waiters are woken (the phones' SSE MessageEnqueued). */
-  private readonly notifyListeners: Array<(accountId: string) => void> = [];
+  /**
+   * Told after commit of every account whose queue changed: "enqueued" when work may be waiting
+   * (waiters woken; the phones' SSE MessageEnqueued), "settled" when messages only left the queue
+   * (the dashboard's live feed cares, phones do not).
+   */
+  private readonly changeListeners: Array<(accountId: string, change: QueueChange) => void> = [];
   /** Called when a leased message is cancelled or deleted (SSE MessageCancelled to its holder). */
   private readonly cancelListeners: Array<(accountId: string, messageId: string, holder: string) => void> = [];
 
@@ -152,21 +159,22 @@ export class LeaseService {
     }
   }
 
-  /** Told of every account whose queue changed, after commit (the dashboard's live message feed). */
-  readonly changeListeners: Array<(accountId: string) => void> = [];
-
   /** Wakes long-polling `next` calls of the account: call after putting a message in the queue. */
   notify(accountId: string): void {
-    for (const l of this.changeListeners) l(accountId);
-    for (const l of this.notifyListeners) l(accountId);
+    this.changed(accountId, "enqueued");
     const set = this.waiters.get(accountId);
     if (!set) return;
     this.waiters.delete(accountId);
     for (const wake of set) wake();
   }
 
-  onNotify(listener: (accountId: string) => void): void {
-    this.notifyListeners.push(listener);
+  /** Listens to every queue change of every account (after commit). */
+  onChange(listener: (accountId: string, change: QueueChange) => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  private changed(accountId: string, change: QueueChange): void {
+    for (const l of this.changeListeners) l(accountId, change);
   }
 
   onCancel(listener: (accountId: string, messageId: string, holder: string) => void): void {
@@ -285,7 +293,7 @@ export class LeaseService {
     for (const r of back) this.leases.delete(r.id);
     this.recomputeEarliest();
     for (const accountId of new Set(back.map((r) => r.account_id))) this.notify(accountId);
-    for (const accountId of new Set(failed.map((r) => r.account_id))) for (const l of this.changeListeners) l(accountId);
+    for (const accountId of new Set(failed.map((r) => r.account_id))) this.changed(accountId, "settled");
     return { returned: back.length, failed: failed.length };
   }
 

@@ -7,8 +7,8 @@ import type { RequestState } from "../http/context";
  * the list again. Events carry no message data, so a subscriber sees only what the API shows it.
  */
 export interface MessageChange {
-  /** What told the feed: "queue" (a message became due or was re-queued) or "api" (a status change). */
-  source: "queue" | "api";
+  /** What told the feed: "queue" (a message became due or was re-queued), "api" (a status change), "device" (a phone's report through the mobile API). */
+  source: "queue" | "api" | "device";
   at: number;
 }
 

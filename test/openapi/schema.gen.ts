@@ -1153,6 +1153,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        backup?: {
+                            ageSeconds: number | null;
+                            /** @description --backup-every */
+                            everySeconds: number;
+                            /** @description null until the first scheduled backup is made */
+                            lastBackupAt: string | null;
+                        };
                         /**
                          * @default ok
                          * @enum {string}
@@ -1199,6 +1206,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        backup?: {
+                            ageSeconds: number | null;
+                            /** @description --backup-every */
+                            everySeconds: number;
+                            /** @description null until the first scheduled backup is made */
+                            lastBackupAt: string | null;
+                        };
                         /**
                          * @default ok
                          * @enum {string}
@@ -5266,6 +5280,8 @@ export interface operations {
                         data: {
                             /** Format: date-time */
                             expiresAt: string;
+                            /** @description server addresses to type into the app, best first: --public-url when set; else this request's own address (unless it is localhost) and the server's network addresses with its port */
+                            mobileApiUrls: string[];
                             reusable: boolean;
                             /** @description type it into the SMSGate app (shown once; only its hash is kept) */
                             token: string;

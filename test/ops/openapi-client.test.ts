@@ -387,6 +387,7 @@ const CASES: Record<string, () => Promise<void>> = {
     const r = await api.POST("/v1/devices/registration-tokens", { body: { reusable: false, expiresInHours: 2 } });
     expectHttp(r, 201);
     expect(r.data!.data.reusable).toBe(false);
+    expect(Array.isArray(r.data!.data.mobileApiUrls)).toBe(true);
     expectHttp(await api.POST("/v1/devices/registration-tokens", { body: { expiresInHours: -1 } }), 400);
     // The phone registers with it over the SMSGate app's own protocol (not part of this document).
     const reg = await fetch(`${s.url}/api/mobile/v1/device`, {

@@ -22,4 +22,14 @@ describe("the Overview's health warnings", () => {
     ]);
     expect(healthWarnings({ ...ok, tls: { certificateExpiresAt: "2026-05-30T00:00:00Z", daysLeft: -2 } }, null, now, age)[0]).toContain("expired on 2026-05-30");
   });
+
+  test("backups: none before the first, none while on time or one run late, a warning once two runs are missed", () => {
+    const every = 3_600;
+    const backup = (ageSeconds: number | null) => ({ lastBackupAt: ageSeconds === null ? null : new Date(now - ageSeconds * 1000).toISOString(), ageSeconds, everySeconds: every });
+    expect(healthWarnings({ ...ok, backup: backup(null) }, null, now, age)).toEqual([]);
+    expect(healthWarnings({ ...ok, backup: backup(2 * every) }, null, now, age)).toEqual([]);
+    expect(healthWarnings({ ...ok, backup: backup(2 * every + 60) }, null, now, age)).toEqual([
+      'The last backup was made 121 min ago, though one is due every 60 min: check the server\'s log for "scheduled backup failed".',
+    ]);
+  });
 });

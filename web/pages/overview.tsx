@@ -18,17 +18,19 @@ interface OverviewData {
   today: { sent: number; failed: number };
   week: Array<{ date: string; sent: number; failed: number }>;
   health: Health;
+  devices: { online: number; total: number };
 }
 
 async function loadOverview(now: number): Promise<OverviewData> {
   const tz = encodeURIComponent(zone);
-  const [counts, latest, oldest, day, week, health] = await Promise.all([
+  const [counts, latest, oldest, day, week, health, devices] = await Promise.all([
     Promise.all(PRIORITIES.map((p) => api(`/messages?status=queued&priority=${p}&limit=1`))),
     api(`/messages?status=queued&sortBy=scheduledFor&order=desc&limit=${SCHEDULED_SCAN}`),
     api(`/messages?status=queued&sortBy=scheduledFor&order=asc&limit=1`),
     api(`/messages/analytics?period=1d&timezone=${tz}`),
     api(`/messages/analytics?period=7d&timezone=${tz}`),
     fetch("/health").then((r) => r.json()),
+    api<{ data: { devices: Array<{ online: boolean }> } }>("/devices"),
   ]);
   const byPriority: Record<string, number> = {};
   PRIORITIES.forEach((p, i) => (byPriority[p] = counts[i].data.pagination.total));
@@ -43,6 +45,7 @@ async function loadOverview(now: number): Promise<OverviewData> {
     today: { sent: day.data.analytics.statusBreakdown.sent, failed: day.data.analytics.statusBreakdown.failed },
     week: week.data.analytics.dailyVolume,
     health,
+    devices: { online: devices.data.devices.filter((d) => d.online).length, total: devices.data.devices.length },
   };
 }
 
@@ -82,7 +85,19 @@ export function Overview() {
             <Tile label="Oldest due" value={d.oldestDueAt ? fmtAge(now - Date.parse(d.oldestDueAt)) : "none"} />
             <Tile label="Sent today" value={fmtNum(d.today.sent)} />
             <Tile label="Failed today" value={fmtNum(d.today.failed)} />
+            <Tile label="Phones online" value={`${fmtNum(d.devices.online)} of ${fmtNum(d.devices.total)}`} href="/devices" />
+            <Tile label="Last backup" value={backupAge(d.health, fmtAge)} />
           </div>
+          {d.devices.total === 0 ? (
+            <p class="hint">
+              No phone is connected yet, so nothing is sent: <a href="/devices">add a phone</a>.
+            </p>
+          ) : null}
+          {!d.health.backup ? (
+            <p class="hint">
+              No scheduled backups: start the server with <code class="nowrap">--backup-dir</code> (see the README's backups section) so a broken disk does not lose your contacts.
+            </p>
+          ) : null}
           <h2>Queue by priority</h2>
           <table>
             <thead>
@@ -108,13 +123,19 @@ export function Overview() {
   );
 }
 
-function Tile(props: { label: string; value: string }) {
+function Tile(props: { label: string; value: string; href?: string }) {
   return (
     <div class="tile">
-      <span class="tile-label">{props.label}</span>
+      <span class="tile-label">{props.href ? <a href={props.href}>{props.label}</a> : props.label}</span>
       <span class="tile-value">{props.value}</span>
     </div>
   );
+}
+
+function backupAge(h: Health, age: (ms: number) => string): string {
+  if (!h.backup) return "off";
+  if (h.backup.ageSeconds === null) return "none yet";
+  return `${age(h.backup.ageSeconds * 1000)} ago`;
 }
 
 function WeekChart(props: { week: OverviewData["week"] }) {

@@ -96,6 +96,10 @@ export const RegistrationTokenAnswer = Envelope(
     token: t.String({ description: "type it into the SMSGate app (shown once; only its hash is kept)" }),
     reusable: t.Boolean(),
     expiresAt: Timestamp,
+    mobileApiUrls: t.Array(t.String(), {
+      description:
+        "server addresses to type into the app, best first: --public-url when set; else this request's own address (unless it is localhost) and the server's network addresses with its port",
+    }),
   }),
 );
 export const DeviceListAnswer = Envelope(t.Object({ devices: t.Array(DeviceView) }));

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
-import { authOf } from "../context";
+import { authOf, stateOf } from "../context";
 import { Deleted, IdParam } from "../models/common";
 import { DeviceAnswer, DeviceListAnswer, DevicePatchBody, RegistrationTokenAnswer, RegistrationTokenBody } from "../models/devices";
 
@@ -14,7 +14,7 @@ export function devicesRoutes(deps: AppDeps) {
       "/registration-tokens",
       ({ request, body, set }) => {
         set.status = 201;
-        return { status: "success", data: deps.devices.createRegistrationToken(authOf(request).accountId, (body ?? {}) as Record<string, unknown>) };
+        return { status: "success", data: deps.devices.createRegistrationToken(authOf(request).accountId, (body ?? {}) as Record<string, unknown>, stateOf(request).origin) };
       },
       {
         body: RegistrationTokenBody,

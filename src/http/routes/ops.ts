@@ -5,7 +5,8 @@ import { join } from "node:path";
 import type { AppDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { VERSION } from "../../version";
-import { backupFileName } from "../../services/backups";
+import { backupFileName, DEFAULT_BACKUP_EVERY_MS } from "../../services/backups";
+import { backupHealth } from "../../services/last-backup";
 import { runBackupJob } from "../../services/backup-thread";
 import { databaseBytes, memoryScratch } from "../../services/backup-scratch";
 import { buildOpenApi } from "../openapi";
@@ -25,6 +26,14 @@ export const HealthResponse = t.Object({
   queue: t.Optional(t.UnionEnum(["ok", "stuck"])),
   /** With TLS on: the certificate in use, so monitoring sees a renewal coming (warned 30 days ahead). */
   tls: t.Optional(t.Object({ certificateExpiresAt: t.String({ format: "date-time" }), daysLeft: t.Integer() })),
+  /** With --backup-dir: the newest scheduled backup there, so a monitor (and the Overview) sees backups stop. */
+  backup: t.Optional(
+    t.Object({
+      lastBackupAt: t.Union([t.String({ format: "date-time" }), t.Null()], { description: "null until the first scheduled backup is made" }),
+      ageSeconds: t.Union([t.Integer(), t.Null()]),
+      everySeconds: t.Integer({ description: "--backup-every" }),
+    }),
+  ),
 });
 
 /** A file stream that deletes the file once it has been read to the end (or the client left). */
@@ -60,6 +69,8 @@ export function opsRoutes(deps: AppDeps) {
     certPem = deps.config.tlsCert && deps.config.tlsKey ? readFileSync(deps.config.tlsCert, "utf8") : undefined;
   } catch {}
   const tlsOf = () => (certPem ? { tls: tlsExpiry(certPem, deps.clock()) } : {});
+  const backup = deps.config.backupDir ? backupHealth(deps.config.backupDir, deps.config.backupEveryMs ?? DEFAULT_BACKUP_EVERY_MS, deps.clock) : undefined;
+  const backupOf = () => (backup ? { backup: backup() } : {});
   const app = new Elysia({ name: "ops-routes" })
     .get(
       "/health",
@@ -67,7 +78,7 @@ export function opsRoutes(deps: AppDeps) {
         const uptimeSeconds = Math.max(0, Math.floor((deps.clock() - deps.startedAt) / 1000));
         try {
           const row = deps.sqlite.query("PRAGMA user_version").get() as { user_version: number };
-          return { status: "ok" as const, version: VERSION, schemaVersion: row.user_version, uptimeSeconds, database: "ok" as const, ...deps.devices.health(), ...tlsOf() };
+          return { status: "ok" as const, version: VERSION, schemaVersion: row.user_version, uptimeSeconds, database: "ok" as const, ...deps.devices.health(), ...tlsOf(), ...backupOf() };
         } catch (err) {
           deps.logger.error("health check: database query failed", { error: String(err) });
           set.status = 503;
