@@ -36,6 +36,7 @@ import { BroadcastService } from "./services/broadcasts";
 import { SessionService } from "./services/sessions";
 import { MessageFeed } from "./services/message-feed";
 import { ApiKeyService } from "./services/api-keys";
+import { StageTiming } from "./lib/stage-timing";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -101,6 +102,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** The app's registered routes (set by createApp): the OpenAPI document and metrics labels. */
   routes: () => RouteInfo[];
+  /** Per-stage sums of the webhook path; null unless --stage-timing (every hook is then one check). */
+  stageTiming: StageTiming | null;
 }
 
 export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger): AppDeps {
@@ -174,9 +177,15 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     observers: [],
     metrics: undefined as unknown as Metrics,
     routes: () => [],
+    stageTiming: config.stageTiming ? new StageTiming() : null,
   };
   deps.metrics = new Metrics({ dbPath: config.db, queue, routes: () => deps.routes(), schemaVersion: SCHEMA_VERSION });
   deps.observers.push(deps.metrics.observe);
+  writer.timing = deps.stageTiming;
+  if (deps.stageTiming) {
+    const timing = deps.stageTiming;
+    deps.metrics.addGauges(() => timing.lines());
+  }
   deps.observers.push(deps.messageFeed.observe);
   leases.onChange((accountId) => deps.messageFeed.publish(accountId, "queue"));
   // The queue (rebuilt by queueSync, first in the list) is whole before leases are reloaded and

@@ -3,6 +3,7 @@ import type { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import type { ServeConfig } from "./config";
 import { openSqlite } from "./db/open";
+import { Checkpointer } from "./db/checkpointer";
 import { migrate, SCHEMA_VERSION, SchemaTooNewError } from "./db/migrate";
 import { acquireLock, DEFAULT_BACKUP_EVERY_MS, scheduledBackups } from "./services/backups";
 import { existsSync } from "node:fs";
@@ -47,7 +48,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   const releaseLock = config.db === ":memory:" ? () => {} : acquireLock(config.db, "serve", { allowSameProcess: true });
   let sqlite: Database;
   try {
-    sqlite = openSqlite(config.db);
+    sqlite = openSqlite(config.db, { cacheMb: config.sqliteCacheMb, tempStore: config.sqliteTempStore });
   } catch (err) {
     releaseLock();
     throw err;
@@ -60,6 +61,8 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     throw err;
   }
   const deps = createDeps(sqlite, config, clock, logger);
+  // First in the list: started before the writer takes requests, stopped after its last flush.
+  if (config.checkpoint === "background") deps.lifecycle.unshift(new Checkpointer(sqlite, config.db, logger));
   if (config.backupDir) {
     const everyMs = config.backupEveryMs ?? DEFAULT_BACKUP_EVERY_MS;
     deps.lifecycle.push(scheduledBackups({ dbPath: config.db, dir: config.backupDir, everyMs, keep: config.backupKeep, clock, logger }));

@@ -1,5 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { Logger } from "../lib/log";
+import type { StageTiming } from "../lib/stage-timing";
 
 /**
  * Group commit: many requests' writes in ONE transaction, so one fsync (synchronous=FULL)
@@ -53,6 +54,8 @@ export class GroupCommitWriter {
   private readonly rollbackTo: Statement;
   /** Transactions committed and jobs run (for tests and metrics). */
   readonly stats = { batches: 0, jobs: 0, largestBatch: 0, flushMs: 0, commitMs: 0 };
+  /** Stage sums (--stage-timing): each job's run() and each COMMIT. */
+  timing: StageTiming | null = null;
 
   constructor(private readonly sqlite: Database, private readonly logger?: Logger) {
     this.begin = sqlite.prepare("BEGIN IMMEDIATE");
@@ -123,6 +126,8 @@ export class GroupCommitWriter {
       for (const p of batch) p.reject(err);
       return;
     }
+    const timing = this.timing;
+    const j0 = timing ? performance.now() : 0;
     for (let i = 0; i < batch.length; i++) {
       this.savepoint.run();
       try {
@@ -138,9 +143,12 @@ export class GroupCommitWriter {
       }
     }
     const c0 = performance.now();
+    if (timing) timing.add("writeJob", c0 - j0);
     try {
       this.commit.run();
-      this.stats.commitMs += performance.now() - c0;
+      const c1 = performance.now();
+      this.stats.commitMs += c1 - c0;
+      if (timing) timing.add("commit", c1 - c0);
     } catch (err) {
       this.logger?.error("group commit failed", { error: String(err), jobs: batch.length });
       try {

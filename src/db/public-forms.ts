@@ -4,6 +4,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { DEFAULT_PHONE_COUNTRY } from "../domain/phone";
+import { invalidateWebhookForms } from "./webhook-form-cache";
 
 const hasColumn = new WeakMap<Database, boolean>();
 
@@ -25,7 +26,9 @@ export function findAccountDefaultCountry(sqlite: Database, accountId: string): 
 
 /** Gives the form a new webhook token; false when the form is not the account's. */
 export function updateWebhookToken(sqlite: Database, accountId: string, formId: string, token: string, updatedAt: string): boolean {
-  return sqlite.query("UPDATE forms SET webhook_token = ?, updated_at = ? WHERE id = ? AND account_id = ?").run(token, updatedAt, formId, accountId).changes === 1;
+  const changed = sqlite.query("UPDATE forms SET webhook_token = ?, updated_at = ? WHERE id = ? AND account_id = ?").run(token, updatedAt, formId, accountId).changes === 1;
+  invalidateWebhookForms(sqlite); // the old address must answer 404 at once
+  return changed;
 }
 
 /** The form's id and name by webhook address token (rotated token, or the id of a never-rotated form). */

@@ -17,6 +17,14 @@ export interface RequestState {
   logPath: string;
   /** Route label for metrics (pattern, not the concrete path). */
   route?: string;
+  /** Webhook requests: the form whose limit figures the answer shows when the route set none. */
+  limitFormId?: string;
+  /**
+   * --stage-timing only: when the app got the request, when the route began and answered, when the
+   * outer handler had the answer back. Only stretches with no await inside are summed: across an
+   * await, other requests of the same commit batch run, and their time would count as ours.
+   */
+  marks?: { handleAt: number; routeAt: number; routeDoneAt: number; resumedAt: number };
 }
 
 const states = new WeakMap<Request, RequestState>();

@@ -43,6 +43,7 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
   const { config, logger } = deps;
   const routeTable = new RouteTable(() => deps.routes());
   const authFailures = new AuthFailureLimiter(config.authFailuresPerMinute, deps.clock);
+  const timing = deps.stageTiming;
   return async function fetch(req: Request, server?: Server<unknown>): Promise<Response> {
     const startedAt = performance.now();
     const url = requestUrl(req);
@@ -65,6 +66,7 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     try {
       if (!url) throw badRequestTarget(req.method);
       res = await route(req, url, path, state, fwdProto, host);
+      if (state.marks) state.marks.resumedAt = performance.now();
     } catch (err) {
       if (err instanceof AppError) res = errorResponse(err);
       else {
@@ -72,11 +74,15 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
         res = errorResponse(new AppError("INTERNAL_ERROR", { details: { requestId: state.requestId } }));
       }
     }
+    if (state.limitFormId !== undefined && state.headers["X-RateLimit-Limit"] === undefined) {
+      Object.assign(state.headers, rateLimitHeaders(deps.webhookLimiter.peek(state.limitFormId, config.webhookLimitPerMinute)));
+    }
     for (const [k, v] of Object.entries(state.headers)) if (!res.headers.has(k)) res.headers.set(k, v);
     res.headers.set("X-Request-Id", state.requestId);
     res.headers.set("X-API-Version", "v1");
     const ms = performance.now() - startedAt;
     for (const o of observers) o(state, req.method, res.status, ms);
+    const logAt = timing ? performance.now() : 0;
     logger.info("request", {
       id: state.requestId,
       method: req.method,
@@ -85,8 +91,22 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
       ms: Math.round(ms * 10) / 10,
       ip: state.clientIp,
     });
+    const m = state.marks;
+    if (timing && m !== undefined && m.routeDoneAt > 0) {
+      // Accepted JSON webhook requests only (the route stamps routeDoneAt): the app's time is split out of ours.
+      timing.requests++;
+      timing.add("outer", m.handleAt - startedAt + (logAt - m.resumedAt));
+      timing.add("dispatch", m.routeAt - m.handleAt);
+      timing.add("log", performance.now() - logAt);
+    }
     return res;
   };
+
+  /** The app answers; with --stage-timing, stamped first (see RequestState.marks). */
+  function handleApp(target: Request, state: RequestState): Promise<Response> {
+    if (timing) state.marks = { handleAt: performance.now(), routeAt: 0, routeDoneAt: 0, resumedAt: 0 };
+    return app.handle(target);
+  }
 
   async function route(req: Request, url: URL, path: string, state: RequestState, fwdProto: string | undefined, host: string): Promise<Response> {
     // Only a request the proxy says came in over plain HTTP is redirected (to the host the client
@@ -104,9 +124,9 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     if (kind === "webhook") {
       state.headers["Access-Control-Allow-Origin"] = "*";
       // Every webhook answer shows the form's limit, even a 404 or a 413 refused before the route
-      // runs (the route replaces these with the figures after its own count).
-      const formId = path.split("/")[3] ?? "";
-      Object.assign(state.headers, rateLimitHeaders(deps.webhookLimiter.peek(formId, config.webhookLimitPerMinute)));
+      // runs: the route sets the figures after its own count; an answer without them gets the
+      // form's current figures at the end (one limiter look per request, not two).
+      state.limitFormId = path.split("/")[3] ?? "";
     }
     // HEAD is GET without the body (uptime monitors send it): same checks, same status and headers.
     if (req.method === "HEAD") {
@@ -126,7 +146,8 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     // is asked for (messages paths are matched without the key segment).
     let cred: CredentialLookup | undefined;
     // A browser signed in to the dashboard sends its session cookie and no key.
-    const sessionToken = req.headers.has("authorization") ? null : readSessionCookie(req.headers.get("cookie"));
+    // (Only API routes take one: the webhook and public pages skip the cookie parsing.)
+    const sessionToken = kind === "webhook" || kind === "public" || req.headers.has("authorization") ? null : readSessionCookie(req.headers.get("cookie"));
     if (kind === "messages") cred = findCredential(kind, path, req.headers.get("authorization"), sessionToken !== null);
     const match = routeTable.match(req.method, cred?.rewrittenPath ?? path);
     if (match.kind === "unknown") throw noRouteError(req.method, path);
@@ -225,12 +246,12 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
       } else if (targetUrl !== req.url) target = new Request(targetUrl, req);
       if (target !== req) {
         setState(target, state);
-        return app.handle(target);
+        return handleApp(target, state);
       }
     }
     const target = targetUrl !== req.url ? new Request(targetUrl, req) : req;
     setState(target, state);
-    return app.handle(target);
+    return handleApp(target, state);
   }
 
   /** Hands a request with a body on; a chunked one is read here, never past `limit`. */
@@ -240,7 +261,7 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
       target = new Request(targetUrl, { method: req.method, headers: req.headers, body: await readLimitedBody(req, limit) });
     } else if (targetUrl !== req.url) target = new Request(targetUrl, req);
     setState(target, state);
-    return app.handle(target);
+    return handleApp(target, state);
   }
 }
 

@@ -1,4 +1,6 @@
 /** Minimal structured logger: JSON lines (default off a TTY) or a short human line. */
+import { writeSync } from "node:fs";
+
 export type LogFormat = "json" | "pretty";
 export type LogLevel = "info" | "warn" | "error";
 
@@ -46,7 +48,55 @@ export function redactKeys(text: string): string {
   return text.replace(KEY_IN_TEXT, redactOne);
 }
 
-export function createLogger(format: LogFormat, write: (line: string) => void = (l) => process.stderr.write(l + "\n")): Logger {
+/**
+ * Lines are gathered and written once per event-loop turn: a commit batch answers tens of requests
+ * in one turn, and their access lines go out in one write instead of one each. Anything still
+ * gathered when the process exits is written synchronously then, so a clean stop loses nothing.
+ */
+export class LineBatcher {
+  private lines: string[] = [];
+  private scheduled = false;
+  constructor(private readonly out: (text: string) => void) {}
+
+  write(line: string) {
+    this.lines.push(line);
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  flush() {
+    this.scheduled = false;
+    if (this.lines.length === 0) return;
+    const text = this.lines.join("\n") + "\n";
+    this.lines = [];
+    this.out(text);
+  }
+
+  /** At exit: no more turns, so write what is left directly to the file descriptor. */
+  flushSync(fd: number) {
+    if (this.lines.length === 0) return;
+    const text = this.lines.join("\n") + "\n";
+    this.lines = [];
+    try {
+      writeSync(fd, text);
+    } catch {}
+  }
+}
+
+let stderrBatch: LineBatcher | undefined;
+/** The process-wide batch of lines for stderr (flushed at exit). */
+function stderrLines(): LineBatcher {
+  if (!stderrBatch) {
+    const batch = new LineBatcher((text) => process.stderr.write(text));
+    process.on("exit", () => batch.flushSync(2));
+    stderrBatch = batch;
+  }
+  return stderrBatch;
+}
+
+export function createLogger(format: LogFormat, write: (line: string) => void = (l) => stderrLines().write(l)): Logger {
   const emit = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (format === "json") {
       write(redactKeys(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })));

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Database } from "bun:sqlite";
 import { newId } from "../lib/ids";
+import { invalidateWebhookForms } from "../db/webhook-form-cache";
 import { iso, type Clock } from "../lib/clock";
 
 export const KEY_PREFIX = "txwire_sk_";
@@ -154,6 +155,7 @@ export class AccountService {
       this.sqlite
         .prepare(`UPDATE accounts SET ${set.map(([c]) => `${c} = ?`).join(", ")} WHERE id = ?`)
         .run(...(set.map(([, v]) => v) as Array<string | number | null>), id);
+      invalidateWebhookForms(this.sqlite); // the monthly quota rides on every webhook lookup
     }
     return this.findAccount(id);
   }
@@ -178,6 +180,7 @@ export class AccountService {
     return this.sqlite.transaction(() => {
       if (!this.findAccount(id)) return false;
       this.sqlite.prepare("DELETE FROM accounts WHERE id = ?").run(id);
+      invalidateWebhookForms(this.sqlite);
       this.sqlite.prepare("DELETE FROM message_counts WHERE account_id = ?").run(id);
       return true;
     })();

@@ -9,6 +9,7 @@ import { valueAtPath } from "../domain/field-path";
 import type { FieldDef } from "../domain/submission";
 import { expandProtection, validateProtectionSettings } from "../domain/protection";
 import { findAccountDefaultCountry, updateWebhookToken } from "../db/public-forms";
+import { invalidateWebhookForms } from "../db/webhook-form-cache";
 
 /** Form names: 1–100 characters (CONTRACT §5). */
 export const FORM_NAME_MAX = 100;
@@ -220,6 +221,7 @@ export class FormService {
       patch.settings = JSON.stringify(merged);
     }
     this.db.update(forms).set(patch).where(and(eq(forms.id, id), eq(forms.accountId, accountId))).run();
+    invalidateWebhookForms(this.db.$client);
     return this.get(accountId, id);
   }
 
@@ -266,6 +268,7 @@ export class FormService {
       sqlite.query("DELETE FROM submissions WHERE form_id = ?").run(id);
       sqlite.query("DELETE FROM contacts WHERE account_id = ? AND form_id = ?").run(accountId, id);
       sqlite.query("DELETE FROM forms WHERE account_id = ? AND id = ?").run(accountId, id);
+      invalidateWebhookForms(sqlite);
       return { deletedId: id, removedQueued };
     })();
   }

@@ -25,6 +25,7 @@ import { quotaExceeded, type MonthlyQuota } from "./quota";
 import type { LeaseService } from "./leases";
 import { emitSubmission } from "./event-payloads";
 import { isConsentGiven } from "../domain/keywords";
+import { webhookFormCache, type WebhookFormCache } from "../db/webhook-form-cache";
 
 /** Idempotency-Key replays last this long (CONTRACT §5). */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -121,6 +122,8 @@ export class SubmissionService {
   private readonly messageInsert: Statement<unknown, any[]>;
   private readonly submissionInsert: Statement<unknown, any[]>;
   private readonly countScheduled: Statement<{ n: number }, [string, string, string]>;
+  /** Whole lookups by address token (src/db/webhook-form-cache.ts says how it stays true). */
+  private readonly lookups: WebhookFormCache<WebhookForm>;
   /** Parsed fields/settings per form, valid while updated_at is unchanged. */
   private readonly formCache = new Map<
     string,
@@ -137,6 +140,7 @@ export class SubmissionService {
     private readonly sendRatePerMinute: number,
     private readonly leases: Pick<LeaseService, "notify">,
   ) {
+    this.lookups = webhookFormCache<WebhookForm>(sqlite);
     this.formById = sqlite.prepare(
       `SELECT f.id, f.account_id, f.name, f.message_template, f.is_active, f.fields, f.settings, f.updated_at, a.monthly_quota
          FROM forms f JOIN accounts a ON a.id = f.account_id WHERE f.id = ? AND f.webhook_token IS NULL`,
@@ -189,6 +193,8 @@ export class SubmissionService {
    */
   findForm(token: string): WebhookForm | null {
     if (!UUID_RE.test(token)) return null;
+    const hit = this.lookups.get(token.toLowerCase());
+    if (hit !== undefined) return hit;
     const row = this.formById.get(token.toLowerCase()) ?? this.formByToken.get(token.toLowerCase());
     if (!row) return null;
     let parsed = this.formCache.get(row.id);
@@ -204,7 +210,7 @@ export class SubmissionService {
       };
       this.formCache.set(row.id, parsed);
     }
-    return {
+    const form: WebhookForm = {
       id: row.id,
       accountId: row.account_id,
       name: row.name,
@@ -217,6 +223,8 @@ export class SubmissionService {
       protection: parsed.protection,
       variables: parsed.variables,
     };
+    this.lookups.set(token.toLowerCase(), form);
+    return form;
   }
 
   /**

@@ -1,21 +1,44 @@
 #!/usr/bin/env bun
 /**
- * The machine's ceiling for the webhook benchmark: a bare Bun.serve (no framework, no validation,
+ * The machine's ceilings for the webhook benchmark: a bare Bun.serve (no framework, no validation,
  * no template, no limits) doing the same durable writes per request as the product — form lookup,
- * contact upsert, message insert — through the same group-commit writer with the same PRAGMAs
- * (synchronous=FULL, WAL). Prints "READY <port> <formId,formId,…>" when listening.
+ * contact upsert, message insert — through the same group-commit writer with the same settings
+ * (synchronous=FULL, WAL, temp_store=MEMORY, the same page cache, checkpoints on their own thread).
  *
- *   bun scripts/bench/lib/ceiling.ts --db /tmp/x.db --forms 50
+ *   --schema ours     the real migrations: every index, FTS and trigger the product's writes pay for
+ *   --schema minimal  just the four tables with their primary keys and the contacts' unique phone
+ *
+ * Prints "READY <port> <formId,formId,…>" when listening.
+ *
+ *   bun scripts/bench/lib/ceiling.ts --db /tmp/x.db --forms 50 [--schema ours|minimal]
  */
 import { openSqlite } from "../../../src/db/open";
 import { migrate } from "../../../src/db/migrate";
 import { GroupCommitWriter } from "../../../src/db/group-commit";
+import { Checkpointer } from "../../../src/db/checkpointer";
+import { DEFAULT_SQLITE_CACHE_MB } from "../../../src/config";
+import { silentLogger } from "../../../src/lib/log";
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ""), process.argv[i + 1]);
-const sqlite = openSqlite(args.get("db")!);
-migrate(sqlite);
+const dbPath = args.get("db")!;
+const sqlite = openSqlite(dbPath, { cacheMb: DEFAULT_SQLITE_CACHE_MB });
+const MINIMAL_SCHEMA = `
+CREATE TABLE accounts (id TEXT PRIMARY KEY, name TEXT NOT NULL, plan TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE forms (id TEXT PRIMARY KEY, account_id TEXT NOT NULL, name TEXT NOT NULL, name_key TEXT NOT NULL, message_template TEXT NOT NULL,
+  is_active INTEGER NOT NULL, fields TEXT NOT NULL, settings TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+CREATE TABLE contacts (id TEXT PRIMARY KEY, account_id TEXT NOT NULL, phone_number TEXT NOT NULL, first_name TEXT, last_name TEXT, email TEXT,
+  status TEXT NOT NULL, form_id TEXT, custom_fields TEXT NOT NULL, tags TEXT NOT NULL, message_count INTEGER NOT NULL, search_text TEXT NOT NULL,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL, UNIQUE (account_id, phone_number));
+CREATE TABLE messages (id TEXT PRIMARY KEY, account_id TEXT NOT NULL, form_id TEXT, form_name TEXT, contact_id TEXT, content TEXT NOT NULL,
+  recipient_phone TEXT NOT NULL, status TEXT NOT NULL, priority TEXT NOT NULL, priority_rank INTEGER NOT NULL, webhook_data TEXT, template_used TEXT,
+  scheduled_for TEXT NOT NULL, metadata TEXT NOT NULL, seq INTEGER NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+`;
+if (args.get("schema") === "minimal") sqlite.exec(MINIMAL_SCHEMA);
+else migrate(sqlite);
 if (process.env.BENCH_PRAGMA) sqlite.exec(process.env.BENCH_PRAGMA);
+const checkpointer = new Checkpointer(sqlite, dbPath, silentLogger);
+await checkpointer.start();
 const nForms = Number(args.get("forms") ?? 50);
 const now = new Date().toISOString();
 const accountId = Bun.randomUUIDv7();
@@ -77,9 +100,10 @@ const server = Bun.serve({
   },
 });
 console.log(`READY ${server.port} ${formIds.join(",")}`);
-process.on("SIGTERM", () => {
+process.on("SIGTERM", async () => {
   if (process.env.BENCH_DEBUG) console.error("writer stats", JSON.stringify(writer.stats));
   writer.stop();
+  await checkpointer.stop();
   server.stop(true);
   sqlite.close();
   process.exit(0);

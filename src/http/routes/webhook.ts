@@ -87,6 +87,7 @@ const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(byte
 
 export function webhookRoutes(deps: AppDeps) {
   const { submissions, webhookLimiter, webhookIpLimiter, config } = deps;
+  const timing = deps.stageTiming;
 
   /** CORS for this form: any origin, or only the listed ones (echoed) when the form has a list. */
   function corsFor(form: WebhookForm | null, origin: string | null, headers: Record<string, string>) {
@@ -104,7 +105,9 @@ export function webhookRoutes(deps: AppDeps) {
     Object.assign(state.headers, WEBHOOK_CORS_HEADERS);
     /** Answers that spend no token (disabled form, bad key, replay) still show the form's limit. */
     const showLimit = (id: string) => Object.assign(state.headers, rateLimitHeaders(webhookLimiter.peek(id, config.webhookLimitPerMinute)));
+    const l0 = timing ? performance.now() : 0;
     const form = submissions.findForm(token);
+    if (timing) timing.add("lookup", performance.now() - l0);
     if (!form) {
       throw new AppError("NOT_FOUND", { message: "Form not found", details: { formId: token.slice(0, 100) } });
     }
@@ -197,7 +200,8 @@ export function webhookRoutes(deps: AppDeps) {
     }
     if (p.honeypotField !== null) delete body[p.honeypotField];
     if (p.captcha !== null) await deps.captcha.verify(p.captcha, captchaToken, state.clientIp);
-    const answer = await submissions.submit(form, {
+    const v0 = timing ? performance.now() : 0;
+    const submitted = submissions.submit(form, {
       body,
       rawJson,
       ipAddress: state.clientIp,
@@ -205,6 +209,9 @@ export function webhookRoutes(deps: AppDeps) {
       idempotencyKey: key,
       bodyHash,
     });
+    // submit() runs synchronously up to handing its job to the writer.
+    if (timing) timing.add("validation", performance.now() - v0);
+    const answer = await submitted;
     return { status: answer.status, body: answer.body, replayed: !answer.created };
   }
 
@@ -242,6 +249,8 @@ export function webhookRoutes(deps: AppDeps) {
     .post(
       "/:id/webhook",
       async ({ request, params }) => {
+        const marks = timing ? stateOf(request).marks : undefined;
+        if (marks) marks.routeAt = performance.now();
         if (prefersHtml(request.headers.get("accept"))) {
           const seen: { form: WebhookForm | null } = { form: null };
           let result: WebhookResult | AppError;
@@ -254,6 +263,7 @@ export function webhookRoutes(deps: AppDeps) {
           return forBrowser(request, seen.form, result);
         }
         const result = await handle(request, params.id, () => {});
+        if (marks) marks.routeDoneAt = performance.now();
         return new Response(result.body, {
           status: result.status,
           headers: result.replayed ? { "Content-Type": "application/json", "Idempotent-Replayed": "true" } : { "Content-Type": "application/json" },

@@ -1,0 +1,122 @@
+/**
+ * WAL checkpoints off the request path. SQLite's automatic checkpoint runs inside the COMMIT that
+ * pushes the WAL past 1000 pages: that commit — and every request of its group-commit batch —
+ * waits while pages are copied into the database file and it is fsynced. Here the server's writer
+ * connection has `wal_autocheckpoint = 0` and a Worker with its own connection checkpoints on a
+ * timer (src/db/checkpoint-worker.ts): PASSIVE while writes come in, TRUNCATE when idle, and
+ * TRUNCATE (new writers wait for it) when the WAL outgrows WAL_LIMIT_MB, so it cannot grow without
+ * bound under sustained load. Only while a backup's snapshot is open can the WAL pass the limit:
+ * the pages that snapshot reads cannot be overwritten until it ends.
+ *
+ * Should the Worker fail, the writer connection goes back to SQLite's automatic checkpoints.
+ */
+import type { Database } from "bun:sqlite";
+import type { Logger } from "../lib/log";
+
+/** Checkpoint tick. */
+export const CHECKPOINT_EVERY_MS = 100;
+/** Above this the checkpointer makes writers wait until the WAL is copied and restarted. */
+export const WAL_LIMIT_MB = 64;
+/** SQLite's default automatic checkpoint (pages), used inline and as the fallback. */
+const AUTOCHECKPOINT_PAGES = 1000;
+const REPLY_TIMEOUT_MS = 5_000;
+
+export interface CheckpointStats {
+  passive: number;
+  truncate: number;
+  /** TRUNCATEs made because the WAL was over the limit. */
+  forced: number;
+  /** TRUNCATEs that found a reader or the writer busy (retried next tick). */
+  busy: number;
+  largestWalPages: number;
+}
+
+export type CheckpointRequest =
+  | { op: "start"; dbPath: string; everyMs: number; limitPages: number }
+  | { op: "stats" }
+  | { op: "stop" };
+export type CheckpointReply =
+  | { op: "started" }
+  | { op: "failed"; message: string }
+  | { op: "stats"; stats: CheckpointStats }
+  | { op: "stopped"; stats: CheckpointStats };
+
+/** Compiled binary: the worker by its path from src/ under /$bunfs/root/; from source, next to this file. */
+const WORKER_ENTRY = import.meta.url.includes("/$bunfs/") ? "./db/checkpoint-worker.ts" : new URL("./checkpoint-worker.ts", import.meta.url).href;
+
+export class Checkpointer {
+  readonly name = "checkpointer";
+  private worker: Worker | undefined;
+  private waiting = new Map<string, (reply: CheckpointReply) => void>();
+  /** The last figures the worker reported (at stop, or on `stats()`). */
+  lastStats: CheckpointStats | undefined;
+
+  constructor(
+    private readonly sqlite: Database,
+    private readonly dbPath: string,
+    private readonly logger: Logger,
+    private readonly opts: { everyMs?: number; limitMb?: number } = {},
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.dbPath === ":memory:") return;
+    const pageSize = (this.sqlite.query("PRAGMA page_size").get() as { page_size: number }).page_size;
+    const limitBytes = (this.opts.limitMb ?? WAL_LIMIT_MB) * 1_048_576;
+    this.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
+    // When the writer restarts the WAL it also cuts the file back to this size.
+    this.sqlite.exec(`PRAGMA journal_size_limit = ${limitBytes}`);
+    const worker = new Worker(WORKER_ENTRY);
+    this.worker = worker;
+    worker.onmessage = (event: MessageEvent<CheckpointReply>) => {
+      const reply = event.data;
+      if (reply.op === "stats" || reply.op === "stopped") this.lastStats = reply.stats;
+      const done = this.waiting.get(reply.op === "failed" ? "started" : reply.op);
+      this.waiting.delete(reply.op === "failed" ? "started" : reply.op);
+      done?.(reply);
+    };
+    worker.onerror = (event: ErrorEvent) => this.fallBack(`checkpoint thread failed: ${event.message}`);
+    const reply = await this.ask("started", { op: "start", dbPath: this.dbPath, everyMs: this.opts.everyMs ?? CHECKPOINT_EVERY_MS, limitPages: Math.floor(limitBytes / pageSize) });
+    if (reply?.op !== "started") this.fallBack(reply?.op === "failed" ? reply.message : "checkpoint thread did not start");
+  }
+
+  /** The worker's counters (undefined when it is not running). */
+  async stats(): Promise<CheckpointStats | undefined> {
+    if (!this.worker) return undefined;
+    const r = await this.ask("stats", { op: "stats" });
+    return r?.op === "stats" ? r.stats : undefined;
+  }
+
+  async stop(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    await this.ask("stopped", { op: "stop" });
+    worker.terminate();
+    this.worker = undefined;
+  }
+
+  private ask(answer: string, msg: CheckpointRequest): Promise<CheckpointReply | undefined> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(answer);
+        resolve(undefined);
+      }, REPLY_TIMEOUT_MS);
+      this.waiting.set(answer, (r) => {
+        clearTimeout(timer);
+        resolve(r);
+      });
+      this.worker!.postMessage(msg);
+    });
+  }
+
+  /** The thread is gone: SQLite's automatic checkpoints again, so the WAL stays bounded. */
+  private fallBack(reason: string) {
+    this.logger.error("background checkpoints off; SQLite checkpoints inside commits again", { reason });
+    try {
+      this.sqlite.exec(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+    } catch {}
+    this.worker?.terminate();
+    this.worker = undefined;
+    for (const done of this.waiting.values()) done({ op: "failed", message: reason });
+    this.waiting.clear();
+  }
+}

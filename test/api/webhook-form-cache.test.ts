@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.stop());
+
+async function newForm(overrides: Record<string, unknown> = {}): Promise<string> {
+  const body = await expectStatus(await s.api("/forms", { method: "POST", json: formBody(overrides) }), 201);
+  return body.data.form.id;
+}
+let n = 0;
+const submit = (address: string) =>
+  fetch(`${s.base}/forms/${address}/webhook`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ phoneNumber: `+1415555${String(1000 + ++n).slice(-4)}`, firstName: "Ann" }),
+  });
+const cacheSize = () => (s.running.deps.submissions as unknown as { lookups: { size: number } }).lookups.size;
+
+describe("the webhook's cached form lookup", () => {
+  test("a hit answers from memory; an unknown address is never cached", async () => {
+    const id = await newForm();
+    await expectStatus(await submit(id), 200);
+    const size = cacheSize();
+    expect(size).toBeGreaterThan(0);
+    await expectStatus(await submit(id), 200);
+    expect(cacheSize()).toBe(size);
+    await expectStatus(await submit(crypto.randomUUID()), 404);
+    expect(cacheSize()).toBe(size);
+  });
+
+  test("disabling, changing and deleting a form through the API take effect on the next submission", async () => {
+    const id = await newForm();
+    await expectStatus(await submit(id), 200);
+    await expectStatus(await s.api(`/forms/${id}`, { method: "PUT", json: { isActive: false } }), 200);
+    expect((await expectStatus(await submit(id), 503)).code).toBe("FORM_DISABLED");
+    await expectStatus(await s.api(`/forms/${id}`, { method: "PUT", json: { isActive: true, messageTemplate: "Second text for {{firstName}}" } }), 200);
+    const ok = await expectStatus(await submit(id), 200);
+    const msg = await expectStatus(await s.api(`/messages/${ok.data.messageId}`), 200);
+    expect(msg.data.message?.content ?? msg.data.content).toContain("Second text for Ann");
+    await expectStatus(await s.api(`/forms/${id}`, { method: "DELETE" }), 200);
+    await expectStatus(await submit(id), 404);
+  });
+
+  test("a rotated address stops working at once and the new one works", async () => {
+    const id = await newForm();
+    await expectStatus(await submit(id), 200);
+    const rotated = await expectStatus(await s.api(`/forms/${id}/rotate-webhook`, { method: "POST" }), 200);
+    const url: string = rotated.data.form?.webhookUrl ?? rotated.data.webhookUrl;
+    const token = url.split("/forms/")[1].split("/")[0];
+    await expectStatus(await submit(id), 404);
+    await expectStatus(await submit(token), 200);
+  });
+
+  test("an account's monthly quota changed by the service applies at once", async () => {
+    const id = await newForm();
+    await expectStatus(await submit(id), 200);
+    s.running.deps.accounts.updateAccount(s.accountId, { monthlyQuota: 0 });
+    expect((await expectStatus(await submit(id), 429)).code).toBe("QUOTA_EXCEEDED");
+    s.running.deps.accounts.updateAccount(s.accountId, { monthlyQuota: null });
+    await expectStatus(await submit(id), 200);
+  });
+
+  test("a change committed by another process (the CLI) is seen on the next submission", async () => {
+    const id = await newForm();
+    await expectStatus(await submit(id), 200);
+    const other = new Database(s.dbPath);
+    try {
+      other.exec("PRAGMA busy_timeout = 5000");
+      other.query("UPDATE forms SET is_active = 0 WHERE id = ?").run(id);
+      expect((await expectStatus(await submit(id), 503)).code).toBe("FORM_DISABLED");
+      other.query("UPDATE forms SET is_active = 1 WHERE id = ?").run(id);
+      other.query("UPDATE accounts SET monthly_quota = 0 WHERE id = ?").run(s.accountId);
+      expect((await expectStatus(await submit(id), 429)).code).toBe("QUOTA_EXCEEDED");
+      other.query("UPDATE accounts SET monthly_quota = NULL WHERE id = ?").run(s.accountId);
+      await expectStatus(await submit(id), 200);
+    } finally {
+      other.close();
+    }
+  });
+});

@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openSqlite } from "../../src/db/open";
+import { Checkpointer } from "../../src/db/checkpointer";
+import { silentLogger } from "../../src/lib/log";
+import { startTestServer } from "../helpers/server";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+function tempDb() {
+  const d = mkdtempSync(join(tmpdir(), "textwire-ckpt-"));
+  dirs.push(d);
+  return join(d, "t.db");
+}
+const walSize = (path: string) => (existsSync(path + "-wal") ? statSync(path + "-wal").size : 0);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(cond: () => boolean, ms = 5_000) {
+  const end = Date.now() + ms;
+  while (!cond() && Date.now() < end) await sleep(20);
+  return cond();
+}
+const pragma = (db: ReturnType<typeof openSqlite>, name: string) => Object.values(db.query(`PRAGMA ${name}`).get() as object)[0];
+
+describe("connection settings", () => {
+  test("statement journals in memory and a sized page cache", () => {
+    const db = openSqlite(tempDb(), { cacheMb: 8 });
+    expect(pragma(db, "temp_store")).toBe(2);
+    expect(pragma(db, "cache_size")).toBe(-8 * 1024);
+    db.close();
+    const plain = openSqlite(tempDb(), { tempStore: "file" });
+    expect(pragma(plain, "temp_store")).toBe(0);
+    expect(pragma(plain, "cache_size")).toBe(-2000); // SQLite's default
+    plain.close();
+  });
+});
+
+describe("background checkpoints", () => {
+  test("the writer never checkpoints; the thread folds an idle WAL and truncates it", async () => {
+    const path = tempDb();
+    const db = openSqlite(path);
+    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 20 });
+    await cp.start();
+    expect(pragma(db, "wal_autocheckpoint")).toBe(0);
+    db.exec("CREATE TABLE t (x TEXT)");
+    const ins = db.prepare("INSERT INTO t VALUES (?)");
+    for (let i = 0; i < 50; i++) ins.run("x".repeat(4000));
+    expect(walSize(path)).toBeGreaterThan(100_000);
+    expect(await until(() => walSize(path) === 0)).toBe(true);
+    const stats = await cp.stats();
+    expect(stats!.truncate).toBeGreaterThan(0);
+    await cp.stop();
+    // Everything is in the main file: a fresh read-only reader sees all rows.
+    db.close();
+    const check = openSqlite(path, { readonly: true });
+    expect((check.query("SELECT count(*) AS n FROM t").get() as any).n).toBe(50);
+    check.close();
+  });
+
+  test("under sustained writes the WAL stays near its limit", async () => {
+    const path = tempDb();
+    const db = openSqlite(path);
+    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 10, limitMb: 1 });
+    await cp.start();
+    db.exec("CREATE TABLE t (x TEXT)");
+    const ins = db.prepare("INSERT INTO t VALUES (?)");
+    let largest = 0;
+    const end = Date.now() + 1_500;
+    while (Date.now() < end) {
+      db.transaction(() => {
+        for (let i = 0; i < 20; i++) ins.run("y".repeat(3000));
+      })();
+      largest = Math.max(largest, walSize(path));
+      await sleep(1);
+    }
+    const stats = await cp.stats();
+    await cp.stop();
+    db.close();
+    // ~60 KiB per transaction: without the bound it would reach many MB in 1.5 s.
+    expect(stats!.forced + stats!.truncate).toBeGreaterThan(0);
+    expect(largest).toBeLessThan(4 * 1_048_576);
+  });
+
+  test("a failed thread puts SQLite's automatic checkpoints back", async () => {
+    const path = tempDb();
+    const db = openSqlite(path);
+    // A database the worker cannot open (gone): it reports failure, the writer checkpoints itself.
+    const cp = new Checkpointer(db, join(path, "missing", "x.db"), silentLogger, { everyMs: 20 });
+    await cp.start();
+    expect(pragma(db, "wal_autocheckpoint")).toBe(1000);
+    await cp.stop();
+    db.close();
+  });
+
+  test("the server runs it; --checkpoint inline keeps SQLite's own", async () => {
+    const bg = await startTestServer();
+    expect(pragma(bg.running.deps.sqlite, "wal_autocheckpoint")).toBe(0);
+    expect(pragma(bg.running.deps.sqlite, "temp_store")).toBe(2);
+    await bg.stop();
+    const inline = await startTestServer({ checkpoint: "inline", sqliteCacheMb: 0, sqliteTempStore: "file" });
+    expect(pragma(inline.running.deps.sqlite, "wal_autocheckpoint")).toBe(1000);
+    expect(pragma(inline.running.deps.sqlite, "temp_store")).toBe(0);
+    await inline.stop();
+  });
+});
