@@ -7,6 +7,7 @@ import type { Database } from "bun:sqlite";
 import type { AppDeps } from "../../src/deps";
 import { PRIORITY_RANK, type Priority } from "../../src/queue/priority-queue";
 import { recordMessageInsert } from "../../src/db/derived-counts";
+import { contactSearchText } from "../../src/domain/contact-search";
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -34,9 +35,10 @@ export function insertContact(
   deps.sqlite
     .query(
       `INSERT INTO contacts (id, account_id, phone_number, first_name, status, form_id, message_count, search_text, created_at, updated_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, '', ?8, ?8)`,
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)`,
     )
-    .run(id, accountId, phone, o.firstName ?? null, o.status ?? "new", o.formId ?? null, o.messageCount ?? 0, at);
+    // search_text as every writer stores it: contact search (names, e-mail, phone digits) reads it.
+    .run(id, accountId, phone, o.firstName ?? null, o.status ?? "new", o.formId ?? null, o.messageCount ?? 0, contactSearchText({ firstName: o.firstName, phoneNumber: phone }), at);
   return id;
 }
 

@@ -11,6 +11,9 @@ import { broadcasts } from "./broadcasts";
  */
 export const RESPONSE_MS_SQL = "CAST(round((julianday(sent_at) - julianday(created_at)) * 86400000.0) AS INTEGER)";
 
+/** scheduled_for as epoch ms, as indexed for the boot read (migration 0017): spell it exactly so. */
+export const QUEUED_SCHEDULED_MS_SQL = "CAST(round((julianday(scheduled_for) - 2440587.5) * 86400000.0) AS INTEGER)";
+
 export const messages = sqliteTable(
   "messages",
   {
@@ -69,6 +72,8 @@ export const messages = sqliteTable(
     index("messages_queued_idx").on(t.scheduledFor).where(sql`status = 'queued'`),
     index("messages_leased_idx").on(t.leaseExpiresAt).where(sql`status = 'queued' AND lease_expires_at IS NOT NULL`),
     index("messages_broadcast_status_idx").on(t.broadcastId, t.status).where(sql`broadcast_id IS NOT NULL`),
+    /** Queued messages in queue order per account, covering the boot read (migration 0017). */
+    index("messages_queued_order_idx").on(t.accountId, t.priorityRank, sql.raw(QUEUED_SCHEDULED_MS_SQL), t.seq, t.id).where(sql`${t.status} = 'queued'`),
   ],
 );
 
