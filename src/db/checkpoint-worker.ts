@@ -4,10 +4,9 @@
  * request's commit. Listed as an entry point in scripts/build.ts so the compiled binary carries it.
  *
  * Every tick: PASSIVE (copies what no reader still needs; never waits, never blocks the writer).
- * TRUNCATE when the WAL is fully copied and nothing was written since the last tick (idle: the file
- * goes back to 0 bytes), or when the WAL holds more than the limit (sustained load: the writer can
- * only restart the WAL when it finds it fully copied, which a busy writer rarely does; TRUNCATE makes
- * new writers wait — at most the busy timeout below — until it has).
+ * When the WAL is fully copied and nothing was written since the last tick (idle), or when it holds
+ * more than the limit, it asks the writer's thread to restart it (TRUNCATE on the writer's own
+ * connection, between transactions: see checkpointer.ts).
  */
 import { Database } from "bun:sqlite";
 import type { CheckpointReply, CheckpointRequest, CheckpointStats } from "./checkpointer";
@@ -32,14 +31,12 @@ function tick(limitPages: number) {
   const idle = r.log > 0 && r.checkpointed === r.log && r.log === lastLog;
   const over = r.log > limitPages;
   lastLog = r.log;
+  // The WAL restart itself is the writer connection's job (checkpointer.ts): a TRUNCATE from this
+  // connection rewrites the WAL header under the writer, and a writer transaction that had read
+  // before it then fails at once with SQLITE_BUSY_SNAPSHOT.
   if (idle || over) {
-    const t = db.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as Row;
-    if (t.busy) stats.busy++;
-    else {
-      if (over) stats.forced++;
-      else stats.truncate++;
-      lastLog = 0;
-    }
+    self.postMessage({ op: "truncate", over } satisfies CheckpointReply);
+    lastLog = 0;
   }
 }
 

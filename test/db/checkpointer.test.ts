@@ -39,6 +39,34 @@ describe("connection settings", () => {
 });
 
 describe("background checkpoints", () => {
+  test("a writer transaction that reads, waits while the WAL goes idle, then writes is never refused (no SQLITE_BUSY_SNAPSHOT)", async () => {
+    const path = tempDb();
+    const db = openSqlite(path);
+    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 5 });
+    await cp.start();
+    db.exec("CREATE TABLE t (x INTEGER)");
+    const ins = db.prepare("INSERT INTO t VALUES (?)");
+    const count = db.prepare("SELECT count(*) AS n FROM t");
+    let failures = 0;
+    for (let i = 0; i < 25; i++) {
+      ins.run(i); // frames in the WAL, about to be copied and found idle
+      db.exec("BEGIN"); // deferred: reads first, as a group-commit job or an import slice does
+      count.get();
+      await sleep(30); // the checkpoint thread ticks several times while this transaction is open
+      try {
+        ins.run(-i);
+        db.exec("COMMIT");
+      } catch {
+        failures++;
+        db.exec("ROLLBACK");
+      }
+    }
+    expect(failures).toBe(0);
+    expect(await until(() => walSize(path) === 0)).toBe(true); // and the idle WAL is still truncated
+    await cp.stop();
+    db.close();
+  });
+
   test("the writer never checkpoints; the thread folds an idle WAL and truncates it", async () => {
     const path = tempDb();
     const db = openSqlite(path);
