@@ -3,9 +3,9 @@
  * pushes the WAL past 1000 pages: that commit — and every request of its group-commit batch —
  * waits while pages are copied into the database file and it is fsynced. Here the server's writer
  * connection has `wal_autocheckpoint = 0` and a Worker with its own connection checkpoints on a
- * timer (src/db/checkpoint-worker.ts): PASSIVE while writes come in; when the WAL is idle, or has
- * outgrown WAL_LIMIT_MB, the worker asks this thread to restart it (TRUNCATE on the writer's own
- * connection between transactions), so it cannot grow without bound under sustained load. Only while a backup's snapshot is open can the WAL pass the limit:
+ * timer (src/db/checkpoint-worker.ts): PASSIVE while writes come in, RESTART (new writers wait for
+ * it) when the WAL outgrows WAL_LIMIT_MB, so it cannot grow without bound under sustained load, and
+ * when idle it asks this thread to TRUNCATE the WAL on the writer's own connection. Only while a backup's snapshot is open can the WAL pass the limit:
  * the pages that snapshot reads cannot be overwritten until it ends.
  *
  * Should the Worker fail, the writer connection goes back to SQLite's automatic checkpoints.
@@ -41,8 +41,8 @@ export type CheckpointReply =
   | { op: "failed"; message: string }
   | { op: "stats"; stats: CheckpointStats }
   | { op: "stopped"; stats: CheckpointStats }
-  /** The WAL is fully copied and idle, or over the limit: the writer's thread restarts it. */
-  | { op: "truncate"; over: boolean };
+  /** The WAL is fully copied and idle: the writer's thread truncates it. */
+  | { op: "truncate" };
 
 /** Compiled binary: the worker by its path from src/ under /$bunfs/root/; from source, next to this file. */
 const WORKER_ENTRY = import.meta.url.includes("/$bunfs/") ? "./db/checkpoint-worker.ts" : new URL("./checkpoint-worker.ts", import.meta.url).href;
@@ -72,7 +72,7 @@ export class Checkpointer {
     this.worker = worker;
     worker.onmessage = (event: MessageEvent<CheckpointReply>) => {
       const reply = event.data;
-      if (reply.op === "truncate") return this.truncate(reply.over);
+      if (reply.op === "truncate") return this.truncate();
       if (reply.op === "stats" || reply.op === "stopped") this.lastStats = this.merged(reply.stats);
       const done = this.waiting.get(reply.op === "failed" ? "started" : reply.op);
       this.waiting.delete(reply.op === "failed" ? "started" : reply.op);
@@ -83,25 +83,24 @@ export class Checkpointer {
     if (reply?.op !== "started") this.fallBack(reply?.op === "failed" ? reply.message : "checkpoint thread did not start");
   }
 
-  /** Restarts made on the writer's connection (the worker counts the PASSIVE ones). */
-  private readonly restarts = { truncate: 0, forced: 0, busy: 0 };
+  /** Idle truncations made on the writer's connection (the worker counts the others). */
+  private readonly restarts = { truncate: 0, busy: 0 };
 
   /**
-   * TRUNCATE on the writer's own connection, between its transactions: done from another
-   * connection it would change the WAL header under the writer, and a transaction of the writer
+   * TRUNCATE of an idle WAL on the writer's own connection, between its transactions: done from
+   * another connection it would rewrite the WAL header under the writer, and a writer transaction
    * that read before that and writes after it fails at once with SQLITE_BUSY_SNAPSHOT (seen as
-   * "database is locked" during an import). The worker's PASSIVE has already copied the pages, so
-   * this is a truncate and an fsync; with no busy wait, a reader still on the WAL (a backup's
-   * snapshot) just means "next time".
+   * "database is locked" when an import started after an idle moment). The worker's PASSIVE has
+   * already copied every page, so this is a file truncate (about a millisecond); with no busy wait,
+   * a reader still on the WAL (a backup's snapshot) just means "next time".
    */
-  private truncate(over: boolean) {
+  private truncate() {
     const db = this.sqlite;
     if (db.inTransaction) return;
     try {
       db.exec("PRAGMA busy_timeout = 0");
       const r = db.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number };
       if (r.busy) this.restarts.busy++;
-      else if (over) this.restarts.forced++;
       else this.restarts.truncate++;
     } catch {
       this.restarts.busy++;
@@ -118,7 +117,7 @@ export class Checkpointer {
   }
 
   private merged(s: CheckpointStats): CheckpointStats {
-    return { ...s, truncate: this.restarts.truncate, forced: this.restarts.forced, busy: s.busy + this.restarts.busy };
+    return { ...s, truncate: this.restarts.truncate, busy: s.busy + this.restarts.busy };
   }
 
   async stop(): Promise<void> {

@@ -38,6 +38,41 @@ describe("connection settings", () => {
   });
 });
 
+describe("transactions begin IMMEDIATE", () => {
+  test("a transaction that reads, then writes after another connection truncated the WAL, commits (and nests)", () => {
+    const path = tempDb();
+    const a = openSqlite(path);
+    a.exec("PRAGMA wal_autocheckpoint = 0");
+    a.exec("CREATE TABLE t (x INTEGER)");
+    const b = openSqlite(path);
+    b.exec("PRAGMA busy_timeout = 50");
+    a.run("INSERT INTO t VALUES (1)");
+    b.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+    let nestedRolledBack = false;
+    const n = a.transaction(() => {
+      a.query("SELECT count(*) FROM t").get();
+      // Another connection's TRUNCATE now finds our write lock and gives up; it cannot reset the
+      // WAL under us (with a DEFERRED transaction the INSERT below failed with SQLITE_BUSY_SNAPSHOT).
+      const r = b.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number };
+      expect(r.busy).toBe(1);
+      a.run("INSERT INTO t VALUES (2)");
+      try {
+        a.transaction(() => {
+          a.run("INSERT INTO t VALUES (3)");
+          throw new Error("undo the nested part only");
+        })();
+      } catch {
+        nestedRolledBack = true;
+      }
+      return (a.query("SELECT count(*) AS n FROM t").get() as { n: number }).n;
+    }).deferred();
+    expect(n).toBe(2);
+    expect(nestedRolledBack).toBe(true);
+    a.close();
+    b.close();
+  });
+});
+
 describe("background checkpoints", () => {
   test("a writer transaction that reads, waits while the WAL goes idle, then writes is never refused (no SQLITE_BUSY_SNAPSHOT)", async () => {
     const path = tempDb();
