@@ -7,7 +7,7 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import { RollupStore } from "../db/message-rollups";
-import { recordMessageInsert } from "../db/derived-counts";
+import { insertQueuedMessage } from "../db/message-suppression";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
@@ -66,6 +66,35 @@ export interface MessageRow {
   broadcast_id?: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * A new message written outside a form (a manual message, a keyword reply): queued, never leased,
+ * with no form, webhook data or template; `created_at` is also its `updated_at`.
+ */
+export function newQueuedRow(
+  f: Pick<MessageRow, "account_id" | "contact_id" | "content" | "recipient_phone" | "recipient_name" | "priority" | "scheduled_for" | "metadata" | "seq" | "created_at"> &
+    Pick<MessageRow, "max_attempts">,
+): MessageRow {
+  return {
+    id: newId(),
+    form_id: null,
+    form_name: null,
+    status: "queued",
+    priority_rank: PRIORITY_RANK[f.priority],
+    webhook_data: null,
+    template_used: null,
+    sent_at: null,
+    failure_reason: null,
+    retry_count: 0,
+    lease_token: null,
+    lease_expires_at: null,
+    lease_device_id: null,
+    lease_expiries: 0,
+    last_lease_token: null,
+    updated_at: f.created_at,
+    ...f,
+  };
 }
 
 /** Every Message field of the spec (webhookData and metadata as objects). */
@@ -633,24 +662,14 @@ export class MessageService {
     const prio = (priority ?? "normal") as Priority;
     const name = contact ? [contact.first_name, contact.last_name].filter(Boolean).join(" ") || null : null;
     const createdAt = iso(now);
-    const row: MessageRow = {
-      id: newId(),
+    const row = newQueuedRow({
       account_id: accountId,
-      form_id: null,
-      form_name: null,
       contact_id: contact?.id ?? null,
       content: text,
       recipient_phone: contact?.phone_number ?? e164!,
       recipient_name: name,
-      status: "queued",
       priority: prio,
-      priority_rank: PRIORITY_RANK[prio],
-      webhook_data: null,
-      template_used: null,
       scheduled_for: iso(when),
-      sent_at: null,
-      failure_reason: null,
-      retry_count: 0,
       metadata: JSON.stringify({
         messageLength: text.length,
         variablesUsed: [],
@@ -661,22 +680,16 @@ export class MessageService {
         segments: info.segments,
       }),
       seq: this.seq.next(),
-      lease_token: null,
-      lease_expires_at: null,
-      lease_device_id: null,
-      lease_expiries: 0,
-      last_lease_token: null,
       max_attempts: (maxAttempts as number | undefined) ?? null,
       created_at: createdAt,
-      updated_at: createdAt,
-    };
+    });
     // Manual messages count against the account's monthly message quota like webhook ones.
     const refusal = this.quota?.reserve(accountId, ctx.monthlyQuota ?? null);
     if (refusal) throw quotaExceeded(refusal, this.clock());
     const reserved = (ctx.monthlyQuota ?? null) !== null;
     try {
       this.sqlite.transaction(() => {
-        this.insertManual(row, accountId, prio, createdAt);
+        insertQueuedMessage(this.sqlite, row);
         emitMessageStatus(this.sqlite, accountId, row.id, "queued", now);
       })();
     } catch (err) {
@@ -690,16 +703,7 @@ export class MessageService {
     return { message: toMessage(row), queuePosition: pos.queuePosition, estimatedDelivery: iso(pos.estimatedDelivery) };
   }
 
-  private insertManual(row: MessageRow, accountId: string, prio: Priority, createdAt: string): void {
-    this.sqlite
-      .query(
-        `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name, status,
-           priority, priority_rank, webhook_data, template_used, scheduled_for, metadata, seq, created_at, updated_at, max_attempts)
-         VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, NULL, ?9, ?10, ?11, ?12, ?12, ?13)`,
-      )
-      .run(row.id, accountId, row.contact_id, row.content, row.recipient_phone, row.recipient_name, prio, row.priority_rank, row.scheduled_for, row.metadata, row.seq, createdAt, row.max_attempts ?? null);
-    recordMessageInsert(this.sqlite, { accountId, formId: null, status: "queued", priorityRank: row.priority_rank, createdAt, sentAt: null, failureReason: null });
-  }
+
 }
 
 type SummaryStrategy = "counters" | "per-status" | "contact" | "priority";
