@@ -25,9 +25,9 @@ const REPLY_TIMEOUT_MS = 5_000;
 export interface CheckpointStats {
   passive: number;
   truncate: number;
-  /** TRUNCATEs made because the WAL was over the limit. */
+  /** RESTARTs made (on the checkpoint thread) because the WAL was over the limit. */
   forced: number;
-  /** TRUNCATEs that found a reader or the writer busy (retried next tick). */
+  /** TRUNCATEs and RESTARTs that found a reader or the writer busy (tried again next tick). */
   busy: number;
   largestWalPages: number;
 }
@@ -83,7 +83,7 @@ export class Checkpointer {
     if (reply?.op !== "started") this.fallBack(reply?.op === "failed" ? reply.message : "checkpoint thread did not start");
   }
 
-  /** Idle truncations made on the writer's connection (the worker counts the others). */
+  /** Idle truncations made on the writer's connection (the worker counts the rest). */
   private readonly restarts = { truncate: 0, busy: 0 };
 
   /**

@@ -68,9 +68,8 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
       res = await route(req, url, path, state, fwdProto, host);
       if (state.marks) state.marks.resumedAt = performance.now();
     } catch (err) {
-      const busy = err instanceof AppError ? null : databaseBusy(err);
-      if (err instanceof AppError) res = errorResponse(err);
-      else if (busy) res = errorResponse(busy);
+      const known = err instanceof AppError ? err : databaseBusy(err);
+      if (known) res = errorResponse(known);
       else {
         logger.error("unhandled error", { requestId: state.requestId, error: String((err as Error)?.stack ?? err) });
         res = errorResponse(new AppError("INTERNAL_ERROR", { details: { requestId: state.requestId } }));
