@@ -117,3 +117,19 @@ export function errorResponse(err: AppError, headers: Record<string, string> = {
     headers: { "Content-Type": "application/json", ...headers, ...err.headers },
   });
 }
+
+/**
+ * SQLite's "busy"/"locked" after the connection's busy timeout (another process — a CLI command, a
+ * restore — held the write lock too long): the server's state, not the client's mistake, and
+ * worth a retry, so 503 with `Retry-After` rather than a 500. Null for anything else.
+ */
+export function databaseBusy(err: unknown): AppError | null {
+  const code = String((err as { code?: unknown })?.code ?? "");
+  if (!code.startsWith("SQLITE_BUSY") && !code.startsWith("SQLITE_LOCKED")) return null;
+  return new AppError("SERVICE_UNAVAILABLE", {
+    message: "The database is busy; retry shortly",
+    details: { retryAfter: 1 },
+    extra: { retryAfter: 1 },
+    headers: { "Retry-After": "1" },
+  });
+}

@@ -1,7 +1,9 @@
 /**
  * Contacts benchmark (issue 5): 100,000 contacts with 3 custom fields and tags.
  *
- *   ./node_modules/.bin/bun scripts/bench/contacts.ts [--contacts 100000] [--requests 300]
+ *   ./node_modules/.bin/bun scripts/bench/contacts.ts [--contacts 100000] [--requests 300] [--parts export,import,list] [--db PATH]
+ *
+ * `--parts` runs only some of the three parts (the import needs the CSV export, which then runs alone).
  *
  * Measures, through the real HTTP server on loopback (run as a child process, so the RSS figures
  * are the server's own: VmHWM from /proc/<pid>/status, one fresh server per export):
@@ -11,7 +13,7 @@
  *   custom field.
  * Targets (2-core machine): CSV export < 2 s, XLSX < 8 s, export peak RSS < 150 MB, list/search p99 < 15 ms.
  */
-import { mkdtempSync, rmSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir, cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { openSqlite } from "../../src/db/open";
@@ -27,12 +29,16 @@ const arg = (name: string, def: number) => {
 };
 const N = arg("contacts", 100_000);
 const REQUESTS = arg("requests", 300);
+const PARTS = new Set((args.includes("--parts") ? args[args.indexOf("--parts") + 1] : "export,import,list").split(","));
 const root = join(import.meta.dir, "..", "..");
 
 console.log(`machine: ${cpus()[0]?.model ?? "unknown"}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Bun ${Bun.version}, ${process.platform}`);
 
+// --db PATH: seed there once and keep it (with PATH.json for the key); later runs reuse it.
+const keepDb = args.includes("--db") ? args[args.indexOf("--db") + 1] : undefined;
 const dir = mkdtempSync(join(tmpdir(), "textwire-bench-contacts-"));
-const dbPath = join(dir, "bench.db");
+const dbPath = keepDb ?? join(dir, "bench.db");
+const reuse = keepDb !== undefined && existsSync(dbPath) && existsSync(`${dbPath}.json`);
 
 // ---- data ----
 const FIRST = ["Maria", "John", "Aisha", "Chen", "Olga", "Pedro", "Fatima", "Liam", "Noah", "Emma", "Ava", "Mateo", "Yuki", "Ivan", "Sara", "Omar", "Lena", "Tom", "Nina", "Raj"];
@@ -48,16 +54,21 @@ const db = openSqlite(dbPath);
 migrate(db);
 const accounts = new AccountService(db, Date.now);
 const big = { plan: "enterprise" as const, apiLimitPerHour: 1_000_000_000, apiBurstPerMinute: 1_000_000_000 };
-const main = accounts.createAccount({ name: "Bench", ...big });
+// A reused database keeps its seeded account; the import always goes to a new, empty one.
+const main = reuse ? (JSON.parse(readFileSync(`${dbPath}.json`, "utf8")) as { apiKey: string; account: { id: string } }) : accounts.createAccount({ name: "Bench", ...big });
 const empty = accounts.createAccount({ name: "Empty", ...big });
-const formIds: string[] = [];
-const insForm = db.query(`INSERT INTO forms (id, account_id, name, name_key, message_template, is_active, fields, settings, created_at, updated_at)
-  VALUES (?, ?, ?, ?, 'Hi {{firstName}}', 1, '[]', '{}', ?, ?)`);
-for (let f = 0; f < 5; f++) {
-  const id = crypto.randomUUID();
-  const now = new Date().toISOString();
-  insForm.run(id, main.account.id, `Form ${f}`, `form ${f}`, now, now);
-  formIds.push(id);
+if (reuse) {
+  db.close();
+  console.log(`reusing ${dbPath}`);
+} else {
+  const formIds: string[] = [];
+  const insForm = db.query(`INSERT INTO forms (id, account_id, name, name_key, message_template, is_active, fields, settings, created_at, updated_at)
+    VALUES (?, ?, ?, ?, 'Hi {{firstName}}', 1, '[]', '{}', ?, ?)`);
+  for (let f = 0; f < 5; f++) {
+    const id = crypto.randomUUID();
+    const now = new Date().toISOString();
+    insForm.run(id, main.account.id, `Form ${f}`, `form ${f}`, now, now);
+    formIds.push(id);
 }
 const insContact = db.query(`INSERT INTO contacts (id, account_id, phone_number, first_name, last_name, email, status, form_id, custom_fields, tags,
   last_contacted_at, last_response_at, message_count, source, notes, search_text, created_at, updated_at)
@@ -94,7 +105,9 @@ db.transaction(() => {
 })();
 db.exec("ANALYZE");
 db.close();
+if (keepDb) writeFileSync(`${dbPath}.json`, JSON.stringify({ apiKey: main.apiKey, account: { id: main.account.id } }));
 console.log(`seeded ${N} contacts in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+}
 if (process.env.BENCH_SEED_ONLY) {
   console.log(`database: ${dbPath}`);
   process.exit(0);
@@ -153,7 +166,7 @@ const fmt = (n: number) => n.toFixed(1);
 
 // ---- exports ----
 let csvText = "";
-for (const format of ["csv", "json", "xlsx"]) {
+for (const format of PARTS.has("export") ? ["csv", "json", "xlsx"] : PARTS.has("import") ? ["csv"] : []) {
   const child = await startChild();
   const before = memMb(child.pid);
   t0 = performance.now();
@@ -178,7 +191,7 @@ for (const format of ["csv", "json", "xlsx"]) {
 }
 
 // ---- import into an empty account ----
-{
+if (PARTS.has("import")) {
   const child = await startChild();
   const before = memMb(child.pid);
   t0 = performance.now();
@@ -194,7 +207,7 @@ for (const format of ["csv", "json", "xlsx"]) {
 }
 
 // ---- list / search latency ----
-{
+if (PARTS.has("list")) {
   const child = await startChild();
   const pct = (xs: number[], p: number) => xs.sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
   async function measure(label: string, run: (i: number) => Promise<Response>) {

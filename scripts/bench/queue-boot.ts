@@ -3,7 +3,7 @@
  * The in-memory queue alone at 1,000,000 queued messages: rebuild time (as at boot, from entries
  * already read), then rank / insert / remove per operation. Targets: rebuild < 1 s, a few µs each.
  *
- *   bun scripts/bench/queue-boot.ts [--size 1000000] [--sqlite]   (--sqlite: also the boot path from a real database)
+ *   bun scripts/bench/queue-boot.ts [--size 1000000] [--sqlite [--db PATH]]   (--sqlite: also the boot path from a real database)
  */
 import { cpus, release, totalmem } from "node:os";
 import { MessageQueue, type Priority, type QueueEntry } from "../../src/queue/priority-queue";
@@ -48,37 +48,56 @@ console.log(`queue of ${N.toLocaleString("en")} messages in ${accounts.length} a
 console.log(`rebuild ${rebuildMs.toFixed(0)} ms   rank ${rankUs.toFixed(2)} µs   insert ${insertUs.toFixed(2)} µs   remove ${removeUs.toFixed(2)} µs`);
 console.log(`targets: ${rebuildMs < 1000 ? "PASS" : "FAIL"} rebuild < 1 s · ${Math.max(rankUs, insertUs, removeUs) < 10 ? "PASS" : "FAIL"} ops a few µs`);
 
-// --sqlite: the whole boot path — 1M queued rows in a real database, read and rebuilt as at start.
+// --sqlite: the whole boot path — 1M queued rows in a real database, read and rebuilt as at start
+// (queueSync, what the server runs), then the read alone as entries for comparison.
+// --db PATH keeps the seeded database there and reuses it on the next run (seeding takes minutes).
 if (argv.includes("--sqlite")) {
-  const { mkdtempSync, rmSync } = await import("node:fs");
+  const { existsSync, mkdtempSync, rmSync } = await import("node:fs");
   const { join } = await import("node:path");
   const { tmpdir } = await import("node:os");
   const { openSqlite } = await import("../../src/db/open");
   const { migrate } = await import("../../src/db/migrate");
-  const { loadQueuedEntries } = await import("../../src/services/queue-sync");
-  const dir = mkdtempSync(join(tmpdir(), "textwire-qbench-"));
+  const { loadQueuedEntries, queueSync } = await import("../../src/services/queue-sync");
+  const keep = argv.includes("--db") ? argv[argv.indexOf("--db") + 1] : undefined;
+  const dir = keep ? undefined : mkdtempSync(join(tmpdir(), "textwire-qbench-"));
+  const path = keep ?? join(dir!, "q.db");
   try {
-    const db = openSqlite(join(dir, "q.db"));
+    const seeded = existsSync(path);
+    const db = openSqlite(path);
     migrate(db);
-    const now = new Date().toISOString();
-    for (const a of accounts) db.query("INSERT INTO accounts (id, name, plan, created_at) VALUES (?, ?, 'standard', ?)").run(a, a, now);
-    const ins = db.prepare(
-      `INSERT INTO messages (id, account_id, content, recipient_phone, status, priority, priority_rank, scheduled_for, metadata, seq, created_at, updated_at)
-       VALUES (?, ?, 'x', '+14155552671', 'queued', ?, ?, ?, '{}', ?, ?, ?)`,
-    );
-    const rank = { urgent: 0, high: 1, normal: 2, low: 3 };
-    db.exec("BEGIN");
-    for (const e of entries) ins.run(Bun.randomUUIDv7(), e.accountId, e.priority, rank[e.priority], new Date(e.scheduledFor).toISOString(), e.seq, now, now);
-    db.exec("COMMIT");
+    if (!seeded) {
+      const now = new Date().toISOString();
+      for (const a of accounts) db.query("INSERT INTO accounts (id, name, plan, created_at) VALUES (?, ?, 'standard', ?)").run(a, a, now);
+      const ins = db.prepare(
+        `INSERT INTO messages (id, account_id, content, recipient_phone, status, priority, priority_rank, scheduled_for, metadata, seq, created_at, updated_at)
+         VALUES (?, ?, 'x', '+14155552671', 'queued', ?, ?, ?, '{}', ?, ?, ?)`,
+      );
+      const rank = { urgent: 0, high: 1, normal: 2, low: 3 };
+      db.exec("BEGIN");
+      for (const e of entries) ins.run(Bun.randomUUIDv7(), e.accountId, e.priority, rank[e.priority], new Date(e.scheduledFor).toISOString(), e.seq, now, now);
+      db.exec("COMMIT");
+      db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    }
+    // As at a real start: the in-memory part's million entries and queue are gone first, so the
+    // garbage collector does not walk them during the boot being timed.
+    entries.length = 0;
+    fresh.length = 0;
+    q.clear();
+    Bun.gc(true);
+    const booted = new MessageQueue();
     let t0 = performance.now();
+    queueSync(db, booted).start!();
+    const bootMs = performance.now() - t0;
+    t0 = performance.now();
     const rows = loadQueuedEntries(db);
     const loadMs = performance.now() - t0;
     t0 = performance.now();
     new MessageQueue().rebuild(rows);
     const buildMs = performance.now() - t0;
-    console.log(`boot from SQLite: read ${loadMs.toFixed(0)} ms + rebuild ${buildMs.toFixed(0)} ms = ${(loadMs + buildMs).toFixed(0)} ms for ${rows.length.toLocaleString("en")} rows`);
+    console.log(`boot from SQLite (queueSync): ${bootMs.toFixed(0)} ms for ${booted.size().toLocaleString("en")} queued messages — target < 1.5 s: ${bootMs < 1500 ? "PASS" : "FAIL"}`);
+    console.log(`  for comparison, as two steps: read as entries ${loadMs.toFixed(0)} ms + rebuild from them ${buildMs.toFixed(0)} ms`);
     db.close();
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }
 }

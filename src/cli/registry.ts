@@ -5,6 +5,7 @@ import { RESTORE_HELP, restoreCommand } from "./restore";
 import { DEVICES_HELP, devicesCommand } from "./devices";
 import { TLS_HELP, tlsCommand } from "./tls";
 import { EVENTS_HELP, eventsCommand } from "./events";
+import { DOCTOR_HELP, doctorCommand } from "./doctor";
 
 /** Commands beyond the core four (backup, restore): each registers its name, help and runner here. */
 export interface ExtraCommand {
@@ -19,5 +20,6 @@ export const COMMANDS_EXTRA: ExtraCommand[] = [
   { name: "devices", summary: "token --account ID: a registration token for the SMSGate app", help: DEVICES_HELP, run: devicesCommand },
   { name: "restore", summary: "IN_FILE: check a backup and put it in place (server stopped)", help: RESTORE_HELP, run: restoreCommand },
   { name: "tls", summary: "init|renew|status: local CA and certificate for HTTPS on a LAN", help: TLS_HELP, run: tlsCommand },
+  { name: "doctor", summary: "--check|--rebuild: compare derived data (analytics, counts, search) with a recomputation", help: DOCTOR_HELP, run: doctorCommand },
   { name: "events", summary: "tail: print outbound events as they happen (debugging)", help: EVENTS_HELP, run: (p, io) => eventsCommand(p, io) },
 ];

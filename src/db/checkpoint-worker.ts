@@ -4,10 +4,9 @@
  * request's commit. Listed as an entry point in scripts/build.ts so the compiled binary carries it.
  *
  * Every tick: PASSIVE (copies what no reader still needs; never waits, never blocks the writer).
- * TRUNCATE when the WAL is fully copied and nothing was written since the last tick (idle: the file
- * goes back to 0 bytes), or when the WAL holds more than the limit (sustained load: the writer can
- * only restart the WAL when it finds it fully copied, which a busy writer rarely does; TRUNCATE makes
- * new writers wait — at most the busy timeout below — until it has).
+ * When the WAL holds more than the limit: RESTART (new writers wait — at most the busy timeout
+ * below — until it is copied). When it is fully copied and nothing was written since the last tick
+ * (idle): asks the writer's thread to TRUNCATE it (see checkpointer.ts).
  */
 import { Database } from "bun:sqlite";
 import type { CheckpointReply, CheckpointRequest, CheckpointStats } from "./checkpointer";
@@ -32,14 +31,20 @@ function tick(limitPages: number) {
   const idle = r.log > 0 && r.checkpointed === r.log && r.log === lastLog;
   const over = r.log > limitPages;
   lastLog = r.log;
-  if (idle || over) {
-    const t = db.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as Row;
+  // Over the limit: RESTART here (copies the rest, then makes the writer's next commit start the
+  // WAL from the beginning — the writer itself resets it, in its own transaction, and
+  // journal_size_limit trims the file). Never TRUNCATE from this connection: that rewrites the WAL
+  // header under the writer, and a writer transaction that had read before it and writes after it
+  // fails at once with SQLITE_BUSY_SNAPSHOT. The idle TRUNCATE (file back to 0 bytes) is asked of
+  // the writer's own thread instead (checkpointer.ts), where it costs a millisecond.
+  if (over) {
+    const t = db.query("PRAGMA wal_checkpoint(RESTART)").get() as Row;
     if (t.busy) stats.busy++;
-    else {
-      if (over) stats.forced++;
-      else stats.truncate++;
-      lastLog = 0;
-    }
+    else stats.forced++;
+    lastLog = 0;
+  } else if (idle) {
+    self.postMessage({ op: "truncate" } satisfies CheckpointReply);
+    lastLog = 0;
   }
 }
 

@@ -3,15 +3,16 @@
  * pushes the WAL past 1000 pages: that commit — and every request of its group-commit batch —
  * waits while pages are copied into the database file and it is fsynced. Here the server's writer
  * connection has `wal_autocheckpoint = 0` and a Worker with its own connection checkpoints on a
- * timer (src/db/checkpoint-worker.ts): PASSIVE while writes come in, TRUNCATE when idle, and
- * TRUNCATE (new writers wait for it) when the WAL outgrows WAL_LIMIT_MB, so it cannot grow without
- * bound under sustained load. Only while a backup's snapshot is open can the WAL pass the limit:
+ * timer (src/db/checkpoint-worker.ts): PASSIVE while writes come in, RESTART (new writers wait for
+ * it) when the WAL outgrows WAL_LIMIT_MB, so it cannot grow without bound under sustained load, and
+ * when idle it asks this thread to TRUNCATE the WAL on the writer's own connection. Only while a backup's snapshot is open can the WAL pass the limit:
  * the pages that snapshot reads cannot be overwritten until it ends.
  *
  * Should the Worker fail, the writer connection goes back to SQLite's automatic checkpoints.
  */
 import type { Database } from "bun:sqlite";
 import type { Logger } from "../lib/log";
+import { BUSY_TIMEOUT_MS } from "./open";
 
 /** Checkpoint tick. */
 export const CHECKPOINT_EVERY_MS = 100;
@@ -24,9 +25,9 @@ const REPLY_TIMEOUT_MS = 5_000;
 export interface CheckpointStats {
   passive: number;
   truncate: number;
-  /** TRUNCATEs made because the WAL was over the limit. */
+  /** RESTARTs made (on the checkpoint thread) because the WAL was over the limit. */
   forced: number;
-  /** TRUNCATEs that found a reader or the writer busy (retried next tick). */
+  /** TRUNCATEs and RESTARTs that found a reader or the writer busy (tried again next tick). */
   busy: number;
   largestWalPages: number;
 }
@@ -39,7 +40,9 @@ export type CheckpointReply =
   | { op: "started" }
   | { op: "failed"; message: string }
   | { op: "stats"; stats: CheckpointStats }
-  | { op: "stopped"; stats: CheckpointStats };
+  | { op: "stopped"; stats: CheckpointStats }
+  /** The WAL is fully copied and idle: the writer's thread truncates it. */
+  | { op: "truncate" };
 
 /** Compiled binary: the worker by its path from src/ under /$bunfs/root/; from source, next to this file. */
 const WORKER_ENTRY = import.meta.url.includes("/$bunfs/") ? "./db/checkpoint-worker.ts" : new URL("./checkpoint-worker.ts", import.meta.url).href;
@@ -69,7 +72,8 @@ export class Checkpointer {
     this.worker = worker;
     worker.onmessage = (event: MessageEvent<CheckpointReply>) => {
       const reply = event.data;
-      if (reply.op === "stats" || reply.op === "stopped") this.lastStats = reply.stats;
+      if (reply.op === "truncate") return this.truncate();
+      if (reply.op === "stats" || reply.op === "stopped") this.lastStats = this.merged(reply.stats);
       const done = this.waiting.get(reply.op === "failed" ? "started" : reply.op);
       this.waiting.delete(reply.op === "failed" ? "started" : reply.op);
       done?.(reply);
@@ -79,11 +83,41 @@ export class Checkpointer {
     if (reply?.op !== "started") this.fallBack(reply?.op === "failed" ? reply.message : "checkpoint thread did not start");
   }
 
-  /** The worker's counters (undefined when it is not running). */
+  /** Idle truncations made on the writer's connection (the worker counts the rest). */
+  private readonly restarts = { truncate: 0, busy: 0 };
+
+  /**
+   * TRUNCATE of an idle WAL on the writer's own connection, between its transactions: done from
+   * another connection it would rewrite the WAL header under the writer, and a writer transaction
+   * that read before that and writes after it fails at once with SQLITE_BUSY_SNAPSHOT (seen as
+   * "database is locked" when an import started after an idle moment). The worker's PASSIVE has
+   * already copied every page, so this is a file truncate (about a millisecond); with no busy wait,
+   * a reader still on the WAL (a backup's snapshot) just means "next time".
+   */
+  private truncate() {
+    const db = this.sqlite;
+    if (db.inTransaction) return;
+    try {
+      db.exec("PRAGMA busy_timeout = 0");
+      const r = db.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number };
+      if (r.busy) this.restarts.busy++;
+      else this.restarts.truncate++;
+    } catch {
+      this.restarts.busy++;
+    } finally {
+      db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
+  }
+
+  /** The checkpoint counters (undefined when the worker is not running). */
   async stats(): Promise<CheckpointStats | undefined> {
     if (!this.worker) return undefined;
     const r = await this.ask("stats", { op: "stats" });
-    return r?.op === "stats" ? r.stats : undefined;
+    return r?.op === "stats" ? this.merged(r.stats) : undefined;
+  }
+
+  private merged(s: CheckpointStats): CheckpointStats {
+    return { ...s, truncate: this.restarts.truncate, busy: s.busy + this.restarts.busy };
   }
 
   async stop(): Promise<void> {

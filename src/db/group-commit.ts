@@ -1,5 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { Logger } from "../lib/log";
+import { derivedCounts, type DerivedCounts } from "./derived-counts";
 import type { StageTiming } from "../lib/stage-timing";
 
 /**
@@ -59,10 +60,13 @@ export class GroupCommitWriter {
   readonly lockListeners: Array<(wanted: boolean) => void> = [];
   /** Transactions committed and jobs run (for tests and metrics). */
   readonly stats = { batches: 0, jobs: 0, largestBatch: 0, flushMs: 0, commitMs: 0 };
+  /** Derived counts of the batch's message inserts: summed, written once before COMMIT. */
+  private readonly derived: DerivedCounts;
   /** Stage sums (--stage-timing): each job's run() and each COMMIT. */
   timing: StageTiming | null = null;
 
   constructor(private readonly sqlite: Database, private readonly logger?: Logger) {
+    this.derived = derivedCounts(sqlite);
     this.begin = sqlite.prepare("BEGIN IMMEDIATE");
     this.commit = sqlite.prepare("COMMIT");
     this.rollback = sqlite.prepare("ROLLBACK");
@@ -133,15 +137,18 @@ export class GroupCommitWriter {
       for (const p of batch) p.reject(err);
       return;
     }
+    this.derived.beginBatch();
     const timing = this.timing;
     const j0 = timing ? performance.now() : 0;
     for (let i = 0; i < batch.length; i++) {
       this.savepoint.run();
+      const mark = this.derived.mark();
       try {
         const value = batch[i].job.run();
         this.release.run();
         results[i] = { ok: true, value };
       } catch (err) {
+        this.derived.rollbackTo(mark);
         try {
           this.rollbackTo.run();
           this.release.run();
@@ -152,12 +159,14 @@ export class GroupCommitWriter {
     const c0 = performance.now();
     if (timing) timing.add("writeJob", c0 - j0);
     try {
+      this.derived.flush();
       this.commit.run();
       const c1 = performance.now();
       this.stats.commitMs += c1 - c0;
       if (timing) timing.add("commit", c1 - c0);
     } catch (err) {
       this.logger?.error("group commit failed", { error: String(err), jobs: batch.length });
+      this.derived.discard();
       try {
         this.rollback.run();
       } catch {}

@@ -43,3 +43,36 @@ export function intakeStore(sqlite: Database): IntakeStore {
     pending: () => count.get()!.n,
   };
 }
+
+/** An intake row `textwire doctor` finds out of step with what was applied. */
+export interface IntakeMismatch {
+  seq: number;
+  submissionId: string | null;
+  /** At or below intake_applied.seq (its apply committed), or above it (not applied yet). */
+  applied: boolean;
+  /** Its submission (and, for a queued entry, its message) is in the database. */
+  present: boolean;
+}
+
+const PRESENT = `EXISTS (SELECT 1 FROM submissions s WHERE s.id = json_extract(i.entry, '$.submissionId'))
+  AND (json_extract(i.entry, '$.kind') <> 'queued' OR EXISTS (SELECT 1 FROM messages m WHERE m.id = json_extract(i.entry, '$.messageId')))`;
+
+/**
+ * Intake rows out of step with the applied mark (doctor). An unapplied row whose rows are not
+ * there yet is normal (the applier is behind). Out of step: a row at or below the mark (apply and
+ * delete share one transaction, so none is left), or a row above it whose submission already
+ * exists (it would be applied twice).
+ */
+export function intakeMismatches(sqlite: Database): IntakeMismatch[] {
+  const rows = sqlite
+    .query(
+      `SELECT seq, submission_id, applied, present FROM (
+         SELECT i.seq, json_extract(i.entry, '$.submissionId') AS submission_id, i.seq <= a.seq AS applied,
+                EXISTS (SELECT 1 FROM submissions s WHERE s.id = json_extract(i.entry, '$.submissionId')) AS submitted,
+                ${PRESENT} AS present
+           FROM submission_intake i JOIN intake_applied a ON a.id = 1)
+       WHERE applied OR submitted ORDER BY seq`,
+    )
+    .all() as Array<{ seq: number; submission_id: string | null; applied: number; present: number }>;
+  return rows.map((r) => ({ seq: r.seq, submissionId: r.submission_id, applied: r.applied === 1, present: r.present === 1 }));
+}

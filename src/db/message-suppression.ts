@@ -4,6 +4,7 @@
  * tells the queue and the leases (LeaseService.withdraw / queue.insert + notify).
  */
 import type { Database } from "bun:sqlite";
+import { recordMessageInsert } from "./derived-counts";
 import type { MessageRow } from "../services/messages";
 
 /** failureReason of messages cancelled because their recipient opted out. */
@@ -56,12 +57,14 @@ export function cancelSuppressed(sqlite: Database, messageId: string, nowIso: st
     .run(messageId, OPTED_OUT_REASON, nowIso);
 }
 
-export function insertReplyMessage(sqlite: Database, r: MessageRow): void {
+/** Writes a message made by newQueuedRow (a keyword reply, a manual message) and counts it. */
+export function insertQueuedMessage(sqlite: Database, r: MessageRow): void {
   sqlite
     .query(
       `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name, status,
-         priority, priority_rank, webhook_data, template_used, scheduled_for, metadata, seq, created_at, updated_at)
-       VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, NULL, ?9, ?10, ?11, ?12, ?12)`,
+         priority, priority_rank, webhook_data, template_used, scheduled_for, metadata, seq, created_at, updated_at, max_attempts)
+       VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, NULL, ?9, ?10, ?11, ?12, ?12, ?13)`,
     )
-    .run(r.id, r.account_id, r.contact_id, r.content, r.recipient_phone, r.recipient_name, r.priority, r.priority_rank, r.scheduled_for, r.metadata, r.seq, r.created_at);
+    .run(r.id, r.account_id, r.contact_id, r.content, r.recipient_phone, r.recipient_name, r.priority, r.priority_rank, r.scheduled_for, r.metadata, r.seq, r.created_at, r.max_attempts ?? null);
+  recordMessageInsert(sqlite, { accountId: r.account_id, formId: null, status: "queued", priorityRank: r.priority_rank, createdAt: r.created_at, sentAt: null, failureReason: null });
 }

@@ -13,7 +13,9 @@ import m10 from "../../drizzle/0010_opt_outs_consent_conversations.sql" with { t
 import m11 from "../../drizzle/0011_account_default_country.sql" with { type: "text" };
 import m12 from "../../drizzle/0013_retries_and_broadcasts.sql" with { type: "text" };
 import m13 from "../../drizzle/0014_dashboard_sessions.sql" with { type: "text" };
-import m14 from "../../drizzle/0016_submission_intake.sql" with { type: "text" };
+import m14 from "../../drizzle/0015_message_rollups.sql" with { type: "text" };
+import m15 from "../../drizzle/0016_submission_intake.sql" with { type: "text" };
+import m16 from "../../drizzle/0017_queue_boot_and_tag_indexes.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number; sql: string }> = [
   { idx: 0, tag: "0000_initial_schema", when: 1795322538054, sql: m0 },
@@ -30,5 +32,7 @@ export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number
   { idx: 11, tag: "0011_account_default_country", when: 1795560000000, sql: m11 },
   { idx: 13, tag: "0013_retries_and_broadcasts", when: 1795600000000, sql: m12 },
   { idx: 14, tag: "0014_dashboard_sessions", when: 1795700000000, sql: m13 },
-  { idx: 16, tag: "0016_submission_intake", when: 1795900000000, sql: m14 },
+  { idx: 15, tag: "0015_message_rollups", when: 1795800000000, sql: m14 },
+  { idx: 16, tag: "0016_submission_intake", when: 1795900000000, sql: m15 },
+  { idx: 17, tag: "0017_queue_boot_and_tag_indexes", when: 1795900000000, sql: m16 },
 ];

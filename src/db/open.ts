@@ -38,7 +38,25 @@ export function openSqlite(path: string, opts: OpenOptions = {}): Database {
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec(`PRAGMA temp_store = ${opts.tempStore === "file" ? "DEFAULT" : "MEMORY"}`);
   if (opts.cacheMb) sqlite.exec(`PRAGMA cache_size = ${-Math.round(opts.cacheMb * 1024)}`);
+  if (!opts.readonly) beginImmediately(sqlite);
   return sqlite;
+}
+
+/**
+ * Every transaction on a read-write connection begins IMMEDIATE (it takes the write lock first,
+ * waiting up to busy_timeout), including drizzle's and `.deferred()` ones. A DEFERRED transaction
+ * that reads and then writes fails at once with SQLITE_BUSY_SNAPSHOT — no busy wait — when another
+ * connection committed or restarted the WAL in between (the checkpoint thread, the backup thread,
+ * a CLI command). Our transactions are short and nearly all write, so taking the lock up front costs
+ * nothing; read-only snapshots (exports) use their own `BEGIN`.
+ */
+function beginImmediately(sqlite: Database): void {
+  const native = sqlite.transaction.bind(sqlite);
+  sqlite.transaction = ((fn: (...args: any[]) => any) => {
+    const tx = native(fn);
+    const run = (...args: any[]) => tx.immediate(...args);
+    return Object.assign(run, { deferred: run, immediate: run, exclusive: tx.exclusive });
+  }) as Database["transaction"];
 }
 
 export function wrapDb(sqlite: Database): Db {

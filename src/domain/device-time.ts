@@ -4,6 +4,7 @@
  * one is read as wall time in the account's time zone (UTC when the account has none).
  */
 import { utcOffsetMinutesAt } from "./time-series";
+import { isoParts } from "./message-transitions";
 
 const LENIENT_RE =
   /^(\d{4})-(\d{1,2})-(\d{1,2})[Tt ](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{1,2})(?::?(\d{2}))?)?$/;
@@ -12,25 +13,11 @@ const LENIENT_RE =
 export function parseDeviceTime(value: string, timeZone: string | null): number | null {
   if (value.length > 64) return null;
   const m = LENIENT_RE.exec(value.trim());
-  if (!m) return null;
-  const [, ys, mos, ds, hs, mis, ss, frac, z, sign, ohs, oms] = m;
-  const y = Number(ys);
-  const mo = Number(mos);
-  const d = Number(ds);
-  const h = Number(hs);
-  const mi = Number(mis);
-  const s = ss === undefined ? 0 : Number(ss);
-  const ms = frac === undefined ? 0 : Number(frac.slice(0, 3).padEnd(3, "0"));
-  if (y < 100 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return null;
-  if (d > new Date(Date.UTC(y, mo, 0)).getUTCDate()) return null;
-  const wall = Date.UTC(y, mo - 1, d, h, mi, s, ms);
-  if (z) return wall;
-  if (sign) {
-    const oh = Number(ohs);
-    const om = oms === undefined ? 0 : Number(oms);
-    if (oh > 23 || om > 59) return null;
-    return wall - (sign === "-" ? -1 : 1) * (oh * 60 + om) * 60_000;
-  }
+  const parts = m ? isoParts(m) : null;
+  if (!parts) return null;
+  const { wall, zone } = parts;
+  if (zone === "Z") return wall;
+  if (zone !== null) return wall - zone * 60_000;
   if (!timeZone || timeZone === "UTC") return wall;
   // Wall time → instant: subtract the zone's offset, then correct once for a DST edge.
   let t = wall - utcOffsetMinutesAt(wall, timeZone) * 60_000;

@@ -93,34 +93,45 @@ const ISO_RE =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
 
 /**
- * Parses an ISO 8601 date-time to epoch ms, or null. Strict about ranges; no zone → UTC;
- * fractions beyond milliseconds are truncated.
+ * The fields of a date-time matched by ISO_RE or a regex with the same groups (year, month, day,
+ * hour, minute, second?, fraction?, Z?, offset sign?, offset hours?, offset minutes?), checked
+ * for range: `wall` is the written time read as UTC, `zone` "Z", the written offset in minutes
+ * east, or null when none was written. Null when a field is out of range. Fractions beyond
+ * milliseconds are truncated.
  */
-export function parseIsoTimestamp(value: unknown): number | null {
-  if (typeof value !== "string" || value.length > 64) return null;
-  const m = ISO_RE.exec(value.trim());
-  if (!m) return null;
-  const [, ys, mos, ds, hs, mis, ss, frac, , sign, ohs, oms] = m;
+export function isoParts(m: RegExpExecArray): { wall: number; zone: "Z" | number | null } | null {
+  const [, ys, mos, ds, hs, mis, ss, frac, z, sign, ohs, oms] = m;
   const y = Number(ys);
   const mo = Number(mos);
   const d = Number(ds);
   const h = Number(hs);
   const mi = Number(mis);
   const s = ss === undefined ? 0 : Number(ss);
-  const msPart = frac === undefined ? 0 : Number(frac.slice(0, 3).padEnd(3, "0"));
+  const ms = frac === undefined ? 0 : Number(frac.slice(0, 3).padEnd(3, "0"));
   // Date.UTC maps years 0–99 to 1900–1999; such timestamps are not plausible send times anyway.
   if (y < 100) return null;
   if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return null;
   const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
   if (d > daysInMonth) return null;
-  let offsetMin = 0;
-  if (sign) {
-    const oh = Number(ohs);
-    const om = oms === undefined ? 0 : Number(oms);
-    if (oh > 23 || om > 59) return null;
-    offsetMin = (sign === "-" ? -1 : 1) * (oh * 60 + om);
-  }
-  const utc = Date.UTC(y, mo - 1, d, h, mi, s, msPart) - offsetMin * 60_000;
+  const wall = Date.UTC(y, mo - 1, d, h, mi, s, ms);
+  if (z) return { wall, zone: "Z" };
+  if (!sign) return { wall, zone: null };
+  const oh = Number(ohs);
+  const om = oms === undefined ? 0 : Number(oms);
+  if (oh > 23 || om > 59) return null;
+  return { wall, zone: (sign === "-" ? -1 : 1) * (oh * 60 + om) };
+}
+
+/**
+ * Parses an ISO 8601 date-time to epoch ms, or null. Strict about ranges; no zone → UTC;
+ * fractions beyond milliseconds are truncated.
+ */
+export function parseIsoTimestamp(value: unknown): number | null {
+  if (typeof value !== "string" || value.length > 64) return null;
+  const m = ISO_RE.exec(value.trim());
+  const parts = m ? isoParts(m) : null;
+  if (!parts) return null;
+  const utc = parts.wall - (typeof parts.zone === "number" ? parts.zone : 0) * 60_000;
   return Number.isFinite(utc) && Math.abs(utc) <= 8.64e15 ? utc : null;
 }
 

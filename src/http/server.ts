@@ -1,7 +1,7 @@
 import type { Server } from "bun";
 import type { AppDeps } from "../deps";
 import type { App } from "../app";
-import { AppError, errorResponse } from "../errors";
+import { AppError, databaseBusy, errorResponse } from "../errors";
 import { KEY_FORMAT, burstLimit, hourlyLimit, type AuthKey } from "../services/accounts";
 import { readSessionCookie, sessionCookie } from "../services/sessions";
 import { rateLimitHeaders } from "../limits/api-limiter";
@@ -68,7 +68,8 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
       res = await route(req, url, path, state, fwdProto, host);
       if (state.marks) state.marks.resumedAt = performance.now();
     } catch (err) {
-      if (err instanceof AppError) res = errorResponse(err);
+      const known = err instanceof AppError ? err : databaseBusy(err);
+      if (known) res = errorResponse(known);
       else {
         logger.error("unhandled error", { requestId: state.requestId, error: String((err as Error)?.stack ?? err) });
         res = errorResponse(new AppError("INTERNAL_ERROR", { details: { requestId: state.requestId } }));

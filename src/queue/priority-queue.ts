@@ -74,13 +74,20 @@ interface Node {
 }
 
 function toNode(e: QueueEntry): Node {
-  if (!Object.hasOwn(PRIORITY_RANK, e.priority)) throw new TypeError(`unknown priority ${JSON.stringify(e.priority)}`);
-  if (typeof e.id !== "string" || typeof e.accountId !== "string") throw new TypeError("id and accountId must be strings");
-  // NaN or ±Infinity would make the comparator inconsistent and silently corrupt the order.
-  if (!Number.isFinite(e.scheduledFor)) throw new TypeError(`scheduledFor must be a finite number, got ${e.scheduledFor}`);
-  if (!Number.isFinite(e.seq)) throw new TypeError(`seq must be a finite number, got ${e.seq}`);
-  return { id: e.id, accountId: e.accountId, priority: e.priority, scheduledFor: e.scheduledFor, seq: e.seq, r: PRIORITY_RANK[e.priority] };
+  return makeNode(e.id, e.accountId, e.priority, e.scheduledFor, e.seq);
 }
+
+function makeNode(id: string, accountId: string, priority: Priority, scheduledFor: number, seq: number): Node {
+  if (!Object.hasOwn(PRIORITY_RANK, priority)) throw new TypeError(`unknown priority ${JSON.stringify(priority)}`);
+  if (typeof id !== "string" || typeof accountId !== "string") throw new TypeError("id and accountId must be strings");
+  // NaN or ±Infinity would make the comparator inconsistent and silently corrupt the order.
+  if (!Number.isFinite(scheduledFor)) throw new TypeError(`scheduledFor must be a finite number, got ${scheduledFor}`);
+  if (!Number.isFinite(seq)) throw new TypeError(`seq must be a finite number, got ${seq}`);
+  return { id, accountId, priority, scheduledFor, seq, r: PRIORITY_RANK[priority] };
+}
+
+/** Adds one entry to a load (see MessageQueue.load): the fields of a QueueEntry, as arguments. */
+export type QueueLoadAdd = (id: string, accountId: string, priority: Priority, scheduledFor: number, seq: number) => void;
 
 function toEntry(n: Node): QueueEntry {
   return { id: n.id, accountId: n.accountId, priority: n.priority, scheduledFor: n.scheduledFor, seq: n.seq };
@@ -292,6 +299,18 @@ export class MessageQueue {
    * All or nothing: if an entry is invalid it throws and the queue keeps its previous contents.
    */
   rebuild(entries: Iterable<QueueEntry>): void {
+    this.load((add) => {
+      for (const e of entries) add(e.id, e.accountId, e.priority, e.scheduledFor, e.seq);
+    });
+  }
+
+  /**
+   * `rebuild` for a loader that produces the entries itself (the boot read from SQLite): `fill`
+   * calls `add` once per entry, so no QueueEntry object is made only to be copied. Same rules:
+   * any order (rows already grouped by account and in queue order are not sorted again), a
+   * repeated id keeps its last entry, all or nothing.
+   */
+  load(fill: (add: QueueLoadAdd) => void): void {
     const byId = new Map<string, Node>();
     const accounts = new Map<string, AccountQueue>();
     const groups = new Map<string, Node[]>();
@@ -300,8 +319,8 @@ export class MessageQueue {
     let lastGroup: Node[] = [];
     let repeatedIds = false;
     // One pass over the input: every extra pass over a million objects costs tens of ms.
-    for (const e of entries) {
-      const node = toNode(e);
+    fill((id, accountId, priority, scheduledFor, seq) => {
+      const node = makeNode(id, accountId, priority, scheduledFor, seq);
       const before = byId.size;
       byId.set(node.id, node);
       if (byId.size === before) repeatedIds = true;
@@ -312,7 +331,7 @@ export class MessageQueue {
         lastGroup = group;
       }
       lastGroup.push(node);
-    }
+    });
     for (let [accountId, group] of groups) {
       // A repeated id keeps only its last entry (the one the map holds).
       if (repeatedIds) group = group.filter((node) => byId.get(node.id) === node);

@@ -182,6 +182,7 @@ export class AccountService {
       this.sqlite.prepare("DELETE FROM accounts WHERE id = ?").run(id);
       invalidateWebhookForms(this.sqlite);
       this.sqlite.prepare("DELETE FROM message_counts WHERE account_id = ?").run(id);
+      this.sqlite.prepare("DELETE FROM message_rollups WHERE account_id = ?").run(id);
       return true;
     })();
   }

@@ -24,6 +24,7 @@ import type { FormService } from "./forms";
 import { emitContact, emitMessageStatus } from "./event-payloads";
 import { setContactOptOut, type ConsentRecord } from "../db/contacts";
 import { cancelQueuedTo } from "../db/message-suppression";
+import { CONTACT_BATCH_ROWS, CONTACT_INSERT_COLUMNS, CONTACT_INSERT_ROW, ContactInsertBatch, type PendingContact } from "../db/contact-batch";
 
 /** The API's Contact (spec "Contact"). */
 export interface Contact extends ContactState {
@@ -63,9 +64,12 @@ const FTS_ROWIDS = "c.rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_ft
  * WHERE clause of a contact filter, scoped to the account.
  *
  * Tags go through contact_tags: with `tagMode: "in"` the first tag (pass the rarest first) is a
- * list read from the (account_id, tag) index and every further tag a primary-key probe — cheap
- * when the tag is rare; with `"exists"` every tag is a probe, so a page can be read straight off
- * a sort index and stop after `limit` hits — cheap when the tags are common.
+ * list read from the (account_id, tag, contact_id) index and every further tag a primary-key
+ * probe — cheap when the tag is rare; with `"exists"` every tag is a probe, so a page can be read
+ * straight off a sort index and stop after `limit` hits — cheap when the tags are common; with
+ * `"intersect"` the tags' contact lists are merged in contact_id order straight from that index
+ * (no probe per tagged contact) — the cheapest way to find every contact having several common
+ * tags, e.g. to count them.
  *
  * Custom fields match exactly through json_extract; `instr` on the stored JSON text first skips
  * rows that cannot match without parsing them (values are always written with JSON.stringify, so
@@ -77,7 +81,7 @@ const FTS_ROWIDS = "c.rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_ft
 export function filterSql(
   accountId: string,
   f: ContactFilter,
-  tagMode: "in" | "exists" = "in",
+  tagMode: TagMode = "in",
   useIndex = true,
 ): { where: string; params: SQLQueryBindings[] } {
   const conds = ["c.account_id = ?"];
@@ -89,19 +93,27 @@ export function filterSql(
   if (f.optedOut !== undefined) conds.push("c.opted_out = ?"), params.push(f.optedOut ? 1 : 0);
   // search_text is lower-cased and so is the pattern: a plain substring test (instr) is exact
   // and cheaper than LIKE.
-  // A digits-only search is a phone search: it reads the (account_id, phone_number) index, not
-  // the table (E.164 holds the number's digits in one run).
+  // A digits-only search is a phone search (E.164 holds the number's digits in one run). 3+
+  // digits read the trigram index first — search_text holds the phone's digits, so it finds every
+  // match, and the exact test on the phone drops digits found only in a name or e-mail; measured
+  // never slower than the scan and 10-100x faster when few numbers match. Shorter ones scan the
+  // (account_id, phone_number) index, not the table.
   if (f.search && /^\d+$/.test(f.search)) {
-    conds.push("c.rowid IN (SELECT rowid FROM contacts WHERE account_id = ? AND instr(phone_number, ?) > 0)");
-    params.push(accountId, f.search);
+    const match = useIndex ? ftsMatch("search_text", f.search) : null;
+    if (match) conds.push(FTS_ROWIDS, "instr(c.phone_number, ?) > 0"), params.push(match, f.search);
+    else conds.push("c.rowid IN (SELECT rowid FROM contacts WHERE account_id = ? AND instr(phone_number, ?) > 0)"), params.push(accountId, f.search);
   } else if (f.search) {
     // Terms of 3+ characters read the trigram index first (contact-fts.ts); the exact test stays.
     const match = useIndex ? ftsMatch("search_text", f.search) : null;
     if (match) conds.push(FTS_ROWIDS), params.push(match);
     conds.push("instr(c.search_text, ?) > 0"), params.push(f.search);
   }
-  (f.tags ?? []).forEach((tag, i) => {
-    if (i === 0 && tagMode === "in") {
+  const tags = f.tags ?? [];
+  if (tagMode === "intersect" && tags.length > 1) {
+    conds.push(`c.id IN (${tags.map(() => "SELECT contact_id FROM contact_tags WHERE account_id = ? AND tag = ?").join(" INTERSECT ")})`);
+    for (const tag of tags) params.push(accountId, tag);
+  } else tags.forEach((tag, i) => {
+    if (i === 0 && tagMode !== "exists") {
       conds.push("c.id IN (SELECT contact_id FROM contact_tags WHERE account_id = ? AND tag = ?)");
       params.push(accountId, tag);
     } else {
@@ -117,6 +129,8 @@ export function filterSql(
   }
   return { where: conds.join(" AND "), params };
 }
+
+export type TagMode = "in" | "exists" | "intersect";
 
 /** Whether a filter holds nothing but tags (its total can then be counted in contact_tags alone). */
 function onlyTags(f: ContactFilter): boolean {
@@ -174,9 +188,7 @@ export class ContactService {
     this.stmts = {
       byId: q(`SELECT ${CONTACT_SELECT} FROM ${CONTACT_FROM} WHERE c.id = ? AND c.account_id = ?`),
       byPhone: q(`SELECT id FROM contacts WHERE account_id = ? AND phone_number = ?`),
-      insert: q(`INSERT INTO contacts (id, account_id, phone_number, first_name, last_name, email, status, form_id, custom_fields, tags,
-          last_contacted_at, last_response_at, message_count, source, notes, search_text, created_at, updated_at, consent)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, 0, ?, ?, ?, ?, ?, ?)`),
+      insert: q(`INSERT INTO contacts ${CONTACT_INSERT_COLUMNS} VALUES ${CONTACT_INSERT_ROW}`),
       update: q(`UPDATE contacts SET phone_number = ?, first_name = ?, last_name = ?, email = ?, status = ?, custom_fields = ?, tags = ?,
           last_response_at = ?, source = ?, notes = ?, search_text = ?, updated_at = ? WHERE id = ? AND account_id = ?`),
       deleteTags: q(`DELETE FROM contact_tags WHERE contact_id = ?`),
@@ -226,7 +238,7 @@ export class ContactService {
     const dir = q.order === "asc" ? "ASC" : "DESC";
     const order = `${SORT_COLUMNS[q.sortBy]} ${dir}, c.rowid ${dir}`;
     let f: ContactFilter = q;
-    let tagMode: "in" | "exists" = "in";
+    let tagMode: TagMode = "in";
     let total: number | undefined;
     let ids: number[] | undefined;
     if (q.tags?.length) {
@@ -238,14 +250,21 @@ export class ContactService {
       if (counted[0].n === 0) total = 0;
       else if (counted[0].n >= all * COMMON_TAG_SHARE) tagMode = "exists";
       if (total === undefined && onlyTags(f)) {
-        const rest = counted.slice(1).map(() => " AND EXISTS (SELECT 1 FROM contact_tags t WHERE t.contact_id = t0.contact_id AND t.tag = ?)").join("");
-        total = this.cachedCount(`SELECT count(*) AS n FROM contact_tags t0 WHERE t0.account_id = ? AND t0.tag = ?${rest}`, [accountId, ...counted.map((c) => c.tag)]);
+        if (tagMode === "exists" && counted.length > 1) {
+          // Common tags: merge their contact lists (see filterSql's "intersect").
+          const lists = counted.map(() => "SELECT contact_id FROM contact_tags WHERE account_id = ? AND tag = ?").join(" INTERSECT ");
+          total = this.cachedCount(`SELECT count(*) AS n FROM (${lists})`, counted.flatMap((c) => [accountId, c.tag]));
+        } else {
+          const rest = counted.slice(1).map(() => " AND EXISTS (SELECT 1 FROM contact_tags t WHERE t.contact_id = t0.contact_id AND t.tag = ?)").join("");
+          total = this.cachedCount(`SELECT count(*) AS n FROM contact_tags t0 WHERE t0.account_id = ? AND t0.tag = ?${rest}`, [accountId, ...counted.map((c) => c.tag)]);
+        }
       }
     }
     let { where, params } = filterSql(accountId, f, tagMode);
-    if (total === undefined && ((f.search && !/^\d+$/.test(f.search)) || f.customFields)) {
-      // Text and custom-field filters read every row whatever we do: read them once, in order,
-      // keeping the matching rowids — the total and every page come from that one pass.
+    if (total === undefined && (f.search || f.customFields)) {
+      // Text, phone-digit and custom-field filters read every row (or every phone) whatever we
+      // do: read them once, in order, keeping the matching rowids — the total and every page
+      // come from that one pass.
       const e = this.cached(`ids\u0000${where}\u0000${order}\u0000${JSON.stringify(params)}`, () => {
         const all = (this.sqlite.query(`SELECT c.rowid FROM contacts c WHERE ${where} ORDER BY ${order}`).values(...params) as number[][]).map((r) => r[0]);
         return { total: all.length, ids: all };
@@ -258,7 +277,8 @@ export class ContactService {
       if (!ids) ({ where, params } = filterSql(accountId, f, tagMode, false));
     }
     if (total === undefined) {
-      const counting = filterSql(accountId, f, "in");
+      // Several common tags are counted by merging their lists; a rare first tag drives probes.
+      const counting = filterSql(accountId, f, tagMode === "exists" ? "intersect" : "in");
       total = this.cachedCount(`SELECT count(*) AS n FROM contacts c WHERE ${counting.where}`, counting.params);
     }
     const offset = (q.page - 1) * q.limit;
@@ -344,18 +364,30 @@ export class ContactService {
   }
 
   /** Inserts a contact (no validation, no transaction: callers own both). */
-  private insertState(accountId: string, s: ContactState, opts: { formId?: string | null; createdAt?: string; consent?: ConsentRecord } = {}): string {
+  /** A new contact's id and insert values (CONTACT_INSERT_ROW), not yet written. */
+  private newContactRow(accountId: string, s: ContactState, opts: { formId?: string | null; createdAt?: string; consent?: ConsentRecord } = {}): PendingContact {
     const id = newId();
     const createdAt = opts.createdAt ?? this.now();
     const updatedAt = opts.createdAt ? this.now() : createdAt;
-    this.stmts.insert.run(
+    const values = [
       id, accountId, s.phoneNumber, s.firstName, s.lastName, s.email, s.status, opts.formId ?? null,
       JSON.stringify(s.customFields), JSON.stringify(s.tags), s.lastResponseAt, s.source, s.notes,
       contactSearchText(s), createdAt, updatedAt < createdAt ? createdAt : updatedAt, opts.consent ? JSON.stringify(opts.consent) : null,
-    );
-    for (const t of s.tags) this.stmts.insertTag.run(id, accountId, t);
-    emitContact(this.sqlite, accountId, id, "contact.created", this.clock());
-    return id;
+    ];
+    return { id, phoneNumber: s.phoneNumber, values, tags: s.tags };
+  }
+
+  private insertState(accountId: string, s: ContactState, opts: { formId?: string | null; createdAt?: string; consent?: ConsentRecord } = {}): string {
+    const row = this.newContactRow(accountId, s, opts);
+    this.stmts.insert.run(...row.values);
+    for (const t of s.tags) this.stmts.insertTag.run(row.id, accountId, t);
+    emitContact(this.sqlite, accountId, row.id, "contact.created", this.clock());
+    return row.id;
+  }
+
+  /** Writes the import's waiting new contacts, then their contact.created events, in file order. */
+  private flushCreated(accountId: string, batch: ContactInsertBatch): void {
+    for (const id of batch.flush()) emitContact(this.sqlite, accountId, id, "contact.created", this.clock());
   }
 
   /** Applies a validated patch to a stored contact (no transaction: callers own it). */
@@ -493,6 +525,8 @@ export class ContactService {
     let width = 0;
     let rowNo = 0; // as a spreadsheet shows it: the header is row 1
     const sync = (this.sqlite.query("PRAGMA synchronous").get() as { synchronous: number }).synchronous;
+    // New contacts are written many per statement (db/contact-batch.ts), within each slice.
+    const waiting = new ContactInsertBatch(this.sqlite, accountId);
     for await (const batch of batches) {
       let at = 0;
       while (at < batch.length) {
@@ -524,9 +558,10 @@ export class ContactService {
                 continue;
               }
               const before = tally.errors;
-              this.importRow(accountId, header, width, r.cells, rowNo, report, result, formOk, cancelled);
+              this.importRow(accountId, header, width, r.cells, rowNo, report, result, formOk, cancelled, waiting);
               if (tally.errors > before) tally.refusedRows++;
             }
+            this.flushCreated(accountId, waiting);
           })();
         } finally {
           this.sqlite.exec(`PRAGMA synchronous = ${sync}`);
@@ -560,6 +595,7 @@ export class ContactService {
     result: ImportResult,
     formOk: Map<string, boolean>,
     cancelled: string[],
+    batch: ContactInsertBatch,
   ) {
     if (cells.length !== width) {
       report(rowNo, "row", `row has ${cells.length} cells; the header has ${width}`);
@@ -586,10 +622,14 @@ export class ContactService {
       return;
     }
     const patch = v.patch;
+    // The same number earlier in this slice: write it first, so this row finds and updates it.
+    if (batch.hasPhone(patch.phoneNumber!)) this.flushCreated(accountId, batch);
     const existing = this.stmts.byPhone.get(accountId, patch.phoneNumber!) as { id: string } | null;
     const optOutAt = optedOutMs === null ? iso(this.clock()) : iso(optedOutMs);
     try {
       if (existing) {
+        // Effects stay in file order: the waiting creations go first.
+        this.flushCreated(accountId, batch);
         this.applyPatch(accountId, this.get(accountId, existing.id), patch);
         if (optedOut !== undefined) cancelled.push(...this.applyOptOut(accountId, existing.id, patch.phoneNumber!, optedOut === "true", optOutAt));
         result.updated++;
@@ -602,12 +642,16 @@ export class ContactService {
       }
       // A create patch holds at most MAX_CUSTOM_FIELDS fields (validateContactInput) and a new
       // contact starts with none, so only an update can go over the limit (applyPatch checks).
-      const id = this.insertState(accountId, newContactState(patch), {
-        formId: form,
-        createdAt: createdMs === null ? undefined : iso(createdMs),
-        consent: { source: "import", at: iso(this.clock()) },
-      });
-      if (optedOut === "true") cancelled.push(...this.applyOptOut(accountId, id, patch.phoneNumber!, true, optOutAt));
+      const opts = { formId: form, createdAt: createdMs === null ? undefined : iso(createdMs), consent: { source: "import", at: iso(this.clock()) } satisfies ConsentRecord };
+      if (optedOut === "true") {
+        // An opt-out cancels queued messages at once: written now, after the waiting rows.
+        this.flushCreated(accountId, batch);
+        const id = this.insertState(accountId, newContactState(patch), opts);
+        cancelled.push(...this.applyOptOut(accountId, id, patch.phoneNumber!, true, optOutAt));
+      } else {
+        batch.add(this.newContactRow(accountId, newContactState(patch), opts));
+        if (batch.size >= CONTACT_BATCH_ROWS) this.flushCreated(accountId, batch);
+      }
       result.created++;
     } catch (err) {
       if (!(err instanceof AppError)) throw err;

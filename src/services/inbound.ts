@@ -26,7 +26,7 @@ import { parsePaging } from "../domain/contact-query";
 import type { FieldError } from "../domain/submission";
 import { countInbound, findInboundByExternalId, insertInbound, listInbound, type InboundFilter, type InboundRow } from "../db/inbound-messages";
 import { findContactByPhone, insertRespondedContact, markContactResponded, setContactOptOut } from "../db/contacts";
-import { cancelQueuedTo, insertReplyMessage, KEYWORD_REPLY_SOURCE } from "../db/message-suppression";
+import { cancelQueuedTo, insertQueuedMessage, KEYWORD_REPLY_SOURCE } from "../db/message-suppression";
 import { keywordOf, type KeywordKind } from "../domain/keywords";
 import { smsInfo } from "../domain/sms-encoding";
 import { PRIORITY_RANK, type MessageQueue } from "../queue/priority-queue";
@@ -34,7 +34,7 @@ import type { Sequence } from "../lib/seq";
 import type { LeaseService } from "./leases";
 import type { MonthlyQuota } from "./quota";
 import type { AccountSettingsService } from "./account-settings";
-import { queueEntryOf, type MessageRow } from "./messages";
+import { newQueuedRow, queueEntryOf, type MessageRow } from "./messages";
 import { emitEvent } from "./events";
 import { contactPayload, emitContact, emitMessageStatus } from "./event-payloads";
 
@@ -214,35 +214,19 @@ export class InboundService {
   ): MessageRow {
     const info = smsInfo(text);
     const at = iso(now);
-    const row: MessageRow = {
-      id: newId(),
+    const row = newQueuedRow({
       account_id: accountId,
-      form_id: null,
-      form_name: null,
       contact_id: contactId,
       content: text,
       recipient_phone: phone,
       recipient_name: contact ? [contact.firstName, contact.lastName].filter(Boolean).join(" ") || null : null,
-      status: "queued",
       priority: "urgent",
-      priority_rank: PRIORITY_RANK.urgent,
-      webhook_data: null,
-      template_used: null,
       scheduled_for: at,
-      sent_at: null,
-      failure_reason: null,
-      retry_count: 0,
       metadata: JSON.stringify({ messageLength: text.length, variablesUsed: [], source: KEYWORD_REPLY_SOURCE, keyword, encoding: info.encoding, segments: info.segments }),
       seq: this.seq.next(),
-      lease_token: null,
-      lease_expires_at: null,
-      lease_device_id: null,
-      lease_expiries: 0,
-      last_lease_token: null,
       created_at: at,
-      updated_at: at,
-    };
-    insertReplyMessage(this.sqlite, row);
+    });
+    insertQueuedMessage(this.sqlite, row);
     return row;
   }
 

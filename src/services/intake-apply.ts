@@ -9,6 +9,7 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import { contactSearchText } from "../domain/contact-search";
+import { derivedCounts, recordMessageInsert, type DerivedCounts } from "../db/derived-counts";
 import { intakeStore, type IntakeStore } from "../db/intake";
 import { emitSubmission } from "./event-payloads";
 
@@ -84,13 +85,14 @@ export class IntakeApplier {
   private readonly savepoint: Statement;
   private readonly release: Statement;
   private readonly rollbackTo: Statement;
-  /** Called once per batch inside its transaction, after its rows (per-batch derived counts go here). */
-  readonly batchHooks: Array<(sqlite: Database, entries: IntakeEntry[]) => void> = [];
+  /** Counts, usage and rollups of the batch's messages: summed, written once before COMMIT. */
+  private readonly derived: DerivedCounts;
   /** Called inside the transaction before a batch (the applier Worker reloads event subscribers). */
   beforeBatch: () => void = () => {};
 
   constructor(private readonly sqlite: Database) {
     this.store = intakeStore(sqlite);
+    this.derived = derivedCounts(sqlite);
     this.contactByPhone = sqlite.prepare(
       "SELECT id, first_name, last_name, email, custom_fields, source FROM contacts WHERE account_id = ? AND phone_number = ?",
     );
@@ -123,11 +125,14 @@ export class IntakeApplier {
   /** Applies the next batch of the intake in one transaction. */
   applyBatch(max = APPLY_BATCH_MAX, yieldNow?: () => boolean): BatchResult {
     this.begin.run();
+    this.derived.beginBatch();
     try {
       const r = this.applyRows(max, yieldNow);
+      this.derived.flush();
       this.commit.run();
       return r;
     } catch (err) {
+      this.derived.discard();
       try {
         this.rollback.run();
       } catch {}
@@ -162,6 +167,7 @@ export class IntakeApplier {
       last = row.seq;
       const entry = JSON.parse(row.entry) as IntakeEntry;
       this.savepoint.run();
+      const mark = this.derived.mark();
       try {
         this.applyEntry(entry);
         this.release.run();
@@ -170,12 +176,12 @@ export class IntakeApplier {
       } catch (err) {
         // Only a vanished parent (the form or account deleted by another process before the row
         // was applied) fails here; the row's data would have been deleted with it.
+        this.derived.rollbackTo(mark);
         this.rollbackTo.run();
         this.release.run();
         result.skipped.push({ seq: row.seq, error: String((err as Error)?.message ?? err) });
       }
     }
-    for (const hook of this.batchHooks) hook(this.sqlite, entries);
     this.store.markApplied(last);
     result.applied = entries.length + result.skipped.length;
     result.seq = last;
@@ -244,6 +250,8 @@ export class IntakeApplier {
       e.at,
       e.at,
     );
+    // Outside an applier batch (the in-memory inline apply) the group commit's batch sums it.
+    recordMessageInsert(this.sqlite, { accountId: e.accountId, formId: e.formId, status: "queued", priorityRank: m.priorityRank, createdAt: e.at, sentAt: null, failureReason: null });
     this.submissionInsert.run(e.submissionId, e.accountId, e.formId, contactId, e.messageId, newContact, e.at);
     emitSubmission(
       this.sqlite,

@@ -96,7 +96,7 @@ export class LeaseService {
     this.leases.clear();
     this.holders.clear();
     const rows = this.sqlite
-      .query("SELECT id, account_id, lease_expires_at, lease_device_id FROM messages WHERE status = 'queued' AND lease_token IS NOT NULL")
+      .query("SELECT id, account_id, lease_expires_at, lease_device_id FROM messages WHERE status = 'queued' AND lease_expires_at IS NOT NULL AND lease_token IS NOT NULL")
       .all() as Array<{ id: string; account_id: string; lease_expires_at: string; lease_device_id: string | null }>;
     for (const r of rows) {
       this.leases.set(r.id, Date.parse(r.lease_expires_at));
@@ -194,7 +194,7 @@ export class LeaseService {
   releaseHolder(holder: string): number {
     const now = this.clock();
     const rows = this.sqlite
-      .query("SELECT id FROM messages WHERE status = 'queued' AND lease_token IS NOT NULL AND lease_device_id = ?1")
+      .query("SELECT id FROM messages WHERE status = 'queued' AND lease_expires_at IS NOT NULL AND lease_token IS NOT NULL AND lease_device_id = ?1")
       .all(holder) as Array<{ id: string }>;
     if (rows.length === 0) return 0;
     // Moving the expiry to now lets the one sweep rule decide: back to the queue, or no-report.

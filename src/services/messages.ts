@@ -6,6 +6,8 @@
  * `LeaseService`; a status change ends any lease on the message.
  */
 import type { Database, Statement } from "bun:sqlite";
+import { RollupStore } from "../db/message-rollups";
+import { insertQueuedMessage } from "../db/message-suppression";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
@@ -64,6 +66,35 @@ export interface MessageRow {
   broadcast_id?: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * A new message written outside a form (a manual message, a keyword reply): queued, never leased,
+ * with no form, webhook data or template; `created_at` is also its `updated_at`.
+ */
+export function newQueuedRow(
+  f: Pick<MessageRow, "account_id" | "contact_id" | "content" | "recipient_phone" | "recipient_name" | "priority" | "scheduled_for" | "metadata" | "seq" | "created_at"> &
+    Pick<MessageRow, "max_attempts">,
+): MessageRow {
+  return {
+    id: newId(),
+    form_id: null,
+    form_name: null,
+    status: "queued",
+    priority_rank: PRIORITY_RANK[f.priority],
+    webhook_data: null,
+    template_used: null,
+    sent_at: null,
+    failure_reason: null,
+    retry_count: 0,
+    lease_token: null,
+    lease_expires_at: null,
+    lease_device_id: null,
+    lease_expiries: 0,
+    last_lease_token: null,
+    updated_at: f.created_at,
+    ...f,
+  };
 }
 
 /** Every Message field of the spec (webhookData and metadata as objects). */
@@ -170,6 +201,7 @@ export class MessageService {
   private readonly counters: Statement<{ status: string; n: number }, [string, number]>;
   /** Count/summary answers, valid while the connection has made no change since (total_changes()). */
   private countCache = new Map<string, { version: number; summary: Record<MessageStatus, number> }>();
+  private readonly rollups: RollupStore;
 
   constructor(
     private readonly sqlite: Database,
@@ -181,6 +213,7 @@ export class MessageService {
     private readonly quota?: MonthlyQuota,
   ) {
     this.byId = sqlite.query("SELECT * FROM messages WHERE id = ?1 AND account_id = ?2");
+    this.rollups = new RollupStore(sqlite);
     this.changes = sqlite.query("SELECT total_changes() AS n");
     this.counters = sqlite.query(
       "SELECT status, SUM(n) AS n FROM message_counts WHERE account_id = ?1 AND (?2 < 0 OR priority_rank = ?2) GROUP BY status",
@@ -288,7 +321,12 @@ export class MessageService {
           : q.priority !== undefined
             ? "priority"
             : "per-status";
-    const summary = this.summary(where, params, strategy);
+    // Form and date filters without priority or contact: the rollups answer exactly at any instant
+    // (a few small rows), so a list after a write never recounts a range of messages.
+    const summary =
+      strategy === "per-status" && q.priority === undefined
+        ? this.rollupSummary(accountId, q.formId ?? "*", after ?? ROLLUP_START, before ?? ROLLUP_END)
+        : this.summary(where, params, strategy);
     const pageWhere = [...where];
     const pageParams = [...params];
     if (q.formId !== undefined || q.contactId !== undefined) {
@@ -332,6 +370,12 @@ export class MessageService {
       pagination: { total, page, limit, totalPages: Math.ceil(total / limit) },
       summary,
     };
+  }
+
+  private rollupSummary(accountId: string, formKey: string, from: number, to: number): Record<MessageStatus, number> {
+    if (!(from < to)) return { queued: 0, sent: 0, failed: 0, cancelled: 0 };
+    const [v] = this.rollups.intervals(accountId, formKey, [from, to]).map((x) => x.values);
+    return { queued: v[0], sent: v[1], failed: v[2], cancelled: v[3] };
   }
 
   private owns(table: "forms" | "contacts", accountId: string, id: string): boolean {
@@ -618,24 +662,14 @@ export class MessageService {
     const prio = (priority ?? "normal") as Priority;
     const name = contact ? [contact.first_name, contact.last_name].filter(Boolean).join(" ") || null : null;
     const createdAt = iso(now);
-    const row: MessageRow = {
-      id: newId(),
+    const row = newQueuedRow({
       account_id: accountId,
-      form_id: null,
-      form_name: null,
       contact_id: contact?.id ?? null,
       content: text,
       recipient_phone: contact?.phone_number ?? e164!,
       recipient_name: name,
-      status: "queued",
       priority: prio,
-      priority_rank: PRIORITY_RANK[prio],
-      webhook_data: null,
-      template_used: null,
       scheduled_for: iso(when),
-      sent_at: null,
-      failure_reason: null,
-      retry_count: 0,
       metadata: JSON.stringify({
         messageLength: text.length,
         variablesUsed: [],
@@ -646,22 +680,16 @@ export class MessageService {
         segments: info.segments,
       }),
       seq: this.seq.next(),
-      lease_token: null,
-      lease_expires_at: null,
-      lease_device_id: null,
-      lease_expiries: 0,
-      last_lease_token: null,
       max_attempts: (maxAttempts as number | undefined) ?? null,
       created_at: createdAt,
-      updated_at: createdAt,
-    };
+    });
     // Manual messages count against the account's monthly message quota like webhook ones.
     const refusal = this.quota?.reserve(accountId, ctx.monthlyQuota ?? null);
     if (refusal) throw quotaExceeded(refusal, this.clock());
     const reserved = (ctx.monthlyQuota ?? null) !== null;
     try {
       this.sqlite.transaction(() => {
-        this.insertManual(row, accountId, prio, createdAt);
+        insertQueuedMessage(this.sqlite, row);
         emitMessageStatus(this.sqlite, accountId, row.id, "queued", now);
       })();
     } catch (err) {
@@ -675,18 +703,13 @@ export class MessageService {
     return { message: toMessage(row), queuePosition: pos.queuePosition, estimatedDelivery: iso(pos.estimatedDelivery) };
   }
 
-  private insertManual(row: MessageRow, accountId: string, prio: Priority, createdAt: string): void {
-    this.sqlite
-      .query(
-        `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name, status,
-           priority, priority_rank, webhook_data, template_used, scheduled_for, metadata, seq, created_at, updated_at, max_attempts)
-         VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, NULL, ?9, ?10, ?11, ?12, ?12, ?13)`,
-      )
-      .run(row.id, accountId, row.contact_id, row.content, row.recipient_phone, row.recipient_name, prio, row.priority_rank, row.scheduled_for, row.metadata, row.seq, createdAt, row.max_attempts ?? null);
-  }
+
 }
 
 type SummaryStrategy = "counters" | "per-status" | "contact" | "priority";
+/** Instants before and after any message: the open ends of a list's date filter for the rollups. */
+const ROLLUP_START = Date.parse("0001-01-01T00:00:00.000Z");
+const ROLLUP_END = Date.parse("9999-12-31T00:00:00.000Z");
 
 interface Effects {
   endLease?: string;

@@ -6,7 +6,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { Clock } from "../lib/clock";
 import { newId } from "../lib/ids";
-import { AppError, validationError } from "../errors";
+import { AppError, databaseBusy, validationError } from "../errors";
 import { WriterClosedError, type GroupCommitWriter } from "../db/group-commit";
 import type { MessageQueue } from "../queue/priority-queue";
 import { PRIORITY_RANK } from "../queue/priority-queue";
@@ -404,16 +404,9 @@ export class SubmissionService {
       if (reserved) this.quota.settle(form.accountId, false);
       if (err instanceof AppError) throw err;
       if (err instanceof WriterClosedError) throw new AppError("SERVICE_UNAVAILABLE", { message: "The server is shutting down; retry shortly" });
-      const code = String((err as { code?: unknown })?.code ?? "");
-      if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
-        // Another process (a backup, a CLI command) held the write lock past busy_timeout.
-        throw new AppError("SERVICE_UNAVAILABLE", {
-          message: "The database is busy; retry shortly",
-          details: { retryAfter: 1 },
-          extra: { retryAfter: 1 },
-          headers: { "Retry-After": "1" },
-        });
-      }
+      // Another process (a backup, a CLI command) held the write lock past busy_timeout.
+      const busy = databaseBusy(err);
+      if (busy) throw busy;
       if (/FOREIGN KEY/i.test(String((err as Error)?.message))) {
         // The form was deleted between the lookup and the commit.
         throw new AppError("NOT_FOUND", { message: "Form not found", details: { formId: form.id } });

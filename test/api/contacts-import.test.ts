@@ -196,3 +196,50 @@ describe("form uploads (multipart/form-data)", () => {
     expect(body.details.expected).toContain("multipart/form-data");
   });
 });
+
+describe("new contacts are written many per statement (issue 15: import speed)", () => {
+  test("250 new rows (over one statement's 100): every contact, its tags and its search text land", async () => {
+    const t = await startTestServer();
+    try {
+      const rows = Array.from({ length: 250 }, (_, i) => `+1201555${String(2000 + i)},Name${i},Batch,vip;row${i % 3}`);
+      const body = await expectStatus(await postCsv(t, `phoneNumber,firstName,lastName,tags\n${rows.join("\n")}\n`), 200);
+      expect(body.data).toEqual({ created: 250, updated: 0, errors: [] });
+      const all = await contacts(t);
+      expect(all.length).toBe(250);
+      const byPhone = new Map(all.map((c) => [c.phoneNumber, c]));
+      for (const i of [0, 99, 100, 199, 249]) expect(byPhone.get(`+1201555${2000 + i}`)).toMatchObject({ firstName: `Name${i}`, tags: ["vip", `row${i % 3}`] });
+      const tagged = await expectStatus(await t.api("/contacts?tags=vip,row1&limit=100"), 200);
+      expect(tagged.data.pagination.total).toBe(Array.from({ length: 250 }, (_, i) => i).filter((i) => i % 3 === 1).length);
+      const found = await expectStatus(await t.api("/contacts?search=name249"), 200);
+      expect(found.data.contacts.map((c: any) => c.phoneNumber)).toEqual(["+12015552249"]);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  test("a number repeated in the file updates the contact created rows above; an opted-out row and an update keep file order", async () => {
+    const t = await startTestServer();
+    try {
+      insertContact(t.running.deps.sqlite, t.accountId, { phoneNumber: "+12015553000", firstName: "Before" });
+      const csv = [
+        "phoneNumber,firstName,tags,optedOut",
+        "+12015553001,First,a,",
+        "+12015553002,Second,b,",
+        "(201) 555-3001,FirstAgain,c,", // same number as two rows up, written differently
+        "+12015553000,Existing,,",
+        "+12015553003,Stops,,true",
+        "+12015553002,SecondAgain,,",
+      ].join("\n");
+      const body = await expectStatus(await postCsv(t, csv + "\n"), 200);
+      expect(body.data).toEqual({ created: 3, updated: 3, errors: [] });
+      const byPhone = new Map((await contacts(t)).map((c) => [c.phoneNumber, c]));
+      expect(byPhone.size).toBe(4);
+      expect(byPhone.get("+12015553001")).toMatchObject({ firstName: "FirstAgain", tags: ["c"] });
+      expect(byPhone.get("+12015553002")).toMatchObject({ firstName: "SecondAgain", tags: [] }); // an empty tags cell clears them
+      expect(byPhone.get("+12015553000")).toMatchObject({ firstName: "Existing" });
+      expect(byPhone.get("+12015553003")).toMatchObject({ firstName: "Stops", optedOut: true });
+    } finally {
+      await t.stop();
+    }
+  });
+});

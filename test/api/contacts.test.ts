@@ -471,7 +471,7 @@ describe("repeated queries", () => {
 
 describe("query plans", () => {
   test("list, tag and phone filters use the contacts indexes", () => {
-    const plan = (f: Parameters<typeof filterSql>[1], order: string, mode: "in" | "exists" = "in") => {
+    const plan = (f: Parameters<typeof filterSql>[1], order: string, mode: "in" | "exists" | "intersect" = "in") => {
       const { where, params } = filterSql("acc", f, mode);
       const sql = `SELECT c.rowid FROM contacts c WHERE ${where} ORDER BY ${order} LIMIT 50`;
       return (db().query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as any[])) as any[]).map((r) => r.detail).join(" | ");
@@ -483,10 +483,17 @@ describe("query plans", () => {
     expect(plan({}, "c.last_name ASC, c.rowid ASC")).toContain("contacts_account_last_idx");
     expect(plan({}, "c.updated_at ASC, c.rowid ASC")).toContain("contacts_account_updated_idx");
     expect(plan({ status: "new" }, byCreated)).toContain("contacts_account_status_created_idx");
-    expect(plan({ tags: ["vip"] }, byCreated, "in")).toContain("contact_tags_account_tag_idx");
+    expect(plan({ tags: ["vip"] }, byCreated, "in")).toContain("COVERING INDEX contact_tags_account_tag_contact_idx");
     const common = plan({ tags: ["vip", "lead"] }, byCreated, "exists");
     expect(common).toContain("contacts_account_created_idx");
     expect(common).toContain("sqlite_autoindex_contact_tags_1");
-    expect(plan({ search: "4155" }, byCreated)).toContain("contacts_account_phone_idx");
+    expect(plan({ search: "41" }, byCreated)).toContain("contacts_account_phone_idx");
+    // 3+ digits: the trigram index first, then the exact test on the phone.
+    expect(plan({ search: "4155" }, byCreated)).toContain("contacts_fts");
+    // Several common tags, counted: their lists merge straight from the covering index.
+    const merged = plan({ tags: ["vip", "lead", "new"], status: "new" }, byCreated, "intersect");
+    expect(merged).toContain("MERGE (INTERSECT)");
+    expect(merged).toContain("COVERING INDEX contact_tags_account_tag_contact_idx");
+    expect(merged).not.toContain("sqlite_autoindex_contact_tags_1");
   });
 });

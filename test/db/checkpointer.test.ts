@@ -38,7 +38,70 @@ describe("connection settings", () => {
   });
 });
 
+describe("transactions begin IMMEDIATE", () => {
+  test("a transaction that reads, then writes after another connection truncated the WAL, commits (and nests)", () => {
+    const path = tempDb();
+    const a = openSqlite(path);
+    a.exec("PRAGMA wal_autocheckpoint = 0");
+    a.exec("CREATE TABLE t (x INTEGER)");
+    const b = openSqlite(path);
+    b.exec("PRAGMA busy_timeout = 50");
+    a.run("INSERT INTO t VALUES (1)");
+    b.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+    let nestedRolledBack = false;
+    const n = a.transaction(() => {
+      a.query("SELECT count(*) FROM t").get();
+      // Another connection's TRUNCATE now finds our write lock and gives up; it cannot reset the
+      // WAL under us (with a DEFERRED transaction the INSERT below failed with SQLITE_BUSY_SNAPSHOT).
+      const r = b.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number };
+      expect(r.busy).toBe(1);
+      a.run("INSERT INTO t VALUES (2)");
+      try {
+        a.transaction(() => {
+          a.run("INSERT INTO t VALUES (3)");
+          throw new Error("undo the nested part only");
+        })();
+      } catch {
+        nestedRolledBack = true;
+      }
+      return (a.query("SELECT count(*) AS n FROM t").get() as { n: number }).n;
+    }).deferred();
+    expect(n).toBe(2);
+    expect(nestedRolledBack).toBe(true);
+    a.close();
+    b.close();
+  });
+});
+
 describe("background checkpoints", () => {
+  test("a writer transaction that reads, waits while the WAL goes idle, then writes is never refused (no SQLITE_BUSY_SNAPSHOT)", async () => {
+    const path = tempDb();
+    const db = openSqlite(path);
+    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 5 });
+    await cp.start();
+    db.exec("CREATE TABLE t (x INTEGER)");
+    const ins = db.prepare("INSERT INTO t VALUES (?)");
+    const count = db.prepare("SELECT count(*) AS n FROM t");
+    let failures = 0;
+    for (let i = 0; i < 25; i++) {
+      ins.run(i); // frames in the WAL, about to be copied and found idle
+      db.exec("BEGIN"); // deferred: reads first, as a group-commit job or an import slice does
+      count.get();
+      await sleep(30); // the checkpoint thread ticks several times while this transaction is open
+      try {
+        ins.run(-i);
+        db.exec("COMMIT");
+      } catch {
+        failures++;
+        db.exec("ROLLBACK");
+      }
+    }
+    expect(failures).toBe(0);
+    expect(await until(() => walSize(path) === 0)).toBe(true); // and the idle WAL is still truncated
+    await cp.stop();
+    db.close();
+  });
+
   test("the writer never checkpoints; the thread folds an idle WAL and truncates it", async () => {
     const path = tempDb();
     const db = openSqlite(path);

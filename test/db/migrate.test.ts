@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { recordMessageInsert } from "../../src/db/derived-counts";
+import { checkDerived } from "../../src/services/doctor";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { openSqlite } from "../../src/db/open";
@@ -119,7 +121,7 @@ describe("migrate", () => {
 });
 
 describe("0004 monthly_usage", () => {
-  test("is filled from the messages already there, then kept by the insert trigger", () => {
+  test("is filled from the messages already there, then kept by the writers' recorded inserts (0015), never decreased", () => {
     const sqlite = openSqlite(dbPath());
     const before = EMBEDDED_MIGRATIONS.filter((m) => m.tag < "0004");
     migrate(sqlite, before);
@@ -133,6 +135,7 @@ describe("0004 monthly_usage", () => {
       "INSERT INTO messages (id, account_id, content, recipient_phone, scheduled_for, seq, created_at, updated_at) VALUES ('extra', 'a1', 'x', '+12015550100', ?, 999, ?, ?)",
       [now, now, now],
     );
+    recordMessageInsert(sqlite, { accountId: "a1", formId: null, status: "queued", priorityRank: 2, createdAt: now, sentAt: null, failureReason: null });
     sqlite.run("DELETE FROM messages WHERE id IN ('extra', 'm0-0')");
     expect(usage()).toBe(31);
     sqlite.close();
@@ -183,6 +186,27 @@ describe("0005 operator keys and the latest lease", () => {
     const lease = (id: string) => (sqlite.query("SELECT last_lease_token AS t FROM messages WHERE id = ?").get(id) as { t: string | null }).t;
     expect(lease("m0-0")).toBe("tok-1");
     expect(lease("m0-1")).toBeNull();
+    sqlite.close();
+  });
+});
+
+describe("0015 message rollups", () => {
+  test("existing messages are rolled up once; the wide analytics indexes and the insert triggers are gone", () => {
+    const sqlite = openSqlite(dbPath());
+    migrate(sqlite, EMBEDDED_MIGRATIONS.filter((m) => m.tag < "0015"));
+    fill(sqlite, 20);
+    sqlite.run("UPDATE messages SET status = 'sent', sent_at = strftime('%Y-%m-%dT%H:%M:%fZ', julianday(created_at) + 0.001) WHERE rowid % 3 = 0");
+    sqlite.run("UPDATE messages SET status = 'failed', failure_reason = 'rate-limit' WHERE rowid % 3 = 1");
+    const { applied } = migrate(sqlite);
+    expect(applied).toContain("0015_message_rollups");
+    expect(checkDerived(sqlite).differences).toEqual([]);
+    const total = sqlite.query("SELECT SUM(queued + sent + failed + cancelled) AS n FROM message_rollups WHERE account_id = 'a1' AND form_id = '*' AND level = 0 AND reason = ''").get();
+    expect(total).toEqual({ n: 60 });
+    const names = (type: string) => (sqlite.query("SELECT name FROM sqlite_master WHERE type = ?").all(type) as Array<{ name: string }>).map((r) => r.name);
+    expect(names("index")).not.toContain("messages_account_status_created_sent_idx");
+    expect(names("index")).not.toContain("messages_form_status_created_idx");
+    expect(names("trigger")).not.toContain("messages_count_insert");
+    expect(names("trigger")).not.toContain("messages_usage_insert");
     sqlite.close();
   });
 });

@@ -6,6 +6,8 @@
 import type { Database } from "bun:sqlite";
 import type { AppDeps } from "../../src/deps";
 import { PRIORITY_RANK, type Priority } from "../../src/queue/priority-queue";
+import { recordMessageInsert } from "../../src/db/derived-counts";
+import { contactSearchText } from "../../src/domain/contact-search";
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -33,9 +35,10 @@ export function insertContact(
   deps.sqlite
     .query(
       `INSERT INTO contacts (id, account_id, phone_number, first_name, status, form_id, message_count, search_text, created_at, updated_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, '', ?8, ?8)`,
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)`,
     )
-    .run(id, accountId, phone, o.firstName ?? null, o.status ?? "new", o.formId ?? null, o.messageCount ?? 0, at);
+    // search_text as every writer stores it: contact search (names, e-mail, phone digits) reads it.
+    .run(id, accountId, phone, o.firstName ?? null, o.status ?? "new", o.formId ?? null, o.messageCount ?? 0, contactSearchText({ firstName: o.firstName, phoneNumber: phone }), at);
   return id;
 }
 
@@ -67,6 +70,8 @@ export function insertMessage(deps: AppDeps, accountId: string, o: MessageFixtur
   const status = o.status ?? "queued";
   const seq = deps.seq.next();
   const scheduledFor = o.scheduledFor ?? createdAt;
+  const sentAt = o.sentAt ?? (status === "sent" ? createdAt : null);
+  const failureReason = o.failureReason ?? (status === "failed" ? "network-error" : null);
   deps.sqlite
     .query(
       `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name, status, priority,
@@ -86,11 +91,13 @@ export function insertMessage(deps: AppDeps, accountId: string, o: MessageFixtur
       PRIORITY_RANK[priority],
       JSON.stringify(o.webhookData ?? { firstName: "Ann" }),
       scheduledFor,
-      o.sentAt ?? (status === "sent" ? createdAt : null),
-      o.failureReason ?? (status === "failed" ? "network-error" : null),
+      sentAt,
+      failureReason,
       seq,
       createdAt,
     );
+  // Every writer of a message records its derived counts (src/db/derived-counts.ts).
+  recordMessageInsert(deps.sqlite, { accountId, formId: o.formId ?? null, status, priorityRank: PRIORITY_RANK[priority], createdAt, sentAt, failureReason });
   if (status === "queued") deps.queue.insert({ id, accountId, priority, scheduledFor: Date.parse(scheduledFor), seq });
   return id;
 }

@@ -12,6 +12,7 @@ import { createDeps, type AppDeps } from "../../src/deps";
 import { defaultServeConfig } from "../../src/config";
 import { IntakeApplier } from "../../src/services/intake-apply";
 import { backupDatabase } from "../../src/services/backups";
+import { checkDerived, rebuildDerived } from "../../src/services/doctor";
 import { startTestServer, tempDir, expectStatus } from "../helpers/server";
 import { insertForm } from "../helpers/fixtures";
 
@@ -110,6 +111,113 @@ describe("rules over unapplied submissions", () => {
     expect(r.skipped.length).toBe(1);
     expect(t.count("SELECT count(*) AS n FROM messages")).toBe(1);
     expect(t.count("SELECT count(*) AS n FROM submission_intake")).toBe(0);
+  });
+});
+
+describe("derived data of applied submissions (message_counts, monthly_usage, message_rollups)", () => {
+  const usage = (t: ReturnType<typeof setup>) => t.count("SELECT coalesce(sum(n), 0) AS n FROM monthly_usage WHERE account_id = ?", t.accountId);
+  const queuedCount = (t: ReturnType<typeof setup>) =>
+    t.count("SELECT coalesce(sum(n), 0) AS n FROM message_counts WHERE account_id = ? AND status = 'queued'", t.accountId);
+
+  test("written by the applier's batch, once per message, equal to a rebuild; unapplied entries are no difference", async () => {
+    const t = setup({ duplicateWindowMinutes: 10 });
+    await t.post("+14155550111");
+    await t.post("+14155550111"); // duplicate: a submission, no message
+    await t.post("+14155550112");
+    expect(queuedCount(t)).toBe(0);
+    expect(checkDerived(t.sqlite).differences).toEqual([]);
+    expect(t.applier.applyBatch().applied).toBe(3);
+    expect(queuedCount(t)).toBe(2);
+    expect(usage(t)).toBe(2);
+    expect(t.count("SELECT queued AS n FROM message_rollups WHERE account_id = ? AND form_id = '*' AND level = 0", t.accountId)).toBe(2);
+    expect(checkDerived(t.sqlite).differences).toEqual([]);
+  });
+
+  test("a skipped entry's counts go with its savepoint; a failed batch writes none", async () => {
+    const t = setup({ duplicateWindowMinutes: 0 });
+    await t.post("+14155550113");
+    await t.post("+14155550114");
+    // The second entry fails after its message was inserted and recorded.
+    t.sqlite.run(
+      `CREATE TEMP TRIGGER refuse_submission BEFORE INSERT ON main.submissions
+         WHEN (SELECT phone_number FROM main.contacts WHERE id = NEW.contact_id) = '+14155550114' BEGIN SELECT RAISE(ABORT, 'refused'); END`,
+    );
+    expect(t.applier.applyBatch().skipped.length).toBe(1);
+    t.sqlite.run("DROP TRIGGER temp.refuse_submission");
+    expect(t.count("SELECT count(*) AS n FROM messages")).toBe(1);
+    expect(queuedCount(t)).toBe(1);
+    expect(checkDerived(t.sqlite).differences).toEqual([]);
+
+    await t.post("+14155550115");
+    // The mark's UPDATE fails at the end of the batch: the whole batch rolls back, counts included.
+    t.sqlite.run("CREATE TEMP TRIGGER refuse_mark BEFORE UPDATE ON main.intake_applied BEGIN SELECT RAISE(ABORT, 'refused'); END");
+    expect(() => t.applier.applyBatch()).toThrow("refused");
+    t.sqlite.run("DROP TRIGGER temp.refuse_mark");
+    expect(queuedCount(t)).toBe(1);
+    expect(t.applier.applyBatch().applied).toBe(1);
+    expect(queuedCount(t)).toBe(2);
+    expect(usage(t)).toBe(2);
+    expect(checkDerived(t.sqlite).differences).toEqual([]);
+  });
+
+  test("boot's drain writes them too", async () => {
+    const t = setup({ duplicateWindowMinutes: 0 });
+    await t.post("+14155550116");
+    await t.post("+14155550117");
+    createDeps(t.sqlite, defaultServeConfig({ db: t.dbPath }), () => NOW, quiet);
+    expect(t.count("SELECT count(*) AS n FROM submission_intake")).toBe(0);
+    expect(queuedCount(t)).toBe(2);
+    expect(checkDerived(t.sqlite).differences).toEqual([]);
+  });
+});
+
+describe("textwire doctor and the intake", () => {
+  const entryOf = (t: ReturnType<typeof setup>, seq: number) => (t.sqlite.query("SELECT entry FROM submission_intake WHERE seq = ?").get(seq) as { entry: string }).entry;
+
+  test("a row left at or below the applied mark is a difference; --rebuild removes it", async () => {
+    const t = setup({ duplicateWindowMinutes: 0 });
+    await t.post("+14155550121");
+    const entry = entryOf(t, 1);
+    t.applier.applyBatch();
+    t.sqlite.query("INSERT INTO submission_intake (seq, entry) VALUES (1, ?)").run(entry);
+    const r = checkDerived(t.sqlite);
+    expect(r.counts.submission_intake).toBe(1);
+    expect(r.differences[0].detail).toContain("marked applied but still in the intake");
+    expect(r.differences[0].detail).not.toContain("missing");
+    rebuildDerived(t.sqlite);
+    expect(t.count("SELECT count(*) AS n FROM submission_intake")).toBe(0);
+    expect(t.count("SELECT count(*) AS n FROM messages")).toBe(1);
+    expect(checkDerived(t.sqlite).differences).toEqual([]);
+  });
+
+  test("a row marked applied whose rows are missing is applied by --rebuild, counts included", async () => {
+    const t = setup({ duplicateWindowMinutes: 0 });
+    const a = await t.post("+14155550122");
+    t.sqlite.run("UPDATE intake_applied SET seq = 1");
+    const r = checkDerived(t.sqlite);
+    expect(r.counts.submission_intake).toBe(1);
+    expect(r.differences[0].detail).toContain("missing");
+    const lines: string[] = [];
+    rebuildDerived(t.sqlite, (l) => lines.push(l));
+    expect(lines.join("\n")).toContain("intake entry 1: applied");
+    expect(t.count("SELECT count(*) AS n FROM messages WHERE id = ?", a.messageId)).toBe(1);
+    expect(t.count("SELECT count(*) AS n FROM submission_intake")).toBe(0);
+    expect(checkDerived(t.sqlite).differences).toEqual([]);
+  });
+
+  test("an unapplied row whose submission already exists is a difference; --rebuild removes it", async () => {
+    const t = setup({ duplicateWindowMinutes: 0 });
+    await t.post("+14155550123");
+    const entry = entryOf(t, 1);
+    t.applier.applyBatch();
+    t.sqlite.query("INSERT INTO submission_intake (seq, entry) VALUES (7, ?)").run(entry);
+    const r = checkDerived(t.sqlite);
+    expect(r.counts.submission_intake).toBe(1);
+    expect(r.differences[0].detail).toContain("not applied yet but its submission");
+    rebuildDerived(t.sqlite);
+    expect(t.count("SELECT count(*) AS n FROM submission_intake")).toBe(0);
+    expect(t.count("SELECT count(*) AS n FROM messages")).toBe(1);
+    expect(checkDerived(t.sqlite).differences).toEqual([]);
   });
 });
 

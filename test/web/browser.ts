@@ -4,7 +4,7 @@
  * install time) driven by playwright-core. axe-core is run in every page the tests visit.
  */
 import chromium from "@sparticuz/chromium";
-import { chromium as playwright, type Browser, type Page } from "playwright-core";
+import { chromium as playwright, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/server";
@@ -122,4 +122,32 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENS_DIR, { recursive: true });
   await page.screenshot({ path: join(SCREENS_DIR, `${name}.png`), fullPage: true });
+}
+
+/** Fails the test with axe's serious and critical findings on `page`, naming `what` was checked. */
+export async function expectAccessible(page: Page, what: string): Promise<void> {
+  const violations = await seriousViolations(page);
+  if (violations.length) throw new Error(`${what}: axe found ${JSON.stringify(violations, null, 2)}`);
+}
+
+/** Opens `then` on the server (the sign-in page comes first) and signs in with `key`. */
+export async function signIn(page: Page, baseUrl: string, key: string, then: string): Promise<void> {
+  await page.goto(`${baseUrl}${then}`);
+  await page.getByLabel("API key").fill(key);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+type ContextOptions = NonNullable<Parameters<Browser["newContext"]>[0]>;
+/** The tests' two screens. */
+export const DESKTOP: ContextOptions = { viewport: { width: 1280, height: 800 }, locale: "en-US" };
+export const PHONE: ContextOptions = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: "en-US", colorScheme: "dark" };
+
+/**
+ * A browser context for `screen` (plus `extra`), whose waits give up after 10 s — well inside the
+ * tests' own time limits, so a miss is reported as what it waited for.
+ */
+export async function openContext(browser: Browser, screen: ContextOptions, extra: ContextOptions = {}): Promise<BrowserContext> {
+  const context = await browser.newContext({ ...screen, ...extra });
+  context.setDefaultTimeout(10_000);
+  return context;
 }

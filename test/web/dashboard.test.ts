@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser, screenshot, seriousViolations, startServerProcess, watchErrors, type ServerProcess } from "./browser";
+import { launchBrowser, screenshot, startServerProcess, watchErrors, type ServerProcess, expectAccessible, openContext, signIn as signInAt, DESKTOP, PHONE } from "./browser";
 
 /**
  * The dashboard in a real browser against a real server process: sign-in, navigation, the live
@@ -20,25 +20,17 @@ afterAll(async () => {
 });
 
 async function signIn(page: Page, key: string) {
-  await page.goto(`${server.url}/overview`);
-  await page.getByLabel("API key").fill(key);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await signInAt(page, server.url, key, "/overview");
   await page.getByRole("heading", { level: 1, name: /Overview/ }).waitFor();
 }
 
-async function expectAccessible(page: Page, what: string) {
-  const violations = await seriousViolations(page);
-  if (violations.length) throw new Error(`${what}: axe found ${JSON.stringify(violations, null, 2)}`);
-}
 
 describe("desktop, 1280 px", () => {
   let context: BrowserContext;
   let page: Page;
   let errors: string[];
   beforeAll(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US" });
-    // Well inside the tests' own time limits, so a miss is reported as what it waited for.
-    context.setDefaultTimeout(10_000);
+    context = await openContext(browser, DESKTOP);
     page = await context.newPage();
     errors = watchErrors(page);
   });
@@ -284,8 +276,7 @@ describe("desktop, 1280 px", () => {
     await page.getByText("Replies saved.").waitFor();
     expect((await server.api("/account/settings")).data.settings.optOutReply).toBe("You will get no more texts from {{accountName}}. Reply START to undo.");
 
-    const other = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US" });
-    other.setDefaultTimeout(10_000);
+    const other = await openContext(browser, DESKTOP);
     try {
       const p2 = await other.newPage();
       await signIn(p2, shown);
@@ -327,9 +318,8 @@ describe("desktop, 1280 px", () => {
 describe("phone, 390 px", () => {
   test("the navigation opens from Menu; every page fits and passes axe", async () => {
     // Dark, as a phone set to dark mode shows it: axe checks the dark colours' contrast too.
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: "en-US", colorScheme: "dark" });
+    const context = await openContext(browser, PHONE);
     try {
-      context.setDefaultTimeout(10_000);
       const page = await context.newPage();
       const errors = watchErrors(page);
       await page.goto(`${server.url}/sign-in`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser, screenshot, seriousViolations, startServerProcess, watchErrors, type ServerProcess } from "./browser";
+import { launchBrowser, screenshot, startServerProcess, watchErrors, type ServerProcess, expectAccessible, openContext, signIn as signInAt, DESKTOP, PHONE } from "./browser";
 import { SmsGateEmulator } from "../helpers/smsgate-emulator";
 
 /**
@@ -22,16 +22,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function signIn(page: Page, key: string, then: string) {
-  await page.goto(`${server.url}${then}`);
-  await page.getByLabel("API key").fill(key);
-  await page.getByRole("button", { name: "Sign in" }).click();
-}
+const signIn = (page: Page, key: string, then: string) => signInAt(page, server.url, key, then);
 
-async function expectAccessible(page: Page, what: string) {
-  const violations = await seriousViolations(page);
-  if (violations.length) throw new Error(`${what}: axe found ${JSON.stringify(violations, null, 2)}`);
-}
 
 const fitsWidth = async (page: Page, width: number) => expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(width);
 
@@ -40,8 +32,7 @@ describe("Devices at 1280 px", () => {
   let page: Page;
   let errors: string[];
   beforeAll(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US" });
-    context.setDefaultTimeout(10_000);
+    context = await openContext(browser, DESKTOP);
     page = await context.newPage();
     errors = watchErrors(page);
   });
@@ -145,9 +136,8 @@ describe("Devices at 1280 px", () => {
 
 describe("Devices at 390 px (dark)", () => {
   test("the list, the wizard and the Overview fit the screen and pass axe", async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: "en-US", colorScheme: "dark" });
+    const context = await openContext(browser, PHONE);
     try {
-      context.setDefaultTimeout(10_000);
       const page = await context.newPage();
       const errors = watchErrors(page);
       await signIn(page, server.adminKey, "/devices");
@@ -179,9 +169,8 @@ describe("Devices at 390 px (dark)", () => {
 describe("a standard key's session", () => {
   test("sees the phones but no Add, Change or Remove; the wizard's URL says an admin key is needed", async () => {
     const standard = (await server.api("/api-keys", { method: "POST", json: { permission: "standard_access" } })).data.apiKey;
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US" });
+    const context = await openContext(browser, DESKTOP);
     try {
-      context.setDefaultTimeout(10_000);
       const page = await context.newPage();
       await signIn(page, standard, "/devices");
       await page.getByRole("row", { name: /Shop phone/ }).waitFor();
@@ -201,9 +190,8 @@ describe("a standard key's session", () => {
 
 describe("removing a phone", () => {
   test("asks first; Keep it changes nothing; Remove phone removes it and its token stops working", async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US" });
+    const context = await openContext(browser, DESKTOP);
     try {
-      context.setDefaultTimeout(10_000);
       const page = await context.newPage();
       await signIn(page, server.adminKey, "/devices");
       await page.getByRole("button", { name: "Remove Shop phone" }).click();

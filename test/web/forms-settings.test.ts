@@ -3,7 +3,7 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, readFileSync, rmSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser, screenshot, seriousViolations, startServerProcess, watchErrors, type ServerProcess } from "./browser";
+import { launchBrowser, screenshot, startServerProcess, watchErrors, type ServerProcess, expectAccessible, openContext, signIn as signInAt, DESKTOP, PHONE } from "./browser";
 import { tempDir } from "../helpers/server";
 
 /**
@@ -36,16 +36,10 @@ afterAll(async () => {
 });
 
 async function signIn(page: Page, key: string) {
-  await page.goto(`${server.url}/overview`);
-  await page.getByLabel("API key").fill(key);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await signInAt(page, server.url, key, "/overview");
   await page.getByRole("heading", { level: 1, name: /Overview/ }).waitFor();
 }
 
-async function expectAccessible(page: Page, what: string) {
-  const violations = await seriousViolations(page);
-  if (violations.length) throw new Error(`${what}: axe found ${JSON.stringify(violations, null, 2)}`);
-}
 
 /** Waits (up to 10 s) until `check` holds. */
 async function until(check: () => Promise<boolean>) {
@@ -63,8 +57,7 @@ describe("Forms and Settings, desktop 1280 px, operator key", () => {
   let errors: string[];
   let formId: string;
   beforeAll(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US", acceptDownloads: true });
-    context.setDefaultTimeout(10_000);
+    context = await openContext(browser, DESKTOP, { acceptDownloads: true });
     page = await context.newPage();
     errors = watchErrors(page);
     await signIn(page, server.adminKey);
@@ -318,9 +311,8 @@ describe("Forms and Settings, desktop 1280 px, operator key", () => {
 
 describe("Forms and Settings on a phone, 390 px, dark", () => {
   test("list, builder and Settings fit the screen and pass axe", async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, locale: "en-US", colorScheme: "dark" });
+    const context = await openContext(browser, PHONE);
     try {
-      context.setDefaultTimeout(10_000);
       const page = await context.newPage();
       const errors = watchErrors(page);
       await signIn(page, server.adminKey);

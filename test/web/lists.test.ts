@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import ExcelJS from "exceljs";
-import { launchBrowser, screenshot, seriousViolations, startServerProcess, watchErrors, type ServerProcess } from "./browser";
+import { launchBrowser, screenshot, startServerProcess, watchErrors, type ServerProcess, expectAccessible, openContext, signIn as signInAt, DESKTOP, PHONE } from "./browser";
 
 /**
  * Messages and Contacts in a real browser (issue 12): the Messages filters kept in the URL, a
@@ -49,16 +49,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function signIn(page: Page, path: string) {
-  await page.goto(`${server.url}${path}`);
-  await page.getByLabel("API key").fill(server.adminKey);
-  await page.getByRole("button", { name: "Sign in" }).click();
-}
+const signIn = (page: Page, path: string) => signInAt(page, server.url, server.adminKey, path);
 
-async function expectAccessible(page: Page, what: string) {
-  const violations = await seriousViolations(page);
-  if (violations.length) throw new Error(`${what}: axe found ${JSON.stringify(violations, null, 2)}`);
-}
 
 const localDay = (offsetDays = 0) => {
   const d = new Date(Date.now() + offsetDays * 86_400_000);
@@ -77,8 +69,7 @@ describe("desktop, 1280 px", () => {
   let page: Page;
   let errors: string[];
   beforeAll(async () => {
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US", acceptDownloads: true });
-    context.setDefaultTimeout(10_000);
+    context = await openContext(browser, DESKTOP, { acceptDownloads: true });
     page = await context.newPage();
     errors = watchErrors(page);
     await signIn(page, "/messages");
@@ -242,8 +233,7 @@ describe("phone, 390 px", () => {
   let page: Page;
   let errors: string[];
   beforeAll(async () => {
-    context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: "en-US", isMobile: true, hasTouch: true });
-    context.setDefaultTimeout(10_000);
+    context = await openContext(browser, PHONE, { colorScheme: "light" });
     page = await context.newPage();
     errors = watchErrors(page);
     await signIn(page, "/messages");

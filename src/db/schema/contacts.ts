@@ -57,7 +57,7 @@ export const contactTags = sqliteTable(
     accountId: text("account_id").notNull(),
     tag: text("tag").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.contactId, t.tag] }), index("contact_tags_account_tag_idx").on(t.accountId, t.tag)],
+  (t) => [primaryKey({ columns: [t.contactId, t.tag] }), index("contact_tags_account_tag_contact_idx").on(t.accountId, t.tag, t.contactId)],
 );
 
 /**

@@ -9,3 +9,4 @@ export * from "./broadcasts";
 export * from "./sessions";
 export * from "./account-settings";
 export * from "./intake";
+export * from "./rollups";

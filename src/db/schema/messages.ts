@@ -6,12 +6,13 @@ import { contacts } from "./contacts";
 import { broadcasts } from "./broadcasts";
 
 /**
- * sentAt − createdAt in ms (null until sent). Indexed as an expression in the analytics indexes;
- * a query must spell it exactly like this to read it from the index (a year of messages:
- * AVG over parsed timestamps ~135 ms → ~48 ms). A virtual generated column would be neater, but
- * SQLite does not treat it as covered on a table whose primary key is not the rowid.
+ * sentAt − createdAt in ms (null until sent), as the rollup triggers and rebuild compute it
+ * (migration 0015); src/db/derived-counts.ts computes the same in JS.
  */
 export const RESPONSE_MS_SQL = "CAST(round((julianday(sent_at) - julianday(created_at)) * 86400000.0) AS INTEGER)";
+
+/** scheduled_for as epoch ms, as indexed for the boot read (migration 0017): spell it exactly so. */
+export const QUEUED_SCHEDULED_MS_SQL = "CAST(round((julianday(scheduled_for) - 2440587.5) * 86400000.0) AS INTEGER)";
 
 export const messages = sqliteTable(
   "messages",
@@ -59,27 +60,27 @@ export const messages = sqliteTable(
     index("messages_account_recipient_created_idx").on(t.accountId, t.recipientPhone, t.createdAt),
     index("messages_account_created_idx").on(t.accountId, t.createdAt),
     index("messages_account_status_created_idx").on(t.accountId, t.status, t.createdAt),
-    // Analytics read sent_at, failure_reason and the response time (RESPONSE_MS_SQL) from the index
-    // itself: no row lookups and no timestamp parsing over a year of messages. Kept apart from the
-    // one above, whose (…, created_at, rowid) order the list needs.
-    index("messages_account_status_created_sent_idx").on(t.accountId, t.status, t.createdAt, t.sentAt, t.failureReason, sql.raw(RESPONSE_MS_SQL)),
     index("messages_account_priority_idx").on(t.accountId, t.priorityRank, t.createdAt),
     index("messages_account_scheduled_idx").on(t.accountId, t.scheduledFor),
     index("messages_account_sent_idx").on(t.accountId, t.sentAt),
     index("messages_form_created_idx").on(t.formId, t.createdAt),
     index("messages_form_scheduled_idx").on(t.formId, t.scheduledFor),
-    // Per-form analytics, top forms, form stats and the list summary for one form.
-    index("messages_form_status_created_idx").on(t.formId, t.status, t.createdAt, t.sentAt, sql.raw(RESPONSE_MS_SQL)),
     index("messages_contact_created_idx").on(t.contactId, t.createdAt),
-    index("messages_status_lease_idx").on(t.status, t.leaseExpiresAt),
+    // Partial (migration 0015): only queued rows — the queue rebuild at boot, the next due time —
+    // and only leased ones — the lease sweep and reload (a lease's token and expiry are set and
+    // cleared together, so its queries say `lease_expires_at IS NOT NULL`).
+    index("messages_queued_idx").on(t.scheduledFor).where(sql`status = 'queued'`),
+    index("messages_leased_idx").on(t.leaseExpiresAt).where(sql`status = 'queued' AND lease_expires_at IS NOT NULL`),
     index("messages_broadcast_status_idx").on(t.broadcastId, t.status).where(sql`broadcast_id IS NOT NULL`),
+    /** Queued messages in queue order per account, covering the boot read (migration 0017). */
+    index("messages_queued_order_idx").on(t.accountId, t.priorityRank, sql.raw(QUEUED_SCHEDULED_MS_SQL), t.seq, t.id).where(sql`${t.status} = 'queued'`),
   ],
 );
 
 /**
- * Messages per account, status and priority, kept by triggers on `messages` (migration 0001),
- * whoever writes: the list's summary for a whole account (or one priority) is then one tiny
- * read, not a count over every row.
+ * Messages per account, status and priority: inserts recorded by the writers and flushed once per
+ * batch (src/db/derived-counts.ts), status changes and deletes by triggers (migration 0001). The
+ * list's summary for a whole account (or one priority) is then one tiny read, not a count.
  */
 export const messageCounts = sqliteTable(
   "message_counts",

@@ -135,17 +135,22 @@ export const Contact = t.Object(
   { additionalProperties: true },
 );
 
+/** The columns a contact's list row and its export row both start with. */
+const contactColumns = {
+  id: t.String(),
+  firstName: NullableString,
+  lastName: NullableString,
+  phoneNumber: t.String(),
+  email: NullableString,
+  status: ContactStatus,
+  formId: NullableString,
+  formName: NullableString,
+  tags: t.Array(t.String()),
+};
+
 export const ContactSummary = t.Object(
   {
-    id: t.String(),
-    firstName: NullableString,
-    lastName: NullableString,
-    phoneNumber: t.String(),
-    email: NullableString,
-    status: ContactStatus,
-    formId: NullableString,
-    formName: NullableString,
-    tags: t.Array(t.String()),
+    ...contactColumns,
     messageCount: Count,
     optedOut: t.Boolean({ description: "true: the contact asked not to be texted" }),
     createdAt: Timestamp,
@@ -207,15 +212,7 @@ export const ContactAnalyticsAnswer = Envelope(t.Composite([Analytics, t.Object(
 /** One contact as the JSON export writes it. */
 export const ExportedContact = t.Partial(t.Object(
   {
-    id: t.String(),
-    firstName: NullableString,
-    lastName: NullableString,
-    phoneNumber: t.String(),
-    email: NullableString,
-    status: ContactStatus,
-    formId: NullableString,
-    formName: NullableString,
-    tags: t.Array(t.String()),
+    ...contactColumns,
     source: NullableString,
     notes: NullableString,
     messageCount: Count,

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { AppError, validationError, errorResponse } from "../../errors";
+import { AppError, databaseBusy, validationError, errorResponse } from "../../errors";
 import { redactKeys, type Logger } from "../../lib/log";
 import { maybeStateOf } from "../context";
 
@@ -52,6 +52,8 @@ export function errorsPlugin(logger: Logger) {
       case "NOT_FOUND":
         return errorResponse(new AppError("NOT_FOUND", { message: `No route for ${request.method} ${redactKeys(new URL(request.url).pathname)}` }));
       default: {
+        const busy = databaseBusy(error);
+        if (busy) return errorResponse(busy);
         const rid = maybeStateOf(request)?.requestId;
         logger.error("unhandled error", { requestId: rid, error: String((error as Error)?.stack ?? error) });
         return errorResponse(new AppError("INTERNAL_ERROR", { details: { requestId: rid } }));

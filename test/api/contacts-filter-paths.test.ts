@@ -1,0 +1,116 @@
+/**
+ * GET /contacts picks a query shape per filter (issue 15: phone-digit search read once and paged
+ * from the kept rowids; several common tags counted by merging their lists; a rare tag driving
+ * probes). Whatever the shape, totals and pages must be exactly what a plain filter of every
+ * contact gives: checked here against a reference computed in the test, on one data set with
+ * common tags, a rare tag and phone numbers written in several formats.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
+import { insertContact } from "../helpers/contact-fixtures";
+
+let s: TestServer;
+/** An account with limits high enough for the many page reads below. */
+let key: string;
+let accountId: string;
+interface Ref {
+  id: string;
+  phone: string;
+  status: string;
+  tags: string[];
+  createdAt: string;
+}
+const contacts: Ref[] = [];
+const STATUSES = ["new", "contacted", "responded", "converted"] as const;
+
+beforeAll(async () => {
+  s = await startTestServer();
+  const big = s.running.deps.accounts.createAccount({ name: "Filters", plan: "enterprise", apiLimitPerHour: 1_000_000, apiBurstPerMinute: 1_000_000 });
+  key = big.apiKey;
+  accountId = big.account.id;
+  let seed = 7;
+  const rnd = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return Math.floor((seed / 2 ** 31) * n);
+  };
+  const base = Date.parse("2026-01-01T00:00:00Z");
+  // 240 contacts: tags a/b/c are common (each on about half), "rare" is on one contact only
+  // (under 1% of the account), so both tag strategies run.
+  for (let i = 0; i < 240; i++) {
+    const tags = ["a", "b", "c"].filter(() => rnd(2) === 0);
+    if (i === 117) tags.push("rare");
+    const status = STATUSES[rnd(4)];
+    const phone = `+1${["201", "415", "646"][i % 3]}555${String(1000 + i * 37).slice(-4)}`;
+    const createdAt = new Date(base + i * 3_600_000).toISOString();
+    // Digits in an e-mail are in the searched text too, but a digit search is about the phone.
+    const email = i % 10 === 0 ? `fan98765${i}@example.com` : null;
+    const id = insertContact(s.running.deps.sqlite, accountId, { phoneNumber: phone, email, status, tags, createdAt });
+    contacts.push({ id, phone, status, tags, createdAt });
+  }
+});
+afterAll(() => s.stop());
+
+/** Every page of a query, limit 7: the ids in order, and the total every page reported. */
+async function allPages(query: string): Promise<{ ids: string[]; totals: number[] }> {
+  const ids: string[] = [];
+  const totals: number[] = [];
+  for (let page = 1; page < 100; page++) {
+    const body = await expectStatus(await s.api(`/contacts?${query}&limit=7&page=${page}`, { key }), 200);
+    totals.push(body.data.pagination.total);
+    if (body.data.contacts.length === 0) break;
+    ids.push(...body.data.contacts.map((c: { id: string }) => c.id));
+  }
+  return { ids, totals };
+}
+
+/** The reference: filter every contact, newest first (createdAt is distinct per contact). */
+function expected(keep: (c: Ref) => boolean): string[] {
+  return contacts
+    .filter(keep)
+    .sort((x, y) => (x.createdAt < y.createdAt ? 1 : -1))
+    .map((c) => c.id);
+}
+
+async function expectSame(query: string, keep: (c: Ref) => boolean) {
+  const want = expected(keep);
+  const got = await allPages(query);
+  expect({ query, ids: got.ids }).toEqual({ query, ids: want });
+  expect(new Set(got.totals)).toEqual(new Set([want.length]));
+}
+
+describe("phone-digit search: same contacts whatever the format, every page", () => {
+  for (const q of ["(201) 555", "201-555-1", "555 1", "+1 646 555", "646.555.2", "1415555", "55510", "2015551000", "9", "0000", "98765", "(987) 65"]) {
+    test(`search=${q}`, async () => {
+      const digits = q.replace(/\D/g, "");
+      await expectSame(`search=${encodeURIComponent(q)}`, (c) => c.phone.includes(digits));
+    });
+  }
+  test("with a status and tags", async () => {
+    await expectSame(`search=${encodeURIComponent("(415) 555")}&status=new&tags=a`, (c) => c.phone.includes("415555") && c.status === "new" && c.tags.includes("a"));
+  });
+});
+
+describe("tag filters: common tags merged, a rare one probed, with status and date", () => {
+  const after = "2026-01-04T00:00:00.000Z";
+  const cases: [string, (c: Ref) => boolean][] = [
+    ["tags=a", (c) => c.tags.includes("a")],
+    ["tags=a,b", (c) => c.tags.includes("a") && c.tags.includes("b")],
+    ["tags=a,b,c", (c) => ["a", "b", "c"].every((t) => c.tags.includes(t))],
+    ["tags=c,a&status=new", (c) => c.tags.includes("a") && c.tags.includes("c") && c.status === "new"],
+    [`tags=b,c&status=converted&createdAfter=${after}`, (c) => c.tags.includes("b") && c.tags.includes("c") && c.status === "converted" && c.createdAt >= after],
+    ["tags=rare,a", (c) => c.tags.includes("rare") && c.tags.includes("a")],
+    ["tags=a,rare&status=" + "responded", (c) => c.tags.includes("rare") && c.tags.includes("a") && c.status === "responded"],
+    ["tags=a,nobody", () => false],
+    ["tags=a,b&sortBy=createdAt&order=desc", (c) => c.tags.includes("a") && c.tags.includes("b")],
+  ];
+  for (const [q, keep] of cases) test(q, async () => expectSame(q, keep));
+
+  test("a tag added after a count is seen at once (the count cache follows writes)", async () => {
+    const before = (await allPages("tags=a,b,c&status=contacted")).ids.length;
+    const target = contacts.find((c) => c.status === "contacted" && !(["a", "b", "c"].every((t) => c.tags.includes(t))))!;
+    await expectStatus(await s.api(`/contacts/${target.id}`, { method: "PUT", json: { tags: ["a", "b", "c"] }, key }), 200);
+    target.tags = ["a", "b", "c"];
+    await expectSame("tags=a,b,c&status=contacted", (c) => ["a", "b", "c"].every((t) => c.tags.includes(t)) && c.status === "contacted");
+    expect((await allPages("tags=a,b,c&status=contacted")).ids.length).toBe(before + 1);
+  });
+});

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Database } from "bun:sqlite";
+import { startTestServer, type TestServer } from "../helpers/server";
+import { insertContact, insertForm, insertMessage } from "../helpers/fixtures";
+
+// Issue 15 item 4: with the analytics indexes gone and the lease index partial (migration 0015),
+// every filter and sort of the messages list, the lease (next) path and the queue/lease boot and
+// sweep still reach messages through an index — never a full scan.
+let s: TestServer;
+let formId: string;
+let contactId: string;
+beforeAll(async () => {
+  s = await startTestServer();
+  const d = s.running.deps;
+  formId = insertForm(d, s.accountId, { name: "Plans" });
+  contactId = insertContact(d, s.accountId, { formId });
+  for (let i = 0; i < 50; i++) insertMessage(d, s.accountId, { formId, formName: "Plans", contactId, status: (["queued", "sent", "failed", "cancelled"] as const)[i % 4] });
+});
+afterAll(() => s.stop());
+
+/** Statements touching `messages` that fn runs through sqlite.query/prepare, with their parameters. */
+function capture(sqlite: Database, fn: () => void): Array<{ sql: string; params: unknown[] }> {
+  const seen: Array<{ sql: string; params: unknown[] }> = [];
+  const orig = { query: sqlite.query, prepare: sqlite.prepare };
+  const wrap = (make: (sql: string) => any) => (sql: string) => {
+    const st = make.call(sqlite, sql);
+    if (!/\bmessages\b/.test(sql)) return st;
+    return new Proxy(st, {
+      get(target, prop) {
+        const v = target[prop];
+        if (typeof v === "function" && ["all", "get", "run", "values"].includes(prop as string))
+          return (...params: unknown[]) => (seen.push({ sql, params }), v.apply(target, params));
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+  };
+  (sqlite as any).query = wrap(orig.query);
+  (sqlite as any).prepare = wrap(orig.prepare);
+  try {
+    fn();
+  } finally {
+    (sqlite as any).query = orig.query;
+    (sqlite as any).prepare = orig.prepare;
+  }
+  return seen;
+}
+
+/** The plan lines of a statement that read `messages` (or its alias) without an index. */
+function fullScans(sqlite: Database, sql: string, params: unknown[]): string[] {
+  const plan = sqlite.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as any[])) as Array<{ detail: string }>;
+  return plan.map((p) => p.detail).filter((d) => /^SCAN (messages|m)$/.test(d));
+}
+
+const listCases: Array<Record<string, string>> = [
+  {},
+  { status: "sent" },
+  { status: "queued" },
+  { priority: "urgent" },
+  { priority: "high", status: "failed" },
+  { createdAfter: "2026-01-01" },
+  { createdBefore: "2026-01-01T00:00:00Z" },
+  { createdAfter: "2026-01-01", status: "sent" },
+  { sortBy: "createdAt", order: "asc" },
+  { sortBy: "scheduledFor" },
+  { sortBy: "scheduledFor", order: "asc" },
+  { sortBy: "sentAt" },
+  { sortBy: "priority" },
+  { sortBy: "priority", order: "asc" },
+];
+
+describe("messages query plans", () => {
+  test("every list filter and sort (and form and contact filters) uses an index", () => {
+    const d = s.running.deps;
+    const cases = [...listCases, { formId }, { formId, status: "sent" }, { contactId }, { contactId, status: "queued" }, { formId, sortBy: "sentAt" }];
+    let statements = 0;
+    for (const q of cases) {
+      // A write first: the list must answer its counts without its cache.
+      d.sqlite.run("UPDATE messages SET updated_at = updated_at WHERE rowid = 1");
+      const seen = capture(d.sqlite, () => d.messages.list(s.accountId, q as any));
+      statements += seen.length;
+      for (const st of seen) expect({ q, sql: st.sql, scans: fullScans(d.sqlite, st.sql, st.params) }).toEqual({ q, sql: st.sql, scans: [] });
+    }
+    expect(statements).toBeGreaterThanOrEqual(cases.length);
+  });
+
+  test("lease (next), lease reload, sweep, release, queue rebuild and the next due time use an index", () => {
+    const d = s.running.deps;
+    const seen = capture(d.sqlite, () => {
+      d.leases.next(s.accountId, { limit: 3, leaseSeconds: 300 });
+    });
+    const now = new Date().toISOString();
+    const fixed: Array<{ sql: string; params: unknown[] }> = [
+      { sql: "UPDATE messages SET lease_token = ?1, lease_expires_at = ?2, lease_device_id = ?3, last_lease_token = ?1 WHERE id = ?4 AND status = 'queued' RETURNING *", params: ["t", now, "d", "x"] },
+      { sql: "SELECT id, account_id, lease_expires_at, lease_device_id FROM messages WHERE status = 'queued' AND lease_expires_at IS NOT NULL AND lease_token IS NOT NULL", params: [] },
+      { sql: "SELECT id, account_id, lease_expiries, retry_count, priority, seq, updated_at FROM messages WHERE status = 'queued' AND lease_expires_at <= ?1", params: [now] },
+      { sql: "SELECT id FROM messages WHERE status = 'queued' AND lease_expires_at IS NOT NULL AND lease_token IS NOT NULL AND lease_device_id = ?1", params: ["d"] },
+      { sql: "SELECT id, account_id, priority, seq FROM messages WHERE status = 'queued'", params: [] },
+      { sql: "SELECT MIN(scheduled_for) AS t FROM messages WHERE status = 'queued' AND scheduled_for <= ?1", params: [now] },
+    ];
+    for (const st of [...seen, ...fixed]) expect({ sql: st.sql, scans: fullScans(d.sqlite, st.sql, st.params) }).toEqual({ sql: st.sql, scans: [] });
+    // Without the partial indexes these would be full scans: the check can fail.
+    expect(fullScans(d.sqlite, "SELECT id FROM messages WHERE +status = 'queued'", []).length).toBe(1);
+  });
+});
