@@ -114,7 +114,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const db = wrapDb(sqlite);
   // Boot applies what the last run left in the intake before anything reads messages (issue 15).
   SubmissionIntake.drain(sqlite, logger);
-  const intake = new SubmissionIntake(sqlite, config.db, logger);
+  const intake = new SubmissionIntake(sqlite, config.db, logger, config.sqliteCacheMb);
   intake.guardTransactions(sqlite);
   const queue = new MessageQueue();
   const seq = Sequence.fromDb(sqlite);

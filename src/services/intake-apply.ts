@@ -52,6 +52,18 @@ export interface IntakeEntry {
 /** Rows per applier transaction: large enough to amortise the commit, short enough not to hold the write lock long. */
 export const APPLY_BATCH_MAX = 512;
 
+/**
+ * Rows applied together (one multi-row INSERT per table); a request that wants the write lock
+ * waits at most for one chunk.
+ */
+export const APPLY_CHUNK = 64;
+
+/** Rows per multi-row INSERT statement, largest first (what is left after the largest goes in smaller ones). */
+const ROWS_PER_INSERT = [32, 8, 1];
+
+/** The events an applied submission may emit (with a subscriber for any, rows are applied one by one). */
+const SUBMISSION_EVENTS = ["contact.created", "contact.updated", "message.queued", "form.submission"] as const;
+
 export interface BatchResult {
   /** Rows applied (0: the intake is empty). */
   applied: number;
@@ -72,6 +84,33 @@ interface ContactRow {
   source: string | null;
 }
 
+/** A contact as a chunk leaves it: inserted (new) or updated (changed) once, at the chunk's end. */
+interface ChunkContact extends ContactRow {
+  isNew: boolean;
+  changed: boolean;
+  accountId: string;
+  phone: string;
+  formId: string;
+  consent: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** INSERT statements over the same columns for each size in ROWS_PER_INSERT. */
+class MultiInsert {
+  private readonly statements: Array<[number, Statement<unknown, any[]>]>;
+  /** `tail` follows the VALUES list (an UPDATE … FROM (VALUES …) AS v WHERE …). */
+  constructor(sqlite: Database, head: string, row: string, tail = "") {
+    this.statements = ROWS_PER_INSERT.map((n) => [n, sqlite.prepare(`${head} VALUES ${Array(n).fill(row).join(", ")}${tail}`)]);
+  }
+  run(rows: unknown[][]): void {
+    let i = 0;
+    for (const [n, statement] of this.statements) {
+      for (; i + n <= rows.length; i += n) statement.run(...(n === 1 ? rows[i] : rows.slice(i, i + n).flat()));
+    }
+  }
+}
+
 export class IntakeApplier {
   readonly store: IntakeStore;
   private readonly contactByPhone: Statement<ContactRow, [string, string]>;
@@ -89,6 +128,16 @@ export class IntakeApplier {
   private readonly derived: DerivedCounts;
   /** Called inside the transaction before a batch (the applier Worker reloads event subscribers). */
   beforeBatch: () => void = () => {};
+  /** Whether an endpoint subscribes to one of the account's submission events (set with the outbox). */
+  eventsWanted: (accountId: string, type: string) => boolean = () => false;
+  private readonly contactsByPhones: Statement<ContactRow & { phone_number: string }, [string, string]>;
+  private readonly contactInserts: MultiInsert;
+  private readonly contactUpdates: MultiInsert;
+  private readonly messageInserts: MultiInsert;
+  private readonly submissionInserts: MultiInsert;
+  private readonly chunkSavepoint: Statement;
+  private readonly chunkRelease: Statement;
+  private readonly chunkRollback: Statement;
 
   constructor(private readonly sqlite: Database) {
     this.store = intakeStore(sqlite);
@@ -114,6 +163,38 @@ export class IntakeApplier {
     this.submissionInsert = sqlite.prepare(
       "INSERT INTO submissions (id, account_id, form_id, contact_id, message_id, new_contact, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
     );
+    this.contactsByPhones = sqlite.prepare(
+      `SELECT c.id, c.phone_number, c.first_name, c.last_name, c.email, c.custom_fields, c.source
+         FROM json_each(?2) j CROSS JOIN contacts c ON c.account_id = ?1 AND c.phone_number = j.value`,
+    );
+    this.contactInserts = new MultiInsert(
+      sqlite,
+      `INSERT INTO contacts (id, account_id, phone_number, first_name, last_name, email, status, form_id, custom_fields,
+         tags, message_count, source, search_text, created_at, updated_at, consent)`,
+      "(?, ?, ?, ?, ?, ?, 'new', ?, ?, '[]', 0, ?, ?, ?, ?, ?)",
+    );
+    this.contactUpdates = new MultiInsert(
+      sqlite,
+      `UPDATE contacts SET first_name = v.column2, last_name = v.column3, email = v.column4, custom_fields = v.column5,
+         source = v.column6, search_text = v.column7, updated_at = v.column8 FROM (`,
+      "(?, ?, ?, ?, ?, ?, ?, ?)",
+      ") AS v WHERE contacts.id = v.column1",
+    );
+    this.messageInserts = new MultiInsert(
+      sqlite,
+      `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name,
+         status, priority, priority_rank, webhook_data, template_used, scheduled_for, retry_count, metadata, seq,
+         lease_expiries, created_at, updated_at)`,
+      "(?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, 0, ?, ?, 0, ?, ?)",
+    );
+    this.submissionInserts = new MultiInsert(
+      sqlite,
+      "INSERT INTO submissions (id, account_id, form_id, contact_id, message_id, new_contact, created_at)",
+      "(?, ?, ?, ?, ?, ?, ?)",
+    );
+    this.chunkSavepoint = sqlite.prepare("SAVEPOINT chunk");
+    this.chunkRelease = sqlite.prepare("RELEASE chunk");
+    this.chunkRollback = sqlite.prepare("ROLLBACK TO chunk");
     this.begin = sqlite.prepare("BEGIN IMMEDIATE");
     this.commit = sqlite.prepare("COMMIT");
     this.rollback = sqlite.prepare("ROLLBACK");
@@ -159,19 +240,49 @@ export class IntakeApplier {
     if (rows.length === 0) return result;
     this.beforeBatch();
     const accounts = new Set<string>();
-    const entries: IntakeEntry[] = [];
     let last = from;
-    for (const row of rows) {
+    let applied = 0;
+    for (let i = 0; i < rows.length; i += APPLY_CHUNK) {
       // Requests come first: when one waits for the write lock, the batch ends here.
-      if (last !== from && yieldNow?.()) break;
-      last = row.seq;
-      const entry = JSON.parse(row.entry) as IntakeEntry;
+      if (i > 0 && yieldNow?.()) break;
+      const chunk = rows.slice(i, i + APPLY_CHUNK).map((row) => ({ seq: row.seq, entry: JSON.parse(row.entry) as IntakeEntry }));
+      applied += this.applyChunk(chunk, accounts, result);
+      last = chunk[chunk.length - 1].seq;
+    }
+    this.store.markApplied(last);
+    result.applied = applied;
+    result.seq = last;
+    result.accounts = [...accounts];
+    return result;
+  }
+
+  /**
+   * A chunk at once (one multi-row INSERT per table), or row by row when an endpoint subscribes
+   * to its events (each event reads its rows as that entry left them) or when the chunk fails
+   * (then each row in its own savepoint: only the failing row is skipped).
+   */
+  private applyChunk(chunk: Array<{ seq: number; entry: IntakeEntry }>, accounts: Set<string>, result: BatchResult): number {
+    const wanted = chunk.some(({ entry }) => SUBMISSION_EVENTS.some((t) => this.eventsWanted(entry.accountId, t)));
+    if (!wanted) {
+      this.chunkSavepoint.run();
+      const mark = this.derived.mark();
+      try {
+        this.applyEntries(chunk.map((c) => c.entry));
+        this.chunkRelease.run();
+        for (const { entry } of chunk) if (entry.kind === "queued") accounts.add(entry.accountId);
+        return chunk.length;
+      } catch {
+        this.derived.rollbackTo(mark);
+        this.chunkRollback.run();
+        this.chunkRelease.run();
+      }
+    }
+    for (const { seq, entry } of chunk) {
       this.savepoint.run();
       const mark = this.derived.mark();
       try {
         this.applyEntry(entry);
         this.release.run();
-        entries.push(entry);
         if (entry.kind === "queued") accounts.add(entry.accountId);
       } catch (err) {
         // Only a vanished parent (the form or account deleted by another process before the row
@@ -179,14 +290,106 @@ export class IntakeApplier {
         this.derived.rollbackTo(mark);
         this.rollbackTo.run();
         this.release.run();
-        result.skipped.push({ seq: row.seq, error: String((err as Error)?.message ?? err) });
+        result.skipped.push({ seq, error: String((err as Error)?.message ?? err) });
       }
     }
-    this.store.markApplied(last);
-    result.applied = entries.length + result.skipped.length;
-    result.seq = last;
-    result.accounts = [...accounts];
-    return result;
+    return chunk.length;
+  }
+
+  /**
+   * Entries in order, with the same result as `applyEntry` on each in turn: contacts are read in
+   * one query per account, merged in memory and written once each (a new contact is inserted with
+   * its last values, so its search text is indexed once); then messages and submissions.
+   */
+  private applyEntries(entries: IntakeEntry[]): void {
+    const contacts = new Map<string, ChunkContact>();
+    const phones = new Map<string, Set<string>>();
+    for (const e of entries) {
+      let set = phones.get(e.accountId);
+      if (!set) phones.set(e.accountId, (set = new Set()));
+      set.add(e.phone);
+    }
+    for (const [accountId, set] of phones) {
+      for (const r of this.contactsByPhones.all(accountId, JSON.stringify([...set]))) {
+        contacts.set(`${accountId}\u0000${r.phone_number}`, {
+          id: r.id,
+          first_name: r.first_name,
+          last_name: r.last_name,
+          email: r.email,
+          custom_fields: r.custom_fields,
+          source: r.source,
+          isNew: false,
+          changed: false,
+          accountId,
+          phone: r.phone_number,
+          formId: "",
+          consent: "",
+          createdAt: "",
+          updatedAt: "",
+        });
+      }
+    }
+    const messages: unknown[][] = [];
+    const submissions: unknown[][] = [];
+    for (const e of entries) {
+      const key = `${e.accountId}\u0000${e.phone}`;
+      const c = contacts.get(key);
+      const newContact = c === undefined;
+      let contact: ChunkContact;
+      if (c) {
+        c.first_name = e.firstName ?? c.first_name;
+        c.last_name = e.lastName ?? c.last_name;
+        c.email = e.email ?? c.email;
+        // Custom fields merge: posted values win, the others stay.
+        if (Object.keys(e.custom).length > 0) c.custom_fields = JSON.stringify({ ...JSON.parse(c.custom_fields), ...e.custom });
+        c.source = c.source ? c.source : e.source;
+        c.updatedAt = e.at;
+        c.changed = true;
+        contact = c;
+      } else {
+        contact = {
+          id: e.contactId,
+          first_name: e.firstName,
+          last_name: e.lastName,
+          email: e.email,
+          custom_fields: JSON.stringify(e.custom),
+          source: e.source,
+          isNew: true,
+          changed: false,
+          accountId: e.accountId,
+          phone: e.phone,
+          formId: e.formId,
+          consent: e.consent,
+          createdAt: e.at,
+          updatedAt: e.at,
+        };
+        contacts.set(key, contact);
+      }
+      const m = e.message;
+      if (e.kind === "queued" && m !== undefined) {
+        const recipientName = `${contact.first_name ?? ""} ${contact.last_name ?? ""}`.trim() || null;
+        messages.push([
+          e.messageId, e.accountId, e.formId, e.formName, contact.id, m.content, e.phone, recipientName, m.priority, m.priorityRank,
+          m.webhookData, m.template, m.scheduledFor, m.metadata, m.seq, e.at, e.at,
+        ]);
+        recordMessageInsert(this.sqlite, { accountId: e.accountId, formId: e.formId, status: "queued", priorityRank: m.priorityRank, createdAt: e.at, sentAt: null, failureReason: null });
+      }
+      submissions.push([e.submissionId, e.accountId, e.formId, contact.id, e.messageId, newContact ? 1 : 0, e.at]);
+    }
+    const inserts: unknown[][] = [];
+    const updates: unknown[][] = [];
+    for (const c of contacts.values()) {
+      const search = contactSearchText({ firstName: c.first_name, lastName: c.last_name, email: c.email ?? undefined, phoneNumber: c.phone });
+      if (c.isNew) {
+        inserts.push([c.id, c.accountId, c.phone, c.first_name, c.last_name, c.email, c.formId, c.custom_fields, c.source, search, c.createdAt, c.updatedAt, c.consent]);
+      } else if (c.changed) {
+        updates.push([c.id, c.first_name, c.last_name, c.email, c.custom_fields, c.source, search, c.updatedAt]);
+      }
+    }
+    this.contactUpdates.run(updates);
+    this.contactInserts.run(inserts);
+    this.messageInserts.run(messages);
+    this.submissionInserts.run(submissions);
   }
 
   /** One entry's derived rows (the request path's former write job, minus its rules). */

@@ -82,6 +82,8 @@ export class SubmissionIntake {
     sqlite: Database,
     private readonly dbPath: string,
     private readonly logger: Logger,
+    /** Page cache of the applier's connection, in MiB (the server's --sqlite-cache-mb). */
+    private readonly cacheMb = 0,
   ) {
     const applier = new IntakeApplier(sqlite);
     this.applied = applier.store.appliedSeq();
@@ -107,6 +109,7 @@ export class SubmissionIntake {
     const outbox = new EventOutbox(sqlite);
     registerOutbox(sqlite, outbox);
     outbox.reload();
+    applier.eventsWanted = (accountId, type) => outbox.wants(accountId, type);
     const n = applier.drain((r) => {
       for (const s of r.skipped) logger.warn("intake entry not applied: its form or account is gone", { seq: s.seq, error: s.error });
     });
@@ -340,10 +343,10 @@ export class SubmissionIntake {
       worker.terminate();
       if (this.worker === worker && !this.stopping) {
         this.spawn();
-        this.worker!.postMessage({ op: "open", dbPath: this.dbPath, applied: this.shared.buffer as SharedArrayBuffer } satisfies ApplierCommand);
+        this.worker!.postMessage({ op: "open", dbPath: this.dbPath, cacheMb: this.cacheMb, applied: this.shared.buffer as SharedArrayBuffer } satisfies ApplierCommand);
       }
     };
-    worker.postMessage({ op: "open", dbPath: this.dbPath, applied: this.shared.buffer as SharedArrayBuffer } satisfies ApplierCommand);
+    worker.postMessage({ op: "open", dbPath: this.dbPath, cacheMb: this.cacheMb, applied: this.shared.buffer as SharedArrayBuffer } satisfies ApplierCommand);
   }
 
   private stopping = false;

@@ -23,12 +23,12 @@ afterEach(() => {
   for (const c of cleanup.splice(0)) c();
 });
 
-function setup(settings: Record<string, unknown> = {}) {
+function setup(settings: Record<string, unknown> = {}, clock: () => number = () => NOW) {
   const dir = tempDir("textwire-intake-");
   const dbPath = join(dir, "textwire.db");
   const sqlite = openSqlite(dbPath);
   migrate(sqlite);
-  const deps = createDeps(sqlite, defaultServeConfig({ db: dbPath }), () => NOW, quiet);
+  const deps = createDeps(sqlite, defaultServeConfig({ db: dbPath }), clock, quiet);
   const accountId = deps.accounts.createAccount({ name: "Shop" }).account.id;
   const formId = insertForm(deps, accountId);
   sqlite.query("UPDATE forms SET settings = ? WHERE id = ?").run(JSON.stringify({ timezone: "UTC", ...settings }), formId);
@@ -167,6 +167,48 @@ describe("derived data of applied submissions (message_counts, monthly_usage, me
     createDeps(t.sqlite, defaultServeConfig({ db: t.dbPath }), () => NOW, quiet);
     expect(t.count("SELECT count(*) AS n FROM submission_intake")).toBe(0);
     expect(queuedCount(t)).toBe(2);
+    expect(checkDerived(t.sqlite).differences).toEqual([]);
+  });
+});
+
+describe("chunks (multi-row inserts) and row by row", () => {
+  test("leave the same contacts, messages, submissions, conversations, search index and counts", async () => {
+    let now = NOW;
+    const t = setup({ duplicateWindowMinutes: 0 }, () => (now += 1_000));
+    const people = ["Ann", "Bea", "Cy", "Di"];
+    for (let i = 0; i < 150; i++) {
+      const phone = `+1415555${String(2000 + (i % 23)).padStart(4, "0")}`;
+      const firstName = people[i % people.length];
+      const body: Record<string, unknown> = { phoneNumber: phone, firstName };
+      if (i % 3 === 0) body.lastName = `Lee${i % 5}`;
+      if (i % 4 === 0) body.email = `p${i % 7}@example.com`;
+      const form = t.deps.submissions.findForm(t.formId)!;
+      await t.deps.submissions.submit(form, { body, rawJson: JSON.stringify(body), ipAddress: "127.0.0.1", userAgent: null });
+    }
+    const copy = join(t.dir, "copy.db");
+    backupDatabase(t.dbPath, copy, () => NOW);
+    const other = openSqlite(copy);
+    cleanup.push(() => other.close());
+    const rowByRow = new IntakeApplier(other);
+    rowByRow.eventsWanted = () => true; // with a subscriber, each entry is applied on its own
+    while (rowByRow.applyBatch(100).applied > 0);
+    while (t.applier.applyBatch(100).applied > 0);
+    const dump = (db: typeof other) =>
+      [
+        "SELECT * FROM contacts ORDER BY id",
+        "SELECT * FROM messages ORDER BY id",
+        "SELECT * FROM submissions ORDER BY id",
+        "SELECT * FROM conversations ORDER BY contact_id",
+        "SELECT rowid, * FROM contacts_fts ORDER BY rowid",
+        "SELECT * FROM message_counts ORDER BY 1, 2, 3",
+        "SELECT * FROM monthly_usage ORDER BY 1, 2",
+        "SELECT * FROM message_rollups ORDER BY 1, 2, 3, 4, 5",
+        "SELECT * FROM intake_applied",
+      ].map((q) => db.query(q).all());
+    const chunked = dump(t.sqlite);
+    expect(chunked[0].length).toBe(23);
+    expect(chunked[1].length).toBe(150);
+    expect(chunked).toEqual(dump(other));
     expect(checkDerived(t.sqlite).differences).toEqual([]);
   });
 });

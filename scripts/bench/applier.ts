@@ -1,0 +1,122 @@
+#!/usr/bin/env bun
+/**
+ * Intake applier benchmark (issue 15 items 3/4): the applier's cost per submission, without HTTP
+ * or a second thread. Builds deps on a temp file database without their lifecycle (no applier
+ * Worker runs), posts N submissions through SubmissionService.submit (the webhook's own write job:
+ * 5-field body, about half new contacts, FORMS forms), then applies the intake in batches of
+ * APPLY_BATCH_MAX on a connection set up as the Worker's, and prints µs per row.
+ *
+ * Variants, each on a fresh copy of the seeded file, in interleaved rounds: row by row with
+ * automatic checkpoints in the applier's COMMIT (the first design), row by row without, and in
+ * chunks (one multi-row INSERT per table, services/intake-apply.ts) without.
+ *
+ *   bun scripts/bench/applier.ts [--rows 10000] [--forms 50] [--rounds 2]
+ */
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import type { Database } from "bun:sqlite";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openSqlite } from "../../src/db/open";
+import { migrate } from "../../src/db/migrate";
+import { createDeps } from "../../src/deps";
+import { DEFAULT_SQLITE_CACHE_MB, defaultServeConfig } from "../../src/config";
+import { IntakeApplier } from "../../src/services/intake-apply";
+import { machineLine } from "./lib/proc";
+import { phoneFor } from "./lib/phones";
+
+const argv = process.argv.slice(2);
+const opt = (name: string, def: number) => (argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : def);
+const ROWS = opt("rows", 10_000);
+const FORMS = opt("forms", 50);
+const ROUNDS = opt("rounds", 2);
+const quiet = { info() {}, warn() {}, error() {} };
+const dir = mkdtempSync(join(tmpdir(), "textwire-applier-"));
+
+try {
+  console.log(machineLine());
+  const dbPath = join(dir, "textwire.db");
+  const sqlite = openSqlite(dbPath);
+  migrate(sqlite);
+  let now = Date.parse("2030-03-04T15:00:00Z");
+  const deps = createDeps(sqlite, defaultServeConfig({ db: dbPath }), () => now, quiet);
+  const accountId = deps.accounts.createAccount({ name: "Bench" }).account.id;
+  const forms: string[] = [];
+  for (let i = 0; i < FORMS; i++) {
+    const id = crypto.randomUUID();
+    const fields = [
+      { name: "firstName", type: "text", label: "First name", validation: { maxLength: 50 } },
+      { name: "lastName", type: "text", label: "Last name" },
+      { name: "email", type: "email", label: "E-mail" },
+      { name: "company", type: "text", label: "Company", validation: { maxLength: 100 } },
+    ];
+    sqlite
+      .query(
+        `INSERT INTO forms (id, account_id, name, name_key, description, message_template, is_active, fields, settings, created_at, updated_at)
+         VALUES (?1, ?2, ?3, lower(?3), NULL, ?4, 1, ?5, ?6, ?7, ?7)`,
+      )
+      .run(id, accountId, `Bench form ${i}`, "Hi {{firstName}} {{lastName}}, thanks for reaching {{formName}} about {{company}}. We will text you shortly.",
+        JSON.stringify(fields), JSON.stringify({ timezone: "America/New_York", duplicateWindowMinutes: 0 }), new Date(now).toISOString());
+    forms.push(id);
+  }
+  const FIRST = ["Ann", "Bob", "Chloé", "Dev", "Eve", "Femi", "Gus", "Hana"];
+  const LAST = ["Lee", "Smith", "Okafor", "García", "Ng", "Brown"];
+  let fresh = 0;
+  const t0 = performance.now();
+  // 64 at a time, as 64 connections would: the group commit takes them in one transaction.
+  for (let n = 0; n < ROWS; ) {
+    const wave: Promise<unknown>[] = [];
+    for (let k = 0; k < 64 && n < ROWS; k++, n++) {
+      const i = n % 2 === 0 || fresh === 0 ? fresh++ : Math.floor(Math.random() * fresh);
+      const body = { phoneNumber: phoneFor(i), firstName: FIRST[i % 8], lastName: LAST[i % 6], email: `${FIRST[i % 8].toLowerCase().replace(/[^a-z]/g, "")}.${i}@example.com`, company: `Company ${i % 97}` };
+      const form = deps.submissions.findForm(forms[n % FORMS])!;
+      now += 7;
+      wave.push(deps.submissions.submit(form, { body, rawJson: JSON.stringify(body), ipAddress: "127.0.0.1", userAgent: null }));
+    }
+    await Promise.all(wave);
+  }
+  const seeded = performance.now() - t0;
+  const pending = (sqlite.query("SELECT count(*) AS n FROM submission_intake").get() as { n: number }).n;
+  console.log(`seeded ${ROWS} submissions through the write job in ${(seeded / 1000).toFixed(1)} s (${pending} intake rows, ${FORMS} forms, ~half new contacts)`);
+  sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  sqlite.close();
+
+  // Each variant applies a fresh copy of the seeded file; rounds interleave the variants.
+  const variants: Array<[string, (s: Database, a: IntakeApplier) => void, number?]> = [
+    ["row by row, automatic checkpoints (before)", (_s, a) => (a.eventsWanted = () => true)],
+    ["row by row, no automatic checkpoint", (s, a) => (s.exec("PRAGMA wal_autocheckpoint = 0"), (a.eventsWanted = () => true))],
+    ["chunks, no automatic checkpoint (after)", (s) => s.exec("PRAGMA wal_autocheckpoint = 0")],
+    ["chunks, batches of 2048", (s) => s.exec("PRAGMA wal_autocheckpoint = 0"), 2048],
+  ];
+  const results = new Map<string, number[]>(variants.map(([n]) => [n, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let k = 0; k < variants.length; k++) {
+      const [name, setup, batch] = variants[(k + round) % variants.length];
+      const copy = join(dir, `copy-${round}-${k}.db`);
+      copyFileSync(dbPath, copy);
+      // As the applier Worker's connection (services/intake-worker.ts).
+      const c = openSqlite(copy, { cacheMb: DEFAULT_SQLITE_CACHE_MB });
+      c.exec("PRAGMA synchronous = NORMAL");
+      const applier = new IntakeApplier(c);
+      setup(c, applier);
+      const sums = process.env.F15_INSTR ? (await import(process.env.F15_INSTR)).instrument(applier, c) : null;
+      const a0 = performance.now();
+      while (applier.applyBatch(batch).applied > 0);
+      const ms = performance.now() - a0;
+      const messages = (c.query("SELECT count(*) AS n FROM messages").get() as { n: number }).n;
+      if (messages === 0) throw new Error("nothing applied");
+      results.get(name)!.push((ms * 1000) / pending);
+      if (sums) for (const [key, v] of Object.entries(sums) as any) console.log(`    ${name.slice(0, 10)} ${key.padEnd(24)} ${((v.ms * 1000) / pending).toFixed(1).padStart(8)} µs/row`);
+      c.close();
+      rmSync(copy, { force: true });
+      rmSync(copy + "-wal", { force: true });
+      rmSync(copy + "-shm", { force: true });
+    }
+  }
+  console.log(`apply (${ROUNDS} interleaved rounds; µs per intake row, mean and each run):`);
+  for (const [name] of variants) {
+    const r = results.get(name)!;
+    console.log(`  ${name.padEnd(44)} ${(r.reduce((a, b) => a + b, 0) / r.length).toFixed(1).padStart(7)} µs/row   (${r.map((x) => x.toFixed(0)).join(" / ")})`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
