@@ -8,7 +8,7 @@
  *
  * Variants, each on a fresh copy of the seeded file, in interleaved rounds: row by row with
  * automatic checkpoints in the applier's COMMIT (the first design), row by row without, and in
- * chunks (one multi-row INSERT per table, services/intake-apply.ts) without.
+ * chunks of 16/32/64 rows (one multi-row INSERT per table, services/intake-apply.ts) without.
  *
  *   bun scripts/bench/applier.ts [--rows 10000] [--forms 50] [--rounds 2]
  */
@@ -84,8 +84,9 @@ try {
   const variants: Array<[string, (s: Database, a: IntakeApplier) => void, number?]> = [
     ["row by row, automatic checkpoints (before)", (_s, a) => (a.eventsWanted = () => true)],
     ["row by row, no automatic checkpoint", (s, a) => (s.exec("PRAGMA wal_autocheckpoint = 0"), (a.eventsWanted = () => true))],
-    ["chunks, no automatic checkpoint (after)", (s) => s.exec("PRAGMA wal_autocheckpoint = 0")],
-    ["chunks, batches of 2048", (s) => s.exec("PRAGMA wal_autocheckpoint = 0"), 2048],
+    ["chunks of 32 rows, no automatic checkpoint (after)", (s) => s.exec("PRAGMA wal_autocheckpoint = 0")],
+    ["chunks of 16 rows", (s, a) => (s.exec("PRAGMA wal_autocheckpoint = 0"), (a.chunkRows = 16))],
+    ["chunks of 64 rows", (s, a) => (s.exec("PRAGMA wal_autocheckpoint = 0"), (a.chunkRows = 64))],
   ];
   const results = new Map<string, number[]>(variants.map(([n]) => [n, []]));
   for (let round = 0; round < ROUNDS; round++) {
@@ -115,7 +116,7 @@ try {
   console.log(`apply (${ROUNDS} interleaved rounds; µs per intake row, mean and each run):`);
   for (const [name] of variants) {
     const r = results.get(name)!;
-    console.log(`  ${name.padEnd(44)} ${(r.reduce((a, b) => a + b, 0) / r.length).toFixed(1).padStart(7)} µs/row   (${r.map((x) => x.toFixed(0)).join(" / ")})`);
+    console.log(`  ${name.padEnd(52)} ${(r.reduce((a, b) => a + b, 0) / r.length).toFixed(1).padStart(7)} µs/row   (${r.map((x) => x.toFixed(0)).join(" / ")})`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
