@@ -16,6 +16,7 @@ import { SCHEMA_VERSION } from "./db/migrate";
 import type { RouteInfo } from "./http/openapi";
 import { WebhookLimiter } from "./limits/api-limiter";
 import { GroupCommitWriter } from "./db/group-commit";
+import { WriteGate } from "./db/write-gate";
 import { MonthlyQuota } from "./services/quota";
 import { SubmissionService, IDEMPOTENCY_SWEEP_MS } from "./services/submissions";
 import { queueSync } from "./services/queue-sync";
@@ -71,6 +72,8 @@ export interface AppDeps {
   captcha: CaptchaVerifier;
   /** Group-commit writer: batches request writes into one durable transaction. */
   writer: GroupCommitWriter;
+  /** Closed by the checkpoint thread while it needs writers to pause (src/db/write-gate.ts). */
+  writeGate: WriteGate;
   /** Monthly message quota counts per account. */
   quota: MonthlyQuota;
   submissions: SubmissionService;
@@ -118,8 +121,10 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   intake.guardTransactions(sqlite);
   const queue = new MessageQueue();
   const seq = Sequence.fromDb(sqlite);
-  const writer = new GroupCommitWriter(sqlite, logger);
+  const writeGate = new WriteGate();
+  const writer = new GroupCommitWriter(sqlite, logger, writeGate);
   writer.lockListeners.push((wanted) => intake.writerWantsLock(wanted));
+  intake.writeGate = writeGate.shared;
   const quota = new MonthlyQuota(sqlite, clock);
   const appliedSeq = intakeStore(sqlite).appliedSeq;
   quota.unapplied = (accountId, monthStart) => intake.pendingMessages(accountId, monthStart, appliedSeq());
@@ -138,7 +143,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     }
   };
   const accountSettings = new AccountSettingsService(sqlite, clock);
-  const contacts = new ContactService(sqlite, clock, forms, (ids) => leases.withdraw(ids));
+  const contacts = new ContactService(sqlite, clock, forms, (ids) => leases.withdraw(ids), writeGate);
   const spam = new SpamCounter(sqlite, writer);
   const accounts = new AccountService(sqlite, clock);
   const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger);
@@ -161,6 +166,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     spam,
     captcha: new CaptchaVerifier(config.captchaVerifyUrls),
     writer,
+    writeGate,
     quota,
     submissions,
     intake,

@@ -54,7 +54,18 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     throw err;
   }
   try {
-    migrate(sqlite);
+    // An existing database being upgraded says so, step by step: a big one can take a while
+    // (a step that rebuilds derived data reads every message), and an owner should not stop it.
+    let upgrading = false;
+    migrate(sqlite, undefined, {
+      onStart: (p) => {
+        upgrading = p.from > 0;
+        if (upgrading) logger.info("upgrading the database; leave the server running until it says it is upgraded", { fromSchema: p.from, toSchema: p.to, steps: p.steps });
+      },
+      onStep: (s) => {
+        if (upgrading) logger.info(s.step === s.steps ? "database upgraded" : "database upgrade step done", { step: `${s.step} of ${s.steps}`, migration: s.tag, ms: Math.round(s.ms) });
+      },
+    });
   } catch (err) {
     sqlite.close();
     releaseLock();
@@ -62,7 +73,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   }
   const deps = createDeps(sqlite, config, clock, logger);
   // First in the list: started before the writer takes requests, stopped after its last flush.
-  if (config.checkpoint === "background") deps.lifecycle.unshift(new Checkpointer(sqlite, config.db, logger));
+  if (config.checkpoint === "background") deps.lifecycle.unshift(new Checkpointer(sqlite, config.db, logger, { gate: deps.writeGate }));
   if (config.backupDir) {
     const everyMs = config.backupEveryMs ?? DEFAULT_BACKUP_EVERY_MS;
     deps.lifecycle.push(scheduledBackups({ dbPath: config.db, dir: config.backupDir, everyMs, keep: config.backupKeep, clock, logger }));

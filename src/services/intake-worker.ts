@@ -8,10 +8,11 @@ import { openSqlite } from "../db/open";
 import { EventOutbox, registerOutbox } from "./events";
 import { APPLY_BATCH_MAX, IntakeApplier, type BatchResult } from "./intake-apply";
 import { SLOT_APPLIED, SLOT_APPLIER_HOLDS, SLOT_MAIN_WANTS } from "./intake";
+import { GATE_MAX_WAIT_MS } from "../db/write-gate";
 
 declare const self: Worker;
 
-export type ApplierCommand = { op: "open"; dbPath: string; cacheMb: number; applied: SharedArrayBuffer } | { op: "wake" } | { op: "stop" };
+export type ApplierCommand = { op: "open"; dbPath: string; cacheMb: number; applied: SharedArrayBuffer; gate?: SharedArrayBuffer } | { op: "wake" } | { op: "stop" };
 export type ApplierReport =
   | { op: "ready"; seq: number }
   | { op: "batch"; result: BatchResult; emitted: boolean; ms: number }
@@ -26,6 +27,8 @@ let applier: IntakeApplier | undefined;
 let outbox: EventOutbox | undefined;
 /** [0] the high-water mark (the main thread's synchronous barrier reads it); [1] 1 while the main thread's group commit wants the write lock. */
 let shared: BigInt64Array | undefined;
+/** The write gate (src/db/write-gate.ts): [0] is 1 while the checkpoint thread wants writers to hold off. */
+let gate: Int32Array | undefined;
 let busy = false;
 let again = false;
 let stopping = false;
@@ -39,6 +42,17 @@ function takeTurn(): void {
     Atomics.store(shared!, SLOT_APPLIER_HOLDS, 1n);
     if (!mainWantsLock()) return;
     endTurn();
+  }
+}
+
+/** While the checkpoint thread has the write gate closed, no batch starts (at most GATE_MAX_WAIT_MS). */
+function waitForGate(): void {
+  if (!gate || Atomics.load(gate, 0) === 0) return;
+  const end = performance.now() + GATE_MAX_WAIT_MS;
+  while (Atomics.load(gate, 0) === 1) {
+    const left = end - performance.now();
+    if (left <= 0) return;
+    Atomics.wait(gate, 0, 1, Math.min(left, 50));
   }
 }
 
@@ -65,6 +79,7 @@ function drain(): void {
         const t0 = performance.now();
         outbox!.needsFanout = false;
         // The main thread's transactions go first (it blocks while it waits; see holdApplierOff).
+        waitForGate();
         takeTurn();
         let result: BatchResult;
         try {
@@ -90,6 +105,7 @@ self.onmessage = (event: MessageEvent<ApplierCommand>) => {
   const cmd = event.data;
   if (cmd.op === "open") {
     shared = new BigInt64Array(cmd.applied);
+    gate = cmd.gate ? new Int32Array(cmd.gate) : undefined;
     // The server's page cache size: a batch touches the contacts' and messages' indexes all over.
     const sqlite = (connection = openSqlite(cmd.dbPath, { create: false, cacheMb: cmd.cacheMb }));
     // The intake row is the durable copy: these commits need no fsync of their own (a later

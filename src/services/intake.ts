@@ -93,6 +93,9 @@ export class SubmissionIntake {
     this.inlineApplier = dbPath === ":memory:" || dbPath === "" ? applier : undefined;
   }
 
+  /** The checkpoint thread's write gate (src/db/write-gate.ts): the applier holds its batches while it is closed. */
+  writeGate: SharedArrayBuffer | undefined;
+
   /** Set when there is no applier Worker (an in-memory database). */
   readonly inlineApplier: IntakeApplier | undefined;
 
@@ -343,10 +346,10 @@ export class SubmissionIntake {
       worker.terminate();
       if (this.worker === worker && !this.stopping) {
         this.spawn();
-        this.worker!.postMessage({ op: "open", dbPath: this.dbPath, cacheMb: this.cacheMb, applied: this.shared.buffer as SharedArrayBuffer } satisfies ApplierCommand);
+        this.worker!.postMessage({ op: "open", dbPath: this.dbPath, cacheMb: this.cacheMb, gate: this.writeGate, applied: this.shared.buffer as SharedArrayBuffer } satisfies ApplierCommand);
       }
     };
-    worker.postMessage({ op: "open", dbPath: this.dbPath, cacheMb: this.cacheMb, applied: this.shared.buffer as SharedArrayBuffer } satisfies ApplierCommand);
+    worker.postMessage({ op: "open", dbPath: this.dbPath, cacheMb: this.cacheMb, gate: this.writeGate, applied: this.shared.buffer as SharedArrayBuffer } satisfies ApplierCommand);
   }
 
   private stopping = false;
