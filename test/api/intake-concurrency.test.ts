@@ -55,3 +55,34 @@ describe("webhooks and API writes at once", () => {
     expect(row.n).toBe(600);
   }, 120_000);
 });
+
+describe("the checkpoint thread's write gate", () => {
+  test("while it is closed the applier starts no batch; once open it applies what waits", async () => {
+    const form = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody({ settings: { timezone: "UTC", duplicateWindowMinutes: 0 } }) }), 201)).data.form;
+    const { intake, writeGate, writer } = s.running.deps;
+    expect(intake.barrier()).toBeNull();
+    // The gate closes right after the webhook's commit, before the applier is woken (the group
+    // commit itself holds its flushes while the gate is closed).
+    const closeAfterCommit = (wanted: boolean) => {
+      if (!wanted) Atomics.store(new Int32Array(writeGate.shared), 0, 1);
+    };
+    writer.lockListeners.push(closeAfterCommit);
+    try {
+      const res = await fetch(`${s.base}/forms/${form.id}/webhook`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ phoneNumber: "+14155557001", firstName: "Gate" }),
+      });
+      expect(res.status).toBe(200);
+      writer.lockListeners.splice(writer.lockListeners.indexOf(closeAfterCommit), 1);
+      await Bun.sleep(300);
+      expect(intake.lag()).toBe(1);
+      expect(intake.barrier()).not.toBeNull();
+    } finally {
+      if (writer.lockListeners.includes(closeAfterCommit)) writer.lockListeners.splice(writer.lockListeners.indexOf(closeAfterCommit), 1);
+      writeGate.opened();
+    }
+    await intake.barrier();
+    expect(intake.lag()).toBe(0);
+  }, 30_000);
+});
