@@ -61,6 +61,8 @@ export class RollupStore {
   private readonly daySum: Statement<Row, [string, string, string, string]>;
   private readonly dayReasons: Statement<Row, [string, string, string, string]>;
   private readonly formTotal: Statement<{ n: number | null }, [string, string]>;
+  private readonly termSums: Statement<Row & { i: number }, [string, string, string]>;
+  private readonly termReasons: Statement<Row & { i: number }, [string, string, string]>;
   private readonly residueAll: Statement<MessageRow, [string, string, string]>;
   private readonly residueForm: Statement<MessageRow, [string, string, string, string]>;
 
@@ -72,6 +74,14 @@ export class RollupStore {
     this.formTotal = sqlite.prepare(
       `SELECT SUM(queued + sent + failed + cancelled) AS n FROM message_rollups WHERE account_id = ?1 AND form_id = ?2 AND level = 0 AND reason = ''`,
     );
+    // Prefix terms, summed per prefix i inside SQLite: one primary-key range per term. The terms
+    // come as one JSON parameter (a prepared statement, whatever their number: compiling a
+    // literal VALUES list of a year's ~1,100 terms per call cost more than running it), read
+    // once into a materialized list that drives the join (CROSS JOIN keeps it outside).
+    const head = `WITH j(i, sign, level, lo, hi) AS MATERIALIZED (SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?3))`;
+    const from = `FROM j CROSS JOIN message_rollups r ON r.account_id = ?1 AND r.form_id = ?2 AND r.level = j.level AND r.bucket >= j.lo AND r.bucket < j.hi`;
+    this.termSums = sqlite.prepare(`${head} SELECT j.i AS i, '' AS bucket, '' AS reason, ${VALUE_SUMS("j.sign * ")} ${from} AND r.reason = '' GROUP BY 1`);
+    this.termReasons = sqlite.prepare(`${head} SELECT j.i AS i, '' AS bucket, r.reason AS reason, ${VALUE_SUMS("j.sign * ")} ${from} AND r.reason <> '' GROUP BY 1, 3`);
     const residueCols = "account_id, form_id, status, priority_rank, created_at, sent_at, failure_reason";
     this.residueAll = sqlite.prepare(`SELECT ${residueCols} FROM messages WHERE account_id = ?1 AND created_at >= ?2 AND created_at < ?3`);
     this.residueForm = sqlite.prepare(
@@ -92,24 +102,15 @@ export class RollupStore {
   intervals(accountId: string, formKey: string, b: number[], opts: { reasons?: boolean } = {}): IntervalSums[] {
     const prefixes = b.map(prefixOf);
     const reasons = opts.reasons === true && b.length === 2;
-    const terms: string[] = [];
+    const terms: Array<[i: number, sign: number, level: number, from: string, to: string]> = [];
     prefixes.forEach((p, i) => {
-      // Buckets are made by prefixOf from instants ("2026-03-08T02"): no outside text in the SQL.
-      for (const t of p.terms) terms.push(`(${i}, ${t.sign}, ${t.level}, '${t.from}', '${t.to}')`);
+      for (const t of p.terms) terms.push([i, t.sign, t.level, t.from, t.to]);
     });
     const prefixSums = prefixes.map(() => empty());
     if (terms.length > 0) {
-      // Summed per prefix i inside SQLite, one primary-key range per term (CROSS JOIN keeps the
-      // term list outside). A literal VALUES list: json_each re-reads its text per row here.
-      const from = `FROM j CROSS JOIN message_rollups r ON r.account_id = ?1 AND r.form_id = ?2 AND r.level = j.level
-        AND r.bucket >= j.lo AND r.bucket < j.hi`;
-      const head = `WITH j(i, sign, level, lo, hi) AS (VALUES ${terms.join(", ")})`;
-      const sums = `${head} SELECT j.i AS i, '' AS bucket, '' AS reason, ${VALUE_SUMS("j.sign * ")} ${from} AND r.reason = '' GROUP BY 1`;
-      for (const r of this.once(sums, accountId, formKey)) addRow(prefixSums[r.i], r, 1);
-      if (reasons) {
-        const byReason = `${head} SELECT j.i AS i, '' AS bucket, r.reason AS reason, ${VALUE_SUMS("j.sign * ")} ${from} AND r.reason <> '' GROUP BY 1, 3`;
-        for (const r of this.once(byReason, accountId, formKey)) addRow(prefixSums[r.i], r, 1);
-      }
+      const json = JSON.stringify(terms);
+      for (const r of this.termSums.all(accountId, formKey, json)) addRow(prefixSums[r.i], r, 1);
+      if (reasons) for (const r of this.termReasons.all(accountId, formKey, json)) addRow(prefixSums[r.i], r, 1);
     }
     prefixes.forEach((p, i) => {
       if (p.residue) this.addResidue(prefixSums[i], accountId, formKey, p.residue, reasons);
@@ -137,16 +138,6 @@ export class RollupStore {
       out.push(s);
     }
     return out;
-  }
-
-  /** Runs a statement made for one call (not kept in the connection's statement cache). */
-  private once(sql: string, accountId: string, formKey: string): Array<Row & { i: number }> {
-    const st = this.sqlite.prepare(sql);
-    try {
-      return st.all(accountId, formKey) as Array<Row & { i: number }>;
-    } finally {
-      st.finalize();
-    }
   }
 
   /** Messages in [lo, hi) counted one by one (an instant off the quarter hour: never in practice). */
