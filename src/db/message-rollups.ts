@@ -48,6 +48,13 @@ function addRow(into: IntervalSums, r: Row, sign: number): void {
   }
 }
 
+/** The sums of consecutive intervals: those of the interval they make up (values only). */
+export function sumIntervals(parts: IntervalSums[]): IntervalSums {
+  const s = empty();
+  for (const p of parts) for (let i = 0; i < 6; i++) s.values[i] += p.values[i];
+  return s;
+}
+
 function addSums(into: IntervalSums, s: IntervalSums, sign: number): void {
   for (let i = 0; i < 6; i++) into.values[i] += sign * s.values[i];
   for (const [k, n] of s.reasons) into.reasons.set(k, (into.reasons.get(k) ?? 0) + sign * n);
@@ -138,6 +145,26 @@ export class RollupStore {
       out.push(s);
     }
     return out;
+  }
+
+  /** The failed messages per reason in [from, to) (a period's failureReasons). */
+  failureReasons(accountId: string, formKey: string, from: number, to: number): Map<string, number> {
+    const prefixes = [prefixOf(from), prefixOf(to)];
+    const terms: Array<[i: number, sign: number, level: number, from: string, to: string]> = [];
+    prefixes.forEach((p, i) => {
+      for (const t of p.terms) terms.push([i, t.sign, t.level, t.from, t.to]);
+    });
+    const s = empty();
+    // [from, to) = whole days + prefix(to) − prefix(from), as in intervals.
+    if (terms.length > 0) for (const r of this.termReasons.all(accountId, formKey, JSON.stringify(terms))) addRow(s, r, r.i === 1 ? 1 : -1);
+    prefixes.forEach((p, i) => {
+      if (!p.residue) return;
+      const residue = empty();
+      this.addResidue(residue, accountId, formKey, p.residue, true);
+      addSums(s, residue, i === 1 ? 1 : -1);
+    });
+    for (const r of this.dayReasons.all(accountId, formKey, prefixes[0].day, prefixes[1].day)) addRow(s, r, 1);
+    return s.reasons;
   }
 
   /** Messages in [lo, hi) counted one by one (an instant off the quarter hour: never in practice). */
