@@ -110,8 +110,15 @@ export class RollupStore {
     const prefixes = b.map(prefixOf);
     const reasons = opts.reasons === true && b.length === 2;
     const terms: Array<[i: number, sign: number, level: number, from: string, to: string]> = [];
+    // Daily figures read every day row of the range anyway: a prefix's whole-day term (an
+    // afternoon boundary is its day minus the hours after) comes from those rows, not a seek.
+    const daily = b.length > 2;
+    const dayTerms: Array<[i: number, sign: number, day: string]> = [];
     prefixes.forEach((p, i) => {
-      for (const t of p.terms) terms.push([i, t.sign, t.level, t.from, t.to]);
+      for (const t of p.terms) {
+        if (daily && t.level === LEVEL_DAY) dayTerms.push([i, t.sign, p.day]);
+        else terms.push([i, t.sign, t.level, t.from, t.to]);
+      }
     });
     const prefixSums = prefixes.map(() => empty());
     if (terms.length > 0) {
@@ -133,8 +140,16 @@ export class RollupStore {
       addSums(s, prefixSums[0], -1);
       return [s];
     }
-    // Day rows come in bucket order; an interval takes those of its whole UTC days.
-    const dayRows = this.dayRows.all(accountId, formKey, first, last);
+    // Day rows come in bucket order; an interval takes those of its whole UTC days. The last
+    // boundary's own day is read too, for its whole-day term.
+    const dayRows = this.dayRows.all(accountId, formKey, first, `${last}~`);
+    if (dayTerms.length > 0) {
+      const byDay = new Map(dayRows.map((r) => [r.bucket, r]));
+      for (const [i, sign, day] of dayTerms) {
+        const r = byDay.get(day);
+        if (r) addRow(prefixSums[i], r, sign);
+      }
+    }
     let k = 0;
     for (let i = 0; i + 1 < b.length; i++) {
       const s = empty();
