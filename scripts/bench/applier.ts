@@ -99,14 +99,12 @@ try {
       c.exec("PRAGMA synchronous = NORMAL");
       const applier = new IntakeApplier(c);
       setup(c, applier);
-      const sums = process.env.F15_INSTR ? (await import(process.env.F15_INSTR)).instrument(applier, c) : null;
       const a0 = performance.now();
       while (applier.applyBatch(batch).applied > 0);
       const ms = performance.now() - a0;
       const messages = (c.query("SELECT count(*) AS n FROM messages").get() as { n: number }).n;
       if (messages === 0) throw new Error("nothing applied");
       results.get(name)!.push((ms * 1000) / pending);
-      if (sums) for (const [key, v] of Object.entries(sums) as any) console.log(`    ${name.slice(0, 10)} ${key.padEnd(24)} ${((v.ms * 1000) / pending).toFixed(1).padStart(8)} µs/row`);
       c.close();
       rmSync(copy, { force: true });
       rmSync(copy + "-wal", { force: true });
