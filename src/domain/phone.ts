@@ -5,6 +5,7 @@
  * a number must be valid and able to receive text messages.
  */
 import { parsePhoneNumberFromString, type NumberType } from "libphonenumber-js/max";
+import { parseE164, type E164Parse } from "./phone-e164";
 
 /** Numbers without a country code are read as numbers of this country (spec: "US +1 is added"). */
 export const DEFAULT_PHONE_COUNTRY = "US" as const;
@@ -97,20 +98,15 @@ export function normalizePhone(input: unknown, opts: NormalizePhoneOptions = {})
     return fail(`${L} must be in national format, without + or a country prefix`, "national format");
   }
 
-  let parsed;
-  try {
-    parsed = parsePhoneNumberFromString(text, DEFAULT_PHONE_COUNTRY);
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || !parsed.isValid()) return fail(`${L} is not a valid phone number`);
+  const parsed = parsePhone(text);
+  if (!parsed || !parsed.valid) return fail(`${L} is not a valid phone number`);
 
   if (opts.format === "national" && parsed.countryCallingCode !== "1") {
     // e.g. "011 44 …": the US international dialling prefix is not the national format.
     return fail(`${L} must be in national format, without + or a country prefix`, "national format");
   }
 
-  const type = parsed.getType();
+  const type = parsed.type;
   if (!TEXTABLE_TYPES.has(type)) {
     const what = (type && TYPE_WORDS[type]) ?? "not a mobile number";
     return fail(`${L} is ${what} and cannot receive text messages`);
@@ -130,6 +126,22 @@ export function normalizePhone(input: unknown, opts: NormalizePhoneOptions = {})
   return country ? { ok: true, e164: parsed.number, country } : { ok: true, e164: parsed.number };
 }
 
+/**
+ * libphonenumber-js's reading of `text` (default country US): E.164 text through the fast path
+ * (src/domain/phone-e164.ts, same answers), anything else — or what that path leaves — through
+ * the library.
+ */
+export function parsePhone(text: string): E164Parse | undefined {
+  const fast = parseE164(text);
+  if (fast !== undefined) return fast;
+  let p;
+  try {
+    p = parsePhoneNumberFromString(text, DEFAULT_PHONE_COUNTRY);
+  } catch {
+    return undefined;
+  }
+  return p ? { number: p.number, country: p.country, countryCallingCode: p.countryCallingCode, valid: p.isValid(), type: p.getType() } : undefined;
+}
 /** Digits only, for searching by phone ("(415) 555-2671" → "4155552671"). */
 export function phoneDigits(s: string): string {
   return s.replace(/\D+/g, "");

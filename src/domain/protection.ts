@@ -5,7 +5,8 @@
  * A form that sets none of them behaves as in v1, except the honeypot and the links rule, which
  * only ever refuse abuse and are on by default.
  */
-import { parsePhoneNumberFromString, isSupportedCountry } from "libphonenumber-js/max";
+import { isSupportedCountry } from "libphonenumber-js/max";
+import { parsePhone } from "./phone";
 import type { FieldDef, FieldError, SubmissionValue } from "./submission";
 import { isValidQuietHours, type QuietHours } from "./quiet-hours";
 
@@ -352,7 +353,8 @@ const REFUSED_TYPES_WHEN_RESTRICTED = new Set(["VOIP", "PERSONAL_NUMBER", "TOLL_
 
 /** allowedCountries: null when the E.164 number may receive texts from this form, else the error. */
 export function checkCountry(e164: string, allowed: readonly string[]): FieldError | null {
-  const parsed = parsePhoneNumberFromString(e164);
+  // Always E.164 here (normalizePhone's output): the fast path answers it.
+  const parsed = parsePhone(e164);
   const country = parsed?.country;
   const list = allowed.join(", ");
   if (!parsed || !country || !allowed.includes(country)) {
@@ -363,7 +365,7 @@ export function checkCountry(e164: string, allowed: readonly string[]): FieldErr
       provided: e164,
     };
   }
-  const type = parsed.getType();
+  const type = parsed.type;
   if (type && REFUSED_TYPES_WHEN_RESTRICTED.has(type)) {
     return {
       field: "phoneNumber",
