@@ -35,7 +35,24 @@ function fallbackOf(raw: string | undefined): string | undefined | null {
   return text;
 }
 
-function scan(template: string): Piece[] {
+/**
+ * Scanned templates, by text: a form's template is rendered on every submission, and scanning it
+ * again each time cost more than filling it in. Pieces are never changed once made.
+ */
+const SCANNED = new Map<string, readonly Piece[]>();
+const MAX_SCANNED = 1_000;
+
+function scan(template: string): readonly Piece[] {
+  let pieces = SCANNED.get(template);
+  if (pieces === undefined) {
+    pieces = scanOnce(template);
+    if (SCANNED.size >= MAX_SCANNED) SCANNED.clear();
+    SCANNED.set(template, pieces);
+  }
+  return pieces;
+}
+
+function scanOnce(template: string): Piece[] {
   const pieces: Piece[] = [];
   let literalStart = 0;
   let from = 0;
