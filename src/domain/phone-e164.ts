@@ -131,18 +131,24 @@ function numberType(nn: string, plan: Plan): NumberType {
   return undefined;
 }
 
-/** getCountryByCallingCode: the one country, or the first whose leading digits / types claim it. */
-function countryOf(callingCode: string, nn: string): CountryCode | undefined {
+/**
+ * getCountryByCallingCode: the one country, or the first whose leading digits / types claim it.
+ * When a type claimed it, that type comes along (the number's type in that country's plan).
+ */
+function countryOf(callingCode: string, nn: string): { country: CountryCode | undefined; type?: NumberType } {
   const countries: CountryCode[] | undefined = metadata.getCountryCodesForCallingCode(callingCode);
-  if (!countries) return undefined;
-  if (countries.length === 1) return countries[0];
+  if (!countries) return { country: undefined };
+  if (countries.length === 1) return { country: countries[0] };
   for (const c of countries) {
     const plan = planOfCountry(c);
     if (plan.leadingDigits !== null) {
-      if (nn && plan.leadingDigits.test(nn)) return c;
-    } else if (numberType(nn, plan) !== undefined) return c;
+      if (nn && plan.leadingDigits.test(nn)) return { country: c };
+    } else {
+      const type = numberType(nn, plan);
+      if (type !== undefined) return { country: c, type };
+    }
   }
-  return undefined;
+  return { country: undefined };
 }
 
 /**
@@ -166,9 +172,9 @@ export function parseE164(text: string): E164Parse | undefined {
   // A national prefix (or carrier code) the library might strip: its way.
   if (main.prefixForParsing !== null && main.prefixForParsing.test(nn)) return undefined;
   if (nn.length < MIN_LENGTH_FOR_NSN || nn.length > MAX_LENGTH_FOR_NSN) return undefined;
-  const country = countryOf(callingCode, nn);
+  const { country, type: claimed } = countryOf(callingCode, nn);
   const plan = country !== undefined ? planOfCountry(country) : main;
-  const type = numberType(nn, plan);
+  const type = claimed !== undefined ? claimed : numberType(nn, plan);
   const valid = plan.hasTypes ? type !== undefined : plan.nationalNumber.test(nn);
   return { number: "+" + callingCode + nn, country, countryCallingCode: callingCode, valid, type };
 }

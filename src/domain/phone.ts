@@ -60,6 +60,9 @@ export type NormalizePhoneResult =
 
 const REQUIREMENT = "valid mobile phone number";
 
+/** `+` and 1 to MAX_PHONE_INPUT_LENGTH - 1 digits, nothing around them. */
+const COMPACT_E164 = /^\+[0-9]{1,39}$/;
+
 /** Characters a written phone number may contain (no letters: vanity numbers and "ext." refused). */
 const ALLOWED_CHARS = /^[0-9+()\-.\/\s]*$/;
 
@@ -70,25 +73,28 @@ function fail(message: string, requirement = REQUIREMENT): { ok: false; message:
 export function normalizePhone(input: unknown, opts: NormalizePhoneOptions = {}): NormalizePhoneResult {
   const L = opts.label ?? "phone number";
   if (typeof input !== "string") return fail(`${L} must be a string`);
-  const raw = input.trim().replace(/\s+/g, " ");
-  if (raw === "") return fail(`${L} is required`, "required");
-  if (raw.length > MAX_PHONE_INPUT_LENGTH) {
-    return fail(`${L} must be at most ${MAX_PHONE_INPUT_LENGTH} characters`);
-  }
-  if (!ALLOWED_CHARS.test(raw)) {
-    return fail(`${L} may contain only digits, spaces and + ( ) - . /`);
-  }
-  const digits = phoneDigits(raw);
-  if (digits.length === 0) return fail(`${L} must contain digits`);
-  if (raw.indexOf("+") > 0 || raw.indexOf("+") !== raw.lastIndexOf("+")) {
-    return fail(`${L}: '+' may only appear once, at the start`);
+  // Already `+digits` (what API clients send): no clean-up to do and no shape check can fail.
+  const compact = COMPACT_E164.test(input);
+  const raw = compact ? input : input.trim().replace(/\s+/g, " ");
+  if (!compact) {
+    if (raw === "") return fail(`${L} is required`, "required");
+    if (raw.length > MAX_PHONE_INPUT_LENGTH) {
+      return fail(`${L} must be at most ${MAX_PHONE_INPUT_LENGTH} characters`);
+    }
+    if (!ALLOWED_CHARS.test(raw)) {
+      return fail(`${L} may contain only digits, spaces and + ( ) - . /`);
+    }
+    if (phoneDigits(raw).length === 0) return fail(`${L} must contain digits`);
+    if (raw.indexOf("+") > 0 || raw.indexOf("+") !== raw.lastIndexOf("+")) {
+      return fail(`${L}: '+' may only appear once, at the start`);
+    }
   }
 
   // "00" is the international prefix in most of the world; no valid US national number starts
   // with 0, so reading it as "+" cannot misread a US number.
   const hasPlus = raw.startsWith("+");
   const hasZeroZero = !hasPlus && raw.startsWith("00");
-  const text = hasZeroZero ? "+" + digits.slice(2) : raw;
+  const text = hasZeroZero ? "+" + phoneDigits(raw).slice(2) : raw;
   const explicitCountry = hasPlus || hasZeroZero;
 
   if (opts.format === "international" && !explicitCountry) {

@@ -324,8 +324,12 @@ export function checkInsertedValues(
       if (def?.type === "email" || def?.type === "phone") continue;
       const declaredMax = def?.validation?.maxLength;
       const cap = typeof declaredMax === "number" && declaredMax > MAX_INSERTED_VALUE_LENGTH ? declaredMax : MAX_INSERTED_VALUE_LENGTH;
-      let length = 0;
-      for (const _ of value) length++;
+      // Code points: never more than UTF-16 units, so only a long value needs counting.
+      let length = value.length;
+      if (length > cap) {
+        length = 0;
+        for (const _ of value) length++;
+      }
       if (length > cap) {
         errors.push({
           field: name,

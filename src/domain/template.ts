@@ -39,17 +39,21 @@ function fallbackOf(raw: string | undefined): string | undefined | null {
  * Scanned templates, by text: a form's template is rendered on every submission, and scanning it
  * again each time cost more than filling it in. Pieces are never changed once made.
  */
-const SCANNED = new Map<string, readonly Piece[]>();
+const SCANNED = new Map<string, { pieces: readonly Piece[]; names: readonly string[] }>();
 const MAX_SCANNED = 1_000;
 
-function scan(template: string): readonly Piece[] {
-  let pieces = SCANNED.get(template);
-  if (pieces === undefined) {
-    pieces = scanOnce(template);
+/** The template's pieces and its distinct placeholder names in order of first appearance. */
+function scanned(template: string): { pieces: readonly Piece[]; names: readonly string[] } {
+  let s = SCANNED.get(template);
+  if (s === undefined) {
+    const pieces = scanOnce(template);
+    const names = new Set<string>();
+    for (const piece of pieces) if (piece.name !== undefined) names.add(piece.name);
+    s = { pieces, names: [...names] };
     if (SCANNED.size >= MAX_SCANNED) SCANNED.clear();
-    SCANNED.set(template, pieces);
+    SCANNED.set(template, s);
   }
-  return pieces;
+  return s;
 }
 
 function scanOnce(template: string): Piece[] {
@@ -80,19 +84,18 @@ export interface RenderedTemplate {
 }
 
 export function renderTemplate(template: string, vars: Record<string, string>): RenderedTemplate {
-  const out: string[] = [];
-  const used = new Set<string>();
-  for (const piece of scan(template)) {
-    out.push(piece.literal);
+  const { pieces, names } = scanned(template);
+  let content = "";
+  for (const piece of pieces) {
+    content += piece.literal;
     if (piece.name !== undefined) {
-      used.add(piece.name);
       // Own properties only: "{{constructor}}" must not print Object's prototype.
       const value = Object.prototype.hasOwnProperty.call(vars, piece.name) ? vars[piece.name] : undefined;
       const text = value === undefined || value === null ? "" : String(value);
-      out.push(piece.fallback !== undefined && text.trim() === "" ? piece.fallback : text);
+      content += piece.fallback !== undefined && text.trim() === "" ? piece.fallback : text;
     }
   }
-  return { content: out.join(""), variablesUsed: [...used] };
+  return { content, variablesUsed: names.slice() };
 }
 
 /**
@@ -115,9 +118,7 @@ export function fallbackProblems(template: string): string[] {
 
 /** Distinct placeholder names in order of first appearance. */
 export function templateVariables(template: string): string[] {
-  const used = new Set<string>();
-  for (const piece of scan(template)) if (piece.name !== undefined) used.add(piece.name);
-  return [...used];
+  return scanned(template).names.slice();
 }
 
 /** Names that every template may use without the form declaring them. */
