@@ -146,7 +146,10 @@ export function parsePhone(text: string): E164Parse | undefined {
   } catch {
     return undefined;
   }
-  return p ? { number: p.number, country: p.country, countryCallingCode: p.countryCallingCode, valid: p.isValid(), type: p.getType() } : undefined;
+  if (!p) return undefined;
+  // The type only of a valid number, as before (nothing reads it otherwise).
+  const valid = p.isValid();
+  return { number: p.number, country: p.country, countryCallingCode: p.countryCallingCode, valid, type: valid ? p.getType() : undefined };
 }
 /** Digits only, for searching by phone ("(415) 555-2671" → "4155552671"). */
 export function phoneDigits(s: string): string {
