@@ -4,10 +4,9 @@
  * Why not the API's path (get the Contact, then UPDATE every column): an import row is looked up
  * by phone anyway, so one read by (account_id, phone_number) returns the stored columns the update
  * needs — no second read by id, no join to forms for a formName nobody uses. The UPDATE then sets
- * only the columns whose value changes (and updated_at): SQLite rewrites the entries of every
- * index on a column named in SET, even when the value stays the same, so re-importing an
- * unchanged file rewrote seven index entries per row where one (updated_at) changes. The row
- * written is the same either way.
+ * only the columns whose value changes (and updated_at): SQLite does the work of every index on a
+ * column named in SET, even when the value stays the same — measured 30 against 15 µs of CPU per
+ * row for an unchanged contact. The row written is the same either way.
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 

@@ -69,6 +69,14 @@ export type PatchResult = { ok: true; patch: ContactPatch } | { ok: false; error
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
+/**
+ * Whether `s` holds more than `max` characters (code points, so an emoji counts once). A string
+ * of at most `max` UTF-16 units cannot hold more code points: only longer ones are counted.
+ */
+export function longerThan(s: string, max: number): boolean {
+  return s.length > max && [...s].length > max;
+}
+
 function cut(v: unknown): unknown {
   return typeof v === "string" && v.length > 100 ? v.slice(0, 100) : v;
 }
@@ -88,7 +96,7 @@ function optionalText(
     return;
   }
   const s = v.trim();
-  if ([...s].length > max) {
+  if (longerThan(s, max)) {
     errors.push({ field: key, message: `${key} must be at most ${max} characters`, requirement: `at most ${max} characters`, provided: cut(s) });
     return;
   }
@@ -114,7 +122,7 @@ export function validateTags(v: unknown, errors: FieldError[], field = "tags"): 
       return;
     }
     const s = t.trim();
-    if ([...s].length > MAX_TAG_LENGTH) {
+    if (longerThan(s, MAX_TAG_LENGTH)) {
       errors.push({ field: f, message: `${f} must be at most ${MAX_TAG_LENGTH} characters`, requirement: `at most ${MAX_TAG_LENGTH} characters`, provided: cut(s) });
     } else if (/[,;]/.test(s) || CONTROL.test(s)) {
       errors.push({ field: f, message: `${f} may not contain commas, semicolons or control characters`, requirement: "no , or ; in a tag", provided: s });
@@ -146,7 +154,7 @@ function validateCustomFields(v: unknown, errors: FieldError[]): Record<string, 
     } else if (val === null) out[k] = null;
     else if (typeof val !== "string") {
       errors.push({ field: f, message: `${f} must be a string (or null to delete it)`, requirement: "string or null", provided: cut(val) });
-    } else if ([...val].length > MAX_CUSTOM_VALUE_LENGTH) {
+    } else if (longerThan(val, MAX_CUSTOM_VALUE_LENGTH)) {
       errors.push({ field: f, message: `${f} must be at most ${MAX_CUSTOM_VALUE_LENGTH} characters`, requirement: `at most ${MAX_CUSTOM_VALUE_LENGTH} characters`, provided: cut(val) });
     } else out[k] = val;
   }
