@@ -16,6 +16,7 @@ import { SCHEMA_VERSION } from "./db/migrate";
 import type { RouteInfo } from "./http/openapi";
 import { WebhookLimiter } from "./limits/api-limiter";
 import { GroupCommitWriter } from "./db/group-commit";
+import { WriteGate } from "./db/write-gate";
 import { MonthlyQuota } from "./services/quota";
 import { SubmissionService, IDEMPOTENCY_SWEEP_MS } from "./services/submissions";
 import { queueSync } from "./services/queue-sync";
@@ -69,6 +70,8 @@ export interface AppDeps {
   captcha: CaptchaVerifier;
   /** Group-commit writer: batches request writes into one durable transaction. */
   writer: GroupCommitWriter;
+  /** Closed by the checkpoint thread while it needs writers to pause (src/db/write-gate.ts). */
+  writeGate: WriteGate;
   /** Monthly message quota counts per account. */
   quota: MonthlyQuota;
   submissions: SubmissionService;
@@ -110,7 +113,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const db = wrapDb(sqlite);
   const queue = new MessageQueue();
   const seq = Sequence.fromDb(sqlite);
-  const writer = new GroupCommitWriter(sqlite, logger);
+  const writeGate = new WriteGate();
+  const writer = new GroupCommitWriter(sqlite, logger, writeGate);
   const quota = new MonthlyQuota(sqlite, clock);
   const leases = new LeaseService(sqlite, clock, queue, config);
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases);
@@ -119,7 +123,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const events = new EventOutbox(sqlite);
   registerOutbox(sqlite, events);
   const accountSettings = new AccountSettingsService(sqlite, clock);
-  const contacts = new ContactService(sqlite, clock, forms, (ids) => leases.withdraw(ids));
+  const contacts = new ContactService(sqlite, clock, forms, (ids) => leases.withdraw(ids), writeGate);
   const spam = new SpamCounter(sqlite, writer);
   const accounts = new AccountService(sqlite, clock);
   const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger);
@@ -142,6 +146,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     spam,
     captcha: new CaptchaVerifier(config.captchaVerifyUrls),
     writer,
+    writeGate,
     quota,
     submissions,
     leases,

@@ -62,7 +62,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   }
   const deps = createDeps(sqlite, config, clock, logger);
   // First in the list: started before the writer takes requests, stopped after its last flush.
-  if (config.checkpoint === "background") deps.lifecycle.unshift(new Checkpointer(sqlite, config.db, logger));
+  if (config.checkpoint === "background") deps.lifecycle.unshift(new Checkpointer(sqlite, config.db, logger, { gate: deps.writeGate }));
   if (config.backupDir) {
     const everyMs = config.backupEveryMs ?? DEFAULT_BACKUP_EVERY_MS;
     deps.lifecycle.push(scheduledBackups({ dbPath: config.db, dir: config.backupDir, everyMs, keep: config.backupKeep, clock, logger }));

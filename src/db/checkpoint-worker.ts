@@ -4,9 +4,12 @@
  * request's commit. Listed as an entry point in scripts/build.ts so the compiled binary carries it.
  *
  * Every tick: PASSIVE (copies what no reader still needs; never waits, never blocks the writer).
- * When the WAL holds more than the limit: RESTART (new writers wait — at most the busy timeout
- * below — until it is copied). When it is fully copied and nothing was written since the last tick
- * (idle): asks the writer's thread to TRUNCATE it (see checkpointer.ts).
+ * When the WAL holds more than the limit: closes the write gate (src/db/write-gate.ts) and ticks
+ * every few milliseconds until PASSIVE has copied every frame, then opens it — the writer's next
+ * transaction starts the WAL over. Only when that cannot happen (a reader keeps an old snapshot,
+ * writers that cannot wait keep writing) and the WAL reaches FORCE_FACTOR × the limit: RESTART
+ * (new writers wait, at most the busy timeout below). When the WAL is fully copied and nothing was
+ * written since the last tick (idle): asks the writer's thread to TRUNCATE it (see checkpointer.ts).
  */
 import { Database } from "bun:sqlite";
 import type { CheckpointReply, CheckpointRequest, CheckpointStats } from "./checkpointer";
@@ -16,36 +19,89 @@ declare const self: Worker;
 /** How long a TRUNCATE waits for readers and the writer before it gives up until the next tick. */
 const TRUNCATE_BUSY_MS = 250;
 
+/** Tick while the gate is closed: writers are waiting for this thread. */
+const GATE_TICK_MS = 2;
+/** A closed gate opens after this even when PASSIVE could not catch up (a reader holds old frames). */
+const GATE_GIVE_UP_MS = 500;
+/** After a gate that did not restart the WAL, this long before closing it again. */
+const GATE_BACK_OFF_MS = 1_000;
+/** The WAL at this many times the limit is restarted however the writers wait (the old way). */
+const FORCE_FACTOR = 4;
+
 let sqlite: Database | undefined;
+let gate: Int32Array | undefined;
+/** When the gate was closed (ms, performance.now()), or -1 while open. */
+let closedAt = -1;
+/** No new close before this (performance.now()). */
+let quietUntil = 0;
+/** Frames copied by the last pass while the gate is closed. */
+let gateProgress = 0;
+/** The WAL's frames at the last pass while the gate is closed. */
+let gateLog = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
 let lastLog = -1;
-const stats: CheckpointStats = { passive: 0, truncate: 0, forced: 0, busy: 0, largestWalPages: 0 };
+const stats: CheckpointStats = { passive: 0, truncate: 0, gated: 0, gatedMs: 0, forced: 0, busy: 0, largestWalPages: 0 };
 
 type Row = { busy: number; log: number; checkpointed: number };
 
-function tick(limitPages: number) {
+function openGate(caughtUp: boolean) {
+  const now = performance.now();
+  stats.gatedMs += now - closedAt;
+  if (caughtUp) stats.gated++;
+  else {
+    stats.busy++;
+    quietUntil = now + GATE_BACK_OFF_MS;
+  }
+  closedAt = -1;
+  Atomics.store(gate!, 0, 0);
+  self.postMessage({ op: "open" } satisfies CheckpointReply);
+}
+
+/** One checkpoint pass; returns when the next one is due (ms). */
+function tick(limitPages: number, everyMs: number): number {
   const db = sqlite!;
   const r = db.query("PRAGMA wal_checkpoint(PASSIVE)").get() as Row;
   stats.passive++;
   if (r.log > stats.largestWalPages) stats.largestWalPages = r.log;
-  const idle = r.log > 0 && r.checkpointed === r.log && r.log === lastLog;
-  const over = r.log > limitPages;
+  const caughtUp = r.checkpointed === r.log;
+  if (closedAt >= 0) {
+    // Writers are holding off: open once every frame is in the database file and none came in
+    // since the last pass (a PASSIVE reports the WAL as it found it; a commit may land during it).
+    // No progress at all: a reader (a backup's snapshot) keeps the frames it needs; holding the
+    // writers longer would not help, so they go on and the WAL grows until that reader ends.
+    const settled = caughtUp && r.log === gateLog;
+    const stuck = !caughtUp && r.log === gateLog && r.checkpointed <= gateProgress;
+    if (settled) openGate(true);
+    else if (stuck || performance.now() - closedAt > GATE_GIVE_UP_MS) openGate(false);
+    else {
+      gateProgress = r.checkpointed;
+      gateLog = r.log;
+      return GATE_TICK_MS;
+    }
+    lastLog = r.log;
+    return everyMs;
+  }
+  const idle = r.log > 0 && caughtUp && r.log === lastLog;
   lastLog = r.log;
-  // Over the limit: RESTART here (copies the rest, then makes the writer's next commit start the
-  // WAL from the beginning — the writer itself resets it, in its own transaction, and
-  // journal_size_limit trims the file). Never TRUNCATE from this connection: that rewrites the WAL
-  // header under the writer, and a writer transaction that had read before it and writes after it
-  // fails at once with SQLITE_BUSY_SNAPSHOT. The idle TRUNCATE (file back to 0 bytes) is asked of
-  // the writer's own thread instead (checkpointer.ts), where it costs a millisecond.
-  if (over) {
+  if (r.log > limitPages * FORCE_FACTOR) {
+    // Never TRUNCATE from this connection: that rewrites the WAL header under the writer, and a
+    // writer transaction that had read before it and writes after it would fail with
+    // SQLITE_BUSY_SNAPSHOT. RESTART makes the writer's next commit start the WAL over itself.
     const t = db.query("PRAGMA wal_checkpoint(RESTART)").get() as Row;
     if (t.busy) stats.busy++;
     else stats.forced++;
     lastLog = 0;
+  } else if (r.log > limitPages && gate && performance.now() >= quietUntil) {
+    closedAt = performance.now();
+    gateProgress = r.checkpointed;
+    gateLog = r.log;
+    Atomics.store(gate, 0, 1);
+    return GATE_TICK_MS;
   } else if (idle) {
     self.postMessage({ op: "truncate" } satisfies CheckpointReply);
     lastLog = 0;
   }
+  return everyMs;
 }
 
 self.onmessage = (event: MessageEvent<CheckpointRequest>) => {
@@ -53,6 +109,7 @@ self.onmessage = (event: MessageEvent<CheckpointRequest>) => {
   if (m.op === "start") {
     try {
       sqlite = new Database(m.dbPath, { readwrite: true, create: false });
+      gate = m.gate ? new Int32Array(m.gate) : undefined;
       sqlite.exec(`PRAGMA busy_timeout = ${TRUNCATE_BUSY_MS}`);
       // Its own checkpoints only: this connection writes nothing.
       sqlite.exec("PRAGMA wal_autocheckpoint = 0");
@@ -61,13 +118,15 @@ self.onmessage = (event: MessageEvent<CheckpointRequest>) => {
       return;
     }
     const loop = () => {
+      let next = m.everyMs;
       try {
-        tick(m.limitPages);
+        next = tick(m.limitPages, m.everyMs);
       } catch (err) {
         // SQLITE_BUSY and the like: try again next tick.
         stats.busy++;
+        if (closedAt >= 0) openGate(false);
       }
-      timer = setTimeout(loop, m.everyMs);
+      timer = setTimeout(loop, next);
     };
     timer = setTimeout(loop, m.everyMs);
     self.postMessage({ op: "started" } satisfies CheckpointReply);
@@ -75,6 +134,7 @@ self.onmessage = (event: MessageEvent<CheckpointRequest>) => {
     self.postMessage({ op: "stats", stats: { ...stats } } satisfies CheckpointReply);
   } else if (m.op === "stop") {
     clearTimeout(timer);
+    if (closedAt >= 0) openGate(false);
     try {
       sqlite?.close();
     } catch {}

@@ -3,20 +3,24 @@
  * pushes the WAL past 1000 pages: that commit — and every request of its group-commit batch —
  * waits while pages are copied into the database file and it is fsynced. Here the server's writer
  * connection has `wal_autocheckpoint = 0` and a Worker with its own connection checkpoints on a
- * timer (src/db/checkpoint-worker.ts): PASSIVE while writes come in, RESTART (new writers wait for
- * it) when the WAL outgrows WAL_LIMIT_MB, so it cannot grow without bound under sustained load, and
- * when idle it asks this thread to TRUNCATE the WAL on the writer's own connection. Only while a backup's snapshot is open can the WAL pass the limit:
- * the pages that snapshot reads cannot be overwritten until it ends.
+ * timer (src/db/checkpoint-worker.ts): PASSIVE while writes come in; when the WAL outgrows
+ * WAL_LIMIT_MB it closes the write gate (src/db/write-gate.ts) so the group commit and imports
+ * hold their next transaction (asynchronously: this thread keeps answering requests) until every
+ * frame is copied, and the next transaction starts the WAL over — it cannot grow without bound
+ * under sustained load, and nothing waits inside SQLite. When idle it asks this thread to TRUNCATE
+ * the WAL on the writer's own connection. Only while a backup's snapshot is open can the WAL pass
+ * the limit: the pages that snapshot reads cannot be overwritten until it ends.
  *
  * Should the Worker fail, the writer connection goes back to SQLite's automatic checkpoints.
  */
 import type { Database } from "bun:sqlite";
 import type { Logger } from "../lib/log";
 import { BUSY_TIMEOUT_MS } from "./open";
+import type { WriteGate } from "./write-gate";
 
 /** Checkpoint tick. */
 export const CHECKPOINT_EVERY_MS = 100;
-/** Above this the checkpointer makes writers wait until the WAL is copied and restarted. */
+/** Above this the checkpointer asks writers to wait (the write gate) until the WAL is copied and restarted. */
 export const WAL_LIMIT_MB = 64;
 /** SQLite's default automatic checkpoint (pages), used inline and as the fallback. */
 const AUTOCHECKPOINT_PAGES = 1000;
@@ -25,7 +29,10 @@ const REPLY_TIMEOUT_MS = 5_000;
 export interface CheckpointStats {
   passive: number;
   truncate: number;
-  /** RESTARTs made (on the checkpoint thread) because the WAL was over the limit. */
+  /** Times the write gate closed over the limit and opened with every frame copied, and the ms it was closed in all. */
+  gated: number;
+  gatedMs: number;
+  /** RESTARTs made (on the checkpoint thread) because the WAL was far over the limit anyway. */
   forced: number;
   /** TRUNCATEs and RESTARTs that found a reader or the writer busy (tried again next tick). */
   busy: number;
@@ -33,7 +40,7 @@ export interface CheckpointStats {
 }
 
 export type CheckpointRequest =
-  | { op: "start"; dbPath: string; everyMs: number; limitPages: number }
+  | { op: "start"; dbPath: string; everyMs: number; limitPages: number; gate?: SharedArrayBuffer }
   | { op: "stats" }
   | { op: "stop" };
 export type CheckpointReply =
@@ -42,7 +49,9 @@ export type CheckpointReply =
   | { op: "stats"; stats: CheckpointStats }
   | { op: "stopped"; stats: CheckpointStats }
   /** The WAL is fully copied and idle: the writer's thread truncates it. */
-  | { op: "truncate" };
+  | { op: "truncate" }
+  /** The write gate is open again: waiting writers go on. */
+  | { op: "open" };
 
 /** Compiled binary: the worker by its path from src/ under /$bunfs/root/; from source, next to this file. */
 const WORKER_ENTRY = import.meta.url.includes("/$bunfs/") ? "./db/checkpoint-worker.ts" : new URL("./checkpoint-worker.ts", import.meta.url).href;
@@ -58,7 +67,7 @@ export class Checkpointer {
     private readonly sqlite: Database,
     private readonly dbPath: string,
     private readonly logger: Logger,
-    private readonly opts: { everyMs?: number; limitMb?: number } = {},
+    private readonly opts: { everyMs?: number; limitMb?: number; gate?: WriteGate } = {},
   ) {}
 
   async start(): Promise<void> {
@@ -73,13 +82,14 @@ export class Checkpointer {
     worker.onmessage = (event: MessageEvent<CheckpointReply>) => {
       const reply = event.data;
       if (reply.op === "truncate") return this.truncate();
+      if (reply.op === "open") return this.opts.gate?.opened();
       if (reply.op === "stats" || reply.op === "stopped") this.lastStats = this.merged(reply.stats);
       const done = this.waiting.get(reply.op === "failed" ? "started" : reply.op);
       this.waiting.delete(reply.op === "failed" ? "started" : reply.op);
       done?.(reply);
     };
     worker.onerror = (event: ErrorEvent) => this.fallBack(`checkpoint thread failed: ${event.message}`);
-    const reply = await this.ask("started", { op: "start", dbPath: this.dbPath, everyMs: this.opts.everyMs ?? CHECKPOINT_EVERY_MS, limitPages: Math.floor(limitBytes / pageSize) });
+    const reply = await this.ask("started", { op: "start", dbPath: this.dbPath, everyMs: this.opts.everyMs ?? CHECKPOINT_EVERY_MS, limitPages: Math.floor(limitBytes / pageSize), gate: this.opts.gate?.shared });
     if (reply?.op !== "started") this.fallBack(reply?.op === "failed" ? reply.message : "checkpoint thread did not start");
   }
 
@@ -126,6 +136,7 @@ export class Checkpointer {
     await this.ask("stopped", { op: "stop" });
     worker.terminate();
     this.worker = undefined;
+    this.opts.gate?.opened();
   }
 
   private ask(answer: string, msg: CheckpointRequest): Promise<CheckpointReply | undefined> {
@@ -150,6 +161,7 @@ export class Checkpointer {
     } catch {}
     this.worker?.terminate();
     this.worker = undefined;
+    this.opts.gate?.opened();
     for (const done of this.waiting.values()) done({ op: "failed", message: reason });
     this.waiting.clear();
   }

@@ -2,6 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import type { Logger } from "../lib/log";
 import { derivedCounts, type DerivedCounts } from "./derived-counts";
 import type { StageTiming } from "../lib/stage-timing";
+import type { WriteGate } from "./write-gate";
 
 /**
  * Group commit: many requests' writes in ONE transaction, so one fsync (synchronous=FULL)
@@ -17,6 +18,10 @@ import type { StageTiming } from "../lib/stage-timing";
  * A job may also change in-memory state (the queue) while it runs — the flush is synchronous, so
  * nothing else can observe that state before the COMMIT — and gives an `undo` for the rare case
  * where the COMMIT itself fails.
+ *
+ * While the checkpoint thread has the write gate closed (src/db/write-gate.ts) a flush waits for
+ * it — asynchronously, so the thread goes on reading and answering — and then runs everything
+ * that came in meanwhile in one batch.
  */
 export interface WriteJob<T> {
   run(): T;
@@ -60,7 +65,14 @@ export class GroupCommitWriter {
   /** Stage sums (--stage-timing): each job's run() and each COMMIT. */
   timing: StageTiming | null = null;
 
-  constructor(private readonly sqlite: Database, private readonly logger?: Logger) {
+  /** A flush is waiting for the write gate to open. */
+  private held = false;
+
+  constructor(
+    private readonly sqlite: Database,
+    private readonly logger?: Logger,
+    private readonly gate?: WriteGate,
+  ) {
     this.derived = derivedCounts(sqlite);
     this.begin = sqlite.prepare("BEGIN IMMEDIATE");
     this.commit = sqlite.prepare("COMMIT");
@@ -103,8 +115,19 @@ export class GroupCommitWriter {
     });
   }
 
-  /** Runs everything pending now (synchronously). */
-  flush(): void {
+  /** Runs everything pending now (synchronously), or once the write gate opens (unless `force`). */
+  flush(force = false): void {
+    if (!force && this.gate?.closed) {
+      this.scheduled = true;
+      if (!this.held) {
+        this.held = true;
+        void this.gate.wait().then(() => {
+          this.held = false;
+          this.flush();
+        });
+      }
+      return;
+    }
     this.scheduled = false;
     if (this.riders.length > 0) {
       // Riders go last: the requests' jobs keep their order and the batch's first place.
@@ -190,7 +213,7 @@ export class GroupCommitWriter {
 
   /** Flushes what is pending and refuses new jobs. */
   stop(): void {
-    this.flush();
+    this.flush(true);
     this.closed = true;
   }
 }

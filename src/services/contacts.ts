@@ -1,4 +1,5 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
+import type { WriteGate } from "../db/write-gate";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
@@ -186,6 +187,8 @@ export class ContactService {
     private readonly forms: FormService,
     /** After a commit that cancelled queued messages (an opt-out): out of the queue and leases. */
     private readonly withdraw: (ids: string[]) => void = () => {},
+    /** Import slices wait here while the checkpoint thread catches up (src/db/write-gate.ts). */
+    private readonly gate?: WriteGate,
   ) {
     const q = (s: string) => sqlite.query(s);
     this.stmts = {
@@ -537,6 +540,7 @@ export class ContactService {
         // A slice commits without waiting for the disk (synchronous=NORMAL, still atomic in WAL
         // mode); the import's last commit below waits for it and so covers every slice before it.
         // The setting goes back before anything else can run, so other writes stay FULL.
+        if (this.gate?.closed) await this.gate.wait();
         this.sqlite.exec("PRAGMA synchronous = NORMAL");
         const cancelled: string[] = [];
         try {

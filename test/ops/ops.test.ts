@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SCHEMA_VERSION } from "../../src/db/migrate";
+import { IN_MEMORY_BYTES } from "../../src/lib/file-response";
 import { VERSION } from "../../src/version";
 import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
 
@@ -15,6 +16,21 @@ beforeAll(async () => {
   standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
 });
 afterAll(() => s.stop());
+
+/** Backup copies being built or sent (the memory-backed scratch directory and the temp directory). */
+const scratchCopies = () =>
+  [tmpdir(), "/dev/shm"].filter((d) => existsSync(d)).reduce((n, d) => n + readdirSync(d).filter((f) => f.startsWith("textwire-backup-")).length, 0);
+/** Descriptors this process (the test server runs in it) still holds on a backup copy. */
+const openScratchCopies = () =>
+  readdirSync("/proc/self/fd")
+    .map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return "";
+      }
+    })
+    .filter((l) => l.includes("textwire-backup-"));
 
 describe("GET /health", () => {
   test("no key needed; status, version, schema version, uptime, database ok — and no account data", async () => {
@@ -134,7 +150,7 @@ describe("POST /v1/admin/backup", () => {
 
   test("streams a fresh, openable database file and removes its temporary copy", async () => {
     await expectStatus(await s.api("/forms", { method: "POST", json: formBody({ name: "In the backup" }) }), 201);
-    const tempsBefore = readdirSync(tmpdir()).filter((f) => f.startsWith("textwire-backup-")).length;
+    const tempsBefore = scratchCopies();
     const res = await s.api("/admin/backup", { method: "POST" });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/vnd.sqlite3");
@@ -148,7 +164,42 @@ describe("POST /v1/admin/backup", () => {
     expect((db.query("SELECT count(*) AS n FROM forms WHERE name = 'In the backup'").get() as any).n).toBe(1);
     db.close();
     await Bun.sleep(50);
-    expect(readdirSync(tmpdir()).filter((f) => f.startsWith("textwire-backup-")).length).toBe(tempsBefore);
+    expect(scratchCopies()).toBe(tempsBefore);
+    // The server closed the copy after the last byte: no descriptor keeps its memory or disk.
+    expect(openScratchCopies()).toEqual([]);
+  });
+
+  test("the copy is removed while a slow client is still downloading, and the download is whole", async () => {
+    // Over the size sent from memory: this copy is sent by the server from the file.
+    s.running.deps.sqlite.exec("CREATE TABLE IF NOT EXISTS bench_pad (x BLOB); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12) INSERT INTO bench_pad SELECT randomblob(1048576) FROM n");
+    const tempsBefore = scratchCopies();
+    const res = await s.api("/admin/backup", { method: "POST" });
+    expect(res.status).toBe(200);
+    const length = Number(res.headers.get("content-length"));
+    const reader = res.body!.getReader();
+    const chunks: Uint8Array[] = [];
+    const first = await reader.read();
+    chunks.push(first.value!);
+    // Removed from the directory while the rest is still to come (the server holds it open).
+    const end = Date.now() + 5_000;
+    while (scratchCopies() !== tempsBefore && Date.now() < end) await Bun.sleep(10);
+    expect(scratchCopies()).toBe(tempsBefore);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+    const bytes = Buffer.concat(chunks);
+    expect(bytes.length).toBe(length);
+    const file = join(s.dir, "slow.db");
+    writeFileSync(file, bytes);
+    const db = new Database(file, { readonly: true });
+    expect((db.query("PRAGMA integrity_check").get() as any).integrity_check).toBe("ok");
+    expect((db.query("SELECT count(*) AS n FROM bench_pad").get() as any).n).toBe(12);
+    expect(bytes.length).toBeGreaterThan(IN_MEMORY_BYTES);
+    db.close();
+    await Bun.sleep(50);
+    expect(openScratchCopies()).toEqual([]);
   });
 
   test("a JSON body is not required (curl -X POST with no body works)", async () => {

@@ -10,6 +10,7 @@ import { backupHealth } from "../../services/last-backup";
 import { runBackupJob } from "../../services/backup-thread";
 import { databaseBytes, memoryScratch } from "../../services/backup-scratch";
 import { buildOpenApi } from "../openapi";
+import { fileResponseThenRemove } from "../../lib/file-response";
 import { DOCS_HTML } from "../docs-page";
 import { Media } from "../models/common";
 import { tlsExpiry } from "../../tls/local-ca";
@@ -35,30 +36,6 @@ export const HealthResponse = t.Object({
     }),
   ),
 });
-
-/** A file stream that deletes the file once it has been read to the end (or the client left). */
-function streamThenDelete(path: string, dir: string): ReadableStream<Uint8Array> {
-  const reader = Bun.file(path).stream().getReader();
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) {
-          controller.close();
-          cleanup();
-        } else controller.enqueue(value);
-      } catch (err) {
-        cleanup();
-        controller.error(err);
-      }
-    },
-    cancel() {
-      void reader.cancel();
-      cleanup();
-    },
-  });
-}
 
 /** /health, /metrics, the OpenAPI document and docs page, and the admin backup download. */
 export function opsRoutes(deps: AppDeps) {
@@ -113,14 +90,14 @@ export function opsRoutes(deps: AppDeps) {
       "/v1/admin/backup",
       async () => {
         // Built in memory when it fits (no disk write competes with the webhook's commits), else
-        // in the temp directory; streamed, then deleted — so it needs no fsync.
+        // in the temp directory; sent by the server natively, then deleted — so it needs no fsync.
         const dir = mkdtempSync(join(memoryScratch(databaseBytes(deps.config.db)) ?? tmpdir(), "textwire-backup-"));
         const name = backupFileName(deps.clock());
         const file = join(dir, name);
         try {
           const { backup: result } = await runBackupJob({ op: "backup", dbPath: deps.config.db, outFile: file, now: deps.clock(), durable: false });
           deps.logger.info("backup downloaded", { bytes: result.bytes, ms: result.durationMs });
-          return new Response(streamThenDelete(file, dir), {
+          return fileResponseThenRemove(file, dir, {
             headers: {
               "Content-Type": "application/vnd.sqlite3",
               "Content-Disposition": `attachment; filename=${name}`,
