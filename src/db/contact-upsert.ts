@@ -46,7 +46,7 @@ export type UpsertValues = { [K in (typeof UPSERT_COLUMNS)[number][1]]: StoredCo
 
 export class ContactUpserts {
   private readonly byPhone;
-  /** UPDATE statements by the set of changed columns (a bit per UPSERT_COLUMNS entry). */
+  /** UPDATE statements by the set of changed columns (a bit per UPSERT_COLUMNS entry; in practice a few). */
   private readonly updates = new Map<number, ReturnType<Database["prepare"]>>();
 
   constructor(private readonly sqlite: Database) {
@@ -84,11 +84,5 @@ export class ContactUpserts {
     }
     stmt.run(...params, updatedAt, stored.id, accountId);
     return next.tags !== stored.tags;
-  }
-
-  /** Frees the statements (the import is over). */
-  close(): void {
-    for (const s of this.updates.values()) s.finalize();
-    this.updates.clear();
   }
 }
