@@ -54,7 +54,18 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     throw err;
   }
   try {
-    migrate(sqlite);
+    // An existing database being upgraded says so, step by step: a big one can take a while
+    // (a step that rebuilds derived data reads every message), and an owner should not stop it.
+    let upgrading = false;
+    migrate(sqlite, undefined, {
+      onStart: (p) => {
+        upgrading = p.from > 0;
+        if (upgrading) logger.info("upgrading the database; leave the server running until it says it is upgraded", { fromSchema: p.from, toSchema: p.to, steps: p.steps });
+      },
+      onStep: (s) => {
+        if (upgrading) logger.info(s.step === s.steps ? "database upgraded" : "database upgrade step done", { step: `${s.step} of ${s.steps}`, migration: s.tag, ms: Math.round(s.ms) });
+      },
+    });
   } catch (err) {
     sqlite.close();
     releaseLock();

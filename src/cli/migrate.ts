@@ -11,8 +11,13 @@ export function migrateCommand(parsed: ParsedArgs, io: CliIO): number {
   const path = dbPathOf(parsed, io.env, ["json"]);
   const sqlite = openSqlite(path);
   try {
-    const r = migrate(sqlite);
-    if (parsed.flags.get("json") === true) io.out(JSON.stringify({ applied: r.applied, schemaVersion: r.version }));
+    const json = parsed.flags.get("json") === true;
+    const r = migrate(sqlite, undefined, {
+      onStep: (s) => {
+        if (!json) io.out(`  ${s.step} of ${s.steps}: ${s.tag} (${(s.ms / 1000).toFixed(1)} s)`);
+      },
+    });
+    if (json) io.out(JSON.stringify({ applied: r.applied, schemaVersion: r.version }));
     else io.out(r.applied.length ? `Applied ${r.applied.length} migration(s): ${r.applied.join(", ")}. Schema version ${r.version}.` : `Up to date. Schema version ${r.version}.`);
     return 0;
   } finally {

@@ -34,7 +34,22 @@ export function schemaVersion(sqlite: Database): number {
  * transaction — so a rebuild could cascade-delete child rows. We switch foreign keys off before
  * the transaction instead, drop those lines, and run `PRAGMA foreign_key_check` before commit.
  */
-export function migrate(sqlite: Database, migrations: Migration[] = EMBEDDED_MIGRATIONS): { applied: string[]; version: number } {
+/** One pending migration applied (still inside the upgrade's transaction), for progress lines. */
+export interface MigrationStep {
+  tag: string;
+  /** 1-based position among the pending migrations, and their number. */
+  step: number;
+  steps: number;
+  ms: number;
+}
+
+export interface MigrateOptions {
+  /** Called before the first pending migration (with their number) and after each one. */
+  onStart?: (pending: { from: number; to: number; steps: number }) => void;
+  onStep?: (step: MigrationStep) => void;
+}
+
+export function migrate(sqlite: Database, migrations: Migration[] = EMBEDDED_MIGRATIONS, opts: MigrateOptions = {}): { applied: string[]; version: number } {
   const current = schemaVersion(sqlite);
   if (current > migrations.length) throw new SchemaTooNewError(current, migrations.length);
   sqlite.exec(`CREATE TABLE IF NOT EXISTS ${LEDGER} (idx INTEGER PRIMARY KEY, tag TEXT NOT NULL, hash TEXT NOT NULL, applied_at TEXT NOT NULL)`);
@@ -47,12 +62,14 @@ export function migrate(sqlite: Database, migrations: Migration[] = EMBEDDED_MIG
     if (current !== migrations.length) sqlite.exec(`PRAGMA user_version = ${migrations.length}`);
     return { applied: [], version: migrations.length };
   }
+  opts.onStart?.({ from: current, to: migrations.length, steps: pending.length });
   sqlite.exec("PRAGMA foreign_keys = OFF");
   try {
     sqlite.exec("BEGIN IMMEDIATE");
     try {
       const record = sqlite.prepare(`INSERT INTO ${LEDGER} (idx, tag, hash, applied_at) VALUES (?, ?, ?, ?)`);
-      for (const m of pending) {
+      for (const [i, m] of pending.entries()) {
+        const t0 = performance.now();
         for (const stmt of m.sql.split("--> statement-breakpoint")) {
           const body = stmt
             .split("\n")
@@ -62,6 +79,7 @@ export function migrate(sqlite: Database, migrations: Migration[] = EMBEDDED_MIG
           if (body) sqlite.exec(body);
         }
         record.run(m.idx, m.tag, createHash("sha256").update(m.sql).digest("hex"), new Date().toISOString());
+        opts.onStep?.({ tag: m.tag, step: i + 1, steps: pending.length, ms: performance.now() - t0 });
       }
       const violations = sqlite.query("PRAGMA foreign_key_check").all();
       if (violations.length > 0) {

@@ -118,6 +118,51 @@ describe("migrate", () => {
     expect(() => migrate(sqlite)).toThrow(SchemaTooNewError);
     sqlite.close();
   });
+
+  test("an upgrade reports its start and each step (what the server logs and `textwire migrate` prints); an up-to-date database reports nothing", () => {
+    const sqlite = openSqlite(dbPath());
+    const older = EMBEDDED_MIGRATIONS.slice(0, SCHEMA_VERSION - 3);
+    migrate(sqlite, older);
+    const seen: string[] = [];
+    const opts = {
+      onStart: (p: { from: number; to: number; steps: number }) => seen.push(`start ${p.from}->${p.to} (${p.steps})`),
+      onStep: (s: { tag: string; step: number; steps: number; ms: number }) => {
+        expect(s.ms).toBeGreaterThanOrEqual(0);
+        seen.push(`${s.step}/${s.steps} ${s.tag}`);
+      },
+    };
+    migrate(sqlite, EMBEDDED_MIGRATIONS, opts);
+    const last3 = EMBEDDED_MIGRATIONS.slice(-3).map((m) => m.tag);
+    expect(seen).toEqual([`start ${SCHEMA_VERSION - 3}->${SCHEMA_VERSION} (3)`, `1/3 ${last3[0]}`, `2/3 ${last3[1]}`, `3/3 ${last3[2]}`]);
+    seen.length = 0;
+    migrate(sqlite, EMBEDDED_MIGRATIONS, opts);
+    expect(seen).toEqual([]);
+    sqlite.close();
+  });
+
+  test("the server says it is upgrading an existing database, step by step; a new database is created without such lines", async () => {
+    const { startTestServer } = await import("../helpers/server");
+    const lines = (): { logger: any; out: string[] } => {
+      const out: string[] = [];
+      const log = (msg: string, fields?: Record<string, unknown>) => out.push(`${msg} ${JSON.stringify(fields ?? {})}`);
+      return { logger: { info: log, warn: log, error: log }, out };
+    };
+    const fresh = lines();
+    const a = await startTestServer({}, { logger: fresh.logger });
+    await a.stop();
+    expect(fresh.out.filter((l) => l.includes("upgrad"))).toEqual([]);
+    const path = dbPath();
+    const old = openSqlite(path);
+    migrate(old, EMBEDDED_MIGRATIONS.slice(0, SCHEMA_VERSION - 2));
+    old.close();
+    const up = lines();
+    const b = await startTestServer({ db: path }, { logger: up.logger });
+    await b.stop();
+    const said = up.out.filter((l) => l.includes("upgrad"));
+    expect(said[0]).toContain("upgrading the database; leave the server running");
+    expect(said[0]).toContain(`"toSchema":${SCHEMA_VERSION}`);
+    expect(said.slice(1).map((l) => JSON.parse(l.slice(l.indexOf("{"))).step)).toEqual(["1 of 2", "2 of 2"]);
+  });
 });
 
 describe("0004 monthly_usage", () => {

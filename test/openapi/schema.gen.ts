@@ -7693,7 +7693,7 @@ export interface operations {
                 contactId?: string;
                 /** @description ISO 8601 date or date-time (inclusive) */
                 createdAfter?: string;
-                /** @description ISO 8601 date or date-time (inclusive) */
+                /** @description ISO 8601 date or date-time (exclusive) */
                 createdBefore?: string;
                 formId?: string;
                 /** @description page size, 1-100 */

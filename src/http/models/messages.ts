@@ -18,7 +18,7 @@ export const MessageListQuery = t.Object({
   status: t.Optional(t.String({ description: "queued | sent | failed | cancelled", "x-type": MessageStatus })),
   priority: t.Optional(t.String({ description: "low | normal | high | urgent", "x-type": Priority })),
   createdAfter: t.Optional(t.String({ description: "ISO 8601 date or date-time (inclusive)" })),
-  createdBefore: t.Optional(t.String({ description: "ISO 8601 date or date-time (inclusive)" })),
+  createdBefore: t.Optional(t.String({ description: "ISO 8601 date or date-time (exclusive)" })),
   formId: t.Optional(t.String({ maxLength: 200 })),
   contactId: t.Optional(t.String({ maxLength: 200 })),
   sortBy: t.Optional(t.String({ description: "createdAt (default) | scheduledFor | sentAt | priority", "x-type": literals(["createdAt", "scheduledFor", "sentAt", "priority"]) })),
