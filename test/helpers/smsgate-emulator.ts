@@ -43,6 +43,8 @@ export class SmsGateEmulator {
   settings: any;
   /** Every event received: name, data, arrival time (performance.now()). */
   events: Array<{ event: string; data: string; at: number }> = [];
+  /** Errors of pulls started by a push or on connect (a test that awaits `pull()` gets its own). */
+  backgroundErrors: unknown[] = [];
   /** Message ids this phone was handed. */
   taken: string[] = [];
   private abort: AbortController | undefined;
@@ -127,12 +129,20 @@ export class SmsGateEmulator {
             const name = event ?? "MessageEnqueued";
             this.events.push({ event: name, data, at: performance.now() });
             this.onEvent?.(name, data);
-            if (name === "MessageEnqueued") this.pull();
+            if (name === "MessageEnqueued") this.pullInBackground();
           }
         }
       } catch {}
     })();
-    this.pull();
+    this.pullInBackground();
+  }
+
+  /**
+   * A pull the app starts by itself (on connect, on a push): like the app's worker it does not
+   * crash when the server is gone (a test that already stopped it); the error is kept, not thrown.
+   */
+  private pullInBackground(): void {
+    this.pull().catch((err) => this.backgroundErrors.push(err));
   }
 
   /** Closes the stream (the phone goes away). */
