@@ -48,6 +48,13 @@ function addRow(into: IntervalSums, r: Row, sign: number): void {
   }
 }
 
+/** The sums of consecutive intervals: those of the interval they make up (values only). */
+export function sumIntervals(parts: IntervalSums[]): IntervalSums {
+  const s = empty();
+  for (const p of parts) for (let i = 0; i < 6; i++) s.values[i] += p.values[i];
+  return s;
+}
+
 function addSums(into: IntervalSums, s: IntervalSums, sign: number): void {
   for (let i = 0; i < 6; i++) into.values[i] += sign * s.values[i];
   for (const [k, n] of s.reasons) into.reasons.set(k, (into.reasons.get(k) ?? 0) + sign * n);
@@ -61,6 +68,8 @@ export class RollupStore {
   private readonly daySum: Statement<Row, [string, string, string, string]>;
   private readonly dayReasons: Statement<Row, [string, string, string, string]>;
   private readonly formTotal: Statement<{ n: number | null }, [string, string]>;
+  private readonly termSums: Statement<Row & { i: number }, [string, string, string]>;
+  private readonly termReasons: Statement<Row & { i: number }, [string, string, string]>;
   private readonly residueAll: Statement<MessageRow, [string, string, string]>;
   private readonly residueForm: Statement<MessageRow, [string, string, string, string]>;
 
@@ -72,6 +81,14 @@ export class RollupStore {
     this.formTotal = sqlite.prepare(
       `SELECT SUM(queued + sent + failed + cancelled) AS n FROM message_rollups WHERE account_id = ?1 AND form_id = ?2 AND level = 0 AND reason = ''`,
     );
+    // Prefix terms, summed per prefix i inside SQLite: one primary-key range per term. The terms
+    // come as one JSON parameter (a prepared statement, whatever their number: compiling a
+    // literal VALUES list of a year's ~1,100 terms per call cost more than running it), read
+    // once into a materialized list that drives the join (CROSS JOIN keeps it outside).
+    const head = `WITH j(i, sign, level, lo, hi) AS MATERIALIZED (SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?3))`;
+    const from = `FROM j CROSS JOIN message_rollups r ON r.account_id = ?1 AND r.form_id = ?2 AND r.level = j.level AND r.bucket >= j.lo AND r.bucket < j.hi`;
+    this.termSums = sqlite.prepare(`${head} SELECT j.i AS i, '' AS bucket, '' AS reason, ${VALUE_SUMS("j.sign * ")} ${from} AND r.reason = '' GROUP BY 1`);
+    this.termReasons = sqlite.prepare(`${head} SELECT j.i AS i, '' AS bucket, r.reason AS reason, ${VALUE_SUMS("j.sign * ")} ${from} AND r.reason <> '' GROUP BY 1, 3`);
     const residueCols = "account_id, form_id, status, priority_rank, created_at, sent_at, failure_reason";
     this.residueAll = sqlite.prepare(`SELECT ${residueCols} FROM messages WHERE account_id = ?1 AND created_at >= ?2 AND created_at < ?3`);
     this.residueForm = sqlite.prepare(
@@ -92,24 +109,22 @@ export class RollupStore {
   intervals(accountId: string, formKey: string, b: number[], opts: { reasons?: boolean } = {}): IntervalSums[] {
     const prefixes = b.map(prefixOf);
     const reasons = opts.reasons === true && b.length === 2;
-    const terms: string[] = [];
+    const terms: Array<[i: number, sign: number, level: number, from: string, to: string]> = [];
+    // Daily figures read every day row of the range anyway: a prefix's whole-day term (an
+    // afternoon boundary is its day minus the hours after) comes from those rows, not a seek.
+    const daily = b.length > 2;
+    const dayTerms: Array<[i: number, sign: number, day: string]> = [];
     prefixes.forEach((p, i) => {
-      // Buckets are made by prefixOf from instants ("2026-03-08T02"): no outside text in the SQL.
-      for (const t of p.terms) terms.push(`(${i}, ${t.sign}, ${t.level}, '${t.from}', '${t.to}')`);
+      for (const t of p.terms) {
+        if (daily && t.level === LEVEL_DAY) dayTerms.push([i, t.sign, p.day]);
+        else terms.push([i, t.sign, t.level, t.from, t.to]);
+      }
     });
     const prefixSums = prefixes.map(() => empty());
     if (terms.length > 0) {
-      // Summed per prefix i inside SQLite, one primary-key range per term (CROSS JOIN keeps the
-      // term list outside). A literal VALUES list: json_each re-reads its text per row here.
-      const from = `FROM j CROSS JOIN message_rollups r ON r.account_id = ?1 AND r.form_id = ?2 AND r.level = j.level
-        AND r.bucket >= j.lo AND r.bucket < j.hi`;
-      const head = `WITH j(i, sign, level, lo, hi) AS (VALUES ${terms.join(", ")})`;
-      const sums = `${head} SELECT j.i AS i, '' AS bucket, '' AS reason, ${VALUE_SUMS("j.sign * ")} ${from} AND r.reason = '' GROUP BY 1`;
-      for (const r of this.once(sums, accountId, formKey)) addRow(prefixSums[r.i], r, 1);
-      if (reasons) {
-        const byReason = `${head} SELECT j.i AS i, '' AS bucket, r.reason AS reason, ${VALUE_SUMS("j.sign * ")} ${from} AND r.reason <> '' GROUP BY 1, 3`;
-        for (const r of this.once(byReason, accountId, formKey)) addRow(prefixSums[r.i], r, 1);
-      }
+      const json = JSON.stringify(terms);
+      for (const r of this.termSums.all(accountId, formKey, json)) addRow(prefixSums[r.i], r, 1);
+      if (reasons) for (const r of this.termReasons.all(accountId, formKey, json)) addRow(prefixSums[r.i], r, 1);
     }
     prefixes.forEach((p, i) => {
       if (p.residue) this.addResidue(prefixSums[i], accountId, formKey, p.residue, reasons);
@@ -125,8 +140,16 @@ export class RollupStore {
       addSums(s, prefixSums[0], -1);
       return [s];
     }
-    // Day rows come in bucket order; an interval takes those of its whole UTC days.
-    const dayRows = this.dayRows.all(accountId, formKey, first, last);
+    // Day rows come in bucket order; an interval takes those of its whole UTC days. The last
+    // boundary's own day is read too, for its whole-day term.
+    const dayRows = this.dayRows.all(accountId, formKey, first, `${last}~`);
+    if (dayTerms.length > 0) {
+      const byDay = new Map(dayRows.map((r) => [r.bucket, r]));
+      for (const [i, sign, day] of dayTerms) {
+        const r = byDay.get(day);
+        if (r) addRow(prefixSums[i], r, sign);
+      }
+    }
     let k = 0;
     for (let i = 0; i + 1 < b.length; i++) {
       const s = empty();
@@ -139,14 +162,24 @@ export class RollupStore {
     return out;
   }
 
-  /** Runs a statement made for one call (not kept in the connection's statement cache). */
-  private once(sql: string, accountId: string, formKey: string): Array<Row & { i: number }> {
-    const st = this.sqlite.prepare(sql);
-    try {
-      return st.all(accountId, formKey) as Array<Row & { i: number }>;
-    } finally {
-      st.finalize();
-    }
+  /** The failed messages per reason in [from, to) (a period's failureReasons). */
+  failureReasons(accountId: string, formKey: string, from: number, to: number): Map<string, number> {
+    const prefixes = [prefixOf(from), prefixOf(to)];
+    const terms: Array<[i: number, sign: number, level: number, from: string, to: string]> = [];
+    prefixes.forEach((p, i) => {
+      for (const t of p.terms) terms.push([i, t.sign, t.level, t.from, t.to]);
+    });
+    const s = empty();
+    // [from, to) = whole days + prefix(to) − prefix(from), as in intervals.
+    if (terms.length > 0) for (const r of this.termReasons.all(accountId, formKey, JSON.stringify(terms))) addRow(s, r, r.i === 1 ? 1 : -1);
+    prefixes.forEach((p, i) => {
+      if (!p.residue) return;
+      const residue = empty();
+      this.addResidue(residue, accountId, formKey, p.residue, true);
+      addSums(s, residue, i === 1 ? 1 : -1);
+    });
+    for (const r of this.dayReasons.all(accountId, formKey, prefixes[0].day, prefixes[1].day)) addRow(s, r, 1);
+    return s.reasons;
   }
 
   /** Messages in [lo, hi) counted one by one (an instant off the quarter hour: never in practice). */

@@ -15,6 +15,7 @@ import m12 from "../../drizzle/0013_retries_and_broadcasts.sql" with { type: "te
 import m13 from "../../drizzle/0014_dashboard_sessions.sql" with { type: "text" };
 import m14 from "../../drizzle/0015_message_rollups.sql" with { type: "text" };
 import m15 from "../../drizzle/0017_queue_boot_and_tag_indexes.sql" with { type: "text" };
+import m16 from "../../drizzle/0018_read_paths.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number; sql: string }> = [
   { idx: 0, tag: "0000_initial_schema", when: 1795322538054, sql: m0 },
@@ -33,4 +34,5 @@ export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number
   { idx: 14, tag: "0014_dashboard_sessions", when: 1795700000000, sql: m13 },
   { idx: 15, tag: "0015_message_rollups", when: 1795800000000, sql: m14 },
   { idx: 17, tag: "0017_queue_boot_and_tag_indexes", when: 1795900000000, sql: m15 },
+  { idx: 18, tag: "0018_read_paths", when: 1796000000000, sql: m16 },
 ];

@@ -6,7 +6,6 @@
  * its row an error instead of being kept.
  */
 import { Readable } from "node:stream";
-import ExcelJS from "exceljs";
 import { validationError } from "../errors";
 import { CsvRowReader } from "../domain/csv-rows";
 import type { ImportSourceRow } from "./contacts";
@@ -46,6 +45,8 @@ const asSourceRow = (r: { cells: string[]; error?: string }): ImportSourceRow =>
 
 export async function* xlsxBatches(stream: ReadableStream<Uint8Array>): AsyncGenerator<ImportSourceRow[]> {
   const input = Readable.fromWeb(stream as Parameters<typeof Readable.fromWeb>[0]);
+  // Loaded on first use: evaluating exceljs takes ~0.5 s, which every start would pay.
+  const { default: ExcelJS } = await import("exceljs");
   const workbook = new ExcelJS.stream.xlsx.WorkbookReader(input, { worksheets: "emit", sharedStrings: "cache", hyperlinks: "ignore", styles: "ignore", entries: "ignore" });
   let width = -1; // the header's width, once seen
   let sheets = 0;

@@ -71,7 +71,10 @@ const FTS_ROWIDS = "c.rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_ft
  * straight off a sort index and stop after `limit` hits — cheap when the tags are common; with
  * `"intersect"` the tags' contact lists are merged in contact_id order straight from that index
  * (no probe per tagged contact) — the cheapest way to find every contact having several common
- * tags, e.g. to count them.
+ * tags, e.g. to count them; with `"member"` the tags' contacts (merged as for "intersect") become
+ * a set of rowids, looked up per entry of the index the other conditions read — a status filter
+ * is then counted from the status index and the id index alone, where "in" and "intersect" read
+ * a contact row per tagged contact.
  *
  * Custom fields match exactly through json_extract; `instr` on the stored JSON text first skips
  * rows that cannot match without parsing them (values are always written with JSON.stringify, so
@@ -111,7 +114,12 @@ export function filterSql(
     conds.push("instr(c.search_text, ?) > 0"), params.push(f.search);
   }
   const tags = f.tags ?? [];
-  if (tagMode === "intersect" && tags.length > 1) {
+  if (tagMode === "member") {
+    // The tagged contacts' rowids (from their ids, in the id index alone) are a set looked up
+    // per entry of whichever index the other conditions pick; `+` keeps the set from driving.
+    conds.push(`+c.rowid IN (SELECT rowid FROM contacts WHERE id IN (${tags.map(() => "SELECT contact_id FROM contact_tags WHERE account_id = ? AND tag = ?").join(" INTERSECT ")}))`);
+    for (const tag of tags) params.push(accountId, tag);
+  } else if (tagMode === "intersect" && tags.length > 1) {
     conds.push(`c.id IN (${tags.map(() => "SELECT contact_id FROM contact_tags WHERE account_id = ? AND tag = ?").join(" INTERSECT ")})`);
     for (const tag of tags) params.push(accountId, tag);
   } else tags.forEach((tag, i) => {
@@ -132,7 +140,7 @@ export function filterSql(
   return { where: conds.join(" AND "), params };
 }
 
-export type TagMode = "in" | "exists" | "intersect";
+export type TagMode = "in" | "exists" | "intersect" | "member";
 
 /** Whether a filter holds nothing but tags (its total can then be counted in contact_tags alone). */
 function onlyTags(f: ContactFilter): boolean {
@@ -141,6 +149,12 @@ function onlyTags(f: ContactFilter): boolean {
 
 /** A tag held by at least this share of the account's contacts is "common" (see filterSql). */
 const COMMON_TAG_SHARE = 0.01;
+/**
+ * A tag on at least this many contacts is common whatever the account's size (below 500,000
+ * contacts the share says the same): its contacts are counted no further than this, and the
+ * account's contacts are not counted at all. The choice only picks a plan; answers are the same.
+ */
+const COMMON_TAG_MIN = 5_000;
 const CACHE_MAX_ENTRIES = 500;
 /** Longest list of matching rowids kept between requests (8 bytes each). */
 const CACHE_MAX_IDS = 20_000;
@@ -249,13 +263,24 @@ export class ContactService {
     let total: number | undefined;
     let ids: number[] | undefined;
     if (q.tags?.length) {
-      // Rarest tag first; common tags are probed while walking the sort index instead.
-      const counted = q.tags.map((tag) => ({ tag, n: this.cachedCount("SELECT count(*) AS n FROM contact_tags WHERE account_id = ? AND tag = ?", [accountId, tag]) }));
+      // Rarest tag first; common tags are probed while walking the sort index instead. Tags and
+      // the account's contacts are counted only as far as the choice needs (a first request
+      // after a start or a write counts them again).
+      const counted = q.tags.map((tag) => ({
+        tag,
+        n: this.cachedCount("SELECT count(*) AS n FROM (SELECT 1 FROM contact_tags WHERE account_id = ? AND tag = ? LIMIT ?)", [accountId, tag, COMMON_TAG_MIN]),
+      }));
       counted.sort((a, b) => a.n - b.n);
       f = { ...q, tags: counted.map((c) => c.tag) };
-      const all = this.cachedCount("SELECT count(*) AS n FROM contacts WHERE account_id = ?", [accountId]);
-      if (counted[0].n === 0) total = 0;
-      else if (counted[0].n >= all * COMMON_TAG_SHARE) tagMode = "exists";
+      const rarest = counted[0].n;
+      if (rarest === 0) total = 0;
+      else if (rarest >= COMMON_TAG_MIN) tagMode = "exists";
+      else {
+        // Common iff all ≤ rarest / share: count the account's contacts up to one past that.
+        const upTo = Math.round(rarest / COMMON_TAG_SHARE) + 1;
+        const all = this.cachedCount("SELECT count(*) AS n FROM (SELECT 1 FROM contacts WHERE account_id = ? LIMIT ?)", [accountId, upTo]);
+        if (all < upTo) tagMode = "exists";
+      }
       if (total === undefined && onlyTags(f)) {
         if (tagMode === "exists" && counted.length > 1) {
           // Common tags: merge their contact lists (see filterSql's "intersect").
@@ -284,8 +309,9 @@ export class ContactService {
       if (!ids) ({ where, params } = filterSql(accountId, f, tagMode, false));
     }
     if (total === undefined) {
-      // Several common tags are counted by merging their lists; a rare first tag drives probes.
-      const counting = filterSql(accountId, f, tagMode === "exists" ? "intersect" : "in");
+      // Several common tags are counted by merging their lists; a rare first tag drives probes;
+      // common tags with a status are a set looked up while counting the status index.
+      const counting = filterSql(accountId, f, tagMode === "exists" ? (f.status ? "member" : "intersect") : "in");
       total = this.cachedCount(`SELECT count(*) AS n FROM contacts c WHERE ${counting.where}`, counting.params);
     }
     const offset = (q.page - 1) * q.limit;

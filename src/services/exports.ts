@@ -10,7 +10,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import { PassThrough } from "node:stream";
 import Papa from "papaparse";
-import ExcelJS from "exceljs";
 import { openSqlite } from "../db/open";
 import { validationError } from "../errors";
 import type { FieldError } from "../domain/submission";
@@ -188,6 +187,8 @@ export class ExportService {
       close();
     };
     const produce = async () => {
+      // Loaded on first use: evaluating exceljs takes ~0.5 s, which every start would pay.
+      const { default: ExcelJS } = await import("exceljs");
       const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: pass, useStyles: false, useSharedStrings: false });
       const ws = wb.addWorksheet("Contacts");
       ws.addRow(columns).commit();

@@ -101,6 +101,14 @@ describe("tag filters: common tags merged, a rare one probed, with status and da
     ["tags=rare,a", (c) => c.tags.includes("rare") && c.tags.includes("a")],
     ["tags=a,rare&status=" + "responded", (c) => c.tags.includes("rare") && c.tags.includes("a") && c.status === "responded"],
     ["tags=a,nobody", () => false],
+    ["tags=nobody&status=new", () => false],
+    // One common tag, or several, with a status: counted as a set of rowids over the status index.
+    ["tags=a&status=new", (c) => c.tags.includes("a") && c.status === "new"],
+    ["tags=b,a,c&status=responded", (c) => ["a", "b", "c"].every((t) => c.tags.includes(t)) && c.status === "responded"],
+    ["tags=a,a&status=contacted", (c) => c.tags.includes("a") && c.status === "contacted"],
+    [`tags=c&status=converted&createdBefore=${after}`, (c) => c.tags.includes("c") && c.status === "converted" && c.createdAt < after],
+    ["tags=rare&status=" + "new", (c) => c.tags.includes("rare") && c.status === "new"],
+    ["status=new", (c) => c.status === "new"],
     ["tags=a,b&sortBy=createdAt&order=desc", (c) => c.tags.includes("a") && c.tags.includes("b")],
   ];
   for (const [q, keep] of cases) test(q, async () => expectSame(q, keep));
@@ -113,4 +121,50 @@ describe("tag filters: common tags merged, a rare one probed, with status and da
     await expectSame("tags=a,b,c&status=contacted", (c) => ["a", "b", "c"].every((t) => c.tags.includes(t)) && c.status === "contacted");
     expect((await allPages("tags=a,b,c&status=contacted")).ids.length).toBe(before + 1);
   });
+});
+
+describe("tags on 5,000+ contacts (common whatever the account's size): same totals and pages", () => {
+  let bigKey: string;
+  const refs: Ref[] = [];
+  beforeAll(() => {
+    const acct = s.running.deps.accounts.createAccount({ name: "Big tags", plan: "enterprise", apiLimitPerHour: 1_000_000, apiBurstPerMinute: 1_000_000 });
+    bigKey = acct.apiKey;
+    const base = Date.parse("2025-01-01T00:00:00Z");
+    s.running.deps.sqlite.transaction(() => {
+      for (let i = 0; i < 5_200; i++) {
+        // "all" is on every contact, "half" on every other, "few" on 40: the first two pass the
+        // 5,000 mark (counted no further), the last is under it.
+        const tags = ["all", ...(i % 2 === 0 ? ["half"] : []), ...(i % 130 === 0 ? ["few"] : [])];
+        const status = STATUSES[(i * 7) % 4];
+        const createdAt = new Date(base + i * 60_000).toISOString();
+        const phone = `+1201${String(2_000_000 + i).padStart(7, "0")}`;
+        const id = insertContact(s.running.deps.sqlite, acct.account.id, { phoneNumber: phone, status, tags, createdAt });
+        refs.push({ id, phone, status, tags, createdAt });
+      }
+    })();
+  });
+
+  const cases: [string, (c: Ref) => boolean][] = [
+    ["tags=all", () => true],
+    ["tags=half,all", (c) => c.tags.includes("half")],
+    ["tags=all&status=new", (c) => c.status === "new"],
+    ["tags=all,half&status=converted", (c) => c.tags.includes("half") && c.status === "converted"],
+    ["tags=few,all&status=new", (c) => c.tags.includes("few") && c.status === "new"],
+    ["tags=half&status=contacted&createdAfter=2025-01-02T00:00:00.000Z", (c) => c.tags.includes("half") && c.status === "contacted" && c.createdAt >= "2025-01-02T00:00:00.000Z"],
+  ];
+  for (const [q, keep] of cases) {
+    test(q, async () => {
+      const want = refs
+        .filter(keep)
+        .sort((x, y) => (x.createdAt < y.createdAt ? 1 : -1))
+        .map((c) => c.id);
+      const pages = Math.ceil(want.length / 50);
+      // The first pages, one in the middle and the last: each the reference's slice, each with its total.
+      for (const page of [...new Set([1, 2, Math.max(1, Math.ceil(pages / 2)), Math.max(1, pages)])]) {
+        const body = await expectStatus(await s.api(`/contacts?${q}&limit=50&page=${page}`, { key: bigKey }), 200);
+        expect({ q, page, total: body.data.pagination.total }).toEqual({ q, page, total: want.length });
+        expect({ q, page, ids: body.data.contacts.map((c: { id: string }) => c.id) }).toEqual({ q, page, ids: want.slice((page - 1) * 50, page * 50) });
+      }
+    });
+  }
 });

@@ -471,7 +471,7 @@ describe("repeated queries", () => {
 
 describe("query plans", () => {
   test("list, tag and phone filters use the contacts indexes", () => {
-    const plan = (f: Parameters<typeof filterSql>[1], order: string, mode: "in" | "exists" | "intersect" = "in") => {
+    const plan = (f: Parameters<typeof filterSql>[1], order: string, mode: "in" | "exists" | "intersect" | "member" = "in") => {
       const { where, params } = filterSql("acc", f, mode);
       const sql = `SELECT c.rowid FROM contacts c WHERE ${where} ORDER BY ${order} LIMIT 50`;
       return (db().query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as any[])) as any[]).map((r) => r.detail).join(" | ");
@@ -495,5 +495,16 @@ describe("query plans", () => {
     expect(merged).toContain("MERGE (INTERSECT)");
     expect(merged).toContain("COVERING INDEX contact_tags_account_tag_contact_idx");
     expect(merged).not.toContain("sqlite_autoindex_contact_tags_1");
+    // Common tags with a status, counted: the status index and the id index alone, no contact row.
+    const counted = (f: Parameters<typeof filterSql>[1]) => {
+      const { where, params } = filterSql("acc", f, "member");
+      return (db().query(`EXPLAIN QUERY PLAN SELECT count(*) FROM contacts c WHERE ${where}`).all(...(params as any[])) as any[]).map((r) => r.detail).join(" | ");
+    };
+    for (const f of [{ tags: ["vip"], status: "new" as const }, { tags: ["vip", "lead"], status: "new" as const, createdAfter: "2026-01-01" }]) {
+      const p = counted(f);
+      expect(p).toContain("COVERING INDEX contacts_account_status_created_idx");
+      expect(p).toContain("COVERING INDEX sqlite_autoindex_contacts_1");
+      expect(p).toContain("COVERING INDEX contact_tags_account_tag_contact_idx");
+    }
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { insertContact, insertForm, insertMessage } from "../helpers/fixtures";
+import { Sequence } from "../../src/lib/seq";
 
 // Issue 15 item 4: with the analytics indexes gone and the lease index partial (migration 0015),
 // every filter and sort of the messages list, the lease (next) path and the queue/lease boot and
@@ -100,5 +101,15 @@ describe("messages query plans", () => {
     for (const st of [...seen, ...fixed]) expect({ sql: st.sql, scans: fullScans(d.sqlite, st.sql, st.params) }).toEqual({ sql: st.sql, scans: [] });
     // Without the partial indexes these would be full scans: the check can fail.
     expect(fullScans(d.sqlite, "SELECT id FROM messages WHERE +status = 'queued'", []).length).toBe(1);
+  });
+
+  test("the boot's next message sequence (max(seq)) is one step down messages_seq_idx, not a read of every message (migration 0018)", () => {
+    const d = s.running.deps;
+    const seen = capture(d.sqlite, () => Sequence.fromDb(d.sqlite));
+    expect(seen.length).toBe(1);
+    const plan = (d.sqlite.query(`EXPLAIN QUERY PLAN ${seen[0].sql}`).all() as Array<{ detail: string }>).map((p) => p.detail).join(" | ");
+    expect(plan).toContain("messages_seq_idx");
+    const max = (d.sqlite.query("SELECT max(seq) AS m FROM messages NOT INDEXED").get() as { m: number }).m;
+    expect(Sequence.fromDb(d.sqlite).next()).toBe(max + 1);
   });
 });

@@ -141,6 +141,26 @@ describe("analytics from rollups equal a from-scratch count", () => {
     }
   });
 
+  test("failure reasons between arbitrary instants (off the quarter hour too), for the account and a form, equal a direct count", () => {
+    const store = new RollupStore(s.running.deps.sqlite);
+    const r = rng(11);
+    const msgs = allMessages();
+    for (let round = 0; round < 20; round++) {
+      let [from, to] = [NOW - Math.floor(r() * 400 * 86_400_000), NOW - Math.floor(r() * 400 * 86_400_000)].sort((x, y) => x - y);
+      if (round % 2 === 0) [from, to] = [from - (from % 900_000), to - (to % 900_000)];
+      for (const formKey of ["*", forms[round % forms.length]]) {
+        const want = new Map<string, number>();
+        for (const m of msgs) {
+          if (m.status !== "failed" || m.createdAt < from || m.createdAt >= to || (formKey !== "*" && m.formId !== formKey)) continue;
+          const reason = m.failureReason ?? "unknown";
+          want.set(reason, (want.get(reason) ?? 0) + 1);
+        }
+        const got = [...store.failureReasons(s.accountId, formKey, from, to)].filter(([, n]) => n !== 0).sort();
+        expect({ round, formKey, got }).toEqual({ round, formKey, got: [...want].sort() });
+      }
+    }
+  });
+
   test("the rollups equal a rebuild after inserts, status changes and deletes (doctor --check)", () => {
     expect(checkDerived(s.running.deps.sqlite).differences).toEqual([]);
   });

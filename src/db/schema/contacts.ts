@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { sqliteTable, text, integer, index, uniqueIndex, primaryKey } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 import { forms } from "./forms";
@@ -45,6 +46,8 @@ export const contacts = sqliteTable(
     index("contacts_account_last_idx").on(t.accountId, t.lastName),
     index("contacts_form_created_idx").on(t.formId, t.createdAt),
     index("contacts_account_opted_out_idx").on(t.accountId, t.optedOut),
+    // Analytics replyRate: contacts texted since a date (migration 0018).
+    index("contacts_account_contacted_idx").on(t.accountId, t.lastContactedAt, t.formId, t.id).where(sql`${t.lastContactedAt} IS NOT NULL`),
   ],
 );
 

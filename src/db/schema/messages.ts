@@ -66,6 +66,8 @@ export const messages = sqliteTable(
     index("messages_form_created_idx").on(t.formId, t.createdAt),
     index("messages_form_scheduled_idx").on(t.formId, t.scheduledFor),
     index("messages_contact_created_idx").on(t.contactId, t.createdAt),
+    // Boot reads max(seq) (src/lib/seq.ts): one step down this index (migration 0018).
+    index("messages_seq_idx").on(t.seq),
     // Partial (migration 0015): only queued rows — the queue rebuild at boot, the next due time —
     // and only leased ones — the lease sweep and reload (a lease's token and expiry are set and
     // cleared together, so its queries say `lease_expires_at IS NOT NULL`).
