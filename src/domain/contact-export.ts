@@ -58,7 +58,8 @@ export function neutraliseCell(value: string): string {
 
 /** The inverse of neutraliseCell, for imports. */
 export function restoreCell(value: string): string {
-  return NEUTRALISED.test(value) ? value.slice(1) : value;
+  // Only a cell starting with ' can be neutralised: the others skip the regex (every import cell).
+  return value.charCodeAt(0) === 39 && NEUTRALISED.test(value) ? value.slice(1) : value;
 }
 
 /**

@@ -5,6 +5,7 @@
  * a number must be valid and able to receive text messages.
  */
 import { parsePhoneNumberFromString, type NumberType } from "libphonenumber-js/max";
+import { parseE164, type E164Parse } from "./phone-e164";
 
 /** Numbers without a country code are read as numbers of this country (spec: "US +1 is added"). */
 export const DEFAULT_PHONE_COUNTRY = "US" as const;
@@ -59,6 +60,9 @@ export type NormalizePhoneResult =
 
 const REQUIREMENT = "valid mobile phone number";
 
+/** `+` and 1 to MAX_PHONE_INPUT_LENGTH - 1 digits, nothing around them. */
+const COMPACT_E164 = /^\+[0-9]{1,39}$/;
+
 /** Characters a written phone number may contain (no letters: vanity numbers and "ext." refused). */
 const ALLOWED_CHARS = /^[0-9+()\-.\/\s]*$/;
 
@@ -69,25 +73,28 @@ function fail(message: string, requirement = REQUIREMENT): { ok: false; message:
 export function normalizePhone(input: unknown, opts: NormalizePhoneOptions = {}): NormalizePhoneResult {
   const L = opts.label ?? "phone number";
   if (typeof input !== "string") return fail(`${L} must be a string`);
-  const raw = input.trim().replace(/\s+/g, " ");
-  if (raw === "") return fail(`${L} is required`, "required");
-  if (raw.length > MAX_PHONE_INPUT_LENGTH) {
-    return fail(`${L} must be at most ${MAX_PHONE_INPUT_LENGTH} characters`);
-  }
-  if (!ALLOWED_CHARS.test(raw)) {
-    return fail(`${L} may contain only digits, spaces and + ( ) - . /`);
-  }
-  const digits = phoneDigits(raw);
-  if (digits.length === 0) return fail(`${L} must contain digits`);
-  if (raw.indexOf("+") > 0 || raw.indexOf("+") !== raw.lastIndexOf("+")) {
-    return fail(`${L}: '+' may only appear once, at the start`);
+  // Already `+digits` (what API clients send): no clean-up to do and no shape check can fail.
+  const compact = COMPACT_E164.test(input);
+  const raw = compact ? input : input.trim().replace(/\s+/g, " ");
+  if (!compact) {
+    if (raw === "") return fail(`${L} is required`, "required");
+    if (raw.length > MAX_PHONE_INPUT_LENGTH) {
+      return fail(`${L} must be at most ${MAX_PHONE_INPUT_LENGTH} characters`);
+    }
+    if (!ALLOWED_CHARS.test(raw)) {
+      return fail(`${L} may contain only digits, spaces and + ( ) - . /`);
+    }
+    if (phoneDigits(raw).length === 0) return fail(`${L} must contain digits`);
+    if (raw.indexOf("+") > 0 || raw.indexOf("+") !== raw.lastIndexOf("+")) {
+      return fail(`${L}: '+' may only appear once, at the start`);
+    }
   }
 
   // "00" is the international prefix in most of the world; no valid US national number starts
   // with 0, so reading it as "+" cannot misread a US number.
   const hasPlus = raw.startsWith("+");
   const hasZeroZero = !hasPlus && raw.startsWith("00");
-  const text = hasZeroZero ? "+" + digits.slice(2) : raw;
+  const text = hasZeroZero ? "+" + phoneDigits(raw).slice(2) : raw;
   const explicitCountry = hasPlus || hasZeroZero;
 
   if (opts.format === "international" && !explicitCountry) {
@@ -97,20 +104,15 @@ export function normalizePhone(input: unknown, opts: NormalizePhoneOptions = {})
     return fail(`${L} must be in national format, without + or a country prefix`, "national format");
   }
 
-  let parsed;
-  try {
-    parsed = parsePhoneNumberFromString(text, DEFAULT_PHONE_COUNTRY);
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || !parsed.isValid()) return fail(`${L} is not a valid phone number`);
+  const parsed = parsePhone(text);
+  if (!parsed || !parsed.valid) return fail(`${L} is not a valid phone number`);
 
   if (opts.format === "national" && parsed.countryCallingCode !== "1") {
     // e.g. "011 44 …": the US international dialling prefix is not the national format.
     return fail(`${L} must be in national format, without + or a country prefix`, "national format");
   }
 
-  const type = parsed.getType();
+  const type = parsed.type;
   if (!TEXTABLE_TYPES.has(type)) {
     const what = (type && TYPE_WORDS[type]) ?? "not a mobile number";
     return fail(`${L} is ${what} and cannot receive text messages`);
@@ -130,6 +132,25 @@ export function normalizePhone(input: unknown, opts: NormalizePhoneOptions = {})
   return country ? { ok: true, e164: parsed.number, country } : { ok: true, e164: parsed.number };
 }
 
+/**
+ * libphonenumber-js's reading of `text` (default country US): E.164 text through the fast path
+ * (src/domain/phone-e164.ts, same answers), anything else — or what that path leaves — through
+ * the library.
+ */
+export function parsePhone(text: string): E164Parse | undefined {
+  const fast = parseE164(text);
+  if (fast !== undefined) return fast;
+  let p;
+  try {
+    p = parsePhoneNumberFromString(text, DEFAULT_PHONE_COUNTRY);
+  } catch {
+    return undefined;
+  }
+  if (!p) return undefined;
+  // The type only of a valid number, as before (nothing reads it otherwise).
+  const valid = p.isValid();
+  return { number: p.number, country: p.country, countryCallingCode: p.countryCallingCode, valid, type: valid ? p.getType() : undefined };
+}
 /** Digits only, for searching by phone ("(415) 555-2671" → "4155552671"). */
 export function phoneDigits(s: string): string {
   return s.replace(/\D+/g, "");

@@ -5,7 +5,8 @@
  * A form that sets none of them behaves as in v1, except the honeypot and the links rule, which
  * only ever refuse abuse and are on by default.
  */
-import { parsePhoneNumberFromString, isSupportedCountry } from "libphonenumber-js/max";
+import { isSupportedCountry } from "libphonenumber-js/max";
+import { parsePhone } from "./phone";
 import type { FieldDef, FieldError, SubmissionValue } from "./submission";
 import { isValidQuietHours, type QuietHours } from "./quiet-hours";
 
@@ -323,8 +324,12 @@ export function checkInsertedValues(
       if (def?.type === "email" || def?.type === "phone") continue;
       const declaredMax = def?.validation?.maxLength;
       const cap = typeof declaredMax === "number" && declaredMax > MAX_INSERTED_VALUE_LENGTH ? declaredMax : MAX_INSERTED_VALUE_LENGTH;
-      let length = 0;
-      for (const _ of value) length++;
+      // Code points: never more than UTF-16 units, so only a long value needs counting.
+      let length = value.length;
+      if (length > cap) {
+        length = 0;
+        for (const _ of value) length++;
+      }
       if (length > cap) {
         errors.push({
           field: name,
@@ -352,7 +357,8 @@ const REFUSED_TYPES_WHEN_RESTRICTED = new Set(["VOIP", "PERSONAL_NUMBER", "TOLL_
 
 /** allowedCountries: null when the E.164 number may receive texts from this form, else the error. */
 export function checkCountry(e164: string, allowed: readonly string[]): FieldError | null {
-  const parsed = parsePhoneNumberFromString(e164);
+  // Always E.164 here (normalizePhone's output): the fast path answers it.
+  const parsed = parsePhone(e164);
   const country = parsed?.country;
   const list = allowed.join(", ");
   if (!parsed || !country || !allowed.includes(country)) {
@@ -363,7 +369,7 @@ export function checkCountry(e164: string, allowed: readonly string[]): FieldErr
       provided: e164,
     };
   }
-  const type = parsed.getType();
+  const type = parsed.type;
   if (type && REFUSED_TYPES_WHEN_RESTRICTED.has(type)) {
     return {
       field: "phoneNumber",

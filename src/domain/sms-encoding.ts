@@ -65,7 +65,25 @@ function pack(costs: number[], total: number, single: number, part: number): num
   return segments;
 }
 
+/** Septets per UTF-16 code unit (0: not in GSM-7); every GSM character is a single unit. */
+const GSM_COST = new Uint8Array(0x10000);
+for (const ch of GSM7_BASIC) GSM_COST[ch.charCodeAt(0)] = 1;
+for (const ch of GSM7_EXTENSION) GSM_COST[ch.charCodeAt(0)] = 2;
+
 export function smsInfo(text: string): SmsInfo {
+  // One pass over the code units answers a text that fits one message (most texts): no per-
+  // character strings or cost list. Longer texts are packed part by part below.
+  let units = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = GSM_COST[text.charCodeAt(i)];
+    if (c === 0) {
+      units = -1;
+      break;
+    }
+    units += c;
+  }
+  if (units >= 0 && units <= GSM7_SINGLE) return { encoding: "GSM-7", units, segments: 1 };
+  if (units < 0 && text.length <= UCS2_SINGLE) return { encoding: "UCS-2", units: text.length, segments: 1 };
   const gsm = gsmCosts(text);
   if (gsm) {
     const units = gsm.reduce((a, b) => a + b, 0);

@@ -328,12 +328,12 @@ export function validateSubmission(
   const source = checkKey("source", undefined, MAX_SOURCE_LENGTH);
 
   const custom: [string, string][] = [];
-  const done = new Set<string>(BUILTINS);
+  const done = new Set<string>();
 
   // Declared fields first, in the form's order (so "required" errors come out in that order) …
   const keys = [...declared.keys(), ...Object.keys(body)];
   for (const key of keys) {
-    if (done.has(key)) continue;
+    if (BUILTINS.has(key) || done.has(key)) continue;
     done.add(key);
     if (!declared.has(key)) {
       // … then the undeclared keys, in the order they were posted.

@@ -101,5 +101,21 @@ export function describeProvided(presented: string | null): string {
  * Access-log form of a path: every key redacted to txwire_sk_…abcd, and form ids (the webhook's
  * credential) cut to their first 8 characters, enough to tell forms apart in a log.
  */
-export const redactPath = (path: string): string =>
+export const redactPath = (path: string): string => {
+  if (!WEBHOOK_ID_PATH.test(path)) return redactPathOnce(path);
+  // A form's address is posted to again and again: its log form is kept (no key can be in it).
+  let logged = webhookLogPaths.get(path);
+  if (logged === undefined) {
+    logged = redactPathOnce(path);
+    if (webhookLogPaths.size >= WEBHOOK_LOG_PATHS_MAX) webhookLogPaths.clear();
+    webhookLogPaths.set(path, logged);
+  }
+  return logged;
+};
+
+const redactPathOnce = (path: string): string =>
   redactKeys(path.includes("%") ? safeDecode(path) ?? path : path).replace(/(\/forms\/)([0-9a-fA-F]{8})[0-9a-fA-F-]{28}(?=\/|$)/g, "$1$2…");
+/** A webhook address with a form id (hex and dashes only). */
+const WEBHOOK_ID_PATH = /^\/v1\/forms\/[0-9a-fA-F-]{36}\/webhook\/?$/;
+const webhookLogPaths = new Map<string, string>();
+const WEBHOOK_LOG_PATHS_MAX = 10_000;

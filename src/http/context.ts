@@ -20,6 +20,11 @@ export interface RequestState {
   /** Webhook requests: the form whose limit figures the answer shows when the route set none. */
   limitFormId?: string;
   /**
+   * The route built its answer with every header the outer handler would add (these headers, the
+   * request id, the API version): one Response construction instead of a set() per header.
+   */
+  headersDone?: boolean;
+  /**
    * --stage-timing only: when the app got the request, when the route began and answered, when the
    * outer handler had the answer back. Only stretches with no await inside are summed: across an
    * await, other requests of the same commit batch run, and their time would count as ours.

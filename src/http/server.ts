@@ -75,12 +75,14 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
         res = errorResponse(new AppError("INTERNAL_ERROR", { details: { requestId: state.requestId } }));
       }
     }
-    if (state.limitFormId !== undefined && state.headers["X-RateLimit-Limit"] === undefined) {
-      Object.assign(state.headers, rateLimitHeaders(deps.webhookLimiter.peek(state.limitFormId, config.webhookLimitPerMinute)));
+    if (!state.headersDone) {
+      if (state.limitFormId !== undefined && state.headers["X-RateLimit-Limit"] === undefined) {
+        Object.assign(state.headers, rateLimitHeaders(deps.webhookLimiter.peek(state.limitFormId, config.webhookLimitPerMinute)));
+      }
+      for (const [k, v] of Object.entries(state.headers)) if (!res.headers.has(k)) res.headers.set(k, v);
+      res.headers.set("X-Request-Id", state.requestId);
+      res.headers.set("X-API-Version", "v1");
     }
-    for (const [k, v] of Object.entries(state.headers)) if (!res.headers.has(k)) res.headers.set(k, v);
-    res.headers.set("X-Request-Id", state.requestId);
-    res.headers.set("X-API-Version", "v1");
     const ms = performance.now() - startedAt;
     for (const o of observers) o(state, req.method, res.status, ms);
     const logAt = timing ? performance.now() : 0;
@@ -117,7 +119,7 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     }
     const kind = classify(path);
     // A path that is not valid percent-encoding names no form, key or message.
-    if (safeDecode(path) === null) {
+    if (path.includes("%") && safeDecode(path) === null) {
       if (kind === "webhook") throw new AppError("NOT_FOUND", { message: "Form not found", details: { formId: null } });
       if (kind === "messages") throw malformedPathError();
     }

@@ -26,6 +26,7 @@ import { emitContact, emitMessageStatus } from "./event-payloads";
 import { setContactOptOut, type ConsentRecord } from "../db/contacts";
 import { cancelQueuedTo } from "../db/message-suppression";
 import { CONTACT_BATCH_ROWS, CONTACT_INSERT_COLUMNS, CONTACT_INSERT_ROW, ContactInsertBatch, type PendingContact } from "../db/contact-batch";
+import { ContactUpserts, type StoredContactRow } from "../db/contact-upsert";
 
 /** The API's Contact (spec "Contact"). */
 export interface Contact extends ContactState {
@@ -191,6 +192,8 @@ export const IMPORT_SLICE_MS = 10;
 
 export class ContactService {
   private readonly stmts;
+  /** The import's statements for contacts that exist (db/contact-upsert.ts). */
+  private readonly upserts: ContactUpserts;
 
   constructor(
     private readonly sqlite: Database,
@@ -214,6 +217,7 @@ export class ContactService {
       version: q(`SELECT total_changes() AS c`),
       dataVersion: q(`PRAGMA data_version`),
     };
+    this.upserts = new ContactUpserts(sqlite);
   }
 
   private now(after?: string): string {
@@ -422,9 +426,7 @@ export class ContactService {
   /** Applies a validated patch to a stored contact (no transaction: callers own it). */
   private applyPatch(accountId: string, current: Contact, patch: ContactPatch) {
     const next = applyContactPatch(current, patch);
-    if (!customFieldsWithinLimit(next.customFields)) {
-      throw validationError([{ field: "customFields", message: `a contact holds at most ${MAX_CUSTOM_FIELDS} custom fields`, requirement: `at most ${MAX_CUSTOM_FIELDS} fields`, provided: Object.keys(next.customFields).length }]);
-    }
+    assertCustomFieldLimit(next);
     if (patch.phoneNumber !== undefined && patch.phoneNumber !== current.phoneNumber) this.assertPhoneFree(accountId, patch.phoneNumber, current.id);
     this.stmts.update.run(
       next.phoneNumber, next.firstName, next.lastName, next.email, next.status, JSON.stringify(next.customFields), JSON.stringify(next.tags),
@@ -654,14 +656,17 @@ export class ContactService {
     const patch = v.patch;
     // The same number earlier in this slice: write it first, so this row finds and updates it.
     if (batch.hasPhone(patch.phoneNumber!)) this.flushCreated(accountId, batch);
-    const existing = this.stmts.byPhone.get(accountId, patch.phoneNumber!) as { id: string } | null;
+    const existing = this.upserts.findByPhone(accountId, patch.phoneNumber!);
     const optOutAt = optedOutMs === null ? iso(this.clock()) : iso(optedOutMs);
     try {
       if (existing) {
         // Effects stay in file order: the waiting creations go first.
         this.flushCreated(accountId, batch);
-        this.applyPatch(accountId, this.get(accountId, existing.id), patch);
-        if (optedOut !== undefined) cancelled.push(...this.applyOptOut(accountId, existing.id, patch.phoneNumber!, optedOut === "true", optOutAt));
+        this.importUpdate(accountId, existing, patch);
+        // "false" on a contact that is not opted out changes nothing (applyOptOut would only read).
+        if (optedOut !== undefined && !(optedOut === "false" && existing.optedOut === 0)) {
+          cancelled.push(...this.applyOptOut(accountId, existing.id, patch.phoneNumber!, optedOut === "true", optOutAt));
+        }
         result.updated++;
         return;
       }
@@ -688,6 +693,43 @@ export class ContactService {
       const first = err.errors?.[0];
       report(rowNo, first?.field ?? "row", first?.message ?? err.message);
     }
+  }
+
+  /**
+   * applyPatch for an import row: the same contact afterwards, from the row the phone lookup read
+   * (no second read) and writing only the columns that change (db/contact-upsert.ts); tags are
+   * rewritten only when they change.
+   */
+  private importUpdate(accountId: string, stored: StoredContactRow, patch: ContactPatch) {
+    const current: ContactState = {
+      firstName: stored.firstName,
+      lastName: stored.lastName,
+      email: stored.email,
+      phoneNumber: stored.phoneNumber,
+      status: stored.status as ContactStatus,
+      tags: JSON.parse(stored.tags),
+      customFields: JSON.parse(stored.customFields),
+      notes: stored.notes,
+      source: stored.source,
+      lastResponseAt: stored.lastResponseAt,
+    };
+    const next = applyContactPatch(current, patch);
+    assertCustomFieldLimit(next);
+    const columns = {
+      firstName: next.firstName,
+      lastName: next.lastName,
+      email: next.email,
+      status: next.status,
+      customFields: JSON.stringify(next.customFields),
+      tags: JSON.stringify(next.tags),
+      lastResponseAt: next.lastResponseAt,
+      source: next.source,
+      notes: next.notes,
+      searchText: contactSearchText(next),
+    };
+    const tagsChanged = this.upserts.update(accountId, stored, columns, this.now(stored.updatedAt));
+    if (patch.tags !== undefined && tagsChanged) this.writeTags(stored.id, accountId, next.tags);
+    emitContact(this.sqlite, accountId, stored.id, "contact.updated", this.clock());
   }
 
   /**
@@ -737,6 +779,13 @@ export class ContactService {
       respondedContacts: avg.n,
       topPerformingForms,
     };
+  }
+}
+
+/** A patch may add custom fields past the per-contact limit: refused like a bad field. */
+function assertCustomFieldLimit(next: ContactState): void {
+  if (!customFieldsWithinLimit(next.customFields)) {
+    throw validationError([{ field: "customFields", message: `a contact holds at most ${MAX_CUSTOM_FIELDS} custom fields`, requirement: `at most ${MAX_CUSTOM_FIELDS} fields`, provided: Object.keys(next.customFields).length }]);
   }
 }
 

@@ -242,4 +242,64 @@ describe("new contacts are written many per statement (issue 15: import speed)",
       await t.stop();
     }
   });
+
+  test("a row for a contact that exists leaves it exactly as the API's PUT with the same fields would (only changed columns are written)", async () => {
+    const t = await startTestServer();
+    try {
+      const db = t.running.deps.sqlite;
+      const start = { firstName: "Ann", lastName: "Lee", email: "ann@example.com", status: "contacted" as const, tags: ["vip", "lead"], customFields: { plan: "gold", city: "Oslo" }, notes: "n", updatedAt: "2024-01-01T00:00:00.000Z", createdAt: "2024-01-01T00:00:00.000Z" };
+      // [firstName, lastName, email, status, tags, notes, plan, city]: one change per case.
+      const cases: string[][] = [
+        ["Ann", "Lee", "ann@example.com", "contacted", "vip;lead", "n", "gold", "Oslo"], // nothing changes
+        ["Zoe", "Lee", "ann@example.com", "contacted", "vip;lead", "n", "gold", "Oslo"], // name: the search text changes
+        ["Ann", "Lee", "ann@example.com", "contacted", "lead;vip", "n", "gold", "Oslo"], // the same tags in another order
+        ["Ann", "Lee", "ann@example.com", "contacted", "trial", "n", "gold", "Oslo"], // other tags
+        ["Ann", "Lee", "ann@example.com", "converted", "vip;lead", "n", "", "Rome"], // status; one custom field gone, one changed
+        ["", "", "", "", "", "", "gold", "Oslo"], // every clearable field cleared; an empty status keeps it
+      ];
+      const imported = cases.map((_, i) => insertContact(db, t.accountId, { ...start, phoneNumber: `+1201555${4000 + i}` }));
+      const viaApi = cases.map((_, i) => insertContact(db, t.accountId, { ...start, phoneNumber: `+1201555${4100 + i}` }));
+      const csv = ["phoneNumber,firstName,lastName,email,status,tags,notes,customFields.plan,customFields.city", ...cases.map((c, i) => [`+1201555${4000 + i}`, ...c].join(","))];
+      const body = await expectStatus(await postCsv(t, csv.join("\n") + "\n"), 200);
+      expect(body.data).toEqual({ created: 0, updated: cases.length, errors: [] });
+      for (const [i, c] of cases.entries()) {
+        const [firstName, lastName, email, status, tags, notes, plan, city] = c;
+        const put = { firstName, lastName, email, ...(status ? { status } : {}), tags: tags.split(";").filter(Boolean), notes, customFields: { plan: plan || null, city: city || null } };
+        await expectStatus(await t.api(`/contacts/${viaApi[i]}`, { method: "PUT", json: put }), 200);
+      }
+      const all = new Map((await contacts(t)).map((c) => [c.id, c]));
+      const comparable = (id: string) => {
+        const { id: _id, phoneNumber: _p, updatedAt, createdAt: _c, ...rest } = all.get(id)!;
+        expect(updatedAt > start.updatedAt).toBe(true); // every imported row counts as an update, changed or not
+        return rest;
+      };
+      for (const i of cases.keys()) expect(comparable(imported[i])).toEqual(comparable(viaApi[i]));
+      // The tag table and the search index follow the columns.
+      const tagRows = (id: string) => (db.query("SELECT tag FROM contact_tags WHERE contact_id = ? ORDER BY tag").all(id) as Array<{ tag: string }>).map((r) => r.tag);
+      for (const i of cases.keys()) expect(tagRows(imported[i])).toEqual([...all.get(imported[i])!.tags].sort());
+      const found = await expectStatus(await t.api("/contacts?search=zoe"), 200);
+      expect(found.data.contacts.map((c: any) => c.id).sort()).toEqual([imported[1], viaApi[1]].sort());
+      const rome = await expectStatus(await t.api("/contacts/search", { method: "POST", json: { customFields: { city: "Rome" } } }), 200);
+      expect(rome.data.contacts.map((c: any) => c.id).sort()).toEqual([imported[4], viaApi[4]].sort());
+    } finally {
+      await t.stop();
+    }
+  });
+
+  test("an update that would take a contact past 100 custom fields is that row's error; the rows around it land", async () => {
+    const t = await startTestServer();
+    try {
+      const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`f${i}`, "x"]));
+      insertContact(t.running.deps.sqlite, t.accountId, { phoneNumber: "+12015554200", customFields: many });
+      const csv = "phoneNumber,firstName,customFields.extra\n+12015554201,Before,\n+12015554200,Full,one too many\n+12015554202,After,\n";
+      const body = await expectStatus(await postCsv(t, csv), 200);
+      expect(body.data.created).toBe(2);
+      expect(body.data.updated).toBe(0);
+      expect(body.data.errors).toEqual([{ row: 3, field: "customFields", message: expect.stringContaining("at most 100 custom fields") }]);
+      const full = (await contacts(t)).find((c) => c.phoneNumber === "+12015554200");
+      expect(full.firstName).toBeNull();
+    } finally {
+      await t.stop();
+    }
+  });
 });

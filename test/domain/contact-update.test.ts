@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { applyContactPatch, validateContactInput, type ContactState } from "../../src/domain/contact-update";
+import { applyContactPatch, longerThan, validateContactInput, type ContactState } from "../../src/domain/contact-update";
 
 const base: ContactState = {
   firstName: "A", lastName: "B", email: "a@b.co", phoneNumber: "+12015550100", status: "new",
@@ -68,5 +68,20 @@ describe("applyContactPatch", () => {
     const next = applyContactPatch(base, { tags: ["y"], customFields: { j: null, n: "3" }, firstName: null });
     expect(next).toEqual({ ...base, firstName: null, tags: ["y"], customFields: { k: "1", n: "3" } });
     expect(base.customFields).toEqual({ k: "1", j: "2" });
+  });
+});
+
+describe("longerThan (issue 15: import speed)", () => {
+  test("counts characters, not UTF-16 units, and agrees with spreading the string at every length", () => {
+    expect(longerThan("a".repeat(50), 50)).toBe(false);
+    expect(longerThan("a".repeat(51), 50)).toBe(true);
+    expect(longerThan("😀".repeat(50), 50)).toBe(false); // 100 UTF-16 units, 50 characters
+    expect(longerThan("😀".repeat(51), 50)).toBe(true);
+    for (const unit of ["a", "é", "😀", "a😀"]) {
+      for (let n = 0; n < 60; n++) {
+        const s = unit.repeat(n);
+        for (const max of [0, 1, 10, 49, 50, 51]) expect(longerThan(s, max)).toBe([...s].length > max);
+      }
+    }
   });
 });

@@ -82,3 +82,49 @@ describe("smsInfo: UCS-2", () => {
     expect(smsInfo("ж".repeat(65) + "😀" + "ж".repeat(67))).toEqual({ encoding: "UCS-2", units: 134, segments: 2 });
   });
 });
+
+describe("smsInfo: the one-pass answer for short texts equals the part-by-part count", () => {
+  /** The count before the one-pass path: per code point, then packed into parts. */
+  function reference(text: string) {
+    const basic = new Set("@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà");
+    const ext = new Set("\f^{}\\[~]|€");
+    const pack = (costs: number[], total: number, single: number, part: number) => {
+      if (total <= single) return 1;
+      let segments = 1;
+      let used = 0;
+      for (const c of costs) {
+        if (used + c > part) {
+          segments++;
+          used = 0;
+        }
+        used += c;
+      }
+      return segments;
+    };
+    const gsm: number[] = [];
+    for (const ch of text) {
+      if (basic.has(ch)) gsm.push(1);
+      else if (ext.has(ch)) gsm.push(2);
+      else {
+        const costs = [...text].map((c) => c.length);
+        return { encoding: "UCS-2", units: text.length, segments: pack(costs, text.length, 70, 67) };
+      }
+    }
+    const units = gsm.reduce((a, b) => a + b, 0);
+    return { encoding: "GSM-7", units, segments: pack(gsm, units, 160, 153) };
+  }
+
+  test("on random texts of every mix and length around the limits", () => {
+    const alphabet = ["a", "Z", "0", " ", "\n", "é", "€", "^", "{", "ß", "ç", "Ω", "😀", "\ud800", "中", "\u00a0"];
+    let s = 42;
+    const rnd = (n: number) => ((s = (s * 1103515245 + 12345) & 0x7fffffff) % n);
+    for (let k = 0; k < 3000; k++) {
+      const len = rnd(200);
+      // Mostly GSM characters, sometimes one from elsewhere.
+      const pool = rnd(3) === 0 ? alphabet : alphabet.slice(0, 10);
+      let text = "";
+      for (let i = 0; i < len; i++) text += pool[rnd(pool.length)];
+      expect(smsInfo(text)).toEqual(reference(text) as any);
+    }
+  });
+});

@@ -169,6 +169,31 @@ describe("builtinVariables", () => {
     expect(v.time).toBe("06:30");
   });
 
+  test("the per-minute reuse shows what formatting each instant would, across clock changes and odd offsets", () => {
+    /** The date and time of `at` in `zone`, formatted afresh. */
+    const fresh = (at: number, zone: string) => {
+      const p: Record<string, string> = {};
+      const fmt = new Intl.DateTimeFormat("en-US", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+      for (const x of fmt.formatToParts(new Date(at))) p[x.type] = x.value;
+      return `${p.year}-${p.month}-${p.day} ${p.hour === "24" ? "00" : p.hour}:${p.minute}`;
+    };
+    const cases: Array<[string, number]> = [
+      ["America/New_York", Date.UTC(2024, 2, 10, 6, 58)], // spring forward at 07:00Z
+      ["America/New_York", Date.UTC(2024, 10, 3, 5, 58)], // fall back at 06:00Z
+      ["Australia/Lord_Howe", Date.UTC(2024, 3, 6, 14, 58)], // a 30-minute change at 15:00Z
+      ["Asia/Kathmandu", Date.UTC(2024, 0, 1, 0, 0)], // +05:45
+      ["Africa/Monrovia", Date.UTC(1970, 0, 1, 0, 0)], // -00:44:30 until 1972: minutes straddle UTC minutes
+      ["Pacific/Apia", Date.UTC(2011, 11, 30, 9, 58)], // skipped a whole day
+    ];
+    for (const [zone, start] of cases) {
+      // Steps of 7.3 s over four minutes, forwards, so each minute is first computed then reused.
+      for (let at = start; at < start + 4 * 60_000; at += 7_300) {
+        const v = builtinVariables({ ...base, now: at, timezone: zone });
+        expect(`${v.date} ${v.time}`).toBe(fresh(at, zone));
+      }
+    }
+  });
+
   test("renders together with custom values (custom wins over computed names)", () => {
     const vars = { ...builtinVariables({ ...base, now, firstName: "Ada" }), date: "next Tuesday" };
     expect(renderTemplate("Hi {{firstName}}, see you {{date}} at {{ time }} via {{formName}}", vars).content).toBe(

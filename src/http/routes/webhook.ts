@@ -6,7 +6,7 @@ import { IDEMPOTENCY_KEY_MAX, type WebhookForm } from "../../services/submission
 import { CAPTCHA_TOKEN_FIELDS, honeypotFilled, normalizeOrigin } from "../../domain/protection";
 import { PAGE_HEADERS, errorPage, prefersHtml, reasonFor, safeBackUrl, thankYouPage, withQuery } from "../pages";
 import { WEBHOOK_BODY_LIMIT } from "../server";
-import { stateOf } from "../context";
+import { stateOf, type RequestState } from "../context";
 import { JSON_TYPE, readLimitedBody } from "../body";
 import { Preflight, SubmissionAnswer, WebhookRequest } from "../models/webhook";
 
@@ -264,10 +264,7 @@ export function webhookRoutes(deps: AppDeps) {
         }
         const result = await handle(request, params.id, () => {});
         if (marks) marks.routeDoneAt = performance.now();
-        return new Response(result.body, {
-          status: result.status,
-          headers: result.replayed ? { "Content-Type": "application/json", "Idempotent-Replayed": "true" } : { "Content-Type": "application/json" },
-        });
+        return new Response(result.body, { status: result.status, headers: answerHeaders(stateOf(request), result.replayed) });
       },
       {
         parse: "none",
@@ -283,6 +280,19 @@ export function webhookRoutes(deps: AppDeps) {
         },
       },
     );
+}
+
+/**
+ * A JSON answer's headers, with everything the outer handler would add (CORS and limit figures
+ * from the request state, request id, API version) so it adds nothing: one Response construction
+ * instead of a set() per header. The answer's own headers win, as they do in the outer handler.
+ */
+function answerHeaders(state: RequestState, replayed: boolean): Record<string, string> {
+  const own: Record<string, string> = replayed ? { "Content-Type": "application/json", "Idempotent-Replayed": "true" } : { "Content-Type": "application/json" };
+  // Every answer that gets here has its limit figures; should one not, the outer handler adds them.
+  if (state.headers["X-RateLimit-Limit"] === undefined) return own;
+  state.headersDone = true;
+  return { ...state.headers, ...own, "X-Request-Id": state.requestId, "X-API-Version": "v1" };
 }
 
 /** The posting page's origin: the Origin header, else the Referer's origin; null when neither. */

@@ -1,0 +1,88 @@
+/**
+ * The import's reads and writes of contacts that already exist (ContactService.importRows).
+ *
+ * Why not the API's path (get the Contact, then UPDATE every column): an import row is looked up
+ * by phone anyway, so one read by (account_id, phone_number) returns the stored columns the update
+ * needs — no second read by id, no join to forms for a formName nobody uses. The UPDATE then sets
+ * only the columns whose value changes (and updated_at): SQLite does the work of every index on a
+ * column named in SET, even when the value stays the same — measured 30 against 15 µs of CPU per
+ * row for an unchanged contact. The row written is the same either way.
+ */
+import type { Database, SQLQueryBindings } from "bun:sqlite";
+
+/** A stored contact's columns, as stored (JSON text for custom fields and tags). */
+export interface StoredContactRow {
+  id: string;
+  phoneNumber: string;
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+  status: string;
+  customFields: string;
+  tags: string;
+  lastResponseAt: string | null;
+  source: string | null;
+  notes: string | null;
+  searchText: string;
+  optedOut: number;
+  updatedAt: string;
+}
+
+/** The columns an import row may change, with their StoredContactRow key. */
+export const UPSERT_COLUMNS = [
+  ["first_name", "firstName"],
+  ["last_name", "lastName"],
+  ["email", "email"],
+  ["status", "status"],
+  ["custom_fields", "customFields"],
+  ["tags", "tags"],
+  ["last_response_at", "lastResponseAt"],
+  ["source", "source"],
+  ["notes", "notes"],
+  ["search_text", "searchText"],
+] as const satisfies ReadonlyArray<readonly [string, keyof StoredContactRow]>;
+
+export type UpsertValues = { [K in (typeof UPSERT_COLUMNS)[number][1]]: StoredContactRow[K] };
+
+export class ContactUpserts {
+  private readonly byPhone;
+  /** UPDATE statements by the set of changed columns (a bit per UPSERT_COLUMNS entry; in practice a few). */
+  private readonly updates = new Map<number, ReturnType<Database["prepare"]>>();
+
+  constructor(private readonly sqlite: Database) {
+    this.byPhone = sqlite.query(
+      `SELECT id, phone_number AS phoneNumber, first_name AS firstName, last_name AS lastName, email, status, custom_fields AS customFields, tags,
+         last_response_at AS lastResponseAt, source, notes, search_text AS searchText, opted_out AS optedOut, updated_at AS updatedAt
+       FROM contacts WHERE account_id = ? AND phone_number = ?`,
+    );
+  }
+
+  /** The account's contact with this (E.164) number, or null. */
+  findByPhone(accountId: string, phone: string): StoredContactRow | null {
+    return this.byPhone.get(accountId, phone) as StoredContactRow | null;
+  }
+
+  /**
+   * Writes `next` over `stored`: the columns whose value differs, and updated_at. Returns whether
+   * the tags column changed (then the caller rewrites contact_tags).
+   */
+  update(accountId: string, stored: StoredContactRow, next: UpsertValues, updatedAt: string): boolean {
+    let mask = 0;
+    const params: SQLQueryBindings[] = [];
+    UPSERT_COLUMNS.forEach(([, key], i) => {
+      if (next[key] !== stored[key]) {
+        mask |= 1 << i;
+        params.push(next[key]);
+      }
+    });
+    let stmt = this.updates.get(mask);
+    if (!stmt) {
+      const set = UPSERT_COLUMNS.filter((_, i) => mask & (1 << i)).map(([col]) => `${col} = ?`);
+      set.push("updated_at = ?");
+      stmt = this.sqlite.prepare(`UPDATE contacts SET ${set.join(", ")} WHERE id = ? AND account_id = ?`);
+      this.updates.set(mask, stmt);
+    }
+    stmt.run(...params, updatedAt, stored.id, accountId);
+    return next.tags !== stored.tags;
+  }
+}
