@@ -126,9 +126,11 @@ export class GroupCommitWriter {
       this.scheduled = true;
       if (!this.held) {
         this.held = true;
+        // Once the wait ends — the gate opened, or its bound passed — the batch goes, even if
+        // the gate is (still, or again) closed: a writer waits at most one bound per batch.
         void this.gate.wait().then(() => {
           this.held = false;
-          this.flush();
+          this.flush(true);
         });
       }
       return;

@@ -160,9 +160,11 @@ describe("background checkpoints", () => {
     // ~MBs per second of writes: without the gate the WAL never restarts under this load.
     expect(written * 3000).toBeGreaterThan(4 * 1_048_576);
     expect(stats!.gated).toBeGreaterThan(0);
-    expect(stats!.forced).toBe(0); // the writers paused; nobody was made to wait in SQLite's busy handler
+    // The writers paused instead of being made to wait in SQLite's busy handler: a RESTART (at 4×
+    // the limit) is the rare exception on a starved machine, not the way the WAL is bounded.
+    expect(stats!.forced).toBeLessThan(stats!.gated);
     expect(gate.stats.holds).toBeGreaterThan(0);
-    expect(largest).toBeLessThan(4 * 1_048_576);
+    expect(largest).toBeLessThan(8 * 1_048_576);
   });
 
   test("a closed gate holds a flush without blocking the thread; opening it commits everything waiting", async () => {
@@ -188,6 +190,23 @@ describe("background checkpoints", () => {
     writer.stop();
     await late;
     expect((db.query("SELECT count(*) AS n FROM t").get() as any).n).toBe(4);
+    db.close();
+  });
+
+  test("a flush held by a gate that never opens goes after the bound (the thread may be gone)", async () => {
+    const path = tempDb();
+    const db = openSqlite(path);
+    db.exec("CREATE TABLE t (x INTEGER)");
+    const gate = new WriteGate();
+    const writer = new GroupCommitWriter(db, silentLogger, gate);
+    new Int32Array(gate.shared)[0] = 1; // closed, and nobody will open it
+    const t0 = Date.now();
+    await writer.submit({ run: () => db.run("INSERT INTO t VALUES (1)") });
+    const { GATE_MAX_WAIT_MS } = await import("../../src/db/write-gate");
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(GATE_MAX_WAIT_MS - 50);
+    expect(Date.now() - t0).toBeLessThan(GATE_MAX_WAIT_MS * 2);
+    expect((db.query("SELECT count(*) AS n FROM t").get() as any).n).toBe(1);
+    writer.stop();
     db.close();
   });
 
