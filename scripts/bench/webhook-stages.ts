@@ -14,7 +14,8 @@ import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { $ } from "bun";
-import { machineLine, readUntil, runLoad } from "./lib/proc";
+import { machineLine, runLoad } from "./lib/proc";
+import { stageSums, stagesBetween, startWebhookServer } from "./lib/webhook-server";
 import { STAGES, STAGE_LABELS, type Stage } from "../../src/lib/stage-timing";
 
 const root = join(import.meta.dir, "..", "..");
@@ -41,53 +42,17 @@ async function checkoutBase(): Promise<string> {
   return out;
 }
 
-/** The benchmark's form (scripts/bench/webhook.ts): four fields, a template that uses three. */
-const FORM = (i: number) => ({
-  name: `Bench form ${i}`,
-  messageTemplate: "Hi {{firstName}} {{lastName}}, thanks for reaching {{formName}} about {{company}}. We will text you shortly.",
-  fields: [
-    { name: "firstName", type: "text", label: "First name", validation: { maxLength: 50 } },
-    { name: "lastName", type: "text", label: "Last name" },
-    { name: "email", type: "email", label: "E-mail" },
-    { name: "company", type: "text", label: "Company", validation: { maxLength: 100 } },
-  ],
-  settings: { timezone: "America/New_York" },
-});
-
-async function stageSums(base: string, key: string) {
-  const text = await (await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${key}` } })).text();
-  const sums = Object.fromEntries(STAGES.map((s) => [s, Number(new RegExp(`textwire_stage_microseconds_total\\{stage="${s}"\\} (\\d+)`).exec(text)?.[1] ?? NaN)])) as Record<Stage, number>;
-  return { sums, requests: Number(/textwire_stage_requests_total (\d+)/.exec(text)?.[1] ?? NaN) };
-}
-
 let runs = 0;
 async function one(tree: string): Promise<{ rps: number; stages: Record<Stage, number> }> {
   const db = join(dir, `stages-${runs++}.db`);
-  const proc = Bun.spawn(
-    [bun, join(tree, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--db", db, "--log-format", "json", "--webhook-limit-per-minute", "100000000", "--stage-timing"],
-    { stdout: "pipe", stderr: "ignore" },
-  );
+  const { proc, key, base, forms } = await startWebhookServer([bun, join(tree, "src/main.ts")], db, ["--stage-timing"], FORMS);
   try {
-    const m = await readUntil(proc.stdout, /Admin API key[^\n]*?(txwire_sk_[A-Za-z0-9]{40})[\s\S]*Textwire listening on (http:\/\/\S+)/);
-    const key = m[1];
-    const base = m[2].replace("localhost", "127.0.0.1");
-    const forms: string[] = [];
-    for (let i = 0; i < FORMS; i++) {
-      const res = await fetch(`${base}/v1/forms`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-        body: JSON.stringify(FORM(i)),
-      });
-      if (res.status !== 201) throw new Error(`form create failed: ${res.status} ${await res.text()}`);
-      forms.push(((await res.json()) as any).data.form.id);
-    }
     const warm = await runLoad(base, forms, { concurrency: CONCURRENCY, seconds: 2, offset: 0 });
     const before = await stageSums(base, key);
     const r = await runLoad(base, forms, { concurrency: CONCURRENCY, seconds: SECONDS, offset: warm.nextOffset });
     const after = await stageSums(base, key);
-    const n = Math.max(1, after.requests - before.requests);
     if (r.errors > 0) console.error(`${tree}: ${r.errors} errors of ${r.requests}`);
-    return { rps: r.rps, stages: Object.fromEntries(STAGES.map((s) => [s, (after.sums[s] - before.sums[s]) / n])) as Record<Stage, number> };
+    return { rps: r.rps, stages: stagesBetween(before, after) };
   } finally {
     proc.kill("SIGTERM");
     await proc.exited;

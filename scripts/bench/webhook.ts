@@ -23,6 +23,7 @@ import { join } from "node:path";
 import { $ } from "bun";
 import { peakRssMb as peakRss, readUntil, machineLine, runLoad, type LoadResult } from "./lib/proc";
 import { STAGES, STAGE_LABELS, type Stage } from "../../src/lib/stage-timing";
+import { stageSums, stagesBetween, startWebhookServer } from "./lib/webhook-server";
 
 const root = join(import.meta.dir, "..", "..");
 const argv = process.argv.slice(2);
@@ -73,34 +74,8 @@ let runs = 0;
 async function benchTextwire(flags: string[], seconds: number, opts: { stages?: boolean } = {}): Promise<Run & { stages?: Record<Stage, number>; timed?: number }> {
   const { cmd } = await serverCommand();
   const db = join(dir, `textwire-${runs++}.db`);
-  const proc = Bun.spawn(
-    [...cmd, "serve", "--port", "0", "--host", "127.0.0.1", "--db", db, "--log-format", "json", "--webhook-limit-per-minute", "100000000", ...flags],
-    { stdout: "pipe", stderr: "ignore" },
-  );
+  const { proc, key, base, forms } = await startWebhookServer(cmd, db, flags, FORMS);
   try {
-    const m = await readUntil(proc.stdout, /Admin API key[^\n]*?(txwire_sk_[A-Za-z0-9]{40})[\s\S]*Textwire listening on (http:\/\/\S+)/);
-    const key = m[1];
-    const base = m[2].replace("localhost", "127.0.0.1");
-    const forms: string[] = [];
-    for (let i = 0; i < FORMS; i++) {
-      const res = await fetch(`${base}/v1/forms`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-        body: JSON.stringify({
-          name: `Bench form ${i}`,
-          messageTemplate: "Hi {{firstName}} {{lastName}}, thanks for reaching {{formName}} about {{company}}. We will text you shortly.",
-          fields: [
-            { name: "firstName", type: "text", label: "First name", validation: { maxLength: 50 } },
-            { name: "lastName", type: "text", label: "Last name" },
-            { name: "email", type: "email", label: "E-mail" },
-            { name: "company", type: "text", label: "Company", validation: { maxLength: 100 } },
-          ],
-          settings: { timezone: "America/New_York" },
-        }),
-      });
-      if (res.status !== 201) throw new Error(`form create failed: ${res.status} ${await res.text()}`);
-      forms.push(((await res.json()) as any).data.form.id);
-    }
     const warm = await load(base, forms, WARMUP_SECONDS, 0);
     const before = opts.stages ? await stageSums(base, key) : undefined;
     const { result: r, peakWalMb } = await watchWal(db, () => load(base, forms, seconds, warm.nextOffset));
@@ -109,24 +84,12 @@ async function benchTextwire(flags: string[], seconds: number, opts: { stages?: 
     // Applier lag (issue 15): time from a 200 to its apply, from /metrics.
     const metrics = await (await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${key}` } })).text();
     const lagP99 = Number(/textwire_intake_applier_lag_ms\{quantile="0.99"\} (\S+)/.exec(metrics)?.[1] ?? NaN);
-    let stages: Record<Stage, number> | undefined;
-    if (before && after) {
-      const n = after.requests - before.requests;
-      stages = Object.fromEntries(STAGES.map((s) => [s, (after.sums[s] - before.sums[s]) / Math.max(1, n)])) as Record<Stage, number>;
-    }
+    const stages = before && after ? stagesBetween(before, after) : undefined;
     return { ...r, peakRssMb: rss, peakWalMb, lagP99, stages, timed: after && before ? after.requests - before.requests : undefined };
   } finally {
     proc.kill("SIGTERM");
     await proc.exited;
   }
-}
-
-/** The stage sums the server shows in /metrics with --stage-timing. */
-async function stageSums(base: string, key: string): Promise<{ sums: Record<Stage, number>; requests: number }> {
-  const text = await (await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${key}` } })).text();
-  const sums = Object.fromEntries(STAGES.map((s) => [s, Number(new RegExp(`textwire_stage_microseconds_total\\{stage="${s}"\\} (\\d+)`).exec(text)?.[1] ?? NaN)])) as Record<Stage, number>;
-  const requests = Number(/textwire_stage_requests_total (\d+)/.exec(text)?.[1] ?? NaN);
-  return { sums, requests };
 }
 
 async function benchCeiling(schema: "minimal" | "ours", seconds: number): Promise<Run> {

@@ -9,24 +9,18 @@
  * row for an unchanged contact. The row written is the same either way.
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
+import type { contacts } from "./schema/contacts";
 
-/** A stored contact's columns, as stored (JSON text for custom fields and tags). */
-export interface StoredContactRow {
-  id: string;
-  phoneNumber: string;
-  firstName: string | null;
-  lastName: string | null;
-  email: string | null;
-  status: string;
-  customFields: string;
-  tags: string;
-  lastResponseAt: string | null;
-  source: string | null;
-  notes: string | null;
-  searchText: string;
+type ContactRow = typeof contacts.$inferSelect;
+
+/** A stored contact's columns, as stored (JSON text for custom fields and tags), typed from the schema. */
+export type StoredContactRow = Pick<
+  ContactRow,
+  "id" | "phoneNumber" | "firstName" | "lastName" | "email" | "status" | "customFields" | "tags" | "lastResponseAt" | "source" | "notes" | "searchText" | "updatedAt"
+> & {
+  /** 0 or 1: a plain SQL read gives the boolean column as SQLite stores it. */
   optedOut: number;
-  updatedAt: string;
-}
+};
 
 /** The columns an import row may change, with their StoredContactRow key. */
 export const UPSERT_COLUMNS = [

@@ -12,13 +12,13 @@
  *   to delete that key. Keys are 1-64 characters without `"`, `\` or control characters; a contact
  *   holds at most 100 custom fields.
  * - notes ≤ 5000 characters; source ≤ 100; lastResponseAt an ISO 8601 timestamp or null.
- * - phoneNumber is normalised to E.164 like the webhook does (US when no country code; phone-fast.ts).
+ * - phoneNumber is normalised to E.164 like the webhook does (US when no country code).
  * - Any other key is refused by name (read-only fields such as messageCount included), so a
  *   typo never looks like a successful update.
  *
  * Pure: no database, no clock.
  */
-import { normalizePhoneFast } from "./phone-fast";
+import { normalizePhone } from "./phone";
 import { isValidEmail, MAX_PERSON_NAME_LENGTH, MAX_CUSTOM_VALUE_LENGTH, MAX_CUSTOM_KEY_LENGTH, MAX_SOURCE_LENGTH, type FieldError } from "./submission";
 import { parseIsoTimestamp } from "./message-transitions";
 
@@ -217,8 +217,7 @@ export function validateContactInput(body: unknown, mode: "create" | "update" | 
     if (mode === "bulk") {
       errors.push({ field: "phoneNumber", message: "phoneNumber cannot be set on many contacts at once", requirement: "absent in bulk updates", provided: cut(b.phoneNumber) });
     } else {
-      // Same answers as normalizePhone, faster for +1 numbers already in E.164 (every exported row).
-      const r = normalizePhoneFast(b.phoneNumber, { label: "phoneNumber" });
+      const r = normalizePhone(b.phoneNumber, { label: "phoneNumber" });
       if (r.ok) patch.phoneNumber = r.e164;
       else errors.push({ field: "phoneNumber", message: r.message, requirement: r.requirement, provided: cut(b.phoneNumber) ?? null });
     }
