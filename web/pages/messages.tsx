@@ -5,6 +5,7 @@ import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
 import { Pager } from "../pager";
+import type { TimelineEvent } from "../../src/domain/message-timeline";
 
 interface Message {
   id: string;
@@ -372,17 +373,6 @@ function Compose(props: { onQueued: (notice: string) => void }) {
       </form>
     </details>
   );
-}
-
-interface TimelineEvent {
-  at: string;
-  kind: "created" | "scheduled" | "leased" | "lease_expired" | "attempt_failed" | "sent" | "failed" | "cancelled";
-  deviceId?: string | null;
-  deviceName?: string | null;
-  expiresAt?: string;
-  reason?: string | null;
-  retryAt?: string;
-  by?: "automatic" | "owner";
 }
 
 const phoneName = (e: TimelineEvent) => e.deviceName ?? (e.deviceId ? `the phone “${e.deviceId}”` : "a phone");
