@@ -29,6 +29,8 @@ const opt = (name: string, def: number) => (argv.includes(`--${name}`) ? Number(
 const ROWS = opt("rows", 10_000);
 const FORMS = opt("forms", 50);
 const ROUNDS = opt("rounds", 2);
+/** --index-costs: chunks of 64 with each messages index (and the conversations trigger) dropped in turn. */
+const INDEX_COSTS = argv.includes("--index-costs");
 const quiet = { info() {}, warn() {}, error() {} };
 const dir = mkdtempSync(join(tmpdir(), "textwire-applier-"));
 
@@ -88,6 +90,18 @@ try {
     ["chunks of 16 rows", (s, a) => (s.exec("PRAGMA wal_autocheckpoint = 0"), (a.chunkRows = 16))],
     ["chunks of 64 rows", (s, a) => (s.exec("PRAGMA wal_autocheckpoint = 0"), (a.chunkRows = 64))],
   ];
+  if (INDEX_COSTS) {
+    const probe = openSqlite(dbPath);
+    const names = (probe.query("SELECT name FROM sqlite_master WHERE tbl_name = 'messages' AND type = 'index' AND sql IS NOT NULL ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
+    const triggers = (probe.query("SELECT name FROM sqlite_master WHERE tbl_name = 'messages' AND type = 'trigger' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
+    probe.close();
+    variants.length = 0;
+    const chunk64 = (s: Database, a: IntakeApplier) => (s.exec("PRAGMA wal_autocheckpoint = 0"), (a.chunkRows = 64));
+    variants.push(["chunks of 64, every index", chunk64]);
+    for (const n of names) variants.push([`without ${n}`, (s, a) => (s.exec(`DROP INDEX ${n}`), chunk64(s, a))]);
+    for (const n of triggers) variants.push([`without trigger ${n}`, (s, a) => (s.exec(`DROP TRIGGER ${n}`), chunk64(s, a))]);
+    variants.push(["without any messages index", (s, a) => (names.forEach((n) => s.exec(`DROP INDEX ${n}`)), chunk64(s, a))]);
+  }
   const results = new Map<string, number[]>(variants.map(([n]) => [n, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < variants.length; k++) {
@@ -114,7 +128,7 @@ try {
   console.log(`apply (${ROUNDS} interleaved rounds; µs per intake row, mean and each run):`);
   for (const [name] of variants) {
     const r = results.get(name)!;
-    console.log(`  ${name.padEnd(52)} ${(r.reduce((a, b) => a + b, 0) / r.length).toFixed(1).padStart(7)} µs/row   (${r.map((x) => x.toFixed(0)).join(" / ")})`);
+    console.log(`  ${name.padEnd(56)} ${(r.reduce((a, b) => a + b, 0) / r.length).toFixed(1).padStart(7)} µs/row   (${r.map((x) => x.toFixed(0)).join(" / ")})`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

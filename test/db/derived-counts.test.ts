@@ -25,7 +25,7 @@ function insert(createdAt: string, status: MessageFacts["status"] = "queued") {
     "INSERT INTO messages (id, account_id, form_id, content, recipient_phone, status, scheduled_for, seq, created_at, updated_at) VALUES (?, 'a1', 'f1', 'x', '+12015550100', ?, ?, ?, ?, ?)",
     [id, status, createdAt, seq, createdAt, createdAt],
   );
-  recordMessageInsert(db, { accountId: "a1", formId: "f1", status, priorityRank: 2, createdAt, sentAt: null, failureReason: null });
+  recordMessageInsert(db, { accountId: "a1", formId: "f1", contactId: null, status, priorityRank: 2, createdAt, sentAt: null, failureReason: null });
 }
 const count = () => (db.query("SELECT coalesce(SUM(n), 0) AS n FROM message_counts").get() as { n: number }).n;
 
