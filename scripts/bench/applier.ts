@@ -23,6 +23,7 @@ import { DEFAULT_SQLITE_CACHE_MB, defaultServeConfig } from "../../src/config";
 import { IntakeApplier } from "../../src/services/intake-apply";
 import { machineLine } from "./lib/proc";
 import { phoneFor } from "./lib/phones";
+import { derivedCounts } from "../../src/db/derived-counts";
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: number) => (argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : def);
@@ -31,6 +32,8 @@ const FORMS = opt("forms", 50);
 const ROUNDS = opt("rounds", 2);
 /** --index-costs: chunks of 64 with each messages index (and the conversations trigger) dropped in turn. */
 const INDEX_COSTS = argv.includes("--index-costs");
+/** --schema-ab: chunks of 64 on migration 0019's schema against the one before it (same run). */
+const SCHEMA_AB = argv.includes("--schema-ab");
 const quiet = { info() {}, warn() {}, error() {} };
 const dir = mkdtempSync(join(tmpdir(), "textwire-applier-"));
 
@@ -102,7 +105,32 @@ try {
     for (const n of triggers) variants.push([`without trigger ${n}`, (s, a) => (s.exec(`DROP TRIGGER ${n}`), chunk64(s, a))]);
     variants.push(["without any messages index", (s, a) => (names.forEach((n) => s.exec(`DROP INDEX ${n}`)), chunk64(s, a))]);
   }
+  if (SCHEMA_AB) {
+    variants.length = 0;
+    const chunk64 = (s: Database, a: IntakeApplier) => (s.exec("PRAGMA wal_autocheckpoint = 0"), (a.chunkRows = 64));
+    variants.push(["chunks of 64, migration 0019 (after)", chunk64]);
+    variants.push([
+      "chunks of 64, before 0019 (3 indexes + trigger back)",
+      (s, a) => {
+        s.exec(`DROP INDEX messages_account_status_scheduled_idx;
+          CREATE INDEX messages_account_created_idx ON messages (account_id, created_at);
+          CREATE INDEX messages_account_scheduled_idx ON messages (account_id, scheduled_for);
+          CREATE INDEX messages_queued_idx ON messages (scheduled_for) WHERE status = 'queued';
+          CREATE TRIGGER messages_conversation AFTER INSERT ON messages WHEN NEW.contact_id IS NOT NULL BEGIN
+            INSERT INTO conversations (contact_id, account_id, last_message_at, unread_count) VALUES (NEW.contact_id, NEW.account_id, NEW.created_at, 0)
+            ON CONFLICT (contact_id) DO UPDATE SET last_message_at = max(last_message_at, excluded.last_message_at);
+          END;`);
+        // The trigger writes the conversations: the recorded upsert is left out.
+        const d = derivedCounts(s) as any;
+        const prepared = d.prepared.bind(d);
+        d.prepared = () => ({ ...prepared(), conversation: { run() {} } });
+        chunk64(s, a);
+      },
+    ]);
+  }
   const results = new Map<string, number[]>(variants.map(([n]) => [n, []]));
+  /** CPU time (user + system) per row: less exposed than wall time to other work on a shared machine. */
+  const cpuResults = new Map<string, number[]>(variants.map(([n]) => [n, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < variants.length; k++) {
       const [name, setup, batch] = variants[(k + round) % variants.length];
@@ -114,8 +142,11 @@ try {
       const applier = new IntakeApplier(c);
       setup(c, applier);
       const a0 = performance.now();
+      const cpu0 = process.cpuUsage();
       while (applier.applyBatch(batch).applied > 0);
       const ms = performance.now() - a0;
+      const cpu = process.cpuUsage(cpu0);
+      cpuResults.get(name)!.push((cpu.user + cpu.system) / pending);
       const messages = (c.query("SELECT count(*) AS n FROM messages").get() as { n: number }).n;
       if (messages === 0) throw new Error("nothing applied");
       results.get(name)!.push((ms * 1000) / pending);
@@ -125,10 +156,14 @@ try {
       rmSync(copy + "-shm", { force: true });
     }
   }
-  console.log(`apply (${ROUNDS} interleaved rounds; µs per intake row, mean and each run):`);
+  console.log(`apply (${ROUNDS} interleaved rounds; µs per intake row, mean and each run; CPU µs per row, median and each run):`);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   for (const [name] of variants) {
     const r = results.get(name)!;
-    console.log(`  ${name.padEnd(56)} ${(r.reduce((a, b) => a + b, 0) / r.length).toFixed(1).padStart(7)} µs/row   (${r.map((x) => x.toFixed(0)).join(" / ")})`);
+    const c = cpuResults.get(name)!;
+    console.log(
+      `  ${name.padEnd(56)} ${(r.reduce((a, b) => a + b, 0) / r.length).toFixed(1).padStart(7)} µs/row   (${r.map((x) => x.toFixed(0)).join(" / ")})   CPU ${median(c).toFixed(1)} µs/row (${c.map((x) => x.toFixed(0)).join(" / ")})`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
