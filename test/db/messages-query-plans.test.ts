@@ -31,7 +31,7 @@ function capture(sqlite: Database, fn: () => void): Array<{ sql: string; params:
     return new Proxy(st, {
       get(target, prop) {
         const v = target[prop];
-        if (typeof v === "function" && ["all", "get", "run", "values"].includes(prop as string))
+        if (typeof v === "function" && ["all", "get", "run", "values", "iterate"].includes(prop as string))
           return (...params: unknown[]) => (seen.push({ sql, params }), v.apply(target, params));
         return typeof v === "function" ? v.bind(target) : v;
       },
