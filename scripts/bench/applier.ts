@@ -12,7 +12,7 @@
  *
  *   bun scripts/bench/applier.ts [--rows 10000] [--forms 50] [--rounds 2]
  */
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import type { Database } from "bun:sqlite";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -131,6 +131,8 @@ try {
   const results = new Map<string, number[]>(variants.map(([n]) => [n, []]));
   /** CPU time (user + system) per row: less exposed than wall time to other work on a shared machine. */
   const cpuResults = new Map<string, number[]>(variants.map(([n]) => [n, []]));
+  /** WAL written per row (variants without automatic checkpoints keep every frame): load-independent. */
+  const walResults = new Map<string, number[]>(variants.map(([n]) => [n, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < variants.length; k++) {
       const [name, setup, batch] = variants[(k + round) % variants.length];
@@ -147,6 +149,7 @@ try {
       const ms = performance.now() - a0;
       const cpu = process.cpuUsage(cpu0);
       cpuResults.get(name)!.push((cpu.user + cpu.system) / pending);
+      walResults.get(name)!.push(existsSync(copy + "-wal") ? statSync(copy + "-wal").size / pending : 0);
       const messages = (c.query("SELECT count(*) AS n FROM messages").get() as { n: number }).n;
       if (messages === 0) throw new Error("nothing applied");
       results.get(name)!.push((ms * 1000) / pending);
@@ -162,7 +165,7 @@ try {
     const r = results.get(name)!;
     const c = cpuResults.get(name)!;
     console.log(
-      `  ${name.padEnd(56)} ${(r.reduce((a, b) => a + b, 0) / r.length).toFixed(1).padStart(7)} µs/row   (${r.map((x) => x.toFixed(0)).join(" / ")})   CPU ${median(c).toFixed(1)} µs/row (${c.map((x) => x.toFixed(0)).join(" / ")})`,
+      `  ${name.padEnd(56)} ${(r.reduce((a, b) => a + b, 0) / r.length).toFixed(1).padStart(7)} µs/row   (${r.map((x) => x.toFixed(0)).join(" / ")})   CPU ${median(c).toFixed(1)} µs/row (${c.map((x) => x.toFixed(0)).join(" / ")})   WAL ${(median(walResults.get(name)!) / 1024).toFixed(1)} KiB/row`,
     );
   }
 } finally {

@@ -15,11 +15,7 @@
  *    (--sqlite-temp-store file, --sqlite-cache-mb 0, --checkpoint inline), short runs in
  *    interleaved rounds.
  *
- * With `--against DIR` (another checkout, e.g. `git archive main | tar -x -C DIR` with
- * node_modules linked) it only compares: this tree's src/main.ts and DIR's, in interleaved
- * rounds of --ab-seconds (write job + commit from --stage-timing, and the applier lag).
- *
- *   bun scripts/bench/webhook.ts [--seconds 10] [--ab-seconds 5] [--ab-rounds 2] [--concurrency 64] [--source] [--no-ab] [--against DIR]
+ *   bun scripts/bench/webhook.ts [--seconds 10] [--ab-seconds 5] [--ab-rounds 2] [--concurrency 64] [--source] [--no-ab]
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -40,7 +36,6 @@ const WARMUP_SECONDS = 2;
 const FORMS = 50;
 const useSource = argv.includes("--source");
 const runAb = !argv.includes("--no-ab");
-const against = argv.includes("--against") ? argv[argv.indexOf("--against") + 1] : undefined;
 const bun = join(root, "node_modules", ".bin", "bun");
 const dir = mkdtempSync(join(tmpdir(), "textwire-bench-"));
 
@@ -76,8 +71,8 @@ async function serverCommand(): Promise<{ cmd: string[]; runtime: string }> {
 
 let runs = 0;
 /** One server with `flags`: forms created, warmed up, measured for `seconds`. */
-async function benchTextwire(flags: string[], seconds: number, opts: { stages?: boolean; cmd?: string[] } = {}): Promise<Run & { stages?: Record<Stage, number>; timed?: number }> {
-  const cmd = opts.cmd ?? (await serverCommand()).cmd;
+async function benchTextwire(flags: string[], seconds: number, opts: { stages?: boolean } = {}): Promise<Run & { stages?: Record<Stage, number>; timed?: number }> {
+  const { cmd } = await serverCommand();
   const db = join(dir, `textwire-${runs++}.db`);
   const { proc, key, base, forms } = await startWebhookServer(cmd, db, flags, FORMS);
   try {
@@ -116,37 +111,7 @@ async function benchCeiling(schema: "minimal" | "ours", seconds: number): Promis
 const fmt = (name: string, r: Run) =>
   `${name.padEnd(34)} ${String(r.rps).padStart(7)} req/s   p50 ${r.p50Ms.toFixed(2).padStart(6)} ms   p99 ${r.p99Ms.toFixed(2).padStart(6)} ms   errors ${r.errors}/${r.requests}   peak RSS ${r.peakRssMb.toFixed(1)} MB   peak WAL ${r.peakWalMb.toFixed(1)} MB`;
 
-/** This tree against another checkout: interleaved rounds, mean of each. */
-async function compareAgainst(other: string): Promise<void> {
-  console.log(machineLine());
-  console.log(`A/B: this tree (${root}) against ${other}, src/main.ts each, ${AB_ROUNDS} interleaved rounds of ${AB_SECONDS} s, ${CONCURRENCY} connections, --stage-timing on`);
-  const variants: Array<[string, string[]]> = [
-    ["this tree", [bun, join(root, "src/main.ts")]],
-    [`against`, [bun, join(other, "src/main.ts")]],
-  ];
-  const results = new Map<string, Array<Run & { stages?: Record<Stage, number> }>>(variants.map(([n]) => [n, []]));
-  for (let round = 0; round < AB_ROUNDS; round++) {
-    for (let i = 0; i < variants.length; i++) {
-      const [name, cmd] = variants[(i + round) % variants.length];
-      results.get(name)!.push(await benchTextwire(["--stage-timing"], AB_SECONDS, { stages: true, cmd }));
-    }
-  }
-  for (const [name] of variants) {
-    const rs = results.get(name)!;
-    const mean = (f: (r: (typeof rs)[number]) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
-    console.log(
-      `${name.padEnd(10)} ${Math.round(mean((r) => r.rps)).toString().padStart(6)} req/s   p99 ${mean((r) => r.p99Ms).toFixed(1).padStart(6)} ms   write job + commit ${mean((r) => r.stages!.writeJob + r.stages!.commit).toFixed(0)} µs/req   ` +
-        `applier lag p99 ${mean((r) => r.lagP99 ?? NaN).toFixed(0)} ms   errors ${rs.reduce((a, r) => a + r.errors, 0)}   (runs ${rs.map((r) => r.rps).join("/")} req/s)`,
-    );
-  }
-}
-
 try {
-  if (against !== undefined) {
-    await compareAgainst(against);
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(0);
-  }
   const { runtime } = await serverCommand();
   console.log(machineLine());
   console.log(`load: ${CONCURRENCY} concurrent connections, ${SECONDS} s measured after ${WARMUP_SECONDS} s warm-up, ${FORMS} forms, 5-field JSON body, ~half new contacts`);
