@@ -91,14 +91,17 @@ export class RollupStore {
     // zone off the UTC day has ~700), each summed by its own subquery — one seek and a short
     // run of rows, no grouping (a GROUP BY over the joined rows sorted them: ~1.5× the time).
     // The six sums travel as one text (a row of six columns per range would need that GROUP BY).
+    // The ranges are read out of the JSON once (MATERIALIZED): a range's end is compared with
+    // every row it steps over, and `->>` there would parse the JSON text again for each.
+    const ranges = "j(k, form_id, level, lo, hi) AS MATERIALIZED (SELECT key, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?2))";
     this.rangeSums = sqlite.prepare(
-      `SELECT j.key AS k, (SELECT SUM(r.queued) || ',' || SUM(r.sent) || ',' || SUM(r.failed) || ',' || SUM(r.cancelled) || ',' || SUM(r.sent_ms) || ',' || SUM(r.sent_timed)
-         FROM message_rollups r WHERE r.account_id = ?1 AND r.form_id = j.value ->> 0 AND r.level = j.value ->> 1 AND r.bucket >= j.value ->> 2 AND r.bucket < j.value ->> 3) AS s
-       FROM json_each(?2) j`,
+      `WITH ${ranges} SELECT j.k AS k, (SELECT SUM(r.queued) || ',' || SUM(r.sent) || ',' || SUM(r.failed) || ',' || SUM(r.cancelled) || ',' || SUM(r.sent_ms) || ',' || SUM(r.sent_timed)
+         FROM message_rollups r WHERE r.account_id = ?1 AND r.form_id = j.form_id AND r.level = j.level AND r.bucket >= j.lo AND r.bucket < j.hi) AS s
+       FROM j`,
     );
     this.rangeReasons = sqlite.prepare(
-      `SELECT j.key AS k, r.reason AS reason, SUM(r.failed) AS n FROM json_each(?2) j CROSS JOIN message_rollups r
-       ON r.account_id = ?1 AND r.form_id = j.value ->> 0 AND r.level = j.value ->> 1 AND r.bucket >= j.value ->> 2 AND r.bucket < j.value ->> 3
+      `WITH ${ranges} SELECT j.k AS k, r.reason AS reason, SUM(r.failed) AS n FROM j CROSS JOIN message_rollups r
+       ON r.account_id = ?1 AND r.form_id = j.form_id AND r.level = j.level AND r.bucket >= j.lo AND r.bucket < j.hi
        GROUP BY 1, 2`,
     );
     const residueCols = "account_id, form_id, status, priority_rank, created_at, sent_at, failure_reason";
