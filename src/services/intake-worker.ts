@@ -12,7 +12,13 @@ import { GATE_MAX_WAIT_MS } from "../db/write-gate";
 
 declare const self: Worker;
 
-export type ApplierCommand = { op: "open"; dbPath: string; cacheMb: number; applied: SharedArrayBuffer; gate?: SharedArrayBuffer } | { op: "wake" } | { op: "stop" };
+export type ApplierCommand =
+  | { op: "open"; dbPath: string; cacheMb: number; applied: SharedArrayBuffer; gate?: SharedArrayBuffer }
+  | { op: "wake" }
+  | { op: "stop" }
+  /** Test hooks (SubmissionIntake.wedgeApplierForTest / crashApplierForTest): a stuck thread, a dead one. */
+  | { op: "wedge"; ms: number }
+  | { op: "crash" };
 export type ApplierReport =
   | { op: "ready"; seq: number }
   | { op: "batch"; result: BatchResult; emitted: boolean; ms: number }
@@ -125,6 +131,10 @@ self.onmessage = (event: MessageEvent<ApplierCommand>) => {
     drain();
   } else if (cmd.op === "wake") {
     drain();
+  } else if (cmd.op === "wedge") {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, cmd.ms);
+  } else if (cmd.op === "crash") {
+    process.exit(1);
   } else if (cmd.op === "stop") {
     stopping = true;
     drain();
