@@ -88,6 +88,8 @@ interface ContactRow {
 interface ChunkContact extends ContactRow {
   isNew: boolean;
   changed: boolean;
+  /** The stored row as read (an existing contact): when only updated_at moved, only it is written. */
+  stored: ContactRow | null;
   accountId: string;
   phone: string;
   formId: string;
@@ -135,6 +137,8 @@ export class IntakeApplier {
   private readonly contactsByPhones: Statement<ContactRow & { phone_number: string }, [string, string]>;
   private readonly contactInserts: MultiInsert;
   private readonly contactUpdates: MultiInsert;
+  /** A resubmission that changes nothing but updated_at: the name, email and search indexes are left alone. */
+  private readonly contactTouches: MultiInsert;
   private readonly messageInserts: MultiInsert;
   private readonly submissionInserts: MultiInsert;
   private readonly chunkSavepoint: Statement;
@@ -180,6 +184,12 @@ export class IntakeApplier {
       `UPDATE contacts SET first_name = v.column2, last_name = v.column3, email = v.column4, custom_fields = v.column5,
          source = v.column6, search_text = v.column7, updated_at = v.column8 FROM (`,
       "(?, ?, ?, ?, ?, ?, ?, ?)",
+      ") AS v WHERE contacts.id = v.column1",
+    );
+    this.contactTouches = new MultiInsert(
+      sqlite,
+      "UPDATE contacts SET updated_at = v.column2 FROM (",
+      "(?, ?)",
       ") AS v WHERE contacts.id = v.column1",
     );
     this.messageInserts = new MultiInsert(
@@ -314,6 +324,7 @@ export class IntakeApplier {
     for (const [accountId, set] of phones) {
       for (const r of this.contactsByPhones.all(accountId, JSON.stringify([...set]))) {
         contacts.set(`${accountId}\u0000${r.phone_number}`, {
+          stored: r,
           id: r.id,
           first_name: r.first_name,
           last_name: r.last_name,
@@ -350,6 +361,7 @@ export class IntakeApplier {
         contact = c;
       } else {
         contact = {
+          stored: null,
           id: e.contactId,
           first_name: e.firstName,
           last_name: e.lastName,
@@ -380,7 +392,14 @@ export class IntakeApplier {
     }
     const inserts: unknown[][] = [];
     const updates: unknown[][] = [];
+    const touches: unknown[][] = [];
     for (const c of contacts.values()) {
+      const o = c.stored;
+      if (o !== null && c.changed && o.first_name === c.first_name && o.last_name === c.last_name && o.email === c.email && o.custom_fields === c.custom_fields && o.source === c.source) {
+        // Same values, so the same search text: only updated_at moves.
+        touches.push([c.id, c.updatedAt]);
+        continue;
+      }
       const search = contactSearchText({ firstName: c.first_name, lastName: c.last_name, email: c.email ?? undefined, phoneNumber: c.phone });
       if (c.isNew) {
         inserts.push([c.id, c.accountId, c.phone, c.first_name, c.last_name, c.email, c.formId, c.custom_fields, c.source, search, c.createdAt, c.updatedAt, c.consent]);
@@ -389,6 +408,7 @@ export class IntakeApplier {
       }
     }
     this.contactUpdates.run(updates);
+    this.contactTouches.run(touches);
     this.contactInserts.run(inserts);
     this.messageInserts.run(messages);
     this.submissionInserts.run(submissions);
