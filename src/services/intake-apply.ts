@@ -247,20 +247,23 @@ export class IntakeApplier {
   /** Inside a transaction: applies up to `max` rows and moves the mark. */
   private applyRows(max: number, yieldNow?: () => boolean): BatchResult {
     const from = this.store.appliedSeq();
-    const rows = this.store.listAfter(from, max);
     const result: BatchResult = { applied: 0, seq: from, accounts: [], skipped: [] };
-    if (rows.length === 0) return result;
-    this.beforeBatch();
     const accounts = new Set<string>();
     let last = from;
     let applied = 0;
-    for (let i = 0; i < rows.length; i += this.chunkRows) {
+    // Read a chunk at a time (same transaction, so the same rows as one read of `max`): only one
+    // chunk's entries are alive at once, which keeps the applier thread's heap small.
+    while (applied < max) {
       // Requests come first: when one waits for the write lock, the batch ends here.
-      if (i > 0 && yieldNow?.()) break;
-      const chunk = rows.slice(i, i + this.chunkRows).map((row) => ({ seq: row.seq, entry: JSON.parse(row.entry) as IntakeEntry }));
+      if (applied > 0 && yieldNow?.()) break;
+      const rows = this.store.listAfter(last, Math.min(this.chunkRows, max - applied));
+      if (rows.length === 0) break;
+      if (applied === 0) this.beforeBatch();
+      const chunk = rows.map((row) => ({ seq: row.seq, entry: JSON.parse(row.entry) as IntakeEntry }));
       applied += this.applyChunk(chunk, accounts, result);
       last = chunk[chunk.length - 1].seq;
     }
+    if (applied === 0) return result;
     this.store.markApplied(last);
     result.applied = applied;
     result.seq = last;

@@ -4,7 +4,7 @@
  * until the intake is empty and reports each batch's high-water mark to the main thread.
  */
 import type { Database } from "bun:sqlite";
-import { openSqlite } from "../db/open";
+import { openSqlite } from "../db/open-sqlite";
 import { EventOutbox, registerOutbox } from "./events";
 import { APPLY_BATCH_MAX, IntakeApplier, type BatchResult } from "./intake-apply";
 import { SLOT_APPLIED, SLOT_APPLIER_HOLDS, SLOT_MAIN_WANTS } from "./intake";
