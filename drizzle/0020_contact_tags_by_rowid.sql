@@ -22,7 +22,7 @@ CREATE TABLE `__new_contact_tags` (
 ) WITHOUT ROWID;
 --> statement-breakpoint
 INSERT OR IGNORE INTO `__new_contact_tags` (`account_id`, `tag`, `contact_rowid`)
-  SELECT c.`account_id`, j.`value`, c.`rowid` FROM `contacts` c, json_each(c.`tags`) j WHERE c.`tags` <> '[]';
+  SELECT c.`account_id`, j.`value`, c.`rowid` FROM `contacts` c, json_each(c.`tags`) j WHERE c.`tags` <> '[]' AND json_valid(c.`tags`);
 --> statement-breakpoint
 DROP TABLE `contact_tags`;
 --> statement-breakpoint
