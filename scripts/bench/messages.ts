@@ -3,7 +3,7 @@
  * Messages benchmark: 1,000,000 messages over 5 forms (and 50,000 contacts) in one account,
  * bulk-inserted with a prepared statement in one transaction, then p50/p99 of:
  *   - a list page (page 1, limit 50) with each filter and each sort,
- *   - analytics for 30d and 1y (and 1y for one form), form stats 1y,
+ *   - analytics for 30d and 1y (and 1y for one form), the overview's 1d and 7d, form stats 1y,
  *   - `next` (lease one message).
  * Calls go through the service functions the routes call (deps.messages / deps.analytics /
  * deps.leases) on a server started with startServer — no HTTP in the timing, so the figures are
@@ -173,6 +173,8 @@ for (const zone of ["America/New_York", "Asia/Kolkata", "Asia/Kathmandu", "Austr
 }
 bench("analytics 1y, one form", ANALYTICS_RUNS, () => deps.analytics.messages(accountId, { period: "1y", formId: formIds[1] }, Date.now()));
 bench("analytics 1y, one form, Asia/Kolkata", ANALYTICS_RUNS, () => deps.analytics.messages(accountId, { period: "1y", formId: formIds[1], timezone: "Asia/Kolkata" }, Date.now()));
+// The dashboard's overview asks for 1d and 7d in the browser's zone.
+for (const period of ["1d", "7d"]) bench(`analytics ${period}, Australia/Adelaide (overview)`, ANALYTICS_RUNS, () => deps.analytics.messages(accountId, { period, timezone: "Australia/Adelaide" }, Date.now()));
 bench("forms/<id>/stats 1y", ANALYTICS_RUNS, () => deps.analytics.formStats(accountId, formIds[1], { period: "1y" }, Date.now()));
 bench("forms/<id>/stats 1y, Asia/Kolkata", ANALYTICS_RUNS, () => deps.analytics.formStats(accountId, formIds[1], { period: "1y", timezone: "Asia/Kolkata" }, Date.now()));
 if (all) {

@@ -1,5 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
-import { bucketsOf } from "../domain/rollup-buckets";
+import { bucketsOf, REASON_LEVEL } from "../domain/rollup-buckets";
 
 /**
  * Derived data of message inserts — message_counts, monthly_usage, message_rollups — as explicit
@@ -50,7 +50,7 @@ export interface RollupDelta {
 
 const STATUS_COLUMN: Record<MessageStatus, number> = { queued: 0, sent: 1, failed: 2, cancelled: 3 };
 
-/** The rollup rows one message adds to (×sign): 2 scopes × 3 levels, plus its reason rows if failed. */
+/** The rollup rows one message adds to (×sign): 2 scopes × 3 levels, plus its reason rows (levels 3–5) if failed. */
 export function rollupDeltas(m: MessageFacts, sign = 1): RollupDelta[] {
   const out: RollupDelta[] = [];
   const base: RollupValues = [0, 0, 0, 0, 0, 0];
@@ -64,7 +64,7 @@ export function rollupDeltas(m: MessageFacts, sign = 1): RollupDelta[] {
     for (let level = 0; level < 3; level++) {
       out.push({ accountId: m.accountId, formId, level, bucket: buckets[level], reason: "", values: [...base] as RollupValues });
       if (m.status === "failed") {
-        out.push({ accountId: m.accountId, formId, level, bucket: buckets[level], reason: `#${m.failureReason ?? "unknown"}`, values: [0, 0, sign, 0, 0, 0] });
+        out.push({ accountId: m.accountId, formId, level: REASON_LEVEL + level, bucket: buckets[level], reason: `#${m.failureReason ?? "unknown"}`, values: [0, 0, sign, 0, 0, 0] });
       }
     }
   }

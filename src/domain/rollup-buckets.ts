@@ -2,7 +2,9 @@
  * The UTC buckets of the message rollups (migration 0015) and how any time range splits into them.
  *
  * Levels: 0 = day "YYYY-MM-DD", 1 = hour "YYYY-MM-DDTHH", 2 = quarter hour "YYYY-MM-DDTHH:MM"
- * (MM in 00, 15, 30, 45), all by a message's createdAt in UTC. A range [lo, hi) is the whole
+ * (MM in 00, 15, 30, 45), all by a message's createdAt in UTC; the failed messages per reason of
+ * the same buckets sit REASON_LEVEL (3) levels further (migration 0021), so that a range of one
+ * level's bucket rows steps over no reason rows. A range [lo, hi) is the whole
  * days from day(lo) to day(hi) plus prefix(hi) − prefix(lo), where prefix(t) is [00:00 UTC of
  * day(t), t): a range of whole hours (or the day minus the hours after, when shorter), a range of
  * whole quarters, and
@@ -16,6 +18,8 @@ export type RollupLevel = 0 | 1 | 2;
 export const LEVEL_DAY: RollupLevel = 0;
 export const LEVEL_HOUR: RollupLevel = 1;
 export const LEVEL_QUARTER: RollupLevel = 2;
+/** Added to a level for its reason rows: 3 day, 4 hour, 5 quarter hour. */
+export const REASON_LEVEL = 3;
 
 const HOUR_MS = 3_600_000;
 const QUARTER_MS = 900_000;

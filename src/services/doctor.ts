@@ -73,7 +73,7 @@ export function checkDerived(sqlite: Database): CheckResult {
       for (const r of rows) {
         note(
           "message_rollups",
-          `${r.side} account ${r.account_id} form ${r.form_id || "(none)"} ${["day", "hour", "quarter"][r.level as number]} ${r.bucket}` +
+          `${r.side} account ${r.account_id} form ${r.form_id || "(none)"} ${["day", "hour", "quarter"][(r.level as number) % 3]} ${r.bucket}` +
             `${r.reason ? ` reason ${String(r.reason).slice(1)}` : ""}: queued ${r.queued}, sent ${r.sent}, failed ${r.failed}, cancelled ${r.cancelled}, ` +
             `response ms ${r.sent_ms} over ${r.sent_timed}`,
         );

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { recordMessageInsert } from "../../src/db/derived-counts";
-import { checkDerived } from "../../src/services/doctor";
+import { checkDerived, rebuildDerived } from "../../src/services/doctor";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { openSqlite } from "../../src/db/open";
@@ -252,6 +252,34 @@ describe("0015 message rollups", () => {
     expect(names("index")).not.toContain("messages_form_status_created_idx");
     expect(names("trigger")).not.toContain("messages_count_insert");
     expect(names("trigger")).not.toContain("messages_usage_insert");
+    sqlite.close();
+  });
+});
+
+describe("0021 reason rows on their own levels", () => {
+  test("existing reason rows move to levels 3-5; the recreated triggers and the rebuild write them there", () => {
+    const sqlite = openSqlite(dbPath());
+    migrate(sqlite, EMBEDDED_MIGRATIONS.filter((m) => m.tag < "0021"));
+    fill(sqlite, 20);
+    rebuildDerived(sqlite); // fill's raw inserts record no counts; nothing has failed yet, so no reason rows
+    sqlite.run("UPDATE messages SET status = 'failed', failure_reason = 'rate-limit' WHERE rowid % 3 = 1");
+    const reasonLevels = () => (sqlite.query("SELECT DISTINCT level FROM message_rollups WHERE reason <> '' ORDER BY level").values() as number[][]).map((r) => r[0]);
+    expect(reasonLevels()).toEqual([0, 1, 2]);
+    const { applied } = migrate(sqlite);
+    expect(applied).toContain("0021_rollup_reason_levels");
+    expect(reasonLevels()).toEqual([3, 4, 5]);
+    expect(checkDerived(sqlite).differences).toEqual([]);
+    // Status changes, a re-keyed message and deletes after the upgrade go through the new triggers.
+    sqlite.run("UPDATE messages SET failure_reason = 'carrier' WHERE status = 'failed' AND rowid % 2 = 0");
+    sqlite.run("UPDATE messages SET status = 'failed', failure_reason = NULL WHERE status = 'queued' AND rowid % 5 = 0");
+    sqlite.run("UPDATE messages SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', julianday(created_at) - 1.3) WHERE rowid % 7 = 0");
+    sqlite.run("DELETE FROM messages WHERE rowid % 4 = 0");
+    expect(reasonLevels()).toEqual([3, 4, 5]);
+    expect(checkDerived(sqlite).differences).toEqual([]);
+    const failed = sqlite.query("SELECT COUNT(*) AS n FROM messages WHERE status = 'failed'").get() as { n: number };
+    const byReason = sqlite.query("SELECT SUM(failed) AS n FROM message_rollups WHERE account_id = 'a1' AND form_id = '*' AND level = 3").get() as { n: number };
+    expect(failed.n).toBeGreaterThan(0);
+    expect(byReason.n).toBe(failed.n);
     sqlite.close();
   });
 });

@@ -141,6 +141,26 @@ describe("analytics from rollups equal a from-scratch count", () => {
     }
   });
 
+  test("period totals of several scopes in one read (forms, no form, the account) between arbitrary instants, within one UTC day too, equal a direct count", () => {
+    const store = new RollupStore(s.running.deps.sqlite);
+    const r = rng(13);
+    const msgs = allMessages();
+    const keys = [...forms, "", "*"];
+    for (let round = 0; round < 30; round++) {
+      let from = NOW - Math.floor(r() * 400 * 86_400_000);
+      // A third of the rounds stay within hours of `from` (often the same UTC day).
+      let to = round % 3 === 0 ? from + Math.floor(r() * 20 * 3_600_000) : NOW - Math.floor(r() * 400 * 86_400_000);
+      [from, to] = [Math.min(from, to), Math.max(from, to)];
+      if (round % 2 === 0) [from, to] = [from - (from % 900_000), to - (to % 900_000)];
+      const got = store.periods(s.accountId, keys, from, to);
+      keys.forEach((key, k) => {
+        const inside = msgs.filter((m) => m.createdAt >= from && m.createdAt < to && (key === "*" || (m.formId ?? "") === key));
+        const want = [...STATUSES.map((st) => inside.filter((m) => m.status === st).length), inside.reduce((n, m) => n + (m.status === "sent" && m.sentAt !== null ? m.sentAt - m.createdAt : 0), 0)];
+        expect({ round, key, got: got[k].values.slice(0, 5) }).toEqual({ round, key, got: want });
+      });
+    }
+  });
+
   test("failure reasons between arbitrary instants (off the quarter hour too), for the account and a form, equal a direct count", () => {
     const store = new RollupStore(s.running.deps.sqlite);
     const r = rng(11);
