@@ -133,3 +133,17 @@ export function databaseBusy(err: unknown): AppError | null {
     headers: { "Retry-After": "1" },
   });
 }
+
+/**
+ * The read barrier's bound passed (issue 15): submissions the webhook acknowledged are not applied
+ * yet (the applier is stuck or restarting), so an API answer now could miss them. 503 with
+ * `Retry-After`; nothing was read or changed.
+ */
+export function submissionsNotApplied(retryAfterSeconds = 2): AppError {
+  return new AppError("SERVICE_UNAVAILABLE", {
+    message: "Recent form submissions are still being saved; retry in a few seconds",
+    details: { retryAfter: retryAfterSeconds },
+    extra: { retryAfter: retryAfterSeconds },
+    headers: { "Retry-After": String(retryAfterSeconds) },
+  });
+}

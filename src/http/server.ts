@@ -1,7 +1,7 @@
 import type { Server } from "bun";
 import type { AppDeps } from "../deps";
 import type { App } from "../app";
-import { AppError, databaseBusy, errorResponse } from "../errors";
+import { AppError, databaseBusy, errorResponse, submissionsNotApplied } from "../errors";
 import { KEY_FORMAT, burstLimit, hourlyLimit, type AuthKey } from "../services/accounts";
 import { readSessionCookie, sessionCookie } from "../services/sessions";
 import { rateLimitHeaders } from "../limits/api-limiter";
@@ -134,8 +134,9 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     // The read barrier (issue 15): what a webhook acknowledged is applied before any other API
     // request (or a phone's) runs, so it reads — and changes — what was acknowledged.
     if (kind === "api" || kind === "messages" || path.startsWith("/api/mobile/")) {
+      // Bounded (BARRIER_MAX_WAIT_MS): a stuck applier answers 503 + Retry-After, not a hang.
       const caughtUp = deps.intake.barrier();
-      if (caughtUp) await caughtUp;
+      if (caughtUp && !(await caughtUp)) throw submissionsNotApplied();
     }
     // HEAD is GET without the body (uptime monitors send it): same checks, same status and headers.
     if (req.method === "HEAD") {

@@ -88,6 +88,8 @@ interface ContactRow {
 interface ChunkContact extends ContactRow {
   isNew: boolean;
   changed: boolean;
+  /** The stored row as read (an existing contact): when only updated_at moved, only it is written. */
+  stored: ContactRow | null;
   accountId: string;
   phone: string;
   formId: string;
@@ -135,6 +137,8 @@ export class IntakeApplier {
   private readonly contactsByPhones: Statement<ContactRow & { phone_number: string }, [string, string]>;
   private readonly contactInserts: MultiInsert;
   private readonly contactUpdates: MultiInsert;
+  /** A resubmission that changes nothing but updated_at: the name, email and search indexes are left alone. */
+  private readonly contactTouches: MultiInsert;
   private readonly messageInserts: MultiInsert;
   private readonly submissionInserts: MultiInsert;
   private readonly chunkSavepoint: Statement;
@@ -180,6 +184,12 @@ export class IntakeApplier {
       `UPDATE contacts SET first_name = v.column2, last_name = v.column3, email = v.column4, custom_fields = v.column5,
          source = v.column6, search_text = v.column7, updated_at = v.column8 FROM (`,
       "(?, ?, ?, ?, ?, ?, ?, ?)",
+      ") AS v WHERE contacts.id = v.column1",
+    );
+    this.contactTouches = new MultiInsert(
+      sqlite,
+      "UPDATE contacts SET updated_at = v.column2 FROM (",
+      "(?, ?)",
       ") AS v WHERE contacts.id = v.column1",
     );
     this.messageInserts = new MultiInsert(
@@ -237,20 +247,23 @@ export class IntakeApplier {
   /** Inside a transaction: applies up to `max` rows and moves the mark. */
   private applyRows(max: number, yieldNow?: () => boolean): BatchResult {
     const from = this.store.appliedSeq();
-    const rows = this.store.listAfter(from, max);
     const result: BatchResult = { applied: 0, seq: from, accounts: [], skipped: [] };
-    if (rows.length === 0) return result;
-    this.beforeBatch();
     const accounts = new Set<string>();
     let last = from;
     let applied = 0;
-    for (let i = 0; i < rows.length; i += this.chunkRows) {
+    // Read a chunk at a time (same transaction, so the same rows as one read of `max`): only one
+    // chunk's entries are alive at once, which keeps the applier thread's heap small.
+    while (applied < max) {
       // Requests come first: when one waits for the write lock, the batch ends here.
-      if (i > 0 && yieldNow?.()) break;
-      const chunk = rows.slice(i, i + this.chunkRows).map((row) => ({ seq: row.seq, entry: JSON.parse(row.entry) as IntakeEntry }));
+      if (applied > 0 && yieldNow?.()) break;
+      const rows = this.store.listAfter(last, Math.min(this.chunkRows, max - applied));
+      if (rows.length === 0) break;
+      if (applied === 0) this.beforeBatch();
+      const chunk = rows.map((row) => ({ seq: row.seq, entry: JSON.parse(row.entry) as IntakeEntry }));
       applied += this.applyChunk(chunk, accounts, result);
       last = chunk[chunk.length - 1].seq;
     }
+    if (applied === 0) return result;
     this.store.markApplied(last);
     result.applied = applied;
     result.seq = last;
@@ -314,6 +327,7 @@ export class IntakeApplier {
     for (const [accountId, set] of phones) {
       for (const r of this.contactsByPhones.all(accountId, JSON.stringify([...set]))) {
         contacts.set(`${accountId}\u0000${r.phone_number}`, {
+          stored: r,
           id: r.id,
           first_name: r.first_name,
           last_name: r.last_name,
@@ -350,6 +364,7 @@ export class IntakeApplier {
         contact = c;
       } else {
         contact = {
+          stored: null,
           id: e.contactId,
           first_name: e.firstName,
           last_name: e.lastName,
@@ -380,7 +395,14 @@ export class IntakeApplier {
     }
     const inserts: unknown[][] = [];
     const updates: unknown[][] = [];
+    const touches: unknown[][] = [];
     for (const c of contacts.values()) {
+      const o = c.stored;
+      if (o !== null && c.changed && o.first_name === c.first_name && o.last_name === c.last_name && o.email === c.email && o.custom_fields === c.custom_fields && o.source === c.source) {
+        // Same values, so the same search text: only updated_at moves.
+        touches.push([c.id, c.updatedAt]);
+        continue;
+      }
       const search = contactSearchText({ firstName: c.first_name, lastName: c.last_name, email: c.email ?? undefined, phoneNumber: c.phone });
       if (c.isNew) {
         inserts.push([c.id, c.accountId, c.phone, c.first_name, c.last_name, c.email, c.formId, c.custom_fields, c.source, search, c.createdAt, c.updatedAt, c.consent]);
@@ -389,6 +411,7 @@ export class IntakeApplier {
       }
     }
     this.contactUpdates.run(updates);
+    this.contactTouches.run(touches);
     this.contactInserts.run(inserts);
     this.messageInserts.run(messages);
     this.submissionInserts.run(submissions);

@@ -4,7 +4,7 @@
  * until the intake is empty and reports each batch's high-water mark to the main thread.
  */
 import type { Database } from "bun:sqlite";
-import { openSqlite } from "../db/open";
+import { openSqlite } from "../db/open-sqlite";
 import { EventOutbox, registerOutbox } from "./events";
 import { APPLY_BATCH_MAX, IntakeApplier, type BatchResult } from "./intake-apply";
 import { SLOT_APPLIED, SLOT_APPLIER_HOLDS, SLOT_MAIN_WANTS } from "./intake";
@@ -12,7 +12,13 @@ import { GATE_MAX_WAIT_MS } from "../db/write-gate";
 
 declare const self: Worker;
 
-export type ApplierCommand = { op: "open"; dbPath: string; cacheMb: number; applied: SharedArrayBuffer; gate?: SharedArrayBuffer } | { op: "wake" } | { op: "stop" };
+export type ApplierCommand =
+  | { op: "open"; dbPath: string; cacheMb: number; applied: SharedArrayBuffer; gate?: SharedArrayBuffer }
+  | { op: "wake" }
+  | { op: "stop" }
+  /** Test hooks (SubmissionIntake.wedgeApplierForTest / crashApplierForTest): a stuck thread, a dead one. */
+  | { op: "wedge"; ms: number }
+  | { op: "crash" };
 export type ApplierReport =
   | { op: "ready"; seq: number }
   | { op: "batch"; result: BatchResult; emitted: boolean; ms: number }
@@ -125,6 +131,10 @@ self.onmessage = (event: MessageEvent<ApplierCommand>) => {
     drain();
   } else if (cmd.op === "wake") {
     drain();
+  } else if (cmd.op === "wedge") {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, cmd.ms);
+  } else if (cmd.op === "crash") {
+    process.exit(1);
   } else if (cmd.op === "stop") {
     stopping = true;
     drain();

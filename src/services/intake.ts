@@ -30,6 +30,17 @@ const WORKER_ENTRY = import.meta.url.includes("/$bunfs/") ? "./services/intake-w
 /** Applier lags kept for the metrics' percentiles. */
 const LAG_SAMPLES = 4_096;
 
+/**
+ * Longest an API request waits at the read barrier before it is answered 503 with Retry-After
+ * (ms). A healthy applier at full webhook load stays far below it (its lag p99 target is 200 ms);
+ * only a wedged or dead applier reaches it, and then the request fails fast instead of hanging.
+ */
+export const BARRIER_MAX_WAIT_MS = 2_000;
+
+/** A dead applier Worker is started again at once; if it died again within this long, after RESTART_BACKOFF_MS. */
+const RESTART_WINDOW_MS = 5_000;
+const RESTART_BACKOFF_MS = 1_000;
+
 /** One acknowledged, not yet applied entry, as the request path's rules need it. */
 export interface PendingEntry {
   seq: number;
@@ -54,7 +65,13 @@ export class SubmissionIntake {
   private applied: number;
   private worker: Worker | undefined;
   private ready: Promise<void> | undefined;
-  private waiters: Array<{ seq: number; resolve: () => void }> = [];
+  /** Requests at the read barrier, oldest first (each with its deadline, performance.now() ms). */
+  private waiters: Array<{ seq: number; deadline: number; resolve: (caughtUp: boolean) => void }> = [];
+  private waiterTimer: ReturnType<typeof setTimeout> | undefined;
+  /** performance.now() of the last restart of a dead applier (a restart loop is slowed down). */
+  private lastRestartAt = -Infinity;
+  /** Restarts of a dead applier Worker since boot. */
+  restarts = 0;
   private stopWaiter: (() => void) | undefined;
   private wakeQueued = false;
   /** Unapplied entries in seq order, and the same indexed by account+phone and by form. */
@@ -193,13 +210,32 @@ export class SubmissionIntake {
   }
 
   /**
-   * Null when every acknowledged submission is applied; else a promise that resolves once the
-   * applier has passed the newest one acknowledged now.
+   * Null when every acknowledged submission is applied; else a promise that resolves true once
+   * the applier has passed the newest one acknowledged now, or false after `maxWaitMs` (the
+   * applier is wedged or restarting: the caller answers 503 rather than hang).
    */
-  barrier(): Promise<void> | null {
+  barrier(maxWaitMs = BARRIER_MAX_WAIT_MS): Promise<boolean> | null {
     if (this.applied >= this.acked) return null;
     const seq = this.acked;
-    return new Promise((resolve) => this.waiters.push({ seq, resolve }));
+    return new Promise((resolve) => {
+      this.waiters.push({ seq, deadline: performance.now() + maxWaitMs, resolve });
+      this.armWaiterTimer();
+    });
+  }
+
+  /** One timer for all waiters: it fires at the earliest deadline and lets the expired ones go. */
+  private armWaiterTimer(): void {
+    if (this.waiterTimer !== undefined || this.waiters.length === 0) return;
+    let first = Infinity;
+    for (const w of this.waiters) if (w.deadline < first) first = w.deadline;
+    this.waiterTimer = setTimeout(() => {
+      this.waiterTimer = undefined;
+      const now = performance.now();
+      const still: typeof this.waiters = [];
+      for (const w of this.waiters) (w.deadline <= now ? w.resolve(false) : still.push(w));
+      this.waiters = still;
+      this.armWaiterTimer();
+    }, Math.max(0, first - performance.now()));
   }
 
   /**
@@ -239,7 +275,19 @@ export class SubmissionIntake {
   holdApplierOff(): void {
     if (this.holdDepth++ > 0) return;
     Atomics.store(this.shared, SLOT_MAIN_WANTS, 1n);
-    while (Atomics.load(this.shared, SLOT_APPLIER_HOLDS) !== 0n) Atomics.wait(this.shared, SLOT_APPLIER_HOLDS, 1n, 100);
+    if (Atomics.load(this.shared, SLOT_APPLIER_HOLDS) === 0n) return;
+    // The applier ends its turn at its next chunk (ms). A thread stuck inside its turn must not
+    // stop the server: after the barrier's bound this transaction goes ahead, and SQLite's
+    // busy_timeout decides (a 503 at worst, never a hang).
+    const end = performance.now() + BARRIER_MAX_WAIT_MS;
+    while (Atomics.load(this.shared, SLOT_APPLIER_HOLDS) !== 0n) {
+      const left = end - performance.now();
+      if (left <= 0) {
+        this.logger.warn("submission applier did not let go of the database in time; going ahead", { waitedMs: BARRIER_MAX_WAIT_MS });
+        return;
+      }
+      Atomics.wait(this.shared, SLOT_APPLIER_HOLDS, 1n, Math.min(100, left));
+    }
   }
 
   letApplierOn(): void {
@@ -279,6 +327,26 @@ export class SubmissionIntake {
     return this.pending.length - this.pendingHead;
   }
 
+  /** How long the oldest acknowledged, unapplied submission has waited (ms; 0 when none). */
+  oldestPendingMs(): number {
+    for (const at of this.ackedAt.values()) return Math.max(0, performance.now() - at);
+    return 0;
+  }
+
+  /**
+   * /health's view of the applier: "ok", or "behind" when an acknowledged submission has waited
+   * longer than the read barrier's bound (API requests are being answered 503 meanwhile).
+   */
+  health(): { pending: number; oldestPendingMs: number; lagP99Ms: number; applier: "ok" | "behind" } {
+    const oldest = this.oldestPendingMs();
+    return {
+      pending: this.lag(),
+      oldestPendingMs: Math.round(oldest),
+      lagP99Ms: Math.round(this.lagPercentiles().p99 * 10) / 10,
+      applier: oldest > BARRIER_MAX_WAIT_MS ? "behind" : "ok",
+    };
+  }
+
   /** Applier lag percentiles (ms from acknowledgement to applied), over the last samples. */
   lagPercentiles(): { p50: number; p99: number; max: number; samples: number } {
     const n = Math.min(this.lagCount, LAG_SAMPLES);
@@ -308,8 +376,12 @@ export class SubmissionIntake {
     }
     if (this.waiters.length > 0) {
       const still: typeof this.waiters = [];
-      for (const w of this.waiters) (w.seq <= this.applied ? w.resolve() : still.push(w));
+      for (const w of this.waiters) (w.seq <= this.applied ? w.resolve(true) : still.push(w));
       this.waiters = still;
+      if (still.length === 0 && this.waiterTimer !== undefined) {
+        clearTimeout(this.waiterTimer);
+        this.waiterTimer = undefined;
+      }
     }
     for (const s of r.skipped) this.logger.warn("intake entry not applied: its form or account is gone", { seq: s.seq, error: s.error });
     if (r.accounts.length > 0 || emitted) this.onApplied(r.accounts, emitted);
@@ -340,25 +412,57 @@ export class SubmissionIntake {
         else if (m.op === "stopped") this.stopWaiter?.();
       };
     });
-    worker.onerror = (event: ErrorEvent) => {
-      // The thread died: what it had not applied is still in the intake; a new one carries on.
-      this.logger.error("submission applier stopped unexpectedly; restarting it", { error: event.message });
-      worker.terminate();
-      if (this.worker === worker && !this.stopping) {
-        this.spawn();
-        this.worker!.postMessage({ op: "open", dbPath: this.dbPath, cacheMb: this.cacheMb, gate: this.writeGate, applied: this.shared.buffer as SharedArrayBuffer } satisfies ApplierCommand);
-      }
-    };
+    // The thread died (an uncaught error, or it exited): what it had not applied is still in the
+    // intake, past its high-water mark; a new one carries on from there.
+    worker.onerror = (event: ErrorEvent) => this.restart(worker, event.message || "uncaught error");
+    worker.addEventListener("close", () => this.restart(worker, "the thread exited"));
     worker.postMessage({ op: "open", dbPath: this.dbPath, cacheMb: this.cacheMb, gate: this.writeGate, applied: this.shared.buffer as SharedArrayBuffer } satisfies ApplierCommand);
+  }
+
+  /** Starts a new applier Worker in place of `dead` (once per dead Worker; not while stopping). */
+  private restart(dead: Worker, why: string): void {
+    if (this.worker !== dead || this.stopping) return;
+    this.worker = undefined;
+    try {
+      dead.terminate();
+    } catch {}
+    // A thread that died in its turn must not hold the main thread's transactions off.
+    Atomics.store(this.shared, SLOT_APPLIER_HOLDS, 0n);
+    Atomics.notify(this.shared, SLOT_APPLIER_HOLDS);
+    const now = performance.now();
+    const delay = now - this.lastRestartAt < RESTART_WINDOW_MS ? RESTART_BACKOFF_MS : 0;
+    this.lastRestartAt = now + delay;
+    this.restarts++;
+    this.logger.error("submission applier stopped unexpectedly; restarting it (it resumes after the last applied submission)", {
+      error: why,
+      pending: this.lag(),
+      restartInMs: delay,
+    });
+    setTimeout(() => {
+      if (this.stopping || this.worker !== undefined) return;
+      this.spawn();
+    }, delay);
+  }
+
+  /**
+   * Test hooks: block the applier thread for `ms` (a wedged applier: its event loop stuck), or
+   * make it exit as a crash would. Nothing calls them outside the tests.
+   */
+  wedgeApplierForTest(ms: number): void {
+    this.worker?.postMessage({ op: "wedge", ms } satisfies ApplierCommand);
+  }
+
+  crashApplierForTest(): void {
+    this.worker?.postMessage({ op: "crash" } satisfies ApplierCommand);
   }
 
   private stopping = false;
 
   /** Applies what is left (after the writer's last flush), then ends the thread. */
   async stop(): Promise<void> {
+    this.stopping = true;
     const worker = this.worker;
     if (!worker) return;
-    this.stopping = true;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 10_000);
       this.stopWaiter = () => {
@@ -370,8 +474,10 @@ export class SubmissionIntake {
     worker.terminate();
     this.worker = undefined;
     // Anyone still waiting is let through: the server is stopping.
-    for (const w of this.waiters) w.resolve();
+    for (const w of this.waiters) w.resolve(true);
     this.waiters = [];
+    if (this.waiterTimer !== undefined) clearTimeout(this.waiterTimer);
+    this.waiterTimer = undefined;
   }
 }
 

@@ -141,5 +141,12 @@ describe("durability", () => {
       srv.proc.kill("SIGTERM");
       await srv.proc.exited;
     }
+    // Every derived structure (rollups, counts, usage, search index, the intake) equals a
+    // from-scratch rebuild: `textwire doctor --check` exits 0.
+    const doctor = Bun.spawnSync([join(import.meta.dir, "..", "..", "node_modules", ".bin", "bun"), "src/main.ts", "doctor", "--check", "--json", "--db", path], {
+      cwd: join(import.meta.dir, "..", ".."),
+    });
+    expect(doctor.stdout.toString()).toContain('"ok":true');
+    expect(doctor.exitCode).toBe(0);
   }, 120_000);
 });

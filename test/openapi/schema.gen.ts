@@ -1206,6 +1206,18 @@ export interface operations {
                          */
                         database: "ok" | "error";
                         devicesOnline?: number;
+                        intake?: {
+                            /**
+                             * @default ok
+                             * @enum {string}
+                             */
+                            applier: "ok" | "behind";
+                            /** @description p99 of the time from a submission's 200 to its apply, over the last 4096 */
+                            lagP99Ms: number;
+                            /** @description how long the oldest unapplied submission has waited */
+                            oldestPendingMs: number;
+                            pending: number;
+                        };
                         oldestDueSeconds?: number | null;
                         /**
                          * @default ok
@@ -1259,6 +1271,18 @@ export interface operations {
                          */
                         database: "ok" | "error";
                         devicesOnline?: number;
+                        intake?: {
+                            /**
+                             * @default ok
+                             * @enum {string}
+                             */
+                            applier: "ok" | "behind";
+                            /** @description p99 of the time from a submission's 200 to its apply, over the last 4096 */
+                            lagP99Ms: number;
+                            /** @description how long the oldest unapplied submission has waited */
+                            oldestPendingMs: number;
+                            pending: number;
+                        };
                         oldestDueSeconds?: number | null;
                         /**
                          * @default ok

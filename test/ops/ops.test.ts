@@ -36,7 +36,9 @@ describe("GET /health", () => {
   test("no key needed; status, version, schema version, uptime, database ok — and no account data", async () => {
     const res = await fetch(`${s.url}/health`);
     const body = await expectStatus(res, 200);
-    expect(body).toEqual({ status: "ok", version: VERSION, schemaVersion: SCHEMA_VERSION, uptimeSeconds: expect.any(Number), database: "ok", devicesOnline: 0, oldestDueSeconds: null, queue: "ok" });
+    expect(body).toEqual({ status: "ok", version: VERSION, schemaVersion: SCHEMA_VERSION, uptimeSeconds: expect.any(Number), database: "ok", devicesOnline: 0, oldestDueSeconds: null, queue: "ok",
+      intake: { pending: 0, oldestPendingMs: 0, lagP99Ms: expect.any(Number), applier: "ok" },
+    });
     expect(res.headers.get("x-request-id")).toBeTruthy();
     expect(JSON.stringify(body)).not.toContain(s.accountId);
   });

@@ -8,6 +8,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { openSqlite } from "../../src/db/open";
 import { migrate } from "../../src/db/migrate";
+import { EMBEDDED_MIGRATIONS } from "../../src/db/migrations.gen";
 import { createDeps, type AppDeps } from "../../src/deps";
 import { defaultServeConfig } from "../../src/config";
 import { IntakeApplier } from "../../src/services/intake-apply";
@@ -176,7 +177,9 @@ describe("chunks (multi-row inserts) and row by row", () => {
     let now = NOW;
     const t = setup({ duplicateWindowMinutes: 0 }, () => (now += 1_000));
     const people = ["Ann", "Bea", "Cy", "Di"];
-    for (let i = 0; i < 150; i++) {
+    // The last 23 resend each phone's previous body exactly: only updated_at moves (a narrower UPDATE).
+    for (let n = 0; n < 173; n++) {
+      const i = n < 150 ? n : n - 23;
       const phone = `+1415555${String(2000 + (i % 23)).padStart(4, "0")}`;
       const firstName = people[i % people.length];
       const body: Record<string, unknown> = { phoneNumber: phone, firstName };
@@ -207,7 +210,7 @@ describe("chunks (multi-row inserts) and row by row", () => {
       ].map((q) => db.query(q).all());
     const chunked = dump(t.sqlite);
     expect(chunked[0].length).toBe(23);
-    expect(chunked[1].length).toBe(150);
+    expect(chunked[1].length).toBe(173);
     expect(chunked).toEqual(dump(other));
     expect(checkDerived(t.sqlite).differences).toEqual([]);
   });
@@ -264,6 +267,44 @@ describe("textwire doctor and the intake", () => {
 });
 
 describe("boot and backups", () => {
+  test("a database from before the intake migrates: existing contacts are merged into, and every derived structure equals a rebuild", async () => {
+    const dir = tempDir("textwire-intake-old-");
+    const dbPath = join(dir, "textwire.db");
+    const sqlite = openSqlite(dbPath);
+    cleanup.push(() => {
+      sqlite.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    // Before issue 15 (rollups, derived counts by batch, the intake): the upgrade rebuilds what is derived once.
+    migrate(sqlite, EMBEDDED_MIGRATIONS.filter((m) => m.tag < "0015"));
+    const at = new Date(NOW - 86_400_000).toISOString();
+    const F = crypto.randomUUID();
+    sqlite.run("INSERT INTO accounts (id, name, created_at) VALUES ('a1', 'A', ?)", [at]);
+    sqlite.run(
+      `INSERT INTO forms (id, account_id, name, name_key, message_template, fields, settings, created_at, updated_at)
+       VALUES (?, 'a1', 'F', 'f', 'Hi {{firstName}}', '[{"name":"firstName","type":"text"}]', '{"timezone":"UTC","duplicateWindowMinutes":0}', ?, ?)`,
+      [F, at, at],
+    );
+    sqlite.run("INSERT INTO contacts (id, account_id, phone_number, first_name, form_id, created_at, updated_at) VALUES ('c1', 'a1', '+14155550131', 'Old', ?, ?, ?)", [F, at, at]);
+    sqlite.run("INSERT INTO messages (id, account_id, form_id, contact_id, content, recipient_phone, scheduled_for, seq, created_at, updated_at) VALUES ('m1', 'a1', ?, 'c1', 'x', '+14155550131', ?, 1, ?, ?)", [F, at, at, at]);
+    const { applied } = migrate(sqlite);
+    expect(applied).toContain("0015_message_rollups");
+    expect(applied).toContain("0016_submission_intake");
+    const deps = createDeps(sqlite, defaultServeConfig({ db: dbPath }), () => NOW, quiet);
+    const form = deps.submissions.findForm(F)!;
+    for (const phoneNumber of ["+14155550131", "+14155550132"]) {
+      const body = { phoneNumber, firstName: "New" };
+      await deps.submissions.submit(form, { body, rawJson: JSON.stringify(body), ipAddress: "127.0.0.1", userAgent: null });
+    }
+    expect(new IntakeApplier(sqlite).drain()).toBe(2);
+    expect(sqlite.query("SELECT id, first_name FROM contacts ORDER BY phone_number").all()).toEqual([
+      { id: "c1", first_name: "New" },
+      { id: expect.any(String), first_name: "New" },
+    ]);
+    expect(sqlite.query("SELECT count(*) AS n FROM messages").get()).toEqual({ n: 3 });
+    expect(checkDerived(sqlite).differences).toEqual([]);
+  });
+
   test("a backup taken with unapplied submissions restores them: boot applies the intake before it serves", async () => {
     const t = setup({ duplicateWindowMinutes: 0 });
     const a = await t.post("+14155550108");

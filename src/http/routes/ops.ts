@@ -27,6 +27,15 @@ export const HealthResponse = t.Object({
   queue: t.Optional(t.UnionEnum(["ok", "stuck"])),
   /** With TLS on: the certificate in use, so monitoring sees a renewal coming (warned 30 days ahead). */
   tls: t.Optional(t.Object({ certificateExpiresAt: t.String({ format: "date-time" }), daysLeft: t.Integer() })),
+  /** The webhook's intake (issue 15): submissions acknowledged and not yet applied; "behind" once the oldest waited past the read barrier's bound (API requests get 503 meanwhile). */
+  intake: t.Optional(
+    t.Object({
+      pending: t.Integer(),
+      oldestPendingMs: t.Integer({ description: "how long the oldest unapplied submission has waited" }),
+      lagP99Ms: t.Number({ description: "p99 of the time from a submission's 200 to its apply, over the last 4096" }),
+      applier: t.UnionEnum(["ok", "behind"]),
+    }),
+  ),
   /** With --backup-dir: the newest scheduled backup there, so a monitor (and the Overview) sees backups stop. */
   backup: t.Optional(
     t.Object({
@@ -48,14 +57,16 @@ export function opsRoutes(deps: AppDeps) {
   const tlsOf = () => (certPem ? { tls: tlsExpiry(certPem, deps.clock()) } : {});
   const backup = deps.config.backupDir ? backupHealth(deps.config.backupDir, deps.config.backupEveryMs ?? DEFAULT_BACKUP_EVERY_MS, deps.clock) : undefined;
   const backupOf = () => (backup ? { backup: backup() } : {});
+  // Taken once: /health must answer while the applier is stuck (the test helper's deps.sqlite waits for it).
+  const sqlite = deps.sqlite;
   const app = new Elysia({ name: "ops-routes" })
     .get(
       "/health",
       ({ set }) => {
         const uptimeSeconds = Math.max(0, Math.floor((deps.clock() - deps.startedAt) / 1000));
         try {
-          const row = deps.sqlite.query("PRAGMA user_version").get() as { user_version: number };
-          return { status: "ok" as const, version: VERSION, schemaVersion: row.user_version, uptimeSeconds, database: "ok" as const, ...deps.devices.health(), ...tlsOf(), ...backupOf() };
+          const row = sqlite.query("PRAGMA user_version").get() as { user_version: number };
+          return { status: "ok" as const, version: VERSION, schemaVersion: row.user_version, uptimeSeconds, database: "ok" as const, ...deps.devices.health(), intake: deps.intake.health(), ...tlsOf(), ...backupOf() };
         } catch (err) {
           deps.logger.error("health check: database query failed", { error: String(err) });
           set.status = 503;
