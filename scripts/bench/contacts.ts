@@ -79,7 +79,6 @@ if (reuse) {
 const insContact = db.query(`INSERT INTO contacts (id, account_id, phone_number, first_name, last_name, email, status, form_id, custom_fields, tags,
   last_contacted_at, last_response_at, message_count, source, notes, search_text, created_at, updated_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, 0, 'bench', NULL, ?, ?, ?)`);
-const insTag = db.query(`INSERT INTO contact_tags (contact_id, account_id, tag) VALUES (?, ?, ?)`);
 // mulberry32: deterministic, and unlike a bare LCG its low bits are not periodic.
 let seed = 42;
 const rnd = (n: number) => {
@@ -106,7 +105,6 @@ db.transaction(() => {
       status === "responded" || status === "converted" ? new Date(Date.parse(created) + rnd(7 * 86_400_000)).toISOString() : null,
       contactSearchText({ firstName: first, lastName: last, email, phoneNumber: phone }), created, updated,
     );
-    for (const t of tags) insTag.run(id, main.account.id, t);
   }
 })();
 db.exec("ANALYZE");

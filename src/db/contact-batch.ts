@@ -4,7 +4,8 @@
  * Why: the FTS5 trigger on contacts (drizzle/0002) flushes the index's pending terms at the end
  * of every statement, so one INSERT per contact pays a flush per contact; one INSERT of 100
  * contacts pays one. Measured on the 2-core machine: 5,000 contacts in 100-row statements
- * 1.2 s against 2.7–2.9 s one statement each (same transactions). Tags go the same way.
+ * 1.2 s against 2.7–2.9 s one statement each (same transactions). Tags need no
+ * statement of their own: contact_tags follows the tags column by trigger (migration 0020).
  *
  * The caller keeps the order of effects: rows wait here only until `flush`, which the import
  * calls before anything else reads or writes contacts (a repeated phone, an update, an opt-out)
@@ -21,25 +22,19 @@ const PARAMS_PER_ROW = 17;
 
 /** Rows per statement: 100 × 17 parameters, well under SQLite's 32,766. */
 export const CONTACT_BATCH_ROWS = 100;
-/** Tag rows per statement (3 parameters each). */
-const TAG_BATCH_ROWS = 300;
 
 export interface PendingContact {
   id: string;
   phoneNumber: string;
   /** The 17 values of CONTACT_INSERT_ROW, in order. */
   values: SQLQueryBindings[];
-  tags: readonly string[];
 }
 
 export class ContactInsertBatch {
   private rows: PendingContact[] = [];
   private phones = new Set<string>();
 
-  constructor(
-    private readonly sqlite: Database,
-    private readonly accountId: string,
-  ) {}
+  constructor(private readonly sqlite: Database) {}
 
   get size(): number {
     return this.rows.length;
@@ -56,7 +51,7 @@ export class ContactInsertBatch {
     this.phones.add(row.phoneNumber);
   }
 
-  /** Writes every waiting contact and its tags; returns their ids in the order they were added. */
+  /** Writes every waiting contact (its tags by trigger); returns their ids in the order they were added. */
   flush(): string[] {
     const rows = this.rows;
     if (rows.length === 0) return [];
@@ -66,11 +61,6 @@ export class ContactInsertBatch {
       const part = rows.slice(at, at + CONTACT_BATCH_ROWS);
       this.run(`INSERT INTO contacts ${CONTACT_INSERT_COLUMNS} VALUES `, CONTACT_INSERT_ROW, part.length, CONTACT_BATCH_ROWS, part.flatMap((r) => r.values));
     }
-    const tags = rows.flatMap((r) => r.tags.map((tag) => [r.id, this.accountId, tag]));
-    for (let at = 0; at < tags.length; at += TAG_BATCH_ROWS) {
-      const part = tags.slice(at, at + TAG_BATCH_ROWS);
-      this.run("INSERT OR IGNORE INTO contact_tags (contact_id, account_id, tag) VALUES ", "(?, ?, ?)", part.length, TAG_BATCH_ROWS, part.flat());
-    }
     return rows.map((r) => r.id);
   }
 
@@ -78,8 +68,8 @@ export class ContactInsertBatch {
    * Runs `head` with `n` copies of `row`, as statements of `full` rows and then of halving sizes
    * (64, 32, …, 1 rows): a slice's last rows reuse the same few prepared statements instead of
    * compiling one of their exact size at the end of every slice (compiling a 100-row INSERT costs
-   * about as much as running it). The statements stay in the connection's cache: at most eight
-   * per table, whatever the row counts.
+   * about as much as running it). The statements stay in the connection's cache: at most eight,
+   * whatever the row counts.
    */
   private run(head: string, row: string, n: number, full: number, values: SQLQueryBindings[]): void {
     const perRow = values.length / n;

@@ -57,10 +57,10 @@ export class ContactUpserts {
   }
 
   /**
-   * Writes `next` over `stored`: the columns whose value differs, and updated_at. Returns whether
-   * the tags column changed (then the caller rewrites contact_tags).
+   * Writes `next` over `stored`: the columns whose value differs, and updated_at (contact_tags
+   * follows a changed tags column by trigger, migration 0020).
    */
-  update(accountId: string, stored: StoredContactRow, next: UpsertValues, updatedAt: string): boolean {
+  update(accountId: string, stored: StoredContactRow, next: UpsertValues, updatedAt: string): void {
     let mask = 0;
     const params: SQLQueryBindings[] = [];
     UPSERT_COLUMNS.forEach(([, key], i) => {
@@ -77,6 +77,5 @@ export class ContactUpserts {
       this.updates.set(mask, stmt);
     }
     stmt.run(...params, updatedAt, stored.id, accountId);
-    return next.tags !== stored.tags;
   }
 }

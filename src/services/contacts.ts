@@ -59,22 +59,25 @@ export function toContact(r: ContactRow): Contact {
   return { ...r, customFields: JSON.parse(r.customFields), tags: JSON.parse(r.tags), optedOut: r.optedOut === 1, consent: r.consent ? JSON.parse(r.consent) : null };
 }
 
+/** The rowids of the account's contacts having one tag, in rowid order (contact_tags' key). */
+const TAG_ROWIDS = "SELECT contact_rowid FROM contact_tags WHERE account_id = ? AND tag = ?";
+
 /** Rows of contacts_fts matching a MATCH expression (a pre-filter; see contact-fts.ts). */
 const FTS_ROWIDS = "c.rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_fts MATCH ?)";
 
 /**
  * WHERE clause of a contact filter, scoped to the account.
  *
- * Tags go through contact_tags: with `tagMode: "in"` the first tag (pass the rarest first) is a
- * list read from the (account_id, tag, contact_id) index and every further tag a primary-key
- * probe — cheap when the tag is rare; with `"exists"` every tag is a probe, so a page can be read
- * straight off a sort index and stop after `limit` hits — cheap when the tags are common; with
- * `"intersect"` the tags' contact lists are merged in contact_id order straight from that index
- * (no probe per tagged contact) — the cheapest way to find every contact having several common
- * tags, e.g. to count them; with `"member"` the tags' contacts (merged as for "intersect") become
- * a set of rowids, looked up per entry of the index the other conditions read — a status filter
- * is then counted from the status index and the id index alone, where "in" and "intersect" read
- * a contact row per tagged contact.
+ * Tags go through contact_tags, keyed (account_id, tag, contact_rowid) (migration 0020): with
+ * `tagMode: "in"` the first tag (pass the rarest first) is a list of rowids read from that key and
+ * every further tag a seek — cheap when the tag is rare; with `"exists"` every tag is a seek, so a
+ * page can be read straight off a sort index and stop after `limit` hits — cheap when the tags
+ * are common; with `"intersect"` the tags' rowid lists are merged in rowid order (no seek per
+ * tagged contact) — the cheapest way to find every contact having several common tags, e.g. to
+ * count them; with `"member"` the tags' rowids (merged as for "intersect") become a set, looked up
+ * per entry of the index the other conditions read — a status filter is then counted from the
+ * status index and contact_tags alone, where "in" and "intersect" read a contact row per tagged
+ * contact.
  *
  * Custom fields match exactly through json_extract; `instr` on the stored JSON text first skips
  * rows that cannot match without parsing them (values are always written with JSON.stringify, so
@@ -115,20 +118,20 @@ export function filterSql(
   }
   const tags = f.tags ?? [];
   if (tagMode === "member") {
-    // The tagged contacts' rowids (from their ids, in the id index alone) are a set looked up
-    // per entry of whichever index the other conditions pick; `+` keeps the set from driving.
-    conds.push(`+c.rowid IN (SELECT rowid FROM contacts WHERE id IN (${tags.map(() => "SELECT contact_id FROM contact_tags WHERE account_id = ? AND tag = ?").join(" INTERSECT ")}))`);
+    // The tagged contacts' rowids are a set looked up per entry of whichever index the other
+    // conditions pick; `+` keeps the set from driving.
+    conds.push(`+c.rowid IN (${tags.map(() => TAG_ROWIDS).join(" INTERSECT ")})`);
     for (const tag of tags) params.push(accountId, tag);
   } else if (tagMode === "intersect" && tags.length > 1) {
-    conds.push(`c.id IN (${tags.map(() => "SELECT contact_id FROM contact_tags WHERE account_id = ? AND tag = ?").join(" INTERSECT ")})`);
+    conds.push(`c.rowid IN (${tags.map(() => TAG_ROWIDS).join(" INTERSECT ")})`);
     for (const tag of tags) params.push(accountId, tag);
   } else tags.forEach((tag, i) => {
     if (i === 0 && tagMode !== "exists") {
-      conds.push("c.id IN (SELECT contact_id FROM contact_tags WHERE account_id = ? AND tag = ?)");
+      conds.push(`c.rowid IN (${TAG_ROWIDS})`);
       params.push(accountId, tag);
     } else {
-      conds.push("EXISTS (SELECT 1 FROM contact_tags t WHERE t.contact_id = c.id AND t.tag = ?)");
-      params.push(tag);
+      conds.push("EXISTS (SELECT 1 FROM contact_tags t WHERE t.account_id = ? AND t.tag = ? AND t.contact_rowid = c.rowid)");
+      params.push(accountId, tag);
     }
   });
   for (const [k, v] of Object.entries(f.customFields ?? {})) {
@@ -211,8 +214,6 @@ export class ContactService {
       insert: q(`INSERT INTO contacts ${CONTACT_INSERT_COLUMNS} VALUES ${CONTACT_INSERT_ROW}`),
       update: q(`UPDATE contacts SET phone_number = ?, first_name = ?, last_name = ?, email = ?, status = ?, custom_fields = ?, tags = ?,
           last_response_at = ?, source = ?, notes = ?, search_text = ?, updated_at = ? WHERE id = ? AND account_id = ?`),
-      deleteTags: q(`DELETE FROM contact_tags WHERE contact_id = ?`),
-      insertTag: q(`INSERT OR IGNORE INTO contact_tags (contact_id, account_id, tag) VALUES (?, ?, ?)`),
       formOfAccount: q(`SELECT id FROM forms WHERE id = ? AND account_id = ?`),
       version: q(`SELECT total_changes() AS c`),
       dataVersion: q(`PRAGMA data_version`),
@@ -284,10 +285,10 @@ export class ContactService {
       if (total === undefined && onlyTags(f)) {
         if (tagMode === "exists" && counted.length > 1) {
           // Common tags: merge their contact lists (see filterSql's "intersect").
-          const lists = counted.map(() => "SELECT contact_id FROM contact_tags WHERE account_id = ? AND tag = ?").join(" INTERSECT ");
+          const lists = counted.map(() => TAG_ROWIDS).join(" INTERSECT ");
           total = this.cachedCount(`SELECT count(*) AS n FROM (${lists})`, counted.flatMap((c) => [accountId, c.tag]));
         } else {
-          const rest = counted.slice(1).map(() => " AND EXISTS (SELECT 1 FROM contact_tags t WHERE t.contact_id = t0.contact_id AND t.tag = ?)").join("");
+          const rest = counted.slice(1).map(() => " AND EXISTS (SELECT 1 FROM contact_tags t WHERE t.account_id = t0.account_id AND t.tag = ? AND t.contact_rowid = t0.contact_rowid)").join("");
           total = this.cachedCount(`SELECT count(*) AS n FROM contact_tags t0 WHERE t0.account_id = ? AND t0.tag = ?${rest}`, [accountId, ...counted.map((c) => c.tag)]);
         }
       }
@@ -391,11 +392,6 @@ export class ContactService {
     if (clash && clash.id !== exceptId) throw this.duplicate(clash.id, phone);
   }
 
-  private writeTags(id: string, accountId: string, tags: string[]) {
-    this.stmts.deleteTags.run(id);
-    for (const t of tags) this.stmts.insertTag.run(id, accountId, t);
-  }
-
   /** Inserts a contact (no validation, no transaction: callers own both). */
   /** A new contact's id and insert values (CONTACT_INSERT_ROW), not yet written. */
   private newContactRow(accountId: string, s: ContactState, opts: { formId?: string | null; createdAt?: string; consent?: ConsentRecord } = {}): PendingContact {
@@ -407,13 +403,12 @@ export class ContactService {
       JSON.stringify(s.customFields), JSON.stringify(s.tags), s.lastResponseAt, s.source, s.notes,
       contactSearchText(s), createdAt, updatedAt < createdAt ? createdAt : updatedAt, opts.consent ? JSON.stringify(opts.consent) : null,
     ];
-    return { id, phoneNumber: s.phoneNumber, values, tags: s.tags };
+    return { id, phoneNumber: s.phoneNumber, values };
   }
 
   private insertState(accountId: string, s: ContactState, opts: { formId?: string | null; createdAt?: string; consent?: ConsentRecord } = {}): string {
     const row = this.newContactRow(accountId, s, opts);
     this.stmts.insert.run(...row.values);
-    for (const t of s.tags) this.stmts.insertTag.run(row.id, accountId, t);
     emitContact(this.sqlite, accountId, row.id, "contact.created", this.clock());
     return row.id;
   }
@@ -432,7 +427,6 @@ export class ContactService {
       next.phoneNumber, next.firstName, next.lastName, next.email, next.status, JSON.stringify(next.customFields), JSON.stringify(next.tags),
       next.lastResponseAt, next.source, next.notes, contactSearchText(next), this.now(current.updatedAt), current.id, accountId,
     );
-    if (patch.tags !== undefined) this.writeTags(current.id, accountId, next.tags);
     emitContact(this.sqlite, accountId, current.id, "contact.updated", this.clock());
   }
 
@@ -496,7 +490,6 @@ export class ContactService {
         this.sqlite.query(`SELECT id FROM messages WHERE contact_id = ? AND account_id = ? AND status = 'queued'`).all(id, accountId) as Array<{ id: string }>
       ).map((r) => r.id);
       this.sqlite.query(`DELETE FROM messages WHERE contact_id = ? AND account_id = ?`).run(id, accountId);
-      this.stmts.deleteTags.run(id);
       this.sqlite.query(`DELETE FROM contacts WHERE id = ? AND account_id = ?`).run(id, accountId);
       return { deletedId: id, removedQueued };
     })();
@@ -557,7 +550,7 @@ export class ContactService {
     let rowNo = 0; // as a spreadsheet shows it: the header is row 1
     const sync = (this.sqlite.query("PRAGMA synchronous").get() as { synchronous: number }).synchronous;
     // New contacts are written many per statement (db/contact-batch.ts), within each slice.
-    const waiting = new ContactInsertBatch(this.sqlite, accountId);
+    const waiting = new ContactInsertBatch(this.sqlite);
     for await (const batch of batches) {
       let at = 0;
       while (at < batch.length) {
@@ -727,8 +720,8 @@ export class ContactService {
       notes: next.notes,
       searchText: contactSearchText(next),
     };
-    const tagsChanged = this.upserts.update(accountId, stored, columns, this.now(stored.updatedAt));
-    if (patch.tags !== undefined && tagsChanged) this.writeTags(stored.id, accountId, next.tags);
+    // contact_tags follows the tags column by trigger (migration 0020).
+    this.upserts.update(accountId, stored, columns, this.now(stored.updatedAt));
     emitContact(this.sqlite, accountId, stored.id, "contact.updated", this.clock());
   }
 

@@ -8,6 +8,8 @@
  *  - monthly_usage (quota): never below the messages still there per account and month (it is
  *    never decreased when messages are deleted, so it may be above).
  *  - contacts_fts (search): FTS5's own integrity check against the contacts.
+ *  - contact_tags (tag filters, migration 0020): one row per tag in each contact's tags column,
+ *    keyed on the contact's rowid.
  *  - conversations (newest activity per contact): a row for every contact with messages in either
  *    direction, its time never before the newest of them (deletes do not lower it, so it may be
  *    after). Unread counts are the inbox's own state (marked read by the owner) and not checked.
@@ -24,7 +26,7 @@ import { intakeMismatches } from "../db/intake";
 import { IntakeApplier, type IntakeEntry } from "./intake-apply";
 
 export interface Difference {
-  structure: "message_rollups" | "message_counts" | "monthly_usage" | "contacts_fts" | "submission_intake" | "conversations";
+  structure: "message_rollups" | "message_counts" | "monthly_usage" | "contacts_fts" | "contact_tags" | "submission_intake" | "conversations";
   /** What differs, for a person: the key, the value found and the value expected. */
   detail: string;
 }
@@ -45,10 +47,12 @@ const NEWEST_ACTIVITY_SQL = `SELECT c.id AS contact_id, c.account_id, max(a.at) 
 const VALUES = "queued, sent, failed, cancelled, sent_ms, sent_timed";
 const NONZERO = "(queued <> 0 OR sent <> 0 OR failed <> 0 OR cancelled <> 0 OR sent_ms <> 0 OR sent_timed <> 0)";
 const TEMP_ROLLUPS = "temp.doctor_rollups";
+/** contact_tags as the contacts' tags columns say it should be (the rows migration 0020's triggers write). */
+const CONTACT_TAGS_EXPECTED = "SELECT c.account_id AS account_id, j.value AS tag, c.rowid AS contact_rowid FROM contacts c, json_each(c.tags) j WHERE c.tags <> '[]'";
 
 export function checkDerived(sqlite: Database): CheckResult {
   const differences: Difference[] = [];
-  const counts: Record<string, number> = { message_rollups: 0, message_counts: 0, monthly_usage: 0, contacts_fts: 0, submission_intake: 0, conversations: 0 };
+  const counts: Record<string, number> = { message_rollups: 0, message_counts: 0, monthly_usage: 0, contacts_fts: 0, contact_tags: 0, submission_intake: 0, conversations: 0 };
   const note = (structure: Difference["structure"], detail: string) => {
     counts[structure]++;
     if (counts[structure] <= SHOWN_MAX) differences.push({ structure, detail });
@@ -124,6 +128,15 @@ export function checkDerived(sqlite: Database): CheckResult {
       } catch (err) {
         note("contacts_fts", `the search index does not match the contacts (${(err as Error).message})`);
       }
+      const tags = sqlite
+        .query(
+          `SELECT account_id, tag, contact_rowid, 'found' AS side FROM (SELECT account_id, tag, contact_rowid FROM contact_tags EXCEPT ${CONTACT_TAGS_EXPECTED})
+           UNION ALL
+           SELECT account_id, tag, contact_rowid, 'expected' AS side FROM (${CONTACT_TAGS_EXPECTED} EXCEPT SELECT account_id, tag, contact_rowid FROM contact_tags)
+           ORDER BY 1, 3, 2`,
+        )
+        .all() as Array<{ account_id: string; tag: string; contact_rowid: number; side: string }>;
+      for (const r of tags) note("contact_tags", `${r.side === "found" ? "extra" : "missing"} tag ${JSON.stringify(r.tag)} of account ${r.account_id}'s contact at rowid ${r.contact_rowid}`);
       for (const m of intakeMismatches(sqlite)) {
         note(
           "submission_intake",
@@ -169,6 +182,10 @@ export function rebuildDerived(sqlite: Database, progress: (line: string) => voi
       ),
     );
     step("contacts_fts", () => sqlite.run("INSERT INTO contacts_fts (contacts_fts) VALUES ('rebuild')"));
+    step("contact_tags", () => {
+      sqlite.run("DELETE FROM contact_tags");
+      sqlite.run(`INSERT OR IGNORE INTO contact_tags (account_id, tag, contact_rowid) ${CONTACT_TAGS_EXPECTED}`);
+    });
     step("conversations (raised where behind the messages present)", () =>
       sqlite.run(
         `INSERT INTO conversations (contact_id, account_id, last_message_at, unread_count)

@@ -40,7 +40,7 @@ describe("POST /contacts", () => {
     const row = db().query("SELECT search_text, tags FROM contacts WHERE id = ?").get(c.id) as any;
     expect(row.search_text).toContain("jane doe");
     expect(row.search_text).toContain("4155552671");
-    const tagRows = db().query("SELECT tag FROM contact_tags WHERE contact_id = ? ORDER BY tag").all(c.id) as any[];
+    const tagRows = db().query("SELECT tag FROM contact_tags WHERE contact_rowid = (SELECT rowid FROM contacts WHERE id = ?) ORDER BY tag").all(c.id) as any[];
     expect(tagRows.map((r) => r.tag)).toEqual(["lead", "vip"]);
   });
 
@@ -277,13 +277,13 @@ describe("PUT /contacts/:id", () => {
     expect(c.customFields).toEqual({ keep: "1", change: "33", add: "4" });
     expect(c.lastResponseAt).toBe("2026-02-01T08:00:00.000Z");
     expect(c.updatedAt > "2026-01-01T00:00:00.000Z").toBe(true);
-    const tagRows = db().query("SELECT tag FROM contact_tags WHERE contact_id = ?").all(id) as any[];
+    const tagRows = db().query("SELECT tag FROM contact_tags WHERE contact_rowid = (SELECT rowid FROM contacts WHERE id = ?)").all(id) as any[];
     expect(tagRows.map((r) => r.tag)).toEqual(["c"]);
     expect((await expectStatus(await s.api("/contacts?search=new&tags=c"), 200)).data.contacts.map((x: any) => x.id)).toContain(id);
     // Clearing: empty tags, null fields.
     const cleared = await expectStatus(await s.api(`/contacts/${id}`, { method: "PUT", json: { tags: [], firstName: null, email: "", lastResponseAt: null } }), 200);
     expect(cleared.data.contact).toMatchObject({ tags: [], firstName: null, email: null, lastResponseAt: null });
-    expect((db().query("SELECT count(*) AS n FROM contact_tags WHERE contact_id = ?").get(id) as any).n).toBe(0);
+    expect((db().query("SELECT count(*) AS n FROM contact_tags WHERE contact_rowid = (SELECT rowid FROM contacts WHERE id = ?)").get(id) as any).n).toBe(0);
   });
 
   test("phoneNumber change: normalised, search text follows, 409 when another contact has it", async () => {
@@ -322,6 +322,8 @@ describe("PUT /contacts/:id", () => {
 describe("DELETE /contacts/:id", () => {
   test("admin: removes the contact, its tags and message history; its queued messages leave the queue", async () => {
     const c = insertContact(db(), s.accountId, { tags: ["x"] });
+    const rowid = (db().query("SELECT rowid AS r FROM contacts WHERE id = ?").get(c) as any).r;
+    expect((db().query("SELECT count(*) AS n FROM contact_tags WHERE contact_rowid = ?").get(rowid) as any).n).toBe(1);
     const q = insertMessage(db(), s.accountId, { contactId: c });
     insertMessage(db(), s.accountId, { contactId: c, status: "sent", sentAt: new Date().toISOString() });
     s.running.deps.queue.insert({ id: q.id, accountId: s.accountId, priority: "normal", scheduledFor: Date.now(), seq: q.seq });
@@ -330,7 +332,7 @@ describe("DELETE /contacts/:id", () => {
     expect(body.data.deletedId).toBe(c);
     expect(s.running.deps.queue.has(q.id)).toBe(false);
     expect((db().query("SELECT count(*) AS n FROM messages WHERE contact_id = ?").get(c) as any).n).toBe(0);
-    expect((db().query("SELECT count(*) AS n FROM contact_tags WHERE contact_id = ?").get(c) as any).n).toBe(0);
+    expect((db().query("SELECT count(*) AS n FROM contact_tags WHERE contact_rowid = ?").get(rowid) as any).n).toBe(0);
     await expectStatus(await s.api(`/contacts/${c}`), 404);
   });
 
@@ -483,19 +485,24 @@ describe("query plans", () => {
     expect(plan({}, "c.last_name ASC, c.rowid ASC")).toContain("contacts_account_last_idx");
     expect(plan({}, "c.updated_at ASC, c.rowid ASC")).toContain("contacts_account_updated_idx");
     expect(plan({ status: "new" }, byCreated)).toContain("contacts_account_status_created_idx");
-    expect(plan({ tags: ["vip"] }, byCreated, "in")).toContain("COVERING INDEX contact_tags_account_tag_contact_idx");
+    // Tags key on the contact's rowid (migration 0020): a tag's list is read from contact_tags'
+    // primary key and checked against the sort index's entries alone (no contact row, no id).
+    const rare = plan({ tags: ["vip"] }, byCreated, "in");
+    expect(rare).toContain("contact_tags USING PRIMARY KEY (account_id=? AND tag=?)");
+    expect(rare).toContain("COVERING INDEX contacts_account_created_idx");
     const common = plan({ tags: ["vip", "lead"] }, byCreated, "exists");
     expect(common).toContain("contacts_account_created_idx");
-    expect(common).toContain("sqlite_autoindex_contact_tags_1");
+    expect(common).toContain("USING PRIMARY KEY (account_id=? AND tag=? AND contact_rowid=?)");
     expect(plan({ search: "41" }, byCreated)).toContain("contacts_account_phone_idx");
     // 3+ digits: the trigram index first, then the exact test on the phone.
     expect(plan({ search: "4155" }, byCreated)).toContain("contacts_fts");
-    // Several common tags, counted: their lists merge straight from the covering index.
+    // Several common tags, counted: their lists merge straight from contact_tags' key.
     const merged = plan({ tags: ["vip", "lead", "new"], status: "new" }, byCreated, "intersect");
     expect(merged).toContain("MERGE (INTERSECT)");
-    expect(merged).toContain("COVERING INDEX contact_tags_account_tag_contact_idx");
-    expect(merged).not.toContain("sqlite_autoindex_contact_tags_1");
-    // Common tags with a status, counted: the status index and the id index alone, no contact row.
+    expect(merged).toContain("contact_tags USING PRIMARY KEY (account_id=? AND tag=?)");
+    expect(merged).not.toContain("contact_rowid=?");
+    // Common tags with a status, counted: the status index and contact_tags alone — no contact
+    // row and no lookup through the text id index.
     const counted = (f: Parameters<typeof filterSql>[1]) => {
       const { where, params } = filterSql("acc", f, "member");
       return (db().query(`EXPLAIN QUERY PLAN SELECT count(*) FROM contacts c WHERE ${where}`).all(...(params as any[])) as any[]).map((r) => r.detail).join(" | ");
@@ -503,8 +510,8 @@ describe("query plans", () => {
     for (const f of [{ tags: ["vip"], status: "new" as const }, { tags: ["vip", "lead"], status: "new" as const, createdAfter: "2026-01-01" }]) {
       const p = counted(f);
       expect(p).toContain("COVERING INDEX contacts_account_status_created_idx");
-      expect(p).toContain("COVERING INDEX sqlite_autoindex_contacts_1");
-      expect(p).toContain("COVERING INDEX contact_tags_account_tag_contact_idx");
+      expect(p).toContain("contact_tags USING PRIMARY KEY (account_id=? AND tag=?)");
+      expect(p).not.toContain("sqlite_autoindex_contacts_1");
     }
   });
 });

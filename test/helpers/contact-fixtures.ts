@@ -1,7 +1,7 @@
 /**
  * Fixture builders that write forms, contacts and messages straight into SQLite — the contacts
  * API is tested without the webhook. Contacts are written the way every writer must: E.164 phone,
- * search_text from contactSearchText(), tags mirrored in contact_tags.
+ * search_text from contactSearchText(), tags mirrored in contact_tags (by trigger, migration 0020).
  */
 import type { Database } from "bun:sqlite";
 import { contactSearchText } from "../../src/domain/contact-search";
@@ -59,7 +59,6 @@ export function insertContact(db: Database, accountId: string, c: ContactFixture
     contactSearchText({ firstName: c.firstName, lastName: c.lastName, email: c.email, phoneNumber: phone }),
     createdAt, c.updatedAt ?? createdAt,
   );
-  for (const t of tags) db.query("INSERT INTO contact_tags (contact_id, account_id, tag) VALUES (?, ?, ?)").run(id, accountId, t);
   return id;
 }
 

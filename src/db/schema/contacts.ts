@@ -51,16 +51,21 @@ export const contacts = sqliteTable(
   ],
 );
 
+/**
+ * A contact's tags, one row each (migration 0020): derived from contacts.tags by triggers on
+ * contacts (no code writes here), keyed on the contact's rowid. WITHOUT ROWID, primary key
+ * (account_id, tag, contact_rowid): a tag's contacts in rowid order, and a contact's tag in one
+ * seek. Deleting a contact deletes its rows (trigger; a rowid cannot be a foreign key).
+ */
 export const contactTags = sqliteTable(
   "contact_tags",
   {
-    contactId: text("contact_id")
-      .notNull()
-      .references(() => contacts.id, { onDelete: "cascade" }),
     accountId: text("account_id").notNull(),
     tag: text("tag").notNull(),
+    /** contacts.rowid (the same rowid the search index contacts_fts uses). */
+    contactRowid: integer("contact_rowid").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.contactId, t.tag] }), index("contact_tags_account_tag_contact_idx").on(t.accountId, t.tag, t.contactId)],
+  (t) => [primaryKey({ columns: [t.accountId, t.tag, t.contactRowid] })],
 );
 
 /**
