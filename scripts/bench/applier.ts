@@ -12,7 +12,7 @@
  *
  *   bun scripts/bench/applier.ts [--rows 10000] [--forms 50] [--rounds 2]
  */
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import type { Database } from "bun:sqlite";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,12 +23,17 @@ import { DEFAULT_SQLITE_CACHE_MB, defaultServeConfig } from "../../src/config";
 import { IntakeApplier } from "../../src/services/intake-apply";
 import { machineLine } from "./lib/proc";
 import { phoneFor } from "./lib/phones";
+import { derivedCounts } from "../../src/db/derived-counts";
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: number) => (argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : def);
 const ROWS = opt("rows", 10_000);
 const FORMS = opt("forms", 50);
 const ROUNDS = opt("rounds", 2);
+/** --index-costs: chunks of 64 with each messages index (and the conversations trigger) dropped in turn. */
+const INDEX_COSTS = argv.includes("--index-costs");
+/** --schema-ab: chunks of 64 on migration 0019's schema against the one before it (same run). */
+const SCHEMA_AB = argv.includes("--schema-ab");
 const quiet = { info() {}, warn() {}, error() {} };
 const dir = mkdtempSync(join(tmpdir(), "textwire-applier-"));
 
@@ -88,7 +93,46 @@ try {
     ["chunks of 16 rows", (s, a) => (s.exec("PRAGMA wal_autocheckpoint = 0"), (a.chunkRows = 16))],
     ["chunks of 64 rows", (s, a) => (s.exec("PRAGMA wal_autocheckpoint = 0"), (a.chunkRows = 64))],
   ];
+  if (INDEX_COSTS) {
+    const probe = openSqlite(dbPath);
+    const names = (probe.query("SELECT name FROM sqlite_master WHERE tbl_name = 'messages' AND type = 'index' AND sql IS NOT NULL ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
+    const triggers = (probe.query("SELECT name FROM sqlite_master WHERE tbl_name = 'messages' AND type = 'trigger' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
+    probe.close();
+    variants.length = 0;
+    const chunk64 = (s: Database, a: IntakeApplier) => (s.exec("PRAGMA wal_autocheckpoint = 0"), (a.chunkRows = 64));
+    variants.push(["chunks of 64, every index", chunk64]);
+    for (const n of names) variants.push([`without ${n}`, (s, a) => (s.exec(`DROP INDEX ${n}`), chunk64(s, a))]);
+    for (const n of triggers) variants.push([`without trigger ${n}`, (s, a) => (s.exec(`DROP TRIGGER ${n}`), chunk64(s, a))]);
+    variants.push(["without any messages index", (s, a) => (names.forEach((n) => s.exec(`DROP INDEX ${n}`)), chunk64(s, a))]);
+  }
+  if (SCHEMA_AB) {
+    variants.length = 0;
+    const chunk64 = (s: Database, a: IntakeApplier) => (s.exec("PRAGMA wal_autocheckpoint = 0"), (a.chunkRows = 64));
+    variants.push(["chunks of 64, migration 0019 (after)", chunk64]);
+    variants.push([
+      "chunks of 64, before 0019 (3 indexes + trigger back)",
+      (s, a) => {
+        s.exec(`DROP INDEX messages_account_status_scheduled_idx;
+          CREATE INDEX messages_account_created_idx ON messages (account_id, created_at);
+          CREATE INDEX messages_account_scheduled_idx ON messages (account_id, scheduled_for);
+          CREATE INDEX messages_queued_idx ON messages (scheduled_for) WHERE status = 'queued';
+          CREATE TRIGGER messages_conversation AFTER INSERT ON messages WHEN NEW.contact_id IS NOT NULL BEGIN
+            INSERT INTO conversations (contact_id, account_id, last_message_at, unread_count) VALUES (NEW.contact_id, NEW.account_id, NEW.created_at, 0)
+            ON CONFLICT (contact_id) DO UPDATE SET last_message_at = max(last_message_at, excluded.last_message_at);
+          END;`);
+        // The trigger writes the conversations: the recorded upsert is left out.
+        const d = derivedCounts(s) as any;
+        const prepared = d.prepared.bind(d);
+        d.prepared = () => ({ ...prepared(), conversation: { run() {} } });
+        chunk64(s, a);
+      },
+    ]);
+  }
   const results = new Map<string, number[]>(variants.map(([n]) => [n, []]));
+  /** CPU time (user + system) per row: less exposed than wall time to other work on a shared machine. */
+  const cpuResults = new Map<string, number[]>(variants.map(([n]) => [n, []]));
+  /** WAL written per row (variants without automatic checkpoints keep every frame): load-independent. */
+  const walResults = new Map<string, number[]>(variants.map(([n]) => [n, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < variants.length; k++) {
       const [name, setup, batch] = variants[(k + round) % variants.length];
@@ -100,8 +144,12 @@ try {
       const applier = new IntakeApplier(c);
       setup(c, applier);
       const a0 = performance.now();
+      const cpu0 = process.cpuUsage();
       while (applier.applyBatch(batch).applied > 0);
       const ms = performance.now() - a0;
+      const cpu = process.cpuUsage(cpu0);
+      cpuResults.get(name)!.push((cpu.user + cpu.system) / pending);
+      walResults.get(name)!.push(existsSync(copy + "-wal") ? statSync(copy + "-wal").size / pending : 0);
       const messages = (c.query("SELECT count(*) AS n FROM messages").get() as { n: number }).n;
       if (messages === 0) throw new Error("nothing applied");
       results.get(name)!.push((ms * 1000) / pending);
@@ -111,10 +159,14 @@ try {
       rmSync(copy + "-shm", { force: true });
     }
   }
-  console.log(`apply (${ROUNDS} interleaved rounds; µs per intake row, mean and each run):`);
+  console.log(`apply (${ROUNDS} interleaved rounds; µs per intake row, mean and each run; CPU µs per row, median and each run):`);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   for (const [name] of variants) {
     const r = results.get(name)!;
-    console.log(`  ${name.padEnd(52)} ${(r.reduce((a, b) => a + b, 0) / r.length).toFixed(1).padStart(7)} µs/row   (${r.map((x) => x.toFixed(0)).join(" / ")})`);
+    const c = cpuResults.get(name)!;
+    console.log(
+      `  ${name.padEnd(56)} ${(r.reduce((a, b) => a + b, 0) / r.length).toFixed(1).padStart(7)} µs/row   (${r.map((x) => x.toFixed(0)).join(" / ")})   CPU ${median(c).toFixed(1)} µs/row (${c.map((x) => x.toFixed(0)).join(" / ")})   WAL ${(median(walResults.get(name)!) / 1024).toFixed(1)} KiB/row`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -171,7 +171,7 @@ export function insertBroadcastMessage(sqlite: Database, m: BroadcastMessage): v
        VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15)`,
     )
     .run(m.id, m.accountId, m.contactId, m.content, m.recipientPhone, m.recipientName, m.priority, m.priorityRank, m.templateUsed, m.scheduledFor, m.metadata, m.seq, m.maxAttempts, m.broadcastId, m.createdAt);
-  recordMessageInsert(sqlite, { accountId: m.accountId, formId: null, status: "queued", priorityRank: m.priorityRank, createdAt: m.createdAt, sentAt: null, failureReason: null });
+  recordMessageInsert(sqlite, { accountId: m.accountId, formId: null, contactId: m.contactId, status: "queued", priorityRank: m.priorityRank, createdAt: m.createdAt, sentAt: null, failureReason: null });
 }
 
 /**

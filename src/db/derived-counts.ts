@@ -2,8 +2,8 @@ import type { Database, Statement } from "bun:sqlite";
 import { bucketsOf, REASON_LEVEL } from "../domain/rollup-buckets";
 
 /**
- * Derived data of message inserts — message_counts, monthly_usage, message_rollups — as explicit
- * deltas instead of per-row triggers (issue 15 item 4).
+ * Derived data of message inserts — message_counts, monthly_usage, message_rollups and the
+ * contact's conversations row — as explicit deltas instead of per-row triggers (issue 15 item 4).
  *
  * A writer that inserts a message calls `recordMessageInsert(sqlite, facts)` in the same
  * transaction. Inside a group-commit batch (src/db/group-commit.ts opens one with `beginBatch`)
@@ -15,7 +15,9 @@ import { bucketsOf, REASON_LEVEL } from "../domain/rollup-buckets";
  * may wrap its transaction's work in `derivedCounts(sqlite).batch(fn)`.
  *
  * Status changes and deletes keep these tables by trigger (migrations 0001 and 0015); usage is
- * never decreased (the monthly quota counts messages created).
+ * never decreased (the monthly quota counts messages created). A conversation's newest activity
+ * is raised to the newest message recorded for its contact (migration 0019 dropped the insert
+ * trigger; received texts keep theirs), and never lowered, as the trigger did.
  */
 
 export type MessageStatus = "queued" | "sent" | "failed" | "cancelled";
@@ -24,6 +26,8 @@ export type MessageStatus = "queued" | "sent" | "failed" | "cancelled";
 export interface MessageFacts {
   accountId: string;
   formId: string | null;
+  /** The conversation the message belongs to (null: none, e.g. a manual message to a bare number). */
+  contactId: string | null;
   status: MessageStatus;
   priorityRank: number;
   /** ISO timestamp, as stored ("2026-03-08T07:44:10.123Z"). */
@@ -79,13 +83,13 @@ export class DerivedCounts {
   private epoch = 0;
   private inBatch = false;
   /** Prepared on the first flush: a connection that never writes messages needs no tables. */
-  private statements: { count: Statement; usage: Statement; rollup: Statement } | undefined;
+  private statements: { count: Statement; usage: Statement; rollup: Statement; conversation: Statement } | undefined;
   /** Upserts written and messages recorded (tests, bench). */
   readonly stats = { recorded: 0, upserts: 0 };
 
   constructor(private readonly sqlite: Database) {}
 
-  private prepared(): { count: Statement; usage: Statement; rollup: Statement } {
+  private prepared(): { count: Statement; usage: Statement; rollup: Statement; conversation: Statement } {
     return (this.statements ??= {
       count: this.sqlite.prepare(
         `INSERT INTO message_counts (account_id, status, priority_rank, n) VALUES (?1, ?2, ?3, ?4)
@@ -101,6 +105,13 @@ export class DerivedCounts {
          ON CONFLICT (account_id, form_id, level, bucket, reason) DO UPDATE SET queued = queued + excluded.queued,
            sent = sent + excluded.sent, failed = failed + excluded.failed, cancelled = cancelled + excluded.cancelled,
            sent_ms = sent_ms + excluded.sent_ms, sent_timed = sent_timed + excluded.sent_timed`,
+      ),
+      // A contact deleted later in the same transaction took its messages with it (cascade): its
+      // row is then not made, as the trigger's row would have gone with the contact.
+      conversation: this.sqlite.prepare(
+        `INSERT INTO conversations (contact_id, account_id, last_message_at, unread_count)
+           SELECT ?1, ?2, ?3, 0 WHERE EXISTS (SELECT 1 FROM contacts WHERE id = ?1)
+         ON CONFLICT (contact_id) DO UPDATE SET last_message_at = max(last_message_at, excluded.last_message_at)`,
       ),
     });
   }
@@ -147,6 +158,14 @@ export class DerivedCounts {
         g.timed++;
       }
     }
+    // The newest message per contact: one upsert per conversation, not one per message.
+    const conversations = new Map<string, { accountId: string; at: string }>();
+    for (const m of batch) {
+      if (m.contactId === null) continue;
+      const c = conversations.get(m.contactId);
+      if (!c) conversations.set(m.contactId, { accountId: m.accountId, at: m.createdAt });
+      else if (m.createdAt > c.at) c.at = m.createdAt;
+    }
     const counts = new Map<string, number>();
     const usage = new Map<string, number>();
     const rollups = new Map<string, RollupDelta>();
@@ -177,7 +196,8 @@ export class DerivedCounts {
       st.usage.run(a, month, n);
     }
     for (const d of rollups.values()) st.rollup.run(d.accountId, d.formId, d.level, d.bucket, d.reason, ...d.values);
-    this.stats.upserts += counts.size + usage.size + rollups.size;
+    for (const [contactId, c] of conversations) st.conversation.run(contactId, c.accountId, c.at);
+    this.stats.upserts += counts.size + usage.size + rollups.size + conversations.size;
   }
 
   /** Forgets what was recorded (the transaction rolled back). */

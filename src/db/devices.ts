@@ -128,8 +128,13 @@ export function leaseHolders(db: Database): Array<{ holder: string; accountId: s
     .all() as Array<{ holder: string; accountId: string; n: number }>;
 }
 
-/** Oldest scheduled_for among due queued messages (all accounts), or null. */
+/**
+ * Oldest scheduled_for among due queued messages (all accounts), or null: the first entry of each
+ * account's queued range of (account_id, status, scheduled_for), one probe per account.
+ */
+export const OLDEST_DUE_SQL = `SELECT MIN((SELECT scheduled_for FROM messages WHERE account_id = a.id AND status = 'queued' ORDER BY scheduled_for LIMIT 1)) AS t
+  FROM accounts a`;
 export function oldestDue(db: Database, nowIso: string): string | null {
-  const r = db.query("SELECT MIN(scheduled_for) AS t FROM messages WHERE status = 'queued' AND scheduled_for <= ?1").get(nowIso) as { t: string | null };
-  return r.t;
+  const { t } = db.query(OLDEST_DUE_SQL).get() as { t: string | null };
+  return t !== null && t <= nowIso ? t : null;
 }

@@ -105,9 +105,11 @@ export class RollupStore {
        GROUP BY 1, 2`,
     );
     const residueCols = "account_id, form_id, status, priority_rank, created_at, sent_at, failure_reason";
-    this.residueAll = sqlite.prepare(`SELECT ${residueCols} FROM messages WHERE account_id = ?1 AND created_at >= ?2 AND created_at < ?3`);
+    // Every status spelled out: four ranges of (account_id, status, created_at) (migration 0019).
+    const statuses = "status IN ('queued', 'sent', 'failed', 'cancelled')";
+    this.residueAll = sqlite.prepare(`SELECT ${residueCols} FROM messages WHERE account_id = ?1 AND ${statuses} AND created_at >= ?2 AND created_at < ?3`);
     this.residueForm = sqlite.prepare(
-      `SELECT ${residueCols} FROM messages WHERE account_id = ?1 AND coalesce(form_id, '') = ?4 AND created_at >= ?2 AND created_at < ?3`,
+      `SELECT ${residueCols} FROM messages WHERE account_id = ?1 AND ${statuses} AND coalesce(form_id, '') = ?4 AND created_at >= ?2 AND created_at < ?3`,
     );
   }
 
@@ -261,6 +263,7 @@ function factsOf(m: MessageRow): MessageFacts {
   return {
     accountId: m.account_id,
     formId: m.form_id,
+    contactId: null,
     status: m.status,
     priorityRank: m.priority_rank,
     createdAt: m.created_at,

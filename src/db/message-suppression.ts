@@ -66,5 +66,5 @@ export function insertQueuedMessage(sqlite: Database, r: MessageRow): void {
        VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, NULL, ?9, ?10, ?11, ?12, ?12, ?13)`,
     )
     .run(r.id, r.account_id, r.contact_id, r.content, r.recipient_phone, r.recipient_name, r.priority, r.priority_rank, r.scheduled_for, r.metadata, r.seq, r.created_at, r.max_attempts ?? null);
-  recordMessageInsert(sqlite, { accountId: r.account_id, formId: null, status: "queued", priorityRank: r.priority_rank, createdAt: r.created_at, sentAt: null, failureReason: null });
+  recordMessageInsert(sqlite, { accountId: r.account_id, formId: null, contactId: r.contact_id, status: "queued", priorityRank: r.priority_rank, createdAt: r.created_at, sentAt: null, failureReason: null });
 }

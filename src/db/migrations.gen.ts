@@ -17,8 +17,9 @@ import m14 from "../../drizzle/0015_message_rollups.sql" with { type: "text" };
 import m15 from "../../drizzle/0016_submission_intake.sql" with { type: "text" };
 import m16 from "../../drizzle/0017_queue_boot_and_tag_indexes.sql" with { type: "text" };
 import m17 from "../../drizzle/0018_read_paths.sql" with { type: "text" };
-import m18 from "../../drizzle/0020_contact_tags_by_rowid.sql" with { type: "text" };
-import m19 from "../../drizzle/0021_rollup_reason_levels.sql" with { type: "text" };
+import m18 from "../../drizzle/0019_message_insert_cost.sql" with { type: "text" };
+import m19 from "../../drizzle/0020_contact_tags_by_rowid.sql" with { type: "text" };
+import m20 from "../../drizzle/0021_rollup_reason_levels.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number; sql: string }> = [
   { idx: 0, tag: "0000_initial_schema", when: 1795322538054, sql: m0 },
@@ -39,6 +40,7 @@ export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number
   { idx: 16, tag: "0016_submission_intake", when: 1795900000000, sql: m15 },
   { idx: 17, tag: "0017_queue_boot_and_tag_indexes", when: 1795900000000, sql: m16 },
   { idx: 18, tag: "0018_read_paths", when: 1796000000000, sql: m17 },
-  { idx: 20, tag: "0020_contact_tags_by_rowid", when: 1796100000000, sql: m18 },
-  { idx: 21, tag: "0021_rollup_reason_levels", when: 1796200000000, sql: m19 },
+  { idx: 19, tag: "0019_message_insert_cost", when: 1796100000000, sql: m18 },
+  { idx: 20, tag: "0020_contact_tags_by_rowid", when: 1796100000000, sql: m19 },
+  { idx: 21, tag: "0021_rollup_reason_levels", when: 1796200000000, sql: m20 },
 ];

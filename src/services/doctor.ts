@@ -10,6 +10,9 @@
  *  - contacts_fts (search): FTS5's own integrity check against the contacts.
  *  - contact_tags (tag filters, migration 0020): one row per tag in each contact's tags column,
  *    keyed on the contact's rowid.
+ *  - conversations (newest activity per contact): a row for every contact with messages in either
+ *    direction, its time never before the newest of them (deletes do not lower it, so it may be
+ *    after). Unread counts are the inbox's own state (marked read by the owner) and not checked.
  *  - submission_intake (webhook intake, issue 15): an unapplied entry is normal (the applier is
  *    behind); a row at or below the applied mark (its apply committed, it should be gone) or an
  *    unapplied row whose submission already exists is a difference.
@@ -23,7 +26,7 @@ import { intakeMismatches } from "../db/intake";
 import { IntakeApplier, type IntakeEntry } from "./intake-apply";
 
 export interface Difference {
-  structure: "message_rollups" | "message_counts" | "monthly_usage" | "contacts_fts" | "contact_tags" | "submission_intake";
+  structure: "message_rollups" | "message_counts" | "monthly_usage" | "contacts_fts" | "contact_tags" | "submission_intake" | "conversations";
   /** What differs, for a person: the key, the value found and the value expected. */
   detail: string;
 }
@@ -36,6 +39,11 @@ export interface CheckResult {
 }
 
 export const SHOWN_MAX = 20;
+/** Per contact with messages in either direction: its account and newest activity. */
+const NEWEST_ACTIVITY_SQL = `SELECT c.id AS contact_id, c.account_id, max(a.at) AS at FROM (
+    SELECT contact_id, max(created_at) AS at FROM messages WHERE contact_id IS NOT NULL GROUP BY contact_id
+    UNION ALL SELECT contact_id, max(received_at) FROM inbound_messages GROUP BY contact_id) a
+  JOIN contacts c ON c.id = a.contact_id GROUP BY c.id`;
 const VALUES = "queued, sent, failed, cancelled, sent_ms, sent_timed";
 const NONZERO = "(queued <> 0 OR sent <> 0 OR failed <> 0 OR cancelled <> 0 OR sent_ms <> 0 OR sent_timed <> 0)";
 const TEMP_ROLLUPS = "temp.doctor_rollups";
@@ -44,7 +52,7 @@ const CONTACT_TAGS_EXPECTED = "SELECT c.account_id AS account_id, j.value AS tag
 
 export function checkDerived(sqlite: Database): CheckResult {
   const differences: Difference[] = [];
-  const counts: Record<string, number> = { message_rollups: 0, message_counts: 0, monthly_usage: 0, contacts_fts: 0, contact_tags: 0, submission_intake: 0 };
+  const counts: Record<string, number> = { message_rollups: 0, message_counts: 0, monthly_usage: 0, contacts_fts: 0, contact_tags: 0, submission_intake: 0, conversations: 0 };
   const note = (structure: Difference["structure"], detail: string) => {
     counts[structure]++;
     if (counts[structure] <= SHOWN_MAX) differences.push({ structure, detail });
@@ -98,6 +106,23 @@ export function checkDerived(sqlite: Database): CheckResult {
         )
         .all() as Array<{ account_id: string; month: string; found: number; expected: number }>;
       for (const r of mu) note("monthly_usage", `account ${r.account_id} ${r.month}: found ${r.found}, expected at least ${r.expected}`);
+      const cv = sqlite
+        .query(
+          `SELECT e.contact_id, e.account_id, v.account_id AS found_account, v.last_message_at AS found, e.at AS expected
+           FROM (${NEWEST_ACTIVITY_SQL}) e LEFT JOIN conversations v ON v.contact_id = e.contact_id
+           WHERE v.contact_id IS NULL OR v.account_id <> e.account_id OR v.last_message_at < e.at ORDER BY 1`,
+        )
+        .all() as Array<{ contact_id: string; account_id: string; found_account: string | null; found: string | null; expected: string }>;
+      for (const r of cv) {
+        note(
+          "conversations",
+          r.found === null
+            ? `contact ${r.contact_id}: no conversation, expected one with activity at ${r.expected}`
+            : r.found_account !== r.account_id
+              ? `contact ${r.contact_id}: conversation of account ${r.found_account}, expected ${r.account_id}`
+              : `contact ${r.contact_id}: newest activity found ${r.found}, expected at least ${r.expected}`,
+        );
+      }
       try {
         sqlite.run("INSERT INTO contacts_fts (contacts_fts, rank) VALUES ('integrity-check', 1)");
       } catch (err) {
@@ -161,6 +186,13 @@ export function rebuildDerived(sqlite: Database, progress: (line: string) => voi
       sqlite.run("DELETE FROM contact_tags");
       sqlite.run(`INSERT OR IGNORE INTO contact_tags (account_id, tag, contact_rowid) ${CONTACT_TAGS_EXPECTED}`);
     });
+    step("conversations (raised where behind the messages present)", () =>
+      sqlite.run(
+        `INSERT INTO conversations (contact_id, account_id, last_message_at, unread_count)
+           SELECT contact_id, account_id, at, 0 FROM (${NEWEST_ACTIVITY_SQL}) WHERE true
+         ON CONFLICT (contact_id) DO UPDATE SET account_id = excluded.account_id, last_message_at = max(last_message_at, excluded.last_message_at)`,
+      ),
+    );
   })();
   const durationMs = Math.round(performance.now() - t0);
   progress(`Done in ${durationMs} ms.`);

@@ -389,7 +389,7 @@ export class IntakeApplier {
           e.messageId, e.accountId, e.formId, e.formName, contact.id, m.content, e.phone, recipientName, m.priority, m.priorityRank,
           m.webhookData, m.template, m.scheduledFor, m.metadata, m.seq, e.at, e.at,
         ]);
-        recordMessageInsert(this.sqlite, { accountId: e.accountId, formId: e.formId, status: "queued", priorityRank: m.priorityRank, createdAt: e.at, sentAt: null, failureReason: null });
+        recordMessageInsert(this.sqlite, { accountId: e.accountId, formId: e.formId, contactId: contact.id, status: "queued", priorityRank: m.priorityRank, createdAt: e.at, sentAt: null, failureReason: null });
       }
       submissions.push([e.submissionId, e.accountId, e.formId, contact.id, e.messageId, newContact ? 1 : 0, e.at]);
     }
@@ -479,7 +479,7 @@ export class IntakeApplier {
       e.at,
     );
     // Outside an applier batch (the in-memory inline apply) the group commit's batch sums it.
-    recordMessageInsert(this.sqlite, { accountId: e.accountId, formId: e.formId, status: "queued", priorityRank: m.priorityRank, createdAt: e.at, sentAt: null, failureReason: null });
+    recordMessageInsert(this.sqlite, { accountId: e.accountId, formId: e.formId, contactId, status: "queued", priorityRank: m.priorityRank, createdAt: e.at, sentAt: null, failureReason: null });
     this.submissionInsert.run(e.submissionId, e.accountId, e.formId, contactId, e.messageId, newContact, e.at);
     emitSubmission(
       this.sqlite,

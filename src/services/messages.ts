@@ -27,6 +27,7 @@ import { emitMessageStatus } from "./event-payloads";
 import { decideRetry, maxAttemptsError } from "../domain/retry-policy";
 import { effectiveMaxAttempts, lastFailedLease, requeueForRetry } from "../db/message-retries";
 import { deviceNames, recordOwnerRetry } from "../db/message-history";
+import { listByStatusMerge } from "../db/message-list";
 import { messageTimeline, type TimelineEvent } from "../domain/message-timeline";
 
 export const MESSAGE_SORTS = ["createdAt", "scheduledFor", "sentAt", "priority"] as const;
@@ -349,9 +350,13 @@ export class MessageService {
     let dir = order === "desc" ? "DESC" : "ASC";
     if (sortBy === "priority") dir = order === "desc" ? "ASC" : "DESC";
     const orderBy = sortBy === "priority" ? `priority_rank ${dir}, created_at ${dir}, rowid ${dir}` : `${col} ${dir}, rowid ${dir}`;
-    const sql = `SELECT id, content, recipient_phone, recipient_name, form_name, status, priority, sent_at, created_at, scheduled_for, form_id, contact_id
-      FROM messages WHERE ${pageWhere.join(" AND ")} ORDER BY ${orderBy} LIMIT ? OFFSET ?`;
-    const rows = this.sqlite.query(sql).all(...pageParams, limit, (page - 1) * limit) as Array<Record<string, any>>;
+    const columns = "id, content, recipient_phone, recipient_name, form_name, status, priority, sent_at, created_at, scheduled_for, form_id, contact_id";
+    // Whole-account pages by created or scheduled time merge the status ranges (src/db/message-list.ts);
+    // a priority filter by created time has its own index.
+    const merge = q.status === undefined && q.formId === undefined && q.contactId === undefined && (sortBy === "scheduledFor" || (sortBy === "createdAt" && q.priority === undefined));
+    const rows = merge
+      ? listByStatusMerge(this.sqlite, { columns, column: col as "created_at" | "scheduled_for", dir: dir as "ASC" | "DESC", where: pageWhere, params: pageParams, limit, offset: (page - 1) * limit })
+      : (this.sqlite.query(`SELECT ${columns} FROM messages WHERE ${pageWhere.join(" AND ")} ORDER BY ${orderBy} LIMIT ? OFFSET ?`).all(...pageParams, limit, (page - 1) * limit) as Array<Record<string, any>>);
     return {
       messages: rows.map((r) => ({
         id: r.id,

@@ -3,6 +3,8 @@ import type { Database } from "bun:sqlite";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { insertContact, insertForm, insertMessage } from "../helpers/fixtures";
 import { Sequence } from "../../src/lib/seq";
+import { OLDEST_DUE_SQL } from "../../src/db/devices";
+import { RollupStore } from "../../src/db/message-rollups";
 
 // Issue 15 item 4: with the analytics indexes gone and the lease index partial (migration 0015),
 // every filter and sort of the messages list, the lease (next) path and the queue/lease boot and
@@ -29,7 +31,7 @@ function capture(sqlite: Database, fn: () => void): Array<{ sql: string; params:
     return new Proxy(st, {
       get(target, prop) {
         const v = target[prop];
-        if (typeof v === "function" && ["all", "get", "run", "values"].includes(prop as string))
+        if (typeof v === "function" && ["all", "get", "run", "values", "iterate"].includes(prop as string))
           return (...params: unknown[]) => (seen.push({ sql, params }), v.apply(target, params));
         return typeof v === "function" ? v.bind(target) : v;
       },
@@ -67,6 +69,11 @@ const listCases: Array<Record<string, string>> = [
   { sortBy: "sentAt" },
   { sortBy: "priority" },
   { sortBy: "priority", order: "asc" },
+  // Whole-account pages merged from the status ranges (migration 0019), with the other filters.
+  { sortBy: "scheduledFor", priority: "low" },
+  { sortBy: "scheduledFor", createdAfter: "2026-01-01", order: "asc" },
+  { status: "queued", sortBy: "scheduledFor", order: "asc" },
+  { createdAfter: "2026-01-01", createdBefore: "2040-01-01", sortBy: "createdAt", order: "asc" },
 ];
 
 describe("messages query plans", () => {
@@ -96,11 +103,28 @@ describe("messages query plans", () => {
       { sql: "SELECT id, account_id, lease_expiries, retry_count, priority, seq, updated_at FROM messages WHERE status = 'queued' AND lease_expires_at <= ?1", params: [now] },
       { sql: "SELECT id FROM messages WHERE status = 'queued' AND lease_expires_at IS NOT NULL AND lease_token IS NOT NULL AND lease_device_id = ?1", params: ["d"] },
       { sql: "SELECT id, account_id, priority, seq FROM messages WHERE status = 'queued'", params: [] },
-      { sql: "SELECT MIN(scheduled_for) AS t FROM messages WHERE status = 'queued' AND scheduled_for <= ?1", params: [now] },
+      { sql: OLDEST_DUE_SQL, params: [] },
     ];
     for (const st of [...seen, ...fixed]) expect({ sql: st.sql, scans: fullScans(d.sqlite, st.sql, st.params) }).toEqual({ sql: st.sql, scans: [] });
     // Without the partial indexes these would be full scans: the check can fail.
     expect(fullScans(d.sqlite, "SELECT id FROM messages WHERE +status = 'queued'", []).length).toBe(1);
+  });
+
+  test("the analytics residue (the edges of a range the rollups do not cover) reads status ranges of an index (migration 0019)", () => {
+    const d = s.running.deps;
+    const seen = capture(d.sqlite, () => {
+      const store = new RollupStore(d.sqlite);
+      // Edges inside quarter hours: the residue is read from messages.
+      const from = Date.parse("2026-01-01T00:03:00Z");
+      const to = Date.now() + 7 * 60_000;
+      store.intervals(s.accountId, "*", [from, to]);
+      store.intervals(s.accountId, formId, [from, to]);
+    });
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    for (const st of seen) {
+      const plan = (d.sqlite.query(`EXPLAIN QUERY PLAN ${st.sql}`).all(...(st.params as any[])) as Array<{ detail: string }>).map((p) => p.detail);
+      expect({ sql: st.sql, plan }).toEqual({ sql: st.sql, plan: expect.arrayContaining([expect.stringMatching(/^SEARCH messages USING INDEX messages_account_status_created_idx \(account_id=\? AND status=\? AND created_at>\? AND created_at<\?\)/)]) });
+    }
   });
 
   test("the boot's next message sequence (max(seq)) is one step down messages_seq_idx, not a read of every message (migration 0018)", () => {

@@ -180,7 +180,7 @@ describe("0004 monthly_usage", () => {
       "INSERT INTO messages (id, account_id, content, recipient_phone, scheduled_for, seq, created_at, updated_at) VALUES ('extra', 'a1', 'x', '+12015550100', ?, 999, ?, ?)",
       [now, now, now],
     );
-    recordMessageInsert(sqlite, { accountId: "a1", formId: null, status: "queued", priorityRank: 2, createdAt: now, sentAt: null, failureReason: null });
+    recordMessageInsert(sqlite, { accountId: "a1", formId: null, contactId: null, status: "queued", priorityRank: 2, createdAt: now, sentAt: null, failureReason: null });
     sqlite.run("DELETE FROM messages WHERE id IN ('extra', 'm0-0')");
     expect(usage()).toBe(31);
     sqlite.close();

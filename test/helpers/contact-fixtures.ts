@@ -76,6 +76,6 @@ export function insertMessage(
        scheduled_for, sent_at, seq, created_at, updated_at)
      VALUES (?, ?, ?, NULL, ?, ?, '+12015550100', ?, 'normal', 2, ?, ?, ?, ?, ?)`,
   ).run(id, accountId, m.formId ?? null, m.contactId, m.content ?? "Hello", m.status ?? "queued", createdAt, m.sentAt ?? null, s, createdAt, createdAt);
-  recordMessageInsert(db, { accountId, formId: m.formId ?? null, status: m.status ?? "queued", priorityRank: 2, createdAt, sentAt: m.sentAt ?? null, failureReason: null });
+  recordMessageInsert(db, { accountId, formId: m.formId ?? null, contactId: m.contactId, status: m.status ?? "queued", priorityRank: 2, createdAt, sentAt: m.sentAt ?? null, failureReason: null });
   return { id, seq: s };
 }

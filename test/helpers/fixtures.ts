@@ -97,7 +97,7 @@ export function insertMessage(deps: AppDeps, accountId: string, o: MessageFixtur
       createdAt,
     );
   // Every writer of a message records its derived counts (src/db/derived-counts.ts).
-  recordMessageInsert(deps.sqlite, { accountId, formId: o.formId ?? null, status, priorityRank: PRIORITY_RANK[priority], createdAt, sentAt, failureReason });
+  recordMessageInsert(deps.sqlite, { accountId, formId: o.formId ?? null, contactId: o.contactId ?? null, status, priorityRank: PRIORITY_RANK[priority], createdAt, sentAt, failureReason });
   if (status === "queued") deps.queue.insert({ id, accountId, priority, scheduledFor: Date.parse(scheduledFor), seq });
   return id;
 }

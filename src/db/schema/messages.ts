@@ -58,20 +58,20 @@ export const messages = sqliteTable(
   (t) => [
     /** Per-recipient limit and duplicate window of public forms (migration 0006). */
     index("messages_account_recipient_created_idx").on(t.accountId, t.recipientPhone, t.createdAt),
-    index("messages_account_created_idx").on(t.accountId, t.createdAt),
+    // Whole-account pages by created or scheduled time merge the four status ranges of these two
+    // (src/db/message-list.ts; migration 0019 dropped (account_id, created_at), (account_id,
+    // scheduled_for) and (scheduled_for) WHERE queued: fewer entries per inserted message).
     index("messages_account_status_created_idx").on(t.accountId, t.status, t.createdAt),
+    index("messages_account_status_scheduled_idx").on(t.accountId, t.status, t.scheduledFor),
     index("messages_account_priority_idx").on(t.accountId, t.priorityRank, t.createdAt),
-    index("messages_account_scheduled_idx").on(t.accountId, t.scheduledFor),
     index("messages_account_sent_idx").on(t.accountId, t.sentAt),
     index("messages_form_created_idx").on(t.formId, t.createdAt),
     index("messages_form_scheduled_idx").on(t.formId, t.scheduledFor),
     index("messages_contact_created_idx").on(t.contactId, t.createdAt),
     // Boot reads max(seq) (src/lib/seq.ts): one step down this index (migration 0018).
     index("messages_seq_idx").on(t.seq),
-    // Partial (migration 0015): only queued rows — the queue rebuild at boot, the next due time —
-    // and only leased ones — the lease sweep and reload (a lease's token and expiry are set and
-    // cleared together, so its queries say `lease_expires_at IS NOT NULL`).
-    index("messages_queued_idx").on(t.scheduledFor).where(sql`status = 'queued'`),
+    // Partial (migration 0015): only leased rows — the lease sweep and reload (a lease's token and
+    // expiry are set and cleared together, so its queries say `lease_expires_at IS NOT NULL`).
     index("messages_leased_idx").on(t.leaseExpiresAt).where(sql`status = 'queued' AND lease_expires_at IS NOT NULL`),
     index("messages_broadcast_status_idx").on(t.broadcastId, t.status).where(sql`broadcast_id IS NOT NULL`),
     /** Queued messages in queue order per account, covering the boot read (migration 0017). */
