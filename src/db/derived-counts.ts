@@ -183,7 +183,7 @@ export class DerivedCounts {
     // Messages of a batch mostly share account, form, status and quarter hour: group them first
     // (one string key per message), then make the rollup rows once per group.
     const groups = new Map<string, { m: MessageFacts; n: number; ms: number; timed: number }>();
-    // A form's submissions and new contacts, summed per quarter hour.
+    // A form's submissions and new contacts, summed per minute (its buckets made once per group).
     const formRows = new Map<string, FormRowFacts>();
     const messages: MessageFacts[] = [];
     for (const x of batch) {
@@ -191,7 +191,7 @@ export class DerivedCounts {
         messages.push(x);
         continue;
       }
-      const fk = `${x.accountId}${SEP}${x.formId}${SEP}${bucketsOf(x.createdAt)[2]}`;
+      const fk = `${x.accountId}${SEP}${x.formId}${SEP}${x.createdAt.slice(0, 16)}`;
       const have = formRows.get(fk);
       if (!have) formRows.set(fk, { ...x });
       else {
