@@ -10,7 +10,11 @@
  * automatic checkpoints in the applier's COMMIT (the first design), row by row without, and in
  * chunks of 16/32/64 rows (one multi-row INSERT per table, services/intake-apply.ts) without.
  *
- *   bun scripts/bench/applier.ts [--rows 10000] [--forms 50] [--rounds 2]
+ *   bun scripts/bench/applier.ts [--rows 10000] [--forms 50] [--rounds 2] [--form-rows-ab]
+ *
+ * --form-rows-ab: the applier as it runs (chunks, no automatic checkpoint) recording each
+ * submission and new contact into the form's rollup rows (migration 0022) against the same with
+ * those records dropped (the cost before 0022), on copies of one seeded file.
  */
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import type { Database } from "bun:sqlite";
@@ -34,6 +38,7 @@ const ROUNDS = opt("rounds", 2);
 const INDEX_COSTS = argv.includes("--index-costs");
 /** --schema-ab: chunks of 64 on migration 0019's schema against the one before it (same run). */
 const SCHEMA_AB = argv.includes("--schema-ab");
+const FORM_ROWS_AB = argv.includes("--form-rows-ab");
 const quiet = { info() {}, warn() {}, error() {} };
 const dir = mkdtempSync(join(tmpdir(), "textwire-applier-"));
 
@@ -125,6 +130,18 @@ try {
         const prepared = d.prepared.bind(d);
         d.prepared = () => ({ ...prepared(), conversation: { run() {} } });
         chunk64(s, a);
+      },
+    ]);
+  }
+  if (FORM_ROWS_AB) {
+    variants.length = 0;
+    const asRunning = (s: Database) => s.exec("PRAGMA wal_autocheckpoint = 0");
+    variants.push(["submissions + new contacts recorded (after 0022)", asRunning]);
+    variants.push([
+      "not recorded (before 0022)",
+      (s) => {
+        derivedCounts(s).recordFormRows = () => {};
+        asRunning(s);
       },
     ]);
   }

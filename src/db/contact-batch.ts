@@ -12,6 +12,7 @@
  * and before its transaction commits.
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
+import { recordFormRows } from "./derived-counts";
 
 /** Columns of a new contact, in the order of `contactInsertValues`. */
 export const CONTACT_INSERT_COLUMNS = `(id, account_id, phone_number, first_name, last_name, email, status, form_id, custom_fields, tags,
@@ -19,6 +20,10 @@ export const CONTACT_INSERT_COLUMNS = `(id, account_id, phone_number, first_name
 /** One row's placeholders: last_contacted_at starts NULL and message_count 0. */
 export const CONTACT_INSERT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, 0, ?, ?, ?, ?, ?, ?)";
 const PARAMS_PER_ROW = 17;
+/** Where account_id, form_id and created_at sit in a row's values. */
+const ACCOUNT_ID_AT = 1;
+const FORM_ID_AT = 7;
+const CREATED_AT_AT = 14;
 
 /** Rows per statement: 100 × 17 parameters, well under SQLite's 32,766. */
 export const CONTACT_BATCH_ROWS = 100;
@@ -61,6 +66,7 @@ export class ContactInsertBatch {
       const part = rows.slice(at, at + CONTACT_BATCH_ROWS);
       this.run(`INSERT INTO contacts ${CONTACT_INSERT_COLUMNS} VALUES `, CONTACT_INSERT_ROW, part.length, CONTACT_BATCH_ROWS, part.flatMap((r) => r.values));
     }
+    for (const r of rows) recordContactInsert(this.sqlite, r.values);
     return rows.map((r) => r.id);
   }
 
@@ -80,6 +86,16 @@ export class ContactInsertBatch {
       at += size;
     }
   }
+}
+
+/**
+ * A contact inserted with CONTACT_INSERT_ROW's values: one more new contact of its form in the
+ * form's rollup rows (migration 0022); a contact of no form is in no form's stats.
+ */
+export function recordContactInsert(sqlite: Database, values: SQLQueryBindings[]): void {
+  const formId = values[FORM_ID_AT];
+  if (typeof formId !== "string") return;
+  recordFormRows(sqlite, { accountId: values[ACCOUNT_ID_AT] as string, formId, createdAt: values[CREATED_AT_AT] as string, submissions: 0, newContacts: 1 });
 }
 
 /** The largest statement size that fits `left` rows: `full`, else the largest power of two ≤ left. */

@@ -14,7 +14,10 @@ import { bucketsOf, REASON_LEVEL } from "../domain/rollup-buckets";
  * transaction) a record is written at once. Any other writer (an applier on its own connection)
  * may wrap its transaction's work in `derivedCounts(sqlite).batch(fn)`.
  *
- * Status changes and deletes keep these tables by trigger (migrations 0001 and 0015); usage is
+ * New submissions and new contacts of a form are recorded the same way (`recordFormRows`) into
+ * the form's rollup rows (migration 0022), for form stats.
+ *
+ * Status changes and deletes keep these tables by trigger (migrations 0001, 0015 and 0022); usage is
  * never decreased (the monthly quota counts messages created). A conversation's newest activity
  * is raised to the newest message recorded for its contact (migration 0019 dropped the insert
  * trigger; received texts keep theirs), and never lowered, as the trigger did.
@@ -41,8 +44,26 @@ export function responseMs(createdAt: string, sentAt: string): number {
   return Date.parse(sentAt) - Date.parse(createdAt);
 }
 
-/** [queued, sent, failed, cancelled, sent_ms, sent_timed] */
-export type RollupValues = [number, number, number, number, number, number];
+/** [queued, sent, failed, cancelled, sent_ms, sent_timed, submissions, new_contacts] */
+export type RollupValues = [number, number, number, number, number, number, number, number];
+/** Number of RollupValues columns. */
+export const ROLLUP_VALUES = 8;
+/** The columns of the submissions and the new contacts of a form (migration 0022). */
+export const SUBMISSIONS = 6;
+export const NEW_CONTACTS = 7;
+
+/**
+ * A form's new submissions and new contacts at one instant (migration 0022): rolled up in the
+ * form's own rows only (no '*' or '' rows: form stats are their only reader), so a submission
+ * adds to the very rows its message adds to and a batch writes no extra upsert for it.
+ */
+export interface FormRowFacts {
+  accountId: string;
+  formId: string;
+  createdAt: string;
+  submissions: number;
+  newContacts: number;
+}
 export interface RollupDelta {
   accountId: string;
   formId: string;
@@ -57,7 +78,7 @@ const STATUS_COLUMN: Record<MessageStatus, number> = { queued: 0, sent: 1, faile
 /** The rollup rows one message adds to (×sign): 2 scopes × 3 levels, plus its reason rows (levels 3–5) if failed. */
 export function rollupDeltas(m: MessageFacts, sign = 1): RollupDelta[] {
   const out: RollupDelta[] = [];
-  const base: RollupValues = [0, 0, 0, 0, 0, 0];
+  const base: RollupValues = [0, 0, 0, 0, 0, 0, 0, 0];
   base[STATUS_COLUMN[m.status]] = sign;
   if (m.status === "sent" && m.sentAt !== null) {
     base[4] = sign * responseMs(m.createdAt, m.sentAt);
@@ -68,17 +89,23 @@ export function rollupDeltas(m: MessageFacts, sign = 1): RollupDelta[] {
     for (let level = 0; level < 3; level++) {
       out.push({ accountId: m.accountId, formId, level, bucket: buckets[level], reason: "", values: [...base] as RollupValues });
       if (m.status === "failed") {
-        out.push({ accountId: m.accountId, formId, level: REASON_LEVEL + level, bucket: buckets[level], reason: `#${m.failureReason ?? "unknown"}`, values: [0, 0, sign, 0, 0, 0] });
+        out.push({ accountId: m.accountId, formId, level: REASON_LEVEL + level, bucket: buckets[level], reason: `#${m.failureReason ?? "unknown"}`, values: [0, 0, sign, 0, 0, 0, 0, 0] });
       }
     }
   }
   return out;
 }
 
+/** The rollup rows a form's submissions and new contacts add to: the form's 3 levels. */
+export function formRowDeltas(f: FormRowFacts): RollupDelta[] {
+  const buckets = bucketsOf(f.createdAt);
+  return buckets.map((bucket, level) => ({ accountId: f.accountId, formId: f.formId, level, bucket, reason: "", values: [0, 0, 0, 0, 0, 0, f.submissions, f.newContacts] }));
+}
+
 const SEP = "\u0001";
 
 export class DerivedCounts {
-  private pending: MessageFacts[] = [];
+  private pending: Array<MessageFacts | FormRowFacts> = [];
   /** Incremented by every flush, so a mark taken before it rolls back nothing already written. */
   private epoch = 0;
   private inBatch = false;
@@ -100,11 +127,12 @@ export class DerivedCounts {
          ON CONFLICT (account_id, month) DO UPDATE SET n = n + excluded.n`,
       ),
       rollup: this.sqlite.prepare(
-        `INSERT INTO message_rollups (account_id, form_id, level, bucket, reason, queued, sent, failed, cancelled, sent_ms, sent_timed)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+        `INSERT INTO message_rollups (account_id, form_id, level, bucket, reason, queued, sent, failed, cancelled, sent_ms, sent_timed, submissions, new_contacts)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
          ON CONFLICT (account_id, form_id, level, bucket, reason) DO UPDATE SET queued = queued + excluded.queued,
            sent = sent + excluded.sent, failed = failed + excluded.failed, cancelled = cancelled + excluded.cancelled,
-           sent_ms = sent_ms + excluded.sent_ms, sent_timed = sent_timed + excluded.sent_timed`,
+           sent_ms = sent_ms + excluded.sent_ms, sent_timed = sent_timed + excluded.sent_timed,
+           submissions = submissions + excluded.submissions, new_contacts = new_contacts + excluded.new_contacts`,
       ),
       // A contact deleted later in the same transaction took its messages with it (cascade): its
       // row is then not made, as the trigger's row would have gone with the contact.
@@ -120,6 +148,13 @@ export class DerivedCounts {
   record(m: MessageFacts): void {
     this.stats.recorded++;
     this.pending.push(m);
+    if (!this.inBatch) this.flush();
+  }
+
+  /** Submissions and/or new contacts of a form were inserted in the current transaction. */
+  recordFormRows(f: FormRowFacts): void {
+    this.stats.recorded++;
+    this.pending.push(f);
     if (!this.inBatch) this.flush();
   }
 
@@ -148,7 +183,23 @@ export class DerivedCounts {
     // Messages of a batch mostly share account, form, status and quarter hour: group them first
     // (one string key per message), then make the rollup rows once per group.
     const groups = new Map<string, { m: MessageFacts; n: number; ms: number; timed: number }>();
-    for (const m of batch) {
+    // A form's submissions and new contacts, summed per minute (its buckets made once per group).
+    const formRows = new Map<string, FormRowFacts>();
+    const messages: MessageFacts[] = [];
+    for (const x of batch) {
+      if ("status" in x) {
+        messages.push(x);
+        continue;
+      }
+      const fk = `${x.accountId}${SEP}${x.formId}${SEP}${x.createdAt.slice(0, 16)}`;
+      const have = formRows.get(fk);
+      if (!have) formRows.set(fk, { ...x });
+      else {
+        have.submissions += x.submissions;
+        have.newContacts += x.newContacts;
+      }
+    }
+    for (const m of messages) {
       const gk = `${m.accountId}${SEP}${m.formId ?? ""}${SEP}${m.status}${SEP}${m.priorityRank}${SEP}${m.createdAt.slice(0, 16)}${SEP}${m.status === "failed" ? (m.failureReason ?? "unknown") : ""}`;
       let g = groups.get(gk);
       if (!g) groups.set(gk, (g = { m, n: 0, ms: 0, timed: 0 }));
@@ -160,7 +211,7 @@ export class DerivedCounts {
     }
     // The newest message per contact: one upsert per conversation, not one per message.
     const conversations = new Map<string, { accountId: string; at: string }>();
-    for (const m of batch) {
+    for (const m of messages) {
       if (m.contactId === null) continue;
       const c = conversations.get(m.contactId);
       if (!c) conversations.set(m.contactId, { accountId: m.accountId, at: m.createdAt });
@@ -183,7 +234,15 @@ export class DerivedCounts {
         const rk = `${d.accountId}${SEP}${d.formId}${SEP}${d.level}${SEP}${d.bucket}${SEP}${d.reason}`;
         const have = rollups.get(rk);
         if (!have) rollups.set(rk, d);
-        else for (let i = 0; i < 6; i++) have.values[i] += d.values[i];
+        else for (let i = 0; i < ROLLUP_VALUES; i++) have.values[i] += d.values[i];
+      }
+    }
+    for (const f of formRows.values()) {
+      for (const d of formRowDeltas(f)) {
+        const rk = `${d.accountId}${SEP}${d.formId}${SEP}${d.level}${SEP}${d.bucket}${SEP}`;
+        const have = rollups.get(rk);
+        if (!have) rollups.set(rk, d);
+        else for (let i = 0; i < ROLLUP_VALUES; i++) have.values[i] += d.values[i];
       }
     }
     const st = this.prepared();
@@ -234,4 +293,9 @@ export function derivedCounts(sqlite: Database): DerivedCounts {
 /** Every writer of a new message row calls this in the same transaction. */
 export function recordMessageInsert(sqlite: Database, m: MessageFacts): void {
   derivedCounts(sqlite).record(m);
+}
+
+/** Every writer of new submissions or of new contacts with a form calls this in the same transaction. */
+export function recordFormRows(sqlite: Database, f: FormRowFacts): void {
+  derivedCounts(sqlite).recordFormRows(f);
 }

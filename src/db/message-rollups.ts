@@ -1,6 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import { LEVEL_DAY, REASON_LEVEL, prefixOf, type Prefix } from "../domain/rollup-buckets";
-import { rollupDeltas, type MessageFacts, type RollupValues } from "./derived-counts";
+import { NEW_CONTACTS, ROLLUP_VALUES, rollupDeltas, SUBMISSIONS, type MessageFacts, type RollupValues } from "./derived-counts";
 
 /**
  * Reads of message_rollups (migrations 0015, 0021) and sums over arbitrary time intervals: each
@@ -10,7 +10,10 @@ import { rollupDeltas, type MessageFacts, type RollupValues } from "./derived-co
  * (except a residue before an instant off the quarter hour, which no current zone has).
  */
 
-/** Sums of one interval: [queued, sent, failed, cancelled, sent_ms, sent_timed] and failed per reason. */
+/**
+ * Sums of one interval: [queued, sent, failed, cancelled, sent_ms, sent_timed, submissions,
+ * new_contacts] (the last two on a form's own rows only, migration 0022) and failed per reason.
+ */
 export interface IntervalSums {
   values: RollupValues;
   reasons: Map<string, number>;
@@ -28,21 +31,23 @@ interface Row {
   cancelled: number;
   sent_ms: number;
   sent_timed: number;
+  submissions: number;
+  new_contacts: number;
 }
 
 function empty(): IntervalSums {
-  return { values: [0, 0, 0, 0, 0, 0], reasons: new Map() };
+  return { values: [0, 0, 0, 0, 0, 0, 0, 0], reasons: new Map() };
 }
 
 /** The sums of consecutive intervals: those of the interval they make up (values only). */
 export function sumIntervals(parts: IntervalSums[]): IntervalSums {
   const s = empty();
-  for (const p of parts) for (let i = 0; i < 6; i++) s.values[i] += p.values[i];
+  for (const p of parts) for (let i = 0; i < ROLLUP_VALUES; i++) s.values[i] += p.values[i];
   return s;
 }
 
 function addSums(into: IntervalSums, s: IntervalSums, sign: number): void {
-  for (let i = 0; i < 6; i++) into.values[i] += sign * s.values[i];
+  for (let i = 0; i < ROLLUP_VALUES; i++) into.values[i] += sign * s.values[i];
   for (const [k, n] of s.reasons) into.reasons.set(k, (into.reasons.get(k) ?? 0) + sign * n);
 }
 
@@ -55,6 +60,8 @@ function addRow(into: IntervalSums, r: Row, sign: number): void {
   v[3] += sign * r.cancelled;
   v[4] += sign * r.sent_ms;
   v[5] += sign * r.sent_timed;
+  v[SUBMISSIONS] += sign * r.submissions;
+  v[NEW_CONTACTS] += sign * r.new_contacts;
 }
 
 function addReason(into: IntervalSums, reason: string, n: number): void {
@@ -73,29 +80,32 @@ function periodRanges(formKey: string, from: Prefix, to: Prefix, levelOffset: nu
 
 export class RollupStore {
   private readonly dayRows: Statement<Row, [string, string, string, string]>;
-  private readonly formTotal: Statement<{ n: number | null }, [string, string]>;
+  private readonly formTotal: Statement<{ n: number | null; s: number | null; c: number | null }, [string, string]>;
   private readonly rangeSums: Statement<{ k: number; s: string | null }, [string, string]>;
   private readonly rangeReasons: Statement<{ k: number; reason: string; n: number }, [string, string]>;
   private readonly residueAll: Statement<MessageRow, [string, string, string]>;
   private readonly residueForm: Statement<MessageRow, [string, string, string, string]>;
+  private readonly residueFormRows: Statement<{ s: number; c: number }, [string, string, string, string]>;
 
   constructor(private readonly sqlite: Database) {
     this.dayRows = sqlite.prepare(
-      `SELECT bucket, reason, queued, sent, failed, cancelled, sent_ms, sent_timed FROM message_rollups
+      `SELECT bucket, reason, queued, sent, failed, cancelled, sent_ms, sent_timed, submissions, new_contacts FROM message_rollups
        WHERE account_id = ?1 AND form_id = ?2 AND level = 0 AND bucket >= ?3 AND bucket < ?4 AND reason = '' ORDER BY bucket`,
     );
     this.formTotal = sqlite.prepare(
-      `SELECT SUM(queued + sent + failed + cancelled) AS n FROM message_rollups WHERE account_id = ?1 AND form_id = ?2 AND level = 0 AND reason = ''`,
+      `SELECT SUM(queued + sent + failed + cancelled) AS n, SUM(submissions) AS s, SUM(new_contacts) AS c
+       FROM message_rollups WHERE account_id = ?1 AND form_id = ?2 AND level = 0 AND reason = ''`,
     );
     // Ranges come as one JSON parameter (a prepared statement whatever their number: a year in a
     // zone off the UTC day has ~700), each summed by its own subquery — one seek and a short
     // run of rows, no grouping (a GROUP BY over the joined rows sorted them: ~1.5× the time).
-    // The six sums travel as one text (a row of six columns per range would need that GROUP BY).
+    // The eight sums travel as one text (a row of six columns per range would need that GROUP BY).
     // The ranges are read out of the JSON once (MATERIALIZED): a range's end is compared with
     // every row it steps over, and `->>` there would parse the JSON text again for each.
     const ranges = "j(k, form_id, level, lo, hi) AS MATERIALIZED (SELECT key, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?2))";
     this.rangeSums = sqlite.prepare(
       `WITH ${ranges} SELECT j.k AS k, (SELECT SUM(r.queued) || ',' || SUM(r.sent) || ',' || SUM(r.failed) || ',' || SUM(r.cancelled) || ',' || SUM(r.sent_ms) || ',' || SUM(r.sent_timed)
+           || ',' || SUM(r.submissions) || ',' || SUM(r.new_contacts)
          FROM message_rollups r WHERE r.account_id = ?1 AND r.form_id = j.form_id AND r.level = j.level AND r.bucket >= j.lo AND r.bucket < j.hi) AS s
        FROM j`,
     );
@@ -111,6 +121,10 @@ export class RollupStore {
     this.residueForm = sqlite.prepare(
       `SELECT ${residueCols} FROM messages WHERE account_id = ?1 AND ${statuses} AND coalesce(form_id, '') = ?4 AND created_at >= ?2 AND created_at < ?3`,
     );
+    this.residueFormRows = sqlite.prepare(
+      `SELECT (SELECT COUNT(*) FROM submissions WHERE form_id = ?4 AND created_at >= ?2 AND created_at < ?3 AND account_id = ?1) AS s,
+              (SELECT COUNT(*) FROM contacts WHERE form_id = ?4 AND created_at >= ?2 AND created_at < ?3 AND account_id = ?1) AS c`,
+    );
   }
 
   /** All-time number of messages of a form (or of an account with formKey "*"). */
@@ -118,15 +132,21 @@ export class RollupStore {
     return this.formTotal.get(accountId, formKey)?.n ?? 0;
   }
 
+  /** All-time messages, submissions and new contacts of a form. */
+  formTotals(accountId: string, formId: string): { messages: number; submissions: number; newContacts: number } {
+    const r = this.formTotal.get(accountId, formId);
+    return { messages: r?.n ?? 0, submissions: r?.s ?? 0, newContacts: r?.c ?? 0 };
+  }
+
   /** The value sums of each range (all zeros for a range with no rows), in one statement. */
   private sumRanges(accountId: string, ranges: Range[]): RollupValues[] {
-    const out: RollupValues[] = ranges.map(() => [0, 0, 0, 0, 0, 0]);
+    const out: RollupValues[] = ranges.map(() => [0, 0, 0, 0, 0, 0, 0, 0]);
     if (ranges.length === 0) return out;
     for (const r of this.rangeSums.all(accountId, JSON.stringify(ranges))) {
       if (r.s === null) continue;
       const v = out[r.k];
       const parts = r.s.split(",");
-      for (let c = 0; c < 6; c++) v[c] = Number(parts[c]);
+      for (let c = 0; c < ROLLUP_VALUES; c++) v[c] = Number(parts[c]);
     }
     return out;
   }
@@ -156,7 +176,7 @@ export class RollupStore {
     this.sumRanges(accountId, ranges).forEach((v, k) => {
       const [i, sign] = owner[k];
       const into = prefixSums[i].values;
-      for (let c = 0; c < 6; c++) into[c] += sign * v[c];
+      for (let c = 0; c < ROLLUP_VALUES; c++) into[c] += sign * v[c];
     });
     prefixes.forEach((p, i) => {
       if (p.residue) this.addResidue(prefixSums[i], accountId, formKey, p.residue, false);
@@ -203,7 +223,7 @@ export class RollupStore {
     this.sumRanges(accountId, ranges).forEach((v, k) => {
       const [f, sign] = owner[k];
       const into = out[f].values;
-      for (let c = 0; c < 6; c++) into[c] += sign * v[c];
+      for (let c = 0; c < ROLLUP_VALUES; c++) into[c] += sign * v[c];
     });
     formKeys.forEach((formKey, f) => {
       prefixes.forEach((p, i) => {
@@ -242,8 +262,16 @@ export class RollupStore {
     for (const m of rows) {
       for (const d of rollupDeltas(factsOf(m))) {
         if (d.formId !== formKey) continue;
-        if (d.level === LEVEL_DAY) for (let c = 0; c < 6; c++) into.values[c] += d.values[c];
+        if (d.level === LEVEL_DAY) for (let c = 0; c < ROLLUP_VALUES; c++) into.values[c] += d.values[c];
         else if (reasons && d.level === REASON_LEVEL + LEVEL_DAY) addReason(into, d.reason, d.values[2]);
+      }
+    }
+    // A form's own rows also carry its submissions and new contacts (never '*' or '').
+    if (!reasons && formKey !== "*" && formKey !== "") {
+      const n = this.residueFormRows.get(accountId, lo, hi, formKey);
+      if (n) {
+        into.values[SUBMISSIONS] += n.s;
+        into.values[NEW_CONTACTS] += n.c;
       }
     }
   }
@@ -274,12 +302,14 @@ function factsOf(m: MessageRow): MessageFacts {
 
 const QUARTER_SQL = "substr(created_at, 1, 14) || printf('%02d', CAST(substr(created_at, 15, 2) AS INTEGER) / 15 * 15)";
 const RESPONSE_SQL = "CAST(round((julianday(sent_at) - julianday(created_at)) * 86400000.0) AS INTEGER)";
-const ROLLUP_COLS = "account_id, form_id, level, bucket, reason, queued, sent, failed, cancelled, sent_ms, sent_timed";
-const SUMS = "SUM(queued), SUM(sent), SUM(failed), SUM(cancelled), SUM(sent_ms), SUM(sent_timed)";
+const ROLLUP_COLS = "account_id, form_id, level, bucket, reason, queued, sent, failed, cancelled, sent_ms, sent_timed, submissions, new_contacts";
+const SUMS = "SUM(queued), SUM(sent), SUM(failed), SUM(cancelled), SUM(sent_ms), SUM(sent_timed), SUM(submissions), SUM(new_contacts)";
+const QUARTER_OF = (table: string) => QUARTER_SQL.replaceAll("created_at", `${table}.created_at`);
 
 /**
  * The statements that compute message_rollups from the messages alone into `table` (empty, with
- * message_rollups' columns), with a label each for progress — the rows migrations 0015 and 0021 leave.
+ * message_rollups' columns), with a label each for progress — the rows migrations 0015, 0021 and
+ * 0022 leave (and the messages, submissions and contacts of a form, the rows its writers record).
  */
 export function rollupRebuildSteps(table: string): Array<{ label: string; sql: string }> {
   return [
@@ -288,13 +318,22 @@ export function rollupRebuildSteps(table: string): Array<{ label: string; sql: s
       sql: `INSERT INTO ${table} (${ROLLUP_COLS})
         SELECT account_id, coalesce(form_id, ''), 2, ${QUARTER_SQL}, '',
           SUM(status = 'queued'), SUM(status = 'sent'), SUM(status = 'failed'), SUM(status = 'cancelled'),
-          SUM(CASE WHEN status = 'sent' AND sent_at IS NOT NULL THEN ${RESPONSE_SQL} ELSE 0 END), SUM(status = 'sent' AND sent_at IS NOT NULL)
+          SUM(CASE WHEN status = 'sent' AND sent_at IS NOT NULL THEN ${RESPONSE_SQL} ELSE 0 END), SUM(status = 'sent' AND sent_at IS NOT NULL), 0, 0
         FROM messages GROUP BY 1, 2, 4`,
+    },
+    {
+      label: "submissions and new contacts",
+      sql: `INSERT INTO ${table} (account_id, form_id, level, bucket, reason, submissions, new_contacts)
+        SELECT account_id, form_id, 2, q, '', SUM(s), SUM(c) FROM (
+          SELECT account_id, form_id, ${QUARTER_OF("submissions")} AS q, 1 AS s, 0 AS c FROM submissions
+          UNION ALL SELECT account_id, form_id, ${QUARTER_OF("contacts")}, 0, 1 FROM contacts WHERE form_id IS NOT NULL)
+        WHERE true GROUP BY 1, 2, 4
+        ON CONFLICT (account_id, form_id, level, bucket, reason) DO UPDATE SET submissions = excluded.submissions, new_contacts = excluded.new_contacts`,
     },
     {
       label: "failure reasons",
       sql: `INSERT INTO ${table} (${ROLLUP_COLS})
-        SELECT account_id, coalesce(form_id, ''), ${REASON_LEVEL + 2}, ${QUARTER_SQL}, '#' || coalesce(failure_reason, 'unknown'), 0, 0, COUNT(*), 0, 0, 0
+        SELECT account_id, coalesce(form_id, ''), ${REASON_LEVEL + 2}, ${QUARTER_SQL}, '#' || coalesce(failure_reason, 'unknown'), 0, 0, COUNT(*), 0, 0, 0, 0, 0
         FROM messages WHERE status = 'failed' GROUP BY 1, 2, 4, 5`,
     },
     {
@@ -309,8 +348,9 @@ export function rollupRebuildSteps(table: string): Array<{ label: string; sql: s
     },
     {
       label: "whole accounts",
-      sql: `INSERT INTO ${table} (${ROLLUP_COLS}) SELECT account_id, '*', level, bucket, reason, ${SUMS}
-        FROM ${table} WHERE form_id <> '*' GROUP BY 1, 3, 4, 5`,
+      // Messages only: a form's submissions and new contacts are not summed over the account.
+      sql: `INSERT INTO ${table} (${ROLLUP_COLS}) SELECT account_id, '*', level, bucket, reason, SUM(queued), SUM(sent), SUM(failed), SUM(cancelled), SUM(sent_ms), SUM(sent_timed), 0, 0
+        FROM ${table} WHERE form_id <> '*' AND (queued <> 0 OR sent <> 0 OR failed <> 0 OR cancelled <> 0) GROUP BY 1, 3, 4, 5`,
     },
   ];
 }

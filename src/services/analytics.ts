@@ -19,6 +19,7 @@ import { humanDuration } from "../domain/duration";
 import { canonicalTimeZone, dayBoundaries, periodWindow, type Period } from "../domain/time-series";
 import { parsePeriodAndZone } from "../domain/query-params";
 import { RollupStore, sumIntervals, type IntervalSums } from "../db/message-rollups";
+import { NEW_CONTACTS, SUBMISSIONS } from "../db/derived-counts";
 import type { FieldError } from "../domain/submission";
 import type { FormService } from "./forms";
 
@@ -64,19 +65,6 @@ export class AnalyticsService {
     private readonly forms: FormService,
   ) {
     this.rollups = new RollupStore(sqlite);
-  }
-
-  /** Count of rows of `table` per day (createdAt), for a form: covering range counts on (form_id, created_at). */
-  private dailyCount(table: "submissions" | "contacts", formId: string, boundaries: number[]): number[] {
-    const rows = this.sqlite
-      .query(
-        `WITH d(i, lo, hi) AS (${daysValues(boundaries)})
-         SELECT d.i AS i, (SELECT COUNT(*) FROM ${table} t WHERE t.form_id = ?1 AND t.created_at >= d.lo AND t.created_at < d.hi) AS n FROM d`,
-      )
-      .all(formId) as Array<{ i: number; n: number }>;
-    const out = new Array(boundaries.length - 1).fill(0);
-    for (const r of rows) out[r.i] = r.n;
-    return out;
   }
 
   /** GET /messages/analytics */
@@ -148,24 +136,22 @@ export class AnalyticsService {
     const tz = form.settings.timezone;
     const formZone = (typeof tz === "string" && canonicalTimeZone(tz)) || "UTC";
     const { period, timezone } = resolvePeriodAndZone(q.period, q.timezone, formZone);
-    const one = (sql: string) => (this.sqlite.query(sql).get(formId) as { n: number }).n;
-    const totalSubmissions = one("SELECT COUNT(*) AS n FROM submissions WHERE form_id = ?1");
-    const totalMessages = this.rollups.total(accountId, formId);
-    const totalContacts = one("SELECT COUNT(*) AS n FROM contacts WHERE form_id = ?1");
+    // Messages, submissions and new contacts all come from the form's rollup rows (migration 0022).
+    const totals = this.rollups.formTotals(accountId, formId);
     const { days } = periodWindow(period, now, timezone);
     const b = dayBoundaries(days, timezone);
-    const subs = this.dailyCount("submissions", formId, b);
     const daily = this.rollups.intervals(accountId, formId, b);
     const msgs = daily.map((d) => d.values[0] + d.values[1] + d.values[2] + d.values[3]);
-    const contacts = this.dailyCount("contacts", formId, b);
+    const subs = daily.map((d) => d.values[SUBMISSIONS]);
+    const contacts = daily.map((d) => d.values[NEW_CONTACTS]);
     const sum = (a: number[]) => a.reduce((x, y) => x + y, 0);
     const whole = sumIntervals(daily);
     const mean = meanSeconds(whole);
     return {
       formId,
-      totalSubmissions,
-      totalMessages,
-      totalContacts,
+      totalSubmissions: totals.submissions,
+      totalMessages: totals.messages,
+      totalContacts: totals.newContacts,
       deliveryRate: deliveryRate(whole.values[1], whole.values[2]),
       averageResponseTime: mean === null ? 0 : Math.round(mean * 1000) / 1000,
       periodStats: { period, timezone, submissions: sum(subs), messages: sum(msgs), newContacts: sum(contacts) },

@@ -25,7 +25,8 @@ import type { FormService } from "./forms";
 import { emitContact, emitMessageStatus } from "./event-payloads";
 import { setContactOptOut, type ConsentRecord } from "../db/contacts";
 import { cancelQueuedTo } from "../db/message-suppression";
-import { CONTACT_BATCH_ROWS, CONTACT_INSERT_COLUMNS, CONTACT_INSERT_ROW, ContactInsertBatch, type PendingContact } from "../db/contact-batch";
+import { CONTACT_BATCH_ROWS, CONTACT_INSERT_COLUMNS, CONTACT_INSERT_ROW, ContactInsertBatch, recordContactInsert, type PendingContact } from "../db/contact-batch";
+import { derivedCounts } from "../db/derived-counts";
 import { ContactUpserts, type StoredContactRow } from "../db/contact-upsert";
 
 /** The API's Contact (spec "Contact"). */
@@ -409,6 +410,7 @@ export class ContactService {
   private insertState(accountId: string, s: ContactState, opts: { formId?: string | null; createdAt?: string; consent?: ConsentRecord } = {}): string {
     const row = this.newContactRow(accountId, s, opts);
     this.stmts.insert.run(...row.values);
+    recordContactInsert(this.sqlite, row.values);
     emitContact(this.sqlite, accountId, row.id, "contact.created", this.clock());
     return row.id;
   }
@@ -563,7 +565,8 @@ export class ContactService {
         this.sqlite.exec("PRAGMA synchronous = NORMAL");
         const cancelled: string[] = [];
         try {
-          this.sqlite.transaction(() => {
+          // The slice's new contacts of a form: one rollup upsert per form and quarter hour at its end.
+          this.sqlite.transaction(() => derivedCounts(this.sqlite).batch(() => {
             const until = performance.now() + IMPORT_SLICE_MS;
             while (at < batch.length && performance.now() < until) {
               const r = batch[at++];
@@ -587,7 +590,7 @@ export class ContactService {
               if (tally.errors > before) tally.refusedRows++;
             }
             this.flushCreated(accountId, waiting);
-          })();
+          }))();
         } finally {
           this.sqlite.exec(`PRAGMA synchronous = ${sync}`);
         }

@@ -2,8 +2,9 @@
  * `textwire doctor`: every structure derived from the messages and contacts, compared with a
  * from-scratch computation (--check) or rebuilt from it (--rebuild).
  *
- *  - message_rollups (analytics): equal, row for row, to a recomputation (rows of all zeros, left
- *    by status changes and deletes, are ignored).
+ *  - message_rollups (analytics, form stats): equal, row for row, to a recomputation from the
+ *    messages, submissions and contacts (rows of all zeros, left by status changes and deletes,
+ *    are ignored).
  *  - message_counts (list summaries): equal to COUNT(*) per account, status and priority.
  *  - monthly_usage (quota): never below the messages still there per account and month (it is
  *    never decreased when messages are deleted, so it may be above).
@@ -44,8 +45,8 @@ const NEWEST_ACTIVITY_SQL = `SELECT c.id AS contact_id, c.account_id, max(a.at) 
     SELECT contact_id, max(created_at) AS at FROM messages WHERE contact_id IS NOT NULL GROUP BY contact_id
     UNION ALL SELECT contact_id, max(received_at) FROM inbound_messages GROUP BY contact_id) a
   JOIN contacts c ON c.id = a.contact_id GROUP BY c.id`;
-const VALUES = "queued, sent, failed, cancelled, sent_ms, sent_timed";
-const NONZERO = "(queued <> 0 OR sent <> 0 OR failed <> 0 OR cancelled <> 0 OR sent_ms <> 0 OR sent_timed <> 0)";
+const VALUES = "queued, sent, failed, cancelled, sent_ms, sent_timed, submissions, new_contacts";
+const NONZERO = "(queued <> 0 OR sent <> 0 OR failed <> 0 OR cancelled <> 0 OR sent_ms <> 0 OR sent_timed <> 0 OR submissions <> 0 OR new_contacts <> 0)";
 const TEMP_ROLLUPS = "temp.doctor_rollups";
 /** contact_tags as the contacts' tags columns say it should be (the rows migration 0020's triggers write). */
 const CONTACT_TAGS_EXPECTED = "SELECT c.account_id AS account_id, j.value AS tag, c.rowid AS contact_rowid FROM contacts c, json_each(c.tags) j WHERE c.tags <> '[]'";
@@ -62,6 +63,7 @@ export function checkDerived(sqlite: Database): CheckResult {
     `CREATE TABLE ${TEMP_ROLLUPS} (account_id TEXT NOT NULL, form_id TEXT NOT NULL, level INTEGER NOT NULL, bucket TEXT NOT NULL,
        reason TEXT NOT NULL, queued INTEGER NOT NULL DEFAULT 0, sent INTEGER NOT NULL DEFAULT 0, failed INTEGER NOT NULL DEFAULT 0,
        cancelled INTEGER NOT NULL DEFAULT 0, sent_ms INTEGER NOT NULL DEFAULT 0, sent_timed INTEGER NOT NULL DEFAULT 0,
+       submissions INTEGER NOT NULL DEFAULT 0, new_contacts INTEGER NOT NULL DEFAULT 0,
        PRIMARY KEY (account_id, form_id, level, bucket, reason)) WITHOUT ROWID`,
   );
   try {
@@ -83,7 +85,7 @@ export function checkDerived(sqlite: Database): CheckResult {
           "message_rollups",
           `${r.side} account ${r.account_id} form ${r.form_id || "(none)"} ${["day", "hour", "quarter"][(r.level as number) % 3]} ${r.bucket}` +
             `${r.reason ? ` reason ${String(r.reason).slice(1)}` : ""}: queued ${r.queued}, sent ${r.sent}, failed ${r.failed}, cancelled ${r.cancelled}, ` +
-            `response ms ${r.sent_ms} over ${r.sent_timed}`,
+            `response ms ${r.sent_ms} over ${r.sent_timed}, submissions ${r.submissions}, new contacts ${r.new_contacts}`,
         );
       }
       const mc = sqlite

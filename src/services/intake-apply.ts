@@ -9,7 +9,7 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import { contactSearchText } from "../domain/contact-search";
-import { derivedCounts, recordMessageInsert, type DerivedCounts } from "../db/derived-counts";
+import { derivedCounts, recordFormRows, recordMessageInsert, type DerivedCounts } from "../db/derived-counts";
 import { intakeStore, type IntakeStore } from "../db/intake";
 import { emitSubmission } from "./event-payloads";
 
@@ -392,6 +392,8 @@ export class IntakeApplier {
         recordMessageInsert(this.sqlite, { accountId: e.accountId, formId: e.formId, contactId: contact.id, status: "queued", priorityRank: m.priorityRank, createdAt: e.at, sentAt: null, failureReason: null });
       }
       submissions.push([e.submissionId, e.accountId, e.formId, contact.id, e.messageId, newContact ? 1 : 0, e.at]);
+      // A new contact is inserted with this entry's form and time (its first in the chunk).
+      recordFormRows(this.sqlite, { accountId: e.accountId, formId: e.formId, createdAt: e.at, submissions: 1, newContacts: newContact ? 1 : 0 });
     }
     const inserts: unknown[][] = [];
     const updates: unknown[][] = [];
@@ -453,6 +455,7 @@ export class IntakeApplier {
       );
     }
     const newContact = existing ? 0 : 1;
+    recordFormRows(this.sqlite, { accountId: e.accountId, formId: e.formId, createdAt: e.at, submissions: 1, newContacts: newContact });
     const m = e.message;
     if (e.kind !== "queued" || m === undefined) {
       this.submissionInsert.run(e.submissionId, e.accountId, e.formId, contactId, e.messageId, newContact, e.at);

@@ -5,7 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { contactSearchText } from "../../src/domain/contact-search";
-import { recordMessageInsert } from "../../src/db/derived-counts";
+import { recordFormRows, recordMessageInsert } from "../../src/db/derived-counts";
 
 let counter = 0;
 
@@ -59,6 +59,8 @@ export function insertContact(db: Database, accountId: string, c: ContactFixture
     contactSearchText({ firstName: c.firstName, lastName: c.lastName, email: c.email, phoneNumber: phone }),
     createdAt, c.updatedAt ?? createdAt,
   );
+  // As every writer of a contact with a form does: the form's rollup rows (migration 0022).
+  if (c.formId) recordFormRows(db, { accountId, formId: c.formId, createdAt, submissions: 0, newContacts: 1 });
   return id;
 }
 

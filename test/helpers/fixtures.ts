@@ -6,7 +6,7 @@
 import type { Database } from "bun:sqlite";
 import type { AppDeps } from "../../src/deps";
 import { PRIORITY_RANK, type Priority } from "../../src/queue/priority-queue";
-import { recordMessageInsert } from "../../src/db/derived-counts";
+import { recordFormRows, recordMessageInsert } from "../../src/db/derived-counts";
 import { contactSearchText } from "../../src/domain/contact-search";
 
 export const iso = (ms: number) => new Date(ms).toISOString();
@@ -39,6 +39,8 @@ export function insertContact(
     )
     // search_text as every writer stores it: contact search (names, e-mail, phone digits) reads it.
     .run(id, accountId, phone, o.firstName ?? null, o.status ?? "new", o.formId ?? null, o.messageCount ?? 0, contactSearchText({ firstName: o.firstName, phoneNumber: phone }), at);
+  // As every writer of a contact with a form does: the form's rollup rows (migration 0022).
+  if (o.formId) recordFormRows(deps.sqlite, { accountId, formId: o.formId, createdAt: at, submissions: 0, newContacts: 1 });
   return id;
 }
 
@@ -46,6 +48,7 @@ export function insertSubmission(deps: AppDeps, accountId: string, formId: strin
   deps.sqlite
     .query("INSERT INTO submissions (id, account_id, form_id, contact_id, message_id, new_contact, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
     .run(crypto.randomUUID(), accountId, formId, contactId, messageId, newContact ? 1 : 0, createdAt);
+  recordFormRows(deps.sqlite, { accountId, formId, createdAt, submissions: 1, newContacts: 0 });
 }
 
 export interface MessageFixture {

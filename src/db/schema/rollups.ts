@@ -23,6 +23,10 @@ export const messageRollups = sqliteTable(
     sentMs: integer("sent_ms").notNull().default(0),
     /** Number of those messages. */
     sentTimed: integer("sent_timed").notNull().default(0),
+    /** The form's submissions (migration 0022; 0 on '*' and '' rows). */
+    submissions: integer("submissions").notNull().default(0),
+    /** Contacts created with this form (migration 0022; 0 on '*' and '' rows). */
+    newContacts: integer("new_contacts").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.formId, t.level, t.bucket, t.reason] })],
 );
