@@ -126,7 +126,13 @@ export class Checkpointer {
    */
   private truncate() {
     const db = this.sqlite;
-    if (db.inTransaction) return;
+    // The reply may arrive after the connection was closed (a stop, or a test closing it): then
+    // there is nothing to truncate, and nothing may throw out of the Worker's message handler.
+    try {
+      if (db.inTransaction) return;
+    } catch {
+      return;
+    }
     try {
       db.exec("PRAGMA busy_timeout = 0");
       const r = db.query("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number };
@@ -135,7 +141,9 @@ export class Checkpointer {
     } catch {
       this.restarts.busy++;
     } finally {
-      db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      try {
+        db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      } catch {}
     }
   }
 

@@ -104,6 +104,17 @@ describe("background checkpoints", () => {
     db.close();
   });
 
+  test("a truncate asked for after the writer's connection closed is a no-op, not an uncaught error", async () => {
+    const path = tempDb();
+    const db = openSqlite(path);
+    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 20 });
+    await cp.start();
+    await cp.stop();
+    db.close();
+    // The Worker's "truncate" reply can still be queued when a test (or a stop) closes the database.
+    expect(() => (cp as unknown as { truncate(): void }).truncate()).not.toThrow();
+  });
+
   test("the writer never checkpoints; the thread folds an idle WAL and truncates it", async () => {
     const path = tempDb();
     const db = openSqlite(path);
