@@ -79,10 +79,17 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     deps.lifecycle.push(scheduledBackups({ dbPath: config.db, dir: config.backupDir, everyMs, keep: config.backupKeep, clock, logger }));
   }
   const started: typeof deps.lifecycle = [];
+  const begun: typeof deps.lifecycle = [];
   let server: Server<unknown> | undefined;
   let redirectServer: Server<unknown> | undefined;
   let tls: { cert: string; key: string } | undefined;
   try {
+    // The Workers load while the queue is rebuilt (~0.1 s of a boot at a million queued).
+    for (const part of deps.lifecycle) {
+      if (!part.startEarly) continue;
+      begun.push(part);
+      part.startEarly();
+    }
     for (const part of deps.lifecycle) {
       await part.start?.();
       started.push(part);
@@ -123,6 +130,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     // A port already taken (or an unreadable certificate): nothing was created, leave no trace.
     server?.stop(true);
     for (const part of started.reverse()) await part.stop?.();
+    for (const part of begun.reverse()) if (!started.includes(part)) await part.stop?.();
     sqlite.close();
     releaseLock();
     throw err;

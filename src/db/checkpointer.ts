@@ -70,8 +70,11 @@ export class Checkpointer {
     private readonly opts: { everyMs?: number; limitMb?: number; gate?: WriteGate } = {},
   ) {}
 
-  async start(): Promise<void> {
-    if (this.dbPath === ":memory:") return;
+  private starting: Promise<CheckpointReply> | undefined;
+
+  /** Starts the thread (it loads while the queue is rebuilt); start() waits for its answer. */
+  startEarly(): void {
+    if (this.dbPath === ":memory:" || this.worker !== undefined) return;
     const pageSize = (this.sqlite.query("PRAGMA page_size").get() as { page_size: number }).page_size;
     const limitBytes = (this.opts.limitMb ?? WAL_LIMIT_MB) * 1_048_576;
     this.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
@@ -89,7 +92,24 @@ export class Checkpointer {
       done?.(reply);
     };
     worker.onerror = (event: ErrorEvent) => this.fallBack(`checkpoint thread failed: ${event.message}`);
-    const reply = await this.ask("started", { op: "start", dbPath: this.dbPath, everyMs: this.opts.everyMs ?? CHECKPOINT_EVERY_MS, limitPages: Math.floor(limitBytes / pageSize), gate: this.opts.gate?.shared });
+    // No timeout yet: a long synchronous queue rebuild must not count against the thread.
+    this.starting = new Promise((resolve) => this.waiting.set("started", resolve));
+    worker.postMessage({ op: "start", dbPath: this.dbPath, everyMs: this.opts.everyMs ?? CHECKPOINT_EVERY_MS, limitPages: Math.floor(limitBytes / pageSize), gate: this.opts.gate?.shared } satisfies CheckpointRequest);
+  }
+
+  async start(): Promise<void> {
+    this.startEarly();
+    const starting = this.starting;
+    if (starting === undefined) return;
+    this.starting = undefined;
+    const reply = await new Promise<CheckpointReply | undefined>((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), REPLY_TIMEOUT_MS);
+      void starting.then((r) => {
+        clearTimeout(timer);
+        resolve(r);
+      });
+    });
+    if (reply === undefined) this.waiting.delete("started");
     if (reply?.op !== "started") this.fallBack(reply?.op === "failed" ? reply.message : "checkpoint thread did not start");
   }
 

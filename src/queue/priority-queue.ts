@@ -18,8 +18,12 @@
  * The boot `rebuild` sorts once (a radix sort for large loads, see sortInQueueOrder) and cuts the
  * result into half-full chunks.
  *
- * Pure: imports nothing, never reads the clock; `now` is epoch milliseconds from the caller.
+ * Ids are looked up in an IdIndex (./id-index.ts), not a Map: see there why.
+ *
+ * Pure: imports nothing but its own index, never reads the clock; `now` is epoch milliseconds from the caller.
  */
+
+import { IdIndex } from "./id-index";
 
 export type Priority = "urgent" | "high" | "normal" | "low";
 
@@ -291,7 +295,7 @@ class AccountQueue {
 }
 
 export class MessageQueue {
-  private byId = new Map<string, Node>();
+  private byId = new IdIndex<Node>();
   private accounts = new Map<string, AccountQueue>();
 
   /**
@@ -308,10 +312,11 @@ export class MessageQueue {
    * `rebuild` for a loader that produces the entries itself (the boot read from SQLite): `fill`
    * calls `add` once per entry, so no QueueEntry object is made only to be copied. Same rules:
    * any order (rows already grouped by account and in queue order are not sorted again), a
-   * repeated id keeps its last entry, all or nothing.
+   * repeated id keeps its last entry, all or nothing. `expected`: about how many entries `fill`
+   * adds (sizes the id index once instead of growing it step by step).
    */
-  load(fill: (add: QueueLoadAdd) => void): void {
-    const byId = new Map<string, Node>();
+  load(fill: (add: QueueLoadAdd) => void, expected = 0): void {
+    const byId = new IdIndex<Node>(expected);
     const accounts = new Map<string, AccountQueue>();
     const groups = new Map<string, Node[]>();
     // Boot rows usually come clustered by account: remember the last group instead of a lookup.
@@ -321,9 +326,7 @@ export class MessageQueue {
     // One pass over the input: every extra pass over a million objects costs tens of ms.
     fill((id, accountId, priority, scheduledFor, seq) => {
       const node = makeNode(id, accountId, priority, scheduledFor, seq);
-      const before = byId.size;
-      byId.set(node.id, node);
-      if (byId.size === before) repeatedIds = true;
+      if (byId.set(node) !== undefined) repeatedIds = true;
       if (node.accountId !== lastAccountId) {
         lastAccountId = node.accountId;
         let group = groups.get(lastAccountId);
@@ -352,7 +355,7 @@ export class MessageQueue {
       if (compare(old, node) === 0 && old.accountId === node.accountId) return;
       this.removeNode(old);
     }
-    this.byId.set(node.id, node);
+    this.byId.set(node);
     let account = this.accounts.get(node.accountId);
     if (account === undefined) {
       account = new AccountQueue();

@@ -389,9 +389,15 @@ export class SubmissionIntake {
 
   // ---- lifecycle ------------------------------------------------------------------------------
 
+  /** The applier thread loads while the queue is rebuilt; it has nothing to apply yet (boot drained the intake, nothing listens). */
+  startEarly(): void {
+    if (this.inlineApplier || this.worker !== undefined) return;
+    this.spawn();
+  }
+
   start(): Promise<void> | void {
     if (this.inlineApplier) return;
-    this.spawn();
+    this.startEarly();
     return this.ready;
   }
 
