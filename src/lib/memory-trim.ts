@@ -25,6 +25,12 @@ export const TRIM_ABOVE_BYTES = 128 * 1024 * 1024;
 export const TRIM_GROWTH_BYTES = 8 * 1024 * 1024;
 /** At most one full collection per this long, whatever the readings (bounds the pauses). */
 export const TRIM_MIN_GAP_MS = 1_000;
+/**
+ * And the gap after a collection is at least this many times as long as it took: at most ~2% of
+ * the thread's time goes to them. A large live heap (a million queued texts, a bigger page cache)
+ * makes each one slower — 100 ms means the next waits 5 s, not 1.
+ */
+export const TRIM_GAP_PER_PAUSE = 50;
 
 export interface MemoryTrimDeps {
   /** The process's resident memory in bytes. */
@@ -45,6 +51,7 @@ const processDeps: MemoryTrimDeps = {
 export class MemoryTrim {
   private low = Infinity;
   private last = -Infinity;
+  private gap = TRIM_MIN_GAP_MS;
   /** How many collections it ran. */
   collections = 0;
 
@@ -55,10 +62,12 @@ export class MemoryTrim {
     const rss = this.deps.rss();
     this.low = Math.min(this.low, rss);
     const now = this.deps.now();
-    if (rss < Math.max(TRIM_ABOVE_BYTES, this.low + TRIM_GROWTH_BYTES) || now - this.last < TRIM_MIN_GAP_MS) return false;
+    if (rss < Math.max(TRIM_ABOVE_BYTES, this.low + TRIM_GROWTH_BYTES) || now - this.last < this.gap) return false;
     this.deps.collect();
     this.collections++;
-    this.last = now;
+    const after = this.deps.now();
+    this.gap = Math.max(TRIM_MIN_GAP_MS, (after - now) * TRIM_GAP_PER_PAUSE);
+    this.last = after;
     // mimalloc returns the freed pages shortly after: the next readings fall, and the lowest of
     // them is where growth is measured from again.
     this.low = Infinity;

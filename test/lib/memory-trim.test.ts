@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { MemoryTrim, TRIM_ABOVE_BYTES, TRIM_GROWTH_BYTES, TRIM_MIN_GAP_MS, startMemoryTrim } from "../../src/lib/memory-trim";
+import { MemoryTrim, TRIM_ABOVE_BYTES, TRIM_GAP_PER_PAUSE, TRIM_GROWTH_BYTES, TRIM_MIN_GAP_MS, startMemoryTrim } from "../../src/lib/memory-trim";
 
 const MiB = 1024 * 1024;
 
@@ -54,6 +54,22 @@ describe("memory trim: when a full collection runs", () => {
     expect(f.at(floor, 3_000)).toBe(false); // the collection's result: the new low
     expect(f.at(floor + TRIM_GROWTH_BYTES - 1, 5_000)).toBe(false);
     expect(f.at(floor + TRIM_GROWTH_BYTES, 7_000)).toBe(true);
+  });
+});
+
+describe("memory trim: slow collections are spaced out", () => {
+  test("a collection that took 100 ms holds the next one off for 50 times as long", () => {
+    let rss = 0;
+    let now = 0;
+    const trim = new MemoryTrim({ rss: () => rss, now: () => now, collect: () => void (now += 100) });
+    const at = (bytes: number, ms: number) => ((rss = bytes), (now = ms), trim.tick());
+    expect(at(TRIM_ABOVE_BYTES + 20 * MiB, 0)).toBe(true); // ends at 100 ms
+    const next = 100 + 100 * TRIM_GAP_PER_PAUSE;
+    expect(at(TRIM_ABOVE_BYTES, 500)).toBe(false);
+    expect(at(TRIM_ABOVE_BYTES + 40 * MiB, 100 + TRIM_MIN_GAP_MS)).toBe(false); // past the plain gap, not past this one
+    expect(at(TRIM_ABOVE_BYTES + 40 * MiB, next - 1)).toBe(false);
+    expect(at(TRIM_ABOVE_BYTES + 40 * MiB, next)).toBe(true);
+    expect(trim.collections).toBe(2);
   });
 });
 
