@@ -63,6 +63,7 @@ describe("memory trim: slow collections are spaced out", () => {
     let now = 0;
     const trim = new MemoryTrim({ rss: () => rss, now: () => now, collect: () => void (now += 100) });
     const at = (bytes: number, ms: number) => ((rss = bytes), (now = ms), trim.tick());
+    expect(at(100 * MiB, -250)).toBe(false);
     expect(at(TRIM_ABOVE_BYTES + 20 * MiB, 0)).toBe(true); // ends at 100 ms
     const next = 100 + 100 * TRIM_GAP_PER_PAUSE;
     expect(at(TRIM_ABOVE_BYTES, 500)).toBe(false);
