@@ -5,6 +5,7 @@ import { SchemaTooNewError } from "../db/migrate";
 import { EXPIRY_WARNING_DAYS, hasLocalServerCert, tlsPathsFor } from "../tls/local-ca";
 import { dbPathOf, type CliIO } from "./common";
 import { warmDashboard } from "../dashboard/assets";
+import { startMemoryTrim } from "../lib/memory-trim";
 
 export const SERVE_HELP = `Usage: textwire serve [options]   (also the default with no command)
 
@@ -76,6 +77,8 @@ export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
   io.out(`Dashboard: ${running.url}/ (sign in with an API key)`);
   // Bundled now (or read from the binary) so the first visitor does not wait for it.
   warmDashboard((err) => logger.error("dashboard build failed", { error: String((err as Error)?.message ?? err) }));
+  // Resident memory kept under a ceiling while busy (src/lib/memory-trim.ts).
+  const stopTrim = startMemoryTrim();
   await new Promise<void>((resolve) => {
     let stopping = false;
     onSignal = (signal: string) => {
@@ -86,6 +89,7 @@ export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
     };
     if (signalled) onSignal(signalled);
   });
+  stopTrim();
   removeHandlers();
   return 0;
 }
