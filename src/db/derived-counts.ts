@@ -220,6 +220,12 @@ export class DerivedCounts {
     const counts = new Map<string, number>();
     const usage = new Map<string, number>();
     const rollups = new Map<string, RollupDelta>();
+    const addRollup = (d: RollupDelta) => {
+      const rk = `${d.accountId}${SEP}${d.formId}${SEP}${d.level}${SEP}${d.bucket}${SEP}${d.reason}`;
+      const have = rollups.get(rk);
+      if (!have) rollups.set(rk, d);
+      else for (let i = 0; i < ROLLUP_VALUES; i++) have.values[i] += d.values[i];
+    };
     for (const { m, n, ms, timed } of groups.values()) {
       const ck = `${m.accountId}${SEP}${m.status}${SEP}${m.priorityRank}`;
       counts.set(ck, (counts.get(ck) ?? 0) + n);
@@ -231,20 +237,10 @@ export class DerivedCounts {
           d.values[4] = ms;
           d.values[5] = timed;
         }
-        const rk = `${d.accountId}${SEP}${d.formId}${SEP}${d.level}${SEP}${d.bucket}${SEP}${d.reason}`;
-        const have = rollups.get(rk);
-        if (!have) rollups.set(rk, d);
-        else for (let i = 0; i < ROLLUP_VALUES; i++) have.values[i] += d.values[i];
+        addRollup(d);
       }
     }
-    for (const f of formRows.values()) {
-      for (const d of formRowDeltas(f)) {
-        const rk = `${d.accountId}${SEP}${d.formId}${SEP}${d.level}${SEP}${d.bucket}${SEP}`;
-        const have = rollups.get(rk);
-        if (!have) rollups.set(rk, d);
-        else for (let i = 0; i < ROLLUP_VALUES; i++) have.values[i] += d.values[i];
-      }
-    }
+    for (const f of formRows.values()) for (const d of formRowDeltas(f)) addRollup(d);
     const st = this.prepared();
     for (const [k, n] of counts) {
       const [a, s, r] = k.split(SEP);
