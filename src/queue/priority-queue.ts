@@ -312,11 +312,10 @@ export class MessageQueue {
    * `rebuild` for a loader that produces the entries itself (the boot read from SQLite): `fill`
    * calls `add` once per entry, so no QueueEntry object is made only to be copied. Same rules:
    * any order (rows already grouped by account and in queue order are not sorted again), a
-   * repeated id keeps its last entry, all or nothing. `expected`: about how many entries `fill`
-   * adds (sizes the id index once instead of growing it step by step).
+   * repeated id keeps its last entry, all or nothing.
    */
-  load(fill: (add: QueueLoadAdd) => void, expected = 0): void {
-    const byId = new IdIndex<Node>(expected);
+  load(fill: (add: QueueLoadAdd) => void): void {
+    const byId = new IdIndex<Node>();
     const accounts = new Map<string, AccountQueue>();
     const groups = new Map<string, Node[]>();
     // Boot rows usually come clustered by account: remember the last group instead of a lookup.
