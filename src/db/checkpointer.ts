@@ -102,14 +102,7 @@ export class Checkpointer {
     const starting = this.starting;
     if (starting === undefined) return;
     this.starting = undefined;
-    const reply = await new Promise<CheckpointReply | undefined>((resolve) => {
-      const timer = setTimeout(() => resolve(undefined), REPLY_TIMEOUT_MS);
-      void starting.then((r) => {
-        clearTimeout(timer);
-        resolve(r);
-      });
-    });
-    if (reply === undefined) this.waiting.delete("started");
+    const reply = await this.within("started", starting);
     if (reply?.op !== "started") this.fallBack(reply?.op === "failed" ? reply.message : "checkpoint thread did not start");
   }
 
@@ -168,16 +161,22 @@ export class Checkpointer {
   }
 
   private ask(answer: string, msg: CheckpointRequest): Promise<CheckpointReply | undefined> {
+    const reply = new Promise<CheckpointReply>((resolve) => this.waiting.set(answer, resolve));
+    this.worker!.postMessage(msg);
+    return this.within(answer, reply);
+  }
+
+  /** `reply`, or undefined (and no longer waited for) if it has not come within REPLY_TIMEOUT_MS. */
+  private within(answer: string, reply: Promise<CheckpointReply>): Promise<CheckpointReply | undefined> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.waiting.delete(answer);
         resolve(undefined);
       }, REPLY_TIMEOUT_MS);
-      this.waiting.set(answer, (r) => {
+      void reply.then((r) => {
         clearTimeout(timer);
         resolve(r);
       });
-      this.worker!.postMessage(msg);
     });
   }
 
