@@ -151,6 +151,15 @@ export class RollupStore {
     return out;
   }
 
+  /** Adds each range's sums (× its sign) into the sums its owner names: `owner[k]` = [index into `into`, sign] of `ranges[k]`. */
+  private addRangeSums(accountId: string, ranges: Range[], owner: Array<[index: number, sign: number]>, into: IntervalSums[]): void {
+    this.sumRanges(accountId, ranges).forEach((v, k) => {
+      const [i, sign] = owner[k];
+      const values = into[i].values;
+      for (let c = 0; c < ROLLUP_VALUES; c++) values[c] += sign * v[c];
+    });
+  }
+
   /**
    * Sums per interval [b[i], b[i+1]) (b ascending, ≥ 2 instants) of an account's messages
    * (formKey "*"), a form's (its id) or those of no form ("").
@@ -173,11 +182,7 @@ export class RollupStore {
       }
     });
     const prefixSums = prefixes.map(() => empty());
-    this.sumRanges(accountId, ranges).forEach((v, k) => {
-      const [i, sign] = owner[k];
-      const into = prefixSums[i].values;
-      for (let c = 0; c < ROLLUP_VALUES; c++) into[c] += sign * v[c];
-    });
+    this.addRangeSums(accountId, ranges, owner, prefixSums);
     prefixes.forEach((p, i) => {
       if (p.residue) this.addResidue(prefixSums[i], accountId, formKey, p.residue, false);
     });
@@ -220,11 +225,7 @@ export class RollupStore {
       }
     });
     const out = formKeys.map(() => empty());
-    this.sumRanges(accountId, ranges).forEach((v, k) => {
-      const [f, sign] = owner[k];
-      const into = out[f].values;
-      for (let c = 0; c < ROLLUP_VALUES; c++) into[c] += sign * v[c];
-    });
+    this.addRangeSums(accountId, ranges, owner, out);
     formKeys.forEach((formKey, f) => {
       prefixes.forEach((p, i) => {
         if (!p.residue) return;
