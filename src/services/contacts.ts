@@ -63,8 +63,12 @@ export function toContact(r: ContactRow): Contact {
 /** The rowids of the account's contacts having one tag, in rowid order (contact_tags' key). */
 const TAG_ROWIDS = "SELECT contact_rowid FROM contact_tags WHERE account_id = ? AND tag = ?";
 
-/** Rows of contacts_fts matching a MATCH expression (a pre-filter; see contact-fts.ts). */
-const FTS_ROWIDS = "c.rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_fts MATCH ?)";
+/**
+ * Rows of contacts_fts matching a MATCH expression (a pre-filter; see contact-fts.ts), plus every
+ * contact not indexed yet (contacts_fts_pending, migration 0023): the exact test that always
+ * follows decides for those, so a search is exact while the applier has not indexed them.
+ */
+const FTS_ROWIDS = "c.rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_fts MATCH ? UNION ALL SELECT contact_rowid FROM contacts_fts_pending)";
 
 /**
  * WHERE clause of a contact filter, scoped to the account.

@@ -9,6 +9,7 @@ import { EventOutbox, registerOutbox } from "./events";
 import { APPLY_BATCH_MAX, IntakeApplier, type BatchResult } from "./intake-apply";
 import { SLOT_APPLIED, SLOT_APPLIER_HOLDS, SLOT_MAIN_WANTS } from "./intake";
 import { GATE_MAX_WAIT_MS } from "../db/write-gate";
+import { PendingSearchIndex } from "../db/contact-search-pending";
 
 declare const self: Worker;
 
@@ -27,9 +28,19 @@ export type ApplierReport =
 
 /** Pause before retrying after a failed batch (a lock held past busy_timeout, a full disk). */
 const RETRY_MS = 200;
+/**
+ * How often an idle applier looks for contacts to index (one read of contacts_fts_pending; new
+ * contacts of the API and the import are written on the main thread, which does not wake it).
+ */
+const INDEX_POLL_MS = 250;
+/** When the main thread wanted the lock as indexing came to take it (an import's slices): wait this long. */
+const INDEX_BACKOFF_MS = 20;
 
 let connection: Database | undefined;
 let applier: IntakeApplier | undefined;
+/** The search index's pending contacts (src/db/contact-search-pending.ts), indexed when the intake is idle. */
+let search: PendingSearchIndex | undefined;
+let indexTimer: ReturnType<typeof setTimeout> | undefined;
 let outbox: EventOutbox | undefined;
 /** [0] the high-water mark (the main thread's synchronous barrier reads it); [1] 1 while the main thread's group commit wants the write lock. */
 let shared: BigInt64Array | undefined;
@@ -105,6 +116,41 @@ function drain(): void {
   } finally {
     busy = false;
   }
+  scheduleIndexing(0);
+}
+
+function scheduleIndexing(ms: number): void {
+  if (indexTimer !== undefined || stopping || search === undefined) return;
+  indexTimer = setTimeout(indexStep, ms);
+}
+
+/**
+ * Indexes one chunk of pending contacts, then gives the event loop a turn (a "wake" for new
+ * intake entries goes first) before the next. The intake's batches and the main thread's
+ * transactions have priority: while the main thread wants the write lock, indexing waits.
+ */
+function indexStep(): void {
+  indexTimer = undefined;
+  if (search === undefined || stopping || busy) return;
+  let next = INDEX_POLL_MS;
+  try {
+    if (search.hasPending()) {
+      if (mainWantsLock()) next = INDEX_BACKOFF_MS;
+      else {
+        waitForGate();
+        takeTurn();
+        try {
+          next = search.indexChunk() > 0 ? 0 : INDEX_POLL_MS;
+        } finally {
+          endTurn();
+        }
+      }
+    }
+  } catch (err) {
+    post({ op: "error", message: `search index: ${String((err as Error)?.message ?? err)}` });
+    next = RETRY_MS;
+  }
+  scheduleIndexing(next);
 }
 
 self.onmessage = (event: MessageEvent<ApplierCommand>) => {
@@ -123,6 +169,7 @@ self.onmessage = (event: MessageEvent<ApplierCommand>) => {
     outbox = new EventOutbox(sqlite);
     registerOutbox(sqlite, outbox);
     applier = new IntakeApplier(sqlite);
+    search = new PendingSearchIndex(sqlite);
     // Endpoints change on the main thread (every such change waits for the applier first):
     // read them afresh in each batch's transaction.
     applier.beforeBatch = () => outbox!.reload();
@@ -137,11 +184,14 @@ self.onmessage = (event: MessageEvent<ApplierCommand>) => {
     process.exit(1);
   } else if (cmd.op === "stop") {
     stopping = true;
+    clearTimeout(indexTimer);
+    indexTimer = undefined;
     drain();
     const seq = applier?.store.appliedSeq() ?? 0;
     // Closed here, not when the thread is torn down: a late close (a checkpoint) would hold the
     // file while the next user (a CLI command after a stop) writes.
     applier = undefined;
+    search = undefined;
     // close(true): the connection really closes now (a deferred close keeps its locks).
     try {
       connection?.close(true);
