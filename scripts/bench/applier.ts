@@ -15,6 +15,10 @@
  * --form-rows-ab: the applier as it runs (chunks, no automatic checkpoint) recording each
  * submission and new contact into the form's rollup rows (migration 0022) against the same with
  * those records dropped (the cost before 0022), on copies of one seeded file.
+ *
+ * --search-ab: new contacts left pending for the search index (migration 0023) against the index
+ * written by the contacts insert trigger (before 0023); for the first, the background indexing of
+ * the pending contacts afterwards (src/db/contact-search-pending.ts) is timed on its own.
  */
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import type { Database } from "bun:sqlite";
@@ -28,6 +32,7 @@ import { IntakeApplier } from "../../src/services/intake-apply";
 import { machineLine } from "./lib/proc";
 import { phoneFor } from "./lib/phones";
 import { derivedCounts } from "../../src/db/derived-counts";
+import { INDEX_CHUNK_ROWS, PendingSearchIndex } from "../../src/db/contact-search-pending";
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: number) => (argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : def);
@@ -39,6 +44,7 @@ const INDEX_COSTS = argv.includes("--index-costs");
 /** --schema-ab: chunks of 64 on migration 0019's schema against the one before it (same run). */
 const SCHEMA_AB = argv.includes("--schema-ab");
 const FORM_ROWS_AB = argv.includes("--form-rows-ab");
+const SEARCH_AB = argv.includes("--search-ab");
 const quiet = { info() {}, warn() {}, error() {} };
 const dir = mkdtempSync(join(tmpdir(), "textwire-applier-"));
 
@@ -145,6 +151,29 @@ try {
       },
     ]);
   }
+  const PENDING = "new contacts pending for search (after 0023)";
+  if (SEARCH_AB) {
+    variants.length = 0;
+    const asRunning = (s: Database) => s.exec("PRAGMA wal_autocheckpoint = 0");
+    variants.push([PENDING, asRunning]);
+    variants.push([
+      "search index written by the insert trigger (before 0023)",
+      (s) => {
+        s.exec(`DROP TRIGGER contacts_fts_insert; DROP TRIGGER contacts_fts_update; DROP TRIGGER contacts_fts_delete;
+          CREATE TRIGGER contacts_fts_insert AFTER INSERT ON contacts BEGIN
+            INSERT INTO contacts_fts (rowid, search_text, custom_fields) VALUES (NEW.rowid, NEW.search_text, NEW.custom_fields);
+          END;
+          CREATE TRIGGER contacts_fts_update AFTER UPDATE OF search_text, custom_fields ON contacts
+            WHEN OLD.search_text IS NOT NEW.search_text OR OLD.custom_fields IS NOT NEW.custom_fields BEGIN
+            INSERT INTO contacts_fts (contacts_fts, rowid, search_text, custom_fields) VALUES ('delete', OLD.rowid, OLD.search_text, OLD.custom_fields);
+            INSERT INTO contacts_fts (rowid, search_text, custom_fields) VALUES (NEW.rowid, NEW.search_text, NEW.custom_fields);
+          END;`);
+        asRunning(s);
+      },
+    ]);
+  }
+  /** --search-ab: indexing the pending contacts afterwards, µs and WAL bytes per contact. */
+  const indexing: Array<{ us: number; wal: number; n: number }> = [];
   const results = new Map<string, number[]>(variants.map(([n]) => [n, []]));
   /** CPU time (user + system) per row: less exposed than wall time to other work on a shared machine. */
   const cpuResults = new Map<string, number[]>(variants.map(([n]) => [n, []]));
@@ -170,6 +199,14 @@ try {
       const messages = (c.query("SELECT count(*) AS n FROM messages").get() as { n: number }).n;
       if (messages === 0) throw new Error("nothing applied");
       results.get(name)!.push((ms * 1000) / pending);
+      if (SEARCH_AB && name === PENDING) {
+        const search = new PendingSearchIndex(c);
+        const n = search.pendingCount();
+        const wal0 = statSync(copy + "-wal").size;
+        const i0 = performance.now();
+        while (search.indexChunk() > 0);
+        indexing.push({ us: ((performance.now() - i0) * 1000) / n, wal: (statSync(copy + "-wal").size - wal0) / n, n });
+      }
       c.close();
       rmSync(copy, { force: true });
       rmSync(copy + "-wal", { force: true });
@@ -184,6 +221,9 @@ try {
     console.log(
       `  ${name.padEnd(56)} ${(r.reduce((a, b) => a + b, 0) / r.length).toFixed(1).padStart(7)} µs/row   (${r.map((x) => x.toFixed(0)).join(" / ")})   CPU ${median(c).toFixed(1)} µs/row (${c.map((x) => x.toFixed(0)).join(" / ")})   WAL ${(median(walResults.get(name)!) / 1024).toFixed(1)} KiB/row`,
     );
+  }
+  for (const x of indexing) {
+    console.log(`  then indexing the ${x.n} pending contacts in chunks of ${INDEX_CHUNK_ROWS}: ${x.us.toFixed(1)} µs and ${(x.wal / 1024).toFixed(2)} KiB of WAL per contact`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -216,7 +216,9 @@ async function searchIndexCatchUp(child: Child, key: string): Promise<void> {
   while (pending() > 0) {
     const q = performance.now();
     const r = await fetch(`${child.base}/contacts?search=maria.lopez${times.length}`, { headers: auth(key) });
-    total = ((await r.json()) as any).data.pagination.total;
+    const b = (await r.json()) as any;
+    if (r.status !== 200) throw new Error(`search while indexing: ${r.status} ${JSON.stringify(b)}`);
+    total = b.data.pagination.total;
     times.push(performance.now() - q);
     await Bun.sleep(100);
   }

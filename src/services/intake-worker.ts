@@ -33,14 +33,20 @@ const RETRY_MS = 200;
  * contacts of the API and the import are written on the main thread, which does not wake it).
  */
 const INDEX_POLL_MS = 250;
-/** When the main thread wanted the lock as indexing came to take it (an import's slices): wait this long. */
-const INDEX_BACKOFF_MS = 20;
+/**
+ * Pending contacts are indexed when no other connection has committed for this long (an import
+ * commits a slice every ~10 ms: its contacts are indexed once it ends, and its slices never wait
+ * for the index). Under webhook load, a chunk follows each intake batch instead (see drain).
+ */
+const INDEX_QUIET_MS = 50;
 
 let connection: Database | undefined;
 let applier: IntakeApplier | undefined;
 /** The search index's pending contacts (src/db/contact-search-pending.ts), indexed when the intake is idle. */
 let search: PendingSearchIndex | undefined;
 let indexTimer: ReturnType<typeof setTimeout> | undefined;
+/** PRAGMA data_version at the last look: it moves when another connection commits. */
+let seenVersion = -1;
 let outbox: EventOutbox | undefined;
 /** [0] the high-water mark (the main thread's synchronous barrier reads it); [1] 1 while the main thread's group commit wants the write lock. */
 let shared: BigInt64Array | undefined;
@@ -108,6 +114,9 @@ function drain(): void {
         Atomics.store(shared!, SLOT_APPLIED, BigInt(result.seq));
         Atomics.notify(shared!, SLOT_APPLIED);
         post({ op: "batch", result, emitted: outbox!.needsFanout, ms: performance.now() - t0 });
+        // Between batches, one chunk of the search index, so it keeps pace with the new contacts
+        // of a steady webhook load (whose commits never leave the quiet gap indexStep waits for).
+        indexChunk();
       }
     } while (again);
   } catch (err) {
@@ -135,15 +144,17 @@ function indexStep(): void {
   let next = INDEX_POLL_MS;
   try {
     if (search.hasPending()) {
-      if (mainWantsLock()) next = INDEX_BACKOFF_MS;
-      else {
-        waitForGate();
-        takeTurn();
-        try {
-          next = search.indexChunk() > 0 ? 0 : INDEX_POLL_MS;
-        } finally {
-          endTurn();
-        }
+      const version = search.dataVersion();
+      if (version !== seenVersion || mainWantsLock()) {
+        // Another connection wrote since the last look: wait for a quiet gap.
+        seenVersion = version;
+        next = INDEX_QUIET_MS;
+      } else {
+        // A pause of a quarter of the chunk's time: the index holds the write lock at most ~80%
+        // of the time, so a main-thread statement waiting in SQLite's busy handler (which sleeps
+        // up to 100 ms between tries) gets its turn well within busy_timeout.
+        const t0 = performance.now();
+        next = indexChunk() > 0 ? Math.ceil((performance.now() - t0) / 4) : INDEX_POLL_MS;
       }
     }
   } catch (err) {
@@ -151,6 +162,18 @@ function indexStep(): void {
     next = RETRY_MS;
   }
   scheduleIndexing(next);
+}
+
+/** One chunk of pending contacts indexed in the applier's turn; how many (0: none was pending). */
+function indexChunk(): number {
+  if (search === undefined || !search.hasPending()) return 0;
+  waitForGate();
+  takeTurn();
+  try {
+    return search.indexChunk();
+  } finally {
+    endTurn();
+  }
 }
 
 self.onmessage = (event: MessageEvent<ApplierCommand>) => {
