@@ -10,11 +10,12 @@
 import type { Database, Statement } from "bun:sqlite";
 
 /**
- * Pending rows indexed per transaction. The index writes ~140 trigrams per contact (~10-20 µs
- * each contact in a multi-row insert): a chunk holds the write lock a few ms, so a webhook commit
- * or an import slice that wants it waits no longer than that.
+ * Pending rows indexed per transaction. ~140 trigrams per contact, ~12 µs each in a multi-row
+ * insert on a quiet machine: a chunk holds the write lock a few ms, except when FTS5 merges its
+ * segments at the commit (the slowest chunk, 30-120 ms at load 5, whatever the chunk's size).
+ * Smaller chunks cost more per contact (64 / 128 / 256 at load 5: ~70-100 / 40-65 / 50-60 µs).
  */
-export const INDEX_CHUNK_ROWS = 256;
+export const INDEX_CHUNK_ROWS = 128;
 
 export class PendingSearchIndex {
   private readonly anyPending: Statement<{ contact_rowid: number }, []>;
