@@ -128,7 +128,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const queue = new MessageQueue();
   const seq = Sequence.fromDb(sqlite);
   const writeGate = new WriteGate();
-  const writer = new GroupCommitWriter(sqlite, logger, writeGate);
+  const writer = new GroupCommitWriter(sqlite, logger, writeGate, { mode: config.commitSync });
   writer.lockListeners.push((wanted) => intake.writerWantsLock(wanted));
   intake.writeGate = writeGate.shared;
   const quota = new MonthlyQuota(sqlite, clock);

@@ -107,6 +107,8 @@ export class SubmissionIntake {
     this.lastSeq = applier.store.lastSeq();
     this.acked = this.lastSeq;
     Atomics.store(this.shared, SLOT_APPLIED, BigInt(this.applied));
+    // What the file holds at boot is on disk.
+    Atomics.store(this.shared, SLOT_DURABLE, BigInt(this.lastSeq));
     this.inlineApplier = dbPath === ":memory:" || dbPath === "" ? applier : undefined;
   }
 
@@ -194,7 +196,11 @@ export class SubmissionIntake {
 
   /** The job holding `seq` committed: the applier is woken (once per turn of the event loop). */
   committed(seq: number): void {
-    if (seq > this.acked) this.acked = seq;
+    if (seq > this.acked) {
+      this.acked = seq;
+      // Called once the commit is on disk (the writer's flush): the applier may use it now.
+      Atomics.store(this.shared, SLOT_DURABLE, BigInt(seq));
+    }
     this.ackedAt.set(seq, performance.now());
     if (this.inlineApplier) {
       this.reportApplied({ applied: 1, seq, accounts: [], skipped: [] }, false);
@@ -475,6 +481,8 @@ export class SubmissionIntake {
         clearTimeout(timer);
         resolve();
       };
+      // The writer stopped first and flushed everything: all of the intake is on disk.
+      Atomics.store(this.shared, SLOT_DURABLE, BigInt(Math.max(this.lastSeq, this.acked)));
       worker.postMessage({ op: "stop" } satisfies ApplierCommand);
     });
     worker.terminate();
@@ -493,7 +501,9 @@ const EMPTY: PendingEntry[] = [];
 export const SLOT_APPLIED = 0;
 export const SLOT_MAIN_WANTS = 1;
 export const SLOT_APPLIER_HOLDS = 2;
-const SHARED_SLOTS = 3;
+/** The highest intake seq known to be on disk: the applier builds nothing from an entry past it. */
+export const SLOT_DURABLE = 3;
+const SHARED_SLOTS = 4;
 
 function push(map: Map<string, PendingEntry[]>, key: string, e: PendingEntry) {
   const list = map.get(key);
