@@ -348,7 +348,8 @@ export class GroupCommitWriter {
       const settles = this.unflushed;
       this.unflushed = [];
       let failure: unknown;
-      if (settles.length > 0) {
+      // Also when only a flush is in flight: everything committed is on disk when stop() returns.
+      if (settles.length > 0 || this.flushing) {
         try {
           if (this.walFd === undefined && this.onFile) this.walFile();
           if (this.walFd !== undefined) fdatasyncSync(this.walFd);
