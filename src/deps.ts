@@ -130,6 +130,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const writeGate = new WriteGate();
   const writer = new GroupCommitWriter(sqlite, logger, writeGate, { mode: config.commitSync });
   writer.lockListeners.push((wanted) => intake.writerWantsLock(wanted));
+  writer.beforeLock = () => intake.applierTurnEnded();
   intake.writeGate = writeGate.shared;
   const quota = new MonthlyQuota(sqlite, clock);
   const appliedSeq = intakeStore(sqlite).appliedSeq;

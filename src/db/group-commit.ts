@@ -104,6 +104,13 @@ export class GroupCommitWriter {
 
   /** A flush is waiting for the write gate to open. */
   private held = false;
+  /**
+   * Null when the write lock's other user (the intake applier) is not in a turn; else a promise
+   * that settles when its turn ended, during which it starts no new one (set by deps).
+   */
+  beforeLock: (() => Promise<void> | null) | undefined;
+  /** A flush is waiting for `beforeLock`. */
+  private lockWaiting = false;
 
   /** Background sync: the flush of the -wal file, and what waits for it. */
   private readonly flushWal: ((done: (err: unknown) => void) => void) | undefined;
@@ -220,9 +227,34 @@ export class GroupCommitWriter {
         // the gate is (still, or again) closed: a writer waits at most one bound per batch.
         void this.gate.wait().then(() => {
           this.held = false;
-          this.flush(true);
+          this.flushNow(false);
         });
       }
+      return;
+    }
+    this.flushNow(force);
+  }
+
+  /**
+   * Runs the batch, first waiting — asynchronously, unless `sync` — for the other writer's turn
+   * to end (`beforeLock`): meanwhile this thread goes on reading requests, which join the batch.
+   */
+  private flushNow(sync: boolean): void {
+    if (!sync && this.beforeLock) {
+      if (this.lockWaiting) return; // the wait in flight flushes when it ends
+      const wait = this.beforeLock();
+      if (wait) {
+        this.scheduled = true;
+        this.lockWaiting = true;
+        void wait.then(() => {
+          this.lockWaiting = false;
+          this.flushNow(true);
+        });
+        return;
+      }
+    }
+    if (this.pending.length === 0 && this.riders.length === 0) {
+      this.scheduled = false;
       return;
     }
     this.scheduled = false;

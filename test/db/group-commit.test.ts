@@ -232,3 +232,40 @@ describe("the commit's fsync off the main thread (commit sync: background)", () 
     }
   });
 });
+
+describe("waiting for the other writer's turn without blocking (beforeLock)", () => {
+  test("the flush waits for the turn to end; requests arriving meanwhile join the same batch", async () => {
+    const stmt = ins(db);
+    let release!: () => void;
+    let asked = 0;
+    w.beforeLock = () => {
+      asked++;
+      return asked === 1 ? new Promise<void>((r) => (release = r)) : null;
+    };
+    const a = w.submit({ run: () => stmt.run("a") });
+    await new Promise((r) => setTimeout(r, 5));
+    expect(rows()).toEqual([]); // waiting, and this thread is free: more requests come in
+    const b = w.submit({ run: () => stmt.run("b") });
+    await new Promise((r) => setTimeout(r, 5));
+    expect(rows()).toEqual([]);
+    release();
+    await Promise.all([a, b]);
+    expect(rows()).toEqual(["a", "b"]);
+    expect(w.stats.batches).toBe(1);
+    expect(asked).toBe(1);
+  });
+
+  test("stop() during the wait writes at once; the wait's end then finds nothing left", async () => {
+    const stmt = ins(db);
+    let release!: () => void;
+    w.beforeLock = () => new Promise<void>((r) => (release = r));
+    const a = w.submit({ run: () => stmt.run("a") });
+    await new Promise((r) => setTimeout(r, 5));
+    w.stop();
+    await a;
+    expect(rows()).toEqual(["a"]);
+    release();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(w.stats.batches).toBe(1);
+  });
+});
