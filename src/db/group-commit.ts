@@ -30,7 +30,8 @@ import type { WriteGate } from "./write-gate";
  * pool thread, and the batch's promises settle when it returns — nothing is acknowledged before
  * it is on disk, as with synchronous=FULL. Meanwhile the main thread reads the next requests and
  * the next batch (or the applier) can write; batches committed while a flush is in flight share
- * the next one. A failed fdatasync rejects its batches (SQLITE_IOERR_FSYNC: 503, not saved).
+ * the next one. A failed fdatasync rejects its batches (SQLITE_IOERR_FSYNC: 503, not saved) and
+ * calls `onSyncFailure` (the server stops).
  * Only the commit's own wait moves: every other write on this connection still commits with
  * synchronous=FULL. `durable()` waits until everything committed so far is flushed (for work
  * that acts outside the database, e.g. sending an event). A power cut can only lose frames
@@ -111,6 +112,11 @@ export class GroupCommitWriter {
   beforeLock: (() => Promise<void> | null) | undefined;
   /** A flush is waiting for `beforeLock`. */
   private lockWaiting = false;
+  /**
+   * After a failed flush (the server stops: after an fsync error the kernel may have dropped the
+   * pages, so a later flush could "succeed" over a hole in the log and lose what it acknowledges).
+   */
+  onSyncFailure: ((err: SyncFailedError) => void) | undefined;
 
   /** Background sync: the flush of the -wal file, and what waits for it. */
   private readonly flushWal: ((done: (err: unknown) => void) => void) | undefined;
@@ -162,6 +168,7 @@ export class GroupCommitWriter {
       const failure = err ? new SyncFailedError(err) : undefined;
       if (failure) this.logger?.error("could not flush the database to disk; the writes it covered are not acknowledged", { error: failure.message, batches: settles.length });
       for (const settle of settles) settle(failure);
+      if (failure) this.onSyncFailure?.(failure);
       this.startFlush();
       this.closeWal();
     };

@@ -157,9 +157,11 @@ describe("the commit's fsync off the main thread (commit sync: background)", () 
     expect(bw.stats.syncs).toBe(2);
   });
 
-  test("a failed flush rejects its jobs as not saved (SQLITE_IOERR_FSYNC, a 503) and undoes their in-memory effects; the next batch is fine", async () => {
+  test("a failed flush rejects its jobs as not saved (SQLITE_IOERR_FSYNC, a 503), undoes their in-memory effects and reports the failure", async () => {
     const f = heldFlush();
     const bw = new GroupCommitWriter(db, undefined, undefined, { mode: "background", flushWal: f.flushWal });
+    const failures: unknown[] = [];
+    bw.onSyncFailure = (e) => failures.push(e);
     const undone: number[] = [];
     const a = bw.submit({ run: () => 1, undo: (r) => undone.push(r) });
     const failing = bw.submit({ run: () => { throw new Error("constraint"); } });
@@ -171,6 +173,7 @@ describe("the commit's fsync off the main thread (commit sync: background)", () 
     expect(databaseBusy(err)?.status).toBe(503);
     expect(databaseBusy(err)?.headers?.["Retry-After"]).toBe("5");
     expect(undone).toEqual([1]);
+    expect(failures.length).toBe(1); // the server stops here (deps); the writer itself goes on
     await expect(failing).rejects.toBeInstanceOf(SyncFailedError);
     const next = bw.submit({ run: () => 2 });
     await tick();
