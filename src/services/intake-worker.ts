@@ -7,7 +7,7 @@ import type { Database } from "bun:sqlite";
 import { openSqlite } from "../db/open-sqlite";
 import { EventOutbox, registerOutbox } from "./events";
 import { APPLY_BATCH_MAX, IntakeApplier, type BatchResult } from "./intake-apply";
-import { SLOT_APPLIED, SLOT_APPLIER_HOLDS, SLOT_MAIN_WANTS } from "./intake";
+import { SLOT_APPLIED, SLOT_APPLIER_HOLDS, SLOT_DURABLE, SLOT_MAIN_WANTS } from "./intake";
 import { GATE_MAX_WAIT_MS } from "../db/write-gate";
 import { PendingSearchIndex } from "../db/contact-search-pending";
 
@@ -200,6 +200,7 @@ self.onmessage = (event: MessageEvent<ApplierCommand>) => {
     registerOutbox(sqlite, outbox);
     applier = new IntakeApplier(sqlite);
     search = new PendingSearchIndex(sqlite);
+    applier.durableSeq = () => Number(Atomics.load(shared!, SLOT_DURABLE));
     // Endpoints change on the main thread (every such change waits for the applier first):
     // read them afresh in each batch's transaction.
     applier.beforeBatch = () => outbox!.reload();
