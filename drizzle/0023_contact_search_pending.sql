@@ -13,7 +13,9 @@
 -- FTS5's integrity-check compares the index with every contact: `textwire doctor` checks it with
 -- the pending rows indexed inside a savepoint that is rolled back.
 --
--- Existing databases stay fully indexed: nothing is pending after this migration.
+-- Existing databases stay fully indexed: nothing is pending after this migration. A later
+-- migration that rebuilds `contacts` (new rowids) must end with the index's 'rebuild' AND empty
+-- contacts_fts_pending.
 CREATE TABLE `contacts_fts_pending` (
 	`contact_rowid` integer PRIMARY KEY NOT NULL
 );
