@@ -167,6 +167,12 @@ const COMMON_TAG_SHARE = 0.01;
  * account's contacts are not counted at all. The choice only picks a plan; answers are the same.
  */
 const COMMON_TAG_MIN = 5_000;
+/**
+ * Common tags with a status are paged by probing the tags per entry of the status index while the
+ * page ends within the first 1/MEMBER_PAGE_SHARE of the matches (a dense match stops early),
+ * beyond that from the tags' status ranges as a set (see list()).
+ */
+const MEMBER_PAGE_SHARE = 10;
 const CACHE_MAX_ENTRIES = 500;
 /** Longest list of matching rowids kept between requests (8 bytes each). */
 const CACHE_MAX_IDS = 20_000;
@@ -330,6 +336,13 @@ export class ContactService {
       total = this.cachedCount(`SELECT count(*) AS n FROM contacts c WHERE ${counting.where}`, counting.params);
     }
     const offset = (q.page - 1) * q.limit;
+    if (tagMode === "exists" && f.status && !f.search && !f.customFields && (offset + q.limit) * MEMBER_PAGE_SHARE > total) {
+      // Common tags with a status, past the first tenth of the matches: probing the tags per entry
+      // of the status index costs ~1.5 µs per entry walked, and a sparse match walks most of the
+      // status; the tags' status ranges as a set cost ~0.15 µs per entry once, then ~0.1 per entry
+      // walked (100k contacts, 798 matches, page 10: 20–45 → 3–5 ms).
+      ({ where, params } = filterSql(accountId, f, "member"));
+    }
     let rows: Array<{ tags: string } & Record<string, unknown>> = [];
     if (total > 0 && offset < total) {
       const columns = `c.id, c.first_name AS firstName, c.last_name AS lastName, c.phone_number AS phoneNumber, c.email, c.status,
