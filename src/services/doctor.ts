@@ -9,8 +9,8 @@
  *  - monthly_usage (quota): never below the messages still there per account and month (it is
  *    never decreased when messages are deleted, so it may be above).
  *  - contacts_fts (search): FTS5's own integrity check against the contacts, with the contacts
- *    not indexed yet (contacts_fts_pending, migration 0023) indexed in a savepoint rolled back
- *    after it; a pending row whose contact is gone is a difference too.
+ *    not indexed yet (contacts_fts_pending, migration 0023) indexed first, in a transaction of its
+ *    own that is rolled back; a pending row whose contact is gone is a difference too.
  *  - contact_tags (tag filters, migration 0020): one row per tag in each contact's tags column,
  *    keyed on the contact's rowid, carrying the contact's status (migration 0025).
  *  - conversations (newest activity per contact): a row for every contact with messages in either
