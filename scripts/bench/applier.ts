@@ -21,9 +21,9 @@
  * same PATH reuses it (rounds apply copies; the file is never changed). Other variant sets:
  * --breakdown (µs per row per statement kind, and the same with the contacts_fts triggers
  * dropped), --batch-sizes (rows per transaction 8…512: what the applier's batch size costs),
- * --tuning (page cache sizes, mmap; --tuning-code: no chunk savepoint, the conversation upsert
- * without its contact probe; --tuning-more: chunks of 64/128), --submissions-index-ab (migration
- * 0024), --current (only the applier as it runs, e.g. under `bun --cpu-prof`).
+ * --tuning (page cache sizes, mmap; --tuning-code: no chunk savepoint; --tuning-more: chunks of
+ * 64/128), --submissions-index-ab (migration 0024), --conversation-probe-ab (the conversation
+ * upsert without its contact lookup against with it), --current (only the applier as it runs, e.g. under `bun --cpu-prof`).
  */
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import type { Database } from "bun:sqlite";
@@ -246,17 +246,6 @@ try {
           for (const k of ["chunkSavepoint", "chunkRelease"]) x[k] = { run() {} };
         },
       ]);
-      variants.push([
-        "conversation upsert without the contact probe",
-        (s) => {
-          asRunning(s);
-          const st = (derivedCounts(s) as any).prepared();
-          st.conversation = s.prepare(
-            `INSERT INTO conversations (contact_id, account_id, last_message_at, unread_count) VALUES (?1, ?2, ?3, 0)
-             ON CONFLICT (contact_id) DO UPDATE SET last_message_at = max(last_message_at, excluded.last_message_at)`,
-          );
-        },
-      ]);
       variants.push(["page cache 32 MiB", (s) => (asRunning(s), s.exec(`PRAGMA cache_size = -32768`))]);
     }
     if (argv.includes("--tuning-more")) {
@@ -272,6 +261,24 @@ try {
     variants.push([
       "before 0024 (the index kept)",
       (s) => (asRunning(s), s.exec("CREATE INDEX IF NOT EXISTS submissions_account_created_idx ON submissions (account_id, created_at)")),
+    ]);
+  }
+  // --conversation-probe-ab: the conversation upsert as running (it checks that the contact
+  // exists) against without that lookup (the applier's chunks wrote the contact themselves).
+  if (argv.includes("--conversation-probe-ab")) {
+    variants.length = 0;
+    const asRunning = (s: Database) => s.exec("PRAGMA wal_autocheckpoint = 0");
+    variants.push(["as running (with the contact lookup)", asRunning]);
+    variants.push([
+      "conversation upsert without the contact lookup",
+      (s) => {
+        asRunning(s);
+        const st = (derivedCounts(s) as any).prepared();
+        st.conversation = s.prepare(
+          `INSERT INTO conversations (contact_id, account_id, last_message_at, unread_count) VALUES (?1, ?2, ?3, 0)
+           ON CONFLICT (contact_id) DO UPDATE SET last_message_at = max(last_message_at, excluded.last_message_at)`,
+        );
+      },
     ]);
   }
   // --batch-sizes: rows per transaction, as the applier's batches are when it keeps up with the webhook (a few rows each).
