@@ -73,6 +73,7 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "sqlite-cache-mb", type: "int", default: DEFAULT_SQLITE_CACHE_MB, min: 0, max: 4096, help: "SQLite page cache of the server's connection, in MiB (0 = SQLite's default of 2 MiB)" },
   { flag: "sqlite-temp-store", type: "string", default: "memory", help: "where SQLite keeps statement and savepoint journals: memory | file" },
   { flag: "checkpoint", type: "string", default: "background", help: "WAL checkpoints: background (own thread and connection, off the request path) | inline (SQLite's automatic ones, inside a commit)" },
+  { flag: "commit-sync", type: "string", default: "background", help: "how a commit reaches the disk: background (the fsync runs off the main thread, the write lock is free meanwhile; answers still wait for it) | inline (inside the commit, synchronous=FULL)" },
   { flag: "stage-timing", type: "bool", default: false, help: "time each stage of the webhook path and show the sums in /metrics (for the benchmark; costs a little per request)" },
 ];
 
@@ -195,6 +196,8 @@ export interface ServeConfig {
   sqliteTempStore: "memory" | "file";
   /** "background": the checkpoint thread; "inline": SQLite's automatic checkpoints in the commit. */
   checkpoint: "background" | "inline";
+  /** "background": the group commit's fsync on a pool thread (answers wait for it); "inline": inside COMMIT. */
+  commitSync: "background" | "inline";
   /** Per-stage sums of the webhook path in /metrics (read once at start). */
   stageTiming: boolean;
   /** Overrides of the captcha providers' siteverify URLs (unset: the provider's own). */
@@ -252,6 +255,8 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
   if (sqliteTempStore !== "memory" && sqliteTempStore !== "file") throw new ConfigError(`--sqlite-temp-store: expected memory or file, got "${sqliteTempStore}"`);
   const checkpoint = o.checkpoint as string;
   if (checkpoint !== "background" && checkpoint !== "inline") throw new ConfigError(`--checkpoint: expected background or inline, got "${checkpoint}"`);
+  const commitSync = o["commit-sync"] as string;
+  if (commitSync !== "background" && commitSync !== "inline") throw new ConfigError(`--commit-sync: expected background or inline, got "${commitSync}"`);
   if (backupEvery && !o["backup-dir"]) throw new ConfigError("--backup-every needs --backup-dir");
   return {
     db: o.db as string,
@@ -279,6 +284,7 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     sqliteCacheMb: o["sqlite-cache-mb"] as number,
     sqliteTempStore,
     checkpoint,
+    commitSync,
     stageTiming: o["stage-timing"] as boolean,
     captchaVerifyUrls,
   };

@@ -128,8 +128,17 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const queue = new MessageQueue();
   const seq = Sequence.fromDb(sqlite);
   const writeGate = new WriteGate();
-  const writer = new GroupCommitWriter(sqlite, logger, writeGate);
+  const writer = new GroupCommitWriter(sqlite, logger, writeGate, { mode: config.commitSync });
   writer.lockListeners.push((wanted) => intake.writerWantsLock(wanted));
+  writer.beforeLock = () => intake.applierTurnEnded();
+  // A failed fsync of the log is not retried: after one, the kernel may have dropped the pages it
+  // could not write, so a later flush could report success over a hole and lose what it then
+  // acknowledges (PostgreSQL stops for the same reason). Stop at once; a restart (systemd, Docker)
+  // recovers from what is on disk — nothing acknowledged was lost.
+  writer.onSyncFailure = (err) => {
+    logger.error("the disk failed to save the database; stopping so that nothing acknowledged can be lost — check the disk, then start again", { error: err.message });
+    process.exit(74);
+  };
   intake.writeGate = writeGate.shared;
   const quota = new MonthlyQuota(sqlite, clock);
   const appliedSeq = intakeStore(sqlite).appliedSeq;

@@ -121,16 +121,32 @@ export function errorResponse(err: AppError, headers: Record<string, string> = {
 /**
  * SQLite's "busy"/"locked" after the connection's busy timeout (another process — a CLI command, a
  * restore — held the write lock too long): the server's state, not the client's mistake, and
- * worth a retry, so 503 with `Retry-After` rather than a 500. Null for anything else.
+ * worth a retry, so 503 with `Retry-After` rather than a 500. A failed disk write or fsync is
+ * the server's state too (503, nothing acknowledged). Null for anything else.
  */
 export function databaseBusy(err: unknown): AppError | null {
   const code = String((err as { code?: unknown })?.code ?? "");
+  // The disk failed a write or its fsync: not acknowledged (the write may be lost).
+  if (code === "SQLITE_IOERR_FSYNC" || code === "SQLITE_IOERR_WRITE") return notSavedToDisk();
   if (!code.startsWith("SQLITE_BUSY") && !code.startsWith("SQLITE_LOCKED")) return null;
   return new AppError("SERVICE_UNAVAILABLE", {
     message: "The database is busy; retry shortly",
     details: { retryAfter: 1 },
     extra: { retryAfter: 1 },
     headers: { "Retry-After": "1" },
+  });
+}
+
+/**
+ * The disk refused to make a committed write durable (fsync failed): the write may be lost, so it
+ * is not acknowledged. 503 with `Retry-After`; the server's log has the cause.
+ */
+export function notSavedToDisk(retryAfterSeconds = 5): AppError {
+  return new AppError("SERVICE_UNAVAILABLE", {
+    message: "The server could not save this to disk; retry shortly",
+    details: { retryAfter: retryAfterSeconds },
+    extra: { retryAfter: retryAfterSeconds },
+    headers: { "Retry-After": String(retryAfterSeconds) },
   });
 }
 

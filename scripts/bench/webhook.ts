@@ -12,7 +12,7 @@
  *  - a per-stage breakdown in µs/request from a separate short phase on a server started with
  *    --stage-timing (the sums in /metrics, read before and after);
  *  - an A/B of the SQLite settings: the defaults against each one turned off
- *    (--sqlite-temp-store file, --sqlite-cache-mb 0, --checkpoint inline), short runs in
+ *    (--sqlite-temp-store file, --sqlite-cache-mb 0, --checkpoint inline, --commit-sync inline), short runs in
  *    interleaved rounds.
  *
  *   bun scripts/bench/webhook.ts [--seconds 10] [--ab-seconds 5] [--ab-rounds 2] [--concurrency 64] [--source] [--no-ab]
@@ -172,6 +172,7 @@ try {
       ["temp_store file (SQLite's default)", ["--sqlite-temp-store", "file"]],
       ["page cache 2 MiB (SQLite's default)", ["--sqlite-cache-mb", "0"]],
       ["checkpoints inline (in the commit)", ["--checkpoint", "inline"]],
+      ["commit fsync inline (main thread, lock held)", ["--commit-sync", "inline"]],
     ];
     type Timed = Run & { stages?: Record<Stage, number> };
     const results = new Map<string, Timed[]>(variants.map(([n]) => [n, []]));

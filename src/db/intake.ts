@@ -16,7 +16,8 @@ export interface IntakeStore {
   /** The largest seq written (applied or not). */
   lastSeq(): number;
   /** Unapplied rows after `seq`, oldest first. */
-  listAfter(seq: number, limit: number): IntakeRow[];
+  /** Rows past `seq`, at most `upTo` (the highest seq on disk; all when omitted), in seq order. */
+  listAfter(seq: number, limit: number, upTo?: number): IntakeRow[];
   /** Records `seq` as applied and deletes the applied rows (same transaction as the apply). */
   markApplied(seq: number): void;
   /** Rows not applied yet. */
@@ -27,7 +28,7 @@ export function intakeStore(sqlite: Database): IntakeStore {
   const insert: Statement<unknown, [number, string]> = sqlite.prepare("INSERT INTO submission_intake (seq, entry) VALUES (?, ?)");
   const applied: Statement<{ seq: number }, []> = sqlite.prepare("SELECT seq FROM intake_applied WHERE id = 1");
   const last: Statement<{ m: number }, []> = sqlite.prepare("SELECT coalesce(max(seq), 0) AS m FROM submission_intake");
-  const after: Statement<IntakeRow, [number, number]> = sqlite.prepare("SELECT seq, entry FROM submission_intake WHERE seq > ? ORDER BY seq LIMIT ?");
+  const after: Statement<IntakeRow, [number, number, number]> = sqlite.prepare("SELECT seq, entry FROM submission_intake WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?");
   const mark: Statement<unknown, [number]> = sqlite.prepare("UPDATE intake_applied SET seq = ? WHERE id = 1");
   const purge: Statement<unknown, [number]> = sqlite.prepare("DELETE FROM submission_intake WHERE seq <= ?");
   const count: Statement<{ n: number }, []> = sqlite.prepare("SELECT count(*) AS n FROM submission_intake");
@@ -35,7 +36,7 @@ export function intakeStore(sqlite: Database): IntakeStore {
     append: (seq, entry) => void insert.run(seq, entry),
     appliedSeq: () => applied.get()?.seq ?? 0,
     lastSeq: () => Math.max(last.get()!.m, applied.get()?.seq ?? 0),
-    listAfter: (seq, limit) => after.all(seq, limit),
+    listAfter: (seq, limit, upTo = Number.MAX_SAFE_INTEGER) => after.all(seq, upTo, limit),
     markApplied(seq) {
       mark.run(seq);
       purge.run(seq);

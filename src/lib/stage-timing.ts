@@ -14,7 +14,7 @@ export const STAGE_LABELS: Record<Stage, string> = {
   lookup: "form + account lookup",
   validation: "validation + phone + template (before the write)",
   writeJob: "write job inside the transaction",
-  commit: "commit + fsync (+ checkpoint when inline)",
+  commit: "commit (+ fsync with --commit-sync inline, + checkpoint with --checkpoint inline)",
   log: "access log line",
 };
 

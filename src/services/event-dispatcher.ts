@@ -202,6 +202,10 @@ export class EventDispatcher implements Lifecycle {
   }
 
   private async attempt(d: Pick<DeliveryRow, "id" | "event_id" | "attempts">, ep: EndpointRow, ctl: AbortController): Promise<void> {
+    // A delivery row can be read in the moment between its commit and the commit's flush to disk
+    // (src/db/group-commit.ts): nothing goes out before what it tells of is saved.
+    await this.writer.durable();
+    if (this.stopped) return;
     const payload = this.outbox.store.eventPayload(d.event_id);
     if (payload === null) return; // pruned meanwhile
     const outcome = await this.send(ep, d.event_id, payload, ctl.signal);

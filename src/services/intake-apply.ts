@@ -130,6 +130,12 @@ export class IntakeApplier {
   private readonly derived: DerivedCounts;
   /** Called inside the transaction before a batch (the applier Worker reloads event subscribers). */
   beforeBatch: () => void = () => {};
+  /**
+   * The highest intake seq on disk (the main thread's flush; unset: everything, as at boot). An
+   * entry committed but not flushed yet waits: nothing derived from it — a message a phone could
+   * send, an event — exists before its 200 could be given.
+   */
+  durableSeq: (() => number) | undefined;
   /** Whether an endpoint subscribes to one of the account's submission events (set with the outbox). */
   eventsWanted: (accountId: string, type: string) => boolean = () => false;
   /** Rows per chunk (the bench compares sizes). */
@@ -256,7 +262,7 @@ export class IntakeApplier {
     while (applied < max) {
       // Requests come first: when one waits for the write lock, the batch ends here.
       if (applied > 0 && yieldNow?.()) break;
-      const rows = this.store.listAfter(last, Math.min(this.chunkRows, max - applied));
+      const rows = this.store.listAfter(last, Math.min(this.chunkRows, max - applied), this.durableSeq?.());
       if (rows.length === 0) break;
       if (applied === 0) this.beforeBatch();
       const chunk = rows.map((row) => ({ seq: row.seq, entry: JSON.parse(row.entry) as IntakeEntry }));

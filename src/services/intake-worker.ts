@@ -7,7 +7,7 @@ import type { Database } from "bun:sqlite";
 import { openSqlite } from "../db/open-sqlite";
 import { EventOutbox, registerOutbox } from "./events";
 import { APPLY_BATCH_MAX, IntakeApplier, type BatchResult } from "./intake-apply";
-import { SLOT_APPLIED, SLOT_APPLIER_HOLDS, SLOT_MAIN_WANTS } from "./intake";
+import { SLOT_APPLIED, SLOT_APPLIER_HOLDS, SLOT_DURABLE, SLOT_MAIN_WANTS } from "./intake";
 import { GATE_MAX_WAIT_MS } from "../db/write-gate";
 
 declare const self: Worker;
@@ -123,6 +123,7 @@ self.onmessage = (event: MessageEvent<ApplierCommand>) => {
     outbox = new EventOutbox(sqlite);
     registerOutbox(sqlite, outbox);
     applier = new IntakeApplier(sqlite);
+    applier.durableSeq = () => Number(Atomics.load(shared!, SLOT_DURABLE));
     // Endpoints change on the main thread (every such change waits for the applier first):
     // read them afresh in each batch's transaction.
     applier.beforeBatch = () => outbox!.reload();

@@ -89,7 +89,7 @@ export class SubmissionIntake {
   private lagCount = 0;
   /** Called with the accounts that got queued messages, once they are applied (phones are woken). */
   onApplied: (accounts: string[], emitted: boolean) => void = () => {};
-  readonly stats = { batches: 0, rows: 0, skipped: 0, applyMs: 0 };
+  readonly stats = { batches: 0, rows: 0, skipped: 0, applyMs: 0, turnWaitMs: 0 };
 
   /**
    * `dbPath` ":memory:" (no second connection possible) applies inline: in the request's own
@@ -107,6 +107,8 @@ export class SubmissionIntake {
     this.lastSeq = applier.store.lastSeq();
     this.acked = this.lastSeq;
     Atomics.store(this.shared, SLOT_APPLIED, BigInt(this.applied));
+    // What the file holds at boot is on disk.
+    Atomics.store(this.shared, SLOT_DURABLE, BigInt(this.lastSeq));
     this.inlineApplier = dbPath === ":memory:" || dbPath === "" ? applier : undefined;
   }
 
@@ -194,7 +196,11 @@ export class SubmissionIntake {
 
   /** The job holding `seq` committed: the applier is woken (once per turn of the event loop). */
   committed(seq: number): void {
-    if (seq > this.acked) this.acked = seq;
+    if (seq > this.acked) {
+      this.acked = seq;
+      // Called once the commit is on disk (the writer's flush): the applier may use it now.
+      Atomics.store(this.shared, SLOT_DURABLE, BigInt(seq));
+    }
     this.ackedAt.set(seq, performance.now());
     if (this.inlineApplier) {
       this.reportApplied({ applied: 1, seq, accounts: [], skipped: [] }, false);
@@ -276,6 +282,11 @@ export class SubmissionIntake {
     if (this.holdDepth++ > 0) return;
     Atomics.store(this.shared, SLOT_MAIN_WANTS, 1n);
     if (Atomics.load(this.shared, SLOT_APPLIER_HOLDS) === 0n) return;
+    if (this.turnWaitTimedOut) {
+      // `applierTurnEnded` already waited the whole bound for this flush.
+      this.turnWaitTimedOut = false;
+      return;
+    }
     // The applier ends its turn at its next chunk (ms). A thread stuck inside its turn must not
     // stop the server: after the barrier's bound this transaction goes ahead, and SQLite's
     // busy_timeout decides (a 503 at worst, never a hang).
@@ -290,8 +301,47 @@ export class SubmissionIntake {
     }
   }
 
+  /**
+   * The group commit's wait for the applier, without blocking this thread: null when the applier
+   * is not in a turn; else the applier is asked to end its turn at its next chunk and start no
+   * new one, and the promise resolves once it has (at most the barrier's bound). The flush that
+   * follows takes the lock through `holdApplierOff` as any transaction does.
+   */
+  applierTurnEnded(): Promise<void> | null {
+    if (!this.worker || this.holdDepth > 0 || Atomics.load(this.shared, SLOT_APPLIER_HOLDS) === 0n) return null;
+    Atomics.store(this.shared, SLOT_MAIN_WANTS, 1n);
+    this.turnWaits++;
+    const t0 = performance.now();
+    const r = Atomics.waitAsync(this.shared, SLOT_APPLIER_HOLDS, 1n, BARRIER_MAX_WAIT_MS);
+    const done = (outcome: string) => {
+      this.turnWaits--;
+      this.stats.turnWaitMs += performance.now() - t0;
+      if (outcome === "timed-out") {
+        this.turnWaitTimedOut = true;
+        this.logger.warn("submission applier did not let go of the database in time; going ahead", { waitedMs: BARRIER_MAX_WAIT_MS });
+      }
+      // The flush runs right after this (same turn of the event loop) and lets go when done; if
+      // it had nothing left to write, the applier is let on here.
+      setImmediate(() => {
+        if (this.turnWaits === 0 && this.holdDepth === 0) this.releaseLock();
+      });
+    };
+    return r.async ? r.value.then(done) : (done(r.value), Promise.resolve());
+  }
+
+  /** Group-commit flushes waiting (asynchronously) for the applier's turn to end. */
+  private turnWaits = 0;
+  /** The last such wait took the whole bound: the next `holdApplierOff` does not wait again. */
+  private turnWaitTimedOut = false;
+
   letApplierOn(): void {
     if (this.holdDepth === 0 || --this.holdDepth > 0) return;
+    // A flush waiting for the applier's turn to end still wants the lock next.
+    if (this.turnWaits > 0) return;
+    this.releaseLock();
+  }
+
+  private releaseLock(): void {
     Atomics.store(this.shared, SLOT_MAIN_WANTS, 0n);
     Atomics.notify(this.shared, SLOT_MAIN_WANTS);
   }
@@ -475,6 +525,8 @@ export class SubmissionIntake {
         clearTimeout(timer);
         resolve();
       };
+      // The writer stopped first and flushed everything: all of the intake is on disk.
+      Atomics.store(this.shared, SLOT_DURABLE, BigInt(Math.max(this.lastSeq, this.acked)));
       worker.postMessage({ op: "stop" } satisfies ApplierCommand);
     });
     worker.terminate();
@@ -493,7 +545,9 @@ const EMPTY: PendingEntry[] = [];
 export const SLOT_APPLIED = 0;
 export const SLOT_MAIN_WANTS = 1;
 export const SLOT_APPLIER_HOLDS = 2;
-const SHARED_SLOTS = 3;
+/** The highest intake seq known to be on disk: the applier builds nothing from an entry past it. */
+export const SLOT_DURABLE = 3;
+const SHARED_SLOTS = 4;
 
 function push(map: Map<string, PendingEntry[]>, key: string, e: PendingEntry) {
   const list = map.get(key);

@@ -215,6 +215,14 @@ export class SubmissionService {
     return { status: row.status, body: row.body, created: false };
   }
 
+  /**
+   * Resolves once every commit so far is on disk: a replayed answer read from a batch whose
+   * flush has not returned yet (src/db/group-commit.ts) waits for it, as its first answer did.
+   */
+  durable(): Promise<void> {
+    return this.writer.durable();
+  }
+
   /** Purges idempotency keys older than 24 hours. */
   sweepIdempotencyKeys(): number {
     return this.idemSweep.run(new Date(this.clock() - IDEMPOTENCY_TTL_MS).toISOString()).changes;

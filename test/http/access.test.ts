@@ -124,6 +124,12 @@ describe("config", () => {
     expect(() => buildServeConfig(parseArgs(["--public-url", "not a url"]), {}, false)).toThrow(/public-url/);
     expect(() => buildServeConfig(parseArgs(["--log-format", "xml"]), {}, false)).toThrow(/log-format/);
     expect(() => buildServeConfig(parseArgs(["--backup-every", "soon", "--backup-dir", "/tmp"]), {}, false)).toThrow(/duration/);
+    expect(() => buildServeConfig(parseArgs(["--commit-sync", "never"]), {}, false)).toThrow(/--commit-sync: expected background or inline/);
+  });
+  test("a commit's fsync runs off the main thread unless --commit-sync inline", () => {
+    expect(buildServeConfig(parseArgs([]), {}, false).commitSync).toBe("background");
+    expect(buildServeConfig(parseArgs(["--commit-sync", "inline"]), {}, false).commitSync).toBe("inline");
+    expect(buildServeConfig(parseArgs([]), { TEXTWIRE_COMMIT_SYNC: "inline" }, false).commitSync).toBe("inline");
   });
 });
 

@@ -70,6 +70,22 @@ describe("rules over unapplied submissions", () => {
     expect(t.count("SELECT seq AS n FROM intake_applied")).toBe(2);
   });
 
+  test("the applier builds nothing from an entry past the highest seq on disk (committed, its flush not returned)", async () => {
+    const t = setup({ duplicateWindowMinutes: 0 });
+    await t.post("+14155550101", "Ann");
+    await t.post("+14155550102", "Bea");
+    const seqs = (t.sqlite.query("SELECT seq FROM submission_intake ORDER BY seq").all() as Array<{ seq: number }>).map((r) => r.seq);
+    let onDisk = seqs[0];
+    t.applier.durableSeq = () => onDisk;
+    expect(t.applier.applyBatch().applied).toBe(1);
+    expect(t.applier.applyBatch().applied).toBe(0);
+    expect(t.count("SELECT count(*) AS n FROM messages")).toBe(1);
+    expect(t.count("SELECT count(*) AS n FROM submission_intake")).toBe(1);
+    onDisk = seqs[1];
+    expect(t.applier.applyBatch().applied).toBe(1);
+    expect(t.count("SELECT count(*) AS n FROM messages")).toBe(2);
+  });
+
   test("the duplicate window sees an unapplied message and answers with it", async () => {
     const t = setup({ duplicateWindowMinutes: 10 });
     const a = await t.post("+14155550102");

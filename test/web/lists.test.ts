@@ -99,7 +99,11 @@ describe("desktop, 1280 px", () => {
     await page.reload();
     await page.locator(`tr[data-message-id="${ids.alan}"]`).waitFor();
     expect(await rows.count()).toBe(2);
-    expect(await page.getByLabel("Form", { exact: true }).inputValue()).toBe(formA);
+    // The form choices load on their own request, maybe after the rows: wait for the one in the URL.
+    const formSelect = page.getByLabel("Form", { exact: true });
+    await formSelect.locator(`option[value="${formA}"]`).waitFor({ state: "attached" });
+    for (let i = 0; i < 50 && (await formSelect.inputValue()) !== formA; i++) await Bun.sleep(20);
+    expect(await formSelect.inputValue()).toBe(formA);
     expect(await page.getByLabel("Created from", { exact: true }).inputValue()).toBe(localDay(-7));
     expect(await page.getByLabel("Created until", { exact: true }).inputValue()).toBe(localDay(0));
     await page.getByLabel("Status", { exact: true }).selectOption("failed");

@@ -3,14 +3,16 @@
  * The machine's ceilings for the webhook benchmark: a bare Bun.serve (no framework, no validation,
  * no template, no limits) doing the same durable writes per request as the product — form lookup,
  * contact upsert, message insert — through the same group-commit writer with the same settings
- * (synchronous=FULL, WAL, temp_store=MEMORY, the same page cache, checkpoints on their own thread).
+ * (WAL, temp_store=MEMORY, the same page cache, checkpoints on their own thread, and the server's
+ * default commit sync: each batch's fsync off the main thread, its answers after it; or
+ * `--commit-sync inline`, synchronous=FULL inside the COMMIT).
  *
  *   --schema ours     the real migrations: every index, FTS and trigger the product's writes pay for
  *   --schema minimal  just the four tables with their primary keys and the contacts' unique phone
  *
  * Prints "READY <port> <formId,formId,…>" when listening.
  *
- *   bun scripts/bench/lib/ceiling.ts --db /tmp/x.db --forms 50 [--schema ours|minimal]
+ *   bun scripts/bench/lib/ceiling.ts --db /tmp/x.db --forms 50 [--schema ours|minimal] [--commit-sync background|inline]
  */
 import { openSqlite } from "../../../src/db/open";
 import { migrate } from "../../../src/db/migrate";
@@ -54,7 +56,7 @@ for (let i = 0; i < nForms; i++) {
     .run(id, accountId, `Form ${i}`, `form ${i}`, now, now);
 }
 
-const writer = new GroupCommitWriter(sqlite);
+const writer = new GroupCommitWriter(sqlite, undefined, undefined, { mode: args.get("commit-sync") === "inline" ? "inline" : "background" });
 const formById = sqlite.prepare("SELECT id, account_id, name, message_template, is_active FROM forms WHERE id = ?");
 const contactByPhone = sqlite.prepare("SELECT id FROM contacts WHERE account_id = ? AND phone_number = ?");
 const contactInsert = sqlite.prepare(

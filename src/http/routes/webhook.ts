@@ -158,6 +158,7 @@ export function webhookRoutes(deps: AppDeps) {
       }
       if (prior) {
         showLimit(form.id);
+        await submissions.durable();
         return { status: prior.status, body: prior.body, replayed: true };
       }
     }
