@@ -23,9 +23,10 @@
  * dropped), --batch-sizes (rows per transaction 8…512: what the applier's batch size costs),
  * --tuning (page cache sizes, mmap; --tuning-code: no chunk savepoint; --tuning-more: chunks of
  * 64/128), --submissions-index-ab (migration 0024), --conversation-probe-ab (the conversation
- * upsert without its contact lookup against with it), --current (only the applier as it runs, e.g. under `bun --cpu-prof`).
+ * upsert without its contact lookup against with it), --wal-pages (with any set: which tables and
+ * indexes the commits wrote, per row), --current (only the applier as it runs, e.g. under `bun --cpu-prof`).
  */
-import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import type { Database } from "bun:sqlite";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -54,7 +55,26 @@ const EXISTING = opt("existing", 0);
 const BREAKDOWN = argv.includes("--breakdown");
 /** --tuning: the applier connection's page cache sizes and mmap against it as running (--tuning-code, --tuning-more: see above). */
 const TUNING = argv.includes("--tuning");
+/** --wal-pages: the WAL's frames of each variant's first run, per table or index (dbstat), per row. */
+const WAL_PAGES = argv.includes("--wal-pages");
 const quiet = { info() {}, warn() {}, error() {} };
+
+/** Which b-trees the applier's commits wrote: each WAL frame's page mapped to its table or index. */
+function printWalPages(c: Database, walPath: string, name: string, rows: number): void {
+  if (!existsSync(walPath)) return;
+  const wal = readFileSync(walPath);
+  const pageSize = wal.readUInt32BE(8);
+  const names = new Map<number, string>();
+  for (const r of c.query("SELECT name, pageno FROM dbstat").all() as Array<{ name: string; pageno: number }>) names.set(r.pageno, r.name);
+  const by = new Map<string, number>();
+  let frames = 0;
+  for (let off = 32; off + 24 + pageSize <= wal.length; off += 24 + pageSize, frames++) {
+    const n = names.get(wal.readUInt32BE(off)) ?? "(freed or other)";
+    by.set(n, (by.get(n) ?? 0) + 1);
+  }
+  console.log(`  WAL pages of "${name}": ${(frames / rows).toFixed(2)} per row applied (${frames} frames), the largest by table or index:`);
+  for (const [n, k] of [...by].sort((x, y) => y[1] - x[1]).slice(0, 16)) console.log(`    ${n.padEnd(45)} ${(k / rows).toFixed(2).padStart(6)} pages/row`);
+}
 const dir = mkdtempSync(join(tmpdir(), "textwire-applier-"));
 
 try {
@@ -315,6 +335,7 @@ try {
       walResults.get(name)!.push(existsSync(copy + "-wal") ? statSync(copy + "-wal").size / pending : 0);
       const messages = (c.query("SELECT count(*) AS n FROM messages").get() as { n: number }).n;
       if (messages === 0) throw new Error("nothing applied");
+      if (WAL_PAGES && round === 0) printWalPages(c, copy + "-wal", name, pending);
       results.get(name)!.push((ms * 1000) / pending);
       c.close();
       rmSync(copy, { force: true });
