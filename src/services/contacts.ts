@@ -62,6 +62,8 @@ export function toContact(r: ContactRow): Contact {
 
 /** The rowids of the account's contacts having one tag, in rowid order (contact_tags' key). */
 const TAG_ROWIDS = "SELECT contact_rowid FROM contact_tags WHERE account_id = ? AND tag = ?";
+/** The same, of contacts with one status: one range of contact_tags_status_idx (migration 0025). */
+const TAG_STATUS_ROWIDS = `${TAG_ROWIDS} AND status = ?`;
 
 /** Rows of contacts_fts matching a MATCH expression (a pre-filter; see contact-fts.ts). */
 const FTS_ROWIDS = "c.rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_fts MATCH ?)";
@@ -78,7 +80,8 @@ const FTS_ROWIDS = "c.rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_ft
  * count them; with `"member"` the tags' rowids (merged as for "intersect") become a set, looked up
  * per entry of the index the other conditions read — a status filter is then counted from the
  * status index and contact_tags alone, where "in" and "intersect" read a contact row per tagged
- * contact.
+ * contact. With a status, the lists of "in", "intersect" and "member" hold only the contacts
+ * with that status (contact_tags carries each contact's status).
  *
  * Custom fields match exactly through json_extract; `instr` on the stored JSON text first skips
  * rows that cannot match without parsing them (values are always written with JSON.stringify, so
@@ -118,18 +121,20 @@ export function filterSql(
     conds.push("instr(c.search_text, ?) > 0"), params.push(f.search);
   }
   const tags = f.tags ?? [];
+  const list = f.status ? TAG_STATUS_ROWIDS : TAG_ROWIDS;
+  const listParams = (tag: string) => (f.status ? [accountId, tag, f.status] : [accountId, tag]);
   if (tagMode === "member") {
     // The tagged contacts' rowids are a set looked up per entry of whichever index the other
     // conditions pick; `+` keeps the set from driving.
-    conds.push(`+c.rowid IN (${tags.map(() => TAG_ROWIDS).join(" INTERSECT ")})`);
-    for (const tag of tags) params.push(accountId, tag);
+    conds.push(`+c.rowid IN (${tags.map(() => list).join(" INTERSECT ")})`);
+    for (const tag of tags) params.push(...listParams(tag));
   } else if (tagMode === "intersect" && tags.length > 1) {
-    conds.push(`c.rowid IN (${tags.map(() => TAG_ROWIDS).join(" INTERSECT ")})`);
-    for (const tag of tags) params.push(accountId, tag);
+    conds.push(`c.rowid IN (${tags.map(() => list).join(" INTERSECT ")})`);
+    for (const tag of tags) params.push(...listParams(tag));
   } else tags.forEach((tag, i) => {
     if (i === 0 && tagMode !== "exists") {
-      conds.push(`c.rowid IN (${TAG_ROWIDS})`);
-      params.push(accountId, tag);
+      conds.push(`c.rowid IN (${list})`);
+      params.push(...listParams(tag));
     } else {
       conds.push("EXISTS (SELECT 1 FROM contact_tags t WHERE t.account_id = ? AND t.tag = ? AND t.contact_rowid = c.rowid)");
       params.push(accountId, tag);
@@ -146,9 +151,12 @@ export function filterSql(
 
 export type TagMode = "in" | "exists" | "intersect" | "member";
 
-/** Whether a filter holds nothing but tags (its total can then be counted in contact_tags alone). */
+/**
+ * Whether a filter holds nothing but tags and perhaps a status (its total can then be counted in
+ * contact_tags alone, which carries each contact's status).
+ */
 function onlyTags(f: ContactFilter): boolean {
-  return !f.status && !f.formId && !f.createdAfter && !f.createdBefore && !f.search && !f.customFields && f.optedOut === undefined && !!f.tags?.length;
+  return !f.formId && !f.createdAfter && !f.createdBefore && !f.search && !f.customFields && f.optedOut === undefined && !!f.tags?.length;
 }
 
 /** A tag held by at least this share of the account's contacts is "common" (see filterSql). */
@@ -159,6 +167,12 @@ const COMMON_TAG_SHARE = 0.01;
  * account's contacts are not counted at all. The choice only picks a plan; answers are the same.
  */
 const COMMON_TAG_MIN = 5_000;
+/**
+ * Common tags with a status are paged by probing the tags per entry of the status index while the
+ * page ends within the first 1/MEMBER_PAGE_SHARE of the matches (a dense match stops early),
+ * beyond that from the tags' status ranges as a set (see list()).
+ */
+const MEMBER_PAGE_SHARE = 10;
 const CACHE_MAX_ENTRIES = 500;
 /** Longest list of matching rowids kept between requests (8 bytes each). */
 const CACHE_MAX_IDS = 20_000;
@@ -284,7 +298,12 @@ export class ContactService {
         if (all < upTo) tagMode = "exists";
       }
       if (total === undefined && onlyTags(f)) {
-        if (tagMode === "exists" && counted.length > 1) {
+        if (f.status) {
+          // Each tag's contacts with the status are one range of contact_tags' status index
+          // (migration 0025), in rowid order: merge them (or count the one).
+          const lists = counted.map(() => TAG_STATUS_ROWIDS).join(" INTERSECT ");
+          total = this.cachedCount(`SELECT count(*) AS n FROM (${lists})`, counted.flatMap((c) => [accountId, c.tag, f.status!]));
+        } else if (tagMode === "exists" && counted.length > 1) {
           // Common tags: merge their contact lists (see filterSql's "intersect").
           const lists = counted.map(() => TAG_ROWIDS).join(" INTERSECT ");
           total = this.cachedCount(`SELECT count(*) AS n FROM (${lists})`, counted.flatMap((c) => [accountId, c.tag]));
@@ -317,6 +336,13 @@ export class ContactService {
       total = this.cachedCount(`SELECT count(*) AS n FROM contacts c WHERE ${counting.where}`, counting.params);
     }
     const offset = (q.page - 1) * q.limit;
+    if (tagMode === "exists" && f.status && !f.search && !f.customFields && (offset + q.limit) * MEMBER_PAGE_SHARE > total) {
+      // Common tags with a status, past the first tenth of the matches: probing the tags per entry
+      // of the status index costs ~1.5 µs per entry walked, and a sparse match walks most of the
+      // status; the tags' status ranges as a set cost ~0.15 µs per entry once, then ~0.1 per entry
+      // walked (100k contacts, 798 matches, page 10: 20–45 → 3–5 ms).
+      ({ where, params } = filterSql(accountId, f, "member"));
+    }
     let rows: Array<{ tags: string } & Record<string, unknown>> = [];
     if (total > 0 && offset < total) {
       const columns = `c.id, c.first_name AS firstName, c.last_name AS lastName, c.phone_number AS phoneNumber, c.email, c.status,

@@ -10,7 +10,7 @@
  *    never decreased when messages are deleted, so it may be above).
  *  - contacts_fts (search): FTS5's own integrity check against the contacts.
  *  - contact_tags (tag filters, migration 0020): one row per tag in each contact's tags column,
- *    keyed on the contact's rowid.
+ *    keyed on the contact's rowid, carrying the contact's status (migration 0025).
  *  - conversations (newest activity per contact): a row for every contact with messages in either
  *    direction, its time never before the newest of them (deletes do not lower it, so it may be
  *    after). Unread counts are the inbox's own state (marked read by the owner) and not checked.
@@ -48,8 +48,8 @@ const NEWEST_ACTIVITY_SQL = `SELECT c.id AS contact_id, c.account_id, max(a.at) 
 const VALUES = "queued, sent, failed, cancelled, sent_ms, sent_timed, submissions, new_contacts";
 const NONZERO = "(queued <> 0 OR sent <> 0 OR failed <> 0 OR cancelled <> 0 OR sent_ms <> 0 OR sent_timed <> 0 OR submissions <> 0 OR new_contacts <> 0)";
 const TEMP_ROLLUPS = "temp.doctor_rollups";
-/** contact_tags as the contacts' tags columns say it should be (the rows migration 0020's triggers write). */
-const CONTACT_TAGS_EXPECTED = "SELECT c.account_id AS account_id, j.value AS tag, c.rowid AS contact_rowid FROM contacts c, json_each(c.tags) j WHERE c.tags <> '[]'";
+/** contact_tags as the contacts' tags and status columns say it should be (the rows the triggers of migrations 0020 and 0025 write). */
+const CONTACT_TAGS_EXPECTED = "SELECT c.account_id AS account_id, j.value AS tag, c.rowid AS contact_rowid, c.status AS status FROM contacts c, json_each(c.tags) j WHERE c.tags <> '[]'";
 
 export function checkDerived(sqlite: Database): CheckResult {
   const differences: Difference[] = [];
@@ -132,13 +132,15 @@ export function checkDerived(sqlite: Database): CheckResult {
       }
       const tags = sqlite
         .query(
-          `SELECT account_id, tag, contact_rowid, 'found' AS side FROM (SELECT account_id, tag, contact_rowid FROM contact_tags EXCEPT ${CONTACT_TAGS_EXPECTED})
+          `SELECT account_id, tag, contact_rowid, status, 'found' AS side FROM (SELECT account_id, tag, contact_rowid, status FROM contact_tags EXCEPT ${CONTACT_TAGS_EXPECTED})
            UNION ALL
-           SELECT account_id, tag, contact_rowid, 'expected' AS side FROM (${CONTACT_TAGS_EXPECTED} EXCEPT SELECT account_id, tag, contact_rowid FROM contact_tags)
-           ORDER BY 1, 3, 2`,
+           SELECT account_id, tag, contact_rowid, status, 'expected' AS side FROM (${CONTACT_TAGS_EXPECTED} EXCEPT SELECT account_id, tag, contact_rowid, status FROM contact_tags)
+           ORDER BY 1, 3, 2, 5`,
         )
-        .all() as Array<{ account_id: string; tag: string; contact_rowid: number; side: string }>;
-      for (const r of tags) note("contact_tags", `${r.side === "found" ? "extra" : "missing"} tag ${JSON.stringify(r.tag)} of account ${r.account_id}'s contact at rowid ${r.contact_rowid}`);
+        .all() as Array<{ account_id: string; tag: string; contact_rowid: number; status: string; side: string }>;
+      for (const r of tags) {
+        note("contact_tags", `${r.side === "found" ? "extra" : "missing"} tag ${JSON.stringify(r.tag)} (status ${r.status}) of account ${r.account_id}'s contact at rowid ${r.contact_rowid}`);
+      }
       for (const m of intakeMismatches(sqlite)) {
         note(
           "submission_intake",
@@ -186,7 +188,7 @@ export function rebuildDerived(sqlite: Database, progress: (line: string) => voi
     step("contacts_fts", () => sqlite.run("INSERT INTO contacts_fts (contacts_fts) VALUES ('rebuild')"));
     step("contact_tags", () => {
       sqlite.run("DELETE FROM contact_tags");
-      sqlite.run(`INSERT OR IGNORE INTO contact_tags (account_id, tag, contact_rowid) ${CONTACT_TAGS_EXPECTED}`);
+      sqlite.run(`INSERT OR IGNORE INTO contact_tags (account_id, tag, contact_rowid, status) ${CONTACT_TAGS_EXPECTED}`);
     });
     step("conversations (raised where behind the messages present)", () =>
       sqlite.run(

@@ -121,6 +121,29 @@ describe("tag filters: common tags merged, a rare one probed, with status and da
     await expectSame("tags=a,b,c&status=contacted", (c) => ["a", "b", "c"].every((t) => c.tags.includes(t)) && c.status === "contacted");
     expect((await allPages("tags=a,b,c&status=contacted")).ids.length).toBe(before + 1);
   });
+
+  test("status changes (alone, with new tags, by a sent text) are seen at once by every tag + status plan", async () => {
+    // Tags with a status are counted from contact_tags, which carries each contact's status
+    // (migration 0025): warm the counts first, so a stale row would show.
+    const queries: [string, (c: Ref) => boolean][] = [
+      ["tags=a&status=converted", (c) => c.tags.includes("a") && c.status === "converted"],
+      ["tags=a,b&status=converted", (c) => c.tags.includes("a") && c.tags.includes("b") && c.status === "converted"],
+      ["tags=rare&status=converted", (c) => c.tags.includes("rare") && c.status === "converted"],
+      ["tags=b,a&status=new", (c) => c.tags.includes("a") && c.tags.includes("b") && c.status === "new"],
+      ["tags=c&status=contacted&createdAfter=2026-01-03T00:00:00.000Z", (c) => c.tags.includes("c") && c.status === "contacted" && c.createdAt >= "2026-01-03T00:00:00.000Z"],
+    ];
+    for (const [q, keep] of queries) await expectSame(q, keep);
+    const movers = contacts.filter((c) => c.status === "new" && c.tags.includes("a")).slice(0, 3);
+    expect(movers.length).toBe(3);
+    await expectStatus(await s.api(`/contacts/${movers[0].id}`, { method: "PUT", json: { status: "converted" }, key }), 200);
+    movers[0].status = "converted";
+    await expectStatus(await s.api(`/contacts/${movers[1].id}`, { method: "PUT", json: { status: "converted", tags: ["a", "b", "rare"] }, key }), 200);
+    Object.assign(movers[1], { status: "converted", tags: ["a", "b", "rare"] });
+    // A sent text makes a new contact "contacted" (the send path's own UPDATE).
+    s.running.deps.sqlite.run("UPDATE contacts SET status = CASE WHEN status = 'new' THEN 'contacted' ELSE status END WHERE id = ?", [movers[2].id]);
+    movers[2].status = "contacted";
+    for (const [q, keep] of queries) await expectSame(q, keep);
+  });
 });
 
 describe("tags on 5,000+ contacts (common whatever the account's size): same totals and pages", () => {

@@ -497,12 +497,25 @@ describe("query plans", () => {
     // 3+ digits: the trigram index first, then the exact test on the phone.
     expect(plan({ search: "4155" }, byCreated)).toContain("contacts_fts");
     // Several common tags, counted: their lists merge straight from contact_tags' key.
-    const merged = plan({ tags: ["vip", "lead", "new"], status: "new" }, byCreated, "intersect");
+    const merged = plan({ tags: ["vip", "lead", "new"] }, byCreated, "intersect");
     expect(merged).toContain("MERGE (INTERSECT)");
     expect(merged).toContain("contact_tags USING PRIMARY KEY (account_id=? AND tag=?)");
     expect(merged).not.toContain("contact_rowid=?");
-    // Common tags with a status, counted: the status index and contact_tags alone — no contact
-    // row and no lookup through the text id index.
+    expect(merged).not.toContain("contact_tags_status_idx");
+    // With a status, each list is that status's range of contact_tags_status_idx (migration
+    // 0025), still in rowid order.
+    const mergedStatus = plan({ tags: ["vip", "lead", "new"], status: "new" }, byCreated, "intersect");
+    expect(mergedStatus).toContain("MERGE (INTERSECT)");
+    expect(mergedStatus).toContain("contact_tags USING COVERING INDEX contact_tags_status_idx (account_id=? AND status=? AND tag=?)");
+    expect(mergedStatus).not.toContain("TEMP B-TREE");
+    // Tags and a status alone are counted in contact_tags alone (ContactService.list), from the
+    // same ranges.
+    const alone = (db().query("EXPLAIN QUERY PLAN SELECT count(*) FROM (SELECT contact_rowid FROM contact_tags WHERE account_id = ? AND tag = ? AND status = ? INTERSECT SELECT contact_rowid FROM contact_tags WHERE account_id = ? AND tag = ? AND status = ?)").all("a", "vip", "new", "a", "lead", "new") as any[]).map((r) => r.detail).join(" | ");
+    expect(alone).toContain("MERGE (INTERSECT)");
+    expect(alone).toContain("contact_tags USING COVERING INDEX contact_tags_status_idx (account_id=? AND status=? AND tag=?)");
+    expect(alone).not.toContain("TEMP B-TREE");
+    // Common tags with a status and another condition, counted: the status index and
+    // contact_tags alone — no contact row and no lookup through the text id index.
     const counted = (f: Parameters<typeof filterSql>[1]) => {
       const { where, params } = filterSql("acc", f, "member");
       return (db().query(`EXPLAIN QUERY PLAN SELECT count(*) FROM contacts c WHERE ${where}`).all(...(params as any[])) as any[]).map((r) => r.detail).join(" | ");
@@ -510,7 +523,7 @@ describe("query plans", () => {
     for (const f of [{ tags: ["vip"], status: "new" as const }, { tags: ["vip", "lead"], status: "new" as const, createdAfter: "2026-01-01" }]) {
       const p = counted(f);
       expect(p).toContain("COVERING INDEX contacts_account_status_created_idx");
-      expect(p).toContain("contact_tags USING PRIMARY KEY (account_id=? AND tag=?)");
+      expect(p).toContain("contact_tags USING COVERING INDEX contact_tags_status_idx (account_id=? AND status=? AND tag=?)");
       expect(p).not.toContain("sqlite_autoindex_contacts_1");
     }
   });

@@ -2,7 +2,8 @@
  * Migration 0020: contact_tags keyed on the contact's rowid and kept by triggers on contacts.
  * Every writer writes only contacts.tags; the rows follow inserts, tag changes, deletes and the
  * cascades (form, account); the migration builds them from the tags columns; `textwire doctor`
- * finds a row out of step and rebuilds it.
+ * finds a row out of step and rebuilds it. Migration 0025: each row carries its contact's status,
+ * following every status change (alone or with a tag change).
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
@@ -88,8 +89,9 @@ describe("contact_tags follows contacts.tags (triggers)", () => {
 
 describe("migration 0020 on a database with tagged contacts", () => {
   test("the rows are built from the tags columns, keyed on the rowid; the old table and index are gone", () => {
-    const before = EMBEDDED_MIGRATIONS.filter((m) => m.tag !== "0020_contact_tags_by_rowid");
-    expect(before.length).toBe(EMBEDDED_MIGRATIONS.length - 1);
+    // The schema as it was before 0020 (the later migrations build on its table).
+    const before = EMBEDDED_MIGRATIONS.filter((m) => m.idx < 20);
+    expect(before.length).toBe(EMBEDDED_MIGRATIONS.findIndex((m) => m.tag === "0020_contact_tags_by_rowid"));
     const db = open(before);
     const now = new Date().toISOString();
     const ins = db.prepare("INSERT INTO contacts (id, account_id, phone_number, tags, search_text, created_at, updated_at) VALUES (?, ?, ?, ?, '', ?, ?)");
@@ -106,7 +108,8 @@ describe("migration 0020 on a database with tagged contacts", () => {
     expect(now_).toEqual(old);
     expect(old.length).toBeGreaterThan(40);
     expect(db.query("SELECT name FROM sqlite_master WHERE name = 'contact_tags_account_tag_contact_idx'").get()).toBeNull();
-    expect((db.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'contacts_tags_%'").get() as { n: number }).n).toBe(3);
+    // Insert, tags, delete (0020) and status (0025).
+    expect((db.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'contacts_tags_%'").get() as { n: number }).n).toBe(4);
     // The search index's triggers are untouched.
     expect((db.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'contacts_fts_%'").get() as { n: number }).n).toBe(3);
     expect(checkDerived(db).differences).toEqual([]);
@@ -121,7 +124,7 @@ describe("textwire doctor and contact_tags", () => {
     insertContact(db, "a1", { tags: ["vip"] });
     const expected = rows(db);
     db.run("DELETE FROM contact_tags WHERE tag = 'lead'");
-    db.run("INSERT INTO contact_tags (account_id, tag, contact_rowid) SELECT 'a1', 'ghost', rowid FROM contacts WHERE id = ?", [a]);
+    db.run("INSERT INTO contact_tags (account_id, tag, contact_rowid, status) SELECT 'a1', 'ghost', rowid, status FROM contacts WHERE id = ?", [a]);
     const r = checkDerived(db);
     expect(r.counts.contact_tags).toBe(2);
     expect(r.differences.filter((d) => d.structure === "contact_tags").map((d) => d.detail.split(" ")[0]).sort()).toEqual(["extra", "missing"]);
@@ -129,6 +132,66 @@ describe("textwire doctor and contact_tags", () => {
     rebuildDerived(db, (l) => lines.push(l));
     expect(lines.some((l) => l.includes("contact_tags"))).toBe(true);
     expect(rows(db)).toEqual(expected);
+    expect(checkDerived(db).differences).toEqual([]);
+    db.close();
+  });
+});
+
+/** The rows as (contact id, tag, status), sorted. */
+const withStatus = (db: Database) =>
+  (
+    db.query("SELECT c.id, t.tag, t.status FROM contact_tags t JOIN contacts c ON c.rowid = t.contact_rowid ORDER BY c.id, t.tag").all() as Array<{ id: string; tag: string; status: string }>
+  ).map((r) => `${r.id}:${r.tag}:${r.status}`);
+
+describe("contact_tags carries the contact's status (migration 0025)", () => {
+  test("a status change, alone or with a tag change in the same UPDATE, and a rewrite that keeps it", () => {
+    const db = open();
+    const a = insertContact(db, "a1", { tags: ["vip", "lead"], status: "new" });
+    const b = insertContact(db, "a1", { tags: ["vip"], status: "contacted" });
+    const c = insertContact(db, "a1", { status: "new" });
+    expect(withStatus(db)).toEqual([`${a}:lead:new`, `${a}:vip:new`, `${b}:vip:contacted`].sort());
+    db.run("UPDATE contacts SET status = 'responded' WHERE id = ?", [a]);
+    expect(withStatus(db)).toEqual([`${a}:lead:responded`, `${a}:vip:responded`, `${b}:vip:contacted`].sort());
+    // Both columns at once, in either order in SET: tags kept, dropped and added all end with the new status.
+    db.run("UPDATE contacts SET status = 'converted', tags = ? WHERE id = ?", [JSON.stringify(["vip", "new"]), a]);
+    db.run("UPDATE contacts SET tags = ?, status = 'new' WHERE id = ?", [JSON.stringify(["vip", "x"]), b]);
+    expect(withStatus(db)).toEqual([`${a}:new:converted`, `${a}:vip:converted`, `${b}:vip:new`, `${b}:x:new`].sort());
+    // The send and reply paths' CASE writes (status named, maybe unchanged).
+    db.run("UPDATE contacts SET status = CASE WHEN status = 'new' THEN 'contacted' ELSE status END WHERE account_id = 'a1'");
+    expect(withStatus(db)).toEqual([`${a}:new:converted`, `${a}:vip:converted`, `${b}:vip:contacted`, `${b}:x:contacted`].sort());
+    // A contact without tags has no rows to follow; given tags later, they carry its status then.
+    db.run("UPDATE contacts SET status = 'responded' WHERE id = ?", [c]);
+    db.run("UPDATE contacts SET tags = ? WHERE id = ?", [JSON.stringify(["late"]), c]);
+    expect(withStatus(db)).toContain(`${c}:late:responded`);
+    expect(checkDerived(db).counts.contact_tags).toBe(0);
+    db.close();
+  });
+
+  test("the migration gives the existing rows their contacts' status; the doctor finds a wrong one and rebuilds it", () => {
+    const before = EMBEDDED_MIGRATIONS.filter((m) => m.tag !== "0025_contact_tags_status");
+    expect(before.length).toBe(EMBEDDED_MIGRATIONS.length - 1);
+    const db = open(before);
+    const statuses = ["new", "contacted", "responded", "converted"];
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) ids.push(insertContact(db, i % 3 ? "a1" : "a2", { tags: i % 5 ? [`t${i % 3}`, "all"] : [], status: statuses[i % 4] as any }));
+    const old = (db.query("SELECT account_id, tag, contact_rowid FROM contact_tags ORDER BY 1, 2, 3").all() as any[]).map((r) => `${r.account_id} ${r.tag} ${r.contact_rowid}`);
+    migrate(db);
+    const now = db.query("SELECT t.account_id, t.tag, t.contact_rowid, t.status, c.status AS contact_status FROM contact_tags t JOIN contacts c ON c.rowid = t.contact_rowid ORDER BY 1, 2, 3").all() as any[];
+    expect(now.map((r) => `${r.account_id} ${r.tag} ${r.contact_rowid}`)).toEqual(old);
+    expect(old.length).toBeGreaterThan(50);
+    expect(now.filter((r) => r.status !== r.contact_status)).toEqual([]);
+    expect(new Set(now.map((r) => r.status)).size).toBe(4);
+    expect(checkDerived(db).differences).toEqual([]);
+
+    db.run("UPDATE contact_tags SET status = 'converted' WHERE contact_rowid = (SELECT rowid FROM contacts WHERE id = ?) AND tag = 'all'", [ids[1]]);
+    const r = checkDerived(db);
+    // The row found (wrong status) and the row expected (right one).
+    expect(r.counts.contact_tags).toBe(2);
+    expect(r.differences.filter((d) => d.structure === "contact_tags").map((d) => d.detail).sort()).toEqual([
+      expect.stringMatching(/^extra tag "all" \(status converted\)/),
+      expect.stringMatching(/^missing tag "all" \(status contacted\)/),
+    ]);
+    rebuildDerived(db);
     expect(checkDerived(db).differences).toEqual([]);
     db.close();
   });

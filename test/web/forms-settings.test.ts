@@ -289,6 +289,32 @@ describe("Forms and Settings, desktop 1280 px, operator key", () => {
     expect(errors).toEqual([]);
   }, 40_000);
 
+  test("a new form: the account's home country arriving late fills only the country list, never what was already typed", async () => {
+    let release!: () => void;
+    const late = new Promise<void>((r) => (release = r));
+    await page.route("**/v1/account", async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      body.data.account.defaultCountry = "GB";
+      await late;
+      await route.fulfill({ response: res, json: body });
+    });
+    try {
+      // A fresh page load: the home country is asked for again (it is kept per page).
+      await page.goto(`${server.url}/forms/new`);
+      await page.getByRole("heading", { level: 1, name: "Forms: new form" }).waitFor();
+      const perVisitor = page.getByLabel("Submissions per visitor per minute");
+      await perVisitor.fill("25");
+      release();
+      const countries = page.getByLabel("Phone numbers only from (country codes)");
+      for (const end = Date.now() + 5_000; (await countries.inputValue()) !== "GB" && Date.now() < end; ) await Bun.sleep(25);
+      expect(await countries.inputValue()).toBe("GB");
+      expect(await perVisitor.inputValue()).toBe("25");
+    } finally {
+      await page.unroute("**/v1/account");
+    }
+  });
+
   test("an admin key that is not an operator's sees no backup button, and is told who makes backups", async () => {
     const key = (await server.api("/api-keys", { method: "POST", json: { permission: "admin_access" } })).data.apiKey;
     const other = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: "en-US" });

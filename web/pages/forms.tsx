@@ -246,7 +246,13 @@ function FormEditor(props: { id?: string }) {
     if (!props.id) {
       // A new form starts with the recommended protections; "numbers only from" is the account's home country.
       draft.value = recommendedDraft(draft.value, country.value);
-      homeCountry().then((c) => ((country.value = c), (draft.value = recommendedDraft(draft.value, c))));
+      // The home country may arrive after the owner started typing: only the country list is
+      // updated, and only while it still shows the placeholder (nothing typed is replaced).
+      const initial = draft.value.allowedCountries;
+      homeCountry().then((c) => {
+        country.value = c;
+        if (draft.value.allowedCountries === initial) draft.value = { ...draft.value, allowedCountries: c };
+      });
       return;
     }
     homeCountry().then((c) => (country.value = c));

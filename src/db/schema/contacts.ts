@@ -55,7 +55,9 @@ export const contacts = sqliteTable(
  * A contact's tags, one row each (migration 0020): derived from contacts.tags by triggers on
  * contacts (no code writes here), keyed on the contact's rowid. WITHOUT ROWID, primary key
  * (account_id, tag, contact_rowid): a tag's contacts in rowid order, and a contact's tag in one
- * seek. Deleting a contact deletes its rows (trigger; a rowid cannot be a foreign key).
+ * seek. Deleting a contact deletes its rows (trigger; a rowid cannot be a foreign key). Each row
+ * carries its contact's status (migration 0025, kept by a trigger on contacts.status), so tags
+ * with a status are counted here alone, from one index range per tag.
  */
 export const contactTags = sqliteTable(
   "contact_tags",
@@ -64,8 +66,17 @@ export const contactTags = sqliteTable(
     tag: text("tag").notNull(),
     /** contacts.rowid (the same rowid the search index contacts_fts uses). */
     contactRowid: integer("contact_rowid").notNull(),
+    /** contacts.status of that contact. */
+    status: text("status", { enum: ["new", "contacted", "responded", "converted"] }).notNull(),
   },
-  (t) => [primaryKey({ columns: [t.accountId, t.tag, t.contactRowid] })],
+  (t) => [
+    primaryKey({ columns: [t.accountId, t.tag, t.contactRowid] }),
+    /**
+     * A tag's contacts with one status, in rowid order (the key's contact_rowid ends each entry).
+     * Status before tag: a list by tag alone cannot use it and reads the key, in rowid order.
+     */
+    index("contact_tags_status_idx").on(t.accountId, t.status, t.tag),
+  ],
 );
 
 /**
