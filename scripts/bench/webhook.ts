@@ -16,6 +16,9 @@
  *    interleaved rounds.
  *
  *   bun scripts/bench/webhook.ts [--seconds 10] [--ab-seconds 5] [--ab-rounds 2] [--concurrency 64] [--source] [--no-ab]
+ *
+ * --compare DIR: only this tree's server against DIR's (another checkout's src/main.ts, e.g. main's
+ * exported with `git archive`), both from source, in --ab-rounds interleaved rounds of --ab-seconds.
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,10 +39,11 @@ const WARMUP_SECONDS = 2;
 const FORMS = 50;
 const useSource = argv.includes("--source");
 const runAb = !argv.includes("--no-ab");
+const compareDir = argv.includes("--compare") ? argv[argv.indexOf("--compare") + 1] : null;
 const bun = join(root, "node_modules", ".bin", "bun");
 const dir = mkdtempSync(join(tmpdir(), "textwire-bench-"));
 
-type Run = LoadResult & { peakRssMb: number; peakWalMb: number; lagP99?: number };
+type Run = LoadResult & { peakRssMb: number; peakWalMb: number; lagP99?: number; rowsPerBatch?: number };
 
 const load = (base: string, forms: string[], seconds: number, offset: number) => runLoad(base, forms, { concurrency: CONCURRENCY, seconds, offset });
 
@@ -71,8 +75,8 @@ async function serverCommand(): Promise<{ cmd: string[]; runtime: string }> {
 
 let runs = 0;
 /** One server with `flags`: forms created, warmed up, measured for `seconds`. */
-async function benchTextwire(flags: string[], seconds: number, opts: { stages?: boolean } = {}): Promise<Run & { stages?: Record<Stage, number>; timed?: number }> {
-  const { cmd } = await serverCommand();
+async function benchTextwire(flags: string[], seconds: number, opts: { stages?: boolean; cmd?: string[] } = {}): Promise<Run & { stages?: Record<Stage, number>; timed?: number }> {
+  const cmd = opts.cmd ?? (await serverCommand()).cmd;
   const db = join(dir, `textwire-${runs++}.db`);
   const { proc, key, base, forms } = await startWebhookServer(cmd, db, flags, FORMS);
   try {
@@ -84,8 +88,9 @@ async function benchTextwire(flags: string[], seconds: number, opts: { stages?: 
     // Applier lag (issue 15): time from a 200 to its apply, from /metrics.
     const metrics = await (await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${key}` } })).text();
     const lagP99 = Number(/textwire_intake_applier_lag_ms\{quantile="0.99"\} (\S+)/.exec(metrics)?.[1] ?? NaN);
+    const rowsPerBatch = Number(/textwire_intake_applier_rows_total (\d+)/.exec(metrics)?.[1] ?? NaN) / Number(/textwire_intake_applier_batches_total (\d+)/.exec(metrics)?.[1] ?? NaN);
     const stages = before && after ? stagesBetween(before, after) : undefined;
-    return { ...r, peakRssMb: rss, peakWalMb, lagP99, stages, timed: after && before ? after.requests - before.requests : undefined };
+    return { ...r, peakRssMb: rss, peakWalMb, lagP99, rowsPerBatch, stages, timed: after && before ? after.requests - before.requests : undefined };
   } finally {
     proc.kill("SIGTERM");
     await proc.exited;
@@ -112,6 +117,26 @@ const fmt = (name: string, r: Run) =>
   `${name.padEnd(34)} ${String(r.rps).padStart(7)} req/s   p50 ${r.p50Ms.toFixed(2).padStart(6)} ms   p99 ${r.p99Ms.toFixed(2).padStart(6)} ms   errors ${r.errors}/${r.requests}   peak RSS ${r.peakRssMb.toFixed(1)} MB   peak WAL ${r.peakWalMb.toFixed(1)} MB`;
 
 try {
+  if (compareDir) {
+    console.log(machineLine());
+    const sides: Array<[string, string[]]> = [
+      ["this tree", [bun, join(root, "src/main.ts")]],
+      [compareDir, [bun, join(compareDir, "src/main.ts")]],
+    ];
+    const runs = new Map<string, Run[]>(sides.map(([n]) => [n, []]));
+    for (let round = 0; round < AB_ROUNDS; round++) {
+      for (let i = 0; i < sides.length; i++) {
+        const [name, cmd] = sides[(i + round) % sides.length];
+        runs.get(name)!.push(await benchTextwire([], AB_SECONDS, { cmd }));
+      }
+    }
+    console.log(`${AB_ROUNDS} interleaved rounds of ${AB_SECONDS} s, ${CONCURRENCY} connections, from source:`);
+    for (const [name] of sides) {
+      for (const r of runs.get(name)!) console.log(fmt(name, r) + `   applier lag p99 ${(r.lagP99 ?? NaN).toFixed(0)} ms, ${(r.rowsPerBatch ?? NaN).toFixed(1)} rows/batch`);
+    }
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  }
   const { runtime } = await serverCommand();
   console.log(machineLine());
   console.log(`load: ${CONCURRENCY} concurrent connections, ${SECONDS} s measured after ${WARMUP_SECONDS} s warm-up, ${FORMS} forms, 5-field JSON body, ~half new contacts`);

@@ -48,8 +48,9 @@ export const submissions = sqliteTable(
     createdAt: text("created_at").notNull(),
   },
   (t) => [
+    // (form, created) serves form stats' residue and form deletes; (account, created) had no
+    // reader and went in migration 0024 (one b-tree fewer per applied submission).
     index("submissions_form_created_idx").on(t.formId, t.createdAt),
-    index("submissions_account_created_idx").on(t.accountId, t.createdAt),
   ],
 );
 
