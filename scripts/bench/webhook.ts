@@ -199,7 +199,8 @@ try {
       const each = results.get(name)!.map((x) => x.rps).join("/");
       // The write itself, from the server's own clock: less exposed to the rest of the machine.
       const write = mean(results.get(name)!, (x) => x.stages!.writeJob + x.stages!.commit);
-      console.log(fmt(name, r) + (name === "defaults" ? "" : `   ×${(r.rps / base.rps).toFixed(2)}`) + `   write job + commit ${write.toFixed(0)} µs/req   (runs ${each} req/s)`);
+      const lag = mean(results.get(name)!, (x) => x.lagP99 ?? NaN);
+      console.log(fmt(name, r) + (name === "defaults" ? "" : `   ×${(r.rps / base.rps).toFixed(2)}`) + `   write job + commit ${write.toFixed(0)} µs/req   applier lag p99 ${lag.toFixed(0)} ms   (runs ${each} req/s)`);
     }
   }
 
