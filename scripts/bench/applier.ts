@@ -25,6 +25,9 @@
  * 64/128), --submissions-index-ab (migration 0024), --conversation-probe-ab (the conversation
  * upsert without its contact lookup against with it), --wal-pages (with any set: which tables and
  * indexes the commits wrote, per row), --current (only the applier as it runs, e.g. under `bun --cpu-prof`).
+ * --search-ab: new contacts left pending for the search index (migration 0023) against the index
+ * written by the contacts insert trigger (before 0023); for the first, the background indexing of
+ * the pending contacts afterwards (src/db/contact-search-pending.ts) is timed on its own.
  */
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import type { Database } from "bun:sqlite";
@@ -38,6 +41,7 @@ import { IntakeApplier } from "../../src/services/intake-apply";
 import { machineLine } from "./lib/proc";
 import { phoneFor } from "./lib/phones";
 import { derivedCounts } from "../../src/db/derived-counts";
+import { INDEX_CHUNK_ROWS, PendingSearchIndex } from "../../src/db/contact-search-pending";
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: number) => (argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : def);
@@ -57,6 +61,7 @@ const BREAKDOWN = argv.includes("--breakdown");
 const TUNING = argv.includes("--tuning");
 /** --wal-pages: the WAL's frames of each variant's first run, per table or index (dbstat), per row. */
 const WAL_PAGES = argv.includes("--wal-pages");
+const SEARCH_AB = argv.includes("--search-ab");
 const quiet = { info() {}, warn() {}, error() {} };
 
 /** Which b-trees the applier's commits wrote: each WAL frame's page mapped to its table or index. */
@@ -308,6 +313,29 @@ try {
   }
   // --current: only the applier as it runs (e.g. under --cpu-prof).
   if (argv.includes("--current")) variants.splice(0, variants.length, ["as running (chunks of 32)", (s) => s.exec("PRAGMA wal_autocheckpoint = 0")]);
+  const PENDING = "new contacts pending for search (after 0023)";
+  if (SEARCH_AB) {
+    variants.length = 0;
+    const asRunning = (s: Database) => s.exec("PRAGMA wal_autocheckpoint = 0");
+    variants.push([PENDING, asRunning]);
+    variants.push([
+      "search index written by the insert trigger (before 0023)",
+      (s) => {
+        s.exec(`DROP TRIGGER contacts_fts_insert; DROP TRIGGER contacts_fts_update; DROP TRIGGER contacts_fts_delete;
+          CREATE TRIGGER contacts_fts_insert AFTER INSERT ON contacts BEGIN
+            INSERT INTO contacts_fts (rowid, search_text, custom_fields) VALUES (NEW.rowid, NEW.search_text, NEW.custom_fields);
+          END;
+          CREATE TRIGGER contacts_fts_update AFTER UPDATE OF search_text, custom_fields ON contacts
+            WHEN OLD.search_text IS NOT NEW.search_text OR OLD.custom_fields IS NOT NEW.custom_fields BEGIN
+            INSERT INTO contacts_fts (contacts_fts, rowid, search_text, custom_fields) VALUES ('delete', OLD.rowid, OLD.search_text, OLD.custom_fields);
+            INSERT INTO contacts_fts (rowid, search_text, custom_fields) VALUES (NEW.rowid, NEW.search_text, NEW.custom_fields);
+          END;`);
+        asRunning(s);
+      },
+    ]);
+  }
+  /** --search-ab: indexing the pending contacts afterwards, µs and WAL bytes per contact. */
+  const indexing: Array<{ us: number; wal: number; n: number }> = [];
   const results = new Map<string, number[]>(variants.map(([n]) => [n, []]));
   /** CPU time (user + system) per row: less exposed than wall time to other work on a shared machine. */
   const cpuResults = new Map<string, number[]>(variants.map(([n]) => [n, []]));
@@ -337,6 +365,14 @@ try {
       if (messages === 0) throw new Error("nothing applied");
       if (WAL_PAGES && round === 0) printWalPages(c, copy + "-wal", name, pending);
       results.get(name)!.push((ms * 1000) / pending);
+      if (SEARCH_AB && name === PENDING) {
+        const search = new PendingSearchIndex(c);
+        const n = search.pendingCount();
+        const wal0 = statSync(copy + "-wal").size;
+        const i0 = performance.now();
+        while (search.indexChunk() > 0);
+        indexing.push({ us: ((performance.now() - i0) * 1000) / n, wal: (statSync(copy + "-wal").size - wal0) / n, n });
+      }
       c.close();
       rmSync(copy, { force: true });
       rmSync(copy + "-wal", { force: true });
@@ -360,6 +396,9 @@ try {
     console.log(`  ${name}: µs/row per statement kind`);
     for (const [k, v] of [...m].sort((p, q) => q[1] - p[1])) console.log(`    ${k.padEnd(24)} ${perRow(v).padStart(7)}`);
     console.log(`    ${"the rest (JS, parse)".padEnd(24)} ${perRow(whole - known).padStart(7)}`);
+  }
+  for (const x of indexing) {
+    console.log(`  then indexing the ${x.n} pending contacts in chunks of ${INDEX_CHUNK_ROWS}: ${x.us.toFixed(1)} µs and ${(x.wal / 1024).toFixed(2)} KiB of WAL per contact`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -21,8 +21,9 @@ import m18 from "../../drizzle/0019_message_insert_cost.sql" with { type: "text"
 import m19 from "../../drizzle/0020_contact_tags_by_rowid.sql" with { type: "text" };
 import m20 from "../../drizzle/0021_rollup_reason_levels.sql" with { type: "text" };
 import m21 from "../../drizzle/0022_form_rollups.sql" with { type: "text" };
-import m22 from "../../drizzle/0024_submission_index_unread.sql" with { type: "text" };
-import m23 from "../../drizzle/0025_contact_tags_status.sql" with { type: "text" };
+import m22 from "../../drizzle/0023_contact_search_pending.sql" with { type: "text" };
+import m23 from "../../drizzle/0024_submission_index_unread.sql" with { type: "text" };
+import m24 from "../../drizzle/0025_contact_tags_status.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number; sql: string }> = [
   { idx: 0, tag: "0000_initial_schema", when: 1795322538054, sql: m0 },
@@ -47,6 +48,7 @@ export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number
   { idx: 20, tag: "0020_contact_tags_by_rowid", when: 1796100000000, sql: m19 },
   { idx: 21, tag: "0021_rollup_reason_levels", when: 1796200000000, sql: m20 },
   { idx: 22, tag: "0022_form_rollups", when: 1796300000000, sql: m21 },
-  { idx: 24, tag: "0024_submission_index_unread", when: 1796400000000, sql: m22 },
-  { idx: 25, tag: "0025_contact_tags_status", when: 1796600000000, sql: m23 },
+  { idx: 23, tag: "0023_contact_search_pending", when: 1796400000000, sql: m22 },
+  { idx: 24, tag: "0024_submission_index_unread", when: 1796400000000, sql: m23 },
+  { idx: 25, tag: "0025_contact_tags_status", when: 1796600000000, sql: m24 },
 ];

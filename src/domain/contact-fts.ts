@@ -6,10 +6,11 @@
  * exact test (instr / json_extract) after it: the result is exactly what the exact test alone
  * gives, read from the index instead of a full scan.
  *
- * Cost: the triggers write ~140 trigrams per contact, and FTS5 flushes its pending terms at every
- * statement savepoint, so a trigger-fed insert costs ~60 us (bulk import of 100k contacts: ~5 s ->
- * ~12 s). Feeding the index from the writers instead (no trigger) measured ~3x cheaper, at the
- * price of every writer having to remember it.
+ * Cost: ~140 trigrams per contact, and FTS5 flushes its pending terms at every statement
+ * savepoint, so a trigger-fed insert cost ~55-60 us. Since migration 0023 a new contact is not
+ * indexed by its writer: it waits in contacts_fts_pending and the applier Worker indexes pending
+ * contacts in multi-row chunks (db/contact-search-pending.ts); searches also read the pending
+ * rows, through the same exact tests.
  */
 export type FtsColumn = "search_text" | "custom_fields";
 

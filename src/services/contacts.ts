@@ -65,8 +65,12 @@ const TAG_ROWIDS = "SELECT contact_rowid FROM contact_tags WHERE account_id = ? 
 /** The same, of contacts with one status: one range of contact_tags_status_idx (migration 0025). */
 const TAG_STATUS_ROWIDS = `${TAG_ROWIDS} AND status = ?`;
 
-/** Rows of contacts_fts matching a MATCH expression (a pre-filter; see contact-fts.ts). */
-const FTS_ROWIDS = "c.rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_fts MATCH ?)";
+/**
+ * Rows of contacts_fts matching a MATCH expression (a pre-filter; see contact-fts.ts), plus every
+ * contact not indexed yet (contacts_fts_pending, migration 0023): the exact test that always
+ * follows decides for those, so a search is exact while the applier has not indexed them.
+ */
+const FTS_ROWIDS = "c.rowid IN (SELECT rowid FROM contacts_fts WHERE contacts_fts MATCH ? UNION ALL SELECT contact_rowid FROM contacts_fts_pending)";
 
 /**
  * WHERE clause of a contact filter, scoped to the account.

@@ -96,3 +96,13 @@ export const conversations = sqliteTable(
   },
   (t) => [index("conversations_account_last_idx").on(t.accountId, t.lastMessageAt)],
 );
+
+/**
+ * Contacts whose text is not in the search index contacts_fts yet (migration 0023): a new
+ * contact's rowid lands here (trigger), and the intake applier Worker indexes pending rows off the
+ * write path (src/db/contact-search-pending.ts). Searches read these rows too, so they stay exact.
+ */
+export const contactsFtsPending = sqliteTable("contacts_fts_pending", {
+  /** contacts.rowid. */
+  contactRowid: integer("contact_rowid").primaryKey(),
+});
