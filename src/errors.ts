@@ -129,11 +129,16 @@ export function databaseBusy(err: unknown): AppError | null {
   // The disk failed a write or its fsync: not acknowledged (the write may be lost).
   if (code === "SQLITE_IOERR_FSYNC" || code === "SQLITE_IOERR_WRITE") return notSavedToDisk();
   if (!code.startsWith("SQLITE_BUSY") && !code.startsWith("SQLITE_LOCKED")) return null;
+  return unavailable("The database is busy; retry shortly", 1);
+}
+
+/** 503 SERVICE_UNAVAILABLE with `Retry-After` (header, details and body agree): the server's state, worth a retry. */
+function unavailable(message: string, retryAfterSeconds: number): AppError {
   return new AppError("SERVICE_UNAVAILABLE", {
-    message: "The database is busy; retry shortly",
-    details: { retryAfter: 1 },
-    extra: { retryAfter: 1 },
-    headers: { "Retry-After": "1" },
+    message,
+    details: { retryAfter: retryAfterSeconds },
+    extra: { retryAfter: retryAfterSeconds },
+    headers: { "Retry-After": String(retryAfterSeconds) },
   });
 }
 
@@ -142,12 +147,7 @@ export function databaseBusy(err: unknown): AppError | null {
  * is not acknowledged. 503 with `Retry-After`; the server's log has the cause.
  */
 export function notSavedToDisk(retryAfterSeconds = 5): AppError {
-  return new AppError("SERVICE_UNAVAILABLE", {
-    message: "The server could not save this to disk; retry shortly",
-    details: { retryAfter: retryAfterSeconds },
-    extra: { retryAfter: retryAfterSeconds },
-    headers: { "Retry-After": String(retryAfterSeconds) },
-  });
+  return unavailable("The server could not save this to disk; retry shortly", retryAfterSeconds);
 }
 
 /**
@@ -156,10 +156,5 @@ export function notSavedToDisk(retryAfterSeconds = 5): AppError {
  * `Retry-After`; nothing was read or changed.
  */
 export function submissionsNotApplied(retryAfterSeconds = 2): AppError {
-  return new AppError("SERVICE_UNAVAILABLE", {
-    message: "Recent form submissions are still being saved; retry in a few seconds",
-    details: { retryAfter: retryAfterSeconds },
-    extra: { retryAfter: retryAfterSeconds },
-    headers: { "Retry-After": String(retryAfterSeconds) },
-  });
+  return unavailable("Recent form submissions are still being saved; retry in a few seconds", retryAfterSeconds);
 }
