@@ -156,13 +156,16 @@ try {
     sqlite.close();
   }
 
+  /** The applier's connection as the Worker sets it up: no automatic checkpoint in its COMMIT. */
+  const asRunning = (s: Database) => s.exec("PRAGMA wal_autocheckpoint = 0");
+  const chunk64 = (s: Database, a: IntakeApplier) => (asRunning(s), (a.chunkRows = 64));
   // Each variant applies a fresh copy of the seeded file; rounds interleave the variants.
   const variants: Array<[string, (s: Database, a: IntakeApplier) => void, number?]> = [
     ["row by row, automatic checkpoints (before)", (_s, a) => (a.eventsWanted = () => true)],
-    ["row by row, no automatic checkpoint", (s, a) => (s.exec("PRAGMA wal_autocheckpoint = 0"), (a.eventsWanted = () => true))],
-    ["chunks of 32 rows, no automatic checkpoint (after)", (s) => s.exec("PRAGMA wal_autocheckpoint = 0")],
-    ["chunks of 16 rows", (s, a) => (s.exec("PRAGMA wal_autocheckpoint = 0"), (a.chunkRows = 16))],
-    ["chunks of 64 rows", (s, a) => (s.exec("PRAGMA wal_autocheckpoint = 0"), (a.chunkRows = 64))],
+    ["row by row, no automatic checkpoint", (s, a) => (asRunning(s), (a.eventsWanted = () => true))],
+    ["chunks of 32 rows, no automatic checkpoint (after)", asRunning],
+    ["chunks of 16 rows", (s, a) => (asRunning(s), (a.chunkRows = 16))],
+    ["chunks of 64 rows", chunk64],
   ];
   if (INDEX_COSTS) {
     const probe = openSqlite(dbPath);
@@ -170,7 +173,6 @@ try {
     const triggers = (probe.query("SELECT name FROM sqlite_master WHERE tbl_name = 'messages' AND type = 'trigger' ORDER BY name").all() as Array<{ name: string }>).map((r) => r.name);
     probe.close();
     variants.length = 0;
-    const chunk64 = (s: Database, a: IntakeApplier) => (s.exec("PRAGMA wal_autocheckpoint = 0"), (a.chunkRows = 64));
     variants.push(["chunks of 64, every index", chunk64]);
     for (const n of names) variants.push([`without ${n}`, (s, a) => (s.exec(`DROP INDEX ${n}`), chunk64(s, a))]);
     for (const n of triggers) variants.push([`without trigger ${n}`, (s, a) => (s.exec(`DROP TRIGGER ${n}`), chunk64(s, a))]);
@@ -178,7 +180,6 @@ try {
   }
   if (SCHEMA_AB) {
     variants.length = 0;
-    const chunk64 = (s: Database, a: IntakeApplier) => (s.exec("PRAGMA wal_autocheckpoint = 0"), (a.chunkRows = 64));
     variants.push(["chunks of 64, migration 0019 (after)", chunk64]);
     variants.push([
       "chunks of 64, before 0019 (3 indexes + trigger back)",
@@ -201,7 +202,6 @@ try {
   }
   if (FORM_ROWS_AB) {
     variants.length = 0;
-    const asRunning = (s: Database) => s.exec("PRAGMA wal_autocheckpoint = 0");
     variants.push(["submissions + new contacts recorded (after 0022)", asRunning]);
     variants.push([
       "not recorded (before 0022)",
@@ -244,7 +244,6 @@ try {
   };
   if (BREAKDOWN) {
     variants.length = 0;
-    const asRunning = (s: Database) => s.exec("PRAGMA wal_autocheckpoint = 0");
     variants.push(["as running (chunks of 32)", (s, a) => (asRunning(s), timeParts("as running (chunks of 32)", a))]);
     variants.push([
       "contacts_fts triggers dropped (f15-fts's effect)",
@@ -257,7 +256,6 @@ try {
   }
   if (TUNING) {
     variants.length = 0;
-    const asRunning = (s: Database) => s.exec("PRAGMA wal_autocheckpoint = 0");
     variants.push(["as running (chunks of 32, 8 MiB cache)", asRunning]);
     for (const mb of [16, 32, 64]) variants.push([`page cache ${mb} MiB`, (s) => (asRunning(s), s.exec(`PRAGMA cache_size = -${mb * 1024}`))]);
     variants.push(["8 MiB cache + mmap 1 GiB", (s) => (asRunning(s), s.exec("PRAGMA mmap_size = 1073741824"))]);
@@ -274,14 +272,13 @@ try {
       variants.push(["page cache 32 MiB", (s) => (asRunning(s), s.exec(`PRAGMA cache_size = -32768`))]);
     }
     if (argv.includes("--tuning-more")) {
-      variants.push(["chunks of 64", (s, a) => (asRunning(s), (a.chunkRows = 64))]);
+      variants.push(["chunks of 64", chunk64]);
       variants.push(["chunks of 128", (s, a) => (asRunning(s), (a.chunkRows = 128))]);
     }
   }
   // --submissions-index-ab: migration 0024 (submissions (account_id, created_at) dropped) against the index kept.
   if (argv.includes("--submissions-index-ab")) {
     variants.length = 0;
-    const asRunning = (s: Database) => s.exec("PRAGMA wal_autocheckpoint = 0");
     variants.push(["after 0024 (no submissions (account, created) index)", (s) => (asRunning(s), s.exec("DROP INDEX IF EXISTS submissions_account_created_idx"))]);
     variants.push([
       "before 0024 (the index kept)",
@@ -292,7 +289,6 @@ try {
   // exists) against without that lookup (the applier's chunks wrote the contact themselves).
   if (argv.includes("--conversation-probe-ab")) {
     variants.length = 0;
-    const asRunning = (s: Database) => s.exec("PRAGMA wal_autocheckpoint = 0");
     variants.push(["as running (with the contact lookup)", asRunning]);
     variants.push([
       "conversation upsert without the contact lookup",
@@ -309,14 +305,13 @@ try {
   // --batch-sizes: rows per transaction, as the applier's batches are when it keeps up with the webhook (a few rows each).
   if (argv.includes("--batch-sizes")) {
     variants.length = 0;
-    for (const n of [8, 32, 128, 512]) variants.push([`batches of ${n}`, (s) => s.exec("PRAGMA wal_autocheckpoint = 0"), n]);
+    for (const n of [8, 32, 128, 512]) variants.push([`batches of ${n}`, asRunning, n]);
   }
   // --current: only the applier as it runs (e.g. under --cpu-prof).
-  if (argv.includes("--current")) variants.splice(0, variants.length, ["as running (chunks of 32)", (s) => s.exec("PRAGMA wal_autocheckpoint = 0")]);
+  if (argv.includes("--current")) variants.splice(0, variants.length, ["as running (chunks of 32)", asRunning]);
   const PENDING = "new contacts pending for search (after 0023)";
   if (SEARCH_AB) {
     variants.length = 0;
-    const asRunning = (s: Database) => s.exec("PRAGMA wal_autocheckpoint = 0");
     variants.push([PENDING, asRunning]);
     variants.push([
       "search index written by the insert trigger (before 0023)",
