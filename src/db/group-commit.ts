@@ -97,7 +97,7 @@ export class GroupCommitWriter {
    */
   readonly lockListeners: Array<(wanted: boolean) => void> = [];
   /** Transactions committed and jobs run (for tests and metrics). */
-  readonly stats = { batches: 0, jobs: 0, largestBatch: 0, flushMs: 0, commitMs: 0, syncs: 0, syncMs: 0 };
+  readonly stats = { batches: 0, jobs: 0, largestBatch: 0, flushMs: 0, commitMs: 0, syncs: 0 };
   /** Derived counts of the batch's message inserts: summed, written once before COMMIT. */
   private readonly derived: DerivedCounts;
   /** Stage sums (--stage-timing): each job's run() and each COMMIT. */
@@ -160,10 +160,8 @@ export class GroupCommitWriter {
     const settles = this.unflushed;
     this.unflushed = [];
     this.flushing = true;
-    const t0 = performance.now();
     const done = (err: unknown) => {
       this.flushing = false;
-      this.stats.syncMs += performance.now() - t0;
       this.stats.syncs++;
       const failure = err ? new SyncFailedError(err) : undefined;
       if (failure) this.logger?.error("could not flush the database to disk; the writes it covered are not acknowledged", { error: failure.message, batches: settles.length });

@@ -89,7 +89,7 @@ export class SubmissionIntake {
   private lagCount = 0;
   /** Called with the accounts that got queued messages, once they are applied (phones are woken). */
   onApplied: (accounts: string[], emitted: boolean) => void = () => {};
-  readonly stats = { batches: 0, rows: 0, skipped: 0, applyMs: 0, turnWaitMs: 0 };
+  readonly stats = { batches: 0, rows: 0, skipped: 0, applyMs: 0 };
 
   /**
    * `dbPath` ":memory:" (no second connection possible) applies inline: in the request's own
@@ -311,11 +311,9 @@ export class SubmissionIntake {
     if (!this.worker || this.holdDepth > 0 || Atomics.load(this.shared, SLOT_APPLIER_HOLDS) === 0n) return null;
     Atomics.store(this.shared, SLOT_MAIN_WANTS, 1n);
     this.turnWaits++;
-    const t0 = performance.now();
     const r = Atomics.waitAsync(this.shared, SLOT_APPLIER_HOLDS, 1n, BARRIER_MAX_WAIT_MS);
     const done = (outcome: string) => {
       this.turnWaits--;
-      this.stats.turnWaitMs += performance.now() - t0;
       if (outcome === "timed-out") {
         this.turnWaitTimedOut = true;
         this.logger.warn("submission applier did not let go of the database in time; going ahead", { waitedMs: BARRIER_MAX_WAIT_MS });
