@@ -294,7 +294,7 @@ export class SubmissionIntake {
     while (Atomics.load(this.shared, SLOT_APPLIER_HOLDS) !== 0n) {
       const left = end - performance.now();
       if (left <= 0) {
-        this.logger.warn("submission applier did not let go of the database in time; going ahead", { waitedMs: BARRIER_MAX_WAIT_MS });
+        this.warnApplierHeld();
         return;
       }
       Atomics.wait(this.shared, SLOT_APPLIER_HOLDS, 1n, Math.min(100, left));
@@ -316,7 +316,7 @@ export class SubmissionIntake {
       this.turnWaits--;
       if (outcome === "timed-out") {
         this.turnWaitTimedOut = true;
-        this.logger.warn("submission applier did not let go of the database in time; going ahead", { waitedMs: BARRIER_MAX_WAIT_MS });
+        this.warnApplierHeld();
       }
       // The flush runs right after this (same turn of the event loop) and lets go when done; if
       // it had nothing left to write, the applier is let on here.
@@ -325,6 +325,11 @@ export class SubmissionIntake {
       });
     };
     return r.async ? r.value.then(done) : (done(r.value), Promise.resolve());
+  }
+
+  /** The applier kept its turn past the barrier's bound: the main thread goes ahead (SQLite's busy_timeout decides). */
+  private warnApplierHeld(): void {
+    this.logger.warn("submission applier did not let go of the database in time; going ahead", { waitedMs: BARRIER_MAX_WAIT_MS });
   }
 
   /** Group-commit flushes waiting (asynchronously) for the applier's turn to end. */
