@@ -116,6 +116,21 @@ async function benchCeiling(schema: "minimal" | "ours", seconds: number): Promis
 const fmt = (name: string, r: Run) =>
   `${name.padEnd(34)} ${String(r.rps).padStart(7)} req/s   p50 ${r.p50Ms.toFixed(2).padStart(6)} ms   p99 ${r.p99Ms.toFixed(2).padStart(6)} ms   errors ${r.errors}/${r.requests}   peak RSS ${r.peakRssMb.toFixed(1)} MB   peak WAL ${r.peakWalMb.toFixed(1)} MB`;
 
+/**
+ * Runs each named variant AB_ROUNDS times in interleaved rounds (the order turns each round, so a
+ * burst of load from elsewhere on the machine does not land on one variant only).
+ */
+async function interleaved<T, R>(variants: Array<[string, T]>, run: (v: T) => Promise<R>): Promise<Map<string, R[]>> {
+  const results = new Map<string, R[]>(variants.map(([n]) => [n, []]));
+  for (let round = 0; round < AB_ROUNDS; round++) {
+    for (let i = 0; i < variants.length; i++) {
+      const [name, v] = variants[(i + round) % variants.length];
+      results.get(name)!.push(await run(v));
+    }
+  }
+  return results;
+}
+
 try {
   if (compareDir) {
     console.log(machineLine());
@@ -123,13 +138,7 @@ try {
       ["this tree", [bun, join(root, "src/main.ts")]],
       [compareDir, [bun, join(compareDir, "src/main.ts")]],
     ];
-    const runs = new Map<string, Run[]>(sides.map(([n]) => [n, []]));
-    for (let round = 0; round < AB_ROUNDS; round++) {
-      for (let i = 0; i < sides.length; i++) {
-        const [name, cmd] = sides[(i + round) % sides.length];
-        runs.get(name)!.push(await benchTextwire([], AB_SECONDS, { cmd }));
-      }
-    }
+    const runs = await interleaved(sides, (cmd) => benchTextwire([], AB_SECONDS, { cmd }));
     console.log(`${AB_ROUNDS} interleaved rounds of ${AB_SECONDS} s, ${CONCURRENCY} connections, from source:`);
     for (const [name] of sides) {
       for (const r of runs.get(name)!) console.log(fmt(name, r) + `   applier lag p99 ${(r.lagP99 ?? NaN).toFixed(0)} ms, ${(r.rowsPerBatch ?? NaN).toFixed(1)} rows/batch`);
@@ -164,8 +173,7 @@ try {
   console.log(`  ${"total (wall time per request = 1 / throughput)".padEnd(66)} ${total.toFixed(1).padStart(7)}`);
 
   if (runAb) {
-    // Interleaved rounds (the order turns each round), so a burst of load from elsewhere on the
-    // machine does not land on one variant only; each variant's figures are the rounds' mean.
+    // Each variant's figures are the mean of its interleaved rounds.
     console.log(`\nSQLite settings A/B (${AB_ROUNDS} interleaved rounds of ${AB_SECONDS} s each, --stage-timing on; mean, and the ratio to the defaults):`);
     const variants: Array<[string, string[]]> = [
       ["defaults", []],
@@ -175,13 +183,7 @@ try {
       ["commit fsync inline (main thread, lock held)", ["--commit-sync", "inline"]],
     ];
     type Timed = Run & { stages?: Record<Stage, number> };
-    const results = new Map<string, Timed[]>(variants.map(([n]) => [n, []]));
-    for (let round = 0; round < AB_ROUNDS; round++) {
-      for (let i = 0; i < variants.length; i++) {
-        const [name, flags] = variants[(i + round) % variants.length];
-        results.get(name)!.push(await benchTextwire([...flags, "--stage-timing"], AB_SECONDS, { stages: true }));
-      }
-    }
+    const results: Map<string, Timed[]> = await interleaved(variants, (flags) => benchTextwire([...flags, "--stage-timing"], AB_SECONDS, { stages: true }));
     const mean = (rs: Timed[], f: (r: Timed) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
     const summary = (rs: Run[]): Run => ({
       ...rs[0],
