@@ -10,6 +10,9 @@ import { AuthFailureLimiter, RouteTable, badRequestTarget, malformedPathError, m
 import { setState, type RequestState } from "./context";
 import { JSON_TYPE, checkJsonDepth, payloadTooLarge, readLimitedBody } from "./body";
 import { isDashboardPath, serveDashboard } from "../dashboard/assets";
+import { IpRangeList } from "../lib/ip-ranges";
+import { clientAddress } from "./forwarded";
+import { LOOPBACK_PROXIES } from "../config";
 
 /** Webhook payload limit (spec: 10KB). */
 export const WEBHOOK_BODY_LIMIT = 10_240;
@@ -43,22 +46,23 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
   const { config, logger } = deps;
   const routeTable = new RouteTable(() => deps.routes());
   const authFailures = new AuthFailureLimiter(config.authFailuresPerMinute, deps.clock);
+  const proxies = config.trustProxy ? IpRangeList.parse(config.trustedProxies ?? LOOPBACK_PROXIES) : null;
   const timing = deps.stageTiming;
   return async function fetch(req: Request, server?: Server<unknown>): Promise<Response> {
     const startedAt = performance.now();
     const url = requestUrl(req);
     const path = url?.pathname ?? "*";
-    const fwdProto = config.trustProxy ? req.headers.get("x-forwarded-proto")?.split(",")[0].trim() : undefined;
-    const fwdHost = config.trustProxy ? req.headers.get("x-forwarded-host")?.split(",")[0].trim() : undefined;
-    // The proxy APPENDS the address it saw: the last entry is the one a client cannot forge.
-    const fwdFor = config.trustProxy ? req.headers.get("x-forwarded-for")?.split(",").pop()?.trim() || undefined : undefined;
+    // Forwarded headers count only from a configured proxy (see clientAddress).
+    const { clientIp, viaProxy } = clientAddress(server?.requestIP(req)?.address, req.headers.get("x-forwarded-for"), proxies);
+    const fwdProto = viaProxy ? req.headers.get("x-forwarded-proto")?.split(",")[0].trim() || undefined : undefined;
+    const fwdHost = viaProxy ? req.headers.get("x-forwarded-host")?.split(",")[0].trim() || undefined : undefined;
     const proto = fwdProto ?? url?.protocol.replace(":", "") ?? "http";
     const host = fwdHost ?? req.headers.get("host") ?? url?.host ?? "";
     const state: RequestState = {
       requestId: crypto.randomUUID(),
       startedAt,
       origin: `${proto}://${host}`,
-      clientIp: fwdFor ?? server?.requestIP(req)?.address ?? "unknown",
+      clientIp,
       headers: {},
       logPath: redactPath(path),
     };
