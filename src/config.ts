@@ -2,6 +2,11 @@
  * One typed config: flag > TEXTWIRE_* env > default. This is the only module that reads env.
  * Every option, its default and its unit live in OPTIONS; `--help` and the README table follow it.
  */
+import { IpRangeList } from "./lib/ip-ranges";
+
+/** What `--trust-proxy` (or `true`) trusts when no addresses are given: this machine. */
+export const LOOPBACK_PROXIES = ["127.0.0.0/8", "::1"];
+
 export type OptionType = "string" | "int" | "bool";
 
 export interface OptionSpec {
@@ -13,6 +18,8 @@ export interface OptionSpec {
   global?: boolean;
   min?: number;
   max?: number;
+  /** What the flag means given bare (`--trust-proxy`), for an option that otherwise takes a value. */
+  bare?: string;
 }
 
 export const DEFAULT_DB_PATH = "./data/textwire.db";
@@ -52,7 +59,7 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "tls-cert", type: "string", help: "PEM certificate file; with --tls-key the API speaks HTTPS (default: <db folder>/tls/server.crt once `textwire tls init` made it)" },
   { flag: "tls-key", type: "string", help: "PEM private key file" },
   { flag: "redirect-port", type: "int", min: 0, max: 65535, help: "with TLS: plain-HTTP listener answering every request with 308 to HTTPS" },
-  { flag: "trust-proxy", type: "bool", default: false, help: "honour X-Forwarded-For/-Proto/-Host from a reverse proxy; forwarded http is redirected (308) to https" },
+  { flag: "trust-proxy", type: "string", bare: "true", help: "reverse proxies whose X-Forwarded-For/-Proto/-Host are honoured, when the connection comes from one of them: addresses or CIDR ranges, comma-separated (IPv4 and IPv6), or true for this machine only (127.0.0.0/8, ::1); forwarded http is redirected (308) to https [default: off]" },
   { flag: "webhook-limit-per-minute", type: "int", default: DEFAULT_WEBHOOK_LIMIT_PER_MINUTE, min: 1, help: "per-form webhook limit (requests per minute)" },
   { flag: "send-rate-per-minute", type: "int", default: DEFAULT_SEND_RATE_PER_MINUTE, min: 1, help: "per-account device send rate (messages per minute), for estimates and `next`" },
   { flag: "max-lease-attempts", type: "int", default: DEFAULT_MAX_LEASE_ATTEMPTS, min: 1, max: 100, help: "lease expiries with no report before a message fails with no-report" },
@@ -123,7 +130,8 @@ export function parseArgs(argv: string[], booleanFlags: Set<string> = new Set())
 
 export const envName = (flag: string) => "TEXTWIRE_" + flag.toUpperCase().replace(/-/g, "_");
 
-function coerce(spec: OptionSpec, raw: string | true, origin: string): string | number | boolean {
+function coerce(spec: OptionSpec, given: string | true, origin: string): string | number | boolean {
+  const raw = given === true && spec.bare !== undefined ? spec.bare : given;
   if (spec.type === "bool") {
     if (raw === true) return true;
     const v = raw.toLowerCase();
@@ -174,7 +182,10 @@ export interface ServeConfig {
   tlsCert?: string;
   tlsKey?: string;
   redirectPort?: number;
+  /** Forwarded headers are honoured (from the proxies in trustedProxies only). */
   trustProxy: boolean;
+  /** Addresses and CIDR ranges of the trusted proxies; unset with trustProxy = this machine (loopback). */
+  trustedProxies?: string[];
   webhookLimitPerMinute: number;
   sendRatePerMinute: number;
   maxLeaseAttempts: number;
@@ -219,6 +230,26 @@ function durationFlag(flag: string, text: string): number {
   } catch (err) {
     throw new ConfigError(`--${flag}: ${(err as Error).message}`);
   }
+}
+
+/**
+ * `--trust-proxy`: off (absent, empty, false), this machine only (true, or the bare flag), or a
+ * comma-separated list of addresses and CIDR ranges. A value that is none of these stops the
+ * start: trusting the wrong hosts silently would let any client name its own address.
+ */
+export function parseTrustProxy(value: string | undefined): Pick<ServeConfig, "trustProxy" | "trustedProxies"> {
+  const v = value?.trim() ?? "";
+  const word = v.toLowerCase();
+  if (v === "" || ["0", "false", "no", "off"].includes(word)) return { trustProxy: false };
+  if (["1", "true", "yes", "on"].includes(word)) return { trustProxy: true, trustedProxies: [...LOOPBACK_PROXIES] };
+  const entries = v.split(",").map((e) => e.trim());
+  if (entries.some((e) => e === "")) throw new ConfigError(`--trust-proxy: an empty entry in "${v.slice(0, 200)}"; list addresses or ranges separated by commas, e.g. 10.0.0.1,fd00::/8`);
+  try {
+    IpRangeList.parse(entries);
+  } catch (err) {
+    throw new ConfigError(`--trust-proxy: ${(err as Error).message}; or true for this machine only, or false`);
+  }
+  return { trustProxy: true, trustedProxies: entries };
 }
 
 export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): ServeConfig {
@@ -266,7 +297,7 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     tlsCert,
     tlsKey,
     redirectPort: o["redirect-port"] as number | undefined,
-    trustProxy: o["trust-proxy"] as boolean,
+    ...parseTrustProxy(o["trust-proxy"] as string | undefined),
     webhookLimitPerMinute: o["webhook-limit-per-minute"] as number,
     sendRatePerMinute: o["send-rate-per-minute"] as number,
     maxLeaseAttempts: o["max-lease-attempts"] as number,

@@ -1,4 +1,4 @@
-import { buildServeConfig, OPTIONS, envName, type ParsedArgs, type ServeConfig } from "../config";
+import { buildServeConfig, LOOPBACK_PROXIES, OPTIONS, envName, type ParsedArgs, type ServeConfig } from "../config";
 import { createLogger } from "../lib/log";
 import { startServer, type RunningServer } from "../server";
 import { SchemaTooNewError } from "../db/migrate";
@@ -99,7 +99,7 @@ export function startLine(running: RunningServer, config: ServeConfig, localTlsD
   const parts = [`database ${config.db}`];
   if (localTlsDir) parts.push(`HTTPS with the local CA's certificate from ${localTlsDir} (textwire tls init); phones get the CA at /ca.crt`);
   else if (config.tlsCert) parts.push(`HTTPS with ${config.tlsCert}`);
-  else if (config.trustProxy) parts.push("plain HTTP behind a TLS reverse proxy (--trust-proxy)");
+  else if (config.trustProxy) parts.push(`plain HTTP behind a TLS reverse proxy (--trust-proxy: forwarded headers honoured from ${(config.trustedProxies ?? LOOPBACK_PROXIES).join(", ")})`);
   if (running.tlsCertificate) parts.push(`certificate valid until ${running.tlsCertificate.certificateExpiresAt.slice(0, 10)}`);
   let line = `Textwire listening on ${running.url} (${parts.join("; ")})`;
   if (running.redirectServer) line += `; plain-HTTP redirect to HTTPS on port ${running.redirectServer.port}`;

@@ -3,7 +3,7 @@
  * value is reported by parameter name with the allowed values; nothing here touches the database.
  */
 import { CONTACT_STATUSES, isContactStatus, type ContactStatus, isValidCustomFieldName } from "./contact-update";
-import { DEFAULT_PAGE_SIZE, enumError, MAX_PAGE_SIZE, parsePeriodAndZone, parseQueryDate } from "./query-params";
+import { enumError, parsePaging, parsePeriodAndZone, parseQueryDate } from "./query-params";
 import type { Period } from "./time-series";
 import { phoneDigits } from "./phone";
 import type { FieldError } from "./submission";
@@ -48,16 +48,6 @@ function str(v: unknown): string | undefined {
 export function parseDateParam(v: string): string | null {
   const ms = parseQueryDate(v);
   return ms === null ? null : new Date(ms).toISOString();
-}
-
-function intParam(raw: Raw, name: string, def: number, min: number, max: number, errors: FieldError[]): number {
-  const v = str(raw[name]);
-  if (v === undefined || v === "") return def;
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
-    errors.push({ field: name, message: `${name} must be an integer from ${min} to ${max}`, requirement: `integer ${min}-${max}`, provided: v.slice(0, 100) });
-    return def;
-  }
-  return Number(v);
 }
 
 /** Comma-separated tags → list; empty items ignored. */
@@ -108,13 +98,6 @@ export function parseFilter(raw: Raw, errors: FieldError[]): ContactFilter {
     else f.search = searchPattern(search);
   }
   return f;
-}
-
-export function parsePaging(raw: Raw, errors: FieldError[]): { page: number; limit: number } {
-  return {
-    page: intParam(raw, "page", 1, 1, 1_000_000, errors),
-    limit: intParam(raw, "limit", DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE, errors),
-  };
 }
 
 export function parseSort(raw: Raw, errors: FieldError[]): { sortBy: ContactSortField; order: "asc" | "desc" } {

@@ -7,11 +7,41 @@ import type { FieldError } from "./submission";
  * one reading of an analytics period and zone.
  */
 
-/** Lists: page ≥ 1 (default 1), 1 ≤ limit ≤ 100 (default 50) — CONTRACT §3. */
+/** Lists: page ≥ 1 (default 1), 1 ≤ limit ≤ 100 (default 50). */
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 50;
-/** The highest page number a list accepts (contacts, forms and messages alike). */
+/** The highest page number a list accepts (every list alike). */
 export const MAX_PAGE = 1_000_000;
+
+/**
+ * A whole-number query value from `min` to `max`: digits only, nothing else ("1e3", "0x10", " 1",
+ * "1.0", "-0" are refused, as is anything past the range, however long), so no value reaches SQL
+ * as an unsafe integer or an offset past the end of the table. Absent or empty: `def`. A bad value
+ * is pushed to `errors` as "<name> must be an integer from <min> to <max>"
+ * (docs/api-decisions.md, "Hostile input, round two").
+ */
+export function parseIntParam(value: unknown, name: string, def: number, min: number, max: number, errors: FieldError[]): number {
+  if (value === undefined || value === null || value === "") return def;
+  const v = String(value);
+  // At most 16 digits read: a longer run is out of every range, and Number() of it would round.
+  const n = /^\d{1,16}$/.test(v) ? Number(v) : NaN;
+  if (!(n >= min && n <= max)) {
+    errors.push({ field: name, message: `${name} must be an integer from ${min} to ${max}`, requirement: `integer ${min}-${max}`, provided: v.slice(0, 100) });
+    return def;
+  }
+  return n;
+}
+
+/**
+ * THE reading of `page` and `limit`, for every paginated list (query string or search body):
+ * page 1-MAX_PAGE (default 1), limit 1-MAX_PAGE_SIZE (default DEFAULT_PAGE_SIZE).
+ */
+export function parsePaging(raw: { page?: unknown; limit?: unknown }, errors: FieldError[]): { page: number; limit: number } {
+  return {
+    page: parseIntParam(raw.page, "page", 1, 1, MAX_PAGE, errors),
+    limit: parseIntParam(raw.limit, "limit", DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE, errors),
+  };
+}
 
 export const DEFAULT_PERIOD: Period = "30d";
 

@@ -8,8 +8,11 @@ import { rateLimitHeaders } from "../limits/api-limiter";
 import { classify, describeProvided, findCredential, redactPath, requiredPermission, type CredentialLookup } from "./access";
 import { AuthFailureLimiter, RouteTable, badRequestTarget, malformedPathError, methodNotAllowedError, noRouteError, requestUrl, routedByElysiaAs, safeDecode } from "./request-guard";
 import { setState, type RequestState } from "./context";
-import { JSON_TYPE, payloadTooLarge, readLimitedBody } from "./body";
+import { JSON_TYPE, checkJsonDepth, payloadTooLarge, readLimitedBody } from "./body";
 import { isDashboardPath, serveDashboard } from "../dashboard/assets";
+import { IpRangeList } from "../lib/ip-ranges";
+import { clientAddress } from "./forwarded";
+import { LOOPBACK_PROXIES } from "../config";
 
 /** Webhook payload limit (spec: 10KB). */
 export const WEBHOOK_BODY_LIMIT = 10_240;
@@ -43,22 +46,23 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
   const { config, logger } = deps;
   const routeTable = new RouteTable(() => deps.routes());
   const authFailures = new AuthFailureLimiter(config.authFailuresPerMinute, deps.clock);
+  const proxies = config.trustProxy ? IpRangeList.parse(config.trustedProxies ?? LOOPBACK_PROXIES) : null;
   const timing = deps.stageTiming;
   return async function fetch(req: Request, server?: Server<unknown>): Promise<Response> {
     const startedAt = performance.now();
     const url = requestUrl(req);
     const path = url?.pathname ?? "*";
-    const fwdProto = config.trustProxy ? req.headers.get("x-forwarded-proto")?.split(",")[0].trim() : undefined;
-    const fwdHost = config.trustProxy ? req.headers.get("x-forwarded-host")?.split(",")[0].trim() : undefined;
-    // The proxy APPENDS the address it saw: the last entry is the one a client cannot forge.
-    const fwdFor = config.trustProxy ? req.headers.get("x-forwarded-for")?.split(",").pop()?.trim() || undefined : undefined;
+    // Forwarded headers count only from a configured proxy (see clientAddress).
+    const { clientIp, viaProxy } = clientAddress(server?.requestIP(req)?.address, req.headers.get("x-forwarded-for"), proxies);
+    const fwdProto = viaProxy ? req.headers.get("x-forwarded-proto")?.split(",")[0].trim() || undefined : undefined;
+    const fwdHost = viaProxy ? req.headers.get("x-forwarded-host")?.split(",")[0].trim() || undefined : undefined;
     const proto = fwdProto ?? url?.protocol.replace(":", "") ?? "http";
     const host = fwdHost ?? req.headers.get("host") ?? url?.host ?? "";
     const state: RequestState = {
       requestId: crypto.randomUUID(),
       startedAt,
       origin: `${proto}://${host}`,
-      clientIp: fwdFor ?? server?.requestIP(req)?.address ?? "unknown",
+      clientIp,
       headers: {},
       logPath: redactPath(path),
     };
@@ -147,7 +151,7 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     // The dashboard's pages and files: no key (the app signs in through /v1/session).
     if (kind === "public" && req.method === "GET" && isDashboardPath(path)) return serveDashboard(path, req.headers.get("accept-encoding"));
     const hasBody = req.method === "POST" || req.method === "PUT" || req.method === "PATCH";
-    if (hasBody) {
+    if (!NO_BODY_METHODS.has(req.method)) {
       const limit = bodyLimitFor(kind, path);
       const declared = Number(req.headers.get("content-length") ?? "0");
       if (declared > limit) throw payloadTooLarge(limit, declared);
@@ -167,7 +171,9 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     if (req.method === "POST" && SIGN_IN_RE.test(path)) {
       authFailures.check(state.clientIp);
       checkJsonContentType(req, path);
-      const res = await handleWithBody(req, targetUrl, state, bodyLimitFor(kind, path));
+      const target = await withCheckedBody(req, targetUrl, kind, path);
+      setState(target, state);
+      const res = await handleApp(target, state);
       if (res.status === 401) authFailures.fail(state.clientIp);
       return res;
     }
@@ -243,40 +249,38 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
         });
       }
       if (hasBody) checkJsonContentType(req, effectivePath);
-      let target = req;
       if (cred.rewrittenPath !== undefined) {
         const inner = new URL(targetUrl);
         inner.pathname = cred.rewrittenPath;
         targetUrl = inner.toString();
       }
-      if (hasBody && !req.headers.has("content-length") && req.body) {
-        // A chunked body: read it here, never past the route's limit, so the app sees a sized one.
-        const bytes = await readLimitedBody(req, bodyLimitFor(kind, path));
-        target = new Request(targetUrl, { method: req.method, headers: req.headers, body: bytes });
-      } else if (targetUrl !== req.url) target = new Request(targetUrl, req);
-      if (target !== req) {
-        setState(target, state);
-        return handleApp(target, state);
-      }
     }
-    const target = targetUrl !== req.url ? new Request(targetUrl, req) : req;
+    const target = await withCheckedBody(req, targetUrl, kind, path);
     setState(target, state);
     return handleApp(target, state);
   }
 
-  /** Hands a request with a body on; a chunked one is read here, never past `limit`. */
-  async function handleWithBody(req: Request, targetUrl: string, state: RequestState, limit: number): Promise<Response> {
-    let target = req;
-    if (!req.headers.has("content-length") && req.body) {
-      target = new Request(targetUrl, { method: req.method, headers: req.headers, body: await readLimitedBody(req, limit) });
-    } else if (targetUrl !== req.url) target = new Request(targetUrl, req);
-    setState(target, state);
-    return handleApp(target, state);
+  /**
+   * The request the app gets: its body read here (never past the route's limit, chunked or not)
+   * and its JSON nesting checked before Elysia or a route parses it, so no schema check or error
+   * report ever walks a value thousands of levels deep (docs/api-decisions.md, "Hostile input,
+   * round two"). The webhook reads and checks its own body (its lean path, parseSubmissionBody);
+   * an import is CSV, XLSX or multipart, streamed and never parsed as JSON.
+   */
+  async function withCheckedBody(req: Request, targetUrl: string, kind: string, path: string): Promise<Request> {
+    if (req.body === null || NO_BODY_METHODS.has(req.method) || kind === "webhook" || path.startsWith("/v1/contacts/import")) {
+      return targetUrl !== req.url ? new Request(targetUrl, req) : req;
+    }
+    const bytes = await readLimitedBody(req, bodyLimitFor(kind, path));
+    checkJsonDepth(bytes);
+    return new Request(targetUrl, { method: req.method, headers: req.headers, body: bytes.byteLength > 0 ? bytes : null });
   }
 }
 
 const SIGN_IN_RE = /^\/v1\/session\/?$/;
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+/** Methods whose body, if any, nothing reads. */
+const NO_BODY_METHODS = SAFE_METHODS;
 /**
  * Requests of phones polling with a key: asking for work, and reporting — a status, or a text
  * the phone received (a STOP must never be lost to a rate limit).

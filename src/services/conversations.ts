@@ -6,8 +6,8 @@
 import type { Database } from "bun:sqlite";
 import { validationError } from "../errors";
 import { iso, type Clock } from "../lib/clock";
-import { parseFilter, parsePaging } from "../domain/contact-query";
-import { enumError } from "../domain/query-params";
+import { parseFilter } from "../domain/contact-query";
+import { enumError, parsePaging } from "../domain/query-params";
 import type { FieldError } from "../domain/submission";
 import { countConversations, countThread, lastMessageOf, listConversations, listThread, unreadTotal } from "../db/conversations";
 import { markInboundRead } from "../db/inbound-messages";

@@ -18,7 +18,7 @@ import { decideTransition, isMessageStatus, MESSAGE_STATUSES, parseIsoTimestamp,
 import { normalizePhone } from "../domain/phone";
 import { smsInfo } from "../domain/sms-encoding";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
-import { enumError, parseQueryDate } from "../domain/query-params";
+import { enumError, parsePaging, parseQueryDate } from "../domain/query-params";
 import type { LeaseService } from "./leases";
 import { PRIORITIES } from "../domain/form-definition";
 import { normalizeDeviceTime } from "../domain/device-time";
@@ -159,8 +159,9 @@ export function queueEntryOf(r: Pick<MessageRow, "id" | "account_id" | "priority
 }
 
 export interface ListQuery {
-  page?: number;
-  limit?: number;
+  /** Query text, or a number from code: read by parsePaging either way. */
+  page?: string | number;
+  limit?: string | number;
   status?: string;
   priority?: string;
   createdAfter?: string;
@@ -264,8 +265,7 @@ export class MessageService {
 
   list(accountId: string, q: ListQuery) {
     const errors: FieldErr[] = [];
-    const page = q.page ?? 1;
-    const limit = q.limit ?? 50;
+    const { page, limit } = parsePaging(q, errors);
     if (q.status !== undefined && !isMessageStatus(q.status)) errors.push(enumError("status", MESSAGE_STATUSES, q.status));
     if (q.priority !== undefined && !(PRIORITIES as readonly string[]).includes(q.priority)) errors.push(enumError("priority", PRIORITIES, q.priority));
     const sortBy = (q.sortBy ?? "createdAt") as MessageSort;

@@ -9,7 +9,7 @@ import { newId, UUID_RE } from "../lib/ids";
 import type { DeliveryRow, EndpointRow } from "../db/events";
 import { ALL_EVENTS, EVENT_TYPES, formatSecret, isEventType, SECRET_BYTES, SECRET_OVERLAP_MS } from "../domain/outbound-events";
 import { judgeWebhookTarget } from "../domain/webhook-url";
-import { enumError, parseQueryDate } from "../domain/query-params";
+import { enumError, parsePaging, parseQueryDate } from "../domain/query-params";
 import { parseEvents, type EventOutbox } from "./events";
 
 export const MAX_ENDPOINTS_PER_ACCOUNT = 20;
@@ -249,9 +249,10 @@ export class WebhookEndpointService {
     return { ...toEndpoint(next, now), secret: next.secret };
   }
 
-  deliveries(accountId: string, id: string, q: { page?: number; limit?: number; status?: string; eventType?: string; createdAfter?: string; createdBefore?: string }) {
+  deliveries(accountId: string, id: string, q: { page?: string | number; limit?: string | number; status?: string; eventType?: string; createdAfter?: string; createdBefore?: string }) {
     this.row(accountId, id);
     const errs: FieldErr[] = [];
+    const { page, limit } = parsePaging(q, errs);
     if (q.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(q.status)) errs.push(enumError("status", DELIVERY_STATUSES, q.status.slice(0, 100)));
     if (q.eventType !== undefined && q.eventType !== "ping" && !isEventType(q.eventType)) errs.push(enumError("eventType", [...EVENT_TYPES, "ping"], q.eventType.slice(0, 100)));
     const after = q.createdAfter === undefined ? undefined : parseQueryDate(q.createdAfter);
@@ -259,8 +260,6 @@ export class WebhookEndpointService {
     if (after === null) errs.push({ field: "createdAfter", message: "createdAfter must be an ISO 8601 date", requirement: "ISO 8601 date or date-time", provided: q.createdAfter });
     if (before === null) errs.push({ field: "createdBefore", message: "createdBefore must be an ISO 8601 date", requirement: "ISO 8601 date or date-time", provided: q.createdBefore });
     if (errs.length) throw validationError(errs);
-    const page = q.page ?? 1;
-    const limit = q.limit ?? 50;
     const { rows, total } = this.store.listDeliveries(
       id,
       { status: q.status, eventType: q.eventType, createdAfter: after === undefined ? undefined : iso(after!), createdBefore: before === undefined ? undefined : iso(before!) },

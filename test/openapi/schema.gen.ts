@@ -2307,7 +2307,7 @@ export interface operations {
             query?: {
                 /** @description page size, 1-100 (default 50) */
                 limit?: number;
-                /** @description page number, from 1 (default 1) */
+                /** @description page number, 1-1000000 (default 1) */
                 page?: number;
             };
             header?: never;
@@ -5862,9 +5862,9 @@ export interface operations {
                 counts?: string;
                 /** @description true or false */
                 isActive?: string;
-                /** @description page size, 1-100 */
+                /** @description page size, 1-100 (default 50) */
                 limit?: number;
-                /** @description page number, 1-1000000 */
+                /** @description page number, 1-1000000 (default 1) */
                 page?: number;
                 search?: string;
             };
@@ -7533,7 +7533,7 @@ export interface operations {
                 createdBefore?: string;
                 /** @description page size, 1-100 (default 50) */
                 limit?: number;
-                /** @description page number, from 1 (default 1) */
+                /** @description page number, 1-1000000 (default 1) */
                 page?: number;
             };
             header?: never;
@@ -7720,11 +7720,11 @@ export interface operations {
                 /** @description ISO 8601 date or date-time (exclusive) */
                 createdBefore?: string;
                 formId?: string;
-                /** @description page size, 1-100 */
+                /** @description page size, 1-100 (default 50) */
                 limit?: number;
                 /** @description asc | desc (default) */
                 order?: "asc" | "desc";
-                /** @description page number, 1-1000000 */
+                /** @description page number, 1-1000000 (default 1) */
                 page?: number;
                 /** @description low | normal | high | urgent */
                 priority?: "low" | "normal" | "high" | "urgent";
@@ -10532,9 +10532,9 @@ export interface operations {
                 createdBefore?: string;
                 /** @description e.g. message.sent */
                 eventType?: string;
-                /** @description page size, 1-100 */
+                /** @description page size, 1-100 (default 50) */
                 limit?: number;
-                /** @description page number, from 1 */
+                /** @description page number, 1-1000000 (default 1) */
                 page?: number;
                 /** @description pending | delivered | failed */
                 status?: string;

@@ -233,7 +233,9 @@ describe("the start line and the plain-HTTP warning", () => {
     expect(plain.err).toContain("warning: serving plain HTTP");
     const proxied = await startOnce(["--trust-proxy"], freshDb());
     expect(proxied.err).not.toContain("serving plain HTTP");
-    expect(proxied.line).toContain("--trust-proxy");
+    expect(proxied.line).toContain("--trust-proxy: forwarded headers honoured from 127.0.0.0/8, ::1");
+    const listed = await startOnce(["--trust-proxy", "10.0.0.2,fd00::/8"], freshDb());
+    expect(listed.line).toContain("forwarded headers honoured from 10.0.0.2, fd00::/8");
   }, 60_000);
 
   test("with TLS and --redirect-port the start line names the redirect listener's port", async () => {

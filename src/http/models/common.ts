@@ -10,11 +10,6 @@ export function IntParam(name: string, min: number, max: number, opts: { default
   return t.Integer({ minimum: min, maximum: max, error: `${name} must be an integer from ${min} to ${max}`, ...opts });
 }
 
-export const Pagination = {
-  page: t.Optional(IntParam("page", 1, MAX_PAGE, { default: 1, description: `page number, 1-${MAX_PAGE}` })),
-  limit: t.Optional(IntParam("limit", 1, MAX_PAGE_SIZE, { default: DEFAULT_PAGE_SIZE, description: "page size, 1-100" })),
-};
-
 export const IdParam = t.Object({ id: t.String({ minLength: 1, maxLength: 200 }) });
 
 /** Query booleans arrive as text. */
@@ -63,9 +58,13 @@ export const Timestamp = t.String({ format: "date-time" });
 export const NullableTimestamp = t.Union([Timestamp, t.Null()]);
 export const NullableString = t.Union([t.String(), t.Null()]);
 
-/** Page and limit declared loosely (checked by the domain), documented as integers. */
+/**
+ * Page and limit of every list, declared loosely (text) and read by the domain's parsePaging, so
+ * every list refuses the same values with the same words (docs/api-decisions.md, "Hostile input,
+ * round two"); documented as integers.
+ */
 export const PageQuery = {
-  page: t.Optional(t.String({ description: "page number, from 1 (default 1)", "x-type": t.Integer({ minimum: 1, maximum: MAX_PAGE }) })),
+  page: t.Optional(t.String({ description: `page number, 1-${MAX_PAGE} (default 1)`, "x-type": t.Integer({ minimum: 1, maximum: MAX_PAGE }) })),
   limit: t.Optional(t.String({ description: `page size, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`, "x-type": t.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE }) })),
 };
 

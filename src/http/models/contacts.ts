@@ -2,13 +2,13 @@ import { t, type Static } from "elysia";
 import { checked, Envelope, Media, NullableString, NullableTimestamp, PageInfo, Timestamp, Deleted, literals } from "./common";
 import { CONTACT_STATUSES } from "../../domain/contact-update";
 import { EXPORT_FORMATS } from "../../domain/contact-export";
-import { MAX_PAGE_SIZE } from "../../domain/query-params";
+import { MAX_PAGE, MAX_PAGE_SIZE } from "../../domain/query-params";
 
 const ContactStatus = literals(CONTACT_STATUSES);
 const Period = literals(["1d", "7d", "30d", "90d", "1y"]);
 const SortBy = literals(["createdAt", "updatedAt", "firstName", "lastName"]);
 const Order = literals(["asc", "desc"]);
-const PageNumber = t.Integer({ minimum: 1 });
+const PageNumber = t.Integer({ minimum: 1, maximum: MAX_PAGE });
 const PageSize = t.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE });
 
 /**

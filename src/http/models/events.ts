@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { EVENT_TYPES } from "../../domain/outbound-events";
+import { PageQuery } from "./common";
 
 const eventList = `["*"] or any of ${EVENT_TYPES.join(", ")}`;
 
@@ -60,8 +61,7 @@ export const Delivery = t.Object({
 });
 
 export const DeliveryListQuery = t.Object({
-  page: t.Optional(t.Integer({ minimum: 1, default: 1, description: "page number, from 1" })),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50, description: "page size, 1-100" })),
+  ...PageQuery,
   status: t.Optional(t.String({ description: "pending | delivered | failed" })),
   eventType: t.Optional(t.String({ description: "e.g. message.sent" })),
   createdAfter: t.Optional(t.String({ description: "ISO 8601 date or date-time (inclusive)" })),

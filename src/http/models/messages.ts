@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { IntParam, Pagination, checked, Envelope, Timestamp, NullableTimestamp, NullableString, PageInfo, Deleted, literals } from "./common";
+import { IntParam, PageQuery, checked, Envelope, Timestamp, NullableTimestamp, NullableString, PageInfo, Deleted, literals } from "./common";
 import { MESSAGE_STATUSES } from "../../domain/message-transitions";
 import { PRIORITIES } from "../../domain/form-definition";
 import { FAILURE_HISTORY_MAX, LEASE_HISTORY_MAX } from "../../db/message-history";
@@ -14,7 +14,7 @@ const Period = literals(["1d", "7d", "30d", "90d", "1y"]);
  * a 400 naming the parameter and the allowed values. "x-type" documents the allowed values.
  */
 export const MessageListQuery = t.Object({
-  ...Pagination,
+  ...PageQuery,
   status: t.Optional(t.String({ description: "queued | sent | failed | cancelled", "x-type": MessageStatus })),
   priority: t.Optional(t.String({ description: "low | normal | high | urgent", "x-type": Priority })),
   createdAfter: t.Optional(t.String({ description: "ISO 8601 date or date-time (inclusive)" })),

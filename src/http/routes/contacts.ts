@@ -26,7 +26,8 @@ import {
   PagingQuery,
   SearchBody,
 } from "../models/contacts";
-import { parseAnalyticsQuery, parseListQuery, parsePaging, parseSearchBody } from "../../domain/contact-query";
+import { parseAnalyticsQuery, parseListQuery, parseSearchBody } from "../../domain/contact-query";
+import { parsePaging } from "../../domain/query-params";
 import type { FieldError } from "../../domain/submission";
 import { readImportUpload } from "../import-upload";
 import { importBatches } from "../../services/contact-import";

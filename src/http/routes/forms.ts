@@ -14,7 +14,9 @@ import {
   RotateWebhookResponse,
 } from "../models/forms";
 import { IdParam } from "../models/common";
-import { DEFAULT_PAGE_SIZE } from "../../domain/query-params";
+import { parsePaging } from "../../domain/query-params";
+import type { FieldError } from "../../domain/submission";
+import { validationError } from "../../errors";
 import type { Form } from "../../services/forms";
 import { maskSecrets, resolveProtection } from "../../domain/protection";
 import { embedSnippet } from "../../domain/embed";
@@ -38,9 +40,12 @@ export function formsRoutes(deps: AppDeps) {
       "/",
       ({ request, query }) => {
         const { accountId } = authOf(request);
+        const errors: FieldError[] = [];
+        const { page, limit } = parsePaging(query, errors);
+        if (errors.length) throw validationError(errors);
         const data = deps.forms.list(accountId, {
-          page: query.page ?? 1,
-          limit: query.limit ?? DEFAULT_PAGE_SIZE,
+          page,
+          limit,
           isActive: query.isActive === undefined ? undefined : query.isActive === "true",
           search: query.search,
         });

@@ -7,7 +7,7 @@ import { CAPTCHA_TOKEN_FIELDS, honeypotFilled, normalizeOrigin } from "../../dom
 import { PAGE_HEADERS, errorPage, prefersHtml, reasonFor, safeBackUrl, thankYouPage, withQuery } from "../pages";
 import { WEBHOOK_BODY_LIMIT } from "../server";
 import { stateOf, type RequestState } from "../context";
-import { JSON_TYPE, readLimitedBody } from "../body";
+import { JSON_TYPE, checkJsonDepth, readLimitedBody } from "../body";
 import { Preflight, SubmissionAnswer, WebhookRequest } from "../models/webhook";
 
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
@@ -43,8 +43,10 @@ const WEBHOOK_RESPONSES: Record<string, any> = {
 
 /** JSON object or url-encoded pairs → the posted object and the text stored as webhookData. */
 export function parseSubmissionBody(contentType: string | null, bytes: Uint8Array): { body: Record<string, unknown>; rawJson: string } {
-  const text = decoder.decode(bytes);
   if (contentType && JSON_TYPE.test(contentType)) {
+    // Before the parse: a value nested thousands deep would overflow whatever walks it next.
+    checkJsonDepth(bytes);
+    const text = decoder.decode(bytes);
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -64,7 +66,7 @@ export function parseSubmissionBody(contentType: string | null, bytes: Uint8Arra
   }
   if (contentType && FORM_TYPE.test(contentType)) {
     const body: Record<string, string> = {};
-    for (const [k, v] of new URLSearchParams(text)) {
+    for (const [k, v] of new URLSearchParams(decoder.decode(bytes))) {
       // Repeated names (checkbox groups) are joined.
       body[k] = Object.prototype.hasOwnProperty.call(body, k) ? `${body[k]}, ${v}` : v;
     }
