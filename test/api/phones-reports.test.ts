@@ -266,3 +266,19 @@ describe("events match the data", () => {
     expect(e.data.contact).toMatchObject({ status: "contacted", messageCount: 1 });
   });
 });
+
+describe("STOP twice through the phone's sms:received", () => {
+  test("the first STOP's confirmation stays queued; no second one", async () => {
+    clearQueue();
+    const d1 = await phone();
+    const from = "+14155550188";
+    const received = (id: string, message: string) => d1.webhook("sms:received", { messageId: id, message, phoneNumber: from, simNumber: 1, receivedAt: gsonDate(Date.now()) }, { id: `evt-${id}` });
+    await expectStatus(await received("in-1", "STOP"), 200);
+    await expectStatus(await received("in-2", "stop"), 200);
+    const rows = s.running.deps.sqlite.query("SELECT status, metadata FROM messages WHERE recipient_phone = ? ORDER BY seq").all(from) as Array<{ status: string; metadata: string }>;
+    expect(rows.map((r) => [r.status, JSON.parse(r.metadata).keyword])).toEqual([["queued", "opt-out"]]);
+    // The phone is handed the confirmation.
+    const confirmation = (s.running.deps.sqlite.query("SELECT id FROM messages WHERE recipient_phone = ?").get(from) as { id: string }).id;
+    expect(await take(d1)).toContain(confirmation);
+  });
+});
