@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
-import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
+import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
 import { waitFor } from "../helpers/event-receiver-client";
 
 /** Events whose causes came with other features: inbound texts, automatic retries, broadcasts. */
@@ -138,6 +138,16 @@ describe("contact.updated for every change of a contact", () => {
     const created = eventsOf(fresh.id);
     expect(created.map((e) => e.type)).toEqual(["contact.created", "contact.opted_out"]);
     expect(created[0].contact.optedOut).toBe(true);
+  });
+
+  test("a form submission for an opted-out number queues no text but still announces the contact's change", async () => {
+    const c = (await expectStatus(await ts.api("/contacts", { method: "POST", json: { phoneNumber: "+14155550146", optedOut: true } }), 201)).data.contact;
+    const form = (await expectStatus(await ts.api("/forms", { method: "POST", json: formBody() }), 201)).data.form;
+    const r = await fetch(`${ts.base}/forms/${form.id}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ phoneNumber: "+14155550146", firstName: "Flo" }) });
+    expect((await expectStatus(r, 200)).data.messageId).toBeNull();
+    const seen = eventsOf(c.id);
+    expect(seen.map((e) => e.type)).toEqual(["contact.created", "contact.opted_out", "contact.updated"]);
+    expect(seen[2].contact.firstName).toBe("Flo");
   });
 
   test("a sent status (single and bulk): one contact.updated with messageCount and lastContactedAt", async () => {
