@@ -4,6 +4,7 @@ import { startTestServer, expectStatus, type TestServer } from "../helpers/serve
 import { insertContact, insertMessage, iso } from "../helpers/fixtures";
 import { SmsGateEmulator, gsonDate } from "../helpers/smsgate-emulator";
 import { waitFor } from "../helpers/event-receiver-client";
+import { createLogger } from "../../src/lib/log";
 
 /**
  * Phones' state reports (PATCH /api/mobile/v1/message and the sms:* webhooks): a phone reports
@@ -280,5 +281,46 @@ describe("STOP twice through the phone's sms:received", () => {
     // The phone is handed the confirmation.
     const confirmation = (s.running.deps.sqlite.query("SELECT id FROM messages WHERE recipient_phone = ?").get(from) as { id: string }).id;
     expect(await take(d1)).toContain(confirmation);
+  });
+});
+
+describe("refusals are logged, and stay inside the account", () => {
+  test("another account's phone cannot touch a message; each refused item is logged with its reason", async () => {
+    const lines: string[] = [];
+    const t = await startTestServer({}, { logger: createLogger("json", (l) => lines.push(l)) });
+    try {
+      const d = t.running.deps;
+      const other = d.accounts.createAccount({ name: "Other shop" });
+      const reg = async (key: string) => {
+        const tok = (await expectStatus(await t.api("/devices/registration-tokens", { method: "POST", json: {}, key }), 201)).data.token;
+        const p = new SmsGateEmulator({ base: mobile(t), behaviour: "hold" });
+        await p.register(tok);
+        return p;
+      };
+      const mine = await reg(t.adminKey);
+      const theirs = await reg(other.apiKey);
+      const m = insertMessage(d, t.accountId, { scheduledFor: iso(Date.now() - 1_000), createdAt: iso(Date.now() - 1_000) });
+      const took = await expectStatus(await fetch(`${mobile(t)}/message`, { headers: { Authorization: `Bearer ${mine.token}` } }), 200);
+      expect(took.map((x: any) => x.id)).toEqual([m]);
+      const patch = (p: SmsGateEmulator, body: unknown) =>
+        fetch(`${mobile(t)}/message`, { method: "PATCH", headers: { Authorization: `Bearer ${p.token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+      await expectStatus(await patch(theirs, [{ id: m, state: "Sent" }, { id: m, state: "Failed" }]), 204);
+      expect((d.sqlite.query("SELECT status FROM messages WHERE id = ?").get(m) as any).status).toBe("queued");
+      await expectStatus(await patch(mine, [{ id: m, state: ["Sent"] }]), 204);
+      const refusedLines = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "device report refused");
+      expect(refusedLines.map((l) => [l.deviceId, l.messageId, l.reason])).toEqual([
+        [theirs.id, m, "unknown_message"],
+        [theirs.id, m, "unknown_message"],
+        [mine.id, m, "invalid"],
+      ]);
+      // A hostile list cannot flood the log: 20 lines, then one summary.
+      lines.length = 0;
+      await expectStatus(await patch(mine, Array.from({ length: 500 }, () => ({ id: m, state: "Nope" }))), 204);
+      const parsed = lines.map((l) => JSON.parse(l));
+      expect(parsed.filter((l) => l.msg === "device report refused")).toHaveLength(20);
+      expect(parsed.find((l) => l.msg === "device reports refused")).toMatchObject({ refused: 500, notLogged: 480 });
+    } finally {
+      await t.stop();
+    }
   });
 });
