@@ -240,6 +240,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.devices.inbound = deps.inbound;
   deps.devices.onMessagesChanged = (accountId) => deps.messageFeed.publish(accountId, "device");
   deps.metrics.describe("textwire_device_messages_total", "Messages phones reported, by device id and result (sent, failed)");
+  deps.metrics.describe("textwire_device_reports_refused_total", "Items of phones' state reports refused, by reason (invalid, unknown_message, not_holder); nothing changed");
   deps.metrics.addGauges(() => {
     const h = deps.devices.health();
     return [

@@ -10,6 +10,8 @@ export interface ContactLink {
   id: string;
   status: ContactStatus;
   optedOut: boolean;
+  /** When the opt-out took effect (null while not opted out). */
+  optedOutAt: string | null;
   firstName: string | null;
   lastName: string | null;
   updatedAt: string;
@@ -18,7 +20,7 @@ export interface ContactLink {
 export function findContactByPhone(sqlite: Database, accountId: string, phone: string): ContactLink | null {
   const r = sqlite
     .query(
-      `SELECT id, status, opted_out AS optedOut, first_name AS firstName, last_name AS lastName, updated_at AS updatedAt
+      `SELECT id, status, opted_out AS optedOut, opted_out_at AS optedOutAt, first_name AS firstName, last_name AS lastName, updated_at AS updatedAt
        FROM contacts WHERE account_id = ?1 AND phone_number = ?2`,
     )
     .get(accountId, phone) as (Omit<ContactLink, "optedOut"> & { optedOut: number }) | null;

@@ -16,6 +16,11 @@ export const FAILURE_HISTORY_MAX = 20;
 /** Guards every edit: a row whose metadata is not JSON keeps it as it is instead of failing the write. */
 const ifJson = (expr: string) => `CASE WHEN json_valid(metadata) THEN ${expr} ELSE metadata END`;
 
+/** `metadata` with one value set at a JSON path (both SQL expressions or placeholders). */
+export function setMetadataSql(path: string, value: string): string {
+  return ifJson(`json_set(metadata, ${path}, ${value})`);
+}
+
 /**
  * `metadata` with one lease appended (the oldest dropped beyond LEASE_HISTORY_MAX). The arguments
  * are SQL placeholders or expressions for the lease's start, holder and expiry.
@@ -68,4 +73,21 @@ export function deviceNames(sqlite: Database, accountId: string, ids: string[]):
     if (r) out.set(id, r.name);
   }
   return out;
+}
+
+/**
+ * The latest lease recorded in a message's metadata (the last `leases` entry): who it was given
+ * to and when, or null when none is recorded or the metadata is not JSON.
+ */
+export function latestLease(metadata: string | null): { at: string; deviceId: string | null } | null {
+  let leases: unknown;
+  try {
+    leases = (JSON.parse(metadata || "{}") as { leases?: unknown })?.leases;
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(leases) || leases.length === 0) return null;
+  const l = leases[leases.length - 1] as { at?: unknown; deviceId?: unknown } | null;
+  if (!l || typeof l !== "object" || typeof l.at !== "string") return null;
+  return { at: l.at, deviceId: typeof l.deviceId === "string" ? l.deviceId : null };
 }

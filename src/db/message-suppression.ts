@@ -13,19 +13,47 @@ export const OPTED_OUT_REASON = "opted-out";
 export const KEYWORD_REPLY_SOURCE = "keyword-reply";
 
 /**
+ * Replies an opt-out never cancels: the opt-out confirmation (a second STOP must not take back
+ * the first one's, or the person is never told) and the help reply (sent opted out or not).
+ * An opt-in confirmation still waiting is cancelled: after a STOP it is no longer true.
+ * docs/api-decisions.md, "The phone path, round two".
+ */
+const KEPT_REPLY_SQL = `CASE WHEN json_valid(metadata)
+  THEN json_extract(metadata, '$.source') IS '${KEYWORD_REPLY_SOURCE}' AND json_extract(metadata, '$.keyword') IN ('opt-out', 'help')
+  ELSE 0 END`;
+
+/**
  * Cancels every queued message of the account to `phone` (leased ones too: the phone's report
- * for them is then refused by the usual transition rules). Returns their ids.
+ * for them is then refused by the usual transition rules), except the keyword replies the person
+ * must still get (KEPT_REPLY_SQL). Returns their ids.
  */
 export function cancelQueuedTo(sqlite: Database, accountId: string, phone: string, nowIso: string): string[] {
   const rows = sqlite
     .query(
       `UPDATE messages SET status = 'cancelled', failure_reason = ?3, lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL,
          updated_at = CASE WHEN updated_at < ?4 THEN ?4 ELSE strftime('%Y-%m-%dT%H:%M:%fZ', julianday(updated_at) + 0.001 / 86400.0) END
-       WHERE account_id = ?1 AND recipient_phone = ?2 AND status = 'queued'
+       WHERE account_id = ?1 AND recipient_phone = ?2 AND status = 'queued' AND NOT (${KEPT_REPLY_SQL})
        RETURNING id`,
     )
     .all(accountId, phone, OPTED_OUT_REASON, nowIso) as Array<{ id: string }>;
   return rows.map((r) => r.id);
+}
+
+/**
+ * Whether the number's opt-out that took effect at `since` was confirmed already: an opt-out
+ * confirmation to it created since then, queued or gone out (a cancelled one told nobody). One
+ * range of messages_account_recipient_created_idx.
+ */
+export function optOutConfirmedSince(sqlite: Database, accountId: string, phone: string, since: string | null): boolean {
+  return (
+    sqlite
+      .query(
+        `SELECT 1 AS x FROM messages WHERE account_id = ?1 AND recipient_phone = ?2 AND created_at >= ?3 AND status <> 'cancelled'
+           AND CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.source') IS '${KEYWORD_REPLY_SOURCE}' AND json_extract(metadata, '$.keyword') IS 'opt-out' ELSE 0 END
+         LIMIT 1`,
+      )
+      .get(accountId, phone, since ?? "") !== null
+  );
 }
 
 /**

@@ -4,7 +4,7 @@
  * (db/message-history.ts, db/message-retries.ts) and the final status. Pure: no clock, no db.
  */
 
-export type TimelineKind = "created" | "scheduled" | "leased" | "lease_expired" | "attempt_failed" | "sent" | "failed" | "cancelled";
+export type TimelineKind = "created" | "scheduled" | "leased" | "lease_expired" | "attempt_failed" | "sent" | "delivered" | "failed" | "cancelled";
 
 export interface TimelineEvent {
   at: string;
@@ -21,6 +21,11 @@ export interface TimelineEvent {
   retryAt?: string;
   /** attempt_failed: who sent it again. */
   by?: "automatic" | "owner";
+  /**
+   * sent / delivered: the time the phone reported when it was not believed (before its lease or
+   * ahead of the server's clock); `at` is then the server's time of the report.
+   */
+  deviceTime?: string;
 }
 
 export interface TimelineInput {
@@ -69,9 +74,13 @@ export function messageTimeline(m: TimelineInput, nameOf: (deviceId: string) => 
     const retryAt = time(f.retryAt);
     out.push({ at, kind: "attempt_failed", reason: str(f.reason) ?? null, ...(retryAt ? { retryAt } : {}), by: f.by === "owner" ? "owner" : "automatic" });
   }
+  const reported = (typeof m.metadata.deviceTimes === "object" && m.metadata.deviceTimes !== null ? m.metadata.deviceTimes : {}) as Record<string, unknown>;
+  const raw = (k: string) => (str(reported[k]) !== undefined ? { deviceTime: str(reported[k])! } : {});
   if (m.status === "sent" && m.sentAt) {
     const holder = leases.length ? (str(leases[leases.length - 1].deviceId) ?? null) : null;
-    out.push({ at: m.sentAt, kind: "sent", ...device(holder) });
+    out.push({ at: m.sentAt, kind: "sent", ...device(holder), ...raw("sentAt") });
+    const deliveredAt = time(m.metadata.deliveredAt);
+    if (deliveredAt) out.push({ at: deliveredAt, kind: "delivered", ...device(holder), ...raw("deliveredAt") });
   } else if (m.status === "failed") {
     out.push({ at: m.updatedAt, kind: "failed", reason: m.failureReason });
   } else if (m.status === "cancelled") {

@@ -437,11 +437,12 @@ export class ContactService {
     return { id, phoneNumber: s.phoneNumber, values };
   }
 
-  private insertState(accountId: string, s: ContactState, opts: { formId?: string | null; createdAt?: string; consent?: ConsentRecord } = {}): string {
+  /** `announce: false`: the caller emits contact.created itself, once the contact is complete (an opt-out follows). */
+  private insertState(accountId: string, s: ContactState, opts: { formId?: string | null; createdAt?: string; consent?: ConsentRecord } = {}, announce = true): string {
     const row = this.newContactRow(accountId, s, opts);
     this.stmts.insert.run(...row.values);
     recordContactInsert(this.sqlite, row.values);
-    emitContact(this.sqlite, accountId, row.id, "contact.created", this.clock());
+    if (announce) emitContact(this.sqlite, accountId, row.id, "contact.created", this.clock());
     return row.id;
   }
 
@@ -450,8 +451,11 @@ export class ContactService {
     for (const id of batch.flush()) emitContact(this.sqlite, accountId, id, "contact.created", this.clock());
   }
 
-  /** Applies a validated patch to a stored contact (no transaction: callers own it). */
-  private applyPatch(accountId: string, current: Contact, patch: ContactPatch) {
+  /**
+   * Applies a validated patch to a stored contact (no transaction: callers own it).
+   * `announce: false`: the caller emits the one contact.updated after its other changes.
+   */
+  private applyPatch(accountId: string, current: Contact, patch: ContactPatch, announce = true) {
     const next = applyContactPatch(current, patch);
     assertCustomFieldLimit(next);
     if (patch.phoneNumber !== undefined && patch.phoneNumber !== current.phoneNumber) this.assertPhoneFree(accountId, patch.phoneNumber, current.id);
@@ -459,7 +463,7 @@ export class ContactService {
       next.phoneNumber, next.firstName, next.lastName, next.email, next.status, JSON.stringify(next.customFields), JSON.stringify(next.tags),
       next.lastResponseAt, next.source, next.notes, contactSearchText(next), this.now(current.updatedAt), current.id, accountId,
     );
-    emitContact(this.sqlite, accountId, current.id, "contact.updated", this.clock());
+    if (announce) emitContact(this.sqlite, accountId, current.id, "contact.updated", this.clock());
   }
 
   create(accountId: string, body: unknown, ctx: { ipAddress?: string } = {}): Contact {
@@ -471,8 +475,11 @@ export class ContactService {
     const consent: ConsentRecord = { source: extra.consentSource ?? "api", at: nowIso, ...(ctx.ipAddress ? { ipAddress: ctx.ipAddress } : {}) };
     const { id, cancelled } = this.sqlite.transaction(() => {
       this.assertPhoneFree(accountId, state.phoneNumber, null);
-      const id = this.insertState(accountId, state, { consent });
-      const cancelled = extra.optedOut === true ? this.applyOptOut(accountId, id, state.phoneNumber, true, nowIso) : [];
+      // contact.created carries the contact as it ends up (opted out included), then contact.opted_out.
+      const id = this.insertState(accountId, state, { consent }, false);
+      const cancelled = extra.optedOut === true ? this.applyOptOut(accountId, id, state.phoneNumber, true, nowIso, false).cancelled : [];
+      emitContact(this.sqlite, accountId, id, "contact.created", this.clock());
+      if (extra.optedOut === true) emitContact(this.sqlite, accountId, id, "contact.opted_out", this.clock());
       return { id, cancelled };
     })();
     if (cancelled.length) this.withdraw(cancelled);
@@ -487,9 +494,11 @@ export class ContactService {
     const r: ReturnType<typeof validateContactInput> = onlyExtra ? { ok: true, patch: {} } : validateContactInput(extra.body, "update");
     if (!r.ok || extra.errors.length) throw validationError([...(r.ok ? [] : r.errors), ...extra.errors]);
     const cancelled = this.sqlite.transaction(() => {
-      if (!onlyExtra) this.applyPatch(accountId, current, r.patch);
-      if (extra.optedOut === undefined) return [];
-      return this.applyOptOut(accountId, current.id, r.patch.phoneNumber ?? current.phoneNumber, extra.optedOut, iso(this.clock()));
+      if (!onlyExtra) this.applyPatch(accountId, current, r.patch, false);
+      const opt = extra.optedOut === undefined ? { cancelled: [], changed: false } : this.applyOptOut(accountId, current.id, r.patch.phoneNumber ?? current.phoneNumber, extra.optedOut, iso(this.clock()));
+      // One contact.updated for the request, after all its changes (docs/api-decisions.md, "The phone path, round two").
+      if (!onlyExtra || opt.changed) emitContact(this.sqlite, accountId, current.id, "contact.updated", this.clock());
+      return opt.cancelled;
     })();
     if (cancelled.length) this.withdraw(cancelled);
     return this.get(accountId, current.id);
@@ -497,18 +506,21 @@ export class ContactService {
 
   /**
    * Opts a contact out (cancelling what is queued to its number; no confirmation text: the
-   * customer did not ask) or back in. Returns the cancelled message ids; no transaction.
+   * customer did not ask) or back in, emitting contact.opted_out / opted_in (`announce: false`:
+   * the caller does, after the contact.created it owes first). Returns the cancelled message ids
+   * and whether the contact changed (the caller then owes one contact.updated); no transaction.
    */
-  private applyOptOut(accountId: string, id: string, phone: string, optedOut: boolean, at: string): string[] {
+  private applyOptOut(accountId: string, id: string, phone: string, optedOut: boolean, at: string, announce = true): { cancelled: string[]; changed: boolean } {
     const row = this.sqlite.query("SELECT opted_out AS o, updated_at AS u FROM contacts WHERE id = ?1").get(id) as { o: number; u: string };
     const now = this.clock();
-    if ((row.o === 1) !== optedOut) {
+    const changed = (row.o === 1) !== optedOut;
+    if (changed) {
       setContactOptOut(this.sqlite, id, optedOut, at, this.now(row.u));
-      emitContact(this.sqlite, accountId, id, optedOut ? "contact.opted_out" : "contact.opted_in", now);
+      if (announce) emitContact(this.sqlite, accountId, id, optedOut ? "contact.opted_out" : "contact.opted_in", now);
     }
     const cancelled = optedOut ? cancelQueuedTo(this.sqlite, accountId, phone, iso(now)) : [];
     for (const m of cancelled) emitMessageStatus(this.sqlite, accountId, m, "cancelled", now);
-    return cancelled;
+    return { cancelled, changed };
   }
 
   /**
@@ -691,8 +703,10 @@ export class ContactService {
         this.importUpdate(accountId, existing, patch);
         // "false" on a contact that is not opted out changes nothing (applyOptOut would only read).
         if (optedOut !== undefined && !(optedOut === "false" && existing.optedOut === 0)) {
-          cancelled.push(...this.applyOptOut(accountId, existing.id, patch.phoneNumber!, optedOut === "true", optOutAt));
+          cancelled.push(...this.applyOptOut(accountId, existing.id, patch.phoneNumber!, optedOut === "true", optOutAt).cancelled);
         }
+        // One contact.updated per row, after its opt-out too (docs/api-decisions.md, "The phone path, round two").
+        emitContact(this.sqlite, accountId, existing.id, "contact.updated", this.clock());
         result.updated++;
         return;
       }
@@ -707,8 +721,10 @@ export class ContactService {
       if (optedOut === "true") {
         // An opt-out cancels queued messages at once: written now, after the waiting rows.
         this.flushCreated(accountId, batch);
-        const id = this.insertState(accountId, newContactState(patch), opts);
-        cancelled.push(...this.applyOptOut(accountId, id, patch.phoneNumber!, true, optOutAt));
+        const id = this.insertState(accountId, newContactState(patch), opts, false);
+        cancelled.push(...this.applyOptOut(accountId, id, patch.phoneNumber!, true, optOutAt, false).cancelled);
+        emitContact(this.sqlite, accountId, id, "contact.created", this.clock());
+        emitContact(this.sqlite, accountId, id, "contact.opted_out", this.clock());
       } else {
         batch.add(this.newContactRow(accountId, newContactState(patch), opts));
         if (batch.size >= CONTACT_BATCH_ROWS) this.flushCreated(accountId, batch);
@@ -754,8 +770,8 @@ export class ContactService {
       searchText: contactSearchText(next),
     };
     // contact_tags follows the tags column by trigger (migration 0020).
+    // contact.updated: the caller, once the row's opt-out is applied too.
     this.upserts.update(accountId, stored, columns, this.now(stored.updatedAt));
-    emitContact(this.sqlite, accountId, stored.id, "contact.updated", this.clock());
   }
 
   /**

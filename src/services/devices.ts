@@ -17,15 +17,20 @@ import * as store from "../db/devices";
 import type { DeviceRow } from "../db/devices";
 import type { LeaseService, LeasedMessage } from "./leases";
 import { LEASE_SECONDS_DEFAULT } from "./leases";
-import type { MessageService } from "./messages";
+import type { MessageRow, MessageService } from "./messages";
 import type { Metrics } from "./metrics";
 import { DeviceEventHub } from "./device-events";
 import { normalizeDeviceTime } from "../domain/device-time";
+import { believedTime, readDeviceReport, reportIdOf, type DeviceReport } from "../domain/device-report";
+import { latestLease, setMetadataSql } from "../db/message-history";
+import { lastFailedLease } from "../db/message-retries";
 import { emitEvent } from "./events";
 import { emitMessageDelivered } from "./event-payloads";
 import { mobileApiUrls } from "../domain/mobile-api-urls";
 import { machineAddresses } from "../tls/local-ca";
 
+/** Refused report items logged one by one per batch; beyond this, one summary line. */
+export const REFUSALS_LOGGED_PER_BATCH = 20;
 /** GET /message hands out at most this many messages (the app's own page size). */
 export const MOBILE_MESSAGES_MAX = 100;
 /** Registration tokens: default life and the longest allowed. */
@@ -378,77 +383,110 @@ export class DeviceService {
   }
 
   /**
-   * PATCH /message: the app's state array. Processed extends the lease; Sent, Delivered and
-   * Failed change the message; repeats change nothing; unknown ids and states are ignored.
+   * PATCH /message: the app's state array, each item judged on its own (docs/devices.md,
+   * "Reports"). Processed extends the lease; Sent, Delivered and Failed change the message;
+   * Pending and repeats change nothing. An item that is malformed, names no message of the
+   * account, or one this phone does not hold is refused: nothing changes, it is logged and
+   * counted (textwire_device_reports_refused_total), and the batch still answers 204 so the app
+   * does not send it again.
    */
   applyStates(device: DeviceRow, items: unknown[]): void {
+    const tz = store.accountTimeZone(this.sqlite, device.accountId);
+    const tally = { refused: 0 };
     let changed = false;
-    for (const raw of items) {
-      if (!raw || typeof raw !== "object") continue;
-      const item = raw as { id?: unknown; state?: unknown; recipients?: unknown; states?: unknown };
-      if (typeof item.id !== "string") continue;
-      const states = item.states && typeof item.states === "object" ? (item.states as Record<string, unknown>) : {};
-      const recipients = Array.isArray(item.recipients) ? (item.recipients as Array<Record<string, unknown>>) : [];
-      try {
-        if (this.applyState(device, item.id, String(item.state), states, recipients)) changed = true;
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        this.logger.info("device report ignored", { deviceId: device.id, messageId: item.id, state: String(item.state), code: err.code });
-      }
+    for (const item of items) if (this.applyItem(device, item, tz, tally)) changed = true;
+    if (tally.refused > REFUSALS_LOGGED_PER_BATCH) {
+      this.logger.warn("device reports refused", { deviceId: device.id, refused: tally.refused, notLogged: tally.refused - REFUSALS_LOGGED_PER_BATCH });
     }
     if (changed) this.onMessagesChanged?.(device.accountId);
   }
 
-  /** Applies one reported state; true when it changed the message (each change committed on its own). */
-  private applyState(device: DeviceRow, id: string, state: string, states: Record<string, unknown>, recipients: Array<Record<string, unknown>>): boolean {
-    const row = this.messages.findRow(device.accountId, id);
-    if (!row) return false;
-    const at = (k: string) => (typeof states[k] === "string" ? (states[k] as string) : undefined);
-    switch (state) {
-      case "Processed":
-        this.leases.extend(id, this.holderOf(device), LEASE_SECONDS_DEFAULT);
-        return false;
-      case "Sent":
-        return this.markSent(device, row.status, id, at("Sent") ?? at("Processed"));
-      case "Delivered": {
-        const sent = this.markSent(device, row.status, id, at("Sent") ?? at("Delivered"));
-        return this.markDelivered(device.accountId, id, at("Delivered")) || sent;
+  /**
+   * Whose report a message takes: the holder of its latest lease, whether that lease still runs
+   * or has ended without a report and nobody leased the message since (a late report from the
+   * phone that did send it is still the truth, and a phone repeating its report after the lease
+   * ended is harmless). A lease given through an API key has no device, so no phone holds it.
+   */
+  private reportHolder(row: MessageRow): { holder: string | null; leasedAt: number | null } {
+    const lease = latestLease(row.metadata);
+    const at = lease ? Date.parse(lease.at) : NaN;
+    const holder = row.lease_token !== null ? row.lease_device_id : (lease?.deviceId ?? null);
+    return { holder, leasedAt: Number.isFinite(at) ? at : null };
+  }
+
+  private refuseReport(device: DeviceRow, messageId: string | null, reason: "invalid" | "unknown_message" | "not_holder", detail: string, tally: { refused: number }): false {
+    this.metrics().count("textwire_device_reports_refused_total", { reason });
+    if (tally.refused++ < REFUSALS_LOGGED_PER_BATCH) this.logger.warn("device report refused", { deviceId: device.id, messageId, reason, detail });
+    return false;
+  }
+
+  /** Applies one item of a report; true when it changed the message (each change committed on its own). */
+  private applyItem(device: DeviceRow, item: unknown, tz: string | null, tally = { refused: 0 }): boolean {
+    const read = readDeviceReport(item, tz);
+    if (!read.ok) return this.refuseReport(device, reportIdOf(item), "invalid", `${read.field}: ${read.message}`, tally);
+    const r = read.report;
+    const row = this.messages.findRow(device.accountId, r.id);
+    if (!row) return this.refuseReport(device, r.id, "unknown_message", "no message of this account has this id", tally);
+    const { holder, leasedAt } = this.reportHolder(row);
+    if (holder === null || holder !== this.holderOf(device)) {
+      const detail = holder === null ? "the message is not leased to this phone" : "the message is leased to another phone or client";
+      return this.refuseReport(device, r.id, "not_holder", detail, tally);
+    }
+    // The lease the report answers: the /v1 lease rules (LEASE_CONFLICT, a repeated failure) apply as to any holder.
+    const leaseToken = row.lease_token ?? row.last_lease_token ?? undefined;
+    try {
+      switch (r.state) {
+        case "Pending":
+          return false;
+        case "Processed":
+          this.leases.extend(r.id, this.holderOf(device), LEASE_SECONDS_DEFAULT);
+          return false;
+        case "Sent":
+          return this.markSent(device, row, r.times.Sent ?? r.times.Processed, leasedAt, leaseToken);
+        case "Delivered": {
+          const sent = this.markSent(device, row, r.times.Sent ?? r.times.Delivered, leasedAt, leaseToken);
+          return this.markDelivered(device.accountId, r.id, r.times.Delivered, leasedAt) || sent;
+        }
+        case "Failed": {
+          // A failure already recorded for this lease (the retry is scheduled): a repeat, nothing to do.
+          if (row.status !== "queued" || (row.lease_token === null && leaseToken !== undefined && lastFailedLease(row.metadata) === leaseToken)) return false;
+          this.messages.updateStatus(device.accountId, r.id, { status: "failed", failureReason: r.failureReason, leaseToken });
+          this.countResult(device, "failed");
+          return true;
+        }
       }
-      case "Failed": {
-        if (row.status !== "queued") return false;
-        const reason = recipients.find((r) => typeof r.error === "string" && r.error.trim())?.error as string | undefined;
-        this.messages.updateStatus(device.accountId, id, { status: "failed", failureReason: (reason ?? "generic failure").slice(0, 500) });
-        this.countResult(device, "failed");
-        return true;
-      }
-      default:
-        return false;
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      this.logger.info("device report ignored", { deviceId: device.id, messageId: r.id, state: r.state, code: err.code });
+      return false;
     }
   }
 
-  private markSent(device: DeviceRow, status: string, id: string, sentAt: string | undefined): boolean {
-    if (status !== "queued") return false;
-    const tz = store.accountTimeZone(this.sqlite, device.accountId);
-    let when = sentAt === undefined ? undefined : normalizeDeviceTime(sentAt, tz);
-    if (typeof when !== "string" || Number.isNaN(Date.parse(when))) when = iso(this.clock());
-    this.messages.updateStatus(device.accountId, id, { status: "sent", sentAt: when });
+  private markSent(device: DeviceRow, row: MessageRow, given: DeviceReport["times"]["Sent"], leasedAt: number | null, leaseToken: string | undefined): boolean {
+    // Sent already (a repeat), or no longer to be sent (cancelled, failed): nothing changes.
+    if (row.status !== "queued") return false;
+    const t = believedTime(given, leasedAt, this.clock());
+    this.messages.updateStatus(device.accountId, row.id, { status: "sent", sentAt: iso(t.at), leaseToken }, { deviceSentAt: t.deviceTime });
     this.countResult(device, "sent");
     return true;
   }
 
-  private markDelivered(accountId: string, id: string, deliveredAt: string | undefined): boolean {
+  private markDelivered(accountId: string, id: string, given: DeviceReport["times"]["Delivered"], leasedAt: number | null): boolean {
     const row = this.messages.findRow(accountId, id);
     if (!row || row.status !== "sent") return false;
-    const meta = JSON.parse(row.metadata || "{}") as Record<string, unknown>;
+    let meta: Record<string, unknown> = {};
+    try {
+      meta = (JSON.parse(row.metadata || "{}") ?? {}) as Record<string, unknown>;
+    } catch {}
     if (meta.deliveredAt) return false;
-    const tz = store.accountTimeZone(this.sqlite, accountId);
-    const t = deliveredAt === undefined ? undefined : normalizeDeviceTime(deliveredAt, tz);
-    const when = typeof t === "string" && !Number.isNaN(Date.parse(t)) ? t : iso(this.clock());
     const now = this.clock();
+    const t = believedTime(given, leasedAt, now);
     this.sqlite.transaction(() => {
       this.sqlite
-        .query("UPDATE messages SET metadata = json_set(metadata, '$.deliveredAt', ?3), updated_at = ?4 WHERE id = ?1 AND account_id = ?2")
-        .run(id, accountId, when, nextUpdatedAt(now, row.updated_at));
+        .query(`UPDATE messages SET metadata = ${setMetadataSql("'$.deliveredAt'", "?3")}, updated_at = ?4 WHERE id = ?1 AND account_id = ?2`)
+        .run(id, accountId, iso(t.at), nextUpdatedAt(now, row.updated_at));
+      // The phone's own time was not believed (docs/devices.md): its raw text stays for the timeline.
+      if (t.deviceTime !== undefined) this.sqlite.query(`UPDATE messages SET metadata = ${setMetadataSql("'$.deviceTimes.deliveredAt'", "?2")} WHERE id = ?1`).run(id, t.deviceTime!);
       emitMessageDelivered(this.sqlite, accountId, id, now);
     })();
     return true;
@@ -502,17 +540,19 @@ export class DeviceService {
     const fresh = store.recordWebhookEvent(this.sqlite, device.id, body.id.slice(0, 100), iso(this.clock()));
     if (!fresh) return { duplicate: true, event: body.event };
     const msgId = typeof payload.messageId === "string" ? payload.messageId : undefined;
+    const tz = () => store.accountTimeZone(this.sqlite, device.accountId);
     let changed = false;
     try {
+      // The same per-item rules as PATCH /message: only the holder's reports count.
       switch (body.event) {
         case "sms:sent":
-          if (msgId) changed = this.applyState(device, msgId, "Sent", { Sent: payload.sentAt }, []);
+          if (msgId) changed = this.applyItem(device, { id: msgId, state: "Sent", states: { Sent: payload.sentAt } }, tz());
           break;
         case "sms:delivered":
-          if (msgId) changed = this.applyState(device, msgId, "Delivered", { Delivered: payload.deliveredAt }, []);
+          if (msgId) changed = this.applyItem(device, { id: msgId, state: "Delivered", states: { Delivered: payload.deliveredAt } }, tz());
           break;
         case "sms:failed":
-          if (msgId) changed = this.applyState(device, msgId, "Failed", {}, [{ error: payload.reason }]);
+          if (msgId) changed = this.applyItem(device, { id: msgId, state: "Failed", recipients: [{ error: typeof payload.reason === "string" ? payload.reason : null }] }, tz());
           break;
         case "system:ping":
           this.applyPing(device, payload);

@@ -9,8 +9,12 @@
  *
  * Keywords (issue 11, src/domain/keywords.ts), in the same transaction:
  * - opt-out (STOP…): every queued message to the number is cancelled (failureReason
- *   "opted-out"); a contact not yet opted out is marked so and gets one confirmation, queued at
- *   `urgent`. A second STOP cancels whatever was queued meanwhile but sends no second reply.
+ *   "opted-out") except a pending opt-out confirmation or help reply; a contact not yet opted
+ *   out is marked so and gets one confirmation, queued at `urgent`. Each opt-out is confirmed
+ *   once: a second STOP cancels whatever else was queued meanwhile but neither takes back the
+ *   first confirmation nor queues another; a STOP from a number the owner opted out (no text
+ *   then: the customer had not asked) gets the one confirmation. docs/api-decisions.md, "The
+ *   phone path, round two".
  * - opt-in (START…): an opted-out contact is opted back in and gets the optInReply. From a
  *   contact that never opted out ("YES" answering an appointment text) nothing is sent.
  * - help (HELP, INFO): the helpReply, every time, opted out or not.
@@ -25,7 +29,7 @@ import { parsePaging, parseQueryDate } from "../domain/query-params";
 import type { FieldError } from "../domain/submission";
 import { countInbound, findInboundByExternalId, insertInbound, listInbound, type InboundFilter, type InboundRow } from "../db/inbound-messages";
 import { findContactByPhone, insertRespondedContact, markContactResponded, setContactOptOut } from "../db/contacts";
-import { cancelQueuedTo, insertQueuedMessage, KEYWORD_REPLY_SOURCE } from "../db/message-suppression";
+import { cancelQueuedTo, insertQueuedMessage, KEYWORD_REPLY_SOURCE, optOutConfirmedSince } from "../db/message-suppression";
 import { keywordOf, type KeywordKind } from "../domain/keywords";
 import { smsInfo } from "../domain/sms-encoding";
 import { PRIORITY_RANK, type MessageQueue } from "../queue/priority-queue";
@@ -173,7 +177,7 @@ export class InboundService {
           setContactOptOut(this.sqlite, contactId, true, receivedIso, updatedAt);
           emitContact(this.sqlite, accountId, contactId, "contact.opted_out", now);
           replyKey = "optOutReply";
-        }
+        } else if (!optOutConfirmedSince(this.sqlite, accountId, value.from, contact!.optedOutAt)) replyKey = "optOutReply";
       } else if (keyword === "opt-in" && wasOptedOut) {
         setContactOptOut(this.sqlite, contactId, false, null, updatedAt);
         emitContact(this.sqlite, accountId, contactId, "contact.opted_in", now);

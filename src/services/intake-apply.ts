@@ -11,7 +11,7 @@ import type { Database, Statement } from "bun:sqlite";
 import { contactSearchText } from "../domain/contact-search";
 import { derivedCounts, recordFormRows, recordMessageInsert, type DerivedCounts } from "../db/derived-counts";
 import { intakeStore, type IntakeStore } from "../db/intake";
-import { emitSubmission } from "./event-payloads";
+import { emitContact, emitSubmission } from "./event-payloads";
 
 /** What a request commits for the applier: ids assigned up front, the message already rendered. */
 export interface IntakeEntry {
@@ -465,6 +465,9 @@ export class IntakeApplier {
     const m = e.message;
     if (e.kind !== "queued" || m === undefined) {
       this.submissionInsert.run(e.submissionId, e.accountId, e.formId, contactId, e.messageId, newContact, e.at);
+      // No text, but the contact was written all the same (a held or suppressed submission):
+      // every change of a contact is announced (docs/api-decisions.md, "The phone path, round two").
+      emitContact(this.sqlite, e.accountId, contactId, existing ? "contact.updated" : "contact.created", Date.parse(e.at));
       return;
     }
     const recipientName = `${firstName ?? ""} ${lastName ?? ""}`.trim() || null;

@@ -23,10 +23,10 @@ import type { LeaseService } from "./leases";
 import { PRIORITIES } from "../domain/form-definition";
 import { normalizeDeviceTime } from "../domain/device-time";
 import { accountTimeZone } from "../db/devices";
-import { emitMessageStatus } from "./event-payloads";
+import { emitContact, emitMessageStatus } from "./event-payloads";
 import { decideRetry, maxAttemptsError } from "../domain/retry-policy";
 import { effectiveMaxAttempts, lastFailedLease, requeueForRetry } from "../db/message-retries";
-import { deviceNames, recordOwnerRetry } from "../db/message-history";
+import { deviceNames, recordOwnerRetry, setMetadataSql } from "../db/message-history";
 import { listByStatusMerge } from "../db/message-list";
 import { messageTimeline, type TimelineEvent } from "../domain/message-timeline";
 
@@ -177,6 +177,12 @@ export interface StatusBody {
   sentAt?: unknown;
   failureReason?: unknown;
   leaseToken?: unknown;
+}
+
+/** What only the server's own callers pass with a status change (never read from a request body). */
+export interface StatusOptions {
+  /** sent: the phone's raw sentAt, when the server's time was recorded instead. */
+  deviceSentAt?: string;
 }
 
 export interface StatusResult {
@@ -438,13 +444,13 @@ export class MessageService {
    * 'Invalid status transition' (no code); a same-status repeat with the same values → 200,
    * nothing written. A stale `leaseToken` (the message is leased to someone else) → 409.
    */
-  updateStatus(accountId: string, id: string, body: StatusBody): StatusResult {
-    const result = this.applyStatus(accountId, id, body);
+  updateStatus(accountId: string, id: string, body: StatusBody, opts: StatusOptions = {}): StatusResult {
+    const result = this.applyStatus(accountId, id, body, opts);
     this.afterCommit(result.effects);
     return result.answer;
   }
 
-  private applyStatus(accountId: string, id: string, body: StatusBody): { answer: StatusResult; effects: Effects } {
+  private applyStatus(accountId: string, id: string, body: StatusBody, opts: StatusOptions = {}): { answer: StatusResult; effects: Effects } {
     if (body.leaseToken !== undefined && body.leaseToken !== null && typeof body.leaseToken !== "string") {
       throw validationError([{ field: "leaseToken", message: "leaseToken must be a string", requirement: "the leaseToken from next", provided: body.leaseToken }]);
     }
@@ -512,6 +518,13 @@ export class MessageService {
              WHERE id = ?3 AND account_id = ?4`,
           )
           .run(next.sentAt, iso(now), row.contact_id, accountId);
+        // The contact's status, messageCount and lastContactedAt moved: CRM syncs hear of it
+        // (docs/api-decisions.md, "The phone path, round two": every contact change emits).
+        emitContact(this.sqlite, accountId, row.contact_id, "contact.updated", now);
+      }
+      if (next.status === "sent" && opts.deviceSentAt !== undefined) {
+        // The phone's own sentAt was not believed (docs/devices.md): kept for the timeline.
+        this.sqlite.query(`UPDATE messages SET metadata = ${setMetadataSql("'$.deviceTimes.sentAt'", "?2")} WHERE id = ?1`).run(id, opts.deviceSentAt);
       }
       emitMessageStatus(this.sqlite, accountId, id, next.status, now);
       const effects: Effects = { endLease: id };

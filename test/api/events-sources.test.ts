@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
-import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
+import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
 import { waitFor } from "../helpers/event-receiver-client";
 
 /** Events whose causes came with other features: inbound texts, automatic retries, broadcasts. */
@@ -90,5 +90,78 @@ describe("events from inbound texts, retries and broadcasts", () => {
       return c.length === 3 ? c : undefined;
     });
     for (const c of cancelled) expect(c.data.message.status).toBe("cancelled");
+  });
+});
+
+/**
+ * Every change to a contact's fields emits one contact.updated carrying the contact as it ends
+ * up (docs/api-decisions.md, "The phone path, round two"). Counted in the outbox (the events
+ * table), where each emitted event is written in the change's own transaction.
+ */
+describe("contact.updated for every change of a contact", () => {
+  let ts: TestServer;
+  beforeAll(async () => {
+    ts = await startTestServer({ allowPrivateWebhookUrls: true });
+    await expectStatus(await ts.api("/webhook-endpoints", { method: "POST", json: { url: "http://127.0.0.1:9/", events: ["*"], allowInsecure: true } }), 201);
+  });
+  afterAll(() => ts.stop());
+  const eventsOf = (contactId: string) =>
+    (ts.running.deps.sqlite.query("SELECT type, payload FROM events WHERE type LIKE 'contact.%' ORDER BY rowid").all() as Array<{ type: string; payload: string }>)
+      .map((e) => ({ type: e.type, contact: JSON.parse(e.payload).data.contact }))
+      .filter((e) => e.contact?.id === contactId);
+
+  test("opting out or in through the API: the specific event and one contact.updated, also with other fields in the same request", async () => {
+    const c = (await expectStatus(await ts.api("/contacts", { method: "POST", json: { phoneNumber: "+14155550141" } }), 201)).data.contact;
+    await expectStatus(await ts.api(`/contacts/${c.id}`, { method: "PUT", json: { optedOut: true } }), 200);
+    await expectStatus(await ts.api(`/contacts/${c.id}`, { method: "PUT", json: { firstName: "Di", optedOut: false } }), 200);
+    const seen = eventsOf(c.id);
+    expect(seen.map((e) => e.type)).toEqual(["contact.created", "contact.opted_out", "contact.updated", "contact.opted_in", "contact.updated"]);
+    expect(seen[2].contact.optedOut).toBe(true);
+    expect(seen[4].contact).toMatchObject({ optedOut: false, firstName: "Di" });
+  });
+
+  test("a contact created opted out: contact.created shows it opted out", async () => {
+    const c = (await expectStatus(await ts.api("/contacts", { method: "POST", json: { phoneNumber: "+14155550142", optedOut: true } }), 201)).data.contact;
+    const seen = eventsOf(c.id);
+    expect(seen.map((e) => e.type)).toEqual(["contact.created", "contact.opted_out"]);
+    expect(seen[0].contact.optedOut).toBe(true);
+  });
+
+  test("an import row that changes a contact and opts it out: one contact.updated after both", async () => {
+    const c = (await expectStatus(await ts.api("/contacts", { method: "POST", json: { phoneNumber: "+14155550143" } }), 201)).data.contact;
+    const csv = "phoneNumber,firstName,optedOut\n+14155550143,Ed,true\n+14155550144,New,true\n";
+    await expectStatus(await ts.api("/contacts/import", { method: "POST", body: csv, headers: { "Content-Type": "text/csv" } }), 200);
+    const seen = eventsOf(c.id);
+    expect(seen.map((e) => e.type)).toEqual(["contact.created", "contact.opted_out", "contact.updated"]);
+    expect(seen[2].contact).toMatchObject({ firstName: "Ed", optedOut: true });
+    const fresh = (await expectStatus(await ts.api("/contacts?search=4155550144"), 200)).data.contacts[0];
+    const created = eventsOf(fresh.id);
+    expect(created.map((e) => e.type)).toEqual(["contact.created", "contact.opted_out"]);
+    expect(created[0].contact.optedOut).toBe(true);
+  });
+
+  test("a form submission for an opted-out number queues no text but still announces the contact's change", async () => {
+    const c = (await expectStatus(await ts.api("/contacts", { method: "POST", json: { phoneNumber: "+14155550146", optedOut: true } }), 201)).data.contact;
+    const form = (await expectStatus(await ts.api("/forms", { method: "POST", json: formBody() }), 201)).data.form;
+    const r = await fetch(`${ts.base}/forms/${form.id}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ phoneNumber: "+14155550146", firstName: "Flo" }) });
+    expect((await expectStatus(r, 200)).data.messageId).toBeNull();
+    const seen = eventsOf(c.id);
+    expect(seen.map((e) => e.type)).toEqual(["contact.created", "contact.opted_out", "contact.updated"]);
+    expect(seen[2].contact.firstName).toBe("Flo");
+  });
+
+  test("a sent status (single and bulk): one contact.updated with messageCount and lastContactedAt", async () => {
+    const c = (await expectStatus(await ts.api("/contacts", { method: "POST", json: { phoneNumber: "+14155550145" } }), 201)).data.contact;
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) ids.push((await expectStatus(await ts.api("/messages", { method: "POST", json: { contactId: c.id, content: `hi ${i}` } }), 201)).data.messageId);
+    const sentAt = new Date().toISOString();
+    await expectStatus(await ts.api(`/messages/${ids[0]}/status`, { method: "PUT", json: { status: "sent", sentAt } }), 200);
+    await expectStatus(await ts.api(`/messages/${ids[0]}/status`, { method: "PUT", json: { status: "sent", sentAt } }), 200);
+    await expectStatus(await ts.api("/messages/bulk", { method: "PUT", json: { messageIds: [ids[1]], status: "sent", sentAt } }), 200);
+    const updates = eventsOf(c.id).filter((e) => e.type === "contact.updated");
+    expect(updates.map((e) => [e.contact.messageCount, e.contact.status, e.contact.lastContactedAt])).toEqual([
+      [1, "contacted", sentAt],
+      [2, "contacted", sentAt],
+    ]);
   });
 });

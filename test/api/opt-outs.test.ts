@@ -86,6 +86,45 @@ describe("STOP through POST /v1/messages/<KEY>/inbound", () => {
     cancelAllQueued();
   });
 
+  test("STOP twice still confirms once: the second neither cancels the pending confirmation (leased or not) nor queues another", async () => {
+    const phone = newPhone();
+    await expectStatus(await inbound(phone, "STOP"), 201);
+    await expectStatus(await inbound(phone, "stop"), 201);
+    let all = messagesTo(phone);
+    expect(all.map((m) => [m.status, JSON.parse(m.metadata).keyword])).toEqual([["queued", "opt-out"]]);
+    // Leased to a phone already: a third opt-out keyword leaves it with its holder.
+    expect((await leaseAll()).map((m) => m.id)).toContain(all[0].id);
+    await expectStatus(await inbound(phone, "UNSUBSCRIBE"), 201);
+    all = messagesTo(phone);
+    expect(all.map((m) => m.status)).toEqual(["queued"]);
+    expect(rows("SELECT lease_token FROM messages WHERE id = ?", all[0].id)[0].lease_token).not.toBeNull();
+    cancelAllQueued();
+  });
+
+  test("STOP keeps a pending HELP answer and cancels a pending resubscribe confirmation (no longer true)", async () => {
+    const phone = newPhone();
+    await expectStatus(await inbound(phone, "HELP"), 201);
+    await expectStatus(await inbound(phone, "STOP"), 201);
+    expect(messagesTo(phone).map((m) => [m.status, JSON.parse(m.metadata).keyword])).toEqual([["queued", "help"], ["queued", "opt-out"]]);
+    cancelAllQueued();
+    await expectStatus(await inbound(phone, "START"), 201);
+    await expectStatus(await inbound(phone, "STOP"), 201);
+    const last = messagesTo(phone).slice(-2);
+    expect(last.map((m) => [m.status, JSON.parse(m.metadata).keyword])).toEqual([["cancelled", "opt-in"], ["queued", "opt-out"]]);
+    cancelAllQueued();
+  });
+
+  test("a STOP from a number the owner opted out gets the one confirmation; the next STOP none", async () => {
+    const phone = newPhone();
+    const c = (await expectStatus(await s.api("/contacts", { method: "POST", json: { phoneNumber: phone, optedOut: true } }), 201)).data.contact;
+    expect(c.optedOut).toBe(true);
+    expect(messagesTo(phone)).toHaveLength(0);
+    await expectStatus(await inbound(phone, "STOP"), 201);
+    await expectStatus(await inbound(phone, "STOP"), 201);
+    expect(messagesTo(phone).map((m) => [m.status, JSON.parse(m.metadata).keyword])).toEqual([["queued", "opt-out"]]);
+    cancelAllQueued();
+  });
+
   test("'stop by later' and 'STOP 12345' are replies, not opt-outs; YES from a subscribed contact sends nothing", async () => {
     const phone = newPhone();
     await expectStatus(await submit({ phoneNumber: phone }), 200);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { insertMessage, iso } from "../helpers/fixtures";
-import { SmsGateEmulator, APP_USER_AGENT } from "../helpers/smsgate-emulator";
+import { SmsGateEmulator, APP_USER_AGENT, gsonDate } from "../helpers/smsgate-emulator";
 
 const mobile = (s: TestServer) => `${s.url}/api/mobile/v1`;
 
@@ -140,14 +140,15 @@ describe("GET and PATCH /message", () => {
     await expectStatus(await patch(JSON.stringify([{ id: "nope", state: "Sent" }, { id: urgent, state: "Exploded" }, 7])), 204);
     expect((d.sqlite.query("SELECT status FROM messages WHERE id = ?").get(urgent) as any).status).toBe("queued");
     // Sent with the phone's own zone; repeats change nothing; Delivered sets metadata.deliveredAt.
-    const sent = { id: urgent, state: "Sent", recipients: [], states: { Sent: "2026-11-23T10:15:30.250+02:00" } };
+    const sentMs = Math.floor(Date.now() / 1000) * 1000 - 250;
+    const sent = { id: urgent, state: "Sent", recipients: [], states: { Sent: gsonDate(sentMs, 120) } };
     await expectStatus(await patch(JSON.stringify([sent])), 204);
     await expectStatus(await patch(JSON.stringify([sent])), 204);
     const m = (await expectStatus(await s.api(`/messages/${urgent}`), 200)).data.message;
     expect(m.status).toBe("sent");
-    expect(m.sentAt).toBe("2026-11-23T08:15:30.250Z");
-    await expectStatus(await patch(JSON.stringify([{ id: urgent, state: "Delivered", recipients: [], states: { Delivered: "2026-11-23T08:16:00.000Z" } }])), 204);
-    expect((await expectStatus(await s.api(`/messages/${urgent}`), 200)).data.message.metadata.deliveredAt).toBe("2026-11-23T08:16:00.000Z");
+    expect(m.sentAt).toBe(iso(sentMs));
+    await expectStatus(await patch(JSON.stringify([{ id: urgent, state: "Delivered", recipients: [], states: { Delivered: gsonDate(sentMs + 30_000) } }])), 204);
+    expect((await expectStatus(await s.api(`/messages/${urgent}`), 200)).data.message.metadata.deliveredAt).toBe(iso(sentMs + 30_000));
     // Failed takes the recipient's error as the reason.
     await expectStatus(await patch(JSON.stringify([{ id: low, state: "Failed", recipients: [{ phoneNumber: "+1", state: "Failed", error: "RESULT_ERROR_INVALID_DESTINATION" }], states: {} }])), 204);
     const f = (await expectStatus(await s.api(`/messages/${low}`), 200)).data.message;
@@ -213,13 +214,14 @@ describe("signed webhooks from the phone", () => {
     const a = insertMessage(d, s.accountId, { scheduledFor: iso(now - 10), createdAt: iso(now - 10) });
     const b = insertMessage(d, s.accountId, { scheduledFor: iso(now - 10), createdAt: iso(now - 9) });
     await p.pull();
-    await expectStatus(await p.webhook("sms:sent", { messageId: a, recipient: "+15551234567", simNumber: 1, partsCount: 1, sentAt: "2026-11-23T09:00:00.000+01:00" }), 200);
-    await expectStatus(await p.webhook("sms:delivered", { messageId: a, recipient: "+15551234567", deliveredAt: "2026-11-23T08:00:05.000Z" }), 200);
-    await expectStatus(await p.webhook("sms:failed", { messageId: b, recipient: "+15551234567", failedAt: "2026-11-23T08:00:05.000Z", reason: "RESULT_ERROR_INVALID_DESTINATION" }), 200);
+    const at = Math.floor(Date.now() / 1000) * 1000;
+    await expectStatus(await p.webhook("sms:sent", { messageId: a, recipient: "+15551234567", simNumber: 1, partsCount: 1, sentAt: gsonDate(at, 60) }), 200);
+    await expectStatus(await p.webhook("sms:delivered", { messageId: a, recipient: "+15551234567", deliveredAt: gsonDate(at + 5_000) }), 200);
+    await expectStatus(await p.webhook("sms:failed", { messageId: b, recipient: "+15551234567", failedAt: gsonDate(at + 5_000), reason: "RESULT_ERROR_INVALID_DESTINATION" }), 200);
     const ma = (await expectStatus(await s.api(`/messages/${a}`), 200)).data.message;
     expect(ma.status).toBe("sent");
-    expect(ma.sentAt).toBe("2026-11-23T08:00:00.000Z");
-    expect(ma.metadata.deliveredAt).toBe("2026-11-23T08:00:05.000Z");
+    expect(ma.sentAt).toBe(iso(at));
+    expect(ma.metadata.deliveredAt).toBe(iso(at + 5_000));
     const mb = (await expectStatus(await s.api(`/messages/${b}`), 200)).data.message;
     expect(mb).toMatchObject({ status: "failed", failureReason: "RESULT_ERROR_INVALID_DESTINATION" });
   });

@@ -8117,10 +8117,12 @@ export interface operations {
                                 by?: "automatic" | "owner";
                                 deviceId?: string | null;
                                 deviceName?: string | null;
+                                /** @description sent / delivered: the time the phone reported, when it lay before its lease or ahead of the server's clock and the server's time was recorded instead */
+                                deviceTime?: string;
                                 /** @description leased: when the lease ends unless the phone reports first */
                                 expiresAt?: string;
                                 /** @enum {string} */
-                                kind: "created" | "scheduled" | "leased" | "lease_expired" | "attempt_failed" | "sent" | "failed" | "cancelled";
+                                kind: "created" | "scheduled" | "leased" | "lease_expired" | "attempt_failed" | "sent" | "delivered" | "failed" | "cancelled";
                                 reason?: string | null;
                                 /** @description attempt_failed: when the message went back to the queue */
                                 retryAt?: string;

@@ -391,7 +391,9 @@ export function stepText(e: TimelineEvent): string {
     case "attempt_failed":
       return `Sending failed${e.reason ? ` (${e.reason})` : ""}; ${e.by === "owner" ? "you sent it again" : "it is tried again automatically"}${e.retryAt ? ` at ${fmtDate(e.retryAt)}` : ""}`;
     case "sent":
-      return `Sent${e.deviceId ? ` by ${phoneName(e)}` : ""}`;
+      return `Sent${e.deviceId ? ` by ${phoneName(e)}` : ""}${e.deviceTime ? ` (the phone's clock said ${e.deviceTime})` : ""}`;
+    case "delivered":
+      return `Delivered to the recipient's phone${e.deviceTime ? ` (the phone's clock said ${e.deviceTime})` : ""}`;
     case "failed":
       return `Failed${e.reason ? `: ${e.reason}` : ""}`;
     case "cancelled":

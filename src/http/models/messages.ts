@@ -135,13 +135,14 @@ export const MessageListAnswer = Envelope(t.Object({ messages: t.Array(MessageSu
 /** One step of a message's life (domain/message-timeline.ts). */
 export const TimelineEvent = t.Object({
   at: Timestamp,
-  kind: literals(["created", "scheduled", "leased", "lease_expired", "attempt_failed", "sent", "failed", "cancelled"]),
+  kind: literals(["created", "scheduled", "leased", "lease_expired", "attempt_failed", "sent", "delivered", "failed", "cancelled"]),
   deviceId: t.Optional(NullableString),
   deviceName: t.Optional(NullableString),
   expiresAt: t.Optional(t.String({ description: "leased: when the lease ends unless the phone reports first" })),
   reason: t.Optional(NullableString),
   retryAt: t.Optional(t.String({ description: "attempt_failed: when the message went back to the queue" })),
   by: t.Optional(literals(["automatic", "owner"])),
+  deviceTime: t.Optional(t.String({ description: "sent / delivered: the time the phone reported, when it lay before its lease or ahead of the server's clock and the server's time was recorded instead" })),
 });
 export const MessageAnswer = Envelope(
   t.Object({
