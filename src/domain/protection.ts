@@ -120,7 +120,7 @@ export function normalizeOrigin(v: unknown): string | null {
  */
 export function validateProtectionSettings(s: Record<string, unknown>, fields: unknown, storedCaptcha?: unknown): FieldError[] {
   const errors: FieldError[] = [];
-  const has = (k: string) => Object.prototype.hasOwnProperty.call(s, k) && s[k] !== undefined;
+  const has = (k: string) => Object.hasOwn(s, k) && s[k] !== undefined;
   if (has("protection") && s.protection !== "recommended" && s.protection !== null) {
     errors.push({ field: "settings.protection", message: 'protection must be "recommended" (fills in the recommended protections)' });
   }
@@ -261,7 +261,7 @@ export function resolveProtection(s: Record<string, unknown>): ProtectionSetting
 
 /** Whether a posted honeypot value is filled in (any non-blank value). */
 export function honeypotFilled(body: Record<string, unknown>, field: string | null): boolean {
-  if (field === null || !Object.prototype.hasOwnProperty.call(body, field)) return false;
+  if (field === null || !Object.hasOwn(body, field)) return false;
   const v = body[field];
   if (v === undefined || v === null) return false;
   if (typeof v === "string") return v.trim() !== "";
@@ -297,7 +297,7 @@ export function containsLink(text: string): boolean {
 }
 
 /** Which submitted values a template variable inserts ("fullName" inserts both names). */
-const SOURCES_OF: Record<string, string[]> = { fullName: ["firstName", "lastName"] };
+const SOURCES_OF: ReadonlyMap<string, readonly string[]> = new Map([["fullName", ["firstName", "lastName"]]]);
 /** Variables whose value is not free text a visitor chose (or was checked as an address). */
 const NOT_FREE_TEXT = new Set(["phoneNumber", "email", "formName", "date", "time"]);
 
@@ -314,11 +314,12 @@ export function checkInsertedValues(
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   for (const variable of variables) {
-    for (const name of SOURCES_OF[variable] ?? [variable]) {
+    // A Map: a placeholder such as {{constructor}} is a field name, not a key of Object.prototype.
+    for (const name of SOURCES_OF.get(variable) ?? [variable]) {
       if (seen.has(name) || NOT_FREE_TEXT.has(name)) continue;
       seen.add(name);
       const value =
-        name === "firstName" ? v.firstName : name === "lastName" ? v.lastName : name === "source" ? v.source : Object.prototype.hasOwnProperty.call(v.custom, name) ? v.custom[name] : undefined;
+        name === "firstName" ? v.firstName : name === "lastName" ? v.lastName : name === "source" ? v.source : Object.hasOwn(v.custom, name) ? v.custom[name] : undefined;
       if (value === undefined) continue;
       const def = fields.find((f) => f.name === name);
       if (def?.type === "email" || def?.type === "phone") continue;

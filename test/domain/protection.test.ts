@@ -35,6 +35,12 @@ describe("checkInsertedValues", () => {
     expect(checkInsertedValues(v, ["note"], [{ name: "note", type: "url" }], false)).toEqual([]);
     expect(checkInsertedValues({ ...v, lastName: "www.x.com" }, ["fullName"], [], false).map((e) => e.field)).toEqual(["lastName"]);
   });
+  test("template names that are Object.prototype members are field names", () => {
+    const names = ["constructor", "__proto__", "toString", "hasOwnProperty", "prototype", "valueOf", "__defineGetter__"];
+    const custom = Object.fromEntries(names.map((n) => [n, "evil.example/x"]));
+    expect(checkInsertedValues({ phoneNumber: "+14155550100", custom: {} }, names, [], false)).toEqual([]);
+    expect(checkInsertedValues({ phoneNumber: "+14155550100", custom }, names, [], false).map((e) => e.field)).toEqual(names);
+  });
   test("the cap: 100, or the field's larger maxLength", () => {
     expect(checkInsertedValues(v, ["long"], [], false)[0].requirement).toBe("max 100 characters");
     expect(checkInsertedValues(v, ["long"], [{ name: "long", type: "text", validation: { maxLength: 200 } }], false)).toEqual([]);
@@ -127,5 +133,18 @@ describe("embedSnippet", () => {
     });
     expect(html).toContain("&lt;b&gt;&quot;Note&quot;&lt;/b&gt;");
     expect(html).not.toContain("_gotcha");
+  });
+  test("fields named like Object.prototype members get labels from their names", () => {
+    const html = embedSnippet({
+      formName: "x",
+      webhookUrl: "https://sms.example/v1/forms/abc/webhook",
+      fields: [{ name: "constructor", type: "text" }, { name: "toString", type: "text" }, { name: "__proto__", type: "text" }],
+      honeypotField: null,
+      captcha: null,
+    });
+    expect(html).toContain(">Constructor</label>");
+    expect(html).toContain(">To string</label>");
+    expect(html).not.toContain("function");
+    expect(html).not.toContain("autocomplete=\"f");
   });
 });
