@@ -125,6 +125,8 @@ export interface OutboundOptions {
   resolve?: HostResolver;
   /** Extra trusted CA certificates (PEM) for https receivers. */
   ca?: string;
+  /** Per-attempt time limit; DELIVERY_TIMEOUT_MS unless a test shortens it. */
+  timeoutMs?: number;
 }
 
 export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger, outbound: OutboundOptions = {}): AppDeps {
@@ -288,6 +290,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     retentionDays: config.eventRetentionDays,
     resolve: outbound.resolve,
     ca: outbound.ca,
+    timeoutMs: outbound.timeoutMs,
   });
   deps.lifecycle.push(deps.dispatcher);
   const watch = new QueueWatch(sqlite, clock, queue, leases, config.stuckAfterMs);
