@@ -25,7 +25,8 @@ import { MessageService } from "./services/messages";
 import { AnalyticsService } from "./services/analytics";
 import { DeviceService } from "./services/devices";
 import { EventOutbox, registerOutbox } from "./services/events";
-import { EventDispatcher, resolveHost } from "./services/event-dispatcher";
+import { EventDispatcher } from "./services/event-dispatcher";
+import { resolveHost, type HostResolver } from "./services/outbound-http";
 import { WebhookEndpointService } from "./services/webhook-endpoints";
 import { QueueWatch } from "./services/queue-watch";
 import { SpamCounter } from "./services/spam";
@@ -119,7 +120,16 @@ export interface AppDeps {
   stageTiming: StageTiming | null;
 }
 
-export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger): AppDeps {
+/** How outbound events find and trust their receivers; tests stub DNS and add their own CA. */
+export interface OutboundOptions {
+  resolve?: HostResolver;
+  /** Extra trusted CA certificates (PEM) for https receivers. */
+  ca?: string;
+  /** Per-attempt time limit; DELIVERY_TIMEOUT_MS unless a test shortens it. */
+  timeoutMs?: number;
+}
+
+export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger, outbound: OutboundOptions = {}): AppDeps {
   const db = wrapDb(sqlite);
   // Boot applies what the last run left in the intake before anything reads messages (issue 15).
   SubmissionIntake.drain(sqlite, logger);
@@ -191,7 +201,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     devices: undefined as unknown as DeviceService,
     events,
     dispatcher: undefined as unknown as EventDispatcher,
-    webhookEndpoints: new WebhookEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: resolveHost }),
+    webhookEndpoints: new WebhookEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost }),
     accountSettings,
     conversations: new ConversationService(sqlite, clock, contacts),
     inbound: new InboundService(sqlite, clock, accountSettings, queue, seq, leases, quota),
@@ -279,6 +289,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     allowPrivate: config.allowPrivateWebhookUrls,
     retryScheduleMs: config.eventRetryScheduleMs,
     retentionDays: config.eventRetentionDays,
+    resolve: outbound.resolve,
+    ca: outbound.ca,
+    timeoutMs: outbound.timeoutMs,
   });
   deps.lifecycle.push(deps.dispatcher);
   const watch = new QueueWatch(sqlite, clock, queue, leases, config.stuckAfterMs);

@@ -8,7 +8,7 @@ import { migrate, SCHEMA_VERSION, SchemaTooNewError } from "./db/migrate";
 import { acquireLock, DEFAULT_BACKUP_EVERY_MS, scheduledBackups } from "./services/backups";
 import { existsSync } from "node:fs";
 import { Database as SqliteDatabase } from "bun:sqlite";
-import { createDeps, type AppDeps } from "./deps";
+import { createDeps, type AppDeps, type OutboundOptions } from "./deps";
 import { createApp } from "./app";
 import { createFetchHandler, SERVER_BODY_LIMIT } from "./http/server";
 import { systemClock, type Clock } from "./lib/clock";
@@ -34,6 +34,8 @@ export interface StartOptions {
   logger?: Logger;
   /** Called with the first account's key on an empty database (serve prints it on stdout). */
   onFirstKey?: (key: { accountId: string; keyId: string; apiKey: string }) => void;
+  /** Outbound events' resolver and extra CA (tests only; production uses the system's). */
+  outbound?: OutboundOptions;
 }
 
 /**
@@ -71,7 +73,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     releaseLock();
     throw err;
   }
-  const deps = createDeps(sqlite, config, clock, logger);
+  const deps = createDeps(sqlite, config, clock, logger, opts.outbound);
   // First in the list: started before the writer takes requests, stopped after its last flush.
   if (config.checkpoint === "background") deps.lifecycle.unshift(new Checkpointer(sqlite, config.db, logger, { gate: deps.writeGate }));
   if (config.backupDir) {

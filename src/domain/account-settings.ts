@@ -81,7 +81,7 @@ export function applySettingsPatch(
     }
   }
   for (const k of KEYWORD_LIST_KEYS) {
-    if (!(k in b)) continue;
+    if (!Object.hasOwn(b, k)) continue;
     const v = b[k];
     if (v === null) {
       delete next[k];
@@ -109,7 +109,7 @@ export function applySettingsPatch(
     next[k] = words;
   }
   for (const k of REPLY_KEYS) {
-    if (!(k in b)) continue;
+    if (!Object.hasOwn(b, k)) continue;
     const v = b[k];
     if (v === null) {
       delete next[k];

@@ -142,7 +142,11 @@ export function contactCells(c: ExportContact, columns: string[]): Array<string 
   return columns.map((col) => {
     if (col === "messageCount") return c.messageCount;
     if (col === "tags") return neutraliseCell(c.tags.join(TAG_SEPARATOR));
-    if (col.startsWith(CUSTOM_PREFIX)) return neutraliseCell(c.customFields[col.slice(CUSTOM_PREFIX.length)] ?? "");
+    if (col.startsWith(CUSTOM_PREFIX)) {
+      // Own fields only: `customFields.constructor` names a field, not Object.prototype's member.
+      const name = col.slice(CUSTOM_PREFIX.length);
+      return neutraliseCell(Object.hasOwn(c.customFields, name) ? c.customFields[name] : "");
+    }
     const v = (c as unknown as Record<string, unknown>)[col];
     return v === null || v === undefined ? "" : neutraliseCell(String(v));
   });
@@ -151,14 +155,21 @@ export function contactCells(c: ExportContact, columns: string[]): Array<string 
 /** The JSON export's object for one contact: the selected keys in order; custom fields nested. */
 export function contactJson(c: ExportContact, sel: ColumnSelection): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  // A Map until the end: a custom field named `__proto__` must be written as a field.
+  let custom: Map<string, string> | undefined;
   for (const col of sel.columns) {
-    if (col === "customFields") out.customFields = { ...(out.customFields as object | undefined), ...c.customFields };
-    else if (col.startsWith(CUSTOM_PREFIX)) {
+    if (col === "customFields") {
+      custom ??= new Map();
+      for (const [k, v] of Object.entries(c.customFields)) custom.set(k, v);
+      out.customFields = null;
+    } else if (col.startsWith(CUSTOM_PREFIX)) {
       const name = col.slice(CUSTOM_PREFIX.length);
-      const cf = (out.customFields ??= {}) as Record<string, string>;
-      if (name in c.customFields) cf[name] = c.customFields[name];
+      custom ??= new Map();
+      if (Object.hasOwn(c.customFields, name)) custom.set(name, c.customFields[name]);
+      out.customFields = null;
     } else out[col] = (c as unknown as Record<string, unknown>)[col];
   }
+  if (custom !== undefined) out.customFields = Object.fromEntries(custom);
   return out;
 }
 
@@ -222,7 +233,8 @@ export function importRowBody(
   cells: string[],
 ): { body: Record<string, unknown>; createdAt?: string; formId?: string; optedOut?: string; optedOutAt?: string } {
   const body: Record<string, unknown> = {};
-  const custom: Record<string, string | null> = {};
+  // A Map: a `customFields.__proto__` column is a field, not the object's prototype.
+  const custom = new Map<string, string | null>();
   let createdAt: string | undefined;
   let formId: string | undefined;
   // An empty optedOut cell leaves the contact as it is: clearing an opt-out needs "false".
@@ -231,7 +243,7 @@ export function importRowBody(
   h.map.forEach((m, i) => {
     if (m.kind === "ignored") return;
     const v = restoreCell(cells[i] ?? "");
-    if (m.kind === "custom") return void (custom[m.name] = v === "" ? null : v);
+    if (m.kind === "custom") return void custom.set(m.name, v === "" ? null : v);
     if (m.kind === "fullName") {
       const full = v.trim();
       const space = full.search(/\s/);
@@ -262,6 +274,6 @@ export function importRowBody(
         body[m.name] = v;
     }
   });
-  if (Object.keys(custom).length) body.customFields = custom;
+  if (custom.size) body.customFields = Object.fromEntries(custom);
   return { body, createdAt, formId, optedOut, optedOutAt };
 }

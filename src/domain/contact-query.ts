@@ -140,14 +140,15 @@ export function parseSearchBody(body: unknown): Parsed<ContactListQuery> {
   if (cf === undefined || typeof cf !== "object" || cf === null || Array.isArray(cf)) {
     errors.push({ field: "customFields", message: "customFields must be an object of field name to the value to match", requirement: "object of strings", provided: null });
   } else {
-    const out: Record<string, string> = {};
+    // A Map: a custom field named `__proto__` is searched for like any other.
+    const out = new Map<string, string>();
     for (const [k, v] of Object.entries(cf)) {
       if (!isValidCustomFieldName(k)) errors.push({ field: `customFields.${k}`, message: "custom field names are 1-64 characters without quotes, backslashes or control characters", requirement: "valid field name", provided: k.slice(0, 100) });
       else if (typeof v !== "string") errors.push({ field: `customFields.${k}`, message: `customFields.${k} must be a string`, requirement: "string", provided: v === undefined ? null : (v as unknown) });
-      else out[k] = v;
+      else out.set(k, v);
     }
-    if (Object.keys(out).length > 20) errors.push({ field: "customFields", message: "customFields may name at most 20 fields", requirement: "at most 20 fields", provided: Object.keys(out).length });
-    if (Object.keys(out).length) f.customFields = out;
+    if (out.size > 20) errors.push({ field: "customFields", message: "customFields may name at most 20 fields", requirement: "at most 20 fields", provided: out.size });
+    if (out.size) f.customFields = Object.fromEntries(out);
   }
   if (b.tags !== undefined) {
     let list: string[] | undefined;

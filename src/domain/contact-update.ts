@@ -88,7 +88,7 @@ function optionalText(
   errors: FieldError[],
   patch: Record<string, unknown>,
 ) {
-  if (!(key in body)) return;
+  if (!Object.hasOwn(body, key)) return;
   const v = body[key];
   if (v === null) return void (patch[key] = null);
   if (typeof v !== "string") {
@@ -145,20 +145,22 @@ function validateCustomFields(v: unknown, errors: FieldError[]): Record<string, 
     errors.push({ field: "customFields", message: `customFields may hold at most ${MAX_CUSTOM_FIELDS} fields`, requirement: `at most ${MAX_CUSTOM_FIELDS} fields`, provided: entries.length });
     return undefined;
   }
-  const out: Record<string, string | null> = {};
+  // Entries, then fromEntries: a custom field named `__proto__` is stored as a field, never as the
+  // object's prototype (docs/api-decisions.md, "Hostile input, round two").
+  const out: Array<[string, string | null]> = [];
   const before = errors.length;
   for (const [k, val] of entries) {
     const f = `customFields.${k}`;
     if (!isValidCustomFieldName(k)) {
       errors.push({ field: f, message: `custom field names must be 1-${MAX_CUSTOM_KEY_LENGTH} characters without quotes, backslashes or control characters`, requirement: "valid field name", provided: cut(k) });
-    } else if (val === null) out[k] = null;
+    } else if (val === null) out.push([k, null]);
     else if (typeof val !== "string") {
       errors.push({ field: f, message: `${f} must be a string (or null to delete it)`, requirement: "string or null", provided: cut(val) });
     } else if (longerThan(val, MAX_CUSTOM_VALUE_LENGTH)) {
       errors.push({ field: f, message: `${f} must be at most ${MAX_CUSTOM_VALUE_LENGTH} characters`, requirement: `at most ${MAX_CUSTOM_VALUE_LENGTH} characters`, provided: cut(val) });
-    } else out[k] = val;
+    } else out.push([k, val]);
   }
-  return errors.length === before ? out : undefined;
+  return errors.length === before ? Object.fromEntries(out) : undefined;
 }
 
 export const STATUS_MESSAGE = `status must be one of ${CONTACT_STATUSES.join(", ")}`;
@@ -184,26 +186,27 @@ export function validateContactInput(body: unknown, mode: "create" | "update" | 
   optionalText(b, "lastName", MAX_PERSON_NAME_LENGTH, errors, patch);
   optionalText(b, "notes", MAX_NOTES_LENGTH, errors, patch);
   optionalText(b, "source", MAX_SOURCE_LENGTH, errors, patch);
-  if ("email" in b) {
+  const has = (k: string) => Object.hasOwn(b, k);
+  if (has("email")) {
     const v = b.email;
     if (v === null || v === "") patch.email = null;
     else if (typeof v !== "string" || !isValidEmail(v.trim())) {
       errors.push({ field: "email", message: "email must be a valid e-mail address", requirement: "valid e-mail format", provided: cut(v) });
     } else patch.email = v.trim();
   }
-  if ("status" in b) {
+  if (has("status")) {
     if (isContactStatus(b.status)) patch.status = b.status;
     else errors.push({ field: "status", message: STATUS_MESSAGE, requirement: CONTACT_STATUSES.join(", "), provided: cut(b.status) ?? null });
   }
-  if ("tags" in b) {
+  if (has("tags")) {
     const tags = validateTags(b.tags, errors);
     if (tags) patch.tags = tags;
   }
-  if ("customFields" in b) {
+  if (has("customFields")) {
     const cf = validateCustomFields(b.customFields, errors);
     if (cf) patch.customFields = cf;
   }
-  if ("lastResponseAt" in b) {
+  if (has("lastResponseAt")) {
     const v = b.lastResponseAt;
     if (v === null || v === "") patch.lastResponseAt = null;
     else {
@@ -213,7 +216,7 @@ export function validateContactInput(body: unknown, mode: "create" | "update" | 
       } else patch.lastResponseAt = new Date(ms).toISOString();
     }
   }
-  if ("phoneNumber" in b) {
+  if (has("phoneNumber")) {
     if (mode === "bulk") {
       errors.push({ field: "phoneNumber", message: "phoneNumber cannot be set on many contacts at once", requirement: "absent in bulk updates", provided: cut(b.phoneNumber) });
     } else {
@@ -260,10 +263,13 @@ export function applyContactPatch(current: ContactState, patch: ContactPatch): C
   if (patch.status !== undefined) next.status = patch.status;
   if (patch.tags !== undefined) next.tags = [...patch.tags];
   if (patch.customFields) {
+    // A Map: assigning `next.customFields["__proto__"]` would set the prototype, not a field.
+    const merged = new Map(Object.entries(current.customFields));
     for (const [k, v] of Object.entries(patch.customFields)) {
-      if (v === null) delete next.customFields[k];
-      else next.customFields[k] = v;
+      if (v === null) merged.delete(k);
+      else merged.set(k, v);
     }
+    next.customFields = Object.fromEntries(merged);
   }
   return next;
 }

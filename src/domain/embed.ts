@@ -12,15 +12,21 @@ export function escapeHtml(s: string): string {
 
 const INPUT_TYPES: Record<FieldDef["type"], string> = { text: "text", email: "email", phone: "tel", number: "number", url: "url", date: "date" };
 
-const BUILTIN_LABELS: Record<string, string> = {
-  phoneNumber: "Mobile number",
-  firstName: "First name",
-  lastName: "Last name",
-  email: "E-mail",
-  source: "How did you hear about us?",
-};
+// Maps: a field named `constructor` or `toString` must not find Object.prototype's members.
+const BUILTIN_LABELS: ReadonlyMap<string, string> = new Map([
+  ["phoneNumber", "Mobile number"],
+  ["firstName", "First name"],
+  ["lastName", "Last name"],
+  ["email", "E-mail"],
+  ["source", "How did you hear about us?"],
+]);
 
-const AUTOCOMPLETE: Record<string, string> = { phoneNumber: "tel", firstName: "given-name", lastName: "family-name", email: "email" };
+const AUTOCOMPLETE: ReadonlyMap<string, string> = new Map([
+  ["phoneNumber", "tel"],
+  ["firstName", "given-name"],
+  ["lastName", "family-name"],
+  ["email", "email"],
+]);
 
 const WIDGETS: Record<CaptchaSettings["provider"], { script: string; className: string }> = {
   turnstile: { script: "https://challenges.cloudflare.com/turnstile/v0/api.js", className: "cf-turnstile" },
@@ -52,11 +58,12 @@ export function embedSnippet(f: EmbedInput): string {
     const id = `tw-${field.name}`;
     const type = field.type === "date" && field.validation?.format && field.validation.format !== "YYYY-MM-DD" ? "text" : INPUT_TYPES[field.type];
     const required = field.name === "phoneNumber" || field.required === true;
-    const label = field.label ?? BUILTIN_LABELS[field.name] ?? humanize(field.name);
+    const label = field.label ?? BUILTIN_LABELS.get(field.name) ?? humanize(field.name);
     const attrs = [`id="${id}"`, `name="${escapeHtml(field.name)}"`, `type="${type}"`];
     if (required) attrs.push("required");
     if (field.placeholder) attrs.push(`placeholder="${escapeHtml(field.placeholder)}"`);
-    if (AUTOCOMPLETE[field.name]) attrs.push(`autocomplete="${AUTOCOMPLETE[field.name]}"`);
+    const autocomplete = AUTOCOMPLETE.get(field.name);
+    if (autocomplete) attrs.push(`autocomplete="${autocomplete}"`);
     const v = field.validation ?? {};
     if (field.type === "text" && typeof v.maxLength === "number") attrs.push(`maxlength="${v.maxLength}"`);
     if (field.type === "text" && typeof v.minLength === "number") attrs.push(`minlength="${v.minLength}"`);

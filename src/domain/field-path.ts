@@ -8,7 +8,7 @@ export function valueAtPath(root: unknown, path: string): unknown {
   for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) {
     if (cur === null || typeof cur !== "object") return null;
     const key = m[1] ?? Number(m[2]);
-    if (!Object.prototype.hasOwnProperty.call(cur, key)) return null;
+    if (!Object.hasOwn(cur, key)) return null;
     cur = (cur as Record<string | number, unknown>)[key];
   }
   return shown(cur);

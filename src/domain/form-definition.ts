@@ -49,13 +49,14 @@ export type Priority = (typeof PRIORITIES)[number];
 export const BUILTIN_FIELD_NAMES = ["firstName", "lastName", "email", "phoneNumber", "source"] as const;
 
 /** Types a built-in name may be declared with (anything else would refuse every submission). */
-const BUILTIN_FIELD_TYPES: Record<string, readonly FieldType[]> = {
-  firstName: ["text"],
-  lastName: ["text"],
-  source: ["text"],
-  email: ["email", "text"],
-  phoneNumber: ["phone", "text"],
-};
+/** A Map: a field named `constructor` or `toString` must not find Object.prototype's members. */
+const BUILTIN_FIELD_TYPES: ReadonlyMap<string, readonly FieldType[]> = new Map<string, readonly FieldType[]>([
+  ["firstName", ["text"]],
+  ["lastName", ["text"]],
+  ["source", ["text"]],
+  ["email", ["email", "text"]],
+  ["phoneNumber", ["phone", "text"]],
+]);
 
 const FIELD_KEYS = ["name", "type", "required", "label", "placeholder", "validation"];
 
@@ -165,7 +166,7 @@ const DATE_SHAPES: Record<DateFormat, { re: RegExp; order: ["y" | "m" | "d", "y"
  * order, so callers compare the results directly.
  */
 export function parseDateInFormat(value: string, format: DateFormat = DEFAULT_DATE_FORMAT): string | null {
-  const shape = DATE_SHAPES[format];
+  const shape = Object.hasOwn(DATE_SHAPES, format) ? DATE_SHAPES[format] : undefined;
   if (!shape) return null;
   const m = shape.re.exec(value.trim());
   if (!m) return null;
@@ -217,9 +218,9 @@ function checkValidation(type: FieldType, validation: unknown, path: string, err
     }
   }
   const v = validation;
-  const has = (k: string) => Object.prototype.hasOwnProperty.call(v, k) && allowed.includes(k);
+  const has = (k: string) => Object.hasOwn(v, k) && allowed.includes(k);
 
-  if (Object.prototype.hasOwnProperty.call(v, "message")) {
+  if (Object.hasOwn(v, "message")) {
     const m = v.message;
     if (typeof m !== "string" || m.trim() === "" || codePointLength(m) > MAX_CUSTOM_MESSAGE_LENGTH) {
       errors.push({
@@ -374,8 +375,6 @@ export function validateFormFields(fields: unknown): FieldError[] {
         field: `${path}.name`,
         message: "name must start with a letter or _ and contain only letters, digits and _",
       });
-    } else if (name === "__proto__") {
-      errors.push({ field: `${path}.name`, message: "name '__proto__' is reserved" });
     } else if (seen.has(name)) {
       errors.push({ field: `${path}.name`, message: `duplicate field name '${name}'` });
     } else {
@@ -387,11 +386,11 @@ export function validateFormFields(fields: unknown): FieldError[] {
     const typeOk = (FIELD_TYPES as readonly unknown[]).includes(type);
     if (!typeOk) {
       errors.push({ field: `${path}.type`, message: `type must be one of ${FIELD_TYPES.join(", ")}` });
-    } else if (nameOk && BUILTIN_FIELD_TYPES[name as string] && !BUILTIN_FIELD_TYPES[name as string].includes(type as FieldType)) {
-      errors.push({
-        field: `${path}.type`,
-        message: `built-in field '${name}' may only be declared as ${BUILTIN_FIELD_TYPES[name as string].join(" or ")}`,
-      });
+    } else {
+      const builtinTypes = nameOk ? BUILTIN_FIELD_TYPES.get(name as string) : undefined;
+      if (builtinTypes !== undefined && !builtinTypes.includes(type as FieldType)) {
+        errors.push({ field: `${path}.type`, message: `built-in field '${name}' may only be declared as ${builtinTypes.join(" or ")}` });
+      }
     }
 
     if (f.required !== undefined && typeof f.required !== "boolean") {

@@ -120,7 +120,7 @@ export function normalizeOrigin(v: unknown): string | null {
  */
 export function validateProtectionSettings(s: Record<string, unknown>, fields: unknown, storedCaptcha?: unknown): FieldError[] {
   const errors: FieldError[] = [];
-  const has = (k: string) => Object.prototype.hasOwnProperty.call(s, k) && s[k] !== undefined;
+  const has = (k: string) => Object.hasOwn(s, k) && s[k] !== undefined;
   if (has("protection") && s.protection !== "recommended" && s.protection !== null) {
     errors.push({ field: "settings.protection", message: 'protection must be "recommended" (fills in the recommended protections)' });
   }
@@ -261,7 +261,7 @@ export function resolveProtection(s: Record<string, unknown>): ProtectionSetting
 
 /** Whether a posted honeypot value is filled in (any non-blank value). */
 export function honeypotFilled(body: Record<string, unknown>, field: string | null): boolean {
-  if (field === null || !Object.prototype.hasOwnProperty.call(body, field)) return false;
+  if (field === null || !Object.hasOwn(body, field)) return false;
   const v = body[field];
   if (v === undefined || v === null) return false;
   if (typeof v === "string") return v.trim() !== "";
@@ -269,9 +269,10 @@ export function honeypotFilled(body: Record<string, unknown>, field: string | nu
 }
 
 /**
- * Top-level domains a bare domain is recognised by (besides any two-letter country code and
- * IDN `xn--`): the common generic ones, and the reserved test names phishers' examples use.
- * A domain followed by a path (`evil.example/login`) is a link whatever its ending.
+ * Top-level domains a bare domain is recognised by (besides the two-letter country codes, a few
+ * internationalised ones and IDN `xn--`): the common generic ones, and the reserved test names
+ * phishers' examples use. A domain followed by a path (`evil.example/login`) or a port is a link
+ * whatever its ending.
  */
 const GENERIC_TLDS = new Set(
   (
@@ -280,24 +281,97 @@ const GENERIC_TLDS = new Set(
     "support help services tk ml ga cf gq gov edu mil int mobi name example test invalid localhost"
   ).split(" "),
 );
+/** Internationalised top-level domains seen in the wild (Cyrillic, Chinese, Japanese, Greek). */
+const IDN_TLDS = new Set("рф рус укр бел срб мкд қаз онлайн сайт орг ком 中国 中國 香港 台湾 台灣 公司 网络 网址 在线 コム みんな ελ ευ".split(" "));
+/** Country-code TLDs that are not a country in libphonenumber's list. */
+const EXTRA_CC_TLDS = new Set(["uk", "eu", "su", "ac", "aq", "bv", "gs", "hm", "pn", "tf", "um"]);
+/**
+ * Abbreviations written before a name without a space ("Mr.Li", "Dr.No", "St.Kitts"): such a
+ * single word before a country code is a person or a place, not a domain. A generic ending
+ * (`dr.com`) or a path still makes it a link.
+ */
+const ABBREVIATIONS = new Set(
+  "mr mrs ms mx dr st no nr jr sr prof rev fr mt ft vs etc apt ave rd sgt capt gen lt col hon messrs vol fig dept univ est".split(" "),
+);
 
-const SCHEME_RE = /\b[a-z][a-z0-9+.-]{1,20}:\/\//i;
-const WWW_RE = /\bwww\d?\./i;
-const DOMAIN_RE = /(?:^|[^a-z0-9@.-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+([a-z]{2,24}|xn--[a-z0-9-]{1,59}))(\/|:\d|\b)/gi;
+const isCcTld = (tld: string) => /^[a-z]{2}$/.test(tld) && (EXTRA_CC_TLDS.has(tld) || isSupportedCountry(tld.toUpperCase() as never));
+const isKnownTld = (tld: string) => GENERIC_TLDS.has(tld) || IDN_TLDS.has(tld) || tld.startsWith("xn--") || isCcTld(tld);
 
-/** True when `text` holds a URL or a bare domain: `http://…`, `www.…`, `evil.example/login`, `bank.com`. */
+/** Invisible characters a link can hide behind: soft hyphen, zero-width spaces and joiners, BOM. */
+const INVISIBLE = /[\u00AD\u034F\u180E\u200B-\u200F\u2060-\u2064\uFEFF]/g;
+/**
+ * Characters that read as a full stop. Browsers turn the first three into "." in a host name
+ * (UTS 46); NFKC already maps U+FF0E, U+FE52 and U+2024, the rest stay look-alikes.
+ */
+const DOT_LIKE = /[\u3002\uFF0E\uFF61\uFE52\u2024\u06D4\u0701\u0702\u2E3C\uA4F8]/g;
+/** "evil[.]com", "evil(dot)com": the ways a link is written to dodge a filter. */
+const BRACKETED_DOT = /[ \t]*[[({][ \t]*(?:\.|dot)[ \t]*[\])}][ \t]*/gi;
+
+/** The text as a reader (or a browser) sees it: compatibility forms folded, dots made dots. */
+function asRead(text: string): string {
+  return text.normalize("NFKC").replace(INVISIBLE, "").replace(DOT_LIKE, ".").replace(BRACKETED_DOT, ".");
+}
+
+/** `x://`, and the web schemes with any slashes (`https:/x`, `http:\\x`): browsers accept those. */
+const SCHEME_RE = /:\/\/[^\s]|(?<![\p{L}\p{N}])(?:https?|ftp|wss?)[ \t]*:[ \t]*[\\/]/iu;
+/**
+ * Schemes that act without `//`, written without a space after the colon ("JavaScript: fun" and
+ * "Tel: 555" are prose); `data:` only with a media type or a comma ("data: 5GB" is prose too).
+ */
+const BARE_SCHEME_RE = /(?<![\p{L}\p{N}])(?:(?:mailto|intent|javascript|vbscript):\S|data:[ \t]*(?:[a-z]+\/[a-z0-9.+-]+|[;,]))/iu;
+const WWW_RE = /(?<![\p{L}\p{N}])www\d{0,3}\./iu;
+/** An HTML anchor: `<a href=…>`, `<A>`, or any `href=`. */
+const ANCHOR_RE = /<[ \t]*a(?:[\s>/])|(?<![\p{L}\p{N}])href[ \t]*=/iu;
+const IPV4_RE = /(?<![\p{L}\p{N}.])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?![\p{N}]|\.\p{N})/gu;
+const LABEL = "[\\p{L}\\p{N}](?:[\\p{L}\\p{N}-]{0,61}[\\p{L}\\p{N}])?";
+/** A host name: labels and a final label of letters (or IDN `xn--`), not inside a longer word or an e-mail address. */
+const DOMAIN_RE = new RegExp(`(?<![\\p{L}\\p{N}@._-])((?:${LABEL}\\.)+)(\\p{L}{2,24}|xn--[a-z0-9-]{1,59})(?![\\p{L}\\p{N}_-])`, "giu");
+/** `evil .example/x`, `evil . com/x`, `evil. com/x`: a host with spaces around its last dot, then a path or port. */
+const SPACED_DOMAIN_RE = new RegExp(`(?<![\\p{L}\\p{N}@._-])${LABEL}([ \\t]*)\\.([ \\t]*)(\\p{L}{2,24})(?=\\/[\\p{L}\\p{N}]|:\\d)`, "gu");
+/** `user@evil.example/login` is not an e-mail address: browsers read the part before `@` as a user name. */
+const AT_HOST_PATH_RE = new RegExp(`@(?:${LABEL}\\.)+\\p{L}{2,24}(?:\\/|:\\d)`, "u");
+
+/**
+ * True when `text` holds a link a reader could follow: a URL (`http://…`, `https:/…`), `www.…`,
+ * a bare domain (`bank.com`, `evil.example/login`, `ｅｖｉｌ.com`, `evil。example`), an IPv4 host,
+ * a `mailto:`/`javascript:`/`data:` URI or an HTML anchor. Full-width and other compatibility
+ * forms, zero-width characters and dot look-alikes are normalised first. E-mail addresses,
+ * abbreviations ("Dr. Smith", "e.g.", "Mr.Smith"), numbers, prices, times and versions are not
+ * links (docs/api-decisions.md, "Hostile input, round two: template names, the links rule,
+ * outbound addresses").
+ */
 export function containsLink(text: string): boolean {
-  if (SCHEME_RE.test(text) || WWW_RE.test(text)) return true;
+  const t = asRead(text);
+  if (SCHEME_RE.test(t) || BARE_SCHEME_RE.test(t) || WWW_RE.test(t) || ANCHOR_RE.test(t) || AT_HOST_PATH_RE.test(t)) return true;
+  IPV4_RE.lastIndex = 0;
+  for (let m = IPV4_RE.exec(t); m !== null; m = IPV4_RE.exec(t)) {
+    if (m.slice(1, 5).every((o) => Number(o) <= 255)) return true;
+  }
   DOMAIN_RE.lastIndex = 0;
-  for (let m = DOMAIN_RE.exec(text); m !== null; m = DOMAIN_RE.exec(text)) {
+  for (let m = DOMAIN_RE.exec(t); m !== null; m = DOMAIN_RE.exec(t)) {
+    const after = t.slice(m.index + m[0].length);
+    if (after.startsWith("/") || /^:\d/.test(after)) return true;
     const tld = m[2].toLowerCase();
-    if (m[3] === "/" || m[3].startsWith(":") || tld.length === 2 || tld.startsWith("xn--") || GENERIC_TLDS.has(tld)) return true;
+    if (GENERIC_TLDS.has(tld) || IDN_TLDS.has(tld) || tld.startsWith("xn--")) return true;
+    if (isCcTld(tld)) {
+      const labels = m[1].slice(0, -1);
+      if (!(labels.indexOf(".") < 0 && ABBREVIATIONS.has(labels.toLowerCase()))) return true;
+    }
+  }
+  // Spaces around the last dot: only lower-case endings, so prose such as "I code in .NET/C#"
+  // or "Yes. No/maybe" stays text. A space before the dot (never in prose) takes any known
+  // ending; a space only after it (as after a full stop) takes a generic one (`com`, `net` …).
+  SPACED_DOMAIN_RE.lastIndex = 0;
+  for (let m = SPACED_DOMAIN_RE.exec(t); m !== null; m = SPACED_DOMAIN_RE.exec(t)) {
+    const [, before, afterDot, tld] = m;
+    if (tld !== tld.toLowerCase() || (before === "" && afterDot === "")) continue;
+    if (before !== "" ? isKnownTld(tld) : GENERIC_TLDS.has(tld)) return true;
   }
   return false;
 }
 
 /** Which submitted values a template variable inserts ("fullName" inserts both names). */
-const SOURCES_OF: Record<string, string[]> = { fullName: ["firstName", "lastName"] };
+const SOURCES_OF: ReadonlyMap<string, readonly string[]> = new Map([["fullName", ["firstName", "lastName"]]]);
 /** Variables whose value is not free text a visitor chose (or was checked as an address). */
 const NOT_FREE_TEXT = new Set(["phoneNumber", "email", "formName", "date", "time"]);
 
@@ -314,11 +388,12 @@ export function checkInsertedValues(
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   for (const variable of variables) {
-    for (const name of SOURCES_OF[variable] ?? [variable]) {
+    // A Map: a placeholder such as {{constructor}} is a field name, not a key of Object.prototype.
+    for (const name of SOURCES_OF.get(variable) ?? [variable]) {
       if (seen.has(name) || NOT_FREE_TEXT.has(name)) continue;
       seen.add(name);
       const value =
-        name === "firstName" ? v.firstName : name === "lastName" ? v.lastName : name === "source" ? v.source : Object.prototype.hasOwnProperty.call(v.custom, name) ? v.custom[name] : undefined;
+        name === "firstName" ? v.firstName : name === "lastName" ? v.lastName : name === "source" ? v.source : Object.hasOwn(v.custom, name) ? v.custom[name] : undefined;
       if (value === undefined) continue;
       const def = fields.find((f) => f.name === name);
       if (def?.type === "email" || def?.type === "phone") continue;

@@ -241,7 +241,9 @@ export function validateSubmission(
 ): SubmissionResult {
   const maxCustom = opts.maxCustomLength ?? MAX_CUSTOM_VALUE_LENGTH;
   const errors: FieldError[] = [];
-  const own = (k: string) => Object.prototype.hasOwnProperty.call(body, k);
+  // Own keys only: a posted `constructor` or `__proto__` is a field like any other, and an
+  // absent one never reads Object.prototype (docs/api-decisions.md, "Hostile input, round two").
+  const own = (k: string) => Object.hasOwn(body, k);
   const get = (k: string) => (own(k) ? body[k] : undefined);
 
   const declared = new Map<string, FieldDef>();
@@ -337,7 +339,7 @@ export function validateSubmission(
     done.add(key);
     if (!declared.has(key)) {
       // … then the undeclared keys, in the order they were posted.
-      if (key === "" || key === "__proto__") {
+      if (key === "") {
         errors.push({ field: key, message: `field name '${key}' is not allowed`, requirement: "field name", provided: providedOf(get(key)) });
         continue;
       }
@@ -356,6 +358,7 @@ export function validateSubmission(
   }
 
   if (errors.length > 0 || phoneNumber === undefined) return { ok: false, errors };
+  // fromEntries defines own data properties, so a `__proto__` field stays a field.
   const value: SubmissionValue = { phoneNumber, custom: Object.fromEntries(custom) };
   if (firstName !== undefined) value.firstName = firstName;
   if (lastName !== undefined) value.lastName = lastName;

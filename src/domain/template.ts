@@ -83,14 +83,26 @@ export interface RenderedTemplate {
   variablesUsed: string[];
 }
 
-export function renderTemplate(template: string, vars: Record<string, string>): RenderedTemplate {
+/** A template's values: a Map, or an object whose own properties alone count. */
+export type TemplateVariables = ReadonlyMap<string, string> | Readonly<Record<string, string>>;
+
+/**
+ * Placeholder names are data the form's owner typed: `{{constructor}}`, `{{__proto__}}` or
+ * `{{toString}}` look up a submitted value like any other name and never reach Object's
+ * prototype (docs/api-decisions.md, "Hostile input, round two").
+ */
+function lookup(vars: TemplateVariables, name: string): string | undefined {
+  if (vars instanceof Map) return vars.get(name);
+  return Object.hasOwn(vars, name) ? (vars as Record<string, string>)[name] : undefined;
+}
+
+export function renderTemplate(template: string, vars: TemplateVariables): RenderedTemplate {
   const { pieces, names } = scanned(template);
   let content = "";
   for (const piece of pieces) {
     content += piece.literal;
     if (piece.name !== undefined) {
-      // Own properties only: "{{constructor}}" must not print Object's prototype.
-      const value = Object.prototype.hasOwnProperty.call(vars, piece.name) ? vars[piece.name] : undefined;
+      const value = lookup(vars, piece.name);
       const text = value === undefined || value === null ? "" : String(value);
       content += piece.fallback !== undefined && text.trim() === "" ? piece.fallback : text;
     }

@@ -8,16 +8,16 @@
  * - At most DELIVERY_CONCURRENCY requests in flight, and at most PER_ENDPOINT_CONCURRENCY per
  *   endpoint, so one slow receiver cannot hold every slot. Never on the request path: a webhook
  *   submission only writes its outbox rows.
- * - An attempt: the URL's host is resolved and judged again (SSRF guard), the body is signed per
- *   Standard Webhooks (two signatures during a rotation's overlap), POSTed with a 10 s limit and
+ * - An attempt: the URL's host is resolved once and every address judged again (SSRF guard);
+ *   the body is signed per Standard Webhooks (two signatures during a rotation's overlap) and
+ *   POSTed to a judged address itself, with the URL's Host and TLS name (outbound-http.ts: no
+ *   second lookup for a rebinding name server to answer differently), with a 10 s limit and
  *   no redirects. 2xx = delivered; anything else is retried on RETRY_SCHEDULE_MS, then `failed`.
  * - Results are written through the group-commit writer (they share the webhook path's fsync).
  *   An endpoint that has failed every attempt for DISABLE_AFTER_MS is disabled, its pending
  *   deliveries fail, and an `endpoint.disabled` event is emitted in that same transaction.
  */
 import type { Database } from "bun:sqlite";
-import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
 import type { Clock } from "../lib/clock";
 import { iso } from "../lib/clock";
 import type { Logger } from "../lib/log";
@@ -35,6 +35,7 @@ import {
   webhookHeaders,
 } from "../domain/outbound-events";
 import { judgeWebhookTarget } from "../domain/webhook-url";
+import { fetchAt, resolveHost, type HostResolver } from "./outbound-http";
 import { VERSION } from "../version";
 
 export const DELIVERY_CONCURRENCY = 16;
@@ -53,18 +54,12 @@ export interface DispatcherOptions {
   timeoutMs?: number;
   retentionDays: number;
   /** Host → addresses (tests may stub DNS). */
-  resolve?: (host: string) => Promise<string[]>;
+  resolve?: HostResolver;
+  /** Extra trusted CA certificates (PEM) for https receivers; tests only. */
+  ca?: string;
 }
 
-export async function resolveHost(host: string): Promise<string[]> {
-  const bare = host.replace(/^\[|\]$/g, "");
-  if (isIP(bare)) return [bare];
-  try {
-    return (await lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
-  } catch {
-    return [];
-  }
-}
+export { resolveHost };
 
 type Outcome = { ok: true; status: number; body: string } | { ok: false; status: number | null; body: string | null; error: string };
 
@@ -78,7 +73,7 @@ export class EventDispatcher implements Lifecycle {
   private pumping = false;
   private again = false;
   private readonly schedule: readonly number[];
-  private readonly resolve: (host: string) => Promise<string[]>;
+  private readonly resolve: HostResolver;
 
   constructor(
     private readonly sqlite: Database,
@@ -220,7 +215,9 @@ export class EventDispatcher implements Lifecycle {
     } catch {
       return { ok: false, status: null, body: null, error: "the endpoint URL is not valid" };
     }
-    const verdict = judgeWebhookTarget(url, await this.resolve(url.hostname), { allowInsecure: ep.allow_insecure === 1, allowPrivate: this.opts.allowPrivate });
+    // One lookup per attempt; the request goes to these very addresses (outbound-http.ts).
+    const addresses = await this.resolve(url.hostname);
+    const verdict = judgeWebhookTarget(url, addresses, { allowInsecure: ep.allow_insecure === 1, allowPrivate: this.opts.allowPrivate });
     if (!verdict.ok) return { ok: false, status: null, body: null, error: `refused: ${verdict.reason}` };
     const now = this.clock();
     const secrets = [ep.secret];
@@ -231,8 +228,18 @@ export class EventDispatcher implements Lifecycle {
       ...webhookHeaders(secrets, eventId, Math.floor(now / 1000), payload),
     };
     const timeout = AbortSignal.timeout(this.opts.timeoutMs ?? DELIVERY_TIMEOUT_MS);
+    const request = { method: "POST", headers, body: payload, signal: AbortSignal.any([signal, timeout]), ca: this.opts.ca };
     try {
-      const res = await fetch(url, { method: "POST", headers, body: payload, redirect: "manual", signal: AbortSignal.any([signal, timeout]) });
+      // The judged addresses in the resolver's order; the next is tried only when one cannot be
+      // reached at all (within the same time limit).
+      let res: Response | undefined;
+      for (let i = 0; res === undefined; i++) {
+        try {
+          res = await fetchAt(url, addresses[i], request);
+        } catch (err) {
+          if (i + 1 >= addresses.length || request.signal.aborted) throw err;
+        }
+      }
       const body = await readStart(res, RESPONSE_BODY_KEEP_BYTES);
       if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status, body };
       return { ok: false, status: res.status, body, error: res.status >= 300 && res.status < 400 ? "redirects are not followed" : `HTTP ${res.status}` };

@@ -246,6 +246,8 @@ export class SubmissionService {
     }
     if (refused.length > 0) throw validationError(refused);
 
+    // Spread defines own properties (a `__proto__` field stays a value) and renderTemplate reads
+    // own properties only.
     const vars: Record<string, string> = {
       ...builtinVariables({
         firstName: v.firstName,
@@ -319,7 +321,7 @@ export class SubmissionService {
             at: nowIso,
           };
           // Issue 11: an opted-out number or a form's missing consent → saved, but no message.
-          const suppressed = existing?.opted_out === 1 ? "opted-out" : settings.consentField !== null && !isConsentGiven(input.body[settings.consentField]) ? "no-consent" : null;
+          const suppressed = existing?.opted_out === 1 ? "opted-out" : settings.consentField !== null && !isConsentGiven(Object.hasOwn(input.body, settings.consentField) ? input.body[settings.consentField] : undefined) ? "no-consent" : null;
           if (suppressed !== null) {
             const body = JSON.stringify({
               status: "success",

@@ -63,3 +63,14 @@ describe("list query parsing", () => {
     expect(parseListQuery({ tags: "a,, b ,a" })).toMatchObject({ ok: true, value: { tags: ["a", "b"] } });
   });
 });
+
+describe("import columns named like Object.prototype members", () => {
+  test("customFields.__proto__ and customFields.constructor set fields", () => {
+    const h = parseImportHeader(["phoneNumber", "customFields.__proto__", "customFields.constructor", "customFields.toString"]);
+    if (!h.ok) throw new Error(JSON.stringify(h.errors));
+    const { body } = importRowBody(h.header, ["+12015550100", "p", "c", ""]);
+    const cf = body.customFields as Record<string, string | null>;
+    expect(Object.keys(cf)).toEqual(["__proto__", "constructor", "toString"]);
+    expect([cf["__proto__"], cf.constructor, cf.toString]).toEqual(["p", "c", null]);
+  });
+});

@@ -85,3 +85,24 @@ describe("longerThan (issue 15: import speed)", () => {
     }
   });
 });
+
+describe("custom fields named like Object.prototype members", () => {
+  const NAMES = ["constructor", "__proto__", "toString", "hasOwnProperty", "prototype", "valueOf", "__defineGetter__"];
+  test("are validated, merged and deleted as fields", () => {
+    const body = JSON.parse(`{"customFields":{${NAMES.map((n) => `"${n}":"v-${n}"`).join(",")}}}`);
+    const r = validateContactInput(body, "update");
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    expect(Object.keys(r.patch.customFields!)).toEqual(NAMES);
+    const next = applyContactPatch(base, r.patch);
+    expect(Object.keys(next.customFields)).toEqual(["k", "j", ...NAMES]);
+    for (const n of NAMES) expect(Object.hasOwn(next.customFields, n) && next.customFields[n]).toBe(`v-${n}`);
+    expect(Object.getPrototypeOf(next.customFields)).toBe(Object.prototype);
+    const del = validateContactInput(JSON.parse('{"customFields":{"__proto__":null,"constructor":null}}'), "update");
+    if (!del.ok) throw new Error(JSON.stringify(del.errors));
+    expect(Object.keys(applyContactPatch(next, del.patch).customFields)).toEqual(["k", "j", ...NAMES.filter((n) => n !== "__proto__" && n !== "constructor")]);
+  });
+  test("a body without a field does not find it on the prototype", () => {
+    // `"toString" in {}` is true; an own-key check says no field was given.
+    expect(validateContactInput({}, "update")).toMatchObject({ ok: false, errors: [{ requirement: "at least one field" }] });
+  });
+});

@@ -90,9 +90,13 @@ describe("validateFormFields: name", () => {
     expect(paths(e)).toEqual(["fields[2].name"]);
     expect(e[0].message).toContain("duplicate");
   });
-  test("__proto__ is reserved", () => {
-    expect(paths(one({ name: "__proto__", type: "text" }))).toEqual(["fields[0].name"]);
-  });
+  test.each([["constructor"], ["__proto__"], ["toString"], ["hasOwnProperty"], ["valueOf"], ["__defineGetter__"]])(
+    "%p is a name like any other, of any type",
+    (name) => {
+      for (const type of ["text", "email", "phone", "number", "url", "date"]) expect(one({ name, type })).toEqual([]);
+      expect(paths(validateFormFields([{ name, type: "text" }, { name, type: "text" }]))).toEqual(["fields[1].name"]);
+    },
+  );
 });
 
 describe("validateFormFields: type, required, label, placeholder", () => {

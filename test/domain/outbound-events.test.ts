@@ -63,10 +63,81 @@ describe("SSRF guard", () => {
       "169.254.169.254": "metadata", "::ffff:169.254.169.254": "metadata", "fd00:ec2::254": "metadata", "100.100.100.200": "metadata", "169.254.170.2": "metadata",
       "169.254.1.1": "link-local", "fe80::1": "link-local",
       "10.0.0.1": "private", "172.16.0.1": "private", "172.31.255.255": "private", "192.168.1.1": "private", "100.64.0.1": "private", "fd12:3456::1": "private",
-      "172.32.0.1": "public", "8.8.8.8": "public", "2001:db8::1": "public",
+      "172.32.0.1": "public", "8.8.8.8": "public", "2001:db8::1": "reserved",
       "0.0.0.0": "unspecified", "::": "unspecified", "224.0.0.1": "multicast", "255.255.255.255": "multicast", "ff02::1": "multicast",
       "1.2.3": "invalid", "not-an-ip": "invalid", "1::2::3": "invalid",
     };
+    for (const [ip, kind] of Object.entries(cases)) expect([ip, classifyAddress(ip)]).toEqual([ip, kind]);
+  });
+
+  // IPv6 forms that carry an IPv4 address, for the metadata address and for loopback.
+  const carrying = (v4: string) => {
+    const [a, b, c, d] = v4.split(".").map(Number);
+    const hi = ((a << 8) | b).toString(16);
+    const lo = ((c << 8) | d).toString(16);
+    const tHi = (((a << 8) | b) ^ 0xffff).toString(16);
+    const tLo = (((c << 8) | d) ^ 0xffff).toString(16);
+    return {
+      "6to4 2002::/16": `2002:${hi}:${lo}::1`,
+      "NAT64 64:ff9b::/96": `64:ff9b::${hi}:${lo}`,
+      "NAT64 dotted": `64:ff9b::${v4}`,
+      "local NAT64 64:ff9b:1::/48 (/96 layout)": `64:ff9b:1::${hi}:${lo}`,
+      "IPv4-mapped ::ffff:0:0/96": `::ffff:${hi}:${lo}`,
+      "IPv4-mapped dotted": `::ffff:${v4}`,
+      "IPv4-translated ::ffff:0:0:0/96": `::ffff:0:${hi}:${lo}`,
+      "IPv4-translated dotted": `::ffff:0:${v4}`,
+      "IPv4-compatible ::/96": `::${hi}:${lo}`,
+      "IPv4-compatible dotted": `::${v4}`,
+      "Teredo 2001::/32 (client obfuscated)": `2001:0:4136:e378:8000:63bf:${tHi}:${tLo}`,
+      "Teredo server": `2001:0:${hi}:${lo}:8000:63bf:f7f7:f7f7`,
+    };
+  };
+
+  test.each([
+    ["169.254.169.254", "metadata"],
+    ["127.0.0.1", "loopback"],
+    ["169.254.1.1", "link-local"],
+    ["10.1.2.3", "private"],
+    ["0.0.0.0", "unspecified"],
+    ["192.0.2.1", "reserved"],
+  ])("IPv6 transition forms of %s are judged as %s", (v4, kind) => {
+    for (const [form, ip] of Object.entries(carrying(v4))) {
+      // The Teredo server form carries our address as the server's: judged the same.
+      expect([form, ip, classifyAddress(ip)]).toEqual([form, ip, kind]);
+    }
+  });
+
+  test("the issue's forms: metadata and loopback in disguise", () => {
+    for (const ip of ["2002:a9fe:a9fe::1", "64:ff9b::a9fe:a9fe", "::ffff:0:a9fe:a9fe"]) expect([ip, classifyAddress(ip)]).toEqual([ip, "metadata"]);
+    for (const ip of ["2002:7f00:1::1", "64:ff9b::7f00:1", "::ffff:0:7f00:1"]) expect([ip, classifyAddress(ip)]).toEqual([ip, "loopback"]);
+    // Bracketed, as in a URL's host.
+    expect(classifyAddress("[2002:a9fe:a9fe::1]")).toBe("metadata");
+  });
+
+  test("public controls: the same forms around a public IPv4 address are public", () => {
+    for (const [form, ip] of Object.entries(carrying("8.8.8.8"))) {
+      if (form.startsWith("local NAT64")) continue; // local-use NAT64 is never public
+      if (form === "Teredo server") continue; // its client part (f7f7:f7f7 → 8.8.8.8) is public too, checked below
+      expect([form, ip, classifyAddress(ip)]).toEqual([form, ip, "public"]);
+    }
+    expect(classifyAddress("2002:0808:0808::1")).toBe("public");
+    expect(classifyAddress("2001:0:808:808:8000:63bf:f7f7:f7f7")).toBe("public");
+    expect(classifyAddress("64:ff9b:1::808:808")).toBe("private");
+    for (const ip of ["2001:4860:4860::8888", "2606:4700:4700::1111", "2a00:1450:4001:80b::200e", "1.1.1.1", "93.184.216.34", "172.32.0.1", "100.128.0.1", "198.20.0.1", "192.0.3.1"]) {
+      expect([ip, classifyAddress(ip)]).toEqual([ip, "public"]);
+    }
+  });
+
+  test("other non-public ranges", () => {
+    const cases: Record<string, string> = {
+      "0.1.2.3": "unspecified", "100.64.0.1": "private", "100.127.255.255": "private", "169.254.0.1": "link-local",
+      "198.18.0.1": "reserved", "198.19.255.255": "reserved", "192.0.0.8": "reserved", "192.0.2.55": "reserved", "198.51.100.7": "reserved",
+      "203.0.113.9": "reserved", "192.88.99.1": "reserved", "240.0.0.1": "multicast", "239.255.255.250": "multicast",
+      "fc00::1": "private", "fdff:ffff::1": "private", "fe80::1%eth0": "link-local", "febf::1": "link-local", "fec0::1": "private",
+      "ff05::2": "multicast", "2001:db8:1::1": "reserved", "3fff::1": "reserved", "100::1": "reserved", "2001:2::1": "reserved",
+      "2001:20::1": "reserved", "2001:10::1": "reserved", "4000::1": "reserved", "::2": "unspecified",
+    };
+    // ::2 is the IPv4-compatible form of 0.0.0.2 ("this network"): unspecified.
     for (const [ip, kind] of Object.entries(cases)) expect([ip, classifyAddress(ip)]).toEqual([ip, kind]);
   });
 
@@ -83,5 +154,17 @@ describe("SSRF guard", () => {
     expect(judgeWebhookTarget(u("http://x/h"), ["192.168.1.9"], { allowInsecure: true, allowPrivate: false }).ok).toBe(true);
     expect(judgeWebhookTarget(u("http://x/h"), ["93.184.216.34"], { allowInsecure: true, allowPrivate: true }).ok).toBe(false);
     expect(judgeWebhookTarget(u("ftp://x/h"), ["192.168.1.9"], strict).ok).toBe(false);
+    const lax = { allowInsecure: true, allowPrivate: true };
+    for (const ip of ["2002:a9fe:a9fe::1", "64:ff9b::a9fe:a9fe", "::ffff:0:a9fe:a9fe", "192.0.2.1", "2001:db8::1", "198.18.0.1"]) {
+      const v = judgeWebhookTarget(u("https://x/h"), [ip], lax);
+      expect([ip, v.ok]).toEqual([ip, false]);
+    }
+    for (const ip of ["2002:7f00:1::1", "64:ff9b::7f00:1", "::ffff:0:7f00:1"]) {
+      const v = judgeWebhookTarget(u("https://x/h"), [ip], strict);
+      expect([ip, v.ok]).toEqual([ip, false]);
+      expect(v.ok ? "" : v.reason).toContain("--allow-private-webhook-urls");
+      expect(judgeWebhookTarget(u("https://x/h"), [ip], { allowInsecure: false, allowPrivate: true }).ok).toBe(true);
+    }
+    expect(judgeWebhookTarget(u("https://x/h"), ["2002:0808:0808::1"], strict).ok).toBe(true);
   });
 });

@@ -26,6 +26,153 @@ describe("containsLink", () => {
   });
 });
 
+/** What the links rule must catch: the issue's bypasses and their relatives. */
+const BYPASSES: readonly string[] = [
+  "1.2.3.4/login",
+  "ｅｖｉｌ.com",
+  "evil。example/login",
+  "mailto:x@evil.example",
+  '<a href="…">',
+  '<a href="https://evil.example">click</a>',
+  "<A HREF=evil>",
+  "evil .example/x",
+  "evil . com/login",
+  "evil. com/login",
+  "see evil .co/x today",
+  "http://evil.example",
+  "HTTPS://EVIL.EXAMPLE",
+  "ｈｔｔｐｓ：／／evil.example",
+  "hxxps://evil.example",
+  "https:\\\\evil.example",
+  "https:/evil.example",
+  "://evil.example",
+  "www.evil.example",
+  "www。evil。com",
+  "evil．com",
+  "evil｡com/login",
+  "evil﹒com",
+  "evil\u2024com",
+  "evil\u06D4com/x",
+  "ev\u200Bil.com/x",
+  "evil.c\u00ADom",
+  "evil[.]com",
+  "evil(.)com/x",
+  "evil[dot]com",
+  "𝐞𝐯𝐢𝐥.com",
+  "ⓔⓥⓘⓛ.com",
+  "javascript:alert(1)",
+  "JAVASCRIPT:alert(1)",
+  "data:text/html,<script>alert(1)</script>",
+  "data:,hello",
+  "192.168.0.1",
+  "10.0.0.1:8080",
+  "call 8.8.8.8 now",
+  "bank.co",
+  "bank.COM",
+  "раураl.com",
+  "пример.рф",
+  "xn--80ak6aa92e.com",
+  "user@evil.example/login",
+  "Visit evil.example:8443",
+  "intent://scan/#Intent;scheme=zxing;end",
+  "dr.com",
+  "Mr.Smith.example/x",
+];
+
+/** What must pass: names, abbreviations, numbers, prices, times, versions, prose in several scripts. */
+const ORDINARY: readonly string[] = [
+  "Dr. Smith",
+  "3.5 kg",
+  "e.g.",
+  "e.g. tomorrow",
+  "i.e.",
+  "St. John's",
+  "No. 5",
+  "10.30am",
+  "v1.2",
+  "v1.2.3",
+  "v1.2.3.4",
+  "version 2.0.1",
+  "$3.50",
+  "€3,50",
+  "9.30",
+  "3.14159",
+  "1.5L",
+  "Room 2.14",
+  "Score 4.5/5",
+  "Call 555.123.4567",
+  "Price 1.234.567",
+  "Mr.Smith",
+  "Mr.Jo",
+  "Dr.No",
+  "St.Kitts",
+  "Acme Inc.",
+  "Smith & Sons Ltd.",
+  "J.R.R. Tolkien",
+  "Hi.Thanks a lot",
+  "U.S.A.",
+  "Ph.D.",
+  "A.B.C. Plumbing",
+  "See you at 5 p.m.",
+  "Apt. 4B",
+  "I finished. Com...",
+  "Done. And/or later",
+  "Yes. No/maybe",
+  "yes. no/maybe",
+  "I code in .NET/C#",
+  "node.js",
+  "C++/C#",
+  "TCP/IP",
+  "AC/DC",
+  "10/12/2026",
+  "50/50",
+  "1/2 price",
+  "Ratio 3:1",
+  "10:30",
+  "Tel: 555-1234",
+  "tel:+14155550100",
+  "Plan data: 5GB",
+  "JavaScript: it's fun",
+  "javascript developer",
+  "File: report.pdf",
+  "Note: call me after 6",
+  "ann@example.com",
+  "O'Brien-Smith",
+  "www",
+  "ありがとうございました。はい",
+  "谢谢。好的",
+  "Спасибо.Да",
+  "Ελλάδα. Ναι",
+];
+
+describe("containsLink: the table", () => {
+  test("has at least 25 entries on each side", () => {
+    expect(BYPASSES.length).toBeGreaterThanOrEqual(25);
+    expect(ORDINARY.length).toBeGreaterThanOrEqual(25);
+  });
+  test.each(BYPASSES.map((s) => [s]))("%p is a link", (s) => {
+    expect(containsLink(s)).toBe(true);
+  });
+  test.each(ORDINARY.map((s) => [s]))("%p is not a link", (s) => {
+    expect(containsLink(s)).toBe(false);
+  });
+  test("linear on long hostile input", () => {
+    const inputs = ["a.".repeat(20_000), "a .".repeat(20_000), "1.".repeat(20_000), "ａ".repeat(40_000) + "。", "[.]".repeat(10_000), "a-".repeat(20_000) + ".x"];
+    const start = performance.now();
+    for (const t of inputs) containsLink(t);
+    expect(performance.now() - start).toBeLessThan(2_000);
+  });
+});
+
+describe("checkInsertedValues: the links rule and e-mail fields", () => {
+  test("an e-mail field's address is never a link; the same text in a text field is not one either", () => {
+    const v = { phoneNumber: "+14155550100", email: "ann@evil.example", custom: { contact: "ann@evil.example", note: "mailto:ann@evil.example" } };
+    expect(checkInsertedValues(v, ["email", "contact"], [{ name: "contact", type: "email" }], false)).toEqual([]);
+    expect(checkInsertedValues(v, ["contact"], [], false)).toEqual([]);
+    expect(checkInsertedValues(v, ["note"], [], false).map((e) => e.requirement)).toEqual(["no links"]);
+  });
+});
+
 describe("checkInsertedValues", () => {
   const v = { phoneNumber: "+14155550100", firstName: "Ann", custom: { note: "see evil.example/x", other: "bank.com", long: "x".repeat(150) } };
   test("only values the template inserts are checked; fullName checks both names", () => {
@@ -34,6 +181,12 @@ describe("checkInsertedValues", () => {
     expect(checkInsertedValues(v, ["note"], [], true)).toEqual([]);
     expect(checkInsertedValues(v, ["note"], [{ name: "note", type: "url" }], false)).toEqual([]);
     expect(checkInsertedValues({ ...v, lastName: "www.x.com" }, ["fullName"], [], false).map((e) => e.field)).toEqual(["lastName"]);
+  });
+  test("template names that are Object.prototype members are field names", () => {
+    const names = ["constructor", "__proto__", "toString", "hasOwnProperty", "prototype", "valueOf", "__defineGetter__"];
+    const custom = Object.fromEntries(names.map((n) => [n, "evil.example/x"]));
+    expect(checkInsertedValues({ phoneNumber: "+14155550100", custom: {} }, names, [], false)).toEqual([]);
+    expect(checkInsertedValues({ phoneNumber: "+14155550100", custom }, names, [], false).map((e) => e.field)).toEqual(names);
   });
   test("the cap: 100, or the field's larger maxLength", () => {
     expect(checkInsertedValues(v, ["long"], [], false)[0].requirement).toBe("max 100 characters");
@@ -127,5 +280,18 @@ describe("embedSnippet", () => {
     });
     expect(html).toContain("&lt;b&gt;&quot;Note&quot;&lt;/b&gt;");
     expect(html).not.toContain("_gotcha");
+  });
+  test("fields named like Object.prototype members get labels from their names", () => {
+    const html = embedSnippet({
+      formName: "x",
+      webhookUrl: "https://sms.example/v1/forms/abc/webhook",
+      fields: [{ name: "constructor", type: "text" }, { name: "toString", type: "text" }, { name: "__proto__", type: "text" }],
+      honeypotField: null,
+      captcha: null,
+    });
+    expect(html).toContain(">Constructor</label>");
+    expect(html).toContain(">To string</label>");
+    expect(html).not.toContain("function");
+    expect(html).not.toContain("autocomplete=\"f");
   });
 });

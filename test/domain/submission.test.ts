@@ -173,9 +173,28 @@ describe("custom fields", () => {
     });
   });
 
-  test("__proto__ and empty keys are refused, never reach the prototype", () => {
-    const body = JSON.parse('{"phoneNumber":"(201) 555-0123","__proto__":"x","":"y"}');
-    expect(refused(body).map((e) => e.field)).toEqual(["__proto__", ""]);
+  test("an empty key is refused", () => {
+    const body = JSON.parse('{"phoneNumber":"(201) 555-0123","":"y"}');
+    expect(refused(body).map((e) => e.field)).toEqual([""]);
+  });
+
+  const PROTOTYPE_NAMES = ["constructor", "__proto__", "toString", "hasOwnProperty", "prototype", "valueOf", "__defineGetter__"];
+
+  test.each(PROTOTYPE_NAMES)("an undeclared %s is a custom value, an own key of custom", (name) => {
+    const v = accepted(JSON.parse(`{"phoneNumber":"${PHONE}","${name}":" x "}`));
+    expect(Object.keys(v.custom)).toEqual([name]);
+    expect(Object.hasOwn(v.custom, name) && v.custom[name]).toBe("x");
+    expect(Object.getPrototypeOf(v.custom)).toBe(Object.prototype);
+  });
+
+  test.each(PROTOTYPE_NAMES)("a declared %s is validated like any field; absent, it is not read from the prototype", (name) => {
+    const fields = [field(name, "text", { maxLength: 3 }, true)];
+    expect(only({ phoneNumber: PHONE }, fields)).toMatchObject({ field: name, requirement: "required" });
+    expect(only(JSON.parse(`{"phoneNumber":"${PHONE}","${name}":"long"}`), fields)).toMatchObject({ field: name, requirement: "maxLength 3" });
+    const v = accepted(JSON.parse(`{"phoneNumber":"${PHONE}","${name}":"ok"}`), fields);
+    expect(Object.hasOwn(v.custom, name) && v.custom[name]).toBe("ok");
+    // Not required and not posted: simply absent.
+    expect(Object.keys(accepted({ phoneNumber: PHONE }, [field(name, "number")]).custom)).toEqual([]);
   });
 
   test("object-prototype names are ordinary keys", () => {

@@ -97,6 +97,20 @@ describe("renderTemplate: values are inserted verbatim", () => {
     expect(renderTemplate("{{constructor}}{{toString}}{{__proto__}}", {}).content).toBe("");
   });
 
+  const PROTOTYPE_NAMES = ["constructor", "__proto__", "toString", "hasOwnProperty", "prototype", "valueOf", "__defineGetter__"];
+
+  test.each(PROTOTYPE_NAMES)("{{%s}} is a name like any other: absent → empty or its fallback, present → the value", (name) => {
+    const t = `[{{${name}}}][{{ ${name} | none }}]`;
+    expect(renderTemplate(t, {}).content).toBe("[][none]");
+    expect(renderTemplate(t, new Map()).content).toBe("[][none]");
+    expect(renderTemplate(t, Object.create(null)).content).toBe("[][none]");
+    // JSON.parse and Object.fromEntries define `__proto__` as an own key, like any other.
+    expect(renderTemplate(t, JSON.parse(`{"${name}":"v"}`)).content).toBe("[v][v]");
+    expect(renderTemplate(t, Object.fromEntries([[name, "v"]])).content).toBe("[v][v]");
+    expect(renderTemplate(t, new Map([[name, "v"]])).content).toBe("[v][v]");
+    expect(renderTemplate(t, {}).variablesUsed).toEqual([name]);
+  });
+
   test("linear time on adversarial input", () => {
     const t = "{{ ".repeat(50_000) + "{{a".repeat(50_000) + "{".repeat(100_000);
     const start = performance.now();

@@ -5,6 +5,7 @@ import { defaultServeConfig, type ServeConfig } from "../../src/config";
 import { startServer, type RunningServer } from "../../src/server";
 import type { Clock } from "../../src/lib/clock";
 import type { Logger } from "../../src/lib/log";
+import type { OutboundOptions } from "../../src/deps";
 
 export interface TestServer {
   url: string;
@@ -24,13 +25,14 @@ export function tempDir(prefix = "textwire-test-"): string {
 }
 
 /** Starts the real server on a free port with a fresh temporary database file. */
-export async function startTestServer(overrides: Partial<ServeConfig> = {}, opts: { clock?: Clock; dir?: string; logger?: Logger } = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<ServeConfig> = {}, opts: { clock?: Clock; dir?: string; logger?: Logger; outbound?: OutboundOptions } = {}): Promise<TestServer> {
   const dir = opts.dir ?? tempDir();
   const dbPath = overrides.db ?? join(dir, "textwire.db");
   let first: { accountId: string; apiKey: string } | undefined;
   const running = await startServer(defaultServeConfig({ port: 0, host: "127.0.0.1", ...overrides, db: dbPath }), {
     clock: opts.clock,
     logger: opts.logger,
+    outbound: opts.outbound,
     onFirstKey: (k) => (first = k),
   });
   // Tests read SQLite directly behind the API right after a webhook's 200: the same read barrier an

@@ -274,8 +274,9 @@ function FormEditor(props: { id?: string }) {
   }, [props.id]);
 
   const preview = useComputed(() => {
-    const vars: Record<string, string> = { ...SAMPLE_BUILTINS, formName: name.value || "Your form", date: "May 1, 2026", time: "9:30 AM" };
-    for (const f of fields.value) if (!(f.name in SAMPLE_BUILTINS)) vars[f.name] = f.label ? `(${f.label})` : SAMPLE_BY_TYPE[f.type] ?? "Sample";
+    // A Map and own keys: a field named `constructor` or `__proto__` previews like any other.
+    const vars = new Map(Object.entries({ ...SAMPLE_BUILTINS, formName: name.value || "Your form", date: "May 1, 2026", time: "9:30 AM" }));
+    for (const f of fields.value) if (!Object.hasOwn(SAMPLE_BUILTINS, f.name)) vars.set(f.name, f.label ? `(${f.label})` : (Object.hasOwn(SAMPLE_BY_TYPE, f.type) ? SAMPLE_BY_TYPE[f.type] : "Sample"));
     const text = renderTemplate(template.value, vars).content;
     return { text, info: smsInfo(text), chars: [...text].length };
   });

@@ -110,6 +110,13 @@ export const SearchBody = t.Object(
 // Answers
 
 const Count = t.Integer({ minimum: 0 });
+/**
+ * A contact's custom fields as answered. An object with additionalProperties rather than
+ * t.Record: the response normaliser copies a Record key by key into `{}`, which drops a field
+ * named `__proto__`; it spreads additional properties, which keeps it (docs/api-decisions.md,
+ * "Hostile input, round two").
+ */
+const CustomFields = t.Object({}, { additionalProperties: t.String() });
 
 export const Contact = t.Object(
   {
@@ -121,7 +128,7 @@ export const Contact = t.Object(
     status: ContactStatus,
     formId: NullableString,
     formName: NullableString,
-    customFields: t.Record(t.String(), t.String()),
+    customFields: CustomFields,
     tags: t.Array(t.String()),
     lastContactedAt: NullableTimestamp,
     lastResponseAt: NullableTimestamp,
@@ -220,7 +227,7 @@ export const ExportedContact = t.Partial(t.Object(
     lastResponseAt: NullableTimestamp,
     createdAt: Timestamp,
     updatedAt: Timestamp,
-    customFields: t.Record(t.String(), t.String()),
+    customFields: CustomFields,
   },
   { additionalProperties: true },
 ), { additionalProperties: true, description: "every column, or with ?fields= only the columns asked for" });

@@ -93,7 +93,8 @@ export const Message = t.Object(
     formName: NullableString,
     status: MessageStatus,
     priority: Priority,
-    webhookData: t.Record(t.String(), t.Unknown(), { description: "the submission as posted" }),
+    // Not t.Record: the response normaliser would drop a posted `__proto__` key (see contacts.ts).
+    webhookData: t.Object({}, { additionalProperties: true, description: "the submission as posted" }),
     templateUsed: NullableString,
     scheduledFor: Timestamp,
     sentAt: NullableTimestamp,

@@ -65,11 +65,14 @@ export function parseSubmissionBody(contentType: string | null, bytes: Uint8Arra
     return { body: value as Record<string, unknown>, rawJson: text };
   }
   if (contentType && FORM_TYPE.test(contentType)) {
-    const body: Record<string, string> = {};
+    // A Map, then own properties: a posted `__proto__` or `constructor` is a field like any other.
+    const pairs = new Map<string, string>();
     for (const [k, v] of new URLSearchParams(decoder.decode(bytes))) {
       // Repeated names (checkbox groups) are joined.
-      body[k] = Object.prototype.hasOwnProperty.call(body, k) ? `${body[k]}, ${v}` : v;
+      const before = pairs.get(k);
+      pairs.set(k, before === undefined ? v : `${before}, ${v}`);
     }
+    const body: Record<string, string> = Object.fromEntries(pairs);
     return { body, rawJson: JSON.stringify(body) };
   }
   throw new AppError("UNSUPPORTED_MEDIA_TYPE", {
