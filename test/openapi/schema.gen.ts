@@ -2348,6 +2348,12 @@ export interface operations {
                                 name: string;
                                 /** @enum {string} */
                                 priority: "low" | "normal" | "high" | "urgent";
+                                quietHours: {
+                                    end: string;
+                                    start: string;
+                                } | null;
+                                /** @description contacts already sent or queued this many texts in the last 24 h were skipped */
+                                recipientLimitPerDay: number | null;
                                 recipients: number;
                                 /** Format: date-time */
                                 scheduledFor: string;
@@ -2361,6 +2367,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "queuing" | "queued" | "completed" | "cancelled";
                                 suppressed: number;
+                                /** @description IANA zone of quietHours */
+                                timezone: string;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -2559,6 +2567,12 @@ export interface operations {
                                 name: string;
                                 /** @enum {string} */
                                 priority: "low" | "normal" | "high" | "urgent";
+                                quietHours: {
+                                    end: string;
+                                    start: string;
+                                } | null;
+                                /** @description contacts already sent or queued this many texts in the last 24 h were skipped */
+                                recipientLimitPerDay: number | null;
                                 recipients: number;
                                 /** Format: date-time */
                                 scheduledFor: string;
@@ -2572,6 +2586,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "queuing" | "queued" | "completed" | "cancelled";
                                 suppressed: number;
+                                /** @description IANA zone of quietHours */
+                                timezone: string;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -2734,6 +2750,12 @@ export interface operations {
                                 name: string;
                                 /** @enum {string} */
                                 priority: "low" | "normal" | "high" | "urgent";
+                                quietHours: {
+                                    end: string;
+                                    start: string;
+                                } | null;
+                                /** @description contacts already sent or queued this many texts in the last 24 h were skipped */
+                                recipientLimitPerDay: number | null;
                                 recipients: number;
                                 /** Format: date-time */
                                 scheduledFor: string;
@@ -2747,6 +2769,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "queuing" | "queued" | "completed" | "cancelled";
                                 suppressed: number;
+                                /** @description IANA zone of quietHours */
+                                timezone: string;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -2875,6 +2899,12 @@ export interface operations {
                                 name: string;
                                 /** @enum {string} */
                                 priority: "low" | "normal" | "high" | "urgent";
+                                quietHours: {
+                                    end: string;
+                                    start: string;
+                                } | null;
+                                /** @description contacts already sent or queued this many texts in the last 24 h were skipped */
+                                recipientLimitPerDay: number | null;
                                 recipients: number;
                                 /** Format: date-time */
                                 scheduledFor: string;
@@ -2888,6 +2918,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "queuing" | "queued" | "completed" | "cancelled";
                                 suppressed: number;
+                                /** @description IANA zone of quietHours */
+                                timezone: string;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -3178,6 +3210,17 @@ export interface operations {
                     "application/json": {
                         data: {
                             contact: {
+                                /** @description how the contact entered (null for contacts from before consent was recorded) */
+                                consent: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    /** @description webhook: the form posted to */
+                                    formId?: string;
+                                    /** @description the address the request came from, when known */
+                                    ipAddress?: string;
+                                    /** @enum {string} */
+                                    source: "webhook" | "import" | "manual" | "api" | "inbound";
+                                } | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 customFields: {
@@ -3195,6 +3238,7 @@ export interface operations {
                                 notes: string | null;
                                 /** @description true: the contact asked not to be texted */
                                 optedOut?: boolean;
+                                optedOutAt: string | null;
                                 /** @description E.164 */
                                 phoneNumber: string;
                                 source: string | null;
@@ -3343,6 +3387,17 @@ export interface operations {
                     "application/json": {
                         data: {
                             contact: {
+                                /** @description how the contact entered (null for contacts from before consent was recorded) */
+                                consent: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    /** @description webhook: the form posted to */
+                                    formId?: string;
+                                    /** @description the address the request came from, when known */
+                                    ipAddress?: string;
+                                    /** @enum {string} */
+                                    source: "webhook" | "import" | "manual" | "api" | "inbound";
+                                } | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 customFields: {
@@ -3360,6 +3415,7 @@ export interface operations {
                                 notes: string | null;
                                 /** @description true: the contact asked not to be texted */
                                 optedOut?: boolean;
+                                optedOutAt: string | null;
                                 /** @description E.164 */
                                 phoneNumber: string;
                                 source: string | null;
@@ -3516,6 +3572,17 @@ export interface operations {
                     "application/json": {
                         data: {
                             contact: {
+                                /** @description how the contact entered (null for contacts from before consent was recorded) */
+                                consent: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    /** @description webhook: the form posted to */
+                                    formId?: string;
+                                    /** @description the address the request came from, when known */
+                                    ipAddress?: string;
+                                    /** @enum {string} */
+                                    source: "webhook" | "import" | "manual" | "api" | "inbound";
+                                } | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 customFields: {
@@ -3533,6 +3600,7 @@ export interface operations {
                                 notes: string | null;
                                 /** @description true: the contact asked not to be texted */
                                 optedOut?: boolean;
+                                optedOutAt: string | null;
                                 /** @description E.164 */
                                 phoneNumber: string;
                                 source: string | null;
@@ -4251,6 +4319,9 @@ export interface operations {
                         lastResponseAt?: string | null;
                         messageCount?: number;
                         notes?: string | null;
+                        /** @description true: the contact asked not to be texted */
+                        optedOut?: boolean;
+                        optedOutAt?: string | null;
                         phoneNumber?: string;
                         source?: string | null;
                         /** @enum {string} */
@@ -5906,6 +5977,8 @@ export interface operations {
                                 name: string;
                                 /** Format: date-time */
                                 updatedAt: string;
+                                /** @description where the form posts submissions */
+                                webhookUrl: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
@@ -7162,6 +7235,8 @@ export interface operations {
                                 } & {
                                     [key: string]: unknown;
                                 };
+                                /** @description all-time posts caught by the honeypot field (refused as spam, no text queued) */
+                                spamBlocked: number;
                                 totalContacts: number;
                                 totalMessages: number;
                                 totalSubmissions: number;
@@ -8551,6 +8626,8 @@ export interface operations {
                                 /** Format: date-time */
                                 from: string;
                                 period: string;
+                                /** @description per cent of the contacts texted in the period that texted back in it, one decimal */
+                                replyRate: number;
                                 statusBreakdown: {
                                     cancelled: number;
                                     failed: number;

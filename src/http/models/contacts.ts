@@ -111,6 +111,14 @@ export const SearchBody = t.Object(
 
 const Count = t.Integer({ minimum: 0 });
 
+/** How a contact entered, recorded when it was created (src/db/contacts.ts ConsentRecord). */
+const Consent = t.Object({
+  source: literals(["webhook", "import", "manual", "api", "inbound"]),
+  formId: t.Optional(t.String({ description: "webhook: the form posted to" })),
+  at: Timestamp,
+  ipAddress: t.Optional(t.String({ description: "the address the request came from, when known" })),
+});
+
 export const Contact = t.Object(
   {
     id: t.String(),
@@ -129,6 +137,8 @@ export const Contact = t.Object(
     source: NullableString,
     notes: NullableString,
     optedOut: t.Optional(t.Boolean({ description: "true: the contact asked not to be texted" })),
+    optedOutAt: NullableTimestamp,
+    consent: t.Union([Consent, t.Null()], { description: "how the contact entered (null for contacts from before consent was recorded)" }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -221,6 +231,8 @@ export const ExportedContact = t.Partial(t.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
     customFields: t.Record(t.String(), t.String()),
+    optedOut: t.Boolean({ description: "true: the contact asked not to be texted" }),
+    optedOutAt: NullableTimestamp,
   },
   { additionalProperties: true },
 ), { additionalProperties: true, description: "every column, or with ?fields= only the columns asked for" });

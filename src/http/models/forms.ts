@@ -139,6 +139,7 @@ export const FormSummary = t.Object(
     isActive: t.Boolean(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
+    webhookUrl: t.String({ description: "where the form posts submissions" }),
     counts: t.Optional(
       t.Object(
         {
@@ -171,6 +172,7 @@ export const FormStatsAnswer = Envelope(
         totalContacts: Count,
         deliveryRate: t.Number({ description: "per cent of messages sent" }),
         averageResponseTime: t.Number({ description: "seconds" }),
+        spamBlocked: t.Integer({ minimum: 0, description: "all-time posts caught by the honeypot field (refused as spam, no text queued)" }),
         periodStats: t.Object(
           { period: t.String(), timezone: t.String(), submissions: Count, messages: Count, newContacts: Count },
           { additionalProperties: true },
