@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { checked, Envelope, PageInfo, PageQuery, Timestamp, literals } from "./common";
+import { boolQuery, checked, Envelope, PageInfo, PageQuery, Timestamp, literals } from "./common";
 import { MESSAGE_STATUSES } from "../../domain/message-transitions";
 import { PRIORITIES } from "../../domain/form-definition";
 
@@ -41,7 +41,7 @@ export const BroadcastBody = t.Object(
 );
 
 export const BroadcastCreateQuery = t.Object({
-  dryRun: t.Optional(t.String({ pattern: "^(true|false)$", description: "true: count and render 3 samples, queue nothing" })),
+  dryRun: t.Optional(boolQuery("true: count and render 3 samples, queue nothing")),
 });
 
 export const BroadcastListQuery = t.Object(PageQuery);

@@ -23,7 +23,7 @@ export const ContactListQuery = t.Object(
     page: QueryText("page number, from 1 (default 1)", PageNumber),
     limit: QueryText("page size, 1-100 (default 50)", PageSize),
     status: QueryText("new | contacted | responded | converted", ContactStatus),
-    optedOut: QueryText("true | false: only contacts that opted out of texts, or only those that did not", literals(["true", "false"])),
+    optedOut: QueryText("true | false: only contacts that opted out of texts, or only those that did not", t.Boolean()),
     search: QueryText("matches first/last name, e-mail, or phone digits in any format; case-insensitive"),
     tags: QueryText("comma-separated; contacts having ALL of them"),
     formId: QueryText("the form that created the contact"),
@@ -44,7 +44,7 @@ export const ExportQuery = t.Object(
   {
     format: QueryText("json (default) | csv | xlsx", literals(EXPORT_FORMATS)),
     status: QueryText("new | contacted | responded | converted", ContactStatus),
-    optedOut: QueryText("true | false", literals(["true", "false"])),
+    optedOut: QueryText("true | false", t.Boolean()),
     tags: QueryText("comma-separated; contacts having ALL of them"),
     fields: QueryText(
       "comma-separated columns in the order wanted, e.g. firstName,phoneNumber,customFields.company; `customFields` = one column per custom field; default: every column",

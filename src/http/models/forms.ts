@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { Pagination, BoolQuery, checked, Envelope, Timestamp, NullableString, Deleted, literals } from "./common";
+import { Pagination, BoolQuery, boolQuery, checked, Envelope, Timestamp, NullableString, Deleted, literals } from "./common";
 import { FIELD_TYPES, PRIORITIES, DATE_FORMATS, MAX_DELAY_MINUTES, MAX_FIELD_NAME_LENGTH, MAX_FIELDS_PER_FORM, MAX_LABEL_LENGTH, MAX_TEMPLATE_LENGTH } from "../../domain/form-definition";
 import { FORM_NAME_MAX, FORM_DESCRIPTION_MAX } from "../../services/forms";
 
@@ -103,7 +103,7 @@ export const FormListQuery = t.Object({
   ...Pagination,
   isActive: t.Optional(BoolQuery),
   search: t.Optional(t.String({ maxLength: 200 })),
-  counts: t.Optional(t.String({ pattern: "^(true|false)$", description: "true: each form carries `counts` (texts queued and sent, contacts, converted)" })),
+  counts: t.Optional(boolQuery("true: each form carries `counts` (texts queued and sent, contacts, converted)")),
 });
 
 export const FormStatsQuery = t.Object({

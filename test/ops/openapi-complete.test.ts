@@ -1,15 +1,21 @@
 /**
- * The document declares every field the server sends: real answers of the main GET routes, from a
+ * The document is complete for generated clients.
+ *
+ * Every field the server sends is declared: real answers of the main GET routes, from a
  * server holding one of everything (a form with a submission, an opted-out contact with its
  * consent, a reply, a broadcast, a phone, an outbound endpoint, a session), are validated against
  * their documented schemas with every object CLOSED (additionalProperties: false where the model
  * does not say otherwise). A field the server sends but the document does not name fails here, so
- * a generated client never meets a key its types do not have (docs/api-decisions.md, "The API
- * document for generated clients; small truths").
+ * a generated client never meets a key its types do not have.
+ *
+ * Request bodies and boolean query values carry their real types, while the answers to bad input
+ * stay the ones clients got before (docs/api-decisions.md, "The API document for generated
+ * clients; small truths").
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
+import { closed } from "../helpers/closed-schema";
 import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
 
 type Json = Record<string, any>;
@@ -49,23 +55,6 @@ beforeAll(async () => {
   await expectStatus(await fetch(`${s.base}/session`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ apiKey: s.adminKey }) }), 201);
 });
 afterAll(() => s.stop());
-
-/** A copy of `schema` where every object that names its properties allows no others. */
-export function closed(schema: unknown, inAllOf = false): unknown {
-  if (Array.isArray(schema)) return schema.map((x) => closed(x, inAllOf));
-  if (!schema || typeof schema !== "object") return schema;
-  const out: Json = {};
-  for (const [k, v] of Object.entries(schema)) {
-    if (k === "components") out[k] = v;
-    else if (k === "allOf") out[k] = closed(v, true);
-    else out[k] = closed(v, false);
-  }
-  // Inside allOf each part sees only its own properties: closing it would refuse its siblings'.
-  // `additionalProperties: true` beside named properties is closed too: it is how a model let an
-  // undeclared field through. A map (additionalProperties: a schema) stays a map.
-  if (!inAllOf && out.type === "object" && Object.keys(out.properties ?? {}).length > 0 && (out.additionalProperties === undefined || out.additionalProperties === true) && out.patternProperties === undefined) out.additionalProperties = false;
-  return out;
-}
 
 function operationFor(method: string, path: string): Json | undefined {
   const entries = Object.entries<Json>(doc.paths)
@@ -149,5 +138,102 @@ describe("every field a GET answer carries is declared in the document", () => {
     expect(closed({ type: "object", properties: { a: { type: "string" } } })).toEqual({ type: "object", properties: { a: { type: "string" } }, additionalProperties: false });
     expect(closed({ type: "object", properties: {}, additionalProperties: true })).toEqual({ type: "object", properties: {}, additionalProperties: true });
     expect(closed({ allOf: [{ type: "object", properties: { a: {} } }] })).toEqual({ allOf: [{ type: "object", properties: { a: {} } }] });
+  });
+});
+
+describe("boolean query parameters are typed boolean", () => {
+  const BOOLEAN_QUERIES: Array<[method: string, path: string, name: string]> = [
+    ["get", "/v1/forms", "isActive"],
+    ["get", "/v1/forms", "counts"],
+    ["get", "/v1/contacts", "optedOut"],
+    ["get", "/v1/contacts/export", "optedOut"],
+    ["get", "/v1/conversations", "unread"],
+    ["post", "/v1/broadcasts", "dryRun"],
+  ];
+
+  test("the document types each one boolean, and no query parameter is a true/false string any more", () => {
+    for (const [method, path, name] of BOOLEAN_QUERIES) {
+      const p = doc.paths[path][method].parameters.find((x: Json) => x.name === name && x.in === "query");
+      expect(`${path} ${name}: ${JSON.stringify(p.schema)}`).toBe(`${path} ${name}: {"type":"boolean"}`);
+    }
+    const textual = Object.entries<Json>(doc.paths).flatMap(([path, ops]) =>
+      Object.values<Json>(ops).flatMap((op) =>
+        (op.parameters ?? [])
+          .filter((p: Json) => p.in === "query" && (p.schema?.pattern === "^(true|false)$" || JSON.stringify(p.schema?.enum) === '["true","false"]'))
+          .map((p: Json) => `${path} ${p.name}`),
+      ),
+    );
+    expect(textual).toEqual([]);
+  });
+
+  test("true and false as a generated client sends them work; anything else is the field-named 400 it was before", async () => {
+    for (const [method, path, name] of BOOLEAN_QUERIES) {
+      const url = (v: string) => `${s.url}${path}?${name}=${v}`;
+      const call = (v: string) =>
+        method === "get"
+          ? fetch(url(v), { headers: { Authorization: `Bearer ${s.adminKey}` } })
+          : fetch(url(v), { method: "POST", headers: { Authorization: `Bearer ${s.adminKey}`, "Content-Type": "application/json" }, body: JSON.stringify({ name: `B ${crypto.randomUUID()}`, content: "Hi", segment: { tags: ["nobody"] } }) });
+      for (const v of ["true", "false"]) expect(`${path} ${name}=${v}: ${(await call(v)).status}`).toMatch(/: 20[02]$/);
+      for (const v of ["1", "0", "yes", "TRUE"]) {
+        const res = await call(v);
+        const body = (await res.json()) as Json;
+        expect(`${path} ${name}=${v}: ${res.status} ${body.code} ${body.details?.field}`).toBe(`${path} ${name}=${v}: 400 VALIDATION_ERROR ${name}`);
+      }
+    }
+  });
+});
+
+describe("the five request bodies once typed unknown carry their types; the answers to bad input are unchanged", () => {
+  const body = (method: string, path: string) => doc.paths[path][method].requestBody.content["application/json"].schema;
+
+  test("types, enums and required keys in the document", () => {
+    const create = body("post", "/v1/webhook-endpoints");
+    expect(create.required).toEqual(["url", "events"]);
+    expect(create.properties.url).toMatchObject({ type: "string", maxLength: 2000 });
+    expect(create.properties.events.type).toBe("array");
+    expect(create.properties.events.items.enum).toContain("*");
+    expect(create.properties.events.items.enum).toContain("message.sent");
+    expect(create.properties.isActive.type).toBe("boolean");
+    expect(create.properties.description.anyOf.map((x: Json) => x.type)).toEqual(["string", "null"]);
+    const update = body("put", "/v1/webhook-endpoints/{id}");
+    expect(update.required).toBeUndefined();
+    expect(update.properties.allowInsecure.type).toBe("boolean");
+    expect(body("post", "/v1/api-keys").properties.permission.enum).toEqual(["admin_access", "standard_access"]);
+    const settings = body("put", "/v1/account/settings");
+    expect(settings.additionalProperties).toBe(false);
+    expect(settings.properties.optOutKeywords.anyOf[0]).toMatchObject({ type: "array", items: { type: "string" }, maxItems: 30 });
+    expect(settings.properties.helpReply.anyOf[0]).toMatchObject({ type: "string", maxLength: 306 });
+    expect(body("post", "/v1/session")).toMatchObject({ required: ["apiKey"], properties: { apiKey: { type: "string" } } });
+    // No property of any request body is left untyped.
+    const untyped = Object.entries<Json>(doc.paths).flatMap(([path, ops]) =>
+      Object.entries<Json>(ops).flatMap(([m, op]) => {
+        const schema = op.requestBody?.content?.["application/json"]?.schema;
+        return Object.entries<Json>(schema?.properties ?? {})
+          .filter(([, p]) => !p.type && !p.anyOf && !p.oneOf && !p.$ref && p.const === undefined && !p.enum)
+          .map(([k]) => `${m.toUpperCase()} ${path} ${k}`);
+      }),
+    );
+    expect(untyped).toEqual([]);
+  });
+
+  test("bad values still get the service's own field-named answers", async () => {
+    const send = async (method: string, path: string, json: unknown, key: string | null = s.adminKey) => {
+      const res = await fetch(`${s.url}${path}`, { method, headers: { ...(key ? { Authorization: `Bearer ${key}` } : {}), "Content-Type": "application/json" }, body: JSON.stringify(json) });
+      return { status: res.status, body: (await res.json()) as Json };
+    };
+    const ep = await send("POST", "/v1/webhook-endpoints", { url: 5, events: ["nope"] });
+    expect(ep.status).toBe(400);
+    expect(ep.body.errors.map((e: Json) => e.field).sort()).toEqual(["events", "url"]);
+    expect(ep.body.errors.find((e: Json) => e.field === "url").message).toBe("url is required: the https:// address of your receiver");
+    const put = await send("PUT", `/v1/webhook-endpoints/${ids.endpointId}`, { isActive: "yes", description: 7 });
+    expect(put.status).toBe(400);
+    expect(put.body.errors.map((e: Json) => e.message).sort()).toEqual(["description must be text of at most 500 characters", "isActive must be true or false"]);
+    const key = await send("POST", "/v1/api-keys", { permission: "operator" });
+    expect([key.status, key.body.message]).toEqual([400, "permission must be admin_access or standard_access"]);
+    const settings = await send("PUT", "/v1/account/settings", { optOutKeywords: "STOP", colour: "red" });
+    expect(settings.status).toBe(400);
+    expect(settings.body.errors.map((e: Json) => e.field).sort()).toEqual(["colour", "optOutKeywords"]);
+    const signIn = await send("POST", "/v1/session", { apiKey: 42 }, null);
+    expect([signIn.status, signIn.body.message]).toEqual([400, "apiKey is required: paste an API key (txwire_sk_…)"]);
   });
 });
