@@ -14,6 +14,7 @@ import { $ } from "bun";
 import { join } from "node:path";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { buildWeb, precompress } from "../src/dashboard/build";
+import { writeSizes } from "./dashboard-size";
 
 const root = join(import.meta.dir, "..");
 const args = process.argv.slice(2);
@@ -31,7 +32,10 @@ const webDir = join(root, "dist/web");
 rmSync(webDir, { recursive: true, force: true });
 mkdirSync(join(webDir, "assets"), { recursive: true });
 const embedded: Array<{ path: string; file: string }> = [];
-for (const f of await buildWeb()) {
+const web = await buildWeb();
+// The README quotes what a browser downloads; its figures are this bundle's (scripts/dashboard-size.ts).
+if (writeSizes(web)) console.log("README.md: dashboard sizes updated from this build");
+for (const f of web) {
   const { br, gzip } = precompress(f.bytes);
   for (const [suffix, bytes] of [["", f.bytes], [".br", br], [".gz", gzip]] as const) {
     writeFileSync(join(webDir, f.path + suffix), bytes);
