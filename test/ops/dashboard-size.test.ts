@@ -7,9 +7,13 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { buildWeb, loadSizes, precompress, type WebFile } from "../../src/dashboard/build";
 import { README, sizesText, withSizes } from "../../scripts/dashboard-size";
+import { startTestServer } from "../helpers/server";
 
 let files: WebFile[];
 beforeAll(async () => {
+  // As in a running server (`npm start` bundles in-process after its own modules loaded): the
+  // server's CSV export has imported papaparse's Node build before the dashboard is bundled.
+  await import("papaparse");
   files = await buildWeb();
 }, 60_000);
 
@@ -33,6 +37,28 @@ describe("the README's dashboard sizes come from the build", () => {
     const served = s.firstLoad.files.reduce((n, p) => n + precompress(files.find((f) => f.path === p)!.bytes).br.length, 0);
     expect(s.firstLoad.bytes).toBe(served);
     expect(s.later.map((l) => l.packages).flat().sort()).toEqual(["uplot", "uqr"]);
+  });
+
+  test("a running server sends exactly that many bytes for its first page (brotli accepted)", async () => {
+    const s = await startTestServer();
+    try {
+      const raw = (path: string) => fetch(`${s.url}${path}`, { headers: { "Accept-Encoding": "gzip, br" }, decompress: false } as RequestInit);
+      const first = loadSizes(files).firstLoad;
+      let sent = 0;
+      for (const p of first.files) {
+        const res = await raw(p === "/index.html" ? "/" : p);
+        expect(`${p} ${res.status} ${res.headers.get("content-encoding")}`).toBe(`${p} 200 br`);
+        sent += (await res.arrayBuffer()).byteLength;
+      }
+      expect(sent).toBe(first.bytes);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test("the bundle made in a process that already loaded the server's modules takes the browser builds: no Node polyfill", () => {
+    expect(files.flatMap((f) => (f.packages ?? []).filter((p) => p.startsWith("node:")))).toEqual([]);
+    expect(files.find((f) => f.path.endsWith(".js") && f.packages?.includes("papaparse"))).toBeDefined();
   });
 
   test("static imports are followed transitively; a dynamic import and its own imports come later", () => {
