@@ -9,12 +9,15 @@
  *   bun scripts/build.ts                          # this machine → dist/textwire
  *   bun scripts/build.ts --target linux-arm64     # Raspberry Pi → dist/textwire-linux-arm64
  *   bun scripts/build.ts --all                    # linux-x64 and linux-arm64
+ *
+ * It also writes the README's dashboard sizes from the bundle it makes (scripts/dashboard-size.ts);
+ * `--no-readme` leaves the README alone (the binary test builds without touching the work tree).
  */
 import { $ } from "bun";
 import { join } from "node:path";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { buildWeb, precompress } from "../src/dashboard/build";
-import { writeSizes } from "./dashboard-size";
+import { buildWeb, loadSizes, precompress } from "../src/dashboard/build";
+import { sizesText, writeSizes } from "./dashboard-size";
 
 const root = join(import.meta.dir, "..");
 const args = process.argv.slice(2);
@@ -34,7 +37,8 @@ mkdirSync(join(webDir, "assets"), { recursive: true });
 const embedded: Array<{ path: string; file: string }> = [];
 const web = await buildWeb();
 // The README quotes what a browser downloads; its figures are this bundle's (scripts/dashboard-size.ts).
-if (writeSizes(web)) console.log("README.md: dashboard sizes updated from this build");
+console.log(`dashboard: ${sizesText(loadSizes(web))}`);
+if (!args.includes("--no-readme") && writeSizes(web)) console.log("README.md: dashboard sizes updated from this build");
 for (const f of web) {
   const { br, gzip } = precompress(f.bytes);
   for (const [suffix, bytes] of [["", f.bytes], [".br", br], [".gz", gzip]] as const) {
