@@ -156,6 +156,32 @@ function operationMarkdown(doc: Json, method: string, path: string, op: Json): s
   return lines.join("\n");
 }
 
+/**
+ * The document's `webhooks` section: what each outbound event's body holds. The delivery rules
+ * (signature headers, retries) are the same for all, so they are written once.
+ */
+function eventsMarkdown(doc: Json): string[] {
+  const hooks = Object.entries<Json>(doc.webhooks ?? {});
+  if (hooks.length === 0) return [];
+  const first = hooks[0][1].post;
+  const rules = String(first.description ?? "").split("\n\n").at(-1) ?? "";
+  const out = [
+    "## Outbound events",
+    "",
+    "The bodies Textwire posts to your webhook endpoints (`POST /v1/webhook-endpoints`), one per event type: the document's `webhooks` section. " + rules,
+    "",
+    ...hooks.map(([type]) => `- [\`${type}\`](#${type.replace(/[^a-z0-9_-]/g, "")})`),
+    "",
+  ];
+  for (const [type, item] of hooks) {
+    const op = item.post;
+    const schema = resolve(doc, op.requestBody?.content?.["application/json"]?.schema);
+    const description = String(op.description ?? "").split("\n\n").slice(0, -1).join(" ");
+    out.push(`### ${type}`, "", `${op.summary ?? ""}${description ? `. ${description}` : ""}`, "", TABLE_HEAD, ...fieldRows(doc, schema), "");
+  }
+  return out;
+}
+
 /** docs/api.md: the hand-written guide, then every operation of the document by tag. */
 export function apiMarkdown(doc: Json): string {
   const guide = readFileSync(GUIDE, "utf8").trimEnd();
@@ -188,6 +214,7 @@ export function apiMarkdown(doc: Json): string {
     index,
     "",
     ...tags.flatMap((t) => [`## ${t}`, "", ...byTag.get(t)!]),
+    ...eventsMarkdown(doc),
   ].join("\n").replace(/\n{3,}/g, "\n\n").trimEnd() + "\n";
 }
 

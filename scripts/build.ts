@@ -9,11 +9,15 @@
  *   bun scripts/build.ts                          # this machine → dist/textwire
  *   bun scripts/build.ts --target linux-arm64     # Raspberry Pi → dist/textwire-linux-arm64
  *   bun scripts/build.ts --all                    # linux-x64 and linux-arm64
+ *
+ * It also writes the README's dashboard sizes from the bundle it makes (scripts/dashboard-size.ts);
+ * `--no-readme` leaves the README alone (the binary test builds without touching the work tree).
  */
 import { $ } from "bun";
 import { join } from "node:path";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { buildWeb, precompress } from "../src/dashboard/build";
+import { buildWeb, loadSizes, precompress } from "../src/dashboard/build";
+import { sizesText, writeSizes } from "./dashboard-size";
 
 const root = join(import.meta.dir, "..");
 const args = process.argv.slice(2);
@@ -31,7 +35,11 @@ const webDir = join(root, "dist/web");
 rmSync(webDir, { recursive: true, force: true });
 mkdirSync(join(webDir, "assets"), { recursive: true });
 const embedded: Array<{ path: string; file: string }> = [];
-for (const f of await buildWeb()) {
+const web = await buildWeb();
+// The README quotes what a browser downloads; its figures are this bundle's (scripts/dashboard-size.ts).
+console.log(`dashboard: ${sizesText(loadSizes(web))}`);
+if (!args.includes("--no-readme") && writeSizes(web)) console.log("README.md: dashboard sizes updated from this build");
+for (const f of web) {
   const { br, gzip } = precompress(f.bytes);
   for (const [suffix, bytes] of [["", f.bytes], [".br", br], [".gz", gzip]] as const) {
     writeFileSync(join(webDir, f.path + suffix), bytes);

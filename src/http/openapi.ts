@@ -9,6 +9,7 @@ import { VERSION } from "../version";
 import { SCHEMA_VERSION } from "../db/migrate";
 import { classify, requiredPermission } from "./access";
 import { KEY_FORMAT } from "../services/accounts";
+import { EVENT_BODIES, EVENT_DELIVERY_TEXT } from "./models/event-bodies";
 
 export interface RouteInfo {
   method: string;
@@ -332,6 +333,40 @@ function operationFor(r: RouteInfo): Json {
   return op;
 }
 
+/** "message.sent" → "MessageSentEvent" (a component name openapi-typescript keeps as written). */
+export const eventSchemaName = (type: string) => `${type.replace(/(^|[._])([a-z])/g, (_, __, c: string) => c.toUpperCase())}Event`;
+
+/**
+ * The `webhooks` section (OpenAPI 3.1): one operation per outbound event type, its body a named
+ * component schema, so a generated client has a typed body for each event a receiver may get.
+ */
+function webhooksSection(): { webhooks: Json; schemas: Json } {
+  const webhooks: Json = {};
+  const schemas: Json = {};
+  const header = (name: string, description: string) => ({ name, in: "header", required: true, description, schema: { type: "string" } });
+  for (const [type, e] of Object.entries(EVENT_BODIES)) {
+    const name = eventSchemaName(type);
+    schemas[name] = cleanSchema(e.schema);
+    webhooks[type] = {
+      post: {
+        operationId: `event${name.slice(0, -"Event".length)}`,
+        summary: e.summary,
+        description: [e.description, EVENT_DELIVERY_TEXT].filter(Boolean).join("\n\n"),
+        tags: ["Events"],
+        security: [],
+        parameters: [
+          header("webhook-id", "the event's id: the same on every retry and redelivery (dedupe on it)"),
+          header("webhook-timestamp", "Unix time (seconds) of this attempt"),
+          header("webhook-signature", "`v1,<base64 signature>`, space-separated when two secrets sign (after a rotation)"),
+        ],
+        requestBody: { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } },
+        responses: { "2XX": { description: "Received: any 2xx answer acknowledges the event" } },
+      },
+    };
+  }
+  return { webhooks, schemas };
+}
+
 /** Builds the document from the registered routes. */
 export function buildOpenApi(routes: RouteInfo[]): Json {
   const paths: Json = {};
@@ -351,6 +386,7 @@ export function buildOpenApi(routes: RouteInfo[]): Json {
   const sorted: Json = {};
   for (const k of Object.keys(paths).sort()) sorted[k] = paths[k];
 
+  const events = webhooksSection();
   const errorCodes = Object.fromEntries(Object.entries(ERROR_CATALOGUE).map(([c, v]) => [c, v.status]));
   const table = Object.entries(ERROR_CATALOGUE)
     .map(([c, v]) => `| ${c} | ${v.status} | ${v.message} |`)
@@ -372,6 +408,7 @@ export function buildOpenApi(routes: RouteInfo[]): Json {
     tags: [...new Set(Object.values(sorted).flatMap((ops: Json) => Object.values<Json>(ops).flatMap((o) => o.tags ?? [])))].map((name) => ({ name })),
     security: [{ bearerAuth: [] }],
     paths: sorted,
+    webhooks: events.webhooks,
     components: {
       headers: Object.fromEntries(Object.entries(RESPONSE_HEADERS).map(([n, h]) => [headerComponentName(n), h])),
       responses: sharedResponses(),
@@ -379,6 +416,7 @@ export function buildOpenApi(routes: RouteInfo[]): Json {
         bearerAuth: { type: "http", scheme: "bearer", description: KEY_FORMAT },
       },
       schemas: {
+        ...events.schemas,
         ErrorCode: { type: "string", enum: Object.keys(ERROR_CATALOGUE) },
         ErrorEnvelope: {
           type: "object",

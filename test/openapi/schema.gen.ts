@@ -1049,9 +1049,640 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "contact.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A contact was created
+         * @description By a form submission, the API, an import or a first text from a new number.
+         *
+         *     Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventContactCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.opted_in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A contact opted back in
+         * @description Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventContactOptedIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.opted_out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A contact opted out of texts
+         * @description A keyword text (STOP…) or the API; their queued messages were cancelled.
+         *
+         *     Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventContactOptedOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A contact's fields changed
+         * @description Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventContactUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "device.offline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A phone went quiet for longer than --device-offline-after
+         * @description Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventDeviceOffline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "device.online": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A phone came back (it asked for work again)
+         * @description Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventDeviceOnline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An endpoint was disabled after every delivery to it failed for 3 days
+         * @description Sent to the account's other endpoints that take it.
+         *
+         *     Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventEndpointDisabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "form.submission": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A form's webhook accepted a submission
+         * @description Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventFormSubmission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "inbound.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A text was received from a customer
+         * @description Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventInboundReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A queued message was cancelled
+         * @description By the owner, a broadcast's cancel, or the recipient opting out.
+         *
+         *     Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventMessageCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A phone reported a message delivered to the handset
+         * @description The delivery time is in `message.metadata.deliveredAt`.
+         *
+         *     Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventMessageDelivered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A message failed for good
+         * @description No attempts are left, or the failure was permanent; `message.failureReason` says why.
+         *
+         *     Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventMessageFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.queued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A message was queued
+         * @description A new message (form submission, API, broadcast, keyword reply) or one put back in the queue after a failed attempt that will be retried.
+         *
+         *     Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventMessageQueued"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A phone reported a message sent
+         * @description Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventMessageSent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event (POST /v1/webhook-endpoints/{id}/test)
+         * @description Only ever sent by the test route, to the endpoint it names, whatever its `events` list.
+         *
+         *     Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventPing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "queue.stuck": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Messages are due and no phone has asked for work for --stuck-after
+         * @description Sent once per spell: again only after a phone asked for work and the queue got stuck anew.
+         *
+         *     Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventQueueStuck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /** @description A contact was created */
+        ContactCreatedEvent: {
+            data: {
+                contact: {
+                    /** @description how the contact entered (null for contacts from before consent was recorded) */
+                    consent: {
+                        /** Format: date-time */
+                        at: string;
+                        /** @description webhook: the form posted to */
+                        formId?: string;
+                        /** @description the address the request came from, when known */
+                        ipAddress?: string;
+                        /** @enum {string} */
+                        source: "webhook" | "import" | "manual" | "api" | "inbound";
+                    } | null;
+                    /** Format: date-time */
+                    createdAt: string;
+                    customFields: {
+                        [key: string]: string;
+                    };
+                    email: string | null;
+                    firstName: string | null;
+                    formId: string | null;
+                    formName: string | null;
+                    id: string;
+                    lastContactedAt: string | null;
+                    lastName: string | null;
+                    lastResponseAt: string | null;
+                    messageCount: number;
+                    notes: string | null;
+                    /** @description true: the contact asked not to be texted */
+                    optedOut?: boolean;
+                    optedOutAt: string | null;
+                    /** @description E.164 */
+                    phoneNumber: string;
+                    source: string | null;
+                    /** @enum {string} */
+                    status: "new" | "contacted" | "responded" | "converted";
+                    tags: string[];
+                    /** Format: date-time */
+                    updatedAt: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "contact.created";
+        };
+        /** @description A contact opted back in */
+        ContactOptedInEvent: {
+            data: {
+                contact: {
+                    /** @description how the contact entered (null for contacts from before consent was recorded) */
+                    consent: {
+                        /** Format: date-time */
+                        at: string;
+                        /** @description webhook: the form posted to */
+                        formId?: string;
+                        /** @description the address the request came from, when known */
+                        ipAddress?: string;
+                        /** @enum {string} */
+                        source: "webhook" | "import" | "manual" | "api" | "inbound";
+                    } | null;
+                    /** Format: date-time */
+                    createdAt: string;
+                    customFields: {
+                        [key: string]: string;
+                    };
+                    email: string | null;
+                    firstName: string | null;
+                    formId: string | null;
+                    formName: string | null;
+                    id: string;
+                    lastContactedAt: string | null;
+                    lastName: string | null;
+                    lastResponseAt: string | null;
+                    messageCount: number;
+                    notes: string | null;
+                    /** @description true: the contact asked not to be texted */
+                    optedOut?: boolean;
+                    optedOutAt: string | null;
+                    /** @description E.164 */
+                    phoneNumber: string;
+                    source: string | null;
+                    /** @enum {string} */
+                    status: "new" | "contacted" | "responded" | "converted";
+                    tags: string[];
+                    /** Format: date-time */
+                    updatedAt: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "contact.opted_in";
+        };
+        /** @description A contact opted out of texts */
+        ContactOptedOutEvent: {
+            data: {
+                contact: {
+                    /** @description how the contact entered (null for contacts from before consent was recorded) */
+                    consent: {
+                        /** Format: date-time */
+                        at: string;
+                        /** @description webhook: the form posted to */
+                        formId?: string;
+                        /** @description the address the request came from, when known */
+                        ipAddress?: string;
+                        /** @enum {string} */
+                        source: "webhook" | "import" | "manual" | "api" | "inbound";
+                    } | null;
+                    /** Format: date-time */
+                    createdAt: string;
+                    customFields: {
+                        [key: string]: string;
+                    };
+                    email: string | null;
+                    firstName: string | null;
+                    formId: string | null;
+                    formName: string | null;
+                    id: string;
+                    lastContactedAt: string | null;
+                    lastName: string | null;
+                    lastResponseAt: string | null;
+                    messageCount: number;
+                    notes: string | null;
+                    /** @description true: the contact asked not to be texted */
+                    optedOut?: boolean;
+                    optedOutAt: string | null;
+                    /** @description E.164 */
+                    phoneNumber: string;
+                    source: string | null;
+                    /** @enum {string} */
+                    status: "new" | "contacted" | "responded" | "converted";
+                    tags: string[];
+                    /** Format: date-time */
+                    updatedAt: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "contact.opted_out";
+        };
+        /** @description A contact's fields changed */
+        ContactUpdatedEvent: {
+            data: {
+                contact: {
+                    /** @description how the contact entered (null for contacts from before consent was recorded) */
+                    consent: {
+                        /** Format: date-time */
+                        at: string;
+                        /** @description webhook: the form posted to */
+                        formId?: string;
+                        /** @description the address the request came from, when known */
+                        ipAddress?: string;
+                        /** @enum {string} */
+                        source: "webhook" | "import" | "manual" | "api" | "inbound";
+                    } | null;
+                    /** Format: date-time */
+                    createdAt: string;
+                    customFields: {
+                        [key: string]: string;
+                    };
+                    email: string | null;
+                    firstName: string | null;
+                    formId: string | null;
+                    formName: string | null;
+                    id: string;
+                    lastContactedAt: string | null;
+                    lastName: string | null;
+                    lastResponseAt: string | null;
+                    messageCount: number;
+                    notes: string | null;
+                    /** @description true: the contact asked not to be texted */
+                    optedOut?: boolean;
+                    optedOutAt: string | null;
+                    /** @description E.164 */
+                    phoneNumber: string;
+                    source: string | null;
+                    /** @enum {string} */
+                    status: "new" | "contacted" | "responded" | "converted";
+                    tags: string[];
+                    /** Format: date-time */
+                    updatedAt: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "contact.updated";
+        };
+        /** @description A phone went quiet for longer than --device-offline-after */
+        DeviceOfflineEvent: {
+            data: {
+                device: {
+                    appVersion: string | null;
+                    /** @description percent, when the app reported it */
+                    battery: number | null;
+                    failedToday: number;
+                    id: string;
+                    /** @enum {string} */
+                    kind: "smsgate" | "recipe";
+                    lastIp: string | null;
+                    lastSeenAt: string | null;
+                    name: string;
+                    online: boolean;
+                    /** @description messages per minute this phone is handed (its own, else the server's --send-rate-per-minute) */
+                    sendRatePerMinute: number;
+                    sentToday: number;
+                    /** @description the app's SIM cards as it reported them */
+                    simCards: unknown[];
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "device.offline";
+        };
+        /** @description A phone came back (it asked for work again) */
+        DeviceOnlineEvent: {
+            data: {
+                device: {
+                    appVersion: string | null;
+                    /** @description percent, when the app reported it */
+                    battery: number | null;
+                    failedToday: number;
+                    id: string;
+                    /** @enum {string} */
+                    kind: "smsgate" | "recipe";
+                    lastIp: string | null;
+                    lastSeenAt: string | null;
+                    name: string;
+                    online: boolean;
+                    /** @description messages per minute this phone is handed (its own, else the server's --send-rate-per-minute) */
+                    sendRatePerMinute: number;
+                    sentToday: number;
+                    /** @description the app's SIM cards as it reported them */
+                    simCards: unknown[];
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "device.online";
+        };
+        /** @description An endpoint was disabled after every delivery to it failed for 3 days */
+        EndpointDisabledEvent: {
+            data: {
+                endpoint: {
+                    description: string | null;
+                    /** Format: date-time */
+                    disabledAt: string;
+                    disabledReason: string;
+                    id: string;
+                    url: string;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "endpoint.disabled";
+        };
         /** @enum {string} */
         ErrorCode: "VALIDATION_ERROR" | "INVALID_TRANSITION" | "AUTHENTICATION_ERROR" | "PERMISSION_ERROR" | "CSRF_TOKEN_INVALID" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "FORM_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_NOT_FOUND" | "DEVICE_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_URL_NOT_ALLOWED" | "BROADCAST_NOT_FOUND" | "SESSION_NOT_FOUND" | "KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DUPLICATE_FORM_NAME" | "DUPLICATE_PHONE_NUMBER" | "INVALID_STATE" | "LEASE_CONFLICT" | "RECIPIENT_OPTED_OUT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CAPTCHA_FAILED" | "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "FORM_DISABLED" | "SERVICE_UNAVAILABLE" | "CAPTCHA_UNAVAILABLE";
         ErrorEnvelope: {
@@ -1069,6 +1700,424 @@ export interface components {
             retryAfter?: number;
             /** @constant */
             status: "error";
+        };
+        /** @description A form's webhook accepted a submission */
+        FormSubmissionEvent: {
+            data: {
+                submission: {
+                    /** @description the webhook's answer to the submission, as the form's poster got it */
+                    answer: {
+                        data: {
+                            /** @description the contact created or updated */
+                            contactId: string;
+                            /** @description true: the same submission within the form's duplicate window; nothing new queued */
+                            duplicate?: boolean;
+                            estimatedDelivery: string | null;
+                            /** @description null when no message was queued (suppressed) */
+                            messageId: string | null;
+                            queuePosition: number | null;
+                            /** @description why no message was queued, e.g. "recipient-limit" */
+                            suppressed?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                    contact: {
+                        /** @description how the contact entered (null for contacts from before consent was recorded) */
+                        consent: {
+                            /** Format: date-time */
+                            at: string;
+                            /** @description webhook: the form posted to */
+                            formId?: string;
+                            /** @description the address the request came from, when known */
+                            ipAddress?: string;
+                            /** @enum {string} */
+                            source: "webhook" | "import" | "manual" | "api" | "inbound";
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        customFields: {
+                            [key: string]: string;
+                        };
+                        email: string | null;
+                        firstName: string | null;
+                        formId: string | null;
+                        formName: string | null;
+                        id: string;
+                        lastContactedAt: string | null;
+                        lastName: string | null;
+                        lastResponseAt: string | null;
+                        messageCount: number;
+                        notes: string | null;
+                        /** @description true: the contact asked not to be texted */
+                        optedOut?: boolean;
+                        optedOutAt: string | null;
+                        /** @description E.164 */
+                        phoneNumber: string;
+                        source: string | null;
+                        /** @enum {string} */
+                        status: "new" | "contacted" | "responded" | "converted";
+                        tags: string[];
+                        /** Format: date-time */
+                        updatedAt: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    formId: string;
+                    formName: string;
+                    id: string;
+                    /** @description true: the submission created the contact */
+                    newContact: boolean;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "form.submission";
+        };
+        /** @description A text was received from a customer */
+        InboundReceivedEvent: {
+            data: {
+                contact: {
+                    /** @description how the contact entered (null for contacts from before consent was recorded) */
+                    consent: {
+                        /** Format: date-time */
+                        at: string;
+                        /** @description webhook: the form posted to */
+                        formId?: string;
+                        /** @description the address the request came from, when known */
+                        ipAddress?: string;
+                        /** @enum {string} */
+                        source: "webhook" | "import" | "manual" | "api" | "inbound";
+                    } | null;
+                    /** Format: date-time */
+                    createdAt: string;
+                    customFields: {
+                        [key: string]: string;
+                    };
+                    email: string | null;
+                    firstName: string | null;
+                    formId: string | null;
+                    formName: string | null;
+                    id: string;
+                    lastContactedAt: string | null;
+                    lastName: string | null;
+                    lastResponseAt: string | null;
+                    messageCount: number;
+                    notes: string | null;
+                    /** @description true: the contact asked not to be texted */
+                    optedOut?: boolean;
+                    optedOutAt: string | null;
+                    /** @description E.164 */
+                    phoneNumber: string;
+                    source: string | null;
+                    /** @enum {string} */
+                    status: "new" | "contacted" | "responded" | "converted";
+                    tags: string[];
+                    /** Format: date-time */
+                    updatedAt: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                message: {
+                    body: string;
+                    contactId: string;
+                    /** Format: date-time */
+                    createdAt: string;
+                    deviceId: string | null;
+                    /** @constant */
+                    direction: "inbound";
+                    externalId: string | null;
+                    /** @description E.164 */
+                    from: string;
+                    id: string;
+                    /** @description the keyword the text was (account settings), if any */
+                    keyword: ("opt-out" | "opt-in" | "help") | null;
+                    readAt: string | null;
+                    /** Format: date-time */
+                    receivedAt: string;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "inbound.received";
+        };
+        /** @description A queued message was cancelled */
+        MessageCancelledEvent: {
+            data: {
+                message: {
+                    contactId: string | null;
+                    content: string;
+                    /** Format: date-time */
+                    createdAt: string;
+                    failureReason: string | null;
+                    formId: string | null;
+                    formName: string | null;
+                    id: string;
+                    /** @description messageLength, variablesUsed, source, encoding, segments, … */
+                    metadata: {
+                        [key: string]: unknown;
+                    };
+                    /** @enum {string} */
+                    priority: "low" | "normal" | "high" | "urgent";
+                    recipientName: string | null;
+                    /** @description E.164 */
+                    recipientPhone: string;
+                    retryCount: number;
+                    /** Format: date-time */
+                    scheduledFor: string;
+                    sentAt: string | null;
+                    /** @enum {string} */
+                    status: "queued" | "sent" | "failed" | "cancelled";
+                    templateUsed: string | null;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    /** @description the submission as posted */
+                    webhookData: {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "message.cancelled";
+        };
+        /** @description A phone reported a message delivered to the handset */
+        MessageDeliveredEvent: {
+            data: {
+                message: {
+                    contactId: string | null;
+                    content: string;
+                    /** Format: date-time */
+                    createdAt: string;
+                    failureReason: string | null;
+                    formId: string | null;
+                    formName: string | null;
+                    id: string;
+                    /** @description messageLength, variablesUsed, source, encoding, segments, … */
+                    metadata: {
+                        [key: string]: unknown;
+                    };
+                    /** @enum {string} */
+                    priority: "low" | "normal" | "high" | "urgent";
+                    recipientName: string | null;
+                    /** @description E.164 */
+                    recipientPhone: string;
+                    retryCount: number;
+                    /** Format: date-time */
+                    scheduledFor: string;
+                    sentAt: string | null;
+                    /** @enum {string} */
+                    status: "queued" | "sent" | "failed" | "cancelled";
+                    templateUsed: string | null;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    /** @description the submission as posted */
+                    webhookData: {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "message.delivered";
+        };
+        /** @description A message failed for good */
+        MessageFailedEvent: {
+            data: {
+                message: {
+                    contactId: string | null;
+                    content: string;
+                    /** Format: date-time */
+                    createdAt: string;
+                    failureReason: string | null;
+                    formId: string | null;
+                    formName: string | null;
+                    id: string;
+                    /** @description messageLength, variablesUsed, source, encoding, segments, … */
+                    metadata: {
+                        [key: string]: unknown;
+                    };
+                    /** @enum {string} */
+                    priority: "low" | "normal" | "high" | "urgent";
+                    recipientName: string | null;
+                    /** @description E.164 */
+                    recipientPhone: string;
+                    retryCount: number;
+                    /** Format: date-time */
+                    scheduledFor: string;
+                    sentAt: string | null;
+                    /** @enum {string} */
+                    status: "queued" | "sent" | "failed" | "cancelled";
+                    templateUsed: string | null;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    /** @description the submission as posted */
+                    webhookData: {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "message.failed";
+        };
+        /** @description A message was queued */
+        MessageQueuedEvent: {
+            data: {
+                message: {
+                    contactId: string | null;
+                    content: string;
+                    /** Format: date-time */
+                    createdAt: string;
+                    failureReason: string | null;
+                    formId: string | null;
+                    formName: string | null;
+                    id: string;
+                    /** @description messageLength, variablesUsed, source, encoding, segments, … */
+                    metadata: {
+                        [key: string]: unknown;
+                    };
+                    /** @enum {string} */
+                    priority: "low" | "normal" | "high" | "urgent";
+                    recipientName: string | null;
+                    /** @description E.164 */
+                    recipientPhone: string;
+                    retryCount: number;
+                    /** Format: date-time */
+                    scheduledFor: string;
+                    sentAt: string | null;
+                    /** @enum {string} */
+                    status: "queued" | "sent" | "failed" | "cancelled";
+                    templateUsed: string | null;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    /** @description the submission as posted */
+                    webhookData: {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "message.queued";
+        };
+        /** @description A phone reported a message sent */
+        MessageSentEvent: {
+            data: {
+                message: {
+                    contactId: string | null;
+                    content: string;
+                    /** Format: date-time */
+                    createdAt: string;
+                    failureReason: string | null;
+                    formId: string | null;
+                    formName: string | null;
+                    id: string;
+                    /** @description messageLength, variablesUsed, source, encoding, segments, … */
+                    metadata: {
+                        [key: string]: unknown;
+                    };
+                    /** @enum {string} */
+                    priority: "low" | "normal" | "high" | "urgent";
+                    recipientName: string | null;
+                    /** @description E.164 */
+                    recipientPhone: string;
+                    retryCount: number;
+                    /** Format: date-time */
+                    scheduledFor: string;
+                    sentAt: string | null;
+                    /** @enum {string} */
+                    status: "queued" | "sent" | "failed" | "cancelled";
+                    templateUsed: string | null;
+                    /** Format: date-time */
+                    updatedAt: string;
+                    /** @description the submission as posted */
+                    webhookData: {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "message.sent";
+        };
+        /** @description A test event (POST /v1/webhook-endpoints/{id}/test) */
+        PingEvent: {
+            data: {
+                endpoint: {
+                    id: string;
+                    url: string;
+                };
+                message: string;
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "ping";
+        };
+        /** @description Messages are due and no phone has asked for work for --stuck-after */
+        QueueStuckEvent: {
+            data: {
+                queue: {
+                    lastDevicePollAt: string | null;
+                    nextDueMessageId: string;
+                    /** Format: date-time */
+                    nextDueScheduledFor: string;
+                    queuedMessages: number;
+                    stuckAfterSeconds: number;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "queue.stuck";
         };
     };
     responses: {
@@ -1615,19 +2664,17 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description words answered with helpReply (default HELP, INFO); null = default */
-                    helpKeywords?: unknown;
+                    helpKeywords?: string[] | null;
                     /** @description answer to HELP; null = default */
-                    helpReply?: unknown;
+                    helpReply?: string | null;
                     /** @description words that opt a number back in (default START, UNSTOP, YES, SUBSCRIBE); null = default */
-                    optInKeywords?: unknown;
+                    optInKeywords?: string[] | null;
                     /** @description confirmation of an opt-in; null = default */
-                    optInReply?: unknown;
+                    optInReply?: string | null;
                     /** @description words that opt a number out (default STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, OPTOUT, REVOKE); null = default */
-                    optOutKeywords?: unknown;
+                    optOutKeywords?: string[] | null;
                     /** @description confirmation of an opt-out, 1-306 characters; {{accountName}} is replaced; null = default */
-                    optOutReply?: unknown;
-                } & {
-                    [key: string]: unknown;
+                    optOutReply?: string | null;
                 };
             };
         };
@@ -2054,8 +3101,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description admin_access | standard_access (default) */
-                    permission?: unknown;
+                    /**
+                     * @description admin_access | standard_access (default)
+                     * @enum {string}
+                     */
+                    permission?: "admin_access" | "standard_access";
                 };
             };
         };
@@ -2348,6 +3398,12 @@ export interface operations {
                                 name: string;
                                 /** @enum {string} */
                                 priority: "low" | "normal" | "high" | "urgent";
+                                quietHours: {
+                                    end: string;
+                                    start: string;
+                                } | null;
+                                /** @description contacts already sent or queued this many texts in the last 24 h were skipped */
+                                recipientLimitPerDay: number | null;
                                 recipients: number;
                                 /** Format: date-time */
                                 scheduledFor: string;
@@ -2361,6 +3417,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "queuing" | "queued" | "completed" | "cancelled";
                                 suppressed: number;
+                                /** @description IANA zone of quietHours */
+                                timezone: string;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -2441,7 +3499,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description true: count and render 3 samples, queue nothing */
-                dryRun?: string;
+                dryRun?: boolean;
             };
             header?: never;
             path?: never;
@@ -2559,6 +3617,12 @@ export interface operations {
                                 name: string;
                                 /** @enum {string} */
                                 priority: "low" | "normal" | "high" | "urgent";
+                                quietHours: {
+                                    end: string;
+                                    start: string;
+                                } | null;
+                                /** @description contacts already sent or queued this many texts in the last 24 h were skipped */
+                                recipientLimitPerDay: number | null;
                                 recipients: number;
                                 /** Format: date-time */
                                 scheduledFor: string;
@@ -2572,6 +3636,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "queuing" | "queued" | "completed" | "cancelled";
                                 suppressed: number;
+                                /** @description IANA zone of quietHours */
+                                timezone: string;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -2734,6 +3800,12 @@ export interface operations {
                                 name: string;
                                 /** @enum {string} */
                                 priority: "low" | "normal" | "high" | "urgent";
+                                quietHours: {
+                                    end: string;
+                                    start: string;
+                                } | null;
+                                /** @description contacts already sent or queued this many texts in the last 24 h were skipped */
+                                recipientLimitPerDay: number | null;
                                 recipients: number;
                                 /** Format: date-time */
                                 scheduledFor: string;
@@ -2747,6 +3819,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "queuing" | "queued" | "completed" | "cancelled";
                                 suppressed: number;
+                                /** @description IANA zone of quietHours */
+                                timezone: string;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -2875,6 +3949,12 @@ export interface operations {
                                 name: string;
                                 /** @enum {string} */
                                 priority: "low" | "normal" | "high" | "urgent";
+                                quietHours: {
+                                    end: string;
+                                    start: string;
+                                } | null;
+                                /** @description contacts already sent or queued this many texts in the last 24 h were skipped */
+                                recipientLimitPerDay: number | null;
                                 recipients: number;
                                 /** Format: date-time */
                                 scheduledFor: string;
@@ -2888,6 +3968,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "queuing" | "queued" | "completed" | "cancelled";
                                 suppressed: number;
+                                /** @description IANA zone of quietHours */
+                                timezone: string;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -2989,7 +4071,7 @@ export interface operations {
                 /** @description page size, 1-100 (default 50) */
                 limit?: number;
                 /** @description true | false: only contacts that opted out of texts, or only those that did not */
-                optedOut?: "true" | "false";
+                optedOut?: boolean;
                 /** @description asc | desc (default) */
                 order?: "asc" | "desc";
                 /** @description page number, from 1 (default 1) */
@@ -3178,6 +4260,17 @@ export interface operations {
                     "application/json": {
                         data: {
                             contact: {
+                                /** @description how the contact entered (null for contacts from before consent was recorded) */
+                                consent: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    /** @description webhook: the form posted to */
+                                    formId?: string;
+                                    /** @description the address the request came from, when known */
+                                    ipAddress?: string;
+                                    /** @enum {string} */
+                                    source: "webhook" | "import" | "manual" | "api" | "inbound";
+                                } | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 customFields: {
@@ -3195,6 +4288,7 @@ export interface operations {
                                 notes: string | null;
                                 /** @description true: the contact asked not to be texted */
                                 optedOut?: boolean;
+                                optedOutAt: string | null;
                                 /** @description E.164 */
                                 phoneNumber: string;
                                 source: string | null;
@@ -3343,6 +4437,17 @@ export interface operations {
                     "application/json": {
                         data: {
                             contact: {
+                                /** @description how the contact entered (null for contacts from before consent was recorded) */
+                                consent: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    /** @description webhook: the form posted to */
+                                    formId?: string;
+                                    /** @description the address the request came from, when known */
+                                    ipAddress?: string;
+                                    /** @enum {string} */
+                                    source: "webhook" | "import" | "manual" | "api" | "inbound";
+                                } | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 customFields: {
@@ -3360,6 +4465,7 @@ export interface operations {
                                 notes: string | null;
                                 /** @description true: the contact asked not to be texted */
                                 optedOut?: boolean;
+                                optedOutAt: string | null;
                                 /** @description E.164 */
                                 phoneNumber: string;
                                 source: string | null;
@@ -3516,6 +4622,17 @@ export interface operations {
                     "application/json": {
                         data: {
                             contact: {
+                                /** @description how the contact entered (null for contacts from before consent was recorded) */
+                                consent: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    /** @description webhook: the form posted to */
+                                    formId?: string;
+                                    /** @description the address the request came from, when known */
+                                    ipAddress?: string;
+                                    /** @enum {string} */
+                                    source: "webhook" | "import" | "manual" | "api" | "inbound";
+                                } | null;
                                 /** Format: date-time */
                                 createdAt: string;
                                 customFields: {
@@ -3533,6 +4650,7 @@ export interface operations {
                                 notes: string | null;
                                 /** @description true: the contact asked not to be texted */
                                 optedOut?: boolean;
+                                optedOutAt: string | null;
                                 /** @description E.164 */
                                 phoneNumber: string;
                                 source: string | null;
@@ -4208,7 +5326,7 @@ export interface operations {
                 /** @description only contacts created by this form */
                 formId?: string;
                 /** @description true | false */
-                optedOut?: "true" | "false";
+                optedOut?: boolean;
                 /** @description as the list's search: name, e-mail or phone digits */
                 search?: string;
                 /** @description new | contacted | responded | converted */
@@ -4251,6 +5369,9 @@ export interface operations {
                         lastResponseAt?: string | null;
                         messageCount?: number;
                         notes?: string | null;
+                        /** @description true: the contact asked not to be texted */
+                        optedOut?: boolean;
+                        optedOutAt?: string | null;
                         phoneNumber?: string;
                         source?: string | null;
                         /** @enum {string} */
@@ -4671,7 +5792,7 @@ export interface operations {
                 /** @description the contact's status: new | contacted | responded | converted */
                 status?: string;
                 /** @description true: only conversations with unread received texts; false: only read ones */
-                unread?: string;
+                unread?: boolean;
             };
             header?: never;
             path?: never;
@@ -5859,9 +6980,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description true: each form carries `counts` (texts queued and sent, contacts, converted) */
-                counts?: string;
+                counts?: boolean;
                 /** @description true or false */
-                isActive?: string;
+                isActive?: boolean;
                 /** @description page size, 1-100 (default 50) */
                 limit?: number;
                 /** @description page number, 1-1000000 (default 1) */
@@ -5906,6 +7027,8 @@ export interface operations {
                                 name: string;
                                 /** Format: date-time */
                                 updatedAt: string;
+                                /** @description where the form posts submissions */
+                                webhookUrl: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
@@ -7162,6 +8285,8 @@ export interface operations {
                                 } & {
                                     [key: string]: unknown;
                                 };
+                                /** @description all-time posts caught by the honeypot field (refused as spam, no text queued) */
+                                spamBlocked: number;
                                 totalContacts: number;
                                 totalMessages: number;
                                 totalSubmissions: number;
@@ -8553,6 +9678,8 @@ export interface operations {
                                 /** Format: date-time */
                                 from: string;
                                 period: string;
+                                /** @description per cent of the contacts texted in the period that texted back in it, one decimal */
+                                replyRate: number;
                                 statusBreakdown: {
                                     cancelled: number;
                                     failed: number;
@@ -9436,7 +10563,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description an API key of the account (txwire_sk_…); the session acts with its permission */
-                    apiKey: unknown;
+                    apiKey: string;
                 };
             };
         };
@@ -9978,15 +11105,18 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description true to allow a plain http:// URL on this machine or the LAN (default false) */
-                    allowInsecure?: unknown;
+                    allowInsecure?: boolean;
                     /** @description free text, at most 500 characters */
-                    description?: unknown;
+                    description?: string | null;
                     /** @description ["*"] or any of message.queued, message.sent, message.delivered, message.failed, message.cancelled, contact.created, contact.updated, contact.opted_out, contact.opted_in, inbound.received, form.submission, device.offline, device.online, queue.stuck, endpoint.disabled */
-                    events: unknown;
+                    events: ("*" | "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.cancelled" | "contact.created" | "contact.updated" | "contact.opted_out" | "contact.opted_in" | "inbound.received" | "form.submission" | "device.offline" | "device.online" | "queue.stuck" | "endpoint.disabled")[];
                     /** @description true (default) or false */
-                    isActive?: unknown;
-                    /** @description https:// address of your receiver (http:// only to this machine or the LAN, with allowInsecure) */
-                    url: unknown;
+                    isActive?: boolean;
+                    /**
+                     * Format: uri
+                     * @description https:// address of your receiver (http:// only to this machine or the LAN, with allowInsecure)
+                     */
+                    url: string;
                 };
             };
         };
@@ -10265,15 +11395,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    allowInsecure?: unknown;
+                    /** @description true to allow a plain http:// URL on this machine or the LAN */
+                    allowInsecure?: boolean;
                     /** @description free text, at most 500 characters; null clears it */
-                    description?: unknown;
+                    description?: string | null;
                     /** @description ["*"] or any of message.queued, message.sent, message.delivered, message.failed, message.cancelled, contact.created, contact.updated, contact.opted_out, contact.opted_in, inbound.received, form.submission, device.offline, device.online, queue.stuck, endpoint.disabled */
-                    events?: unknown;
+                    events?: ("*" | "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.cancelled" | "contact.created" | "contact.updated" | "contact.opted_out" | "contact.opted_in" | "inbound.received" | "form.submission" | "device.offline" | "device.online" | "queue.stuck" | "endpoint.disabled")[];
                     /** @description false pauses deliveries; true resumes them (and re-enables a disabled endpoint) */
-                    isActive?: unknown;
-                    /** @description https:// address of your receiver */
-                    url?: unknown;
+                    isActive?: boolean;
+                    /**
+                     * Format: uri
+                     * @description https:// address of your receiver
+                     */
+                    url?: string;
                 };
             };
         };
@@ -10911,6 +12045,470 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
+            };
+        };
+    };
+    eventContactCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventContactOptedIn: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactOptedInEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventContactOptedOut: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactOptedOutEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventContactUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventDeviceOffline: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceOfflineEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventDeviceOnline: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceOnlineEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventEndpointDisabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndpointDisabledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventFormSubmission: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FormSubmissionEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventInboundReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InboundReceivedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventMessageCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventMessageDelivered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageDeliveredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventMessageFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventMessageQueued: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageQueuedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventMessageSent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageSentEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventPing: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PingEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventQueueStuck: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueueStuckEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -9,7 +9,7 @@ const dir = tempDir("textwire-bin-");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test("the compiled binary starts from an empty folder, ignoring a stray .env and bunfig.toml, and answers /health and the embedded dashboard; backups (a Worker) work from it", async () => {
-  const build = Bun.spawnSync([process.execPath, join(ROOT, "scripts/build.ts")], { cwd: ROOT });
+  const build = Bun.spawnSync([process.execPath, join(ROOT, "scripts/build.ts"), "--no-readme"], { cwd: ROOT });
   expect(build.exitCode).toBe(0);
   const bin = join(ROOT, "dist/textwire");
   expect(existsSync(bin)).toBe(true);

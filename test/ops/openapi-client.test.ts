@@ -103,10 +103,10 @@ const CASES: Record<string, () => Promise<void>> = {
     expectHttp(await api.POST("/v1/forms", { body: { name: "Contact us", messageTemplate: "x", fields: [{ name: "a", type: "text" }] } }), 409);
   },
   "GET /v1/forms": async () => {
-    const r = await api.GET("/v1/forms", { params: { query: { page: 1, limit: 10, isActive: "true" } } });
+    const r = await api.GET("/v1/forms", { params: { query: { page: 1, limit: 10, isActive: true } } });
     expectHttp(r, 200);
     expect(r.data!.data.forms.map((f) => f.id)).toContain(ctx.formId);
-    const c = await api.GET("/v1/forms", { params: { query: { counts: "true" } } });
+    const c = await api.GET("/v1/forms", { params: { query: { counts: true } } });
     expectHttp(c, 200);
     expect(c.data!.data.forms.find((f) => f.id === ctx.formId)?.counts?.messages).toBeGreaterThanOrEqual(0);
   },
@@ -238,7 +238,7 @@ const CASES: Record<string, () => Promise<void>> = {
   },
   "POST /v1/broadcasts": async () => {
     const body = { name: "Spring offer", content: "Hi {{firstName}}, 10% off this week", segment: { tags: ["vip"] } };
-    const dry = await api.POST("/v1/broadcasts", { params: { query: { dryRun: "true" } }, body });
+    const dry = await api.POST("/v1/broadcasts", { params: { query: { dryRun: true } }, body });
     expectHttp(dry, 200);
     const r = await api.POST("/v1/broadcasts", { body: { ...body, scheduledFor: new Date(Date.now() + 86_400_000).toISOString() } });
     expectHttp(r, 202);
@@ -343,7 +343,8 @@ const CASES: Record<string, () => Promise<void>> = {
     const r = await api.POST("/v1/api-keys", { body: { permission: "standard_access" } });
     expectHttp(r, 201);
     ctx.keyId = r.data!.data.keyId;
-    expectHttp(await api.POST("/v1/api-keys", { body: { permission: "operator" } }), 400);
+    // A value the document's type refuses, sent anyway: the service's own 400 names the allowed ones.
+    expectHttp(await api.POST("/v1/api-keys", { body: { permission: "operator" } as never }), 400);
   },
   "GET /v1/api-keys": async () => {
     const r = await api.GET("/v1/api-keys", {});

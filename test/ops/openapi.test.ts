@@ -64,7 +64,7 @@ describe("GET /v1/openapi.json", () => {
     const list = doc.paths["/v1/forms"].get;
     const limit = list.parameters.find((p: any) => p.name === "limit");
     expect(limit).toMatchObject({ in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 100 } });
-    expect(list.parameters.find((p: any) => p.name === "isActive").schema.pattern).toBe("^(true|false)$");
+    expect(list.parameters.find((p: any) => p.name === "isActive").schema).toEqual({ type: "boolean" });
     const one = doc.paths["/v1/forms/{id}"].get;
     expect(one.parameters).toContainEqual(expect.objectContaining({ name: "id", in: "path", required: true }));
     const create = doc.paths["/v1/forms"].post;

@@ -1,17 +1,31 @@
 import { t } from "elysia";
+import type { TSchema } from "@sinclair/typebox";
+import { ACCOUNT_SETTING_KEYS, MAX_KEYWORDS, MAX_REPLY_LENGTH } from "../../domain/account-settings";
+import { checked } from "./common";
 
 const Words = t.Array(t.String());
 
+/** A keyword list as the domain takes it: 1-30 single words of letters and digits, or null (default). */
+const KeywordList = t.Union([t.Array(t.String({ minLength: 1, maxLength: 30 }), { minItems: 1, maxItems: MAX_KEYWORDS }), t.Null()]);
+const Reply = t.Union([t.String({ minLength: 1, maxLength: MAX_REPLY_LENGTH }), t.Null()]);
+
+const SETTINGS: Record<(typeof ACCOUNT_SETTING_KEYS)[number], [TSchema, string]> = {
+  optOutKeywords: [KeywordList, "words that opt a number out (default STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, OPTOUT, REVOKE); null = default"],
+  optInKeywords: [KeywordList, "words that opt a number back in (default START, UNSTOP, YES, SUBSCRIBE); null = default"],
+  helpKeywords: [KeywordList, "words answered with helpReply (default HELP, INFO); null = default"],
+  optOutReply: [Reply, `confirmation of an opt-out, 1-${MAX_REPLY_LENGTH} characters; {{accountName}} is replaced; null = default`],
+  optInReply: [Reply, "confirmation of an opt-in; null = default"],
+  helpReply: [Reply, "answer to HELP; null = default"],
+};
+const each = <T>(f: (type: TSchema, description: string) => T) => Object.fromEntries(Object.entries(SETTINGS).map(([k, [type, d]]) => [k, f(type, d)]));
+
+/**
+ * Checked by the domain (applySettingsPatch), which names every bad key, unknown ones too: so the
+ * body stays open at run time. The document shows the closed object the domain accepts.
+ */
 export const AccountSettingsBody = t.Object(
-  {
-    optOutKeywords: t.Optional(t.Unknown({ description: "words that opt a number out (default STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, OPTOUT, REVOKE); null = default" })),
-    optInKeywords: t.Optional(t.Unknown({ description: "words that opt a number back in (default START, UNSTOP, YES, SUBSCRIBE); null = default" })),
-    helpKeywords: t.Optional(t.Unknown({ description: "words answered with helpReply (default HELP, INFO); null = default" })),
-    optOutReply: t.Optional(t.Unknown({ description: "confirmation of an opt-out, 1-306 characters; {{accountName}} is replaced; null = default" })),
-    optInReply: t.Optional(t.Unknown({ description: "confirmation of an opt-in; null = default" })),
-    helpReply: t.Optional(t.Unknown({ description: "answer to HELP; null = default" })),
-  },
-  { additionalProperties: true },
+  each((type, description) => t.Optional(checked(type, description))),
+  { additionalProperties: true, "x-type": t.Object(each((type, description) => t.Optional({ ...type, description } as TSchema)), { additionalProperties: false }) },
 );
 
 const Settings = t.Object({

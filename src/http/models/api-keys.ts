@@ -1,8 +1,9 @@
 import { t } from "elysia";
-import { Envelope } from "./common";
+import { checked, Envelope, literals } from "./common";
 
+/** The service checks `permission` (its own 400 names the allowed values); typed for the document. */
 export const CreateKeyBody = t.Object({
-  permission: t.Optional(t.Unknown({ description: "admin_access | standard_access (default)" })),
+  permission: t.Optional(checked(literals(["admin_access", "standard_access"]), "admin_access | standard_access (default)")),
 });
 
 export const KeyIdParam = t.Object({ id: t.String({ maxLength: 200, description: "a keyId from GET /v1/api-keys" }) });

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { checked, Envelope, PageInfo, PageQuery, Timestamp, literals } from "./common";
+import { boolQuery, checked, Envelope, PageInfo, PageQuery, Timestamp, literals } from "./common";
 import { MESSAGE_STATUSES } from "../../domain/message-transitions";
 import { PRIORITIES } from "../../domain/form-definition";
 
@@ -41,7 +41,7 @@ export const BroadcastBody = t.Object(
 );
 
 export const BroadcastCreateQuery = t.Object({
-  dryRun: t.Optional(t.String({ pattern: "^(true|false)$", description: "true: count and render 3 samples, queue nothing" })),
+  dryRun: t.Optional(boolQuery("true: count and render 3 samples, queue nothing")),
 });
 
 export const BroadcastListQuery = t.Object(PageQuery);
@@ -61,6 +61,9 @@ export const Broadcast = t.Object(
     scheduledFor: Timestamp,
     sendRatePerMinute: t.Union([t.Integer({ minimum: 1 }), t.Null()]),
     maxAttempts: t.Union([t.Integer({ minimum: 1 }), t.Null()]),
+    quietHours: t.Union([t.Object({ start: t.String(), end: t.String() }, { description: "HH:MM in `timezone`: texts due inside wait until the end" }), t.Null()]),
+    timezone: t.String({ description: "IANA zone of quietHours" }),
+    recipientLimitPerDay: t.Union([t.Integer({ minimum: 1 }), t.Null()], { description: "contacts already sent or queued this many texts in the last 24 h were skipped" }),
     status: literals(["queuing", "queued", "completed", "cancelled"]),
     recipients: Count,
     suppressed: Count,

@@ -12,9 +12,14 @@ export function IntParam(name: string, min: number, max: number, opts: { default
 
 export const IdParam = t.Object({ id: t.String({ minLength: 1, maxLength: 200 }) });
 
-/** Query booleans arrive as text. */
+/**
+ * A query boolean: it arrives as text and exactly `true` or `false` is accepted (what generated
+ * clients send for a boolean); the document types it boolean (docs/api-decisions.md, "The API
+ * document for generated clients; small truths").
+ */
 // (A t.UnionEnum here gets filled with its first member when absent; a pattern does not.)
-export const BoolQuery = t.String({ pattern: "^(true|false)$", description: "true or false" });
+export const boolQuery = (description = "true or false") => t.String({ pattern: "^(true|false)$", description, "x-type": t.Boolean() });
+export const BoolQuery = boolQuery();
 
 // ---------------------------------------------------------------------------------------------
 // Documentation helpers. The OpenAPI generator (src/http/openapi.ts) reads these keys; Elysia and

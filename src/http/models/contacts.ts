@@ -23,7 +23,7 @@ export const ContactListQuery = t.Object(
     page: QueryText("page number, from 1 (default 1)", PageNumber),
     limit: QueryText("page size, 1-100 (default 50)", PageSize),
     status: QueryText("new | contacted | responded | converted", ContactStatus),
-    optedOut: QueryText("true | false: only contacts that opted out of texts, or only those that did not", literals(["true", "false"])),
+    optedOut: QueryText("true | false: only contacts that opted out of texts, or only those that did not", t.Boolean()),
     search: QueryText("matches first/last name, e-mail, or phone digits in any format; case-insensitive"),
     tags: QueryText("comma-separated; contacts having ALL of them"),
     formId: QueryText("the form that created the contact"),
@@ -44,7 +44,7 @@ export const ExportQuery = t.Object(
   {
     format: QueryText("json (default) | csv | xlsx", literals(EXPORT_FORMATS)),
     status: QueryText("new | contacted | responded | converted", ContactStatus),
-    optedOut: QueryText("true | false", literals(["true", "false"])),
+    optedOut: QueryText("true | false", t.Boolean()),
     tags: QueryText("comma-separated; contacts having ALL of them"),
     fields: QueryText(
       "comma-separated columns in the order wanted, e.g. firstName,phoneNumber,customFields.company; `customFields` = one column per custom field; default: every column",
@@ -118,6 +118,14 @@ const Count = t.Integer({ minimum: 0 });
  */
 const CustomFields = t.Object({}, { additionalProperties: t.String() });
 
+/** How a contact entered, recorded when it was created (src/db/contacts.ts ConsentRecord). */
+const Consent = t.Object({
+  source: literals(["webhook", "import", "manual", "api", "inbound"]),
+  formId: t.Optional(t.String({ description: "webhook: the form posted to" })),
+  at: Timestamp,
+  ipAddress: t.Optional(t.String({ description: "the address the request came from, when known" })),
+});
+
 export const Contact = t.Object(
   {
     id: t.String(),
@@ -136,6 +144,8 @@ export const Contact = t.Object(
     source: NullableString,
     notes: NullableString,
     optedOut: t.Optional(t.Boolean({ description: "true: the contact asked not to be texted" })),
+    optedOutAt: NullableTimestamp,
+    consent: t.Union([Consent, t.Null()], { description: "how the contact entered (null for contacts from before consent was recorded)" }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -228,6 +238,8 @@ export const ExportedContact = t.Partial(t.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
     customFields: CustomFields,
+    optedOut: t.Boolean({ description: "true: the contact asked not to be texted" }),
+    optedOutAt: NullableTimestamp,
   },
   { additionalProperties: true },
 ), { additionalProperties: true, description: "every column, or with ?fields= only the columns asked for" });

@@ -6,7 +6,7 @@ export const ConversationListQuery = t.Object(
   {
     page: QueryText("page number, from 1 (default 1)"),
     limit: QueryText("page size, 1-100 (default 50)"),
-    unread: QueryText("true: only conversations with unread received texts; false: only read ones"),
+    unread: t.Optional(t.String({ description: "true: only conversations with unread received texts; false: only read ones", "x-type": t.Boolean() })),
     status: QueryText("the contact's status: new | contacted | responded | converted"),
     search: QueryText("matches the contact's name, e-mail or phone digits"),
   },

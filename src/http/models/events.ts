@@ -1,24 +1,33 @@
 import { t } from "elysia";
-import { EVENT_TYPES } from "../../domain/outbound-events";
-import { PageQuery } from "./common";
+import { ALL_EVENTS, EVENT_TYPES } from "../../domain/outbound-events";
+import { DESCRIPTION_MAX, URL_MAX } from "../../services/webhook-endpoints";
+import { PageQuery, checked, literals } from "./common";
 
 const eventList = `["*"] or any of ${EVENT_TYPES.join(", ")}`;
 
-/** Fields are checked by the service (so a bad value gets the field-named 400 of the catalogue). */
+/** What each field must be; the service checks it (below). */
+const EndpointUrl = t.String({ minLength: 1, maxLength: URL_MAX, format: "uri" });
+const EventList = t.Array(literals([ALL_EVENTS, ...EVENT_TYPES]), { minItems: 1 });
+const EndpointDescription = t.Union([t.String({ maxLength: DESCRIPTION_MAX }), t.Null()]);
+
+/**
+ * Fields are checked by the service (so a bad value gets the field-named 400 of the catalogue);
+ * each carries its real type for the document (`checked`).
+ */
 export const EndpointCreateBody = t.Object({
-  url: t.Unknown({ description: "https:// address of your receiver (http:// only to this machine or the LAN, with allowInsecure)" }),
-  events: t.Unknown({ description: eventList }),
-  description: t.Optional(t.Unknown({ description: "free text, at most 500 characters" })),
-  isActive: t.Optional(t.Unknown({ description: "true (default) or false" })),
-  allowInsecure: t.Optional(t.Unknown({ description: "true to allow a plain http:// URL on this machine or the LAN (default false)" })),
+  url: checked(EndpointUrl, "https:// address of your receiver (http:// only to this machine or the LAN, with allowInsecure)"),
+  events: checked(EventList, eventList),
+  description: t.Optional(checked(EndpointDescription, `free text, at most ${DESCRIPTION_MAX} characters`)),
+  isActive: t.Optional(checked(t.Boolean(), "true (default) or false")),
+  allowInsecure: t.Optional(checked(t.Boolean(), "true to allow a plain http:// URL on this machine or the LAN (default false)")),
 });
 
 export const EndpointUpdateBody = t.Object({
-  url: t.Optional(t.Unknown({ description: "https:// address of your receiver" })),
-  events: t.Optional(t.Unknown({ description: eventList })),
-  description: t.Optional(t.Unknown({ description: "free text, at most 500 characters; null clears it" })),
-  isActive: t.Optional(t.Unknown({ description: "false pauses deliveries; true resumes them (and re-enables a disabled endpoint)" })),
-  allowInsecure: t.Optional(t.Unknown()),
+  url: t.Optional(checked(EndpointUrl, "https:// address of your receiver")),
+  events: t.Optional(checked(EventList, eventList)),
+  description: t.Optional(checked(EndpointDescription, `free text, at most ${DESCRIPTION_MAX} characters; null clears it`)),
+  isActive: t.Optional(checked(t.Boolean(), "false pauses deliveries; true resumes them (and re-enables a disabled endpoint)")),
+  allowInsecure: t.Optional(checked(t.Boolean(), "true to allow a plain http:// URL on this machine or the LAN")),
 });
 
 export const WebhookEndpoint = t.Object({

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { PageQuery, BoolQuery, checked, Envelope, Timestamp, NullableString, Deleted, literals } from "./common";
+import { PageQuery, BoolQuery, boolQuery, checked, Envelope, Timestamp, NullableString, Deleted, literals } from "./common";
 import { FIELD_TYPES, PRIORITIES, DATE_FORMATS, MAX_DELAY_MINUTES, MAX_FIELD_NAME_LENGTH, MAX_FIELDS_PER_FORM, MAX_LABEL_LENGTH, MAX_TEMPLATE_LENGTH } from "../../domain/form-definition";
 import { FORM_NAME_MAX, FORM_DESCRIPTION_MAX } from "../../services/forms";
 
@@ -103,7 +103,7 @@ export const FormListQuery = t.Object({
   ...PageQuery,
   isActive: t.Optional(BoolQuery),
   search: t.Optional(t.String({ maxLength: 200 })),
-  counts: t.Optional(t.String({ pattern: "^(true|false)$", description: "true: each form carries `counts` (texts queued and sent, contacts, converted)" })),
+  counts: t.Optional(boolQuery("true: each form carries `counts` (texts queued and sent, contacts, converted)")),
 });
 
 export const FormStatsQuery = t.Object({
@@ -139,6 +139,7 @@ export const FormSummary = t.Object(
     isActive: t.Boolean(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
+    webhookUrl: t.String({ description: "where the form posts submissions" }),
     counts: t.Optional(
       t.Object(
         {
@@ -171,6 +172,7 @@ export const FormStatsAnswer = Envelope(
         totalContacts: Count,
         deliveryRate: t.Number({ description: "per cent of messages sent" }),
         averageResponseTime: t.Number({ description: "seconds" }),
+        spamBlocked: t.Integer({ minimum: 0, description: "all-time posts caught by the honeypot field (refused as spam, no text queued)" }),
         periodStats: t.Object(
           { period: t.String(), timezone: t.String(), submissions: Count, messages: Count, newContacts: Count },
           { additionalProperties: true },

@@ -197,6 +197,7 @@ export const MessageAnalyticsAnswer = Envelope(
         dailyVolume: t.Array(t.Object({ date: t.String({ format: "date" }), sent: Count, failed: Count, queued: Count, cancelled: Count })),
         topForms: t.Array(t.Object({ formId: t.String(), formName: NullableString, messageCount: Count, deliveryRate: t.Number() }, { additionalProperties: true })),
         failureReasons: t.Record(t.String(), Count),
+        replyRate: t.Number({ description: "per cent of the contacts texted in the period that texted back in it, one decimal" }),
       },
       { additionalProperties: true },
     ),

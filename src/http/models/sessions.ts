@@ -1,8 +1,9 @@
 import { t } from "elysia";
-import { Envelope, Media } from "./common";
+import { checked, Envelope, Media } from "./common";
 
+/** The route checks `apiKey` (its 400 asks for a key in plain words); typed for the document. */
 export const SignInBody = t.Object({
-  apiKey: t.Unknown({ description: "an API key of the account (txwire_sk_…); the session acts with its permission" }),
+  apiKey: checked(t.String({ minLength: 1 }), "an API key of the account (txwire_sk_…); the session acts with its permission"),
 });
 
 export const SessionIdParam = t.Object({ id: t.String({ maxLength: 200, description: "a session id from GET /v1/sessions" }) });

@@ -1,0 +1,40 @@
+/**
+ * A receiver of Textwire's outbound events written against the GENERATED client types alone
+ * (schema.gen.ts, from the document's `webhooks` section): one typed handler per event type. It is
+ * compiled by the project's `tsc --strict` (`npm test`), so a missing event type, a renamed field
+ * or a body typed `unknown` fails the build; test/ops/openapi-events.test.ts feeds it every body a
+ * real server emitted.
+ */
+import type { webhooks } from "./schema.gen";
+
+/** The body a receiver gets for one event type, as the document types it. */
+export type EventBody<T extends keyof webhooks> = webhooks[T]["post"]["requestBody"]["content"]["application/json"];
+
+/** Every event type of the document has its handler (a missing one is a compile error). */
+export const RECEIVERS: { [T in keyof webhooks]: (body: EventBody<T>) => string } = {
+  "message.queued": (e) => `${e.type}: ${e.data.message.id} to ${e.data.message.recipientPhone}, due ${e.data.message.scheduledFor}`,
+  "message.sent": (e) => `${e.type}: ${e.data.message.id} sent at ${e.data.message.sentAt ?? "?"}`,
+  "message.delivered": (e) => `${e.type}: ${e.data.message.id} delivered (${String(e.data.message.metadata.deliveredAt)})`,
+  "message.failed": (e) => `${e.type}: ${e.data.message.id} failed: ${e.data.message.failureReason ?? "no reason"} after ${e.data.message.retryCount} retries`,
+  "message.cancelled": (e) => `${e.type}: ${e.data.message.id} (${e.data.message.status})`,
+  "contact.created": (e) => `${e.type}: ${e.data.contact.phoneNumber} from ${e.data.contact.consent?.source ?? "unknown"}`,
+  "contact.updated": (e) => `${e.type}: ${e.data.contact.id} now ${e.data.contact.status}, ${e.data.contact.messageCount} texts`,
+  "contact.opted_out": (e) => `${e.type}: ${e.data.contact.phoneNumber} at ${e.data.contact.optedOutAt ?? "?"}`,
+  "contact.opted_in": (e) => `${e.type}: ${e.data.contact.phoneNumber} (optedOut ${String(e.data.contact.optedOut)})`,
+  "inbound.received": (e) => `${e.type}: "${e.data.message.body}" from ${e.data.message.from} (${e.data.contact.id}, keyword ${e.data.message.keyword ?? "none"})`,
+  "form.submission": (e) =>
+    `${e.type}: ${e.data.submission.formName} → ${e.data.submission.contact.phoneNumber}${e.data.submission.newContact ? " (new)" : ""}, message ${e.data.submission.answer.data.messageId ?? "none"}`,
+  "device.online": (e) => `${e.type}: ${e.data.device.name} (${e.data.device.kind}) online ${e.data.device.online}`,
+  "device.offline": (e) => `${e.type}: ${e.data.device.name} last seen ${e.data.device.lastSeenAt ?? "never"}`,
+  "queue.stuck": (e) => `${e.type}: ${e.data.queue.queuedMessages} queued, last poll ${e.data.queue.lastDevicePollAt ?? "never"}, after ${e.data.queue.stuckAfterSeconds} s`,
+  "endpoint.disabled": (e) => `${e.type}: ${e.data.endpoint.url}: ${e.data.endpoint.disabledReason} (${e.data.endpoint.disabledAt})`,
+  ping: (e) => `${e.type}: ${e.data.message} for ${e.data.endpoint.id}`,
+};
+
+type AnyEvent = { [T in keyof webhooks]: EventBody<T> }[keyof webhooks];
+
+/** Hands a verified body to its type's handler (the `type` field narrows the union). */
+export function receive(body: AnyEvent): string {
+  const handler = RECEIVERS[body.type] as (b: AnyEvent) => string;
+  return handler(body);
+}
