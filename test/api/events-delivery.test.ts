@@ -79,7 +79,12 @@ describe("a receiver that verifies with standardwebhooks and answers 500 to the 
     expect(payload.data.message.id).toBe(messageIds[0]);
     expect(payload.data.message.status).toBe("sent");
 
-    const metrics = await (await ts.api("/../metrics")).text();
+    // A delivery's row is readable as soon as its batch commits; the counter moves once the batch
+    // is on disk (the dispatcher counts after the group commit's flush returns), a moment later.
+    const metrics = await waitFor("every delivery counted", async () => {
+      const text = await (await ts.api("/../metrics")).text();
+      return /textwire_event_deliveries_total\{result="delivered"\} 64\b/.test(text) ? text : undefined;
+    });
     expect(metrics).toMatch(/textwire_event_deliveries_total\{result="delivered"\} 64/);
     expect(metrics).toMatch(/textwire_event_deliveries_total\{result="retrying"\} 128/);
     expect(metrics).toMatch(/textwire_events_oldest_pending_seconds 0/);

@@ -70,8 +70,8 @@ export function mobileRoutes(deps: AppDeps) {
     )
     .patch(
       "/message",
-      ({ request, body }) => {
-        deps.devices.applyStates(device(request, { report: true }), body);
+      async ({ request, body }) => {
+        await deps.devices.applyStates(device(request, { report: true }), body);
         return new Response(null, { status: 204 });
       },
       { body: MobileStatesBody, detail: { hide: true, summary: "Report message states (Processed, Sent, Delivered, Failed); 204 for any well-formed array", tags } },
