@@ -42,7 +42,7 @@ const SETTINGS: Variant[] = [
   { name: "temp_store file", open: { cacheMb: DEFAULT_SQLITE_CACHE_MB, tempStore: "file" }, background: true },
   { name: "page cache 2 MiB", open: {}, background: true },
   { name: "checkpoints inline", open: { cacheMb: DEFAULT_SQLITE_CACHE_MB }, background: false },
-  { name: "all three off (before issue 15)", open: { tempStore: "file" }, background: false },
+  { name: "all three off (the old defaults)", open: { tempStore: "file" }, background: false },
 ];
 const VARIANTS = argv.includes("--cache-sweep") ? CACHE_SWEEP : SETTINGS;
 
