@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 /**
- * The SQLite settings of issue 15 item 2, A/B on the write path alone: no HTTP and no load
+ * The SQLite settings (docs/api-decisions.md, "The webhook path: measurement, SQLite
+ * settings, lean request path"), A/B on the write path alone: no HTTP and no load
  * generator, so the figures move much less with the rest of a shared machine. Each variant has its
  * own database (the real migrations) and writes what a webhook submission writes — contact upsert
  * (half new), message insert — in group-commit batches of 64 through the product's
