@@ -24,9 +24,9 @@ export interface OptionSpec {
 
 export const DEFAULT_DB_PATH = "./data/textwire.db";
 export const DEFAULT_PORT = 8080;
-/** Per-form webhook token bucket: capacity and refill per minute (spec: 100 per minute per form). */
+/** Per-form webhook token bucket: capacity and refill per minute (README, "Limits": 100 per minute per form). */
 export const DEFAULT_WEBHOOK_LIMIT_PER_MINUTE = 100;
-/** Per-account device send rate (spec: 50 messages per minute per account). */
+/** Per-account device send rate (README, "Limits": 50 messages per minute per account). */
 export const DEFAULT_SEND_RATE_PER_MINUTE = 50;
 /** Leases that may expire with no report before a message fails with "no-report". */
 export const DEFAULT_MAX_LEASE_ATTEMPTS = 3;
@@ -34,7 +34,7 @@ export const DEFAULT_MAX_LEASE_ATTEMPTS = 3;
 export const DEFAULT_DEVICE_OFFLINE_AFTER = "2m";
 /** Requests per minute per phone (SMSGate routes, and next/status with a key): its own limiter. */
 export const DEFAULT_DEVICE_LIMIT_PER_MINUTE = 600;
-/** Due messages with no device asking for work this long: the queue is stuck (issue 13 queue.stuck; issue 10 /health). */
+/** Due messages with no device asking for work this long: the queue is stuck (the queue.stuck event; /health). */
 export const DEFAULT_STUCK_AFTER = "10m";
 /** Days outbound events and their delivery log are kept. */
 export const DEFAULT_EVENT_RETENTION_DAYS = 30;

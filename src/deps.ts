@@ -90,7 +90,7 @@ export interface AppDeps {
   leases: LeaseService;
   messages: MessageService;
   analytics: AnalyticsService;
-  /** Phones: SMSGate mobile API, device registry, per-device limits, SSE events (issue 10). */
+  /** Phones: SMSGate mobile API, device registry, per-device limits, SSE events. */
   devices: DeviceService;
   /** Outbound events: the outbox (`emitEvent(sqlite, …)` writes through it), its dispatcher and the endpoints. */
   events: EventOutbox;
@@ -131,7 +131,7 @@ export interface OutboundOptions {
 
 export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger, outbound: OutboundOptions = {}): AppDeps {
   const db = wrapDb(sqlite);
-  // Boot applies what the last run left in the intake before anything reads messages (issue 15).
+  // Boot applies what the last run left in the intake before anything reads messages.
   SubmissionIntake.drain(sqlite, logger);
   const intake = new SubmissionIntake(sqlite, config.db, logger, config.sqliteCacheMb);
   intake.guardTransactions(sqlite);
@@ -246,7 +246,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.lifecycle.push(leases.lifecycle());
   deps.devices = new DeviceService(sqlite, clock, leases, messages, config, () => deps.metrics, logger, queue);
   deps.lifecycle.push(deps.devices.lifecycle());
-  // SMSGate's sms:received becomes an inbound message (issue 10 item 4).
+  // SMSGate's sms:received becomes an inbound message.
   deps.devices.inbound = deps.inbound;
   deps.devices.onMessagesChanged = (accountId) => deps.messageFeed.publish(accountId, "device");
   deps.metrics.describe("textwire_device_messages_total", "Messages phones reported, by device id and result (sent, failed)");

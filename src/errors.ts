@@ -1,5 +1,5 @@
 /**
- * THE error catalogue: every code the spec and the contract name, with its HTTP status and
+ * THE error catalogue: every code the API answers with (docs/api.md, "Error codes"), with its HTTP status and
  * default message. Code throws `new AppError(code, details)`; one handler renders the envelope.
  */
 export const ERROR_CATALOGUE = {
@@ -151,7 +151,7 @@ export function notSavedToDisk(retryAfterSeconds = 5): AppError {
 }
 
 /**
- * The read barrier's bound passed (issue 15): submissions the webhook acknowledged are not applied
+ * The read barrier's bound passed: submissions the webhook acknowledged are not applied
  * yet (the applier is stuck or restarting), so an API answer now could miss them. 503 with
  * `Retry-After`; nothing was read or changed.
  */

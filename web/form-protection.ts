@@ -1,5 +1,5 @@
 /**
- * The form builder's protection inputs (issue 9) as text the owner types, to and from the form's
+ * The form builder's protection inputs as text the owner types, to and from the form's
  * settings as the API stores them; and the plain-words answer of a test submission. Pure, so
  * they are unit-tested (test/web/form-protection.test.ts).
  */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * Intake applier benchmark (issue 15 items 3/4): the applier's cost per submission, without HTTP
+ * Intake applier benchmark: the applier's cost per submission, without HTTP
  * or a second thread. Builds deps on a temp file database without their lifecycle (no applier
  * Worker runs), posts N submissions through SubmissionService.submit (the webhook's own write job:
  * 5-field body, about half new contacts, FORMS forms), then applies the intake in batches of

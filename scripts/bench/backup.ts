@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * Backup and restore speed on a database of a given size, then (issue 14 item 11) the webhook
+ * Backup and restore speed on a database of a given size, then the webhook
  * path while the server makes backups: a server child process on that database takes webhook
  * load from a second process (scripts/bench/lib/load.ts) for `--seconds` without a backup, then
  * again while `POST /v1/admin/backup` downloads run back to back; it prints both p99s and their

@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * Broadcast benchmark (issue 11). Starts the server (src/main.ts) on a temp database, imports
+ * Broadcast benchmark. Starts the server (src/main.ts) on a temp database, imports
  * 50,000 contacts, then measures webhook traffic from a second process (scripts/bench/lib/load.ts)
  * twice: alone, and while a broadcast to all 50,000 contacts is queued. Prints how long the
  * POST /v1/broadcasts took to answer 202, how long until every message was queued, and the

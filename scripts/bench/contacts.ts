@@ -1,5 +1,5 @@
 /**
- * Contacts benchmark (issue 5): 100,000 contacts with 3 custom fields and tags.
+ * Contacts benchmark: 100,000 contacts with 3 custom fields and tags.
  *
  *   ./node_modules/.bin/bun scripts/bench/contacts.ts [--contacts 100000] [--requests 300] [--parts export,import,list,cold] [--db PATH] [--cold-starts 15]
  *
@@ -16,7 +16,7 @@
  * - p50/p99 of list pages with search, tags and each sort, and of POST /contacts/search by a
  *   custom field.
  * Targets (2-core machine): CSV export < 2 s, XLSX < 8 s, export peak RSS < 150 MB, list/search p99 < 15 ms,
- * CSV import of 100k < 8 s (issue 15).
+ * CSV import of 100k < 8 s.
  */
 import { existsSync, mkdtempSync, rmSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir, cpus, totalmem } from "node:os";

@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * Phones benchmark (issue 10): 10 emulated SMSGate phones on SSE against a `textwire serve`
+ * Phones benchmark: 10 emulated SMSGate phones on SSE against a `textwire serve`
  * process, N queued messages (default 10,000).
  *
  *   bun scripts/bench/devices.ts [messages] [phones]

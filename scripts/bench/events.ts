@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * Outbound events benchmark (issue 13 §4): webhook ingestion p99 with no event endpoints, then
+ * Outbound events benchmark: webhook ingestion p99 with no event endpoints, then
  * with 2 slow endpoints (receivers that answer after 5 s) subscribed to every event. The
  * dispatcher must not slow the webhook path: target p99 within 10 % of the run without endpoints.
  * Each run: a fresh server (src/main.ts) and database, 10 forms, load from a second process

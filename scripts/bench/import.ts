@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * Contacts import benchmark (issue 14 item 10). For each case it starts a fresh server child
+ * Contacts import benchmark. For each case it starts a fresh server child
  * process (src/main.ts, or dist/textwire with --binary) on a temp database, posts a 50 MiB file
  * to POST /v1/contacts/import while a second loop asks GET /health every 20 ms, then prints the
  * import time, the server's peak RSS (VmHWM) and the /health latencies during the import.

@@ -5,7 +5,7 @@
  *
  *   bun scripts/bench/queue-boot.ts [--size 1000000] [--sqlite [--db PATH]]   (--sqlite: also the boot path from a real database)
  *
- * With --sqlite it also times the whole boot the target is about (issue 15: < 1.5 s with 1M
+ * With --sqlite it also times the whole boot the target is about (< 1.5 s with 1M
  * queued): `textwire serve` started as a fresh process on the database until GET /health answers,
  * and, in this process, the parts of startServer one by one (open + migrate, the max(seq) read,
  * the queue rebuild, the rest).

@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 /**
- * The SQLite settings of issue 15 item 2, A/B on the write path alone: no HTTP and no load
+ * The SQLite settings (docs/api-decisions.md, "The webhook path: measurement, SQLite
+ * settings, lean request path"), A/B on the write path alone: no HTTP and no load
  * generator, so the figures move much less with the rest of a shared machine. Each variant has its
  * own database (the real migrations) and writes what a webhook submission writes — contact upsert
  * (half new), message insert — in group-commit batches of 64 through the product's
@@ -42,7 +43,7 @@ const SETTINGS: Variant[] = [
   { name: "temp_store file", open: { cacheMb: DEFAULT_SQLITE_CACHE_MB, tempStore: "file" }, background: true },
   { name: "page cache 2 MiB", open: {}, background: true },
   { name: "checkpoints inline", open: { cacheMb: DEFAULT_SQLITE_CACHE_MB }, background: false },
-  { name: "all three off (before issue 15)", open: { tempStore: "file" }, background: false },
+  { name: "all three off (the old defaults)", open: { tempStore: "file" }, background: false },
 ];
 const VARIANTS = argv.includes("--cache-sweep") ? CACHE_SWEEP : SETTINGS;
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * A/B of the webhook's per-stage breakdown between this tree and an earlier commit (issue 15: the
+ * A/B of the webhook's per-stage breakdown between this tree and an earlier commit (the
  * request path outside the write job). Each side runs from source (`src/main.ts`) with
  * --stage-timing on a temp database with the webhook benchmark's 50 forms, is warmed up, then
  * driven from a second process (scripts/bench/lib/load.ts) at 64 connections; the stage sums are

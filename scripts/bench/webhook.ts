@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * Webhook benchmark (issues 3 and 15). Starts the built server (dist/textwire; built first when
+ * Webhook benchmark. Starts the built server (dist/textwire; built first when
  * missing, or `--source` to run src/main.ts) on a temp database with 50 active forms and the webhook
  * limit raised, drives it from a second process on loopback (scripts/bench/lib/load.ts: realistic
  * 5-field body, about half new contacts) at 64 concurrent connections, and prints, all from one run:
@@ -85,7 +85,7 @@ async function benchTextwire(flags: string[], seconds: number, opts: { stages?: 
     const { result: r, peakWalMb } = await watchWal(db, () => load(base, forms, seconds, warm.nextOffset));
     const after = opts.stages ? await stageSums(base, key) : undefined;
     const rss = peakRss(proc.pid);
-    // Applier lag (issue 15): time from a 200 to its apply, from /metrics.
+    // Applier lag: time from a 200 to its apply, from /metrics.
     const metrics = await (await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${key}` } })).text();
     const lagP99 = Number(/textwire_intake_applier_lag_ms\{quantile="0.99"\} (\S+)/.exec(metrics)?.[1] ?? NaN);
     const rowsPerBatch = Number(/textwire_intake_applier_rows_total (\d+)/.exec(metrics)?.[1] ?? NaN) / Number(/textwire_intake_applier_batches_total (\d+)/.exec(metrics)?.[1] ?? NaN);

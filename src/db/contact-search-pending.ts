@@ -1,5 +1,6 @@
 /**
- * Contacts not in the search index yet (migration 0023, issue 15 item 4): a new contact's rowid is
+ * Contacts not in the search index yet (migration 0023; docs/api-decisions.md, "The search index
+ * written once, off the write path (migration 0023)"): a new contact's rowid is
  * appended to contacts_fts_pending by a trigger, and its text is indexed later, off the write path,
  * by the intake applier Worker (the only writer of derived data) in chunks of INDEX_CHUNK_ROWS —
  * one multi-row INSERT into contacts_fts and one DELETE of the pending rows per transaction.

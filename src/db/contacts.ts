@@ -39,7 +39,7 @@ export function setContactOptOut(sqlite: Database, id: string, optedOut: boolean
     .run(id, optedOut ? 1 : 0, optedOut ? at : null, updatedAt);
 }
 
-/** How a contact entered (issue 11): stored as JSON on the contact. */
+/** How a contact entered: stored as JSON on the contact. */
 export interface ConsentRecord {
   source: "webhook" | "import" | "manual" | "api" | "inbound";
   formId?: string;

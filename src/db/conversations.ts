@@ -1,5 +1,5 @@
 /**
- * Conversation reads (issue 11 item 4): the contacts with messages in either direction, newest
+ * Conversation reads: the contacts with messages in either direction, newest
  * activity first (the `conversations` table, kept by triggers, migration 0010), and one
  * contact's messages in both directions.
  */

@@ -3,7 +3,7 @@ import { bucketsOf, REASON_LEVEL } from "../domain/rollup-buckets";
 
 /**
  * Derived data of message inserts — message_counts, monthly_usage, message_rollups and the
- * contact's conversations row — as explicit deltas instead of per-row triggers (issue 15 item 4).
+ * contact's conversations row — as explicit deltas instead of per-row triggers.
  *
  * A writer that inserts a message calls `recordMessageInsert(sqlite, facts)` in the same
  * transaction. Inside a group-commit batch (src/db/group-commit.ts opens one with `beginBatch`)

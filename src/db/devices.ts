@@ -1,6 +1,6 @@
 /**
- * Store for devices, registration tokens, per-day device counts and applied webhook event ids
- * (issue 10). Plain functions over the SQLite handle; rows are typed from the drizzle schema.
+ * Store for devices, registration tokens, per-day device counts and applied webhook event ids.
+ * Plain functions over the SQLite handle; rows are typed from the drizzle schema.
  */
 import type { Database } from "bun:sqlite";
 import type { devices, deviceRegistrationTokens } from "./schema/devices";

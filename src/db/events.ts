@@ -1,5 +1,5 @@
 /**
- * Storage of outbound events (issue 13): endpoints, the event outbox and the delivery log.
+ * Storage of outbound events: endpoints, the event outbox and the delivery log.
  * Plain functions over prepared statements on the one connection, so a call made inside a
  * caller's transaction is part of it.
  */

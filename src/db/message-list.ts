@@ -1,5 +1,5 @@
 /**
- * Whole-account pages of the messages list by created or scheduled time (issue 15 item 4).
+ * Whole-account pages of the messages list by created or scheduled time.
  *
  * Every index on `messages` costs each inserted message an entry, so the account's messages are
  * no longer indexed by (account_id, created_at) or (account_id, scheduled_for) alone (migration

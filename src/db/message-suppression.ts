@@ -1,5 +1,5 @@
 /**
- * Message writes of opt-outs (issue 11): cancelling what is queued to a number, the keyword
+ * Message writes of opt-outs: cancelling what is queued to a number, the keyword
  * replies, and the lease-time check. Plain functions; the caller owns the transaction and then
  * tells the queue and the leases (LeaseService.withdraw / queue.insert + notify).
  */

@@ -1,5 +1,5 @@
 /**
- * Storage of what issue 9 adds to forms: the rotatable webhook token, the honeypot counter, and
+ * Storage of what public forms add to forms: the rotatable webhook token, the honeypot counter, and
  * the account's default country (the recommended allowedCountries). Plain functions over the db.
  */
 import type { Database } from "bun:sqlite";

@@ -1,5 +1,5 @@
 /**
- * The webhook's form + account lookup, kept in memory (issue 15 item 5): a hit costs a Map lookup
+ * The webhook's form + account lookup, kept in memory: a hit costs a Map lookup
  * (and now and then a `PRAGMA data_version`) instead of a join per request.
  *
  * Kept true two ways:

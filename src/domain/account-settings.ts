@@ -1,5 +1,5 @@
 /**
- * Account settings (issue 11): the keyword lists and the replies Textwire sends to them. Pure:
+ * Account settings: the keyword lists and the replies Textwire sends to them. Pure:
  * validation, merging and defaults. Only the values an owner set are stored; every other one is
  * its default, so a default that names the business follows a rename of the account.
  */

@@ -1,5 +1,5 @@
 /**
- * Broadcasts (issue 11 item 6): one text to every contact of a segment. Pure rules: the request's
+ * Broadcasts: one text to every contact of a segment. Pure rules: the request's
  * validation, the template's contact variables, and when each recipient's message is due.
  */
 import type { FieldError } from "./submission";

@@ -1,5 +1,5 @@
 /**
- * The shape of contact exports and imports (CONTRACT §5 "Exports"): columns, field selection,
+ * The shape of contact exports and imports: columns, field selection,
  * spreadsheet formula-injection neutralisation, and reading one CSV row back into a contact body.
  *
  * Columns: the fixed ones below, then one `customFields.<name>` column per custom field, `tags`

@@ -1,5 +1,5 @@
 /**
- * Parsing of the contacts list / search / export / analytics parameters (CONTRACT §3). Every bad
+ * Parsing of the contacts list / search / export / analytics parameters. Every bad
  * value is reported by parameter name with the allowed values; nothing here touches the database.
  */
 import { CONTACT_STATUSES, isContactStatus, type ContactStatus, isValidCustomFieldName } from "./contact-update";
@@ -26,7 +26,7 @@ export interface ContactFilter {
   search?: string;
   /** Exact custom field matches (POST /contacts/search). */
   customFields?: Record<string, string>;
-  /** Opted out of texts (issue 11) or not. */
+  /** Opted out of texts or not. */
   optedOut?: boolean;
 }
 

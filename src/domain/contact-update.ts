@@ -2,7 +2,8 @@
  * Validation of a contact's create / update body (PUT /contacts/<id>, POST /contacts, bulk,
  * import rows), and applying a validated patch to a contact's stored state.
  *
- * Rules (spec "Contact" + CONTRACT §5, and the decisions the spec leaves open):
+ * Rules (the API's Contact, and the decisions the spec leaves open; docs/api-decisions.md,
+ * "Contacts"):
  * - firstName / lastName ≤ 50 characters; email must look deliverable; "" or null clears them.
  * - status is one of new, contacted, responded, converted (the error lists the four).
  * - tags REPLACE the contact's tags: an array of at most 50 non-empty strings of at most 50

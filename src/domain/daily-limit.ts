@@ -1,5 +1,5 @@
 /**
- * Per-form daily limit (CONTRACT §5, `settings.rateLimitPerDay`): a submission past the limit is
+ * Per-form daily limit (`settings.rateLimitPerDay`): a submission past the limit is
  * still accepted, its message is scheduled for the start of the next local day that has room.
  * Days are counted by the day a message is scheduled for (the day it will be sent), in the form's
  * time zone. Pure: the count comes from the caller.

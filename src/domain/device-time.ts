@@ -1,5 +1,5 @@
 /**
- * Times reported by phones (issue 10): MacroDroid and Tasker build `sentAt` from unpadded
+ * Times reported by phones: MacroDroid and Tasker build `sentAt` from unpadded
  * variables ("2026-11-5T9:03:7") and often without a zone. Such a value is accepted; a zone-less
  * one is read as wall time in the account's time zone (UTC when the account has none).
  */

@@ -1,5 +1,5 @@
 /**
- * Human-readable durations for analytics (CONTRACT §5 "Analytics figures"):
+ * Human-readable durations for analytics:
  * "4m 12s", "1h 5m", "2d 3h", or "n/a".
  *
  * Rules: round to whole seconds first; show the largest non-zero unit (d, h, m, s) and the next

@@ -422,7 +422,7 @@ export interface FormSettings {
   defaultPriority: Priority;
   /** Attempts per message before a transient failure is final (retry-policy.ts). */
   maxAttempts: number;
-  /** The posted field that must hold a truthy value before a text is sent (issue 11); null = none. */
+  /** The posted field that must hold a truthy value before a text is sent; null = none. */
   consentField: string | null;
 }
 

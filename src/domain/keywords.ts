@@ -1,5 +1,5 @@
 /**
- * Keywords in received texts (issue 11 item 1): opt-out, opt-in and help. Pure.
+ * Keywords in received texts: opt-out, opt-in and help. Pure.
  *
  * A text is a keyword when, trimmed and compared case-insensitively, it is one word — letters
  * and digits — with nothing around it but punctuation and spaces: "STOP", " stop ", "Stop!",

@@ -1,5 +1,5 @@
 /**
- * Message status changes (spec "States and transitions"; CONTRACT §5 "Status changes").
+ * Message status changes (docs/api.md and docs/api-decisions.md, "Messages and phones").
  *
  * Allowed moves:
  *   queued → sent       sentAt required (ISO 8601 date-time); stored as new Date(x).toISOString()

@@ -1,5 +1,5 @@
 /**
- * Outbound events (issue 13): the event types, the retry schedule and the Standard Webhooks
+ * Outbound events: the event types, the retry schedule and the Standard Webhooks
  * signature (standardwebhooks.com). Pure: no clock, no randomness, no database.
  */
 import { createHmac } from "node:crypto";

@@ -5,7 +5,7 @@
  *
  * Why: the library compiles a `RegExp` from the metadata on every pattern test and allocates a
  * metadata wrapper per helper call; validating one US number costs ~17 µs, most of the webhook's
- * validation stage (issue 15). Here each country's patterns are compiled once, on first use.
+ * validation stage. Here each country's patterns are compiled once, on first use.
  *
  * It follows the library's own steps for an international number (1.13.16: parse.js,
  * extractCountryCallingCode, extractNationalNumber, getCountryByCallingCode, getNumberType,

@@ -1,7 +1,7 @@
 /**
  * Phone number normalisation for submissions and contacts.
  *
- * libphonenumber-js with the `max` metadata decides validity and number type (CONTRACT §5):
+ * libphonenumber-js with the `max` metadata decides validity and number type:
  * a number must be valid and able to receive text messages.
  */
 import { parsePhoneNumberFromString, type NumberType } from "libphonenumber-js/max";

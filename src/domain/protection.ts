@@ -1,5 +1,5 @@
 /**
- * Protections of a public form (issue 9): the settings that make a form safe to put on a website,
+ * Protections of a public form: the settings that make a form safe to put on a website,
  * their validation, their defaults and the "recommended" shorthand, and the pure checks the
  * webhook applies to a submission (links in inserted values, value cap, allowed countries).
  * A form that sets none of them behaves as in v1, except the honeypot and the links rule, which

@@ -1,5 +1,5 @@
 /**
- * Automatic retries of failed messages (issue 11 item 5).
+ * Automatic retries of failed messages.
  *
  * A message reported `failed` with a transient reason goes back to the queue after a backoff
  * (1 min, 5 min, then 30 min for every further attempt) until it has been tried `maxAttempts`

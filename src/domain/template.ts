@@ -1,12 +1,12 @@
 /**
  * Message templates: `{{ name }}` placeholders replaced by submitted values.
  *
- * Rules (spec, "Template processing rules"): whitespace inside the braces is trimmed, names are
+ * Rules: whitespace inside the braces is trimmed, names are
  * case-sensitive, a missing variable becomes empty text. Anything that is not a well-formed
  * placeholder (`{{`, `{{}}`, `{{ two words }}`) stays as literal text. One pass, no recursion:
  * a value that itself contains `{{x}}` is inserted verbatim.
  *
- * Textwire's addition (issue 14): `{{ name | fallback }}` prints the fallback text when the value
+ * Textwire's addition: `{{ name | fallback }}` prints the fallback text when the value
  * is missing or blank. The fallback is 1–100 characters with no `{`, `}`, `|` or line break, its
  * ends trimmed; form definitions refuse a malformed one (`fallbackProblems`).
  */
@@ -230,7 +230,7 @@ function cachedZonedMinute(now: number, timeZone: string): ZonedMinute {
 /**
  * The always-known variables. `date` is YYYY-MM-DD and `time` HH:MM (24 h) in the form's zone.
  * Callers merge submitted custom values over these (`{ ...builtinVariables(…), ...custom }`) so a
- * declared field called e.g. `date` wins over the built-in, as spec rule 2 says.
+ * declared field called e.g. `date` wins over the built-in.
  */
 export function builtinVariables(input: BuiltinVariablesInput): Record<string, string> {
   const firstName = input.firstName ?? "";

@@ -1,5 +1,5 @@
 /**
- * SSRF guard for outbound event URLs (issue 13 §6). Pure: the caller resolves the host and passes
+ * SSRF guard for outbound event URLs. Pure: the caller resolves the host and passes
  * the addresses. Rules:
  *   - cloud metadata addresses (169.254.169.254, 169.254.170.2, 100.100.100.200, fd00:ec2::254):
  *     never;

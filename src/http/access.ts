@@ -4,7 +4,7 @@ import { redactKeys } from "../lib/log";
 import { safeDecode } from "./request-guard";
 
 /**
- * Who may call what (CONTRACT §2). Every /v1 path except the webhook needs a key; these need
+ * Who may call what. Every /v1 path except the webhook needs a key; these need
  * admin_access, and backups and the server-wide metrics (every account's data) an operator key.
  * Checked before the body is read, so an unauthorised caller learns nothing.
  */
@@ -32,7 +32,7 @@ const ADMIN_RULES: Array<{ method: string; pattern: RegExp; need: Requirement }>
   { method: "POST", pattern: /^\/v1\/devices\/registration-tokens\/?$/, need: "admin_access" },
   { method: "PATCH", pattern: /^\/v1\/devices\/[^/]+\/?$/, need: "admin_access" },
   { method: "DELETE", pattern: /^\/v1\/devices\/[^/]+\/?$/, need: "admin_access" },
-  // Outbound events (issue 13): endpoints hold signing secrets, and the log shows what left.
+  // Outbound events: endpoints hold signing secrets, and the log shows what left.
   { method: "*", pattern: /^\/v1\/webhook-endpoints(\/.*)?$/, need: "admin_access" },
   { method: "*", pattern: /^\/v1\/events(\/.*)?$/, need: "admin_access" },
 ];
@@ -67,7 +67,7 @@ export interface CredentialLookup {
 }
 
 /**
- * Messages routes take the key as a path segment (spec) or as a Bearer header (CONTRACT §2).
+ * Messages routes take the key as a path segment (spec) or as a Bearer header.
  * A first segment starting with txwire_sk_ is always a key; without a Bearer header the first
  * segment is read as the key, whatever it looks like.
  */

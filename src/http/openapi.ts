@@ -380,7 +380,7 @@ export function buildOpenApi(routes: RouteInfo[]): Json {
     if (!["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].includes(method)) continue;
     // The key-in-path form of the messages routes (/v1/messages/{apiKey}/…) is not a path of its
     // own: as a template it collides with /v1/messages/{id}. Each messages operation names it in
-    // x-key-in-path and its description instead (docs/api-decisions.md, issue 14).
+    // x-key-in-path and its description instead (docs/api-decisions.md, "The API document: one source, typed inputs").
     add(openApiPath(r.path), method, operationFor(r));
   }
   const sorted: Json = {};

@@ -1,5 +1,5 @@
 /**
- * What a browser that posted a plain <form> to the webhook gets back (issue 9): a 303 to the
+ * What a browser that posted a plain <form> to the webhook gets back: a 303 to the
  * form's successUrl / errorUrl, or to Textwire's own small thank-you / error page. HTML only, no
  * external assets, in plain words for the visitor, with a link back to the page they came from.
  */

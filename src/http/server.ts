@@ -14,7 +14,7 @@ import { IpRangeList } from "../lib/ip-ranges";
 import { clientAddress } from "./forwarded";
 import { LOOPBACK_PROXIES } from "../config";
 
-/** Webhook payload limit (spec: 10KB). */
+/** Webhook payload limit (README, "Limits": 10 KB). */
 export const WEBHOOK_BODY_LIMIT = 10_240;
 /** JSON API bodies (bulk updates of 1000 ids fit easily). */
 export const API_BODY_LIMIT = 1_048_576;
@@ -135,7 +135,7 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
       // form's current figures at the end (one limiter look per request, not two).
       state.limitFormId = path.split("/")[3] ?? "";
     }
-    // The read barrier (issue 15): what a webhook acknowledged is applied before any other API
+    // The read barrier: what a webhook acknowledged is applied before any other API
     // request (or a phone's) runs, so it reads — and changes — what was acknowledged.
     if (kind === "api" || kind === "messages" || path.startsWith("/api/mobile/")) {
       // Bounded (BARRIER_MAX_WAIT_MS): a stuck applier answers 503 + Retry-After, not a hang.
@@ -211,7 +211,7 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
       state.auth = auth;
       const phone = phoneTraffic(req.method, cred.rewrittenPath ?? path);
       if (phone) {
-        // Phone traffic (issue 10): the phone's own limiter, never the key's hourly API limit;
+        // Phone traffic: the phone's own limiter, never the key's hourly API limit;
         // a status report is never refused for a rate.
         const device = deps.devices.recipe(auth.accountId, req.headers.get("x-device-id"), req.headers.get("x-device-name"), state.clientIp, req.headers.get("user-agent"));
         const drl = deps.devices.limit(device?.id ?? `key:${auth.keyId}`);

@@ -3,7 +3,7 @@
  *
  * Sent by the server itself (`new Response(Bun.file(path))`: sendfile on plain HTTP, a native
  * read/write loop under TLS), not piped through JavaScript: 100 MB pumped through a ReadableStream
- * costs the request path a second of CPU on a small box (issue 14 item 11). The catch is knowing
+ * costs the request path a second of CPU on a small box. The catch is knowing
  * when the file may go: the server opens the file a moment after the handler returns and gives no
  * signal when the send ends. On Linux an open file can be removed while it is read, so the file is
  * removed as soon as `/proc/self/fd` shows this process holding it, or its access time shows it was

@@ -1,6 +1,6 @@
 /**
- * Keeps the server's resident memory under a ceiling while it is busy (issue 15: peak RSS < 150 MB
- * under the webhook bench).
+ * Keeps the server's resident memory under a ceiling while it is busy (target: peak RSS < 150 MB
+ * under the webhook bench; docs/api-decisions.md, "Peak memory under webhook load").
  *
  * Under load JavaScriptCore lets the HTTP thread's heap grow far past what stays alive (~37 MiB of
  * heap for ~15 MiB live at 1,000 req/s), and mimalloc keeps the freed pages; neither gives them back

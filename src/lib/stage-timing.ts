@@ -1,5 +1,6 @@
 /**
- * Where a webhook request's time goes, stage by stage (issue 15's per-stage breakdown). Off unless
+ * Where a webhook request's time goes, stage by stage (docs/api-decisions.md, "The webhook path: measurement, SQLite
+ * settings, lean request path"). Off unless
  * the server starts with --stage-timing: then `deps.stageTiming` exists and each stage adds its
  * duration here; when off it is null and every hook is one null check. The sums are shown in
  * /metrics so the benchmark can read them before and after a phase and divide by the requests.

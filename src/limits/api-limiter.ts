@@ -1,5 +1,5 @@
 /**
- * Request limiters built on token buckets (CONTRACT §5 "Rate limiting").
+ * Request limiters built on token buckets.
  *
  * - ApiLimiter: per API key, an hourly plan bucket (capacity = hourly limit, refilled at
  *   limit/hour) AND a burst bucket (capacity = burst, refilled at burst/minute). A request passes
@@ -47,7 +47,7 @@ export interface ApiLimits {
   burst: number;
 }
 
-/** Standard plan defaults (spec "Limits"). */
+/** Standard plan defaults (README, "Limits"). */
 export const DEFAULT_API_LIMITS: ApiLimits = { hourly: 1000, burst: 100 };
 export const PLAN_HOURLY_LIMITS = { standard: 1000, pro: 5000 } as const;
 export const DEFAULT_WEBHOOK_LIMIT_PER_MINUTE = 100;

@@ -1,5 +1,5 @@
 /**
- * In-process token buckets (CONTRACT §5 "Rate limiting").
+ * In-process token buckets.
  *
  * Pure: no timers, no Date.now. Time is epoch milliseconds, passed in (TokenBucket) or read from
  * an injected clock (BucketRegistry).

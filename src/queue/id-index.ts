@@ -5,7 +5,7 @@
  * Why not a `Map<string, Node>`: at boot the queue indexes every queued message, and a JS Map
  * filled with a million id strings fresh from SQLite took ~1 s here (its growth rehashes, and
  * each fresh string is hashed by the engine on the way in) — most of the boot at a million
- * queued (issue 15: < 1.5 s). This table doubles as it fills (sizing it up front measured no
+ * queued (target < 1.5 s). This table doubles as it fills (sizing it up front measured no
  * gain), hashes each id in a tight loop and stores the hash beside the slot, so a probe compares
  * strings only on an equal hash: ~0.4 s for the same million, and lookups stay O(1).
  *

@@ -1,5 +1,5 @@
 /**
- * The in-memory priority queue of `queued` messages (CONTRACT "Priority and scheduling").
+ * The in-memory priority queue of `queued` messages.
  *
  * SQLite is the truth; this index is rebuilt from it at boot and kept in step by the services. It
  * answers the questions the database cannot answer cheaply at a million queued messages:

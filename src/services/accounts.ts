@@ -12,9 +12,9 @@ export const KEY_FORMAT = `Authorization: Bearer ${KEY_PREFIX}<40 alphanumeric c
 export type Plan = "standard" | "pro" | "enterprise";
 export type Permission = "admin_access" | "standard_access";
 export const PLANS: Plan[] = ["standard", "pro", "enterprise"];
-/** Hourly API request limits per key by plan (spec Limits). Enterprise is set per account. */
+/** Hourly API request limits per key by plan (README, "Limits"). Enterprise is set per account. */
 export const PLAN_HOURLY_LIMIT: Record<Plan, number> = { standard: 1_000, pro: 5_000, enterprise: 5_000 };
-/** Burst bucket per key: up to 100 requests per minute (spec Limits). */
+/** Burst bucket per key: up to 100 requests per minute (README, "Limits"). */
 export const DEFAULT_BURST_PER_MINUTE = 100;
 
 export interface Account {

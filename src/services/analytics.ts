@@ -1,6 +1,6 @@
 /**
- * Analytics over messages, submissions and contacts (spec §B stats, §C analytics; CONTRACT §5
- * "Analytics figures"). Shared by `GET /messages/analytics` and `GET /forms/<id>/stats`.
+ * Analytics over messages, submissions and contacts (the figures' definitions:
+ * docs/devices.md, "Messages API details"). Shared by `GET /messages/analytics` and `GET /forms/<id>/stats`.
  *
  * Days are calendar days in the requested IANA zone: their start instants are computed in JS
  * (src/domain/time-series.ts). Message figures come from the rollups (migration 0015,
@@ -99,7 +99,7 @@ export class AnalyticsService {
     const failureReasons: Record<string, number> = {};
     const reasons = [...whole.reasons].filter(([, n]) => n > 0).sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
     for (const [reason, n] of reasons) failureReasons[reason] = n;
-    // replyRate (issue 11): of the contacts texted in the period (their last text was sent in
+    // replyRate: of the contacts texted in the period (their last text was sent in
     // it), the share that sent a text back in the period; percent, one decimal. Read from the
     // partial index of texted contacts alone (migration 0018), not every contact row.
     const replies = this.sqlite

@@ -1,6 +1,6 @@
 /**
  * Where a backup made inside the server is built, and how it reaches the disk without starving
- * the webhook's fsyncs (issue 14 item 11).
+ * the webhook's fsyncs.
  *
  * `VACUUM INTO` writes the whole copy at once and its final fsync flushes all of it: on a small
  * VPS disk a 100 MB flush queues every WAL fsync of the request path behind it. So the copy is

@@ -1,5 +1,5 @@
 /**
- * Backups and restores of the one SQLite file (CONTRACT §6).
+ * Backups and restores of the one SQLite file.
  *
  * A backup is `VACUUM INTO` on its OWN connection: SQLite runs it inside one read transaction, so
  * the copy is a consistent snapshot even while the server keeps committing (WAL readers never

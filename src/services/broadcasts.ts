@@ -1,5 +1,5 @@
 /**
- * Broadcasts: one text to every contact of a segment (issue 11 item 6).
+ * Broadcasts: one text to every contact of a segment.
  *
  * POST answers 202 once the broadcast row is committed; its messages are created afterwards in
  * chunks (one transaction each, the event loop free between them), so 50,000 recipients neither

@@ -36,7 +36,7 @@ export interface Contact extends ContactState {
   formName: string | null;
   lastContactedAt: string | null;
   messageCount: number;
-  /** Replied STOP (or set so): no text is sent to the number (issue 11). */
+  /** Replied STOP (or set so): no text is sent to the number. */
   optedOut: boolean;
   optedOutAt: string | null;
   /** How the contact entered: {source, formId?, at, ipAddress?}; null only if unknown. */

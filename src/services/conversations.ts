@@ -1,5 +1,5 @@
 /**
- * Conversations (issue 11 item 4): every contact with messages in either direction, newest
+ * Conversations: every contact with messages in either direction, newest
  * activity first, with its unread received texts and a preview of the last message; one
  * contact's thread in time order; marking a thread read. Replying is a manual message.
  */

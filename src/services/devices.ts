@@ -1,5 +1,5 @@
 /**
- * Phones (issue 10): the SMSGate mobile API's use cases, the device registry, registration
+ * Phones: the SMSGate mobile API's use cases, the device registry, registration
  * tokens, per-device limits, presence and offline release, and the figures /health and /metrics
  * show. Leasing goes through LeaseService (the same rules as GET /v1/messages/<KEY>/next);
  * status changes go through MessageService.updateStatus.
@@ -69,7 +69,7 @@ export interface DevicesConfig {
   trustProxy?: boolean;
 }
 
-/** Something that stores inbound texts (issue 10 item 4); wired when present. */
+/** Something that stores inbound texts; wired when present. */
 export interface InboundReceiver {
   receive(accountId: string, input: { from: string; body: string; receivedAt: string; deviceId?: string; externalId?: string }): unknown;
 }

@@ -16,7 +16,7 @@
  *  - conversations (newest activity per contact): a row for every contact with messages in either
  *    direction, its time never before the newest of them (deletes do not lower it, so it may be
  *    after). Unread counts are the inbox's own state (marked read by the owner) and not checked.
- *  - submission_intake (webhook intake, issue 15): an unapplied entry is normal (the applier is
+ *  - submission_intake (the webhook's intake): an unapplied entry is normal (the applier is
  *    behind); a row at or below the applied mark (its apply committed, it should be gone) or an
  *    unapplied row whose submission already exists is a difference.
  *

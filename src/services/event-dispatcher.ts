@@ -1,5 +1,5 @@
 /**
- * Delivers the outbox (issue 13 §3–4): in process, after commit, with bounded concurrency.
+ * Delivers the outbox: in process, after commit, with bounded concurrency.
  *
  * - Woken after every emit (setImmediate, i.e. after the commit) and by a timer every
  *   DISPATCH_POLL_MS for retries falling due; at start it picks up whatever SQLite still holds

@@ -1,5 +1,5 @@
 /**
- * The event outbox (issue 13 §4). A change that causes an event calls
+ * The event outbox. A change that causes an event calls
  *
  *     emitEvent(this.sqlite, accountId, "contact.opted_out", () => ({ contact }), now)
  *

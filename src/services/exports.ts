@@ -1,5 +1,5 @@
 /**
- * Streaming contact exports (CONTRACT §5 "Exports"): JSON, CSV (papaparse) or XLSX (exceljs's
+ * Streaming contact exports: JSON, CSV (papaparse) or XLSX (exceljs's
  * streaming workbook writer), read from a SQLite cursor (`stmt.iterate()`) a chunk at a time as
  * the client reads, so memory stays flat whatever the row count.
  *

@@ -11,7 +11,7 @@ import { expandProtection, validateProtectionSettings } from "../domain/protecti
 import { findAccountDefaultCountry, updateWebhookToken } from "../db/public-forms";
 import { invalidateWebhookForms } from "../db/webhook-form-cache";
 
-/** Form names: 1–100 characters (CONTRACT §5). */
+/** Form names: 1–100 characters. */
 export const FORM_NAME_MAX = 100;
 export const FORM_DESCRIPTION_MAX = 1_000;
 
@@ -21,7 +21,7 @@ export interface FormSettings {
   timezone?: string;
   rateLimitPerDay?: number | null;
   defaultPriority?: "low" | "normal" | "high" | "urgent";
-  /** Public-form protections (issue 9): see src/domain/protection.ts. */
+  /** Public-form protections: see src/domain/protection.ts. */
   [protection: string]: unknown;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Inbound messages (issue 10 item 4): a text one of the account's phones received, reported by a
+ * Inbound messages: a text one of the account's phones received, reported by a
  * recipe (`POST /v1/messages/<KEY>/inbound`) or by SMSGate's `sms:received`.
  *
  * `receive` is synchronous and durable on return: one SQLite transaction stores the text, links
@@ -7,7 +7,7 @@
  * sets its `lastResponseAt` and moves it `new|contacted → responded`. A phone that reports the
  * same text twice (same deviceId and externalId) gets the first record back and nothing changes.
  *
- * Keywords (issue 11, src/domain/keywords.ts), in the same transaction:
+ * Keywords (src/domain/keywords.ts; docs/api-decisions.md, "Replies, opt-outs and consent"), in the same transaction:
  * - opt-out (STOP…): every queued message to the number is cancelled (failureReason
  *   "opted-out") except a pending opt-out confirmation or help reply; a contact not yet opted
  *   out is marked so and gets one confirmation, queued at `urgent`. Each opt-out is confirmed

@@ -1,5 +1,5 @@
 /**
- * The applier's work (issue 15 item 3): an acknowledged webhook submission, read back from the
+ * The applier's work: an acknowledged webhook submission, read back from the
  * intake, becomes its derived rows — the contact (created, or merged exactly as the request path
  * used to), the submission, the queued message and its events. Runs on whatever connection it is
  * given: the applier Worker's own, or the main one when boot drains what a crash left.

@@ -1,5 +1,5 @@
 /**
- * Worker entry point of the intake applier (issue 15 item 3): its own connection, the only writer
+ * Worker entry point of the intake applier: its own connection, the only writer
  * of what the webhook intake derives. Told "wake" after each intake commit, it applies batches
  * until the intake is empty and reports each batch's high-water mark to the main thread.
  */

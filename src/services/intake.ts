@@ -1,5 +1,5 @@
 /**
- * The webhook's append-only commit path, main-thread side (issue 15 item 3).
+ * The webhook's append-only commit path, main-thread side.
  *
  *   request ──► group commit: intake row (+ idempotency row) ──► 200
  *                     │ wake (postMessage)

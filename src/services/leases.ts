@@ -1,5 +1,5 @@
 /**
- * Device polling (CONTRACT §5 "Device polling"): `next` hands out due queued messages in queue
+ * Device polling: `next` hands out due queued messages in queue
  * order, each leased to the caller for `leaseSeconds`.
  *
  * - A leased message stays `queued` (and in the in-memory queue); `takeDue` skips leased ids, so
@@ -320,7 +320,7 @@ export class LeaseService {
     const expiresIso = iso(expiresAt);
     const device = opts.deviceId ?? null;
     // A message whose recipient opted out after it was queued is cancelled here, never handed
-    // out (issue 11); the walk then goes on for the slots it would have taken.
+    // out; the walk then goes on for the slots it would have taken.
     const suppressed = new Set<string>();
     const taken = new Set<string>();
     const firstDue = this.queue.takeDue(accountId, now, allowed, (id) => this.leases.has(id));

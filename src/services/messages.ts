@@ -1,5 +1,5 @@
 /**
- * Messages: list, get, status changes, delete, bulk, manual messages (spec §C, CONTRACT §3/§5).
+ * Messages: list, get, status changes, delete, bulk, manual messages.
  *
  * SQLite is the truth; `queue` (the in-memory priority index) is changed only after the
  * transaction that changed a message's queued-ness has committed. Leases (device polling) live in
@@ -34,7 +34,7 @@ export const MESSAGE_SORTS = ["createdAt", "scheduledFor", "sentAt", "priority"]
 export type MessageSort = (typeof MESSAGE_SORTS)[number];
 /** Manual message content: the same bound as a form's template. */
 export const MANUAL_CONTENT_MAX = 1_600;
-/** PUT /messages/bulk: ids per request (CONTRACT §5). */
+/** PUT /messages/bulk: ids per request. */
 export const BULK_MAX_IDS = 1_000;
 
 export interface MessageRow {
@@ -456,7 +456,7 @@ export class MessageService {
     }
     return this.sqlite.transaction(() => {
       const row = this.getRow(accountId, id);
-      // Phones' unpadded or zone-less sentAt (issue 10): read in the account's time zone.
+      // Phones' unpadded or zone-less sentAt: read in the account's time zone.
       const sentAt = body.status === "sent" ? normalizeDeviceTime(body.sentAt, accountTimeZone(this.sqlite, accountId)) : body.sentAt;
       // The lease is judged before the move: a report from a phone whose lease is not the latest
       // one issued (held now, or the last one, expired or reported) never records anything.

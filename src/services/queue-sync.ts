@@ -8,7 +8,8 @@ import { QUEUED_SCHEDULED_MS_SQL } from "../db/schema/messages";
  * every `queued` message. Afterwards each writer keeps it in step (the webhook inserts as its
  * group commit runs; status changes, deletes and cancels remove or re-insert).
  *
- * Boot speed at a million queued messages (issue 15: < 1.5 s for read + rebuild):
+ * Boot speed at a million queued messages (target < 1.5 s for read + rebuild; docs/api-decisions.md,
+ * "Read-side targets: boot, analytics in any zone, tag + status filters"):
  * - the rows come from the partial index `messages_queued_order_idx` (migration 0017), account
  *   by account, already in queue order, so no other message is read and nothing is sorted again
  *   (INDEXED BY: the planner may otherwise take a narrower index and sort);

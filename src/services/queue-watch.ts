@@ -1,5 +1,5 @@
 /**
- * queue.stuck (issue 13): an account has messages due and no phone has asked for work
+ * queue.stuck: an account has messages due and no phone has asked for work
  * (POST/GET /v1/messages/next) for --stuck-after. One event per stuck spell: it is emitted when
  * the spell starts and again only after a phone has polled or the due messages are gone.
  *

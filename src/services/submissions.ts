@@ -28,7 +28,7 @@ import { intakeStore, type IntakeStore } from "../db/intake";
 import { isConsentGiven } from "../domain/keywords";
 import { webhookFormCache, type WebhookFormCache } from "../db/webhook-form-cache";
 
-/** Idempotency-Key replays last this long (CONTRACT §5). */
+/** Idempotency-Key replays last this long. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 export const IDEMPOTENCY_KEY_MAX = 255;
 /** How often expired idempotency keys are purged. */
@@ -46,7 +46,7 @@ export interface WebhookForm {
   updatedAt: string;
   /** The owning account's monthly quota; null = none. */
   monthlyQuota: number | null;
-  /** Public-form protections (issue 9), defaults filled in. */
+  /** Public-form protections, defaults filled in. */
   protection: ProtectionSettings;
   /** The template's placeholder names (the values a message inserts). */
   variables: string[];
@@ -320,7 +320,8 @@ export class SubmissionService {
             messageId: null,
             at: nowIso,
           };
-          // Issue 11: an opted-out number or a form's missing consent → saved, but no message.
+          // An opted-out number or a form's missing consent → saved, but no message
+          // (docs/api-decisions.md, "Replies, opt-outs and consent").
           const suppressed = existing?.opted_out === 1 ? "opted-out" : settings.consentField !== null && !isConsentGiven(Object.hasOwn(input.body, settings.consentField) ? input.body[settings.consentField] : undefined) ? "no-consent" : null;
           if (suppressed !== null) {
             const body = JSON.stringify({

@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints, their delivery log, redelivery and the test ping (issue 13 §1, §5).
+ * Webhook endpoints, their delivery log, redelivery and the test ping.
  * Endpoint changes reload the outbox's subscriber list after they commit.
  */
 import type { Database } from "bun:sqlite";

@@ -1,5 +1,5 @@
 /**
- * A local certificate authority for HTTPS on a LAN without a public name (issue 10 item 5).
+ * A local certificate authority for HTTPS on a LAN without a public name.
  *
  * `textwire tls init` makes a CA (10 years) and a server certificate signed by it into
  * `<db dir>/tls/`; phones install the CA once (served at GET /ca.crt) and then trust every server

@@ -1,5 +1,5 @@
 /**
- * GET /contacts picks a query shape per filter (issue 15: phone-digit search read once and paged
+ * GET /contacts picks a query shape per filter (phone-digit search read once and paged
  * from the kept rowids; several common tags counted by merging their lists; a rare tag driving
  * probes). Whatever the shape, totals and pages must be exactly what a plain filter of every
  * contact gives: checked here against a reference computed in the test, on one data set with

@@ -197,7 +197,7 @@ describe("form uploads (multipart/form-data)", () => {
   });
 });
 
-describe("new contacts are written many per statement (issue 15: import speed)", () => {
+describe("new contacts are written many per statement (import speed)", () => {
   test("250 new rows (over one statement's 100): every contact, its tags and its search text land", async () => {
     const t = await startTestServer();
     try {

@@ -6,7 +6,7 @@ import { PendingSearchIndex } from "../../src/db/contact-search-pending";
 import { runCli } from "../../src/main";
 import type { CliIO } from "../../src/cli/common";
 
-// Issue 15 item 4/7: every writer of messages keeps the derived data (rollups, message_counts,
+// Every writer of messages keeps the derived data (rollups, message_counts,
 // monthly_usage, the search index) equal to a from-scratch recomputation — `textwire doctor`.
 let s: TestServer;
 let formId: string;

@@ -1,5 +1,5 @@
 /**
- * What the dashboard's Devices page and Overview read (issue 12): the addresses a registration
+ * What the dashboard's Devices page and Overview read: the addresses a registration
  * token answer offers, /health's backup block, and the live feed told of phones' reports.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

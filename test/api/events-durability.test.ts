@@ -44,7 +44,7 @@ describe("durability of the outbox", () => {
         }
       };
       await Promise.all(Array.from({ length: 16 }, post));
-      // Events are written when the intake is applied, just after the 200s (issue 15): an API
+      // Events are written when the intake is applied, just after the 200s: an API
       // request passes the read barrier, so the file read next holds all of them.
       expect((await fetch(`${first.url}/v1/forms`, { headers: auth })).status).toBe(200);
       const peek = new Database(dbPath, { readonly: true });

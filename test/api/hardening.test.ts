@@ -211,7 +211,7 @@ describe("phone protocol: the lease is judged first; every error carries a code"
   });
 });
 
-describe("smaller deviations (issue 14 item 23)", () => {
+describe("smaller deviations", () => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer();

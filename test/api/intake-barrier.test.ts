@@ -1,5 +1,5 @@
 /**
- * The read barrier is bounded and the applier Worker comes back (issue 15 item 3): a stuck
+ * The read barrier is bounded and the applier Worker comes back: a stuck
  * applier makes API requests answer 503 + Retry-After after BARRIER_MAX_WAIT_MS instead of
  * hanging, and nothing is lost once it moves again; a dead applier is restarted and drains.
  */

@@ -1,6 +1,6 @@
 /**
  * The applier (its own connection) and the API's transactions on the main connection write the
- * same database at the same time (issue 15): no request may fail on the other's lock.
+ * same database at the same time: no request may fail on the other's lock.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";

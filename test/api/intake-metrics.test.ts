@@ -1,4 +1,4 @@
-/** The applier's batches and rows in /metrics (issue 15: rows per batch is what its cost per row depends on). */
+/** The applier's batches and rows in /metrics (rows per batch is what its cost per row depends on). */
 import { describe, expect, test } from "bun:test";
 import { expectStatus, formBody, withServer } from "../helpers/server";
 

@@ -1,5 +1,5 @@
 /**
- * Outbound events that come from phones (issue 13 × issue 10): message.delivered when a phone
+ * Outbound events that come from phones : message.delivered when a phone
  * reports a delivery, device.online / device.offline when a phone comes and goes.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

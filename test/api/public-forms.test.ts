@@ -1,5 +1,5 @@
 /**
- * Issue 9: public forms that are safe to put on a website. Real server processes on temp
+ * Public forms that are safe to put on a website. Real server processes on temp
  * databases; every refusal is checked to write nothing (row counts before/after).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

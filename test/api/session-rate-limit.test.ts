@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
 
 /**
- * Issue 12: the dashboard is not a way around the API limit. Requests made with a session cookie
+ * The dashboard is not a way around the API limit. Requests made with a session cookie
  * count against the hourly (and per-minute) limit of the key that signed in, in the same bucket
  * as that key's Bearer requests, and are refused with the same 429.
  */

@@ -388,7 +388,7 @@ describe("templates", () => {
     const emoji = await render("Hi {{firstName}} 😀", { firstName: "Ann" });
     expect(emoji.meta.encoding).toBe("UCS-2");
     expect(emoji.meta.segments).toBe(1);
-    // Inserted values are capped at 100 characters unless the field allows more (issue 9).
+    // Inserted values are capped at 100 characters unless the field allows more.
     const long400 = ["a", "b", "c"].map((name) => ({ name, type: "text", validation: { maxLength: 400 } }));
     const long = await render("{{a}}{{b}}{{c}}", { a: "x".repeat(400), b: "y".repeat(400), c: "z".repeat(400) }, { timezone: "UTC" }, long400);
     expect(long.content.length).toBe(1200);
@@ -459,7 +459,7 @@ describe("Idempotency-Key", () => {
     expect(again.status).toBe(200);
     expect(await again.text()).toBe(text1);
     expect(totals(s)).toEqual(before);
-    // The same key with another body is refused (issue 9), nothing written.
+    // The same key with another body is refused, nothing written.
     const changed = await post(s, f.id, { phoneNumber: phone, firstName: "Changed" }, { headers: { "Idempotency-Key": "order-1" } });
     expect((await expectStatus(changed, 422)).code).toBe("IDEMPOTENCY_KEY_REUSED");
     expect(totals(s)).toEqual(before);

@@ -11,7 +11,7 @@ beforeEach(() => {
 });
 afterEach(() => db.close());
 
-describe("statement sizes (issue 15: import speed)", () => {
+describe("statement sizes (import speed)", () => {
   test("rows are cut into full statements, then halving sizes, and nothing is left over or repeated", () => {
     for (let n = 1; n <= 3 * CONTACT_BATCH_ROWS + 17; n++) {
       const sizes: number[] = [];

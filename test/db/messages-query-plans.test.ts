@@ -6,7 +6,7 @@ import { Sequence } from "../../src/lib/seq";
 import { OLDEST_DUE_SQL } from "../../src/db/devices";
 import { RollupStore } from "../../src/db/message-rollups";
 
-// Issue 15 item 4: with the analytics indexes gone and the lease index partial (migration 0015),
+// With the analytics indexes gone and the lease index partial (migration 0015),
 // every filter and sort of the messages list, the lease (next) path and the queue/lease boot and
 // sweep still reach messages through an index — never a full scan.
 let s: TestServer;

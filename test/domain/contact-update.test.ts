@@ -71,7 +71,7 @@ describe("applyContactPatch", () => {
   });
 });
 
-describe("longerThan (issue 15: import speed)", () => {
+describe("longerThan (import speed)", () => {
   test("counts characters, not UTF-16 units, and agrees with spreading the string at every length", () => {
     expect(longerThan("a".repeat(50), 50)).toBe(false);
     expect(longerThan("a".repeat(51), 50)).toBe(true);

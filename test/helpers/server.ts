@@ -36,7 +36,7 @@ export async function startTestServer(overrides: Partial<ServeConfig> = {}, opts
     onFirstKey: (k) => (first = k),
   });
   // Tests read SQLite directly behind the API right after a webhook's 200: the same read barrier an
-  // API request passes (issue 15), taken synchronously, so they see what was acknowledged.
+  // API request passes, taken synchronously, so they see what was acknowledged.
   const sqlite = running.deps.sqlite;
   const intake = running.deps.intake;
   Object.defineProperty(running.deps, "sqlite", {

@@ -78,7 +78,7 @@ describe("route classes and permissions", () => {
     expect(classify("/v1/messages/x")).toBe("messages");
     expect(classify("/health")).toBe("public");
   });
-  test("admin is required exactly where CONTRACT §2 says", () => {
+  test("admin is required exactly where docs/api-decisions.md, \"Keys and permissions\" says", () => {
     const admin = [
       ["POST", "/v1/forms"],
       ["PUT", "/v1/forms/1"],

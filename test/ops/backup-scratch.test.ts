@@ -28,7 +28,7 @@ function dbWithRows(path: string, rows: number) {
   return s;
 }
 
-describe("memory scratch for backups (issue 14 item 11)", () => {
+describe("memory scratch for backups (no fsync stall for the webhook)", () => {
   test("a copy that fits with room to spare is built there; one too big for the space or for free memory is not", () => {
     const d = dir();
     expect(memoryScratch(1024, d, () => 64 * 2 ** 30)).toBe(d);

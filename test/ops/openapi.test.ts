@@ -12,7 +12,7 @@ const SPEC_ENDPOINTS = [
   "DELETE /v1/forms/{}",
 ];
 
-/** The spec's errors and their HTTP statuses (DUPLICATE_* and the quota code per CONTRACT §4). */
+/** The spec's errors and their HTTP statuses (DUPLICATE_* and the quota code as src/errors.ts lists them). */
 const SPEC_ERRORS: Record<string, number> = {
   VALIDATION_ERROR: 400,
   AUTHENTICATION_ERROR: 401,

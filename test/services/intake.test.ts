@@ -1,5 +1,5 @@
 /**
- * The webhook intake's rules while the applier lags (issue 15 item 3): deps built without their
+ * The webhook intake's rules while the applier lags: deps built without their
  * lifecycle, so no applier Worker runs and entries stay unapplied until the test applies them
  * (IntakeApplier.applyBatch on the main connection), deterministically.
  */
@@ -291,7 +291,7 @@ describe("boot and backups", () => {
       sqlite.close();
       rmSync(dir, { recursive: true, force: true });
     });
-    // Before issue 15 (rollups, derived counts by batch, the intake): the upgrade rebuilds what is derived once.
+    // Before migration 0015 (rollups, derived counts by batch, the intake): the upgrade rebuilds what is derived once.
     migrate(sqlite, EMBEDDED_MIGRATIONS.filter((m) => m.tag < "0015"));
     const at = new Date(NOW - 86_400_000).toISOString();
     const F = crypto.randomUUID();

@@ -7,7 +7,7 @@ import { launchBrowser, screenshot, startServerProcess, watchErrors, type Server
 import { tempDir } from "../helpers/server";
 
 /**
- * Forms and Settings in a real browser against a real server process (issue 12): a form built
+ * Forms and Settings in a real browser against a real server process: a form built
  * with its protections, a test submission queued from the page, a new webhook address, the
  * opt-out reply, a backup run and downloaded by an operator and the scheduled ones listed; an
  * admin key that is not an operator's sees no backup button. axe-core and screenshots at 1280

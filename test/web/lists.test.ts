@@ -4,7 +4,7 @@ import ExcelJS from "exceljs";
 import { launchBrowser, screenshot, startServerProcess, watchErrors, type ServerProcess, expectAccessible, openContext, signIn as signInAt, DESKTOP, PHONE } from "./browser";
 
 /**
- * Messages and Contacts in a real browser (issue 12): the Messages filters kept in the URL, a
+ * Messages and Contacts in a real browser: the Messages filters kept in the URL, a
  * message's timeline after a lease and a failure, an Excel import through the mapping step, an
  * export with chosen columns; axe-core and screenshots of each page at 1280 and 390 px.
  */

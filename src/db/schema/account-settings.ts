@@ -2,7 +2,7 @@ import { sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 
 /**
- * Per-account settings set through `PUT /v1/account/settings` (issue 11: keyword lists and the
+ * Per-account settings set through `PUT /v1/account/settings` (keyword lists and the
  * replies to them). Only the values the owner set are stored (JSON); the rest are defaults,
  * so a default that names the account follows a rename.
  */

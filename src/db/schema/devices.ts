@@ -2,7 +2,7 @@ import { sqliteTable, text, integer, uniqueIndex, primaryKey } from "drizzle-orm
 import { accounts } from "./accounts";
 
 /**
- * Phones (issue 10): SMSGate apps registered through the mobile API (`kind = "smsgate"`, a
+ * Phones: SMSGate apps registered through the mobile API (`kind = "smsgate"`, a
  * device token stored as its SHA-256) and key-polling recipes seen through `X-Device-Id`
  * (`kind = "recipe"`, `external_id` = that header).
  */

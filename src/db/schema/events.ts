@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { sqliteTable, text, integer, index, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 
-/** Where an account's outbound events go (issue 13). The secret signs, so it is stored as is. */
+/** Where an account's outbound events go. The secret signs, so it is stored as is. */
 export const webhookEndpoints = sqliteTable(
   "webhook_endpoints",
   {

@@ -4,7 +4,7 @@ import { accounts } from "./accounts";
 import { contacts } from "./contacts";
 
 /**
- * Texts the account's phones received (issue 10 item 4): from a recipe
+ * Texts the account's phones received: from a recipe
  * (`POST /v1/messages/<KEY>/inbound`) or SMSGate's `sms:received`. Always linked to the account's
  * contact for the sender's number (created when unknown); deleting the contact deletes them.
  */

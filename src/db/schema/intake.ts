@@ -1,7 +1,7 @@
 import { sqliteTable, text, integer } from "drizzle-orm/sqlite-core";
 
 /**
- * The webhook's append-only intake (issue 15 item 3): one row per acknowledged submission, in
+ * The webhook's append-only intake: one row per acknowledged submission, in
  * acknowledgement order, holding everything the applier needs (`entry`, JSON of an IntakeEntry).
  * Rows are deleted by the applier in the transaction that applies them.
  */

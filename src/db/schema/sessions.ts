@@ -2,7 +2,7 @@ import { sqliteTable, text, index, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts, apiKeys } from "./accounts";
 
 /**
- * Dashboard sign-ins (issue 12): a browser session opened with an API key. Only the token's
+ * Dashboard sign-ins: a browser session opened with an API key. Only the token's
  * SHA-256 is stored; the key's permission and revocation apply (revoking the key ends them).
  */
 export const sessions = sqliteTable(

@@ -14,7 +14,7 @@ const PageSize = t.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE });
 /**
  * Contacts models. Query values and body fields are declared loosely (strings / unknown) on
  * purpose: the domain checks them so that every failure names its parameter and the allowed
- * values (CONTRACT §3), and unknown body keys are refused by name rather than stripped.
+ * values, and unknown body keys are refused by name rather than stripped.
  */
 const QueryText = (description: string, doc?: import("@sinclair/typebox").TSchema) => t.Optional(t.String({ description, ...(doc ? { "x-type": doc } : {}) }));
 

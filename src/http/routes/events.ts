@@ -18,7 +18,7 @@ import {
 
 const TAGS = ["Events"];
 
-/** Webhook endpoints, the delivery log, redelivery and the test ping (issue 13; admin). */
+/** Webhook endpoints, the delivery log, redelivery and the test ping (admin only: endpoints hold signing secrets). */
 export function eventsRoutes(deps: AppDeps) {
   const svc = deps.webhookEndpoints;
   return new Elysia({ name: "events-routes" })

@@ -13,11 +13,11 @@ import type { DeviceRow } from "../../db/devices";
 
 const tags = ["Phones (SMSGate mobile API)"];
 // Every route here is the SMSGate app's own protocol, not Textwire's /v1 API: docs/devices.md
-// documents it, and `hide` keeps it out of /v1/openapi.json (docs/api-decisions.md, issue 10).
+// documents it, and `hide` keeps it out of /v1/openapi.json (docs/api-decisions.md, "Phones and SMSGate").
 const decoder = new TextDecoder();
 
 /**
- * The SMSGate app's mobile API (issue 10), at the URL the user types into the app:
+ * The SMSGate app's mobile API, at the URL the user types into the app:
  * https://<host>:<port>/api/mobile/v1. A device token (Bearer) identifies the phone; its requests
  * count against the per-device limiter only, and a status report is never refused for a rate.
  */

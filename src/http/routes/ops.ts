@@ -21,13 +21,13 @@ export const HealthResponse = t.Object({
   schemaVersion: t.Integer(),
   uptimeSeconds: t.Integer(),
   database: t.UnionEnum(["ok", "error"]),
-  /** Phones (issue 10): online now, age of the oldest due message, "stuck" when no phone asked for work for --stuck-after while messages are due. */
+  /** Phones: online now, age of the oldest due message, "stuck" when no phone asked for work for --stuck-after while messages are due. */
   devicesOnline: t.Optional(t.Integer()),
   oldestDueSeconds: t.Optional(t.Union([t.Integer(), t.Null()])),
   queue: t.Optional(t.UnionEnum(["ok", "stuck"])),
   /** With TLS on: the certificate in use, so monitoring sees a renewal coming (warned 30 days ahead). */
   tls: t.Optional(t.Object({ certificateExpiresAt: t.String({ format: "date-time" }), daysLeft: t.Integer() })),
-  /** The webhook's intake (issue 15): submissions acknowledged and not yet applied; "behind" once the oldest waited past the read barrier's bound (API requests get 503 meanwhile). */
+  /** The webhook's intake: submissions acknowledged and not yet applied; "behind" once the oldest waited past the read barrier's bound (API requests get 503 meanwhile). */
   intake: t.Optional(
     t.Object({
       pending: t.Integer(),

@@ -30,7 +30,7 @@ const PREFLIGHT_HEADERS: Record<string, string> = {
 
 const decoder = new TextDecoder();
 const ERROR_CONTENT = { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } };
-/** What the OpenAPI document lists for the webhook beyond the generated answers (issue 9). */
+/** What the OpenAPI document lists for the webhook beyond the generated answers. */
 const WEBHOOK_RESPONSES: Record<string, any> = {
   "200": { description: "Accepted (data may carry duplicate: true, or messageId null with suppressed: \"recipient-limit\"); for a browser without successUrl, the thank-you page" },
   "303": { description: "Browser post: to settings.successUrl, or settings.errorUrl with ?error=<CODE>&field=<name>" },
