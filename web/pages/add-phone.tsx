@@ -2,7 +2,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText, isAdmin } from "../api";
 import { fmtDate } from "../format";
-import { QrCode } from "../qr";
+import { QrCode } from "../components/QrCode";
 import type { Device } from "./devices";
 
 /** While the wizard waits for the phone, GET /v1/devices is read this often. */

@@ -4,7 +4,7 @@ import { api, errorText, isAdmin } from "../api";
 import { fmtDate } from "../format";
 import { LiveBadge, useLiveMessages } from "../live";
 import { smsInfo } from "../../src/domain/sms-encoding";
-import { Confirm } from "./settings";
+import { Confirm } from "../components/Confirm";
 import { parseTags } from "./contacts";
 
 interface Broadcast {

@@ -3,10 +3,10 @@ import { useSignal, useComputed } from "@preact/signals";
 import { api, errorText, isAdmin } from "../api";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
-import { Select } from "./messages";
+import { Select } from "../components/Select";
 import { ContactImport } from "./contact-import";
 import { ContactExport, EXPORT_FILTER_KEYS } from "./contact-export";
-import { Pager } from "../pager";
+import { Pager } from "../components/Pager";
 
 interface Contact {
   id: string;

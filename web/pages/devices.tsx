@@ -4,7 +4,7 @@ import { api, errorText, isAdmin } from "../api";
 import { fmtAge, fmtDate, fmtNum } from "../format";
 import { path } from "../router";
 import { useLiveMessages } from "../live";
-import { Confirm } from "./settings";
+import { Confirm } from "../components/Confirm";
 import { AddPhone } from "./add-phone";
 
 /** A phone as GET /v1/devices answers it. */

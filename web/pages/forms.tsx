@@ -5,9 +5,10 @@ import { fmtDate } from "../format";
 import { navigate, path } from "../router";
 import { smsInfo } from "../../src/domain/sms-encoding";
 import { renderTemplate } from "../../src/domain/template";
-import { Confirm } from "./settings";
+import { Confirm } from "../components/Confirm";
 import { draftFromSettings, recommendedDraft, settingsFromDraft, type ProtectionDraft } from "../form-protection";
-import { FieldError, ProtectionFields, errAttrs } from "./form-protection";
+import { ProtectionFields } from "./form-protection";
+import { errAttrs, FieldError } from "../components/FieldError";
 import { TestSubmission } from "./form-test";
 
 interface Field {

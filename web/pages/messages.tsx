@@ -4,7 +4,8 @@ import { api, errorText } from "../api";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
-import { Pager } from "../pager";
+import { Pager } from "../components/Pager";
+import { Select } from "../components/Select";
 import type { TimelineEvent } from "../../src/domain/message-timeline";
 
 interface Message {
@@ -232,20 +233,6 @@ function MessageList() {
       ) : null}
       {l ? <Pager page={page} totalPages={l.pagination.totalPages} label="Pages of messages" onPage={(n) => setParam("page", String(n))} /> : null}
     </section>
-  );
-}
-
-export function Select(props: { label: string; value: string; options: Array<[string, string]>; onChange: (v: string) => void }) {
-  const id = "f-" + props.label.toLowerCase().replace(/\W+/g, "-");
-  return (
-    <span class="field">
-      <label for={id}>{props.label}</label>
-      <select id={id} value={props.value} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
-        {props.options.map(([v, t]) => (
-          <option key={v} value={v}>{t}</option>
-        ))}
-      </select>
-    </span>
   );
 }
 
