@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText, isAdmin } from "../api";
+import { act } from "../act";
 import { fmtDate } from "../format";
 import { LiveBadge, useLiveMessages } from "../live";
 import { smsInfo } from "../../src/domain/sms-encoding";
@@ -41,13 +42,7 @@ export function Broadcasts() {
     const b = cancelling.value;
     cancelling.value = null;
     if (!b) return;
-    try {
-      const r = await api(`/broadcasts/${encodeURIComponent(b.id)}/cancel`, { method: "POST" });
-      notice.value = r.message;
-    } catch (e) {
-      notice.value = errorText(e);
-    }
-    load();
+    await act(notice, () => api(`/broadcasts/${encodeURIComponent(b.id)}/cancel`, { method: "POST" }), (r) => r.message, load);
   }
   const admin = isAdmin();
   return (

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import { api, errorText, isAdmin } from "../api";
+import { act } from "../act";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
 import { Select } from "../components/Select";
@@ -103,13 +104,7 @@ function ContactList() {
     timer.current = setTimeout(() => setParam(k, v.trim()), SEARCH_DEBOUNCE_MS);
   }
   async function update(c: Contact, changes: Partial<Contact>, what: string) {
-    try {
-      await api(`/contacts/${encodeURIComponent(c.id)}`, { method: "PUT", json: changes });
-      notice.value = `${nameOf(c) || c.phoneNumber}: ${what} saved.`;
-    } catch (e) {
-      notice.value = errorText(e);
-    }
-    load();
+    await act(notice, () => api(`/contacts/${encodeURIComponent(c.id)}`, { method: "PUT", json: changes }), () => `${nameOf(c) || c.phoneNumber}: ${what} saved.`, load);
   }
 
   const l = list.value;
@@ -260,12 +255,7 @@ function ContactPage(props: { id: string }) {
   }, [props.id]);
   async function saveNotes(e: Event) {
     e.preventDefault();
-    try {
-      await api(`/contacts/${encodeURIComponent(props.id)}`, { method: "PUT", json: { notes: notes.value } });
-      notice.value = "Notes saved.";
-    } catch (err) {
-      notice.value = errorText(err);
-    }
+    await act(notice, () => api(`/contacts/${encodeURIComponent(props.id)}`, { method: "PUT", json: { notes: notes.value } }), () => "Notes saved.");
   }
   const x = c.value;
   const facts: Array<[string, unknown]> = x

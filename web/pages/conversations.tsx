@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText } from "../api";
+import { act } from "../act";
 import { fmtDate } from "../format";
 import { path } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
@@ -134,14 +135,15 @@ function Thread(props: { contactId: string }) {
   const live = useLiveMessages(() => load(true));
   async function send(e: Event) {
     e.preventDefault();
-    try {
-      await api("/messages", { method: "POST", json: { contactId: props.contactId, content: reply.value } });
-      reply.value = "";
-      notice.value = "Reply queued.";
-    } catch (err) {
-      notice.value = errorText(err);
-    }
-    load(false);
+    await act(
+      notice,
+      () => api("/messages", { method: "POST", json: { contactId: props.contactId, content: reply.value } }),
+      () => {
+        reply.value = "";
+        return "Reply queued.";
+      },
+      () => load(false),
+    );
   }
   const c = contact.value;
   return (

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText, isAdmin } from "../api";
+import { act } from "../act";
 import { fmtAge, fmtDate, fmtNum } from "../format";
 import { path } from "../router";
 import { useLiveMessages } from "../live";
@@ -58,13 +59,7 @@ function DeviceList() {
     const d = removing.value;
     removing.value = null;
     if (!d) return;
-    try {
-      await api(`/devices/${encodeURIComponent(d.id)}`, { method: "DELETE" });
-      notice.value = `${d.name} was removed. It can no longer fetch texts; any it held go to your other phones.`;
-    } catch (e) {
-      notice.value = errorText(e);
-    }
-    load();
+    await act(notice, () => api(`/devices/${encodeURIComponent(d.id)}`, { method: "DELETE" }), () => `${d.name} was removed. It can no longer fetch texts; any it held go to your other phones.`, load);
   }
   const list = devices.value;
   const admin = isAdmin();

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from "preact";
-import { CAPTCHA_NAMES, errorsFor, type ProtectionDraft } from "../form-protection";
+import { CAPTCHA_NAMES, type ProtectionDraft } from "../form-protection";
 import { errAttrs, FieldError, type ApiFieldErrors } from "../components/FieldError";
 
 /**

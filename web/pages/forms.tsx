@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import { api, ApiError, errorText, isAdmin } from "../api";
+import { act } from "../act";
 import { fmtDate } from "../format";
 import { navigate, path } from "../router";
 import { smsInfo } from "../../src/domain/sms-encoding";
@@ -77,37 +78,19 @@ function FormList() {
   async function setActive(f: Form, isActive: boolean) {
     // Shown at once: a re-render while the change is on its way must not flip the box back.
     forms.value = forms.value?.map((x) => (x.id === f.id ? { ...x, isActive } : x)) ?? null;
-    try {
-      await api(`/forms/${encodeURIComponent(f.id)}`, { method: "PUT", json: { isActive } });
-      notice.value = `${f.name} ${isActive ? "accepts submissions again" : "no longer accepts submissions"}.`;
-    } catch (e) {
-      notice.value = errorText(e);
-    }
-    load();
+    await act(notice, () => api(`/forms/${encodeURIComponent(f.id)}`, { method: "PUT", json: { isActive } }), () => `${f.name} ${isActive ? "accepts submissions again" : "no longer accepts submissions"}.`, load);
   }
   async function remove() {
     const f = deleting.value;
     deleting.value = null;
     if (!f || typed.value.trim() !== f.name) return;
-    try {
-      await api(`/forms/${encodeURIComponent(f.id)}`, { method: "DELETE" });
-      notice.value = `${f.name} deleted, with its contacts and messages.`;
-    } catch (e) {
-      notice.value = errorText(e);
-    }
-    load();
+    await act(notice, () => api(`/forms/${encodeURIComponent(f.id)}`, { method: "DELETE" }), () => `${f.name} deleted, with its contacts and messages.`, load);
   }
   async function rotate() {
     const f = rotating.value;
     rotating.value = null;
     if (!f) return;
-    try {
-      await api(`/forms/${encodeURIComponent(f.id)}/rotate-webhook`, { method: "POST" });
-      notice.value = `${f.name} has a new webhook address; the old one stopped working. Update your website.`;
-    } catch (e) {
-      notice.value = errorText(e);
-    }
-    load();
+    await act(notice, () => api(`/forms/${encodeURIComponent(f.id)}/rotate-webhook`, { method: "POST" }), () => `${f.name} has a new webhook address; the old one stopped working. Update your website.`, load);
   }
   const admin = isAdmin();
   return (
@@ -315,14 +298,16 @@ function FormEditor(props: { id?: string }) {
   async function rotate() {
     rotating.value = false;
     if (!props.id) return;
-    try {
-      const r = await api(`/forms/${encodeURIComponent(props.id)}/rotate-webhook`, { method: "POST" });
-      form.value = { ...form.value!, webhookUrl: r.data.webhookUrl };
-      notice.value = "New webhook address made: the old one stopped working. Update your website.";
-      api(`/forms/${encodeURIComponent(props.id)}/embed`).then((x) => (embed.value = x.data.html));
-    } catch (err) {
-      notice.value = errorText(err);
-    }
+    const id = props.id;
+    await act(
+      notice,
+      () => api(`/forms/${encodeURIComponent(id)}/rotate-webhook`, { method: "POST" }),
+      (r) => {
+        form.value = { ...form.value!, webhookUrl: r.data.webhookUrl };
+        api(`/forms/${encodeURIComponent(id)}/embed`).then((x) => (embed.value = x.data.html));
+        return "New webhook address made: the old one stopped working. Update your website.";
+      },
+    );
   }
 
   const p = preview.value;

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import { api, errorText } from "../api";
+import { act } from "../act";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
@@ -112,23 +113,23 @@ function MessageList() {
   }
   async function bulk(status: "queued" | "cancelled") {
     const ids = [...selected.value];
-    try {
-      const r = await api("/messages/bulk", { method: "PUT", json: { messageIds: ids, status } });
-      notice.value = `${r.data?.updated ?? ids.length} message(s) ${status === "queued" ? "queued again" : "cancelled"}.`;
-      selected.value = new Set();
-    } catch (e) {
-      notice.value = errorText(e);
-    }
-    load();
+    await act(
+      notice,
+      () => api("/messages/bulk", { method: "PUT", json: { messageIds: ids, status } }),
+      (r) => {
+        selected.value = new Set();
+        return `${r.data?.updated ?? ids.length} message(s) ${status === "queued" ? "queued again" : "cancelled"}.`;
+      },
+      load,
+    );
   }
   async function change(m: Message, status: "queued" | "cancelled") {
-    try {
-      await api(`/messages/${encodeURIComponent(m.id)}/status`, { method: "PUT", json: { status } });
-      notice.value = status === "queued" ? `Message to ${m.recipientPhone} queued again.` : `Message to ${m.recipientPhone} cancelled.`;
-    } catch (e) {
-      notice.value = errorText(e);
-    }
-    load();
+    await act(
+      notice,
+      () => api(`/messages/${encodeURIComponent(m.id)}/status`, { method: "PUT", json: { status } }),
+      () => (status === "queued" ? `Message to ${m.recipientPhone} queued again.` : `Message to ${m.recipientPhone} cancelled.`),
+      load,
+    );
   }
 
   const l = list.value;

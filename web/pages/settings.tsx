@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, ApiError, errorText, isAdmin, session } from "../api";
+import { act } from "../act";
 import { errAttrs, FieldError } from "../components/FieldError";
 import { Confirm } from "../components/Confirm";
 import { fmtDate } from "../format";
@@ -71,26 +72,21 @@ function ApiKeys() {
   }, []);
   async function create(e: Event) {
     e.preventDefault();
-    try {
-      const r = await api("/api-keys", { method: "POST", json: { permission: permission.value } });
-      fresh.value = { apiKey: r.data.apiKey, permission: r.data.permission };
-      notice.value = "";
-    } catch (err) {
-      notice.value = errorText(err);
-    }
-    load();
+    await act(
+      notice,
+      () => api("/api-keys", { method: "POST", json: { permission: permission.value } }),
+      (r) => {
+        fresh.value = { apiKey: r.data.apiKey, permission: r.data.permission };
+        return "";
+      },
+      load,
+    );
   }
   async function revoke() {
     const k = revoking.value;
     revoking.value = null;
     if (!k) return;
-    try {
-      await api(`/api-keys/${encodeURIComponent(k.keyId)}`, { method: "DELETE" });
-      notice.value = `Key ${k.key} revoked. Everything using it, dashboard sessions included, stops working now.`;
-    } catch (err) {
-      notice.value = errorText(err);
-    }
-    load();
+    await act(notice, () => api(`/api-keys/${encodeURIComponent(k.keyId)}`, { method: "DELETE" }), () => `Key ${k.key} revoked. Everything using it, dashboard sessions included, stops working now.`, load);
   }
   return (
     <>
