@@ -2,23 +2,13 @@ import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText, isAdmin } from "../api";
 import { act } from "../act";
+import type { Broadcast } from "../api-types";
 import { fmtDate } from "../format";
 import { LiveBadge, useLiveMessages } from "../live";
 import { smsInfo } from "../../src/domain/sms-encoding";
 import { Confirm } from "../components/Confirm";
 import { parseTags } from "./contacts";
 
-interface Broadcast {
-  id: string;
-  name: string;
-  content: string;
-  status: "queuing" | "queued" | "completed" | "cancelled";
-  recipients: number;
-  suppressed: number;
-  messages: { queued: number; sent: number; failed: number; cancelled: number; total: number };
-  scheduledFor: string;
-  createdAt: string;
-}
 
 const STATUSES = ["new", "contacted", "responded", "converted"];
 const PRIORITIES = ["low", "normal", "high", "urgent"];

@@ -2,6 +2,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import { api, errorText, isAdmin } from "../api";
 import { act } from "../act";
+import type { Contact } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
 import { Select } from "../components/Select";
@@ -9,27 +10,8 @@ import { ContactImport } from "./contact-import";
 import { ContactExport, EXPORT_FILTER_KEYS } from "./contact-export";
 import { Pager } from "../components/Pager";
 
-interface Contact {
-  id: string;
-  phoneNumber: string;
-  firstName: string | null;
-  lastName: string | null;
-  email: string | null;
-  status: string;
-  tags: string[];
-  customFields: Record<string, string>;
-  notes: string | null;
-  formId: string | null;
-  source?: string | null;
-  createdAt: string;
-  updatedAt: string;
-  lastContactedAt?: string | null;
-  lastResponseAt?: string | null;
-  messageCount?: number;
-  [more: string]: unknown;
-}
 
-const STATUSES = ["new", "contacted", "responded", "converted"];
+const STATUSES: Array<Contact["status"]> = ["new", "contacted", "responded", "converted"];
 const SORTS: Array<[string, string]> = [
   ["createdAt", "Created"],
   ["updatedAt", "Updated"],
@@ -181,7 +163,7 @@ function ContactList() {
                     </td>
                     <td>{c.phoneNumber}</td>
                     <td>
-                      <select aria-label={`Status of ${nameOf(c) || c.phoneNumber}`} value={c.status} onChange={(e) => update(c, { status: (e.target as HTMLSelectElement).value }, "status")}>
+                      <select aria-label={`Status of ${nameOf(c) || c.phoneNumber}`} value={c.status} onChange={(e) => update(c, { status: (e.target as HTMLSelectElement).value as Contact["status"] }, "status")}>
                         {STATUSES.map((s) => (
                           <option key={s} value={s}>{s}</option>
                         ))}

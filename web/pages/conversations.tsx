@@ -2,36 +2,13 @@ import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText } from "../api";
 import { act } from "../act";
+import type { Conversation, ThreadMessage } from "../api-types";
 import { fmtDate } from "../format";
 import { path } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
 
-interface ContactSummary {
-  id: string;
-  firstName: string | null;
-  lastName: string | null;
-  phoneNumber: string;
-  status: string;
-  optedOut: boolean;
-}
-interface Conversation {
-  contactId: string;
-  contact: ContactSummary;
-  unreadCount: number;
-  lastActivityAt: string;
-  lastMessage: { id: string; direction: "outbound" | "inbound"; preview: string; at: string } | null;
-}
-interface ThreadMessage {
-  id: string;
-  direction: "outbound" | "inbound";
-  content: string;
-  status: string;
-  at: string;
-  failureReason: string | null;
-  keyword: string | null;
-}
 
-const who = (c: ContactSummary) => [c.firstName, c.lastName].filter(Boolean).join(" ") || c.phoneNumber;
+const who = (c: Conversation["contact"]) => [c.firstName, c.lastName].filter(Boolean).join(" ") || c.phoneNumber;
 /** The newest texts of a thread shown at once. */
 const THREAD_PAGE = 100;
 
@@ -110,7 +87,7 @@ function ConversationList() {
 }
 
 function Thread(props: { contactId: string }) {
-  const contact = useSignal<ContactSummary | null>(null);
+  const contact = useSignal<Conversation["contact"] | null>(null);
   const messages = useSignal<ThreadMessage[]>([]);
   const error = useSignal("");
   const reply = useSignal("");

@@ -11,26 +11,8 @@ import { draftFromSettings, recommendedDraft, settingsFromDraft, type Protection
 import { ProtectionFields } from "./form-protection";
 import { errAttrs, FieldError } from "../components/FieldError";
 import { TestSubmission } from "./form-test";
+import type { Form, FormField, FormSummary } from "../api-types";
 
-interface Field {
-  name: string;
-  type: string;
-  label?: string;
-  required?: boolean;
-  validation?: { maxLength?: number; [k: string]: unknown };
-}
-interface Form {
-  id: string;
-  name: string;
-  description: string | null;
-  messageTemplate: string;
-  isActive: boolean;
-  fields: Field[];
-  settings: Record<string, any>;
-  webhookUrl: string;
-  createdAt: string;
-  counts?: { messages: number; messagesSent: number; contacts: number; converted: number; conversionRate: number };
-}
 
 const FIELD_TYPES = ["text", "email", "phone", "number", "url", "date"];
 const PRIORITIES = ["low", "normal", "high", "urgent"];
@@ -62,11 +44,11 @@ export function Forms() {
 }
 
 function FormList() {
-  const forms = useSignal<Form[] | null>(null);
+  const forms = useSignal<FormSummary[] | null>(null);
   const error = useSignal("");
   const notice = useSignal("");
-  const deleting = useSignal<Form | null>(null);
-  const rotating = useSignal<Form | null>(null);
+  const deleting = useSignal<FormSummary | null>(null);
+  const rotating = useSignal<FormSummary | null>(null);
   const typed = useSignal("");
   const load = () =>
     api("/forms?limit=100&counts=true")
@@ -75,7 +57,7 @@ function FormList() {
   useEffect(() => {
     load();
   }, []);
-  async function setActive(f: Form, isActive: boolean) {
+  async function setActive(f: FormSummary, isActive: boolean) {
     // Shown at once: a re-render while the change is on its way must not flip the box back.
     forms.value = forms.value?.map((x) => (x.id === f.id ? { ...x, isActive } : x)) ?? null;
     await act(notice, () => api(`/forms/${encodeURIComponent(f.id)}`, { method: "PUT", json: { isActive } }), () => `${f.name} ${isActive ? "accepts submissions again" : "no longer accepts submissions"}.`, load);
@@ -176,7 +158,7 @@ function FormList() {
 }
 
 /** Deleting a form deletes its contacts and messages: the owner types its name to confirm. */
-function TypedConfirm(props: { form: Form | null; typed: string; onType: (v: string) => void; onConfirm: () => void; onCancel: () => void }) {
+function TypedConfirm(props: { form: FormSummary | null; typed: string; onType: (v: string) => void; onConfirm: () => void; onCancel: () => void }) {
   const f = props.form;
   return (
     <dialog
@@ -215,7 +197,7 @@ function FormEditor(props: { id?: string }) {
   const name = useSignal("");
   const description = useSignal("");
   const template = useSignal("Hi {{firstName}}, thanks for contacting us! We will reply soon.");
-  const fields = useSignal<Field[]>([{ name: "firstName", type: "text", label: "First name", required: false }]);
+  const fields = useSignal<FormField[]>([{ name: "firstName", type: "text", label: "First name", required: false }]);
   const settings = useSignal<Record<string, any>>({ timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC", delayMinutes: 0, defaultPriority: "normal" });
   const draft = useSignal<ProtectionDraft>(draftFromSettings({}));
   const country = useSignal("US");
@@ -265,7 +247,7 @@ function FormEditor(props: { id?: string }) {
     return { text, info: smsInfo(text), chars: [...text].length };
   });
 
-  function setField(i: number, patch: Partial<Field>) {
+  function setField(i: number, patch: Partial<FormField>) {
     fields.value = fields.value.map((f, j) => (j === i ? { ...f, ...patch } : f));
   }
   function setSetting(k: string, v: unknown) {
@@ -341,7 +323,7 @@ function FormEditor(props: { id?: string }) {
                 </span>
                 <span class="field">
                   <label for={`field-type-${i}`}>Field {i + 1} type</label>
-                  <select id={`field-type-${i}`} value={f.type} onChange={(e) => setField(i, { type: (e.target as HTMLSelectElement).value })} {...errAttrs(fieldErrors.value, `fields[${i}].type`, `field-type-${i}-error`)}>
+                  <select id={`field-type-${i}`} value={f.type} onChange={(e) => setField(i, { type: (e.target as HTMLSelectElement).value as FormField["type"] })} {...errAttrs(fieldErrors.value, `fields[${i}].type`, `field-type-${i}-error`)}>
                     {FIELD_TYPES.map((t) => (
                       <option key={t} value={t}>{t}</option>
                     ))}

@@ -2,6 +2,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import { api, errorText } from "../api";
 import { act } from "../act";
+import type { Message, MessageList } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
@@ -9,25 +10,8 @@ import { Pager } from "../components/Pager";
 import { Select } from "../components/Select";
 import type { TimelineEvent } from "../../src/domain/message-timeline";
 
-interface Message {
-  id: string;
-  content: string;
-  recipientPhone: string;
-  recipientName: string | null;
-  formId: string | null;
-  formName: string | null;
-  contactId: string | null;
-  status: "queued" | "sent" | "failed" | "cancelled";
-  priority: string;
-  scheduledFor: string;
-  sentAt: string | null;
-  createdAt: string;
-}
-interface ListAnswer {
-  data: { messages: Message[]; pagination: { total: number; page: number; limit: number; totalPages: number }; summary: Record<string, number> };
-}
 
-const STATUSES = ["queued", "sent", "failed", "cancelled"];
+const STATUSES: Array<Message["status"]> = ["queued", "sent", "failed", "cancelled"];
 const PRIORITIES = ["urgent", "high", "normal", "low"];
 const SORTS: Array<[string, string]> = [
   ["createdAt", "Created"],
@@ -53,7 +37,7 @@ export function Messages() {
 
 function MessageList() {
   const params = useComputed(() => new URLSearchParams(search.value));
-  const list = useSignal<ListAnswer["data"] | null>(null);
+  const list = useSignal<MessageList["data"] | null>(null);
   const error = useSignal("");
   const notice = useSignal("");
   const selected = useSignal<Set<string>>(new Set());
@@ -76,7 +60,7 @@ function MessageList() {
   async function load() {
     const n = ++reloads.current;
     try {
-      const r = await api<ListAnswer>(`/messages?${query()}`);
+      const r = await api<MessageList>(`/messages?${query()}`);
       if (n !== reloads.current) return; // a newer load is on its way
       list.value = r.data;
       error.value = "";

@@ -2,30 +2,12 @@ import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, ApiError, errorText, isAdmin, session } from "../api";
 import { act } from "../act";
+import type { ApiKey, SignedInBrowser } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
 import { Confirm } from "../components/Confirm";
 import { fmtDate } from "../format";
 import { AccountLimits, Backups, useAccount } from "./settings-account";
 
-interface Key {
-  keyId: string;
-  key: string;
-  permission: "admin_access" | "standard_access";
-  operator: boolean;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-interface SessionRow {
-  id: string;
-  permission: string;
-  createdAt: string;
-  lastSeenAt: string;
-  ipAddress: string | null;
-  userAgent: string | null;
-  keyLast4: string;
-  current: boolean;
-}
 
 const PERMISSION_NAMES: Record<string, string> = { admin_access: "Admin", standard_access: "Standard" };
 
@@ -57,12 +39,12 @@ export function Settings() {
 }
 
 function ApiKeys() {
-  const keys = useSignal<Key[] | null>(null);
+  const keys = useSignal<ApiKey[] | null>(null);
   const error = useSignal("");
   const notice = useSignal("");
   const permission = useSignal("standard_access");
   const fresh = useSignal<{ apiKey: string; permission: string } | null>(null);
-  const revoking = useSignal<Key | null>(null);
+  const revoking = useSignal<ApiKey | null>(null);
   const load = () =>
     api("/api-keys")
       .then((r) => (keys.value = r.data.keys))
@@ -168,7 +150,7 @@ function ApiKeys() {
 }
 
 function Sessions() {
-  const rows = useSignal<SessionRow[] | null>(null);
+  const rows = useSignal<SignedInBrowser[] | null>(null);
   const error = useSignal("");
   const load = () =>
     api("/sessions")
@@ -177,7 +159,7 @@ function Sessions() {
   useEffect(() => {
     load();
   }, []);
-  async function end(s: SessionRow) {
+  async function end(s: SignedInBrowser) {
     try {
       await api(`/sessions/${encodeURIComponent(s.id)}`, { method: "DELETE" });
       if (s.current) session.value = null;
