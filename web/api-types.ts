@@ -39,7 +39,10 @@ export type FormField = Form["fields"][number];
 export type MessageList = Answer<"/v1/messages">;
 export type Message = MessageList["data"]["messages"][number];
 
+/** A whole contact (GET /v1/contacts/{id}). */
 export type Contact = Answer<"/v1/contacts/{id}">["data"]["contact"];
+/** A contact as a list shows it (GET /v1/contacts). */
+export type ContactListItem = Answer<"/v1/contacts">["data"]["contacts"][number];
 
 export type Conversation = Answer<"/v1/conversations">["data"]["conversations"][number];
 export type ThreadMessage = Answer<"/v1/conversations/{contactId}">["data"]["messages"][number];

@@ -2,7 +2,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import { api, errorText, isAdmin } from "../api";
 import { act } from "../act";
-import type { Contact } from "../api-types";
+import type { Answer, Contact, ContactListItem } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
 import { Select } from "../components/Select";
@@ -34,7 +34,7 @@ export function Contacts() {
 
 function ContactList() {
   const params = useComputed(() => new URLSearchParams(search.value));
-  const list = useSignal<{ contacts: Contact[]; pagination: { total: number; page: number; totalPages: number } } | null>(null);
+  const list = useSignal<Answer<"/v1/contacts">["data"] | null>(null);
   const forms = useSignal<Array<{ id: string; name: string }>>([]);
   const error = useSignal("");
   const notice = useSignal("");
@@ -85,7 +85,7 @@ function ContactList() {
     clearTimeout(timer.current);
     timer.current = setTimeout(() => setParam(k, v.trim()), SEARCH_DEBOUNCE_MS);
   }
-  async function update(c: Contact, changes: Partial<Contact>, what: string) {
+  async function update(c: ContactListItem, changes: Partial<Contact>, what: string) {
     await act(notice, () => api(`/contacts/${encodeURIComponent(c.id)}`, { method: "PUT", json: changes }), () => `${nameOf(c) || c.phoneNumber}: ${what} saved.`, load);
   }
 
@@ -190,7 +190,7 @@ function ContactList() {
 }
 
 /** Tags edited in place: a comma-separated field saved with Enter or when it loses focus. */
-function TagEditor(props: { contact: Contact; onSave: (tags: string[]) => void }) {
+function TagEditor(props: { contact: ContactListItem; onSave: (tags: string[]) => void }) {
   const text = useSignal(props.contact.tags.join(", "));
   useEffect(() => {
     text.value = props.contact.tags.join(", ");
@@ -218,7 +218,7 @@ function TagEditor(props: { contact: Contact; onSave: (tags: string[]) => void }
 
 function ContactPage(props: { id: string }) {
   const c = useSignal<Contact | null>(null);
-  const history = useSignal<Array<Record<string, any>>>([]);
+  const history = useSignal<Array<Record<string, any>>>([]) // the document does not describe these items field by field;
   const notes = useSignal("");
   const error = useSignal("");
   const notice = useSignal("");

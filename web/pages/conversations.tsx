@@ -2,7 +2,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText } from "../api";
 import { act } from "../act";
-import type { Conversation, ThreadMessage } from "../api-types";
+import type { Answer, Conversation, ThreadMessage } from "../api-types";
 import { fmtDate } from "../format";
 import { path } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
@@ -18,7 +18,7 @@ export function Conversations() {
 }
 
 function ConversationList() {
-  const list = useSignal<{ conversations: Conversation[]; unreadTotal: number } | null>(null);
+  const list = useSignal<Answer<"/v1/conversations">["data"] | null>(null);
   const error = useSignal("");
   const searchText = useSignal("");
   const unreadOnly = useSignal(false);
