@@ -218,7 +218,7 @@ function TagEditor(props: { contact: ContactListItem; onSave: (tags: string[]) =
 
 function ContactPage(props: { id: string }) {
   const c = useSignal<Contact | null>(null);
-  const history = useSignal<Array<Record<string, any>>>([]) // the document does not describe these items field by field;
+  const history = useSignal<Array<Record<string, any>>>([]);
   const notes = useSignal("");
   const error = useSignal("");
   const notice = useSignal("");
