@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, ApiError, errorText, isAdmin, session } from "../api";
 import { act } from "../act";
