@@ -1,7 +1,7 @@
 /**
  * Writes what is derived from the live OpenAPI document (GET /v1/openapi.json):
  *   docs/api.md                    the API reference (scripts/api-docs/guide.md + every endpoint)
- *   test/openapi/schema.gen.ts     the openapi-typescript client types the client test compiles
+ *   web/api-schema.gen.ts          the openapi-typescript types the dashboard (web/) and the client test share
  * Run after changing a route or a model: `npx bun scripts/api-docs.ts`.
  * `--check` writes nothing and exits 1 when either file is stale (test/ops/api-docs.test.ts does
  * the same check inside `npm test`).
@@ -18,7 +18,7 @@ type Json = Record<string, any>;
 
 const ROOT = join(import.meta.dir, "..");
 export const API_MD = join(ROOT, "docs/api.md");
-export const CLIENT_TYPES = join(ROOT, "test/openapi/schema.gen.ts");
+export const CLIENT_TYPES = join(ROOT, "web/api-schema.gen.ts");
 const GUIDE = join(import.meta.dir, "api-docs/guide.md");
 
 /** The document as a running server serves it (a throw-away database, a free port). */

@@ -1,12 +1,8 @@
 import { signal } from "@preact/signals";
+import type { Session } from "./api-types";
 
+export type { Session };
 /** The signed-in session as GET/POST /v1/session answer it; null = signed out, undefined = not known yet. */
-export interface Session {
-  accountId: string;
-  permission: "admin_access" | "standard_access";
-  csrfToken: string;
-  expiresAt: string;
-}
 export const session = signal<Session | null | undefined>(undefined);
 export const isAdmin = () => session.value?.permission === "admin_access";
 

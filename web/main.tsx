@@ -2,7 +2,8 @@ import { render } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import "./styles.css";
-import { api, session, type Session } from "./api";
+import { api, session } from "./api";
+import type { Answer } from "./api-types";
 import { navigate, onLinkClick, path } from "./router";
 import { SignIn } from "./pages/sign-in";
 import { Overview } from "./pages/overview";
@@ -27,7 +28,7 @@ const PAGES = [
 
 function App() {
   useEffect(() => {
-    api<{ data: Session }>("/session")
+    api<Answer<"/v1/session">>("/session")
       .then((r) => (session.value = r.data))
       .catch(() => (session.value = null));
   }, []);

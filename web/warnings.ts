@@ -1,13 +1,11 @@
 /**
  * The Overview's health warnings, from /health and the queue: pure, so they are unit-tested.
  */
-export interface Health {
-  status: string;
-  database: string;
-  tls?: { certificateExpiresAt: string; daysLeft: number };
-  /** With --backup-dir: the newest scheduled backup. */
-  backup?: { lastBackupAt: string | null; ageSeconds: number | null; everySeconds: number };
-}
+import type { Health } from "./api-types";
+
+export type { Health };
+/** What the warnings read of GET /health. */
+export type HealthFacts = Pick<Health, "status" | "database" | "tls" | "backup">;
 
 /** Due messages older than this with nobody sending them are worth a warning. */
 export const STUCK_AFTER_MS = 10 * 60_000;
@@ -16,7 +14,7 @@ export const CERT_WARNING_DAYS = 30;
 /** A scheduled backup this many intervals old means backups stopped (one missed run is not yet a warning). */
 export const BACKUP_LATE_INTERVALS = 2;
 
-export function healthWarnings(health: Health, oldestDueAt: string | null, now: number, age: (ms: number) => string): string[] {
+export function healthWarnings(health: HealthFacts, oldestDueAt: string | null, now: number, age: (ms: number) => string): string[] {
   const out: string[] = [];
   if (health.status !== "ok" || health.database !== "ok") out.push("The server reports a database problem: check its log.");
   if (oldestDueAt && now - Date.parse(oldestDueAt) > STUCK_AFTER_MS) {

@@ -1,11 +1,11 @@
 /**
  * A receiver of Textwire's outbound events written against the GENERATED client types alone
- * (schema.gen.ts, from the document's `webhooks` section): one typed handler per event type. It is
+ * (web/api-schema.gen.ts, from the document's `webhooks` section): one typed handler per event type. It is
  * compiled by the project's `tsc --strict` (`npm test`), so a missing event type, a renamed field
  * or a body typed `unknown` fails the build; test/ops/openapi-events.test.ts feeds it every body a
  * real server emitted.
  */
-import type { webhooks } from "./schema.gen";
+import type { webhooks } from "../../web/api-schema.gen";
 
 /** The body a receiver gets for one event type, as the document types it. */
 export type EventBody<T extends keyof webhooks> = webhooks[T]["post"]["requestBody"]["content"]["application/json"];

@@ -1,6 +1,6 @@
 /**
  * The published API document is true: a client generated from it (openapi-typescript types in
- * test/openapi/schema.gen.ts, compiled by `tsc --strict` as part of `npm test`, + openapi-fetch)
+ * web/api-schema.gen.ts, shared with the dashboard and compiled by `tsc --strict` as part of `npm test`, + openapi-fetch)
  * calls every operation of the live document against a real server, and every answer is checked
  * against the schema, status and headers the document gives for it (ajv). The live document is
  * also linted with @redocly/cli (0 errors).
@@ -12,7 +12,7 @@ import { join } from "node:path";
 import createClient, { type Client, type Middleware } from "openapi-fetch";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
-import type { paths } from "../openapi/schema.gen";
+import type { paths } from "../../web/api-schema.gen";
 import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
 
 type Json = Record<string, any>;
@@ -497,7 +497,7 @@ describe("GET /v1/openapi.json is true", () => {
     const { clientTypes, CLIENT_TYPES } = await import("../../scripts/api-docs");
     const want = await clientTypes(doc);
     const have = await Bun.file(CLIENT_TYPES).text();
-    if (have !== want) throw new Error("test/openapi/schema.gen.ts is stale: run `npx bun scripts/api-docs.ts`");
+    if (have !== want) throw new Error("web/api-schema.gen.ts is stale: run `npx bun scripts/api-docs.ts`");
   }, 30_000);
 
   test("docs/api.md is the reference of the live document (scripts/api-docs.ts)", async () => {

@@ -3,7 +3,7 @@ import { healthWarnings, STUCK_AFTER_MS } from "../../web/warnings";
 
 const now = Date.parse("2026-06-01T12:00:00Z");
 const age = (ms: number) => `${Math.round(ms / 60_000)} min`;
-const ok = { status: "ok", database: "ok" };
+const ok = { status: "ok", database: "ok" } as const;
 
 describe("the Overview's health warnings", () => {
   test("none for a healthy server with nothing overdue", () => {

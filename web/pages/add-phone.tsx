@@ -2,20 +2,14 @@ import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText, isAdmin } from "../api";
 import { fmtDate } from "../format";
-import { QrCode } from "../qr";
-import type { Device } from "./devices";
+import { QrCode } from "../components/QrCode";
+import type { Answer, Device, RegistrationToken } from "../api-types";
 
 /** While the wizard waits for the phone, GET /v1/devices is read this often. */
 export const WAIT_POLL_MS = 3_000;
 const MOBILE_API_PATH = "/api/mobile/v1";
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
 
-interface RegistrationToken {
-  token: string;
-  reusable: boolean;
-  expiresAt: string;
-  mobileApiUrls: string[];
-}
 
 async function copy(text: string, done: (msg: string) => void) {
   try {
@@ -69,8 +63,8 @@ function Wizard() {
     connected.value = null;
     (async () => {
       try {
-        const before = await api<{ data: { devices: Device[] } }>("/devices");
-        const r = await api<{ data: RegistrationToken }>("/devices/registration-tokens", { method: "POST", json: {} });
+        const before = await api<Answer<"/v1/devices">>("/devices");
+        const r = await api<Answer<"/v1/devices/registration-tokens", "post">>("/devices/registration-tokens", { method: "POST", json: {} });
         if (gone) return;
         known.value = new Set(before.data.devices.map((d) => d.id));
         reg.value = r.data;
@@ -95,7 +89,7 @@ function Wizard() {
     const seen = known.value;
     const timer = setInterval(async () => {
       try {
-        const r = await api<{ data: { devices: Device[] } }>("/devices");
+        const r = await api<Answer<"/v1/devices">>("/devices");
         const fresh = r.data.devices.find((d) => !seen.has(d.id) && d.kind === "smsgate");
         if (fresh) connected.value = fresh;
       } catch {}

@@ -1,23 +1,14 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText, isAdmin } from "../api";
+import { act } from "../act";
+import type { Broadcast } from "../api-types";
 import { fmtDate } from "../format";
 import { LiveBadge, useLiveMessages } from "../live";
 import { smsInfo } from "../../src/domain/sms-encoding";
-import { Confirm } from "./settings";
+import { Confirm } from "../components/Confirm";
 import { parseTags } from "./contacts";
 
-interface Broadcast {
-  id: string;
-  name: string;
-  content: string;
-  status: "queuing" | "queued" | "completed" | "cancelled";
-  recipients: number;
-  suppressed: number;
-  messages: { queued: number; sent: number; failed: number; cancelled: number; total: number };
-  scheduledFor: string;
-  createdAt: string;
-}
 
 const STATUSES = ["new", "contacted", "responded", "converted"];
 const PRIORITIES = ["low", "normal", "high", "urgent"];
@@ -41,13 +32,7 @@ export function Broadcasts() {
     const b = cancelling.value;
     cancelling.value = null;
     if (!b) return;
-    try {
-      const r = await api(`/broadcasts/${encodeURIComponent(b.id)}/cancel`, { method: "POST" });
-      notice.value = r.message;
-    } catch (e) {
-      notice.value = errorText(e);
-    }
-    load();
+    await act(notice, () => api(`/broadcasts/${encodeURIComponent(b.id)}/cancel`, { method: "POST" }), (r) => r.message, load);
   }
   const admin = isAdmin();
   return (

@@ -1,6 +1,7 @@
 import { useSignal, useComputed } from "@preact/signals";
 import Papa from "papaparse";
 import { api, errorText } from "../api";
+import type { Answer } from "../api-types";
 import { importTarget } from "../../src/domain/import-columns";
 import { readXlsxRows, XlsxError } from "../xlsx";
 
@@ -44,7 +45,7 @@ export function ContactImport() {
   const mapping = useSignal<string[]>([]);
   const error = useSignal("");
   const busy = useSignal(false);
-  const result = useSignal<{ created: number; updated: number; errors: Array<{ row: number; field: string; message: string }> } | null>(null);
+  const result = useSignal<Answer<"/v1/contacts/import", "post">["data"] | null>(null);
 
   async function choose(e: Event) {
     const f = (e.target as HTMLInputElement).files?.[0] ?? null;

@@ -1,34 +1,17 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import { api, errorText, isAdmin } from "../api";
+import { act } from "../act";
+import type { Answer, Contact, ContactListItem } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
-import { Select } from "./messages";
+import { Select } from "../components/Select";
 import { ContactImport } from "./contact-import";
 import { ContactExport, EXPORT_FILTER_KEYS } from "./contact-export";
-import { Pager } from "../pager";
+import { Pager } from "../components/Pager";
 
-interface Contact {
-  id: string;
-  phoneNumber: string;
-  firstName: string | null;
-  lastName: string | null;
-  email: string | null;
-  status: string;
-  tags: string[];
-  customFields: Record<string, string>;
-  notes: string | null;
-  formId: string | null;
-  source?: string | null;
-  createdAt: string;
-  updatedAt: string;
-  lastContactedAt?: string | null;
-  lastResponseAt?: string | null;
-  messageCount?: number;
-  [more: string]: unknown;
-}
 
-const STATUSES = ["new", "contacted", "responded", "converted"];
+const STATUSES: Array<Contact["status"]> = ["new", "contacted", "responded", "converted"];
 const SORTS: Array<[string, string]> = [
   ["createdAt", "Created"],
   ["updatedAt", "Updated"],
@@ -51,7 +34,7 @@ export function Contacts() {
 
 function ContactList() {
   const params = useComputed(() => new URLSearchParams(search.value));
-  const list = useSignal<{ contacts: Contact[]; pagination: { total: number; page: number; totalPages: number } } | null>(null);
+  const list = useSignal<Answer<"/v1/contacts">["data"] | null>(null);
   const forms = useSignal<Array<{ id: string; name: string }>>([]);
   const error = useSignal("");
   const notice = useSignal("");
@@ -102,14 +85,8 @@ function ContactList() {
     clearTimeout(timer.current);
     timer.current = setTimeout(() => setParam(k, v.trim()), SEARCH_DEBOUNCE_MS);
   }
-  async function update(c: Contact, changes: Partial<Contact>, what: string) {
-    try {
-      await api(`/contacts/${encodeURIComponent(c.id)}`, { method: "PUT", json: changes });
-      notice.value = `${nameOf(c) || c.phoneNumber}: ${what} saved.`;
-    } catch (e) {
-      notice.value = errorText(e);
-    }
-    load();
+  async function update(c: ContactListItem, changes: Partial<Contact>, what: string) {
+    await act(notice, () => api(`/contacts/${encodeURIComponent(c.id)}`, { method: "PUT", json: changes }), () => `${nameOf(c) || c.phoneNumber}: ${what} saved.`, load);
   }
 
   const l = list.value;
@@ -186,7 +163,7 @@ function ContactList() {
                     </td>
                     <td>{c.phoneNumber}</td>
                     <td>
-                      <select aria-label={`Status of ${nameOf(c) || c.phoneNumber}`} value={c.status} onChange={(e) => update(c, { status: (e.target as HTMLSelectElement).value }, "status")}>
+                      <select aria-label={`Status of ${nameOf(c) || c.phoneNumber}`} value={c.status} onChange={(e) => update(c, { status: (e.target as HTMLSelectElement).value as Contact["status"] }, "status")}>
                         {STATUSES.map((s) => (
                           <option key={s} value={s}>{s}</option>
                         ))}
@@ -213,7 +190,7 @@ function ContactList() {
 }
 
 /** Tags edited in place: a comma-separated field saved with Enter or when it loses focus. */
-function TagEditor(props: { contact: Contact; onSave: (tags: string[]) => void }) {
+function TagEditor(props: { contact: ContactListItem; onSave: (tags: string[]) => void }) {
   const text = useSignal(props.contact.tags.join(", "));
   useEffect(() => {
     text.value = props.contact.tags.join(", ");
@@ -260,12 +237,7 @@ function ContactPage(props: { id: string }) {
   }, [props.id]);
   async function saveNotes(e: Event) {
     e.preventDefault();
-    try {
-      await api(`/contacts/${encodeURIComponent(props.id)}`, { method: "PUT", json: { notes: notes.value } });
-      notice.value = "Notes saved.";
-    } catch (err) {
-      notice.value = errorText(err);
-    }
+    await act(notice, () => api(`/contacts/${encodeURIComponent(props.id)}`, { method: "PUT", json: { notes: notes.value } }), () => "Notes saved.");
   }
   const x = c.value;
   const facts: Array<[string, unknown]> = x

@@ -1,36 +1,14 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText } from "../api";
+import { act } from "../act";
+import type { Answer, Conversation, ThreadMessage } from "../api-types";
 import { fmtDate } from "../format";
 import { path } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
 
-interface ContactSummary {
-  id: string;
-  firstName: string | null;
-  lastName: string | null;
-  phoneNumber: string;
-  status: string;
-  optedOut: boolean;
-}
-interface Conversation {
-  contactId: string;
-  contact: ContactSummary;
-  unreadCount: number;
-  lastActivityAt: string;
-  lastMessage: { id: string; direction: "outbound" | "inbound"; preview: string; at: string } | null;
-}
-interface ThreadMessage {
-  id: string;
-  direction: "outbound" | "inbound";
-  content: string;
-  status: string;
-  at: string;
-  failureReason: string | null;
-  keyword: string | null;
-}
 
-const who = (c: ContactSummary) => [c.firstName, c.lastName].filter(Boolean).join(" ") || c.phoneNumber;
+const who = (c: Conversation["contact"]) => [c.firstName, c.lastName].filter(Boolean).join(" ") || c.phoneNumber;
 /** The newest texts of a thread shown at once. */
 const THREAD_PAGE = 100;
 
@@ -40,7 +18,7 @@ export function Conversations() {
 }
 
 function ConversationList() {
-  const list = useSignal<{ conversations: Conversation[]; unreadTotal: number } | null>(null);
+  const list = useSignal<Answer<"/v1/conversations">["data"] | null>(null);
   const error = useSignal("");
   const searchText = useSignal("");
   const unreadOnly = useSignal(false);
@@ -109,7 +87,7 @@ function ConversationList() {
 }
 
 function Thread(props: { contactId: string }) {
-  const contact = useSignal<ContactSummary | null>(null);
+  const contact = useSignal<Conversation["contact"] | null>(null);
   const messages = useSignal<ThreadMessage[]>([]);
   const error = useSignal("");
   const reply = useSignal("");
@@ -134,14 +112,15 @@ function Thread(props: { contactId: string }) {
   const live = useLiveMessages(() => load(true));
   async function send(e: Event) {
     e.preventDefault();
-    try {
-      await api("/messages", { method: "POST", json: { contactId: props.contactId, content: reply.value } });
-      reply.value = "";
-      notice.value = "Reply queued.";
-    } catch (err) {
-      notice.value = errorText(err);
-    }
-    load(false);
+    await act(
+      notice,
+      () => api("/messages", { method: "POST", json: { contactId: props.contactId, content: reply.value } }),
+      () => {
+        reply.value = "";
+        return "Reply queued.";
+      },
+      () => load(false),
+    );
   }
   const c = contact.value;
   return (

@@ -1,27 +1,15 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText, isAdmin } from "../api";
+import { act } from "../act";
+import type { Answer, Device } from "../api-types";
 import { fmtAge, fmtDate, fmtNum } from "../format";
 import { path } from "../router";
 import { useLiveMessages } from "../live";
-import { Confirm } from "./settings";
+import { Confirm } from "../components/Confirm";
 import { AddPhone } from "./add-phone";
 
 /** A phone as GET /v1/devices answers it. */
-export interface Device {
-  id: string;
-  name: string;
-  kind: "smsgate" | "recipe";
-  appVersion: string | null;
-  simCards: unknown[];
-  lastSeenAt: string | null;
-  lastIp: string | null;
-  battery: number | null;
-  sendRatePerMinute: number;
-  sentToday: number;
-  failedToday: number;
-  online: boolean;
-}
 
 /** Online state and last seen change without any message changing: read again this often. */
 const REFRESH_MS = 30_000;
@@ -40,7 +28,7 @@ function DeviceList() {
   const removing = useSignal<Device | null>(null);
   const now = useSignal(Date.now());
   const load = () =>
-    api<{ data: { devices: Device[] } }>("/devices")
+    api<Answer<"/v1/devices">>("/devices")
       .then((r) => {
         devices.value = r.data.devices;
         now.value = Date.now();
@@ -58,13 +46,7 @@ function DeviceList() {
     const d = removing.value;
     removing.value = null;
     if (!d) return;
-    try {
-      await api(`/devices/${encodeURIComponent(d.id)}`, { method: "DELETE" });
-      notice.value = `${d.name} was removed. It can no longer fetch texts; any it held go to your other phones.`;
-    } catch (e) {
-      notice.value = errorText(e);
-    }
-    load();
+    await act(notice, () => api(`/devices/${encodeURIComponent(d.id)}`, { method: "DELETE" }), () => `${d.name} was removed. It can no longer fetch texts; any it held go to your other phones.`, load);
   }
   const list = devices.value;
   const admin = isAdmin();
@@ -260,7 +242,7 @@ function EditPhone(props: { device: Device | null; onDone: (message?: string) =>
     }
     if (!Object.keys(body).length) return props.onDone();
     try {
-      const res = await api<{ data: { device: Device } }>(`/devices/${encodeURIComponent(d.id)}`, { method: "PATCH", json: body });
+      const res = await api<Answer<"/v1/devices/{id}", "patch">>(`/devices/${encodeURIComponent(d.id)}`, { method: "PATCH", json: body });
       props.onDone(`Saved: ${res.data.device.name} sends up to ${fmtNum(res.data.device.sendRatePerMinute)} texts a minute.`);
     } catch (err) {
       error.value = errorText(err);

@@ -2,12 +2,8 @@ import { useSignal } from "@preact/signals";
 import { ApiError, api } from "../api";
 import { fmtDate } from "../format";
 import { describeTestAnswer, type TestOutcome } from "../form-protection";
+import type { FormField } from "../api-types";
 
-interface Field {
-  name: string;
-  type: string;
-  label?: string;
-}
 
 const SAMPLES: Record<string, string> = { text: "Sample", email: "ada@example.com", phone: "+14155550123", number: "42", url: "https://example.com", date: "2026-05-01" };
 const BUILTIN_SAMPLES: Record<string, string> = { firstName: "Ada", lastName: "Lovelace", email: "ada@example.com" };
@@ -16,7 +12,7 @@ const BUILTIN_SAMPLES: Record<string, string> = { firstName: "Ada", lastName: "L
  * "Send a test submission": posts sample values to the form's own webhook address, as a website
  * would (the documented webhook API, no key), and says what happened in plain words.
  */
-export function TestSubmission(props: { webhookUrl: string; fields: Field[]; settings: Record<string, any> }) {
+export function TestSubmission(props: { webhookUrl: string; fields: FormField[]; settings: Record<string, any> }) {
   const phone = useSignal("+14155550123");
   const values = useSignal<Record<string, string>>(Object.fromEntries(props.fields.map((f) => [f.name, BUILTIN_SAMPLES[f.name] ?? SAMPLES[f.type] ?? "Sample"])));
   const outcome = useSignal<TestOutcome | null>(null);

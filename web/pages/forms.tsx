@@ -1,34 +1,18 @@
 import { useEffect } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import { api, ApiError, errorText, isAdmin } from "../api";
+import { act } from "../act";
 import { fmtDate } from "../format";
 import { navigate, path } from "../router";
 import { smsInfo } from "../../src/domain/sms-encoding";
 import { renderTemplate } from "../../src/domain/template";
-import { Confirm } from "./settings";
+import { Confirm } from "../components/Confirm";
 import { draftFromSettings, recommendedDraft, settingsFromDraft, type ProtectionDraft } from "../form-protection";
-import { FieldError, ProtectionFields, errAttrs } from "./form-protection";
+import { ProtectionFields } from "./form-protection";
+import { errAttrs, FieldError } from "../components/FieldError";
 import { TestSubmission } from "./form-test";
+import type { Form, FormField, FormSummary } from "../api-types";
 
-interface Field {
-  name: string;
-  type: string;
-  label?: string;
-  required?: boolean;
-  validation?: { maxLength?: number; [k: string]: unknown };
-}
-interface Form {
-  id: string;
-  name: string;
-  description: string | null;
-  messageTemplate: string;
-  isActive: boolean;
-  fields: Field[];
-  settings: Record<string, any>;
-  webhookUrl: string;
-  createdAt: string;
-  counts?: { messages: number; messagesSent: number; contacts: number; converted: number; conversionRate: number };
-}
 
 const FIELD_TYPES = ["text", "email", "phone", "number", "url", "date"];
 const PRIORITIES = ["low", "normal", "high", "urgent"];
@@ -60,11 +44,11 @@ export function Forms() {
 }
 
 function FormList() {
-  const forms = useSignal<Form[] | null>(null);
+  const forms = useSignal<FormSummary[] | null>(null);
   const error = useSignal("");
   const notice = useSignal("");
-  const deleting = useSignal<Form | null>(null);
-  const rotating = useSignal<Form | null>(null);
+  const deleting = useSignal<FormSummary | null>(null);
+  const rotating = useSignal<FormSummary | null>(null);
   const typed = useSignal("");
   const load = () =>
     api("/forms?limit=100&counts=true")
@@ -73,40 +57,22 @@ function FormList() {
   useEffect(() => {
     load();
   }, []);
-  async function setActive(f: Form, isActive: boolean) {
+  async function setActive(f: FormSummary, isActive: boolean) {
     // Shown at once: a re-render while the change is on its way must not flip the box back.
     forms.value = forms.value?.map((x) => (x.id === f.id ? { ...x, isActive } : x)) ?? null;
-    try {
-      await api(`/forms/${encodeURIComponent(f.id)}`, { method: "PUT", json: { isActive } });
-      notice.value = `${f.name} ${isActive ? "accepts submissions again" : "no longer accepts submissions"}.`;
-    } catch (e) {
-      notice.value = errorText(e);
-    }
-    load();
+    await act(notice, () => api(`/forms/${encodeURIComponent(f.id)}`, { method: "PUT", json: { isActive } }), () => `${f.name} ${isActive ? "accepts submissions again" : "no longer accepts submissions"}.`, load);
   }
   async function remove() {
     const f = deleting.value;
     deleting.value = null;
     if (!f || typed.value.trim() !== f.name) return;
-    try {
-      await api(`/forms/${encodeURIComponent(f.id)}`, { method: "DELETE" });
-      notice.value = `${f.name} deleted, with its contacts and messages.`;
-    } catch (e) {
-      notice.value = errorText(e);
-    }
-    load();
+    await act(notice, () => api(`/forms/${encodeURIComponent(f.id)}`, { method: "DELETE" }), () => `${f.name} deleted, with its contacts and messages.`, load);
   }
   async function rotate() {
     const f = rotating.value;
     rotating.value = null;
     if (!f) return;
-    try {
-      await api(`/forms/${encodeURIComponent(f.id)}/rotate-webhook`, { method: "POST" });
-      notice.value = `${f.name} has a new webhook address; the old one stopped working. Update your website.`;
-    } catch (e) {
-      notice.value = errorText(e);
-    }
-    load();
+    await act(notice, () => api(`/forms/${encodeURIComponent(f.id)}/rotate-webhook`, { method: "POST" }), () => `${f.name} has a new webhook address; the old one stopped working. Update your website.`, load);
   }
   const admin = isAdmin();
   return (
@@ -192,7 +158,7 @@ function FormList() {
 }
 
 /** Deleting a form deletes its contacts and messages: the owner types its name to confirm. */
-function TypedConfirm(props: { form: Form | null; typed: string; onType: (v: string) => void; onConfirm: () => void; onCancel: () => void }) {
+function TypedConfirm(props: { form: FormSummary | null; typed: string; onType: (v: string) => void; onConfirm: () => void; onCancel: () => void }) {
   const f = props.form;
   return (
     <dialog
@@ -231,7 +197,7 @@ function FormEditor(props: { id?: string }) {
   const name = useSignal("");
   const description = useSignal("");
   const template = useSignal("Hi {{firstName}}, thanks for contacting us! We will reply soon.");
-  const fields = useSignal<Field[]>([{ name: "firstName", type: "text", label: "First name", required: false }]);
+  const fields = useSignal<FormField[]>([{ name: "firstName", type: "text", label: "First name", required: false }]);
   const settings = useSignal<Record<string, any>>({ timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC", delayMinutes: 0, defaultPriority: "normal" });
   const draft = useSignal<ProtectionDraft>(draftFromSettings({}));
   const country = useSignal("US");
@@ -281,7 +247,7 @@ function FormEditor(props: { id?: string }) {
     return { text, info: smsInfo(text), chars: [...text].length };
   });
 
-  function setField(i: number, patch: Partial<Field>) {
+  function setField(i: number, patch: Partial<FormField>) {
     fields.value = fields.value.map((f, j) => (j === i ? { ...f, ...patch } : f));
   }
   function setSetting(k: string, v: unknown) {
@@ -314,14 +280,16 @@ function FormEditor(props: { id?: string }) {
   async function rotate() {
     rotating.value = false;
     if (!props.id) return;
-    try {
-      const r = await api(`/forms/${encodeURIComponent(props.id)}/rotate-webhook`, { method: "POST" });
-      form.value = { ...form.value!, webhookUrl: r.data.webhookUrl };
-      notice.value = "New webhook address made: the old one stopped working. Update your website.";
-      api(`/forms/${encodeURIComponent(props.id)}/embed`).then((x) => (embed.value = x.data.html));
-    } catch (err) {
-      notice.value = errorText(err);
-    }
+    const id = props.id;
+    await act(
+      notice,
+      () => api(`/forms/${encodeURIComponent(id)}/rotate-webhook`, { method: "POST" }),
+      (r) => {
+        form.value = { ...form.value!, webhookUrl: r.data.webhookUrl };
+        api(`/forms/${encodeURIComponent(id)}/embed`).then((x) => (embed.value = x.data.html));
+        return "New webhook address made: the old one stopped working. Update your website.";
+      },
+    );
   }
 
   const p = preview.value;
@@ -355,7 +323,7 @@ function FormEditor(props: { id?: string }) {
                 </span>
                 <span class="field">
                   <label for={`field-type-${i}`}>Field {i + 1} type</label>
-                  <select id={`field-type-${i}`} value={f.type} onChange={(e) => setField(i, { type: (e.target as HTMLSelectElement).value })} {...errAttrs(fieldErrors.value, `fields[${i}].type`, `field-type-${i}-error`)}>
+                  <select id={`field-type-${i}`} value={f.type} onChange={(e) => setField(i, { type: (e.target as HTMLSelectElement).value as FormField["type"] })} {...errAttrs(fieldErrors.value, `fields[${i}].type`, `field-type-${i}-error`)}>
                     {FIELD_TYPES.map((t) => (
                       <option key={t} value={t}>{t}</option>
                     ))}

@@ -1,31 +1,17 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import { api, errorText } from "../api";
+import { act } from "../act";
+import type { Message, MessageList } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
-import { Pager } from "../pager";
+import { Pager } from "../components/Pager";
+import { Select } from "../components/Select";
 import type { TimelineEvent } from "../../src/domain/message-timeline";
 
-interface Message {
-  id: string;
-  content: string;
-  recipientPhone: string;
-  recipientName: string | null;
-  formId: string | null;
-  formName: string | null;
-  contactId: string | null;
-  status: "queued" | "sent" | "failed" | "cancelled";
-  priority: string;
-  scheduledFor: string;
-  sentAt: string | null;
-  createdAt: string;
-}
-interface ListAnswer {
-  data: { messages: Message[]; pagination: { total: number; page: number; limit: number; totalPages: number }; summary: Record<string, number> };
-}
 
-const STATUSES = ["queued", "sent", "failed", "cancelled"];
+const STATUSES: Array<Message["status"]> = ["queued", "sent", "failed", "cancelled"];
 const PRIORITIES = ["urgent", "high", "normal", "low"];
 const SORTS: Array<[string, string]> = [
   ["createdAt", "Created"],
@@ -51,7 +37,7 @@ export function Messages() {
 
 function MessageList() {
   const params = useComputed(() => new URLSearchParams(search.value));
-  const list = useSignal<ListAnswer["data"] | null>(null);
+  const list = useSignal<MessageList["data"] | null>(null);
   const error = useSignal("");
   const notice = useSignal("");
   const selected = useSignal<Set<string>>(new Set());
@@ -74,7 +60,7 @@ function MessageList() {
   async function load() {
     const n = ++reloads.current;
     try {
-      const r = await api<ListAnswer>(`/messages?${query()}`);
+      const r = await api<MessageList>(`/messages?${query()}`);
       if (n !== reloads.current) return; // a newer load is on its way
       list.value = r.data;
       error.value = "";
@@ -111,23 +97,23 @@ function MessageList() {
   }
   async function bulk(status: "queued" | "cancelled") {
     const ids = [...selected.value];
-    try {
-      const r = await api("/messages/bulk", { method: "PUT", json: { messageIds: ids, status } });
-      notice.value = `${r.data?.updated ?? ids.length} message(s) ${status === "queued" ? "queued again" : "cancelled"}.`;
-      selected.value = new Set();
-    } catch (e) {
-      notice.value = errorText(e);
-    }
-    load();
+    await act(
+      notice,
+      () => api("/messages/bulk", { method: "PUT", json: { messageIds: ids, status } }),
+      (r) => {
+        selected.value = new Set();
+        return `${r.data?.updated ?? ids.length} message(s) ${status === "queued" ? "queued again" : "cancelled"}.`;
+      },
+      load,
+    );
   }
   async function change(m: Message, status: "queued" | "cancelled") {
-    try {
-      await api(`/messages/${encodeURIComponent(m.id)}/status`, { method: "PUT", json: { status } });
-      notice.value = status === "queued" ? `Message to ${m.recipientPhone} queued again.` : `Message to ${m.recipientPhone} cancelled.`;
-    } catch (e) {
-      notice.value = errorText(e);
-    }
-    load();
+    await act(
+      notice,
+      () => api(`/messages/${encodeURIComponent(m.id)}/status`, { method: "PUT", json: { status } }),
+      () => (status === "queued" ? `Message to ${m.recipientPhone} queued again.` : `Message to ${m.recipientPhone} cancelled.`),
+      load,
+    );
   }
 
   const l = list.value;
@@ -232,20 +218,6 @@ function MessageList() {
       ) : null}
       {l ? <Pager page={page} totalPages={l.pagination.totalPages} label="Pages of messages" onPage={(n) => setParam("page", String(n))} /> : null}
     </section>
-  );
-}
-
-export function Select(props: { label: string; value: string; options: Array<[string, string]>; onChange: (v: string) => void }) {
-  const id = "f-" + props.label.toLowerCase().replace(/\W+/g, "-");
-  return (
-    <span class="field">
-      <label for={id}>{props.label}</label>
-      <select id={id} value={props.value} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
-        {props.options.map(([v, t]) => (
-          <option key={v} value={v}>{t}</option>
-        ))}
-      </select>
-    </span>
   );
 }
 

@@ -2,22 +2,9 @@ import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText, session } from "../api";
 import { fmtDate, fmtNum } from "../format";
+import type { AccountInfo, StoredBackups } from "../api-types";
 
 /** GET /v1/account, as Settings shows it. */
-export interface AccountInfo {
-  account: { id: string; name: string; plan: string; defaultCountry: string };
-  limits: { apiRequestsPerHour: number; apiBurstPerMinute: number; monthlyQuota: number | null };
-  usage: { month: string; messages: number; resetsAt: string };
-  access: { permission: string; operator: boolean };
-  changeWith: string;
-}
-interface StoredBackups {
-  scheduled: boolean;
-  directory: string | null;
-  everyMinutes: number | null;
-  keep: number;
-  backups: Array<{ name: string; createdAt: string; bytes: number }>;
-}
 
 const PLAN_NAMES: Record<string, string> = { standard: "Standard", pro: "Pro", enterprise: "Enterprise" };
 

@@ -1,29 +1,13 @@
-import { useEffect, useRef } from "preact/hooks";
+import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, ApiError, errorText, isAdmin, session } from "../api";
-import { FieldError, errAttrs } from "./form-protection";
+import { act } from "../act";
+import type { ApiKey, SignedInBrowser } from "../api-types";
+import { errAttrs, FieldError } from "../components/FieldError";
+import { Confirm } from "../components/Confirm";
 import { fmtDate } from "../format";
 import { AccountLimits, Backups, useAccount } from "./settings-account";
 
-interface Key {
-  keyId: string;
-  key: string;
-  permission: "admin_access" | "standard_access";
-  operator: boolean;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-interface SessionRow {
-  id: string;
-  permission: string;
-  createdAt: string;
-  lastSeenAt: string;
-  ipAddress: string | null;
-  userAgent: string | null;
-  keyLast4: string;
-  current: boolean;
-}
 
 const PERMISSION_NAMES: Record<string, string> = { admin_access: "Admin", standard_access: "Standard" };
 
@@ -54,34 +38,13 @@ export function Settings() {
   );
 }
 
-/** A modal confirmation: the browser's <dialog> keeps focus inside it while it is open. */
-export function Confirm(props: { open: boolean; title: string; body: string; action: string; onConfirm: () => void; onCancel: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (props.open && !d.open) d.showModal();
-    if (!props.open && d.open) d.close();
-  }, [props.open]);
-  return (
-    <dialog ref={ref} aria-labelledby="confirm-title" onCancel={props.onCancel} class="confirm">
-      <h2 id="confirm-title">{props.title}</h2>
-      <p>{props.body}</p>
-      <div class="dialog-actions">
-        <button type="button" class="danger" onClick={props.onConfirm}>{props.action}</button>
-        <button type="button" class="secondary" onClick={props.onCancel}>Keep it</button>
-      </div>
-    </dialog>
-  );
-}
-
 function ApiKeys() {
-  const keys = useSignal<Key[] | null>(null);
+  const keys = useSignal<ApiKey[] | null>(null);
   const error = useSignal("");
   const notice = useSignal("");
   const permission = useSignal("standard_access");
   const fresh = useSignal<{ apiKey: string; permission: string } | null>(null);
-  const revoking = useSignal<Key | null>(null);
+  const revoking = useSignal<ApiKey | null>(null);
   const load = () =>
     api("/api-keys")
       .then((r) => (keys.value = r.data.keys))
@@ -91,26 +54,21 @@ function ApiKeys() {
   }, []);
   async function create(e: Event) {
     e.preventDefault();
-    try {
-      const r = await api("/api-keys", { method: "POST", json: { permission: permission.value } });
-      fresh.value = { apiKey: r.data.apiKey, permission: r.data.permission };
-      notice.value = "";
-    } catch (err) {
-      notice.value = errorText(err);
-    }
-    load();
+    await act(
+      notice,
+      () => api("/api-keys", { method: "POST", json: { permission: permission.value } }),
+      (r) => {
+        fresh.value = { apiKey: r.data.apiKey, permission: r.data.permission };
+        return "";
+      },
+      load,
+    );
   }
   async function revoke() {
     const k = revoking.value;
     revoking.value = null;
     if (!k) return;
-    try {
-      await api(`/api-keys/${encodeURIComponent(k.keyId)}`, { method: "DELETE" });
-      notice.value = `Key ${k.key} revoked. Everything using it, dashboard sessions included, stops working now.`;
-    } catch (err) {
-      notice.value = errorText(err);
-    }
-    load();
+    await act(notice, () => api(`/api-keys/${encodeURIComponent(k.keyId)}`, { method: "DELETE" }), () => `Key ${k.key} revoked. Everything using it, dashboard sessions included, stops working now.`, load);
   }
   return (
     <>
@@ -192,7 +150,7 @@ function ApiKeys() {
 }
 
 function Sessions() {
-  const rows = useSignal<SessionRow[] | null>(null);
+  const rows = useSignal<SignedInBrowser[] | null>(null);
   const error = useSignal("");
   const load = () =>
     api("/sessions")
@@ -201,7 +159,7 @@ function Sessions() {
   useEffect(() => {
     load();
   }, []);
-  async function end(s: SessionRow) {
+  async function end(s: SignedInBrowser) {
     try {
       await api(`/sessions/${encodeURIComponent(s.id)}`, { method: "DELETE" });
       if (s.current) session.value = null;

@@ -1,5 +1,6 @@
 import { useSignal } from "@preact/signals";
-import { api, errorText, session, type Session } from "../api";
+import { api, errorText, session } from "../api";
+import type { Answer } from "../api-types";
 import { navigate } from "../router";
 
 export function SignIn() {
@@ -11,7 +12,7 @@ export function SignIn() {
     error.value = "";
     busy.value = true;
     try {
-      const r = await api<{ data: Session }>("/session", { method: "POST", json: { apiKey: key.value.trim() } });
+      const r = await api<Answer<"/v1/session", "post">>("/session", { method: "POST", json: { apiKey: key.value.trim() } });
       session.value = r.data;
       const next = new URLSearchParams(location.search).get("next");
       navigate(next && next.startsWith("/") && !next.startsWith("//") ? next : "/overview", true);

@@ -1,0 +1,53 @@
+/**
+ * The dashboard's names for what the API answers, taken from the generated OpenAPI types
+ * (web/api-schema.gen.ts, written by scripts/api-docs.ts from the live document), so a page
+ * cannot drift from the API: a renamed or retyped field fails `tsc -p web`. Types only; the
+ * bundle holds none of this.
+ */
+import type { paths } from "./api-schema.gen";
+
+type Method = "get" | "post" | "put" | "patch" | "delete";
+type Json<R> = R extends { content: { "application/json": infer B } } ? B : never;
+
+/** The JSON body of an operation's success answer (200, or 201 for a create). */
+export type Answer<P extends keyof paths, M extends Method = "get"> = paths[P][M] extends { responses: infer R }
+  ? R extends { 200: infer Ok }
+    ? Json<Ok>
+    : R extends { 201: infer Created }
+      ? Json<Created>
+      : never
+  : never;
+
+/** The signed-in session as GET/POST /v1/session answer it. */
+export type Session = Answer<"/v1/session">["data"];
+/** GET /health. */
+export type Health = Answer<"/health">;
+/** GET /v1/account: the account, its limits and this month's usage. */
+export type AccountInfo = Answer<"/v1/account">["data"];
+/** GET /v1/admin/backups. */
+export type StoredBackups = Answer<"/v1/admin/backups">["data"];
+export type ApiKey = Answer<"/v1/api-keys">["data"]["keys"][number];
+export type SignedInBrowser = Answer<"/v1/sessions">["data"]["sessions"][number];
+
+/** A form as the list shows it (GET /v1/forms): no fields, template or settings. */
+export type FormSummary = Answer<"/v1/forms">["data"]["forms"][number];
+/** A whole form (GET /v1/forms/{id}), as the editor loads and saves it. */
+export type Form = Answer<"/v1/forms/{id}">["data"]["form"];
+export type FormField = Form["fields"][number];
+
+/** GET /v1/messages: one page of messages with its pagination and status summary. */
+export type MessageList = Answer<"/v1/messages">;
+export type Message = MessageList["data"]["messages"][number];
+
+/** A whole contact (GET /v1/contacts/{id}). */
+export type Contact = Answer<"/v1/contacts/{id}">["data"]["contact"];
+/** A contact as a list shows it (GET /v1/contacts). */
+export type ContactListItem = Answer<"/v1/contacts">["data"]["contacts"][number];
+
+export type Conversation = Answer<"/v1/conversations">["data"]["conversations"][number];
+export type ThreadMessage = Answer<"/v1/conversations/{contactId}">["data"]["messages"][number];
+
+export type Broadcast = Answer<"/v1/broadcasts">["data"]["broadcasts"][number];
+
+export type Device = Answer<"/v1/devices">["data"]["devices"][number];
+export type RegistrationToken = Answer<"/v1/devices/registration-tokens", "post">["data"];

@@ -1,0 +1,22 @@
+import { useEffect, useRef } from "preact/hooks";
+
+/** A modal confirmation: the browser's <dialog> keeps focus inside it while it is open. */
+export function Confirm(props: { open: boolean; title: string; body: string; action: string; onConfirm: () => void; onCancel: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (props.open && !d.open) d.showModal();
+    if (!props.open && d.open) d.close();
+  }, [props.open]);
+  return (
+    <dialog ref={ref} aria-labelledby="confirm-title" onCancel={props.onCancel} class="confirm">
+      <h2 id="confirm-title">{props.title}</h2>
+      <p>{props.body}</p>
+      <div class="dialog-actions">
+        <button type="button" class="danger" onClick={props.onConfirm}>{props.action}</button>
+        <button type="button" class="secondary" onClick={props.onCancel}>Keep it</button>
+      </div>
+    </dialog>
+  );
+}
