@@ -129,6 +129,3 @@ export function routeAccessOf(route: DeclaredRoute): RouteAccess {
   const key: KeyLevel | null = isKeyPermission(permission) ? KEY_PERMISSIONS[permission] : permission === "sign-in" ? "standard_access" : null;
   return { permission, rateLimit, key };
 }
-
-/** Whether the outer handler authenticates a key or session for this route before it runs. */
-export const takesKey = (access: RouteAccess): boolean => isKeyPermission(access.permission);

@@ -6,7 +6,7 @@ import { readSessionCookie } from "../services/sessions";
 import { rateLimitHeaders } from "../limits/api-limiter";
 import { classify, findCredential, redactPath, type CredentialLookup } from "./access";
 import { RouteTable, badRequestTarget, malformedPathError, methodNotAllowedError, noRouteError, requestUrl, routedByElysiaAs, safeDecode } from "./request-guard";
-import { routeAccessOf, takesKey } from "./permissions";
+import { routeAccessOf } from "./permissions";
 import { createAuthorizer } from "./authorize";
 import { setState, type RequestState } from "./context";
 import { JSON_TYPE, checkJsonDepth, payloadTooLarge, readLimitedBody } from "./body";
@@ -183,7 +183,8 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
       if (res.status === 401) authorizer.signInRefused(state.clientIp);
       return res;
     }
-    if (takesKey(access)) {
+    // A route that needs a key (or a dashboard session): who calls, the declared limiter, the declared permission.
+    if (access.key !== null) {
       cred ??= findCredential(kind, path, req.headers.get("authorization"), sessionToken !== null);
       const effectivePath = cred.rewrittenPath ?? path;
       authorizer.authorize(req, state, access, cred, sessionToken, effectivePath);

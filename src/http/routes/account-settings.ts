@@ -4,7 +4,7 @@ import { authOf } from "../context";
 import { AccountSettingsAnswer, AccountSettingsBody } from "../models/account-settings";
 import { routeAccess } from "../plugins/route-access";
 
-/** `GET/PUT /v1/account/settings` (admin, access.ts): keyword lists and replies. */
+/** `GET/PUT /v1/account/settings` (admin: settings.read, settings.write): keyword lists and replies. */
 export function accountSettingsRoutes(deps: AppDeps) {
   return new Elysia({ name: "account-settings-routes", prefix: "/v1/account" })
     .use(routeAccess)

@@ -8,7 +8,7 @@ import { routeAccess } from "../plugins/route-access";
 const tags = ["Devices"];
 const notFound = ["DEVICE_NOT_FOUND"];
 
-/** The device registry and registration tokens (admin; see ADMIN_RULES in access.ts). */
+/** The device registry and registration tokens (changes need an admin key: each route declares its permission). */
 export function devicesRoutes(deps: AppDeps) {
   return new Elysia({ name: "devices-routes", prefix: "/v1/devices" })
     .use(routeAccess)
