@@ -4,7 +4,8 @@ import { classify } from "../../src/http/access";
 import { KEY_PERMISSIONS, accessProblem, routeAccessOf, type RouteAccess } from "../../src/http/permissions";
 import { routeAccess } from "../../src/http/plugins/route-access";
 import { RouteTable, type RouteDef } from "../../src/http/request-guard";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
+import { SmsGateEmulator } from "../helpers/smsgate-emulator";
 
 // Permissions and limiters are declared on each route (docs/api-decisions.md, "Permissions
 // declared on each route"); these tests walk every route the app registers.
@@ -179,5 +180,32 @@ describe("the route table", () => {
     expect(t.match("GET", "/v1/things/bulk")).toEqual({ kind: "ok", route: "one" });
     expect(t.match("DELETE", "/v1/things/bulk")).toEqual({ kind: "method", allow: ["GET", "HEAD", "PUT"] });
     expect(t.match("GET", "/v1/other")).toEqual({ kind: "unknown" });
+  });
+});
+
+describe("the phone API counts against the limiter each route declares", () => {
+  test("asking for work is refused once the phone's limit is spent; its reports (device-report) never are", async () => {
+    const srv = await startTestServer({ deviceLimitPerMinute: 3 });
+    try {
+      const token = (await expectStatus(await srv.api("/devices/registration-tokens", { method: "POST", json: {} }), 201)).data.token;
+      const phone = new SmsGateEmulator({ base: `${srv.url}/api/mobile/v1` });
+      await phone.register(token);
+      const auth = { Authorization: `Bearer ${phone.token}` };
+      let refused: Response | undefined;
+      for (let i = 0; i < 10 && !refused; i++) {
+        const res = await fetch(`${srv.url}/api/mobile/v1/message`, { headers: auth });
+        if (res.status === 429) refused = res;
+        else await expectStatus(res, 200);
+      }
+      expect(refused).toBeDefined();
+      expect((await expectStatus(refused!, 429)).message).toStartWith("Device rate limit exceeded");
+      for (let i = 0; i < 3; i++) {
+        const report = await fetch(`${srv.url}/api/mobile/v1/message`, { method: "PATCH", headers: { ...auth, "Content-Type": "application/json" }, body: "[]" });
+        await expectStatus(report, 204);
+      }
+      await expectStatus(await fetch(`${srv.url}/api/mobile/v1/settings`, { headers: auth }), 429);
+    } finally {
+      await srv.stop();
+    }
   });
 });
