@@ -1,52 +1,12 @@
-import type { Permission } from "../services/accounts";
 import { KEY_PREFIX } from "../services/accounts";
 import { redactKeys } from "../lib/log";
 import { safeDecode } from "./request-guard";
 
 /**
- * Who may call what. Every /v1 path except the webhook needs a key; these need
- * admin_access, and backups and the server-wide metrics (every account's data) an operator key.
- * Checked before the body is read, so an unauthorised caller learns nothing.
+ * The path families the outer handler tells apart before it has matched a route (body limits,
+ * CORS, the read barrier, where the key is). What each route needs is declared on the route
+ * itself (permissions.ts; docs/api-decisions.md, "Permissions declared on each route").
  */
-export type Requirement = Permission | "operator";
-const ADMIN_RULES: Array<{ method: string; pattern: RegExp; need: Requirement }> = [
-  { method: "POST", pattern: /^\/v1\/forms\/?$/, need: "admin_access" },
-  { method: "PUT", pattern: /^\/v1\/forms\/[^/]+\/?$/, need: "admin_access" },
-  { method: "DELETE", pattern: /^\/v1\/forms\/[^/]+\/?$/, need: "admin_access" },
-  { method: "POST", pattern: /^\/v1\/forms\/[^/]+\/rotate-webhook\/?$/, need: "admin_access" },
-  { method: "GET", pattern: /^\/v1\/forms\/[^/]+\/embed\/?$/, need: "admin_access" },
-  { method: "DELETE", pattern: /^\/v1\/contacts\/[^/]+\/?$/, need: "admin_access" },
-  { method: "GET", pattern: /^\/v1\/contacts\/export\/?$/, need: "admin_access" },
-  { method: "POST", pattern: /^\/v1\/contacts\/import\/?$/, need: "admin_access" },
-  { method: "POST", pattern: /^\/v1\/admin\/.*$/, need: "operator" },
-  { method: "GET", pattern: /^\/v1\/admin\/.*$/, need: "operator" },
-  { method: "POST", pattern: /^\/v1\/broadcasts(\/.*)?$/, need: "admin_access" },
-  { method: "GET", pattern: /^\/v1\/account\/settings\/?$/, need: "admin_access" },
-  { method: "PUT", pattern: /^\/v1\/account\/settings\/?$/, need: "admin_access" },
-  { method: "GET", pattern: /^\/metrics\/?$/, need: "operator" },
-  { method: "GET", pattern: /^\/v1\/sessions\/?$/, need: "admin_access" },
-  { method: "GET", pattern: /^\/v1\/api-keys\/?$/, need: "admin_access" },
-  { method: "POST", pattern: /^\/v1\/api-keys\/?$/, need: "admin_access" },
-  { method: "DELETE", pattern: /^\/v1\/api-keys\/[^/]+\/?$/, need: "admin_access" },
-  { method: "DELETE", pattern: /^\/v1\/sessions\/[^/]+\/?$/, need: "admin_access" },
-  { method: "POST", pattern: /^\/v1\/devices\/registration-tokens\/?$/, need: "admin_access" },
-  { method: "PATCH", pattern: /^\/v1\/devices\/[^/]+\/?$/, need: "admin_access" },
-  { method: "DELETE", pattern: /^\/v1\/devices\/[^/]+\/?$/, need: "admin_access" },
-  // Outbound events: endpoints hold signing secrets, and the log shows what left.
-  { method: "*", pattern: /^\/v1\/webhook-endpoints(\/.*)?$/, need: "admin_access" },
-  { method: "*", pattern: /^\/v1\/events(\/.*)?$/, need: "admin_access" },
-];
-
-/** The permission a request needs; `endpoint` is its real method and path (for the 403). */
-export function requiredPermission(method: string, path: string): { permission: Requirement; endpoint: string } {
-  // The spec names endpoints without the /v1 prefix ("POST /forms").
-  const endpoint = `${method} ${redactKeys(path).replace(/^\/v1(?=\/)/, "").replace(/\/+$/, "").slice(0, 200) || "/"}`;
-  for (const r of ADMIN_RULES) {
-    if ((r.method === method || r.method === "*") && r.pattern.test(path)) return { permission: r.need, endpoint };
-  }
-  return { permission: "standard_access", endpoint };
-}
-
 export type RouteKind = "webhook" | "api" | "messages" | "public";
 
 const WEBHOOK_RE = /^\/v1\/forms\/[^/]+\/webhook\/?$/;

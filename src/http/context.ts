@@ -1,5 +1,6 @@
 import type { AuthKey, Permission } from "../services/accounts";
 import type { SessionRow } from "../db/sessions";
+import type { RouteAccess } from "./permissions";
 
 /** What the outer fetch handler learns about a request before Elysia routes it. */
 export interface RequestState {
@@ -15,6 +16,8 @@ export interface RequestState {
   headers: Record<string, string>;
   /** Path as the client sent it, key redacted: for the access log. */
   logPath: string;
+  /** What the matched route declares: the permission it needs and the limiter it counts against. */
+  access?: RouteAccess;
   /** Route label for metrics (pattern, not the concrete path). */
   route?: string;
   /** Webhook requests: the form whose limit figures the answer shows when the route set none. */

@@ -2,12 +2,14 @@
  * The OpenAPI 3.1 document, GENERATED from the Elysia app's registered routes (`app.routes`):
  * method, path, the TypeBox params/query/body/response schemas and `detail`. A route added by any
  * module appears here without anyone touching this file, so the docs cannot drift from behaviour.
- * Error responses come from the one catalogue (src/errors.ts) and the access rules (access.ts).
+ * Error responses come from the one catalogue (src/errors.ts) and each route's declared permission
+ * (permissions.ts).
  */
 import { ERROR_CATALOGUE, type ErrorCode } from "../errors";
 import { VERSION } from "../version";
 import { SCHEMA_VERSION } from "../db/migrate";
-import { classify, requiredPermission } from "./access";
+import { classify } from "./access";
+import { routeAccessOf } from "./permissions";
 import { KEY_FORMAT } from "../services/accounts";
 import { EVENT_BODIES, EVENT_DELIVERY_TEXT } from "./models/event-bodies";
 
@@ -203,8 +205,10 @@ function operationFor(r: RouteInfo): Json {
   const oaPath = openApiPath(r.path);
   const concrete = oaPath.replace(/\{[^}]+\}/g, "x");
   const kind = classify(concrete);
-  const authed = kind === "api" || kind === "messages";
-  const need = authed ? requiredPermission(method, concrete).permission : "none";
+  // What the route declares (permissions.ts): a key kind for the routes a key calls (and sign-in,
+  // whose body carries one), "none" for the others.
+  const need = routeAccessOf(r).key ?? "none";
+  const authed = need !== "none";
   const admin = need === "admin_access" || need === "operator";
   // A signed-in dashboard may call it with its session cookie, so it needs the X-CSRF-Token.
   const csrf = authed && STATE_CHANGING.has(method) && !(method === "POST" && oaPath === "/v1/session");

@@ -58,51 +58,97 @@ export function routedByElysiaAs(req: Request, url: URL): string | null {
 export interface RouteDef {
   method: string;
   path: string;
+  hooks?: Record<string, unknown>;
 }
 
-export type RouteMatch = { kind: "ok" } | { kind: "unknown" } | { kind: "method"; allow: string[] };
+/** `route`: what `declare` made of the matched route (its declared permission and limiter). */
+export type RouteMatch<D> = { kind: "ok"; route: D } | { kind: "unknown" } | { kind: "method"; allow: string[] };
+
+interface RoutePattern<D> {
+  re: RegExp;
+  /** One per segment: 0 static, 1 parameter, 2 wildcard. */
+  shape: number[];
+  segments: string[];
+  methods: Map<string, D>;
+}
 
 /**
  * The registered routes as patterns, to answer 404 for a path nothing serves and 405 (with Allow)
- * for a method the path does not take, before authentication. Rebuilt when the route count moves.
+ * for a method the path does not take, before authentication, and to hand over the matched
+ * route's declaration. Rebuilt when the route count moves.
  */
-export class RouteTable {
-  private built: { n: number; patterns: Array<{ re: RegExp; methods: Set<string> }> } | undefined;
+export class RouteTable<D> {
+  private built: { n: number; patterns: Array<RoutePattern<D>> } | undefined;
 
-  constructor(private readonly routes: () => RouteDef[]) {}
+  /** `declare` reads a route's declaration once, at build; it throws for a route it refuses. */
+  constructor(
+    private readonly routes: () => RouteDef[],
+    private readonly declare: (route: RouteDef) => D,
+  ) {}
+
+  /** Builds the table now, so a route `declare` refuses stops the server at start. */
+  prepare(): void {
+    this.patterns();
+  }
 
   private patterns() {
     const routes = this.routes();
     if (this.built && this.built.n === routes.length) return this.built.patterns;
-    const byPath = new Map<string, Set<string>>();
+    const byPath = new Map<string, Map<string, D>>();
     for (const r of routes) {
       const key = r.path.replace(/\/+$/, "") || "/";
-      const set = byPath.get(key) ?? new Set<string>();
-      set.add(r.method.toUpperCase());
-      byPath.set(key, set);
+      const methods = byPath.get(key) ?? new Map<string, D>();
+      methods.set(r.method.toUpperCase(), this.declare(r));
+      byPath.set(key, methods);
     }
-    const patterns = [...byPath].map(([p, methods]) => {
-      const body = p
-        .split("/")
-        .map((seg) => (seg.startsWith(":") ? "[^/]+" : seg === "*" ? ".*" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    const patterns: Array<RoutePattern<D>> = [];
+    for (const [p, methods] of byPath) {
+      const segments = p.split("/");
+      const shape = segments.map((seg) => (seg.startsWith(":") ? 1 : seg === "*" ? 2 : 0));
+      const body = segments
+        .map((seg, i) => (shape[i] === 1 ? "[^/]+" : shape[i] === 2 ? ".*" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
         .join("/");
-      return { re: new RegExp(`^${body}/?$`), methods };
-    });
+      const pattern = { re: new RegExp(`^${body}/?$`), shape, segments, methods };
+      // Registration order, except that a pattern goes before any it overlaps and is more specific
+      // than (as Elysia's router prefers /contacts/export to /contacts/:id): the declaration
+      // handed over is then the one of the route Elysia runs, whatever order modules add them in.
+      const at = patterns.findIndex((q) => moreSpecific(pattern, q));
+      patterns.splice(at === -1 ? patterns.length : at, 0, pattern);
+    }
     this.built = { n: routes.length, patterns };
     return patterns;
   }
 
-  match(method: string, path: string): RouteMatch {
+  match(method: string, path: string): RouteMatch<D> {
     const allow = new Set<string>();
     for (const p of this.patterns()) {
       if (!p.re.test(path)) continue;
-      if (p.methods.has(method)) return { kind: "ok" };
-      for (const m of p.methods) allow.add(m);
+      const route = p.methods.get(method);
+      if (route !== undefined) return { kind: "ok", route };
+      for (const m of p.methods.keys()) allow.add(m);
     }
     if (allow.size === 0) return { kind: "unknown" };
     if (allow.has("GET")) allow.add("HEAD"); // served as GET without the body
     return { kind: "method", allow: [...allow].sort() };
   }
+}
+
+/**
+ * Whether some path matches both patterns and `a` wins it: at the first segment where they differ
+ * in kind, `a` has a static segment against a parameter or wildcard, or a parameter against a
+ * wildcard (the order of Elysia's router).
+ */
+function moreSpecific<D>(a: RoutePattern<D>, b: RoutePattern<D>): boolean {
+  const n = Math.max(a.segments.length, b.segments.length);
+  for (let i = 0; i < n; i++) {
+    const sa = a.shape[i];
+    const sb = b.shape[i];
+    if (sa === undefined || sb === undefined) return false;
+    if (sa === 2 || sb === 2) return sa < sb;
+    if (sa === 0 && sb === 0 && a.segments[i] !== b.segments[i]) return false; // no path matches both
+    if (sa !== sb) return sa < sb;
+  }
+  return false;
 }
 
 export function noRouteError(method: string, path: string): AppError {

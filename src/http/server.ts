@@ -2,11 +2,12 @@ import type { Server } from "bun";
 import type { AppDeps } from "../deps";
 import type { App } from "../app";
 import { AppError, databaseBusy, errorResponse, submissionsNotApplied } from "../errors";
-import { KEY_FORMAT, burstLimit, hourlyLimit, type AuthKey } from "../services/accounts";
-import { readSessionCookie, sessionCookie } from "../services/sessions";
+import { readSessionCookie } from "../services/sessions";
 import { rateLimitHeaders } from "../limits/api-limiter";
-import { classify, describeProvided, findCredential, redactPath, requiredPermission, type CredentialLookup } from "./access";
-import { AuthFailureLimiter, RouteTable, badRequestTarget, malformedPathError, methodNotAllowedError, noRouteError, requestUrl, routedByElysiaAs, safeDecode } from "./request-guard";
+import { classify, findCredential, redactPath, type CredentialLookup } from "./access";
+import { RouteTable, badRequestTarget, malformedPathError, methodNotAllowedError, noRouteError, requestUrl, routedByElysiaAs, safeDecode } from "./request-guard";
+import { routeAccessOf } from "./permissions";
+import { createAuthorizer } from "./authorize";
 import { setState, type RequestState } from "./context";
 import { JSON_TYPE, checkJsonDepth, payloadTooLarge, readLimitedBody } from "./body";
 import { isDashboardPath, serveDashboard } from "../dashboard/assets";
@@ -39,13 +40,16 @@ export interface Observer {
 }
 
 /**
- * The outer handler: request id, origin, authentication, rate limits and permissions — before
- * Elysia reads any body — then the app, then the headers every response carries and the log line.
+ * The outer handler: request id, origin, body limits, the matched route — whose declared
+ * permission and limiter the authorizer checks (authorize.ts) before Elysia reads any body — then
+ * the app, then the headers every response carries and the log line.
  */
 export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[] = []) {
   const { config, logger } = deps;
-  const routeTable = new RouteTable(() => deps.routes());
-  const authFailures = new AuthFailureLimiter(config.authFailuresPerMinute, deps.clock);
+  // Each route's declaration (permissions.ts), read once; a route without one stops the start here.
+  const routeTable = new RouteTable(() => deps.routes(), routeAccessOf);
+  routeTable.prepare();
+  const authorizer = createAuthorizer(deps);
   const proxies = config.trustProxy ? IpRangeList.parse(config.trustedProxies ?? LOOPBACK_PROXIES) : null;
   const timing = deps.stageTiming;
   return async function fetch(req: Request, server?: Server<unknown>): Promise<Response> {
@@ -166,88 +170,24 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     const match = routeTable.match(req.method, cred?.rewrittenPath ?? path);
     if (match.kind === "unknown") throw noRouteError(req.method, path);
     if (match.kind === "method") throw methodNotAllowedError(req.method, match.allow);
+    const access = match.route;
+    state.access = access;
     let targetUrl = routedByElysiaAs(req, url) ?? req.url;
     // Dashboard sign-in: the body carries the key; refused keys count as failed sign-ins.
-    if (req.method === "POST" && SIGN_IN_RE.test(path)) {
-      authFailures.check(state.clientIp);
+    if (access.permission === "sign-in") {
+      authorizer.signInAllowed(state.clientIp);
       checkJsonContentType(req, path);
       const target = await withCheckedBody(req, targetUrl, kind, path);
       setState(target, state);
       const res = await handleApp(target, state);
-      if (res.status === 401) authFailures.fail(state.clientIp);
+      if (res.status === 401) authorizer.signInRefused(state.clientIp);
       return res;
     }
-    if (kind === "api" || kind === "messages") {
+    // A route that needs a key (or a dashboard session): who calls, the declared limiter, the declared permission.
+    if (access.key !== null) {
       cred ??= findCredential(kind, path, req.headers.get("authorization"), sessionToken !== null);
-      let auth: AuthKey | null;
-      if (cred.presented === null && sessionToken !== null) {
-        const secure = state.origin.startsWith("https:");
-        const live = deps.sessions.authenticate(sessionToken);
-        if (!live) {
-          state.headers["Set-Cookie"] = sessionCookie(null, secure);
-          throw new AppError("AUTHENTICATION_ERROR", {
-            message: "Your dashboard session has ended: sign in again",
-            details: { provided: "session cookie", expected: `a live dashboard session, or ${KEY_FORMAT}` },
-          });
-        }
-        // A session is a cookie the browser sends by itself: a change must prove it comes from the app.
-        if (!SAFE_METHODS.has(req.method) && !deps.sessions.csrfMatches(live.row, req.headers.get("x-csrf-token"))) {
-          throw new AppError("CSRF_TOKEN_INVALID", { details: { header: "X-CSRF-Token", provided: req.headers.has("x-csrf-token") ? "a wrong token" : "none" } });
-        }
-        if (live.refreshed) state.headers["Set-Cookie"] = sessionCookie(sessionToken, secure);
-        state.session = live.row;
-        auth = live.auth;
-      } else {
-        if (cred.presented) authFailures.check(state.clientIp);
-        auth = cred.presented ? deps.accounts.authenticate(cred.presented) : null;
-        if (!auth) {
-          if (cred.presented) authFailures.fail(state.clientIp);
-          throw new AppError("AUTHENTICATION_ERROR", {
-            message: cred.presented ? "Invalid API key" : "Missing API key",
-            details: { provided: describeProvided(cred.presented), expected: KEY_FORMAT },
-          });
-        }
-      }
-      state.auth = auth;
-      const phone = phoneTraffic(req.method, cred.rewrittenPath ?? path);
-      if (phone) {
-        // Phone traffic: the phone's own limiter, never the key's hourly API limit;
-        // a status report is never refused for a rate.
-        const device = deps.devices.recipe(auth.accountId, req.headers.get("x-device-id"), req.headers.get("x-device-name"), state.clientIp, req.headers.get("user-agent"));
-        const drl = deps.devices.limit(device?.id ?? `key:${auth.keyId}`);
-        if (!drl.allowed && phone === "work") {
-          const retryAfter = Math.ceil(drl.retryAfterMs / 1000);
-          throw new AppError("RATE_LIMIT_EXCEEDED", {
-            message: `Device rate limit exceeded; retry in ${retryAfter} seconds`,
-            details: { limit: drl.limit, window: "1 minute", retryAfter },
-            extra: { retryAfter },
-            headers: { "Retry-After": String(retryAfter) },
-          });
-        }
-      }
-      const rl = phone ? null : deps.apiLimiter.check(auth.keyId, { hourly: hourlyLimit(auth.account), burst: burstLimit(auth.account) });
-      if (rl) Object.assign(state.headers, rateLimitHeaders(rl));
-      if (rl && !rl.allowed) {
-        throw new AppError("RATE_LIMIT_EXCEEDED", {
-          message: `API rate limit exceeded; retry in ${rl.retryAfterSeconds} seconds`,
-          details: { limit: rl.window === "1 minute" ? rl.burstLimit : rl.limit, window: rl.window, retryAfter: rl.retryAfterSeconds },
-          extra: { retryAfter: rl.retryAfterSeconds },
-        });
-      }
       const effectivePath = cred.rewrittenPath ?? path;
-      const need = requiredPermission(req.method, effectivePath);
-      if (need.permission === "operator" && !auth.operator) {
-        throw new AppError("PERMISSION_ERROR", {
-          message: `${need.endpoint} needs a server operator key: it covers every account on this server. Create one with: textwire keys create --account ID --operator`,
-          details: { endpoint: need.endpoint, required: "operator", current: auth.permission },
-        });
-      }
-      if (need.permission === "admin_access" && auth.permission !== "admin_access") {
-        throw new AppError("PERMISSION_ERROR", {
-          message: `${need.endpoint} requires an admin key`,
-          details: { endpoint: need.endpoint, required: "admin_access", current: auth.permission },
-        });
-      }
+      authorizer.authorize(req, state, access, cred, sessionToken, effectivePath);
       if (hasBody) checkJsonContentType(req, effectivePath);
       if (cred.rewrittenPath !== undefined) {
         const inner = new URL(targetUrl);
@@ -277,20 +217,8 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
   }
 }
 
-const SIGN_IN_RE = /^\/v1\/session\/?$/;
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 /** Methods whose body, if any, nothing reads. */
-const NO_BODY_METHODS = SAFE_METHODS;
-/**
- * Requests of phones polling with a key: asking for work, and reporting — a status, or a text
- * the phone received (a STOP must never be lost to a rate limit).
- */
-function phoneTraffic(method: string, path: string): "work" | "report" | null {
-  if ((method === "GET" || method === "POST") && /^\/v1\/messages\/next\/?$/.test(path)) return "work";
-  if (method === "PUT" && /^\/v1\/messages\/[^/]+\/status\/?$/.test(path)) return "report";
-  if (method === "POST" && /^\/v1\/messages\/inbound\/?$/.test(path)) return "report";
-  return null;
-}
+const NO_BODY_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 function checkJsonContentType(req: Request, path: string) {
   if (path.startsWith("/v1/contacts/import")) return;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { classify, describeProvided, findCredential, redactPath, requiredPermission } from "../../src/http/access";
+import { classify, describeProvided, findCredential, redactPath } from "../../src/http/access";
 import { createLogger, redactKeys } from "../../src/lib/log";
 import { buildServeConfig, parseArgs, ConfigError } from "../../src/config";
 
@@ -78,31 +78,7 @@ describe("route classes and permissions", () => {
     expect(classify("/v1/messages/x")).toBe("messages");
     expect(classify("/health")).toBe("public");
   });
-  test("admin is required exactly where docs/api-decisions.md, \"Keys and permissions\" says", () => {
-    const admin = [
-      ["POST", "/v1/forms"],
-      ["PUT", "/v1/forms/1"],
-      ["DELETE", "/v1/forms/1"],
-      ["DELETE", "/v1/contacts/1"],
-      ["GET", "/v1/contacts/export"],
-      ["POST", "/v1/contacts/import"],
-    ];
-    const standard = [
-      ["GET", "/v1/forms"],
-      ["GET", "/v1/forms/1"],
-      ["GET", "/v1/forms/1/stats"],
-      ["GET", "/v1/contacts"],
-      ["PUT", "/v1/contacts/1"],
-      ["PUT", "/v1/contacts/bulk"],
-      ["POST", "/v1/contacts/search"],
-      ["GET", "/v1/contacts/analytics"],
-      ["DELETE", "/v1/messages/1"],
-      ["PUT", "/v1/messages/bulk"],
-      ["POST", "/v1/messages/next"],
-    ];
-    for (const [m, p] of admin) expect(requiredPermission(m, p).permission).toBe("admin_access");
-    for (const [m, p] of standard) expect(requiredPermission(m, p).permission).toBe("standard_access");
-  });
+  // Which key each route needs is declared on the route: test/http/route-access.test.ts.
 });
 
 describe("config", () => {

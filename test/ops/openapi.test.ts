@@ -125,9 +125,11 @@ describe("GET /v1/openapi.json", () => {
 
   test("a route registered later appears without touching the generator (webhook, messages with the key in the path)", async () => {
     const { Elysia, t } = await import("elysia");
+    const { routeAccess } = await import("../../src/http/plugins/route-access");
     const extra = new Elysia()
-      .post("/v1/forms/:formId/webhook", () => "", { params: t.Object({ formId: t.String() }), body: t.Object({ phoneNumber: t.String() }), detail: { summary: "Submit", tags: ["Webhook"] } })
-      .put("/v1/messages/:id/status", () => "", { params: t.Object({ id: t.String() }), body: t.Object({ status: t.String() }), detail: { summary: "Status", tags: ["Messages"] } });
+      .use(routeAccess)
+      .post("/v1/forms/:formId/webhook", () => "", { permission: "webhook", rateLimit: "form", params: t.Object({ formId: t.String() }), body: t.Object({ phoneNumber: t.String() }), detail: { summary: "Submit", tags: ["Webhook"] } })
+      .put("/v1/messages/:id/status", () => "", { permission: "phone.report", rateLimit: "device-report", params: t.Object({ id: t.String() }), body: t.Object({ status: t.String() }), detail: { summary: "Status", tags: ["Messages"] } });
     const d = buildOpenApi(extra.routes as any);
     const wh = d.paths["/v1/forms/{formId}/webhook"].post;
     expect(wh.security).toEqual([]);

@@ -5,12 +5,15 @@ import { AccountAnswer, StoredBackupsAnswer } from "../models/account";
 import { AccountOverviewService } from "../../services/account-overview";
 import { listStoredBackups } from "../../services/stored-backups";
 import { DEFAULT_BACKUP_EVERY_MS } from "../../services/backups";
+import { routeAccess } from "../plugins/route-access";
 
 /** `GET /v1/account` (any key: what the account may do and has used) and the operator's list of scheduled backups. */
 export function accountRoutes(deps: AppDeps) {
   const overview = new AccountOverviewService(deps.sqlite);
   return new Elysia({ name: "account-routes" })
+    .use(routeAccess)
     .get("/v1/account", ({ request }) => ({ status: "success" as const, data: overview.get(authOf(request), deps.clock()) }), {
+      permission: "account.read", rateLimit: "api-key",
       response: { 200: AccountAnswer },
       detail: {
         summary: "The account's plan, limits and this month's message count, and what the calling key may do",
@@ -35,6 +38,7 @@ export function accountRoutes(deps: AppDeps) {
         };
       },
       {
+        permission: "operator", rateLimit: "api-key",
         response: { 200: StoredBackupsAnswer },
         detail: { summary: "The scheduled backups in --backup-dir, newest first (operator)", tags: ["Operations"] },
       },

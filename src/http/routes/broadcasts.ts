@@ -12,9 +12,11 @@ import {
   BroadcastListQuery,
   BroadcastPreviewAnswer,
 } from "../models/broadcasts";
+import { routeAccess } from "../plugins/route-access";
 
 export function broadcastsRoutes(deps: AppDeps) {
   return new Elysia({ name: "broadcasts-routes", prefix: "/v1/broadcasts" })
+    .use(routeAccess)
     .post(
       "/",
       ({ request, body, query, set }) => {
@@ -28,6 +30,7 @@ export function broadcastsRoutes(deps: AppDeps) {
         };
       },
       {
+        permission: "broadcasts.write", rateLimit: "api-key",
         body: BroadcastBody,
         query: BroadcastCreateQuery,
         response: { 200: BroadcastPreviewAnswer, 202: BroadcastAcceptedAnswer },
@@ -35,11 +38,13 @@ export function broadcastsRoutes(deps: AppDeps) {
       },
     )
     .get("/", ({ request, query }) => ({ status: "success", data: deps.broadcasts.list(authOf(request).accountId, query) }), {
+      permission: "broadcasts.read", rateLimit: "api-key",
       query: BroadcastListQuery,
       response: { 200: BroadcastListAnswer },
       detail: { summary: "List broadcasts with their progress", tags: ["Broadcasts"] },
     })
     .get("/:id", ({ request, params }) => ({ status: "success", data: { broadcast: deps.broadcasts.get(authOf(request).accountId, params.id) } }), {
+      permission: "broadcasts.read", rateLimit: "api-key",
       params: IdParam,
       response: { 200: BroadcastAnswer },
       detail: { summary: "A broadcast and its progress (queued, sent, failed, cancelled)", tags: ["Broadcasts"] },
@@ -50,6 +55,6 @@ export function broadcastsRoutes(deps: AppDeps) {
         const r = await deps.broadcasts.cancel(authOf(request).accountId, params.id);
         return { status: "success", message: `Broadcast cancelled; ${r.cancelled} queued message(s) cancelled`, data: r };
       },
-      { params: IdParam, response: { 200: BroadcastCancelAnswer }, detail: { summary: "Cancel what a broadcast still has queued (admin)", tags: ["Broadcasts"] } },
+      { permission: "broadcasts.write", rateLimit: "api-key", params: IdParam, response: { 200: BroadcastCancelAnswer }, detail: { summary: "Cancel what a broadcast still has queued (admin)", tags: ["Broadcasts"] } },
     );
 }

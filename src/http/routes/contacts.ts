@@ -32,10 +32,12 @@ import type { FieldError } from "../../domain/submission";
 import { readImportUpload } from "../import-upload";
 import { importBatches } from "../../services/contact-import";
 import { IMPORT_BODY_LIMIT } from "../server";
+import { routeAccess } from "../plugins/route-access";
 
 /** The fixed paths (export, analytics, bulk, search, import) are declared before `/:id`. */
 export function contactsRoutes(deps: AppDeps) {
   return new Elysia({ name: "contacts-routes", prefix: "/v1/contacts" })
+    .use(routeAccess)
     .get(
       "/export",
       ({ request, query }) => {
@@ -48,7 +50,7 @@ export function contactsRoutes(deps: AppDeps) {
           },
         });
       },
-      { query: ExportQuery, response: { 200: ExportFile }, detail: { summary: "Export contacts as JSON, CSV or XLSX, streamed (admin)", tags: ["Contacts"] } },
+      { permission: "contacts.export", rateLimit: "api-key", query: ExportQuery, response: { 200: ExportFile }, detail: { summary: "Export contacts as JSON, CSV or XLSX, streamed (admin)", tags: ["Contacts"] } },
     )
     .get(
       "/analytics",
@@ -60,12 +62,12 @@ export function contactsRoutes(deps: AppDeps) {
         const analytics = deps.contacts.analytics(authOf(request).accountId, q.value);
         return { status: "success", data: { ...analytics, analytics } };
       },
-      { query: AnalyticsQuery, response: { 200: ContactAnalyticsAnswer }, detail: { summary: "Contact analytics: status distribution, conversion, response time, top forms", tags: ["Contacts"] } },
+      { permission: "contacts.read", rateLimit: "api-key", query: AnalyticsQuery, response: { 200: ContactAnalyticsAnswer }, detail: { summary: "Contact analytics: status distribution, conversion, response time, top forms", tags: ["Contacts"] } },
     )
     .put(
       "/bulk",
       ({ request, body }) => ({ status: "success", data: deps.contacts.bulk(authOf(request).accountId, body) }),
-      { body: BulkBody, response: { 200: ContactBulkAnswer }, detail: { summary: "Apply one update to up to 1000 contacts", tags: ["Contacts"] } },
+      { permission: "contacts.write", rateLimit: "api-key", body: BulkBody, response: { 200: ContactBulkAnswer }, detail: { summary: "Apply one update to up to 1000 contacts", tags: ["Contacts"] } },
     )
     .post(
       "/search",
@@ -74,7 +76,7 @@ export function contactsRoutes(deps: AppDeps) {
         if (!q.ok) throw validationError(q.errors);
         return { status: "success", data: deps.contacts.list(authOf(request).accountId, q.value) as ContactList };
       },
-      { body: SearchBody, response: { 200: ContactListAnswer }, detail: { summary: "Search contacts by exact custom field values (and tags, status)", tags: ["Contacts"] } },
+      { permission: "contacts.read", rateLimit: "api-key", body: SearchBody, response: { 200: ContactListAnswer }, detail: { summary: "Search contacts by exact custom field values (and tags, status)", tags: ["Contacts"] } },
     )
     .post(
       "/import",
@@ -84,6 +86,7 @@ export function contactsRoutes(deps: AppDeps) {
         return { status: "success", message: `Imported: ${data.created} created, ${data.updated} updated, ${refusedRows ?? 0} rows refused`, data };
       },
       {
+        permission: "contacts.import", rateLimit: "api-key",
         parse: "none",
         response: { 200: ImportAnswer },
         detail: {
@@ -107,7 +110,7 @@ export function contactsRoutes(deps: AppDeps) {
         if (!q.ok) throw validationError(q.errors);
         return { status: "success", data: deps.contacts.list(authOf(request).accountId, q.value) as ContactList };
       },
-      { query: ContactListQuery, response: { 200: ContactListAnswer }, detail: { summary: "List contacts", tags: ["Contacts"] } },
+      { permission: "contacts.read", rateLimit: "api-key", query: ContactListQuery, response: { 200: ContactListAnswer }, detail: { summary: "List contacts", tags: ["Contacts"] } },
     )
     .post(
       "/",
@@ -116,12 +119,12 @@ export function contactsRoutes(deps: AppDeps) {
         set.status = 201;
         return { status: "success", message: "Contact created", data: { contact } };
       },
-      { body: ContactCreateBody, response: { 201: ContactAnswer }, detail: { summary: "Create a contact", tags: ["Contacts"], "x-errors": ["DUPLICATE_PHONE_NUMBER"] } },
+      { permission: "contacts.write", rateLimit: "api-key", body: ContactCreateBody, response: { 201: ContactAnswer }, detail: { summary: "Create a contact", tags: ["Contacts"], "x-errors": ["DUPLICATE_PHONE_NUMBER"] } },
     )
     .get(
       "/:id",
       ({ request, params }) => ({ status: "success", data: { contact: deps.contacts.get(authOf(request).accountId, params.id) } }),
-      { params: IdParam, response: { 200: ContactAnswer }, detail: { summary: "Get a contact", tags: ["Contacts"] } },
+      { permission: "contacts.read", rateLimit: "api-key", params: IdParam, response: { 200: ContactAnswer }, detail: { summary: "Get a contact", tags: ["Contacts"] } },
     )
     .get(
       "/:id/messages",
@@ -131,7 +134,7 @@ export function contactsRoutes(deps: AppDeps) {
         if (errors.length) throw validationError(errors);
         return { status: "success", data: deps.contacts.messages(authOf(request).accountId, params.id, paging) as ContactMessages };
       },
-      { params: IdParam, query: PagingQuery, response: { 200: ContactMessagesAnswer }, detail: { summary: "A contact's message history, newest first", tags: ["Contacts"] } },
+      { permission: "contacts.read", rateLimit: "api-key", params: IdParam, query: PagingQuery, response: { 200: ContactMessagesAnswer }, detail: { summary: "A contact's message history, newest first", tags: ["Contacts"] } },
     )
     .put(
       "/:id",
@@ -140,7 +143,7 @@ export function contactsRoutes(deps: AppDeps) {
         message: "Contact updated",
         data: { contact: deps.contacts.update(authOf(request).accountId, params.id, body) },
       }),
-      { params: IdParam, body: ContactBody, response: { 200: ContactAnswer }, detail: { summary: "Update a contact (tags replace, customFields merge)", tags: ["Contacts"], "x-errors": ["DUPLICATE_PHONE_NUMBER"] } },
+      { permission: "contacts.write", rateLimit: "api-key", params: IdParam, body: ContactBody, response: { 200: ContactAnswer }, detail: { summary: "Update a contact (tags replace, customFields merge)", tags: ["Contacts"], "x-errors": ["DUPLICATE_PHONE_NUMBER"] } },
     )
     .delete(
       "/:id",
@@ -149,6 +152,6 @@ export function contactsRoutes(deps: AppDeps) {
         deps.leases.withdraw(removedQueued);
         return { status: "success", message: "Contact and its message history deleted", data: { deletedId } };
       },
-      { params: IdParam, response: { 200: ContactDeleted }, detail: { summary: "Delete a contact and its message history (admin)", tags: ["Contacts"] } },
+      { permission: "contacts.delete", rateLimit: "api-key", params: IdParam, response: { 200: ContactDeleted }, detail: { summary: "Delete a contact and its message history (admin)", tags: ["Contacts"] } },
     );
 }

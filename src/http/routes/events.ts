@@ -15,6 +15,7 @@ import {
   RedeliverBody,
   TestAnswer,
 } from "../models/events";
+import { routeAccess } from "../plugins/route-access";
 
 const TAGS = ["Events"];
 
@@ -22,7 +23,9 @@ const TAGS = ["Events"];
 export function eventsRoutes(deps: AppDeps) {
   const svc = deps.webhookEndpoints;
   return new Elysia({ name: "events-routes" })
+    .use(routeAccess)
     .get("/v1/webhook-endpoints", ({ request }) => ({ status: "success" as const, data: { endpoints: svc.list(authOf(request).accountId) } }), {
+      permission: "event-endpoints.read", rateLimit: "api-key",
       response: { 200: EndpointListAnswer },
       detail: { summary: "List webhook endpoints (admin)", tags: TAGS },
     })
@@ -33,9 +36,10 @@ export function eventsRoutes(deps: AppDeps) {
         set.status = 201;
         return { status: "success" as const, message: "Webhook endpoint created; store its secret now, it is not shown again", data: { endpoint } };
       },
-      { body: EndpointCreateBody, response: { 201: EndpointSecretAnswer }, detail: { summary: "Create a webhook endpoint; answers its signing secret once (admin)", tags: TAGS } },
+      { permission: "event-endpoints.write", rateLimit: "api-key", body: EndpointCreateBody, response: { 201: EndpointSecretAnswer }, detail: { summary: "Create a webhook endpoint; answers its signing secret once (admin)", tags: TAGS } },
     )
     .get("/v1/webhook-endpoints/:id", ({ request, params }) => ({ status: "success" as const, data: { endpoint: svc.get(authOf(request).accountId, params.id) } }), {
+      permission: "event-endpoints.read", rateLimit: "api-key",
       params: IdParam,
       response: { 200: EndpointAnswer },
       detail: { summary: "Get a webhook endpoint (admin)", tags: TAGS },
@@ -47,12 +51,12 @@ export function eventsRoutes(deps: AppDeps) {
         message: "Webhook endpoint updated",
         data: { endpoint: await svc.update(authOf(request).accountId, params.id, body) },
       }),
-      { params: IdParam, body: EndpointUpdateBody, response: { 200: EndpointAnswer }, detail: { summary: "Change a webhook endpoint (fields given are changed) (admin)", tags: TAGS } },
+      { permission: "event-endpoints.write", rateLimit: "api-key", params: IdParam, body: EndpointUpdateBody, response: { 200: EndpointAnswer }, detail: { summary: "Change a webhook endpoint (fields given are changed) (admin)", tags: TAGS } },
     )
     .delete(
       "/v1/webhook-endpoints/:id",
       ({ request, params }) => ({ status: "success" as const, message: "Webhook endpoint deleted", data: svc.delete(authOf(request).accountId, params.id) }),
-      { params: IdParam, response: { 200: EndpointDeletedAnswer }, detail: { summary: "Delete a webhook endpoint and its delivery log (admin)", tags: TAGS } },
+      { permission: "event-endpoints.write", rateLimit: "api-key", params: IdParam, response: { 200: EndpointDeletedAnswer }, detail: { summary: "Delete a webhook endpoint and its delivery log (admin)", tags: TAGS } },
     )
     .post(
       "/v1/webhook-endpoints/:id/rotate-secret",
@@ -61,12 +65,12 @@ export function eventsRoutes(deps: AppDeps) {
         message: "New secret made; the old one keeps signing beside it for 24 hours",
         data: { endpoint: svc.rotateSecret(authOf(request).accountId, params.id) },
       }),
-      { params: IdParam, response: { 200: EndpointSecretAnswer }, detail: { summary: "Rotate the signing secret; answers the new secret once (admin)", tags: TAGS } },
+      { permission: "event-endpoints.write", rateLimit: "api-key", params: IdParam, response: { 200: EndpointSecretAnswer }, detail: { summary: "Rotate the signing secret; answers the new secret once (admin)", tags: TAGS } },
     )
     .get(
       "/v1/webhook-endpoints/:id/deliveries",
       ({ request, params, query }) => ({ status: "success" as const, data: svc.deliveries(authOf(request).accountId, params.id, query) }),
-      { params: IdParam, query: DeliveryListQuery, response: { 200: DeliveryListAnswer }, detail: { summary: "The endpoint's delivery log, newest first (admin)", tags: TAGS } },
+      { permission: "event-endpoints.read", rateLimit: "api-key", params: IdParam, query: DeliveryListQuery, response: { 200: DeliveryListAnswer }, detail: { summary: "The endpoint's delivery log, newest first (admin)", tags: TAGS } },
     )
     .post(
       "/v1/webhook-endpoints/:id/test",
@@ -74,7 +78,7 @@ export function eventsRoutes(deps: AppDeps) {
         set.status = 202;
         return { status: "success" as const, message: "Test event queued", data: svc.test(authOf(request).accountId, params.id) };
       },
-      { params: IdParam, response: { 202: TestAnswer }, detail: { summary: "Send a ping event to this endpoint (admin)", tags: TAGS } },
+      { permission: "event-endpoints.write", rateLimit: "api-key", params: IdParam, response: { 202: TestAnswer }, detail: { summary: "Send a ping event to this endpoint (admin)", tags: TAGS } },
     )
     .post(
       "/v1/events/:id/redeliver",
@@ -82,6 +86,6 @@ export function eventsRoutes(deps: AppDeps) {
         set.status = 202;
         return { status: "success" as const, message: "Event queued for delivery", data: svc.redeliver(authOf(request).accountId, params.id, body ?? undefined) };
       },
-      { params: IdParam, body: RedeliverBody, response: { 202: RedeliverAnswer }, detail: { summary: "Deliver an event again (admin)", tags: TAGS } },
+      { permission: "event-endpoints.write", rateLimit: "api-key", params: IdParam, body: RedeliverBody, response: { 202: RedeliverAnswer }, detail: { summary: "Deliver an event again (admin)", tags: TAGS } },
     );
 }

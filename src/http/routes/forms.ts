@@ -22,6 +22,7 @@ import { maskSecrets, resolveProtection } from "../../domain/protection";
 import { embedSnippet } from "../../domain/embed";
 import { prefersHtml } from "../pages";
 import { formCounts } from "../../services/form-counts";
+import { routeAccess } from "../plugins/route-access";
 
 /** The webhook address of a form, from its token (the id until the address is rotated). */
 export function webhookUrlFor(deps: AppDeps, req: Request, webhookToken: string): string {
@@ -36,6 +37,7 @@ export function presentForm(deps: AppDeps, req: Request, f: Form) {
 
 export function formsRoutes(deps: AppDeps) {
   return new Elysia({ prefix: "/v1/forms" })
+    .use(routeAccess)
     .get(
       "/",
       ({ request, query }) => {
@@ -57,7 +59,7 @@ export function formsRoutes(deps: AppDeps) {
         }));
         return { status: "success", data: { ...data, forms: list } };
       },
-      { query: FormListQuery, response: { 200: FormListAnswer }, detail: { summary: "List forms", tags: ["Forms"] } },
+      { permission: "forms.read", rateLimit: "api-key", query: FormListQuery, response: { 200: FormListAnswer }, detail: { summary: "List forms", tags: ["Forms"] } },
     )
     .post(
       "/",
@@ -66,7 +68,7 @@ export function formsRoutes(deps: AppDeps) {
         set.status = 201;
         return { status: "success", message: "Form created", data: { form: presentForm(deps, request, form) } };
       },
-      { body: FormCreateBody, response: { 201: FormAnswer }, detail: { summary: "Create a form (admin)", tags: ["Forms"], "x-errors": ["DUPLICATE_FORM_NAME"] } },
+      { permission: "forms.write", rateLimit: "api-key", body: FormCreateBody, response: { 201: FormAnswer }, detail: { summary: "Create a form (admin)", tags: ["Forms"], "x-errors": ["DUPLICATE_FORM_NAME"] } },
     )
     .get(
       "/:id",
@@ -74,7 +76,7 @@ export function formsRoutes(deps: AppDeps) {
         const form = deps.forms.get(authOf(request).accountId, params.id);
         return { status: "success", data: { form: presentForm(deps, request, form) } };
       },
-      { params: IdParam, response: { 200: FormAnswer }, detail: { summary: "Get a form", tags: ["Forms"] } },
+      { permission: "forms.read", rateLimit: "api-key", params: IdParam, response: { 200: FormAnswer }, detail: { summary: "Get a form", tags: ["Forms"] } },
     )
     .get(
       "/:id/stats",
@@ -82,7 +84,7 @@ export function formsRoutes(deps: AppDeps) {
         const stats = deps.analytics.formStats(authOf(request).accountId, params.id, query, deps.clock());
         return { status: "success", data: { stats: { ...stats, spamBlocked: deps.spam.blocked(stats.formId) } } };
       },
-      { params: IdParam, query: FormStatsQuery, response: { 200: FormStatsAnswer }, detail: { summary: "Form usage statistics", tags: ["Forms"] } },
+      { permission: "forms.read", rateLimit: "api-key", params: IdParam, query: FormStatsQuery, response: { 200: FormStatsAnswer }, detail: { summary: "Form usage statistics", tags: ["Forms"] } },
     )
     .post(
       "/:id/rotate-webhook",
@@ -96,6 +98,7 @@ export function formsRoutes(deps: AppDeps) {
         };
       },
       {
+        permission: "forms.write", rateLimit: "api-key",
         params: IdParam,
         response: { 200: RotateWebhookResponse },
         detail: { summary: "Give the form a new webhook address; the old one answers 404 (admin)", tags: ["Forms"] },
@@ -114,6 +117,7 @@ export function formsRoutes(deps: AppDeps) {
         return { status: "success", data: { formId: form.id, webhookUrl, html } };
       },
       {
+        permission: "forms.embed", rateLimit: "api-key",
         params: IdParam,
         response: { 200: EmbedResponse },
         detail: {
@@ -128,7 +132,7 @@ export function formsRoutes(deps: AppDeps) {
         const form = deps.forms.update(authOf(request).accountId, params.id, body);
         return { status: "success", message: "Form updated", data: { form: presentForm(deps, request, form) } };
       },
-      { params: IdParam, body: FormBody, response: { 200: FormAnswer }, detail: { summary: "Update a form (admin)", tags: ["Forms"], "x-errors": ["DUPLICATE_FORM_NAME"] } },
+      { permission: "forms.write", rateLimit: "api-key", params: IdParam, body: FormBody, response: { 200: FormAnswer }, detail: { summary: "Update a form (admin)", tags: ["Forms"], "x-errors": ["DUPLICATE_FORM_NAME"] } },
     )
     .delete(
       "/:id",
@@ -137,6 +141,6 @@ export function formsRoutes(deps: AppDeps) {
         deps.leases.withdraw(removedQueued);
         return { status: "success", message: "Form and all its messages, contacts and data deleted", data: { deletedId } };
       },
-      { params: IdParam, response: { 200: FormDeleted }, detail: { summary: "Delete a form and everything it created (admin)", tags: ["Forms"] } },
+      { permission: "forms.write", rateLimit: "api-key", params: IdParam, response: { 200: FormDeleted }, detail: { summary: "Delete a form and everything it created (admin)", tags: ["Forms"] } },
     );
 }

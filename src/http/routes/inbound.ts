@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authOf } from "../context";
 import { InboundAnswer, InboundBody, InboundListAnswer, InboundListQuery } from "../models/inbound";
+import { routeAccess } from "../plugins/route-access";
 
 /**
  * Inbound messages. `POST /v1/messages/inbound` is reached as `/v1/messages/<KEY>/inbound` too:
@@ -9,6 +10,7 @@ import { InboundAnswer, InboundBody, InboundListAnswer, InboundListQuery } from 
  */
 export function inboundRoutes(deps: AppDeps) {
   return new Elysia({ name: "inbound-routes" })
+    .use(routeAccess)
     .post(
       "/v1/messages/inbound",
       ({ request, body, set }) => {
@@ -17,6 +19,7 @@ export function inboundRoutes(deps: AppDeps) {
         return { status: "success" as const, message: r.duplicate ? "Already received" : "Inbound message stored", data: { message: r.message, duplicate: r.duplicate } };
       },
       {
+        permission: "phone.report", rateLimit: "device-report",
         body: InboundBody,
         response: { 200: InboundAnswer, 201: InboundAnswer },
         detail: { summary: "Report a text the phone received (recipes; SMSGate uses its own webhook)", tags: ["Devices"] },
@@ -25,6 +28,6 @@ export function inboundRoutes(deps: AppDeps) {
     .get(
       "/v1/inbound",
       ({ request, query }) => ({ status: "success" as const, data: deps.inbound.list(authOf(request).accountId, query) }),
-      { query: InboundListQuery, response: InboundListAnswer, detail: { summary: "List received texts, newest first", tags: ["Messages"] } },
+      { permission: "messages.read", rateLimit: "api-key", query: InboundListQuery, response: InboundListAnswer, detail: { summary: "List received texts, newest first", tags: ["Messages"] } },
     );
 }

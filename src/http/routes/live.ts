@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authOf } from "../context";
 import { LiveStream } from "../models/sessions";
+import { routeAccess } from "../plugins/route-access";
 
 /** A comment line this often keeps proxies and the server's idle timeout from closing the stream. */
 export const LIVE_KEEPALIVE_MS = 15_000;
@@ -12,7 +13,7 @@ export const LIVE_KEEPALIVE_MS = 15_000;
  * like any /v1 route (the dashboard's session cookie, or a key).
  */
 export function liveRoutes(deps: AppDeps) {
-  return new Elysia({ name: "live-routes" }).get(
+  return new Elysia({ name: "live-routes" }).use(routeAccess).get(
     "/v1/live/messages",
     ({ request }) => {
       const accountId = authOf(request).accountId;
@@ -57,6 +58,6 @@ export function liveRoutes(deps: AppDeps) {
         headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", "X-Accel-Buffering": "no" },
       });
     },
-    { response: { 200: LiveStream }, detail: { summary: "Live changes of the account's messages as Server-Sent Events (the dashboard's Messages page)", tags: ["Dashboard"] } },
+    { permission: "messages.read", rateLimit: "api-key", response: { 200: LiveStream }, detail: { summary: "Live changes of the account's messages as Server-Sent Events (the dashboard's Messages page)", tags: ["Dashboard"] } },
   );
 }

@@ -22,6 +22,7 @@ import {
 } from "../models/messages";
 import { NoContent } from "../models/common";
 import { LEASE_SECONDS_DEFAULT } from "../../services/leases";
+import { routeAccess } from "../plugins/route-access";
 
 /**
  * Declared without the key segment: the outer handler authenticates `/v1/messages/<KEY>/…` and
@@ -32,10 +33,11 @@ export function messagesRoutes(deps: AppDeps) {
   const recipeOf = (request: Request) =>
     deps.devices.recipe(authOf(request).accountId, request.headers.get("x-device-id"), request.headers.get("x-device-name"), stateOf(request).clientIp);
   return new Elysia({ name: "messages-routes", prefix: "/v1/messages" })
+    .use(routeAccess)
     .get(
       "/",
       ({ request, query }) => ({ status: "success", data: deps.messages.list(authOf(request).accountId, query) }),
-      { query: MessageListQuery, response: { 200: MessageListAnswer }, detail: { summary: "List messages with pagination and a status summary", tags: ["Messages"] } },
+      { permission: "messages.read", rateLimit: "api-key", query: MessageListQuery, response: { 200: MessageListAnswer }, detail: { summary: "List messages with pagination and a status summary", tags: ["Messages"] } },
     )
     .post(
       "/",
@@ -54,12 +56,12 @@ export function messagesRoutes(deps: AppDeps) {
           data: { messageId: r.message.id, contactId: r.message.contactId, queuePosition: r.queuePosition, estimatedDelivery: r.estimatedDelivery, message: r.message },
         };
       },
-      { body: ManualMessageBody, response: { 201: QueuedAnswer }, detail: { summary: "Queue a manual message (extension)", tags: ["Messages"], "x-errors": ["QUOTA_EXCEEDED", "RECIPIENT_OPTED_OUT"] } },
+      { permission: "messages.send", rateLimit: "api-key", body: ManualMessageBody, response: { 201: QueuedAnswer }, detail: { summary: "Queue a manual message (extension)", tags: ["Messages"], "x-errors": ["QUOTA_EXCEEDED", "RECIPIENT_OPTED_OUT"] } },
     )
     .get(
       "/analytics",
       ({ request, query }) => ({ status: "success", data: { analytics: deps.analytics.messages(authOf(request).accountId, query, deps.clock()) } }),
-      { query: AnalyticsQuery, response: { 200: MessageAnalyticsAnswer }, detail: { summary: "Message analytics for a period", tags: ["Messages"] } },
+      { permission: "messages.read", rateLimit: "api-key", query: AnalyticsQuery, response: { 200: MessageAnalyticsAnswer }, detail: { summary: "Message analytics for a period", tags: ["Messages"] } },
     )
     .post(
       "/next",
@@ -78,7 +80,7 @@ export function messagesRoutes(deps: AppDeps) {
         const retryAfter = r.rateLimitedForMs === undefined ? undefined : Math.ceil(r.rateLimitedForMs / 1000);
         return { status: "success", data: { messages: r.messages, ...(retryAfter === undefined ? {} : { retryAfter }) } };
       },
-      { body: NextBody, response: { 200: NextManyAnswer }, detail: { summary: "Lease due messages to a device (extension)", tags: ["Devices"] } },
+      { permission: "phone.work", rateLimit: "device", body: NextBody, response: { 200: NextManyAnswer }, detail: { summary: "Lease due messages to a device (extension)", tags: ["Devices"] } },
     )
     .get(
       "/next",
@@ -95,17 +97,18 @@ export function messagesRoutes(deps: AppDeps) {
         if (!m) return status(204, undefined);
         return { status: "success", data: { message: m } };
       },
-      { query: NextQuery, response: { 200: NextOneAnswer, 204: NoContent("No message is due (after waiting up to `wait` seconds)") }, detail: { summary: "Lease one due message, flat; 204 when none (extension)", tags: ["Devices"] } },
+      { permission: "phone.work", rateLimit: "device", query: NextQuery, response: { 200: NextOneAnswer, 204: NoContent("No message is due (after waiting up to `wait` seconds)") }, detail: { summary: "Lease one due message, flat; 204 when none (extension)", tags: ["Devices"] } },
     )
     .put(
       "/bulk",
       ({ request, body }) => ({ status: "success", data: deps.messages.bulk(authOf(request).accountId, body) }),
-      { body: BulkBody, response: { 200: BulkAnswer }, detail: { summary: "Set one status on up to 1000 messages", tags: ["Messages"] } },
+      { permission: "messages.write", rateLimit: "api-key", body: BulkBody, response: { 200: BulkAnswer }, detail: { summary: "Set one status on up to 1000 messages", tags: ["Messages"] } },
     )
     .get(
       "/:id",
       ({ request, params }) => ({ status: "success", data: deps.messages.getWithTimeline(authOf(request).accountId, params.id) }),
       {
+        permission: "messages.read", rateLimit: "api-key",
         params: IdParam,
         response: { 200: MessageAnswer },
         detail: { summary: "Get a message and its timeline", description: "`timeline` lists the message's steps oldest first: created, scheduled, each lease (phone and expiry), leases that ended with no report, failed attempts and retries, and the final sent / failed / cancelled.", tags: ["Messages"] },
@@ -122,11 +125,11 @@ export function messagesRoutes(deps: AppDeps) {
         if (phone && before === "queued" && (body.status === "sent" || body.status === "failed")) deps.devices.countResult(phone, body.status);
         return { status: "success", message: "Message status updated", data };
       },
-      { params: IdParam, body: StatusBody, response: { 200: StatusAnswer }, detail: { summary: "Report or change a message's status", tags: ["Messages"], "x-errors": ["INVALID_TRANSITION", "LEASE_CONFLICT"] } },
+      { permission: "phone.report", rateLimit: "device-report", params: IdParam, body: StatusBody, response: { 200: StatusAnswer }, detail: { summary: "Report or change a message's status", tags: ["Messages"], "x-errors": ["INVALID_TRANSITION", "LEASE_CONFLICT"] } },
     )
     .delete(
       "/:id",
       ({ request, params }) => ({ status: "success", message: "Message deleted", data: deps.messages.delete(authOf(request).accountId, params.id) }),
-      { params: IdParam, response: { 200: MessageDeleted }, detail: { summary: "Delete a queued message", tags: ["Messages"], "x-errors": ["INVALID_STATE"] } },
+      { permission: "messages.write", rateLimit: "api-key", params: IdParam, response: { 200: MessageDeleted }, detail: { summary: "Delete a queued message", tags: ["Messages"], "x-errors": ["INVALID_STATE"] } },
     );
 }

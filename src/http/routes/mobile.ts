@@ -10,6 +10,7 @@ import {
   MobileRegisterResponse, MobileSettings, MobileStatesBody, MobileWebhook,
 } from "../models/devices";
 import type { DeviceRow } from "../../db/devices";
+import { routeAccess } from "../plugins/route-access";
 
 const tags = ["Phones (SMSGate mobile API)"];
 // Every route here is the SMSGate app's own protocol, not Textwire's /v1 API: docs/devices.md
@@ -22,19 +23,22 @@ const decoder = new TextDecoder();
  * count against the per-device limiter only, and a status report is never refused for a rate.
  */
 export function mobileRoutes(deps: AppDeps) {
-  const device = (request: Request, opts: { report?: boolean } = {}): DeviceRow => {
+  // The token is checked here, not by the outer handler, so a malformed body is still answered
+  // first; the limiter is the one the route declares (`device`, or `device-report`: never refused).
+  const device = (request: Request): DeviceRow => {
     const d = deps.devices.authenticate(parseBearer(request.headers.get("authorization")));
     if (!d) throw new AppError("AUTHENTICATION_ERROR", { message: "Unknown device token; register the phone again" });
     const st = stateOf(request);
     deps.devices.touch(d, st.clientIp, request.headers.get("user-agent"));
     const rl = deps.devices.limit(d.id);
-    if (!rl.allowed && !opts.report) {
+    if (!rl.allowed && st.access?.rateLimit !== "device-report") {
       const retryAfter = Math.ceil(rl.retryAfterMs / 1000);
       throw new AppError("RATE_LIMIT_EXCEEDED", { message: `Device rate limit exceeded; retry in ${retryAfter} seconds`, details: { limit: rl.limit, window: "1 minute", retryAfter }, extra: { retryAfter }, headers: { "Retry-After": String(retryAfter) } });
     }
     return d;
   };
   return new Elysia({ name: "mobile-routes", prefix: "/api/mobile/v1" })
+    .use(routeAccess)
     .post(
       "/device",
       ({ request, body, set }) => {
@@ -44,7 +48,7 @@ export function mobileRoutes(deps: AppDeps) {
         set.status = 201;
         return deps.devices.register(parseBearer(request.headers.get("authorization")), (body ?? {}) as Record<string, unknown>, st.clientIp);
       },
-      { body: MobileRegisterBody, response: { 201: MobileRegisterResponse }, detail: { hide: true, summary: "Register a phone with a registration token (Bearer)", tags } },
+      { permission: "device", rateLimit: "registration", body: MobileRegisterBody, response: { 201: MobileRegisterResponse }, detail: { hide: true, summary: "Register a phone with a registration token (Bearer)", tags } },
     )
     .get(
       "/device",
@@ -53,7 +57,7 @@ export function mobileRoutes(deps: AppDeps) {
         const d = presented ? device(request) : null;
         return deps.devices.deviceInfo(d, stateOf(request).clientIp);
       },
-      { response: { 200: MobileDeviceResponse }, detail: { hide: true, summary: "The caller's address and device", tags } },
+      { permission: "device", rateLimit: "device", response: { 200: MobileDeviceResponse }, detail: { hide: true, summary: "The caller's address and device", tags } },
     )
     .patch(
       "/device",
@@ -61,20 +65,20 @@ export function mobileRoutes(deps: AppDeps) {
         deps.devices.patch(device(request), (body ?? {}) as Record<string, unknown>);
         return new Response(null, { status: 204 });
       },
-      { body: MobilePatchDeviceBody, detail: { hide: true, summary: "Update the phone's SIM cards (unknown token: 401, register again)", tags } },
+      { permission: "device", rateLimit: "device", body: MobilePatchDeviceBody, detail: { hide: true, summary: "Update the phone's SIM cards (unknown token: 401, register again)", tags } },
     )
     .get(
       "/message",
       ({ request, query }) => deps.devices.appMessages(device(request), query.order),
-      { query: MobileMessagesQuery, response: { 200: MobileMessagesResponse() }, detail: { hide: true, summary: "Lease up to 100 due messages to this phone (same lease rules as /v1/messages/<KEY>/next)", tags } },
+      { permission: "device", rateLimit: "device", query: MobileMessagesQuery, response: { 200: MobileMessagesResponse() }, detail: { hide: true, summary: "Lease up to 100 due messages to this phone (same lease rules as /v1/messages/<KEY>/next)", tags } },
     )
     .patch(
       "/message",
       async ({ request, body }) => {
-        await deps.devices.applyStates(device(request, { report: true }), body);
+        await deps.devices.applyStates(device(request), body);
         return new Response(null, { status: 204 });
       },
-      { body: MobileStatesBody, detail: { hide: true, summary: "Report message states (Processed, Sent, Delivered, Failed); 204 for any well-formed array", tags } },
+      { permission: "device", rateLimit: "device-report", body: MobileStatesBody, detail: { hide: true, summary: "Report message states (Processed, Sent, Delivered, Failed); 204 for any well-formed array", tags } },
     )
     .get(
       "/events",
@@ -83,13 +87,15 @@ export function mobileRoutes(deps: AppDeps) {
         const ip = stateOf(request).clientIp;
         return deps.devices.events.open(d.accountId, d.id, () => deps.devices.touch(d, ip));
       },
-      { detail: { hide: true, summary: "Server-Sent Events: MessageEnqueued, MessageCancelled, SettingsUpdated, WebhooksUpdated; :keepalive every 15 s", tags } },
+      { permission: "device", rateLimit: "device", detail: { hide: true, summary: "Server-Sent Events: MessageEnqueued, MessageCancelled, SettingsUpdated, WebhooksUpdated; :keepalive every 15 s", tags } },
     )
     .get("/webhooks", ({ request }) => deps.devices.webhooks(device(request), stateOf(request).origin), {
+      permission: "device", rateLimit: "device",
       response: { 200: MobileWebhookList() },
       detail: { hide: true, summary: "Textwire's receiver for the phone's webhooks", tags },
     })
     .get("/settings", ({ request }) => deps.devices.settings(device(request)), {
+      permission: "device", rateLimit: "device",
       response: { 200: MobileSettings },
       detail: { hide: true, summary: "Settings in the app's snake_case shape (send rate, ping interval, signing key, SSE only)", tags },
     })
@@ -101,6 +107,7 @@ export function mobileRoutes(deps: AppDeps) {
         return { status: "success", data: r };
       },
       {
+        permission: "device", rateLimit: "none",
         parse: "none",
         params: DeviceIdParam,
         detail: { hide: true, summary: "Signed webhooks of the phone (X-Signature: hex HMAC-SHA256 of body + X-Timestamp); each event id applied once", tags },

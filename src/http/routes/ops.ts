@@ -14,6 +14,7 @@ import { fileResponseThenRemove } from "../../lib/file-response";
 import { DOCS_HTML } from "../docs-page";
 import { Media } from "../models/common";
 import { tlsExpiry } from "../../tls/local-ca";
+import { routeAccess } from "../plugins/route-access";
 
 export const HealthResponse = t.Object({
   status: t.UnionEnum(["ok", "unavailable"]),
@@ -60,6 +61,7 @@ export function opsRoutes(deps: AppDeps) {
   // Taken once: /health must answer while the applier is stuck (the test helper's deps.sqlite waits for it).
   const sqlite = deps.sqlite;
   const app = new Elysia({ name: "ops-routes" })
+    .use(routeAccess)
     .get(
       "/health",
       ({ set }) => {
@@ -74,6 +76,7 @@ export function opsRoutes(deps: AppDeps) {
         }
       },
       {
+        permission: "public", rateLimit: "none",
         detail: {
           summary: "Liveness and database check (no key, no account data)",
           tags: ["Operations"],
@@ -89,11 +92,13 @@ export function opsRoutes(deps: AppDeps) {
         return new Response(openapiCache.doc, { headers: { "Content-Type": "application/json; charset=utf-8" } });
       },
       {
+        permission: "public", rateLimit: "none",
         response: { 200: Media({ "application/json": t.Object({ openapi: t.Literal("3.1.0") }, { additionalProperties: true }) }, { description: "The OpenAPI 3.1 document" }) },
         detail: { summary: "This OpenAPI 3.1 document (no key)", tags: ["Operations"] },
       },
     )
     .get("/v1/docs", () => new Response(DOCS_HTML, { headers: { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'" } }), {
+      permission: "public", rateLimit: "none",
       response: { 200: Media({ "text/html": t.String() }, { description: "A self-contained HTML page" }) },
       detail: { summary: "Browsable API docs (HTML, works offline; no key)", tags: ["Operations"] },
     })
@@ -123,6 +128,7 @@ export function opsRoutes(deps: AppDeps) {
         }
       },
       {
+        permission: "operator", rateLimit: "api-key",
         response: {
           200: Media({ "application/vnd.sqlite3": t.String({ format: "binary" }) }, { description: "The database file", headers: ["Content-Disposition"] }),
         },
@@ -142,6 +148,7 @@ export function opsRoutes(deps: AppDeps) {
       return new Response(deps.metrics.render({ uptimeSeconds }), { headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" } });
     },
     {
+      permission: "operator", rateLimit: "api-key",
       response: { 200: Media({ "text/plain": t.String() }, { description: "Prometheus text format" }) },
       detail: { summary: "Prometheus metrics (admin key; disabled with --metrics=false)", tags: ["Operations"] },
     },

@@ -6,6 +6,7 @@ import { SessionAnswer, SessionEnded, SessionIdParam, SessionListAnswer, SignedO
 import { sessionCookie, viewOf } from "../../services/sessions";
 import { KEY_FORMAT } from "../../services/accounts";
 import { describeProvided } from "../access";
+import { routeAccess } from "../plugins/route-access";
 
 /** Sessions are the dashboard's; the API itself keeps Bearer keys. */
 function currentSession(request: Request) {
@@ -20,6 +21,7 @@ function currentSession(request: Request) {
  */
 export function sessionsRoutes(deps: AppDeps) {
   return new Elysia({ name: "sessions-routes" })
+    .use(routeAccess)
     .post(
       "/v1/session",
       ({ request, body, set }) => {
@@ -44,7 +46,7 @@ export function sessionsRoutes(deps: AppDeps) {
         set.headers["cache-control"] = "no-store";
         return { status: "success" as const, data: r.session };
       },
-      { body: SignInBody, response: { 201: SessionAnswer }, detail: { summary: "Sign in to the dashboard with an API key: sets the session cookie", tags: ["Dashboard"] } },
+      { permission: "sign-in", rateLimit: "sign-in", body: SignInBody, response: { 201: SessionAnswer }, detail: { summary: "Sign in to the dashboard with an API key: sets the session cookie", tags: ["Dashboard"] } },
     )
     .get(
       "/v1/session",
@@ -53,7 +55,7 @@ export function sessionsRoutes(deps: AppDeps) {
         set.headers["cache-control"] = "no-store";
         return { status: "success" as const, data: { ...viewOf(s), csrfToken: s.csrfToken } };
       },
-      { response: { 200: SessionAnswer }, detail: { summary: "The signed-in dashboard session (with its CSRF token)", tags: ["Dashboard"], "x-errors": ["SESSION_NOT_FOUND"] } },
+      { permission: "session.own", rateLimit: "api-key", response: { 200: SessionAnswer }, detail: { summary: "The signed-in dashboard session (with its CSRF token)", tags: ["Dashboard"], "x-errors": ["SESSION_NOT_FOUND"] } },
     )
     .delete(
       "/v1/session",
@@ -63,7 +65,7 @@ export function sessionsRoutes(deps: AppDeps) {
         set.headers["set-cookie"] = sessionCookie(null, stateOf(request).origin.startsWith("https:"));
         return { status: "success" as const, message: "Signed out", data: { sessionId: s.id } };
       },
-      { response: { 200: SignedOut }, detail: {
+      { permission: "session.own", rateLimit: "api-key", response: { 200: SignedOut }, detail: {
           summary: "Sign out: ends this dashboard session",
           description: "Like every POST, PUT, PATCH and DELETE made with a session cookie, it needs the session's X-CSRF-Token (403 CSRF_TOKEN_INVALID).",
           tags: ["Dashboard"],
@@ -77,7 +79,7 @@ export function sessionsRoutes(deps: AppDeps) {
         const sessions = deps.sessions.list(authOf(request).accountId).map((s) => ({ ...s, current: s.id === current }));
         return { status: "success" as const, data: { sessions } };
       },
-      { response: { 200: SessionListAnswer }, detail: { summary: "The account's open dashboard sessions (admin)", tags: ["Dashboard"] } },
+      { permission: "sessions.manage", rateLimit: "api-key", response: { 200: SessionListAnswer }, detail: { summary: "The account's open dashboard sessions (admin)", tags: ["Dashboard"] } },
     )
     .delete(
       "/v1/sessions/:id",
@@ -85,6 +87,6 @@ export function sessionsRoutes(deps: AppDeps) {
         deps.sessions.revoke(authOf(request).accountId, params.id);
         return { status: "success" as const, message: "Session ended", data: { deletedId: params.id } };
       },
-      { params: SessionIdParam, response: { 200: SessionEnded }, detail: { summary: "End a dashboard session (admin)", tags: ["Dashboard"], "x-errors": ["SESSION_NOT_FOUND"] } },
+      { permission: "sessions.manage", rateLimit: "api-key", params: SessionIdParam, response: { 200: SessionEnded }, detail: { summary: "End a dashboard session (admin)", tags: ["Dashboard"], "x-errors": ["SESSION_NOT_FOUND"] } },
     );
 }

@@ -5,6 +5,7 @@ import { AppError, errorResponse } from "../../errors";
 import { tlsPathsFor } from "../../tls/local-ca";
 import { t } from "elysia";
 import { Media } from "../models/common";
+import { routeAccess } from "../plugins/route-access";
 
 export const CA_CONTENT_TYPE = "application/x-x509-ca-cert";
 
@@ -26,7 +27,9 @@ export function caCertificateResponse(dbPath: string): Response {
 }
 
 export function tlsRoutes(deps: AppDeps) {
-  return new Elysia({ name: "tls-routes" }).get("/ca.crt", () => caCertificateResponse(deps.config.db), {
+  return new Elysia({ name: "tls-routes" })
+    .use(routeAccess).get("/ca.crt", () => caCertificateResponse(deps.config.db), {
+    permission: "public", rateLimit: "none",
     response: { 200: Media({ [CA_CONTENT_TYPE]: t.String({ description: "PEM certificate" }) }, { description: "The local CA certificate", headers: ["Content-Disposition"] }) },
     detail: {
       summary: "The local CA certificate to install on phones (no key)",

@@ -9,6 +9,7 @@ import { WEBHOOK_BODY_LIMIT } from "../server";
 import { stateOf, type RequestState } from "../context";
 import { JSON_TYPE, checkJsonDepth, readLimitedBody } from "../body";
 import { Preflight, SubmissionAnswer, WebhookRequest } from "../models/webhook";
+import { routeAccess } from "../plugins/route-access";
 
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 
@@ -238,6 +239,7 @@ export function webhookRoutes(deps: AppDeps) {
   }
 
   return new Elysia({ name: "webhook-routes", prefix: "/v1/forms" })
+    .use(routeAccess)
     .options(
       "/:id/webhook",
       ({ request, params }) => {
@@ -248,6 +250,7 @@ export function webhookRoutes(deps: AppDeps) {
         return new Response(null, { status: 204, headers });
       },
       {
+        permission: "webhook", rateLimit: "none",
         response: { 204: Preflight },
         detail: { summary: "CORS preflight for the webhook (any origin, or the form's allowedOrigins)", tags: ["Webhook"] },
       },
@@ -273,6 +276,7 @@ export function webhookRoutes(deps: AppDeps) {
         return new Response(result.body, { status: result.status, headers: answerHeaders(stateOf(request), result.replayed) });
       },
       {
+        permission: "webhook", rateLimit: "form",
         parse: "none",
         response: { 200: SubmissionAnswer },
         detail: {

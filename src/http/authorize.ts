@@ -1,0 +1,132 @@
+import type { AppDeps } from "../deps";
+import { AppError } from "../errors";
+import { KEY_FORMAT, burstLimit, hourlyLimit, type AuthKey } from "../services/accounts";
+import { sessionCookie } from "../services/sessions";
+import { rateLimitHeaders } from "../limits/api-limiter";
+import { redactKeys } from "../lib/log";
+import { describeProvided, type CredentialLookup } from "./access";
+import { AuthFailureLimiter } from "./request-guard";
+import type { RequestState } from "./context";
+import type { RouteAccess } from "./permissions";
+
+/**
+ * Authentication, rate limits and permissions of a request whose route asks for a key, run by the
+ * outer handler once it has matched the route and before any body is read: who calls (a key, or a
+ * dashboard session with its CSRF token), the limiter the route declares, then the permission it
+ * declares (docs/api-decisions.md, "Permissions declared on each route").
+ */
+export function createAuthorizer(deps: AppDeps) {
+  const authFailures = new AuthFailureLimiter(deps.config.authFailuresPerMinute, deps.clock);
+
+  /** Who calls: the session when the browser sent its cookie and no key, else the key. */
+  function authenticate(req: Request, state: RequestState, cred: CredentialLookup, sessionToken: string | null): AuthKey {
+    if (cred.presented === null && sessionToken !== null) {
+      const secure = state.origin.startsWith("https:");
+      const live = deps.sessions.authenticate(sessionToken);
+      if (!live) {
+        state.headers["Set-Cookie"] = sessionCookie(null, secure);
+        throw new AppError("AUTHENTICATION_ERROR", {
+          message: "Your dashboard session has ended: sign in again",
+          details: { provided: "session cookie", expected: `a live dashboard session, or ${KEY_FORMAT}` },
+        });
+      }
+      // A session is a cookie the browser sends by itself: a change must prove it comes from the app.
+      if (!SAFE_METHODS.has(req.method) && !deps.sessions.csrfMatches(live.row, req.headers.get("x-csrf-token"))) {
+        throw new AppError("CSRF_TOKEN_INVALID", { details: { header: "X-CSRF-Token", provided: req.headers.has("x-csrf-token") ? "a wrong token" : "none" } });
+      }
+      if (live.refreshed) state.headers["Set-Cookie"] = sessionCookie(sessionToken, secure);
+      state.session = live.row;
+      return live.auth;
+    }
+    if (cred.presented) authFailures.check(state.clientIp);
+    const auth = cred.presented ? deps.accounts.authenticate(cred.presented) : null;
+    if (!auth) {
+      if (cred.presented) authFailures.fail(state.clientIp);
+      throw new AppError("AUTHENTICATION_ERROR", {
+        message: cred.presented ? "Invalid API key" : "Missing API key",
+        details: { provided: describeProvided(cred.presented), expected: KEY_FORMAT },
+      });
+    }
+    return auth;
+  }
+
+  /** Counts the request against the limiter the route declares; throws 429 when it is refused. */
+  function countRate(req: Request, state: RequestState, route: RouteAccess, auth: AuthKey): void {
+    if (route.rateLimit === "device" || route.rateLimit === "device-report") {
+      // A phone polling with a key counts against its own limiter, never the key's hourly API
+      // limit; a report is counted but never refused.
+      const device = deps.devices.recipe(auth.accountId, req.headers.get("x-device-id"), req.headers.get("x-device-name"), state.clientIp, req.headers.get("user-agent"));
+      const drl = deps.devices.limit(device?.id ?? `key:${auth.keyId}`);
+      if (!drl.allowed && route.rateLimit === "device") {
+        const retryAfter = Math.ceil(drl.retryAfterMs / 1000);
+        throw new AppError("RATE_LIMIT_EXCEEDED", {
+          message: `Device rate limit exceeded; retry in ${retryAfter} seconds`,
+          details: { limit: drl.limit, window: "1 minute", retryAfter },
+          extra: { retryAfter },
+          headers: { "Retry-After": String(retryAfter) },
+        });
+      }
+      return;
+    }
+    const rl = deps.apiLimiter.check(auth.keyId, { hourly: hourlyLimit(auth.account), burst: burstLimit(auth.account) });
+    Object.assign(state.headers, rateLimitHeaders(rl));
+    if (!rl.allowed) {
+      throw new AppError("RATE_LIMIT_EXCEEDED", {
+        message: `API rate limit exceeded; retry in ${rl.retryAfterSeconds} seconds`,
+        details: { limit: rl.window === "1 minute" ? rl.burstLimit : rl.limit, window: rl.window, retryAfter: rl.retryAfterSeconds },
+        extra: { retryAfter: rl.retryAfterSeconds },
+      });
+    }
+  }
+
+  return {
+    /**
+     * A request to a route that takes a key: sets `state.auth`, or throws the 401, 403, 429 or CSRF
+     * refusal. `path` is the routed path (a messages key segment removed): the 403 names it.
+     */
+    authorize(req: Request, state: RequestState, route: RouteAccess, cred: CredentialLookup, sessionToken: string | null, path: string): void {
+      const auth = authenticate(req, state, cred, sessionToken);
+      state.auth = auth;
+      countRate(req, state, route, auth);
+      checkPermission(route, auth, req.method, path);
+    },
+    /** Before a sign-in is read: 429 while this address has used up its failed attempts. */
+    signInAllowed(ip: string): void {
+      authFailures.check(ip);
+    },
+    /** A sign-in the app refused (401) counts as a failed attempt of this address. */
+    signInRefused(ip: string): void {
+      authFailures.fail(ip);
+    },
+  };
+}
+
+export type Authorizer = ReturnType<typeof createAuthorizer>;
+
+/**
+ * Today's key kinds: an operator key for server-wide routes, an admin key for admin_access ones,
+ * any key for the rest. (Roles will be checked here too, from the same permission names.)
+ */
+export function checkPermission(route: RouteAccess, auth: AuthKey, method: string, path: string): void {
+  if (route.key === "operator" && !auth.operator) {
+    const endpoint = endpointName(method, path);
+    throw new AppError("PERMISSION_ERROR", {
+      message: `${endpoint} needs a server operator key: it covers every account on this server. Create one with: textwire keys create --account ID --operator`,
+      details: { endpoint, required: "operator", current: auth.permission },
+    });
+  }
+  if (route.key === "admin_access" && auth.permission !== "admin_access") {
+    const endpoint = endpointName(method, path);
+    throw new AppError("PERMISSION_ERROR", {
+      message: `${endpoint} requires an admin key`,
+      details: { endpoint, required: "admin_access", current: auth.permission },
+    });
+  }
+}
+
+/** The endpoint a 403 names: the real method and path, without the /v1 prefix ("POST /forms", as the spec names them). */
+export function endpointName(method: string, path: string): string {
+  return `${method} ${redactKeys(path).replace(/^\/v1(?=\/)/, "").replace(/\/+$/, "").slice(0, 200) || "/"}`;
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
