@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { openSqlite } from "../../src/db/open";
 import { migrate } from "../../src/db/migrate";
 import { EMBEDDED_MIGRATIONS } from "../../src/db/migrations.gen";
-import { filterSql } from "../../src/services/contacts";
+import { filterSql } from "../../src/db/contact-filter";
 import { contactSearchText } from "../../src/domain/contact-search";
 import { ftsMatch } from "../../src/domain/contact-fts";
 import { searchPattern } from "../../src/domain/contact-query";

@@ -10,7 +10,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { openSqlite } from "../../src/db/open";
 import { migrate } from "../../src/db/migrate";
-import { filterSql } from "../../src/services/contacts";
+import { filterSql } from "../../src/db/contact-filter";
 import { contactSearchText } from "../../src/domain/contact-search";
 import { searchPattern } from "../../src/domain/contact-query";
 import { PendingSearchIndex, searchIndexDifferences } from "../../src/db/contact-search-pending";
