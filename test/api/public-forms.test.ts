@@ -326,8 +326,7 @@ describe("recipientLimitPerDay", () => {
       expect(body.data.suppressed).toBe("recipient-limit");
       expect(body.data.contactId).toMatch(/^[0-9a-f-]{36}$/);
       expect(totals(t)).toEqual({ ...before, submissions: before.submissions + 1 });
-      const c = t.running.deps.sqlite.query("SELECT first_name FROM contacts WHERE phone_number = ?").get(phone) as any;
-      expect(c.first_name).toBe("C");
+      expect((await expectStatus(await t.api(`/contacts/${body.data.contactId}`), 200)).data.contact.firstName).toBe("C");
       // Another number is unaffected; a day later the number gets texts again.
       await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone() }), 200);
       now += 24 * 3_600_000;
@@ -358,7 +357,7 @@ describe("duplicateWindowMinutes", () => {
       });
       expect(typeof again.data.estimatedDelivery).toBe("string");
       expect(totals(t).messages).toBe(before.messages);
-      expect((t.running.deps.sqlite.query("SELECT first_name FROM contacts WHERE phone_number = ?").get(phone) as any).first_name).toBe("Anne");
+      expect((await expectStatus(await t.api(`/contacts/${first.data.contactId}`), 200)).data.contact.firstName).toBe("Anne");
       now += 6 * 60_000;
       const later = await expectStatus(await post(form.webhookUrl, { phoneNumber: phone }), 200);
       expect(later.data.messageId).not.toBe(first.data.messageId);
