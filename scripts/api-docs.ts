@@ -3,7 +3,7 @@
  *   docs/api.md                    the API reference (scripts/api-docs/guide.md + every endpoint)
  *   web/api-schema.gen.ts          the openapi-typescript types the dashboard (web/) and the client test share
  * Run after changing a route or a model: `npx bun scripts/api-docs.ts`.
- * `--check` writes nothing and exits 1 when either file is stale (test/ops/api-docs.test.ts does
+ * `--check` writes nothing and exits 1 when either file is stale (test/api/ops/openapi-client.test.ts does
  * the same check inside `npm test`).
  */
 import { readFileSync, writeFileSync } from "node:fs";

@@ -6,7 +6,7 @@
  *   bun scripts/dashboard-size.ts           bundle web/ and rewrite the README's figures
  *   bun scripts/dashboard-size.ts --check   write nothing; exit 1 when they are stale
  *
- * `npm run build` (scripts/build.ts) rewrites them too; test/ops/dashboard-size.test.ts fails
+ * `npm run build` (scripts/build.ts) rewrites them too; test/api/ops/dashboard-size.test.ts fails
  * when they differ from what the build computes.
  */
 import { readFileSync, writeFileSync } from "node:fs";

@@ -10,7 +10,6 @@ import { ExportService } from "./services/exports";
 import { MessageQueue } from "./queue/priority-queue";
 import { ApiLimiter } from "./limits/api-limiter";
 import { Sequence } from "./lib/seq";
-import type { Observer } from "./http/server";
 import { Metrics } from "./services/metrics";
 import { SCHEMA_VERSION } from "./db/migrate";
 import type { RouteInfo } from "./http/openapi";
@@ -41,19 +40,10 @@ import { ApiKeyService } from "./services/api-keys";
 import { SubmissionIntake } from "./services/intake";
 import { intakeStore } from "./db/intake";
 import { StageTiming } from "./lib/stage-timing";
+import type { Lifecycle } from "./lib/lifecycle";
+import type { Observer } from "./lib/request-observer";
 
-/** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
-export interface Lifecycle {
-  name: string;
-  /**
-   * Starts what may run alongside the earlier parts' start (a Worker loading its code on another
-   * core while the queue is rebuilt). Every part's startEarly runs before the first start; start()
-   * still runs in order and finishes it. A part started early is stopped even if its start never ran.
-   */
-  startEarly?(): void;
-  start?(): void | Promise<void>;
-  stop?(): void | Promise<void>;
-}
+export type { Lifecycle };
 
 /** Everything a request handler may use; built once per server (and per test). */
 export interface AppDeps {

@@ -1,7 +1,7 @@
 /**
  * The form builder's protection inputs as text the owner types, to and from the form's
  * settings as the API stores them; and the plain-words answer of a test submission. Pure, so
- * they are unit-tested (test/web/form-protection.test.ts).
+ * they are unit-tested (test/unit/web/form-protection.test.ts).
  */
 
 export const CAPTCHA_NAMES: Record<string, string> = { turnstile: "Cloudflare Turnstile", hcaptcha: "hCaptcha", recaptcha: "Google reCAPTCHA" };

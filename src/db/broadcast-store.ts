@@ -6,7 +6,7 @@ import type { Database, SQLQueryBindings } from "bun:sqlite";
 import { recordMessageInsert } from "./derived-counts";
 import type { broadcasts } from "./schema/broadcasts";
 import type { ContactFilter } from "../domain/contact-query";
-import { filterSql } from "../services/contacts";
+import { filterSql } from "./contact-filter";
 import type { MessageStatus } from "../domain/message-transitions";
 
 export type BroadcastRecord = typeof broadcasts.$inferSelect;

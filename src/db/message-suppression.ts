@@ -5,7 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { recordMessageInsert } from "./derived-counts";
-import type { MessageRow } from "../services/messages";
+import type { MessageRow } from "./message-rows";
 
 /** failureReason of messages cancelled because their recipient opted out. */
 export const OPTED_OUT_REASON = "opted-out";

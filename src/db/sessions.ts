@@ -4,7 +4,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { sessions } from "./schema";
-import type { Permission } from "../services/accounts";
+import type { Permission } from "../domain/permissions";
 
 export type SessionRow = typeof sessions.$inferSelect;
 

@@ -14,37 +14,16 @@
  */
 import type { FieldError } from "./submission";
 import { acceptedColumnsText, importTarget, PHONE_COLUMN_NAMES, type ImportTarget } from "./import-columns";
+import { BASE_COLUMNS, CUSTOM_PREFIX } from "./contact-columns";
+
+// The column names have their own module so that import-columns.ts can read them without importing
+// this one (which imports it): no import cycle.
+export { BASE_COLUMNS, CUSTOM_PREFIX, IMPORT_IGNORED_COLUMNS, type BaseColumn } from "./contact-columns";
 
 export const EXPORT_FORMATS = ["json", "csv", "xlsx"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-export const BASE_COLUMNS = [
-  "id",
-  "firstName",
-  "lastName",
-  "phoneNumber",
-  "email",
-  "status",
-  "formId",
-  "formName",
-  "tags",
-  "source",
-  "notes",
-  "messageCount",
-  "lastContactedAt",
-  "lastResponseAt",
-  "optedOut",
-  "optedOutAt",
-  "createdAt",
-  "updatedAt",
-] as const;
-export type BaseColumn = (typeof BASE_COLUMNS)[number];
-
-export const CUSTOM_PREFIX = "customFields.";
 export const TAG_SEPARATOR = ";";
-
-/** Columns an import reads but never writes: the service owns them. */
-export const IMPORT_IGNORED_COLUMNS = ["id", "formName", "messageCount", "lastContactedAt", "updatedAt"] as const;
 
 export const E164_RE = /^\+[1-9]\d{6,14}$/;
 const FORMULA_START = /^'*[=+\-@\t\r]/;

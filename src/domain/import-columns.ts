@@ -7,7 +7,7 @@
  *
  * Pure: no database.
  */
-import { BASE_COLUMNS, CUSTOM_PREFIX, IMPORT_IGNORED_COLUMNS, type BaseColumn } from "./contact-export";
+import { BASE_COLUMNS, CUSTOM_PREFIX, IMPORT_IGNORED_COLUMNS, type BaseColumn } from "./contact-columns";
 
 /** `fullName`: a "Name" column, split at its first space into firstName and lastName. */
 export type ImportTarget = { kind: "base"; name: BaseColumn } | { kind: "fullName" } | { kind: "custom"; name: string } | { kind: "ignored" };
@@ -28,27 +28,20 @@ export const normaliseColumnName = (h: string) => h.replace(/^\uFEFF/, "").toLow
 
 const CUSTOM_RE = /^\s*custom[\s_\-]*fields?\s*\.\s*(.+?)\s*$/i;
 
-// Built on first use: contact-export imports this module, so its constants are not ready yet
-// while this one loads.
-let byName: Map<string, ImportTarget> | null = null;
-function targets(): Map<string, ImportTarget> {
-  if (byName) return byName;
-  const m = new Map<string, ImportTarget>();
-  for (const col of BASE_COLUMNS) {
-    m.set(normaliseColumnName(col), (IMPORT_IGNORED_COLUMNS as readonly string[]).includes(col) ? { kind: "ignored" } : { kind: "base", name: col });
-  }
-  for (const [field, aliases] of Object.entries(COLUMN_ALIASES)) {
-    const target: ImportTarget = field === "fullName" ? { kind: "fullName" } : { kind: "base", name: field as BaseColumn };
-    for (const a of aliases!) m.set(normaliseColumnName(a), target);
-  }
-  return (byName = m);
+const byName = new Map<string, ImportTarget>();
+for (const col of BASE_COLUMNS) {
+  byName.set(normaliseColumnName(col), (IMPORT_IGNORED_COLUMNS as readonly string[]).includes(col) ? { kind: "ignored" } : { kind: "base", name: col });
+}
+for (const [field, aliases] of Object.entries(COLUMN_ALIASES)) {
+  const target: ImportTarget = field === "fullName" ? { kind: "fullName" } : { kind: "base", name: field as BaseColumn };
+  for (const a of aliases!) byName.set(normaliseColumnName(a), target);
 }
 
 /** What a header cell sets, or null for a name nothing matches. */
 export function importTarget(header: string): ImportTarget | null {
   const custom = CUSTOM_RE.exec(header.replace(/^\uFEFF/, ""));
   if (custom) return { kind: "custom", name: custom[1] };
-  return targets().get(normaliseColumnName(header)) ?? null;
+  return byName.get(normaliseColumnName(header)) ?? null;
 }
 
 /** The names an import accepts, for error messages: "phoneNumber (or Phone, Mobile, …), …". */

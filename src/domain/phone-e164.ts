@@ -12,7 +12,7 @@
  * isValid) and reads the same metadata through the library's `Metadata` class. Whatever it does
  * not reproduce step for step — a national prefix to strip, a non-geographic calling code, an
  * unknown calling code, a national number out of the parser's length bounds — it does not
- * answer: `parseE164` returns undefined and the caller asks the library. test/domain/phone-e164
+ * answer: `parseE164` returns undefined and the caller asks the library. test/unit/domain/phone-e164
  * compares both on numbers of every country.
  */
 import { Metadata, type CountryCode, type NumberType } from "libphonenumber-js/core";

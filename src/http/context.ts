@@ -1,9 +1,10 @@
-import type { AuthKey, Permission } from "../services/accounts";
+import type { AuthKey, Permission } from "../domain/permissions";
 import type { SessionRow } from "../db/sessions";
 import type { RouteAccess } from "./permissions";
+import type { ObservedRequest } from "../lib/request-observer";
 
 /** What the outer fetch handler learns about a request before Elysia routes it. */
-export interface RequestState {
+export interface RequestState extends ObservedRequest {
   requestId: string;
   startedAt: number;
   /** Scheme + host the client used (honours X-Forwarded-* only with --trust-proxy). */

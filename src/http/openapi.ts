@@ -271,7 +271,7 @@ function operationFor(r: RouteInfo): Json {
     for (const [status, s] of Object.entries(declared)) responses[status] = successResponse(Number(status), s);
   }
   if (!Object.keys(responses).some((s) => s.startsWith("2"))) {
-    // A route without a `response` model still gets a usable entry; test/ops/openapi.test.ts fails
+    // A route without a `response` model still gets a usable entry; test/api/ops/openapi.test.ts fails
     // until the route declares its model.
     responses[method === "POST" ? "201" : "200"] = {
       description: "Success (this route declares no response model yet)",

@@ -4,7 +4,9 @@
  * `textwire accounts update` (README "Accounts and limits").
  */
 import type { Database, Statement } from "bun:sqlite";
-import { burstLimit, hourlyLimit, type Account, type AuthKey } from "./accounts";
+import { burstLimit, hourlyLimit } from "./accounts";
+import type { Account } from "../domain/accounts";
+import type { AuthKey } from "../domain/permissions";
 import { monthStartUtc, nextMonthStartUtc } from "./quota";
 import { DEFAULT_PHONE_COUNTRY } from "../domain/phone";
 

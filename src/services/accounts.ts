@@ -3,40 +3,22 @@ import type { Database } from "bun:sqlite";
 import { newId } from "../lib/ids";
 import { invalidateWebhookForms } from "../db/webhook-form-cache";
 import { iso, type Clock } from "../lib/clock";
+import { PLANS, type Account, type Plan } from "../domain/accounts";
+import type { AuthKey, Permission } from "../domain/permissions";
 
 export const KEY_PREFIX = "txwire_sk_";
 export const KEY_BODY_LENGTH = 40;
 export const KEY_RE = /^txwire_sk_[A-Za-z0-9]{40}$/;
 export const KEY_FORMAT = `Authorization: Bearer ${KEY_PREFIX}<40 alphanumeric characters>`;
 
-export type Plan = "standard" | "pro" | "enterprise";
-export type Permission = "admin_access" | "standard_access";
-export const PLANS: Plan[] = ["standard", "pro", "enterprise"];
+// The account and permission types have their own leaf modules (docs/api-decisions.md, "Layers:
+// dependencies point down"); re-exported for the callers that take them with the service.
+export { PLANS, type Account, type AuthKey, type Permission, type Plan };
+
 /** Hourly API request limits per key by plan (README, "Limits"). Enterprise is set per account. */
 export const PLAN_HOURLY_LIMIT: Record<Plan, number> = { standard: 1_000, pro: 5_000, enterprise: 5_000 };
 /** Burst bucket per key: up to 100 requests per minute (README, "Limits"). */
 export const DEFAULT_BURST_PER_MINUTE = 100;
-
-export interface Account {
-  id: string;
-  name: string;
-  plan: Plan;
-  apiLimitPerHour: number | null;
-  apiBurstPerMinute: number | null;
-  monthlyQuota: number | null;
-  /** ISO 3166 alpha-2; null = US (DEFAULT_PHONE_COUNTRY). */
-  defaultCountry: string | null;
-  createdAt: string;
-}
-
-export interface AuthKey {
-  keyId: string;
-  accountId: string;
-  permission: Permission;
-  /** A server operator's key: backups and server-wide /metrics (which cover every account). */
-  operator: boolean;
-  account: Account;
-}
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 

@@ -1,8 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { AppError } from "../errors";
-import type { AccountService, Permission } from "./accounts";
-
-const PERMISSIONS: Permission[] = ["admin_access", "standard_access"];
+import type { AccountService } from "./accounts";
+import { PERMISSIONS, type Permission } from "../domain/permissions";
 
 /**
  * An account's own API keys, for its admins (the dashboard's Settings): list, create (the key is

@@ -3,7 +3,7 @@
  * A fresh Worker per job: backups are rare (a download, a daily timer), and a thread that exists
  * only while it copies holds no connection and no memory the rest of the time.
  */
-import { BackupError, type BackupResult } from "./backups";
+import { BackupError, type BackupResult } from "./backup-result";
 
 export type BackupJob =
   | { op: "backup"; dbPath: string; outFile: string; now: number; durable?: boolean }

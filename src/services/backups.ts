@@ -16,25 +16,18 @@ import { basename, dirname, join, resolve } from "node:path";
 import { hostname } from "node:os";
 import { SCHEMA_VERSION } from "../db/migrate";
 import { BUSY_TIMEOUT_MS } from "../db/open";
-import type { Lifecycle } from "../deps";
+import type { Lifecycle } from "../lib/lifecycle";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/log";
 import { runBackupJob } from "./backup-thread";
 import { databaseBytes, memoryScratch, pacedCopy } from "./backup-scratch";
+import { BackupError, type BackupResult } from "./backup-result";
 
 /** The tables whose row counts a backup reports. */
 export const MAIN_TABLES = ["accounts", "api_keys", "forms", "submissions", "contacts", "messages"] as const;
 
-export interface BackupResult {
-  file: string;
-  bytes: number;
-  integrity: "ok";
-  schemaVersion: number;
-  rows: Record<string, number>;
-  durationMs: number;
-}
-
-export class BackupError extends Error {}
+// In their own module so that backup-thread.ts can use them without importing this one (no cycle).
+export { BackupError, type BackupResult };
 
 const sqlString = (s: string) => "'" + s.replace(/'/g, "''") + "'";
 

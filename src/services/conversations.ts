@@ -11,7 +11,8 @@ import { enumError, parsePaging } from "../domain/query-params";
 import type { FieldError } from "../domain/submission";
 import { countConversations, countThread, lastMessageOf, listConversations, listThread, unreadTotal } from "../db/conversations";
 import { markInboundRead } from "../db/inbound-messages";
-import { filterSql, type ContactService } from "./contacts";
+import type { ContactService } from "./contacts";
+import { filterSql } from "../db/contact-filter";
 
 /** Characters of the last message shown in the list. */
 export const PREVIEW_LENGTH = 100;

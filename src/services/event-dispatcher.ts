@@ -23,7 +23,7 @@ import { iso } from "../lib/clock";
 import type { Logger } from "../lib/log";
 import type { GroupCommitWriter } from "../db/group-commit";
 import type { Metrics } from "./metrics";
-import type { Lifecycle } from "../deps";
+import type { Lifecycle } from "../lib/lifecycle";
 import type { EventOutbox } from "./events";
 import type { DeliveryRow, EndpointRow } from "../db/events";
 import {

@@ -4,8 +4,8 @@
  * Each helper is the one-liner a feature calls inside its transaction.
  */
 import type { Database } from "bun:sqlite";
-import { CONTACT_FROM, CONTACT_SELECT, toContact, type ContactRow } from "./contacts";
-import { toMessage, type MessageRow } from "./messages";
+import { CONTACT_FROM, CONTACT_SELECT, toContact, type ContactRow } from "../db/contact-rows";
+import { toMessage, type MessageRow } from "../db/message-rows";
 import type { MessageStatus } from "../domain/message-transitions";
 import { emitEvent } from "./events";
 

@@ -1,4 +1,4 @@
-import type { RequestState } from "../http/context";
+import type { ObservedRequest } from "../lib/request-observer";
 
 /**
  * The in-process feed of message changes behind the dashboard's live Messages page: told after
@@ -52,7 +52,7 @@ export class MessageFeed {
   }
 
   /** The HTTP observer: a successful change of messages through the API (answered, so committed). */
-  readonly observe = (state: RequestState, method: string, status: number): void => {
+  readonly observe = (state: ObservedRequest, method: string, status: number): void => {
     if (method === "GET" || method === "HEAD" || status >= 300 || !state.auth) return;
     if (!state.logPath.startsWith("/v1/messages") && !state.logPath.startsWith("/v1/contacts") && !state.logPath.startsWith("/v1/broadcasts")) return;
     this.publish(state.auth.accountId, "api");

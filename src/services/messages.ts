@@ -28,6 +28,7 @@ import { decideRetry, maxAttemptsError } from "../domain/retry-policy";
 import { effectiveMaxAttempts, lastFailedLease, requeueForRetry } from "../db/message-retries";
 import { deviceNames, recordOwnerRetry, setMetadataSql } from "../db/message-history";
 import { listByStatusMerge } from "../db/message-list";
+import { toMessage, type Message, type MessageRow } from "../db/message-rows";
 import { messageTimeline, type TimelineEvent } from "../domain/message-timeline";
 
 export const MESSAGE_SORTS = ["createdAt", "scheduledFor", "sentAt", "priority"] as const;
@@ -36,38 +37,6 @@ export type MessageSort = (typeof MESSAGE_SORTS)[number];
 export const MANUAL_CONTENT_MAX = 1_600;
 /** PUT /messages/bulk: ids per request. */
 export const BULK_MAX_IDS = 1_000;
-
-export interface MessageRow {
-  id: string;
-  account_id: string;
-  form_id: string | null;
-  form_name: string | null;
-  contact_id: string | null;
-  content: string;
-  recipient_phone: string;
-  recipient_name: string | null;
-  status: MessageStatus;
-  priority: Priority;
-  priority_rank: number;
-  webhook_data: string | null;
-  template_used: string | null;
-  scheduled_for: string;
-  sent_at: string | null;
-  failure_reason: string | null;
-  retry_count: number;
-  metadata: string;
-  seq: number;
-  lease_token: string | null;
-  lease_expires_at: string | null;
-  lease_device_id: string | null;
-  lease_expiries: number;
-  /** The token of the latest lease issued (kept after it expires or is reported). */
-  last_lease_token: string | null;
-  max_attempts?: number | null;
-  broadcast_id?: string | null;
-  created_at: string;
-  updated_at: string;
-}
 
 /**
  * A new message written outside a form (a manual message, a keyword reply): queued, never leased,
@@ -95,61 +64,6 @@ export function newQueuedRow(
     last_lease_token: null,
     updated_at: f.created_at,
     ...f,
-  };
-}
-
-/** Every Message field of the spec (webhookData and metadata as objects). */
-export interface Message {
-  id: string;
-  content: string;
-  recipientPhone: string;
-  recipientName: string | null;
-  contactId: string | null;
-  formId: string | null;
-  formName: string | null;
-  status: MessageStatus;
-  priority: Priority;
-  webhookData: Record<string, unknown>;
-  templateUsed: string | null;
-  scheduledFor: string;
-  sentAt: string | null;
-  failureReason: string | null;
-  retryCount: number;
-  metadata: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-}
-
-function parseObject(text: string | null): Record<string, unknown> {
-  if (!text) return {};
-  try {
-    const v = JSON.parse(text);
-    return v && typeof v === "object" && !Array.isArray(v) ? v : {};
-  } catch {
-    return {};
-  }
-}
-
-export function toMessage(r: MessageRow): Message {
-  return {
-    id: r.id,
-    content: r.content,
-    recipientPhone: r.recipient_phone,
-    recipientName: r.recipient_name,
-    contactId: r.contact_id,
-    formId: r.form_id,
-    formName: r.form_name,
-    status: r.status,
-    priority: r.priority,
-    webhookData: parseObject(r.webhook_data),
-    templateUsed: r.template_used,
-    scheduledFor: r.scheduled_for,
-    sentAt: r.sent_at,
-    failureReason: r.failure_reason,
-    retryCount: r.retry_count,
-    metadata: parseObject(r.metadata),
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
   };
 }
 

@@ -4,7 +4,7 @@
  * label set. Other modules may count their own events with `count(name, labels)`.
  */
 import { statSync } from "node:fs";
-import type { RequestState } from "../http/context";
+import type { ObservedRequest } from "../lib/request-observer";
 import type { MessageQueue } from "../queue/priority-queue";
 
 /** Latency buckets in seconds. */
@@ -138,7 +138,7 @@ export class Metrics {
   }
 
   /** An Observer for the outer fetch handler. */
-  readonly observe = (state: RequestState, method: string, status: number, durationMs: number) => {
+  readonly observe = (state: ObservedRequest, method: string, status: number, durationMs: number) => {
     // Messages paths carry the key as a segment; the routes are declared without it.
     const path = state.logPath.replace(/^\/v1\/messages\/txwire_sk_[^/]*/, "/v1/messages");
     const route = state.route ?? this.routeOf(method, path);

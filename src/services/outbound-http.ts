@@ -8,7 +8,7 @@
  * The request keeps the receiver's identity: the Host header is the URL's host, and for https the
  * TLS server name (SNI) and the name the certificate is checked against are the URL's host name
  * (Bun's fetch `tls.serverName`, measured against a local HTTPS server in
- * test/services/outbound-http.test.ts). See docs/api-decisions.md, "Hostile input, round two:
+ * test/api/services/outbound-http.test.ts). See docs/api-decisions.md, "Hostile input, round two:
  * template names, the links rule, outbound addresses".
  */
 import { lookup } from "node:dns/promises";

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { Lifecycle } from "../deps";
+import type { Lifecycle } from "../lib/lifecycle";
 import type { MessageQueue, Priority, QueueEntry, QueueLoadAdd } from "../queue/priority-queue";
 import { QUEUED_SCHEDULED_MS_SQL } from "../db/schema/messages";
 

@@ -10,8 +10,8 @@ import type { Database } from "bun:sqlite";
 import { iso, type Clock } from "../lib/clock";
 import type { MessageQueue } from "../queue/priority-queue";
 import type { LeaseService } from "./leases";
-import type { RequestState } from "../http/context";
-import type { Lifecycle } from "../deps";
+import type { ObservedRequest } from "../lib/request-observer";
+import type { Lifecycle } from "../lib/lifecycle";
 import { emitEvent } from "./events";
 
 /** How often accounts are checked (at most; a short --stuck-after checks more often). */
@@ -35,7 +35,7 @@ export class QueueWatch implements Lifecycle {
     this.startedAt = clock();
   }
 
-  readonly observe = (state: RequestState, _method: string, status: number) => {
+  readonly observe = (state: ObservedRequest, _method: string, status: number) => {
     if (state.auth && status < 500 && POLL_PATH.test(state.logPath)) this.notePoll(state.auth.accountId, this.clock());
   };
 

@@ -4,7 +4,8 @@ import type { Clock } from "../lib/clock";
 import { iso } from "../lib/clock";
 import { newId } from "../lib/ids";
 import { AppError } from "../errors";
-import type { AccountService, AuthKey, Permission } from "./accounts";
+import type { AccountService } from "./accounts";
+import type { AuthKey, Permission } from "../domain/permissions";
 import { deleteDeadSessions, deleteSession, findLiveSessionByTokenHash, insertSession, listLiveSessions, touchSession, type SessionRow } from "../db/sessions";
 
 /** A dashboard session lasts this long after its last use (sliding). */

@@ -7,7 +7,7 @@
 import type { Database } from "bun:sqlite";
 import type { GroupCommitWriter } from "../db/group-commit";
 import { addSpamBlocked, findSpamBlocked } from "../db/public-forms";
-import type { Lifecycle } from "../deps";
+import type { Lifecycle } from "../lib/lifecycle";
 
 /** How often pending counts are written. */
 export const SPAM_FLUSH_MS = 5_000;

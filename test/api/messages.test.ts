@@ -18,6 +18,9 @@ beforeAll(async () => {
 afterAll(() => s.stop());
 
 const deps = () => s.running.deps;
+/** What the API shows: a contact, and the number of contacts or messages of the admin key's account. */
+const contactOf = async (id: string) => (await expectStatus(await s.api(`/contacts/${id}`), 200)).data.contact;
+const total = async (path: "/contacts" | "/messages") => (await expectStatus(await s.api(path), 200)).data.pagination.total as number;
 /** Messages routes with the key in the path (the spec's form). */
 const pathApi = (path: string, init: RequestInit & { json?: unknown; key?: string } = {}) => {
   const headers = new Headers(init.headers);
@@ -88,10 +91,10 @@ describe("POST /messages (manual)", () => {
   });
 
   test("an unknown phone creates no contact", async () => {
-    const before = (deps().sqlite.query("SELECT COUNT(*) AS n FROM contacts").get() as any).n;
+    const before = await total("/contacts");
     const m = await manual({ phoneNumber: "+1 415 555 0199", content: "x" });
     expect(m.contactId).toBeNull();
-    expect((deps().sqlite.query("SELECT COUNT(*) AS n FROM contacts").get() as any).n).toBe(before);
+    expect(await total("/contacts")).toBe(before);
   });
 
   test("validation: phone or contact, content, priority, scheduledFor", async () => {
@@ -104,14 +107,13 @@ describe("POST /messages (manual)", () => {
       [{ phoneNumber: "4155550100", content: "x", priority: "asap" }, "priority"],
       [{ phoneNumber: "4155550100", content: "x", scheduledFor: "tomorrow" }, "scheduledFor"],
     ];
-    const count = () => (deps().sqlite.query("SELECT COUNT(*) AS n FROM messages").get() as any).n;
-    const before = count();
+    const before = await total("/messages");
     for (const [json, field] of cases) {
       const body = await expectStatus(await s.api("/messages", { method: "POST", json }), 400);
       expect(body.code).toBe("VALIDATION_ERROR");
       expect(body.errors.map((e: any) => e.field)).toContain(field);
     }
-    expect(count()).toBe(before);
+    expect(await total("/messages")).toBe(before);
     const nf = await expectStatus(await s.api("/messages", { method: "POST", json: { contactId: crypto.randomUUID(), content: "x" } }), 404);
     expect(nf.code).toBe("CONTACT_NOT_FOUND");
     const foreign = insertContact(deps(), otherAccount, { phone: "+14155550177" });
@@ -145,12 +147,11 @@ describe("PUT /messages/<id>/status: transitions", () => {
     expect(r.data).toMatchObject({ messageId: id, status: "sent", sentAt });
     expect(Date.parse(r.data.updatedAt)).toBeGreaterThan(0);
     expect(deps().queue.has(id)).toBe(false);
-    const c = deps().sqlite.query("SELECT * FROM contacts WHERE id = ?").get(contactId) as any;
-    expect(c).toMatchObject({ last_contacted_at: sentAt, message_count: 3, status: "contacted" });
+    expect(await contactOf(contactId)).toMatchObject({ lastContactedAt: sentAt, messageCount: 3, status: "contacted" });
     // Idempotent repeat: 200, nothing counted twice.
     const again = await setStatus(id, { status: "sent", sentAt: "2026-11-20T12:05:00Z" }, 200);
     expect(again.data.updatedAt).toBe(r.data.updatedAt);
-    expect((deps().sqlite.query("SELECT message_count FROM contacts WHERE id = ?").get(contactId) as any).message_count).toBe(3);
+    expect((await contactOf(contactId)).messageCount).toBe(3);
     // A different sentAt is refused.
     const bad = await setStatus(id, { status: "sent", sentAt: "2026-11-20T13:00:00Z" }, 400);
     expect(bad.code).toBe("INVALID_TRANSITION");
@@ -162,7 +163,7 @@ describe("PUT /messages/<id>/status: transitions", () => {
     const contactId = insertContact(deps(), s.accountId, { status: "responded" });
     const id = insertMessage(deps(), s.accountId, { contactId });
     await setStatus(id, { status: "sent", sentAt }, 200);
-    expect((deps().sqlite.query("SELECT status, message_count FROM contacts WHERE id = ?").get(contactId) as any)).toEqual({ status: "responded", message_count: 1 });
+    expect(await contactOf(contactId)).toMatchObject({ status: "responded", messageCount: 1 });
   });
 
   test("queued → failed needs failureReason; failed → queued counts a retry and requeues", async () => {
@@ -276,7 +277,7 @@ describe("PUT /messages/bulk", () => {
     for (const e of r.data.errors) expect(typeof e.message).toBe("string");
     expect(row(deps().sqlite, a).status).toBe("sent");
     expect(row(deps().sqlite, foreign).status).toBe("queued");
-    expect((deps().sqlite.query("SELECT message_count FROM contacts WHERE id = ?").get(contactId) as any).message_count).toBe(2);
+    expect((await contactOf(contactId)).messageCount).toBe(2);
     expect(deps().queue.has(a) || deps().queue.has(b)).toBe(false);
   });
 

@@ -138,7 +138,7 @@ describe("GET and PATCH /message", () => {
     const patch = (body: string) => fetch(`${mobile(s)}/message`, { method: "PATCH", headers: { Authorization: `Bearer ${p.token}`, "Content-Type": "application/json" }, body });
     await expectStatus(await patch("[{"), 400);
     await expectStatus(await patch(JSON.stringify([{ id: "nope", state: "Sent" }, { id: urgent, state: "Exploded" }, 7])), 204);
-    expect((d.sqlite.query("SELECT status FROM messages WHERE id = ?").get(urgent) as any).status).toBe("queued");
+    expect((await expectStatus(await s.api(`/messages/${urgent}`), 200)).data.message.status).toBe("queued");
     // Sent with the phone's own zone; repeats change nothing; Delivered sets metadata.deliveredAt.
     const sentMs = Math.floor(Date.now() / 1000) * 1000 - 250;
     const sent = { id: urgent, state: "Sent", recipients: [], states: { Sent: gsonDate(sentMs, 120) } };

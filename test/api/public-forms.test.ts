@@ -34,6 +34,8 @@ const count = (t: TestServer, table: string, where = "1=1", ...params: any[]) =>
 const totals = (t: TestServer) => ({ messages: count(t, "messages"), contacts: count(t, "contacts"), submissions: count(t, "submissions") });
 
 let phoneCounter = 2000;
+/** The contact's custom fields as GET /v1/contacts/:id shows them. */
+const customFieldsOf = async (t: TestServer, id: string) => (await expectStatus(await t.api(`/contacts/${id}`), 200)).data.contact.customFields;
 const nextPhone = () => `+1415555${String(phoneCounter++).padStart(4, "0")}`;
 
 describe("browser posts get pages, not JSON", () => {
@@ -138,8 +140,7 @@ describe("honeypot (on by default: _gotcha)", () => {
   test("an empty honeypot (what people send) is a normal submission and is not stored", async () => {
     const form = await createForm(s);
     const body = await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone(), _gotcha: "" }, {}, false), 200);
-    const c = s.running.deps.sqlite.query("SELECT custom_fields FROM contacts WHERE id = ?").get(body.data.contactId) as any;
-    expect(JSON.parse(c.custom_fields)).toEqual({});
+    expect(await customFieldsOf(s, body.data.contactId)).toEqual({});
   });
 
   test("honeypotField: null turns it off; another name moves it; the spam count survives a restart", async () => {
@@ -325,8 +326,7 @@ describe("recipientLimitPerDay", () => {
       expect(body.data.suppressed).toBe("recipient-limit");
       expect(body.data.contactId).toMatch(/^[0-9a-f-]{36}$/);
       expect(totals(t)).toEqual({ ...before, submissions: before.submissions + 1 });
-      const c = t.running.deps.sqlite.query("SELECT first_name FROM contacts WHERE phone_number = ?").get(phone) as any;
-      expect(c.first_name).toBe("C");
+      expect((await expectStatus(await t.api(`/contacts/${body.data.contactId}`), 200)).data.contact.firstName).toBe("C");
       // Another number is unaffected; a day later the number gets texts again.
       await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone() }), 200);
       now += 24 * 3_600_000;
@@ -357,7 +357,7 @@ describe("duplicateWindowMinutes", () => {
       });
       expect(typeof again.data.estimatedDelivery).toBe("string");
       expect(totals(t).messages).toBe(before.messages);
-      expect((t.running.deps.sqlite.query("SELECT first_name FROM contacts WHERE phone_number = ?").get(phone) as any).first_name).toBe("Anne");
+      expect((await expectStatus(await t.api(`/contacts/${first.data.contactId}`), 200)).data.contact.firstName).toBe("Anne");
       now += 6 * 60_000;
       const later = await expectStatus(await post(form.webhookUrl, { phoneNumber: phone }), 200);
       expect(later.data.messageId).not.toBe(first.data.messageId);
@@ -470,20 +470,20 @@ describe("quiet hours and the daily limit across a DST change", () => {
       const form = await createForm(t, {
         settings: { timezone: "America/New_York", quietHours: { start: "21:00", end: "08:00" }, rateLimitPerDay: 1 },
       });
-      const scheduled = (id: string) => (t.running.deps.sqlite.query("SELECT scheduled_for FROM messages WHERE id = ?").get(id) as any).scheduled_for;
+      const scheduled = async (id: string) => (await expectStatus(await t.api(`/messages/${id}`), 200)).data.message.scheduledFor;
       const a = await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone() }), 200);
       // 08:00 EDT on Sunday the 8th = 12:00Z (not 13:00Z as it would be in EST).
-      expect(scheduled(a.data.messageId)).toBe("2026-03-08T12:00:00.000Z");
+      expect(await scheduled(a.data.messageId)).toBe("2026-03-08T12:00:00.000Z");
       expect(Date.parse(a.data.estimatedDelivery)).toBeGreaterThanOrEqual(Date.parse("2026-03-08T12:00:00.000Z"));
       expect(a.message).toContain("quiet hours");
       // Sunday is full: the next message goes to Monday 08:00 EDT, not Monday 00:00 (inside quiet hours).
       const b = await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone() }), 200);
-      expect(scheduled(b.data.messageId)).toBe("2026-03-09T12:00:00.000Z");
+      expect(await scheduled(b.data.messageId)).toBe("2026-03-09T12:00:00.000Z");
       expect(b.data.estimatedDelivery >= "2026-03-09T12:00:00.000Z").toBe(true);
       // Daytime outside quiet hours: now (Monday 10:00 EDT), Monday already has one → Tuesday 08:00.
       now = Date.parse("2026-03-09T14:00:00.000Z");
       const c = await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone() }), 200);
-      expect(scheduled(c.data.messageId)).toBe("2026-03-10T12:00:00.000Z");
+      expect(await scheduled(c.data.messageId)).toBe("2026-03-10T12:00:00.000Z");
     } finally {
       await t.stop();
     }
@@ -494,11 +494,11 @@ describe("quiet hours and the daily limit across a DST change", () => {
     const t = await startTestServer({}, { clock: () => now });
     try {
       const form = await createForm(t, { settings: { timezone: "America/New_York", rateLimitPerDay: 1 } });
-      const scheduled = (id: string) => (t.running.deps.sqlite.query("SELECT scheduled_for FROM messages WHERE id = ?").get(id) as any).scheduled_for;
+      const scheduled = async (id: string) => (await expectStatus(await t.api(`/messages/${id}`), 200)).data.message.scheduledFor;
       const a = await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone() }), 200);
-      expect(scheduled(a.data.messageId)).toBe("2026-03-08T03:00:00.000Z");
+      expect(await scheduled(a.data.messageId)).toBe("2026-03-08T03:00:00.000Z");
       const b = await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone() }), 200);
-      expect(scheduled(b.data.messageId)).toBe("2026-03-08T05:00:00.000Z"); // midnight EST
+      expect(await scheduled(b.data.messageId)).toBe("2026-03-08T05:00:00.000Z"); // midnight EST
     } finally {
       await t.stop();
     }
@@ -542,8 +542,7 @@ describe("captcha (local verifier process)", () => {
     expect(totals(t)).toEqual(before);
 
     const ok = await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone(), "cf-turnstile-response": "pass" }), 200);
-    const c = t.running.deps.sqlite.query("SELECT custom_fields FROM contacts WHERE id = ?").get(ok.data.contactId) as any;
-    expect(JSON.parse(c.custom_fields)).toEqual({}); // the token is not stored as a value
+    expect(await customFieldsOf(t, ok.data.contactId)).toEqual({}); // the token is not stored as a value
   }, 20_000);
 
   test("the secret is write-only: GET shows ••••; posting •••• back keeps it; a new provider needs a secret", async () => {

@@ -7,7 +7,8 @@ beforeAll(async () => {
 });
 afterAll(() => s.stop());
 
-const contentOf = (id: string) => (s.running.deps.sqlite.query("SELECT content FROM messages WHERE id = ?").get(id) as { content: string }).content;
+const contentOf = async (id: string) => (await expectStatus(await s.api(`/messages/${id}`), 200)).data.message.content as string;
+const formCount = async () => (await expectStatus(await s.api("/forms"), 200)).data.total as number;
 
 async function submit(formId: string, body: Record<string, unknown>) {
   const res = await fetch(`${s.base}/forms/${formId}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
@@ -17,20 +18,20 @@ async function submit(formId: string, body: Record<string, unknown>) {
 describe("{{ name | fallback }} in a form's template", () => {
   test("a missing or blank value gets the fallback; a given one is used", async () => {
     const form = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody({ messageTemplate: "Hi {{firstName | there}}, about {{ topic | your request }}." }) }), 201)).data.form;
-    expect(contentOf(await submit(form.id, { phoneNumber: "+14155550101" }))).toBe("Hi there, about your request.");
-    expect(contentOf(await submit(form.id, { phoneNumber: "+14155550102", firstName: "   ", topic: "" }))).toBe("Hi there, about your request.");
-    expect(contentOf(await submit(form.id, { phoneNumber: "+14155550103", firstName: "Ann", topic: "solar" }))).toBe("Hi Ann, about solar.");
+    expect(await contentOf(await submit(form.id, { phoneNumber: "+14155550101" }))).toBe("Hi there, about your request.");
+    expect(await contentOf(await submit(form.id, { phoneNumber: "+14155550102", firstName: "   ", topic: "" }))).toBe("Hi there, about your request.");
+    expect(await contentOf(await submit(form.id, { phoneNumber: "+14155550103", firstName: "Ann", topic: "solar" }))).toBe("Hi Ann, about solar.");
   });
 
   test("a malformed fallback is refused on create and on update, naming it; nothing changes", async () => {
-    const before = (s.running.deps.sqlite.query("SELECT count(*) AS n FROM forms").get() as { n: number }).n;
+    const before = await formCount();
     const bad = await expectStatus(await s.api("/forms", { method: "POST", json: formBody({ messageTemplate: "Hi {{firstName |}} and {{ x | a | b }}" }) }), 400);
     expect(bad.code).toBe("VALIDATION_ERROR");
     const messages = bad.errors.filter((e: any) => e.field === "messageTemplate").map((e: any) => e.message);
     expect(messages.length).toBe(2);
     expect(messages[0]).toContain("{{firstName |}}");
     expect(messages[1]).toContain("{{ x | a | b }}");
-    expect((s.running.deps.sqlite.query("SELECT count(*) AS n FROM forms").get() as { n: number }).n).toBe(before);
+    expect(await formCount()).toBe(before);
 
     const form = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody({ messageTemplate: "Hi {{firstName | there}}" }) }), 201)).data.form;
     const upd = await expectStatus(await s.api(`/forms/${form.id}`, { method: "PUT", json: { messageTemplate: "Hi {{firstName | there" } }), 400);

@@ -2,7 +2,7 @@
  * A receiver of Textwire's outbound events written against the GENERATED client types alone
  * (web/api-schema.gen.ts, from the document's `webhooks` section): one typed handler per event type. It is
  * compiled by the project's `tsc --strict` (`npm test`), so a missing event type, a renamed field
- * or a body typed `unknown` fails the build; test/ops/openapi-events.test.ts feeds it every body a
+ * or a body typed `unknown` fails the build; test/api/ops/openapi-events.test.ts feeds it every body a
  * real server emitted.
  */
 import type { webhooks } from "../../web/api-schema.gen";

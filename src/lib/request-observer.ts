@@ -1,0 +1,17 @@
+/**
+ * What the outer fetch handler tells observers about each finished request (metrics, the live
+ * message feed, the queue watcher). Only what they read: services observe requests through this
+ * narrow view and so depend on nothing in src/http/ (docs/api-decisions.md, "Layers: dependencies
+ * point down").
+ */
+export interface ObservedRequest {
+  /** Path as the client sent it, key redacted. */
+  logPath: string;
+  /** Route label for metrics (pattern, not the concrete path). */
+  route?: string;
+  /** The authenticated caller, if any. */
+  auth?: { accountId: string };
+}
+
+/** Called once per finished request. */
+export type Observer = (req: ObservedRequest, method: string, status: number, durationMs: number) => void;

@@ -1,0 +1,202 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { runCli } from "../../../src/main";
+import type { CliIO } from "../../../src/cli/common";
+import { tempDir } from "../../helpers/server";
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function io(env: Record<string, string> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const cli: CliIO = { out: (l) => out.push(l), err: (l) => err.push(l), env, isTTY: false };
+  return { cli, out, err };
+}
+
+function freshDb(): string {
+  const d = tempDir();
+  dirs.push(d);
+  return join(d, "nested", "textwire.db");
+}
+
+const KEY_RE = /^txwire_sk_[A-Za-z0-9]{40}$/;
+
+describe("accounts", () => {
+  test("create --json prints accountId, keyId, apiKey, permission on one line", async () => {
+    const db = freshDb();
+    const { cli, out } = io();
+    expect(await runCli(["accounts", "create", "--name", "Acme", "--plan", "pro", "--json", "--db", db], cli)).toBe(0);
+    expect(out.length).toBe(1);
+    const r = JSON.parse(out[0]);
+    expect(Object.keys(r).sort()).toEqual(["accountId", "apiKey", "keyId", "permission"]);
+    expect(r.apiKey).toMatch(KEY_RE);
+    expect(r.permission).toBe("admin_access");
+  });
+
+  test("list --json shows plan and limits; TEXTWIRE_DB is honoured", async () => {
+    const db = freshDb();
+    await runCli(["accounts", "create", "--name", "One", "--monthly-quota", "500", "--api-limit-per-hour", "2000"], io({ TEXTWIRE_DB: db }).cli);
+    const { cli, out } = io({ TEXTWIRE_DB: db });
+    expect(await runCli(["accounts", "list", "--json"], cli)).toBe(0);
+    const rows = JSON.parse(out[0]);
+    expect(rows.length).toBe(1);
+    expect(rows[0]).toMatchObject({ name: "One", plan: "standard", monthlyQuota: 500, apiLimitPerHour: 2000, activeKeys: 1 });
+  });
+
+  test("human output of list is a table", async () => {
+    const db = freshDb();
+    await runCli(["accounts", "create", "--name", "Table Co", "--db", db], io().cli);
+    const { cli, out } = io();
+    await runCli(["accounts", "list", "--db", db], cli);
+    expect(out[0]).toMatch(/^id\s+name\s+plan/);
+    expect(out.join("\n")).toContain("Table Co");
+  });
+
+  test("usage errors exit 2 with a message", async () => {
+    const db = freshDb();
+    for (const argv of [["accounts", "create"], ["accounts", "create", "--name", "x", "--plan", "gold"], ["accounts", "frobnicate"], ["accounts", "create", "--name", "x", "--monthly-quota", "lots"]]) {
+      const { cli, err } = io();
+      expect(await runCli([...argv, "--db", db], cli)).toBe(2);
+      expect(err.join("\n").length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe("keys", () => {
+  test("create, list (never the whole key), revoke", async () => {
+    const db = freshDb();
+    const a = io();
+    await runCli(["accounts", "create", "--name", "K", "--json", "--db", db], a.cli);
+    const { accountId, apiKey: adminKey } = JSON.parse(a.out[0]);
+
+    const c = io();
+    expect(await runCli(["keys", "create", "--account", accountId, "--permission", "standard", "--json", "--db", db], c.cli)).toBe(0);
+    const k = JSON.parse(c.out[0]);
+    expect(Object.keys(k).sort()).toEqual(["apiKey", "keyId", "operator", "permission"]);
+    expect(k.permission).toBe("standard_access");
+    expect(k.apiKey).toMatch(KEY_RE);
+
+    const l = io();
+    await runCli(["keys", "list", "--account", accountId, "--json", "--db", db], l.cli);
+    const keys = JSON.parse(l.out[0]);
+    expect(keys.length).toBe(2);
+    expect(l.out[0]).not.toContain(k.apiKey);
+    expect(l.out[0]).not.toContain(adminKey);
+    const listed = keys.find((x: any) => x.keyId === k.keyId);
+    expect(listed.key).toBe(`txwire_sk_…${k.apiKey.slice(-4)}`);
+    expect(listed).toHaveProperty("lastUsedAt");
+    expect(listed.revokedAt).toBeNull();
+
+    expect(await runCli(["keys", "revoke", k.keyId, "--db", db], io().cli)).toBe(0);
+    const l2 = io();
+    await runCli(["keys", "list", "--account", accountId, "--json", "--db", db], l2.cli);
+    expect(JSON.parse(l2.out[0]).find((x: any) => x.keyId === k.keyId).revokedAt).not.toBeNull();
+    // Revoking twice, or an unknown id, is an error.
+    expect(await runCli(["keys", "revoke", k.keyId, "--db", db], io().cli)).toBe(1);
+    expect(await runCli(["keys", "create", "--account", "nope", "--db", db], io().cli)).toBe(1);
+  });
+
+  test("create --operator makes an operator (admin) key, shown in the list; --operator with --permission standard is refused", async () => {
+    const db = freshDb();
+    const a = io();
+    await runCli(["accounts", "create", "--name", "Ops", "--json", "--db", db], a.cli);
+    const { accountId } = JSON.parse(a.out[0]);
+    const c = io();
+    expect(await runCli(["keys", "create", "--account", accountId, "--operator", "--json", "--db", db], c.cli)).toBe(0);
+    const k = JSON.parse(c.out[0]);
+    expect(k).toMatchObject({ permission: "admin_access", operator: true });
+    const l = io();
+    await runCli(["keys", "list", "--account", accountId, "--json", "--db", db], l.cli);
+    const keys = JSON.parse(l.out[0]);
+    expect(keys.find((x: any) => x.keyId === k.keyId).operator).toBe(true);
+    // An account created by the CLI is a tenant: its first admin key is not an operator key.
+    expect(keys.filter((x: any) => x.operator).length).toBe(1);
+    expect(await runCli(["keys", "create", "--account", accountId, "--operator", "--permission", "standard", "--db", db], io().cli)).toBe(2);
+  });
+});
+
+describe("migrate, help, version", () => {
+  test("migrate --json reports applied migrations, then nothing", async () => {
+    const db = freshDb();
+    const a = io();
+    expect(await runCli(["migrate", "--json", "--db", db], a.cli)).toBe(0);
+    const first = JSON.parse(a.out[0]);
+    expect(first.applied.length).toBeGreaterThan(0);
+    const b = io();
+    await runCli(["migrate", "--json", "--db", db], b.cli);
+    expect(JSON.parse(b.out[0])).toEqual({ applied: [], schemaVersion: first.schemaVersion });
+  });
+
+  test("--version and --help", async () => {
+    const v = io();
+    expect(await runCli(["--version"], v.cli)).toBe(0);
+    expect(v.out[0]).toMatch(/^textwire \d+\.\d+\.\d+ \(schema \d+\)$/);
+    const vj = io();
+    await runCli(["--version", "--json"], vj.cli);
+    expect(JSON.parse(vj.out[0])).toHaveProperty("schemaVersion");
+    for (const cmd of ["serve", "accounts", "keys", "migrate"]) {
+      const h = io();
+      expect(await runCli([cmd, "--help"], h.cli)).toBe(0);
+      expect(h.out.join("\n")).toContain("Usage");
+    }
+    const serveHelp = io();
+    await runCli(["serve", "--help"], serveHelp.cli);
+    for (const flag of ["--port", "--host", "--public-url", "--tls-cert", "--tls-key", "--redirect-port", "--trust-proxy", "--webhook-limit-per-minute", "--send-rate-per-minute", "--log-format", "TEXTWIRE_PORT"]) {
+      expect(serveHelp.out.join("\n")).toContain(flag);
+    }
+  });
+
+  test("unknown command and unknown serve option are refused", async () => {
+    const u = io();
+    expect(await runCli(["frobnicate"], u.cli)).toBe(2);
+    const o = io();
+    expect(await runCli(["serve", "--no-such-flag", "1", "--db", freshDb()], o.cli)).toBe(2);
+    expect(o.err.join("\n")).toContain("--no-such-flag");
+    const bad = io();
+    expect(await runCli(["serve", "--port", "http", "--db", freshDb()], bad.cli)).toBe(2);
+  });
+});
+
+describe("serve as a process", () => {
+  test("first start prints the admin key once on stdout and the listen line; the key works; a second start prints no key", async () => {
+    const db = freshDb();
+    const start = async () => {
+      const proc = Bun.spawn(["./node_modules/.bin/bun", "src/main.ts", "serve", "--port", "0", "--host", "127.0.0.1", "--db", db], {
+        stdout: "pipe",
+        stderr: "pipe",
+        env: { ...process.env, TEXTWIRE_LOG_FORMAT: "json" },
+      });
+      const reader = proc.stdout.getReader();
+      let text = "";
+      const deadline = Date.now() + 20_000;
+      while (!/listening on (\S+)/.test(text) && Date.now() < deadline) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      reader.releaseLock();
+      return { proc, text };
+    };
+    const first = await start();
+    try {
+      const key = /(txwire_sk_[A-Za-z0-9]{40})/.exec(first.text)?.[1];
+      expect(key).toBeDefined();
+      const url = /listening on (\S+)/.exec(first.text)![1];
+      const res = await fetch(`${url}/v1/forms`, { headers: { Authorization: `Bearer ${key}` } });
+      expect(res.status).toBe(200);
+    } finally {
+      first.proc.kill("SIGTERM");
+      expect(await first.proc.exited).toBe(0);
+    }
+    const second = await start();
+    try {
+      expect(second.text).not.toContain("txwire_sk_");
+      expect(second.text).toContain("listening on");
+    } finally {
+      second.proc.kill("SIGTERM");
+      await second.proc.exited;
+    }
+  });
+});

@@ -1,0 +1,211 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Elysia } from "elysia";
+import { classify } from "../../../src/http/access";
+import { KEY_PERMISSIONS, accessProblem, routeAccessOf, type RouteAccess } from "../../../src/http/permissions";
+import { routeAccess } from "../../../src/http/plugins/route-access";
+import { RouteTable, type RouteDef } from "../../../src/http/request-guard";
+import { expectStatus, startTestServer, type TestServer } from "../../helpers/server";
+import { SmsGateEmulator } from "../../helpers/smsgate-emulator";
+
+// Permissions and limiters are declared on each route (docs/api-decisions.md, "Permissions
+// declared on each route"); these tests walk every route the app registers.
+
+let s: TestServer;
+let routes: RouteDef[];
+let table: RouteTable<RouteAccess>;
+
+beforeAll(async () => {
+  s = await startTestServer({ metrics: true });
+  routes = s.running.deps.routes() as RouteDef[];
+  table = new RouteTable(() => routes, routeAccessOf);
+});
+afterAll(() => s.stop());
+
+/** A path the route's pattern matches: every parameter becomes "x". */
+const concrete = (path: string) => path.replace(/:[^/]+/g, "x").replace(/\/+$/, "") || "/";
+
+describe("every route declares who may call it", () => {
+  test("each registered route (method + path) declares a known permission and a limiter that fits it", () => {
+    expect(routes.length).toBeGreaterThan(70);
+    const problems = routes.map((r) => accessProblem(r)).filter((p) => p !== null);
+    expect(problems).toEqual([]);
+  });
+
+  test("a route without a declaration is named, and stops the server at start", () => {
+    const app = new Elysia()
+      .use(routeAccess)
+      .get("/v1/declared", () => "", { permission: "forms.read", rateLimit: "api-key" })
+      .get("/v1/forgotten", () => "")
+      .post("/v1/half", () => "", { permission: "forms.write" })
+      .put("/v1/misfit", () => "", { permission: "forms.write", rateLimit: "form" });
+    expect(app.routes.map((r) => accessProblem(r))).toEqual([
+      null,
+      "GET /v1/forgotten declares no permission",
+      "POST /v1/half declares no rate limit",
+      'PUT /v1/misfit declares rate limit "form"; forms.write takes api-key, device, device-report',
+    ]);
+    expect(() => new RouteTable(() => app.routes, routeAccessOf).prepare()).toThrow(/GET \/v1\/forgotten declares no permission/);
+  });
+
+  test("the declaration agrees with the path family the outer handler sorts requests by before matching", () => {
+    const disagree: string[] = [];
+    for (const r of routes) {
+      const a = routeAccessOf(r);
+      const kind = classify(concrete(r.path));
+      const expected =
+        kind === "api" || kind === "messages" ? a.key !== null : kind === "webhook" ? a.permission === "webhook" : a.permission === "public" || a.permission === "device";
+      if (!expected) disagree.push(`${r.method} ${r.path}: ${kind} but ${a.permission}`);
+    }
+    expect(disagree).toEqual([]);
+  });
+
+  test("the route table hands over each route's own declaration (a static segment wins over a parameter)", () => {
+    const wrong: string[] = [];
+    for (const r of routes) {
+      const m = table.match(r.method, concrete(r.path));
+      if (m.kind !== "ok" || m.route.permission !== routeAccessOf(r).permission) wrong.push(`${r.method} ${r.path}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  test("the webhook, the phone API and the public pages declare their own kinds", () => {
+    const of = (method: string, path: string) => {
+      const m = table.match(method, path);
+      if (m.kind !== "ok") throw new Error(`${method} ${path}: ${m.kind}`);
+      return `${m.route.permission} ${m.route.rateLimit}`;
+    };
+    expect(of("POST", "/v1/forms/abc/webhook")).toBe("webhook form");
+    expect(of("OPTIONS", "/v1/forms/abc/webhook")).toBe("webhook none");
+    expect(of("GET", "/api/mobile/v1/message")).toBe("device device");
+    expect(of("PATCH", "/api/mobile/v1/message")).toBe("device device-report");
+    expect(of("POST", "/api/mobile/v1/device")).toBe("device registration");
+    expect(of("POST", "/v1/messages/next")).toBe("phone.work device");
+    expect(of("PUT", "/v1/messages/m1/status")).toBe("phone.report device-report");
+    expect(of("POST", "/v1/messages/inbound")).toBe("phone.report device-report");
+    expect(of("PUT", "/v1/messages/bulk")).toBe("messages.write api-key");
+    expect(of("POST", "/v1/session")).toBe("sign-in sign-in");
+    expect(of("GET", "/health")).toBe("public none");
+    expect(of("GET", "/ca.crt")).toBe("public none");
+  });
+
+  test("admin and operator keys are required exactly where they were", () => {
+    const levelOf = (method: string, path: string) => {
+      const m = table.match(method, path);
+      if (m.kind !== "ok") throw new Error(`${method} ${path}: ${m.kind}`);
+      return m.route.key;
+    };
+    const operator = [
+      ["GET", "/v1/admin/backups"],
+      ["POST", "/v1/admin/backup"],
+      ["GET", "/metrics"],
+    ];
+    const admin = [
+      ["POST", "/v1/forms"],
+      ["PUT", "/v1/forms/1"],
+      ["DELETE", "/v1/forms/1"],
+      ["POST", "/v1/forms/1/rotate-webhook"],
+      ["GET", "/v1/forms/1/embed"],
+      ["DELETE", "/v1/contacts/1"],
+      ["GET", "/v1/contacts/export"],
+      ["POST", "/v1/contacts/import"],
+      ["POST", "/v1/broadcasts"],
+      ["POST", "/v1/broadcasts/b1/cancel"],
+      ["GET", "/v1/account/settings"],
+      ["PUT", "/v1/account/settings"],
+      ["GET", "/v1/sessions"],
+      ["DELETE", "/v1/sessions/s1"],
+      ["GET", "/v1/api-keys"],
+      ["POST", "/v1/api-keys"],
+      ["DELETE", "/v1/api-keys/k1"],
+      ["POST", "/v1/devices/registration-tokens"],
+      ["PATCH", "/v1/devices/d1"],
+      ["DELETE", "/v1/devices/d1"],
+      ["GET", "/v1/webhook-endpoints"],
+      ["POST", "/v1/webhook-endpoints"],
+      ["GET", "/v1/webhook-endpoints/e1"],
+      ["PUT", "/v1/webhook-endpoints/e1"],
+      ["DELETE", "/v1/webhook-endpoints/e1"],
+      ["POST", "/v1/webhook-endpoints/e1/rotate-secret"],
+      ["GET", "/v1/webhook-endpoints/e1/deliveries"],
+      ["POST", "/v1/webhook-endpoints/e1/test"],
+      ["POST", "/v1/events/v1/redeliver"],
+    ];
+    const standard = [
+      ["GET", "/v1/forms"],
+      ["GET", "/v1/forms/1"],
+      ["GET", "/v1/forms/1/stats"],
+      ["GET", "/v1/contacts"],
+      ["POST", "/v1/contacts"],
+      ["PUT", "/v1/contacts/1"],
+      ["PUT", "/v1/contacts/bulk"],
+      ["POST", "/v1/contacts/search"],
+      ["GET", "/v1/contacts/analytics"],
+      ["GET", "/v1/contacts/1/messages"],
+      ["GET", "/v1/broadcasts"],
+      ["GET", "/v1/broadcasts/b1"],
+      ["DELETE", "/v1/messages/1"],
+      ["PUT", "/v1/messages/bulk"],
+      ["POST", "/v1/messages/next"],
+      ["GET", "/v1/messages/next"],
+      ["GET", "/v1/inbound"],
+      ["GET", "/v1/account"],
+      ["GET", "/v1/devices"],
+      ["GET", "/v1/devices/d1"],
+      ["GET", "/v1/session"],
+      ["DELETE", "/v1/session"],
+      ["GET", "/v1/live/messages"],
+      ["GET", "/v1/conversations"],
+      ["POST", "/v1/conversations/c1/read"],
+    ];
+    for (const [m, p] of operator) expect(`${m} ${p} ${levelOf(m, p)}`).toBe(`${m} ${p} operator`);
+    for (const [m, p] of admin) expect(`${m} ${p} ${levelOf(m, p)}`).toBe(`${m} ${p} admin_access`);
+    for (const [m, p] of standard) expect(`${m} ${p} ${levelOf(m, p)}`).toBe(`${m} ${p} standard_access`);
+    // Every key permission in the catalogue is used by some route (no stale names for roles to map).
+    const used = new Set(routes.map((r) => routeAccessOf(r).permission));
+    expect(Object.keys(KEY_PERMISSIONS).filter((p) => !used.has(p as never))).toEqual([]);
+  });
+});
+
+describe("the route table", () => {
+  const def = (method: string, path: string, name: string) => ({ method, path, hooks: { name } });
+  const build = (defs: RouteDef[]) => new RouteTable(() => defs, (r) => String(r.hooks!.name));
+
+  test("a static segment wins over a parameter, and a parameter over a wildcard, whatever the registration order", () => {
+    const t = build([def("GET", "/v1/things/*", "wild"), def("GET", "/v1/things/:id", "one"), def("GET", "/v1/things/export", "export"), def("PUT", "/v1/things/bulk", "bulk")]);
+    expect(t.match("GET", "/v1/things/export")).toEqual({ kind: "ok", route: "export" });
+    expect(t.match("GET", "/v1/things/t1")).toEqual({ kind: "ok", route: "one" });
+    expect(t.match("GET", "/v1/things/t1/more")).toEqual({ kind: "ok", route: "wild" });
+    expect(t.match("PUT", "/v1/things/bulk")).toEqual({ kind: "ok", route: "bulk" });
+    // The static path has no GET: the parameter route serves it, as Elysia's router does.
+    expect(t.match("GET", "/v1/things/bulk")).toEqual({ kind: "ok", route: "one" });
+    expect(t.match("DELETE", "/v1/things/bulk")).toEqual({ kind: "method", allow: ["GET", "HEAD", "PUT"] });
+    expect(t.match("GET", "/v1/other")).toEqual({ kind: "unknown" });
+  });
+});
+
+describe("the phone API counts against the limiter each route declares", () => {
+  test("asking for work is refused once the phone's limit is spent; its reports (device-report) never are", async () => {
+    const srv = await startTestServer({ deviceLimitPerMinute: 3 });
+    try {
+      const token = (await expectStatus(await srv.api("/devices/registration-tokens", { method: "POST", json: {} }), 201)).data.token;
+      const phone = new SmsGateEmulator({ base: `${srv.url}/api/mobile/v1` });
+      await phone.register(token);
+      const auth = { Authorization: `Bearer ${phone.token}` };
+      let refused: Response | undefined;
+      for (let i = 0; i < 10 && !refused; i++) {
+        const res = await fetch(`${srv.url}/api/mobile/v1/message`, { headers: auth });
+        if (res.status === 429) refused = res;
+        else await expectStatus(res, 200);
+      }
+      expect(refused).toBeDefined();
+      expect((await expectStatus(refused!, 429)).message).toStartWith("Device rate limit exceeded");
+      for (let i = 0; i < 3; i++) {
+        const report = await fetch(`${srv.url}/api/mobile/v1/message`, { method: "PATCH", headers: { ...auth, "Content-Type": "application/json" }, body: "[]" });
+        await expectStatus(report, 204);
+      }
+      await expectStatus(await fetch(`${srv.url}/api/mobile/v1/settings`, { headers: auth }), 429);
+    } finally {
+      await srv.stop();
+    }
+  });
+});
