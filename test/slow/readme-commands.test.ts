@@ -111,6 +111,8 @@ async function runDocument(doc: string, inProjectFolder: boolean, check: (ran: R
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("TEXTWIRE_") && v !== undefined) env[k] = v;
     env.PATH = `${join(ROOT, "node_modules/.bin")}:${env.PATH ?? ""}`;
     env.TEXTWIRE_DB = join(dir, "textwire.db");
+    // `npx textwire` is the project's own command: never looked up in the registry from a test.
+    env.NPM_CONFIG_OFFLINE = "true";
     const work = join(dir, "work");
     mkdirSync(work);
     let formId: string | undefined;
