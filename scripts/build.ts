@@ -10,8 +10,9 @@
  *   bun scripts/build.ts --target linux-arm64     # Raspberry Pi → dist/textwire-linux-arm64
  *   bun scripts/build.ts --all                    # linux-x64 and linux-arm64
  *
- * It also writes the README's dashboard sizes from the bundle it makes (scripts/dashboard-size.ts);
- * `--no-readme` leaves the README alone (the binary test builds without touching the work tree).
+ * It also writes the dashboard sizes quoted in docs/development.md from the bundle it makes
+ * (scripts/dashboard-size.ts); `--no-readme` leaves that guide alone (the binary test builds
+ * without touching the work tree).
  */
 import { $ } from "bun";
 import { join } from "node:path";
@@ -36,9 +37,9 @@ rmSync(webDir, { recursive: true, force: true });
 mkdirSync(join(webDir, "assets"), { recursive: true });
 const embedded: Array<{ path: string; file: string }> = [];
 const web = await buildWeb();
-// The README quotes what a browser downloads; its figures are this bundle's (scripts/dashboard-size.ts).
+// docs/development.md quotes what a browser downloads; its figures are this bundle's (scripts/dashboard-size.ts).
 console.log(`dashboard: ${sizesText(loadSizes(web))}`);
-if (!args.includes("--no-readme") && writeSizes(web)) console.log("README.md: dashboard sizes updated from this build");
+if (!args.includes("--no-readme") && writeSizes(web)) console.log("docs/development.md: dashboard sizes updated from this build");
 for (const f of web) {
   const { br, gzip } = precompress(f.bytes);
   for (const [suffix, bytes] of [["", f.bytes], [".br", br], [".gz", gzip]] as const) {

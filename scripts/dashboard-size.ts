@@ -1,9 +1,10 @@
 /**
- * The README's dashboard sizes, written from the bundle the build makes (never typed by hand):
+ * The dashboard sizes quoted in docs/development.md, written from the bundle the build makes (never typed by hand):
  * the first load (index.html, its stylesheet and script, compressed as served) and what loads
- * later, between the `dashboard-sizes` markers of README "How it is built and served".
+ * later, between the `dashboard-sizes` markers of docs/development.md, "How the dashboard is built and
+ * served".
  *
- *   bun scripts/dashboard-size.ts           bundle web/ and rewrite the README's figures
+ *   bun scripts/dashboard-size.ts           bundle web/ and rewrite the guide's figures
  *   bun scripts/dashboard-size.ts --check   write nothing; exit 1 when they are stale
  *
  * `npm run build` (scripts/build.ts) rewrites them too; test/api/ops/dashboard-size.test.ts fails
@@ -13,7 +14,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildWeb, loadSizes, type LoadSizes, type WebFile } from "../src/dashboard/build";
 
-export const README = join(import.meta.dir, "..", "README.md");
+export const SIZES_DOC = join(import.meta.dir, "..", "docs", "development.md");
 const START = "<!-- dashboard-sizes: written by scripts/build.ts from the bundle -->";
 const END = "<!-- /dashboard-sizes -->";
 
@@ -35,29 +36,29 @@ export function sizesText(s: LoadSizes): string {
   return `The first load is ${kb(s.firstLoad.bytes)} compressed (brotli: the page, its stylesheet and its script)${tail}.`;
 }
 
-/** The README with the figures of `s` between the markers (throws when the markers are missing). */
-export function withSizes(readme: string, s: LoadSizes): string {
-  const a = readme.indexOf(START);
-  const b = readme.indexOf(END);
-  if (a < 0 || b < a) throw new Error(`README.md has no ${START} … ${END} markers`);
-  return readme.slice(0, a + START.length) + sizesText(s) + readme.slice(b);
+/** The guide's text with the figures of `s` between the markers (throws when the markers are missing). */
+export function withSizes(doc: string, s: LoadSizes): string {
+  const a = doc.indexOf(START);
+  const b = doc.indexOf(END);
+  if (a < 0 || b < a) throw new Error(`docs/development.md has no ${START} … ${END} markers`);
+  return doc.slice(0, a + START.length) + sizesText(s) + doc.slice(b);
 }
 
-/** Rewrites the README's figures from these built files; answers whether it changed. */
+/** Rewrites the guide's figures from these built files; answers whether it changed. */
 export function writeSizes(files: WebFile[]): boolean {
-  const have = readFileSync(README, "utf8");
+  const have = readFileSync(SIZES_DOC, "utf8");
   const want = withSizes(have, loadSizes(files));
-  if (want !== have) writeFileSync(README, want);
+  if (want !== have) writeFileSync(SIZES_DOC, want);
   return want !== have;
 }
 
 if (import.meta.main) {
   const files = await buildWeb();
   if (process.argv.includes("--check")) {
-    const have = readFileSync(README, "utf8");
+    const have = readFileSync(SIZES_DOC, "utf8");
     if (withSizes(have, loadSizes(files)) !== have) {
-      console.error("README.md's dashboard sizes are stale: run `bun scripts/dashboard-size.ts` (or `npm run build`)");
+      console.error("docs/development.md's dashboard sizes are stale: run `bun scripts/dashboard-size.ts` (or `npm run build`)");
       process.exit(1);
     }
-  } else console.log(writeSizes(files) ? `wrote ${README}` : "README.md's dashboard sizes are current");
+  } else console.log(writeSizes(files) ? `wrote ${SIZES_DOC}` : "docs/development.md's dashboard sizes are current");
 }

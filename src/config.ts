@@ -1,6 +1,6 @@
 /**
  * One typed config: flag > TEXTWIRE_* env > default. This is the only module that reads env.
- * Every option, its default and its unit live in OPTIONS; `--help` and the README table follow it.
+ * Every option, its default and its unit live in OPTIONS; `--help` and the options table of docs/operations.md follow it.
  */
 import { IpRangeList } from "./lib/ip-ranges";
 
@@ -24,9 +24,9 @@ export interface OptionSpec {
 
 export const DEFAULT_DB_PATH = "./data/textwire.db";
 export const DEFAULT_PORT = 8080;
-/** Per-form webhook token bucket: capacity and refill per minute (README, "Limits": 100 per minute per form). */
+/** Per-form webhook token bucket: capacity and refill per minute (docs/operations.md, "Limits": 100 per minute per form). */
 export const DEFAULT_WEBHOOK_LIMIT_PER_MINUTE = 100;
-/** Per-account device send rate (README, "Limits": 50 messages per minute per account). */
+/** Per-account device send rate (docs/operations.md, "Limits": 50 messages per minute per account). */
 export const DEFAULT_SEND_RATE_PER_MINUTE = 50;
 /** Leases that may expire with no report before a message fails with "no-report". */
 export const DEFAULT_MAX_LEASE_ATTEMPTS = 3;

@@ -53,7 +53,7 @@ export function draftFromSettings(s: Record<string, any>): ProtectionDraft {
   };
 }
 
-/** The recommended protections (README "Protecting a public form"); `country` is the account's default country. */
+/** The recommended protections (docs/forms.md, "Protecting a public form"); `country` is the account's default country. */
 export function recommendedDraft(d: ProtectionDraft, country: string): ProtectionDraft {
   return { ...d, duplicateWindowMinutes: "10", ipLimitPerMinute: "10", recipientLimitPerDay: "5", allowedCountries: country, honeypotOn: true, honeypotField: d.honeypotField || "_gotcha", allowLinksInValues: false };
 }

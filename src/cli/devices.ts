@@ -8,7 +8,7 @@ import { dbPathOf, flagString, UsageError, withDb, type CliIO } from "./common";
 export const DEVICES_HELP = `Usage:
   textwire devices token --account ID [--reusable] [--hours N] [--json] [--db PATH]
 
-Creates a registration token for the SMSGate app (docs/devices.md). Type it into the app with the
+Creates a registration token for the SMSGate app (docs/phones.md). Type it into the app with the
 server URL https://<host>:<port>/api/mobile/v1. It is shown once, stored only as a hash, and works
 for one phone (--reusable: any number) until it expires (default 24 hours).`;
 

@@ -97,7 +97,8 @@ export interface LoadSizes {
 /**
  * The sizes a browser downloads (brotli at the quality the server sends): the first load is
  * index.html plus what it references and their static imports, transitively; what is only
- * imported dynamically comes later. README "How it is built and served" quotes these figures,
+ * imported dynamically comes later. docs/development.md, "How the dashboard is built and served"
+ * quotes these figures,
  * written there by scripts/build.ts (test/api/ops/dashboard-size.test.ts fails when they are stale).
  */
 export function loadSizes(files: WebFile[]): LoadSizes {

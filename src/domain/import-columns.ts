@@ -12,7 +12,7 @@ import { BASE_COLUMNS, CUSTOM_PREFIX, IMPORT_IGNORED_COLUMNS, type BaseColumn } 
 /** `fullName`: a "Name" column, split at its first space into firstName and lastName. */
 export type ImportTarget = { kind: "base"; name: BaseColumn } | { kind: "fullName" } | { kind: "custom"; name: string } | { kind: "ignored" };
 
-/** Aliases per field, as people write them (shown in error messages and the README). */
+/** Aliases per field, as people write them (shown in error messages and docs/contacts.md). */
 export const COLUMN_ALIASES: Readonly<Partial<Record<BaseColumn | "fullName", readonly string[]>>> = {
   phoneNumber: ["Phone", "Phone Number", "Mobile", "Mobile Number", "Mobile Phone", "Cell", "Cell Phone", "Telephone", "Tel", "Primary Phone"],
   firstName: ["First Name", "First", "Given Name", "Forename"],

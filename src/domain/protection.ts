@@ -56,7 +56,7 @@ export const MAX_ALLOWED_ORIGINS = 50;
 /** Values inserted into a message: at most this many characters unless the field allows more. */
 export const MAX_INSERTED_VALUE_LENGTH = 100;
 
-/** The recommended values (README "Protecting a public form"); allowedCountries comes from the account. */
+/** The recommended values (docs/forms.md, "Protecting a public form"); allowedCountries comes from the account. */
 export const RECOMMENDED_PROTECTION = Object.freeze({
   duplicateWindowMinutes: 10,
   ipLimitPerMinute: 10,

@@ -15,7 +15,7 @@ import { IpRangeList } from "../lib/ip-ranges";
 import { clientAddress } from "./forwarded";
 import { LOOPBACK_PROXIES } from "../config";
 
-/** Webhook payload limit (README, "Limits": 10 KB). */
+/** Webhook payload limit (docs/operations.md, "Limits": 10 KB). */
 export const WEBHOOK_BODY_LIMIT = 10_240;
 /** JSON API bodies (bulk updates of 1000 ids fit easily). */
 export const API_BODY_LIMIT = 1_048_576;

@@ -47,7 +47,7 @@ export interface ApiLimits {
   burst: number;
 }
 
-/** Standard plan defaults (README, "Limits"). */
+/** Standard plan defaults (docs/operations.md, "Limits"). */
 export const DEFAULT_API_LIMITS: ApiLimits = { hourly: 1000, burst: 100 };
 export const PLAN_HOURLY_LIMITS = { standard: 1000, pro: 5000 } as const;
 export const DEFAULT_WEBHOOK_LIMIT_PER_MINUTE = 100;

@@ -1,7 +1,7 @@
 /**
  * What an account may do and has used (GET /v1/account): its plan, API request limits, monthly
  * message quota and this month's count. Read-only: the server's operator changes them with
- * `textwire accounts update` (README "Accounts and limits").
+ * `textwire accounts update` (docs/operations.md, "Command line").
  */
 import type { Database, Statement } from "bun:sqlite";
 import { burstLimit, hourlyLimit } from "./accounts";

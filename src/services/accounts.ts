@@ -15,9 +15,9 @@ export const KEY_FORMAT = `Authorization: Bearer ${KEY_PREFIX}<40 alphanumeric c
 // dependencies point down"); re-exported for the callers that take them with the service.
 export { PLANS, type Account, type AuthKey, type Permission, type Plan };
 
-/** Hourly API request limits per key by plan (README, "Limits"). Enterprise is set per account. */
+/** Hourly API request limits per key by plan (docs/operations.md, "Limits"). Enterprise is set per account. */
 export const PLAN_HOURLY_LIMIT: Record<Plan, number> = { standard: 1_000, pro: 5_000, enterprise: 5_000 };
-/** Burst bucket per key: up to 100 requests per minute (README, "Limits"). */
+/** Burst bucket per key: up to 100 requests per minute (docs/operations.md, "Limits"). */
 export const DEFAULT_BURST_PER_MINUTE = 100;
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";

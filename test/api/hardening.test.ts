@@ -254,8 +254,8 @@ describe("smaller deviations", () => {
     }
   });
 
-  test("the README's /health example shows the current schemaVersion", () => {
-    const readme = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
+  test("the operations guide's /health example shows the current schemaVersion", () => {
+    const readme = readFileSync(join(import.meta.dir, "..", "..", "docs", "operations.md"), "utf8");
     const shown = [...readme.matchAll(/"schemaVersion":\s*(\d+)/g)].map((m) => Number(m[1]));
     expect(shown.length).toBeGreaterThan(0);
     for (const v of shown) expect(v).toBe(SCHEMA_VERSION);

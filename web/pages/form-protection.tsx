@@ -3,7 +3,7 @@ import { CAPTCHA_NAMES, type ProtectionDraft } from "../form-protection";
 import { errAttrs, FieldError, type ApiFieldErrors } from "../components/FieldError";
 
 /**
- * Every protection of a public form (README "Protecting a public form"): spam trap, links rule,
+ * Every protection of a public form (docs/forms.md, "Protecting a public form"): spam trap, links rule,
  * limits, duplicate window, allowed countries and websites, captcha, thank-you and error pages.
  */
 export function ProtectionFields(props: { draft: ProtectionDraft; onChange: (d: ProtectionDraft) => void; errors: ApiFieldErrors; onRecommended: () => void }) {

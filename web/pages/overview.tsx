@@ -95,7 +95,7 @@ export function Overview() {
           ) : null}
           {!d.health.backup ? (
             <p class="hint">
-              No scheduled backups: start the server with <code class="nowrap">--backup-dir</code> (see the README's backups section) so a broken disk does not lose your contacts.
+              No scheduled backups: start the server with <code class="nowrap">--backup-dir</code> (see “Backups” in the operations guide, docs/operations.md) so a broken disk does not lose your contacts.
             </p>
           ) : null}
           <h2>Queue by priority</h2>

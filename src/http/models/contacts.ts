@@ -253,6 +253,6 @@ export const ExportFile = Media(
   { description: "The contacts as a file (format= chooses the media type)", headers: ["Content-Disposition"] },
 );
 
-export const ImportCsv = t.String({ description: "CSV: the export's columns or their accepted aliases (README); a header row first; at most 50 MiB" });
+export const ImportCsv = t.String({ description: "CSV: the export's columns or their accepted aliases (docs/contacts.md); a header row first; at most 50 MiB" });
 export const ImportXlsx = t.String({ format: "binary", description: "XLSX workbook (first worksheet)" });
 export const ImportUpload = t.Object({ file: t.String({ format: "binary", description: "a .csv or .xlsx file" }) });

@@ -39,7 +39,7 @@ const HHMM = "^([01][0-9]|2[0-3]):[0-5][0-9]$";
 
 /**
  * Form settings, for the OpenAPI document (the domain validates them so every problem is listed
- * at once). Public-form protections: README "Protecting a public form".
+ * at once). Public-form protections: docs/forms.md, "Protecting a public form".
  */
 export const FormSettings = t.Object(
   {

@@ -1,12 +1,12 @@
 /**
- * The README's dashboard sizes are the build's: the figures between its `dashboard-sizes` markers
+ * The dashboard sizes in docs/development.md are the build's: the figures between its `dashboard-sizes` markers
  * are what scripts/build.ts computes from the bundle (first load = index.html, what it references
  * and their static imports, brotli as served), never prose typed by hand.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { buildWeb, loadSizes, precompress, type WebFile } from "../../../src/dashboard/build";
-import { README, sizesText, withSizes } from "../../../scripts/dashboard-size";
+import { SIZES_DOC, sizesText, withSizes } from "../../../scripts/dashboard-size";
 import { startTestServer } from "../../helpers/server";
 
 let files: WebFile[];
@@ -20,12 +20,12 @@ beforeAll(async () => {
 const file = (path: string, text: string, imports: WebFile["imports"] = [], packages: string[] = []): WebFile => ({ path, bytes: new TextEncoder().encode(text), imports, packages });
 const br = (text: string) => precompress(new TextEncoder().encode(text)).br.length;
 
-describe("the README's dashboard sizes come from the build", () => {
-  test("the README carries exactly the figures the build computes (`bun scripts/dashboard-size.ts` rewrites them)", () => {
-    const readme = readFileSync(README, "utf8");
-    const want = withSizes(readme, loadSizes(files));
-    if (readme !== want) throw new Error(`README.md's dashboard sizes are stale: run \`bun scripts/dashboard-size.ts\`.\nThe build says: ${sizesText(loadSizes(files))}`);
-    expect(readme).toContain(sizesText(loadSizes(files)));
+describe("the dashboard sizes in docs/development.md come from the build", () => {
+  test("docs/development.md carries exactly the figures the build computes (`bun scripts/dashboard-size.ts` rewrites them)", () => {
+    const doc = readFileSync(SIZES_DOC, "utf8");
+    const want = withSizes(doc, loadSizes(files));
+    if (doc !== want) throw new Error(`docs/development.md's dashboard sizes are stale: run \`bun scripts/dashboard-size.ts\`.\nThe build says: ${sizesText(loadSizes(files))}`);
+    expect(doc).toContain(sizesText(loadSizes(files)));
   }, 60_000);
 
   test("the first load is the page, its stylesheet and script, counted as the server sends them; lazy chunks come later", () => {

@@ -155,9 +155,9 @@ describe("first start binds before it creates the first account", () => {
   });
 });
 
-describe("the systemd unit takes every setting from the env file; the README works top to bottom", () => {
+describe("the systemd unit takes every setting from the env file; the operations guide works top to bottom", () => {
   const unit = readFileSync(join(ROOT, "scripts/textwire.service"), "utf8");
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const readme = readFileSync(join(ROOT, "docs", "operations.md"), "utf8");
   const lines = unit.split("\n").filter((l) => !l.startsWith("#"));
 
   test("ExecStart passes no options; defaults are Environment= lines of real options, overridable by the env file", () => {
@@ -172,13 +172,13 @@ describe("the systemd unit takes every setting from the env file; the README wor
     expect(fileLine).toBeGreaterThan(lines.findLastIndex((l) => l.startsWith("Environment=")));
   });
 
-  test("every TEXTWIRE_ variable the README puts in the env file is a real option", () => {
+  test("every TEXTWIRE_ variable the operations guide puts in the env file is a real option", () => {
     const envNames = new Set(OPTIONS.map((o) => envName(o.flag)));
     for (const m of readme.matchAll(/^(TEXTWIRE_[A-Z_]+)=/gm)) expect(envNames.has(m[1])).toBe(true);
     for (const m of unit.matchAll(/#\s+(TEXTWIRE_[A-Z_]+)=/g)) expect(envNames.has(m[1])).toBe(true);
   });
 
-  test("ProtectSystem=strict leaves every backup folder the README gives the service writable", () => {
+  test("ProtectSystem=strict leaves every backup folder the operations guide gives the service writable", () => {
     const writable = lines.filter((l) => l.startsWith("ReadWritePaths=")).flatMap((l) => l.slice("ReadWritePaths=".length).split(/\s+/));
     expect(lines).toContain("ProtectSystem=strict");
     const dirs = [...readme.matchAll(/--backup-dir (\S+)|TEXTWIRE_BACKUP_DIR=(\/\S+)/g)].map((m) => m[1] ?? m[2]);
@@ -186,14 +186,14 @@ describe("the systemd unit takes every setting from the env file; the README wor
     for (const d of dirs) expect(writable.some((w) => d === w || d.startsWith(w + "/"))).toBe(true);
   });
 
-  test("the README creates the textwire user before anything is chowned to it", () => {
+  test("the operations guide creates the textwire user before anything is chowned to it", () => {
     const created = readme.indexOf("useradd --system");
     expect(created).toBeGreaterThan(0);
     for (const m of readme.matchAll(/chown textwire|sudo -u textwire/g)) expect(m.index!).toBeGreaterThan(created);
   });
 
   test("the openssl recipe makes what iPhones accept: serverAuth, subjectAltName, at most 825 days", () => {
-    const recipe = readme.slice(readme.indexOf("**The same with openssl**"), readme.indexOf("#### Your own certificate"));
+    const recipe = readme.slice(readme.indexOf("**The same with openssl**"), readme.indexOf("### Your own certificate"));
     expect(recipe).toContain("extendedKeyUsage=serverAuth");
     expect(recipe).toContain("subjectAltName=IP:192.168.1.50");
     const days = [...recipe.matchAll(/-days (\d+)/g)].map((m) => Number(m[1]));

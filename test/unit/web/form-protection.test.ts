@@ -56,7 +56,7 @@ describe("the form builder's protection inputs", () => {
     expect(settingsFromDraft({ ...d, recipientLimitPerDay: " 7 " }).recipientLimitPerDay).toBe(7);
   });
 
-  test("the recommended protections fill in the README's values and the account's country", () => {
+  test("the recommended protections fill in the values of docs/forms.md and the account's country", () => {
     const r = settingsFromDraft(recommendedDraft(draftFromSettings({ honeypotField: null, allowLinksInValues: true }), "GB"));
     expect(r).toMatchObject({ duplicateWindowMinutes: 10, ipLimitPerMinute: 10, recipientLimitPerDay: 5, allowedCountries: ["GB"], honeypotField: "_gotcha", allowLinksInValues: false });
   });
