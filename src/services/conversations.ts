@@ -9,10 +9,10 @@ import { iso, type Clock } from "../lib/clock";
 import { parseFilter } from "../domain/contact-query";
 import { enumError, parsePaging } from "../domain/query-params";
 import type { FieldError } from "../domain/submission";
-import { countConversations, countThread, lastMessageOf, listConversations, listThread, unreadTotal } from "../db/conversations";
+import { countConversations, countThread, lastMessageOf, listConversations, listThread, unreadTotal } from "../db/stores/conversations";
 import { markInboundRead } from "../db/inbound-messages";
 import type { ContactService } from "./contacts";
-import { filterSql } from "../db/contact-filter";
+import { filterSql } from "../db/stores/contact-filter";
 
 /** Characters of the last message shown in the list. */
 export const PREVIEW_LENGTH = 100;

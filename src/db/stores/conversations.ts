@@ -4,17 +4,12 @@
  * contact's messages in both directions.
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
+import type { conversations } from "../schema/contacts";
+import type { ContactRow } from "./contacts";
 
-export interface ConversationRow {
-  contactId: string;
-  firstName: string | null;
-  lastName: string | null;
-  phoneNumber: string;
-  status: string;
-  optedOut: number;
-  unreadCount: number;
-  lastMessageAt: string;
-}
+/** A conversation as listed: its contact's columns (the boolean as SQLite stores it, 0/1) and the conversation's. */
+export type ConversationRow = Pick<ContactRow, "firstName" | "lastName" | "phoneNumber" | "status"> &
+  Pick<typeof conversations.$inferSelect, "unreadCount" | "lastMessageAt"> & { contactId: string; optedOut: number };
 
 /** `where` is a contact filter over alias `c` (filterSql) and may test `v` (the conversation). */
 export function listConversations(sqlite: Database, accountId: string, where: string, params: SQLQueryBindings[], limit: number, offset: number): ConversationRow[] {
