@@ -17,7 +17,6 @@ import { parseFilter } from "../domain/contact-query";
 import { enumError } from "../domain/query-params";
 import { EXPORT_FORMATS, contactCells, contactJson, expandColumns, parseFieldSelection, type ColumnSelection, type ExportFormat } from "../domain/contact-export";
 import { beginRead, customFieldNames, endRead, iterateContacts, type Contact } from "../db/stores/contacts";
-import { filterSql } from "../db/stores/contact-filter";
 import { localDate } from "../domain/time-series";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/log";
@@ -77,7 +76,6 @@ export class ExportService {
     const sel = parseFieldSelection(raw.fields === undefined ? undefined : String(raw.fields), errors);
     if (errors.length) throw validationError(errors);
     const format = fmt as ExportFormat;
-    const { where, params } = filterSql(accountId, filter, "exists");
 
     // A file database gets its own read-only connection; ":memory:" (unit use) shares the main one.
     const own = this.dbPath !== ":memory:";
@@ -99,9 +97,9 @@ export class ExportService {
       if (own) beginRead(db);
       let customNames: string[] = [];
       if (format !== "json" && sel.needsAllCustom) {
-        customNames = customFieldNames(db, where, params);
+        customNames = customFieldNames(db, accountId, filter);
       }
-      const { rows, finalize } = iterateContacts(db, where, params);
+      const { rows, finalize } = iterateContacts(db, accountId, filter);
       const columns = expandColumns(sel, customNames);
       const body =
         format === "xlsx" ? this.xlsxStream(rows, finalize, columns, close) : this.textStream(format, rows, finalize, sel, columns, close);

@@ -10,6 +10,8 @@
 import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
 import { contactSearchText } from "../../domain/contact-search";
 import type { ContactState } from "../../domain/contact-update";
+import type { ContactFilter } from "../../domain/contact-query";
+import { filterSql } from "./contact-filter";
 import type { contacts } from "../schema/contacts";
 import { CONTACT_INSERT_COLUMNS, CONTACT_INSERT_ROW, recordContactInsert } from "./contact-batch";
 
@@ -68,8 +70,9 @@ export function readContact(sqlite: Database, contactId: string): Contact | null
   return row ? toContact(row) : null;
 }
 
-/** The matching contacts of an export, oldest first, read one at a time; `finalize` ends the read early. */
-export function iterateContacts(sqlite: Database, where: string, params: SQLQueryBindings[]): { rows: IterableIterator<Contact>; finalize: () => void } {
+/** The contacts matching `f` (an export), oldest first, read one at a time; `finalize` ends the read early. */
+export function iterateContacts(sqlite: Database, accountId: string, f: ContactFilter): { rows: IterableIterator<Contact>; finalize: () => void } {
+  const { where, params } = filterSql(accountId, f, "exists");
   const stmt = sqlite.query(`SELECT ${CONTACT_SELECT} FROM ${CONTACT_FROM} WHERE ${where} ORDER BY c.created_at ASC, c.rowid ASC`);
   const raw = stmt.iterate(...params) as IterableIterator<ContactRead>;
   function* mapped(): IterableIterator<Contact> {
@@ -86,8 +89,9 @@ export function endRead(db: Database): void {
   db.exec("COMMIT");
 }
 
-/** The custom field names used by the matching contacts, sorted (an export's columns). */
-export function customFieldNames(sqlite: Database, where: string, params: SQLQueryBindings[]): string[] {
+/** The custom field names used by the contacts matching `f`, sorted (an export's columns). */
+export function customFieldNames(sqlite: Database, accountId: string, f: ContactFilter): string[] {
+  const { where, params } = filterSql(accountId, f, "exists");
   return (sqlite.query(`SELECT DISTINCT j.key AS k FROM contacts c, json_each(c.custom_fields) j WHERE ${where} ORDER BY 1`).all(...params) as Array<{ k: string }>).map((r) => r.k);
 }
 
