@@ -61,7 +61,7 @@ export class ExportService {
   ) {}
 
   /** Validates the query (400 naming the parameter) and opens the stream. */
-  prepare(accountId: string, raw: Record<string, unknown>): PreparedExport {
+  open(accountId: string, raw: Record<string, unknown>): PreparedExport {
     const errors: FieldError[] = [];
     const fmt = raw.format === undefined || raw.format === "" ? "json" : String(raw.format);
     if (!(EXPORT_FORMATS as readonly string[]).includes(fmt)) {
