@@ -6,7 +6,8 @@ import type { Database, SQLQueryBindings } from "bun:sqlite";
 import { recordMessageInsert } from "./derived-counts";
 import type { broadcasts } from "./schema/broadcasts";
 import type { ContactFilter } from "../domain/contact-query";
-import { filterSql } from "./contact-filter";
+import { filterSql } from "./stores/contact-filter";
+import { OPTED_OUT_SQL } from "./stores/contacts";
 import type { MessageStatus } from "../domain/message-transitions";
 
 export type BroadcastRecord = typeof broadcasts.$inferSelect;
@@ -93,7 +94,7 @@ export interface Exclusion {
 }
 
 function exclusionSql(x: Exclusion): { sql: string; params: SQLQueryBindings[] } {
-  const parts: string[] = ["c.opted_out = 1"];
+  const parts: string[] = [OPTED_OUT_SQL];
   const params: SQLQueryBindings[] = [];
   if (x.recipientLimitPerDay !== null) {
     parts.push(

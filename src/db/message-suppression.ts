@@ -1,7 +1,8 @@
 /**
  * Message writes of opt-outs: cancelling what is queued to a number, the keyword
  * replies, and the lease-time check. Plain functions; the caller owns the transaction and then
- * tells the queue and the leases (LeaseService.withdraw / queue.insert + notify).
+ * tells the queue and the leases (LeaseService.withdraw / queue.insert + notify). The opt-out
+ * ones are called by src/services/opt-outs.ts alone (test/unit/opt-outs-home.test.ts).
  */
 import type { Database } from "bun:sqlite";
 import { recordMessageInsert } from "./derived-counts";

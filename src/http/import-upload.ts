@@ -72,7 +72,7 @@ export async function readImportUpload(request: Request, limit: number): Promise
 
 /** The file name's extension decides (a .csv from Windows often comes as application/vnd.ms-excel); else its type. */
 export function formatOfFile(name: string, type: string): ImportFormat | null {
-  const ext = /\.([A-Za-z0-9]+)$/.exec(name)?.[1]?.toLowerCase();
+  const ext = name.match(/\.([A-Za-z0-9]+)$/)?.[1]?.toLowerCase();
   if (ext === "csv" || ext === "txt") return "csv";
   if (ext === "xlsx") return "xlsx";
   if (ext) return null;
@@ -93,7 +93,7 @@ export interface FormPart {
  * Response.formData(), which in this Bun drops each part's Content-Type (and copies the file).
  */
 export function parseMultipart(bytes: Uint8Array, contentType: string): FormPart[] {
-  const m = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  const m = contentType.match(/;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i);
   const boundary = m?.[1] ?? m?.[2];
   if (!boundary) throw new Error("no boundary in its Content-Type");
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -111,11 +111,11 @@ export function parseMultipart(bytes: Uint8Array, contentType: string): FormPart
     const bodyStart = headEnd + 4;
     const next = buf.indexOf(`\r\n${delimiter}`, bodyStart);
     if (next < 0) throw new Error("the body ends before its closing boundary");
-    const disposition = /^content-disposition:(.*)$/im.exec(headers)?.[1] ?? "";
-    const name = /\bname="([^"]*)"/i.exec(disposition)?.[1];
+    const disposition = headers.match(/^content-disposition:(.*)$/im)?.[1] ?? "";
+    const name = disposition.match(/\bname="([^"]*)"/i)?.[1];
     if (name === undefined) throw new Error("a part has no name");
-    const filename = /\bfilename="([^"]*)"/i.exec(disposition)?.[1];
-    const type = /^content-type:\s*(.*?)\s*$/im.exec(headers)?.[1] ?? "";
+    const filename = disposition.match(/\bfilename="([^"]*)"/i)?.[1];
+    const type = headers.match(/^content-type:\s*(.*?)\s*$/im)?.[1] ?? "";
     parts.push({ name, filename, type, body: bytes.subarray(bodyStart, next) });
     at = next + 2;
   }

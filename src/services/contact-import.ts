@@ -8,7 +8,7 @@
 import { Readable } from "node:stream";
 import { validationError } from "../errors";
 import { CsvRowReader } from "../domain/csv-rows";
-import type { ImportSourceRow } from "./contacts";
+import type { ImportLine } from "./contact-import-rows";
 
 export const IMPORT_FORMATS = ["csv", "xlsx"] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -18,12 +18,12 @@ export const MAX_IMPORT_CELL_CHARS = 10_240;
 /** Rows handed over at a time from an XLSX sheet. */
 const XLSX_BATCH_ROWS = 500;
 
-export function importBatches(format: ImportFormat, body: ReadableStream<Uint8Array> | null): AsyncIterable<ImportSourceRow[]> {
+export function importBatches(format: ImportFormat, body: ReadableStream<Uint8Array> | null): AsyncIterable<ImportLine[]> {
   const stream = body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
   return format === "csv" ? csvBatches(stream) : xlsxBatches(stream);
 }
 
-export async function* csvBatches(stream: ReadableStream<Uint8Array>): AsyncGenerator<ImportSourceRow[]> {
+export async function* csvBatches(stream: ReadableStream<Uint8Array>): AsyncGenerator<ImportLine[]> {
   const csv = new CsvRowReader(MAX_IMPORT_CELL_CHARS);
   const decoder = new TextDecoder("utf-8");
   const reader = stream.getReader();
@@ -41,16 +41,16 @@ export async function* csvBatches(stream: ReadableStream<Uint8Array>): AsyncGene
   }
 }
 
-const asSourceRow = (r: { cells: string[]; error?: string }): ImportSourceRow => (r.error ? { cells: r.cells, error: `malformed CSV: ${r.error}` } : { cells: r.cells });
+const asSourceRow = (r: { cells: string[]; error?: string }): ImportLine => (r.error ? { cells: r.cells, error: `malformed CSV: ${r.error}` } : { cells: r.cells });
 
-export async function* xlsxBatches(stream: ReadableStream<Uint8Array>): AsyncGenerator<ImportSourceRow[]> {
+export async function* xlsxBatches(stream: ReadableStream<Uint8Array>): AsyncGenerator<ImportLine[]> {
   const input = Readable.fromWeb(stream as Parameters<typeof Readable.fromWeb>[0]);
   // Loaded on first use: evaluating exceljs takes ~0.5 s, which every start would pay.
   const { default: ExcelJS } = await import("exceljs");
   const workbook = new ExcelJS.stream.xlsx.WorkbookReader(input, { worksheets: "emit", sharedStrings: "cache", hyperlinks: "ignore", styles: "ignore", entries: "ignore" });
   let width = -1; // the header's width, once seen
   let sheets = 0;
-  let batch: ImportSourceRow[] = [];
+  let batch: ImportLine[] = [];
   let lastRow = 0;
   try {
     for await (const sheet of workbook) {

@@ -9,10 +9,9 @@ import { iso, type Clock } from "../lib/clock";
 import { parseFilter } from "../domain/contact-query";
 import { enumError, parsePaging } from "../domain/query-params";
 import type { FieldError } from "../domain/submission";
-import { countConversations, countThread, lastMessageOf, listConversations, listThread, unreadTotal } from "../db/conversations";
+import { countConversations, countThread, lastMessageOf, listConversations, listThread, unreadTotal } from "../db/stores/conversations";
 import { markInboundRead } from "../db/inbound-messages";
 import type { ContactService } from "./contacts";
-import { filterSql } from "../db/contact-filter";
 
 /** Characters of the last message shown in the list. */
 export const PREVIEW_LENGTH = 100;
@@ -42,12 +41,8 @@ export class ConversationService {
       else errors.push(enumError("unread", ["true", "false"], raw.unread.slice(0, 100)));
     }
     if (errors.length) throw validationError(errors);
-    const w = filterSql(accountId, f);
-    let where = w.where;
-    if (unread === true) where += " AND v.unread_count > 0";
-    if (unread === false) where += " AND v.unread_count = 0";
-    const total = countConversations(this.sqlite, accountId, where, w.params);
-    const rows = total > (page - 1) * limit ? listConversations(this.sqlite, accountId, where, w.params, limit, (page - 1) * limit) : [];
+    const total = countConversations(this.sqlite, accountId, f, unread);
+    const rows = total > (page - 1) * limit ? listConversations(this.sqlite, accountId, f, unread, limit, (page - 1) * limit) : [];
     return {
       conversations: rows.map((r) => {
         const last = lastMessageOf(this.sqlite, r.contactId);
@@ -59,7 +54,7 @@ export class ConversationService {
             lastName: r.lastName,
             phoneNumber: r.phoneNumber,
             status: r.status,
-            optedOut: r.optedOut === 1,
+            optedOut: r.optedOut,
           },
           unreadCount: r.unreadCount,
           lastActivityAt: r.lastMessageAt,

@@ -27,7 +27,7 @@ import type { Database } from "bun:sqlite";
 import { rollupRebuildSteps } from "../db/message-rollups";
 import { intakeMismatches } from "../db/intake";
 import { IntakeApplier, type IntakeEntry } from "./intake-apply";
-import { searchIndexDifferences } from "../db/contact-search-pending";
+import { searchIndexDifferences } from "../db/stores/contact-search-pending";
 
 export interface Difference {
   structure: "message_rollups" | "message_counts" | "monthly_usage" | "contacts_fts" | "contact_tags" | "submission_intake" | "conversations";

@@ -4,14 +4,13 @@
  * Each helper is the one-liner a feature calls inside its transaction.
  */
 import type { Database } from "bun:sqlite";
-import { CONTACT_FROM, CONTACT_SELECT, toContact, type ContactRow } from "../db/contact-rows";
+import { readContact } from "../db/stores/contacts";
 import { toMessage, type MessageRow } from "../db/message-rows";
 import type { MessageStatus } from "../domain/message-transitions";
 import { emitEvent } from "./events";
 
 export function contactPayload(sqlite: Database, contactId: string) {
-  const row = sqlite.query(`SELECT ${CONTACT_SELECT} FROM ${CONTACT_FROM} WHERE c.id = ?1`).get(contactId) as ContactRow | null;
-  return row ? toContact(row) : null;
+  return readContact(sqlite, contactId);
 }
 
 export function messagePayload(sqlite: Database, messageId: string) {

@@ -1,13 +1,13 @@
 /**
  * Streaming contact exports: JSON, CSV (papaparse) or XLSX (exceljs's
- * streaming workbook writer), read from a SQLite cursor (`stmt.iterate()`) a chunk at a time as
+ * streaming workbook writer), read from a SQLite cursor (iterateContacts in src/db/stores/contacts.ts) a chunk at a time as
  * the client reads, so memory stays flat whatever the row count.
  *
  * The cursor runs on its own read-only connection inside one read transaction: the export is a
  * consistent snapshot, and the main connection's writes are neither blocked (WAL) nor held back
  * by a statement that stays open as long as a slow client takes to download.
  */
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { PassThrough } from "node:stream";
 import Papa from "papaparse";
 import { openSqlite } from "../db/open";
@@ -16,8 +16,7 @@ import type { FieldError } from "../domain/submission";
 import { parseFilter } from "../domain/contact-query";
 import { enumError } from "../domain/query-params";
 import { EXPORT_FORMATS, contactCells, contactJson, expandColumns, parseFieldSelection, type ColumnSelection, type ExportFormat } from "../domain/contact-export";
-import { CONTACT_FROM, CONTACT_SELECT, toContact, type ContactRow } from "../db/contact-rows";
-import { filterSql } from "../db/contact-filter";
+import { beginRead, customFieldNames, endRead, iterateContacts, type Contact } from "../db/stores/contacts";
 import { localDate } from "../domain/time-series";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/log";
@@ -62,7 +61,7 @@ export class ExportService {
   ) {}
 
   /** Validates the query (400 naming the parameter) and opens the stream. */
-  prepare(accountId: string, raw: Record<string, unknown>): PreparedExport {
+  open(accountId: string, raw: Record<string, unknown>): PreparedExport {
     const errors: FieldError[] = [];
     const fmt = raw.format === undefined || raw.format === "" ? "json" : String(raw.format);
     if (!(EXPORT_FORMATS as readonly string[]).includes(fmt)) {
@@ -77,7 +76,6 @@ export class ExportService {
     const sel = parseFieldSelection(raw.fields === undefined ? undefined : String(raw.fields), errors);
     if (errors.length) throw validationError(errors);
     const format = fmt as ExportFormat;
-    const { where, params } = filterSql(accountId, filter, "exists");
 
     // A file database gets its own read-only connection; ":memory:" (unit use) shares the main one.
     const own = this.dbPath !== ":memory:";
@@ -88,7 +86,7 @@ export class ExportService {
       closed = true;
       try {
         if (own) {
-          db.exec("COMMIT");
+          endRead(db);
           db.close(false);
         }
       } catch (err) {
@@ -96,18 +94,15 @@ export class ExportService {
       }
     };
     try {
-      if (own) db.exec("BEGIN");
+      if (own) beginRead(db);
       let customNames: string[] = [];
       if (format !== "json" && sel.needsAllCustom) {
-        customNames = (
-          db.query(`SELECT DISTINCT j.key AS k FROM contacts c, json_each(c.custom_fields) j WHERE ${where} ORDER BY 1`).all(...params) as Array<{ k: string }>
-        ).map((r) => r.k);
+        customNames = customFieldNames(db, accountId, filter);
       }
-      const stmt = db.query(`SELECT ${CONTACT_SELECT} FROM ${CONTACT_FROM} WHERE ${where} ORDER BY c.created_at ASC, c.rowid ASC`);
-      const rows = stmt.iterate(...params) as IterableIterator<ContactRow>;
+      const { rows, finalize } = iterateContacts(db, accountId, filter);
       const columns = expandColumns(sel, customNames);
       const body =
-        format === "xlsx" ? this.xlsxStream(rows, stmt, columns, close) : this.textStream(format, rows, stmt, sel, columns, close);
+        format === "xlsx" ? this.xlsxStream(rows, finalize, columns, close) : this.textStream(format, rows, finalize, sel, columns, close);
       const date = localDate(this.clock(), "UTC");
       return { format, filename: `contacts-${date}.${format}`, contentType: CONTENT_TYPES[format], body };
     } catch (err) {
@@ -118,8 +113,8 @@ export class ExportService {
 
   private textStream(
     format: "json" | "csv",
-    rows: IterableIterator<ContactRow>,
-    stmt: Statement,
+    rows: IterableIterator<Contact>,
+    finalize: () => void,
     sel: ColumnSelection,
     columns: string[],
     close: () => void,
@@ -131,7 +126,7 @@ export class ExportService {
       if (done) return;
       done = true;
       try {
-        stmt.finalize();
+        finalize();
       } catch {}
       close();
     };
@@ -150,7 +145,7 @@ export class ExportService {
                 end = true;
                 break;
               }
-              const c = toContact(next.value);
+              const c = next.value;
               if (format === "json") out += (first && n === 0 ? "\n" : ",\n") + JSON.stringify(contactJson(c, sel));
               else batch.push(contactCells(c, columns));
               n++;
@@ -178,12 +173,12 @@ export class ExportService {
    * exceljs writes the zip into a PassThrough; the producer adds rows a chunk at a time and
    * pauses while more than XLSX_BUFFER_BYTES of output wait for the client.
    */
-  private xlsxStream(rows: IterableIterator<ContactRow>, stmt: Statement, columns: string[], close: () => void): ReadableStream<Uint8Array> {
+  private xlsxStream(rows: IterableIterator<Contact>, finalize: () => void, columns: string[], close: () => void): ReadableStream<Uint8Array> {
     const pass = new PassThrough({ highWaterMark: 1_048_576 });
     let cancelled = false;
     const finish = () => {
       try {
-        stmt.finalize();
+        finalize();
       } catch {}
       close();
     };
@@ -196,7 +191,7 @@ export class ExportService {
       let n = 0;
       for (const r of rows) {
         if (cancelled) break;
-        ws.addRow(contactCells(toContact(r), columns)).commit();
+        ws.addRow(contactCells(r, columns)).commit();
         if (++n % EXPORT_CHUNK_ROWS === 0) {
           // exceljs leaves a lot of short-lived garbage per row that the collector is slow to take
           // back; a full collection every XLSX_GC_ROWS rows (a few ms) keeps the peak RSS flat.

@@ -7,7 +7,8 @@
  * sets its `lastResponseAt` and moves it `new|contacted → responded`. A phone that reports the
  * same text twice (same deviceId and externalId) gets the first record back and nothing changes.
  *
- * Keywords (src/domain/keywords.ts; docs/api-decisions.md, "Replies, opt-outs and consent"), in the same transaction:
+ * Keywords (src/domain/keywords.ts; decided by applyKeyword in opt-outs.ts; docs/api-decisions.md,
+ * "Replies, opt-outs and consent"), in the same transaction:
  * - opt-out (STOP…): every queued message to the number is cancelled (failureReason
  *   "opted-out") except a pending opt-out confirmation or help reply; a contact not yet opted
  *   out is marked so and gets one confirmation, queued at `urgent`. Each opt-out is confirmed
@@ -28,8 +29,9 @@ import { validateInbound, type InboundInput as ValidInbound } from "../domain/in
 import { parsePaging, parseQueryDate } from "../domain/query-params";
 import type { FieldError } from "../domain/submission";
 import { countInbound, findInboundByExternalId, insertInbound, listInbound, type InboundFilter, type InboundRow } from "../db/inbound-messages";
-import { findContactByPhone, insertRespondedContact, markContactResponded, setContactOptOut } from "../db/contacts";
-import { cancelQueuedTo, insertQueuedMessage, KEYWORD_REPLY_SOURCE, optOutConfirmedSince } from "../db/message-suppression";
+import { findContactByPhone, insertRespondedContact, markContactResponded } from "../db/stores/contacts";
+import { insertQueuedMessage } from "../db/message-suppression";
+import { applyKeyword, KEYWORD_REPLY_SOURCE } from "./opt-outs";
 import { keywordOf, type KeywordKind } from "../domain/keywords";
 import { smsInfo } from "../domain/sms-encoding";
 import { PRIORITY_RANK, type MessageQueue } from "../queue/priority-queue";
@@ -168,22 +170,8 @@ export class InboundService {
         contactId = newId();
         insertRespondedContact(this.sqlite, { id: contactId, accountId, phone: value.from, lastResponseAt: receivedIso, createdAt: nowIso });
       }
-      const wasOptedOut = contact?.optedOut ?? false;
-      let cancelled: string[] = [];
-      let replyKey: "optOutReply" | "optInReply" | "helpReply" | null = null;
-      if (keyword === "opt-out") {
-        cancelled = cancelQueuedTo(this.sqlite, accountId, value.from, nowIso);
-        for (const m of cancelled) emitMessageStatus(this.sqlite, accountId, m, "cancelled", now);
-        if (!wasOptedOut) {
-          setContactOptOut(this.sqlite, contactId, true, receivedIso, updatedAt);
-          emitContact(this.sqlite, accountId, contactId, "contact.opted_out", now);
-          replyKey = "optOutReply";
-        } else if (!optOutConfirmedSince(this.sqlite, accountId, value.from, contact!.optedOutAt)) replyKey = "optOutReply";
-      } else if (keyword === "opt-in" && wasOptedOut) {
-        setContactOptOut(this.sqlite, contactId, false, null, updatedAt);
-        emitContact(this.sqlite, accountId, contactId, "contact.opted_in", now);
-        replyKey = "optInReply";
-      } else if (keyword === "help") replyKey = "helpReply";
+      // A keyword (STOP, START, HELP…) is decided in opt-outs.ts; the reply it asks for is queued here.
+      const { cancelled, replyKey } = applyKeyword(this.sqlite, accountId, keyword, { contactId, contact, phone: value.from, receivedIso, updatedAt }, now);
       const reply = replyKey ? this.insertReply(accountId, contactId, contact, value.from, this.settings.reply(accountId, replyKey), keyword!, now) : null;
       if (reply) emitMessageStatus(this.sqlite, accountId, reply.id, "queued", now);
       const row: InboundRow = {

@@ -24,7 +24,7 @@ import { TokenBucket, perMinute } from "../limits/token-bucket";
 import type { Lifecycle } from "../lib/lifecycle";
 import { toMessage, type Message, type MessageRow } from "../db/message-rows";
 import { emitMessageStatus } from "./event-payloads";
-import { cancelSuppressed, isSuppressedAtLease } from "../db/message-suppression";
+import { cancelIfOptedOutAtLease } from "./opt-outs";
 import { decideRetry } from "../domain/retry-policy";
 import { effectiveMaxAttempts, requeueForRetry } from "../db/message-retries";
 import { appendLeaseSql, extendLeaseSql, MARK_LEASE_EXPIRED_SQL } from "../db/message-history";
@@ -332,8 +332,7 @@ export class LeaseService {
         if (due.length === 0) break;
         let skipped = 0;
         for (const e of due) {
-          if (isSuppressedAtLease(this.sqlite, e.id)) {
-            cancelSuppressed(this.sqlite, e.id, iso(now));
+          if (cancelIfOptedOutAtLease(this.sqlite, e.id, iso(now))) {
             emitMessageStatus(this.sqlite, accountId, e.id, "cancelled", now);
             suppressed.add(e.id);
             skipped++;

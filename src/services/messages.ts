@@ -8,6 +8,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import { RollupStore } from "../db/message-rollups";
 import { insertQueuedMessage } from "../db/message-suppression";
+import { refuseIfOptedOut } from "./opt-outs";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
@@ -583,12 +584,7 @@ export class MessageService {
         .query("SELECT id, phone_number, first_name, last_name, opted_out FROM contacts WHERE account_id = ?1 AND phone_number = ?2")
         .get(accountId, e164!) as any;
     }
-    if (contact?.opted_out === 1) {
-      throw new AppError("RECIPIENT_OPTED_OUT", {
-        message: `${contact.phone_number} replied STOP (opted out of texts); nothing was queued. They can text START to opt back in.`,
-        details: { contactId: contact.id, phoneNumber: contact.phone_number },
-      });
-    }
+    refuseIfOptedOut(contact && { id: contact.id, phoneNumber: contact.phone_number, optedOut: contact.opted_out === 1 });
     const text = content as string;
     const info = smsInfo(text);
     const prio = (priority ?? "normal") as Priority;

@@ -25,7 +25,7 @@ import type { LeaseService } from "./leases";
 import type { IntakeEntry } from "./intake-apply";
 import type { PendingEntry, SubmissionIntake } from "./intake";
 import { intakeStore, type IntakeStore } from "../db/intake";
-import { isConsentGiven } from "../domain/keywords";
+import { submissionSuppression } from "./opt-outs";
 import { webhookFormCache, type WebhookFormCache } from "../db/webhook-form-cache";
 
 /** Idempotency-Key replays last this long. */
@@ -322,7 +322,7 @@ export class SubmissionService {
           };
           // An opted-out number or a form's missing consent → saved, but no message
           // (docs/api-decisions.md, "Replies, opt-outs and consent").
-          const suppressed = existing?.opted_out === 1 ? "opted-out" : settings.consentField !== null && !isConsentGiven(Object.hasOwn(input.body, settings.consentField) ? input.body[settings.consentField] : undefined) ? "no-consent" : null;
+          const suppressed = submissionSuppression(existing?.opted_out === 1, settings.consentField, input.body);
           if (suppressed !== null) {
             const body = JSON.stringify({
               status: "success",

@@ -41,7 +41,7 @@ export function contactsRoutes(deps: AppDeps) {
     .get(
       "/export",
       ({ request, query }) => {
-        const x = deps.exports.prepare(authOf(request).accountId, query);
+        const x = deps.exports.open(authOf(request).accountId, query);
         return new Response(x.body, {
           headers: {
             "Content-Type": x.contentType,

@@ -4,21 +4,27 @@
  * contact's messages in both directions.
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
+import type { conversations } from "../schema/contacts";
+import type { ContactFilter } from "../../domain/contact-query";
+import { filterSql } from "./contact-filter";
+import type { ContactRow } from "./contacts";
 
-export interface ConversationRow {
-  contactId: string;
-  firstName: string | null;
-  lastName: string | null;
-  phoneNumber: string;
-  status: string;
-  optedOut: number;
-  unreadCount: number;
-  lastMessageAt: string;
+/** A conversation as listed: its contact's columns and the conversation's. */
+export type ConversationRow = Pick<ContactRow, "firstName" | "lastName" | "phoneNumber" | "status" | "optedOut"> &
+  Pick<typeof conversations.$inferSelect, "unreadCount" | "lastMessageAt"> & { contactId: string };
+
+/** The conversations of contacts matching `f` (filterSql over alias `c`), only unread ones or only read ones when `unread` says. */
+function conversationWhere(accountId: string, f: ContactFilter, unread: boolean | undefined): { where: string; params: SQLQueryBindings[] } {
+  const w = filterSql(accountId, f);
+  let where = w.where;
+  if (unread === true) where += " AND v.unread_count > 0";
+  if (unread === false) where += " AND v.unread_count = 0";
+  return { where, params: w.params };
 }
 
-/** `where` is a contact filter over alias `c` (filterSql) and may test `v` (the conversation). */
-export function listConversations(sqlite: Database, accountId: string, where: string, params: SQLQueryBindings[], limit: number, offset: number): ConversationRow[] {
-  return sqlite
+export function listConversations(sqlite: Database, accountId: string, f: ContactFilter, unread: boolean | undefined, limit: number, offset: number): ConversationRow[] {
+  const { where, params } = conversationWhere(accountId, f, unread);
+  const rows = sqlite
     .query(
       `SELECT c.id AS contactId, c.first_name AS firstName, c.last_name AS lastName, c.phone_number AS phoneNumber, c.status,
          c.opted_out AS optedOut, v.unread_count AS unreadCount, v.last_message_at AS lastMessageAt
@@ -26,10 +32,12 @@ export function listConversations(sqlite: Database, accountId: string, where: st
        WHERE v.account_id = ? AND ${where}
        ORDER BY v.last_message_at DESC, v.rowid DESC LIMIT ? OFFSET ?`,
     )
-    .all(accountId, ...params, limit, offset) as ConversationRow[];
+    .all(accountId, ...params, limit, offset) as Array<Omit<ConversationRow, "optedOut"> & { optedOut: number }>;
+  return rows.map((r) => ({ ...r, optedOut: r.optedOut === 1 }));
 }
 
-export function countConversations(sqlite: Database, accountId: string, where: string, params: SQLQueryBindings[]): number {
+export function countConversations(sqlite: Database, accountId: string, f: ContactFilter, unread: boolean | undefined): number {
+  const { where, params } = conversationWhere(accountId, f, unread);
   return (
     sqlite.query(`SELECT count(*) AS n FROM conversations v JOIN contacts c ON c.id = v.contact_id WHERE v.account_id = ? AND ${where}`).get(accountId, ...params) as {
       n: number;
