@@ -40,6 +40,9 @@ import { ApiKeyService } from "./services/api-keys";
 import { SubmissionIntake } from "./services/intake";
 import { intakeStore } from "./db/intake";
 import { StageTiming } from "./lib/stage-timing";
+import { ReplicationSupervisor } from "./services/replication";
+import { emitReplicationStalled, ReplicationSettingsService } from "./services/replication-settings";
+import { Checkpointer } from "./db/checkpointer";
 
 /** Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in reverse. */
 export interface Lifecycle {
@@ -117,6 +120,10 @@ export interface AppDeps {
   routes: () => RouteInfo[];
   /** Per-stage sums of the webhook path; null unless --stage-timing (every hook is then one check). */
   stageTiming: StageTiming | null;
+  /** Litestream, supervised (off until --replicate or the dashboard setting gives an address). */
+  replication: ReplicationSupervisor;
+  /** The replica address set from the dashboard (GET/PUT /v1/admin/replication). */
+  replicationSettings: ReplicationSettingsService;
 }
 
 export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger): AppDeps {
@@ -221,9 +228,26 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     metrics: undefined as unknown as Metrics,
     routes: () => [],
     stageTiming: config.stageTiming ? new StageTiming() : null,
+    replication: undefined as unknown as ReplicationSupervisor,
+    replicationSettings: undefined as unknown as ReplicationSettingsService,
   };
+  // Replication (docs/api-decisions.md, "Continuous replication with Litestream"): first in the
+  // list (after the checkpointer, which server.ts puts before it), so Litestream is stopped after
+  // every other part has written its last, and makes its final sync of all of it.
+  deps.replicationSettings = new ReplicationSettingsService(sqlite, clock, config.replicate, () => deps.replication);
+  deps.replication = new ReplicationSupervisor({
+    dbPath: config.db,
+    flagUrl: config.replicate,
+    savedUrl: () => deps.replicationSettings.savedUrl(),
+    logger,
+    clock,
+    maxCheckpointPages: Checkpointer.litestreamMaxPages(),
+    onStalled: (notice) => emitReplicationStalled(sqlite, clock(), notice),
+  });
+  deps.lifecycle.unshift(deps.replication);
   deps.metrics = new Metrics({ dbPath: config.db, queue, routes: () => deps.routes(), schemaVersion: SCHEMA_VERSION });
   deps.observers.push(deps.metrics.observe);
+  deps.metrics.addGauges(() => deps.replication.metricsLines());
   writer.timing = deps.stageTiming;
   if (deps.stageTiming) {
     const timing = deps.stageTiming;

@@ -20,6 +20,7 @@ const ADMIN_RULES: Array<{ method: string; pattern: RegExp; need: Requirement }>
   { method: "POST", pattern: /^\/v1\/contacts\/import\/?$/, need: "admin_access" },
   { method: "POST", pattern: /^\/v1\/admin\/.*$/, need: "operator" },
   { method: "GET", pattern: /^\/v1\/admin\/.*$/, need: "operator" },
+  { method: "PUT", pattern: /^\/v1\/admin\/.*$/, need: "operator" },
   { method: "POST", pattern: /^\/v1\/broadcasts(\/.*)?$/, need: "admin_access" },
   { method: "GET", pattern: /^\/v1\/account\/settings\/?$/, need: "admin_access" },
   { method: "PUT", pattern: /^\/v1\/account\/settings\/?$/, need: "admin_access" },

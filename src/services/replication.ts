@@ -1,0 +1,457 @@
+/**
+ * Continuous replication (docs/api-decisions.md, "Continuous replication with Litestream"): the
+ * server runs `litestream replicate` as a child process with a configuration it writes itself,
+ * starts it again (with a growing pause) when it dies, turns its log into Textwire log lines, and
+ * stops it last on shutdown — after every write — with SIGTERM, on which Litestream makes its
+ * final sync.
+ *
+ * Where to: the --replicate flag (TEXTWIRE_REPLICATE) when given, else the address an operator
+ * saved from the dashboard (server_settings "replication.url"). Changing the saved address
+ * restarts Litestream on the new one; the flag cannot be overridden from the dashboard.
+ *
+ * How far behind: Litestream's Prometheus endpoint (bound to 127.0.0.1 on a free port) gives the
+ * position of its shadow WAL (everything Litestream has taken from the database's WAL) and of the
+ * replica (what the replica acknowledged), for every replica type alike. Each poll remembers when
+ * each shadow position was first seen; the replica holds everything Litestream had at the moment
+ * of the latest such observation its position covers — `lastSyncAt` — and `lagSeconds` is the
+ * time since then while the replica is behind (0 when it holds all). Litestream sees a commit
+ * within its monitor interval (LITESTREAM_MONITOR_MS), which comes on top.
+ */
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Subprocess } from "bun";
+import { iso, type Clock } from "../lib/clock";
+import type { Logger } from "../lib/log";
+import { displayReplica, parseReplicaUrl, ReplicaUrlError, type ReplicaTarget } from "../domain/replica-url";
+import { findLitestream, LitestreamMissingError, parseLitestreamLine, parseLitestreamMetrics, writeLitestreamConfig } from "./litestream";
+
+/** A replica this far behind is a warning on /health and the Overview. */
+export const REPLICATION_WARN_AFTER_S = 10;
+/** This far behind is a failure: /health says "stalled" and a replication.stalled event goes out. */
+export const REPLICATION_FAIL_AFTER_S = 60;
+/** How often Litestream's figures are read (the lag's resolution). */
+export const REPLICATION_POLL_MS = 200;
+/** Pauses before starting a Litestream that died again (ms): 1 s, 2 s, 5 s, 10 s, then every 30 s. */
+export const RESTART_BACKOFF_MS = [1_000, 2_000, 5_000, 10_000, 30_000];
+/** A Litestream that ran this long before dying starts the backoff over. */
+const BACKOFF_RESET_AFTER_MS = 60_000;
+/** How long Litestream gets for its last sync after SIGTERM before it is killed. */
+export const STOP_GRACE_MS = 15_000;
+
+/** Litestream lines that report each routine upload (several a second under load): not logged. */
+const ROUTINE = new Set(["write wal segment", "wal segment written", "write snapshot", "snapshot written", "checkpoint"]);
+
+export type ReplicationState = "off" | "starting" | "ok" | "behind" | "stalled";
+
+export interface ReplicationHealth {
+  state: ReplicationState;
+  /** Seconds the replica may be missing (0: it holds every write Litestream has seen); null when off. */
+  lagSeconds: number | null;
+  /** The last moment the replica was confirmed to hold every write; null before the first. */
+  lastSyncAt: string | null;
+  /** Where to, with any password replaced by ***; null when off. */
+  target: string | null;
+  /** "flag" (--replicate / TEXTWIRE_REPLICATE), "setting" (saved from the dashboard) or null. */
+  source: "flag" | "setting" | null;
+  /** Whether the Litestream process runs right now. */
+  running: boolean;
+  /** The last error Litestream reported (or why it cannot run), in its words; null when none since it last caught up. */
+  lastError: string | null;
+}
+
+export interface StalledNotice {
+  target: string;
+  lagSeconds: number;
+  lastSyncAt: string | null;
+  lastError: string | null;
+}
+
+export interface ReplicationOptions {
+  dbPath: string;
+  /** --replicate (flag or env): wins over the saved setting. */
+  flagUrl?: string;
+  /** The saved setting (read at start and after each save). */
+  savedUrl: () => string | null;
+  logger: Logger;
+  clock: Clock;
+  /** A stall began (one call per spell). */
+  onStalled?: (notice: StalledNotice) => void;
+  /** Litestream's own RESTART threshold (pages): see the checkpointer. */
+  maxCheckpointPages: number;
+}
+
+type Pos = [index: number, offset: number];
+const le = (a: Pos, b: Pos) => a[0] < b[0] || (a[0] === b[0] && a[1] <= b[1]);
+
+export class ReplicationSupervisor {
+  readonly name = "replication";
+  private target: ReplicaTarget | undefined;
+  private source: "flag" | "setting" | null = null;
+  private child: Subprocess<"ignore", "pipe", "pipe"> | undefined;
+  private configRemove: (() => void) | undefined;
+  private metricsUrl: string | undefined;
+  private stopping = false;
+  private restartTimer: ReturnType<typeof setTimeout> | undefined;
+  private pollTimer: ReturnType<typeof setInterval> | undefined;
+  private polling = false;
+  private attempt = 0;
+  private childStartedAt = 0;
+  /** When replication to the current target began (the lag counts from here before the first sync). */
+  private since = 0;
+  private lastSync: number | null = null;
+  private behind = false;
+  private observed: Array<{ t: number; pos: Pos }> = [];
+  private lastError: string | null = null;
+  private stalled = false;
+  private generation = 0;
+  /** Litestream restarts after it died, and errors it reported (lines at ERROR, failed syncs). */
+  readonly counters = { restarts: 0, errors: 0, syncErrorsSeen: 0 };
+  private syncErrorBase = 0;
+
+  /** Told when Litestream starts or stops running, so the checkpointer follows its rules (set by server.ts). */
+  onRunning: (running: boolean) => void = () => {};
+
+  constructor(private readonly o: ReplicationOptions) {}
+
+  /** The address in force and where it comes from (the flag wins), or an error for a saved address that no longer parses. */
+  private resolveTarget(): { target?: ReplicaTarget; source: "flag" | "setting" | null } {
+    if (this.o.flagUrl) return { target: parseReplicaUrl(this.o.flagUrl), source: "flag" };
+    const saved = this.o.savedUrl();
+    if (!saved) return { source: null };
+    try {
+      return { target: parseReplicaUrl(saved), source: "setting" };
+    } catch (err) {
+      this.o.logger.error("the saved replica address is not valid; replication is off until it is changed", { error: (err as Error).message });
+      return { source: null };
+    }
+  }
+
+  start(): void {
+    if (this.o.dbPath === ":memory:") return;
+    const { target, source } = this.resolveTarget();
+    this.begin(target, source);
+  }
+
+  /** The dashboard saved a new address (or none): Litestream is restarted on it. */
+  async reload(): Promise<void> {
+    if (this.o.flagUrl || this.o.dbPath === ":memory:") return;
+    await this.halt();
+    const { target, source } = this.resolveTarget();
+    this.begin(target, source);
+  }
+
+  get flagInForce(): boolean {
+    return Boolean(this.o.flagUrl);
+  }
+
+  private begin(target: ReplicaTarget | undefined, source: "flag" | "setting" | null) {
+    this.target = target;
+    this.source = target ? source : null;
+    this.stopping = false;
+    this.attempt = 0;
+    this.since = this.o.clock();
+    this.lastSync = null;
+    this.behind = true;
+    this.observed = [];
+    this.lastError = null;
+    this.stalled = false;
+    this.generation++;
+    if (!target) return;
+    this.o.logger.info("replicating the database", { to: displayReplica(target), source });
+    this.pollTimer = setInterval(() => void this.poll(), REPLICATION_POLL_MS);
+    this.pollTimer.unref?.();
+    void this.launch(this.generation);
+  }
+
+  private async launch(generation: number): Promise<void> {
+    if (this.stopping || generation !== this.generation || !this.target) return;
+    const bin = findLitestream();
+    if (!bin) {
+      const err = new LitestreamMissingError();
+      if (this.lastError !== err.message) this.o.logger.error(err.message);
+      this.lastError = err.message;
+      return this.scheduleRestart(generation);
+    }
+    stopOrphan(this.o.dbPath, this.o.logger);
+    const port = await freePort();
+    if (this.stopping || generation !== this.generation) return;
+    const cfg = writeLitestreamConfig({ dbPath: resolve(this.o.dbPath), target: this.target, metricsAddr: `127.0.0.1:${port}`, maxCheckpointPages: this.o.maxCheckpointPages });
+    this.configRemove = cfg.remove;
+    this.metricsUrl = `http://127.0.0.1:${port}/metrics`;
+    // With setpriv, Litestream gets SIGTERM (its clean stop, with a last sync) should this process
+    // die without stopping it; a Litestream left over anyway is stopped by the next start (stopOrphan).
+    const setpriv = process.platform === "linux" ? Bun.which("setpriv") : null;
+    const argv = [bin, "replicate", "-no-expand-env", "-config", cfg.file];
+    let child: Subprocess<"ignore", "pipe", "pipe">;
+    try {
+      child = Bun.spawn(setpriv ? [setpriv, "--pdeathsig", "TERM", ...argv] : argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    } catch (err) {
+      this.lastError = `Litestream could not be started: ${(err as Error).message}`;
+      this.o.logger.error(this.lastError);
+      cfg.remove();
+      return this.scheduleRestart(generation);
+    }
+    this.child = child;
+    this.childStartedAt = this.o.clock();
+    this.syncErrorBase = this.counters.syncErrorsSeen;
+    writePid(this.o.dbPath, child.pid);
+    this.onRunning(true);
+    void this.pipe(child.stdout);
+    void this.pipe(child.stderr);
+    void child.exited.then((code) => this.exited(child, code, generation));
+  }
+
+  private async pipe(stream: ReadableStream<Uint8Array>) {
+    const dec = new TextDecoder();
+    let buf = "";
+    try {
+      for await (const chunk of stream) {
+        buf += dec.decode(chunk, { stream: true });
+        let nl: number;
+        while ((nl = buf.indexOf("\n")) >= 0) {
+          this.line(buf.slice(0, nl));
+          buf = buf.slice(nl + 1);
+        }
+      }
+    } catch {}
+    if (buf.trim()) this.line(buf);
+  }
+
+  private line(text: string) {
+    if (!text.trim()) return;
+    const { level, msg, fields } = parseLitestreamLine(this.redact(text));
+    if (level === "info" && ROUTINE.has(msg)) return;
+    if (level === "error") {
+      this.counters.errors++;
+      this.lastError = fields.error ? `${msg}: ${fields.error}` : msg;
+    }
+    this.o.logger[level](`litestream: ${msg}`, fields);
+  }
+
+  /** An SFTP password never reaches the log, whatever Litestream prints. */
+  private redact(text: string): string {
+    const t = this.target;
+    if (t?.type === "sftp" && t.password) return text.split(t.password).join("***");
+    return text;
+  }
+
+  private exited(child: Subprocess, code: number | null, generation: number) {
+    if (this.child === child) this.child = undefined;
+    this.configRemove?.();
+    this.configRemove = undefined;
+    clearPid(this.o.dbPath, child.pid);
+    this.onRunning(false);
+    if (this.stopping || generation !== this.generation) return;
+    this.counters.restarts++;
+    if (this.o.clock() - this.childStartedAt > BACKOFF_RESET_AFTER_MS) this.attempt = 0;
+    const wait = RESTART_BACKOFF_MS[Math.min(this.attempt, RESTART_BACKOFF_MS.length - 1)];
+    this.lastError ??= `Litestream stopped (exit code ${code})`;
+    this.o.logger.warn("litestream stopped unexpectedly; starting it again", { exitCode: code, inSeconds: wait / 1000 });
+    this.scheduleRestart(generation);
+  }
+
+  private scheduleRestart(generation: number) {
+    const wait = RESTART_BACKOFF_MS[Math.min(this.attempt, RESTART_BACKOFF_MS.length - 1)];
+    this.attempt++;
+    clearTimeout(this.restartTimer);
+    this.restartTimer = setTimeout(() => void this.launch(generation), wait);
+    this.restartTimer.unref?.();
+  }
+
+  /** One reading of Litestream's figures (see the module comment), then the stall check. */
+  private async poll(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      const url = this.child ? this.metricsUrl : undefined;
+      if (url) {
+        try {
+          const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+          const p = parseLitestreamMetrics(await res.text());
+          if (p) this.observe(p);
+        } catch {
+          // Not listening yet (starting) or gone: the lag keeps growing until it answers.
+        }
+      }
+      this.checkStall();
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private observe(p: NonNullable<ReturnType<typeof parseLitestreamMetrics>>) {
+    const now = this.o.clock();
+    if (p.syncErrors + this.syncErrorBase > this.counters.syncErrorsSeen) this.counters.syncErrorsSeen = p.syncErrors + this.syncErrorBase;
+    const shadow: Pos = [p.shadowIndex, p.shadowSize];
+    if (p.replicaIndex === undefined || p.replicaOffset === undefined) {
+      this.behind = true; // the replica has not acknowledged anything of this run yet
+      return;
+    }
+    const replica: Pos = [p.replicaIndex, p.replicaOffset];
+    const last = this.observed[this.observed.length - 1];
+    // A new generation starts the positions over: earlier observations no longer compare.
+    if (last && !le(last.pos, shadow)) this.observed = [];
+    if (le(shadow, replica)) {
+      this.lastSync = now;
+      this.behind = false;
+      this.observed = [];
+      this.lastError = null;
+      return;
+    }
+    this.behind = true;
+    if (!last || last.pos[0] !== shadow[0] || last.pos[1] !== shadow[1]) this.observed.push({ t: now, pos: shadow });
+    let covered = -1;
+    for (let i = 0; i < this.observed.length; i++) if (le(this.observed[i].pos, replica)) covered = i;
+    if (covered >= 0) {
+      this.lastSync = Math.max(this.lastSync ?? 0, this.observed[covered].t);
+      this.observed = this.observed.slice(covered + 1);
+    }
+    if (this.observed.length > 4_096) this.observed = this.observed.slice(-4_096);
+  }
+
+  private lagMs(now: number): number | null {
+    if (!this.target) return null;
+    if (!this.behind && this.child) return 0;
+    return Math.max(0, now - (this.lastSync ?? this.since));
+  }
+
+  private checkStall() {
+    const h = this.health();
+    if (h.state === "stalled" && !this.stalled) {
+      this.stalled = true;
+      this.o.logger.error("replication has stalled: the replica is more than a minute behind", { to: h.target, lagSeconds: h.lagSeconds, lastError: h.lastError });
+      this.o.onStalled?.({ target: h.target!, lagSeconds: h.lagSeconds!, lastSyncAt: h.lastSyncAt, lastError: h.lastError });
+    } else if (h.state === "ok" && this.stalled) {
+      this.stalled = false;
+      this.o.logger.info("replication caught up again", { to: h.target });
+    }
+  }
+
+  health(): ReplicationHealth {
+    if (!this.target) return { state: "off", lagSeconds: null, lastSyncAt: null, target: null, source: null, running: false, lastError: this.lastError };
+    const now = this.o.clock();
+    const lag = (this.lagMs(now) ?? 0) / 1000;
+    const state: ReplicationState =
+      lag > REPLICATION_FAIL_AFTER_S ? "stalled" : lag > REPLICATION_WARN_AFTER_S ? "behind" : this.lastSync === null ? "starting" : "ok";
+    return {
+      state,
+      lagSeconds: Math.round(lag * 10) / 10,
+      lastSyncAt: this.lastSync === null ? null : iso(this.lastSync),
+      target: displayReplica(this.target),
+      source: this.source,
+      running: this.child !== undefined,
+      lastError: this.lastError,
+    };
+  }
+
+  /** The running Litestream's process id (tests stop it to see it restarted). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  metricsLines(): string[] {
+    const h = this.health();
+    return [
+      "# HELP textwire_replication_enabled 1 while the database is replicated (--replicate or the dashboard setting)",
+      "# TYPE textwire_replication_enabled gauge",
+      `textwire_replication_enabled ${h.state === "off" ? 0 : 1}`,
+      "# HELP textwire_replication_lag_seconds How long the replica may be missing writes (0 when it holds all)",
+      "# TYPE textwire_replication_lag_seconds gauge",
+      `textwire_replication_lag_seconds ${h.lagSeconds ?? 0}`,
+      "# HELP textwire_replication_last_sync_timestamp_seconds When the replica was last confirmed to hold every write (Unix time; 0 before the first)",
+      "# TYPE textwire_replication_last_sync_timestamp_seconds gauge",
+      `textwire_replication_last_sync_timestamp_seconds ${h.lastSyncAt ? Math.floor(Date.parse(h.lastSyncAt) / 1000) : 0}`,
+      "# HELP textwire_replication_sync_errors_total Failed Litestream syncs (its own count) plus errors it logged",
+      "# TYPE textwire_replication_sync_errors_total counter",
+      `textwire_replication_sync_errors_total ${this.counters.syncErrorsSeen + this.counters.errors}`,
+      "# HELP textwire_replication_restarts_total Times Litestream died and was started again",
+      "# TYPE textwire_replication_restarts_total counter",
+      `textwire_replication_restarts_total ${this.counters.restarts}`,
+      "# HELP textwire_replication_running 1 while the Litestream process runs",
+      "# TYPE textwire_replication_running gauge",
+      `textwire_replication_running ${h.running ? 1 : 0}`,
+    ];
+  }
+
+  /** Stops Litestream with SIGTERM (its last sync) and waits for it; killed after STOP_GRACE_MS. */
+  private async halt(): Promise<void> {
+    this.stopping = true;
+    this.generation++;
+    clearTimeout(this.restartTimer);
+    clearInterval(this.pollTimer);
+    const child = this.child;
+    if (child) {
+      child.kill("SIGTERM");
+      const killed = await Promise.race([child.exited.then(() => false), Bun.sleep(STOP_GRACE_MS).then(() => true)]);
+      if (killed) {
+        this.o.logger.warn("litestream did not stop in time after its last sync; killed", { graceSeconds: STOP_GRACE_MS / 1000 });
+        child.kill("SIGKILL");
+        await child.exited;
+      }
+      // exited() has run (it was queued on the same promise before this await).
+      await Bun.sleep(0);
+    }
+    this.configRemove?.();
+    this.configRemove = undefined;
+  }
+
+  async stop(): Promise<void> {
+    await this.halt();
+  }
+}
+
+/** Checks a replica address without saving anything: the message to show, or null when fine. */
+export function replicaUrlProblem(url: string): string | null {
+  try {
+    parseReplicaUrl(url);
+    return null;
+  } catch (err) {
+    if (err instanceof ReplicaUrlError) return err.message;
+    throw err;
+  }
+}
+
+async function freePort(): Promise<number> {
+  const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = s.port;
+  s.stop(true);
+  return port;
+}
+
+const pidPath = (dbPath: string) => `${dbPath}.litestream.pid`;
+
+function writePid(dbPath: string, pid: number) {
+  try {
+    writeFileSync(pidPath(dbPath), `${pid}\n`);
+  } catch {}
+}
+
+function clearPid(dbPath: string, pid: number) {
+  try {
+    if (readFileSync(pidPath(dbPath), "utf8").trim() === String(pid)) rmSync(pidPath(dbPath), { force: true });
+  } catch {}
+}
+
+/**
+ * A Litestream that an earlier Textwire on this database left running (it was killed outright
+ * where setpriv is missing) would replicate alongside the new one: stopped first. Only a process
+ * whose command line is Litestream's replicate is touched.
+ */
+function stopOrphan(dbPath: string, logger: Logger) {
+  const file = pidPath(dbPath);
+  if (!existsSync(file)) return;
+  const pid = Number(readFileSync(file, "utf8").trim());
+  rmSync(file, { force: true });
+  if (!Number.isInteger(pid) || pid <= 1) return;
+  let cmd = "";
+  try {
+    cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return;
+  }
+  if (!cmd.includes("litestream") || !cmd.includes("replicate")) return;
+  try {
+    process.kill(pid, "SIGKILL");
+    logger.warn("stopped a Litestream left running by an earlier Textwire on this database", { pid });
+  } catch {}
+}
