@@ -76,8 +76,8 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   if (config.checkpoint === "background") {
     const checkpointer = new Checkpointer(sqlite, config.db, logger, { gate: deps.writeGate });
     deps.lifecycle.unshift(checkpointer);
-    // While Litestream runs, checkpoints follow its rules (src/db/checkpointer.ts).
-    if (config.replicaCheckpoints === "litestream") deps.replication.onRunning = (on) => checkpointer.setReplication(on);
+    // While replication is on, checkpoints follow Litestream's rules (src/db/checkpointer.ts).
+    if (config.replicaCheckpoints === "litestream") deps.replication.onActive = (on) => checkpointer.setReplication(on);
   }
   if (config.backupDir) {
     const everyMs = config.backupEveryMs ?? DEFAULT_BACKUP_EVERY_MS;

@@ -74,7 +74,12 @@ function tick(limitPages: number, everyMs: number): number {
     // writers longer would not help, so they go on and the WAL grows until that reader ends.
     const settled = caughtUp && r.log === gateLog;
     // Started over while the writers waited: Litestream's checkpoint (its INSERT after a PASSIVE
-    // that copied every frame) restarted the WAL.
+    // that copied every frame) restarted the WAL. A PASSIVE that found the checkpoint lock taken
+    // (Litestream checkpointing at that moment) reports -1: no news, not a restart.
+    if (r.log < 0) {
+      if (performance.now() - closedAt > (replicating ? REPLICA_GATE_GIVE_UP_MS : GATE_GIVE_UP_MS)) openGate(false);
+      return closedAt >= 0 ? GATE_TICK_MS : everyMs;
+    }
     const restarted = r.log < gateLog;
     const stuck = !caughtUp && r.log === gateLog && r.checkpointed <= gateProgress;
     if (restarted) stats.restartedByOther++;

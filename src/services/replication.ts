@@ -9,16 +9,18 @@
  * saved from the dashboard (server_settings "replication.url"). Changing the saved address
  * restarts Litestream on the new one; the flag cannot be overridden from the dashboard.
  *
- * How far behind: Litestream's Prometheus endpoint (bound to 127.0.0.1 on a free port) gives the
- * position of its shadow WAL (everything Litestream has taken from the database's WAL) and of the
- * replica (what the replica acknowledged), for every replica type alike. Each poll remembers when
+ * How far behind: Litestream keeps a "shadow WAL" in a folder next to the database — everything it
+ * has taken from the database's WAL — whose end Textwire reads (shadowPosition, with the index
+ * from Litestream's Prometheus endpoint, bound to 127.0.0.1 on a free port); its log says where
+ * each upload to the replica ended (replicaWrote). Both work for every replica type alike, as the
+ * shadow WAL is always local. Each poll remembers when
  * each shadow position was first seen; the replica holds everything Litestream had at the moment
  * of the latest such observation its position covers — `lastSyncAt` — and `lagSeconds` is the
  * time since then while the replica is behind (0 when it holds all). Litestream sees a commit
  * within its monitor interval (LITESTREAM_MONITOR_MS), which comes on top.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { iso, type Clock } from "../lib/clock";
 import type { Logger } from "../lib/log";
@@ -35,6 +37,8 @@ export const REPLICATION_POLL_MS = 200;
 export const RESTART_BACKOFF_MS = [1_000, 2_000, 5_000, 10_000, 30_000];
 /** A Litestream that ran this long before dying starts the backoff over. */
 const BACKOFF_RESET_AFTER_MS = 60_000;
+/** Litestream's nice level (0 = the server's own priority); see launch(). */
+export const LITESTREAM_NICE = 10;
 /** How long Litestream gets for its last sync after SIGTERM before it is killed. */
 export const STOP_GRACE_MS = 15_000;
 
@@ -107,9 +111,16 @@ export class ReplicationSupervisor {
   /** Litestream restarts after it died, and errors it reported (lines at ERROR, failed syncs). */
   readonly counters = { restarts: 0, errors: 0, syncErrorsSeen: 0 };
   private syncErrorBase = 0;
+  /** The replica's end position in the current generation (see replicaWrote). */
+  private replicaPos: Pos | undefined;
+  private replicaGeneration = "";
 
-  /** Told when Litestream starts or stops running, so the checkpointer follows its rules (set by server.ts). */
-  onRunning: (running: boolean) => void = () => {};
+  /**
+   * Told when replication is turned on or off, so the checkpointer follows Litestream's rules (set
+   * by server.ts). Not when Litestream merely restarts: an idle TRUNCATE in that pause would make
+   * the restarted Litestream begin a new generation (a full snapshot).
+   */
+  onActive: (active: boolean) => void = () => {};
 
   constructor(private readonly o: ReplicationOptions) {}
 
@@ -155,7 +166,10 @@ export class ReplicationSupervisor {
     this.observed = [];
     this.lastError = null;
     this.stalled = false;
+    this.replicaPos = undefined;
+    this.replicaGeneration = "";
     this.generation++;
+    this.onActive(Boolean(target));
     if (!target) return;
     this.o.logger.info("replicating the database", { to: displayReplica(target), source });
     this.pollTimer = setInterval(() => void this.poll(), REPLICATION_POLL_MS);
@@ -181,7 +195,10 @@ export class ReplicationSupervisor {
     // With setpriv, Litestream gets SIGTERM (its clean stop, with a last sync) should this process
     // die without stopping it; a Litestream left over anyway is stopped by the next start (stopOrphan).
     const setpriv = process.platform === "linux" ? Bun.which("setpriv") : null;
-    const argv = [bin, "replicate", "-no-expand-env", "-config", cfg.file];
+    // Below the server's priority: on a busy small machine the server's answers come first and
+    // Litestream catches up in the quieter moments (docs/api-decisions.md, the benchmark there).
+    const nice = LITESTREAM_NICE > 0 ? Bun.which("nice") : null;
+    const argv = [...(nice ? [nice, "-n", String(LITESTREAM_NICE)] : []), bin, "replicate", "-no-expand-env", "-config", cfg.file];
     let child: Subprocess<"ignore", "pipe", "pipe">;
     try {
       child = Bun.spawn(setpriv ? [setpriv, "--pdeathsig", "TERM", ...argv] : argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
@@ -195,7 +212,6 @@ export class ReplicationSupervisor {
     this.childStartedAt = this.o.clock();
     this.syncErrorBase = this.counters.syncErrorsSeen;
     writePid(this.o.dbPath, child.pid);
-    this.onRunning(true);
     void this.pipe(child.stdout);
     void this.pipe(child.stderr);
     void child.exited.then((code) => this.exited(child, code, generation));
@@ -220,12 +236,29 @@ export class ReplicationSupervisor {
   private line(text: string) {
     if (!text.trim()) return;
     const { level, msg, fields } = parseLitestreamLine(this.redact(text));
+    if (msg === "wal segment written" || msg === "snapshot written") this.replicaWrote(msg, fields);
     if (level === "info" && ROUTINE.has(msg)) return;
     if (level === "error") {
       this.counters.errors++;
       this.lastError = fields.error ? `${msg}: ${fields.error}` : msg;
     }
     this.o.logger[level](`litestream: ${msg}`, fields);
+  }
+
+  /**
+   * What the replica holds, from Litestream's own report of each upload ("wal segment written
+   * position=<generation>/<index hex>:<offset> sz=<bytes>", "snapshot written position=…"): the
+   * same lines for every replica type. Its Prometheus gauge for the replica's offset gives where
+   * the last upload began, not where it ended, so it cannot tell "caught up" from "one upload behind".
+   */
+  private replicaWrote(msg: string, fields: Record<string, string>) {
+    const m = /^([0-9a-f]+)\/([0-9a-f]+):(\d+)$/.exec(fields.position ?? "");
+    if (!m) return;
+    const end: Pos = [parseInt(m[2], 16), Number(m[3]) + (msg === "wal segment written" ? Number(fields.sz ?? 0) : 0)];
+    if (m[1] !== this.replicaGeneration) {
+      this.replicaGeneration = m[1];
+      this.replicaPos = end;
+    } else if (!this.replicaPos || le(this.replicaPos, end)) this.replicaPos = end;
   }
 
   /** An SFTP password never reaches the log, whatever Litestream prints. */
@@ -240,7 +273,6 @@ export class ReplicationSupervisor {
     this.configRemove?.();
     this.configRemove = undefined;
     clearPid(this.o.dbPath, child.pid);
-    this.onRunning(false);
     if (this.stopping || generation !== this.generation) return;
     this.counters.restarts++;
     if (this.o.clock() - this.childStartedAt > BACKOFF_RESET_AFTER_MS) this.attempt = 0;
@@ -279,15 +311,35 @@ export class ReplicationSupervisor {
     }
   }
 
+  /**
+   * Where Litestream's shadow WAL ends: its current generation (the "generation" file in its
+   * working folder next to the database), the index from its metrics, and that index's shadow file
+   * size — the shadow WAL is written uncompressed, so the size is the position. (Its
+   * litestream_shadow_wal_size gauge sums every shadow file still kept, not this index's end.)
+   */
+  private shadowPosition(index: number): { generation: string; pos: Pos } | undefined {
+    const db = resolve(this.o.dbPath);
+    const meta = join(dirname(db), `.${basename(db)}-litestream`);
+    try {
+      const generation = readFileSync(join(meta, "generation"), "utf8").trim();
+      const size = statSync(join(meta, "generations", generation, "wal", `${index.toString(16).padStart(8, "0")}.wal`)).size;
+      return { generation, pos: [index, size] };
+    } catch {
+      return undefined;
+    }
+  }
+
   private observe(p: NonNullable<ReturnType<typeof parseLitestreamMetrics>>) {
     const now = this.o.clock();
     if (p.syncErrors + this.syncErrorBase > this.counters.syncErrorsSeen) this.counters.syncErrorsSeen = p.syncErrors + this.syncErrorBase;
-    const shadow: Pos = [p.shadowIndex, p.shadowSize];
-    if (p.replicaIndex === undefined || p.replicaOffset === undefined) {
+    const found = this.shadowPosition(p.shadowIndex);
+    if (!found) return;
+    const shadow = found.pos;
+    if (!this.replicaPos || found.generation !== this.replicaGeneration) {
       this.behind = true; // the replica has not acknowledged anything of this run yet
       return;
     }
-    const replica: Pos = [p.replicaIndex, p.replicaOffset];
+    const replica: Pos = this.replicaPos;
     const last = this.observed[this.observed.length - 1];
     // A new generation starts the positions over: earlier observations no longer compare.
     if (last && !le(last.pos, shadow)) this.observed = [];

@@ -92,7 +92,7 @@ describe("supervision", () => {
       expect(alive(pid)).toBe(true);
       expect(lines.some((l) => l.startsWith("warn litestream stopped unexpectedly; starting it again"))).toBe(true);
       // Its own log lines come through as Textwire's, prefixed.
-      expect(lines.some((l) => l.startsWith("info litestream: initialized db"))).toBe(true);
+      await waitFor("litestream's own lines", () => lines.some((l) => l.startsWith("info litestream: initialized db")));
       expect(ts.running.deps.replication.counters.restarts).toBe(1);
       await waitFor("ok again", async () => (await health(ts.url)).replication.state === "ok");
       expect(existsSync(`${ts.dbPath}.litestream.pid`)).toBe(true);
