@@ -4,6 +4,7 @@ import { api, ApiError, errorText, isAdmin, session } from "../api";
 import { FieldError, errAttrs } from "./form-protection";
 import { fmtDate } from "../format";
 import { AccountLimits, Backups, useAccount } from "./settings-account";
+import { Replication } from "./settings-replication";
 
 interface Key {
   keyId: string;
@@ -50,6 +51,7 @@ export function Settings() {
       <AccountLimits info={info.value} error={error.value} />
       <Replies />
       <Backups info={info.value} />
+      <Replication info={info.value} />
     </section>
   );
 }
