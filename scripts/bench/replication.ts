@@ -12,9 +12,11 @@
  * Per variant: requests/s (and the ratio to "off"), p99 latency, the peak WAL; with a replica, the
  * replication lag /health reports sampled every 100 ms under load (p50/p99/max), and the
  * replica's generations and snapshots after the load and after IDLE seconds of quiet (Textwire's
- * idle TRUNCATE comes then), counted in the replica folder.
+ * idle TRUNCATE comes then), counted in the replica folder. Then, with "litestream" only, the lag
+ * under a steady paced load of --rate requests/s (far below the ceiling, still far above a shop's
+ * busiest hour): what an owner's server sees.
  *
- *   bun scripts/bench/replication.ts [--seconds 10] [--rounds 2] [--idle 3] [--concurrency 64]
+ *   bun scripts/bench/replication.ts [--seconds 10] [--rounds 2] [--idle 3] [--concurrency 64] [--rate 200]
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,6 +31,7 @@ const SECONDS = opt("seconds", 10);
 const ROUNDS = opt("rounds", 2);
 const IDLE = opt("idle", 3);
 const CONCURRENCY = opt("concurrency", 64);
+const RATE = opt("rate", 200);
 const FORMS = 50;
 const WARMUP_SECONDS = 2;
 const bun = join(root, "node_modules", ".bin", "bun");
@@ -40,6 +43,8 @@ interface Run extends LoadResult {
   peakWalMb: number;
   peakRssMb: number;
   lags: number[];
+  pacedLags?: number[];
+  pacedRps?: number;
   generations?: number;
   snapshots?: number;
   generationsIdle?: number;
@@ -104,6 +109,23 @@ async function run(variant: Variant): Promise<Run> {
       const b = replicaCounts(replica);
       Object.assign(out, { generations: a.generations, snapshots: a.snapshots, generationsIdle: b.generations, snapshotsIdle: b.snapshots });
     }
+    if (variant === "litestream") {
+      const pacedLags: number[] = [];
+      let pacing = true;
+      const sampling = (async () => {
+        while (pacing) {
+          try {
+            const h = (await (await fetch(`${base}/health`)).json()) as any;
+            if (typeof h.replication?.lagSeconds === "number") pacedLags.push(h.replication.lagSeconds);
+          } catch {}
+          await Bun.sleep(100);
+        }
+      })();
+      const paced = await runLoad(base, forms, { concurrency: 16, seconds: SECONDS, offset: r.nextOffset, rate: RATE });
+      pacing = false;
+      await sampling;
+      Object.assign(out, { pacedLags, pacedRps: paced.rps });
+    }
     return out;
   } finally {
     proc.kill("SIGTERM");
@@ -159,6 +181,10 @@ try {
         `  ${(v === "off" ? "-" : line.generations).padEnd(30)}  ${v === "off" ? "-" : line.snapshots}`,
     );
   }
+  const ls = results.get("litestream")!;
+  const paced = ls.flatMap((r) => r.pacedLags ?? []);
+  summary.paced = { rps: median(ls.map((r) => r.pacedRps ?? 0)), lagP50: pct(paced, 0.5), lagP99: pct(paced, 0.99), lagMax: Math.max(...paced, 0) };
+  console.log(`\npaced at ${RATE} req/s with replication (litestream): ${median(ls.map((r) => r.pacedRps ?? 0))} req/s served, lag p50/p99/max ${pct(paced, 0.5).toFixed(2)}/${pct(paced, 0.99).toFixed(2)}/${Math.max(...paced, 0).toFixed(2)} s`);
   console.log(JSON.stringify(summary));
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -19,7 +19,7 @@
  * time since then while the replica is behind (0 when it holds all). Litestream sees a commit
  * within its monitor interval (LITESTREAM_MONITOR_MS), which comes on top.
  */
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { iso, type Clock } from "../lib/clock";
@@ -33,6 +33,8 @@ export const REPLICATION_WARN_AFTER_S = 10;
 export const REPLICATION_FAIL_AFTER_S = 60;
 /** How often Litestream's figures are read (the lag's resolution). */
 export const REPLICATION_POLL_MS = 200;
+/** How often Litestream's metrics endpoint is read (its sync error count). */
+const METRICS_EVERY_MS = 2_000;
 /** Pauses before starting a Litestream that died again (ms): 1 s, 2 s, 5 s, 10 s, then every 30 s. */
 export const RESTART_BACKOFF_MS = [1_000, 2_000, 5_000, 10_000, 30_000];
 /** A Litestream that ran this long before dying starts the backoff over. */
@@ -114,6 +116,8 @@ export class ReplicationSupervisor {
   /** The replica's end position in the current generation (see replicaWrote). */
   private replicaPos: Pos | undefined;
   private replicaGeneration = "";
+  private shadowGeneration = "";
+  private metricsReadAt = 0;
 
   /**
    * Told when replication is turned on or off, so the checkpointer follows Litestream's rules (set
@@ -168,6 +172,7 @@ export class ReplicationSupervisor {
     this.stalled = false;
     this.replicaPos = undefined;
     this.replicaGeneration = "";
+    this.shadowGeneration = "";
     this.generation++;
     this.onActive(Boolean(target));
     if (!target) return;
@@ -259,6 +264,7 @@ export class ReplicationSupervisor {
       this.replicaGeneration = m[1];
       this.replicaPos = end;
     } else if (!this.replicaPos || le(this.replicaPos, end)) this.replicaPos = end;
+    this.settle();
   }
 
   /** An SFTP password never reaches the log, whatever Litestream prints. */
@@ -290,19 +296,25 @@ export class ReplicationSupervisor {
     this.restartTimer.unref?.();
   }
 
-  /** One reading of Litestream's figures (see the module comment), then the stall check. */
+  /**
+   * One look at the shadow WAL's end (local files: it does not wait on a busy Litestream), its sync
+   * error count from the metrics endpoint (when it answers in time), then the stall check.
+   */
   private async poll(): Promise<void> {
     if (this.polling) return;
     this.polling = true;
     try {
-      const url = this.child ? this.metricsUrl : undefined;
-      if (url) {
-        try {
-          const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-          const p = parseLitestreamMetrics(await res.text());
-          if (p) this.observe(p);
-        } catch {
-          // Not listening yet (starting) or gone: the lag keeps growing until it answers.
+      if (this.child) {
+        this.observe();
+        const url = this.metricsUrl;
+        if (url && this.o.clock() - this.metricsReadAt >= METRICS_EVERY_MS) {
+          this.metricsReadAt = this.o.clock();
+          try {
+            const p = parseLitestreamMetrics(await (await fetch(url, { signal: AbortSignal.timeout(2_000) })).text());
+            if (p && p.syncErrors + this.syncErrorBase > this.counters.syncErrorsSeen) this.counters.syncErrorsSeen = p.syncErrors + this.syncErrorBase;
+          } catch {
+            // Not listening yet (starting), or too busy to answer: next time.
+          }
         }
       }
       this.checkStall();
@@ -313,52 +325,62 @@ export class ReplicationSupervisor {
 
   /**
    * Where Litestream's shadow WAL ends: its current generation (the "generation" file in its
-   * working folder next to the database), the index from its metrics, and that index's shadow file
-   * size — the shadow WAL is written uncompressed, so the size is the position. (Its
-   * litestream_shadow_wal_size gauge sums every shadow file still kept, not this index's end.)
+   * working folder next to the database), its newest index (the highest <index>.wal there) and that
+   * file's size — the shadow WAL is written uncompressed, so the size is the position.
    */
-  private shadowPosition(index: number): { generation: string; pos: Pos } | undefined {
+  private shadowPosition(): { generation: string; pos: Pos } | undefined {
     const db = resolve(this.o.dbPath);
     const meta = join(dirname(db), `.${basename(db)}-litestream`);
     try {
       const generation = readFileSync(join(meta, "generation"), "utf8").trim();
-      const size = statSync(join(meta, "generations", generation, "wal", `${index.toString(16).padStart(8, "0")}.wal`)).size;
-      return { generation, pos: [index, size] };
+      const dir = join(meta, "generations", generation, "wal");
+      let index = -1;
+      for (const f of readdirSync(dir)) {
+        const m = /^([0-9a-f]{8})\.wal$/.exec(f);
+        if (m) index = Math.max(index, parseInt(m[1], 16));
+      }
+      if (index < 0) return undefined;
+      return { generation, pos: [index, statSync(join(dir, `${index.toString(16).padStart(8, "0")}.wal`)).size] };
     } catch {
       return undefined;
     }
   }
 
-  private observe(p: NonNullable<ReturnType<typeof parseLitestreamMetrics>>) {
-    const now = this.o.clock();
-    if (p.syncErrors + this.syncErrorBase > this.counters.syncErrorsSeen) this.counters.syncErrorsSeen = p.syncErrors + this.syncErrorBase;
-    const found = this.shadowPosition(p.shadowIndex);
+  private observe() {
+    const found = this.shadowPosition();
     if (!found) return;
     const shadow = found.pos;
-    if (!this.replicaPos || found.generation !== this.replicaGeneration) {
-      this.behind = true; // the replica has not acknowledged anything of this run yet
-      return;
-    }
-    const replica: Pos = this.replicaPos;
     const last = this.observed[this.observed.length - 1];
     // A new generation starts the positions over: earlier observations no longer compare.
-    if (last && !le(last.pos, shadow)) this.observed = [];
-    if (le(shadow, replica)) {
-      this.lastSync = now;
-      this.behind = false;
-      this.observed = [];
-      this.lastError = null;
+    if (found.generation !== this.shadowGeneration || (last && !le(last.pos, shadow))) this.observed = [];
+    this.shadowGeneration = found.generation;
+    if (!last || last.pos[0] !== shadow[0] || last.pos[1] !== shadow[1] || this.observed.length === 0) this.observed.push({ t: this.o.clock(), pos: shadow });
+    this.settle();
+  }
+
+  /**
+   * Observations of the shadow WAL the replica now covers: the replica held everything Litestream
+   * had at the latest of them. Run on each look at the shadow and on each upload Litestream reports.
+   */
+  private settle() {
+    const replica = this.replicaPos;
+    if (!replica || this.replicaGeneration !== this.shadowGeneration) {
+      this.behind = true; // nothing of this generation on the replica yet
       return;
     }
-    this.behind = true;
-    if (!last || last.pos[0] !== shadow[0] || last.pos[1] !== shadow[1]) this.observed.push({ t: now, pos: shadow });
     let covered = -1;
     for (let i = 0; i < this.observed.length; i++) if (le(this.observed[i].pos, replica)) covered = i;
-    if (covered >= 0) {
-      this.lastSync = Math.max(this.lastSync ?? 0, this.observed[covered].t);
-      this.observed = this.observed.slice(covered + 1);
+    if (covered < 0) {
+      this.behind = true;
+      return;
     }
-    if (this.observed.length > 4_096) this.observed = this.observed.slice(-4_096);
+    const newest = covered === this.observed.length - 1;
+    const t = this.observed[covered].t;
+    // All of the newest observation is on the replica: current as of now, until the shadow moves.
+    this.lastSync = Math.max(this.lastSync ?? 0, newest ? this.o.clock() : t);
+    this.behind = !newest;
+    if (newest) this.lastError = null;
+    this.observed = this.observed.slice(covered + (newest ? 0 : 1));
   }
 
   private lagMs(now: number): number | null {

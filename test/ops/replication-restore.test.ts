@@ -93,9 +93,14 @@ describe("the disk dies under webhook load (measured loss window)", () => {
           const res = await fetch(`${srv.url}/v1/forms/${formId}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ phoneNumber: phone, firstName: "L" }) });
           if (res.status === 200) acked.push({ id: ((await res.json()) as any).data.messageId, at: Date.now(), phone });
         } catch {}
+        await Bun.sleep(25);
       }
     };
-    const clients = Array.from({ length: 16 }, (_, c) => client(c));
+    // About 300 submissions a second: far above a shop's busiest hour, below this (shared, 2-core)
+    // machine's ceiling, where Litestream — deliberately below the server's priority — would fall
+    // behind and the measured window would be the machine's, not the design's (the benchmark
+    // scripts/bench/replication.ts measures the ceiling).
+    const clients = Array.from({ length: 8 }, (_, c) => client(c));
     await Bun.sleep(3_000);
     // The machine dies: Litestream and the server at the same moment, no clean stop of either.
     const lsPid = Number(await Bun.file(`${db}.litestream.pid`).text());
@@ -133,7 +138,7 @@ describe("the disk dies under webhook load (measured loss window)", () => {
       const missingRecent = recent.filter((a) => !has.get(a.id));
       const newestMissing = Math.max(0, ...missingRecent.map((a) => lossAt - a.at));
       console.log(
-        `loss window: ${acked.length} acknowledged in 3 s; ${old.length} more than 1 s before the loss, ${missingOld.length} missing; ` +
+        `loss window: ${acked.length} acknowledged in 3 s (8 clients); ${old.length} more than 1 s before the loss, ${missingOld.length} missing; ` +
           `${recent.length} in the last second, ${missingRecent.length} missing (the oldest missing was acknowledged ${newestMissing} ms before the loss)`,
       );
       expect(old.length).toBeGreaterThan(50);
