@@ -177,6 +177,9 @@ export class ReplicationSupervisor {
     this.onActive(Boolean(target));
     if (!target) return;
     this.o.logger.info("replicating the database", { to: displayReplica(target), source });
+    if (target.type === "file" && sameDisk(this.o.dbPath, target.path)) {
+      this.o.logger.warn("the replica folder is on the same disk as the database: a disk that dies takes both; choose a folder on another disk, a NAS, SFTP or S3", { to: displayReplica(target) });
+    }
     this.pollTimer = setInterval(() => void this.poll(), REPLICATION_POLL_MS);
     this.pollTimer.unref?.();
     void this.launch(this.generation);
@@ -528,4 +531,16 @@ function stopOrphan(dbPath: string, logger: Logger) {
     process.kill(pid, "SIGKILL");
     logger.warn("stopped a Litestream left running by an earlier Textwire on this database", { pid });
   } catch {}
+}
+
+/** Whether a file replica's folder (or its nearest existing parent) is on the database's device. */
+function sameDisk(dbPath: string, folder: string): boolean {
+  try {
+    const dbDev = statSync(dirname(resolve(dbPath))).dev;
+    let dir = resolve(folder);
+    while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+    return statSync(dir).dev === dbDev;
+  } catch {
+    return false;
+  }
 }

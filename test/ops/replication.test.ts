@@ -94,6 +94,8 @@ describe("supervision", () => {
       // Its own log lines come through as Textwire's, prefixed.
       await waitFor("litestream's own lines", () => lines.some((l) => l.startsWith("info litestream: initialized db")));
       expect(ts.running.deps.replication.counters.restarts).toBe(1);
+      // Database and replica are both under the temp folder here: the operator is told.
+      expect(lines.some((l) => l.startsWith("warn the replica folder is on the same disk as the database"))).toBe(true);
       await waitFor("ok again", async () => (await health(ts.url)).replication.state === "ok");
       expect(existsSync(`${ts.dbPath}.litestream.pid`)).toBe(true);
     } finally {
