@@ -157,6 +157,21 @@ describe("the disk dies under webhook load (measured loss window)", () => {
   }, 60_000);
 });
 
+describe("a clean stop", () => {
+  test("what was acknowledged just before the server stopped reaches the replica (Litestream's last sync on SIGTERM)", async () => {
+    const dir = newDir();
+    const replica = join(dir, "replica");
+    const { ts, formId, ids } = await primary(replica, 1);
+    // Straight into the stop: no waiting for the 200 ms monitor and sync intervals.
+    for (let i = 0; i < 20; i++) ids.push(await submit(ts.base, formId, `+1415559${1000 + i}`));
+    await ts.stop();
+    const out = join(dir, "restored.db");
+    expect(await runCli(["restore", "--from-replica", `file://${replica}`, "--db", out], io().cli)).toBe(0);
+    const seen = (id: string) => count(out, "SELECT (SELECT count(*) FROM messages WHERE id = ?1) + (SELECT count(*) FROM submission_intake WHERE instr(entry, ?1) > 0) AS n", id);
+    expect(ids.filter((id) => seen(id) !== 1)).toEqual([]);
+  }, 40_000);
+});
+
 describe("textwire restore --from-replica", () => {
   test("to a moment (--timestamp), and refusals: a server holds the database, a bad address, a bad time, an empty replica", async () => {
     const dir = newDir();
