@@ -243,6 +243,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     clock,
     maxCheckpointPages: Checkpointer.litestreamMaxPages(),
     onStalled: (notice) => emitReplicationStalled(sqlite, clock(), notice),
+    heartbeat: () => deps.replicationSettings.heartbeat(),
   });
   deps.lifecycle.unshift(deps.replication);
   deps.metrics = new Metrics({ dbPath: config.db, queue, routes: () => deps.routes(), schemaVersion: SCHEMA_VERSION });

@@ -6,6 +6,8 @@ export type ServerSettingRow = typeof serverSettings.$inferSelect;
 
 /** The replica address an operator saved from the dashboard. */
 export const REPLICATION_URL_KEY = "replication.url";
+/** When Litestream last started (its start-up write: src/services/replication.ts). */
+export const REPLICATION_STARTED_KEY = "replication.started";
 
 export function findServerSetting(sqlite: Database, key: string): ServerSettingRow | null {
   return sqlite.query("SELECT key, value, updated_at AS updatedAt FROM server_settings WHERE key = ?1").get(key) as ServerSettingRow | null;

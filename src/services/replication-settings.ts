@@ -9,7 +9,7 @@ import type { Database } from "bun:sqlite";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock } from "../lib/clock";
 import { parseReplicaUrl, redactReplicaUrl, ReplicaUrlError } from "../domain/replica-url";
-import { deleteServerSetting, findServerSetting, listOperatorAccountIds, REPLICATION_URL_KEY, upsertServerSetting } from "../db/server-settings";
+import { deleteServerSetting, findServerSetting, listOperatorAccountIds, REPLICATION_STARTED_KEY, REPLICATION_URL_KEY, upsertServerSetting } from "../db/server-settings";
 import type { ReplicationHealth, ReplicationSupervisor, StalledNotice } from "./replication";
 import { emitEvent } from "./events";
 
@@ -43,6 +43,12 @@ export class ReplicationSettingsService {
       flagUrl: this.flagUrl ? redactReplicaUrl(this.flagUrl) : null,
       status: this.supervisor().health(),
     };
+  }
+
+  /** The start-up write of a new Litestream (see ReplicationOptions.heartbeat): when it started, in server_settings. */
+  heartbeat(): void {
+    const now = iso(this.clock());
+    upsertServerSetting(this.sqlite, { key: REPLICATION_STARTED_KEY, value: now, updatedAt: now });
   }
 
   /** Saves (or with null/"" clears) the address and restarts Litestream on it. */

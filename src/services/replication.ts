@@ -84,6 +84,12 @@ export interface ReplicationOptions {
   onStalled?: (notice: StalledNotice) => void;
   /** Litestream's own RESTART threshold (pages): see the checkpointer. */
   maxCheckpointPages: number;
+  /**
+   * A tiny write, made once each new Litestream has made its first sync: its upload is how a new Litestream process
+   * learns — and says in its log — where the replica ends; an idle database would otherwise give
+   * it nothing to upload, and the replica could not be confirmed current until the next write.
+   */
+  heartbeat?: () => void;
 }
 
 type Pos = [index: number, offset: number];
@@ -125,6 +131,7 @@ export class ReplicationSupervisor {
    * the restarted Litestream begin a new generation (a full snapshot).
    */
   onActive: (active: boolean) => void = () => {};
+  private ready = false;
 
   constructor(private readonly o: ReplicationOptions) {}
 
@@ -220,6 +227,7 @@ export class ReplicationSupervisor {
     this.childStartedAt = this.o.clock();
     this.syncErrorBase = this.counters.syncErrorsSeen;
     writePid(this.o.dbPath, child.pid);
+    this.ready = false;
     void this.pipe(child.stdout);
     void this.pipe(child.stderr);
     void child.exited.then((code) => this.exited(child, code, generation));
@@ -352,6 +360,18 @@ export class ReplicationSupervisor {
   private observe() {
     const found = this.shadowPosition();
     if (!found) return;
+    if (!this.ready) {
+      // Litestream's first sync is done (it has its shadow WAL and holds its read transaction):
+      // the start-up write now gives it something to upload.
+      this.ready = true;
+      if (!this.replicaPos) {
+        try {
+          this.o.heartbeat?.();
+        } catch (err) {
+          this.o.logger.warn("replication: the start-up write failed; the replica is confirmed at the next write", { error: String((err as Error)?.message ?? err) });
+        }
+      }
+    }
     const shadow = found.pos;
     const last = this.observed[this.observed.length - 1];
     // A new generation starts the positions over: earlier observations no longer compare.
