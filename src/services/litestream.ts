@@ -126,30 +126,12 @@ export function parseLitestreamLine(line: string): { level: "info" | "warn" | "e
   return { level: rest.error || rest.err ? (level === "info" ? "error" : level) : level, msg, fields: rest };
 }
 
-/** The figures Textwire reads from Litestream's Prometheus endpoint (one database, one replica). */
-export interface LitestreamPosition {
-  shadowIndex: number;
-  shadowSize: number;
-  replicaIndex?: number;
-  replicaOffset?: number;
-  syncErrors: number;
-  walBytes: number;
-}
-
-export function parseLitestreamMetrics(text: string): LitestreamPosition | undefined {
-  const get = (name: string): number | undefined => {
-    const m = new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.eE+-]+)$`, "m").exec(text);
-    return m ? Number(m[1]) : undefined;
-  };
-  const shadowIndex = get("litestream_shadow_wal_index");
-  const shadowSize = get("litestream_shadow_wal_size");
-  if (shadowIndex === undefined || shadowSize === undefined) return undefined;
-  return {
-    shadowIndex,
-    shadowSize,
-    replicaIndex: get("litestream_replica_wal_index"),
-    replicaOffset: get("litestream_replica_wal_offset"),
-    syncErrors: get("litestream_sync_error_count") ?? 0,
-    walBytes: get("litestream_total_wal_bytes") ?? 0,
-  };
+/**
+ * Litestream's count of failed syncs from its Prometheus endpoint (undefined before its first
+ * sync). Its position gauges are not used: see src/services/replication.ts on why they cannot
+ * tell the replica's lag.
+ */
+export function litestreamSyncErrors(text: string): number | undefined {
+  const m = /^litestream_sync_error_count(?:\{[^}]*\})? ([0-9.eE+-]+)$/m.exec(text);
+  return m ? Number(m[1]) : undefined;
 }

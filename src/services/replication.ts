@@ -24,8 +24,8 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { iso, type Clock } from "../lib/clock";
 import type { Logger } from "../lib/log";
-import { displayReplica, parseReplicaUrl, ReplicaUrlError, type ReplicaTarget } from "../domain/replica-url";
-import { findLitestream, LitestreamMissingError, parseLitestreamLine, parseLitestreamMetrics, writeLitestreamConfig } from "./litestream";
+import { displayReplica, parseReplicaUrl, type ReplicaTarget } from "../domain/replica-url";
+import { findLitestream, LitestreamMissingError, litestreamSyncErrors, parseLitestreamLine, writeLitestreamConfig } from "./litestream";
 
 /** A replica this far behind is a warning on /health and the Overview. */
 export const REPLICATION_WARN_AFTER_S = 10;
@@ -321,8 +321,8 @@ export class ReplicationSupervisor {
         if (url && this.o.clock() - this.metricsReadAt >= METRICS_EVERY_MS) {
           this.metricsReadAt = this.o.clock();
           try {
-            const p = parseLitestreamMetrics(await (await fetch(url, { signal: AbortSignal.timeout(2_000) })).text());
-            if (p && p.syncErrors + this.syncErrorBase > this.counters.syncErrorsSeen) this.counters.syncErrorsSeen = p.syncErrors + this.syncErrorBase;
+            const errors = litestreamSyncErrors(await (await fetch(url, { signal: AbortSignal.timeout(2_000) })).text());
+            if (errors !== undefined && errors + this.syncErrorBase > this.counters.syncErrorsSeen) this.counters.syncErrorsSeen = errors + this.syncErrorBase;
           } catch {
             // Not listening yet (starting), or too busy to answer: next time.
           }
@@ -494,17 +494,6 @@ export class ReplicationSupervisor {
 
   async stop(): Promise<void> {
     await this.halt();
-  }
-}
-
-/** Checks a replica address without saving anything: the message to show, or null when fine. */
-export function replicaUrlProblem(url: string): string | null {
-  try {
-    parseReplicaUrl(url);
-    return null;
-  } catch (err) {
-    if (err instanceof ReplicaUrlError) return err.message;
-    throw err;
   }
 }
 
