@@ -150,6 +150,7 @@ export class ReplicationSupervisor {
 
   start(): void {
     if (this.o.dbPath === ":memory:") return;
+    stopOrphan(this.o.dbPath, this.o.logger);
     const { target, source } = this.resolveTarget();
     this.begin(target, source);
   }
@@ -226,7 +227,7 @@ export class ReplicationSupervisor {
     this.child = child;
     this.childStartedAt = this.o.clock();
     this.syncErrorBase = this.counters.syncErrorsSeen;
-    writePid(this.o.dbPath, child.pid);
+    writePid(this.o.dbPath, child.pid, cfg.file);
     this.ready = false;
     void this.pipe(child.stdout);
     void this.pipe(child.stderr);
@@ -506,28 +507,33 @@ async function freePort(): Promise<number> {
 
 const pidPath = (dbPath: string) => `${dbPath}.litestream.pid`;
 
-function writePid(dbPath: string, pid: number) {
+/** `<db>.litestream.pid`: the running Litestream's pid, and the folder of its configuration. */
+function writePid(dbPath: string, pid: number, configFile: string) {
   try {
-    writeFileSync(pidPath(dbPath), `${pid}\n`);
+    writeFileSync(pidPath(dbPath), `${pid}\n${dirname(configFile)}\n`);
   } catch {}
 }
 
 function clearPid(dbPath: string, pid: number) {
   try {
-    if (readFileSync(pidPath(dbPath), "utf8").trim() === String(pid)) rmSync(pidPath(dbPath), { force: true });
+    if (readFileSync(pidPath(dbPath), "utf8").split("\n")[0] === String(pid)) rmSync(pidPath(dbPath), { force: true });
   } catch {}
 }
 
 /**
  * A Litestream that an earlier Textwire on this database left running (it was killed outright
- * where setpriv is missing) would replicate alongside the new one: stopped first. Only a process
- * whose command line is Litestream's replicate is touched.
+ * where setpriv is missing) would replicate alongside the new one: stopped first, at every start
+ * (replicating or not), and its configuration folder removed. Only a process whose command line
+ * is Litestream's replicate is touched.
  */
-function stopOrphan(dbPath: string, logger: Logger) {
+export function stopOrphan(dbPath: string, logger: Logger) {
   const file = pidPath(dbPath);
   if (!existsSync(file)) return;
-  const pid = Number(readFileSync(file, "utf8").trim());
+  const [pidText, configDir] = readFileSync(file, "utf8").split("\n");
+  const pid = Number(pidText);
   rmSync(file, { force: true });
+  // Its configuration (an SFTP password, maybe) is not left in the temp folder either.
+  if (configDir && basename(configDir).startsWith("textwire-litestream-")) rmSync(configDir, { recursive: true, force: true });
   if (!Number.isInteger(pid) || pid <= 1) return;
   let cmd = "";
   try {

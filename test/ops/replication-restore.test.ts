@@ -103,7 +103,9 @@ describe("the disk dies under webhook load (measured loss window)", () => {
     const clients = Array.from({ length: 8 }, (_, c) => client(c));
     await Bun.sleep(3_000);
     // The machine dies: Litestream and the server at the same moment, no clean stop of either.
-    const lsPid = Number(await Bun.file(`${db}.litestream.pid`).text());
+    const [lsPidText, configDir] = (await Bun.file(`${db}.litestream.pid`).text()).split("\n");
+    const lsPid = Number(lsPidText);
+    expect(existsSync(join(configDir, "litestream.yml"))).toBe(true);
     process.kill(lsPid, "SIGKILL");
     srv.proc.kill("SIGKILL");
     const lossAt = Date.now();
@@ -121,6 +123,8 @@ describe("the disk dies under webhook load (measured loss window)", () => {
 
     // The restored database boots: the intake is applied and the queue rebuilt.
     const again = await spawnServer(db);
+    // The killed server's Litestream configuration does not stay behind in the temp folder.
+    expect(existsSync(configDir)).toBe(false);
     let queued: number;
     try {
       const metrics = await (await fetch(`${again.url}/metrics`, { headers: auth })).text();
