@@ -16,7 +16,7 @@
  */
 import { $ } from "bun";
 import { join } from "node:path";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { buildWeb, loadSizes, precompress } from "../src/dashboard/build";
 import { sizesText, writeSizes } from "./dashboard-size";
 
@@ -82,7 +82,27 @@ try {
       break;
     }
     console.log(`built ${outfile}`);
+    shipLitestream(target, outfile);
   }
 } finally {
   writeFileSync(genPath, EMPTY_GEN);
+}
+
+/**
+ * Continuous replication runs Litestream (src/services/litestream.ts), which the executable looks
+ * for next to itself: copied from the npm dependency's binary for the target — `litestream` beside
+ * dist/textwire, `litestream-<target>` beside dist/textwire-<target> (rename it `litestream` next
+ * to `textwire` on the machine). npm installs only this machine's platform package, so a cross
+ * build may find none and says so.
+ */
+function shipLitestream(target: string | null, outfile: string) {
+  const platform = target ?? `${process.platform}-${process.arch}`;
+  const from = join(root, "node_modules", "@flydotio", `litestream-${platform}`, "litestream");
+  const to = join(root, "dist", target ? `litestream-${target}` : "litestream");
+  if (!existsSync(from)) {
+    console.warn(`no Litestream for ${platform} in node_modules: replication on that machine needs \`litestream\` next to ${outfile} or on PATH`);
+    return;
+  }
+  copyFileSync(from, to);
+  console.log(`copied Litestream → ${to}`);
 }

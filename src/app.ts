@@ -18,6 +18,7 @@ import { eventsRoutes } from "./http/routes/events";
 import { accountSettingsRoutes } from "./http/routes/account-settings";
 import { conversationsRoutes } from "./http/routes/conversations";
 import { accountRoutes } from "./http/routes/account";
+import { replicationRoutes } from "./http/routes/replication";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -28,6 +29,7 @@ export function createApp(deps: AppDeps) {
     .use(inboundRoutes(deps))
     .use(accountSettingsRoutes(deps))
     .use(accountRoutes(deps))
+    .use(replicationRoutes(deps))
     .use(conversationsRoutes(deps))
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))

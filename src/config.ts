@@ -3,6 +3,7 @@
  * Every option, its default and its unit live in OPTIONS; `--help` and the options table of docs/operations.md follow it.
  */
 import { IpRangeList } from "./lib/ip-ranges";
+import { parseReplicaUrl } from "./domain/replica-url";
 
 /** What `--trust-proxy` (or `true`) trusts when no addresses are given: this machine. */
 export const LOOPBACK_PROXIES = ["127.0.0.0/8", "::1"];
@@ -81,6 +82,8 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "sqlite-temp-store", type: "string", default: "memory", help: "where SQLite keeps statement and savepoint journals: memory | file" },
   { flag: "checkpoint", type: "string", default: "background", help: "WAL checkpoints: background (own thread and connection, off the request path) | inline (SQLite's automatic ones, inside a commit)" },
   { flag: "commit-sync", type: "string", default: "background", help: "how a commit reaches the disk: background (the fsync runs off the main thread, the write lock is free meanwhile; answers still wait for it) | inline (inside the commit, synchronous=FULL)" },
+  { flag: "replicate", type: "string", help: "stream every change to a replica with Litestream: file:///folder, sftp://user@host/folder or s3://bucket/folder (?endpoint= for S3-compatible stores; keys from LITESTREAM_ACCESS_KEY_ID/LITESTREAM_SECRET_ACCESS_KEY or AWS_*); wins over the dashboard setting" },
+  { flag: "replica-checkpoints", type: "string", default: "litestream", help: "with replication on: litestream (Textwire's checkpoints follow Litestream's: PASSIVE only, Litestream restarts the WAL) | own (Textwire's usual TRUNCATE/RESTART; for measurement only)" },
   { flag: "stage-timing", type: "bool", default: false, help: "time each stage of the webhook path and show the sums in /metrics (for the benchmark; costs a little per request)" },
 ];
 
@@ -211,6 +214,10 @@ export interface ServeConfig {
   commitSync: "background" | "inline";
   /** Per-stage sums of the webhook path in /metrics (read once at start). */
   stageTiming: boolean;
+  /** --replicate: the replica address (checked at start); wins over the dashboard setting. */
+  replicate?: string;
+  /** With replication on, whose checkpoint rules apply (docs/api-decisions.md, "Continuous replication with Litestream"). */
+  replicaCheckpoints: "litestream" | "own";
   /** Overrides of the captcha providers' siteverify URLs (unset: the provider's own). */
   captchaVerifyUrls: { turnstile?: string; hcaptcha?: string; recaptcha?: string };
 }
@@ -289,6 +296,16 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
   const commitSync = o["commit-sync"] as string;
   if (commitSync !== "background" && commitSync !== "inline") throw new ConfigError(`--commit-sync: expected background or inline, got "${commitSync}"`);
   if (backupEvery && !o["backup-dir"]) throw new ConfigError("--backup-every needs --backup-dir");
+  const replicate = (o.replicate as string | undefined)?.trim() || undefined;
+  if (replicate !== undefined) {
+    try {
+      parseReplicaUrl(replicate);
+    } catch (err) {
+      throw new ConfigError(`--replicate: ${(err as Error).message}`);
+    }
+  }
+  const replicaCheckpoints = o["replica-checkpoints"] as string;
+  if (replicaCheckpoints !== "litestream" && replicaCheckpoints !== "own") throw new ConfigError(`--replica-checkpoints: expected litestream or own, got "${replicaCheckpoints}"`);
   return {
     db: o.db as string,
     port: o.port as number,
@@ -317,6 +334,8 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     checkpoint,
     commitSync,
     stageTiming: o["stage-timing"] as boolean,
+    replicate,
+    replicaCheckpoints,
     captchaVerifyUrls,
   };
 }

@@ -42,6 +42,9 @@ import { intakeStore } from "./db/intake";
 import { StageTiming } from "./lib/stage-timing";
 import type { Lifecycle } from "./lib/lifecycle";
 import type { Observer } from "./lib/request-observer";
+import { ReplicationSupervisor } from "./services/replication";
+import { emitReplicationStalled, ReplicationSettingsService } from "./services/replication-settings";
+import { Checkpointer } from "./db/checkpointer";
 
 export type { Lifecycle };
 
@@ -108,6 +111,10 @@ export interface AppDeps {
   routes: () => RouteInfo[];
   /** Per-stage sums of the webhook path; null unless --stage-timing (every hook is then one check). */
   stageTiming: StageTiming | null;
+  /** Litestream, supervised (off until --replicate or the dashboard setting gives an address). */
+  replication: ReplicationSupervisor;
+  /** The replica address set from the dashboard (GET/PUT /v1/admin/replication). */
+  replicationSettings: ReplicationSettingsService;
 }
 
 /** How outbound events find and trust their receivers; tests stub DNS and add their own CA. */
@@ -221,9 +228,27 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     metrics: undefined as unknown as Metrics,
     routes: () => [],
     stageTiming: config.stageTiming ? new StageTiming() : null,
+    replication: undefined as unknown as ReplicationSupervisor,
+    replicationSettings: undefined as unknown as ReplicationSettingsService,
   };
+  // Replication (docs/api-decisions.md, "Continuous replication with Litestream"): first in the
+  // list (after the checkpointer, which server.ts puts before it), so Litestream is stopped after
+  // every other part has written its last, and makes its final sync of all of it.
+  deps.replicationSettings = new ReplicationSettingsService(sqlite, clock, config.replicate, () => deps.replication);
+  deps.replication = new ReplicationSupervisor({
+    dbPath: config.db,
+    flagUrl: config.replicate,
+    savedUrl: () => deps.replicationSettings.savedUrl(),
+    logger,
+    clock,
+    maxCheckpointPages: Checkpointer.litestreamMaxPages(),
+    onStalled: (notice) => emitReplicationStalled(sqlite, clock(), notice),
+    heartbeat: () => deps.replicationSettings.heartbeat(),
+  });
+  deps.lifecycle.unshift(deps.replication);
   deps.metrics = new Metrics({ dbPath: config.db, queue, routes: () => deps.routes(), schemaVersion: SCHEMA_VERSION });
   deps.observers.push(deps.metrics.observe);
+  deps.metrics.addGauges(() => deps.replication.metricsLines());
   writer.timing = deps.stageTiming;
   if (deps.stageTiming) {
     const timing = deps.stageTiming;

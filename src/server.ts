@@ -75,7 +75,12 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   }
   const deps = createDeps(sqlite, config, clock, logger, opts.outbound);
   // First in the list: started before the writer takes requests, stopped after its last flush.
-  if (config.checkpoint === "background") deps.lifecycle.unshift(new Checkpointer(sqlite, config.db, logger, { gate: deps.writeGate }));
+  if (config.checkpoint === "background") {
+    const checkpointer = new Checkpointer(sqlite, config.db, logger, { gate: deps.writeGate });
+    deps.lifecycle.unshift(checkpointer);
+    // While replication is on, checkpoints follow Litestream's rules (src/db/checkpointer.ts).
+    if (config.replicaCheckpoints === "litestream") deps.replication.onActive = (on) => checkpointer.setReplication(on);
+  }
   if (config.backupDir) {
     const everyMs = config.backupEveryMs ?? DEFAULT_BACKUP_EVERY_MS;
     deps.lifecycle.push(scheduledBackups({ dbPath: config.db, dir: config.backupDir, everyMs, keep: config.backupKeep, clock, logger }));

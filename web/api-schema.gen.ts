@@ -145,6 +145,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/replication": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the database is replicated, and how far behind the replica is (operator)
+         * @description Continuous replication with Litestream: every change is copied to the replica within about a second. `flagUrl` set means --replicate is in force and wins over the saved address.
+         *
+         *     Requires an **operator** key (`textwire keys create --operator`): it covers every account.
+         */
+        get: operations["getV1AdminReplication"];
+        /**
+         * Set (or with null clear) the replica address (operator)
+         * @description Checked like --replicate; refused with INVALID_STATE while the server runs with --replicate (the flag wins).
+         *
+         *     Requires an **operator** key (`textwire keys create --operator`): it covers every account.
+         */
+        put: operations["putV1AdminReplication"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -1388,6 +1416,28 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "replication.stalled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The replica has been more than 60 s behind
+         * @description Sent once per stall to accounts with an operator key: the server keeps working, but a dead disk now would lose that much.
+         *
+         *     Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventReplicationStalled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2119,6 +2169,25 @@ export interface components {
             /** @constant */
             type: "queue.stuck";
         };
+        /** @description The replica has been more than 60 s behind */
+        ReplicationStalledEvent: {
+            data: {
+                replication: {
+                    lagSeconds: number;
+                    lastError: string | null;
+                    lastSyncAt: string | null;
+                    /** @description where the database is replicated (a password shown as ***) */
+                    target: string;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "replication.stalled";
+        };
     };
     responses: {
         /** @description A request made with a dashboard session cookie (no Authorization header) must carry the session's `X-CSRF-Token` header (GET /v1/session answers it). Codes: CSRF_TOKEN_INVALID */
@@ -2273,6 +2342,20 @@ export interface operations {
                          * @enum {string}
                          */
                         queue: "ok" | "stuck";
+                        replication?: {
+                            /** @description how long the replica may be missing writes (0 when it holds all); null when off */
+                            lagSeconds: number | null;
+                            /** @description the last moment the replica was confirmed to hold every write */
+                            lastSyncAt: string | null;
+                            /**
+                             * @description off: no replica set; starting: before the replica first confirmed a copy; ok; behind: more than 10 s behind (a warning); stalled: more than 60 s (a failure; a replication.stalled event went out)
+                             * @default off
+                             * @enum {string}
+                             */
+                            state: "off" | "starting" | "ok" | "behind" | "stalled";
+                            /** @description where to, with any password replaced by *** */
+                            target: string | null;
+                        };
                         schemaVersion: number;
                         /**
                          * @default ok
@@ -2338,6 +2421,20 @@ export interface operations {
                          * @enum {string}
                          */
                         queue: "ok" | "stuck";
+                        replication?: {
+                            /** @description how long the replica may be missing writes (0 when it holds all); null when off */
+                            lagSeconds: number | null;
+                            /** @description the last moment the replica was confirmed to hold every write */
+                            lastSyncAt: string | null;
+                            /**
+                             * @description off: no replica set; starting: before the replica first confirmed a copy; ok; behind: more than 10 s behind (a warning); stalled: more than 60 s (a failure; a replication.stalled event went out)
+                             * @default off
+                             * @enum {string}
+                             */
+                            state: "off" | "starting" | "ok" | "behind" | "stalled";
+                            /** @description where to, with any password replaced by *** */
+                            target: string | null;
+                        };
                         schemaVersion: number;
                         /**
                          * @default ok
@@ -2943,6 +3040,287 @@ export interface operations {
             };
             /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
             403: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getV1AdminReplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the address given with --replicate, which wins over the saved one */
+                            flagUrl: string | null;
+                            /** @description when it was saved */
+                            savedAt: string | null;
+                            /** @description the address saved from the dashboard (a password shown as ***) */
+                            savedUrl: string | null;
+                            status: {
+                                /** @description how long the replica may be missing writes (0 when it holds all); null when off */
+                                lagSeconds: number | null;
+                                /** @description the last error Litestream reported (or why it cannot run), since the replica last caught up */
+                                lastError: string | null;
+                                /** @description the last moment the replica was confirmed to hold every write */
+                                lastSyncAt: string | null;
+                                /** @description the Litestream process runs right now */
+                                running: boolean;
+                                /** @description flag: --replicate (or TEXTWIRE_REPLICATE) is in force; setting: the address saved here */
+                                source: ("flag" | "setting") | null;
+                                /**
+                                 * @description off: no replica set; starting: before the replica first confirmed a copy; ok; behind: more than 10 s behind (a warning); stalled: more than 60 s (a failure; a replication.stalled event went out)
+                                 * @default off
+                                 * @enum {string}
+                                 */
+                                state: "off" | "starting" | "ok" | "behind" | "stalled";
+                                /** @description where to, with any password replaced by *** */
+                                target: string | null;
+                            };
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
+            403: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putV1AdminReplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description file:///folder, sftp://user@host/folder or s3://bucket/folder (?endpoint= for S3-compatible stores); null or "" turns replication off */
+                    url: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the address given with --replicate, which wins over the saved one */
+                            flagUrl: string | null;
+                            /** @description when it was saved */
+                            savedAt: string | null;
+                            /** @description the address saved from the dashboard (a password shown as ***) */
+                            savedUrl: string | null;
+                            status: {
+                                /** @description how long the replica may be missing writes (0 when it holds all); null when off */
+                                lagSeconds: number | null;
+                                /** @description the last error Litestream reported (or why it cannot run), since the replica last caught up */
+                                lastError: string | null;
+                                /** @description the last moment the replica was confirmed to hold every write */
+                                lastSyncAt: string | null;
+                                /** @description the Litestream process runs right now */
+                                running: boolean;
+                                /** @description flag: --replicate (or TEXTWIRE_REPLICATE) is in force; setting: the address saved here */
+                                source: ("flag" | "setting") | null;
+                                /**
+                                 * @description off: no replica set; starting: before the replica first confirmed a copy; ok; behind: more than 10 s behind (a warning); stalled: more than 60 s (a failure; a replication.stalled event went out)
+                                 * @default off
+                                 * @enum {string}
+                                 */
+                                state: "off" | "starting" | "ok" | "behind" | "stalled";
+                                /** @description where to, with any password replaced by *** */
+                                target: string | null;
+                            };
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["PermissionOrCsrf"];
+            /** @description Conflict with the current state. Codes: INVALID_STATE */
+            409: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
                     "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
@@ -11108,8 +11486,8 @@ export interface operations {
                     allowInsecure?: boolean;
                     /** @description free text, at most 500 characters */
                     description?: string | null;
-                    /** @description ["*"] or any of message.queued, message.sent, message.delivered, message.failed, message.cancelled, contact.created, contact.updated, contact.opted_out, contact.opted_in, inbound.received, form.submission, device.offline, device.online, queue.stuck, endpoint.disabled */
-                    events: ("*" | "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.cancelled" | "contact.created" | "contact.updated" | "contact.opted_out" | "contact.opted_in" | "inbound.received" | "form.submission" | "device.offline" | "device.online" | "queue.stuck" | "endpoint.disabled")[];
+                    /** @description ["*"] or any of message.queued, message.sent, message.delivered, message.failed, message.cancelled, contact.created, contact.updated, contact.opted_out, contact.opted_in, inbound.received, form.submission, device.offline, device.online, queue.stuck, replication.stalled, endpoint.disabled */
+                    events: ("*" | "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.cancelled" | "contact.created" | "contact.updated" | "contact.opted_out" | "contact.opted_in" | "inbound.received" | "form.submission" | "device.offline" | "device.online" | "queue.stuck" | "replication.stalled" | "endpoint.disabled")[];
                     /** @description true (default) or false */
                     isActive?: boolean;
                     /**
@@ -11399,8 +11777,8 @@ export interface operations {
                     allowInsecure?: boolean;
                     /** @description free text, at most 500 characters; null clears it */
                     description?: string | null;
-                    /** @description ["*"] or any of message.queued, message.sent, message.delivered, message.failed, message.cancelled, contact.created, contact.updated, contact.opted_out, contact.opted_in, inbound.received, form.submission, device.offline, device.online, queue.stuck, endpoint.disabled */
-                    events?: ("*" | "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.cancelled" | "contact.created" | "contact.updated" | "contact.opted_out" | "contact.opted_in" | "inbound.received" | "form.submission" | "device.offline" | "device.online" | "queue.stuck" | "endpoint.disabled")[];
+                    /** @description ["*"] or any of message.queued, message.sent, message.delivered, message.failed, message.cancelled, contact.created, contact.updated, contact.opted_out, contact.opted_in, inbound.received, form.submission, device.offline, device.online, queue.stuck, replication.stalled, endpoint.disabled */
+                    events?: ("*" | "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.cancelled" | "contact.created" | "contact.updated" | "contact.opted_out" | "contact.opted_in" | "inbound.received" | "form.submission" | "device.offline" | "device.online" | "queue.stuck" | "replication.stalled" | "endpoint.disabled")[];
                     /** @description false pauses deliveries; true resumes them (and re-enables a disabled endpoint) */
                     isActive?: boolean;
                     /**
@@ -12500,6 +12878,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["QueueStuckEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventReplicationStalled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplicationStalledEvent"];
             };
         };
         responses: {

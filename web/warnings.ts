@@ -5,7 +5,26 @@ import type { Health } from "./api-types";
 
 export type { Health };
 /** What the warnings read of GET /health. */
-export type HealthFacts = Pick<Health, "status" | "database" | "tls" | "backup">;
+export type HealthFacts = Pick<Health, "status" | "database" | "tls" | "backup" | "replication">;
+/** Continuous replication with Litestream (off when no replica is set). */
+export type ReplicationStatus = NonNullable<Health["replication"]>;
+
+/** Replication in one plain sentence (Overview and Settings). */
+export function replicationText(r: ReplicationStatus, age: (ms: number) => string): string {
+  const lag = age((r.lagSeconds ?? 0) * 1000);
+  switch (r.state) {
+    case "off":
+      return "Replication is off: the database is only on this server's disk.";
+    case "starting":
+      return `Starting: making the first copy to ${r.target}.`;
+    case "ok":
+      return `Up to date: every change is copied to ${r.target} within about a second.`;
+    case "behind":
+      return `Behind: ${r.target} is missing the last ${lag} of changes. It usually catches up by itself; if not, check the server's log.`;
+    case "stalled":
+      return `Stalled: nothing has reached ${r.target} for ${lag}. If the disk died now, that much would be lost: check the server's log (lines starting "litestream:").`;
+  }
+}
 
 /** Due messages older than this with nobody sending them are worth a warning. */
 export const STUCK_AFTER_MS = 10 * 60_000;
@@ -28,6 +47,8 @@ export function healthWarnings(health: HealthFacts, oldestDueAt: string | null, 
         : `The HTTPS certificate expires in ${health.tls.daysLeft} days (${day}): renew it (textwire tls renew) and restart.`,
     );
   }
+  const r = health.replication;
+  if (r && (r.state === "behind" || r.state === "stalled")) out.push(replicationText(r, age));
   const b = health.backup;
   if (b && b.ageSeconds !== null && b.ageSeconds > BACKUP_LATE_INTERVALS * b.everySeconds) {
     out.push(`The last backup was made ${age(b.ageSeconds * 1000)} ago, though one is due every ${age(b.everySeconds * 1000)}: check the server's log for "scheduled backup failed".`);

@@ -6,6 +6,7 @@ import { DEVICES_HELP, devicesCommand } from "./devices";
 import { TLS_HELP, tlsCommand } from "./tls";
 import { EVENTS_HELP, eventsCommand } from "./events";
 import { DOCTOR_HELP, doctorCommand } from "./doctor";
+import { PROMOTE_HELP, promoteCommand, STANDBY_HELP, standbyCommand } from "./standby";
 
 /** Commands beyond the core four (backup, restore): each registers its name, help and runner here. */
 export interface ExtraCommand {
@@ -18,7 +19,9 @@ export interface ExtraCommand {
 export const COMMANDS_EXTRA: ExtraCommand[] = [
   { name: "backup", summary: "OUT_FILE: consistent online copy of the database, integrity-checked", help: BACKUP_HELP, run: backupCommand },
   { name: "devices", summary: "token --account ID: a registration token for the SMSGate app", help: DEVICES_HELP, run: devicesCommand },
-  { name: "restore", summary: "IN_FILE: check a backup and put it in place (server stopped)", help: RESTORE_HELP, run: restoreCommand },
+  { name: "restore", summary: "IN_FILE | --from-replica URL: check a backup (or a replica's copy) and put it in place (server stopped)", help: RESTORE_HELP, run: restoreCommand },
+  { name: "standby", summary: "--from-replica URL: keep this machine's copy of a replica up to date (warm standby)", help: STANDBY_HELP, run: standbyCommand },
+  { name: "promote", summary: "stop the standby, restore the replica's newest state and start serving", help: PROMOTE_HELP, run: promoteCommand },
   { name: "tls", summary: "init|renew|status: local CA and certificate for HTTPS on a LAN", help: TLS_HELP, run: tlsCommand },
   { name: "doctor", summary: "--check|--rebuild: compare derived data (analytics, counts, search) with a recomputation", help: DOCTOR_HELP, run: doctorCommand },
   { name: "events", summary: "tail: print outbound events as they happen (debugging)", help: EVENTS_HELP, run: (p, io) => eventsCommand(p, io) },

@@ -13,6 +13,7 @@
  */
 import { Database } from "bun:sqlite";
 import type { CheckpointReply, CheckpointRequest, CheckpointStats } from "./checkpointer";
+import { FORCE_FACTOR } from "./write-gate";
 
 declare const self: Worker;
 
@@ -25,8 +26,8 @@ const GATE_TICK_MS = 2;
 const GATE_GIVE_UP_MS = 500;
 /** After a gate that did not restart the WAL, this long before closing it again. */
 const GATE_BACK_OFF_MS = 1_000;
-/** The WAL at this many times the limit is restarted however the writers wait (the old way). */
-const FORCE_FACTOR = 4;
+/** While Litestream replicates: how long a closed gate waits for its checkpoint (it looks every LITESTREAM_MONITOR_MS). */
+const REPLICA_GATE_GIVE_UP_MS = 1_500;
 
 let sqlite: Database | undefined;
 let gate: Int32Array | undefined;
@@ -40,7 +41,9 @@ let gateProgress = 0;
 let gateLog = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
 let lastLog = -1;
-const stats: CheckpointStats = { passive: 0, truncate: 0, gated: 0, gatedMs: 0, forced: 0, busy: 0, largestWalPages: 0 };
+/** Litestream replicates the database: PASSIVE only, and Litestream restarts the WAL (see checkpointer.ts). */
+let replicating = false;
+const stats: CheckpointStats = { passive: 0, truncate: 0, restartedByOther: 0, gated: 0, gatedMs: 0, forced: 0, busy: 0, largestWalPages: 0 };
 
 type Row = { busy: number; log: number; checkpointed: number };
 
@@ -70,9 +73,19 @@ function tick(limitPages: number, everyMs: number): number {
     // No progress at all: a reader (a backup's snapshot) keeps the frames it needs; holding the
     // writers longer would not help, so they go on and the WAL grows until that reader ends.
     const settled = caughtUp && r.log === gateLog;
+    // Started over while the writers waited: Litestream's checkpoint (its INSERT after a PASSIVE
+    // that copied every frame) restarted the WAL. A PASSIVE that found the checkpoint lock taken
+    // (Litestream checkpointing at that moment) reports -1: no news, not a restart.
+    if (r.log < 0) {
+      if (performance.now() - closedAt > (replicating ? REPLICA_GATE_GIVE_UP_MS : GATE_GIVE_UP_MS)) openGate(false);
+      return closedAt >= 0 ? GATE_TICK_MS : everyMs;
+    }
+    const restarted = r.log < gateLog;
     const stuck = !caughtUp && r.log === gateLog && r.checkpointed <= gateProgress;
-    if (settled) openGate(true);
-    else if (stuck || performance.now() - closedAt > GATE_GIVE_UP_MS) openGate(false);
+    if (restarted) stats.restartedByOther++;
+    if (settled || restarted) openGate(true);
+    // With Litestream, "no progress" is its read transaction, which it lifts at its own checkpoint.
+    else if (replicating ? performance.now() - closedAt > REPLICA_GATE_GIVE_UP_MS : stuck || performance.now() - closedAt > GATE_GIVE_UP_MS) openGate(false);
     else {
       gateProgress = r.checkpointed;
       gateLog = r.log;
@@ -83,6 +96,17 @@ function tick(limitPages: number, everyMs: number): number {
   }
   const idle = r.log > 0 && caughtUp && r.log === lastLog;
   lastLog = r.log;
+  if (replicating) {
+    // Never TRUNCATE nor RESTART under Litestream: either makes it start a new generation.
+    if (r.log > limitPages && gate && performance.now() >= quietUntil) {
+      closedAt = performance.now();
+      gateProgress = r.checkpointed;
+      gateLog = r.log;
+      Atomics.store(gate, 0, 1);
+      return GATE_TICK_MS;
+    }
+    return everyMs;
+  }
   if (r.log > limitPages * FORCE_FACTOR) {
     // Never TRUNCATE from this connection: that rewrites the WAL header under the writer, and a
     // writer transaction that had read before it and writes after it would fail with
@@ -130,6 +154,9 @@ self.onmessage = (event: MessageEvent<CheckpointRequest>) => {
     };
     timer = setTimeout(loop, m.everyMs);
     self.postMessage({ op: "started" } satisfies CheckpointReply);
+  } else if (m.op === "replication") {
+    replicating = m.on;
+    lastLog = -1;
   } else if (m.op === "stats") {
     self.postMessage({ op: "stats", stats: { ...stats } } satisfies CheckpointReply);
   } else if (m.op === "stop") {

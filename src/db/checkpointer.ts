@@ -12,11 +12,19 @@
  * the limit: the pages that snapshot reads cannot be overwritten until it ends.
  *
  * Should the Worker fail, the writer connection goes back to SQLite's automatic checkpoints.
+ *
+ * While Litestream replicates the database (src/services/replication.ts) the checkpoints follow its
+ * rules (docs/api-decisions.md, "Continuous replication with Litestream"): a WAL truncated or
+ * restarted behind its back makes it start a new generation — a full snapshot to the replica — so
+ * this thread then only runs PASSIVE (which never changes the WAL file), never asks for the idle
+ * TRUNCATE nor forces a RESTART, and Litestream's own checkpoint restarts the WAL. The write gate
+ * keeps its bound: over the limit it holds the writers until Litestream's next checkpoint has
+ * started the WAL over (or REPLICA_GATE_GIVE_UP_MS passed).
  */
 import type { Database } from "bun:sqlite";
 import type { Logger } from "../lib/log";
 import { BUSY_TIMEOUT_MS } from "./open";
-import type { WriteGate } from "./write-gate";
+import { FORCE_FACTOR, type WriteGate } from "./write-gate";
 
 /** Checkpoint tick. */
 export const CHECKPOINT_EVERY_MS = 100;
@@ -29,6 +37,8 @@ const REPLY_TIMEOUT_MS = 5_000;
 export interface CheckpointStats {
   passive: number;
   truncate: number;
+  /** Gates that opened because the WAL was started over by someone else (Litestream's checkpoint). */
+  restartedByOther: number;
   /** Times the write gate closed over the limit and opened with every frame copied, and the ms it was closed in all. */
   gated: number;
   gatedMs: number;
@@ -42,6 +52,8 @@ export interface CheckpointStats {
 export type CheckpointRequest =
   | { op: "start"; dbPath: string; everyMs: number; limitPages: number; gate?: SharedArrayBuffer }
   | { op: "stats" }
+  /** Litestream started or stopped replicating this database: checkpoints follow its rules or ours. */
+  | { op: "replication"; on: boolean }
   | { op: "stop" };
 export type CheckpointReply =
   | { op: "started" }
@@ -95,6 +107,7 @@ export class Checkpointer {
     // No timeout yet: a long synchronous queue rebuild must not count against the thread.
     this.starting = new Promise((resolve) => this.waiting.set("started", resolve));
     worker.postMessage({ op: "start", dbPath: this.dbPath, everyMs: this.opts.everyMs ?? CHECKPOINT_EVERY_MS, limitPages: Math.floor(limitBytes / pageSize), gate: this.opts.gate?.shared } satisfies CheckpointRequest);
+    if (this.replicating) worker.postMessage({ op: "replication", on: true } satisfies CheckpointRequest);
   }
 
   async start(): Promise<void> {
@@ -119,6 +132,8 @@ export class Checkpointer {
    */
   private truncate() {
     const db = this.sqlite;
+    // Litestream started between the thread's tick and this message: its rules apply.
+    if (this.replicating) return;
     // The reply may arrive after the connection was closed (a stop, or a test closing it): then
     // there is nothing to truncate, and nothing may throw out of the Worker's message handler.
     try {
@@ -138,6 +153,20 @@ export class Checkpointer {
         db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
       } catch {}
     }
+  }
+
+  /** Whether Litestream replicates the database now (sent to the thread, and kept for a thread started later). */
+  private replicating = false;
+
+  /** Litestream's own RESTART threshold in pages: the same last resort as this thread's (FORCE_FACTOR × the limit). */
+  static litestreamMaxPages(limitMb = WAL_LIMIT_MB, pageSize = 4096): number {
+    return Math.floor((limitMb * 1_048_576 * FORCE_FACTOR) / pageSize);
+  }
+
+  /** Litestream runs (or stopped): the thread's checkpoints follow its rules (see the module comment). */
+  setReplication(on: boolean): void {
+    this.replicating = on;
+    this.worker?.postMessage({ op: "replication", on } satisfies CheckpointRequest);
   }
 
   /** The checkpoint counters (undefined when the worker is not running). */

@@ -24,6 +24,7 @@ import m21 from "../../drizzle/0022_form_rollups.sql" with { type: "text" };
 import m22 from "../../drizzle/0023_contact_search_pending.sql" with { type: "text" };
 import m23 from "../../drizzle/0024_submission_index_unread.sql" with { type: "text" };
 import m24 from "../../drizzle/0025_contact_tags_status.sql" with { type: "text" };
+import m25 from "../../drizzle/0026_server_settings.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number; sql: string }> = [
   { idx: 0, tag: "0000_initial_schema", when: 1795322538054, sql: m0 },
@@ -51,4 +52,5 @@ export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number
   { idx: 23, tag: "0023_contact_search_pending", when: 1796400000000, sql: m22 },
   { idx: 24, tag: "0024_submission_index_unread", when: 1796400000000, sql: m23 },
   { idx: 25, tag: "0025_contact_tags_status", when: 1796600000000, sql: m24 },
+  { idx: 26, tag: "0026_server_settings", when: 1796800000000, sql: m25 },
 ];

@@ -13,6 +13,9 @@
  * Requests keep being read and answered meanwhile; only writes wait, for one checkpoint pass.
  */
 
+/** The WAL at this many times the checkpoint limit is restarted however the writers wait (the last resort; Litestream is given the same). */
+export const FORCE_FACTOR = 4;
+
 /** Longest a writer waits on a closed gate, whatever the thread says (it may have died). */
 export const GATE_MAX_WAIT_MS = 2_000;
 

@@ -20,6 +20,7 @@ export const EVENT_TYPES = [
   "device.offline",
   "device.online",
   "queue.stuck",
+  "replication.stalled",
   "endpoint.disabled",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number] | "ping";

@@ -123,7 +123,7 @@ export function backupDatabase(dbPath: string, outFile: string, clock: Clock = D
   }
 }
 
-function fsyncFile(path: string) {
+export function fsyncFile(path: string) {
   const fd = openSync(path, "r+");
   try {
     fsyncSync(fd);
@@ -132,7 +132,7 @@ function fsyncFile(path: string) {
   }
 }
 
-function fsyncDir(path: string) {
+export function fsyncDir(path: string) {
   try {
     const fd = openSync(path, "r");
     try {
@@ -153,7 +153,8 @@ export interface LockInfo {
   procStart: string | null;
   bootId: string | null;
   host: string;
-  purpose: "serve" | "restore";
+  /** "standby": `textwire standby` keeps the file a copy of a replica (src/services/standby.ts). */
+  purpose: "serve" | "restore" | "standby";
   since: string;
 }
 
@@ -216,6 +217,8 @@ export class DatabaseLockedError extends Error {
     super(
       holder.purpose === "restore"
         ? `${dbPath} is being restored (process ${holder.pid}); try again when it is done`
+        : holder.purpose === "standby"
+          ? `${dbPath} is kept as a standby copy of a replica by \`textwire standby\` (process ${holder.pid}); run \`textwire promote --db ${dbPath}\` to take over`
         : `${dbPath} is in use by a running Textwire server (process ${holder.pid}, since ${holder.since}); stop it first`,
     );
   }

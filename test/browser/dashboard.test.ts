@@ -259,6 +259,29 @@ describe("desktop, 1280 px", () => {
     expect(errors).toEqual([]);
   }, 30_000);
 
+  test("Settings: replication — a bad address is refused in plain words, a folder is saved and reported up to date; the Overview says so", async () => {
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const folder = `${mkdtempSync(`${tmpdir()}/textwire-dash-replica-`)}/replica`;
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings", exact: true }).click();
+    await page.getByRole("heading", { level: 2, name: "Replication" }).waitFor();
+    await page.getByText("Replication is off").waitFor();
+    await page.getByLabel("Replica address").fill("ftp://example.com/x");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    expect(await page.getByRole("alert").textContent()).toContain("not to ftp://");
+    await page.getByLabel("Replica address").fill(`file://${folder}`);
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Saved. Replication starts now").waitFor();
+    await page.getByText("Up to date: every change is copied to").waitFor({ timeout: 20_000 });
+    await expectAccessible(page, "Settings with replication");
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Overview", exact: true }).click();
+    await page.getByTestId("replication-line").getByText("Up to date").waitFor();
+    // Off again, for the tests that follow.
+    await server.api("/admin/replication", { method: "PUT", json: { url: null } });
+    rmSync(folder.replace(/\/replica$/, ""), { recursive: true, force: true });
+    expect(errors).toEqual([]);
+  }, 40_000);
+
   test("Settings: a key is created and shown once; a standard key's session cannot see API keys; revoking the key from the page ends that session", async () => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings", exact: true }).click();
     await page.getByRole("heading", { level: 2, name: "API keys" }).waitFor();

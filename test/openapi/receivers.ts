@@ -28,6 +28,7 @@ export const RECEIVERS: { [T in keyof webhooks]: (body: EventBody<T>) => string 
   "device.offline": (e) => `${e.type}: ${e.data.device.name} last seen ${e.data.device.lastSeenAt ?? "never"}`,
   "queue.stuck": (e) => `${e.type}: ${e.data.queue.queuedMessages} queued, last poll ${e.data.queue.lastDevicePollAt ?? "never"}, after ${e.data.queue.stuckAfterSeconds} s`,
   "endpoint.disabled": (e) => `${e.type}: ${e.data.endpoint.url}: ${e.data.endpoint.disabledReason} (${e.data.endpoint.disabledAt})`,
+  "replication.stalled": (e) => `${e.type}: ${e.data.replication.target} ${e.data.replication.lagSeconds} s behind, last sync ${e.data.replication.lastSyncAt ?? "never"}${e.data.replication.lastError ? ` (${e.data.replication.lastError})` : ""}`,
   ping: (e) => `${e.type}: ${e.data.message} for ${e.data.endpoint.id}`,
 };
 

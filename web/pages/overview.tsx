@@ -3,7 +3,7 @@ import { useSignal } from "@preact/signals";
 import "uplot/dist/uPlot.min.css";
 import { api, errorText } from "../api";
 import { fmtAge, fmtNum, zone } from "../format";
-import { healthWarnings, type Health } from "../warnings";
+import { healthWarnings, replicationText, type Health } from "../warnings";
 
 const PRIORITIES = ["urgent", "high", "normal", "low"] as const;
 /** How many of the latest-scheduled queued messages are looked at to count the future ones. */
@@ -87,6 +87,7 @@ export function Overview() {
             <Tile label="Failed today" value={fmtNum(d.today.failed)} />
             <Tile label="Phones online" value={`${fmtNum(d.devices.online)} of ${fmtNum(d.devices.total)}`} href="/devices" />
             <Tile label="Last backup" value={backupAge(d.health, fmtAge)} />
+            <Tile label="Replica" value={replicaTile(d.health, fmtAge)} href="/settings#replication" />
           </div>
           {d.devices.total === 0 ? (
             <p class="hint">
@@ -98,6 +99,7 @@ export function Overview() {
               No scheduled backups: start the server with <code class="nowrap">--backup-dir</code> (see “Backups” in the operations guide, docs/operations.md) so a broken disk does not lose your contacts.
             </p>
           ) : null}
+          {d.health.replication ? <p class="hint" data-testid="replication-line">{replicationText(d.health.replication, fmtAge)}</p> : null}
           <h2>Queue by priority</h2>
           <table>
             <thead>
@@ -130,6 +132,14 @@ function Tile(props: { label: string; value: string; href?: string }) {
       <span class="tile-value">{props.value}</span>
     </div>
   );
+}
+
+function replicaTile(h: Health, age: (ms: number) => string): string {
+  const r = h.replication;
+  if (!r || r.state === "off") return "off";
+  if (r.state === "starting") return "starting";
+  if (r.state === "ok") return "up to date";
+  return `${age((r.lagSeconds ?? 0) * 1000)} behind`;
 }
 
 function backupAge(h: Health, age: (ms: number) => string): string {

@@ -7,6 +7,7 @@ import { errAttrs, FieldError } from "../components/FieldError";
 import { Confirm } from "../components/Confirm";
 import { fmtDate } from "../format";
 import { AccountLimits, Backups, useAccount } from "./settings-account";
+import { Replication } from "./settings-replication";
 
 
 const PERMISSION_NAMES: Record<string, string> = { admin_access: "Admin", standard_access: "Standard" };
@@ -34,6 +35,7 @@ export function Settings() {
       <AccountLimits info={info.value} error={error.value} />
       <Replies />
       <Backups info={info.value} />
+      <Replication info={info.value} />
     </section>
   );
 }

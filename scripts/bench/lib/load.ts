@@ -5,7 +5,9 @@
  * N concurrent connections for D seconds; about half the phone numbers are new, half repeat one
  * already sent (an existing contact). Prints one JSON line: {requests, errors, seconds, rps, p50Ms, p99Ms, maxMs, statuses}.
  *
- *   bun scripts/bench/lib/load.ts --base http://127.0.0.1:8080 --forms id1,id2 --concurrency 64 --seconds 10 [--offset 0] [--path-prefix /v1/forms]
+ *   bun scripts/bench/lib/load.ts --base http://127.0.0.1:8080 --forms id1,id2 --concurrency 64 --seconds 10 [--offset 0] [--path-prefix /v1/forms] [--rate 200]
+ *
+ * --rate N paces the requests at N per second in all (a steady load well below the ceiling) instead of as fast as the connections allow.
  */
 import { phoneFor } from "./phones";
 
@@ -16,6 +18,8 @@ const forms = args.get("forms")!.split(",");
 const concurrency = Number(args.get("concurrency") ?? 64);
 const seconds = Number(args.get("seconds") ?? 10);
 const offset = Number(args.get("offset") ?? 0);
+const rate = Number(args.get("rate") ?? 0);
+let slot = 0;
 
 const FIRST = ["Ann", "Bob", "Chloé", "Dev", "Eve", "Femi", "Gus", "Hana"];
 const LAST = ["Lee", "Smith", "Okafor", "García", "Ng", "Brown"];
@@ -47,6 +51,11 @@ let formIdx = 0;
 
 async function worker() {
   while (performance.now() < endAt) {
+    if (rate > 0) {
+      const wait = started + (slot++ * 1000) / rate - performance.now();
+      if (wait > 0) await Bun.sleep(wait);
+      if (performance.now() >= endAt) break;
+    }
     const url = urls[formIdx++ % urls.length];
     const body = nextBody();
     const t0 = performance.now();

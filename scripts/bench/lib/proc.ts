@@ -56,11 +56,11 @@ export interface LoadResult {
  * Drives the forms' webhooks from a second process (scripts/bench/lib/load.ts, so it does not
  * share the server's CPU time slice) and resolves with its figures.
  */
-export async function runLoad(base: string, forms: string[], o: { concurrency: number; seconds: number; offset: number }): Promise<LoadResult> {
+export async function runLoad(base: string, forms: string[], o: { concurrency: number; seconds: number; offset: number; rate?: number }): Promise<LoadResult> {
   const root = join(import.meta.dir, "..", "..", "..");
   const bun = join(root, "node_modules", ".bin", "bun");
   const p = Bun.spawn(
-    [bun, join(root, "scripts/bench/lib/load.ts"), "--base", base, "--forms", forms.join(","), "--concurrency", String(o.concurrency), "--seconds", String(o.seconds), "--offset", String(o.offset)],
+    [bun, join(root, "scripts/bench/lib/load.ts"), "--base", base, "--forms", forms.join(","), "--concurrency", String(o.concurrency), "--seconds", String(o.seconds), "--offset", String(o.offset), ...(o.rate ? ["--rate", String(o.rate)] : [])],
     { stdout: "pipe", stderr: "inherit" },
   );
   const text = await new Response(p.stdout).text();

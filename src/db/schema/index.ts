@@ -10,3 +10,4 @@ export * from "./sessions";
 export * from "./account-settings";
 export * from "./intake";
 export * from "./rollups";
+export * from "./server-settings";

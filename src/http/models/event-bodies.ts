@@ -77,6 +77,18 @@ const EVENTS: Record<EventType, EventDoc> = {
     summary: "An endpoint was disabled after every delivery to it failed for 3 days",
     description: "Sent to the account's other endpoints that take it.",
   },
+  "replication.stalled": {
+    data: t.Object({
+      replication: t.Object({
+        target: t.String({ description: "where the database is replicated (a password shown as ***)" }),
+        lagSeconds: Count,
+        lastSyncAt: NullableTimestamp,
+        lastError: NullableString,
+      }),
+    }),
+    summary: "The replica has been more than 60 s behind",
+    description: "Sent once per stall to accounts with an operator key: the server keeps working, but a dead disk now would lose that much.",
+  },
   ping: {
     data: t.Object({ endpoint: t.Object({ id: t.String(), url: t.String() }), message: t.String() }),
     summary: "A test event (POST /v1/webhook-endpoints/{id}/test)",

@@ -15,6 +15,7 @@ import { DOCS_HTML } from "../docs-page";
 import { Media } from "../models/common";
 import { tlsExpiry } from "../../tls/local-ca";
 import { routeAccess } from "../plugins/route-access";
+import { ReplicationHealthModel } from "../models/replication";
 
 export const HealthResponse = t.Object({
   status: t.UnionEnum(["ok", "unavailable"]),
@@ -45,6 +46,8 @@ export const HealthResponse = t.Object({
       everySeconds: t.Integer({ description: "--backup-every" }),
     }),
   ),
+  /** Continuous replication with Litestream: "behind" (a warning) past 10 s, "stalled" (a failure, and a replication.stalled event) past 60 s. */
+  replication: t.Optional(ReplicationHealthModel),
 });
 
 /** /health, /metrics, the OpenAPI document and docs page, and the admin backup download. */
@@ -58,6 +61,10 @@ export function opsRoutes(deps: AppDeps) {
   const tlsOf = () => (certPem ? { tls: tlsExpiry(certPem, deps.clock()) } : {});
   const backup = deps.config.backupDir ? backupHealth(deps.config.backupDir, deps.config.backupEveryMs ?? DEFAULT_BACKUP_EVERY_MS, deps.clock) : undefined;
   const backupOf = () => (backup ? { backup: backup() } : {});
+  const replicationOf = () => {
+    const { state, lagSeconds, lastSyncAt, target } = deps.replication.health();
+    return { state, lagSeconds, lastSyncAt, target };
+  };
   // Taken once: /health must answer while the applier is stuck (the test helper's deps.sqlite waits for it).
   const sqlite = deps.sqlite;
   const app = new Elysia({ name: "ops-routes" })
@@ -68,7 +75,7 @@ export function opsRoutes(deps: AppDeps) {
         const uptimeSeconds = Math.max(0, Math.floor((deps.clock() - deps.startedAt) / 1000));
         try {
           const row = sqlite.query("PRAGMA user_version").get() as { user_version: number };
-          return { status: "ok" as const, version: VERSION, schemaVersion: row.user_version, uptimeSeconds, database: "ok" as const, ...deps.devices.health(), intake: deps.intake.health(), ...tlsOf(), ...backupOf() };
+          return { status: "ok" as const, version: VERSION, schemaVersion: row.user_version, uptimeSeconds, database: "ok" as const, ...deps.devices.health(), intake: deps.intake.health(), ...tlsOf(), ...backupOf(), replication: replicationOf() };
         } catch (err) {
           deps.logger.error("health check: database query failed", { error: String(err) });
           set.status = 503;

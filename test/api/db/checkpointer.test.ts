@@ -136,6 +136,57 @@ describe("background checkpoints", () => {
     check.close();
   });
 
+  test("with replication on (Litestream's rules): an idle WAL is never truncated, copied by PASSIVE only", async () => {
+    const path = tempDb();
+    const db = openSqlite(path);
+    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 20 });
+    cp.setReplication(true);
+    await cp.start();
+    db.exec("CREATE TABLE t (x TEXT)");
+    const ins = db.prepare("INSERT INTO t VALUES (?)");
+    for (let i = 0; i < 50; i++) ins.run("x".repeat(4000));
+    const before = walSize(path);
+    await sleep(400); // twenty ticks: without replication the idle WAL is truncated by now
+    expect(walSize(path)).toBe(before);
+    const stats = await cp.stats();
+    expect(stats!.truncate).toBe(0);
+    expect(stats!.forced).toBe(0);
+    expect(stats!.passive).toBeGreaterThan(5);
+    // Replication off again: our own rules, the idle WAL is folded and truncated.
+    cp.setReplication(false);
+    expect(await until(() => walSize(path) === 0)).toBe(true);
+    await cp.stop();
+    db.close();
+  });
+
+  test("with replication on, a closed gate waits for someone else to start the WAL over (Litestream's checkpoint), not for PASSIVE", async () => {
+    const path = tempDb();
+    const db = openSqlite(path);
+    const gate = new WriteGate();
+    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 10, limitMb: 1, gate });
+    cp.setReplication(true);
+    await cp.start();
+    db.exec("CREATE TABLE t (x TEXT)");
+    // Litestream's long read transaction: PASSIVE cannot copy past it.
+    const reader = openSqlite(path);
+    reader.exec("BEGIN");
+    reader.query("SELECT count(*) FROM t").get();
+    const ins = db.prepare("INSERT INTO t VALUES (?)");
+    for (let i = 0; i < 400 && !gate.closed; i++) ins.run("x".repeat(4000));
+    expect(await until(() => gate.closed, 2_000)).toBe(true);
+    await sleep(200); // no progress possible: still closed (our own rules would have given up at once)
+    expect(gate.closed).toBe(true);
+    // What Litestream does at its checkpoint: lift the read lock, PASSIVE, then one write restarts the WAL.
+    reader.exec("COMMIT");
+    reader.query("PRAGMA wal_checkpoint(PASSIVE)").get();
+    reader.exec("INSERT INTO t VALUES ('seq')");
+    expect(await until(() => !gate.closed, 2_000)).toBe(true);
+    expect((await cp.stats())!.restartedByOther).toBeGreaterThan(0);
+    reader.close();
+    await cp.stop();
+    db.close();
+  });
+
   test("under sustained group-commit writes the gate keeps the WAL near its limit, and nothing waits inside SQLite", async () => {
     const path = tempDb();
     const db = openSqlite(path);

@@ -446,6 +446,13 @@ const CASES: Record<string, () => Promise<void>> = {
   "GET /v1/admin/backups": async () => {
     expectHttp(await api.GET("/v1/admin/backups", {}), 200);
   },
+  "GET /v1/admin/replication": async () => {
+    expectHttp(await api.GET("/v1/admin/replication", {}), 200);
+  },
+  "PUT /v1/admin/replication": async () => {
+    expectHttp(await api.PUT("/v1/admin/replication", { body: { url: "ftp://nowhere/x" } }), 400);
+    expectHttp(await api.PUT("/v1/admin/replication", { body: { url: null } }), 200);
+  },
   "GET /v1/account": async () => {
     expectHttp(await api.GET("/v1/account", {}), 200);
     expectHttp(await anon.GET("/v1/account", {}), 401);

@@ -10,6 +10,7 @@ import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { EVENT_TYPES } from "../../../src/domain/outbound-events";
 import type { QueueWatch } from "../../../src/services/queue-watch";
+import { emitReplicationStalled } from "../../../src/services/replication-settings";
 import { closed } from "../../helpers/closed-schema";
 import { waitFor } from "../../helpers/event-receiver-client";
 import { expectStatus, formBody, startTestServer, type TestServer } from "../../helpers/server";
@@ -103,6 +104,10 @@ async function driveEveryEvent() {
   await expectStatus(await api("/messages", "POST", { phoneNumber: "+14155550104", content: "Anyone there?" }), 201);
   offset += 11 * 60_000;
   (ts.running.deps.lifecycle.find((l) => l.name === "queue-watch") as QueueWatch).check(clock());
+
+  // The replica more than 60 s behind: what the replication supervisor reports on a stall
+  // (replication itself is off here; test/slow/ops/replication.test.ts stalls a real one).
+  emitReplicationStalled(ts.running.deps.sqlite, clock(), { target: "file:///mnt/usb/textwire", lagSeconds: 75, lastSyncAt: new Date(clock() - 75_000).toISOString(), lastError: null });
 
   // An endpoint failing every delivery for 3 days is disabled; the "*" endpoint is told.
   const failing = (await expectStatus(await api("/webhook-endpoints", "POST", { url: bad.url, events: ["contact.created"], allowInsecure: true }), 201)).data.endpoint;

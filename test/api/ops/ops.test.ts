@@ -38,6 +38,7 @@ describe("GET /health", () => {
     const body = await expectStatus(res, 200);
     expect(body).toEqual({ status: "ok", version: VERSION, schemaVersion: SCHEMA_VERSION, uptimeSeconds: expect.any(Number), database: "ok", devicesOnline: 0, oldestDueSeconds: null, queue: "ok",
       intake: { pending: 0, oldestPendingMs: 0, lagP99Ms: expect.any(Number), applier: "ok" },
+      replication: { state: "off", lagSeconds: null, lastSyncAt: null, target: null },
     });
     expect(res.headers.get("x-request-id")).toBeTruthy();
     expect(JSON.stringify(body)).not.toContain(s.accountId);

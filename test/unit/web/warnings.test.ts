@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { healthWarnings, STUCK_AFTER_MS } from "../../../web/warnings";
+import { healthWarnings, replicationText, STUCK_AFTER_MS } from "../../../web/warnings";
 
 const now = Date.parse("2026-06-01T12:00:00Z");
 const age = (ms: number) => `${Math.round(ms / 60_000)} min`;
@@ -31,5 +31,16 @@ describe("the Overview's health warnings", () => {
     expect(healthWarnings({ ...ok, backup: backup(2 * every + 60) }, null, now, age)).toEqual([
       'The last backup was made 121 min ago, though one is due every 60 min: check the server\'s log for "scheduled backup failed".',
     ]);
+  });
+
+  test("replication: no warning when off, starting or up to date; a plain one when behind or stalled", () => {
+    const r = (state: "off" | "starting" | "ok" | "behind" | "stalled", lagSeconds: number | null) => ({ state, lagSeconds, lastSyncAt: null, target: state === "off" ? null : "file:///mnt/usb/tw" });
+    for (const quiet of [r("off", null), r("starting", 3), r("ok", 0)]) expect(healthWarnings({ ...ok, replication: quiet }, null, now, age)).toEqual([]);
+    expect(healthWarnings({ ...ok, replication: r("behind", 15 * 60) }, null, now, age)).toEqual([
+      "Behind: file:///mnt/usb/tw is missing the last 15 min of changes. It usually catches up by itself; if not, check the server's log.",
+    ]);
+    expect(healthWarnings({ ...ok, replication: r("stalled", 120 * 60) }, null, now, age)[0]).toStartWith("Stalled: nothing has reached file:///mnt/usb/tw for 120 min.");
+    expect(replicationText(r("off", null), age)).toBe("Replication is off: the database is only on this server's disk.");
+    expect(replicationText(r("ok", 0), age)).toContain("Up to date");
   });
 });
