@@ -37,7 +37,7 @@ import { openSqlite } from "../../src/db/open";
 import { migrate } from "../../src/db/migrate";
 import { createDeps } from "../../src/deps";
 import { DEFAULT_SQLITE_CACHE_MB, defaultServeConfig } from "../../src/config";
-import { IntakeApplier } from "../../src/services/intake-apply";
+import { IntakeApplier } from "../../src/services/intake/applier";
 import { machineLine } from "./lib/proc";
 import { phoneFor } from "./lib/phones";
 import { derivedCounts } from "../../src/db/derived-counts";

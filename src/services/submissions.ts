@@ -22,9 +22,9 @@ import { templateVariables } from "../domain/template";
 import { UUID_RE } from "../lib/ids";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
 import type { LeaseService } from "./leases";
-import type { IntakeEntry } from "./intake-apply";
-import type { PendingEntry, SubmissionIntake } from "./intake";
-import { intakeStore, type IntakeStore } from "../db/intake";
+import type { IntakeEntry } from "./intake/applier";
+import type { PendingEntry, SubmissionIntake } from "./intake/intake";
+import { intakeStore, type IntakeStore } from "../db/stores/intake";
 import { isConsentGiven } from "../domain/keywords";
 import { webhookFormCache, type WebhookFormCache } from "../db/webhook-form-cache";
 

@@ -8,10 +8,10 @@
  * rows) in the SAME transaction, so a crash anywhere leaves either all of a batch or none of it.
  */
 import type { Database, Statement } from "bun:sqlite";
-import { contactSearchText } from "../domain/contact-search";
-import { derivedCounts, recordFormRows, recordMessageInsert, type DerivedCounts } from "../db/derived-counts";
-import { intakeStore, type IntakeStore } from "../db/intake";
-import { emitContact, emitSubmission } from "./event-payloads";
+import { contactSearchText } from "../../domain/contact-search";
+import { derivedCounts, recordFormRows, recordMessageInsert, type DerivedCounts } from "../../db/derived-counts";
+import { intakeStore, type IntakeStore } from "../../db/stores/intake";
+import { emitContact, emitSubmission } from "../event-payloads";
 
 /** What a request commits for the applier: ids assigned up front, the message already rendered. */
 export interface IntakeEntry {

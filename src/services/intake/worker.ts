@@ -4,12 +4,12 @@
  * until the intake is empty and reports each batch's high-water mark to the main thread.
  */
 import type { Database } from "bun:sqlite";
-import { openSqlite } from "../db/open-sqlite";
-import { EventOutbox, registerOutbox } from "./events";
-import { APPLY_BATCH_MAX, IntakeApplier, type BatchResult } from "./intake-apply";
-import { SLOT_APPLIED, SLOT_APPLIER_HOLDS, SLOT_DURABLE, SLOT_MAIN_WANTS } from "./intake";
-import { GATE_MAX_WAIT_MS } from "../db/write-gate";
-import { PendingSearchIndex } from "../db/contact-search-pending";
+import { openSqlite } from "../../db/open-sqlite";
+import { EventOutbox, registerOutbox } from "../events";
+import { APPLY_BATCH_MAX, IntakeApplier, type BatchResult } from "./applier";
+import { SLOT_APPLIED, SLOT_APPLIER_HOLDS, SLOT_DURABLE, SLOT_MAIN_WANTS } from "./applier-lock";
+import { GATE_MAX_WAIT_MS } from "../../db/write-gate";
+import { PendingSearchIndex } from "../../db/contact-search-pending";
 
 declare const self: Worker;
 
