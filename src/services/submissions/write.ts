@@ -149,7 +149,7 @@ export class SubmissionWrite {
           // The intake has no foreign keys: a form deleted since the lookup is refused here.
           if (!this.store.formExists.get(form.id)) throw new AppError("NOT_FOUND", { message: "Form not found", details: { formId: form.id } });
           // The rules read SQLite plus the unapplied intake past intake_applied.seq, both in this
-          // job's snapshot (see services/intake.ts), so a 200 just sent counts at once.
+          // job's snapshot (see services/intake/overlay.ts), so a 200 just sent counts at once.
           const appliedSeq = this.intakeStore.appliedSeq();
           const pending = this.intake.forPhone(form.accountId, v.phoneNumber, appliedSeq);
           // Contact: the account's contact with this phone (applied or not yet), else a new id;
