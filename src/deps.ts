@@ -37,8 +37,8 @@ import { BroadcastService } from "./services/broadcasts";
 import { SessionService } from "./services/sessions";
 import { MessageFeed } from "./services/message-feed";
 import { ApiKeyService } from "./services/api-keys";
-import { SubmissionIntake } from "./services/intake";
-import { intakeStore } from "./db/intake";
+import { SubmissionIntake } from "./services/intake/intake";
+import { intakeStore } from "./db/stores/intake";
 import { StageTiming } from "./lib/stage-timing";
 import type { Lifecycle } from "./lib/lifecycle";
 import type { Observer } from "./lib/request-observer";
@@ -151,7 +151,20 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const appliedSeq = intakeStore(sqlite).appliedSeq;
   quota.unapplied = (accountId, monthStart) => intake.pendingMessages(accountId, monthStart, appliedSeq());
   const leases = new LeaseService(sqlite, clock, queue, config);
-  const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases, intake);
+  const webhookLimiter = new WebhookLimiter({ clock, perMinute: config.webhookLimitPerMinute });
+  const webhookIpLimiter = new WebhookLimiter({ clock });
+  const captcha = new CaptchaVerifier(config.captchaVerifyUrls);
+  const spam = new SpamCounter(sqlite, writer);
+  const stageTiming = config.stageTiming ? new StageTiming() : null;
+  const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases, intake, {
+    formLimiter: webhookLimiter,
+    ipLimiter: webhookIpLimiter,
+    formLimitPerMinute: config.webhookLimitPerMinute,
+    captcha,
+    spam,
+    metrics: () => deps.metrics,
+    timing: stageTiming,
+  });
   const forms = new FormService(db, clock);
   const messages = new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota);
   const events = new EventOutbox(sqlite);
@@ -166,7 +179,6 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   };
   const accountSettings = new AccountSettingsService(sqlite, clock);
   const contacts = new ContactService(sqlite, clock, forms, (ids) => leases.withdraw(ids), writeGate);
-  const spam = new SpamCounter(sqlite, writer);
   const accounts = new AccountService(sqlite, clock);
   const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger);
   let sweep: ReturnType<typeof setInterval> | undefined;
@@ -183,10 +195,10 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     queue,
     seq,
     apiLimiter: new ApiLimiter({ clock }),
-    webhookLimiter: new WebhookLimiter({ clock, perMinute: config.webhookLimitPerMinute }),
-    webhookIpLimiter: new WebhookLimiter({ clock }),
+    webhookLimiter,
+    webhookIpLimiter,
     spam,
-    captcha: new CaptchaVerifier(config.captchaVerifyUrls),
+    captcha,
     writer,
     writeGate,
     quota,
@@ -227,7 +239,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     observers: [],
     metrics: undefined as unknown as Metrics,
     routes: () => [],
-    stageTiming: config.stageTiming ? new StageTiming() : null,
+    stageTiming,
     replication: undefined as unknown as ReplicationSupervisor,
     replicationSettings: undefined as unknown as ReplicationSettingsService,
   };

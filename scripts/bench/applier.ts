@@ -8,7 +8,7 @@
  *
  * Variants, each on a fresh copy of the seeded file, in interleaved rounds: row by row with
  * automatic checkpoints in the applier's COMMIT (the first design), row by row without, and in
- * chunks of 16/32/64 rows (one multi-row INSERT per table, services/intake-apply.ts) without.
+ * chunks of 16/32/64 rows (one multi-row INSERT per table, services/intake/applier.ts) without.
  *
  *   bun scripts/bench/applier.ts [--rows 10000] [--forms 50] [--rounds 2] [--form-rows-ab]
  *
@@ -37,7 +37,7 @@ import { openSqlite } from "../../src/db/open";
 import { migrate } from "../../src/db/migrate";
 import { createDeps } from "../../src/deps";
 import { DEFAULT_SQLITE_CACHE_MB, defaultServeConfig } from "../../src/config";
-import { IntakeApplier } from "../../src/services/intake-apply";
+import { IntakeApplier } from "../../src/services/intake/applier";
 import { machineLine } from "./lib/proc";
 import { phoneFor } from "./lib/phones";
 import { derivedCounts } from "../../src/db/derived-counts";
@@ -343,7 +343,7 @@ try {
       const [name, setup, batch] = variants[(k + round) % variants.length];
       const copy = join(dir, `copy-${round}-${k}.db`);
       copyFileSync(dbPath, copy);
-      // As the applier Worker's connection (services/intake-worker.ts).
+      // As the applier Worker's connection (services/intake/worker.ts).
       const c = openSqlite(copy, { cacheMb: DEFAULT_SQLITE_CACHE_MB });
       c.exec("PRAGMA synchronous = NORMAL");
       const applier = new IntakeApplier(c);

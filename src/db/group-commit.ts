@@ -93,7 +93,7 @@ export class GroupCommitWriter {
   private readonly rollbackTo: Statement;
   /**
    * Told true just before a flush asks for the write lock and false once it let go (the intake
-   * applier, on another connection, yields the lock to requests: services/intake.ts).
+   * applier, on another connection, yields the lock to requests: services/intake/applier-lock.ts).
    */
   readonly lockListeners: Array<(wanted: boolean) => void> = [];
   /** Transactions committed and jobs run (for tests and metrics). */

@@ -25,8 +25,8 @@
  */
 import type { Database } from "bun:sqlite";
 import { rollupRebuildSteps } from "../db/message-rollups";
-import { intakeMismatches } from "../db/intake";
-import { IntakeApplier, type IntakeEntry } from "./intake-apply";
+import { intakeMismatches } from "../db/stores/intake";
+import { IntakeApplier, type IntakeEntry } from "./intake/applier";
 import { searchIndexDifferences } from "../db/stores/contact-search-pending";
 
 export interface Difference {

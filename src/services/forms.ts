@@ -8,7 +8,7 @@ import { DEFAULT_FORM_SETTINGS, validateFormFields, validateFormSettings, valida
 import { valueAtPath } from "../domain/field-path";
 import type { FieldDef } from "../domain/submission";
 import { expandProtection, validateProtectionSettings } from "../domain/protection";
-import { findAccountDefaultCountry, updateWebhookToken } from "../db/public-forms";
+import { findAccountDefaultCountry, updateWebhookToken } from "../db/stores/public-forms";
 import { invalidateWebhookForms } from "../db/webhook-form-cache";
 
 /** Form names: 1–100 characters. */

@@ -1,6 +1,7 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import type { Clock } from "../lib/clock";
 import { AppError } from "../errors";
+import { monthlyUsageStore, type MonthlyUsageStore } from "../db/stores/monthly-usage";
 
 /**
  * Monthly message quota (accounts.monthly_quota; null = none). Each account with a quota has an
@@ -46,20 +47,19 @@ export function nextMonthStartUtc(ms: number): number {
 
 export class MonthlyQuota {
   private readonly tallies = new Map<string, Tally>();
-  private readonly countSince: Statement<{ n: number }, [string, string]>;
+  private readonly usage: MonthlyUsageStore;
   /** Messages acknowledged but not yet in monthly_usage (the webhook intake), read in the same snapshot. */
   unapplied: (accountId: string, monthStart: number) => number = () => 0;
 
   constructor(private readonly sqlite: Database, private readonly clock: Clock) {
-    // monthly_usage is kept by a trigger on message inserts and never decreased (migration 0004).
-    this.countSince = sqlite.prepare("SELECT coalesce((SELECT n FROM monthly_usage WHERE account_id = ? AND month = ?), 0) AS n");
+    this.usage = monthlyUsageStore(sqlite);
   }
 
   private tally(accountId: string): Tally {
     const month = monthStartUtc(this.clock());
     let t = this.tallies.get(accountId);
     if (t === undefined || t.month !== month) {
-      const used = this.sqlite.transaction(() => this.countSince.get(accountId, new Date(month).toISOString().slice(0, 7))!.n + this.unapplied(accountId, month))();
+      const used = this.sqlite.transaction(() => this.usage.used(accountId, new Date(month).toISOString().slice(0, 7)) + this.unapplied(accountId, month))();
       t = { month, used, pending: t?.month === month ? t.pending : (t?.pending ?? 0) };
       this.tallies.set(accountId, t);
     }

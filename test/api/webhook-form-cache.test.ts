@@ -19,7 +19,8 @@ const submit = (address: string) =>
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ phoneNumber: `+1415555${String(1000 + ++n).slice(-4)}`, firstName: "Ann" }),
   });
-const cacheSize = () => (s.running.deps.submissions as unknown as { lookups: { size: number } }).lookups.size;
+// The lookup cache lives in the service's form lookup (src/services/submissions/form-lookup.ts).
+const cacheSize = () => (s.running.deps.submissions as unknown as { lookup: { lookups: { size: number } } }).lookup.lookups.size;
 
 describe("the webhook's cached form lookup", () => {
   test("a hit answers from memory; an unknown address is never cached", async () => {

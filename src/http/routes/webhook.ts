@@ -1,9 +1,8 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { AppError, validationError } from "../../errors";
-import { rateLimitDetails, rateLimitHeaders } from "../../limits/api-limiter";
-import { IDEMPOTENCY_KEY_MAX, type WebhookForm } from "../../services/submissions";
-import { CAPTCHA_TOKEN_FIELDS, honeypotFilled, normalizeOrigin } from "../../domain/protection";
+import type { AcceptInput, AcceptResult, WebhookForm } from "../../services/submissions";
+import { normalizeOrigin } from "../../domain/protection";
 import { PAGE_HEADERS, errorPage, prefersHtml, reasonFor, safeBackUrl, thankYouPage, withQuery } from "../pages";
 import { WEBHOOK_BODY_LIMIT } from "../server";
 import { stateOf, type RequestState } from "../context";
@@ -82,17 +81,8 @@ export function parseSubmissionBody(contentType: string | null, bytes: Uint8Arra
   });
 }
 
-/** The parts of a webhook answer the JSON and the browser renderings share. */
-interface WebhookResult {
-  status: number;
-  body: string;
-  replayed: boolean;
-}
-
-const sha256 = (bytes: Uint8Array) => new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
-
 export function webhookRoutes(deps: AppDeps) {
-  const { submissions, webhookLimiter, webhookIpLimiter, config } = deps;
+  const { submissions } = deps;
   const timing = deps.stageTiming;
 
   /** CORS for this form: any origin, or only the listed ones (echoed) when the form has a list. */
@@ -105,125 +95,26 @@ export function webhookRoutes(deps: AppDeps) {
     headers["Vary"] = "Origin";
   }
 
-  /** Everything from the lookup to the committed answer; throws AppError for every refusal. */
-  async function handle(request: Request, token: string, found: (form: WebhookForm) => void): Promise<WebhookResult> {
-    const state = stateOf(request);
-    Object.assign(state.headers, WEBHOOK_CORS_HEADERS);
-    /** Answers that spend no token (disabled form, bad key, replay) still show the form's limit. */
-    const showLimit = (id: string) => Object.assign(state.headers, rateLimitHeaders(webhookLimiter.peek(id, config.webhookLimitPerMinute)));
-    const l0 = timing ? performance.now() : 0;
-    const form = submissions.findForm(token);
-    if (timing) timing.add("lookup", performance.now() - l0);
-    if (!form) {
-      throw new AppError("NOT_FOUND", { message: "Form not found", details: { formId: token.slice(0, 100) } });
-    }
-    found(form);
-    const p = form.protection;
-    corsFor(form, request.headers.get("origin"), state.headers);
-    if (!form.isActive) {
-      showLimit(form.id);
-      throw new AppError("FORM_DISABLED", {
-        message: "This form is not accepting submissions",
-        details: { formId: form.id, action: "Activate the form (PUT /v1/forms/<id> with isActive: true) to accept submissions" },
-      });
-    }
-    if (p.allowedOrigins !== null) {
-      const origin = requestOrigin(request);
-      if (origin === null || !p.allowedOrigins.includes(origin)) {
-        showLimit(form.id);
-        throw new AppError("ORIGIN_NOT_ALLOWED", {
-          message: "This form only accepts submissions from the websites listed in its allowedOrigins setting",
-          details: { provided: origin ?? "none", allowed: p.allowedOrigins },
-        });
-      }
-    }
-    const key = request.headers.get("idempotency-key") ?? undefined;
-    if (key !== undefined && (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX)) {
-      showLimit(form.id);
-      throw validationError([
-        {
-          field: "Idempotency-Key",
-          message: `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`,
-          requirement: `1-${IDEMPOTENCY_KEY_MAX} characters`,
-          provided: key.length,
-        },
-      ]);
-    }
-    // With a key the body is read first: a replay must be the same request (else 422).
-    let bytes: Uint8Array | undefined;
-    let bodyHash: string | undefined;
-    if (key !== undefined) {
-      bytes = await readLimitedBody(request, WEBHOOK_BODY_LIMIT);
-      bodyHash = sha256(bytes);
-      let prior;
-      try {
-        prior = submissions.replay(form.id, key, bodyHash);
-      } catch (err) {
-        showLimit(form.id);
-        throw err;
-      }
-      if (prior) {
-        showLimit(form.id);
-        await submissions.durable();
-        return { status: prior.status, body: prior.body, replayed: true };
-      }
-    }
-    const ipKey = p.ipLimitPerMinute !== null ? `${form.id} ${state.clientIp}` : "";
-    if (p.ipLimitPerMinute !== null) {
-      const ip = webhookIpLimiter.peek(ipKey, p.ipLimitPerMinute);
-      if (!ip.allowed) {
-        Object.assign(state.headers, rateLimitHeaders(ip));
-        throw new AppError("RATE_LIMIT_EXCEEDED", {
-          message: `More than ${ip.limit} submissions per minute from your address to this form; retry in ${ip.retryAfterSeconds} seconds`,
-          details: { ...rateLimitDetails(ip), scope: "ip" },
-          extra: { retryAfter: ip.retryAfterSeconds },
-        });
-      }
-    }
-    const rl = webhookLimiter.check(form.id, config.webhookLimitPerMinute);
-    Object.assign(state.headers, rateLimitHeaders(rl));
-    if (!rl.allowed) {
-      throw new AppError("RATE_LIMIT_EXCEEDED", {
-        message: `More than ${rl.limit} submissions per minute for this form; retry in ${rl.retryAfterSeconds} seconds`,
-        details: { ...rateLimitDetails(rl), scope: "form" },
-        extra: { retryAfter: rl.retryAfterSeconds },
-      });
-    }
-    if (p.ipLimitPerMinute !== null) webhookIpLimiter.check(ipKey, p.ipLimitPerMinute);
-    bytes ??= await readLimitedBody(request, WEBHOOK_BODY_LIMIT);
-    const { body, rawJson } = parseSubmissionBody(request.headers.get("content-type"), bytes);
-    if (honeypotFilled(body, p.honeypotField)) {
-      deps.spam.record(form.id);
-      deps.metrics.count("textwire_webhook_spam_total");
-      const fake = submissions.spamAnswer(form);
-      return { status: fake.status, body: fake.body, replayed: false };
-    }
-    let captchaToken: unknown;
-    if (p.captcha !== null) {
-      const field = CAPTCHA_TOKEN_FIELDS[p.captcha.provider];
-      captchaToken = body[field];
-      // The widget's token is not a form value: it is neither stored nor validated as one.
-      delete body[field];
-    }
-    if (p.honeypotField !== null) delete body[p.honeypotField];
-    if (p.captcha !== null) await deps.captcha.verify(p.captcha, captchaToken, state.clientIp);
-    const v0 = timing ? performance.now() : 0;
-    const submitted = submissions.submit(form, {
-      body,
-      rawJson,
-      ipAddress: state.clientIp,
-      userAgent: request.headers.get("user-agent"),
-      idempotencyKey: key,
-      bodyHash,
-    });
-    // submit() runs synchronously up to handing its job to the writer.
-    if (timing) timing.add("validation", performance.now() - v0);
-    const answer = await submitted;
-    return { status: answer.status, body: answer.body, replayed: !answer.created };
+  /** The request as `accept` takes it; `accept` sets `form` once it has found it. */
+  function acceptInput(request: Request, token: string, state: RequestState): AcceptInput {
+    const h = request.headers;
+    return {
+      token,
+      origin: h.get("origin"),
+      referer: h.get("referer"),
+      idempotencyKey: h.get("idempotency-key"),
+      contentType: h.get("content-type"),
+      userAgent: h.get("user-agent"),
+      clientIp: state.clientIp,
+      headers: state.headers,
+      readBody: () => readLimitedBody(request, WEBHOOK_BODY_LIMIT),
+      decode: parseSubmissionBody,
+      form: null,
+    };
   }
 
   /** A browser's answer: 303 to the form's pages, or Textwire's own thank-you / error page. */
-  function forBrowser(request: Request, form: WebhookForm | null, result: WebhookResult | AppError): Response {
+  function forBrowser(request: Request, form: WebhookForm | null, result: AcceptResult | AppError): Response {
     const back = safeBackUrl(request.headers.get("referer"));
     const p = form?.protection;
     if (!(result instanceof AppError)) {
@@ -260,20 +151,30 @@ export function webhookRoutes(deps: AppDeps) {
       async ({ request, params }) => {
         const marks = timing ? stateOf(request).marks : undefined;
         if (marks) marks.routeAt = performance.now();
+        const state = stateOf(request);
+        const input = acceptInput(request, params.id, state);
+        Object.assign(state.headers, WEBHOOK_CORS_HEADERS);
         if (prefersHtml(request.headers.get("accept"))) {
-          const seen: { form: WebhookForm | null } = { form: null };
-          let result: WebhookResult | AppError;
+          let result: AcceptResult | AppError;
           try {
-            result = await handle(request, params.id, (f) => (seen.form = f));
+            result = await submissions.accept(input);
           } catch (err) {
             if (!(err instanceof AppError)) throw err;
             result = err;
+          } finally {
+            corsFor(input.form, input.origin, state.headers);
           }
-          return forBrowser(request, seen.form, result);
+          return forBrowser(request, input.form, result);
         }
-        const result = await handle(request, params.id, () => {});
+        let result: AcceptResult;
+        try {
+          result = await submissions.accept(input);
+        } finally {
+          // The form's CORS headers go on its answer and on its refusals alike.
+          corsFor(input.form, input.origin, state.headers);
+        }
         if (marks) marks.routeDoneAt = performance.now();
-        return new Response(result.body, { status: result.status, headers: answerHeaders(stateOf(request), result.replayed) });
+        return new Response(result.body, { status: result.status, headers: answerHeaders(state, result.replayed) });
       },
       {
         permission: "webhook", rateLimit: "form",
@@ -303,18 +204,4 @@ function answerHeaders(state: RequestState, replayed: boolean): Record<string, s
   if (state.headers["X-RateLimit-Limit"] === undefined) return own;
   state.headersDone = true;
   return { ...state.headers, ...own, "X-Request-Id": state.requestId, "X-API-Version": "v1" };
-}
-
-/** The posting page's origin: the Origin header, else the Referer's origin; null when neither. */
-function requestOrigin(request: Request): string | null {
-  const origin = request.headers.get("origin");
-  if (origin !== null && origin !== "null") return normalizeOrigin(origin);
-  if (origin === "null") return null;
-  const referer = request.headers.get("referer");
-  if (!referer) return null;
-  try {
-    return normalizeOrigin(new URL(referer).origin);
-  } catch {
-    return null;
-  }
 }

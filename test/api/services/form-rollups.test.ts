@@ -14,7 +14,7 @@ import { migrate } from "../../../src/db/migrate";
 import { EMBEDDED_MIGRATIONS } from "../../../src/db/migrations.gen";
 import { createDeps, type AppDeps } from "../../../src/deps";
 import { defaultServeConfig } from "../../../src/config";
-import { IntakeApplier, type IntakeEntry } from "../../../src/services/intake-apply";
+import { IntakeApplier, type IntakeEntry } from "../../../src/services/intake/applier";
 import { checkDerived, rebuildDerived } from "../../../src/services/doctor";
 import { RollupStore } from "../../../src/db/message-rollups";
 import { derivedCounts, NEW_CONTACTS, SUBMISSIONS } from "../../../src/db/derived-counts";

@@ -11,7 +11,7 @@ import { migrate } from "../../../src/db/migrate";
 import { EMBEDDED_MIGRATIONS } from "../../../src/db/migrations.gen";
 import { createDeps, type AppDeps } from "../../../src/deps";
 import { defaultServeConfig } from "../../../src/config";
-import { IntakeApplier } from "../../../src/services/intake-apply";
+import { IntakeApplier } from "../../../src/services/intake/applier";
 import { backupDatabase } from "../../../src/services/backups";
 import { checkDerived, rebuildDerived } from "../../../src/services/doctor";
 import { startTestServer, tempDir, expectStatus } from "../../helpers/server";

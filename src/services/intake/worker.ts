@@ -4,12 +4,12 @@
  * until the intake is empty and reports each batch's high-water mark to the main thread.
  */
 import type { Database } from "bun:sqlite";
-import { openSqlite } from "../db/open-sqlite";
-import { EventOutbox, registerOutbox } from "./events";
-import { APPLY_BATCH_MAX, IntakeApplier, type BatchResult } from "./intake-apply";
-import { SLOT_APPLIED, SLOT_APPLIER_HOLDS, SLOT_DURABLE, SLOT_MAIN_WANTS } from "./intake";
-import { GATE_MAX_WAIT_MS } from "../db/write-gate";
-import { PendingSearchIndex } from "../db/stores/contact-search-pending";
+import { openApplierConnection } from "../../db/stores/intake-applier";
+import { EventOutbox, registerOutbox } from "../events";
+import { APPLY_BATCH_MAX, IntakeApplier, type BatchResult } from "./applier";
+import { SLOT_APPLIED, SLOT_APPLIER_HOLDS, SLOT_DURABLE, SLOT_MAIN_WANTS } from "./applier-lock";
+import { GATE_MAX_WAIT_MS } from "../../db/write-gate";
+import { PendingSearchIndex } from "../../db/stores/contact-search-pending";
 
 declare const self: Worker;
 
@@ -188,14 +188,7 @@ self.onmessage = (event: MessageEvent<ApplierCommand>) => {
   if (cmd.op === "open") {
     shared = new BigInt64Array(cmd.applied);
     gate = cmd.gate ? new Int32Array(cmd.gate) : undefined;
-    // The server's page cache size: a batch touches the contacts' and messages' indexes all over.
-    const sqlite = (connection = openSqlite(cmd.dbPath, { create: false, cacheMb: cmd.cacheMb }));
-    // The intake row is the durable copy: these commits need no fsync of their own (a later
-    // intake commit syncs the WAL they are in; lost, they are applied again from the intake).
-    sqlite.exec("PRAGMA synchronous = NORMAL");
-    // Checkpoints are the checkpoint thread's (or the main connection's, --checkpoint inline): an
-    // automatic one here ran inside the applier's COMMIT, ~4× its cost.
-    sqlite.exec("PRAGMA wal_autocheckpoint = 0");
+    const sqlite = (connection = openApplierConnection(cmd.dbPath, cmd.cacheMb));
     outbox = new EventOutbox(sqlite);
     registerOutbox(sqlite, outbox);
     applier = new IntakeApplier(sqlite);

@@ -1,10 +1,14 @@
 /**
  * Storage of what public forms add to forms: the rotatable webhook token, the honeypot counter, and
- * the account's default country (the recommended allowedCountries). Plain functions over the db.
+ * the account's default country (the recommended allowedCountries). Plain functions over the db;
+ * none is on the webhook's hot path (the honeypot count is added every few seconds in one job).
  */
 import type { Database } from "bun:sqlite";
-import { DEFAULT_PHONE_COUNTRY } from "../domain/phone";
-import { invalidateWebhookForms } from "./webhook-form-cache";
+import { DEFAULT_PHONE_COUNTRY } from "../../domain/phone";
+import { invalidateWebhookForms } from "../webhook-form-cache";
+import type { forms } from "../schema/forms";
+
+type Form = typeof forms.$inferSelect;
 
 const hasColumn = new WeakMap<Database, boolean>();
 
@@ -32,12 +36,12 @@ export function updateWebhookToken(sqlite: Database, accountId: string, formId: 
 }
 
 /** The form's id and name by webhook address token (rotated token, or the id of a never-rotated form). */
-export function findFormByWebhookToken(sqlite: Database, token: string): { id: string; name: string } | null {
+export function findFormByWebhookToken(sqlite: Database, token: string): Pick<Form, "id" | "name"> | null {
   return (
-    (sqlite.query("SELECT id, name FROM forms WHERE webhook_token = ?1 OR (webhook_token IS NULL AND id = ?1)").get(token.toLowerCase()) as {
-      id: string;
-      name: string;
-    } | null) ?? null
+    (sqlite.query("SELECT id, name FROM forms WHERE webhook_token = ?1 OR (webhook_token IS NULL AND id = ?1)").get(token.toLowerCase()) as Pick<
+      Form,
+      "id" | "name"
+    > | null) ?? null
   );
 }
 

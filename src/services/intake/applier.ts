@@ -7,11 +7,12 @@
  * Exactly once: a batch applies rows in seq order and moves intake_applied.seq (and deletes the
  * rows) in the SAME transaction, so a crash anywhere leaves either all of a batch or none of it.
  */
-import type { Database, Statement } from "bun:sqlite";
-import { contactSearchText } from "../domain/contact-search";
-import { derivedCounts, recordFormRows, recordMessageInsert, type DerivedCounts } from "../db/derived-counts";
-import { intakeStore, type IntakeStore } from "../db/intake";
-import { emitContact, emitSubmission } from "./event-payloads";
+import type { Database } from "bun:sqlite";
+import { contactSearchText } from "../../domain/contact-search";
+import { derivedCounts, recordFormRows, recordMessageInsert, type DerivedCounts } from "../../db/derived-counts";
+import { intakeStore, type IntakeStore } from "../../db/stores/intake";
+import { intakeApplierStore, type ApplierContact, type IntakeApplierStore } from "../../db/stores/intake-applier";
+import { emitContact, emitSubmission } from "../event-payloads";
 
 /** What a request commits for the applier: ids assigned up front, the message already rendered. */
 export interface IntakeEntry {
@@ -58,9 +59,6 @@ export const APPLY_BATCH_MAX = 512;
  */
 export const APPLY_CHUNK = 32;
 
-/** Rows per multi-row INSERT statement, largest first (what is left after the largest goes in smaller ones). */
-const ROWS_PER_INSERT = [32, 8, 1];
-
 /** The events an applied submission may emit (with a subscriber for any, rows are applied one by one). */
 const SUBMISSION_EVENTS = ["contact.created", "contact.updated", "message.queued", "form.submission"] as const;
 
@@ -75,21 +73,12 @@ export interface BatchResult {
   skipped: Array<{ seq: number; error: string }>;
 }
 
-interface ContactRow {
-  id: string;
-  first_name: string | null;
-  last_name: string | null;
-  email: string | null;
-  custom_fields: string;
-  source: string | null;
-}
-
 /** A contact as a chunk leaves it: inserted (new) or updated (changed) once, at the chunk's end. */
-interface ChunkContact extends ContactRow {
+interface ChunkContact extends ApplierContact {
   isNew: boolean;
   changed: boolean;
   /** The stored row as read (an existing contact): when only updated_at moved, only it is written. */
-  stored: ContactRow | null;
+  stored: ApplierContact | null;
   accountId: string;
   phone: string;
   formId: string;
@@ -98,34 +87,10 @@ interface ChunkContact extends ContactRow {
   updatedAt: string;
 }
 
-/** INSERT statements over the same columns for each size in ROWS_PER_INSERT. */
-class MultiInsert {
-  private readonly statements: Array<[number, Statement<unknown, any[]>]>;
-  /** `tail` follows the VALUES list (an UPDATE … FROM (VALUES …) AS v WHERE …). */
-  constructor(sqlite: Database, head: string, row: string, tail = "") {
-    this.statements = ROWS_PER_INSERT.map((n) => [n, sqlite.prepare(`${head} VALUES ${Array(n).fill(row).join(", ")}${tail}`)]);
-  }
-  run(rows: unknown[][]): void {
-    let i = 0;
-    for (const [n, statement] of this.statements) {
-      for (; i + n <= rows.length; i += n) statement.run(...(n === 1 ? rows[i] : rows.slice(i, i + n).flat()));
-    }
-  }
-}
-
 export class IntakeApplier {
   readonly store: IntakeStore;
-  private readonly contactByPhone: Statement<ContactRow, [string, string]>;
-  private readonly contactInsert: Statement<unknown, any[]>;
-  private readonly contactUpdate: Statement<unknown, any[]>;
-  private readonly messageInsert: Statement<unknown, any[]>;
-  private readonly submissionInsert: Statement<unknown, any[]>;
-  private readonly begin: Statement;
-  private readonly commit: Statement;
-  private readonly rollback: Statement;
-  private readonly savepoint: Statement;
-  private readonly release: Statement;
-  private readonly rollbackTo: Statement;
+  /** Its statements, prepared once on its connection (src/db/stores/intake-applier.ts). */
+  private readonly sql: IntakeApplierStore;
   /** Counts, usage and rollups of the batch's messages: summed, written once before COMMIT. */
   private readonly derived: DerivedCounts;
   /** Called inside the transaction before a batch (the applier Worker reloads event subscribers). */
@@ -140,100 +105,26 @@ export class IntakeApplier {
   eventsWanted: (accountId: string, type: string) => boolean = () => false;
   /** Rows per chunk (the bench compares sizes). */
   chunkRows = APPLY_CHUNK;
-  private readonly contactsByPhones: Statement<ContactRow & { phone_number: string }, [string, string]>;
-  private readonly contactInserts: MultiInsert;
-  private readonly contactUpdates: MultiInsert;
-  /** A resubmission that changes nothing but updated_at: the name, email and search indexes are left alone. */
-  private readonly contactTouches: MultiInsert;
-  private readonly messageInserts: MultiInsert;
-  private readonly submissionInserts: MultiInsert;
-  private readonly chunkSavepoint: Statement;
-  private readonly chunkRelease: Statement;
-  private readonly chunkRollback: Statement;
 
   constructor(private readonly sqlite: Database) {
     this.store = intakeStore(sqlite);
     this.derived = derivedCounts(sqlite);
-    this.contactByPhone = sqlite.prepare(
-      "SELECT id, first_name, last_name, email, custom_fields, source FROM contacts WHERE account_id = ? AND phone_number = ?",
-    );
-    this.contactInsert = sqlite.prepare(
-      `INSERT INTO contacts (id, account_id, phone_number, first_name, last_name, email, status, form_id, custom_fields,
-         tags, message_count, source, search_text, created_at, updated_at, consent)
-       VALUES (?, ?, ?, ?, ?, ?, 'new', ?, ?, '[]', 0, ?, ?, ?, ?, ?)`,
-    );
-    this.contactUpdate = sqlite.prepare(
-      `UPDATE contacts SET first_name = ?, last_name = ?, email = ?, custom_fields = ?, source = ?, search_text = ?, updated_at = ?
-        WHERE id = ?`,
-    );
-    this.messageInsert = sqlite.prepare(
-      `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name,
-         status, priority, priority_rank, webhook_data, template_used, scheduled_for, retry_count, metadata, seq,
-         lease_expiries, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, 0, ?, ?, 0, ?, ?)`,
-    );
-    this.submissionInsert = sqlite.prepare(
-      "INSERT INTO submissions (id, account_id, form_id, contact_id, message_id, new_contact, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    );
-    this.contactsByPhones = sqlite.prepare(
-      `SELECT c.id, c.phone_number, c.first_name, c.last_name, c.email, c.custom_fields, c.source
-         FROM json_each(?2) j CROSS JOIN contacts c ON c.account_id = ?1 AND c.phone_number = j.value`,
-    );
-    this.contactInserts = new MultiInsert(
-      sqlite,
-      `INSERT INTO contacts (id, account_id, phone_number, first_name, last_name, email, status, form_id, custom_fields,
-         tags, message_count, source, search_text, created_at, updated_at, consent)`,
-      "(?, ?, ?, ?, ?, ?, 'new', ?, ?, '[]', 0, ?, ?, ?, ?, ?)",
-    );
-    this.contactUpdates = new MultiInsert(
-      sqlite,
-      `UPDATE contacts SET first_name = v.column2, last_name = v.column3, email = v.column4, custom_fields = v.column5,
-         source = v.column6, search_text = v.column7, updated_at = v.column8 FROM (`,
-      "(?, ?, ?, ?, ?, ?, ?, ?)",
-      ") AS v WHERE contacts.id = v.column1",
-    );
-    this.contactTouches = new MultiInsert(
-      sqlite,
-      "UPDATE contacts SET updated_at = v.column2 FROM (",
-      "(?, ?)",
-      ") AS v WHERE contacts.id = v.column1",
-    );
-    this.messageInserts = new MultiInsert(
-      sqlite,
-      `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name,
-         status, priority, priority_rank, webhook_data, template_used, scheduled_for, retry_count, metadata, seq,
-         lease_expiries, created_at, updated_at)`,
-      "(?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, 0, ?, ?, 0, ?, ?)",
-    );
-    this.submissionInserts = new MultiInsert(
-      sqlite,
-      "INSERT INTO submissions (id, account_id, form_id, contact_id, message_id, new_contact, created_at)",
-      "(?, ?, ?, ?, ?, ?, ?)",
-    );
-    this.chunkSavepoint = sqlite.prepare("SAVEPOINT chunk");
-    this.chunkRelease = sqlite.prepare("RELEASE chunk");
-    this.chunkRollback = sqlite.prepare("ROLLBACK TO chunk");
-    this.begin = sqlite.prepare("BEGIN IMMEDIATE");
-    this.commit = sqlite.prepare("COMMIT");
-    this.rollback = sqlite.prepare("ROLLBACK");
-    this.savepoint = sqlite.prepare("SAVEPOINT entry");
-    this.release = sqlite.prepare("RELEASE entry");
-    this.rollbackTo = sqlite.prepare("ROLLBACK TO entry");
+    this.sql = intakeApplierStore(sqlite);
   }
 
   /** Applies the next batch of the intake in one transaction. */
   applyBatch(max = APPLY_BATCH_MAX, yieldNow?: () => boolean): BatchResult {
-    this.begin.run();
+    this.sql.begin.run();
     this.derived.beginBatch();
     try {
       const r = this.applyRows(max, yieldNow);
       this.derived.flush();
-      this.commit.run();
+      this.sql.commit.run();
       return r;
     } catch (err) {
       this.derived.discard();
       try {
-        this.rollback.run();
+        this.sql.rollback.run();
       } catch {}
       throw err;
     }
@@ -285,32 +176,32 @@ export class IntakeApplier {
   private applyChunk(chunk: Array<{ seq: number; entry: IntakeEntry }>, accounts: Set<string>, result: BatchResult): number {
     const wanted = chunk.some(({ entry }) => SUBMISSION_EVENTS.some((t) => this.eventsWanted(entry.accountId, t)));
     if (!wanted) {
-      this.chunkSavepoint.run();
+      this.sql.chunkSavepoint.run();
       const mark = this.derived.mark();
       try {
         this.applyEntries(chunk.map((c) => c.entry));
-        this.chunkRelease.run();
+        this.sql.chunkRelease.run();
         for (const { entry } of chunk) if (entry.kind === "queued") accounts.add(entry.accountId);
         return chunk.length;
       } catch {
         this.derived.rollbackTo(mark);
-        this.chunkRollback.run();
-        this.chunkRelease.run();
+        this.sql.chunkRollback.run();
+        this.sql.chunkRelease.run();
       }
     }
     for (const { seq, entry } of chunk) {
-      this.savepoint.run();
+      this.sql.savepoint.run();
       const mark = this.derived.mark();
       try {
         this.applyEntry(entry);
-        this.release.run();
+        this.sql.release.run();
         if (entry.kind === "queued") accounts.add(entry.accountId);
       } catch (err) {
         // Only a vanished parent (the form or account deleted by another process before the row
         // was applied) fails here; the row's data would have been deleted with it.
         this.derived.rollbackTo(mark);
-        this.rollbackTo.run();
-        this.release.run();
+        this.sql.rollbackTo.run();
+        this.sql.release.run();
         result.skipped.push({ seq, error: String((err as Error)?.message ?? err) });
       }
     }
@@ -331,19 +222,19 @@ export class IntakeApplier {
       set.add(e.phone);
     }
     for (const [accountId, set] of phones) {
-      for (const r of this.contactsByPhones.all(accountId, JSON.stringify([...set]))) {
-        contacts.set(`${accountId}\u0000${r.phone_number}`, {
+      for (const r of this.sql.contactsByPhones.all(accountId, JSON.stringify([...set]))) {
+        contacts.set(`${accountId}\u0000${r.phoneNumber}`, {
           stored: r,
           id: r.id,
-          first_name: r.first_name,
-          last_name: r.last_name,
+          firstName: r.firstName,
+          lastName: r.lastName,
           email: r.email,
-          custom_fields: r.custom_fields,
+          customFields: r.customFields,
           source: r.source,
           isNew: false,
           changed: false,
           accountId,
-          phone: r.phone_number,
+          phone: r.phoneNumber,
           formId: "",
           consent: "",
           createdAt: "",
@@ -359,11 +250,11 @@ export class IntakeApplier {
       const newContact = c === undefined;
       let contact: ChunkContact;
       if (c) {
-        c.first_name = e.firstName ?? c.first_name;
-        c.last_name = e.lastName ?? c.last_name;
+        c.firstName = e.firstName ?? c.firstName;
+        c.lastName = e.lastName ?? c.lastName;
         c.email = e.email ?? c.email;
         // Custom fields merge: posted values win, the others stay.
-        if (Object.keys(e.custom).length > 0) c.custom_fields = JSON.stringify({ ...JSON.parse(c.custom_fields), ...e.custom });
+        if (Object.keys(e.custom).length > 0) c.customFields = JSON.stringify({ ...JSON.parse(c.customFields), ...e.custom });
         c.source = c.source ? c.source : e.source;
         c.updatedAt = e.at;
         c.changed = true;
@@ -372,10 +263,10 @@ export class IntakeApplier {
         contact = {
           stored: null,
           id: e.contactId,
-          first_name: e.firstName,
-          last_name: e.lastName,
+          firstName: e.firstName,
+          lastName: e.lastName,
           email: e.email,
-          custom_fields: JSON.stringify(e.custom),
+          customFields: JSON.stringify(e.custom),
           source: e.source,
           isNew: true,
           changed: false,
@@ -390,7 +281,7 @@ export class IntakeApplier {
       }
       const m = e.message;
       if (e.kind === "queued" && m !== undefined) {
-        const recipientName = `${contact.first_name ?? ""} ${contact.last_name ?? ""}`.trim() || null;
+        const recipientName = `${contact.firstName ?? ""} ${contact.lastName ?? ""}`.trim() || null;
         messages.push([
           e.messageId, e.accountId, e.formId, e.formName, contact.id, m.content, e.phone, recipientName, m.priority, m.priorityRank,
           m.webhookData, m.template, m.scheduledFor, m.metadata, m.seq, e.at, e.at,
@@ -406,45 +297,45 @@ export class IntakeApplier {
     const touches: unknown[][] = [];
     for (const c of contacts.values()) {
       const o = c.stored;
-      if (o !== null && c.changed && o.first_name === c.first_name && o.last_name === c.last_name && o.email === c.email && o.custom_fields === c.custom_fields && o.source === c.source) {
+      if (o !== null && c.changed && o.firstName === c.firstName && o.lastName === c.lastName && o.email === c.email && o.customFields === c.customFields && o.source === c.source) {
         // Same values, so the same search text: only updated_at moves.
         touches.push([c.id, c.updatedAt]);
         continue;
       }
-      const search = contactSearchText({ firstName: c.first_name, lastName: c.last_name, email: c.email ?? undefined, phoneNumber: c.phone });
+      const search = contactSearchText({ firstName: c.firstName, lastName: c.lastName, email: c.email ?? undefined, phoneNumber: c.phone });
       if (c.isNew) {
-        inserts.push([c.id, c.accountId, c.phone, c.first_name, c.last_name, c.email, c.formId, c.custom_fields, c.source, search, c.createdAt, c.updatedAt, c.consent]);
+        inserts.push([c.id, c.accountId, c.phone, c.firstName, c.lastName, c.email, c.formId, c.customFields, c.source, search, c.createdAt, c.updatedAt, c.consent]);
       } else if (c.changed) {
-        updates.push([c.id, c.first_name, c.last_name, c.email, c.custom_fields, c.source, search, c.updatedAt]);
+        updates.push([c.id, c.firstName, c.lastName, c.email, c.customFields, c.source, search, c.updatedAt]);
       }
     }
-    this.contactUpdates.run(updates);
-    this.contactTouches.run(touches);
-    this.contactInserts.run(inserts);
-    this.messageInserts.run(messages);
-    this.submissionInserts.run(submissions);
+    this.sql.contactUpdates.run(updates);
+    this.sql.contactTouches.run(touches);
+    this.sql.contactInserts.run(inserts);
+    this.sql.messageInserts.run(messages);
+    this.sql.submissionInserts.run(submissions);
   }
 
   /** One entry's derived rows (the request path's former write job, minus its rules). */
   applyEntry(e: IntakeEntry): void {
-    const existing = this.contactByPhone.get(e.accountId, e.phone);
+    const existing = this.sql.contactByPhone.get(e.accountId, e.phone);
     let contactId: string;
     let firstName: string | null;
     let lastName: string | null;
     if (existing) {
       contactId = existing.id;
-      firstName = e.firstName ?? existing.first_name;
-      lastName = e.lastName ?? existing.last_name;
+      firstName = e.firstName ?? existing.firstName;
+      lastName = e.lastName ?? existing.lastName;
       const email = e.email ?? existing.email;
       // Custom fields merge: posted values win, the others stay.
-      const custom = Object.keys(e.custom).length > 0 ? JSON.stringify({ ...JSON.parse(existing.custom_fields), ...e.custom }) : existing.custom_fields;
+      const custom = Object.keys(e.custom).length > 0 ? JSON.stringify({ ...JSON.parse(existing.customFields), ...e.custom }) : existing.customFields;
       const source = existing.source ? existing.source : e.source;
-      this.contactUpdate.run(firstName, lastName, email, custom, source, contactSearchText({ firstName, lastName, email, phoneNumber: e.phone }), e.at, contactId);
+      this.sql.contactUpdate.run(firstName, lastName, email, custom, source, contactSearchText({ firstName, lastName, email, phoneNumber: e.phone }), e.at, contactId);
     } else {
       contactId = e.contactId;
       firstName = e.firstName;
       lastName = e.lastName;
-      this.contactInsert.run(
+      this.sql.contactInsert.run(
         contactId,
         e.accountId,
         e.phone,
@@ -464,14 +355,14 @@ export class IntakeApplier {
     recordFormRows(this.sqlite, { accountId: e.accountId, formId: e.formId, createdAt: e.at, submissions: 1, newContacts: newContact });
     const m = e.message;
     if (e.kind !== "queued" || m === undefined) {
-      this.submissionInsert.run(e.submissionId, e.accountId, e.formId, contactId, e.messageId, newContact, e.at);
+      this.sql.submissionInsert.run(e.submissionId, e.accountId, e.formId, contactId, e.messageId, newContact, e.at);
       // No text, but the contact was written all the same (a held or suppressed submission):
       // every change of a contact is announced (docs/api-decisions.md, "The phone path, round two").
       emitContact(this.sqlite, e.accountId, contactId, existing ? "contact.updated" : "contact.created", Date.parse(e.at));
       return;
     }
     const recipientName = `${firstName ?? ""} ${lastName ?? ""}`.trim() || null;
-    this.messageInsert.run(
+    this.sql.messageInsert.run(
       e.messageId,
       e.accountId,
       e.formId,
@@ -492,7 +383,7 @@ export class IntakeApplier {
     );
     // Outside an applier batch (the in-memory inline apply) the group commit's batch sums it.
     recordMessageInsert(this.sqlite, { accountId: e.accountId, formId: e.formId, contactId, status: "queued", priorityRank: m.priorityRank, createdAt: e.at, sentAt: null, failureReason: null });
-    this.submissionInsert.run(e.submissionId, e.accountId, e.formId, contactId, e.messageId, newContact, e.at);
+    this.sql.submissionInsert.run(e.submissionId, e.accountId, e.formId, contactId, e.messageId, newContact, e.at);
     emitSubmission(
       this.sqlite,
       { accountId: e.accountId, formId: e.formId, formName: e.formName, submissionId: e.submissionId, contactId, newContact: !existing, messageId: e.messageId!, answer: m.answer },

@@ -17,15 +17,23 @@
  *
  * The read barrier: an API request that may read what the webhook wrote waits until the applier
  * has passed the newest acknowledged intake seq (`barrier()`; null when it already has).
+ *
+ * This module supervises the applier Worker (start, restart, stop) and holds the barrier; the
+ * overlay is services/intake/overlay.ts, the write-lock handshake services/intake/applier-lock.ts,
+ * the applier's work services/intake/applier.ts and its thread services/intake/worker.ts.
  */
 import type { Database } from "bun:sqlite";
-import type { Logger } from "../lib/log";
-import { IntakeApplier, type BatchResult } from "./intake-apply";
-import { EventOutbox, registerOutbox } from "./events";
-import type { ApplierCommand, ApplierReport } from "./intake-worker";
+import type { Logger } from "../../lib/log";
+import { IntakeApplier, type BatchResult } from "./applier";
+import { EventOutbox, registerOutbox } from "../events";
+import type { ApplierCommand, ApplierReport } from "./worker";
+import { IntakeOverlay, type PendingEntry } from "./overlay";
+import { ApplierLock, SLOT_APPLIED, SLOT_DURABLE } from "./applier-lock";
+
+export type { PendingEntry } from "./overlay";
 
 /** In the compiled binary the worker is a second entry point (scripts/build.ts), found by its path from src/. */
-const WORKER_ENTRY = import.meta.url.includes("/$bunfs/") ? "./services/intake-worker.ts" : new URL("./intake-worker.ts", import.meta.url).href;
+const WORKER_ENTRY = import.meta.url.includes("/$bunfs/") ? "./services/intake/worker.ts" : new URL("./worker.ts", import.meta.url).href;
 
 /** Applier lags kept for the metrics' percentiles. */
 const LAG_SAMPLES = 4_096;
@@ -40,20 +48,6 @@ export const BARRIER_MAX_WAIT_MS = 2_000;
 /** A dead applier Worker is started again at once; if it died again within this long, after RESTART_BACKOFF_MS. */
 const RESTART_WINDOW_MS = 5_000;
 const RESTART_BACKOFF_MS = 1_000;
-
-/** One acknowledged, not yet applied entry, as the request path's rules need it. */
-export interface PendingEntry {
-  seq: number;
-  accountId: string;
-  phone: string;
-  formId: string;
-  contactId: string;
-  /** Set for a queued message. */
-  messageId: string | null;
-  createdAt: number;
-  /** Epoch ms (queued messages). */
-  scheduledFor: number;
-}
 
 export class SubmissionIntake {
   readonly name = "intake-applier";
@@ -74,18 +68,14 @@ export class SubmissionIntake {
   restarts = 0;
   private stopWaiter: (() => void) | undefined;
   private wakeQueued = false;
-  /** Unapplied entries in seq order, and the same indexed by account+phone and by form. */
-  private pending: PendingEntry[] = [];
-  private pendingHead = 0;
-  private readonly byPhone = new Map<string, PendingEntry[]>();
-  private readonly byForm = new Map<string, PendingEntry[]>();
+  /** Acknowledged, unapplied entries as the request path's rules read them. */
+  private readonly overlay = new IntakeOverlay();
   /** Acknowledgement time per seq, until applied (applier lag). */
   private readonly ackedAt = new Map<number, number>();
   private readonly lags = new Float64Array(LAG_SAMPLES);
-  /** The applier's high-water mark as it commits (before its report arrives): `settleSync` waits on it. */
-  private readonly shared = new BigInt64Array(new SharedArrayBuffer(8 * SHARED_SLOTS));
-  /** Nesting of main-thread write transactions holding the applier off (see `holdApplierOff`). */
-  private holdDepth = 0;
+  /** The write-lock handshake with the applier; its shared slots carry the applier's high-water mark as it commits (`settleSync` waits on it). */
+  private readonly lock: ApplierLock;
+  private readonly shared: BigInt64Array;
   private lagCount = 0;
   /** Called with the accounts that got queued messages, once they are applied (phones are woken). */
   onApplied: (accounts: string[], emitted: boolean) => void = () => {};
@@ -102,6 +92,8 @@ export class SubmissionIntake {
     /** Page cache of the applier's connection, in MiB (the server's --sqlite-cache-mb). */
     private readonly cacheMb = 0,
   ) {
+    this.lock = new ApplierLock(logger, () => this.worker !== undefined, BARRIER_MAX_WAIT_MS);
+    this.shared = this.lock.shared;
     const applier = new IntakeApplier(sqlite);
     this.applied = applier.store.appliedSeq();
     this.lastSeq = applier.store.lastSeq();
@@ -147,49 +139,27 @@ export class SubmissionIntake {
 
   /** Adds an entry the running job is about to commit. */
   add(e: PendingEntry): void {
-    this.pending.push(e);
-    push(this.byPhone, `${e.accountId}\u0000${e.phone}`, e);
-    if (e.messageId !== null) push(this.byForm, e.formId, e);
+    this.overlay.add(e);
   }
 
   /** Takes back the entries of a job whose COMMIT failed. */
   remove(seq: number): void {
-    const drop = (list: PendingEntry[] | undefined) => {
-      if (!list) return;
-      const i = list.findIndex((x) => x.seq === seq);
-      if (i >= 0) list.splice(i, 1);
-    };
-    const e = this.pending.find((x, i) => i >= this.pendingHead && x.seq === seq);
-    if (!e) return;
-    this.pending.splice(this.pending.indexOf(e), 1);
-    drop(this.byPhone.get(`${e.accountId}\u0000${e.phone}`));
-    drop(this.byForm.get(e.formId));
+    this.overlay.remove(seq);
   }
 
   /** Unapplied entries for this account's phone number past `appliedSeq` (read in the same snapshot). */
   forPhone(accountId: string, phone: string, appliedSeq: number): PendingEntry[] {
-    const list = this.byPhone.get(`${accountId}\u0000${phone}`);
-    if (!list || list.length === 0) return EMPTY;
-    return list[0].seq > appliedSeq ? list : list.filter((x) => x.seq > appliedSeq);
+    return this.overlay.forPhone(accountId, phone, appliedSeq);
   }
 
   /** Unapplied queued messages of a form scheduled in [from, to). */
   countScheduled(formId: string, from: number, to: number, appliedSeq: number): number {
-    const list = this.byForm.get(formId);
-    if (!list) return 0;
-    let n = 0;
-    for (const x of list) if (x.seq > appliedSeq && x.scheduledFor >= from && x.scheduledFor < to) n++;
-    return n;
+    return this.overlay.countScheduled(formId, from, to, appliedSeq);
   }
 
   /** Unapplied messages counted by the monthly quota (created in the month starting `monthStart`). */
   pendingMessages(accountId: string, monthStart: number, appliedSeq: number): number {
-    let n = 0;
-    for (let i = this.pendingHead; i < this.pending.length; i++) {
-      const x = this.pending[i];
-      if (x.accountId === accountId && x.messageId !== null && x.createdAt >= monthStart && x.seq > appliedSeq) n++;
-    }
-    return n;
+    return this.overlay.pendingMessages(accountId, monthStart, appliedSeq);
   }
 
   // ---- commit, apply, barrier -----------------------------------------------------------------
@@ -251,7 +221,7 @@ export class SubmissionIntake {
    */
   settleSync(timeoutMs = 10_000): boolean {
     // Inside a main-thread transaction the applier is held off: waiting would only time out.
-    if (this.applied >= this.acked || !this.worker || this.holdDepth > 0) return this.applied >= this.acked;
+    if (this.applied >= this.acked || !this.worker || this.lock.holdDepth > 0) return this.applied >= this.acked;
     const target = BigInt(this.acked);
     const deadline = performance.now() + timeoutMs;
     for (;;) {
@@ -272,112 +242,28 @@ export class SubmissionIntake {
     else this.letApplierOn();
   }
 
-  /**
-   * A main-thread transaction is about to run: the applier ends its batch at the next row,
-   * commits, and stays off until `letApplierOn`. Two connections of one database must not
-   * overlap here: a deferred transaction that has read and then writes gets SQLITE_BUSY at once
-   * (no busy wait) when the other connection holds the write lock or committed meanwhile.
-   */
+  /** A main-thread transaction is about to run: the applier ends its batch and stays off (services/intake/applier-lock.ts). */
   holdApplierOff(): void {
-    if (this.holdDepth++ > 0) return;
-    Atomics.store(this.shared, SLOT_MAIN_WANTS, 1n);
-    if (Atomics.load(this.shared, SLOT_APPLIER_HOLDS) === 0n) return;
-    if (this.turnWaitTimedOut) {
-      // `applierTurnEnded` already waited the whole bound for this flush.
-      this.turnWaitTimedOut = false;
-      return;
-    }
-    // The applier ends its turn at its next chunk (ms). A thread stuck inside its turn must not
-    // stop the server: after the barrier's bound this transaction goes ahead, and SQLite's
-    // busy_timeout decides (a 503 at worst, never a hang).
-    const end = performance.now() + BARRIER_MAX_WAIT_MS;
-    while (Atomics.load(this.shared, SLOT_APPLIER_HOLDS) !== 0n) {
-      const left = end - performance.now();
-      if (left <= 0) {
-        this.warnApplierHeld();
-        return;
-      }
-      Atomics.wait(this.shared, SLOT_APPLIER_HOLDS, 1n, Math.min(100, left));
-    }
+    this.lock.holdApplierOff();
   }
 
-  /**
-   * The group commit's wait for the applier, without blocking this thread: null when the applier
-   * is not in a turn; else the applier is asked to end its turn at its next chunk and start no
-   * new one, and the promise resolves once it has (at most the barrier's bound). The flush that
-   * follows takes the lock through `holdApplierOff` as any transaction does.
-   */
+  /** The group commit's wait for the applier's turn to end, without blocking (null: not in a turn). */
   applierTurnEnded(): Promise<void> | null {
-    if (!this.worker || this.holdDepth > 0 || Atomics.load(this.shared, SLOT_APPLIER_HOLDS) === 0n) return null;
-    Atomics.store(this.shared, SLOT_MAIN_WANTS, 1n);
-    this.turnWaits++;
-    const r = Atomics.waitAsync(this.shared, SLOT_APPLIER_HOLDS, 1n, BARRIER_MAX_WAIT_MS);
-    const done = (outcome: string) => {
-      this.turnWaits--;
-      if (outcome === "timed-out") {
-        this.turnWaitTimedOut = true;
-        this.warnApplierHeld();
-      }
-      // The flush runs right after this (same turn of the event loop) and lets go when done; if
-      // it had nothing left to write, the applier is let on here.
-      setImmediate(() => {
-        if (this.turnWaits === 0 && this.holdDepth === 0) this.releaseLock();
-      });
-    };
-    return r.async ? r.value.then(done) : (done(r.value), Promise.resolve());
+    return this.lock.applierTurnEnded();
   }
-
-  /** The applier kept its turn past the barrier's bound: the main thread goes ahead (SQLite's busy_timeout decides). */
-  private warnApplierHeld(): void {
-    this.logger.warn("submission applier did not let go of the database in time; going ahead", { waitedMs: BARRIER_MAX_WAIT_MS });
-  }
-
-  /** Group-commit flushes waiting (asynchronously) for the applier's turn to end. */
-  private turnWaits = 0;
-  /** The last such wait took the whole bound: the next `holdApplierOff` does not wait again. */
-  private turnWaitTimedOut = false;
 
   letApplierOn(): void {
-    if (this.holdDepth === 0 || --this.holdDepth > 0) return;
-    // A flush waiting for the applier's turn to end still wants the lock next.
-    if (this.turnWaits > 0) return;
-    this.releaseLock();
+    this.lock.letApplierOn();
   }
 
-  private releaseLock(): void {
-    Atomics.store(this.shared, SLOT_MAIN_WANTS, 0n);
-    Atomics.notify(this.shared, SLOT_MAIN_WANTS);
-  }
-
-  /**
-   * Every `sqlite.transaction(...)` of the main connection holds the applier off while it runs
-   * (services open their transactions that way; the group commit tells `writerWantsLock`).
-   */
+  /** Every `sqlite.transaction(...)` of the main connection holds the applier off while it runs. */
   guardTransactions(sqlite: Database): void {
-    const original = sqlite.transaction.bind(sqlite);
-    const hold = <F extends (...args: any[]) => any>(run: F): F =>
-      function (this: unknown, ...args: any[]) {
-        intake.holdApplierOff();
-        try {
-          return run.apply(this, args);
-        } finally {
-          intake.letApplierOn();
-        }
-      } as F;
-    const intake = this;
-    (sqlite as { transaction: typeof sqlite.transaction }).transaction = ((fn: (...args: any[]) => any) => {
-      const t = original(fn);
-      const guarded = hold(t) as typeof t;
-      guarded.deferred = hold(t.deferred);
-      guarded.immediate = hold(t.immediate);
-      guarded.exclusive = hold(t.exclusive);
-      return guarded;
-    }) as typeof sqlite.transaction;
+    this.lock.guardTransactions(sqlite);
   }
 
   /** Acknowledged submissions not yet applied. */
   lag(): number {
-    return this.pending.length - this.pendingHead;
+    return this.overlay.size();
   }
 
   /** How long the oldest acknowledged, unapplied submission has waited (ms; 0 when none). */
@@ -417,16 +303,7 @@ export class SubmissionIntake {
       this.ackedAt.delete(seq);
     }
     this.applied = r.seq;
-    // Prune the overlay (entries arrive in seq order).
-    while (this.pendingHead < this.pending.length && this.pending[this.pendingHead].seq <= r.seq) {
-      const e = this.pending[this.pendingHead++];
-      shift(this.byPhone, `${e.accountId}\u0000${e.phone}`, e);
-      if (e.messageId !== null) shift(this.byForm, e.formId, e);
-    }
-    if (this.pendingHead > 1024 && this.pendingHead * 2 > this.pending.length) {
-      this.pending = this.pending.slice(this.pendingHead);
-      this.pendingHead = 0;
-    }
+    this.overlay.prune(r.seq);
     if (this.waiters.length > 0) {
       const still: typeof this.waiters = [];
       for (const w of this.waiters) (w.seq <= this.applied ? w.resolve(true) : still.push(w));
@@ -486,8 +363,7 @@ export class SubmissionIntake {
       dead.terminate();
     } catch {}
     // A thread that died in its turn must not hold the main thread's transactions off.
-    Atomics.store(this.shared, SLOT_APPLIER_HOLDS, 0n);
-    Atomics.notify(this.shared, SLOT_APPLIER_HOLDS);
+    this.lock.applierDied();
     const now = performance.now();
     const delay = now - this.lastRestartAt < RESTART_WINDOW_MS ? RESTART_BACKOFF_MS : 0;
     this.lastRestartAt = now + delay;
@@ -542,29 +418,3 @@ export class SubmissionIntake {
   }
 }
 
-const EMPTY: PendingEntry[] = [];
-
-/** Shared slots with the applier Worker (BigInt64): its high-water mark, and the write-lock handshake. */
-export const SLOT_APPLIED = 0;
-export const SLOT_MAIN_WANTS = 1;
-export const SLOT_APPLIER_HOLDS = 2;
-/** The highest intake seq known to be on disk: the applier builds nothing from an entry past it. */
-export const SLOT_DURABLE = 3;
-const SHARED_SLOTS = 4;
-
-function push(map: Map<string, PendingEntry[]>, key: string, e: PendingEntry) {
-  const list = map.get(key);
-  if (list) list.push(e);
-  else map.set(key, [e]);
-}
-
-function shift(map: Map<string, PendingEntry[]>, key: string, e: PendingEntry) {
-  const list = map.get(key);
-  if (!list) return;
-  if (list[0] === e) list.shift();
-  else {
-    const i = list.indexOf(e);
-    if (i >= 0) list.splice(i, 1);
-  }
-  if (list.length === 0) map.delete(key);
-}

@@ -4,7 +4,7 @@
  * what it applied — each on its own connection.
  */
 import type { Database, Statement } from "bun:sqlite";
-import type { submissionIntake } from "./schema/intake";
+import type { submissionIntake } from "../schema/intake";
 
 export type IntakeRow = typeof submissionIntake.$inferSelect;
 

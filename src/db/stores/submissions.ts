@@ -1,0 +1,63 @@
+/**
+ * What accepting a webhook submission reads (services/submissions.ts): the form and its
+ * account by the address's token, whether the form still exists, the account's contact by phone,
+ * and the counts its limits need (duplicate window, per-recipient and daily limits). These reads
+ * touch forms, accounts, contacts and messages, but they are the submission's: prepared once on
+ * the main connection for the hot path, and read inside the group-commit job together with the
+ * intake's applied mark (docs/api-decisions.md, "One home per rule: accepting a submission").
+ */
+import type { Database, Statement } from "bun:sqlite";
+import type { forms } from "../schema/forms";
+import type { accounts } from "../schema/accounts";
+import type { contacts } from "../schema/contacts";
+import type { messages } from "../schema/messages";
+
+type Form = typeof forms.$inferSelect;
+
+/** A form as the webhook's lookup reads it (is_active as stored: 0 or 1). */
+export type WebhookFormRow = Pick<Form, "id" | "accountId" | "name" | "messageTemplate" | "fields" | "settings" | "updatedAt"> & {
+  isActive: number;
+  monthlyQuota: (typeof accounts.$inferSelect)["monthlyQuota"];
+};
+
+/** The account's contact with a phone number, and its opt-out flag as stored (0 or 1). */
+export type SubmissionContact = Pick<typeof contacts.$inferSelect, "id"> & { optedOut: number };
+
+/** The latest message to a number from a form (the duplicate window's answer). */
+export type LatestMessage = Pick<typeof messages.$inferSelect, "id" | "scheduledFor" | "sentAt" | "status">;
+
+const FORM_COLUMNS = `f.id, f.account_id AS accountId, f.name, f.message_template AS messageTemplate, f.is_active AS isActive, f.fields,
+         f.settings, f.updated_at AS updatedAt, a.monthly_quota AS monthlyQuota`;
+
+export interface SubmissionStore {
+  /** A never-rotated form by its id (its address), with its account's quota. */
+  formById: Statement<WebhookFormRow, [string]>;
+  /** A form by its current webhook token, with its account's quota. */
+  formByToken: Statement<WebhookFormRow, [string]>;
+  formExists: Statement<{ id: string }, [string]>;
+  contactByPhone: Statement<SubmissionContact, [string, string]>;
+  /** (account, phone, form, since ISO): the newest queued or sent message. */
+  lastMessageTo: Statement<LatestMessage, [string, string, string, string]>;
+  /** (account, phone, since ISO): queued or sent messages to the number. */
+  countRecentTo: Statement<{ n: number }, [string, string, string]>;
+  /** (form, from ISO, to ISO): the form's messages scheduled in [from, to). */
+  countScheduled: Statement<{ n: number }, [string, string, string]>;
+}
+
+export function submissionStore(sqlite: Database): SubmissionStore {
+  return {
+    formById: sqlite.prepare(`SELECT ${FORM_COLUMNS} FROM forms f JOIN accounts a ON a.id = f.account_id WHERE f.id = ? AND f.webhook_token IS NULL`),
+    formByToken: sqlite.prepare(`SELECT ${FORM_COLUMNS} FROM forms f JOIN accounts a ON a.id = f.account_id WHERE f.webhook_token = ?`),
+    formExists: sqlite.prepare("SELECT id FROM forms WHERE id = ?"),
+    contactByPhone: sqlite.prepare("SELECT id, opted_out AS optedOut FROM contacts WHERE account_id = ? AND phone_number = ?"),
+    lastMessageTo: sqlite.prepare(
+      `SELECT id, scheduled_for AS scheduledFor, sent_at AS sentAt, status FROM messages
+        WHERE account_id = ? AND recipient_phone = ? AND form_id = ? AND created_at >= ? AND status IN ('queued', 'sent')
+        ORDER BY created_at DESC LIMIT 1`,
+    ),
+    countRecentTo: sqlite.prepare(
+      "SELECT count(*) AS n FROM messages WHERE account_id = ? AND recipient_phone = ? AND created_at >= ? AND status IN ('queued', 'sent')",
+    ),
+    countScheduled: sqlite.prepare("SELECT count(*) AS n FROM messages WHERE form_id = ? AND scheduled_for >= ? AND scheduled_for < ?"),
+  };
+}
