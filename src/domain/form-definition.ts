@@ -42,8 +42,10 @@ export const DATE_FORMATS = ["YYYY-MM-DD", "MM/DD/YYYY", "DD/MM/YYYY", "DD.MM.YY
 export type DateFormat = (typeof DATE_FORMATS)[number];
 export const DEFAULT_DATE_FORMAT: DateFormat = "YYYY-MM-DD";
 
-export const PRIORITIES = ["low", "normal", "high", "urgent"] as const;
-export type Priority = (typeof PRIORITIES)[number];
+import { PRIORITIES, type Priority } from "./statuses";
+
+// One home for the list (src/domain/statuses.ts); re-exported for the form rules' callers.
+export { PRIORITIES, type Priority };
 
 /** Names the webhook always knows; declaring them adds their type's checks on top. */
 export const BUILTIN_FIELD_NAMES = ["firstName", "lastName", "email", "phoneNumber", "source"] as const;

@@ -7,6 +7,7 @@ import { newFormId, UUID_RE } from "../lib/ids";
 import { DEFAULT_FORM_SETTINGS, validateFormFields, validateFormSettings, validateTemplate } from "../domain/form-definition";
 import { valueAtPath } from "../domain/field-path";
 import type { FieldDef } from "../domain/submission";
+import type { Priority } from "../domain/statuses";
 import { expandProtection, validateProtectionSettings } from "../domain/protection";
 import { findAccountDefaultCountry, updateWebhookToken } from "../db/public-forms";
 import { invalidateWebhookForms } from "../db/webhook-form-cache";
@@ -20,7 +21,7 @@ export interface FormSettings {
   delayMinutes?: number;
   timezone?: string;
   rateLimitPerDay?: number | null;
-  defaultPriority?: "low" | "normal" | "high" | "urgent";
+  defaultPriority?: Priority;
   /** Public-form protections: see src/domain/protection.ts. */
   [protection: string]: unknown;
 }
