@@ -1,4 +1,5 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
+import { monthlyUsage } from "../db/stores/accounts";
 import type { Clock } from "../lib/clock";
 import { AppError } from "../errors";
 
@@ -46,20 +47,17 @@ export function nextMonthStartUtc(ms: number): number {
 
 export class MonthlyQuota {
   private readonly tallies = new Map<string, Tally>();
-  private readonly countSince: Statement<{ n: number }, [string, string]>;
   /** Messages acknowledged but not yet in monthly_usage (the webhook intake), read in the same snapshot. */
   unapplied: (accountId: string, monthStart: number) => number = () => 0;
 
-  constructor(private readonly sqlite: Database, private readonly clock: Clock) {
-    // monthly_usage is kept by a trigger on message inserts and never decreased (migration 0004).
-    this.countSince = sqlite.prepare("SELECT coalesce((SELECT n FROM monthly_usage WHERE account_id = ? AND month = ?), 0) AS n");
-  }
+  // monthly_usage is kept by a trigger on message inserts and never decreased (migration 0004).
+  constructor(private readonly sqlite: Database, private readonly clock: Clock) {}
 
   private tally(accountId: string): Tally {
     const month = monthStartUtc(this.clock());
     let t = this.tallies.get(accountId);
     if (t === undefined || t.month !== month) {
-      const used = this.sqlite.transaction(() => this.countSince.get(accountId, new Date(month).toISOString().slice(0, 7))!.n + this.unapplied(accountId, month))();
+      const used = this.sqlite.transaction(() => monthlyUsage(this.sqlite, accountId, new Date(month).toISOString().slice(0, 7)) + this.unapplied(accountId, month))();
       t = { month, used, pending: t?.month === month ? t.pending : (t?.pending ?? 0) };
       this.tallies.set(accountId, t);
     }
