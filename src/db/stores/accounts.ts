@@ -38,6 +38,20 @@ export function countAccounts(sqlite: Database): number {
   return (sqlite.query("SELECT count(*) AS n FROM accounts").get() as { n: number }).n;
 }
 
+/** Every account's id (the queue watcher walks them). */
+export function accountIds(sqlite: Database): string[] {
+  return (sqlite.query("SELECT id FROM accounts").all() as Array<{ id: string }>).map((r) => r.id);
+}
+
+/**
+ * A no-op rewrite of the account's row: a commit that writes a page, so that at the connection's
+ * own synchronous setting it syncs the WAL and every commit before it (a contact import's durable
+ * point before its answer). The caller holds the transaction.
+ */
+export function rewriteAccountRow(sqlite: Database, accountId: string): void {
+  sqlite.query("UPDATE accounts SET name = name WHERE id = ?").run(accountId);
+}
+
 export function insertAccount(sqlite: Database, a: AccountRecord): void {
   sqlite
     .query(
