@@ -7,8 +7,8 @@ import { valueAtPath } from "../domain/field-path";
 import type { FieldDef } from "../domain/submission";
 import type { Priority } from "../domain/statuses";
 import { expandProtection, validateProtectionSettings } from "../domain/protection";
-import { findAccountDefaultCountry, updateWebhookToken } from "../db/public-forms";
-import { deleteFormCascade, findAccountForm, findFormById, formIdByNameKey, insertForm, listForms, updateForm, type FormRow } from "../db/stores/forms";
+import { deleteFormCascade, findAccountForm, findFormById, formIdByNameKey, insertForm, listForms, updateForm, updateWebhookToken, type FormRow } from "../db/stores/forms";
+import { findAccountDefaultCountry } from "../db/stores/accounts";
 
 /** Form names: 1–100 characters. */
 export const FORM_NAME_MAX = 100;

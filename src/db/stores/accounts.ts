@@ -7,6 +7,7 @@
 import type { Database } from "bun:sqlite";
 import type { accounts, apiKeys } from "../schema";
 import { invalidateWebhookForms } from "../webhook-form-cache";
+import { DEFAULT_PHONE_COUNTRY } from "../../domain/phone";
 
 /** An accounts row as the services see it (the zone column is not read by them). */
 export type AccountRecord = Omit<typeof accounts.$inferSelect, "timeZone">;
@@ -164,4 +165,22 @@ export function touchApiKey(sqlite: Database, keyId: string, lastUsedAt: string)
 /** Messages created by the account in a UTC month ("2026-11"), as the quota counts them (migration 0004). */
 export function monthlyUsage(sqlite: Database, accountId: string, month: string): number {
   return (sqlite.query("SELECT coalesce((SELECT n FROM monthly_usage WHERE account_id = ? AND month = ?), 0) AS n").get(accountId, month) as { n: number }).n;
+}
+
+const hasColumn = new WeakMap<Database, boolean>();
+
+/**
+ * The account's default country (accounts.default_country, set with `accounts update
+ * --default-country`), else US. The column comes with another change; until it exists every
+ * account's default is US.
+ */
+export function findAccountDefaultCountry(sqlite: Database, accountId: string): string {
+  let known = hasColumn.get(sqlite);
+  if (known === undefined) {
+    known = (sqlite.query("PRAGMA table_info(accounts)").all() as Array<{ name: string }>).some((c) => c.name === "default_country");
+    hasColumn.set(sqlite, known);
+  }
+  if (!known) return DEFAULT_PHONE_COUNTRY;
+  const row = sqlite.query("SELECT default_country AS c FROM accounts WHERE id = ?").get(accountId) as { c: string | null } | null;
+  return typeof row?.c === "string" && /^[A-Za-z]{2}$/.test(row.c) ? row.c.toUpperCase() : DEFAULT_PHONE_COUNTRY;
 }

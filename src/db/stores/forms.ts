@@ -1,7 +1,7 @@
 /**
  * Storage of forms (table forms), through drizzle's query builder, and the form-wide statements
  * that reach into its dependants: deleting a form with what it created, and the per-form counts
- * of the forms list. The webhook address token and honeypot counter are in src/db/public-forms.ts.
+ * of the forms list, the rotatable webhook address token and the honeypot counter.
  */
 import { and, count, desc, eq, or, sql } from "drizzle-orm";
 import type { Database } from "bun:sqlite";
@@ -127,4 +127,31 @@ export function formTallies(
     .query(`SELECT form_id AS formId, count(*) AS n, coalesce(sum(status = 'converted'), 0) AS converted FROM contacts WHERE form_id IN (${marks}) GROUP BY form_id`)
     .all(...formIds) as Array<{ formId: string; n: number; converted: number }>;
   return { messages, contacts };
+}
+
+/** Gives the form a new webhook token; false when the form is not the account's. */
+export function updateWebhookToken(sqlite: Database, accountId: string, formId: string, token: string, updatedAt: string): boolean {
+  const changed = sqlite.query("UPDATE forms SET webhook_token = ?, updated_at = ? WHERE id = ? AND account_id = ?").run(token, updatedAt, formId, accountId).changes === 1;
+  invalidateWebhookForms(sqlite); // the old address must answer 404 at once
+  return changed;
+}
+
+/** The form's id and name by webhook address token (rotated token, or the id of a never-rotated form). */
+export function findFormByWebhookToken(sqlite: Database, token: string): { id: string; name: string } | null {
+  return (
+    (sqlite.query("SELECT id, name FROM forms WHERE webhook_token = ?1 OR (webhook_token IS NULL AND id = ?1)").get(token.toLowerCase()) as {
+      id: string;
+      name: string;
+    } | null) ?? null
+  );
+}
+
+export function findSpamBlocked(sqlite: Database, formId: string): number {
+  return (sqlite.query("SELECT spam_blocked AS n FROM forms WHERE id = ?").get(formId) as { n: number } | null)?.n ?? 0;
+}
+
+/** Adds pending honeypot counts (run inside the writer's transaction; deleted forms are skipped). */
+export function addSpamBlocked(sqlite: Database, counts: Map<string, number>): void {
+  const add = sqlite.query("UPDATE forms SET spam_blocked = spam_blocked + ? WHERE id = ?");
+  for (const [formId, n] of counts) add.run(n, formId);
 }
