@@ -10,6 +10,7 @@ import { ExportService } from "./services/exports";
 import { MessageQueue } from "./queue/priority-queue";
 import { ApiLimiter } from "./limits/api-limiter";
 import { Sequence } from "./lib/seq";
+import { largestMessageSeq } from "./db/database-info";
 import { Metrics } from "./services/metrics";
 import { SCHEMA_VERSION } from "./db/migrate";
 import type { RouteInfo } from "./http/openapi";
@@ -133,7 +134,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const intake = new SubmissionIntake(sqlite, config.db, logger, config.sqliteCacheMb);
   intake.guardTransactions(sqlite);
   const queue = new MessageQueue();
-  const seq = Sequence.fromDb(sqlite);
+  const seq = new Sequence(largestMessageSeq(sqlite));
   const writeGate = new WriteGate();
   const writer = new GroupCommitWriter(sqlite, logger, writeGate, { mode: config.commitSync });
   writer.lockListeners.push((wanted) => intake.writerWantsLock(wanted));

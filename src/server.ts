@@ -8,6 +8,7 @@ import { migrate, SCHEMA_VERSION, SchemaTooNewError } from "./db/migrate";
 import { acquireLock, DEFAULT_BACKUP_EVERY_MS, scheduledBackups } from "./services/backups";
 import { existsSync } from "node:fs";
 import { Database as SqliteDatabase } from "bun:sqlite";
+import { schemaVersionOf } from "./db/database-info";
 import { createDeps, type AppDeps, type OutboundOptions } from "./deps";
 import { createApp } from "./app";
 import { createFetchHandler, SERVER_BODY_LIMIT } from "./http/server";
@@ -205,7 +206,7 @@ function refuseNewerSchema(path: string) {
   try {
     const peek = new SqliteDatabase(path, { readonly: true });
     try {
-      version = (peek.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+      version = schemaVersionOf(peek);
     } finally {
       peek.close();
     }

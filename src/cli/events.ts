@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import type { ParsedArgs } from "../config";
 import { openSqlite } from "../db/open";
 import { eventStore } from "../db/events";
+import { hasTable } from "../db/database-info";
 import { dbPathOf, flagInt, flagString, UsageError, type CliIO } from "./common";
 
 export const EVENTS_HELP = `Usage: textwire events tail [--account ID] [--type TYPE] [--json] [--db PATH]
@@ -31,8 +32,7 @@ export async function eventsCommand(parsed: ParsedArgs, io: CliIO, opts: { signa
   }
   const sqlite = openSqlite(db, { readonly: true });
   try {
-    const hasTable = sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").get();
-    if (!hasTable) {
+    if (!hasTable(sqlite, "events")) {
       io.err("textwire events: this database has no events yet (start the server once so it migrates)");
       return 1;
     }

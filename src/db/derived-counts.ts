@@ -23,7 +23,8 @@ import { bucketsOf, REASON_LEVEL } from "../domain/rollup-buckets";
  * trigger; received texts keep theirs), and never lowered, as the trigger did.
  */
 
-export type MessageStatus = "queued" | "sent" | "failed" | "cancelled";
+export type { MessageStatus } from "../domain/statuses";
+import type { MessageStatus } from "../domain/statuses";
 
 /** What the derived tables need of a message row. */
 export interface MessageFacts {

@@ -10,8 +10,9 @@
  * only then reads the page's rows by rowid. Same order (time, then rowid), ties included.
  */
 import type { Database } from "bun:sqlite";
+import { MESSAGE_STATUSES } from "../domain/statuses";
 
-const STATUSES = ["queued", "sent", "failed", "cancelled"] as const;
+const STATUSES = MESSAGE_STATUSES;
 
 export interface StatusMergePage {
   /** Columns of `messages` to return (unqualified names). */

@@ -12,7 +12,7 @@
  * Pure: no I/O, no clock.
  */
 
-export interface CsvRow {
+export interface CsvRecord {
   cells: string[];
   /** Why the row cannot be trusted (malformed quoting, an over-long cell); its cells are partial. */
   error?: string;
@@ -39,12 +39,12 @@ export class CsvRowReader {
   private afterQuote = false; // just read the closing quote of a quoted cell
   private cellQuoted = false;
   private skipLf = false; // a \r ended the row: a \n right after it belongs to the same line end
-  private out: CsvRow[] = [];
+  private out: CsvRecord[] = [];
 
   constructor(private readonly maxCell: number) {}
 
   /** Feeds the next piece of text; returns the rows it completed. */
-  push(text: string): CsvRow[] {
+  push(text: string): CsvRecord[] {
     if (!this.started) {
       this.pending += text;
       if (this.pending.length > 0 && this.pending.charCodeAt(0) === 0xfeff) this.pending = this.pending.slice(1);
@@ -62,7 +62,7 @@ export class CsvRowReader {
   }
 
   /** The end of the text: returns the last rows (an open quote makes its row an error). */
-  end(): CsvRow[] {
+  end(): CsvRecord[] {
     if (!this.started) {
       this.started = true;
       this.delimiter ??= guessDelimiter(this.pending);
@@ -78,7 +78,7 @@ export class CsvRowReader {
     return this.take();
   }
 
-  private take(): CsvRow[] {
+  private take(): CsvRecord[] {
     const rows = this.out;
     this.out = [];
     return rows;

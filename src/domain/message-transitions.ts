@@ -28,8 +28,10 @@
  * (month 13, Feb 30, 24:00) and anything else are refused. No bound on past or future.
  */
 
-export type MessageStatus = "queued" | "sent" | "failed" | "cancelled";
-export const MESSAGE_STATUSES: MessageStatus[] = ["queued", "sent", "failed", "cancelled"];
+import { MESSAGE_STATUSES, type MessageStatus } from "./statuses";
+
+// The list has one home (src/domain/statuses.ts); re-exported for the callers that take it with the rules.
+export { MESSAGE_STATUSES, type MessageStatus };
 
 export const FAILURE_REASON_MAX = 200;
 
@@ -86,7 +88,7 @@ export function isAllowedTransition(from: MessageStatus, to: MessageStatus): boo
 }
 
 export function isMessageStatus(value: unknown): value is MessageStatus {
-  return typeof value === "string" && (MESSAGE_STATUSES as string[]).includes(value);
+  return typeof value === "string" && (MESSAGE_STATUSES as readonly string[]).includes(value);
 }
 
 const ISO_RE =

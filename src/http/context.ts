@@ -1,5 +1,5 @@
 import type { AuthKey, Permission } from "../domain/permissions";
-import type { SessionRow } from "../db/sessions";
+import type { SessionRow } from "../db/stores/sessions";
 import type { RouteAccess } from "./permissions";
 import type { ObservedRequest } from "../lib/request-observer";
 

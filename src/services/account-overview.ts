@@ -3,7 +3,8 @@
  * message quota and this month's count. Read-only: the server's operator changes them with
  * `textwire accounts update` (docs/operations.md, "Command line").
  */
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
+import { monthlyUsage } from "../db/stores/accounts";
 import { burstLimit, hourlyLimit } from "./accounts";
 import type { Account } from "../domain/accounts";
 import type { AuthKey } from "../domain/permissions";
@@ -19,12 +20,7 @@ export interface AccountOverview {
 }
 
 export class AccountOverviewService {
-  private readonly usedIn: Statement<{ n: number }, [string, string]>;
-
-  constructor(sqlite: Database) {
-    // monthly_usage: messages created per account and UTC month, never decreased (the quota's count).
-    this.usedIn = sqlite.prepare("SELECT coalesce((SELECT n FROM monthly_usage WHERE account_id = ? AND month = ?), 0) AS n");
-  }
+  constructor(private readonly sqlite: Database) {}
 
   get(auth: AuthKey, now: number): AccountOverview {
     const a = auth.account;
@@ -32,7 +28,7 @@ export class AccountOverviewService {
     return {
       account: { id: a.id, name: a.name, plan: a.plan, defaultCountry: a.defaultCountry ?? DEFAULT_PHONE_COUNTRY, createdAt: a.createdAt },
       limits: { apiRequestsPerHour: hourlyLimit(a), apiBurstPerMinute: burstLimit(a), monthlyQuota: a.monthlyQuota },
-      usage: { month, messages: this.usedIn.get(a.id, month)!.n, resetsAt: new Date(nextMonthStartUtc(now)).toISOString() },
+      usage: { month, messages: monthlyUsage(this.sqlite, a.id, month), resetsAt: new Date(nextMonthStartUtc(now)).toISOString() },
       access: { permission: auth.permission, operator: auth.operator },
       changeWith: `textwire accounts update ${a.id} --plan … --monthly-quota N|none --api-limit-per-hour N|none --api-burst-per-minute N|none`,
     };

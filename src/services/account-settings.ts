@@ -6,7 +6,8 @@
 import type { Database } from "bun:sqlite";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock } from "../lib/clock";
-import { accountName, findAccountSettings, upsertAccountSettings } from "../db/account-settings";
+import { findAccountSettings, upsertAccountSettings } from "../db/stores/account-settings";
+import { accountName } from "../db/stores/accounts";
 import {
   applySettingsPatch,
   parseStoredSettings,

@@ -1,7 +1,20 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Database } from "bun:sqlite";
 import { newId } from "../lib/ids";
-import { invalidateWebhookForms } from "../db/webhook-form-cache";
+import {
+  accountFootprint,
+  countAccounts,
+  deleteAccount,
+  findAccount,
+  findKeyByHash,
+  insertAccount,
+  insertApiKey,
+  listAccounts,
+  listApiKeys,
+  revokeApiKey,
+  touchApiKey,
+  updateAccount,
+} from "../db/stores/accounts";
 import { iso, type Clock } from "../lib/clock";
 import { PLANS, type Account, type Plan } from "../domain/accounts";
 import type { AuthKey, Permission } from "../domain/permissions";
@@ -42,30 +55,14 @@ export function burstLimit(a: Pick<Account, "apiBurstPerMinute">): number {
   return a.apiBurstPerMinute ?? DEFAULT_BURST_PER_MINUTE;
 }
 
-const ACCOUNT_COLS = `id, name, plan, api_limit_per_hour AS apiLimitPerHour, api_burst_per_minute AS apiBurstPerMinute,
-  monthly_quota AS monthlyQuota, default_country AS defaultCountry, created_at AS createdAt`;
-
 export class AccountService {
-  private readonly byHash;
-  private readonly touch;
   /** lastUsedAt is written at most once a minute per key: no write on every request. */
   private readonly lastTouched = new Map<string, number>();
 
-  constructor(private readonly sqlite: Database, private readonly clock: Clock) {
-    this.byHash = sqlite.prepare<
-      { keyId: string; keyHash: string; accountId: string; permission: Permission; operator: number; revokedAt: string | null } & Account,
-      [string]
-    >(
-      `SELECT k.id AS keyId, k.key_hash AS keyHash, k.account_id AS accountId, k.permission, k.operator, k.revoked_at AS revokedAt,
-              a.name, a.plan, a.api_limit_per_hour AS apiLimitPerHour, a.api_burst_per_minute AS apiBurstPerMinute,
-              a.monthly_quota AS monthlyQuota, a.default_country AS defaultCountry, a.created_at AS createdAt
-         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
-    );
-    this.touch = sqlite.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ?");
-  }
+  constructor(private readonly sqlite: Database, private readonly clock: Clock) {}
 
   countAccounts(): number {
-    return (this.sqlite.query("SELECT count(*) AS n FROM accounts").get() as { n: number }).n;
+    return countAccounts(this.sqlite);
   }
 
   createAccount(input: {
@@ -89,24 +86,14 @@ export class AccountService {
       createdAt: now,
     };
     return this.sqlite.transaction(() => {
-      this.sqlite
-        .prepare(
-          `INSERT INTO accounts (id, name, plan, api_limit_per_hour, api_burst_per_minute, monthly_quota, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(account.id, account.name, account.plan, account.apiLimitPerHour, account.apiBurstPerMinute, account.monthlyQuota, now);
+      insertAccount(this.sqlite, account);
       const key = this.createKey(account.id, "admin_access", input.operator ?? false);
       return { account, ...key };
     })();
   }
 
   listAccounts(): Array<Account & { keys: number }> {
-    return this.sqlite
-      .query(
-        `SELECT ${ACCOUNT_COLS}, (SELECT count(*) FROM api_keys k WHERE k.account_id = accounts.id AND k.revoked_at IS NULL) AS keys
-           FROM accounts ORDER BY created_at`,
-      )
-      .all() as Array<Account & { keys: number }>;
+    return listAccounts(this.sqlite);
   }
 
   /**
@@ -124,33 +111,13 @@ export class AccountService {
       defaultCountry?: string | null;
     },
   ): Account | null {
-    const cols: Record<string, unknown> = {
-      name: patch.name,
-      plan: patch.plan,
-      api_limit_per_hour: patch.apiLimitPerHour,
-      api_burst_per_minute: patch.apiBurstPerMinute,
-      monthly_quota: patch.monthlyQuota,
-      default_country: patch.defaultCountry,
-    };
-    const set = Object.entries(cols).filter(([, v]) => v !== undefined);
-    if (set.length > 0) {
-      this.sqlite
-        .prepare(`UPDATE accounts SET ${set.map(([c]) => `${c} = ?`).join(", ")} WHERE id = ?`)
-        .run(...(set.map(([, v]) => v) as Array<string | number | null>), id);
-      invalidateWebhookForms(this.sqlite); // the monthly quota rides on every webhook lookup
-    }
+    updateAccount(this.sqlite, id, patch);
     return this.findAccount(id);
   }
 
   /** What deleting an account removes, for the CLI to say before it does. */
   accountFootprint(id: string): { forms: number; contacts: number; messages: number; activeKeys: number } {
-    const n = (sql: string) => (this.sqlite.query(sql).get(id) as { n: number }).n;
-    return {
-      forms: n("SELECT count(*) AS n FROM forms WHERE account_id = ?"),
-      contacts: n("SELECT count(*) AS n FROM contacts WHERE account_id = ?"),
-      messages: n("SELECT count(*) AS n FROM messages WHERE account_id = ?"),
-      activeKeys: n("SELECT count(*) AS n FROM api_keys WHERE account_id = ? AND revoked_at IS NULL"),
-    };
+    return accountFootprint(this.sqlite, id);
   }
 
   /**
@@ -161,16 +128,13 @@ export class AccountService {
   deleteAccount(id: string): boolean {
     return this.sqlite.transaction(() => {
       if (!this.findAccount(id)) return false;
-      this.sqlite.prepare("DELETE FROM accounts WHERE id = ?").run(id);
-      invalidateWebhookForms(this.sqlite);
-      this.sqlite.prepare("DELETE FROM message_counts WHERE account_id = ?").run(id);
-      this.sqlite.prepare("DELETE FROM message_rollups WHERE account_id = ?").run(id);
+      deleteAccount(this.sqlite, id);
       return true;
     })();
   }
 
   findAccount(id: string): Account | null {
-    return (this.sqlite.query(`SELECT ${ACCOUNT_COLS} FROM accounts WHERE id = ?`).get(id) as Account | null) ?? null;
+    return findAccount(this.sqlite, id);
   }
 
   /** An operator key is always an admin key of its account as well. */
@@ -178,26 +142,18 @@ export class AccountService {
     if (!this.findAccount(accountId)) throw new Error(`no account with id ${accountId}`);
     const apiKey = generateApiKey();
     const keyId = newId();
-    this.sqlite
-      .prepare("INSERT INTO api_keys (id, account_id, key_hash, last4, permission, operator, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-      .run(keyId, accountId, hashKey(apiKey), apiKey.slice(-4), operator ? "admin_access" : permission, operator ? 1 : 0, iso(this.clock()));
-    return { keyId, apiKey, permission: operator ? "admin_access" : permission, operator };
+    const granted: Permission = operator ? "admin_access" : permission;
+    insertApiKey(this.sqlite, { id: keyId, accountId, keyHash: hashKey(apiKey), last4: apiKey.slice(-4), permission: granted, operator, createdAt: iso(this.clock()) });
+    return { keyId, apiKey, permission: granted, operator };
   }
 
   listKeys(accountId: string): Array<{ keyId: string; key: string; permission: Permission; operator: boolean; createdAt: string; lastUsedAt: string | null; revokedAt: string | null }> {
-    const rows = this.sqlite
-      .query(
-        `SELECT id AS keyId, last4, permission, operator, created_at AS createdAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt
-           FROM api_keys WHERE account_id = ? ORDER BY created_at`,
-      )
-      .all(accountId) as Array<{ keyId: string; last4: string; permission: Permission; operator: number; createdAt: string; lastUsedAt: string | null; revokedAt: string | null }>;
-    return rows.map(({ last4, operator, ...r }) => ({ ...r, operator: operator === 1, key: `${KEY_PREFIX}…${last4}` }));
+    return listApiKeys(this.sqlite, accountId).map(({ last4, ...r }) => ({ ...r, key: `${KEY_PREFIX}…${last4}` }));
   }
 
   /** Returns false when there is no such key (or it was already revoked). */
   revokeKey(keyId: string): boolean {
-    const res = this.sqlite.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(iso(this.clock()), keyId);
-    return res.changes > 0;
+    return revokeApiKey(this.sqlite, keyId, iso(this.clock()));
   }
 
   /**
@@ -207,20 +163,20 @@ export class AccountService {
   authenticate(presented: string): AuthKey | null {
     if (!KEY_RE.test(presented)) return null;
     const digest = hashKey(presented);
-    const row = this.byHash.get(digest);
+    const row = findKeyByHash(this.sqlite, digest);
     if (!row || row.revokedAt) return null;
     if (!timingSafeEqual(Buffer.from(row.keyHash, "hex"), Buffer.from(digest, "hex"))) return null;
     const now = this.clock();
     const last = this.lastTouched.get(row.keyId) ?? 0;
     if (now - last > 60_000) {
       this.lastTouched.set(row.keyId, now);
-      this.touch.run(iso(now), row.keyId);
+      touchApiKey(this.sqlite, row.keyId, iso(now));
     }
     return {
       keyId: row.keyId,
       accountId: row.accountId,
       permission: row.permission,
-      operator: row.operator === 1,
+      operator: row.operator,
       account: {
         id: row.accountId,
         name: row.name,

@@ -13,6 +13,8 @@
  * period's sent messages.
  */
 import type { Database } from "bun:sqlite";
+import { formNames } from "../db/stores/forms";
+import { replyCounts } from "../db/stores/analytics";
 import { validationError } from "../errors";
 import { iso } from "../lib/clock";
 import { humanDuration } from "../domain/duration";
@@ -83,9 +85,7 @@ export class AnalyticsService {
     const totalMessages = statusBreakdown.sent + statusBreakdown.queued + statusBreakdown.failed + statusBreakdown.cancelled;
     const mean = meanSeconds(whole);
     // Per form: the period's sums from the forms' own rollups, all forms in one statement.
-    const forms = this.sqlite
-      .query("SELECT id AS formId, name AS formName FROM forms WHERE account_id = ?1 AND (?2 IS NULL OR id = ?2)")
-      .all(accountId, q.formId ?? null) as Array<{ formId: string; formName: string }>;
+    const forms = formNames(this.sqlite, accountId, q.formId ?? null);
     const perForm = this.rollups.periods(accountId, forms.map((f) => f.formId), b[0], b[b.length - 1]);
     const topForms = forms
       .map((f, i) => {
@@ -100,15 +100,8 @@ export class AnalyticsService {
     const reasons = [...whole.reasons].filter(([, n]) => n > 0).sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
     for (const [reason, n] of reasons) failureReasons[reason] = n;
     // replyRate: of the contacts texted in the period (their last text was sent in
-    // it), the share that sent a text back in the period; percent, one decimal. Read from the
-    // partial index of texted contacts alone (migration 0018), not every contact row.
-    const replies = this.sqlite
-      .query(
-        `SELECT COUNT(*) AS texted, COALESCE(SUM(EXISTS (SELECT 1 FROM inbound_messages i WHERE i.contact_id = c.id AND i.received_at >= ?3)), 0) AS replied
-         FROM contacts c INDEXED BY contacts_account_contacted_idx
-         WHERE c.account_id = ?2 AND c.last_contacted_at IS NOT NULL AND c.last_contacted_at >= ?3 AND (?1 IS NULL OR c.form_id = ?1)`,
-      )
-      .get(q.formId ?? null, accountId, lo) as { texted: number; replied: number };
+    // it), the share that sent a text back in the period; percent, one decimal.
+    const replies = replyCounts(this.sqlite, accountId, q.formId ?? null, lo);
     const replyRate = replies.texted === 0 ? 0 : Math.round((replies.replied / replies.texted) * 1000) / 10;
     return {
       period,

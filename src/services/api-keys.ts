@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { AppError } from "../errors";
+import { countLiveAdminKeys } from "../db/stores/accounts";
 import type { AccountService } from "./accounts";
 import { PERMISSIONS, type Permission } from "../domain/permissions";
 
@@ -32,10 +33,7 @@ export class ApiKeyService {
     const key = this.accounts.listKeys(accountId).find((k) => k.keyId === keyId && k.revokedAt === null);
     if (!key) throw new AppError("KEY_NOT_FOUND", { details: { keyId } });
     if (key.permission === "admin_access") {
-      const admins = (
-        this.sqlite.query("SELECT count(*) AS n FROM api_keys WHERE account_id = ?1 AND permission = 'admin_access' AND revoked_at IS NULL").get(accountId) as { n: number }
-      ).n;
-      if (admins <= 1) {
+      if (countLiveAdminKeys(this.sqlite, accountId) <= 1) {
         throw new AppError("INVALID_STATE", {
           message: "This is the account's last admin key: create another admin key before revoking it",
           details: { keyId, reason: "last-admin-key" },

@@ -10,12 +10,12 @@
  * restore refuses while a live process holds it, and holds the same lock itself while it swaps
  * files, so a server cannot start in the middle of a restore.
  */
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { hostname } from "node:os";
 import { SCHEMA_VERSION } from "../db/migrate";
-import { BUSY_TIMEOUT_MS } from "../db/open";
+import { checkpointTruncate, integrityCheck, openDatabaseFile as openRaw, rowCount, schemaVersionOf, tableNames, vacuumInto } from "../db/backup-file";
 import type { Lifecycle } from "../lib/lifecycle";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/log";
@@ -29,14 +29,6 @@ export const MAIN_TABLES = ["accounts", "api_keys", "forms", "submissions", "con
 // In their own module so that backup-thread.ts can use them without importing this one (no cycle).
 export { BackupError, type BackupResult };
 
-const sqlString = (s: string) => "'" + s.replace(/'/g, "''") + "'";
-
-function openRaw(path: string, readonly: boolean): Database {
-  const db = readonly ? new Database(path, { readonly: true }) : new Database(path, { readwrite: true, create: false });
-  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  return db;
-}
-
 /** integrity_check, schema version and row counts of a database file (opened read-only). */
 export function inspectDatabase(path: string): { integrity: string; schemaVersion: number; rows: Record<string, number> } {
   if (!existsSync(path)) throw new BackupError(`${path}: no such file`);
@@ -49,16 +41,15 @@ export function inspectDatabase(path: string): { integrity: string; schemaVersio
   try {
     let integrity: string;
     try {
-      const rows = db.query("PRAGMA integrity_check").all() as Array<{ integrity_check: string }>;
-      integrity = rows.map((r) => r.integrity_check).join("; ");
+      integrity = integrityCheck(db);
     } catch (err) {
       throw new BackupError(`${path}: not an SQLite database (${(err as Error).message})`);
     }
-    const schemaVersion = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-    const present = new Set((db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((r) => r.name));
+    const schemaVersion = schemaVersionOf(db);
+    const present = tableNames(db);
     const rows: Record<string, number> = {};
     for (const t of MAIN_TABLES) {
-      if (present.has(t)) rows[t] = (db.query(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n;
+      if (present.has(t)) rows[t] = rowCount(db, t);
     }
     return { integrity, schemaVersion, rows };
   } finally {
@@ -97,7 +88,7 @@ export function backupDatabase(dbPath: string, outFile: string, clock: Clock = D
   const partial = `${out}.partial-${process.pid}-${started}`;
   const src = openRaw(dbPath, false);
   try {
-    src.exec(`VACUUM INTO ${sqlString(tmp)}`);
+    vacuumInto(src, tmp);
   } catch (err) {
     rmSync(tmp, { force: true });
     throw new BackupError(`backup failed: ${(err as Error).message}`);
@@ -297,7 +288,7 @@ export function restoreDatabase(inFile: string, dbPath: string, clock: Clock = D
     // A clean single-file copy: folds in any -wal the source may carry.
     const src = openRaw(from, true);
     try {
-      src.exec(`VACUUM INTO ${sqlString(staged)}`);
+      vacuumInto(src, staged);
     } finally {
       src.close();
     }
@@ -313,7 +304,7 @@ export function restoreDatabase(inFile: string, dbPath: string, clock: Clock = D
       try {
         const old = openRaw(target, false);
         try {
-          old.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+          checkpointTruncate(old);
         } finally {
           old.close();
         }

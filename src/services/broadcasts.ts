@@ -42,7 +42,8 @@ import {
   setBroadcastStatus,
   unfinishedBroadcasts,
   type BroadcastRecord,
-} from "../db/broadcast-store";
+} from "../db/stores/broadcasts";
+import { formSettingsJson } from "../db/stores/forms";
 
 /**
  * Recipients per write job while queuing. Each chunk is one job of the group-commit writer, so it
@@ -146,9 +147,9 @@ export class BroadcastService {
     const req = parsed.value;
     let formSettings: Record<string, unknown> = {};
     if (req.filter.formId) {
-      const form = this.sqlite.query("SELECT settings FROM forms WHERE id = ?1 AND account_id = ?2").get(req.filter.formId, accountId) as { settings: string } | null;
-      if (!form) throw new AppError("FORM_NOT_FOUND", { details: { formId: req.filter.formId } });
-      formSettings = JSON.parse(form.settings);
+      const settings = formSettingsJson(this.sqlite, accountId, req.filter.formId);
+      if (settings === null) throw new AppError("FORM_NOT_FOUND", { details: { formId: req.filter.formId } });
+      formSettings = JSON.parse(settings);
     }
     // A broadcast to one form's contacts keeps that form's quiet hours, time zone and
     // per-recipient limit unless the request says otherwise.

@@ -1,15 +1,14 @@
-import { and, count, desc, eq, like, or, sql } from "drizzle-orm";
 import type { Db } from "../db/open";
-import { forms } from "../db/schema";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import { newFormId, UUID_RE } from "../lib/ids";
 import { DEFAULT_FORM_SETTINGS, validateFormFields, validateFormSettings, validateTemplate } from "../domain/form-definition";
 import { valueAtPath } from "../domain/field-path";
 import type { FieldDef } from "../domain/submission";
+import type { Priority } from "../domain/statuses";
 import { expandProtection, validateProtectionSettings } from "../domain/protection";
-import { findAccountDefaultCountry, updateWebhookToken } from "../db/stores/public-forms";
-import { invalidateWebhookForms } from "../db/webhook-form-cache";
+import { deleteFormCascade, findAccountForm, findFormById, formIdByNameKey, insertForm, listForms, updateForm, updateWebhookToken, type FormRow } from "../db/stores/forms";
+import { findAccountDefaultCountry } from "../db/stores/accounts";
 
 /** Form names: 1–100 characters. */
 export const FORM_NAME_MAX = 100;
@@ -20,7 +19,7 @@ export interface FormSettings {
   delayMinutes?: number;
   timezone?: string;
   rateLimitPerDay?: number | null;
-  defaultPriority?: "low" | "normal" | "high" | "urgent";
+  defaultPriority?: Priority;
   /** Public-form protections: see src/domain/protection.ts. */
   [protection: string]: unknown;
 }
@@ -39,8 +38,6 @@ export interface Form {
   createdAt: string;
   updatedAt: string;
 }
-
-type FormRow = typeof forms.$inferSelect;
 
 export function toForm(row: FormRow): Form {
   return {
@@ -88,49 +85,18 @@ function checkDescription(d: unknown, errors: Array<{ field: string; message: st
   }
 }
 
-/** Escapes LIKE wildcards so a search for "50%" means the text "50%". */
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => "\\" + c);
-
 export class FormService {
   constructor(private readonly db: Db, private readonly clock: Clock) {}
 
   list(accountId: string, q: { page: number; limit: number; isActive?: boolean; search?: string }) {
-    const conds = [eq(forms.accountId, accountId)];
-    if (q.isActive !== undefined) conds.push(eq(forms.isActive, q.isActive));
-    if (q.search) {
-      const pattern = `%${likeEscape(q.search.toLowerCase())}%`;
-      conds.push(
-        or(
-          sql`lower(${forms.name}) LIKE ${pattern} ESCAPE '\\'`,
-          sql`lower(coalesce(${forms.description}, '')) LIKE ${pattern} ESCAPE '\\'`,
-        )!,
-      );
-    }
-    const where = and(...conds);
-    const rows = this.db
-      .select({
-        id: forms.id,
-        name: forms.name,
-        description: forms.description,
-        isActive: forms.isActive,
-        webhookToken: sql<string>`coalesce(${forms.webhookToken}, ${forms.id})`,
-        createdAt: forms.createdAt,
-        updatedAt: forms.updatedAt,
-      })
-      .from(forms)
-      .where(where)
-      .orderBy(desc(forms.createdAt), desc(forms.id))
-      .limit(q.limit)
-      .offset((q.page - 1) * q.limit)
-      .all();
-    const total = this.db.select({ n: count() }).from(forms).where(where).get()!.n;
+    const { rows, total } = listForms(this.db, accountId, q);
     return { forms: rows, total, page: q.page, limit: q.limit };
   }
 
   /** Another account's form is answered exactly like a form that does not exist. */
   get(accountId: string, id: string): Form {
     if (!UUID_RE.test(id)) throw new AppError("FORM_NOT_FOUND", { details: { formId: id } });
-    const row = this.db.select().from(forms).where(and(eq(forms.id, id), eq(forms.accountId, accountId))).get();
+    const row = findAccountForm(this.db, accountId, id);
     if (!row) throw new AppError("FORM_NOT_FOUND", { details: { formId: id } });
     return toForm(row);
   }
@@ -138,7 +104,7 @@ export class FormService {
   /** The webhook's lookup: by id alone (the id is the credential). */
   findById(id: string): Form | null {
     if (!UUID_RE.test(id)) return null;
-    const row = this.db.select().from(forms).where(eq(forms.id, id)).get();
+    const row = findFormById(this.db, id);
     return row ? toForm(row) : null;
   }
 
@@ -175,7 +141,7 @@ export class FormService {
       updatedAt: now,
     };
     this.assertNameFree(accountId, row.nameKey, null, name);
-    this.db.insert(forms).values(row).run();
+    insertForm(this.db, row);
     return toForm(row);
   }
 
@@ -220,8 +186,7 @@ export class FormService {
       }
       patch.settings = JSON.stringify(merged);
     }
-    this.db.update(forms).set(patch).where(and(eq(forms.id, id), eq(forms.accountId, accountId))).run();
-    invalidateWebhookForms(this.db.$client);
+    updateForm(this.db, accountId, id, patch);
     return this.get(accountId, id);
   }
 
@@ -236,13 +201,9 @@ export class FormService {
   }
 
   private assertNameFree(accountId: string, nameKey: string, exceptId: string | null, name: string) {
-    const clash = this.db
-      .select({ id: forms.id })
-      .from(forms)
-      .where(and(eq(forms.accountId, accountId), eq(forms.nameKey, nameKey)))
-      .get();
-    if (clash && clash.id !== exceptId) {
-      throw new AppError("DUPLICATE_FORM_NAME", { message: `A form named "${name}" already exists`, details: { name, existingFormId: clash.id } });
+    const clash = formIdByNameKey(this.db, accountId, nameKey);
+    if (clash !== null && clash !== exceptId) {
+      throw new AppError("DUPLICATE_FORM_NAME", { message: `A form named "${name}" already exists`, details: { name, existingFormId: clash } });
     }
   }
 
@@ -253,23 +214,6 @@ export class FormService {
    */
   delete(accountId: string, id: string): { deletedId: string; removedQueued: string[] } {
     this.get(accountId, id);
-    const sqlite = this.db.$client;
-    return sqlite.transaction(() => {
-      const removedQueued = (
-        sqlite
-          .query(
-            `SELECT id FROM messages WHERE status = 'queued' AND account_id = ?1 AND (form_id = ?2
-               OR contact_id IN (SELECT id FROM contacts WHERE form_id = ?2 AND account_id = ?1))`,
-          )
-          .all(accountId, id) as Array<{ id: string }>
-      ).map((r) => r.id);
-      sqlite.query("DELETE FROM messages WHERE account_id = ?1 AND contact_id IN (SELECT id FROM contacts WHERE form_id = ?2 AND account_id = ?1)").run(accountId, id);
-      sqlite.query("DELETE FROM messages WHERE account_id = ? AND form_id = ?").run(accountId, id);
-      sqlite.query("DELETE FROM submissions WHERE form_id = ?").run(id);
-      sqlite.query("DELETE FROM contacts WHERE account_id = ? AND form_id = ?").run(accountId, id);
-      sqlite.query("DELETE FROM forms WHERE account_id = ? AND id = ?").run(accountId, id);
-      invalidateWebhookForms(sqlite);
-      return { deletedId: id, removedQueued };
-    })();
+    return this.db.$client.transaction(() => ({ deletedId: id, removedQueued: deleteFormCascade(this.db, accountId, id) }))();
   }
 }

@@ -7,6 +7,7 @@
  * feature's device registry can call `notePoll(accountId, now)` from its own poll paths.
  */
 import type { Database } from "bun:sqlite";
+import { accountIds } from "../db/stores/accounts";
 import { iso, type Clock } from "../lib/clock";
 import type { MessageQueue } from "../queue/priority-queue";
 import type { LeaseService } from "./leases";
@@ -56,8 +57,7 @@ export class QueueWatch implements Lifecycle {
   /** Emits queue.stuck for accounts that just became stuck; returns their ids. */
   check(now: number): string[] {
     const found: string[] = [];
-    const accounts = this.sqlite.query("SELECT id FROM accounts").all() as Array<{ id: string }>;
-    for (const { id } of accounts) {
+    for (const id of accountIds(this.sqlite)) {
       const due = this.queue.takeDue(id, now, 1, (m) => this.leases.isLeased(m));
       if (due.length === 0) {
         this.stuck.delete(id);

@@ -6,7 +6,8 @@ import { newId } from "../lib/ids";
 import { AppError } from "../errors";
 import type { AccountService } from "./accounts";
 import type { AuthKey, Permission } from "../domain/permissions";
-import { deleteDeadSessions, deleteSession, findLiveSessionByTokenHash, insertSession, listLiveSessions, touchSession, type SessionRow } from "../db/sessions";
+import { deleteDeadSessions, deleteSession, findLiveSessionByTokenHash, insertSession, listLiveSessions, touchSession, type SessionRow } from "../db/stores/sessions";
+import { isOperatorKey } from "../db/stores/accounts";
 
 /** A dashboard session lasts this long after its last use (sliding). */
 export const SESSION_TTL_MS = 7 * 24 * 3600_000;
@@ -75,7 +76,7 @@ export class SessionService {
     if (!row) return null;
     const account = this.accounts.findAccount(row.accountId);
     if (!account) return null;
-    const operator = (this.sqlite.query("SELECT operator FROM api_keys WHERE id = ?1").get(row.keyId) as { operator: number } | null)?.operator === 1;
+    const operator = isOperatorKey(this.sqlite, row.keyId);
     let refreshed = false;
     if (now - Date.parse(row.lastSeenAt) >= SESSION_TOUCH_MS) {
       row.lastSeenAt = iso(now);

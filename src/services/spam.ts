@@ -6,7 +6,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { GroupCommitWriter } from "../db/group-commit";
-import { addSpamBlocked, findSpamBlocked } from "../db/stores/public-forms";
+import { addSpamBlocked, findSpamBlocked } from "../db/stores/forms";
 import type { Lifecycle } from "../lib/lifecycle";
 
 /** How often pending counts are written. */

@@ -135,8 +135,8 @@ describe("the import graph of src/", () => {
     expect(deps).toContain(join(SRC, "services/messages.ts"));
     // A type-only import is in the full graph but not the run-time one.
     const context = join(SRC, "http/context.ts");
-    expect(graph.all.get(context)).toContain(join(SRC, "db/sessions.ts"));
-    expect(graph.runtime.get(context)).not.toContain(join(SRC, "db/sessions.ts"));
+    expect(graph.all.get(context)).toContain(join(SRC, "db/stores/sessions.ts"));
+    expect(graph.runtime.get(context)).not.toContain(join(SRC, "db/stores/sessions.ts"));
   });
 
   test("the cycle finder reports a cycle as a path, and none in a tree", () => {

@@ -6,12 +6,12 @@ import type { Broadcast } from "../api-types";
 import { fmtDate } from "../format";
 import { LiveBadge, useLiveMessages } from "../live";
 import { smsInfo } from "../../src/domain/sms-encoding";
+import { PRIORITIES } from "../../src/domain/statuses";
 import { Confirm } from "../components/Confirm";
 import { parseTags } from "./contacts";
 
 
 const STATUSES = ["new", "contacted", "responded", "converted"];
-const PRIORITIES = ["low", "normal", "high", "urgent"];
 /** The recipient count is asked again this long after the last change. */
 const COUNT_DEBOUNCE_MS = 400;
 

@@ -5,6 +5,7 @@ import { act } from "../act";
 import { fmtDate } from "../format";
 import { navigate, path } from "../router";
 import { smsInfo } from "../../src/domain/sms-encoding";
+import { PRIORITIES } from "../../src/domain/statuses";
 import { renderTemplate } from "../../src/domain/template";
 import { Confirm } from "../components/Confirm";
 import { draftFromSettings, recommendedDraft, settingsFromDraft, type ProtectionDraft } from "../form-protection";
@@ -15,7 +16,6 @@ import type { Form, FormField, FormSummary } from "../api-types";
 
 
 const FIELD_TYPES = ["text", "email", "phone", "number", "url", "date"];
-const PRIORITIES = ["low", "normal", "high", "urgent"];
 const SAMPLE_BY_TYPE: Record<string, string> = { text: "Sample", email: "ada@example.com", phone: "+14155550123", number: "42", url: "https://example.com", date: "2026-05-01" };
 const SAMPLE_BUILTINS: Record<string, string> = { firstName: "Ada", lastName: "Lovelace", fullName: "Ada Lovelace", email: "ada@example.com", phoneNumber: "+14155550123", source: "website" };
 

@@ -9,10 +9,12 @@ import { LiveBadge, useLiveMessages } from "../live";
 import { Pager } from "../components/Pager";
 import { Select } from "../components/Select";
 import type { TimelineEvent } from "../../src/domain/message-timeline";
+import { MESSAGE_STATUSES, PRIORITIES_BY_RANK } from "../../src/domain/statuses";
 
 
-const STATUSES: Array<Message["status"]> = ["queued", "sent", "failed", "cancelled"];
-const PRIORITIES = ["urgent", "high", "normal", "low"];
+const STATUSES: readonly Message["status"][] = MESSAGE_STATUSES;
+/** Most urgent first, as the queue serves them. */
+const PRIORITIES = PRIORITIES_BY_RANK;
 const SORTS: Array<[string, string]> = [
   ["createdAt", "Created"],
   ["scheduledFor", "Scheduled for"],

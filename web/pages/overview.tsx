@@ -3,9 +3,10 @@ import { useSignal } from "@preact/signals";
 import "uplot/dist/uPlot.min.css";
 import { api, errorText } from "../api";
 import { fmtAge, fmtNum, zone } from "../format";
+import { PRIORITIES_BY_RANK } from "../../src/domain/statuses";
 import { healthWarnings, replicationText, type Health } from "../warnings";
 
-const PRIORITIES = ["urgent", "high", "normal", "low"] as const;
+const PRIORITIES = PRIORITIES_BY_RANK;
 /** How many of the latest-scheduled queued messages are looked at to count the future ones. */
 const SCHEDULED_SCAN = 100;
 

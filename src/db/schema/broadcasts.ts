@@ -1,5 +1,6 @@
 import { sqliteTable, text, integer, index } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
+import { PRIORITIES } from "../../domain/statuses";
 
 /**
  * Broadcasts (POST /v1/broadcasts): one text, rendered per contact of a segment. The messages are
@@ -18,7 +19,7 @@ export const broadcasts = sqliteTable(
     content: text("content").notNull(),
     /** JSON of the segment as posted (status, tags, formId, createdAfter, createdBefore, search). */
     segment: text("segment").notNull(),
-    priority: text("priority", { enum: ["low", "normal", "high", "urgent"] }).notNull(),
+    priority: text("priority", { enum: PRIORITIES }).notNull(),
     scheduledFor: text("scheduled_for").notNull(),
     sendRatePerMinute: integer("send_rate_per_minute"),
     maxAttempts: integer("max_attempts"),

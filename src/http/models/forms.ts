@@ -1,4 +1,6 @@
 import { t } from "elysia";
+import type { TLiteral } from "@sinclair/typebox";
+import type { Priority } from "../../domain/statuses";
 import { PageQuery, BoolQuery, boolQuery, checked, Envelope, Timestamp, NullableString, Deleted, literals } from "./common";
 import { FIELD_TYPES, PRIORITIES, DATE_FORMATS, MAX_DELAY_MINUTES, MAX_FIELD_NAME_LENGTH, MAX_FIELDS_PER_FORM, MAX_LABEL_LENGTH, MAX_TEMPLATE_LENGTH } from "../../domain/form-definition";
 import { FORM_NAME_MAX, FORM_DESCRIPTION_MAX } from "../../services/forms";
@@ -47,7 +49,7 @@ export const FormSettings = t.Object(
     delayMinutes: t.Optional(t.Integer({ minimum: 0, maximum: 525600 })),
     timezone: t.Optional(t.String({ description: "IANA zone, default UTC" })),
     rateLimitPerDay: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()])),
-    defaultPriority: t.Optional(t.Union([t.Literal("low"), t.Literal("normal"), t.Literal("high"), t.Literal("urgent")])),
+    defaultPriority: t.Optional(t.Union(PRIORITIES.map((p) => t.Literal(p)) as [TLiteral<Priority>])),
     maxAttempts: t.Optional(t.Integer({ minimum: 1, description: "automatic retries: send attempts per message" })),
     protection: t.Optional(t.Literal("recommended", { description: "fills in the recommended protections; explicit values win; not stored" })),
     successUrl: t.Optional(t.Union([t.String({ format: "uri", description: "browser posts: 303 here on success" }), t.Null()])),

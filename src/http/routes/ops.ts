@@ -16,6 +16,7 @@ import { Media } from "../models/common";
 import { tlsExpiry } from "../../tls/local-ca";
 import { routeAccess } from "../plugins/route-access";
 import { ReplicationHealthModel } from "../models/replication";
+import { schemaVersionOf } from "../../db/database-info";
 
 export const HealthResponse = t.Object({
   status: t.UnionEnum(["ok", "unavailable"]),
@@ -74,8 +75,8 @@ export function opsRoutes(deps: AppDeps) {
       ({ set }) => {
         const uptimeSeconds = Math.max(0, Math.floor((deps.clock() - deps.startedAt) / 1000));
         try {
-          const row = sqlite.query("PRAGMA user_version").get() as { user_version: number };
-          return { status: "ok" as const, version: VERSION, schemaVersion: row.user_version, uptimeSeconds, database: "ok" as const, ...deps.devices.health(), intake: deps.intake.health(), ...tlsOf(), ...backupOf(), replication: replicationOf() };
+          const schemaVersion = schemaVersionOf(sqlite);
+          return { status: "ok" as const, version: VERSION, schemaVersion, uptimeSeconds, database: "ok" as const, ...deps.devices.health(), intake: deps.intake.health(), ...tlsOf(), ...backupOf(), replication: replicationOf() };
         } catch (err) {
           deps.logger.error("health check: database query failed", { error: String(err) });
           set.status = 503;

@@ -3,6 +3,7 @@ import type { Database } from "bun:sqlite";
 import { startTestServer, type TestServer } from "../../helpers/server";
 import { insertContact, insertForm, insertMessage } from "../../helpers/fixtures";
 import { Sequence } from "../../../src/lib/seq";
+import { largestMessageSeq } from "../../../src/db/database-info";
 import { OLDEST_DUE_SQL } from "../../../src/db/devices";
 import { RollupStore } from "../../../src/db/message-rollups";
 
@@ -129,11 +130,11 @@ describe("messages query plans", () => {
 
   test("the boot's next message sequence (max(seq)) is one step down messages_seq_idx, not a read of every message (migration 0018)", () => {
     const d = s.running.deps;
-    const seen = capture(d.sqlite, () => Sequence.fromDb(d.sqlite));
+    const seen = capture(d.sqlite, () => new Sequence(largestMessageSeq(d.sqlite)));
     expect(seen.length).toBe(1);
     const plan = (d.sqlite.query(`EXPLAIN QUERY PLAN ${seen[0].sql}`).all() as Array<{ detail: string }>).map((p) => p.detail).join(" | ");
     expect(plan).toContain("messages_seq_idx");
     const max = (d.sqlite.query("SELECT max(seq) AS m FROM messages NOT INDEXED").get() as { m: number }).m;
-    expect(Sequence.fromDb(d.sqlite).next()).toBe(max + 1);
+    expect(new Sequence(largestMessageSeq(d.sqlite)).next()).toBe(max + 1);
   });
 });

@@ -1,6 +1,6 @@
 /** Storage of per-account settings (one JSON row per account that changed any). */
 import type { Database } from "bun:sqlite";
-import type { accountSettings } from "./schema";
+import type { accountSettings } from "../schema";
 
 export type AccountSettingsRow = typeof accountSettings.$inferSelect;
 
@@ -17,8 +17,4 @@ export function upsertAccountSettings(sqlite: Database, row: AccountSettingsRow)
        ON CONFLICT (account_id) DO UPDATE SET settings = excluded.settings, updated_at = excluded.updated_at`,
     )
     .run(row.accountId, row.settings, row.updatedAt);
-}
-
-export function accountName(sqlite: Database, accountId: string): string | null {
-  return (sqlite.query("SELECT name FROM accounts WHERE id = ?1").get(accountId) as { name: string } | null)?.name ?? null;
 }

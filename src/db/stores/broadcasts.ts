@@ -3,12 +3,12 @@
  * over the connection; the service owns transactions.
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import { recordMessageInsert } from "./derived-counts";
-import type { broadcasts } from "./schema/broadcasts";
-import type { ContactFilter } from "../domain/contact-query";
-import { filterSql } from "./stores/contact-filter";
-import { OPTED_OUT_SQL } from "./stores/contacts";
-import type { MessageStatus } from "../domain/message-transitions";
+import { recordMessageInsert } from "../derived-counts";
+import type { broadcasts } from "../schema/broadcasts";
+import type { ContactFilter } from "../../domain/contact-query";
+import { filterSql } from "./contact-filter";
+import { OPTED_OUT_SQL } from "./contacts";
+import { MESSAGE_STATUSES, type MessageStatus } from "../../domain/statuses";
 
 export type BroadcastRecord = typeof broadcasts.$inferSelect;
 
@@ -65,7 +65,7 @@ export function setBroadcastStatus(sqlite: Database, id: string, status: Broadca
 
 /** Messages of a broadcast by status (the progress figures). */
 export function broadcastMessageCounts(sqlite: Database, id: string): Record<MessageStatus, number> {
-  const counts: Record<MessageStatus, number> = { queued: 0, sent: 0, failed: 0, cancelled: 0 };
+  const counts = Object.fromEntries(MESSAGE_STATUSES.map((s) => [s, 0])) as Record<MessageStatus, number>;
   const rows = sqlite
     .query("SELECT status, COUNT(*) AS n FROM messages WHERE broadcast_id = ?1 GROUP BY status")
     .all(id) as Array<{ status: MessageStatus; n: number }>;

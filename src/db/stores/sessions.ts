@@ -3,8 +3,8 @@
  * statement, so the per-request lookup is prepared once.
  */
 import type { Database } from "bun:sqlite";
-import type { sessions } from "./schema";
-import type { Permission } from "../domain/permissions";
+import type { sessions } from "../schema";
+import type { Permission } from "../../domain/permissions";
 
 export type SessionRow = typeof sessions.$inferSelect;
 

@@ -1,0 +1,157 @@
+/**
+ * Storage of forms (table forms), through drizzle's query builder, and the form-wide statements
+ * that reach into its dependants: deleting a form with what it created, and the per-form counts
+ * of the forms list, the rotatable webhook address token and the honeypot counter.
+ */
+import { and, count, desc, eq, or, sql } from "drizzle-orm";
+import type { Database } from "bun:sqlite";
+import type { Db } from "../open";
+import { forms } from "../schema";
+import { invalidateWebhookForms } from "../webhook-form-cache";
+
+export type FormRow = typeof forms.$inferSelect;
+
+/** A row of the forms list. */
+export type FormListRow = Pick<FormRow, "id" | "name" | "description" | "isActive" | "createdAt" | "updatedAt"> & { webhookToken: string };
+
+/** Escapes LIKE wildcards so a search for "50%" means the text "50%". */
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => "\\" + c);
+
+/** A page of the account's forms, newest first, with the total matching. */
+export function listForms(db: Db, accountId: string, q: { page: number; limit: number; isActive?: boolean; search?: string }): { rows: FormListRow[]; total: number } {
+  const conds = [eq(forms.accountId, accountId)];
+  if (q.isActive !== undefined) conds.push(eq(forms.isActive, q.isActive));
+  if (q.search) {
+    const pattern = `%${likeEscape(q.search.toLowerCase())}%`;
+    conds.push(
+      or(
+        sql`lower(${forms.name}) LIKE ${pattern} ESCAPE '\\'`,
+        sql`lower(coalesce(${forms.description}, '')) LIKE ${pattern} ESCAPE '\\'`,
+      )!,
+    );
+  }
+  const where = and(...conds);
+  const rows = db
+    .select({
+      id: forms.id,
+      name: forms.name,
+      description: forms.description,
+      isActive: forms.isActive,
+      webhookToken: sql<string>`coalesce(${forms.webhookToken}, ${forms.id})`,
+      createdAt: forms.createdAt,
+      updatedAt: forms.updatedAt,
+    })
+    .from(forms)
+    .where(where)
+    .orderBy(desc(forms.createdAt), desc(forms.id))
+    .limit(q.limit)
+    .offset((q.page - 1) * q.limit)
+    .all();
+  const total = db.select({ n: count() }).from(forms).where(where).get()!.n;
+  return { rows, total };
+}
+
+/** The account's form by id (another account's form is not found). */
+export function findAccountForm(db: Db, accountId: string, id: string): FormRow | null {
+  return db.select().from(forms).where(and(eq(forms.id, id), eq(forms.accountId, accountId))).get() ?? null;
+}
+
+/** A form by id alone. */
+export function findFormById(db: Db, id: string): FormRow | null {
+  return db.select().from(forms).where(eq(forms.id, id)).get() ?? null;
+}
+
+/** The id of the account's form with this lower-cased name, if any. */
+export function formIdByNameKey(db: Db, accountId: string, nameKey: string): string | null {
+  return db.select({ id: forms.id }).from(forms).where(and(eq(forms.accountId, accountId), eq(forms.nameKey, nameKey))).get()?.id ?? null;
+}
+
+export function insertForm(db: Db, row: FormRow): void {
+  db.insert(forms).values(row).run();
+}
+
+/** Writes the changed columns; the webhook's cached lookups are dropped (they carry the definition). */
+export function updateForm(db: Db, accountId: string, id: string, patch: Partial<FormRow>): void {
+  db.update(forms).set(patch).where(and(eq(forms.id, id), eq(forms.accountId, accountId))).run();
+  invalidateWebhookForms(db.$client);
+}
+
+/**
+ * Deletes the form with its submissions, messages, and the contacts it created together with
+ * their message history. The caller holds the transaction. Returns the ids of the queued
+ * messages that went with it.
+ */
+export function deleteFormCascade(db: Db, accountId: string, id: string): string[] {
+  const sqlite = db.$client;
+  const removedQueued = (
+    sqlite
+      .query(
+        `SELECT id FROM messages WHERE status = 'queued' AND account_id = ?1 AND (form_id = ?2
+           OR contact_id IN (SELECT id FROM contacts WHERE form_id = ?2 AND account_id = ?1))`,
+      )
+      .all(accountId, id) as Array<{ id: string }>
+  ).map((r) => r.id);
+  sqlite.query("DELETE FROM messages WHERE account_id = ?1 AND contact_id IN (SELECT id FROM contacts WHERE form_id = ?2 AND account_id = ?1)").run(accountId, id);
+  sqlite.query("DELETE FROM messages WHERE account_id = ? AND form_id = ?").run(accountId, id);
+  sqlite.query("DELETE FROM submissions WHERE form_id = ?").run(id);
+  sqlite.query("DELETE FROM contacts WHERE account_id = ? AND form_id = ?").run(accountId, id);
+  sqlite.query("DELETE FROM forms WHERE account_id = ? AND id = ?").run(accountId, id);
+  invalidateWebhookForms(sqlite);
+  return removedQueued;
+}
+
+/** The account's forms' ids and names (one form's when formId is given), for analytics. */
+export function formNames(sqlite: Database, accountId: string, formId: string | null): Array<{ formId: string; formName: string }> {
+  return sqlite
+    .query("SELECT id AS formId, name AS formName FROM forms WHERE account_id = ?1 AND (?2 IS NULL OR id = ?2)")
+    .all(accountId, formId) as Array<{ formId: string; formName: string }>;
+}
+
+/** The stored settings JSON of the account's form, or null when it is not the account's. */
+export function formSettingsJson(sqlite: Database, accountId: string, formId: string): string | null {
+  return (sqlite.query("SELECT settings FROM forms WHERE id = ?1 AND account_id = ?2").get(formId, accountId) as { settings: string } | null)?.settings ?? null;
+}
+
+/** Per form: messages created and sent, contacts and converted contacts (two grouped queries for a page of forms). */
+export function formTallies(
+  db: Db,
+  formIds: string[],
+): { messages: Array<{ formId: string; n: number; sent: number }>; contacts: Array<{ formId: string; n: number; converted: number }> } {
+  if (formIds.length === 0) return { messages: [], contacts: [] };
+  const marks = formIds.map(() => "?").join(", ");
+  const sqlite = db.$client;
+  const messages = sqlite
+    .query(`SELECT form_id AS formId, count(*) AS n, coalesce(sum(status = 'sent'), 0) AS sent FROM messages WHERE form_id IN (${marks}) GROUP BY form_id`)
+    .all(...formIds) as Array<{ formId: string; n: number; sent: number }>;
+  const contacts = sqlite
+    .query(`SELECT form_id AS formId, count(*) AS n, coalesce(sum(status = 'converted'), 0) AS converted FROM contacts WHERE form_id IN (${marks}) GROUP BY form_id`)
+    .all(...formIds) as Array<{ formId: string; n: number; converted: number }>;
+  return { messages, contacts };
+}
+
+/** Gives the form a new webhook token; false when the form is not the account's. */
+export function updateWebhookToken(sqlite: Database, accountId: string, formId: string, token: string, updatedAt: string): boolean {
+  const changed = sqlite.query("UPDATE forms SET webhook_token = ?, updated_at = ? WHERE id = ? AND account_id = ?").run(token, updatedAt, formId, accountId).changes === 1;
+  invalidateWebhookForms(sqlite); // the old address must answer 404 at once
+  return changed;
+}
+
+/** The form's id and name by webhook address token (rotated token, or the id of a never-rotated form). */
+export function findFormByWebhookToken(sqlite: Database, token: string): { id: string; name: string } | null {
+  return (
+    (sqlite.query("SELECT id, name FROM forms WHERE webhook_token = ?1 OR (webhook_token IS NULL AND id = ?1)").get(token.toLowerCase()) as {
+      id: string;
+      name: string;
+    } | null) ?? null
+  );
+}
+
+export function findSpamBlocked(sqlite: Database, formId: string): number {
+  return (sqlite.query("SELECT spam_blocked AS n FROM forms WHERE id = ?").get(formId) as { n: number } | null)?.n ?? 0;
+}
+
+/** Adds pending honeypot counts (run inside the writer's transaction; deleted forms are skipped). */
+export function addSpamBlocked(sqlite: Database, counts: Map<string, number>): void {
+  const add = sqlite.query("UPDATE forms SET spam_blocked = spam_blocked + ? WHERE id = ?");
+  for (const [formId, n] of counts) add.run(n, formId);
+}
