@@ -29,6 +29,11 @@ export function integrityCheck(db: Database): string {
   return rows.map((r) => r.integrity_check).join("; ");
 }
 
+/** `PRAGMA quick_check`'s first line ("ok" when sound): the cheaper check, for a copy checked often. */
+export function quickCheck(db: Database): string {
+  return (db.query("PRAGMA quick_check").get() as { quick_check: string }).quick_check;
+}
+
 /** Rows in a table (the name comes from the code, never from input). */
 export function rowCount(db: Database, table: string): number {
   return (db.query(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n;

@@ -26,6 +26,8 @@ import { runLitestream, writeLitestreamConfig } from "./litestream";
 import { openSqlite } from "../db/open";
 import { migrate } from "../db/migrate";
 import type { Logger } from "../lib/log";
+import { quickCheck } from "../db/backup-file";
+import { schemaVersionOf } from "../db/database-info";
 
 export class ReplicaRestoreError extends Error {}
 
@@ -152,9 +154,9 @@ async function replicaFingerprint(target: ReplicaTarget, dbPath: string): Promis
 function checkCopy(path: string): void {
   const db = new Database(path, { readonly: true });
   try {
-    const quick = (db.query("PRAGMA quick_check").get() as { quick_check: string }).quick_check;
+    const quick = quickCheck(db);
     if (quick !== "ok") throw new ReplicaRestoreError(`the restored copy failed its check: ${quick}`);
-    const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+    const version = schemaVersionOf(db);
     if (version > SCHEMA_VERSION) throw new ReplicaRestoreError(`the replica was written by a newer Textwire (schema ${version}; this build knows ${SCHEMA_VERSION}): upgrade this machine's Textwire`);
     if (version < 1) throw new ReplicaRestoreError("the replica is not a Textwire database");
   } finally {
