@@ -18,7 +18,7 @@ interface OverviewData {
   today: { sent: number; failed: number };
   week: Array<{ date: string; sent: number; failed: number }>;
   health: Health;
-  devices: { online: number; total: number };
+  devices: { online: number; total: number; failedAttemptsToday: number };
 }
 
 async function loadOverview(now: number): Promise<OverviewData> {
@@ -30,7 +30,7 @@ async function loadOverview(now: number): Promise<OverviewData> {
     api(`/messages/analytics?period=1d&timezone=${tz}`),
     api(`/messages/analytics?period=7d&timezone=${tz}`),
     fetch("/health").then((r) => r.json()),
-    api<{ data: { devices: Array<{ online: boolean }> } }>("/devices"),
+    api<{ data: { devices: Array<{ online: boolean; failedToday: number }> } }>("/devices"),
   ]);
   const byPriority: Record<string, number> = {};
   PRIORITIES.forEach((p, i) => (byPriority[p] = counts[i].data.pagination.total));
@@ -45,7 +45,12 @@ async function loadOverview(now: number): Promise<OverviewData> {
     today: { sent: day.data.analytics.statusBreakdown.sent, failed: day.data.analytics.statusBreakdown.failed },
     week: week.data.analytics.dailyVolume,
     health,
-    devices: { online: devices.data.devices.filter((d) => d.online).length, total: devices.data.devices.length },
+    devices: {
+      online: devices.data.devices.filter((d) => d.online).length,
+      total: devices.data.devices.length,
+      // The Devices page's own figure, summed: both pages count failed attempts the same way.
+      failedAttemptsToday: devices.data.devices.reduce((n, d) => n + d.failedToday, 0),
+    },
   };
 }
 
@@ -84,10 +89,14 @@ export function Overview() {
             <Tile label="Scheduled for later" value={(d.scheduledCapped ? "≥ " : "") + fmtNum(d.scheduled)} />
             <Tile label="Oldest due" value={d.oldestDueAt ? fmtAge(now - Date.parse(d.oldestDueAt)) : "none"} />
             <Tile label="Sent today" value={fmtNum(d.today.sent)} />
-            <Tile label="Failed today" value={fmtNum(d.today.failed)} />
+            <Tile label="Failed for good today" value={fmtNum(d.today.failed)} />
+            <Tile label="Failed attempts today" value={fmtNum(d.devices.failedAttemptsToday)} href="/devices" />
             <Tile label="Phones online" value={`${fmtNum(d.devices.online)} of ${fmtNum(d.devices.total)}`} href="/devices" />
             <Tile label="Last backup" value={backupAge(d.health, fmtAge)} />
           </div>
+          <p class="hint">
+            “Failed for good” counts today’s texts that will not be tried again. “Failed attempts” counts every time a phone could not send a text today, including texts that were then tried again and sent; the Devices page shows the same figure per phone.
+          </p>
           {d.devices.total === 0 ? (
             <p class="hint">
               No phone is connected yet, so nothing is sent: <a href="/devices">add a phone</a>.
@@ -138,6 +147,9 @@ function backupAge(h: Health, age: (ms: number) => string): string {
   return `${age(h.backup.ageSeconds * 1000)} ago`;
 }
 
+/** A day of the daily chart: the dates are calendar days (noon UTC stands for the day). */
+const dayLabel = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", timeZone: "UTC" });
+
 function WeekChart(props: { week: OverviewData["week"] }) {
   const box = useRef<HTMLDivElement>(null);
   const failed = useSignal(false);
@@ -158,17 +170,23 @@ function WeekChart(props: { week: OverviewData["week"] }) {
     const el = box.current;
     if (!el) return () => {};
     const xs = props.week.map((d) => Date.parse(d.date + "T12:00:00Z") / 1000);
+    // One tick per day, labelled with the day (uPlot's time axis would pick hours for a week).
+    const day = (s: number) => dayLabel.format(new Date(s * 1000));
     const style = getComputedStyle(document.documentElement);
     const plot = new uPlot(
       {
         width: Math.max(280, el.clientWidth),
         height: 220,
         series: [
-          {},
+          { value: (_u: unknown, v: number | null) => (v == null ? "—" : day(v)) },
           { label: "Sent", stroke: style.getPropertyValue("--ok").trim() || "green", width: 2 },
-          { label: "Failed", stroke: style.getPropertyValue("--bad").trim() || "red", width: 2 },
+          { label: "Failed for good", stroke: style.getPropertyValue("--bad").trim() || "red", width: 2 },
         ],
-        axes: [{ stroke: style.getPropertyValue("--fg").trim() }, { stroke: style.getPropertyValue("--fg").trim() }],
+        axes: [
+          { stroke: style.getPropertyValue("--fg").trim(), splits: () => xs, values: (_u, splits) => splits.map(day) },
+          // Whole texts only: no 0.5 ticks when the counts are small.
+          { stroke: style.getPropertyValue("--fg").trim(), values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? fmtNum(v) : "")) },
+        ],
         scales: { x: { time: true } },
       },
       [xs, props.week.map((d) => d.sent), props.week.map((d) => d.failed)],
@@ -183,14 +201,14 @@ function WeekChart(props: { week: OverviewData["week"] }) {
   }
   return (
     <figure>
-      {failed.value ? null : <div ref={box} class="chart" role="img" aria-label="Texts sent and failed per day over the last 7 days (the table below has the figures)" />}
+      {failed.value ? null : <div ref={box} class="chart" role="img" aria-label="Texts sent and failed for good per day over the last 7 days (the table below has the figures)" />}
       <table>
         <caption>Texts per day</caption>
         <thead>
           <tr>
             <th scope="col">Day</th>
             <th scope="col" class="num">Sent</th>
-            <th scope="col" class="num">Failed</th>
+            <th scope="col" class="num">Failed for good</th>
           </tr>
         </thead>
         <tbody>
