@@ -5,6 +5,8 @@ import { act } from "../act";
 import { fmtDate } from "../format";
 import { navigate, path } from "../router";
 import { smsInfo } from "../../src/domain/sms-encoding";
+import { TextSize } from "../components/TextSize";
+import { InsertField } from "../components/InsertField";
 import { renderTemplate } from "../../src/domain/template";
 import { Confirm } from "../components/Confirm";
 import { draftFromSettings, recommendedDraft, settingsFromDraft, type ProtectionDraft } from "../form-protection";
@@ -367,10 +369,24 @@ function FormEditor(props: { id?: string }) {
             <label for="form-template">Text message template</label>
             <textarea id="form-template" rows={4} maxLength={1600} required value={template.value} onInput={(e) => (template.value = (e.target as HTMLTextAreaElement).value)} {...errAttrs(fieldErrors.value, "messageTemplate", "form-template-error", "template-help")} />
             <small id="template-help">
-              Use {"{{firstName}}"}, {"{{formName}}"} or any field's name in double braces.
+              To put the customer's own answers in the text, insert a field: it is written as its name in double braces, e.g. {"{{firstName}}"}, and the text
+              says “Ada” for a customer called Ada.
             </small>
             <FieldError errors={fieldErrors.value} name="messageTemplate" id="form-template-error" />
           </span>
+          <InsertField
+            id="form-insert"
+            textareaId="form-template"
+            value={template.value}
+            onChange={(v) => (template.value = v)}
+            fields={[
+              ...fields.value.filter((f) => f.name).map((f) => [f.name, f.label || f.name] as const),
+              ...(fields.value.some((f) => f.name === "fullName") ? [] : [["fullName", "Full name"] as const]),
+              ["formName", "The form's name"] as const,
+              ["date", "Today's date"] as const,
+              ["time", "The time"] as const,
+            ]}
+          />
           <fieldset>
             <legend>Sending</legend>
             <span class="field">
@@ -436,10 +452,9 @@ function FormEditor(props: { id?: string }) {
         <aside class="preview" aria-labelledby="preview-title">
           <h2 id="preview-title">Preview</h2>
           <blockquote class="sms">{p.text}</blockquote>
-          <p aria-live="polite" class="preview-figures" data-testid="preview-figures">
-            {p.chars} characters · {p.info.encoding} · {p.info.segments} {p.info.segments === 1 ? "segment" : "segments"}
+          <p aria-live="polite" class="preview-figures">
+            <TextSize content={p.text} testId="preview-figures" />
           </p>
-          {p.info.encoding === "UCS-2" ? <p class="hint">A character outside the standard SMS alphabet (an emoji, curly quotes…) makes every part hold only 70 characters.</p> : null}
         </aside>
       </form>
       {form.value ? (

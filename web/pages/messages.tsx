@@ -8,6 +8,8 @@ import { navigate, path, search } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
 import { Pager } from "../components/Pager";
 import { Select } from "../components/Select";
+import { ReasonText } from "../components/ReasonText";
+import { failureSentence } from "../failure-reasons";
 import type { TimelineEvent } from "../../src/domain/message-timeline";
 
 
@@ -361,15 +363,15 @@ export function stepText(e: TimelineEvent): string {
     case "lease_expired":
       return `${phoneName(e)} did not report back in time; the message went back to the queue`;
     case "attempt_failed":
-      return `Sending failed${e.reason ? ` (${e.reason})` : ""}; ${e.by === "owner" ? "you sent it again" : "it is tried again automatically"}${e.retryAt ? ` at ${fmtDate(e.retryAt)}` : ""}`;
+      return `Sending failed${e.reason ? `: ${failureSentence(e.reason)}` : "."} ${e.by === "owner" ? "You sent it again" : "It is tried again automatically"}${e.retryAt ? ` at ${fmtDate(e.retryAt)}` : ""}.`;
     case "sent":
       return `Sent${e.deviceId ? ` by ${phoneName(e)}` : ""}${e.deviceTime ? ` (the phone's clock said ${e.deviceTime})` : ""}`;
     case "delivered":
       return `Delivered to the recipient's phone${e.deviceTime ? ` (the phone's clock said ${e.deviceTime})` : ""}`;
     case "failed":
-      return `Failed${e.reason ? `: ${e.reason}` : ""}`;
+      return `Failed for good${e.reason ? `: ${failureSentence(e.reason)}` : "."}`;
     case "cancelled":
-      return `Cancelled${e.reason ? ` (${e.reason})` : ""}`;
+      return `Cancelled${e.reason ? `: ${failureSentence(e.reason)}` : "."}`;
   }
 }
 
@@ -409,7 +411,7 @@ function MessageDetail(props: { id: string }) {
         ["Created", fmtDate(x.createdAt)],
         ["Scheduled for", fmtDate(x.scheduledFor)],
         ["Sent", fmtDate(x.sentAt)],
-        ["Failure reason", x.failureReason ?? "—"],
+        ["Why it failed", x.failureReason ? <ReasonText code={x.failureReason} /> : "—"],
         ["Times sent again", x.retryCount ?? 0],
         ["Phone", lastPhone ? (lastPhone.deviceName ?? lastPhone.deviceId ?? "—") : "— (not handed to a phone yet)"],
       ]
@@ -431,7 +433,7 @@ function MessageDetail(props: { id: string }) {
             {rows.map(([k, v]) => (
               <div key={k}>
                 <dt>{k}</dt>
-                <dd>{String(v)}</dd>
+                <dd>{typeof v === "object" && v !== null ? (v as any) : String(v)}</dd>
               </div>
             ))}
           </dl>
@@ -444,6 +446,7 @@ function MessageDetail(props: { id: string }) {
             {timeline.value.map((e, i) => (
               <li key={i} data-kind={e.kind}>
                 <span class="when">{fmtDate(e.at)}</span> {stepText(e)}
+                {e.reason && (e.kind === "attempt_failed" || e.kind === "failed" || e.kind === "cancelled") ? <span class="code-detail"> Code: {e.reason}</span> : null}
               </li>
             ))}
           </ol>

@@ -104,7 +104,7 @@ export function Overview() {
           ) : null}
           {!d.health.backup ? (
             <p class="hint">
-              No scheduled backups: start the server with <code class="nowrap">--backup-dir</code> (see “Backups” in the operations guide, docs/operations.md) so a broken disk does not lose your contacts.
+              No scheduled backups: ask whoever runs the Textwire server to turn them on (the operations guide, docs/operations.md, says how), so a broken disk does not lose your contacts.
             </p>
           ) : null}
           <h2>Queue by priority</h2>

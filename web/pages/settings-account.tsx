@@ -75,9 +75,13 @@ export function AccountLimits(props: { info: AccountInfo | null; error: string }
               <dd>{a.account.defaultCountry} (what new forms accept numbers from)</dd>
             </div>
           </dl>
-          <p class="hint">
-            These are set by whoever runs the Textwire server, on the server itself: <code>{a.changeWith}</code>
-          </p>
+          {a.access.operator ? (
+            <p class="hint">
+              You run this server: change these on it with <code>{a.changeWith}</code>
+            </p>
+          ) : (
+            <p class="hint">These are set by whoever runs the Textwire server: ask them if you need more.</p>
+          )}
         </>
       ) : null}
     </>
