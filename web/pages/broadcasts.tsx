@@ -56,7 +56,7 @@ export function Broadcasts() {
       {list.value ? (
         list.value.length ? (
           <div class="table-wrap">
-            <table>
+            <table class="cards">
               <thead>
                 <tr>
                   <th scope="col">Broadcast</th>
@@ -71,16 +71,16 @@ export function Broadcasts() {
                   const done = b.messages.sent + b.messages.failed + b.messages.cancelled;
                   return (
                     <tr key={b.id}>
-                      <td>{b.name}</td>
-                      <td>{b.status}</td>
-                      <td>
+                      <td data-label="Broadcast">{b.name}</td>
+                      <td data-label="State">{b.status}</td>
+                      <td data-label="Progress">
                         <progress max={Math.max(1, b.recipients)} value={done} aria-label={`Progress of ${b.name}`} />{" "}
                         {b.messages.sent} sent · {b.messages.failed} failed · {b.messages.queued} waiting · {b.messages.cancelled} cancelled
                         {b.suppressed ? ` · ${b.suppressed} left out` : ""}
                       </td>
-                      <td>{fmtDate(b.scheduledFor)}</td>
+                      <td data-label="Starts">{fmtDate(b.scheduledFor)}</td>
                       {admin ? (
-                        <td>
+                        <td data-label="Actions">
                           {b.status === "queued" || b.status === "queuing" ? (
                             <button type="button" class="secondary" aria-label={`Cancel ${b.name}`} onClick={() => (cancelling.value = b)}>
                               Cancel

@@ -91,7 +91,7 @@ function FormList() {
       {forms.value ? (
         forms.value.length ? (
           <div class="table-wrap">
-            <table>
+            <table class="cards">
               <thead>
                 <tr>
                   <th scope="col">Form</th>
@@ -106,23 +106,23 @@ function FormList() {
               <tbody>
                 {forms.value.map((f) => (
                   <tr key={f.id} data-form-id={f.id}>
-                    <td>{admin ? <a href={`/forms/${encodeURIComponent(f.id)}`}>{f.name}</a> : f.name}</td>
-                    <td class="webhook">
+                    <td data-label="Form">{admin ? <a href={`/forms/${encodeURIComponent(f.id)}`}>{f.name}</a> : f.name}</td>
+                    <td class="webhook" data-label="Webhook address">
                       <code>{f.webhookUrl}</code>{" "}
                       <button type="button" class="secondary" aria-label={`Copy the webhook address of ${f.name}`} onClick={() => copy(f.webhookUrl, (m) => (notice.value = m))}>
                         Copy
                       </button>
                     </td>
-                    <td class="num">{f.counts ? (f.counts.messages ? `${f.counts.messagesSent} sent of ${f.counts.messages}` : "none yet") : "—"}</td>
-                    <td class="num" title="Contacts of this form whose status is converted">
+                    <td class="num" data-label="Texts">{f.counts ? (f.counts.messages ? `${f.counts.messagesSent} sent of ${f.counts.messages}` : "none yet") : "—"}</td>
+                    <td class="num" data-label="Converted" title="Contacts of this form whose status is converted">
                       {f.counts ? (f.counts.contacts ? `${f.counts.converted} of ${f.counts.contacts} (${f.counts.conversionRate}%)` : "no contacts yet") : "—"}
                     </td>
-                    <td>
+                    <td data-label="Accepting">
                       <input type="checkbox" aria-label={`${f.name} accepts submissions`} checked={f.isActive} disabled={!admin} onChange={(e) => setActive(f, (e.target as HTMLInputElement).checked)} />
                     </td>
-                    <td>{fmtDate(f.createdAt)}</td>
+                    <td data-label="Created">{fmtDate(f.createdAt)}</td>
                     {admin ? (
-                      <td class="actions">
+                      <td class="actions" data-label="Actions">
                         <button type="button" class="secondary" aria-label={`New webhook address for ${f.name}`} onClick={() => (rotating.value = f)}>
                           New webhook address
                         </button>{" "}

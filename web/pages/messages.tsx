@@ -165,7 +165,7 @@ function MessageList() {
       {l ? (
         l.messages.length ? (
           <div class="table-wrap">
-            <table class="messages">
+            <table class="messages cards">
               <thead>
                 <tr>
                   <th scope="col">
@@ -187,19 +187,19 @@ function MessageList() {
               <tbody>
                 {l.messages.map((m) => (
                   <tr key={m.id} data-message-id={m.id}>
-                    <td>
+                    <td data-label="Select">
                       <input type="checkbox" aria-label={`Select the message to ${m.recipientPhone}`} checked={selected.value.has(m.id)} onChange={(e) => toggle(m.id, (e.target as HTMLInputElement).checked)} />
                     </td>
-                    <td>
+                    <td data-label="Recipient">
                       <a href={`/messages/${encodeURIComponent(m.id)}`}>{m.recipientName ? `${m.recipientName} ` : ""}{m.recipientPhone}</a>
                     </td>
-                    <td class="content">{m.content}</td>
-                    <td>
+                    <td class="content" data-label="Text">{m.content}</td>
+                    <td data-label="Status">
                       <span class={`badge status-${m.status}`}>{m.status}</span>
                     </td>
-                    <td>{m.priority}</td>
-                    <td>{fmtDate(m.createdAt)}</td>
-                    <td class="actions">
+                    <td data-label="Priority">{m.priority}</td>
+                    <td data-label="Created">{fmtDate(m.createdAt)}</td>
+                    <td class="actions" data-label="Actions">
                       {m.status === "failed" ? (
                         <button type="button" aria-label={`Retry the message to ${m.recipientPhone}`} onClick={() => change(m, "queued")}>Retry</button>
                       ) : null}

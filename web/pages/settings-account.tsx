@@ -173,7 +173,7 @@ export function Backups(props: { info: AccountInfo | null }) {
             </p>
             {l.backups.length ? (
               <div class="table-wrap">
-                <table data-testid="scheduled-backups">
+                <table data-testid="scheduled-backups" class="cards">
                   <thead>
                     <tr>
                       <th scope="col">File</th>
@@ -184,11 +184,11 @@ export function Backups(props: { info: AccountInfo | null }) {
                   <tbody>
                     {l.backups.map((b) => (
                       <tr key={b.name}>
-                        <td>
+                        <td data-label="File">
                           <code>{b.name}</code>
                         </td>
-                        <td>{fmtDate(b.createdAt)}</td>
-                        <td class="num">{fmtBytes(b.bytes)}</td>
+                        <td data-label="Made">{fmtDate(b.createdAt)}</td>
+                        <td class="num" data-label="Size">{fmtBytes(b.bytes)}</td>
                       </tr>
                     ))}
                   </tbody>
