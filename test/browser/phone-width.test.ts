@@ -133,7 +133,7 @@ describe("every page at phone width, 390 px", () => {
       // The import column picker with a wide file.
       await page.goto(`${server.url}/contacts/import`);
       await page.getByLabel("CSV or Excel file").setInputFiles(importFile);
-      await page.getByTestId("import-preview").waitFor();
+      await page.getByLabel("Import column Notes from the showroom as").waitFor();
       await fits(page, "contact-import with a wide file", 390);
       await inView(page.getByLabel("Import column Notes from the showroom as"));
       await expectAccessible(page, "contact-import at 390 px");
@@ -156,6 +156,9 @@ describe("every page at phone width, 390 px", () => {
       await page.goto(`${server.url}/contacts`);
       await page.locator("tr[data-contact-id]").first().waitFor();
       await screenshot(page, "contacts-phone-width-1280");
+      await page.goto(`${server.url}/overview`);
+      await page.locator(".chart canvas").first().waitFor();
+      await screenshot(page, "overview-phone-width-1280");
     } finally {
       await context.close();
     }

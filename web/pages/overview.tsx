@@ -3,6 +3,7 @@ import { useSignal } from "@preact/signals";
 import "uplot/dist/uPlot.min.css";
 import { api, errorText } from "../api";
 import { fmtAge, fmtNum, zone } from "../format";
+import { dayAxis, dayPoints, dayText } from "../day-axis";
 import { healthWarnings, type Health } from "../warnings";
 
 const PRIORITIES = ["urgent", "high", "normal", "low"] as const;
@@ -147,9 +148,6 @@ function backupAge(h: Health, age: (ms: number) => string): string {
   return `${age(h.backup.ageSeconds * 1000)} ago`;
 }
 
-/** A day of the daily chart: the dates are calendar days (noon UTC stands for the day). */
-const dayLabel = new Intl.DateTimeFormat(undefined, { weekday: "short", day: "numeric", month: "short", timeZone: "UTC" });
-
 function WeekChart(props: { week: OverviewData["week"] }) {
   const box = useRef<HTMLDivElement>(null);
   const failed = useSignal(false);
@@ -169,21 +167,19 @@ function WeekChart(props: { week: OverviewData["week"] }) {
   function draw(uPlot: typeof import("uplot")) {
     const el = box.current;
     if (!el) return () => {};
-    const xs = props.week.map((d) => Date.parse(d.date + "T12:00:00Z") / 1000);
-    // One tick per day, labelled with the day (uPlot's time axis would pick hours for a week).
-    const day = (s: number) => dayLabel.format(new Date(s * 1000));
+    const xs = dayPoints(props.week.map((d) => d.date));
     const style = getComputedStyle(document.documentElement);
     const plot = new uPlot(
       {
         width: Math.max(280, el.clientWidth),
         height: 220,
         series: [
-          { value: (_u: unknown, v: number | null) => (v == null ? "—" : day(v)) },
+          { label: "Day", value: (_u: unknown, v: number | null) => (v == null ? "—" : dayText(v)) },
           { label: "Sent", stroke: style.getPropertyValue("--ok").trim() || "green", width: 2 },
           { label: "Failed for good", stroke: style.getPropertyValue("--bad").trim() || "red", width: 2 },
         ],
         axes: [
-          { stroke: style.getPropertyValue("--fg").trim(), splits: () => xs, values: (_u, splits) => splits.map(day) },
+          { stroke: style.getPropertyValue("--fg").trim(), ...dayAxis(xs) },
           // Whole texts only: no 0.5 ticks when the counts are small.
           { stroke: style.getPropertyValue("--fg").trim(), values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? fmtNum(v) : "")) },
         ],
