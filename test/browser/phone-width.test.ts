@@ -114,6 +114,30 @@ describe("every page at phone width, 390 px", () => {
         await screenshot(page, `${name}-phone-width-390`);
       }
 
+      // Overview and Devices count failed attempts the same way: the retried "no signal" failure is 1 on both.
+      await page.goto(`${server.url}/overview`);
+      const tile = page.locator(".tile", { hasText: "Failed attempts today" });
+      await tile.waitFor();
+      expect(await tile.locator(".tile-value").textContent()).toBe("1");
+      expect(await page.locator(".tile", { hasText: "Failed for good today" }).locator(".tile-value").textContent()).toBe("0");
+      await page.goto(`${server.url}/devices`);
+      const card = page.locator(".device-card").first();
+      await card.waitFor();
+      expect(await card.locator("div", { hasText: "Failed attempts today" }).locator("dd").textContent()).toBe("1");
+      // The conversation in the order things happened: the customer's "help", then the auto-reply.
+      await page.goto(`${server.url}/conversations/${ids.contact}`);
+      await page.locator(".bubble").nth(2).waitFor();
+      const bubbles = await page.locator(".bubble").evaluateAll((els) => els.map((e) => [e.classList.contains("inbound") ? "in" : "out", e.querySelector(".bubble-text")!.textContent]));
+      const help = bubbles.findIndex(([d, t]) => d === "in" && t === "help");
+      expect(help).toBeGreaterThanOrEqual(0);
+      expect(bubbles[help + 1]?.[0]).toBe("out");
+      // The failed attempt reads as a sentence, its code on a detail line.
+      await page.goto(`${server.url}/messages/${ids.failed}`);
+      const step = page.locator('li[data-kind="attempt_failed"]');
+      await step.waitFor();
+      expect(await step.textContent()).toContain("Sending failed: The phone had no signal.");
+      expect(await step.locator(".code-detail").textContent()).toBe(" Code: RESULT_ERROR_NO_SERVICE");
+
       // The same actions at this width, found by role and name and on screen.
       const inView = async (loc: ReturnType<Page["locator"]>) => {
         const box = (await loc.boundingBox())!;
