@@ -78,10 +78,11 @@ export interface ThreadItem {
 
 /**
  * Both directions of one contact, in time order (`asc`) or newest first. An inbound text is
- * placed at the earlier of the phone's receivedAt and the server's arrival time: a phone whose
- * clock runs ahead cannot push a text after the auto-reply it caused, and one that was offline
- * keeps its true time. On a tie the inbound comes first (a reply never precedes what it
- * answers). docs/api-decisions.md, "The dashboard at phone width, in plain words".
+ * placed at the earlier of the phone's receivedAt and the server's arrival time (a text a phone
+ * held while offline keeps its true time, and none sorts after the server's clock). A keyword's
+ * auto-reply is queued at the very instant the text is stored, so on a tie the inbound comes
+ * first: a reply never precedes what it answers. docs/api-decisions.md, "The dashboard at phone
+ * width, in plain words".
  */
 export function listThread(sqlite: Database, accountId: string, contactId: string, order: "asc" | "desc", limit: number, offset: number): ThreadItem[] {
   const dir = order === "asc" ? "ASC" : "DESC";
