@@ -196,6 +196,7 @@ function MessageList() {
                     <td class="content" data-label="Text">{m.content}</td>
                     <td data-label="Status">
                       <span class={`badge status-${m.status}`}>{m.status}</span>
+                      {m.status === "failed" && m.failureReason ? <span class="hint reason-line">{failureSentence(String(m.failureReason))}</span> : null}
                     </td>
                     <td data-label="Priority">{m.priority}</td>
                     <td data-label="Created">{fmtDate(m.createdAt)}</td>
