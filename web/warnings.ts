@@ -43,8 +43,8 @@ export function healthWarnings(health: HealthFacts, oldestDueAt: string | null, 
     const day = health.tls.certificateExpiresAt.slice(0, 10);
     out.push(
       health.tls.daysLeft < 0
-        ? `The HTTPS certificate expired on ${day}: phones and browsers refuse the connection. Renew it (textwire tls renew) and restart.`
-        : `The HTTPS certificate expires in ${health.tls.daysLeft} days (${day}): renew it (textwire tls renew) and restart.`,
+        ? `The HTTPS certificate expired on ${day}: phones and browsers refuse the connection. Whoever runs the Textwire server must renew it.`
+        : `The HTTPS certificate expires in ${health.tls.daysLeft} days (${day}): whoever runs the Textwire server should renew it.`,
     );
   }
   const r = health.replication;

@@ -92,6 +92,21 @@ describe("conversations", () => {
     expect((await expectStatus(await s.api(`/conversations/${crypto.randomUUID()}/read`, { method: "POST" }), 404)).code).toBe("CONTACT_NOT_FOUND");
   });
 
+  test("a keyword's auto-reply is listed after the text that asked for it: same instant, or the phone's clock ahead of the server's", async () => {
+    const help = async (phone: string, receivedAt: number) => expectStatus(await inbound(phone, "help", receivedAt), 201);
+    const thread = async (id: string, order = "asc") => (await expectStatus(await s.api(`/conversations/${id}?order=${order}`), 200)).data.messages.map((m: any) => m.direction);
+    tick();
+    await help("+14155550205", clock.now); // received the very millisecond the reply is queued
+    tick();
+    await help("+14155550206", clock.now + 20_000); // the phone's clock runs 20 s ahead
+    const list = (await expectStatus(await s.api("/contacts?search=0205"), 200)).data.contacts.concat((await expectStatus(await s.api("/contacts?search=0206"), 200)).data.contacts);
+    expect(list.length).toBe(2);
+    for (const c of list) {
+      expect(await thread(c.id)).toEqual(["inbound", "outbound"]);
+      expect(await thread(c.id, "desc")).toEqual(["outbound", "inbound"]);
+    }
+  });
+
   test("another account sees none of it", async () => {
     const other = s.running.deps.accounts.createAccount({ name: "Other" });
     const d = (await expectStatus(await s.api("/conversations", { key: other.apiKey }), 200)).data;

@@ -151,3 +151,36 @@ export async function openContext(browser: Browser, screen: ContextOptions, extr
   context.setDefaultTimeout(10_000);
   return context;
 }
+
+/**
+ * What sticks out sideways on `page`: the document wider than the screen, or a table scroller
+ * (.table-wrap) hiding columns to the right. Empty when the page fits; else a line per offender
+ * (with the widest elements named) for the failure message.
+ */
+export async function sidewaysOverflow(page: Page, width: number): Promise<string[]> {
+  return (await page.evaluate(`(() => {
+    const width = Math.min(window.innerWidth, ${width});
+    const out = [];
+    const doc = document.documentElement.scrollWidth;
+    if (doc > width) {
+      out.push("document " + doc + " px wide on a " + width + " px screen");
+      // The outermost elements that stick out (their parent fits), else the widest ones.
+      const all = [...document.querySelectorAll("body *")].filter((e) => !e.closest("thead, .visually-hidden") && e.getBoundingClientRect().right > width + 1);
+      const outer = all.filter((e) => e.parentElement && e.parentElement.getBoundingClientRect().right <= width + 1);
+      const wide = (outer.length ? outer : all.sort((a, b) => a.getBoundingClientRect().width - b.getBoundingClientRect().width))
+        .slice(0, 6)
+        .map((e) => e.tagName.toLowerCase() + (e.className ? "." + String(e.className).split(" ").join(".") : "") + " → " + Math.round(e.getBoundingClientRect().right));
+      out.push(...wide);
+      // Text that does not wrap overflows its box without widening it.
+      const spill = [...document.querySelectorAll("main *")]
+        .filter((e) => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX === "visible" && !e.closest("thead, .visually-hidden"))
+        .slice(-4)
+        .map((e) => e.tagName.toLowerCase() + (e.className ? "." + String(e.className).split(" ").join(".") : "") + " holds " + e.scrollWidth + " px in " + e.clientWidth + " px");
+      out.push(...spill);
+    }
+    for (const w of document.querySelectorAll(".table-wrap")) {
+      if (w.scrollWidth > w.clientWidth + 1) out.push("a table scrolls sideways inside its box: " + w.scrollWidth + " px in " + w.clientWidth + " px (" + (w.querySelector("table")?.className || "table") + ")");
+    }
+    return out;
+  })()`)) as string[];
+}

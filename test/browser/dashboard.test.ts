@@ -82,11 +82,15 @@ describe("desktop, 1280 px", () => {
     await page.getByLabel("Field 2 required").check();
     const figures = page.getByTestId("preview-figures");
     await page.getByLabel("Text message template").fill("Hi {{firstName}} from {{company}}!");
-    await figures.getByText(/· GSM-7 · 1 segment$/).waitFor();
+    await figures.getByText(/^1 text \(\d+ characters\)$/).waitFor();
     await page.getByLabel("Text message template").fill("Hi {{firstName}}! " + "Spring deals are here. ".repeat(8));
-    await figures.getByText(/· GSM-7 · 2 segments$/).waitFor();
+    await figures.getByText(/^2 texts \(\d+ characters\)$/).waitFor();
     await page.getByLabel("Text message template").fill("Hi {{firstName}} 🌷 see you soon");
-    await figures.getByText(/· UCS-2 · 1 segment$/).waitFor();
+    await figures.getByText(/^1 text \(\d+ characters\)$/).waitFor();
+    // The why: one text holds 70 characters because of the emoji; the encoding is named only there.
+    await page.locator(".preview").getByText("why").click();
+    expect(await page.locator(".preview details.why").textContent()).toContain("70 characters because “🌷”");
+    expect(await page.locator(".preview details.why").textContent()).toContain("UCS-2");
     await expectAccessible(page, "the form builder");
     await screenshot(page, "form-builder-1280");
     await page.getByRole("button", { name: "Create form" }).click();

@@ -284,6 +284,8 @@ describe("Forms and Settings, desktop 1280 px, operator key", () => {
       rmSync(file, { force: true });
     }
     await page.getByText(/^Backup textwire-.*downloaded/).waitFor();
+    // The operator, who runs the server, is shown the command that changes the account's limits.
+    await page.getByText(/You run this server: change these on it with textwire accounts update/).waitFor();
     await expectAccessible(page, "Settings (operator)");
     await screenshot(page, "settings-1280");
     expect(errors).toEqual([]);
@@ -327,6 +329,9 @@ describe("Forms and Settings, desktop 1280 px, operator key", () => {
       await p2.getByText(/Backups are made by whoever runs the Textwire server/).waitFor();
       expect(await p2.getByRole("button", { name: /backup/i }).count()).toBe(0);
       expect(await p2.getByTestId("scheduled-backups").count()).toBe(0);
+      // No command line for someone who does not run the server: plain words instead.
+      await p2.getByText("These are set by whoever runs the Textwire server: ask them if you need more.").waitFor();
+      expect(await p2.locator("main").textContent()).not.toContain("textwire ");
       await expectAccessible(p2, "Settings (admin, not operator)");
       expect(errs).toEqual([]);
     } finally {

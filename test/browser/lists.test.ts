@@ -151,14 +151,14 @@ describe("desktop, 1280 px", () => {
     await timeline.locator("li").first().waitFor();
     expect(await timeline.locator("li").evaluateAll((els) => els.map((e) => e.getAttribute("data-kind")))).toEqual(["created", "leased", "failed"]);
     expect(await timeline.locator('li[data-kind="leased"]').textContent()).toContain("Handed to the phone “counter-phone” to send, to report back by");
-    expect(await timeline.locator('li[data-kind="failed"]').textContent()).toContain("Failed: invalid-phone");
+    expect(await timeline.locator('li[data-kind="failed"]').textContent()).toContain("Failed for good: The phone number is not a mobile number that can receive texts. Code: invalid-phone");
     expect(await page.locator(".facts").textContent()).toContain("counter-phone");
     await expectAccessible(page, "a failed message");
     await screenshot(page, "message-detail-1280");
 
     await page.getByRole("button", { name: "Retry" }).click();
     await timeline.locator('li[data-kind="attempt_failed"]').waitFor();
-    expect(await timeline.locator('li[data-kind="attempt_failed"]').textContent()).toContain("Sending failed (invalid-phone); you sent it again");
+    expect(await timeline.locator('li[data-kind="attempt_failed"]').textContent()).toContain("Sending failed: The phone number is not a mobile number that can receive texts. You sent it again");
     expect(await page.locator(".facts").textContent()).toContain("queued");
     expect(errors).toEqual([]);
   }, 30_000);

@@ -5,8 +5,15 @@ import { act } from "../act";
 import type { Broadcast } from "../api-types";
 import { fmtDate } from "../format";
 import { LiveBadge, useLiveMessages } from "../live";
-import { smsInfo } from "../../src/domain/sms-encoding";
 import { PRIORITIES } from "../../src/domain/statuses";
+import { TextSize, textCount } from "../components/TextSize";
+import { InsertField } from "../components/InsertField";
+
+const BROADCAST_FIELDS = [
+  ["firstName", "First name"],
+  ["lastName", "Last name"],
+  ["fullName", "Full name"],
+] as const;
 import { Confirm } from "../components/Confirm";
 import { parseTags } from "./contacts";
 
@@ -49,7 +56,7 @@ export function Broadcasts() {
       {list.value ? (
         list.value.length ? (
           <div class="table-wrap">
-            <table>
+            <table class="cards">
               <thead>
                 <tr>
                   <th scope="col">Broadcast</th>
@@ -64,16 +71,16 @@ export function Broadcasts() {
                   const done = b.messages.sent + b.messages.failed + b.messages.cancelled;
                   return (
                     <tr key={b.id}>
-                      <td>{b.name}</td>
-                      <td>{b.status}</td>
-                      <td>
+                      <td data-label="Broadcast">{b.name}</td>
+                      <td data-label="State">{b.status}</td>
+                      <td data-label="Progress">
                         <progress max={Math.max(1, b.recipients)} value={done} aria-label={`Progress of ${b.name}`} />{" "}
                         {b.messages.sent} sent · {b.messages.failed} failed · {b.messages.queued} waiting · {b.messages.cancelled} cancelled
                         {b.suppressed ? ` · ${b.suppressed} left out` : ""}
                       </td>
-                      <td>{fmtDate(b.scheduledFor)}</td>
+                      <td data-label="Starts">{fmtDate(b.scheduledFor)}</td>
                       {admin ? (
-                        <td>
+                        <td data-label="Actions">
                           {b.status === "queued" || b.status === "queuing" ? (
                             <button type="button" class="secondary" aria-label={`Cancel ${b.name}`} onClick={() => (cancelling.value = b)}>
                               Cancel
@@ -169,7 +176,6 @@ function NewBroadcast(props: { onSent: (notice: string) => void }) {
       error.value = errorText(err);
     }
   }
-  const info = smsInfo(content.value);
   return (
     <details class="compose" open>
       <summary>New broadcast</summary>
@@ -182,10 +188,12 @@ function NewBroadcast(props: { onSent: (notice: string) => void }) {
           <label for="bc-text">Text</label>
           <textarea id="bc-text" rows={3} maxLength={1600} required value={content.value} onInput={on(content)} aria-describedby="bc-text-help" />
           <small id="bc-text-help">
-            {"{{firstName}}"}, {"{{lastName}}"}, {"{{fullName}}"} or {"{{customFields.<name>}}"} are filled in per contact · {[...content.value].length} characters · {info.encoding} ·{" "}
-            {info.segments} {info.segments === 1 ? "segment" : "segments"} before filling in
+            Fields are filled in for each contact: {"{{firstName}}"} says “Ada” to Ada. A detail saved with the contact under its own name (say “service”) is
+            written {"{{customFields.service}}"}.
           </small>
+          <TextSize content={content.value} suffix=" before filling in" />
         </span>
+        <InsertField id="bc-insert" textareaId="bc-text" value={content.value} onChange={(v) => (content.value = v)} fields={BROADCAST_FIELDS} />
         <fieldset>
           <legend>Who receives it</legend>
           <span class="field">
@@ -236,7 +244,7 @@ function NewBroadcast(props: { onSent: (notice: string) => void }) {
                 <ul class="samples" aria-label="Examples of the texts">
                   {count.value.samples.map((x) => (
                     <li key={x.contactId}>
-                      {x.phoneNumber}: <span class="sample-text">{x.content}</span> ({x.encoding}, {x.segments} {x.segments === 1 ? "segment" : "segments"})
+                      {x.phoneNumber}: <span class="sample-text">{x.content}</span> ({textCount(x.content)})
                     </li>
                   ))}
                 </ul>

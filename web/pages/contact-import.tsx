@@ -130,7 +130,7 @@ export function ContactImport() {
         <>
           <h2>1. Which column is which</h2>
           <div class="table-wrap">
-            <table class="mapping">
+            <table class="mapping cards">
               <thead>
                 <tr>
                   <th scope="col">Column in the file</th>
@@ -142,8 +142,8 @@ export function ContactImport() {
                 {parsed.value.header.map((h, i) => (
                   <tr key={i}>
                     <th scope="row">{h || `(column ${i + 1})`}</th>
-                    <td>{parsed.value!.rows[0]?.[i] ?? ""}</td>
-                    <td>
+                    <td data-label="First value">{parsed.value!.rows[0]?.[i] ?? ""}</td>
+                    <td data-label="Import as">
                       <select
                         aria-label={`Import column ${h || i + 1} as`}
                         value={mapping.value[i]}
@@ -164,7 +164,7 @@ export function ContactImport() {
               <h2>2. Preview of the first rows</h2>
               <p>{pv.total} row(s) in the file.</p>
               <div class="table-wrap">
-                <table data-testid="import-preview">
+                <table data-testid="import-preview" class="cards">
                   <thead>
                     <tr>
                       {pv.heads.map((h) => (
@@ -176,7 +176,7 @@ export function ContactImport() {
                     {pv.rows.map((r, n) => (
                       <tr key={n}>
                         {r.map((v, j) => (
-                          <td key={j}>{v}</td>
+                          <td key={j} data-label={pv.heads[j]}>{v}</td>
                         ))}
                       </tr>
                     ))}

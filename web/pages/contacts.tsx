@@ -145,7 +145,7 @@ function ContactList() {
       {l ? (
         l.contacts.length ? (
           <div class="table-wrap">
-            <table>
+            <table class="cards">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
@@ -158,21 +158,21 @@ function ContactList() {
               <tbody>
                 {l.contacts.map((c) => (
                   <tr key={c.id} data-contact-id={c.id}>
-                    <td>
+                    <td data-label="Name">
                       <a href={`/contacts/${encodeURIComponent(c.id)}`}>{nameOf(c) || "(no name)"}</a>
                     </td>
-                    <td>{c.phoneNumber}</td>
-                    <td>
+                    <td data-label="Phone">{c.phoneNumber}</td>
+                    <td data-label="Status">
                       <select aria-label={`Status of ${nameOf(c) || c.phoneNumber}`} value={c.status} onChange={(e) => update(c, { status: (e.target as HTMLSelectElement).value as Contact["status"] }, "status")}>
                         {STATUSES.map((s) => (
                           <option key={s} value={s}>{s}</option>
                         ))}
                       </select>
                     </td>
-                    <td>
+                    <td data-label="Tags">
                       <TagEditor contact={c} onSave={(tags) => update(c, { tags }, "tags")} />
                     </td>
-                    <td>{fmtDate(c.createdAt)}</td>
+                    <td data-label="Created">{fmtDate(c.createdAt)}</td>
                   </tr>
                 ))}
               </tbody>

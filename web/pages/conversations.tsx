@@ -3,6 +3,7 @@ import { useSignal } from "@preact/signals";
 import { api, errorText } from "../api";
 import { act } from "../act";
 import type { Answer, Conversation, ThreadMessage } from "../api-types";
+import { failureSentence } from "../failure-reasons";
 import { fmtDate } from "../format";
 import { path } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
@@ -146,8 +147,9 @@ function Thread(props: { contactId: string }) {
             <span class="bubble-text">{m.content}</span>
             <span class="when">
               {fmtDate(m.at)}
-              {m.direction === "outbound" ? ` · ${m.status}${m.failureReason ? ` (${m.failureReason})` : ""}` : m.keyword ? ` · keyword ${m.keyword}` : ""}
+              {m.direction === "outbound" ? ` · ${m.status}${m.status === "failed" || m.status === "cancelled" ? (m.failureReason ? `: ${failureSentence(m.failureReason)}` : "") : ""}` : m.keyword ? ` · keyword ${m.keyword}` : ""}
             </span>
+            {m.direction === "outbound" && m.failureReason && (m.status === "failed" || m.status === "cancelled") ? <span class="when code-detail">Code: {m.failureReason}</span> : null}
           </li>
         ))}
       </ol>

@@ -70,7 +70,7 @@ function DeviceList() {
         <>
           <p class="summary">
             {list.filter((d) => d.online).length} of {list.length} {list.length === 1 ? "phone" : "phones"} online. A phone is online while it keeps a live connection or
-            has asked for work in the last few minutes.
+            has asked for work in the last few minutes. “Failed attempts today” counts every time the phone could not send a text today, including texts that were then tried again and sent (the Overview shows the same total).
           </p>
           <div class="table-wrap wide-only">
             <table class="devices">
@@ -82,7 +82,7 @@ function DeviceList() {
                   <th scope="col">Last seen</th>
                   <th scope="col" class="num">Battery</th>
                   <th scope="col" class="num">Sent today</th>
-                  <th scope="col" class="num">Failed today</th>
+                  <th scope="col" class="num">Failed attempts today</th>
                   <th scope="col" class="num">Send rate</th>
                   {admin ? <th scope="col">Actions</th> : null}
                 </tr>
@@ -134,7 +134,7 @@ function DeviceList() {
                     <dd>{fmtNum(d.sentToday)}</dd>
                   </div>
                   <div>
-                    <dt>Failed today</dt>
+                    <dt>Failed attempts today</dt>
                     <dd>{fmtNum(d.failedToday)}</dd>
                   </div>
                   <div>

@@ -6,6 +6,8 @@ import { fmtDate } from "../format";
 import { navigate, path } from "../router";
 import { smsInfo } from "../../src/domain/sms-encoding";
 import { PRIORITIES } from "../../src/domain/statuses";
+import { TextSize } from "../components/TextSize";
+import { InsertField } from "../components/InsertField";
 import { renderTemplate } from "../../src/domain/template";
 import { Confirm } from "../components/Confirm";
 import { draftFromSettings, recommendedDraft, settingsFromDraft, type ProtectionDraft } from "../form-protection";
@@ -89,7 +91,7 @@ function FormList() {
       {forms.value ? (
         forms.value.length ? (
           <div class="table-wrap">
-            <table>
+            <table class="cards">
               <thead>
                 <tr>
                   <th scope="col">Form</th>
@@ -104,23 +106,23 @@ function FormList() {
               <tbody>
                 {forms.value.map((f) => (
                   <tr key={f.id} data-form-id={f.id}>
-                    <td>{admin ? <a href={`/forms/${encodeURIComponent(f.id)}`}>{f.name}</a> : f.name}</td>
-                    <td class="webhook">
+                    <td data-label="Form">{admin ? <a href={`/forms/${encodeURIComponent(f.id)}`}>{f.name}</a> : f.name}</td>
+                    <td class="webhook" data-label="Webhook address">
                       <code>{f.webhookUrl}</code>{" "}
                       <button type="button" class="secondary" aria-label={`Copy the webhook address of ${f.name}`} onClick={() => copy(f.webhookUrl, (m) => (notice.value = m))}>
                         Copy
                       </button>
                     </td>
-                    <td class="num">{f.counts ? (f.counts.messages ? `${f.counts.messagesSent} sent of ${f.counts.messages}` : "none yet") : "—"}</td>
-                    <td class="num" title="Contacts of this form whose status is converted">
+                    <td class="num" data-label="Texts">{f.counts ? (f.counts.messages ? `${f.counts.messagesSent} sent of ${f.counts.messages}` : "none yet") : "—"}</td>
+                    <td class="num" data-label="Converted" title="Contacts of this form whose status is converted">
                       {f.counts ? (f.counts.contacts ? `${f.counts.converted} of ${f.counts.contacts} (${f.counts.conversionRate}%)` : "no contacts yet") : "—"}
                     </td>
-                    <td>
+                    <td data-label="Accepting">
                       <input type="checkbox" aria-label={`${f.name} accepts submissions`} checked={f.isActive} disabled={!admin} onChange={(e) => setActive(f, (e.target as HTMLInputElement).checked)} />
                     </td>
-                    <td>{fmtDate(f.createdAt)}</td>
+                    <td data-label="Created">{fmtDate(f.createdAt)}</td>
                     {admin ? (
-                      <td class="actions">
+                      <td class="actions" data-label="Actions">
                         <button type="button" class="secondary" aria-label={`New webhook address for ${f.name}`} onClick={() => (rotating.value = f)}>
                           New webhook address
                         </button>{" "}
@@ -367,10 +369,24 @@ function FormEditor(props: { id?: string }) {
             <label for="form-template">Text message template</label>
             <textarea id="form-template" rows={4} maxLength={1600} required value={template.value} onInput={(e) => (template.value = (e.target as HTMLTextAreaElement).value)} {...errAttrs(fieldErrors.value, "messageTemplate", "form-template-error", "template-help")} />
             <small id="template-help">
-              Use {"{{firstName}}"}, {"{{formName}}"} or any field's name in double braces.
+              To put the customer's own answers in the text, insert a field: it is written as its name in double braces, e.g. {"{{firstName}}"}, and the text
+              says “Ada” for a customer called Ada.
             </small>
             <FieldError errors={fieldErrors.value} name="messageTemplate" id="form-template-error" />
           </span>
+          <InsertField
+            id="form-insert"
+            textareaId="form-template"
+            value={template.value}
+            onChange={(v) => (template.value = v)}
+            fields={[
+              ...fields.value.filter((f) => f.name).map((f) => [f.name, f.label || f.name] as const),
+              ...(fields.value.some((f) => f.name === "fullName") ? [] : [["fullName", "Full name"] as const]),
+              ["formName", "The form's name"] as const,
+              ["date", "Today's date"] as const,
+              ["time", "The time"] as const,
+            ]}
+          />
           <fieldset>
             <legend>Sending</legend>
             <span class="field">
@@ -436,10 +452,9 @@ function FormEditor(props: { id?: string }) {
         <aside class="preview" aria-labelledby="preview-title">
           <h2 id="preview-title">Preview</h2>
           <blockquote class="sms">{p.text}</blockquote>
-          <p aria-live="polite" class="preview-figures" data-testid="preview-figures">
-            {p.chars} characters · {p.info.encoding} · {p.info.segments} {p.info.segments === 1 ? "segment" : "segments"}
+          <p aria-live="polite" class="preview-figures">
+            <TextSize content={p.text} testId="preview-figures" />
           </p>
-          {p.info.encoding === "UCS-2" ? <p class="hint">A character outside the standard SMS alphabet (an emoji, curly quotes…) makes every part hold only 70 characters.</p> : null}
         </aside>
       </form>
       {form.value ? (

@@ -8,6 +8,8 @@ import { navigate, path, search } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
 import { Pager } from "../components/Pager";
 import { Select } from "../components/Select";
+import { ReasonText } from "../components/ReasonText";
+import { failureSentence } from "../failure-reasons";
 import type { TimelineEvent } from "../../src/domain/message-timeline";
 import { MESSAGE_STATUSES, PRIORITIES_BY_RANK } from "../../src/domain/statuses";
 
@@ -165,7 +167,7 @@ function MessageList() {
       {l ? (
         l.messages.length ? (
           <div class="table-wrap">
-            <table class="messages">
+            <table class="messages cards">
               <thead>
                 <tr>
                   <th scope="col">
@@ -187,19 +189,20 @@ function MessageList() {
               <tbody>
                 {l.messages.map((m) => (
                   <tr key={m.id} data-message-id={m.id}>
-                    <td>
+                    <td data-label="Select">
                       <input type="checkbox" aria-label={`Select the message to ${m.recipientPhone}`} checked={selected.value.has(m.id)} onChange={(e) => toggle(m.id, (e.target as HTMLInputElement).checked)} />
                     </td>
-                    <td>
+                    <td data-label="Recipient">
                       <a href={`/messages/${encodeURIComponent(m.id)}`}>{m.recipientName ? `${m.recipientName} ` : ""}{m.recipientPhone}</a>
                     </td>
-                    <td class="content">{m.content}</td>
-                    <td>
+                    <td class="content" data-label="Text">{m.content}</td>
+                    <td data-label="Status">
                       <span class={`badge status-${m.status}`}>{m.status}</span>
+                      {m.status === "failed" && m.failureReason ? <span class="hint reason-line">{failureSentence(String(m.failureReason))}</span> : null}
                     </td>
-                    <td>{m.priority}</td>
-                    <td>{fmtDate(m.createdAt)}</td>
-                    <td class="actions">
+                    <td data-label="Priority">{m.priority}</td>
+                    <td data-label="Created">{fmtDate(m.createdAt)}</td>
+                    <td class="actions" data-label="Actions">
                       {m.status === "failed" ? (
                         <button type="button" aria-label={`Retry the message to ${m.recipientPhone}`} onClick={() => change(m, "queued")}>Retry</button>
                       ) : null}
@@ -363,15 +366,15 @@ export function stepText(e: TimelineEvent): string {
     case "lease_expired":
       return `${phoneName(e)} did not report back in time; the message went back to the queue`;
     case "attempt_failed":
-      return `Sending failed${e.reason ? ` (${e.reason})` : ""}; ${e.by === "owner" ? "you sent it again" : "it is tried again automatically"}${e.retryAt ? ` at ${fmtDate(e.retryAt)}` : ""}`;
+      return `Sending failed${e.reason ? `: ${failureSentence(e.reason)}` : "."} ${e.by === "owner" ? "You sent it again" : "It is tried again automatically"}${e.retryAt ? ` at ${fmtDate(e.retryAt)}` : ""}.`;
     case "sent":
       return `Sent${e.deviceId ? ` by ${phoneName(e)}` : ""}${e.deviceTime ? ` (the phone's clock said ${e.deviceTime})` : ""}`;
     case "delivered":
       return `Delivered to the recipient's phone${e.deviceTime ? ` (the phone's clock said ${e.deviceTime})` : ""}`;
     case "failed":
-      return `Failed${e.reason ? `: ${e.reason}` : ""}`;
+      return `Failed for good${e.reason ? `: ${failureSentence(e.reason)}` : "."}`;
     case "cancelled":
-      return `Cancelled${e.reason ? ` (${e.reason})` : ""}`;
+      return `Cancelled${e.reason ? `: ${failureSentence(e.reason)}` : "."}`;
   }
 }
 
@@ -411,7 +414,7 @@ function MessageDetail(props: { id: string }) {
         ["Created", fmtDate(x.createdAt)],
         ["Scheduled for", fmtDate(x.scheduledFor)],
         ["Sent", fmtDate(x.sentAt)],
-        ["Failure reason", x.failureReason ?? "—"],
+        ["Why it failed", x.failureReason ? <ReasonText code={x.failureReason} /> : "—"],
         ["Times sent again", x.retryCount ?? 0],
         ["Phone", lastPhone ? (lastPhone.deviceName ?? lastPhone.deviceId ?? "—") : "— (not handed to a phone yet)"],
       ]
@@ -433,7 +436,7 @@ function MessageDetail(props: { id: string }) {
             {rows.map(([k, v]) => (
               <div key={k}>
                 <dt>{k}</dt>
-                <dd>{String(v)}</dd>
+                <dd>{typeof v === "object" && v !== null ? (v as any) : String(v)}</dd>
               </div>
             ))}
           </dl>
@@ -446,6 +449,7 @@ function MessageDetail(props: { id: string }) {
             {timeline.value.map((e, i) => (
               <li key={i} data-kind={e.kind}>
                 <span class="when">{fmtDate(e.at)}</span> {stepText(e)}
+                {e.reason && (e.kind === "attempt_failed" || e.kind === "failed" || e.kind === "cancelled") ? <span class="code-detail"> Code: {e.reason}</span> : null}
               </li>
             ))}
           </ol>

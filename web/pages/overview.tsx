@@ -4,6 +4,7 @@ import "uplot/dist/uPlot.min.css";
 import { api, errorText } from "../api";
 import { fmtAge, fmtNum, zone } from "../format";
 import { PRIORITIES_BY_RANK } from "../../src/domain/statuses";
+import { dayAxis, dayPoints, dayText } from "../day-axis";
 import { healthWarnings, replicationText, type Health } from "../warnings";
 
 const PRIORITIES = PRIORITIES_BY_RANK;
@@ -19,7 +20,7 @@ interface OverviewData {
   today: { sent: number; failed: number };
   week: Array<{ date: string; sent: number; failed: number }>;
   health: Health;
-  devices: { online: number; total: number };
+  devices: { online: number; total: number; failedAttemptsToday: number };
 }
 
 async function loadOverview(now: number): Promise<OverviewData> {
@@ -31,7 +32,7 @@ async function loadOverview(now: number): Promise<OverviewData> {
     api(`/messages/analytics?period=1d&timezone=${tz}`),
     api(`/messages/analytics?period=7d&timezone=${tz}`),
     fetch("/health").then((r) => r.json()),
-    api<{ data: { devices: Array<{ online: boolean }> } }>("/devices"),
+    api<{ data: { devices: Array<{ online: boolean; failedToday: number }> } }>("/devices"),
   ]);
   const byPriority: Record<string, number> = {};
   PRIORITIES.forEach((p, i) => (byPriority[p] = counts[i].data.pagination.total));
@@ -46,7 +47,12 @@ async function loadOverview(now: number): Promise<OverviewData> {
     today: { sent: day.data.analytics.statusBreakdown.sent, failed: day.data.analytics.statusBreakdown.failed },
     week: week.data.analytics.dailyVolume,
     health,
-    devices: { online: devices.data.devices.filter((d) => d.online).length, total: devices.data.devices.length },
+    devices: {
+      online: devices.data.devices.filter((d) => d.online).length,
+      total: devices.data.devices.length,
+      // The Devices page's own figure, summed: both pages count failed attempts the same way.
+      failedAttemptsToday: devices.data.devices.reduce((n, d) => n + d.failedToday, 0),
+    },
   };
 }
 
@@ -85,11 +91,15 @@ export function Overview() {
             <Tile label="Scheduled for later" value={(d.scheduledCapped ? "≥ " : "") + fmtNum(d.scheduled)} />
             <Tile label="Oldest due" value={d.oldestDueAt ? fmtAge(now - Date.parse(d.oldestDueAt)) : "none"} />
             <Tile label="Sent today" value={fmtNum(d.today.sent)} />
-            <Tile label="Failed today" value={fmtNum(d.today.failed)} />
+            <Tile label="Failed for good today" value={fmtNum(d.today.failed)} />
+            <Tile label="Failed attempts today" value={fmtNum(d.devices.failedAttemptsToday)} href="/devices" />
             <Tile label="Phones online" value={`${fmtNum(d.devices.online)} of ${fmtNum(d.devices.total)}`} href="/devices" />
             <Tile label="Last backup" value={backupAge(d.health, fmtAge)} />
             <Tile label="Replica" value={replicaTile(d.health, fmtAge)} href="/settings#replication" />
           </div>
+          <p class="hint">
+            “Failed for good” counts today’s texts that will not be tried again. “Failed attempts” counts every time a phone could not send a text today, including texts that were then tried again and sent; the Devices page shows the same figure per phone.
+          </p>
           {d.devices.total === 0 ? (
             <p class="hint">
               No phone is connected yet, so nothing is sent: <a href="/devices">add a phone</a>.
@@ -97,7 +107,7 @@ export function Overview() {
           ) : null}
           {!d.health.backup ? (
             <p class="hint">
-              No scheduled backups: start the server with <code class="nowrap">--backup-dir</code> (see “Backups” in the operations guide, docs/operations.md) so a broken disk does not lose your contacts.
+              No scheduled backups: ask whoever runs the Textwire server to turn them on (the operations guide, docs/operations.md, says how), so a broken disk does not lose your contacts.
             </p>
           ) : null}
           {d.health.replication ? <p class="hint" data-testid="replication-line">{replicationText(d.health.replication, fmtAge)}</p> : null}
@@ -168,18 +178,22 @@ function WeekChart(props: { week: OverviewData["week"] }) {
   function draw(uPlot: typeof import("uplot")) {
     const el = box.current;
     if (!el) return () => {};
-    const xs = props.week.map((d) => Date.parse(d.date + "T12:00:00Z") / 1000);
+    const xs = dayPoints(props.week.map((d) => d.date));
     const style = getComputedStyle(document.documentElement);
     const plot = new uPlot(
       {
         width: Math.max(280, el.clientWidth),
         height: 220,
         series: [
-          {},
+          { label: "Day", value: (_u: unknown, v: number | null) => (v == null ? "—" : dayText(v)) },
           { label: "Sent", stroke: style.getPropertyValue("--ok").trim() || "green", width: 2 },
-          { label: "Failed", stroke: style.getPropertyValue("--bad").trim() || "red", width: 2 },
+          { label: "Failed for good", stroke: style.getPropertyValue("--bad").trim() || "red", width: 2 },
         ],
-        axes: [{ stroke: style.getPropertyValue("--fg").trim() }, { stroke: style.getPropertyValue("--fg").trim() }],
+        axes: [
+          { stroke: style.getPropertyValue("--fg").trim(), ...dayAxis(xs) },
+          // Whole texts only: no 0.5 ticks when the counts are small.
+          { stroke: style.getPropertyValue("--fg").trim(), values: (_u, splits) => splits.map((v) => (Number.isInteger(v) ? fmtNum(v) : "")) },
+        ],
         scales: { x: { time: true } },
       },
       [xs, props.week.map((d) => d.sent), props.week.map((d) => d.failed)],
@@ -194,14 +208,14 @@ function WeekChart(props: { week: OverviewData["week"] }) {
   }
   return (
     <figure>
-      {failed.value ? null : <div ref={box} class="chart" role="img" aria-label="Texts sent and failed per day over the last 7 days (the table below has the figures)" />}
+      {failed.value ? null : <div ref={box} class="chart" role="img" aria-label="Texts sent and failed for good per day over the last 7 days (the table below has the figures)" />}
       <table>
         <caption>Texts per day</caption>
         <thead>
           <tr>
             <th scope="col">Day</th>
             <th scope="col" class="num">Sent</th>
-            <th scope="col" class="num">Failed</th>
+            <th scope="col" class="num">Failed for good</th>
           </tr>
         </thead>
         <tbody>

@@ -75,9 +75,13 @@ export function AccountLimits(props: { info: AccountInfo | null; error: string }
               <dd>{a.account.defaultCountry} (what new forms accept numbers from)</dd>
             </div>
           </dl>
-          <p class="hint">
-            These are set by whoever runs the Textwire server, on the server itself: <code>{a.changeWith}</code>
-          </p>
+          {a.access.operator ? (
+            <p class="hint">
+              You run this server: change these on it with <code>{a.changeWith}</code>
+            </p>
+          ) : (
+            <p class="hint">These are set by whoever runs the Textwire server: ask them if you need more.</p>
+          )}
         </>
       ) : null}
     </>
@@ -169,7 +173,7 @@ export function Backups(props: { info: AccountInfo | null }) {
             </p>
             {l.backups.length ? (
               <div class="table-wrap">
-                <table data-testid="scheduled-backups">
+                <table data-testid="scheduled-backups" class="cards">
                   <thead>
                     <tr>
                       <th scope="col">File</th>
@@ -180,11 +184,11 @@ export function Backups(props: { info: AccountInfo | null }) {
                   <tbody>
                     {l.backups.map((b) => (
                       <tr key={b.name}>
-                        <td>
+                        <td data-label="File">
                           <code>{b.name}</code>
                         </td>
-                        <td>{fmtDate(b.createdAt)}</td>
-                        <td class="num">{fmtBytes(b.bytes)}</td>
+                        <td data-label="Made">{fmtDate(b.createdAt)}</td>
+                        <td class="num" data-label="Size">{fmtBytes(b.bytes)}</td>
                       </tr>
                     ))}
                   </tbody>

@@ -107,7 +107,7 @@ function ApiKeys() {
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
       {keys.value ? (
         <div class="table-wrap">
-          <table>
+          <table class="cards">
             <thead>
               <tr>
                 <th scope="col">Key</th>
@@ -121,12 +121,12 @@ function ApiKeys() {
             <tbody>
               {keys.value.map((k) => (
                 <tr key={k.keyId} data-key-id={k.keyId}>
-                  <td><code>{k.key}</code></td>
-                  <td>{PERMISSION_NAMES[k.permission]}{k.operator ? " (server operator)" : ""}</td>
-                  <td>{fmtDate(k.createdAt)}</td>
-                  <td>{fmtDate(k.lastUsedAt)}</td>
-                  <td>{k.revokedAt ? `revoked ${fmtDate(k.revokedAt)}` : "active"}</td>
-                  <td>
+                  <td data-label="Key"><code>{k.key}</code></td>
+                  <td data-label="Permission">{PERMISSION_NAMES[k.permission]}{k.operator ? " (server operator)" : ""}</td>
+                  <td data-label="Created">{fmtDate(k.createdAt)}</td>
+                  <td data-label="Last used">{fmtDate(k.lastUsedAt)}</td>
+                  <td data-label="State">{k.revokedAt ? `revoked ${fmtDate(k.revokedAt)}` : "active"}</td>
+                  <td data-label="Actions">
                     {k.revokedAt ? null : (
                       <button type="button" class="secondary" aria-label={`Revoke key ${k.key}`} onClick={() => (revoking.value = k)}>
                         Revoke
@@ -176,7 +176,7 @@ function Sessions() {
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
       {rows.value ? (
         <div class="table-wrap">
-          <table>
+          <table class="cards">
             <thead>
               <tr>
                 <th scope="col">Browser</th>
@@ -190,12 +190,12 @@ function Sessions() {
             <tbody>
               {rows.value.map((s) => (
                 <tr key={s.id}>
-                  <td>{browserName(s.userAgent)}{s.current ? " (this one)" : ""}</td>
-                  <td>{s.ipAddress ?? "—"}</td>
-                  <td><code>…{s.keyLast4}</code></td>
-                  <td>{fmtDate(s.createdAt)}</td>
-                  <td>{fmtDate(s.lastSeenAt)}</td>
-                  <td>
+                  <td data-label="Browser">{browserName(s.userAgent)}{s.current ? " (this one)" : ""}</td>
+                  <td data-label="Address">{s.ipAddress ?? "—"}</td>
+                  <td data-label="Key"><code>…{s.keyLast4}</code></td>
+                  <td data-label="Signed in">{fmtDate(s.createdAt)}</td>
+                  <td data-label="Last seen">{fmtDate(s.lastSeenAt)}</td>
+                  <td data-label="Actions">
                     <button type="button" class="secondary" aria-label={`End the session of ${browserName(s.userAgent)} signed in ${fmtDate(s.createdAt)}`} onClick={() => end(s)}>
                       End
                     </button>

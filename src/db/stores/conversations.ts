@@ -84,19 +84,26 @@ export interface ThreadItem {
   createdAt: string;
 }
 
-/** Both directions of one contact, in time order (`asc`) or newest first. */
+/**
+ * Both directions of one contact, in time order (`asc`) or newest first. An inbound text is
+ * placed at the earlier of the phone's receivedAt and the server's arrival time (a text a phone
+ * held while offline keeps its true time, and none sorts after the server's clock). A keyword's
+ * auto-reply is queued at the very instant the text is stored, so on a tie the inbound comes
+ * first: a reply never precedes what it answers. docs/api-decisions.md, "The dashboard at phone
+ * width, in plain words".
+ */
 export function listThread(sqlite: Database, accountId: string, contactId: string, order: "asc" | "desc", limit: number, offset: number): ThreadItem[] {
   const dir = order === "asc" ? "ASC" : "DESC";
   return sqlite
     .query(
       `SELECT id, direction, content, status, at, sentAt, failureReason, receivedAt, readAt, keyword, createdAt FROM (
          SELECT id, 'outbound' AS direction, content, status, created_at AS at, sent_at AS sentAt, failure_reason AS failureReason,
-           NULL AS receivedAt, NULL AS readAt, NULL AS keyword, created_at AS createdAt, 0 AS side, rowid AS rid
+           NULL AS receivedAt, NULL AS readAt, NULL AS keyword, created_at AS createdAt, created_at AS sk, 1 AS side, rowid AS rid
          FROM messages WHERE contact_id = ?1 AND account_id = ?2
          UNION ALL
-         SELECT id, 'inbound', body, 'received', received_at, NULL, NULL, received_at, read_at, keyword, created_at, 1, rowid
+         SELECT id, 'inbound', body, 'received', received_at, NULL, NULL, received_at, read_at, keyword, created_at, min(received_at, created_at), 0, rowid
          FROM inbound_messages WHERE contact_id = ?1 AND account_id = ?2)
-       ORDER BY at ${dir}, side ${dir}, rid ${dir} LIMIT ?3 OFFSET ?4`,
+       ORDER BY sk ${dir}, side ${dir}, rid ${dir} LIMIT ?3 OFFSET ?4`,
     )
     .all(contactId, accountId, limit, offset) as ThreadItem[];
 }

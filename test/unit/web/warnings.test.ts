@@ -18,7 +18,7 @@ describe("the Overview's health warnings", () => {
       "A message has been due for 25 min: is a phone switched on and asking for work?",
     ]);
     expect(healthWarnings({ ...ok, tls: { certificateExpiresAt: "2026-06-11T00:00:00Z", daysLeft: 9 } }, null, now, age)).toEqual([
-      "The HTTPS certificate expires in 9 days (2026-06-11): renew it (textwire tls renew) and restart.",
+      "The HTTPS certificate expires in 9 days (2026-06-11): whoever runs the Textwire server should renew it.",
     ]);
     expect(healthWarnings({ ...ok, tls: { certificateExpiresAt: "2026-05-30T00:00:00Z", daysLeft: -2 } }, null, now, age)[0]).toContain("expired on 2026-05-30");
   });
