@@ -1,4 +1,5 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
+import type { Changes } from "../lib/changes";
 import type { WriteGate } from "../db/write-gate";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
@@ -102,6 +103,8 @@ export class ContactService {
     private readonly withdraw: (ids: string[]) => void = () => {},
     /** Import slices wait here while the checkpoint thread catches up (src/db/write-gate.ts). */
     private readonly gate?: WriteGate,
+    /** Contact changes are announced after commit (the dashboard's live feed listens). */
+    private readonly changes?: Changes,
   ) {
     const q = (s: string) => sqlite.query(s);
     this.stmts = {
@@ -360,6 +363,7 @@ export class ContactService {
       return { id, cancelled };
     })();
     if (cancelled.length) this.withdraw(cancelled);
+    this.changes?.contact(accountId, "created");
     return this.get(accountId, id);
   }
 
@@ -378,6 +382,7 @@ export class ContactService {
       return opt.cancelled;
     })();
     if (cancelled.length) this.withdraw(cancelled);
+    this.changes?.contact(accountId, "updated");
     return this.get(accountId, current.id);
   }
 
@@ -406,7 +411,7 @@ export class ContactService {
    */
   delete(accountId: string, id: string): { deletedId: string; removedQueued: string[] } {
     this.get(accountId, id);
-    return this.sqlite.transaction(() => {
+    const out = this.sqlite.transaction(() => {
       const removedQueued = (
         this.sqlite.query(`SELECT id FROM messages WHERE contact_id = ? AND account_id = ? AND status = 'queued'`).all(id, accountId) as Array<{ id: string }>
       ).map((r) => r.id);
@@ -414,6 +419,8 @@ export class ContactService {
       this.sqlite.query(`DELETE FROM contacts WHERE id = ? AND account_id = ?`).run(id, accountId);
       return { deletedId: id, removedQueued };
     })();
+    this.changes?.contact(accountId, "deleted");
+    return out;
   }
 
   /**
@@ -448,6 +455,7 @@ export class ContactService {
         }
       }
     })();
+    if (updated > 0) this.changes?.contact(accountId, "updated");
     return { updated, errors };
   }
 
@@ -529,6 +537,7 @@ export class ContactService {
       result.errorsTruncated = true;
     }
     result.refusedRows = tally.refusedRows;
+    if (result.created + result.updated > 0) this.changes?.contact(accountId, "updated");
     return result;
   }
 

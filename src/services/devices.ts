@@ -26,6 +26,7 @@ import { believedTime, readDeviceReport, reportIdOf, type DeviceReport } from ".
 import { latestLease, setMetadataSql } from "../db/message-history";
 import { lastFailedLease } from "../db/message-retries";
 import { emitEvent } from "./events";
+import type { Changes } from "../lib/changes";
 import { emitMessageDelivered } from "./event-payloads";
 import { mobileApiUrls } from "../domain/mobile-api-urls";
 import { machineAddresses } from "../tls/local-ca";
@@ -128,10 +129,6 @@ export class DeviceService {
   private lastWorkRequestAt: number;
   private timer: ReturnType<typeof setInterval> | undefined;
   inbound: InboundReceiver | undefined;
-  /** Told after commit when a phone's report changed the account's messages (the dashboard's live feed). */
-  onMessagesChanged: ((accountId: string) => void) | undefined;
-  /** Told whenever a phone asks for work (the queue.stuck watch of outbound events). */
-  onWorkRequest: ((accountId: string, now: number) => void) | undefined;
   private oldestCache: { at: number; value: string | null } | undefined;
 
   constructor(
@@ -143,12 +140,18 @@ export class DeviceService {
     private readonly metrics: () => Metrics,
     private readonly logger: Logger,
     queue: ConstructorParameters<typeof DeviceEventHub>[0],
+    /** Phones' reports are announced once per batch, after commit, as the phone's ("device"). */
+    private readonly changes: Changes,
   ) {
     this.events = new DeviceEventHub(queue, clock);
     this.requests = new BucketRegistry({ clock, capacity: config.deviceLimitPerMinute, refillPerMs: perMinute(config.deviceLimitPerMinute) });
     this.lastWorkRequestAt = clock();
-    leases.onChange((accountId, change) => {
-      if (change === "enqueued") this.events.notify(accountId);
+    // New work may be waiting: the account's phones hear MessageEnqueued.
+    changes.on("message", (c) => {
+      if (c.what === "queued") this.events.notify(c.accountId);
+    });
+    changes.on("device", (c) => {
+      if (c.what === "asked-for-work") this.lastWorkRequestAt = c.at;
     });
     leases.onCancel((accountId, messageId, holder) => {
       const device = this.holderDevice(accountId, holder);
@@ -214,6 +217,7 @@ export class DeviceService {
     })();
     this.seen.set(id, { at: now, ip, written: now });
     this.logger.info("device registered", { deviceId: id, accountId: row.accountId, name });
+    this.changes.device(row.accountId, "registered", now);
     return { id, token: deviceToken, login: row.accountId, password: null };
   }
 
@@ -259,6 +263,7 @@ export class DeviceService {
     if (Array.isArray(body.simCards)) patch.simCards = JSON.stringify(body.simCards.slice(0, 8));
     if (typeof body.pushToken === "string") patch.pushToken = body.pushToken.slice(0, 4096);
     store.updateDevice(this.sqlite, device.id, patch);
+    this.changes.device(device.accountId, "updated", this.clock());
   }
 
   deviceInfo(device: DeviceRow | null, ip: string) {
@@ -302,8 +307,7 @@ export class DeviceService {
    */
   leaseTo(device: DeviceRow, limit: number, leaseSeconds = LEASE_SECONDS_DEFAULT): LeasedMessage[] {
     const now = this.clock();
-    this.lastWorkRequestAt = now;
-    this.onWorkRequest?.(device.accountId, now);
+    this.leases.askedForWork(device.accountId);
     const bucket = this.sendBucket(device, now);
     const allowed = Math.min(limit, bucket.peek(now));
     if (allowed <= 0) {
@@ -407,7 +411,7 @@ export class DeviceService {
     if (tally.refused > REFUSALS_LOGGED_PER_BATCH) {
       this.logger.warn("device reports refused", { deviceId: device.id, refused: tally.refused, notLogged: tally.refused - REFUSALS_LOGGED_PER_BATCH });
     }
-    if (changed) this.onMessagesChanged?.(device.accountId);
+    if (changed) this.changes.message(device.accountId, "updated", "device");
   }
 
   /**
@@ -459,7 +463,7 @@ export class DeviceService {
         case "Failed": {
           // A failure already recorded for this lease (the retry is scheduled): a repeat, nothing to do.
           if (row.status !== "queued" || (row.lease_token === null && leaseToken !== undefined && lastFailedLease(row.metadata) === leaseToken)) return false;
-          this.messages.updateStatus(device.accountId, r.id, { status: "failed", failureReason: r.failureReason, leaseToken });
+          this.messages.updateStatus(device.accountId, r.id, { status: "failed", failureReason: r.failureReason, leaseToken }, { quiet: true });
           this.countResult(device, "failed");
           return true;
         }
@@ -475,7 +479,7 @@ export class DeviceService {
     // Sent already (a repeat), or no longer to be sent (cancelled, failed): nothing changes.
     if (row.status !== "queued") return false;
     const t = believedTime(given, leasedAt, this.clock());
-    this.messages.updateStatus(device.accountId, row.id, { status: "sent", sentAt: iso(t.at), leaseToken }, { deviceSentAt: t.deviceTime });
+    this.messages.updateStatus(device.accountId, row.id, { status: "sent", sentAt: iso(t.at), leaseToken }, { deviceSentAt: t.deviceTime, quiet: true });
     this.countResult(device, "sent");
     return true;
   }
@@ -567,14 +571,15 @@ export class DeviceService {
           this.applyPing(device, payload);
           break;
         case "sms:received":
-          changed = this.applyReceived(device, body.id, payload);
+          // The inbound service announces the received text itself (as the phone's).
+          this.applyReceived(device, body.id, payload);
           break;
       }
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       this.logger.info("device webhook ignored", { deviceId: device.id, event: body.event, code: err.code });
     }
-    if (changed) this.onMessagesChanged?.(device.accountId);
+    if (changed) this.changes.message(device.accountId, "updated", "device");
     return { duplicate: false, event: body.event };
   }
 
@@ -664,6 +669,7 @@ export class DeviceService {
       store.updateDevice(this.sqlite, d.id, patch);
       for (const [k, r] of this.recipes) if (r.id === d.id) this.recipes.delete(k);
       if (patch.sendRatePerMinute !== undefined) this.events.emit(accountId, "SettingsUpdated", null, d.id);
+      this.changes.device(accountId, "updated", this.clock());
     }
     return this.get(accountId, id);
   }
@@ -676,6 +682,7 @@ export class DeviceService {
     this.seen.delete(d.id);
     this.sendBuckets.delete(d.id);
     this.leases.releaseHolder(this.holderOf(d));
+    this.changes.device(accountId, "removed", this.clock());
     return { deletedId: d.id };
   }
 
@@ -737,8 +744,4 @@ export class DeviceService {
     return { devicesOnline, oldestDueSeconds, queue: stuck ? "stuck" : "ok" };
   }
 
-  /** A key-polling recipe or any other caller asked for work (the stuck check). */
-  workRequested(): void {
-    this.lastWorkRequestAt = this.clock();
-  }
 }

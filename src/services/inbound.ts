@@ -20,6 +20,7 @@
  * - help (HELP, INFO): the helpReply, every time, opted out or not.
  * The queue and the leases are told after the commit (LeaseService.withdraw, queue.insert).
  */
+import type { Changes } from "../lib/changes";
 import type { Database } from "bun:sqlite";
 import { validationError } from "../errors";
 import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
@@ -114,6 +115,7 @@ export class InboundService {
     private readonly seq: Sequence,
     private readonly leases: Pick<LeaseService, "withdraw" | "notify">,
     private readonly quota: MonthlyQuota,
+    private readonly changes: Changes,
   ) {}
 
   /** Stores one received text (see the module comment); throws VALIDATION_ERROR for bad input. */
@@ -144,6 +146,11 @@ export class InboundService {
     if (out.reply) {
       this.queue.insert(queueEntryOf(out.reply));
       this.leases.notify(accountId);
+    }
+    if (!out.duplicate) {
+      // A text a phone received is the phone's news; one posted through the API is the caller's.
+      this.changes.message(accountId, "updated", value.deviceId !== null ? "device" : "api");
+      this.changes.contact(accountId, out.contactCreated ? "created" : "updated");
     }
     const { reply: _reply, ...outcome } = out;
     return outcome;

@@ -22,6 +22,7 @@ import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import type { MessageQueue, Priority } from "../queue/priority-queue";
 import { TokenBucket, perMinute } from "../limits/token-bucket";
 import type { Lifecycle } from "../lib/lifecycle";
+import type { Changes } from "../lib/changes";
 import { toMessage, type Message, type MessageRow } from "../db/message-rows";
 import { emitMessageStatus } from "./event-payloads";
 import { cancelSuppressed, isSuppressedAtLease } from "../db/message-suppression";
@@ -49,9 +50,6 @@ export interface NextResult {
   rateLimitedForMs?: number;
 }
 
-/** What a queue change may mean for a listener: new work to fetch, or messages only left. */
-export type QueueChange = "enqueued" | "settled";
-
 export interface LeaseConfig {
   sendRatePerMinute: number;
   maxLeaseAttempts: number;
@@ -69,12 +67,6 @@ export class LeaseService {
   private readonly leaseRow: Statement<MessageRow, [string, string, string | null, string, string]>;
   private timer: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
-  /**
-   * Told after commit of every account whose queue changed: "enqueued" when work may be waiting
-   * (waiters woken; the phones' SSE MessageEnqueued), "settled" when messages only left the queue
-   * (the dashboard's live feed cares, phones do not).
-   */
-  private readonly changeListeners: Array<(accountId: string, change: QueueChange) => void> = [];
   /** Called when a leased message is cancelled or deleted (SSE MessageCancelled to its holder). */
   private readonly cancelListeners: Array<(accountId: string, messageId: string, holder: string) => void> = [];
 
@@ -83,6 +75,12 @@ export class LeaseService {
     private readonly clock: Clock,
     private readonly queue: MessageQueue,
     private readonly config: LeaseConfig,
+    /**
+     * Queue changes are announced after commit: "queued" when work may be waiting (waiters are
+     * woken too; the phones' SSE MessageEnqueued listens), "leased", and "settled" when messages
+     * only left the queue (the dashboard's live feed cares, phones do not).
+     */
+    private readonly changes: Changes,
   ) {
     this.leaseRow = sqlite.query(
       `UPDATE messages SET lease_token = ?1, lease_expires_at = ?2, lease_device_id = ?3, last_lease_token = ?1,
@@ -161,20 +159,19 @@ export class LeaseService {
 
   /** Wakes long-polling `next` calls of the account: call after putting a message in the queue. */
   notify(accountId: string): void {
-    this.changed(accountId, "enqueued");
+    this.changes.message(accountId, "queued", "queue");
     const set = this.waiters.get(accountId);
     if (!set) return;
     this.waiters.delete(accountId);
     for (const wake of set) wake();
   }
 
-  /** Listens to every queue change of every account (after commit). */
-  onChange(listener: (accountId: string, change: QueueChange) => void): void {
-    this.changeListeners.push(listener);
-  }
-
-  private changed(accountId: string, change: QueueChange): void {
-    for (const l of this.changeListeners) l(accountId, change);
+  /**
+   * A phone (or a client with a key) asked for work, whether or not anything was due or its send
+   * rate let anything leave: the queue watcher's and /health's sign of life.
+   */
+  askedForWork(accountId: string): void {
+    this.changes.device(accountId, "asked-for-work", this.clock());
   }
 
   onCancel(listener: (accountId: string, messageId: string, holder: string) => void): void {
@@ -293,7 +290,7 @@ export class LeaseService {
     for (const r of back) this.leases.delete(r.id);
     this.recomputeEarliest();
     for (const accountId of new Set(back.map((r) => r.account_id))) this.notify(accountId);
-    for (const accountId of new Set(failed.map((r) => r.account_id))) this.changed(accountId, "settled");
+    for (const accountId of new Set(failed.map((r) => r.account_id))) this.changes.message(accountId, "settled", "queue");
     return { returned: back.length, failed: failed.length };
   }
 
@@ -347,7 +344,10 @@ export class LeaseService {
       }
       return out;
     })();
-    if (suppressed.size > 0) this.withdraw(suppressed);
+    if (suppressed.size > 0) {
+      this.withdraw(suppressed);
+      this.changes.message(accountId, "settled", "queue");
+    }
     if (leased.length === 0) return { messages: [] };
     bucket.take(now, leased.length);
     const messages: LeasedMessage[] = [];
@@ -357,6 +357,7 @@ export class LeaseService {
       messages.push({ ...toMessage(row), leaseToken: token, leaseExpiresAt: expiresIso });
     }
     if (expiresAt < this.earliest) this.earliest = expiresAt;
+    this.changes.message(accountId, "leased", "queue");
     return { messages };
   }
 

@@ -30,6 +30,7 @@ import { deviceNames, recordOwnerRetry, setMetadataSql } from "../db/message-his
 import { listByStatusMerge } from "../db/message-list";
 import { toMessage, type Message, type MessageRow } from "../db/message-rows";
 import { messageTimeline, type TimelineEvent } from "../domain/message-timeline";
+import type { Changes } from "../lib/changes";
 
 export const MESSAGE_SORTS = ["createdAt", "scheduledFor", "sentAt", "priority"] as const;
 export type MessageSort = (typeof MESSAGE_SORTS)[number];
@@ -97,6 +98,8 @@ export interface StatusBody {
 export interface StatusOptions {
   /** sent: the phone's raw sentAt, when the server's time was recorded instead. */
   deviceSentAt?: string;
+  /** The caller announces the change itself (a phone's report batch: once, as the phone's). */
+  quiet?: boolean;
 }
 
 export interface StatusResult {
@@ -119,7 +122,7 @@ const SORT_COLUMN: Record<MessageSort, string> = {
 
 export class MessageService {
   private readonly byId: Statement<MessageRow, [string, string]>;
-  private readonly changes: Statement<{ n: number }, []>;
+  private readonly totalChanges: Statement<{ n: number }, []>;
   private readonly counters: Statement<{ status: string; n: number }, [string, number]>;
   /** Count/summary answers, valid while the connection has made no change since (total_changes()). */
   private countCache = new Map<string, { version: number; summary: Record<MessageStatus, number> }>();
@@ -132,11 +135,12 @@ export class MessageService {
     private readonly seq: Sequence,
     private readonly leases: LeaseService,
     private readonly sendRatePerMinute: () => number,
+    private readonly changes: Changes,
     private readonly quota?: MonthlyQuota,
   ) {
     this.byId = sqlite.query("SELECT * FROM messages WHERE id = ?1 AND account_id = ?2");
     this.rollups = new RollupStore(sqlite);
-    this.changes = sqlite.query("SELECT total_changes() AS n");
+    this.totalChanges = sqlite.query("SELECT total_changes() AS n");
     this.counters = sqlite.query(
       "SELECT status, SUM(n) AS n FROM message_counts WHERE account_id = ?1 AND (?2 < 0 OR priority_rank = ?2) GROUP BY status",
     );
@@ -317,7 +321,7 @@ export class MessageService {
    * created_at). Cached until the connection's next write (total_changes() moves on any write).
    */
   private summary(where: string[], params: Array<string | number>, strategy: SummaryStrategy): Record<MessageStatus, number> {
-    const version = this.changes.get()!.n;
+    const version = this.totalChanges.get()!.n;
     const key = strategy + "\u0000" + where.join(" AND ") + "\u0000" + params.join("\u0000");
     const hit = this.countCache.get(key);
     if (hit && hit.version === version) return { ...hit.summary };
@@ -361,6 +365,7 @@ export class MessageService {
   updateStatus(accountId: string, id: string, body: StatusBody, opts: StatusOptions = {}): StatusResult {
     const result = this.applyStatus(accountId, id, body, opts);
     this.afterCommit(result.effects);
+    if (result.effects.endLease && !opts.quiet) this.changes.message(accountId, "updated", "api");
     return result.answer;
   }
 
@@ -476,6 +481,7 @@ export class MessageService {
     })();
     // withdraw tells the phone holding it, if any (MessageCancelled).
     this.leases.withdraw([id]);
+    this.changes.message(accountId, "settled", "api");
     return { deletedId: id };
   }
 
@@ -526,6 +532,7 @@ export class MessageService {
       return out;
     })();
     for (const e of applied) this.afterCommit(e);
+    if (applied.length > 0) this.changes.message(accountId, "updated", "api");
     return { updated: applied.length, errors };
   }
 
