@@ -3,6 +3,7 @@
  * forms API (create and update). Every problem is reported, each as a {field, message} item with a
  * path such as `fields[2].validation.minLength` or `settings.timezone`.
  */
+import { PRIORITIES, type Priority } from "./statuses";
 import { isSupportedCountry } from "libphonenumber-js/max";
 import type { FieldError } from "./submission";
 // A form's zone follows the rule of analytics and stats, so a zone a form accepts is always one
@@ -42,8 +43,7 @@ export const DATE_FORMATS = ["YYYY-MM-DD", "MM/DD/YYYY", "DD/MM/YYYY", "DD.MM.YY
 export type DateFormat = (typeof DATE_FORMATS)[number];
 export const DEFAULT_DATE_FORMAT: DateFormat = "YYYY-MM-DD";
 
-export const PRIORITIES = ["low", "normal", "high", "urgent"] as const;
-export type Priority = (typeof PRIORITIES)[number];
+export { PRIORITIES, type Priority };
 
 /** Names the webhook always knows; declaring them adds their type's checks on top. */
 export const BUILTIN_FIELD_NAMES = ["firstName", "lastName", "email", "phoneNumber", "source"] as const;

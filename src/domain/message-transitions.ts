@@ -28,8 +28,9 @@
  * (month 13, Feb 30, 24:00) and anything else are refused. No bound on past or future.
  */
 
-export type MessageStatus = "queued" | "sent" | "failed" | "cancelled";
-export const MESSAGE_STATUSES: MessageStatus[] = ["queued", "sent", "failed", "cancelled"];
+import { isMessageStatus, MESSAGE_STATUSES, type MessageStatus } from "./statuses";
+
+export { isMessageStatus, MESSAGE_STATUSES, type MessageStatus };
 
 export const FAILURE_REASON_MAX = 200;
 
@@ -85,9 +86,6 @@ export function isAllowedTransition(from: MessageStatus, to: MessageStatus): boo
   return ALLOWED[from]?.includes(to) ?? false;
 }
 
-export function isMessageStatus(value: unknown): value is MessageStatus {
-  return typeof value === "string" && (MESSAGE_STATUSES as string[]).includes(value);
-}
 
 const ISO_RE =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;

@@ -25,12 +25,9 @@
 
 import { IdIndex } from "./id-index";
 
-export type Priority = "urgent" | "high" | "normal" | "low";
+import { PRIORITIES_BY_RANK as PRIORITIES, PRIORITY_RANK, type Priority } from "../domain/statuses";
 
-export const PRIORITY_RANK: Record<Priority, number> = Object.freeze({ urgent: 0, high: 1, normal: 2, low: 3 });
-
-/** Priorities in queue order (index = rank). */
-const PRIORITIES: readonly Priority[] = ["urgent", "high", "normal", "low"];
+export { PRIORITY_RANK, type Priority };
 
 export interface QueueEntry {
   id: string;

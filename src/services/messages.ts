@@ -45,7 +45,7 @@ export const BULK_MAX_IDS = 1_000;
  */
 export function newQueuedRow(
   f: Pick<MessageRow, "account_id" | "contact_id" | "content" | "recipient_phone" | "recipient_name" | "priority" | "scheduled_for" | "metadata" | "seq" | "created_at"> &
-    Pick<MessageRow, "max_attempts">,
+    Partial<Pick<MessageRow, "max_attempts">>,
 ): MessageRow {
   return {
     id: newId(),
@@ -63,6 +63,8 @@ export function newQueuedRow(
     lease_device_id: null,
     lease_expiries: 0,
     last_lease_token: null,
+    max_attempts: null,
+    broadcast_id: null,
     updated_at: f.created_at,
     ...f,
   };

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Lifecycle } from "../lib/lifecycle";
 import type { MessageQueue, Priority, QueueEntry, QueueLoadAdd } from "../queue/priority-queue";
+import { PRIORITIES_BY_RANK } from "../domain/statuses";
 import { QUEUED_SCHEDULED_MS_SQL } from "../db/schema/messages";
 
 /**
@@ -20,7 +21,7 @@ import { QUEUED_SCHEDULED_MS_SQL } from "../db/schema/messages";
  * One query per account, not pages: a keyset on the expression only seeks on its first column,
  * and thousands of messages due at the same millisecond (a broadcast) would be re-read per page.
  */
-const PRIORITY_OF_RANK: readonly Priority[] = ["urgent", "high", "normal", "low"];
+const PRIORITY_OF_RANK: readonly Priority[] = PRIORITIES_BY_RANK;
 
 const ACCOUNTS_SQL = "SELECT id FROM accounts ORDER BY id";
 export const QUEUED_ROWS_SQL = `SELECT id, priority_rank, ${QUEUED_SCHEDULED_MS_SQL}, seq FROM messages INDEXED BY messages_queued_order_idx

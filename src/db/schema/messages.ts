@@ -4,6 +4,7 @@ import { accounts } from "./accounts";
 import { forms } from "./forms";
 import { contacts } from "./contacts";
 import { broadcasts } from "./broadcasts";
+import { MESSAGE_STATUSES, PRIORITIES } from "../../domain/statuses";
 
 /**
  * sentAt − createdAt in ms (null until sent), as the rollup triggers and rebuild compute it
@@ -28,8 +29,8 @@ export const messages = sqliteTable(
     content: text("content").notNull(),
     recipientPhone: text("recipient_phone").notNull(),
     recipientName: text("recipient_name"),
-    status: text("status", { enum: ["queued", "sent", "failed", "cancelled"] }).notNull().default("queued"),
-    priority: text("priority", { enum: ["low", "normal", "high", "urgent"] }).notNull().default("normal"),
+    status: text("status", { enum: MESSAGE_STATUSES }).notNull().default("queued"),
+    priority: text("priority", { enum: PRIORITIES }).notNull().default("normal"),
     /** urgent 0, high 1, normal 2, low 3: sorts by priority with an index. */
     priorityRank: integer("priority_rank").notNull().default(2),
     webhookData: text("webhook_data"),
