@@ -3,6 +3,7 @@
  * forms) and the mapper from the row. Shared by the contacts service, exports and outbound event
  * payloads, which read contacts the same way.
  */
+import type { Database } from "bun:sqlite";
 import type { ContactState } from "../domain/contact-update";
 import type { ConsentRecord } from "./contacts";
 
@@ -33,4 +34,10 @@ export type ContactRow = Omit<Contact, "customFields" | "tags" | "optedOut" | "c
 
 export function toContact(r: ContactRow): Contact {
   return { ...r, customFields: JSON.parse(r.customFields), tags: JSON.parse(r.tags), optedOut: r.optedOut === 1, consent: r.consent ? JSON.parse(r.consent) : null };
+}
+
+/** Any account's contact as the API shows it (outbound event payloads), or null. */
+export function findContactView(sqlite: Database, id: string): Contact | null {
+  const row = sqlite.query(`SELECT ${CONTACT_SELECT} FROM ${CONTACT_FROM} WHERE c.id = ?1`).get(id) as ContactRow | null;
+  return row ? toContact(row) : null;
 }

@@ -13,8 +13,8 @@ import type { Logger } from "../lib/log";
 import type { ServeConfig } from "../config";
 import { BucketRegistry, TokenBucket, perMinute, type LimitResult } from "../limits/token-bucket";
 import type { Priority } from "../queue/priority-queue";
-import * as store from "../db/devices";
-import type { DeviceRow } from "../db/devices";
+import * as store from "../db/stores/devices";
+import type { DeviceRow } from "../db/stores/devices";
 import type { LeaseService, LeasedMessage } from "./leases";
 import { LEASE_SECONDS_DEFAULT } from "./leases";
 import type { MessageService } from "./messages";
@@ -23,7 +23,8 @@ import type { Metrics } from "./metrics";
 import { DeviceEventHub } from "./device-events";
 import { normalizeDeviceTime } from "../domain/device-time";
 import { believedTime, readDeviceReport, reportIdOf, type DeviceReport } from "../domain/device-report";
-import { latestLease, setMetadataSql } from "../db/message-history";
+import { latestLease } from "../db/message-history";
+import { messagesOf } from "../db/stores/messages";
 import { lastFailedLease } from "../db/message-retries";
 import { emitEvent } from "./events";
 import type { Changes } from "../lib/changes";
@@ -495,11 +496,10 @@ export class DeviceService {
     const now = this.clock();
     const t = believedTime(given, leasedAt, now);
     this.sqlite.transaction(() => {
-      this.sqlite
-        .query(`UPDATE messages SET metadata = ${setMetadataSql("'$.deliveredAt'", "?3")}, updated_at = ?4 WHERE id = ?1 AND account_id = ?2`)
-        .run(id, accountId, iso(t.at), nextUpdatedAt(now, row.updated_at));
+      const messages = messagesOf(this.sqlite);
+      messages.setDeliveredAt(accountId, id, iso(t.at), nextUpdatedAt(now, row.updated_at));
       // The phone's own time was not believed (docs/devices.md): its raw text stays for the timeline.
-      if (t.deviceTime !== undefined) this.sqlite.query(`UPDATE messages SET metadata = ${setMetadataSql("'$.deviceTimes.deliveredAt'", "?2")} WHERE id = ?1`).run(id, t.deviceTime!);
+      if (t.deviceTime !== undefined) messages.setDeviceDeliveredAt(id, t.deviceTime);
       emitMessageDelivered(this.sqlite, accountId, id, now);
     })();
     return true;

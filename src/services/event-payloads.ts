@@ -4,18 +4,18 @@
  * Each helper is the one-liner a feature calls inside its transaction.
  */
 import type { Database } from "bun:sqlite";
-import { CONTACT_FROM, CONTACT_SELECT, toContact, type ContactRow } from "../db/contact-rows";
-import { toMessage, type MessageRow } from "../db/message-rows";
+import { findContactView } from "../db/contact-rows";
+import { toMessage } from "../db/message-rows";
+import { messagesOf } from "../db/stores/messages";
 import type { MessageStatus } from "../domain/message-transitions";
 import { emitEvent } from "./events";
 
 export function contactPayload(sqlite: Database, contactId: string) {
-  const row = sqlite.query(`SELECT ${CONTACT_SELECT} FROM ${CONTACT_FROM} WHERE c.id = ?1`).get(contactId) as ContactRow | null;
-  return row ? toContact(row) : null;
+  return findContactView(sqlite, contactId);
 }
 
 export function messagePayload(sqlite: Database, messageId: string) {
-  const row = sqlite.query("SELECT * FROM messages WHERE id = ?1").get(messageId) as MessageRow | null;
+  const row = messagesOf(sqlite).findAny(messageId);
   return row ? toMessage(row) : null;
 }
 

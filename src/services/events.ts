@@ -19,7 +19,7 @@ import type { Database } from "bun:sqlite";
 import { iso } from "../lib/clock";
 import { newId } from "../lib/ids";
 import { eventBody, subscribes, type EventType } from "../domain/outbound-events";
-import { eventStore, type EndpointRow, type EventStore } from "../db/events";
+import { eventStore, type EndpointRow, type EventStore } from "../db/stores/events";
 
 interface Subscriber {
   id: string;

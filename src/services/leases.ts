@@ -17,7 +17,7 @@
  *   into the queue calls `notify(accountId)` (the webhook's enqueue must too), and waiters also
  *   wake when the next scheduled message falls due, a lease expires, or a send token returns.
  */
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import type { MessageQueue, Priority } from "../queue/priority-queue";
 import { TokenBucket, perMinute } from "../limits/token-bucket";
@@ -26,9 +26,8 @@ import type { Changes } from "../lib/changes";
 import { toMessage, type Message, type MessageRow } from "../db/message-rows";
 import { emitMessageStatus } from "./event-payloads";
 import { cancelSuppressed, isSuppressedAtLease } from "../db/message-suppression";
-import { decideRetry } from "../domain/retry-policy";
-import { effectiveMaxAttempts, requeueForRetry } from "../db/message-retries";
-import { appendLeaseSql, extendLeaseSql, MARK_LEASE_EXPIRED_SQL } from "../db/message-history";
+import { scheduleRetry } from "./retries";
+import { messagesOf, type MessageStore } from "../db/stores/messages";
 
 export const LEASE_SECONDS_DEFAULT = 300;
 export const LEASE_SECONDS_MIN = 30;
@@ -64,7 +63,7 @@ export class LeaseService {
   private earliest = Infinity;
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly buckets = new Map<string, TokenBucket>();
-  private readonly leaseRow: Statement<MessageRow, [string, string, string | null, string, string]>;
+  private readonly store: MessageStore;
   private timer: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
   /** Called when a leased message is cancelled or deleted (SSE MessageCancelled to its holder). */
@@ -82,22 +81,15 @@ export class LeaseService {
      */
     private readonly changes: Changes,
   ) {
-    this.leaseRow = sqlite.query(
-      `UPDATE messages SET lease_token = ?1, lease_expires_at = ?2, lease_device_id = ?3, last_lease_token = ?1,
-         metadata = ${appendLeaseSql("?5", "?3", "?2")}
-       WHERE id = ?4 AND status = 'queued' RETURNING *`,
-    );
+    this.store = messagesOf(sqlite);
   }
 
   /** Reloads the leases SQLite holds (boot), after the queue has been rebuilt. */
   load(): void {
     this.leases.clear();
     this.holders.clear();
-    const rows = this.sqlite
-      .query("SELECT id, account_id, lease_expires_at, lease_device_id FROM messages WHERE status = 'queued' AND lease_expires_at IS NOT NULL AND lease_token IS NOT NULL")
-      .all() as Array<{ id: string; account_id: string; lease_expires_at: string; lease_device_id: string | null }>;
-    for (const r of rows) {
-      this.leases.set(r.id, Date.parse(r.lease_expires_at));
+    for (const r of this.store.heldLeases()) {
+      this.leases.set(r.id, Date.parse(r.lease_expires_at!));
       if (r.lease_device_id) this.holders.set(r.id, { accountId: r.account_id, holder: r.lease_device_id });
     }
     this.recomputeEarliest();
@@ -190,16 +182,13 @@ export class LeaseService {
    */
   releaseHolder(holder: string): number {
     const now = this.clock();
-    const rows = this.sqlite
-      .query("SELECT id FROM messages WHERE status = 'queued' AND lease_expires_at IS NOT NULL AND lease_token IS NOT NULL AND lease_device_id = ?1")
-      .all(holder) as Array<{ id: string }>;
-    if (rows.length === 0) return 0;
+    const ids = this.store.heldBy(holder);
+    if (ids.length === 0) return 0;
     // Moving the expiry to now lets the one sweep rule decide: back to the queue, or no-report.
     this.sqlite.transaction(() => {
-      const st = this.sqlite.query("UPDATE messages SET lease_expires_at = ?2 WHERE id = ?1 AND status = 'queued' AND lease_token IS NOT NULL");
-      for (const r of rows) st.run(r.id, iso(now));
+      for (const id of ids) this.store.expireLeaseAt(id, iso(now));
     })();
-    for (const r of rows) if (this.leases.has(r.id)) this.leases.set(r.id, now);
+    for (const id of ids) if (this.leases.has(id)) this.leases.set(id, now);
     this.earliest = Math.min(this.earliest, now);
     return this.sweep(now).returned;
   }
@@ -213,10 +202,8 @@ export class LeaseService {
   extend(id: string, holder: string, leaseSeconds: number): boolean {
     const now = this.clock();
     const expiresAt = now + leaseSeconds * 1_000;
-    const changed = this.sqlite
-      .query(`UPDATE messages SET lease_expires_at = ?3, metadata = ${extendLeaseSql("?3")} WHERE id = ?1 AND status = 'queued' AND lease_token IS NOT NULL AND lease_device_id = ?2 AND lease_expires_at < ?4`)
-      .run(id, holder, iso(expiresAt), iso(now + (leaseSeconds * 1_000) / 2)).changes;
-    if (changed === 0 || !this.leases.has(id)) return false;
+    const changed = this.store.extendLease(id, holder, iso(expiresAt), iso(now + (leaseSeconds * 1_000) / 2));
+    if (!changed || !this.leases.has(id)) return false;
     // Only later: `earliest` stays a valid lower bound (a sweep at it finds nothing and recomputes).
     this.leases.set(id, expiresAt);
     return true;
@@ -238,42 +225,24 @@ export class LeaseService {
     const max = this.config.maxLeaseAttempts;
     const retried: Array<{ id: string; account_id: string; priority: Priority; seq: number; scheduledFor: number }> = [];
     const { back, failed } = this.sqlite.transaction(() => {
-      const rows = this.sqlite
-        .query("SELECT id, account_id, lease_expiries, retry_count, priority, seq, updated_at FROM messages WHERE status = 'queued' AND lease_expires_at <= ?1")
-        .all(nowIso) as Array<{ id: string; account_id: string; lease_expiries: number; retry_count: number; priority: Priority; seq: number; updated_at: string }>;
+      const rows = this.store.expired(nowIso);
       const back: typeof rows = [];
       const failed: typeof rows = [];
       for (const r of rows) {
         if (r.lease_expiries + 1 >= max) {
           // "no-report" is a transient failure: another attempt follows while the message has some left.
-          const retry = decideRetry({ retryCount: r.retry_count, maxAttempts: effectiveMaxAttempts(this.sqlite, r.id), reason: NO_REPORT_REASON, now });
+          const attempt = { id: r.id, accountId: r.account_id, reason: NO_REPORT_REASON, retryCount: r.retry_count, leaseToken: null, updatedAt: nextUpdatedAt(now, r.updated_at) };
+          const retry = scheduleRetry(this.sqlite, attempt, now);
           if (retry.retry) {
-            this.sqlite.query(`UPDATE messages SET metadata = ${MARK_LEASE_EXPIRED_SQL} WHERE id = ?1`).run(r.id);
-            requeueForRetry(this.sqlite, {
-              id: r.id,
-              reason: NO_REPORT_REASON,
-              retryCount: retry.retryCount,
-              scheduledFor: iso(retry.scheduledFor),
-              updatedAt: nextUpdatedAt(now, r.updated_at),
-              failedAt: nowIso,
-              leaseToken: null,
-            });
-            emitMessageStatus(this.sqlite, r.account_id, r.id, "queued", now);
+            this.store.markLeaseExpired(r.id);
             retried.push({ ...r, scheduledFor: retry.scheduledFor });
             continue;
           }
-          this.sqlite
-            .query(
-              `UPDATE messages SET status = 'failed', failure_reason = ?2, lease_expiries = lease_expiries + 1, metadata = ${MARK_LEASE_EXPIRED_SQL},
-                 lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL, updated_at = ?3 WHERE id = ?1`,
-            )
-            .run(r.id, NO_REPORT_REASON, nextUpdatedAt(now, r.updated_at));
+          this.store.failNoReport(r.id, NO_REPORT_REASON, nextUpdatedAt(now, r.updated_at));
           emitMessageStatus(this.sqlite, r.account_id, r.id, "failed", now);
           failed.push(r);
         } else {
-          this.sqlite
-            .query(`UPDATE messages SET lease_expiries = lease_expiries + 1, metadata = ${MARK_LEASE_EXPIRED_SQL}, lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL WHERE id = ?1`)
-            .run(r.id);
+          this.store.returnExpired(r.id);
           back.push(r);
         }
       }
@@ -337,7 +306,7 @@ export class LeaseService {
             continue;
           }
           const token = crypto.randomUUID();
-          const row = this.leaseRow.get(token, expiresIso, device, e.id, iso(now));
+          const row = this.store.lease(token, expiresIso, device, e.id, iso(now));
           if (row) out.push({ row, token }), taken.add(row.id);
         }
         if (skipped === 0) break;

@@ -22,7 +22,7 @@ import { enumError, parsePaging, parseQueryDate } from "../domain/query-params";
 import type { LeaseService } from "./leases";
 import { PRIORITIES } from "../domain/form-definition";
 import { normalizeDeviceTime } from "../domain/device-time";
-import { accountTimeZone } from "../db/devices";
+import { accountTimeZone } from "../db/stores/devices";
 import { emitContact, emitMessageStatus } from "./event-payloads";
 import { decideRetry, maxAttemptsError } from "../domain/retry-policy";
 import { effectiveMaxAttempts, lastFailedLease, requeueForRetry } from "../db/message-retries";

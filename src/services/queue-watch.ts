@@ -55,8 +55,8 @@ export class QueueWatch implements Lifecycle {
   /** Emits queue.stuck for accounts that just became stuck; returns their ids. */
   check(now: number): string[] {
     const found: string[] = [];
-    const accounts = this.sqlite.query("SELECT id FROM accounts").all() as Array<{ id: string }>;
-    for (const { id } of accounts) {
+    // An account with nothing queued has nothing due; one still marked stuck is looked at to end its spell.
+    for (const id of new Set([...this.queue.accountIds(), ...this.stuck])) {
       const due = this.queue.takeDue(id, now, 1, (m) => this.leases.isLeased(m));
       if (due.length === 0) {
         this.stuck.delete(id);

@@ -6,7 +6,7 @@ import type { Database } from "bun:sqlite";
 import { AppError, validationError } from "../errors";
 import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
-import type { DeliveryRow, EndpointRow } from "../db/events";
+import type { DeliveryRow, EndpointRow } from "../db/stores/events";
 import { ALL_EVENTS, EVENT_TYPES, formatSecret, isEventType, SECRET_BYTES, SECRET_OVERLAP_MS } from "../domain/outbound-events";
 import { judgeWebhookTarget } from "../domain/webhook-url";
 import { enumError, parsePaging, parseQueryDate } from "../domain/query-params";

@@ -9,7 +9,7 @@ import {
   DeviceIdParam, MobileDeviceResponse, MobileMessage, MobileMessagesQuery, MobilePatchDeviceBody, MobileRegisterBody,
   MobileRegisterResponse, MobileSettings, MobileStatesBody, MobileWebhook,
 } from "../models/devices";
-import type { DeviceRow } from "../../db/devices";
+import type { DeviceRow } from "../../db/stores/devices";
 import { routeAccess } from "../plugins/route-access";
 
 const tags = ["Phones (SMSGate mobile API)"];

@@ -3,7 +3,7 @@ import type { Database } from "bun:sqlite";
 import { startTestServer, type TestServer } from "../../helpers/server";
 import { insertContact, insertForm, insertMessage } from "../../helpers/fixtures";
 import { Sequence } from "../../../src/lib/seq";
-import { OLDEST_DUE_SQL } from "../../../src/db/devices";
+import { OLDEST_DUE_SQL } from "../../../src/db/stores/devices";
 import { RollupStore } from "../../../src/db/message-rollups";
 
 // With the analytics indexes gone and the lease index partial (migration 0015),

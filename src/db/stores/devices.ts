@@ -3,7 +3,7 @@
  * Plain functions over the SQLite handle; rows are typed from the drizzle schema.
  */
 import type { Database } from "bun:sqlite";
-import type { devices, deviceRegistrationTokens } from "./schema/devices";
+import type { devices, deviceRegistrationTokens } from "../schema/devices";
 
 export type DeviceRow = typeof devices.$inferSelect;
 export type RegistrationTokenRow = typeof deviceRegistrationTokens.$inferSelect;
