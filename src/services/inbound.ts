@@ -38,7 +38,7 @@ import type { Sequence } from "../lib/seq";
 import type { LeaseService } from "./leases";
 import type { MonthlyQuota } from "./quota";
 import type { AccountSettingsService } from "./account-settings";
-import { newQueuedRow, queueEntryOf } from "./messages";
+import { newQueuedRow, queueEntryOf } from "./manual-messages";
 import type { MessageRow } from "../db/message-rows";
 import { emitEvent } from "./events";
 import { contactPayload, emitContact, emitMessageStatus } from "./event-payloads";
