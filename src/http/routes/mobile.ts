@@ -89,7 +89,7 @@ export function mobileRoutes(deps: AppDeps) {
       },
       { permission: "device", rateLimit: "device", detail: { hide: true, summary: "Server-Sent Events: MessageEnqueued, MessageCancelled, SettingsUpdated, WebhooksUpdated; :keepalive every 15 s", tags } },
     )
-    .get("/webhooks", ({ request }) => deps.devices.webhooks(device(request), stateOf(request).origin), {
+    .get("/webhooks", ({ request }) => deps.devices.callbacks(device(request), stateOf(request).origin), {
       permission: "device", rateLimit: "device",
       response: { 200: MobileWebhookList() },
       detail: { hide: true, summary: "Textwire's receiver for the phone's webhooks", tags },
@@ -103,7 +103,7 @@ export function mobileRoutes(deps: AppDeps) {
       "/webhooks/:deviceId",
       async ({ request, params }) => {
         const raw = decoder.decode(await readLimitedBody(request, API_BODY_LIMIT));
-        const r = deps.devices.receiveWebhook(params.deviceId, raw, request.headers.get("x-signature"), request.headers.get("x-timestamp"), stateOf(request).clientIp);
+        const r = deps.devices.receiveCallback(params.deviceId, raw, request.headers.get("x-signature"), request.headers.get("x-timestamp"), stateOf(request).clientIp);
         return { status: "success", data: r };
       },
       {
