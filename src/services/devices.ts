@@ -1,11 +1,15 @@
 /**
- * Phones: the SMSGate mobile API's use cases, the device registry, registration
- * tokens, per-device limits, presence and offline release, and the figures /health and /metrics
- * show. Leasing goes through LeaseService (the same rules as GET /v1/messages/<KEY>/next);
- * status changes go through MessageService.updateStatus.
+ * Phones: the device registry (list, rename, remove, recipes), per-device limits and send
+ * rates, presence and offline release, and the figures /health and /metrics show. Its other
+ * jobs have their own modules: registering (device-registration.ts), a phone's reports and phone
+ * callbacks (phone-reports.ts), its event stream (device-events.ts). Leasing goes through
+ * LeaseService (the same rules as GET /v1/messages/<KEY>/next).
+ *
+ * Kept whole at a little over 450 lines: presence, send buckets and the recipe cache are one
+ * in-memory state that leasing to a phone, the offline sweep and the device views all read.
  */
 import type { Database } from "bun:sqlite";
-import { createHash, randomBytes } from "node:crypto";
+
 import { AppError, validationError } from "../errors";
 import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
@@ -21,7 +25,8 @@ import type { Metrics } from "./metrics";
 import { DeviceEventHub } from "./device-events";
 import { emitEvent } from "./events";
 import type { Changes } from "../lib/changes";
-import { CALLBACK_DEDUPE_MS, CALLBACK_EVENTS, PhoneReports, sameHash, type InboundReceiver } from "./phone-reports";
+import { CALLBACK_DEDUPE_MS, CALLBACK_EVENTS, PhoneReports, type InboundReceiver } from "./phone-reports";
+import { createRegistrationToken, deviceOfToken, DEVICE_NAME_MAX, registerPhone } from "./device-registration";
 import { mobileApiUrls } from "../domain/mobile-api-urls";
 import { machineAddresses } from "../tls/local-ca";
 
@@ -29,9 +34,6 @@ export type { InboundReceiver };
 
 /** GET /message hands out at most this many messages (the app's own page size). */
 export const MOBILE_MESSAGES_MAX = 100;
-/** Registration tokens: default life and the longest allowed. */
-export const REGISTRATION_TOKEN_HOURS_DEFAULT = 24;
-export const REGISTRATION_TOKEN_HOURS_MAX = 24 * 365;
 /** Presence (last seen, last IP) is written to SQLite at most this often per device. */
 export const PRESENCE_WRITE_MS = 30_000;
 /** How often the offline sweep looks for silent devices that hold leases. */
@@ -40,11 +42,6 @@ export const OFFLINE_SWEEP_MS = 1_000;
 export const PING_INTERVAL_SECONDS_MAX = 60;
 /** /health and /metrics recompute the oldest due message at most this often. */
 export const HEALTH_CACHE_MS = 1_000;
-/** Device names, as given by the app or X-Device-Name. */
-export const DEVICE_NAME_MAX = 100;
-export const REGISTRATION_TOKEN_PREFIX = "txwire_reg_";
-export const DEVICE_TOKEN_PREFIX = "txwire_dev_";
-
 /** SMSGate priority: 100 and up skips the phone's own delays and limits. */
 export const APP_PRIORITY: Record<Priority, number> = { urgent: 100, high: 50, normal: 0, low: -50 };
 
@@ -55,26 +52,6 @@ export interface DevicesConfig {
   deviceLimitPerMinute: number;
   publicUrl?: string;
   trustProxy?: boolean;
-}
-
-const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
-const token = (prefix: string) => prefix + randomBytes(24).toString("base64url");
-
-/** A registration token for the SMSGate app: shown once, stored as its SHA-256 (API and CLI). */
-export function createRegistrationToken(sqlite: Database, clock: Clock, accountId: string, body: { reusable?: unknown; expiresInHours?: unknown } = {}) {
-  const errs: Array<{ field: string; message: string; requirement?: string; provided?: unknown }> = [];
-  const reusable = body.reusable ?? false;
-  if (typeof reusable !== "boolean") errs.push({ field: "reusable", message: "reusable must be true or false", requirement: "boolean", provided: reusable });
-  const hours = body.expiresInHours ?? REGISTRATION_TOKEN_HOURS_DEFAULT;
-  if (typeof hours !== "number" || !Number.isFinite(hours) || hours <= 0 || hours > REGISTRATION_TOKEN_HOURS_MAX) {
-    errs.push({ field: "expiresInHours", message: `expiresInHours must be a number of hours above 0 and at most ${REGISTRATION_TOKEN_HOURS_MAX}`, requirement: `0 < hours <= ${REGISTRATION_TOKEN_HOURS_MAX}`, provided: hours });
-  }
-  if (errs.length) throw validationError(errs);
-  const now = clock();
-  const t = token(REGISTRATION_TOKEN_PREFIX);
-  const expiresAt = iso(now + Math.round((hours as number) * 3_600_000));
-  store.insertRegistrationToken(sqlite, { id: newId(), accountId, tokenHash: sha256(t), reusable: reusable as boolean, expiresAt, usedAt: null, createdAt: iso(now) });
-  return { token: t, reusable: reusable as boolean, expiresAt };
 }
 
 export interface DeviceView {
@@ -172,40 +149,16 @@ export class DeviceService {
   /** POST /device: a registration token (Bearer) makes a new SMSGate device of its account. */
   register(presented: string | null, body: Record<string, unknown>, ip: string) {
     const now = this.clock();
-    const row = presented ? store.findRegistrationToken(this.sqlite, sha256(presented)) : null;
-    if (!row || !sameHash(row.tokenHash, sha256(presented!)) || Date.parse(row.expiresAt) <= now || (!row.reusable && row.usedAt)) {
-      throw new AppError("AUTHENTICATION_ERROR", { message: "Invalid, used or expired registration token; create one with `textwire devices token --account ID`" });
-    }
-    const name = typeof body.name === "string" && body.name.trim() ? body.name.trim().slice(0, DEVICE_NAME_MAX) : "SMSGate phone";
-    const simCards = Array.isArray(body.simCards) ? body.simCards.slice(0, 8) : [];
-    const deviceToken = token(DEVICE_TOKEN_PREFIX);
-    const id = newId();
-    const at = iso(now);
-    this.sqlite.transaction(() => {
-      if (!row.reusable && !store.markRegistrationTokenUsed(this.sqlite, row.id, at)) {
-        throw new AppError("AUTHENTICATION_ERROR", { message: "This registration token was already used" });
-      }
-      store.insertDevice(this.sqlite, {
-        id, accountId: row.accountId, kind: "smsgate", externalId: null, name, tokenHash: sha256(deviceToken),
-        signingKey: randomBytes(18).toString("base64url"),
-        pushToken: typeof body.pushToken === "string" ? body.pushToken.slice(0, 4096) : null,
-        simCards: JSON.stringify(simCards), appVersion: null, lastSeenAt: at, lastIp: ip, battery: null, sendRatePerMinute: null,
-        createdAt: at, updatedAt: at,
-      });
-    })();
-    this.seen.set(id, { at: now, ip, written: now });
-    this.logger.info("device registered", { deviceId: id, accountId: row.accountId, name });
-    this.changes.device(row.accountId, "registered", now);
-    return { id, token: deviceToken, login: row.accountId, password: null };
+    const r = registerPhone(this.sqlite, now, presented, body, ip);
+    this.seen.set(r.id, { at: now, ip, written: now });
+    this.logger.info("device registered", { deviceId: r.id, accountId: r.login, name: r.name });
+    this.changes.device(r.login, "registered", now);
+    return { id: r.id, token: r.token, login: r.login, password: null };
   }
 
   /** The device a Bearer device token belongs to, or null. */
   authenticate(presented: string | null): DeviceRow | null {
-    if (!presented || !presented.startsWith(DEVICE_TOKEN_PREFIX)) return null;
-    const digest = sha256(presented);
-    const row = store.findDeviceByTokenHash(this.sqlite, digest);
-    if (!row || !row.tokenHash || !sameHash(row.tokenHash, digest)) return null;
-    return row;
+    return deviceOfToken(this.sqlite, presented);
   }
 
   /** Marks the device present (every authenticated request); user agent gives the app version. */
