@@ -26,7 +26,7 @@ import { DeviceService } from "./services/devices";
 import { EventOutbox, registerOutbox } from "./services/events";
 import { EventDispatcher } from "./services/event-dispatcher";
 import { resolveHost, type HostResolver } from "./services/outbound-http";
-import { WebhookEndpointService } from "./services/webhook-endpoints";
+import { EventEndpointService } from "./services/event-endpoints";
 import { QueueWatch } from "./services/queue-watch";
 import { SpamCounter } from "./services/spam";
 import { CaptchaVerifier } from "./services/captcha";
@@ -86,7 +86,8 @@ export interface AppDeps {
   /** Outbound events: the outbox (`emitEvent(sqlite, …)` writes through it), its dispatcher and the endpoints. */
   events: EventOutbox;
   dispatcher: EventDispatcher;
-  webhookEndpoints: WebhookEndpointService;
+  /** Outbound event endpoints (/v1/webhook-endpoints): the receivers of outbound events. */
+  eventEndpoints: EventEndpointService;
   /** Texts the phones received: `deps.inbound.receive(accountId, {from, body, receivedAt, deviceId?, externalId?})`. */
   inbound: InboundService;
   /** Keyword lists and replies per account (GET/PUT /v1/account/settings). */
@@ -198,7 +199,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     devices: undefined as unknown as DeviceService,
     events,
     dispatcher: undefined as unknown as EventDispatcher,
-    webhookEndpoints: new WebhookEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost }),
+    eventEndpoints: new EventEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost }),
     accountSettings,
     conversations: new ConversationService(sqlite, clock, contacts),
     inbound: new InboundService(sqlite, clock, accountSettings, queue, seq, leases, quota, changes),

@@ -1,5 +1,6 @@
 /**
- * Webhook endpoints, their delivery log, redelivery and the test ping.
+ * Outbound event endpoints — the receivers a user registers for outbound events (the API keeps
+ * its public name, /v1/webhook-endpoints) — their delivery log, redelivery and the test ping.
  * Endpoint changes reload the outbox's subscriber list after they commit.
  */
 import type { Database } from "bun:sqlite";
@@ -91,7 +92,7 @@ export interface EndpointInput {
   allowInsecure?: unknown;
 }
 
-export class WebhookEndpointService {
+export class EventEndpointService {
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
