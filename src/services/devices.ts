@@ -3,10 +3,10 @@
  * rates, presence and offline release, and the figures /health and /metrics show. Its other
  * jobs have their own modules: registering (device-registration.ts), a phone's reports and phone
  * callbacks (phone-reports.ts), its event stream (device-events.ts). Leasing goes through
- * LeaseService (the same rules as GET /v1/messages/<KEY>/next).
+ * LeaseService (leaseToPhone: the same rules as /v1/messages/next, with the phone's own rate).
  *
- * Kept whole at a little over 450 lines: presence, send buckets and the recipe cache are one
- * in-memory state that leasing to a phone, the offline sweep and the device views all read.
+ * Kept whole at a little over 450 lines: presence and the recipe cache are one in-memory state
+ * that authentication, the offline sweep and the device views all read.
  */
 import type { Database } from "bun:sqlite";
 
@@ -14,11 +14,11 @@ import { AppError, validationError } from "../errors";
 import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
 import type { Logger } from "../lib/log";
-import { BucketRegistry, TokenBucket, perMinute, type LimitResult } from "../limits/token-bucket";
+import { BucketRegistry, perMinute, type LimitResult } from "../limits/token-bucket";
 import type { Priority } from "../queue/priority-queue";
 import * as store from "../db/stores/devices";
 import type { DeviceRow } from "../db/stores/devices";
-import type { LeaseService, LeasedMessage } from "./leases";
+import type { LeaseService, LeasedMessage, PhoneAsking } from "./leases";
 import { LEASE_SECONDS_DEFAULT } from "./leases";
 import type { MessageService } from "./messages";
 import type { Metrics } from "./metrics";
@@ -76,7 +76,6 @@ export class DeviceService {
   /** Presence in memory: written through to SQLite at most every PRESENCE_WRITE_MS. */
   private readonly seen = new Map<string, { at: number; ip: string; written: number }>();
   private readonly requests: BucketRegistry;
-  private readonly sendBuckets = new Map<string, TokenBucket>();
   /** Recipe devices by account + X-Device-Id. */
   private readonly recipes = new Map<string, DeviceRow>();
   /** Last time any device asked for work (the stuck check). */
@@ -210,14 +209,6 @@ export class DeviceService {
     return device.sendRatePerMinute ?? this.config.sendRatePerMinute;
   }
 
-  private sendBucket(device: DeviceRow, now: number): TokenBucket {
-    const rate = this.sendRate(device);
-    let b = this.sendBuckets.get(device.id);
-    if (!b) this.sendBuckets.set(device.id, (b = new TokenBucket(rate, perMinute(rate), now)));
-    else b.reconfigure(now, rate, perMinute(rate));
-    return b;
-  }
-
   /** How a device's leases are marked (lease_device_id): SMSGate by id, recipes by their X-Device-Id. */
   holderOf(device: DeviceRow): string {
     return device.kind === "recipe" ? device.externalId! : device.id;
@@ -231,41 +222,19 @@ export class DeviceService {
     return this.recipes.get(accountId + "\u0000" + holder) ?? store.findDeviceByExternalId(this.sqlite, accountId, holder);
   }
 
-  /**
-   * Leases up to `limit` due messages to the device through LeaseService, capped by the device's
-   * own send rate. When the cap (the device's or the account's) holds messages back, the device
-   * gets a MessageEnqueued when it may take more.
-   */
-  leaseTo(device: DeviceRow, limit: number, leaseSeconds = LEASE_SECONDS_DEFAULT): LeasedMessage[] {
-    const now = this.clock();
-    this.leases.askedForWork(device.accountId);
-    const bucket = this.sendBucket(device, now);
-    const allowed = Math.min(limit, bucket.peek(now));
-    if (allowed <= 0) {
-      this.events.nudgeLater(device.accountId, device.id, bucket.msUntil(now, 1));
-      return [];
-    }
-    const r = this.leases.next(device.accountId, { limit: allowed, leaseSeconds, deviceId: this.holderOf(device) });
-    bucket.take(now, r.messages.length);
-    if (r.rateLimitedForMs !== undefined) this.events.nudgeLater(device.accountId, device.id, r.rateLimitedForMs);
-    else if (r.messages.length === allowed && allowed < limit) this.events.nudgeLater(device.accountId, device.id, bucket.msUntil(now, 1));
-    return r.messages;
+  /** The phone as the leasing service sees it: its holder mark and its own send rate. */
+  private asking(device: DeviceRow): PhoneAsking {
+    return { id: device.id, accountId: device.accountId, holder: this.holderOf(device), sendRatePerMinute: this.sendRate(device) };
   }
 
-  /** GET /v1/messages/<KEY>/next?wait= for a recipe phone: its send rate first, then the long-poll. */
-  async waitLease(device: DeviceRow, leaseSeconds: number, waitSeconds: number): Promise<LeasedMessage | null> {
-    const started = performance.now();
-    const now = this.clock();
-    const bucket = this.sendBucket(device, now);
-    if (bucket.peek(now) < 1) {
-      const ms = Math.min(waitSeconds * 1_000, bucket.msUntil(now, 1));
-      if (ms > 0) await Bun.sleep(ms);
-      if (bucket.peek(this.clock()) < 1) return null;
-    }
-    const left = Math.max(0, waitSeconds - (performance.now() - started) / 1_000);
-    const m = await this.leases.waitNext(device.accountId, { leaseSeconds, deviceId: this.holderOf(device) }, left);
-    if (m) bucket.take(this.clock(), 1);
-    return m;
+  /** Leases up to `limit` due messages to the device (LeaseService.leaseToPhone); a held-back phone is nudged later. */
+  leaseTo(device: DeviceRow, limit: number, leaseSeconds = LEASE_SECONDS_DEFAULT): LeasedMessage[] {
+    return this.leases.leaseToPhone(this.asking(device), limit, leaseSeconds, (ms) => this.events.nudgeLater(device.accountId, device.id, ms));
+  }
+
+  /** GET /v1/messages/<KEY>/next?wait= for a recipe phone (LeaseService.waitLeaseToPhone). */
+  waitLease(device: DeviceRow, leaseSeconds: number, waitSeconds: number): Promise<LeasedMessage | null> {
+    return this.leases.waitLeaseToPhone(this.asking(device), leaseSeconds, waitSeconds);
   }
 
   /** GET /message: the app's Message items. `order` (lifo | fifo) orders within each priority of the batch. */
@@ -426,7 +395,7 @@ export class DeviceService {
     store.deleteDevice(this.sqlite, accountId, d.id);
     for (const [k, r] of this.recipes) if (r.id === d.id) this.recipes.delete(k);
     this.seen.delete(d.id);
-    this.sendBuckets.delete(d.id);
+    this.leases.forgetPhone(d.id);
     this.leases.releaseHolder(this.holderOf(d));
     this.changes.device(accountId, "removed", this.clock());
     return { deletedId: d.id };

@@ -1,6 +1,9 @@
 /**
- * Device polling: `next` hands out due queued messages in queue
- * order, each leased to the caller for `leaseSeconds`.
+ * Leasing: every decision about handing a message to a phone. `next` hands out due queued
+ * messages in queue order, each leased to the caller for `leaseSeconds` — for /v1/messages/next
+ * with a key, and through `leaseToPhone` / `waitLeaseToPhone` for a phone with its own send rate
+ * (the mobile API's GET /message, a recipe's next); the expiry sweep, a silent phone's release
+ * and a phone's "Processed" extension are here too.
  *
  * - A leased message stays `queued` (and in the in-memory queue); `takeDue` skips leased ids, so
  *   while the lease runs no other `next` returns it. `next` is synchronous from the queue walk to
@@ -49,6 +52,17 @@ export interface NextResult {
   rateLimitedForMs?: number;
 }
 
+/** A phone asking for work with its own send rate (devices.ts resolves it). */
+export interface PhoneAsking {
+  /** The device's id: its send bucket. */
+  id: string;
+  accountId: string;
+  /** How its leases are marked (lease_device_id). */
+  holder: string;
+  /** Its own cap, on top of the account's. */
+  sendRatePerMinute: number;
+}
+
 export interface LeaseConfig {
   sendRatePerMinute: number;
   maxLeaseAttempts: number;
@@ -63,6 +77,8 @@ export class LeaseService {
   private earliest = Infinity;
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly buckets = new Map<string, TokenBucket>();
+  /** Each phone's own send rate (its settings' sendRatePerMinute), by device id. */
+  private readonly phoneBuckets = new Map<string, TokenBucket>();
   private readonly store: MessageStore;
   private timer: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
@@ -328,6 +344,56 @@ export class LeaseService {
     if (expiresAt < this.earliest) this.earliest = expiresAt;
     this.changes.message(accountId, "leased", "queue");
     return { messages };
+  }
+
+  private phoneBucket(phone: PhoneAsking, now: number): TokenBucket {
+    const rate = phone.sendRatePerMinute;
+    let b = this.phoneBuckets.get(phone.id);
+    if (!b) this.phoneBuckets.set(phone.id, (b = new TokenBucket(rate, perMinute(rate), now)));
+    else b.reconfigure(now, rate, perMinute(rate));
+    return b;
+  }
+
+  /** A removed phone's send bucket goes with it. */
+  forgetPhone(id: string): void {
+    this.phoneBuckets.delete(id);
+  }
+
+  /**
+   * Leases up to `limit` due messages to a phone (the mobile API's GET /message, a recipe's POST
+   * next), capped by the phone's own send rate as well as the account's. When a cap holds
+   * messages back, `nudge(ms)` says when the phone may take more (its MessageEnqueued).
+   */
+  leaseToPhone(phone: PhoneAsking, limit: number, leaseSeconds: number, nudge: (ms: number) => void): LeasedMessage[] {
+    const now = this.clock();
+    this.askedForWork(phone.accountId);
+    const bucket = this.phoneBucket(phone, now);
+    const allowed = Math.min(limit, bucket.peek(now));
+    if (allowed <= 0) {
+      nudge(bucket.msUntil(now, 1));
+      return [];
+    }
+    const r = this.next(phone.accountId, { limit: allowed, leaseSeconds, deviceId: phone.holder });
+    bucket.take(now, r.messages.length);
+    if (r.rateLimitedForMs !== undefined) nudge(r.rateLimitedForMs);
+    else if (r.messages.length === allowed && allowed < limit) nudge(bucket.msUntil(now, 1));
+    return r.messages;
+  }
+
+  /** GET /v1/messages/<KEY>/next?wait= for a recipe phone: its send rate first, then the long-poll. */
+  async waitLeaseToPhone(phone: PhoneAsking, leaseSeconds: number, waitSeconds: number): Promise<LeasedMessage | null> {
+    const started = performance.now();
+    const now = this.clock();
+    const bucket = this.phoneBucket(phone, now);
+    if (bucket.peek(now) < 1) {
+      const ms = Math.min(waitSeconds * 1_000, bucket.msUntil(now, 1));
+      if (ms > 0) await Bun.sleep(ms);
+      if (bucket.peek(this.clock()) < 1) return null;
+    }
+    const left = Math.max(0, waitSeconds - (performance.now() - started) / 1_000);
+    const m = await this.waitNext(phone.accountId, { leaseSeconds, deviceId: phone.holder }, left);
+    if (m) bucket.take(this.clock(), 1);
+    return m;
   }
 
   /**
