@@ -27,7 +27,7 @@ import { DeviceService } from "./services/devices";
 import { EventOutbox, registerOutbox } from "./services/events";
 import { EventDispatcher } from "./services/event-dispatcher";
 import { resolveHost, type HostResolver } from "./services/outbound-http";
-import { WebhookEndpointService } from "./services/webhook-endpoints";
+import { EventEndpointService } from "./services/event-endpoints";
 import { QueueWatch } from "./services/queue-watch";
 import { SpamCounter } from "./services/spam";
 import { CaptchaVerifier } from "./services/captcha";
@@ -46,6 +46,7 @@ import type { Observer } from "./lib/request-observer";
 import { ReplicationSupervisor } from "./services/replication";
 import { emitReplicationStalled, ReplicationSettingsService } from "./services/replication-settings";
 import { Checkpointer } from "./db/checkpointer";
+import { Changes } from "./lib/changes";
 
 export type { Lifecycle };
 
@@ -89,7 +90,8 @@ export interface AppDeps {
   /** Outbound events: the outbox (`emitEvent(sqlite, …)` writes through it), its dispatcher and the endpoints. */
   events: EventOutbox;
   dispatcher: EventDispatcher;
-  webhookEndpoints: WebhookEndpointService;
+  /** Outbound event endpoints (/v1/webhook-endpoints): the receivers of outbound events. */
+  eventEndpoints: EventEndpointService;
   /** Texts the phones received: `deps.inbound.receive(accountId, {from, body, receivedAt, deviceId?, externalId?})`. */
   inbound: InboundService;
   /** Keyword lists and replies per account (GET/PUT /v1/account/settings). */
@@ -98,7 +100,12 @@ export interface AppDeps {
   broadcasts: BroadcastService;
   /** Dashboard sign-ins (cookie sessions opened with an API key). */
   sessions: SessionService;
-  /** Message changes for the dashboard's live Messages page (told after commit). */
+  /**
+   * What the services changed, announced after commit (message, contact, device): the live feed,
+   * the queue watcher and the phones' event streams listen (`deps.changes.on("message", …)`).
+   */
+  changes: Changes;
+  /** Message changes for the dashboard's live Messages page (listens to `changes`). */
   messageFeed: MessageFeed;
   /** The account's own API keys (dashboard Settings). */
   apiKeys: ApiKeyService;
@@ -151,7 +158,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const quota = new MonthlyQuota(sqlite, clock);
   const appliedSeq = intakeStore(sqlite).appliedSeq;
   quota.unapplied = (accountId, monthStart) => intake.pendingMessages(accountId, monthStart, appliedSeq());
-  const leases = new LeaseService(sqlite, clock, queue, config);
+  const changes = new Changes();
+  const leases = new LeaseService(sqlite, clock, queue, config, changes);
   const webhookLimiter = new WebhookLimiter({ clock, perMinute: config.webhookLimitPerMinute });
   const webhookIpLimiter = new WebhookLimiter({ clock });
   const captcha = new CaptchaVerifier(config.captchaVerifyUrls);
@@ -167,7 +175,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     timing: stageTiming,
   });
   const forms = new FormService(db, clock);
-  const messages = new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, quota);
+  const messages = new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, changes, quota);
   const events = new EventOutbox(sqlite);
   registerOutbox(sqlite, events);
   // Applied submissions wake the phones waiting for work and the event dispatcher.
@@ -179,9 +187,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     }
   };
   const accountSettings = new AccountSettingsService(sqlite, clock);
-  const contacts = new ContactService(sqlite, clock, forms, (ids) => leases.withdraw(ids), writeGate);
+  const contacts = new ContactService(sqlite, clock, forms, (ids) => leases.withdraw(ids), writeGate, changes);
   const accounts = new AccountService(sqlite, clock);
-  const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger);
+  const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger, changes);
   let sweep: ReturnType<typeof setInterval> | undefined;
   const deps: AppDeps = {
     config,
@@ -211,13 +219,14 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     devices: undefined as unknown as DeviceService,
     events,
     dispatcher: undefined as unknown as EventDispatcher,
-    webhookEndpoints: new WebhookEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost }),
+    eventEndpoints: new EventEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost }),
     accountSettings,
     conversations: new ConversationService(sqlite, clock, contacts),
-    inbound: new InboundService(sqlite, clock, accountSettings, queue, seq, leases, quota),
+    inbound: new InboundService(sqlite, clock, accountSettings, queue, seq, leases, quota, changes),
     broadcasts,
     sessions: new SessionService(sqlite, clock, accounts),
-    messageFeed: new MessageFeed(clock),
+    changes,
+    messageFeed: new MessageFeed(clock, changes),
     apiKeys: new ApiKeyService(sqlite, accounts),
     startedAt: clock(),
     lifecycle: [
@@ -267,16 +276,13 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     const timing = deps.stageTiming;
     deps.metrics.addGauges(() => timing.lines());
   }
-  deps.observers.push(deps.messageFeed.observe);
-  leases.onChange((accountId) => deps.messageFeed.publish(accountId, "queue"));
   // The queue (rebuilt by queueSync, first in the list) is whole before leases are reloaded and
   // the lease sweeper starts.
   deps.lifecycle.push(leases.lifecycle());
-  deps.devices = new DeviceService(sqlite, clock, leases, messages, config, () => deps.metrics, logger, queue);
+  deps.devices = new DeviceService(sqlite, clock, leases, messages, config, () => deps.metrics, logger, queue, changes);
   deps.lifecycle.push(deps.devices.lifecycle());
   // SMSGate's sms:received becomes an inbound message.
   deps.devices.inbound = deps.inbound;
-  deps.devices.onMessagesChanged = (accountId) => deps.messageFeed.publish(accountId, "device");
   deps.metrics.describe("textwire_device_messages_total", "Messages phones reported, by device id and result (sent, failed)");
   deps.metrics.describe("textwire_device_reports_refused_total", "Items of phones' state reports refused, by reason (invalid, unknown_message, not_holder); nothing changed");
   deps.metrics.addGauges(() => {
@@ -322,11 +328,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     timeoutMs: outbound.timeoutMs,
   });
   deps.lifecycle.push(deps.dispatcher);
-  const watch = new QueueWatch(sqlite, clock, queue, leases, config.stuckAfterMs);
-  deps.observers.push(watch.observe);
-  deps.lifecycle.push(watch);
-  // SMSGate phones ask for work on their own routes: the stuck watch hears of those too.
-  deps.devices.onWorkRequest = (accountId, now) => watch.notePoll(accountId, now);
+  deps.lifecycle.push(new QueueWatch(sqlite, clock, queue, leases, config.stuckAfterMs, changes));
   // After the writer: stopped before it, so the last honeypot counts are written.
   deps.lifecycle.push(spam.lifecycle());
   // Broadcasts a stop interrupted carry on once the queue is whole.

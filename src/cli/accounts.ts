@@ -1,7 +1,7 @@
 import type { ParsedArgs } from "../config";
 import { systemClock } from "../lib/clock";
 import { canonicalTimeZone } from "../domain/time-series";
-import { setAccountTimeZone } from "../db/devices";
+import { setAccountTimeZone } from "../db/stores/devices";
 import { AccountService, PLANS, type Account, type Plan } from "../services/accounts";
 import { acquireLock, liveLockHolder } from "../services/backups";
 import { DEFAULT_PHONE_COUNTRY } from "../domain/phone";

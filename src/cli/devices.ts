@@ -1,7 +1,7 @@
 import type { ParsedArgs } from "../config";
 import { systemClock } from "../lib/clock";
 import { AccountService } from "../services/accounts";
-import { createRegistrationToken } from "../services/devices";
+import { createRegistrationToken } from "../services/device-registration";
 import { AppError } from "../errors";
 import { dbPathOf, flagString, UsageError, withDb, type CliIO } from "./common";
 

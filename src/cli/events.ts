@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import type { ParsedArgs } from "../config";
 import { openSqlite } from "../db/open";
-import { eventStore } from "../db/events";
+import { eventStore } from "../db/stores/events";
 import { hasTable } from "../db/database-info";
 import { dbPathOf, flagInt, flagString, UsageError, type CliIO } from "./common";
 

@@ -1,4 +1,7 @@
 import type { Database, Statement } from "bun:sqlite";
+import type { RawRow } from "./stores/row";
+import type { messages } from "./schema/messages";
+import { MESSAGE_STATUSES } from "../domain/statuses";
 import { LEVEL_DAY, REASON_LEVEL, prefixOf, type Prefix } from "../domain/rollup-buckets";
 import { NEW_CONTACTS, ROLLUP_VALUES, rollupDeltas, SUBMISSIONS, type MessageFacts, type RollupValues } from "./derived-counts";
 
@@ -116,7 +119,7 @@ export class RollupStore {
     );
     const residueCols = "account_id, form_id, status, priority_rank, created_at, sent_at, failure_reason";
     // Every status spelled out: four ranges of (account_id, status, created_at) (migration 0019).
-    const statuses = "status IN ('queued', 'sent', 'failed', 'cancelled')";
+    const statuses = `status IN (${MESSAGE_STATUSES.map((st) => `'${st}'`).join(", ")})`;
     this.residueAll = sqlite.prepare(`SELECT ${residueCols} FROM messages WHERE account_id = ?1 AND ${statuses} AND created_at >= ?2 AND created_at < ?3`);
     this.residueForm = sqlite.prepare(
       `SELECT ${residueCols} FROM messages WHERE account_id = ?1 AND ${statuses} AND coalesce(form_id, '') = ?4 AND created_at >= ?2 AND created_at < ?3`,
@@ -278,15 +281,8 @@ export class RollupStore {
   }
 }
 
-interface MessageRow {
-  account_id: string;
-  form_id: string | null;
-  status: MessageFacts["status"];
-  priority_rank: number;
-  created_at: string;
-  sent_at: string | null;
-  failure_reason: string | null;
-}
+/** The columns of a message the rollups read (residueCols). */
+type MessageRow = Pick<RawRow<typeof messages>, "account_id" | "form_id" | "status" | "priority_rank" | "created_at" | "sent_at" | "failure_reason">;
 
 function factsOf(m: MessageRow): MessageFacts {
   return {

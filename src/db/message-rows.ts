@@ -4,38 +4,11 @@
  */
 import type { MessageStatus } from "../domain/message-transitions";
 import type { Priority } from "../queue/priority-queue";
+import type { RawRow } from "./stores/row";
+import type { messages } from "./schema/messages";
 
-export interface MessageRow {
-  id: string;
-  account_id: string;
-  form_id: string | null;
-  form_name: string | null;
-  contact_id: string | null;
-  content: string;
-  recipient_phone: string;
-  recipient_name: string | null;
-  status: MessageStatus;
-  priority: Priority;
-  priority_rank: number;
-  webhook_data: string | null;
-  template_used: string | null;
-  scheduled_for: string;
-  sent_at: string | null;
-  failure_reason: string | null;
-  retry_count: number;
-  metadata: string;
-  seq: number;
-  lease_token: string | null;
-  lease_expires_at: string | null;
-  lease_device_id: string | null;
-  lease_expiries: number;
-  /** The token of the latest lease issued (kept after it expires or is reported). */
-  last_lease_token: string | null;
-  max_attempts?: number | null;
-  broadcast_id?: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** A `messages` row as stored (`SELECT *`), typed from the drizzle schema. */
+export type MessageRow = RawRow<typeof messages>;
 
 /** Every Message field of the spec (webhookData and metadata as objects). */
 export interface Message {

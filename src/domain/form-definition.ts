@@ -3,6 +3,7 @@
  * forms API (create and update). Every problem is reported, each as a {field, message} item with a
  * path such as `fields[2].validation.minLength` or `settings.timezone`.
  */
+import { PRIORITIES, type Priority } from "./statuses";
 import { isSupportedCountry } from "libphonenumber-js/max";
 import type { FieldError } from "./submission";
 // A form's zone follows the rule of analytics and stats, so a zone a form accepts is always one
@@ -50,8 +51,6 @@ export const VALIDATION_KEYS: Record<FieldType, readonly string[]> = {
 export const URL_PROTOCOLS = ["http", "https"] as const;
 export const PHONE_FORMATS = ["national", "international"] as const;
 
-
-import { PRIORITIES, type Priority } from "./statuses";
 
 // One home for the list (src/domain/statuses.ts); re-exported for the form rules' callers.
 export { PRIORITIES, type Priority };

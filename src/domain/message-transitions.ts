@@ -28,10 +28,10 @@
  * (month 13, Feb 30, 24:00) and anything else are refused. No bound on past or future.
  */
 
-import { MESSAGE_STATUSES, type MessageStatus } from "./statuses";
+import { isMessageStatus, MESSAGE_STATUSES, type MessageStatus } from "./statuses";
 
 // The list has one home (src/domain/statuses.ts); re-exported for the callers that take it with the rules.
-export { MESSAGE_STATUSES, type MessageStatus };
+export { isMessageStatus, MESSAGE_STATUSES, type MessageStatus };
 
 export const FAILURE_REASON_MAX = 200;
 
@@ -87,9 +87,6 @@ export function isAllowedTransition(from: MessageStatus, to: MessageStatus): boo
   return ALLOWED[from]?.includes(to) ?? false;
 }
 
-export function isMessageStatus(value: unknown): value is MessageStatus {
-  return typeof value === "string" && (MESSAGE_STATUSES as readonly string[]).includes(value);
-}
 
 const ISO_RE =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;

@@ -1,8 +1,8 @@
 /**
  * The message statuses and priorities, written out once: the schema's column enums, the queue's
- * ranks, the API models, the list summaries and the counters all take them from here, so a new
- * status or priority is added in one place (docs/api-decisions.md, "One home per rule: stores for
- * accounts, forms, sessions, keys, broadcasts; statuses in one module").
+ * ranks, the API models, the list summaries, the filters and the counters all take them from
+ * here, so a new status or priority is added in one place (docs/api-decisions.md, "One home per
+ * rule: stores for accounts, forms, sessions, keys, broadcasts; statuses in one module").
  */
 
 /** A message's states, in the order the API lists and counts them. */
@@ -17,4 +17,8 @@ export type Priority = (typeof PRIORITIES)[number];
 export const PRIORITY_RANK: Readonly<Record<Priority, number>> = Object.freeze({ urgent: 0, high: 1, normal: 2, low: 3 });
 
 /** Priorities in queue order (index = rank). */
-export const PRIORITIES_BY_RANK: readonly Priority[] = Object.freeze(["urgent", "high", "normal", "low"] as const);
+export const PRIORITIES_BY_RANK = Object.freeze(["urgent", "high", "normal", "low"] as const) satisfies readonly Priority[];
+
+export function isMessageStatus(v: unknown): v is MessageStatus {
+  return typeof v === "string" && (MESSAGE_STATUSES as readonly string[]).includes(v);
+}

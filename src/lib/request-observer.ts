@@ -1,7 +1,7 @@
 /**
- * What the outer fetch handler tells observers about each finished request (metrics, the live
- * message feed, the queue watcher). Only what they read: services observe requests through this
- * narrow view and so depend on nothing in src/http/ (docs/api-decisions.md, "Layers: dependencies
+ * What the outer fetch handler tells observers about each finished request (the metrics). It
+ * says nothing of what a request changed: services announce that themselves (src/lib/changes.ts),
+ * so no observer guesses it from a path. Services observe requests through this narrow view and so depend on nothing in src/http/ (docs/api-decisions.md, "Layers: dependencies
  * point down").
  */
 export interface ObservedRequest {

@@ -387,6 +387,11 @@ export class MessageQueue {
   }
 
   /** Entries queued for one account, or in all accounts when none is given. */
+  /** Accounts that have (or had) messages in the queue. */
+  accountIds(): string[] {
+    return [...this.accounts.keys()];
+  }
+
   size(accountId?: string): number {
     if (accountId === undefined) return this.byId.size;
     return this.accounts.get(accountId)?.size ?? 0;

@@ -6,6 +6,7 @@
  * hold the request nor stall the webhook path. The broadcast row's cursor advances in the same
  * transaction as each chunk's messages: a restart carries on after the last committed chunk.
  */
+import type { Changes } from "../lib/changes";
 import type { Database } from "bun:sqlite";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock } from "../lib/clock";
@@ -95,6 +96,7 @@ export class BroadcastService {
     private readonly accounts: AccountService,
     private readonly writer: GroupCommitWriter,
     private readonly logger: Logger,
+    private readonly changes: Changes,
   ) {}
 
   view(b: BroadcastRecord): Broadcast {
@@ -219,6 +221,7 @@ export class BroadcastService {
         return cancelled;
       })();
       this.leases.withdraw(ids);
+      if (ids.length > 0) this.changes.message(accountId, "settled", "api");
       total += ids.length;
       if (ids.length < CANCEL_CHUNK) return total;
       await tick();

@@ -4,6 +4,7 @@
  * counted by contact-analytics.ts, and every opt-out goes through opt-outs.ts.
  */
 import type { Database } from "bun:sqlite";
+import type { Changes } from "../lib/changes";
 import type { WriteGate } from "../db/write-gate";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
@@ -46,6 +47,8 @@ export class ContactService {
     private readonly withdraw: (ids: string[]) => void = () => {},
     /** Import slices wait here while the checkpoint thread catches up (src/db/write-gate.ts). */
     gate?: WriteGate,
+    /** Contact changes are announced after commit (the dashboard's live feed listens). */
+    private readonly changes?: Changes,
   ) {
     this.store = new ContactStore(sqlite);
     this.lists = new ContactLists(sqlite);
@@ -143,6 +146,7 @@ export class ContactService {
       return { id, cancelled };
     })();
     if (cancelled.length) this.withdraw(cancelled);
+    this.changes?.contact(accountId, "created");
     return this.get(accountId, id);
   }
 
@@ -164,6 +168,7 @@ export class ContactService {
       return opt.cancelled;
     })();
     if (cancelled.length) this.withdraw(cancelled);
+    this.changes?.contact(accountId, "updated");
     return this.get(accountId, current.id);
   }
 
@@ -173,7 +178,9 @@ export class ContactService {
    */
   delete(accountId: string, id: string): { deletedId: string; removedQueued: string[] } {
     this.get(accountId, id);
-    return this.sqlite.transaction(() => ({ deletedId: id, removedQueued: this.store.deleteWithMessages(accountId, id) }))();
+    const out = this.sqlite.transaction(() => ({ deletedId: id, removedQueued: this.store.deleteWithMessages(accountId, id) }))();
+    this.changes?.contact(accountId, "deleted");
+    return out;
   }
 
   /**
@@ -204,12 +211,15 @@ export class ContactService {
         }
       }
     })();
+    if (updated > 0) this.changes?.contact(accountId, "updated");
     return { updated, errors };
   }
 
-  /** Upserts contacts by phone from rows of cells (contact-import-rows.ts). */
-  importRows(accountId: string, batches: AsyncIterable<ImportLine[]>): Promise<ImportResult> {
-    return this.importer.importRows(accountId, batches);
+  /** Upserts contacts by phone from rows of cells (contact-import-rows.ts); announced once at the end. */
+  async importRows(accountId: string, batches: AsyncIterable<ImportLine[]>): Promise<ImportResult> {
+    const result = await this.importer.importRows(accountId, batches);
+    if (result.created + result.updated > 0) this.changes?.contact(accountId, "updated");
+    return result;
   }
 
   /** GET /v1/contacts/analytics (contact-analytics.ts). */

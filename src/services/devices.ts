@@ -1,48 +1,39 @@
 /**
- * Phones: the SMSGate mobile API's use cases, the device registry, registration
- * tokens, per-device limits, presence and offline release, and the figures /health and /metrics
- * show. Leasing goes through LeaseService (the same rules as GET /v1/messages/<KEY>/next);
- * status changes go through MessageService.updateStatus.
+ * Phones: the device registry (list, rename, remove, recipes), per-device limits and send
+ * rates, presence and offline release, and the figures /health and /metrics show. Its other
+ * jobs have their own modules: registering (device-registration.ts), a phone's reports and phone
+ * callbacks (phone-reports.ts), its event stream (device-events.ts). Leasing goes through
+ * LeaseService (leaseToPhone: the same rules as /v1/messages/next, with the phone's own rate).
+ *
+ * Kept whole at a little over 450 lines: presence and the recipe cache are one in-memory state
+ * that authentication, the offline sweep and the device views all read.
  */
 import type { Database } from "bun:sqlite";
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+
 import { AppError, validationError } from "../errors";
 import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
 import type { Logger } from "../lib/log";
-import type { ServeConfig } from "../config";
-import { BucketRegistry, TokenBucket, perMinute, type LimitResult } from "../limits/token-bucket";
+import { BucketRegistry, perMinute, type LimitResult } from "../limits/token-bucket";
 import type { Priority } from "../queue/priority-queue";
-import * as store from "../db/devices";
-import type { DeviceRow } from "../db/devices";
-import type { LeaseService, LeasedMessage } from "./leases";
+import * as store from "../db/stores/devices";
+import type { DeviceRow } from "../db/stores/devices";
+import type { LeaseService, LeasedMessage, PhoneAsking } from "./leases";
 import { LEASE_SECONDS_DEFAULT } from "./leases";
 import type { MessageService } from "./messages";
-import type { MessageRow } from "../db/message-rows";
 import type { Metrics } from "./metrics";
 import { DeviceEventHub } from "./device-events";
-import { normalizeDeviceTime } from "../domain/device-time";
-import { believedTime, readDeviceReport, reportIdOf, type DeviceReport } from "../domain/device-report";
-import { latestLease, setMetadataSql } from "../db/message-history";
-import { lastFailedLease } from "../db/message-retries";
 import { emitEvent } from "./events";
-import { emitMessageDelivered } from "./event-payloads";
+import type { Changes } from "../lib/changes";
+import { CALLBACK_DEDUPE_MS, CALLBACK_EVENTS, PhoneReports, type InboundReceiver } from "./phone-reports";
+import { createRegistrationToken, deviceOfToken, DEVICE_NAME_MAX, registerPhone } from "./device-registration";
 import { mobileApiUrls } from "../domain/mobile-api-urls";
 import { machineAddresses } from "../tls/local-ca";
 
-/** Refused report items logged one by one per batch; beyond this, one summary line. */
-export const REFUSALS_LOGGED_PER_BATCH = 20;
-/** Report items applied before other requests get a turn (about 30 ms of commits). */
-const REPORT_ITEMS_PER_TURN = 16;
+export type { InboundReceiver };
+
 /** GET /message hands out at most this many messages (the app's own page size). */
 export const MOBILE_MESSAGES_MAX = 100;
-/** Registration tokens: default life and the longest allowed. */
-export const REGISTRATION_TOKEN_HOURS_DEFAULT = 24;
-export const REGISTRATION_TOKEN_HOURS_MAX = 24 * 365;
-/** Signed webhooks: X-Timestamp may be this far from our clock. */
-export const WEBHOOK_TOLERANCE_SECONDS = 300;
-/** Applied webhook event ids are kept this long for dedupe (the app retries for far less). */
-export const WEBHOOK_DEDUPE_MS = 7 * 86_400_000;
 /** Presence (last seen, last IP) is written to SQLite at most this often per device. */
 export const PRESENCE_WRITE_MS = 30_000;
 /** How often the offline sweep looks for silent devices that hold leases. */
@@ -51,15 +42,8 @@ export const OFFLINE_SWEEP_MS = 1_000;
 export const PING_INTERVAL_SECONDS_MAX = 60;
 /** /health and /metrics recompute the oldest due message at most this often. */
 export const HEALTH_CACHE_MS = 1_000;
-/** Device names, as given by the app or X-Device-Name. */
-export const DEVICE_NAME_MAX = 100;
-export const REGISTRATION_TOKEN_PREFIX = "txwire_reg_";
-export const DEVICE_TOKEN_PREFIX = "txwire_dev_";
-
 /** SMSGate priority: 100 and up skips the phone's own delays and limits. */
 export const APP_PRIORITY: Record<Priority, number> = { urgent: 100, high: 50, normal: 0, low: -50 };
-
-export const WEBHOOK_EVENTS = ["sms:received", "sms:sent", "sms:delivered", "sms:failed", "system:ping"] as const;
 
 export interface DevicesConfig {
   sendRatePerMinute: number;
@@ -68,37 +52,6 @@ export interface DevicesConfig {
   deviceLimitPerMinute: number;
   publicUrl?: string;
   trustProxy?: boolean;
-}
-
-/** Something that stores inbound texts; wired when present. */
-export interface InboundReceiver {
-  receive(accountId: string, input: { from: string; body: string; receivedAt: string; deviceId?: string; externalId?: string }): unknown;
-}
-
-const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
-const token = (prefix: string) => prefix + randomBytes(24).toString("base64url");
-
-function sameHash(a: string, b: string): boolean {
-  const x = Buffer.from(a, "hex");
-  const y = Buffer.from(b, "hex");
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
-/** A registration token for the SMSGate app: shown once, stored as its SHA-256 (API and CLI). */
-export function createRegistrationToken(sqlite: Database, clock: Clock, accountId: string, body: { reusable?: unknown; expiresInHours?: unknown } = {}) {
-  const errs: Array<{ field: string; message: string; requirement?: string; provided?: unknown }> = [];
-  const reusable = body.reusable ?? false;
-  if (typeof reusable !== "boolean") errs.push({ field: "reusable", message: "reusable must be true or false", requirement: "boolean", provided: reusable });
-  const hours = body.expiresInHours ?? REGISTRATION_TOKEN_HOURS_DEFAULT;
-  if (typeof hours !== "number" || !Number.isFinite(hours) || hours <= 0 || hours > REGISTRATION_TOKEN_HOURS_MAX) {
-    errs.push({ field: "expiresInHours", message: `expiresInHours must be a number of hours above 0 and at most ${REGISTRATION_TOKEN_HOURS_MAX}`, requirement: `0 < hours <= ${REGISTRATION_TOKEN_HOURS_MAX}`, provided: hours });
-  }
-  if (errs.length) throw validationError(errs);
-  const now = clock();
-  const t = token(REGISTRATION_TOKEN_PREFIX);
-  const expiresAt = iso(now + Math.round((hours as number) * 3_600_000));
-  store.insertRegistrationToken(sqlite, { id: newId(), accountId, tokenHash: sha256(t), reusable: reusable as boolean, expiresAt, usedAt: null, createdAt: iso(now) });
-  return { token: t, reusable: reusable as boolean, expiresAt };
 }
 
 export interface DeviceView {
@@ -118,20 +71,17 @@ export interface DeviceView {
 
 export class DeviceService {
   readonly events: DeviceEventHub;
+  /** A phone's reports and phone callbacks (services/phone-reports.ts). */
+  private readonly reports: PhoneReports;
   /** Presence in memory: written through to SQLite at most every PRESENCE_WRITE_MS. */
   private readonly seen = new Map<string, { at: number; ip: string; written: number }>();
   private readonly requests: BucketRegistry;
-  private readonly sendBuckets = new Map<string, TokenBucket>();
   /** Recipe devices by account + X-Device-Id. */
   private readonly recipes = new Map<string, DeviceRow>();
   /** Last time any device asked for work (the stuck check). */
   private lastWorkRequestAt: number;
   private timer: ReturnType<typeof setInterval> | undefined;
   inbound: InboundReceiver | undefined;
-  /** Told after commit when a phone's report changed the account's messages (the dashboard's live feed). */
-  onMessagesChanged: ((accountId: string) => void) | undefined;
-  /** Told whenever a phone asks for work (the queue.stuck watch of outbound events). */
-  onWorkRequest: ((accountId: string, now: number) => void) | undefined;
   private oldestCache: { at: number; value: string | null } | undefined;
 
   constructor(
@@ -143,12 +93,19 @@ export class DeviceService {
     private readonly metrics: () => Metrics,
     private readonly logger: Logger,
     queue: ConstructorParameters<typeof DeviceEventHub>[0],
+    /** Phones' reports are announced once per batch, after commit, as the phone's ("device"). */
+    private readonly changes: Changes,
   ) {
     this.events = new DeviceEventHub(queue, clock);
+    this.reports = new PhoneReports(sqlite, clock, logger, metrics, messages, leases, changes, this);
     this.requests = new BucketRegistry({ clock, capacity: config.deviceLimitPerMinute, refillPerMs: perMinute(config.deviceLimitPerMinute) });
     this.lastWorkRequestAt = clock();
-    leases.onChange((accountId, change) => {
-      if (change === "enqueued") this.events.notify(accountId);
+    // New work may be waiting: the account's phones hear MessageEnqueued.
+    changes.on("message", (c) => {
+      if (c.what === "queued") this.events.notify(c.accountId);
+    });
+    changes.on("device", (c) => {
+      if (c.what === "asked-for-work") this.lastWorkRequestAt = c.at;
     });
     leases.onCancel((accountId, messageId, holder) => {
       const device = this.holderDevice(accountId, holder);
@@ -165,7 +122,7 @@ export class DeviceService {
           this.notePresence();
         }, OFFLINE_SWEEP_MS);
         (this.timer as { unref?: () => void }).unref?.();
-        store.pruneWebhookEvents(this.sqlite, iso(this.clock() - WEBHOOK_DEDUPE_MS));
+        store.pruneCallbackEvents(this.sqlite, iso(this.clock() - CALLBACK_DEDUPE_MS));
       },
       stop: () => {
         if (this.timer) clearInterval(this.timer);
@@ -191,39 +148,16 @@ export class DeviceService {
   /** POST /device: a registration token (Bearer) makes a new SMSGate device of its account. */
   register(presented: string | null, body: Record<string, unknown>, ip: string) {
     const now = this.clock();
-    const row = presented ? store.findRegistrationToken(this.sqlite, sha256(presented)) : null;
-    if (!row || !sameHash(row.tokenHash, sha256(presented!)) || Date.parse(row.expiresAt) <= now || (!row.reusable && row.usedAt)) {
-      throw new AppError("AUTHENTICATION_ERROR", { message: "Invalid, used or expired registration token; create one with `textwire devices token --account ID`" });
-    }
-    const name = typeof body.name === "string" && body.name.trim() ? body.name.trim().slice(0, DEVICE_NAME_MAX) : "SMSGate phone";
-    const simCards = Array.isArray(body.simCards) ? body.simCards.slice(0, 8) : [];
-    const deviceToken = token(DEVICE_TOKEN_PREFIX);
-    const id = newId();
-    const at = iso(now);
-    this.sqlite.transaction(() => {
-      if (!row.reusable && !store.markRegistrationTokenUsed(this.sqlite, row.id, at)) {
-        throw new AppError("AUTHENTICATION_ERROR", { message: "This registration token was already used" });
-      }
-      store.insertDevice(this.sqlite, {
-        id, accountId: row.accountId, kind: "smsgate", externalId: null, name, tokenHash: sha256(deviceToken),
-        signingKey: randomBytes(18).toString("base64url"),
-        pushToken: typeof body.pushToken === "string" ? body.pushToken.slice(0, 4096) : null,
-        simCards: JSON.stringify(simCards), appVersion: null, lastSeenAt: at, lastIp: ip, battery: null, sendRatePerMinute: null,
-        createdAt: at, updatedAt: at,
-      });
-    })();
-    this.seen.set(id, { at: now, ip, written: now });
-    this.logger.info("device registered", { deviceId: id, accountId: row.accountId, name });
-    return { id, token: deviceToken, login: row.accountId, password: null };
+    const r = registerPhone(this.sqlite, now, presented, body, ip);
+    this.seen.set(r.id, { at: now, ip, written: now });
+    this.logger.info("device registered", { deviceId: r.id, accountId: r.login, name: r.name });
+    this.changes.device(r.login, "registered", now);
+    return { id: r.id, token: r.token, login: r.login, password: null };
   }
 
   /** The device a Bearer device token belongs to, or null. */
   authenticate(presented: string | null): DeviceRow | null {
-    if (!presented || !presented.startsWith(DEVICE_TOKEN_PREFIX)) return null;
-    const digest = sha256(presented);
-    const row = store.findDeviceByTokenHash(this.sqlite, digest);
-    if (!row || !row.tokenHash || !sameHash(row.tokenHash, digest)) return null;
-    return row;
+    return deviceOfToken(this.sqlite, presented);
   }
 
   /** Marks the device present (every authenticated request); user agent gives the app version. */
@@ -259,6 +193,7 @@ export class DeviceService {
     if (Array.isArray(body.simCards)) patch.simCards = JSON.stringify(body.simCards.slice(0, 8));
     if (typeof body.pushToken === "string") patch.pushToken = body.pushToken.slice(0, 4096);
     store.updateDevice(this.sqlite, device.id, patch);
+    this.changes.device(device.accountId, "updated", this.clock());
   }
 
   deviceInfo(device: DeviceRow | null, ip: string) {
@@ -274,14 +209,6 @@ export class DeviceService {
     return device.sendRatePerMinute ?? this.config.sendRatePerMinute;
   }
 
-  private sendBucket(device: DeviceRow, now: number): TokenBucket {
-    const rate = this.sendRate(device);
-    let b = this.sendBuckets.get(device.id);
-    if (!b) this.sendBuckets.set(device.id, (b = new TokenBucket(rate, perMinute(rate), now)));
-    else b.reconfigure(now, rate, perMinute(rate));
-    return b;
-  }
-
   /** How a device's leases are marked (lease_device_id): SMSGate by id, recipes by their X-Device-Id. */
   holderOf(device: DeviceRow): string {
     return device.kind === "recipe" ? device.externalId! : device.id;
@@ -295,42 +222,19 @@ export class DeviceService {
     return this.recipes.get(accountId + "\u0000" + holder) ?? store.findDeviceByExternalId(this.sqlite, accountId, holder);
   }
 
-  /**
-   * Leases up to `limit` due messages to the device through LeaseService, capped by the device's
-   * own send rate. When the cap (the device's or the account's) holds messages back, the device
-   * gets a MessageEnqueued when it may take more.
-   */
-  leaseTo(device: DeviceRow, limit: number, leaseSeconds = LEASE_SECONDS_DEFAULT): LeasedMessage[] {
-    const now = this.clock();
-    this.lastWorkRequestAt = now;
-    this.onWorkRequest?.(device.accountId, now);
-    const bucket = this.sendBucket(device, now);
-    const allowed = Math.min(limit, bucket.peek(now));
-    if (allowed <= 0) {
-      this.events.nudgeLater(device.accountId, device.id, bucket.msUntil(now, 1));
-      return [];
-    }
-    const r = this.leases.next(device.accountId, { limit: allowed, leaseSeconds, deviceId: this.holderOf(device) });
-    bucket.take(now, r.messages.length);
-    if (r.rateLimitedForMs !== undefined) this.events.nudgeLater(device.accountId, device.id, r.rateLimitedForMs);
-    else if (r.messages.length === allowed && allowed < limit) this.events.nudgeLater(device.accountId, device.id, bucket.msUntil(now, 1));
-    return r.messages;
+  /** The phone as the leasing service sees it: its holder mark and its own send rate. */
+  private asking(device: DeviceRow): PhoneAsking {
+    return { id: device.id, accountId: device.accountId, holder: this.holderOf(device), sendRatePerMinute: this.sendRate(device) };
   }
 
-  /** GET /v1/messages/<KEY>/next?wait= for a recipe phone: its send rate first, then the long-poll. */
-  async waitLease(device: DeviceRow, leaseSeconds: number, waitSeconds: number): Promise<LeasedMessage | null> {
-    const started = performance.now();
-    const now = this.clock();
-    const bucket = this.sendBucket(device, now);
-    if (bucket.peek(now) < 1) {
-      const ms = Math.min(waitSeconds * 1_000, bucket.msUntil(now, 1));
-      if (ms > 0) await Bun.sleep(ms);
-      if (bucket.peek(this.clock()) < 1) return null;
-    }
-    const left = Math.max(0, waitSeconds - (performance.now() - started) / 1_000);
-    const m = await this.leases.waitNext(device.accountId, { leaseSeconds, deviceId: this.holderOf(device) }, left);
-    if (m) bucket.take(this.clock(), 1);
-    return m;
+  /** Leases up to `limit` due messages to the device (LeaseService.leaseToPhone); a held-back phone is nudged later. */
+  leaseTo(device: DeviceRow, limit: number, leaseSeconds = LEASE_SECONDS_DEFAULT): LeasedMessage[] {
+    return this.leases.leaseToPhone(this.asking(device), limit, leaseSeconds, (ms) => this.events.nudgeLater(device.accountId, device.id, ms));
+  }
+
+  /** GET /v1/messages/<KEY>/next?wait= for a recipe phone (LeaseService.waitLeaseToPhone). */
+  waitLease(device: DeviceRow, leaseSeconds: number, waitSeconds: number): Promise<LeasedMessage | null> {
+    return this.leases.waitLeaseToPhone(this.asking(device), leaseSeconds, waitSeconds);
   }
 
   /** GET /message: the app's Message items. `order` (lifo | fifo) orders within each priority of the batch. */
@@ -381,127 +285,20 @@ export class DeviceService {
 
   /** Counts a report of the device in its per-day and Prometheus figures. */
   countResult(device: DeviceRow, status: "sent" | "failed"): void {
-    store.countDeviceDay(this.sqlite, device.id, iso(this.clock()).slice(0, 10), status);
-    this.metrics().count("textwire_device_messages_total", { device: device.id, result: status });
+    this.reports.countResult(device, status);
   }
 
-  /**
-   * PATCH /message: the app's state array, each item judged on its own (docs/devices.md,
-   * "Reports"). Processed extends the lease; Sent, Delivered and Failed change the message;
-   * Pending and repeats change nothing. An item that is malformed, names no message of the
-   * account, or one this phone does not hold is refused: nothing changes, it is logged and
-   * counted (textwire_device_reports_refused_total), and the batch still answers 204 so the app
-   * does not send it again.
-   */
-  async applyStates(device: DeviceRow, items: unknown[]): Promise<void> {
-    const tz = store.accountTimeZone(this.sqlite, device.accountId);
-    const tally = { refused: 0 };
-    let changed = false;
-    for (let i = 0; i < items.length; i++) {
-      // Each applied item commits on its own (~1.7 ms): a phone back online may report on every
-      // message it holds at once (1,000 took 1.7 s), so other requests get a turn between slices
-      // instead of waiting for the whole list (docs/api-decisions.md, "The phone path, round two").
-      if (i > 0 && i % REPORT_ITEMS_PER_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      if (this.applyItem(device, items[i], tz, tally)) changed = true;
-    }
-    if (tally.refused > REFUSALS_LOGGED_PER_BATCH) {
-      this.logger.warn("device reports refused", { deviceId: device.id, refused: tally.refused, notLogged: tally.refused - REFUSALS_LOGGED_PER_BATCH });
-    }
-    if (changed) this.onMessagesChanged?.(device.accountId);
+  /** PATCH /message: see PhoneReports.applyStates. */
+  applyStates(device: DeviceRow, items: unknown[]): Promise<void> {
+    return this.reports.applyStates(device, items);
   }
 
-  /**
-   * Whose report a message takes: the holder of its latest lease, whether that lease still runs
-   * or has ended without a report and nobody leased the message since (a late report from the
-   * phone that did send it is still the truth, and a phone repeating its report after the lease
-   * ended is harmless). A lease given through an API key has no device, so no phone holds it.
-   */
-  private reportHolder(row: MessageRow): { holder: string | null; leasedAt: number | null } {
-    const lease = latestLease(row.metadata);
-    const at = lease ? Date.parse(lease.at) : NaN;
-    const holder = row.lease_token !== null ? row.lease_device_id : (lease?.deviceId ?? null);
-    return { holder, leasedAt: Number.isFinite(at) ? at : null };
+  /** POST /api/mobile/v1/webhooks/<device id>: see PhoneReports.receiveCallback. */
+  receiveCallback(deviceId: string, raw: string, signature: string | null, timestamp: string | null, ip: string): { duplicate: boolean; event: string } {
+    return this.reports.receiveCallback(deviceId, raw, signature, timestamp, ip);
   }
 
-  private refuseReport(device: DeviceRow, messageId: string | null, reason: "invalid" | "unknown_message" | "not_holder", detail: string, tally: { refused: number }): false {
-    this.metrics().count("textwire_device_reports_refused_total", { reason });
-    if (tally.refused++ < REFUSALS_LOGGED_PER_BATCH) this.logger.warn("device report refused", { deviceId: device.id, messageId, reason, detail });
-    return false;
-  }
-
-  /** Applies one item of a report; true when it changed the message (each change committed on its own). */
-  private applyItem(device: DeviceRow, item: unknown, tz: string | null, tally = { refused: 0 }): boolean {
-    const read = readDeviceReport(item, tz);
-    if (!read.ok) return this.refuseReport(device, reportIdOf(item), "invalid", `${read.field}: ${read.message}`, tally);
-    const r = read.report;
-    const row = this.messages.findRow(device.accountId, r.id);
-    if (!row) return this.refuseReport(device, r.id, "unknown_message", "no message of this account has this id", tally);
-    const { holder, leasedAt } = this.reportHolder(row);
-    if (holder === null || holder !== this.holderOf(device)) {
-      const detail = holder === null ? "the message is not leased to this phone" : "the message is leased to another phone or client";
-      return this.refuseReport(device, r.id, "not_holder", detail, tally);
-    }
-    // The lease the report answers: the /v1 lease rules (LEASE_CONFLICT, a repeated failure) apply as to any holder.
-    const leaseToken = row.lease_token ?? row.last_lease_token ?? undefined;
-    try {
-      switch (r.state) {
-        case "Pending":
-          return false;
-        case "Processed":
-          this.leases.extend(r.id, this.holderOf(device), LEASE_SECONDS_DEFAULT);
-          return false;
-        case "Sent":
-          return this.markSent(device, row, r.times.Sent ?? r.times.Processed, leasedAt, leaseToken);
-        case "Delivered": {
-          const sent = this.markSent(device, row, r.times.Sent ?? r.times.Delivered, leasedAt, leaseToken);
-          return this.markDelivered(device.accountId, r.id, r.times.Delivered, leasedAt) || sent;
-        }
-        case "Failed": {
-          // A failure already recorded for this lease (the retry is scheduled): a repeat, nothing to do.
-          if (row.status !== "queued" || (row.lease_token === null && leaseToken !== undefined && lastFailedLease(row.metadata) === leaseToken)) return false;
-          this.messages.updateStatus(device.accountId, r.id, { status: "failed", failureReason: r.failureReason, leaseToken });
-          this.countResult(device, "failed");
-          return true;
-        }
-      }
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      this.logger.info("device report ignored", { deviceId: device.id, messageId: r.id, state: r.state, code: err.code });
-      return false;
-    }
-  }
-
-  private markSent(device: DeviceRow, row: MessageRow, given: DeviceReport["times"]["Sent"], leasedAt: number | null, leaseToken: string | undefined): boolean {
-    // Sent already (a repeat), or no longer to be sent (cancelled, failed): nothing changes.
-    if (row.status !== "queued") return false;
-    const t = believedTime(given, leasedAt, this.clock());
-    this.messages.updateStatus(device.accountId, row.id, { status: "sent", sentAt: iso(t.at), leaseToken }, { deviceSentAt: t.deviceTime });
-    this.countResult(device, "sent");
-    return true;
-  }
-
-  private markDelivered(accountId: string, id: string, given: DeviceReport["times"]["Delivered"], leasedAt: number | null): boolean {
-    const row = this.messages.findRow(accountId, id);
-    if (!row || row.status !== "sent") return false;
-    let meta: Record<string, unknown> = {};
-    try {
-      meta = (JSON.parse(row.metadata || "{}") ?? {}) as Record<string, unknown>;
-    } catch {}
-    if (meta.deliveredAt) return false;
-    const now = this.clock();
-    const t = believedTime(given, leasedAt, now);
-    this.sqlite.transaction(() => {
-      this.sqlite
-        .query(`UPDATE messages SET metadata = ${setMetadataSql("'$.deliveredAt'", "?3")}, updated_at = ?4 WHERE id = ?1 AND account_id = ?2`)
-        .run(id, accountId, iso(t.at), nextUpdatedAt(now, row.updated_at));
-      // The phone's own time was not believed (docs/devices.md): its raw text stays for the timeline.
-      if (t.deviceTime !== undefined) this.sqlite.query(`UPDATE messages SET metadata = ${setMetadataSql("'$.deviceTimes.deliveredAt'", "?2")} WHERE id = ?1`).run(id, t.deviceTime!);
-      emitMessageDelivered(this.sqlite, accountId, id, now);
-    })();
-    return true;
-  }
-
-  // ------------------------------------------------------------ settings, webhooks
+  // ------------------------------------------------------------ settings, phone callbacks
 
   /** GET /settings in the app's own (snake_case) shape. */
   settings(device: DeviceRow) {
@@ -515,88 +312,11 @@ export class DeviceService {
     };
   }
 
-  /** GET /webhooks: Textwire's own receiver for the events it uses. */
-  webhooks(device: DeviceRow, origin: string) {
+  /** GET /webhooks: the phone callbacks — Textwire's own receiver for the events it uses. */
+  callbacks(device: DeviceRow, origin: string) {
     const base = (this.config.publicUrl ?? origin).replace(/^http:/, "https:");
     const url = `${base}/api/mobile/v1/webhooks/${device.id}`;
-    return WEBHOOK_EVENTS.map((event) => ({ id: `textwire-${event.replace(":", "-")}`, url, event }));
-  }
-
-  /**
-   * POST /api/mobile/v1/webhooks/<device id>: X-Signature = hex HMAC-SHA256(signing key, raw body +
-   * X-Timestamp), X-Timestamp within WEBHOOK_TOLERANCE_SECONDS; each event id applied once.
-   */
-  receiveWebhook(deviceId: string, raw: string, signature: string | null, timestamp: string | null, ip: string): { duplicate: boolean; event: string } {
-    const device = UUID_RE.test(deviceId) ? store.findDevice(this.sqlite, deviceId) : null;
-    const bad = (message: string) => new AppError("AUTHENTICATION_ERROR", { message });
-    if (!device || device.kind !== "smsgate" || !device.signingKey) throw bad("Unknown device");
-    if (!signature || !timestamp || !/^\d{1,12}$/.test(timestamp)) throw bad("X-Signature and X-Timestamp are required");
-    const ts = Number(timestamp) * 1_000;
-    if (Math.abs(this.clock() - ts) > WEBHOOK_TOLERANCE_SECONDS * 1_000) throw bad("X-Timestamp is too far from the server's clock");
-    const expected = createHmac("sha256", device.signingKey).update(raw + timestamp).digest("hex");
-    if (!/^[0-9a-fA-F]{64}$/.test(signature) || !sameHash(expected, signature.toLowerCase())) throw bad("Bad signature");
-    let body: { id?: unknown; event?: unknown; payload?: unknown };
-    try {
-      body = JSON.parse(raw);
-    } catch {
-      throw validationError([{ field: "body", message: "The body must be JSON" }]);
-    }
-    if (!body || typeof body !== "object" || typeof body.id !== "string" || typeof body.event !== "string") {
-      throw validationError([{ field: "id", message: "id and event are required" }]);
-    }
-    this.touch(device, ip);
-    const payload = (body.payload && typeof body.payload === "object" ? body.payload : {}) as Record<string, unknown>;
-    const fresh = store.recordWebhookEvent(this.sqlite, device.id, body.id.slice(0, 100), iso(this.clock()));
-    if (!fresh) return { duplicate: true, event: body.event };
-    const msgId = typeof payload.messageId === "string" ? payload.messageId : undefined;
-    const tz = () => store.accountTimeZone(this.sqlite, device.accountId);
-    let changed = false;
-    try {
-      // The same per-item rules as PATCH /message: only the holder's reports count.
-      switch (body.event) {
-        case "sms:sent":
-          if (msgId) changed = this.applyItem(device, { id: msgId, state: "Sent", states: { Sent: payload.sentAt } }, tz());
-          break;
-        case "sms:delivered":
-          if (msgId) changed = this.applyItem(device, { id: msgId, state: "Delivered", states: { Delivered: payload.deliveredAt } }, tz());
-          break;
-        case "sms:failed":
-          if (msgId) changed = this.applyItem(device, { id: msgId, state: "Failed", recipients: [{ error: typeof payload.reason === "string" ? payload.reason : null }] }, tz());
-          break;
-        case "system:ping":
-          this.applyPing(device, payload);
-          break;
-        case "sms:received":
-          changed = this.applyReceived(device, body.id, payload);
-          break;
-      }
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      this.logger.info("device webhook ignored", { deviceId: device.id, event: body.event, code: err.code });
-    }
-    if (changed) this.onMessagesChanged?.(device.accountId);
-    return { duplicate: false, event: body.event };
-  }
-
-  private applyPing(device: DeviceRow, payload: Record<string, unknown>): void {
-    const health = (payload.health ?? {}) as { version?: unknown; checks?: Record<string, { observedValue?: unknown }> };
-    const level = health.checks?.["battery:level"]?.observedValue;
-    const patch: Partial<DeviceRow> = {};
-    if (typeof level === "number" && level >= 0 && level <= 100) patch.battery = Math.round(level);
-    if (typeof health.version === "string") patch.appVersion = health.version.slice(0, 40);
-    store.updateDevice(this.sqlite, device.id, patch);
-  }
-
-  private applyReceived(device: DeviceRow, eventId: string, payload: Record<string, unknown>): boolean {
-    if (!this.inbound) return false;
-    const from = payload.sender ?? payload.phoneNumber;
-    if (typeof from !== "string" || typeof payload.message !== "string") return false;
-    const t = typeof payload.receivedAt === "string" ? normalizeDeviceTime(payload.receivedAt, store.accountTimeZone(this.sqlite, device.accountId)) : undefined;
-    const receivedAt = typeof t === "string" ? t : iso(this.clock());
-    // The app's own id of the received text: a text reported twice is stored once.
-    const externalId = typeof payload.messageId === "string" && payload.messageId ? payload.messageId.slice(0, 100) : eventId;
-    this.inbound.receive(device.accountId, { from, body: payload.message, receivedAt, deviceId: device.id, externalId });
-    return true;
+    return CALLBACK_EVENTS.map((event) => ({ id: `textwire-${event.replace(":", "-")}`, url, event }));
   }
 
   // ------------------------------------------------------------ registry
@@ -664,6 +384,7 @@ export class DeviceService {
       store.updateDevice(this.sqlite, d.id, patch);
       for (const [k, r] of this.recipes) if (r.id === d.id) this.recipes.delete(k);
       if (patch.sendRatePerMinute !== undefined) this.events.emit(accountId, "SettingsUpdated", null, d.id);
+      this.changes.device(accountId, "updated", this.clock());
     }
     return this.get(accountId, id);
   }
@@ -674,8 +395,9 @@ export class DeviceService {
     store.deleteDevice(this.sqlite, accountId, d.id);
     for (const [k, r] of this.recipes) if (r.id === d.id) this.recipes.delete(k);
     this.seen.delete(d.id);
-    this.sendBuckets.delete(d.id);
+    this.leases.forgetPhone(d.id);
     this.leases.releaseHolder(this.holderOf(d));
+    this.changes.device(accountId, "removed", this.clock());
     return { deletedId: d.id };
   }
 
@@ -737,8 +459,4 @@ export class DeviceService {
     return { devicesOnline, oldestDueSeconds, queue: stuck ? "stuck" : "ok" };
   }
 
-  /** A key-polling recipe or any other caller asked for work (the stuck check). */
-  workRequested(): void {
-    this.lastWorkRequestAt = this.clock();
-  }
 }

@@ -25,7 +25,7 @@ import type { GroupCommitWriter } from "../db/group-commit";
 import type { Metrics } from "./metrics";
 import type { Lifecycle } from "../lib/lifecycle";
 import type { EventOutbox } from "./events";
-import type { DeliveryRow, EndpointRow } from "../db/events";
+import type { DeliveryRow, EndpointRow } from "../db/stores/events";
 import {
   DELIVERY_TIMEOUT_MS,
   DISABLE_AFTER_MS,

@@ -5,7 +5,8 @@
  */
 import type { Database } from "bun:sqlite";
 import { readContact } from "../db/stores/contacts";
-import { toMessage, type MessageRow } from "../db/message-rows";
+import { toMessage } from "../db/message-rows";
+import { messagesOf } from "../db/stores/messages";
 import type { MessageStatus } from "../domain/message-transitions";
 import { emitEvent } from "./events";
 
@@ -14,7 +15,7 @@ export function contactPayload(sqlite: Database, contactId: string) {
 }
 
 export function messagePayload(sqlite: Database, messageId: string) {
-  const row = sqlite.query("SELECT * FROM messages WHERE id = ?1").get(messageId) as MessageRow | null;
+  const row = messagesOf(sqlite).findAny(messageId);
   return row ? toMessage(row) : null;
 }
 

@@ -19,7 +19,7 @@ import type { Database } from "bun:sqlite";
 import { iso } from "../lib/clock";
 import { newId } from "../lib/ids";
 import { eventBody, subscribes, type EventType } from "../domain/outbound-events";
-import { eventStore, type EndpointRow, type EventStore } from "../db/events";
+import { eventStore, type EndpointRow, type EventStore } from "../db/stores/events";
 
 interface Subscriber {
   id: string;
@@ -28,7 +28,7 @@ interface Subscriber {
 
 export class EventOutbox {
   readonly store: EventStore;
-  /** Active endpoints per account (they change only through WebhookEndpointService in this process). */
+  /** Active endpoints per account (they change only through EventEndpointService in this process). */
   private subscribers = new Map<string, Subscriber[]>();
   private wakeScheduled = false;
   /** Events were written since the last fan-out (the dispatcher also checks SQLite at start). */

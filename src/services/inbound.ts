@@ -21,6 +21,7 @@
  * - help (HELP, INFO): the helpReply, every time, opted out or not.
  * The queue and the leases are told after the commit (LeaseService.withdraw, queue.insert).
  */
+import type { Changes } from "../lib/changes";
 import type { Database } from "bun:sqlite";
 import { validationError } from "../errors";
 import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
@@ -39,7 +40,7 @@ import type { Sequence } from "../lib/seq";
 import type { LeaseService } from "./leases";
 import type { MonthlyQuota } from "./quota";
 import type { AccountSettingsService } from "./account-settings";
-import { newQueuedRow, queueEntryOf } from "./messages";
+import { newQueuedRow, queueEntryOf } from "./manual-messages";
 import type { MessageRow } from "../db/message-rows";
 import { emitEvent } from "./events";
 import { contactPayload, emitContact, emitMessageStatus } from "./event-payloads";
@@ -116,6 +117,7 @@ export class InboundService {
     private readonly seq: Sequence,
     private readonly leases: Pick<LeaseService, "withdraw" | "notify">,
     private readonly quota: MonthlyQuota,
+    private readonly changes: Changes,
   ) {}
 
   /** Stores one received text (see the module comment); throws VALIDATION_ERROR for bad input. */
@@ -146,6 +148,11 @@ export class InboundService {
     if (out.reply) {
       this.queue.insert(queueEntryOf(out.reply));
       this.leases.notify(accountId);
+    }
+    if (!out.duplicate) {
+      // A text a phone received is the phone's news; one posted through the API is the caller's.
+      this.changes.message(accountId, "updated", value.deviceId !== null ? "device" : "api");
+      this.changes.contact(accountId, out.contactCreated ? "created" : "updated");
     }
     const { reply: _reply, ...outcome } = out;
     return outcome;

@@ -1,6 +1,9 @@
 /**
- * Device polling: `next` hands out due queued messages in queue
- * order, each leased to the caller for `leaseSeconds`.
+ * Leasing: every decision about handing a message to a phone. `next` hands out due queued
+ * messages in queue order, each leased to the caller for `leaseSeconds` — for /v1/messages/next
+ * with a key, and through `leaseToPhone` / `waitLeaseToPhone` for a phone with its own send rate
+ * (the mobile API's GET /message, a recipe's next); the expiry sweep, a silent phone's release
+ * and a phone's "Processed" extension are here too.
  *
  * - A leased message stays `queued` (and in the in-memory queue); `takeDue` skips leased ids, so
  *   while the lease runs no other `next` returns it. `next` is synchronous from the queue walk to
@@ -17,17 +20,17 @@
  *   into the queue calls `notify(accountId)` (the webhook's enqueue must too), and waiters also
  *   wake when the next scheduled message falls due, a lease expires, or a send token returns.
  */
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { iso, type Clock, nextUpdatedAt } from "../lib/clock";
 import type { MessageQueue, Priority } from "../queue/priority-queue";
 import { TokenBucket, perMinute } from "../limits/token-bucket";
 import type { Lifecycle } from "../lib/lifecycle";
+import type { Changes } from "../lib/changes";
 import { toMessage, type Message, type MessageRow } from "../db/message-rows";
 import { emitMessageStatus } from "./event-payloads";
 import { cancelIfOptedOutAtLease } from "./opt-outs";
-import { decideRetry } from "../domain/retry-policy";
-import { effectiveMaxAttempts, requeueForRetry } from "../db/message-retries";
-import { appendLeaseSql, extendLeaseSql, MARK_LEASE_EXPIRED_SQL } from "../db/message-history";
+import { scheduleRetry } from "./retries";
+import { messagesOf, type MessageStore } from "../db/stores/messages";
 
 export const LEASE_SECONDS_DEFAULT = 300;
 export const LEASE_SECONDS_MIN = 30;
@@ -49,8 +52,16 @@ export interface NextResult {
   rateLimitedForMs?: number;
 }
 
-/** What a queue change may mean for a listener: new work to fetch, or messages only left. */
-export type QueueChange = "enqueued" | "settled";
+/** A phone asking for work with its own send rate (devices.ts resolves it). */
+export interface PhoneAsking {
+  /** The device's id: its send bucket. */
+  id: string;
+  accountId: string;
+  /** How its leases are marked (lease_device_id). */
+  holder: string;
+  /** Its own cap, on top of the account's. */
+  sendRatePerMinute: number;
+}
 
 export interface LeaseConfig {
   sendRatePerMinute: number;
@@ -66,15 +77,11 @@ export class LeaseService {
   private earliest = Infinity;
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly buckets = new Map<string, TokenBucket>();
-  private readonly leaseRow: Statement<MessageRow, [string, string, string | null, string, string]>;
+  /** Each phone's own send rate (its settings' sendRatePerMinute), by device id. */
+  private readonly phoneBuckets = new Map<string, TokenBucket>();
+  private readonly store: MessageStore;
   private timer: ReturnType<typeof setInterval> | undefined;
   private stopped = false;
-  /**
-   * Told after commit of every account whose queue changed: "enqueued" when work may be waiting
-   * (waiters woken; the phones' SSE MessageEnqueued), "settled" when messages only left the queue
-   * (the dashboard's live feed cares, phones do not).
-   */
-  private readonly changeListeners: Array<(accountId: string, change: QueueChange) => void> = [];
   /** Called when a leased message is cancelled or deleted (SSE MessageCancelled to its holder). */
   private readonly cancelListeners: Array<(accountId: string, messageId: string, holder: string) => void> = [];
 
@@ -83,23 +90,22 @@ export class LeaseService {
     private readonly clock: Clock,
     private readonly queue: MessageQueue,
     private readonly config: LeaseConfig,
+    /**
+     * Queue changes are announced after commit: "queued" when work may be waiting (waiters are
+     * woken too; the phones' SSE MessageEnqueued listens), "leased", and "settled" when messages
+     * only left the queue (the dashboard's live feed cares, phones do not).
+     */
+    private readonly changes: Changes,
   ) {
-    this.leaseRow = sqlite.query(
-      `UPDATE messages SET lease_token = ?1, lease_expires_at = ?2, lease_device_id = ?3, last_lease_token = ?1,
-         metadata = ${appendLeaseSql("?5", "?3", "?2")}
-       WHERE id = ?4 AND status = 'queued' RETURNING *`,
-    );
+    this.store = messagesOf(sqlite);
   }
 
   /** Reloads the leases SQLite holds (boot), after the queue has been rebuilt. */
   load(): void {
     this.leases.clear();
     this.holders.clear();
-    const rows = this.sqlite
-      .query("SELECT id, account_id, lease_expires_at, lease_device_id FROM messages WHERE status = 'queued' AND lease_expires_at IS NOT NULL AND lease_token IS NOT NULL")
-      .all() as Array<{ id: string; account_id: string; lease_expires_at: string; lease_device_id: string | null }>;
-    for (const r of rows) {
-      this.leases.set(r.id, Date.parse(r.lease_expires_at));
+    for (const r of this.store.heldLeases()) {
+      this.leases.set(r.id, Date.parse(r.lease_expires_at!));
       if (r.lease_device_id) this.holders.set(r.id, { accountId: r.account_id, holder: r.lease_device_id });
     }
     this.recomputeEarliest();
@@ -161,20 +167,19 @@ export class LeaseService {
 
   /** Wakes long-polling `next` calls of the account: call after putting a message in the queue. */
   notify(accountId: string): void {
-    this.changed(accountId, "enqueued");
+    this.changes.message(accountId, "queued", "queue");
     const set = this.waiters.get(accountId);
     if (!set) return;
     this.waiters.delete(accountId);
     for (const wake of set) wake();
   }
 
-  /** Listens to every queue change of every account (after commit). */
-  onChange(listener: (accountId: string, change: QueueChange) => void): void {
-    this.changeListeners.push(listener);
-  }
-
-  private changed(accountId: string, change: QueueChange): void {
-    for (const l of this.changeListeners) l(accountId, change);
+  /**
+   * A phone (or a client with a key) asked for work, whether or not anything was due or its send
+   * rate let anything leave: the queue watcher's and /health's sign of life.
+   */
+  askedForWork(accountId: string): void {
+    this.changes.device(accountId, "asked-for-work", this.clock());
   }
 
   onCancel(listener: (accountId: string, messageId: string, holder: string) => void): void {
@@ -193,16 +198,13 @@ export class LeaseService {
    */
   releaseHolder(holder: string): number {
     const now = this.clock();
-    const rows = this.sqlite
-      .query("SELECT id FROM messages WHERE status = 'queued' AND lease_expires_at IS NOT NULL AND lease_token IS NOT NULL AND lease_device_id = ?1")
-      .all(holder) as Array<{ id: string }>;
-    if (rows.length === 0) return 0;
+    const ids = this.store.heldBy(holder);
+    if (ids.length === 0) return 0;
     // Moving the expiry to now lets the one sweep rule decide: back to the queue, or no-report.
     this.sqlite.transaction(() => {
-      const st = this.sqlite.query("UPDATE messages SET lease_expires_at = ?2 WHERE id = ?1 AND status = 'queued' AND lease_token IS NOT NULL");
-      for (const r of rows) st.run(r.id, iso(now));
+      for (const id of ids) this.store.expireLeaseAt(id, iso(now));
     })();
-    for (const r of rows) if (this.leases.has(r.id)) this.leases.set(r.id, now);
+    for (const id of ids) if (this.leases.has(id)) this.leases.set(id, now);
     this.earliest = Math.min(this.earliest, now);
     return this.sweep(now).returned;
   }
@@ -216,10 +218,8 @@ export class LeaseService {
   extend(id: string, holder: string, leaseSeconds: number): boolean {
     const now = this.clock();
     const expiresAt = now + leaseSeconds * 1_000;
-    const changed = this.sqlite
-      .query(`UPDATE messages SET lease_expires_at = ?3, metadata = ${extendLeaseSql("?3")} WHERE id = ?1 AND status = 'queued' AND lease_token IS NOT NULL AND lease_device_id = ?2 AND lease_expires_at < ?4`)
-      .run(id, holder, iso(expiresAt), iso(now + (leaseSeconds * 1_000) / 2)).changes;
-    if (changed === 0 || !this.leases.has(id)) return false;
+    const changed = this.store.extendLease(id, holder, iso(expiresAt), iso(now + (leaseSeconds * 1_000) / 2));
+    if (!changed || !this.leases.has(id)) return false;
     // Only later: `earliest` stays a valid lower bound (a sweep at it finds nothing and recomputes).
     this.leases.set(id, expiresAt);
     return true;
@@ -241,42 +241,24 @@ export class LeaseService {
     const max = this.config.maxLeaseAttempts;
     const retried: Array<{ id: string; account_id: string; priority: Priority; seq: number; scheduledFor: number }> = [];
     const { back, failed } = this.sqlite.transaction(() => {
-      const rows = this.sqlite
-        .query("SELECT id, account_id, lease_expiries, retry_count, priority, seq, updated_at FROM messages WHERE status = 'queued' AND lease_expires_at <= ?1")
-        .all(nowIso) as Array<{ id: string; account_id: string; lease_expiries: number; retry_count: number; priority: Priority; seq: number; updated_at: string }>;
+      const rows = this.store.expired(nowIso);
       const back: typeof rows = [];
       const failed: typeof rows = [];
       for (const r of rows) {
         if (r.lease_expiries + 1 >= max) {
           // "no-report" is a transient failure: another attempt follows while the message has some left.
-          const retry = decideRetry({ retryCount: r.retry_count, maxAttempts: effectiveMaxAttempts(this.sqlite, r.id), reason: NO_REPORT_REASON, now });
+          const attempt = { id: r.id, accountId: r.account_id, reason: NO_REPORT_REASON, retryCount: r.retry_count, leaseToken: null, updatedAt: nextUpdatedAt(now, r.updated_at) };
+          const retry = scheduleRetry(this.sqlite, attempt, now);
           if (retry.retry) {
-            this.sqlite.query(`UPDATE messages SET metadata = ${MARK_LEASE_EXPIRED_SQL} WHERE id = ?1`).run(r.id);
-            requeueForRetry(this.sqlite, {
-              id: r.id,
-              reason: NO_REPORT_REASON,
-              retryCount: retry.retryCount,
-              scheduledFor: iso(retry.scheduledFor),
-              updatedAt: nextUpdatedAt(now, r.updated_at),
-              failedAt: nowIso,
-              leaseToken: null,
-            });
-            emitMessageStatus(this.sqlite, r.account_id, r.id, "queued", now);
+            this.store.markLeaseExpired(r.id);
             retried.push({ ...r, scheduledFor: retry.scheduledFor });
             continue;
           }
-          this.sqlite
-            .query(
-              `UPDATE messages SET status = 'failed', failure_reason = ?2, lease_expiries = lease_expiries + 1, metadata = ${MARK_LEASE_EXPIRED_SQL},
-                 lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL, updated_at = ?3 WHERE id = ?1`,
-            )
-            .run(r.id, NO_REPORT_REASON, nextUpdatedAt(now, r.updated_at));
+          this.store.failNoReport(r.id, NO_REPORT_REASON, nextUpdatedAt(now, r.updated_at));
           emitMessageStatus(this.sqlite, r.account_id, r.id, "failed", now);
           failed.push(r);
         } else {
-          this.sqlite
-            .query(`UPDATE messages SET lease_expiries = lease_expiries + 1, metadata = ${MARK_LEASE_EXPIRED_SQL}, lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL WHERE id = ?1`)
-            .run(r.id);
+          this.store.returnExpired(r.id);
           back.push(r);
         }
       }
@@ -293,7 +275,7 @@ export class LeaseService {
     for (const r of back) this.leases.delete(r.id);
     this.recomputeEarliest();
     for (const accountId of new Set(back.map((r) => r.account_id))) this.notify(accountId);
-    for (const accountId of new Set(failed.map((r) => r.account_id))) this.changed(accountId, "settled");
+    for (const accountId of new Set(failed.map((r) => r.account_id))) this.changes.message(accountId, "settled", "queue");
     return { returned: back.length, failed: failed.length };
   }
 
@@ -339,14 +321,17 @@ export class LeaseService {
             continue;
           }
           const token = crypto.randomUUID();
-          const row = this.leaseRow.get(token, expiresIso, device, e.id, iso(now));
+          const row = this.store.lease(token, expiresIso, device, e.id, iso(now));
           if (row) out.push({ row, token }), taken.add(row.id);
         }
         if (skipped === 0) break;
       }
       return out;
     })();
-    if (suppressed.size > 0) this.withdraw(suppressed);
+    if (suppressed.size > 0) {
+      this.withdraw(suppressed);
+      this.changes.message(accountId, "settled", "queue");
+    }
     if (leased.length === 0) return { messages: [] };
     bucket.take(now, leased.length);
     const messages: LeasedMessage[] = [];
@@ -356,7 +341,58 @@ export class LeaseService {
       messages.push({ ...toMessage(row), leaseToken: token, leaseExpiresAt: expiresIso });
     }
     if (expiresAt < this.earliest) this.earliest = expiresAt;
+    this.changes.message(accountId, "leased", "queue");
     return { messages };
+  }
+
+  private phoneBucket(phone: PhoneAsking, now: number): TokenBucket {
+    const rate = phone.sendRatePerMinute;
+    let b = this.phoneBuckets.get(phone.id);
+    if (!b) this.phoneBuckets.set(phone.id, (b = new TokenBucket(rate, perMinute(rate), now)));
+    else b.reconfigure(now, rate, perMinute(rate));
+    return b;
+  }
+
+  /** A removed phone's send bucket goes with it. */
+  forgetPhone(id: string): void {
+    this.phoneBuckets.delete(id);
+  }
+
+  /**
+   * Leases up to `limit` due messages to a phone (the mobile API's GET /message, a recipe's POST
+   * next), capped by the phone's own send rate as well as the account's. When a cap holds
+   * messages back, `nudge(ms)` says when the phone may take more (its MessageEnqueued).
+   */
+  leaseToPhone(phone: PhoneAsking, limit: number, leaseSeconds: number, nudge: (ms: number) => void): LeasedMessage[] {
+    const now = this.clock();
+    this.askedForWork(phone.accountId);
+    const bucket = this.phoneBucket(phone, now);
+    const allowed = Math.min(limit, bucket.peek(now));
+    if (allowed <= 0) {
+      nudge(bucket.msUntil(now, 1));
+      return [];
+    }
+    const r = this.next(phone.accountId, { limit: allowed, leaseSeconds, deviceId: phone.holder });
+    bucket.take(now, r.messages.length);
+    if (r.rateLimitedForMs !== undefined) nudge(r.rateLimitedForMs);
+    else if (r.messages.length === allowed && allowed < limit) nudge(bucket.msUntil(now, 1));
+    return r.messages;
+  }
+
+  /** GET /v1/messages/<KEY>/next?wait= for a recipe phone: its send rate first, then the long-poll. */
+  async waitLeaseToPhone(phone: PhoneAsking, leaseSeconds: number, waitSeconds: number): Promise<LeasedMessage | null> {
+    const started = performance.now();
+    const now = this.clock();
+    const bucket = this.phoneBucket(phone, now);
+    if (bucket.peek(now) < 1) {
+      const ms = Math.min(waitSeconds * 1_000, bucket.msUntil(now, 1));
+      if (ms > 0) await Bun.sleep(ms);
+      if (bucket.peek(this.clock()) < 1) return null;
+    }
+    const left = Math.max(0, waitSeconds - (performance.now() - started) / 1_000);
+    const m = await this.waitNext(phone.accountId, { leaseSeconds, deviceId: phone.holder }, left);
+    if (m) bucket.take(this.clock(), 1);
+    return m;
   }
 
   /**

@@ -1,14 +1,15 @@
-import type { ObservedRequest } from "../lib/request-observer";
+import type { ChangeCause, Changes } from "../lib/changes";
 
 /**
- * The in-process feed of message changes behind the dashboard's live Messages page: told after
- * commit (queue changes via `LeaseService.notify`, and every successful request that changes
- * messages through the API), it tells each account's subscribers "something changed"; they read
- * the list again. Events carry no message data, so a subscriber sees only what the API shows it.
+ * The in-process feed of message changes behind the dashboard's live Messages page: it listens to
+ * the services' change announcements (src/lib/changes.ts: every message and contact change, by
+ * whatever path it was made, after commit) and tells each account's subscribers "something
+ * changed"; they read the list again. Events carry no message data, so a subscriber sees only
+ * what the API shows.
  */
 export interface MessageChange {
-  /** What told the feed: "queue" (a message became due or was re-queued), "api" (a status change), "device" (a phone's report through the mobile API). */
-  source: "queue" | "api" | "device";
+  /** Who changed it: "queue" (a message became due, was queued, leased or left the queue), "api" (a person or client through the API), "device" (a phone's report). */
+  source: ChangeCause;
   at: number;
 }
 
@@ -16,7 +17,14 @@ export class MessageFeed {
   private readonly subscribers = new Map<string, Set<(c: MessageChange) => void>>();
   private readonly closers = new Set<() => void>();
 
-  constructor(private readonly clock: () => number) {}
+  constructor(
+    private readonly clock: () => number,
+    changes: Changes,
+  ) {
+    changes.on("message", (c) => this.publish(c.accountId, c.cause));
+    // A contact's name, opt-out or removal shows in the message list too.
+    changes.on("contact", (c) => this.publish(c.accountId, "api"));
+  }
 
   /** `onClose` is called when the server stops, so open streams end and the stop is not held up. */
   subscribe(accountId: string, fn: (c: MessageChange) => void, onClose?: () => void): () => void {
@@ -50,11 +58,4 @@ export class MessageFeed {
     for (const s of this.subscribers.values()) n += s.size;
     return n;
   }
-
-  /** The HTTP observer: a successful change of messages through the API (answered, so committed). */
-  readonly observe = (state: ObservedRequest, method: string, status: number): void => {
-    if (method === "GET" || method === "HEAD" || status >= 300 || !state.auth) return;
-    if (!state.logPath.startsWith("/v1/messages") && !state.logPath.startsWith("/v1/contacts") && !state.logPath.startsWith("/v1/broadcasts")) return;
-    this.publish(state.auth.accountId, "api");
-  };
 }

@@ -3,21 +3,20 @@
  * (POST/GET /v1/messages/next) for --stuck-after. One event per stuck spell: it is emitted when
  * the spell starts and again only after a phone has polled or the due messages are gone.
  *
- * Polls are seen through the request observer (so the lease code is untouched); the phones
- * feature's device registry can call `notePoll(accountId, now)` from its own poll paths.
+ * Polls are heard as the leasing service announces them (src/lib/changes.ts, "asked-for-work"),
+ * whichever path the phone asked by: /v1/messages/next, a recipe's long-poll, the mobile API.
  */
 import type { Database } from "bun:sqlite";
 import { accountIds } from "../db/stores/accounts";
 import { iso, type Clock } from "../lib/clock";
 import type { MessageQueue } from "../queue/priority-queue";
 import type { LeaseService } from "./leases";
-import type { ObservedRequest } from "../lib/request-observer";
+import type { Changes } from "../lib/changes";
 import type { Lifecycle } from "../lib/lifecycle";
 import { emitEvent } from "./events";
 
 /** How often accounts are checked (at most; a short --stuck-after checks more often). */
 export const STUCK_CHECK_EVERY_MS = 30_000;
-const POLL_PATH = /^\/v1\/messages(?:\/[^/]+)?\/next\/?$/;
 
 export class QueueWatch implements Lifecycle {
   readonly name = "queue-watch";
@@ -32,13 +31,13 @@ export class QueueWatch implements Lifecycle {
     private readonly queue: MessageQueue,
     private readonly leases: Pick<LeaseService, "isLeased">,
     private readonly stuckAfterMs: number,
+    changes: Changes,
   ) {
     this.startedAt = clock();
+    changes.on("device", (c) => {
+      if (c.what === "asked-for-work") this.notePoll(c.accountId, c.at);
+    });
   }
-
-  readonly observe = (state: ObservedRequest, _method: string, status: number) => {
-    if (state.auth && status < 500 && POLL_PATH.test(state.logPath)) this.notePoll(state.auth.accountId, this.clock());
-  };
 
   notePoll(accountId: string, now: number): void {
     this.lastPoll.set(accountId, now);
@@ -57,7 +56,8 @@ export class QueueWatch implements Lifecycle {
   /** Emits queue.stuck for accounts that just became stuck; returns their ids. */
   check(now: number): string[] {
     const found: string[] = [];
-    for (const id of accountIds(this.sqlite)) {
+    // An account with nothing queued has nothing due; one still marked stuck is looked at to end its spell.
+    for (const id of new Set([...this.queue.accountIds(), ...this.stuck])) {
       const due = this.queue.takeDue(id, now, 1, (m) => this.leases.isLeased(m));
       if (due.length === 0) {
         this.stuck.delete(id);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { insertMessage, iso } from "../helpers/fixtures";
-import { setAccountTimeZone } from "../../src/db/devices";
+import { setAccountTimeZone } from "../../src/db/stores/devices";
 
 describe("key-polling recipes (X-Device-Id)", () => {
   let s: TestServer;

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { checked, Envelope, literals, NullableString, NullableTimestamp, Timestamp } from "./common";
-import { DEVICE_NAME_MAX, REGISTRATION_TOKEN_HOURS_DEFAULT, REGISTRATION_TOKEN_HOURS_MAX } from "../../services/devices";
+import { DEVICE_NAME_MAX, REGISTRATION_TOKEN_HOURS_DEFAULT, REGISTRATION_TOKEN_HOURS_MAX } from "../../services/device-registration";
 
 /** The app's SimCard (slotIndex, simNumber, phoneNumber, carrierName, iccid; the app redacts the last three). */
 const SimCard = t.Object({}, { additionalProperties: true });

@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { ALL_EVENTS, EVENT_TYPES } from "../../domain/outbound-events";
-import { DESCRIPTION_MAX, URL_MAX } from "../../services/webhook-endpoints";
+import { DESCRIPTION_MAX, URL_MAX } from "../../services/event-endpoints";
 import { PageQuery, checked, literals } from "./common";
 
 const eventList = `["*"] or any of ${EVENT_TYPES.join(", ")}`;

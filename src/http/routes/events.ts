@@ -21,7 +21,7 @@ const TAGS = ["Events"];
 
 /** Webhook endpoints, the delivery log, redelivery and the test ping (admin only: endpoints hold signing secrets). */
 export function eventsRoutes(deps: AppDeps) {
-  const svc = deps.webhookEndpoints;
+  const svc = deps.eventEndpoints;
   return new Elysia({ name: "events-routes" })
     .use(routeAccess)
     .get("/v1/webhook-endpoints", ({ request }) => ({ status: "success" as const, data: { endpoints: svc.list(authOf(request).accountId) } }), {

@@ -67,7 +67,7 @@ export function messagesRoutes(deps: AppDeps) {
       "/next",
       ({ request, body }) => {
         const phone = recipeOf(request);
-        deps.devices.workRequested();
+        deps.leases.askedForWork(authOf(request).accountId);
         if (phone) {
           const messages = deps.devices.leaseTo(phone, body?.limit ?? 1, body?.leaseSeconds ?? LEASE_SECONDS_DEFAULT);
           return { status: "success", data: { messages } };
@@ -86,7 +86,7 @@ export function messagesRoutes(deps: AppDeps) {
       "/next",
       async ({ request, query, status }) => {
         const phone = recipeOf(request);
-        deps.devices.workRequested();
+        deps.leases.askedForWork(authOf(request).accountId);
         const m = phone
           ? await deps.devices.waitLease(phone, query.leaseSeconds ?? LEASE_SECONDS_DEFAULT, query.wait ?? 0)
           : await deps.leases.waitNext(

@@ -9,7 +9,7 @@ import {
   DeviceIdParam, MobileDeviceResponse, MobileMessage, MobileMessagesQuery, MobilePatchDeviceBody, MobileRegisterBody,
   MobileRegisterResponse, MobileSettings, MobileStatesBody, MobileWebhook,
 } from "../models/devices";
-import type { DeviceRow } from "../../db/devices";
+import type { DeviceRow } from "../../db/stores/devices";
 import { routeAccess } from "../plugins/route-access";
 
 const tags = ["Phones (SMSGate mobile API)"];
@@ -89,7 +89,7 @@ export function mobileRoutes(deps: AppDeps) {
       },
       { permission: "device", rateLimit: "device", detail: { hide: true, summary: "Server-Sent Events: MessageEnqueued, MessageCancelled, SettingsUpdated, WebhooksUpdated; :keepalive every 15 s", tags } },
     )
-    .get("/webhooks", ({ request }) => deps.devices.webhooks(device(request), stateOf(request).origin), {
+    .get("/webhooks", ({ request }) => deps.devices.callbacks(device(request), stateOf(request).origin), {
       permission: "device", rateLimit: "device",
       response: { 200: MobileWebhookList() },
       detail: { hide: true, summary: "Textwire's receiver for the phone's webhooks", tags },
@@ -103,7 +103,7 @@ export function mobileRoutes(deps: AppDeps) {
       "/webhooks/:deviceId",
       async ({ request, params }) => {
         const raw = decoder.decode(await readLimitedBody(request, API_BODY_LIMIT));
-        const r = deps.devices.receiveWebhook(params.deviceId, raw, request.headers.get("x-signature"), request.headers.get("x-timestamp"), stateOf(request).clientIp);
+        const r = deps.devices.receiveCallback(params.deviceId, raw, request.headers.get("x-signature"), request.headers.get("x-timestamp"), stateOf(request).clientIp);
         return { status: "success", data: r };
       },
       {

@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from "../../helpers/server";
 import { insertContact, insertForm, insertMessage } from "../../helpers/fixtures";
 import { Sequence } from "../../../src/lib/seq";
 import { largestMessageSeq } from "../../../src/db/database-info";
-import { OLDEST_DUE_SQL } from "../../../src/db/devices";
+import { OLDEST_DUE_SQL } from "../../../src/db/stores/devices";
 import { RollupStore } from "../../../src/db/message-rollups";
 
 // With the analytics indexes gone and the lease index partial (migration 0015),

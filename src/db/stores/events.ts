@@ -4,46 +4,13 @@
  * caller's transaction is part of it.
  */
 import type { Database } from "bun:sqlite";
-import type { webhookEndpoints, eventDeliveries, events } from "./schema/events";
+import type { webhookEndpoints, eventDeliveries, events } from "../schema/events";
+import type { RawRow } from "./row";
 
-export type EndpointRow = {
-  id: string;
-  account_id: string;
-  url: string;
-  events: string;
-  description: string | null;
-  is_active: number;
-  allow_insecure: number;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: string | null;
-  failing_since: string | null;
-  disabled_at: string | null;
-  disabled_reason: string | null;
-  created_at: string;
-  updated_at: string;
-};
-export type EventRow = { id: string; account_id: string; type: string; payload: string; created_at: string };
-export type DeliveryRow = {
-  id: number;
-  event_id: string;
-  endpoint_id: string;
-  account_id: string;
-  event_type: string;
-  status: "pending" | "delivered" | "failed";
-  attempts: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  last_status_code: number | null;
-  last_response_body: string | null;
-  last_error: string | null;
-  delivered_at: string | null;
-  created_at: string;
-  updated_at: string;
-};
-
-// The drizzle schema (webhookEndpoints, events, eventDeliveries) is the source of these shapes.
-export type _Schema = [typeof webhookEndpoints.$inferSelect, typeof events.$inferSelect, typeof eventDeliveries.$inferSelect];
+/** Rows as stored (`SELECT *`), typed from the drizzle schema (src/db/schema/events.ts). */
+export type EndpointRow = RawRow<typeof webhookEndpoints>;
+export type EventRow = RawRow<typeof events>;
+export type DeliveryRow = RawRow<typeof eventDeliveries>;
 
 export interface DeliveryFilter {
   status?: string;
@@ -90,7 +57,7 @@ export function eventStore(sqlite: Database) {
     createdOf: q("SELECT created_at AS t FROM event_deliveries WHERE id = ?1"),
   };
   return {
-    insertEvent(e: EventRow) {
+    insertEvent(e: Omit<EventRow, "seq">) {
       s.insertEvent.run(e.id, e.account_id, e.type, e.payload, e.created_at);
     },
     insertDelivery(eventId: string, endpointId: string, accountId: string, type: string, atIso: string) {
@@ -176,7 +143,7 @@ export function eventStore(sqlite: Database) {
     },
     /** Events after `seq` (for `textwire events tail`). */
     eventsAfter: (after: number, limit: number) =>
-      sqlite.query("SELECT seq, id, account_id, type, payload, created_at FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2").all(after, limit) as Array<EventRow & { seq: number }>,
+      sqlite.query("SELECT seq, id, account_id, type, payload, created_at FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2").all(after, limit) as EventRow[],
     lastEventSeq: () => (s.maxSeq.get() as { s: number }).s,
   };
 }

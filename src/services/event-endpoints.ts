@@ -1,12 +1,13 @@
 /**
- * Webhook endpoints, their delivery log, redelivery and the test ping.
+ * Outbound event endpoints — the receivers a user registers for outbound events (the API keeps
+ * its public name, /v1/webhook-endpoints) — their delivery log, redelivery and the test ping.
  * Endpoint changes reload the outbox's subscriber list after they commit.
  */
 import type { Database } from "bun:sqlite";
 import { AppError, validationError } from "../errors";
 import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
-import type { DeliveryRow, EndpointRow } from "../db/events";
+import type { DeliveryRow, EndpointRow } from "../db/stores/events";
 import { ALL_EVENTS, EVENT_TYPES, formatSecret, isEventType, SECRET_BYTES, SECRET_OVERLAP_MS } from "../domain/outbound-events";
 import { judgeWebhookTarget } from "../domain/webhook-url";
 import { enumError, parsePaging, parseQueryDate } from "../domain/query-params";
@@ -91,7 +92,7 @@ export interface EndpointInput {
   allowInsecure?: unknown;
 }
 
-export class WebhookEndpointService {
+export class EventEndpointService {
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,

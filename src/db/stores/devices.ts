@@ -3,7 +3,7 @@
  * Plain functions over the SQLite handle; rows are typed from the drizzle schema.
  */
 import type { Database } from "bun:sqlite";
-import type { devices, deviceRegistrationTokens } from "./schema/devices";
+import type { devices, deviceRegistrationTokens } from "../schema/devices";
 
 export type DeviceRow = typeof devices.$inferSelect;
 export type RegistrationTokenRow = typeof deviceRegistrationTokens.$inferSelect;
@@ -101,11 +101,11 @@ export function deviceDayCounts(db: Database, accountId: string, day: string): M
 }
 
 /** Records a webhook event id; false when this device's event was already applied. */
-export function recordWebhookEvent(db: Database, deviceId: string, eventId: string, at: string): boolean {
+export function recordCallbackEvent(db: Database, deviceId: string, eventId: string, at: string): boolean {
   return db.query("INSERT OR IGNORE INTO device_webhook_events (device_id, event_id, received_at) VALUES (?1, ?2, ?3)").run(deviceId, eventId, at).changes > 0;
 }
 
-export function pruneWebhookEvents(db: Database, before: string): number {
+export function pruneCallbackEvents(db: Database, before: string): number {
   return db.query("DELETE FROM device_webhook_events WHERE received_at < ?1").run(before).changes;
 }
 

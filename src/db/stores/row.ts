@@ -1,0 +1,16 @@
+/**
+ * A table's row as SQLite hands it back to a raw statement (`SELECT *`): the drizzle schema's
+ * columns under their SQL names (snake_case), each with the schema's type, null where the column
+ * allows it. Stores type raw results with this instead of a hand-written interface that would
+ * repeat the schema (docs/api-decisions.md, "One home per rule: messages, phones, events and
+ * change announcements").
+ */
+import type { Table } from "drizzle-orm";
+
+type Columns<T extends Table> = T["_"]["columns"];
+
+export type RawRow<T extends Table> = {
+  [K in keyof Columns<T> as Columns<T>[K]["_"]["name"]]: Columns<T>[K]["_"]["notNull"] extends true
+    ? Columns<T>[K]["_"]["data"]
+    : Columns<T>[K]["_"]["data"] | null;
+};
