@@ -22,7 +22,7 @@ const ROOT = join(import.meta.dir, "../../..");
 const BUN = join(ROOT, "node_modules/.bin/bun");
 const dirs: string[] = [];
 const dir = () => {
-  const d = tempDir("textwire-backup-test-");
+  const d = tempDir("textwire-backups-test-");
   dirs.push(d);
   return d;
 };
