@@ -1,7 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { ConfigError, OPTIONS, resolveOptions, type Env, type ParsedArgs } from "../config";
-import { openSqlite } from "../db/open";
-import { migrate } from "../db/migrate";
+export { withDb } from "../db/open";
 
 export interface CliIO {
   out: (line: string) => void;
@@ -18,16 +17,6 @@ export function dbPathOf(parsed: ParsedArgs, env: Env, extraFlags: string[]): st
   return resolveOptions(parsed, globals, env, extraFlags).db as string;
 }
 
-/** Opens and migrates the database for a one-shot command. */
-export function withDb<T>(path: string, fn: (sqlite: Database) => T): T {
-  const sqlite = openSqlite(path);
-  try {
-    migrate(sqlite);
-    return fn(sqlite);
-  } finally {
-    sqlite.close();
-  }
-}
 
 export function flagString(parsed: ParsedArgs, name: string): string | undefined {
   const v = parsed.flags.get(name);

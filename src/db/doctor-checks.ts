@@ -7,6 +7,8 @@
  */
 import type { Database } from "bun:sqlite";
 import { rollupRebuildSteps } from "./message-rollups";
+import type { RawRow } from "./stores/row";
+import type { messageRollups } from "./schema/rollups";
 
 /** Per contact with messages in either direction: its account and newest activity. */
 const NEWEST_ACTIVITY_SQL = `SELECT c.id AS contact_id, c.account_id, max(a.at) AS at FROM (
@@ -36,22 +38,8 @@ export function dropRollupScratch(sqlite: Database): void {
   sqlite.exec(`DROP TABLE IF EXISTS ${TEMP_ROLLUPS}`);
 }
 
-export interface RollupDifference {
-  side: "found" | "expected";
-  account_id: string;
-  form_id: string;
-  level: number;
-  bucket: string;
-  reason: string;
-  queued: number;
-  sent: number;
-  failed: number;
-  cancelled: number;
-  sent_ms: number;
-  sent_timed: number;
-  submissions: number;
-  new_contacts: number;
-}
+/** A rollup row found in the table but not in the recomputation, or the other way round. */
+export type RollupDifference = { side: "found" | "expected" } & RawRow<typeof messageRollups>;
 
 /** Recomputes the rollups into the scratch table and returns the rows (not all zero) that differ. */
 export function rollupDifferences(sqlite: Database): RollupDifference[] {

@@ -4,6 +4,7 @@ import type { messages } from "./schema/messages";
 import { MESSAGE_STATUSES } from "../domain/statuses";
 import { LEVEL_DAY, REASON_LEVEL, prefixOf, type Prefix } from "../domain/rollup-buckets";
 import { NEW_CONTACTS, ROLLUP_VALUES, rollupDeltas, SUBMISSIONS, type MessageFacts, type RollupValues } from "./derived-counts";
+import type { messageRollups } from "./schema/rollups";
 
 /**
  * Reads of message_rollups (migrations 0015, 0021) and sums over arbitrary time intervals: each
@@ -25,18 +26,8 @@ export interface IntervalSums {
 /** Rollup rows to sum: one scope (form key), one level, buckets in [from, to). */
 type Range = [formKey: string, level: number, from: string, to: string];
 
-interface Row {
-  bucket: string;
-  reason: string;
-  queued: number;
-  sent: number;
-  failed: number;
-  cancelled: number;
-  sent_ms: number;
-  sent_timed: number;
-  submissions: number;
-  new_contacts: number;
-}
+/** What a range query sums: a rollup row without its key columns. */
+type Row = Omit<RawRow<typeof messageRollups>, "account_id" | "form_id" | "level">;
 
 function empty(): IntervalSums {
   return { values: [0, 0, 0, 0, 0, 0, 0, 0], reasons: new Map() };

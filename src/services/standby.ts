@@ -23,8 +23,7 @@ import { Checkpointer } from "../db/checkpointer";
 import { acquireLock, DatabaseLockedError, fsyncDir, fsyncFile, liveLockHolder, restoreDatabase, type RestoreResult } from "./backups";
 import { checkDerived } from "./doctor";
 import { runLitestream, writeLitestreamConfig } from "./litestream";
-import { openSqlite } from "../db/open";
-import { migrate } from "../db/migrate";
+import { withDb } from "../db/open";
 import type { Logger } from "../lib/log";
 import { quickCheck } from "../db/backup-file";
 import { schemaVersionOf } from "../db/database-info";
@@ -85,7 +84,7 @@ export async function restoreFromReplica(url: string, dbPath: string, opts: { ti
   try {
     await litestreamRestore(target, staged, opts.timestamp);
     const r = restoreDatabase(staged, db, opts.now);
-    const doctor = withDatabase(db, (sqlite) => {
+    const doctor = withDb(db, (sqlite) => {
       const c = checkDerived(sqlite);
       return { ok: Object.values(c.counts).every((n) => n === 0), counts: c.counts, differences: c.differences };
     });
@@ -95,15 +94,6 @@ export async function restoreFromReplica(url: string, dbPath: string, opts: { ti
   }
 }
 
-function withDatabase<T>(path: string, fn: (sqlite: Database) => T): T {
-  const sqlite = openSqlite(path);
-  try {
-    migrate(sqlite);
-    return fn(sqlite);
-  } finally {
-    sqlite.close();
-  }
-}
 
 function removeWithSides(path: string) {
   for (const side of ["", "-wal", "-shm"]) rmSync(path + side, { force: true });
