@@ -21,6 +21,9 @@
  * Ids are looked up in an IdIndex (./id-index.ts), not a Map: see there why.
  *
  * Pure: imports nothing but its own index, never reads the clock; `now` is epoch milliseconds from the caller.
+ *
+ * Kept whole (about 540 lines): the heaps, the rank index and the due walk share one set of
+ * invariants over the same arrays; each operation keeps all of them, so they are read together.
  */
 
 import { IdIndex } from "./id-index";

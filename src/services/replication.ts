@@ -18,6 +18,9 @@
  * of the latest such observation its position covers — `lastSyncAt` — and `lagSeconds` is the
  * time since then while the replica is behind (0 when it holds all). Litestream sees a commit
  * within its monitor interval (LITESTREAM_MONITOR_MS), which comes on top.
+ *
+ * Kept whole (about 560 lines): the child process, its generation, the shadow-WAL position and
+ * the lag it yields are one supervisor's state; start, restart, stall and stop each read all of it.
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
