@@ -34,7 +34,7 @@ import {
   retryDelay,
   webhookHeaders,
 } from "../domain/outbound-events";
-import { judgeWebhookTarget } from "../domain/webhook-url";
+import { judgeEventTarget } from "../domain/event-url";
 import { fetchAt, resolveHost, type HostResolver } from "./outbound-http";
 import { VERSION } from "../version";
 
@@ -217,7 +217,7 @@ export class EventDispatcher implements Lifecycle {
     }
     // One lookup per attempt; the request goes to these very addresses (outbound-http.ts).
     const addresses = await this.resolve(url.hostname);
-    const verdict = judgeWebhookTarget(url, addresses, { allowInsecure: ep.allow_insecure === 1, allowPrivate: this.opts.allowPrivate });
+    const verdict = judgeEventTarget(url, addresses, { allowInsecure: ep.allow_insecure === 1, allowPrivate: this.opts.allowPrivate });
     if (!verdict.ok) return { ok: false, status: null, body: null, error: `refused: ${verdict.reason}` };
     const now = this.clock();
     const secrets = [ep.secret];

@@ -9,7 +9,7 @@ import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
 import type { DeliveryRow, EndpointRow } from "../db/stores/events";
 import { ALL_EVENTS, EVENT_TYPES, formatSecret, isEventType, SECRET_BYTES, SECRET_OVERLAP_MS } from "../domain/outbound-events";
-import { judgeWebhookTarget } from "../domain/webhook-url";
+import { judgeEventTarget } from "../domain/event-url";
 import { enumError, parsePaging, parseQueryDate } from "../domain/query-params";
 import { parseEvents, type EventOutbox } from "./events";
 
@@ -162,7 +162,7 @@ export class EventEndpointService {
     if (url.protocol !== "https:" && url.protocol !== "http:") {
       throw validationError([{ field: "url", message: "url must start with https://", requirement: "https://host/path", provided: text.slice(0, 200) }]);
     }
-    const verdict = judgeWebhookTarget(url, await this.opts.resolve(url.hostname), { allowInsecure, allowPrivate: this.opts.allowPrivate });
+    const verdict = judgeEventTarget(url, await this.opts.resolve(url.hostname), { allowInsecure, allowPrivate: this.opts.allowPrivate });
     if (!verdict.ok) throw new AppError("WEBHOOK_URL_NOT_ALLOWED", { message: `This URL cannot receive events: ${verdict.reason}`, details: { url: text.slice(0, 200), reason: verdict.reason } });
   }
 

@@ -1,6 +1,6 @@
 /**
  * How an outbound event reaches its receiver: the host is resolved once, every address is judged
- * (src/domain/webhook-url.ts), and the request goes to a judged address itself — never to the
+ * (src/domain/event-url.ts), and the request goes to a judged address itself — never to the
  * host name, which the HTTP client would look up a second time. Between a check and a second
  * lookup a hostile name server can change its answer (DNS rebinding) and point a "public" host at
  * 127.0.0.1 or the cloud metadata address.

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { eventBody, formatSecret, RETRY_SCHEDULE_MS, retryDelay, signature, subscribes, webhookHeaders, DISABLE_AFTER_MS, SECRET_OVERLAP_MS, DELIVERY_TIMEOUT_MS } from "../../../src/domain/outbound-events";
-import { classifyAddress, judgeWebhookTarget } from "../../../src/domain/webhook-url";
+import { classifyAddress, judgeEventTarget } from "../../../src/domain/event-url";
 
 describe("retry schedule", () => {
   test("5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then failed (eight attempts, about 27 h)", () => {
@@ -144,27 +144,27 @@ describe("SSRF guard", () => {
   test("verdicts", () => {
     const strict = { allowInsecure: false, allowPrivate: false };
     const u = (s: string) => new URL(s);
-    expect(judgeWebhookTarget(u("https://example.com/h"), ["93.184.216.34"], strict).ok).toBe(true);
-    expect(judgeWebhookTarget(u("https://example.com/h"), ["93.184.216.34", "127.0.0.1"], strict).ok).toBe(false); // any bad address refuses
-    expect(judgeWebhookTarget(u("https://example.com/h"), [], strict).ok).toBe(false);
-    expect(judgeWebhookTarget(u("https://lan.local/h"), ["192.168.1.9"], strict).ok).toBe(true);
-    expect(judgeWebhookTarget(u("https://x/h"), ["169.254.169.254"], { allowInsecure: true, allowPrivate: true }).ok).toBe(false);
-    expect(judgeWebhookTarget(u("https://x/h"), ["127.0.0.1"], { allowInsecure: false, allowPrivate: true }).ok).toBe(true);
-    expect(judgeWebhookTarget(u("http://x/h"), ["192.168.1.9"], strict).ok).toBe(false);
-    expect(judgeWebhookTarget(u("http://x/h"), ["192.168.1.9"], { allowInsecure: true, allowPrivate: false }).ok).toBe(true);
-    expect(judgeWebhookTarget(u("http://x/h"), ["93.184.216.34"], { allowInsecure: true, allowPrivate: true }).ok).toBe(false);
-    expect(judgeWebhookTarget(u("ftp://x/h"), ["192.168.1.9"], strict).ok).toBe(false);
+    expect(judgeEventTarget(u("https://example.com/h"), ["93.184.216.34"], strict).ok).toBe(true);
+    expect(judgeEventTarget(u("https://example.com/h"), ["93.184.216.34", "127.0.0.1"], strict).ok).toBe(false); // any bad address refuses
+    expect(judgeEventTarget(u("https://example.com/h"), [], strict).ok).toBe(false);
+    expect(judgeEventTarget(u("https://lan.local/h"), ["192.168.1.9"], strict).ok).toBe(true);
+    expect(judgeEventTarget(u("https://x/h"), ["169.254.169.254"], { allowInsecure: true, allowPrivate: true }).ok).toBe(false);
+    expect(judgeEventTarget(u("https://x/h"), ["127.0.0.1"], { allowInsecure: false, allowPrivate: true }).ok).toBe(true);
+    expect(judgeEventTarget(u("http://x/h"), ["192.168.1.9"], strict).ok).toBe(false);
+    expect(judgeEventTarget(u("http://x/h"), ["192.168.1.9"], { allowInsecure: true, allowPrivate: false }).ok).toBe(true);
+    expect(judgeEventTarget(u("http://x/h"), ["93.184.216.34"], { allowInsecure: true, allowPrivate: true }).ok).toBe(false);
+    expect(judgeEventTarget(u("ftp://x/h"), ["192.168.1.9"], strict).ok).toBe(false);
     const lax = { allowInsecure: true, allowPrivate: true };
     for (const ip of ["2002:a9fe:a9fe::1", "64:ff9b::a9fe:a9fe", "::ffff:0:a9fe:a9fe", "192.0.2.1", "2001:db8::1", "198.18.0.1"]) {
-      const v = judgeWebhookTarget(u("https://x/h"), [ip], lax);
+      const v = judgeEventTarget(u("https://x/h"), [ip], lax);
       expect([ip, v.ok]).toEqual([ip, false]);
     }
     for (const ip of ["2002:7f00:1::1", "64:ff9b::7f00:1", "::ffff:0:7f00:1"]) {
-      const v = judgeWebhookTarget(u("https://x/h"), [ip], strict);
+      const v = judgeEventTarget(u("https://x/h"), [ip], strict);
       expect([ip, v.ok]).toEqual([ip, false]);
       expect(v.ok ? "" : v.reason).toContain("--allow-private-webhook-urls");
-      expect(judgeWebhookTarget(u("https://x/h"), [ip], { allowInsecure: false, allowPrivate: true }).ok).toBe(true);
+      expect(judgeEventTarget(u("https://x/h"), [ip], { allowInsecure: false, allowPrivate: true }).ok).toBe(true);
     }
-    expect(judgeWebhookTarget(u("https://x/h"), ["2002:0808:0808::1"], strict).ok).toBe(true);
+    expect(judgeEventTarget(u("https://x/h"), ["2002:0808:0808::1"], strict).ok).toBe(true);
   });
 });

@@ -138,7 +138,7 @@ export interface UrlPolicy {
 export type UrlVerdict = { ok: true } | { ok: false; reason: string };
 
 /** Checks the parsed URL's scheme and every address its host resolves to. */
-export function judgeWebhookTarget(url: URL, addresses: readonly string[], policy: UrlPolicy): UrlVerdict {
+export function judgeEventTarget(url: URL, addresses: readonly string[], policy: UrlPolicy): UrlVerdict {
   if (url.protocol !== "https:" && url.protocol !== "http:") return { ok: false, reason: "the URL must start with https://" };
   if (url.username || url.password) return { ok: false, reason: "the URL must not carry a user name or password" };
   if (addresses.length === 0) return { ok: false, reason: `the host ${url.hostname} does not resolve to any address` };
