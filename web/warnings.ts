@@ -79,11 +79,11 @@ export function plainHttpWarning(f: StatusFacts): StatusWarning | null {
 export function noPhoneWarning(f: StatusFacts): StatusWarning | null {
   if (!f.status.noPhone) return null;
   if (f.phones.total === 0) {
-    return { id: "no-phone", text: "No phone is connected: texts wait until a phone connects.", link: { href: "/devices/add", text: "Add a phone" } };
+    return { id: "no-phone", text: "No phone is connected. Texts wait until a phone connects.", link: { href: "/devices/add", text: "Add a phone" } };
   }
   return {
     id: "no-phone",
-    text: "No phone is connected right now: texts wait until a phone connects. Check that the phone is switched on, online, and has the SMSGate app running.",
+    text: "No phone is connected right now. Texts wait until a phone connects: check that the phone is switched on, online, and has the SMSGate app running.",
     link: { href: "/devices", text: "See the phones" },
   };
 }
