@@ -1,5 +1,6 @@
 import { signal } from "@preact/signals";
 import type { Session } from "./api-types";
+import { retryDelaySeconds } from "./retry";
 
 export type { Session };
 /** The signed-in session as GET/POST /v1/session answer it; null = signed out, undefined = not known yet. */
@@ -15,22 +16,13 @@ export class ApiError extends Error {
 
 /**
  * While the server answers 429 (too many requests) or 503 (busy), the dashboard waits and asks
- * again by itself: Retry-After when the server gives one, else 1 s, 2 s, 4 s … up to 30 s. The page
- * keeps what it shows; a small notice says what is happening (docs/api-decisions.md, "The
- * dashboard never locks itself out; honest status").
+ * again by itself (web/retry.ts); the page keeps what it shows and a small notice says what is
+ * happening (docs/api-decisions.md, "The dashboard never locks itself out; honest status").
  */
-export const RETRY_CAP_SECONDS = 30;
 /** Seconds until the next try while the server is busy; null when nothing waits. */
 export const busyRetry = signal<number | null>(null);
 const waiting = new Map<number, number>();
 let waitIds = 0;
-
-/** The wait before try `attempt` (0-based): the server's Retry-After, else doubling from 1 s; never above the cap. */
-export function retryDelaySeconds(attempt: number, retryAfter: string | null): number {
-  const given = retryAfter !== null && /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter.trim()) : NaN;
-  const s = Number.isFinite(given) && given > 0 ? given : 2 ** Math.min(attempt, 5);
-  return Math.min(RETRY_CAP_SECONDS, Math.max(1, s));
-}
 
 function showWait(id: number, seconds: number | null) {
   if (seconds === null) waiting.delete(id);

@@ -1,5 +1,3 @@
-import { EMBEDDED_WEB } from "../dashboard/embedded.gen";
-
 /**
  * How the owner runs Textwire's commands on this server: `textwire` for the single compiled
  * executable, `npx textwire` when it runs from a project folder (npm start, bun src/main.ts).
@@ -9,10 +7,10 @@ import { EMBEDDED_WEB } from "../dashboard/embedded.gen";
 export type CliCommand = "textwire" | "npx textwire";
 
 /** A compiled Bun executable runs its entry point from its embedded file system ("/$bunfs/…", "B:/~BUN/…"). */
-export function isCompiledExecutable(main: string = Bun.main, embeddedFiles: number = EMBEDDED_WEB.length): boolean {
-  return embeddedFiles > 0 || main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(main);
+export function isCompiledExecutable(main: string = Bun.main): boolean {
+  return main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(main);
 }
 
-export function cliCommand(main?: string, embeddedFiles?: number): CliCommand {
-  return isCompiledExecutable(main, embeddedFiles) ? "textwire" : "npx textwire";
+export function cliCommand(main?: string): CliCommand {
+  return isCompiledExecutable(main) ? "textwire" : "npx textwire";
 }

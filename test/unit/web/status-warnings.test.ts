@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { backupsOffWarning, noPhoneWarning, plainHttpWarning, statusWarnings, type StatusFacts } from "../../../web/warnings";
-import { retryDelaySeconds, RETRY_CAP_SECONDS } from "../../../web/api";
+import { retryDelaySeconds, RETRY_CAP_SECONDS } from "../../../web/retry";
 import { describeTestAnswer } from "../../../web/form-protection";
 import { cliCommand } from "../../../src/lib/cli-command";
 import { plainHttpFromOutside } from "../../../src/services/dashboard-overview";
@@ -51,10 +51,9 @@ describe("plain HTTP from outside", () => {
 
 describe("the command prefix", () => {
   test("npx textwire from a project folder; textwire for the compiled executable", () => {
-    expect(cliCommand("/home/shop/textwire/src/main.ts", 0)).toBe("npx textwire");
-    expect(cliCommand("/$bunfs/root/textwire", 0)).toBe("textwire");
-    expect(cliCommand("B:/~BUN/root/textwire.exe", 0)).toBe("textwire");
-    expect(cliCommand("/home/shop/textwire/src/main.ts", 12)).toBe("textwire");
+    expect(cliCommand("/home/shop/textwire/src/main.ts")).toBe("npx textwire");
+    expect(cliCommand("/$bunfs/root/textwire")).toBe("textwire");
+    expect(cliCommand("B:/~BUN/root/textwire.exe")).toBe("textwire");
   });
 });
 
