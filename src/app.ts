@@ -19,6 +19,7 @@ import { accountSettingsRoutes } from "./http/routes/account-settings";
 import { conversationsRoutes } from "./http/routes/conversations";
 import { accountRoutes } from "./http/routes/account";
 import { replicationRoutes } from "./http/routes/replication";
+import { overviewRoutes } from "./http/routes/overview";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -29,6 +30,7 @@ export function createApp(deps: AppDeps) {
     .use(inboundRoutes(deps))
     .use(accountSettingsRoutes(deps))
     .use(accountRoutes(deps))
+    .use(overviewRoutes(deps))
     .use(replicationRoutes(deps))
     .use(conversationsRoutes(deps))
     .use(messagesRoutes(deps))

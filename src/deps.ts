@@ -8,7 +8,7 @@ import { FormService } from "./services/forms";
 import { ContactService } from "./services/contacts";
 import { ExportService } from "./services/exports";
 import { MessageQueue } from "./queue/priority-queue";
-import { ApiLimiter } from "./limits/api-limiter";
+import { ApiLimiter, SessionLimiter } from "./limits/api-limiter";
 import { Sequence } from "./lib/seq";
 import { largestMessageSeq } from "./db/database-info";
 import { Metrics } from "./services/metrics";
@@ -65,6 +65,8 @@ export interface AppDeps {
   /** Creation order of messages (queue tiebreak). */
   seq: Sequence;
   apiLimiter: ApiLimiter;
+  /** Per dashboard session, instead of the key's API limit (docs/api-decisions.md, "The dashboard never locks itself out; honest status"). */
+  sessionLimiter: SessionLimiter;
   /** Per-form webhook token buckets (--webhook-limit-per-minute). */
   webhookLimiter: WebhookLimiter;
   /** Per client IP per form (settings.ipLimitPerMinute), keyed "formId ip". */
@@ -204,6 +206,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     queue,
     seq,
     apiLimiter: new ApiLimiter({ clock }),
+    sessionLimiter: new SessionLimiter({ clock }),
     webhookLimiter,
     webhookIpLimiter,
     spam,

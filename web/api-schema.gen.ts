@@ -902,6 +902,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The dashboard's Overview in one answer: the queue, today's and the week's texts, the phones and the status warnings' facts */
+        get: operations["getV1Overview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/session": {
         parameters: {
             query?: never;
@@ -2583,6 +2600,12 @@ export interface operations {
                             };
                             /** @description limits are changed by the server's operator with this command */
                             changeWith: string;
+                            /**
+                             * @description how commands are run on this server: `textwire` for the single executable, `npx textwire` from a project folder
+                             * @default textwire
+                             * @enum {string}
+                             */
+                            cliCommand: "textwire" | "npx textwire";
                             limits: {
                                 /** @description per key */
                                 apiBurstPerMinute: number;
@@ -10820,6 +10843,139 @@ export interface operations {
             /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getV1Overview: {
+        parameters: {
+            query?: {
+                /** @description IANA zone the days are counted in, default UTC */
+                timezone?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * @description how commands are run on this server: `textwire` for the single executable, `npx textwire` from a project folder
+                             * @default textwire
+                             * @enum {string}
+                             */
+                            cliCommand: "textwire" | "npx textwire";
+                            phones: {
+                                failedAttemptsToday: number;
+                                online: number;
+                                total: number;
+                            };
+                            queue: {
+                                byPriority: {
+                                    high: number;
+                                    low: number;
+                                    normal: number;
+                                    urgent: number;
+                                };
+                                /** @description the oldest queued text already due, or null */
+                                oldestDueAt: string | null;
+                                queued: number;
+                                /** @description of the latest-scheduled 100 queued texts, those due later */
+                                scheduled: number;
+                                /** @description true when `scheduled` reached 100 (there may be more) */
+                                scheduledCapped: boolean;
+                            };
+                            status: {
+                                /** @description no scheduled backups and no replication */
+                                backupsOff: boolean;
+                                /** @description no phone is connected: texts wait until one connects */
+                                noPhone: boolean;
+                                /** @description this request came over plain HTTP from another machine */
+                                plainHttpFromOutside: boolean;
+                            };
+                            today: {
+                                failed: number;
+                                sent: number;
+                            };
+                            week: {
+                                date: string;
+                                failed: number;
+                                sent: number;
+                            }[];
+                        };
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };

@@ -24,6 +24,8 @@ export type Session = Answer<"/v1/session">["data"];
 export type Health = Answer<"/health">;
 /** GET /v1/account: the account, its limits and this month's usage. */
 export type AccountInfo = Answer<"/v1/account">["data"];
+/** GET /v1/overview: what the Overview shows, in one answer. */
+export type OverviewInfo = Answer<"/v1/overview">["data"];
 /** GET /v1/admin/backups. */
 export type StoredBackups = Answer<"/v1/admin/backups">["data"];
 export type ApiKey = Answer<"/v1/api-keys">["data"]["keys"][number];

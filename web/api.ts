@@ -1,5 +1,6 @@
 import { signal } from "@preact/signals";
 import type { Session } from "./api-types";
+import { retryDelaySeconds } from "./retry";
 
 export type { Session };
 /** The signed-in session as GET/POST /v1/session answer it; null = signed out, undefined = not known yet. */
@@ -13,6 +14,29 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * While the server answers 429 (too many requests) or 503 (busy), the dashboard waits and asks
+ * again by itself (web/retry.ts); the page keeps what it shows and a small notice says what is
+ * happening (docs/api-decisions.md, "The dashboard never locks itself out; honest status").
+ */
+/** Seconds until the next try while the server is busy; null when nothing waits. */
+export const busyRetry = signal<number | null>(null);
+const waiting = new Map<number, number>();
+let waitIds = 0;
+
+function showWait(id: number, seconds: number | null) {
+  if (seconds === null) waiting.delete(id);
+  else waiting.set(id, seconds);
+  busyRetry.value = waiting.size ? Math.max(...waiting.values()) : null;
+}
+
+async function waitBusy(id: number, seconds: number): Promise<void> {
+  for (let left = seconds; left > 0; left--) {
+    showWait(id, left);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
 /** Calls the /v1 API with the session cookie; state-changing calls carry the CSRF token. */
 export async function api<T = any>(path: string, init: { method?: string; json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {}): Promise<T> {
   const method = init.method ?? "GET";
@@ -22,21 +46,36 @@ export async function api<T = any>(path: string, init: { method?: string; json?:
     headers["Content-Type"] = "application/json";
     body = JSON.stringify(init.json);
   }
-  if (method !== "GET" && method !== "HEAD" && session.value) headers["X-CSRF-Token"] = session.value.csrfToken;
-  const res = await fetch(`/v1${path}`, { method, headers, body, credentials: "same-origin" });
-  const text = await res.text();
-  let data: any = null;
+  const id = ++waitIds;
   try {
-    data = text ? JSON.parse(text) : null;
-  } catch {
-    data = text;
+    for (let attempt = 0; ; attempt++) {
+      if (method !== "GET" && method !== "HEAD" && session.value) headers["X-CSRF-Token"] = session.value.csrfToken;
+      const res = await fetch(`/v1${path}`, { method, headers, body, credentials: "same-origin" });
+      // A 429 or 503 is refused before anything changes, so asking again is safe for every method.
+      // Signing in is the exception: its 429 (too many failed tries) is for the person to read.
+      if ((res.status === 429 || res.status === 503) && !(path === "/session" && method === "POST")) {
+        await res.arrayBuffer().catch(() => {});
+        await waitBusy(id, retryDelaySeconds(attempt, res.headers.get("retry-after")));
+        continue;
+      }
+      showWait(id, null);
+      const text = await res.text();
+      let data: any = null;
+      try {
+        data = text ? JSON.parse(text) : null;
+      } catch {
+        data = text;
+      }
+      if (!res.ok) {
+        // The session ended (signed out elsewhere, expired, or its key was revoked).
+        if (res.status === 401 && path !== "/session") session.value = null;
+        throw new ApiError(res.status, data?.code ?? "HTTP_" + res.status, data?.message ?? `Request failed (${res.status})`, data);
+      }
+      return data as T;
+    }
+  } finally {
+    showWait(id, null);
   }
-  if (!res.ok) {
-    // The session ended (signed out elsewhere, expired, or its key was revoked).
-    if (res.status === 401 && path !== "/session") session.value = null;
-    throw new ApiError(res.status, data?.code ?? "HTTP_" + res.status, data?.message ?? `Request failed (${res.status})`, data);
-  }
-  return data as T;
 }
 
 export const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));

@@ -109,6 +109,8 @@ export interface TestOutcome {
   text: string;
   messageId: string | null;
   errors?: Array<{ field: string; message: string }>;
+  /** Queued while no phone is connected: the page links to adding one. */
+  waitsForPhone?: boolean;
 }
 
 const SUPPRESSED: Record<string, string> = {
@@ -116,7 +118,12 @@ const SUPPRESSED: Record<string, string> = {
 };
 
 /** `status` and `body` of the webhook's answer; `fmt` shows an ISO time to the owner. */
-export function describeTestAnswer(status: number, body: any, fmt: (iso: string) => string): TestOutcome {
+/**
+ * `phoneConnected` false: no phone is connected, so the estimate would be a guess: the answer says
+ * texts wait until a phone connects instead (docs/api-decisions.md, "The dashboard never locks
+ * itself out; honest status").
+ */
+export function describeTestAnswer(status: number, body: any, fmt: (iso: string) => string, phoneConnected = true): TestOutcome {
   const data = body?.data ?? {};
   if (status === 200 && data.duplicate === true) {
     return {
@@ -130,9 +137,13 @@ export function describeTestAnswer(status: number, body: any, fmt: (iso: string)
     return { kind: "suppressed", messageId: null, text: `The contact was saved, but no text was queued: ${why}.` };
   }
   if (status === 200) {
-    const when = data.estimatedDelivery ? ` Expected to go out around ${fmt(data.estimatedDelivery)}.` : "";
+    const when = !phoneConnected
+      ? " No phone is connected, so texts wait until a phone connects."
+      : data.estimatedDelivery
+        ? ` Expected to go out around ${fmt(data.estimatedDelivery)}.`
+        : "";
     const pos = typeof data.queuePosition === "number" ? ` at position ${data.queuePosition} in the queue` : "";
-    return { kind: "queued", messageId: data.messageId ?? null, text: `Queued${pos}.${when}` };
+    return { kind: "queued", messageId: data.messageId ?? null, text: `Queued${pos}.${when}`, ...(phoneConnected ? {} : { waitsForPhone: true }) };
   }
   const code = body?.code as string | undefined;
   if (code === "VALIDATION_ERROR" && Array.isArray(body?.errors)) {

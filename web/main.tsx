@@ -2,7 +2,7 @@ import { render } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import "./styles.css";
-import { api, session } from "./api";
+import { api, busyRetry, session } from "./api";
 import type { Answer } from "./api-types";
 import { navigate, onLinkClick, path } from "./router";
 import { SignIn } from "./pages/sign-in";
@@ -97,9 +97,20 @@ function Layout(props: { current?: string; children: any }) {
         </button>
       </header>
       <main id="main" ref={mainRef} tabIndex={-1}>
+        <BusyNotice />
         {props.children}
       </main>
     </div>
+  );
+}
+
+/** While a request waits for a busy server to answer again: the page keeps what it shows. */
+function BusyNotice() {
+  const s = busyRetry.value;
+  return (
+    <p class="busy-notice" role="status" aria-live="polite" hidden={s === null}>
+      {s === null ? "" : `The server is busy; trying again in ${s} second${s === 1 ? "" : "s"}…`}
+    </p>
   );
 }
 

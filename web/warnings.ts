@@ -1,7 +1,7 @@
 /**
  * The Overview's health warnings, from /health and the queue: pure, so they are unit-tested.
  */
-import type { Health } from "./api-types";
+import type { Health, OverviewInfo } from "./api-types";
 
 export type { Health };
 /** What the warnings read of GET /health. */
@@ -54,4 +54,51 @@ export function healthWarnings(health: HealthFacts, oldestDueAt: string | null, 
     out.push(`The last backup was made ${age(b.ageSeconds * 1000)} ago, though one is due every ${age(b.everySeconds * 1000)}: check the server's log for "scheduled backup failed".`);
   }
   return out;
+}
+
+/** A status warning: what is wrong and what to do, with a link to the page that does it. */
+export interface StatusWarning {
+  id: string;
+  text: string;
+  link?: { href: string; text: string };
+}
+
+/** The facts the status warnings read (GET /v1/overview). */
+export type StatusFacts = Pick<OverviewInfo, "status" | "phones" | "cliCommand">;
+
+/** Plain HTTP from another machine: passwords and texts cross the network readable by others on it. */
+export function plainHttpWarning(f: StatusFacts): StatusWarning | null {
+  if (!f.status.plainHttpFromOutside) return null;
+  return {
+    id: "plain-http",
+    text: `This page is reached over plain HTTP from another machine, so your sign-in and your customers' texts cross the network unprotected. Whoever runs the Textwire server should turn on HTTPS (${f.cliCommand} tls init, then restart) and use the https:// address.`,
+  };
+}
+
+/** No phone connected: nothing is sent until one is. */
+export function noPhoneWarning(f: StatusFacts): StatusWarning | null {
+  if (!f.status.noPhone) return null;
+  if (f.phones.total === 0) {
+    return { id: "no-phone", text: "No phone is connected. Texts wait until a phone connects.", link: { href: "/devices/add", text: "Add a phone" } };
+  }
+  return {
+    id: "no-phone",
+    text: "No phone is connected right now. Texts wait until a phone connects: check that the phone is switched on, online, and has the SMSGate app running.",
+    link: { href: "/devices", text: "See the phones" },
+  };
+}
+
+/** Neither scheduled backups nor replication: a broken disk loses everything. */
+export function backupsOffWarning(f: StatusFacts): StatusWarning | null {
+  if (!f.status.backupsOff) return null;
+  return {
+    id: "backups-off",
+    text: `Backups are off: if this server's disk breaks, your contacts and messages are lost. Whoever runs the Textwire server should turn on scheduled backups (${f.cliCommand} serve --backup-dir FOLDER) or replication.`,
+    link: { href: "/settings#replication", text: "Replication settings" },
+  };
+}
+
+/** Every status warning that applies, in the order the Overview shows them. */
+export function statusWarnings(f: StatusFacts): StatusWarning[] {
+  return [plainHttpWarning(f), noPhoneWarning(f), backupsOffWarning(f)].filter((w): w is StatusWarning => w !== null);
 }

@@ -68,6 +68,20 @@ export function createAuthorizer(deps: AppDeps) {
       }
       return;
     }
+    if (state.session) {
+      // A person in the dashboard: their session's own limiter, not the key's API limit
+      // (docs/api-decisions.md, "The dashboard never locks itself out; honest status").
+      const sl = deps.sessionLimiter.check(state.session.id);
+      Object.assign(state.headers, rateLimitHeaders(sl));
+      if (!sl.allowed) {
+        throw new AppError("RATE_LIMIT_EXCEEDED", {
+          message: `Too many requests from this dashboard session; retry in ${sl.retryAfterSeconds} seconds`,
+          details: { limit: sl.limit, window: "1 minute", retryAfter: sl.retryAfterSeconds },
+          extra: { retryAfter: sl.retryAfterSeconds },
+        });
+      }
+      return;
+    }
     const rl = deps.apiLimiter.check(auth.keyId, { hourly: hourlyLimit(auth.account), burst: burstLimit(auth.account) });
     Object.assign(state.headers, rateLimitHeaders(rl));
     if (!rl.allowed) {

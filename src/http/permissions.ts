@@ -66,7 +66,9 @@ export type RoutePermission = KeyPermission | OpenAccess;
 
 /**
  * The limiter a route counts against:
- * - `api-key`: the key's hourly limit and per-minute burst (a dashboard session spends its key's);
+ * - `api-key`: the key's hourly limit and per-minute burst; a dashboard session's request counts
+ *   against the session's own limiter instead (docs/api-decisions.md, "The dashboard never locks
+ *   itself out; honest status");
  * - `device`: the phone's own limiter, never the key's, refused when spent;
  * - `device-report`: counted on the phone's limiter and never refused (a status or a STOP is never
  *   lost to a rate);

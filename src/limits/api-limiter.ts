@@ -51,6 +51,14 @@ export interface ApiLimits {
 export const DEFAULT_API_LIMITS: ApiLimits = { hourly: 1000, burst: 100 };
 export const PLAN_HOURLY_LIMITS = { standard: 1000, pro: 5000 } as const;
 export const DEFAULT_WEBHOOK_LIMIT_PER_MINUTE = 100;
+/**
+ * A dashboard session's requests per minute: sized for a person clicking through pages, never the
+ * account's API-key limit (docs/api-decisions.md, "The dashboard never locks itself out; honest
+ * status"; docs/operations.md, "Limits").
+ */
+export const SESSION_REQUESTS_PER_MINUTE = 600;
+/** A session's bucket holds two minutes' worth, so a quick burst (700 requests at once) passes. */
+export const SESSION_BURST = 2 * SESSION_REQUESTS_PER_MINUTE;
 
 const HOUR_MS = 3_600_000;
 const MINUTE_MS = 60_000;
@@ -200,6 +208,39 @@ export class WebhookLimiter {
 
   forget(formId: string): void {
     this.registry.delete(formId);
+  }
+}
+
+/**
+ * Per dashboard session: refilled at SESSION_REQUESTS_PER_MINUTE, holding up to
+ * SESSION_BURST so a burst of page loads (the menu clicked through quickly) is never refused while
+ * the sustained rate stays a person's. Keyed by the session's id; the key's API limit is left to
+ * machines (docs/api-decisions.md, "The dashboard never locks itself out; honest status").
+ */
+export class SessionLimiter {
+  private readonly registry: BucketRegistry;
+  private readonly cfg: BucketConfig = { capacity: SESSION_BURST, refillPerMs: perMinute(SESSION_REQUESTS_PER_MINUTE) };
+
+  constructor(opts: LimiterOptions) {
+    this.registry = new BucketRegistry({ ...this.cfg, clock: opts.clock, sweepEveryMs: opts.sweepEveryMs });
+  }
+
+  /** Counts one request of the session. */
+  check(sessionId: string): RateLimitResult {
+    return single(this.registry.take(sessionId, 1, this.cfg));
+  }
+
+  sweep(): number {
+    return this.registry.sweep();
+  }
+
+  size(): number {
+    return this.registry.size();
+  }
+
+  /** Forgets a session (signed out). */
+  forget(sessionId: string): void {
+    this.registry.delete(sessionId);
   }
 }
 

@@ -10,6 +10,7 @@ import type { Account } from "../domain/accounts";
 import type { AuthKey } from "../domain/permissions";
 import { monthStartUtc, nextMonthStartUtc } from "./quota";
 import { DEFAULT_PHONE_COUNTRY } from "../domain/phone";
+import { cliCommand, type CliCommand } from "../lib/cli-command";
 
 export interface AccountOverview {
   account: { id: string; name: string; plan: Account["plan"]; defaultCountry: string; createdAt: string };
@@ -17,9 +18,13 @@ export interface AccountOverview {
   usage: { month: string; messages: number; resetsAt: string };
   access: { permission: AuthKey["permission"]; operator: boolean };
   changeWith: string;
+  /** How commands are run on this server (every command shown starts with it). */
+  cliCommand: CliCommand;
 }
 
 export class AccountOverviewService {
+  private readonly command = cliCommand();
+
   constructor(private readonly sqlite: Database) {}
 
   get(auth: AuthKey, now: number): AccountOverview {
@@ -30,7 +35,8 @@ export class AccountOverviewService {
       limits: { apiRequestsPerHour: hourlyLimit(a), apiBurstPerMinute: burstLimit(a), monthlyQuota: a.monthlyQuota },
       usage: { month, messages: monthlyUsage(this.sqlite, a.id, month), resetsAt: new Date(nextMonthStartUtc(now)).toISOString() },
       access: { permission: auth.permission, operator: auth.operator },
-      changeWith: `textwire accounts update ${a.id} --plan … --monthly-quota N|none --api-limit-per-hour N|none --api-burst-per-minute N|none`,
+      changeWith: `${this.command} accounts update ${a.id} --plan … --monthly-quota N|none --api-limit-per-hour N|none --api-burst-per-minute N|none`,
+      cliCommand: this.command,
     };
   }
 }

@@ -49,9 +49,8 @@ export async function startServerProcess(extraArgs: string[] = []): Promise<Serv
   const url = `http://127.0.0.1:${/Textwire listening on http:\/\/\S+:(\d+)/.exec(out)![1]}`;
   const adminKey = /(txwire_sk_[A-Za-z0-9]{40})/.exec(out)![1];
   const accountId = /Account id: (\S+)/.exec(out)![1];
-  // Dashboard requests spend the signed-in key's API limit (100 a minute by default); a test
-  // clicks through every page within seconds, so its account gets room (the limit itself is
-  // tested in test/api/session-rate-limit.test.ts).
+  // The tests' own Bearer requests (server.api) get room; the dashboard's session has its own
+  // limiter and is tested at the plan's limits in test/browser/limits.test.ts.
   const update = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "accounts", "update", accountId, "--api-burst-per-minute", "2000", "--db", dbPath], {
     cwd: dir,
     env,

@@ -284,8 +284,9 @@ describe("Forms and Settings, desktop 1280 px, operator key", () => {
       rmSync(file, { force: true });
     }
     await page.getByText(/^Backup textwire-.*downloaded/).waitFor();
-    // The operator, who runs the server, is shown the command that changes the account's limits.
-    await page.getByText(/You run this server: change these on it with textwire accounts update/).waitFor();
+    // The operator, who runs the server, is shown the command that changes the account's limits,
+    // as this server runs commands (from the project folder: npx).
+    await page.getByText(/You run this server: change these on it with npx textwire accounts update/).waitFor();
     await expectAccessible(page, "Settings (operator)");
     await screenshot(page, "settings-1280");
     expect(errors).toEqual([]);

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText, isAdmin } from "../api";
+import { useCliCommand } from "../cli";
 import { fmtDate } from "../format";
 import { QrCode } from "../components/QrCode";
 import type { Answer, Device, RegistrationToken } from "../api-types";
@@ -41,6 +42,7 @@ export function AddPhone() {
 }
 
 function Wizard() {
+  const cli = useCliCommand();
   const reg = useSignal<RegistrationToken | null>(null);
   const error = useSignal("");
   const notice = useSignal("");
@@ -151,7 +153,7 @@ function Wizard() {
                 <h2>Turn on HTTPS first</h2>
                 <p class="warning">
                   This server answers over plain HTTP, and the SMSGate app only connects over HTTPS. On the server, run{" "}
-                  <code>textwire tls init --ip {hostOf(main) ?? "<the server's network address>"}</code> and restart Textwire; then open this page again at its <code>https://</code> address.
+                  <code>{cli} tls init --ip {hostOf(main) ?? "<the server's network address>"}</code> and restart Textwire; then open this page again at its <code>https://</code> address.
                 </p>
               </li>
             ) : null}
@@ -160,7 +162,7 @@ function Wizard() {
               {caAvailable.value ? (
                 <>
                   <p>
-                    Needed only when the server uses its own certificate from <code>textwire tls init</code> (a home or shop network without a public name). On the
+                    Needed only when the server uses its own certificate from <code>{cli} tls init</code> (a home or shop network without a public name). On the
                     phone's browser open <a href="/ca.crt">{new URL("/ca.crt", main).href}</a>, accept the warning this one time and save the file. Then in the phone's{" "}
                     <em>Settings → Security → Encryption &amp; credentials → Install a certificate → CA certificate</em> pick it (the wording differs a little between
                     makers).
@@ -168,7 +170,7 @@ function Wizard() {
                 </>
               ) : (
                 <p>
-                  Only needed when the server uses a certificate of its own making. This server has none (no <code>textwire tls init</code>), so if its address
+                  Only needed when the server uses a certificate of its own making. This server has none (no <code>{cli} tls init</code>), so if its address
                   already opens with a padlock in the phone's browser, skip this step.
                 </p>
               )}

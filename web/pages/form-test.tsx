@@ -2,7 +2,7 @@ import { useSignal } from "@preact/signals";
 import { ApiError, api } from "../api";
 import { fmtDate } from "../format";
 import { describeTestAnswer, type TestOutcome } from "../form-protection";
-import type { FormField } from "../api-types";
+import type { Answer, FormField } from "../api-types";
 
 
 const SAMPLES: Record<string, string> = { text: "Sample", email: "ada@example.com", phone: "+14155550123", number: "42", url: "https://example.com", date: "2026-05-01" };
@@ -27,8 +27,12 @@ export function TestSubmission(props: { webhookUrl: string; fields: FormField[];
     const body: Record<string, string> = { phoneNumber: phone.value.trim(), source: "dashboard test" };
     for (const f of props.fields) if (values.value[f.name]?.trim()) body[f.name] = values.value[f.name].trim();
     try {
-      const r = await api(path, { method: "POST", json: body });
-      outcome.value = describeTestAnswer(200, r, fmtDate);
+      const [r, phones] = await Promise.all([
+        api(path, { method: "POST", json: body }),
+        // Whether a phone is connected decides between an estimated time and "texts wait".
+        api<Answer<"/v1/devices">>("/devices").then((d) => d.data.devices.some((x) => x.online), () => true),
+      ]);
+      outcome.value = describeTestAnswer(200, r, fmtDate, phones);
     } catch (err) {
       outcome.value = err instanceof ApiError ? describeTestAnswer(err.status, err.body, fmtDate) : { kind: "refused", messageId: null, text: String(err) };
     } finally {
@@ -65,6 +69,7 @@ export function TestSubmission(props: { webhookUrl: string; fields: FormField[];
             <p>
               {o.text}{" "}
               {o.messageId ? <a href={`/messages/${encodeURIComponent(o.messageId)}`}>See the message</a> : null}
+              {o.waitsForPhone ? <> · <a href="/devices/add">Add a phone</a></> : null}
             </p>
             {o.errors?.length ? (
               <ul>

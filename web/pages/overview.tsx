@@ -5,55 +5,20 @@ import { api, errorText } from "../api";
 import { fmtAge, fmtNum, zone } from "../format";
 import { PRIORITIES_BY_RANK } from "../../src/domain/statuses";
 import { dayAxis, dayPoints, dayText } from "../day-axis";
-import { healthWarnings, replicationText, type Health } from "../warnings";
+import { healthWarnings, replicationText, statusWarnings, type Health } from "../warnings";
+import type { Answer, OverviewInfo } from "../api-types";
+import { cliCommand } from "../cli";
 
 const PRIORITIES = PRIORITIES_BY_RANK;
-/** How many of the latest-scheduled queued messages are looked at to count the future ones. */
-const SCHEDULED_SCAN = 100;
 
-interface OverviewData {
-  byPriority: Record<string, number>;
-  queued: number;
-  scheduled: number;
-  scheduledCapped: boolean;
-  oldestDueAt: string | null;
-  today: { sent: number; failed: number };
-  week: Array<{ date: string; sent: number; failed: number }>;
+interface OverviewData extends OverviewInfo {
   health: Health;
-  devices: { online: number; total: number; failedAttemptsToday: number };
 }
 
-async function loadOverview(now: number): Promise<OverviewData> {
-  const tz = encodeURIComponent(zone);
-  const [counts, latest, oldest, day, week, health, devices] = await Promise.all([
-    Promise.all(PRIORITIES.map((p) => api(`/messages?status=queued&priority=${p}&limit=1`))),
-    api(`/messages?status=queued&sortBy=scheduledFor&order=desc&limit=${SCHEDULED_SCAN}`),
-    api(`/messages?status=queued&sortBy=scheduledFor&order=asc&limit=1`),
-    api(`/messages/analytics?period=1d&timezone=${tz}`),
-    api(`/messages/analytics?period=7d&timezone=${tz}`),
-    fetch("/health").then((r) => r.json()),
-    api<{ data: { devices: Array<{ online: boolean; failedToday: number }> } }>("/devices"),
-  ]);
-  const byPriority: Record<string, number> = {};
-  PRIORITIES.forEach((p, i) => (byPriority[p] = counts[i].data.pagination.total));
-  const future = (latest.data.messages as Array<{ scheduledFor: string }>).filter((m) => Date.parse(m.scheduledFor) > now);
-  const first = oldest.data.messages[0] as { scheduledFor: string } | undefined;
-  return {
-    byPriority,
-    queued: latest.data.pagination.total,
-    scheduled: future.length,
-    scheduledCapped: future.length === SCHEDULED_SCAN,
-    oldestDueAt: first && Date.parse(first.scheduledFor) <= now ? first.scheduledFor : null,
-    today: { sent: day.data.analytics.statusBreakdown.sent, failed: day.data.analytics.statusBreakdown.failed },
-    week: week.data.analytics.dailyVolume,
-    health,
-    devices: {
-      online: devices.data.devices.filter((d) => d.online).length,
-      total: devices.data.devices.length,
-      // The Devices page's own figure, summed: both pages count failed attempts the same way.
-      failedAttemptsToday: devices.data.devices.reduce((n, d) => n + d.failedToday, 0),
-    },
-  };
+/** Two requests: the Overview's own answer and the server's health (docs/api-decisions.md, "The dashboard never locks itself out; honest status"). */
+async function loadOverview(): Promise<OverviewData> {
+  const [o, health] = await Promise.all([api<Answer<"/v1/overview">>(`/overview?timezone=${encodeURIComponent(zone)}`), fetch("/health").then((r) => r.json() as Promise<Health>)]);
+  return { ...o.data, health };
 }
 
 export function Overview() {
@@ -61,12 +26,16 @@ export function Overview() {
   const error = useSignal("");
   const now = Date.now();
   useEffect(() => {
-    loadOverview(Date.now())
-      .then((d) => (data.value = d))
+    loadOverview()
+      .then((d) => {
+        data.value = d;
+        cliCommand.value = d.cliCommand;
+      })
       .catch((e) => (error.value = errorText(e)));
   }, []);
   const d = data.value;
-  const warnings = d ? healthWarnings(d.health, d.oldestDueAt, now, fmtAge) : [];
+  const warnings = d ? healthWarnings(d.health, d.queue.oldestDueAt, now, fmtAge) : [];
+  const status = d ? statusWarnings(d) : [];
   return (
     <section>
       <h1>Overview</h1>
@@ -75,8 +44,13 @@ export function Overview() {
       {d ? (
         <>
           <div class="warnings" aria-live="polite">
-            {warnings.length ? (
+            {warnings.length || status.length ? (
               <ul class="warning-list">
+                {status.map((w) => (
+                  <li key={w.id} class="warning" data-warning={w.id}>
+                    {w.text} {w.link ? <a href={w.link.href}>{w.link.text}</a> : null}
+                  </li>
+                ))}
                 {warnings.map((w) => (
                   <li key={w} class="warning">{w}</li>
                 ))}
@@ -86,30 +60,20 @@ export function Overview() {
             )}
           </div>
           <div class="tiles">
-            <Tile label="Queued" value={fmtNum(d.queued)} />
-            <Tile label="Due now" value={fmtNum(d.queued - d.scheduled)} />
-            <Tile label="Scheduled for later" value={(d.scheduledCapped ? "≥ " : "") + fmtNum(d.scheduled)} />
-            <Tile label="Oldest due" value={d.oldestDueAt ? fmtAge(now - Date.parse(d.oldestDueAt)) : "none"} />
+            <Tile label="Queued" value={fmtNum(d.queue.queued)} />
+            <Tile label="Due now" value={fmtNum(d.queue.queued - d.queue.scheduled)} />
+            <Tile label="Scheduled for later" value={(d.queue.scheduledCapped ? "≥ " : "") + fmtNum(d.queue.scheduled)} />
+            <Tile label="Oldest due" value={d.queue.oldestDueAt ? fmtAge(now - Date.parse(d.queue.oldestDueAt)) : "none"} />
             <Tile label="Sent today" value={fmtNum(d.today.sent)} />
             <Tile label="Failed for good today" value={fmtNum(d.today.failed)} />
-            <Tile label="Failed attempts today" value={fmtNum(d.devices.failedAttemptsToday)} href="/devices" />
-            <Tile label="Phones online" value={`${fmtNum(d.devices.online)} of ${fmtNum(d.devices.total)}`} href="/devices" />
+            <Tile label="Failed attempts today" value={fmtNum(d.phones.failedAttemptsToday)} href="/devices" />
+            <Tile label="Phones online" value={`${fmtNum(d.phones.online)} of ${fmtNum(d.phones.total)}`} href="/devices" />
             <Tile label="Last backup" value={backupAge(d.health, fmtAge)} />
             <Tile label="Replica" value={replicaTile(d.health, fmtAge)} href="/settings#replication" />
           </div>
           <p class="hint">
             “Failed for good” counts today’s texts that will not be tried again. “Failed attempts” counts every time a phone could not send a text today, including texts that were then tried again and sent; the Devices page shows the same figure per phone.
           </p>
-          {d.devices.total === 0 ? (
-            <p class="hint">
-              No phone is connected yet, so nothing is sent: <a href="/devices">add a phone</a>.
-            </p>
-          ) : null}
-          {!d.health.backup ? (
-            <p class="hint">
-              No scheduled backups: ask whoever runs the Textwire server to turn them on (the operations guide, docs/operations.md, says how), so a broken disk does not lose your contacts.
-            </p>
-          ) : null}
           {d.health.replication ? <p class="hint" data-testid="replication-line">{replicationText(d.health.replication, fmtAge)}</p> : null}
           <h2>Queue by priority</h2>
           <table>
@@ -123,7 +87,7 @@ export function Overview() {
               {PRIORITIES.map((p) => (
                 <tr key={p}>
                   <th scope="row">{p}</th>
-                  <td class="num">{fmtNum(d.byPriority[p])}</td>
+                  <td class="num">{fmtNum(d.queue.byPriority[p])}</td>
                 </tr>
               ))}
             </tbody>

@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText, session } from "../api";
+import { cliCommand } from "../cli";
 import { fmtDate, fmtNum } from "../format";
 import type { AccountInfo, StoredBackups } from "../api-types";
 
@@ -34,7 +35,10 @@ export function useAccount() {
   const error = useSignal("");
   useEffect(() => {
     api("/account")
-      .then((r) => (info.value = r.data))
+      .then((r) => {
+        info.value = r.data;
+        cliCommand.value = r.data.cliCommand;
+      })
       .catch((e) => (error.value = errorText(e)));
   }, []);
   return { info, error };
@@ -169,7 +173,7 @@ export function Backups(props: { info: AccountInfo | null }) {
           <>
             <p>
               {l.everyMinutes ? fmtEvery(l.everyMinutes)[0].toUpperCase() + fmtEvery(l.everyMinutes).slice(1) : "Regularly"}, into <code>{l.directory}</code>; the
-              newest {l.keep} are kept. To go back to one, stop the server and run <code>textwire restore FILE</code>.
+              newest {l.keep} are kept. To go back to one, stop the server and run <code>{props.info?.cliCommand ?? "textwire"} restore FILE</code>.
             </p>
             {l.backups.length ? (
               <div class="table-wrap">

@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { Timestamp } from "./common";
+import { CliCommandField } from "./overview";
 
 const Count = t.Integer({ minimum: 0 });
 
@@ -28,6 +29,7 @@ export const AccountAnswer = t.Object({
       operator: t.Boolean({ description: "a server operator key: may run and list backups" }),
     }),
     changeWith: t.String({ description: "limits are changed by the server's operator with this command" }),
+    cliCommand: CliCommandField,
   }),
 });
 

@@ -457,6 +457,11 @@ const CASES: Record<string, () => Promise<void>> = {
     expectHttp(await api.GET("/v1/account", {}), 200);
     expectHttp(await anon.GET("/v1/account", {}), 401);
   },
+  "GET /v1/overview": async () => {
+    expectHttp(await api.GET("/v1/overview", { params: { query: { timezone: "Europe/Paris" } } }), 200);
+    expectHttp(await api.GET("/v1/overview", { params: { query: { timezone: "Nowhere/Else" } } }), 400);
+    expectHttp(await anon.GET("/v1/overview", {}), 401);
+  },
 };
 
 // ---------------------------------------------------------------------------------------------
