@@ -5,7 +5,7 @@
  * never locks itself out; honest status").
  */
 import { PRIORITIES_BY_RANK, type Priority } from "../domain/statuses";
-import { classifyAddress } from "../domain/webhook-url";
+import { classifyAddress } from "../domain/event-url";
 import type { AnalyticsService } from "./analytics";
 import type { DeviceService } from "./devices";
 import type { MessageService } from "./messages";
