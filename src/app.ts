@@ -19,6 +19,7 @@ import { accountSettingsRoutes } from "./http/routes/account-settings";
 import { conversationsRoutes } from "./http/routes/conversations";
 import { accountRoutes } from "./http/routes/account";
 import { replicationRoutes } from "./http/routes/replication";
+import { serverSettingsRoutes } from "./http/routes/server-settings";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -30,6 +31,7 @@ export function createApp(deps: AppDeps) {
     .use(accountSettingsRoutes(deps))
     .use(accountRoutes(deps))
     .use(replicationRoutes(deps))
+    .use(serverSettingsRoutes(deps))
     .use(conversationsRoutes(deps))
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))

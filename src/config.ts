@@ -25,6 +25,8 @@ export interface OptionSpec {
 
 export const DEFAULT_DB_PATH = "./data/textwire.db";
 export const DEFAULT_PORT = 8080;
+/** With HTTPS and no --port: HTTPS here, and DEFAULT_PORT redirects to it (src/cli/serve.ts). */
+export const DEFAULT_TLS_PORT = 8443;
 /** Per-form webhook token bucket: capacity and refill per minute (docs/operations.md, "Limits": 100 per minute per form). */
 export const DEFAULT_WEBHOOK_LIMIT_PER_MINUTE = 100;
 /** Per-account device send rate (docs/operations.md, "Limits": 50 messages per minute per account). */
