@@ -1,3 +1,4 @@
+import { FormsOverHttp } from "./settings-server";
 import { useEffect } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import { api, ApiError, errorText, isAdmin } from "../api";
@@ -86,6 +87,7 @@ function FormList() {
         ) : null}
       </div>
       <p>Point a website form (or any tool) at a form's webhook address: each submission saves the contact and queues the text.</p>
+      <FormsOverHttp />
       <p aria-live="polite" class="notice-line">{notice.value}</p>
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
       {forms.value ? (

@@ -6,6 +6,7 @@ import { fmtAge, fmtNum, zone } from "../format";
 import { PRIORITIES_BY_RANK } from "../../src/domain/statuses";
 import { dayAxis, dayPoints, dayText } from "../day-axis";
 import { healthWarnings, replicationText, type Health } from "../warnings";
+import { BusinessNameAsk } from "./settings-business";
 
 const PRIORITIES = PRIORITIES_BY_RANK;
 /** How many of the latest-scheduled queued messages are looked at to count the future ones. */
@@ -70,6 +71,7 @@ export function Overview() {
   return (
     <section>
       <h1>Overview</h1>
+      <BusinessNameAsk />
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
       {!d && !error.value ? <p role="status">Loading…</p> : null}
       {d ? (
