@@ -1,4 +1,4 @@
-import { buildServeConfig, DEFAULT_PORT, DEFAULT_TLS_PORT, LOOPBACK_PROXIES, OPTIONS, envName, type ParsedArgs, type ServeConfig } from "../config";
+import { buildServeConfig, httpsPortDefaults, LOOPBACK_PROXIES, OPTIONS, envName, type ParsedArgs, type ServeConfig } from "../config";
 import { createLogger } from "../lib/log";
 import { startServer, type RunningServer } from "../server";
 import { SchemaTooNewError } from "../db/migrate";
@@ -25,11 +25,7 @@ export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
   // With HTTPS and no port chosen: HTTPS on 8443, and the old plain-HTTP port 8080 answers 308 to
   // it, so forms published with the http:// address keep working (docs/api-decisions.md, "The
   // business's name, the server address and HTTPS without breaking forms").
-  const given = (flag: string) => parsed.flags.has(flag) || Boolean(io.env[envName(flag)]);
-  if ((local || ownCert) && !given("port")) {
-    env[envName("port")] = String(DEFAULT_TLS_PORT);
-    if (!given("redirect-port")) env[envName("redirect-port")] = String(DEFAULT_PORT);
-  }
+  Object.assign(env, httpsPortDefaults(Boolean(local || ownCert), (flag) => parsed.flags.has(flag) || Boolean(io.env[envName(flag)])));
   const config = buildServeConfig(parsed, env, io.isTTY);
   const logger = createLogger(config.logFormat);
   // Signal handlers go in before anything starts: a SIGTERM that arrives while the server is
