@@ -9362,6 +9362,12 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /**
+                             * @description where the address in webhookUrl comes from: --public-url, the server address set in Settings, or (none set) the address this request came in on — then the page warns before it is published
+                             * @default flag
+                             * @enum {string}
+                             */
+                            addressSource: "flag" | "setting" | "request";
                             formId: string;
                             /** @description the <form> snippet to paste into a web page */
                             html: string;

@@ -115,7 +115,7 @@ export function formsRoutes(deps: AppDeps) {
         if (prefersHtml(request.headers.get("accept"))) {
           return new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
         }
-        return { status: "success", data: { formId: form.id, webhookUrl, html } };
+        return { status: "success", data: { formId: form.id, webhookUrl, html, addressSource: deps.serverAddress.publicAddress(stateOf(request).origin).source } };
       },
       {
         permission: "forms.embed", rateLimit: "api-key",

@@ -22,6 +22,8 @@ describe("the public address: flag > setting > the request's own", () => {
     expect(await webhookUrl()).toBe(`${s.url}/v1/forms/${formId}/webhook`);
     const v = (await expectStatus(await s.api("/admin/server-address"), 200)).data;
     expect(v).toEqual({ savedUrl: null, savedAt: null, flagUrl: null, effective: { url: s.url, source: "request" } });
+    // The form's page is told, so it can warn before the form is published.
+    expect((await expectStatus(await s.api(`/forms/${formId}/embed`), 200)).data.addressSource).toBe("request");
   });
 
   test("once saved, every webhook address, embed snippet and the phone wizard use it, never the browser's address", async () => {
@@ -30,6 +32,7 @@ describe("the public address: flag > setting > the request's own", () => {
     expect(await webhookUrl()).toBe(`https://sms.example.com/v1/forms/${formId}/webhook`);
     expect(await embedHtml()).toContain(`https://sms.example.com/v1/forms/${formId}/webhook`);
     expect(await embedHtml()).not.toContain("127.0.0.1");
+    expect((await expectStatus(await s.api(`/forms/${formId}/embed`), 200)).data.addressSource).toBe("setting");
     expect(await phoneUrls()).toEqual(["https://sms.example.com/api/mobile/v1"]);
     const list = (await expectStatus(await s.api("/forms"), 200)).data;
     expect(JSON.stringify(list)).not.toContain("127.0.0.1");
