@@ -90,3 +90,24 @@ describe("HTTPS without breaking published forms", () => {
     expect((await fetch(`${https}/v1/admin/https`, { ...tls(), headers: { Authorization: `Bearer ${std}` } })).status).toBe(403);
   });
 });
+
+describe("behind a reverse proxy (--trust-proxy)", () => {
+  test("a post the proxy marks as plain HTTP is answered 308 and its form is listed", async () => {
+    const p = await startTestServer({ trustProxy: true });
+    try {
+      const form = (await (await p.api("/forms", { method: "POST", json: formBody({ name: "Via proxy" }) })).json() as any).data.form;
+      const r = await fetch(`${p.base}/forms/${form.id}/webhook`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "X-Forwarded-Proto": "http", "X-Forwarded-Host": "sms.example.com", "Content-Type": "application/json" },
+        body: JSON.stringify({ phoneNumber: "+14155550109" }),
+      });
+      expect(r.status).toBe(308);
+      expect(r.headers.get("location")).toBe(`https://sms.example.com/v1/forms/${form.id}/webhook`);
+      const list = (await (await p.api("/forms-over-http")).json() as any).data as Array<{ id: string }>;
+      expect(list.map((f) => f.id)).toEqual([form.id]);
+    } finally {
+      await p.stop();
+    }
+  });
+});
