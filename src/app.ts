@@ -20,6 +20,7 @@ import { conversationsRoutes } from "./http/routes/conversations";
 import { accountRoutes } from "./http/routes/account";
 import { replicationRoutes } from "./http/routes/replication";
 import { overviewRoutes } from "./http/routes/overview";
+import { serverSettingsRoutes } from "./http/routes/server-settings";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -32,6 +33,7 @@ export function createApp(deps: AppDeps) {
     .use(accountRoutes(deps))
     .use(overviewRoutes(deps))
     .use(replicationRoutes(deps))
+    .use(serverSettingsRoutes(deps))
     .use(conversationsRoutes(deps))
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))

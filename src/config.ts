@@ -25,6 +25,8 @@ export interface OptionSpec {
 
 export const DEFAULT_DB_PATH = "./data/textwire.db";
 export const DEFAULT_PORT = 8080;
+/** With HTTPS and no --port: HTTPS here, and DEFAULT_PORT redirects to it (src/cli/serve.ts). */
+export const DEFAULT_TLS_PORT = 8443;
 /** Per-form webhook token bucket: capacity and refill per minute (docs/operations.md, "Limits": 100 per minute per form). */
 export const DEFAULT_WEBHOOK_LIMIT_PER_MINUTE = 100;
 /** Per-account device send rate (docs/operations.md, "Limits": 50 messages per minute per account). */
@@ -59,7 +61,7 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "public-url", type: "string", help: "origin used to build webhookUrl, e.g. https://sms.example.com (default: from the request)" },
   { flag: "tls-cert", type: "string", help: "PEM certificate file; with --tls-key the API speaks HTTPS (default: <db folder>/tls/server.crt once `textwire tls init` made it)" },
   { flag: "tls-key", type: "string", help: "PEM private key file" },
-  { flag: "redirect-port", type: "int", min: 0, max: 65535, help: "with TLS: plain-HTTP listener answering every request with 308 to HTTPS" },
+  { flag: "redirect-port", type: "int", min: 0, max: 65535, help: "with TLS: plain-HTTP listener answering every request with 308 to HTTPS and serving /ca.crt (default 8080 when --port is not given; HTTPS then listens on 8443)" },
   { flag: "trust-proxy", type: "string", bare: "true", help: "reverse proxies whose X-Forwarded-For/-Proto/-Host are honoured, when the connection comes from one of them: addresses or CIDR ranges, comma-separated (IPv4 and IPv6), or true for this machine only (127.0.0.0/8, ::1); forwarded http is redirected (308) to https [default: off]" },
   { flag: "webhook-limit-per-minute", type: "int", default: DEFAULT_WEBHOOK_LIMIT_PER_MINUTE, min: 1, help: "per-form webhook limit (requests per minute)" },
   { flag: "send-rate-per-minute", type: "int", default: DEFAULT_SEND_RATE_PER_MINUTE, min: 1, help: "per-account device send rate (messages per minute), for estimates and `next`" },
@@ -257,6 +259,16 @@ export function parseTrustProxy(value: string | undefined): Pick<ServeConfig, "t
     throw new ConfigError(`--trust-proxy: ${(err as Error).message}; or true for this machine only, or false`);
   }
   return { trustProxy: true, trustedProxies: entries };
+}
+
+/**
+ * With HTTPS (`tls init`'s certificate or --tls-cert) and no --port: HTTPS on 8443, and the old
+ * plain-HTTP port 8080 answers 308 to it unless --redirect-port says otherwise; as environment
+ * values to fill in. `given(flag)`: the flag or its TEXTWIRE_* variable was set.
+ */
+export function httpsPortDefaults(https: boolean, given: (flag: string) => boolean): Env {
+  if (!https || given("port")) return {};
+  return { [envName("port")]: String(DEFAULT_TLS_PORT), ...(given("redirect-port") ? {} : { [envName("redirect-port")]: String(DEFAULT_PORT) }) };
 }
 
 export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): ServeConfig {

@@ -45,6 +45,11 @@ import type { Lifecycle } from "./lib/lifecycle";
 import type { Observer } from "./lib/request-observer";
 import { ReplicationSupervisor } from "./services/replication";
 import { emitReplicationStalled, ReplicationSettingsService } from "./services/replication-settings";
+import { DEFAULT_BACKUP_EVERY_MS } from "./services/backups";
+import { ServerAddressService } from "./services/server-address";
+import { BackupScheduleService } from "./services/backup-schedule";
+import { PlainHttpPosts } from "./services/plain-http-posts";
+import { HttpsStatusService } from "./services/https-status";
 import { Checkpointer } from "./db/checkpointer";
 import { Changes } from "./lib/changes";
 
@@ -125,6 +130,14 @@ export interface AppDeps {
   replication: ReplicationSupervisor;
   /** The replica address set from the dashboard (GET/PUT /v1/admin/replication). */
   replicationSettings: ReplicationSettingsService;
+  /** The address forms and phones are given: `deps.serverAddress.publicAddress(origin)` (flag > setting > request). */
+  serverAddress: ServerAddressService;
+  /** Scheduled backups: the flags' or the dashboard's (GET/PUT /v1/admin/backups). */
+  backupSchedule: BackupScheduleService;
+  /** Forms still posted to over plain HTTP (recorded by the redirect listener, flushed every few seconds). */
+  plainHttpPosts: PlainHttpPosts;
+  /** HTTPS on or off, its ports and the certificate's expiry (GET /v1/admin/https). */
+  httpsStatus: HttpsStatusService;
 }
 
 /** How outbound events find and trust their receivers; tests stub DNS and add their own CA. */
@@ -255,7 +268,16 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     stageTiming,
     replication: undefined as unknown as ReplicationSupervisor,
     replicationSettings: undefined as unknown as ReplicationSettingsService,
+    serverAddress: new ServerAddressService(sqlite, clock, config.publicUrl),
+    backupSchedule: new BackupScheduleService(
+      sqlite,
+      clock,
+      config.backupDir ? { dir: config.backupDir, everyMs: config.backupEveryMs ?? DEFAULT_BACKUP_EVERY_MS, keep: config.backupKeep } : undefined,
+    ),
+    plainHttpPosts: new PlainHttpPosts(sqlite, clock, logger),
+    httpsStatus: new HttpsStatusService(config, clock),
   };
+  deps.lifecycle.push(deps.plainHttpPosts.lifecycle());
   // Replication (docs/api-decisions.md, "Continuous replication with Litestream"): first in the
   // list (after the checkpointer, which server.ts puts before it), so Litestream is stopped after
   // every other part has written its last, and makes its final sync of all of it.
@@ -286,6 +308,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.lifecycle.push(deps.devices.lifecycle());
   // SMSGate's sms:received becomes an inbound message.
   deps.devices.inbound = deps.inbound;
+  deps.devices.publicAddress = (origin) => deps.serverAddress.publicAddress(origin);
   deps.metrics.describe("textwire_device_messages_total", "Messages phones reported, by device id and result (sent, failed)");
   deps.metrics.describe("textwire_device_reports_refused_total", "Items of phones' state reports refused, by reason (invalid, unknown_message, not_holder); nothing changed");
   deps.metrics.addGauges(() => {

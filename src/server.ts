@@ -5,7 +5,7 @@ import type { ServeConfig } from "./config";
 import { openSqlite } from "./db/open";
 import { Checkpointer } from "./db/checkpointer";
 import { migrate, SCHEMA_VERSION, SchemaTooNewError } from "./db/migrate";
-import { acquireLock, DEFAULT_BACKUP_EVERY_MS, scheduledBackups } from "./services/backups";
+import { acquireLock, scheduledBackups } from "./services/backups";
 import { existsSync } from "node:fs";
 import { Database as SqliteDatabase } from "bun:sqlite";
 import { schemaVersionOf } from "./db/database-info";
@@ -15,6 +15,7 @@ import { createFetchHandler, SERVER_BODY_LIMIT } from "./http/server";
 import { systemClock, type Clock } from "./lib/clock";
 import { createLogger, silentLogger, type Logger } from "./lib/log";
 import { caCertificateResponse } from "./http/routes/tls";
+import { DEFAULT_ACCOUNT_NAME } from "./domain/business-profile";
 import { EXPIRY_WARNING_DAYS, tlsExpiry, type TlsExpiry } from "./tls/local-ca";
 
 export interface RunningServer {
@@ -82,10 +83,10 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     // While replication is on, checkpoints follow Litestream's rules (src/db/checkpointer.ts).
     if (config.replicaCheckpoints === "litestream") deps.replication.onActive = (on) => checkpointer.setReplication(on);
   }
-  if (config.backupDir) {
-    const everyMs = config.backupEveryMs ?? DEFAULT_BACKUP_EVERY_MS;
-    deps.lifecycle.push(scheduledBackups({ dbPath: config.db, dir: config.backupDir, everyMs, keep: config.backupKeep, clock, logger }));
-  }
+  // The flags' schedule or the dashboard's; a change from the dashboard re-arms it (no restart).
+  const backups = scheduledBackups({ dbPath: config.db, schedule: () => deps.backupSchedule.current(), clock, logger });
+  deps.backupSchedule.onChange = () => backups.reload();
+  deps.lifecycle.push(backups);
   const started: typeof deps.lifecycle = [];
   const begun: typeof deps.lifecycle = [];
   let server: Server<unknown> | undefined;
@@ -128,6 +129,8 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
         fetch(req) {
           const u = new URL(req.url);
           if (u.pathname === "/ca.crt" && (req.method === "GET" || req.method === "HEAD")) return caCertificateResponse(config.db);
+          // A post here is a website still using the old address: remembered (in memory) so the dashboard can name the form.
+          deps.plainHttpPosts.record(req.method, u.pathname);
           const host = (req.headers.get("host") ?? u.host).replace(/:\d+$/, "");
           const target = `https://${host}${port === 443 ? "" : ":" + port}${u.pathname}${u.search}`;
           return new Response(null, { status: 308, headers: { Location: target, "X-API-Version": "v1" } });
@@ -146,7 +149,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   // Only once both listeners are bound: a first account whose key is printed can be used.
   let firstAdminKey: string | undefined;
   if (deps.accounts.countAccounts() === 0) {
-    const created = deps.accounts.createAccount({ name: "Default account", operator: true });
+    const created = deps.accounts.createAccount({ name: DEFAULT_ACCOUNT_NAME, operator: true, nameSet: false });
     firstAdminKey = created.apiKey;
     opts.onFirstKey?.({ accountId: created.account.id, keyId: created.keyId, apiKey: created.apiKey });
   }
@@ -165,6 +168,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     expiryTimer.unref?.();
   }
   const port = server.port!;
+  deps.httpsStatus.listening = { port, redirectPort: redirectServer?.port };
   const scheme = tls ? "https" : "http";
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   let stopped = false;

@@ -1,4 +1,4 @@
-import { buildServeConfig, LOOPBACK_PROXIES, OPTIONS, envName, type ParsedArgs, type ServeConfig } from "../config";
+import { buildServeConfig, httpsPortDefaults, LOOPBACK_PROXIES, OPTIONS, envName, type ParsedArgs, type ServeConfig } from "../config";
 import { createLogger } from "../lib/log";
 import { startServer, type RunningServer } from "../server";
 import { SchemaTooNewError } from "../db/migrate";
@@ -21,7 +21,11 @@ export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
   const db = dbPathOf(parsed, io.env, OPTIONS.map((o) => o.flag));
   const ownCert = parsed.flags.has("tls-cert") || parsed.flags.has("tls-key") || Boolean(io.env[envName("tls-cert")]) || Boolean(io.env[envName("tls-key")]);
   const local = !ownCert && hasLocalServerCert(db) ? tlsPathsFor(db) : undefined;
-  const env = local ? { ...io.env, [envName("tls-cert")]: local.serverCert, [envName("tls-key")]: local.serverKey } : io.env;
+  const env: Record<string, string | undefined> = local ? { ...io.env, [envName("tls-cert")]: local.serverCert, [envName("tls-key")]: local.serverKey } : { ...io.env };
+  // With HTTPS and no port chosen: HTTPS on 8443, and the old plain-HTTP port 8080 answers 308 to
+  // it, so forms published with the http:// address keep working (docs/api-decisions.md, "The
+  // business's name, the server address and HTTPS without breaking forms").
+  Object.assign(env, httpsPortDefaults(Boolean(local || ownCert), (flag) => parsed.flags.has(flag) || Boolean(io.env[envName(flag)])));
   const config = buildServeConfig(parsed, env, io.isTTY);
   const logger = createLogger(config.logFormat);
   // Signal handlers go in before anything starts: a SIGTERM that arrives while the server is

@@ -64,7 +64,8 @@ export function tlsCommand(parsed: ParsedArgs, io: CliIO): number {
         printIssued(io, r, "Created a local certificate authority and a server certificate");
         io.out("");
         io.out("Next: start (or restart) textwire serve with the same --db; it uses these files and says so.");
-        io.out("On each phone, open https://<this machine's address>:<port>/ca.crt (accept the warning this one time),");
+        io.out("Without --port it then speaks HTTPS on port 8443, and the old http://…:8080 address forwards to it (published forms keep working).");
+        io.out("On each phone, open http://<this machine's address>:8080/ca.crt,");
         io.out("install the profile and trust it (iOS: Settings → General → About → Certificate Trust Settings).");
         io.out("Never share ca.key: whoever has it can make certificates your phones trust.");
       } else {

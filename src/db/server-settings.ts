@@ -9,6 +9,11 @@ export const REPLICATION_URL_KEY = "replication.url";
 /** When Litestream last started (its start-up write: src/services/replication.ts). */
 export const REPLICATION_STARTED_KEY = "replication.started";
 
+/** The address forms and phones must use (Settings → Server address); --public-url wins. */
+export const PUBLIC_URL_KEY = "server.public_url";
+/** Scheduled backups set from the dashboard (JSON: dir, everyMs, keep); --backup-dir wins. */
+export const BACKUP_SCHEDULE_KEY = "backup.schedule";
+
 export function findServerSetting(sqlite: Database, key: string): ServerSettingRow | null {
   return sqlite.query("SELECT key, value, updated_at AS updatedAt FROM server_settings WHERE key = ?1").get(key) as ServerSettingRow | null;
 }

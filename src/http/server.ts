@@ -123,6 +123,8 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     // Only a request the proxy says came in over plain HTTP is redirected (to the host the client
     // used); a direct local request (a health check on the box) has no forwarded proto.
     if (config.trustProxy && fwdProto?.toLowerCase() === "http") {
+      // A form still posted over plain HTTP is named in the dashboard (services/plain-http-posts.ts).
+      deps.plainHttpPosts.record(req.method, url.pathname);
       return new Response(null, { status: 308, headers: { Location: `https://${host}${url.pathname}${url.search}` } });
     }
     const kind = classify(path);

@@ -7,7 +7,9 @@ import type { Database } from "bun:sqlite";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock } from "../lib/clock";
 import { findAccountSettings, upsertAccountSettings } from "../db/stores/account-settings";
-import { accountName } from "../db/stores/accounts";
+import { findBusinessProfile, updateBusinessProfile } from "../db/stores/accounts";
+import { DEFAULT_PHONE_COUNTRY } from "../domain/phone";
+import { parseBusinessProfile, replyName, type BusinessProfileInput } from "../domain/business-profile";
 import {
   applySettingsPatch,
   parseStoredSettings,
@@ -22,6 +24,20 @@ export interface AccountSettingsView {
   /** The replies as a customer receives them ({{accountName}} filled in). */
   preview: Pick<AccountSettings, "optOutReply" | "optInReply" | "helpReply">;
   updatedAt: string | null;
+}
+
+/** The business's profile as Settings shows it. */
+export interface BusinessProfileView {
+  name: string;
+  /** false until a person chose the name: replies say "this number" instead. */
+  nameSet: boolean;
+  country: string;
+  /** null: none chosen yet (device times without a zone are read as UTC). */
+  timeZone: string | null;
+  /** The replies as stored, with {{accountName}} where the name goes (the page previews as the name is typed). */
+  replies: Pick<AccountSettings, "optOutReply" | "optInReply" | "helpReply">;
+  /** The replies exactly as a customer receives them now. */
+  preview: Pick<AccountSettings, "optOutReply" | "optInReply" | "helpReply">;
 }
 
 export class AccountSettingsService {
@@ -43,14 +59,42 @@ export class AccountSettingsService {
     return s;
   }
 
-  /** A reply as sent to a customer. */
+  /** A reply as sent to a customer: the business's name once a person set it, else "this number". */
   reply(accountId: string, key: (typeof REPLY_KEYS)[number]): string {
-    return renderReply(this.resolved(accountId)[key], accountName(this.sqlite, accountId) ?? "us");
+    return renderReply(this.resolved(accountId)[key], this.nameInReplies(accountId));
+  }
+
+  /** The name replies carry (docs/api-decisions.md, "The business's name, the server address and HTTPS without breaking forms"). */
+  private nameInReplies(accountId: string): string {
+    const p = findBusinessProfile(this.sqlite, accountId);
+    if (p === null) throw new AppError("NOT_FOUND", { message: "Account not found", details: { accountId } });
+    return replyName(p.name, p.nameSetAt !== null);
+  }
+
+  businessProfile(accountId: string): BusinessProfileView {
+    const p = findBusinessProfile(this.sqlite, accountId);
+    if (p === null) throw new AppError("NOT_FOUND", { message: "Account not found", details: { accountId } });
+    const settings = this.resolved(accountId);
+    const name = replyName(p.name, p.nameSetAt !== null);
+    const replies = { optOutReply: settings.optOutReply, optInReply: settings.optInReply, helpReply: settings.helpReply };
+    const preview = Object.fromEntries(REPLY_KEYS.map((k) => [k, renderReply(settings[k], name)])) as BusinessProfileView["preview"];
+    return { name: p.name, nameSet: p.nameSetAt !== null, country: p.defaultCountry ?? DEFAULT_PHONE_COUNTRY, timeZone: p.timeZone, replies, preview };
+  }
+
+  /**
+   * Sets the business's name, country and time zone (Settings → Business, and the first-run setup
+   * page): checked as a whole, written at once; from now on replies carry the name.
+   */
+  setBusinessProfile(accountId: string, body: BusinessProfileInput | unknown): BusinessProfileView {
+    const r = parseBusinessProfile(body);
+    if (!r.ok) throw validationError(r.errors);
+    const done = updateBusinessProfile(this.sqlite, accountId, { name: r.profile.name, defaultCountry: r.profile.country, timeZone: r.profile.timeZone, at: iso(this.clock()) });
+    if (!done) throw new AppError("NOT_FOUND", { message: "Account not found", details: { accountId } });
+    return this.businessProfile(accountId);
   }
 
   get(accountId: string): AccountSettingsView {
-    const name = accountName(this.sqlite, accountId);
-    if (name === null) throw new AppError("NOT_FOUND", { message: "Account not found", details: { accountId } });
+    const name = this.nameInReplies(accountId);
     const settings = this.resolved(accountId);
     const preview = Object.fromEntries(REPLY_KEYS.map((k) => [k, renderReply(settings[k], name)])) as AccountSettingsView["preview"];
     return { settings, preview, updatedAt: findAccountSettings(this.sqlite, accountId)?.updatedAt ?? null };

@@ -73,6 +73,8 @@ export class AccountService {
     monthlyQuota?: number | null;
     /** The first key is an operator key (the installer's, on first start). */
     operator?: boolean;
+    /** false: the name is a placeholder no customer sees until a person sets one (a first start's). */
+    nameSet?: boolean;
   }): { account: Account; keyId: string; apiKey: string; permission: Permission; operator: boolean } {
     const now = iso(this.clock());
     const account: Account = {
@@ -86,7 +88,7 @@ export class AccountService {
       createdAt: now,
     };
     return this.sqlite.transaction(() => {
-      insertAccount(this.sqlite, account);
+      insertAccount(this.sqlite, account, input.nameSet ?? true);
       const key = this.createKey(account.id, "admin_access", input.operator ?? false);
       return { account, ...key };
     })();

@@ -367,14 +367,28 @@ export function runScheduledBackup(dbPath: string, dir: string, keep: number, cl
  * process open. Each run happens on a Worker (backup-thread.ts) so the server keeps answering;
  * a tick while a run is still going is skipped, and stop() waits for a run in progress.
  */
-export function scheduledBackups(opts: { dbPath: string; dir: string; everyMs: number; keep: number; clock: Clock; logger: Logger }): Lifecycle & { runNow(): Promise<void> } {
+/** Where and how often scheduled backups go (from --backup-dir or the dashboard's setting). */
+export interface BackupSchedule {
+  dir: string;
+  everyMs: number;
+  keep: number;
+}
+
+/**
+ * Scheduled backups on whatever `schedule()` says now: `reload()` re-arms the timer after the
+ * setting changed, so a new folder or interval applies without a restart (null: none scheduled).
+ */
+export function scheduledBackups(opts: { dbPath: string; schedule: () => BackupSchedule | null; clock: Clock; logger: Logger }): Lifecycle & { runNow(): Promise<void>; reload(): void } {
   let timer: ReturnType<typeof setInterval> | undefined;
   let running: Promise<void> | null = null;
+  let started = false;
   const runNow = (): Promise<void> => {
     if (running) return running;
+    const s = opts.schedule();
+    if (!s) return Promise.resolve();
     running = (async () => {
       try {
-        const { backup, removed } = await runBackupJob({ op: "scheduled", dbPath: opts.dbPath, dir: opts.dir, keep: opts.keep, now: opts.clock() });
+        const { backup, removed } = await runBackupJob({ op: "scheduled", dbPath: opts.dbPath, dir: s.dir, keep: s.keep, now: opts.clock() });
         opts.logger.info("scheduled backup", { file: basename(backup.file), bytes: backup.bytes, ms: backup.durationMs, removed });
       } catch (err) {
         opts.logger.error("scheduled backup failed", { error: (err as Error).message });
@@ -384,17 +398,26 @@ export function scheduledBackups(opts: { dbPath: string; dir: string; everyMs: n
     })();
     return running;
   };
+  const arm = () => {
+    if (timer) clearInterval(timer);
+    timer = undefined;
+    const s = started ? opts.schedule() : null;
+    if (!s) return;
+    timer = setInterval(() => void runNow(), s.everyMs);
+    (timer as { unref?: () => void }).unref?.();
+  };
   return {
     name: "scheduled-backups",
     start() {
-      timer = setInterval(() => void runNow(), opts.everyMs);
-      (timer as { unref?: () => void }).unref?.();
+      started = true;
+      arm();
     },
     async stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
+      started = false;
+      arm();
       if (running) await running;
     },
     runNow,
+    reload: arm,
   };
 }

@@ -8,6 +8,7 @@
  * Kept whole at a little over 450 lines: presence and the recipe cache are one in-memory state
  * that authentication, the offline sweep and the device views all read.
  */
+import { choosePublicAddress, type PublicAddress } from "../domain/public-address";
 import type { Database } from "bun:sqlite";
 
 import { AppError, validationError } from "../errors";
@@ -82,6 +83,8 @@ export class DeviceService {
   private lastWorkRequestAt: number;
   private timer: ReturnType<typeof setInterval> | undefined;
   inbound: InboundReceiver | undefined;
+  /** The address phones are given (flag > Settings → Server address > the request's own): set by deps.ts. */
+  publicAddress: (origin: string) => PublicAddress = (origin) => choosePublicAddress(this.config.publicUrl, null, origin);
   private oldestCache: { at: number; value: string | null } | undefined;
 
   constructor(
@@ -141,7 +144,8 @@ export class DeviceService {
    */
   createRegistrationToken(accountId: string, body: { reusable?: unknown; expiresInHours?: unknown } = {}, origin = "") {
     const created = createRegistrationToken(this.sqlite, this.clock, accountId, body);
-    const urls = mobileApiUrls({ publicUrl: this.config.publicUrl, origin, behindProxy: this.config.trustProxy ?? false, addresses: machineAddresses() });
+    const address = this.publicAddress(origin);
+    const urls = mobileApiUrls({ publicUrl: address.source === "request" ? undefined : address.url, origin, behindProxy: this.config.trustProxy ?? false, addresses: machineAddresses() });
     return { ...created, mobileApiUrls: urls };
   }
 
@@ -314,7 +318,7 @@ export class DeviceService {
 
   /** GET /webhooks: the phone callbacks — Textwire's own receiver for the events it uses. */
   callbacks(device: DeviceRow, origin: string) {
-    const base = (this.config.publicUrl ?? origin).replace(/^http:/, "https:");
+    const base = this.publicAddress(origin).url.replace(/^http:/, "https:");
     const url = `${base}/api/mobile/v1/webhooks/${device.id}`;
     return CALLBACK_EVENTS.map((event) => ({ id: `textwire-${event.replace(":", "-")}`, url, event }));
   }

@@ -50,7 +50,7 @@ describe("GET /v1/admin/backups", () => {
 
   test("without --backup-dir: nothing scheduled, an empty list", async () => {
     const data = (await expectStatus(await s.api("/admin/backups"), 200)).data;
-    expect(data).toEqual({ scheduled: false, directory: null, everyMinutes: null, keep: 7, backups: [] });
+    expect(data).toEqual({ scheduled: false, directory: null, everyMinutes: null, keep: 7, source: null, backups: [] });
   });
 
   test("lists the scheduled backup files newest first, with time and size; other files are left out", async () => {

@@ -11,7 +11,7 @@ const clock = { now: T0 };
 beforeAll(async () => {
   s = await startTestServer({}, { clock: () => clock.now });
   standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
-  s.running.deps.sqlite.query("UPDATE accounts SET name = 'Acme Plumbing' WHERE id = ?").run(s.accountId);
+  s.running.deps.accountSettings.setBusinessProfile(s.accountId, { name: "Acme Plumbing", country: "US", timeZone: "UTC" });
   formId = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form.id;
 });
 afterAll(() => s.stop());

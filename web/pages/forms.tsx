@@ -1,3 +1,4 @@
+import { FormsOverHttp } from "./settings-server";
 import { useEffect } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import { api, ApiError, errorText, isAdmin } from "../api";
@@ -86,6 +87,7 @@ function FormList() {
         ) : null}
       </div>
       <p>Point a website form (or any tool) at a form's webhook address: each submission saves the contact and queues the text.</p>
+      <FormsOverHttp />
       <p aria-live="polite" class="notice-line">{notice.value}</p>
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
       {forms.value ? (
@@ -205,6 +207,8 @@ function FormEditor(props: { id?: string }) {
   const country = useSignal("US");
   const form = useSignal<Form | null>(null);
   const embed = useSignal("");
+  /** "request": no server address is set, so the addresses shown are the ones this browser used. */
+  const addressSource = useSignal("");
   const error = useSignal("");
   const fieldErrors = useSignal<Array<{ field: string; message: string }>>([]);
   const notice = useSignal("");
@@ -237,7 +241,7 @@ function FormEditor(props: { id?: string }) {
       })
       .catch((e) => (error.value = errorText(e)));
     api(`/forms/${encodeURIComponent(props.id)}/embed`)
-      .then((r) => (embed.value = r.data.html))
+      .then((r) => ((embed.value = r.data.html), (addressSource.value = r.data.addressSource)))
       .catch(() => {});
   }, [props.id]);
 
@@ -469,6 +473,12 @@ function FormEditor(props: { id?: string }) {
             Make a new address when strangers post to the form: the old address stops working at once, so paste the new one (or the new HTML below) into your
             website.
           </p>
+          {addressSource.value === "request" ? (
+            <p class="notice" data-testid="address-from-browser">
+              No server address is set, so these addresses use the one your browser used. Before you publish the form, have whoever runs the server set it in
+              Settings → Server address: a website must keep the same address.
+            </p>
+          ) : null}
           {embed.value ? (
             <>
               <h2>Embed on your website</h2>

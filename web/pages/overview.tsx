@@ -8,6 +8,7 @@ import { dayAxis, dayPoints, dayText } from "../day-axis";
 import { healthWarnings, replicationText, statusWarnings, type Health } from "../warnings";
 import type { Answer, OverviewInfo } from "../api-types";
 import { cliCommand } from "../cli";
+import { BusinessNameAsk } from "./settings-business";
 
 const PRIORITIES = PRIORITIES_BY_RANK;
 
@@ -39,6 +40,7 @@ export function Overview() {
   return (
     <section>
       <h1>Overview</h1>
+      <BusinessNameAsk />
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
       {!d && !error.value ? <p role="status">Loading…</p> : null}
       {d ? (

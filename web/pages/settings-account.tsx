@@ -4,6 +4,7 @@ import { api, errorText, session } from "../api";
 import { cliCommand } from "../cli";
 import { fmtDate, fmtNum } from "../format";
 import type { AccountInfo, StoredBackups } from "../api-types";
+import { BackupSchedule } from "./settings-server";
 
 /** GET /v1/account, as Settings shows it. */
 
@@ -165,16 +166,17 @@ export function Backups(props: { info: AccountInfo | null }) {
       <h3>Scheduled backups</h3>
       {l ? (
         !l.scheduled ? (
-          <p>
-            Scheduled backups are off. To keep one every day, start the server with <code>--backup-dir FOLDER</code> (and <code>--backup-every 24h</code>,{" "}
-            <code>--backup-keep 7</code>).
-          </p>
+          <>
+            <p>Scheduled backups are off. Choose a folder to keep one every day (or as often as you like):</p>
+            <BackupSchedule list={l} onSaved={load} />
+          </>
         ) : (
           <>
             <p>
               {l.everyMinutes ? fmtEvery(l.everyMinutes)[0].toUpperCase() + fmtEvery(l.everyMinutes).slice(1) : "Regularly"}, into <code>{l.directory}</code>; the
               newest {l.keep} are kept. To go back to one, stop the server and run <code>{props.info?.cliCommand ?? "textwire"} restore FILE</code>.
             </p>
+            <BackupSchedule list={l} onSaved={load} />
             {l.backups.length ? (
               <div class="table-wrap">
                 <table data-testid="scheduled-backups" class="cards">

@@ -8,6 +8,8 @@ import { Confirm } from "../components/Confirm";
 import { fmtDate } from "../format";
 import { AccountLimits, Backups, useAccount } from "./settings-account";
 import { Replication } from "./settings-replication";
+import { BusinessProfile } from "./settings-business";
+import { ServerSettings } from "./settings-server";
 
 
 const PERMISSION_NAMES: Record<string, string> = { admin_access: "Admin", standard_access: "Standard" };
@@ -30,11 +32,13 @@ export function Settings() {
   return (
     <section>
       <h1>Settings</h1>
+      <BusinessProfile />
       <ApiKeys />
       <Sessions />
       <AccountLimits info={info.value} error={error.value} />
       <Replies />
       <Backups info={info.value} />
+      <ServerSettings info={info.value} />
       <Replication info={info.value} />
     </section>
   );

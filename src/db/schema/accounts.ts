@@ -15,6 +15,8 @@ export const accounts = sqliteTable("accounts", {
   /** ISO 3166 alpha-2 (upper case), set with `accounts update --default-country`; null = US. */
   defaultCountry: text("default_country"),
   createdAt: text("created_at").notNull(),
+  /** When a person chose the name (migration 0028); null: replies say "this number" instead. */
+  nameSetAt: text("name_set_at"),
 });
 
 export const apiKeys = sqliteTable(

@@ -22,6 +22,8 @@ export const forms = sqliteTable(
     webhookToken: text("webhook_token"),
     /** Honeypot submissions refused so far (flushed from memory every few seconds). */
     spamBlocked: integer("spam_blocked").notNull().default(0),
+    /** The last post to the old plain-HTTP address once HTTPS is on (migration 0028; flushed from memory). */
+    plainHttpPostAt: text("plain_http_post_at"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },

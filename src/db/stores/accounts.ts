@@ -10,7 +10,7 @@ import { invalidateWebhookForms } from "../webhook-form-cache";
 import { DEFAULT_PHONE_COUNTRY } from "../../domain/phone";
 
 /** An accounts row as the services see it (the zone column is not read by them). */
-export type AccountRecord = Omit<typeof accounts.$inferSelect, "timeZone">;
+export type AccountRecord = Omit<typeof accounts.$inferSelect, "timeZone" | "nameSetAt">;
 export type ApiKeyRecord = typeof apiKeys.$inferSelect;
 
 /** The patchable columns of an account (undefined = unchanged, null = back to the default). */
@@ -53,13 +53,14 @@ export function rewriteAccountRow(sqlite: Database, accountId: string): void {
   sqlite.query("UPDATE accounts SET name = name WHERE id = ?").run(accountId);
 }
 
-export function insertAccount(sqlite: Database, a: AccountRecord): void {
+/** `nameSet`: a person chose the name (false only for the placeholder a first start gives). */
+export function insertAccount(sqlite: Database, a: AccountRecord, nameSet = true): void {
   sqlite
     .query(
-      `INSERT INTO accounts (id, name, plan, api_limit_per_hour, api_burst_per_minute, monthly_quota, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO accounts (id, name, plan, api_limit_per_hour, api_burst_per_minute, monthly_quota, created_at, name_set_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .run(a.id, a.name, a.plan, a.apiLimitPerHour, a.apiBurstPerMinute, a.monthlyQuota, a.createdAt);
+    .run(a.id, a.name, a.plan, a.apiLimitPerHour, a.apiBurstPerMinute, a.monthlyQuota, a.createdAt, nameSet ? a.createdAt : null);
 }
 
 export function findAccount(sqlite: Database, id: string): AccountRecord | null {
@@ -68,6 +69,31 @@ export function findAccount(sqlite: Database, id: string): AccountRecord | null 
 
 export function accountName(sqlite: Database, accountId: string): string | null {
   return (sqlite.query("SELECT name FROM accounts WHERE id = ?1").get(accountId) as { name: string } | null)?.name ?? null;
+}
+
+/** The business profile: the name (and whether a person set it), country and time zone. */
+export interface BusinessProfileRow {
+  name: string;
+  nameSetAt: string | null;
+  defaultCountry: string | null;
+  timeZone: string | null;
+}
+
+export function findBusinessProfile(sqlite: Database, accountId: string): BusinessProfileRow | null {
+  return (
+    (sqlite
+      .query("SELECT name, name_set_at AS nameSetAt, default_country AS defaultCountry, time_zone AS timeZone FROM accounts WHERE id = ?1")
+      .get(accountId) as BusinessProfileRow | null) ?? null
+  );
+}
+
+/** Writes the whole profile; the name counts as chosen from now on. */
+export function updateBusinessProfile(sqlite: Database, accountId: string, p: { name: string; defaultCountry: string | null; timeZone: string | null; at: string }): boolean {
+  const n = sqlite
+    .query("UPDATE accounts SET name = ?2, name_set_at = ?3, default_country = ?4, time_zone = ?5 WHERE id = ?1")
+    .run(accountId, p.name, p.at, p.defaultCountry, p.timeZone).changes;
+  invalidateWebhookForms(sqlite);
+  return n > 0;
 }
 
 /** Every account, oldest first, with its number of live keys. */
@@ -84,8 +110,10 @@ export function listAccounts(sqlite: Database): Array<AccountRecord & { keys: nu
 export function updateAccount(sqlite: Database, id: string, patch: AccountPatch): void {
   const set = (Object.keys(PATCH_COLUMNS) as Array<keyof AccountPatch>).filter((k) => patch[k] !== undefined);
   if (set.length === 0) return;
+  // A name given by a person (accounts update --name) is one customers may see.
+  const named = patch.name !== undefined ? ", name_set_at = coalesce(name_set_at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))" : "";
   sqlite
-    .prepare(`UPDATE accounts SET ${set.map((k) => `${PATCH_COLUMNS[k]} = ?`).join(", ")} WHERE id = ?`)
+    .prepare(`UPDATE accounts SET ${set.map((k) => `${PATCH_COLUMNS[k]} = ?`).join(", ")}${named} WHERE id = ?`)
     .run(...set.map((k) => patch[k] as string | number | null), id);
   invalidateWebhookForms(sqlite);
 }

@@ -9,7 +9,7 @@ import type { Db } from "../open";
 import { forms } from "../schema";
 import { invalidateWebhookForms } from "../webhook-form-cache";
 
-export type FormRow = typeof forms.$inferSelect;
+export type FormRow = Omit<typeof forms.$inferSelect, "plainHttpPostAt">;
 
 /** A row of the forms list. */
 export type FormListRow = Pick<FormRow, "id" | "name" | "description" | "isActive" | "createdAt" | "updatedAt"> & { webhookToken: string };
@@ -154,4 +154,19 @@ export function findSpamBlocked(sqlite: Database, formId: string): number {
 export function addSpamBlocked(sqlite: Database, counts: Map<string, number>): void {
   const add = sqlite.query("UPDATE forms SET spam_blocked = spam_blocked + ? WHERE id = ?");
   for (const [formId, n] of counts) add.run(n, formId);
+}
+
+/** Records the last plain-HTTP post per webhook token (a token of no form changes nothing). */
+export function recordPlainHttpPosts(sqlite: Database, posts: Map<string, string>): void {
+  const set = sqlite.query("UPDATE forms SET plain_http_post_at = max(coalesce(plain_http_post_at, ''), ?2) WHERE webhook_token = ?1 OR (webhook_token IS NULL AND id = ?1)");
+  sqlite.transaction(() => {
+    for (const [token, at] of posts) set.run(token.toLowerCase(), at);
+  })();
+}
+
+/** The account's forms posted to over plain HTTP since `since`, most recent first. */
+export function listPlainHttpForms(sqlite: Database, accountId: string, since: string): Array<{ id: string; name: string; lastPlainHttpPostAt: string }> {
+  return sqlite
+    .query("SELECT id, name, plain_http_post_at AS lastPlainHttpPostAt FROM forms WHERE account_id = ?1 AND plain_http_post_at >= ?2 ORDER BY plain_http_post_at DESC LIMIT 100")
+    .all(accountId, since) as Array<{ id: string; name: string; lastPlainHttpPostAt: string }>;
 }

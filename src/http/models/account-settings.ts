@@ -2,6 +2,7 @@ import { t } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
 import { ACCOUNT_SETTING_KEYS, MAX_KEYWORDS, MAX_REPLY_LENGTH } from "../../domain/account-settings";
 import { checked } from "./common";
+import { MAX_BUSINESS_NAME_LENGTH } from "../../domain/business-profile";
 
 const Words = t.Array(t.String());
 
@@ -44,5 +45,39 @@ export const AccountSettingsAnswer = t.Object({
     settings: Settings,
     preview: t.Object({ optOutReply: t.String(), optInReply: t.String(), helpReply: t.String() }),
     updatedAt: t.Union([t.String(), t.Null()]),
+  }),
+});
+
+const Replies = t.Object({ optOutReply: t.String(), optInReply: t.String(), helpReply: t.String() });
+
+/**
+ * The business's profile (PUT /v1/account/profile): checked by the domain (parseBusinessProfile),
+ * which names every bad field in plain words, so the body stays open at run time.
+ */
+export const BusinessProfileBody = t.Object(
+  {
+    name: t.Optional(checked(t.String({ minLength: 1, maxLength: MAX_BUSINESS_NAME_LENGTH }), "the business's name as customers know it; replies to STOP, START and HELP carry it")),
+    country: t.Optional(checked(t.String({ minLength: 2, maxLength: 2 }), "ISO 3166 two-letter code: how phone numbers without a +code are read")),
+    timeZone: t.Optional(checked(t.String({ maxLength: 64 }), "IANA time zone, e.g. America/New_York")),
+  },
+  {
+    additionalProperties: true,
+    "x-type": t.Object(
+      { name: t.String({ minLength: 1, maxLength: MAX_BUSINESS_NAME_LENGTH }), country: t.String({ minLength: 2, maxLength: 2 }), timeZone: t.String({ maxLength: 64 }) },
+      { additionalProperties: false },
+    ),
+  },
+);
+
+export const BusinessProfileAnswer = t.Object({
+  status: t.Literal("success"),
+  message: t.Optional(t.String()),
+  data: t.Object({
+    name: t.String({ description: "the account's name" }),
+    nameSet: t.Boolean({ description: "false until a person chose the name: until then replies say \"this number\" instead" }),
+    country: t.String({ description: "ISO 3166 two-letter code" }),
+    timeZone: t.Union([t.String(), t.Null()], { description: "IANA time zone; null when none was chosen" }),
+    replies: t.Object(Replies.properties, { description: "the replies with {{accountName}} where the name goes" }),
+    preview: t.Object(Replies.properties, { description: "the replies exactly as a customer receives them now" }),
   }),
 });

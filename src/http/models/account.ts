@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { checked } from "./common";
 import { Timestamp } from "./common";
 import { CliCommandField } from "./overview";
 
@@ -40,6 +41,17 @@ export const StoredBackupsAnswer = t.Object({
     directory: t.Union([t.String(), t.Null()], { description: "--backup-dir" }),
     everyMinutes: t.Union([t.Integer({ minimum: 1 }), t.Null()], { description: "--backup-every" }),
     keep: t.Integer({ minimum: 1, description: "--backup-keep: older files are deleted" }),
+    source: t.Union([t.UnionEnum(["flag", "setting"]), t.Null()], { description: "flag: --backup-dir is in force and wins (the dashboard cannot change it); setting: saved from the dashboard; null: no scheduled backups" }),
     backups: t.Array(t.Object({ name: t.String(), createdAt: Timestamp, bytes: Count }), { description: "newest first" }),
   }),
 });
+
+/** PUT /v1/admin/backups: the numbers are checked by the service, which says what is wrong in plain words. */
+export const BackupScheduleBody = t.Object(
+  {
+    directory: t.Union([t.String({ maxLength: 1024 }), t.Null()], { description: "the folder's full path on the server (created when missing, checked for writability); null turns scheduled backups off" }),
+    everyMinutes: t.Optional(checked(t.Integer({ minimum: 5, maximum: 43200 }), "how often, in minutes (default 1440: daily)")),
+    keep: t.Optional(checked(t.Integer({ minimum: 1, maximum: 1000 }), "copies kept; older ones are deleted (default 7)")),
+  },
+  { additionalProperties: false },
+);

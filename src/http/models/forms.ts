@@ -98,7 +98,14 @@ export const RotateWebhookResponse = t.Object({
 
 export const EmbedResponse = t.Object({
   status: t.Literal("success"),
-  data: t.Object({ formId: t.String(), webhookUrl: t.String(), html: t.String({ description: "the <form> snippet to paste into a web page" }) }),
+  data: t.Object({
+    formId: t.String(),
+    webhookUrl: t.String(),
+    html: t.String({ description: "the <form> snippet to paste into a web page" }),
+    addressSource: t.UnionEnum(["flag", "setting", "request"], {
+      description: "where the address in webhookUrl comes from: --public-url, the server address set in Settings, or (none set) the address this request came in on — then the page warns before it is published",
+    }),
+  }),
 });
 
 export const FormListQuery = t.Object({

@@ -1,15 +1,26 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authOf } from "../context";
-import { AccountAnswer, StoredBackupsAnswer } from "../models/account";
+import { AccountAnswer, BackupScheduleBody, StoredBackupsAnswer } from "../models/account";
 import { AccountOverviewService } from "../../services/account-overview";
 import { listStoredBackups } from "../../services/stored-backups";
-import { DEFAULT_BACKUP_EVERY_MS } from "../../services/backups";
 import { routeAccess } from "../plugins/route-access";
 
 /** `GET /v1/account` (any key: what the account may do and has used) and the operator's list of scheduled backups. */
 export function accountRoutes(deps: AppDeps) {
   const overview = new AccountOverviewService(deps.sqlite);
+  const backupsView = () => {
+    const v = deps.backupSchedule.get();
+    const sch = v.schedule;
+    return {
+      scheduled: sch !== null,
+      directory: sch?.dir ?? null,
+      everyMinutes: sch ? Math.max(1, Math.round(sch.everyMs / 60_000)) : null,
+      keep: sch?.keep ?? deps.config.backupKeep,
+      source: v.source,
+      backups: sch ? listStoredBackups(sch.dir) : [],
+    };
+  };
   return new Elysia({ name: "account-routes" })
     .use(routeAccess)
     .get("/v1/account", ({ request }) => ({ status: "success" as const, data: overview.get(authOf(request), deps.clock()) }), {
@@ -23,24 +34,29 @@ export function accountRoutes(deps: AppDeps) {
     })
     .get(
       "/v1/admin/backups",
-      () => {
-        const dir = deps.config.backupDir ?? null;
-        const everyMs = dir ? (deps.config.backupEveryMs ?? DEFAULT_BACKUP_EVERY_MS) : null;
-        return {
-          status: "success" as const,
-          data: {
-            scheduled: dir !== null,
-            directory: dir,
-            everyMinutes: everyMs === null ? null : Math.max(1, Math.round(everyMs / 60_000)),
-            keep: deps.config.backupKeep,
-            backups: dir ? listStoredBackups(dir) : [],
-          },
-        };
-      },
+      () => ({ status: "success" as const, data: backupsView() }),
       {
         permission: "operator", rateLimit: "api-key",
         response: { 200: StoredBackupsAnswer },
-        detail: { summary: "The scheduled backups in --backup-dir, newest first (operator)", tags: ["Operations"] },
+        detail: { summary: "The backup schedule and the scheduled backups, newest first (operator)", tags: ["Operations"] },
+      },
+    )
+    .put(
+      "/v1/admin/backups",
+      ({ body }) => {
+        deps.backupSchedule.set(body);
+        return { status: "success" as const, message: body.directory ? "Backup schedule saved" : "Scheduled backups turned off", data: backupsView() };
+      },
+      {
+        permission: "operator", rateLimit: "api-key",
+        body: BackupScheduleBody,
+        response: { 200: StoredBackupsAnswer },
+        detail: {
+          "x-errors": ["VALIDATION_ERROR", "INVALID_STATE"],
+          summary: "Set (or with directory null turn off) scheduled backups (operator)",
+          description: "The folder is created when missing and checked for writability at once. Applies without a restart. Refused with INVALID_STATE while the server runs with --backup-dir (the flag wins).",
+          tags: ["Operations"],
+        },
       },
     );
 }

@@ -26,7 +26,8 @@ import { routeAccess } from "../plugins/route-access";
 
 /** The webhook address of a form, from its token (the id until the address is rotated). */
 export function webhookUrlFor(deps: AppDeps, req: Request, webhookToken: string): string {
-  const origin = deps.config.publicUrl ?? stateOf(req).origin;
+  // Never the browser's address alone: docs/api-decisions.md, "The business's name, the server address and HTTPS without breaking forms".
+  const origin = deps.serverAddress.publicAddress(stateOf(req).origin).url;
   return `${origin}/v1/forms/${webhookToken}/webhook`;
 }
 
@@ -114,7 +115,7 @@ export function formsRoutes(deps: AppDeps) {
         if (prefersHtml(request.headers.get("accept"))) {
           return new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
         }
-        return { status: "success", data: { formId: form.id, webhookUrl, html } };
+        return { status: "success", data: { formId: form.id, webhookUrl, html, addressSource: deps.serverAddress.publicAddress(stateOf(request).origin).source } };
       },
       {
         permission: "forms.embed", rateLimit: "api-key",

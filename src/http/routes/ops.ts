@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { AppDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { VERSION } from "../../version";
-import { backupFileName, DEFAULT_BACKUP_EVERY_MS } from "../../services/backups";
+import { backupFileName } from "../../services/backups";
 import { backupHealth } from "../../services/last-backup";
 import { runBackupJob } from "../../services/backup-thread";
 import { databaseBytes, memoryScratch } from "../../services/backup-scratch";
@@ -60,8 +60,15 @@ export function opsRoutes(deps: AppDeps) {
     certPem = deps.config.tlsCert && deps.config.tlsKey ? readFileSync(deps.config.tlsCert, "utf8") : undefined;
   } catch {}
   const tlsOf = () => (certPem ? { tls: tlsExpiry(certPem, deps.clock()) } : {});
-  const backup = deps.config.backupDir ? backupHealth(deps.config.backupDir, deps.config.backupEveryMs ?? DEFAULT_BACKUP_EVERY_MS, deps.clock) : undefined;
-  const backupOf = () => (backup ? { backup: backup() } : {});
+  // The schedule in force now (flags or the dashboard's); its reader is remade when it changes.
+  let backup: { key: string; read: () => ReturnType<ReturnType<typeof backupHealth>> } | undefined;
+  const backupOf = () => {
+    const s = deps.backupSchedule.current();
+    if (!s) return {};
+    const key = `${s.dir}\0${s.everyMs}`;
+    if (backup?.key !== key) backup = { key, read: backupHealth(s.dir, s.everyMs, deps.clock) };
+    return { backup: backup.read() };
+  };
   const replicationOf = () => {
     const { state, lagSeconds, lastSyncAt, target } = deps.replication.health();
     return { state, lagSeconds, lastSyncAt, target };

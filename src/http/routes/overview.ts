@@ -19,7 +19,7 @@ export function overviewRoutes(deps: AppDeps) {
         const data = overview.get(authOf(request).accountId, query.timezone, deps.clock(), {
           clientIp: state.clientIp,
           origin: state.origin,
-          backupsScheduled: deps.config.backupDir !== undefined,
+          backupsScheduled: deps.backupSchedule.current() !== null,
           replicationOn: deps.replication.health().state !== "off",
           cliCommand: command,
         });

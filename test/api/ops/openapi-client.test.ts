@@ -267,6 +267,27 @@ const CASES: Record<string, () => Promise<void>> = {
   "GET /v1/account/settings": async () => {
     expectHttp(await api.GET("/v1/account/settings", {}), 200);
   },
+  "GET /v1/account/profile": async () => {
+    expectHttp(await api.GET("/v1/account/profile", {}), 200);
+  },
+  "PUT /v1/account/profile": async () => {
+    expectHttp(await api.PUT("/v1/account/profile", { body: { name: "Rosa's Bakery", country: "US", timeZone: "America/New_York" } }), 200);
+  },
+  "GET /v1/forms-over-http": async () => {
+    expectHttp(await api.GET("/v1/forms-over-http", {}), 200);
+  },
+  "GET /v1/admin/server-address": async () => {
+    expectHttp(await api.GET("/v1/admin/server-address", {}), 200);
+  },
+  "PUT /v1/admin/server-address": async () => {
+    expectHttp(await api.PUT("/v1/admin/server-address", { body: { url: "https://x.example/with/a/path" } }), 400);
+  },
+  "GET /v1/admin/https": async () => {
+    expectHttp(await api.GET("/v1/admin/https", {}), 200);
+  },
+  "PUT /v1/admin/backups": async () => {
+    expectHttp(await api.PUT("/v1/admin/backups", { body: { directory: "relative/folder" } }), 400);
+  },
   "PUT /v1/account/settings": async () => {
     expectHttp(await api.PUT("/v1/account/settings", { body: { helpReply: "Call us on 555 0100" } }), 200);
   },

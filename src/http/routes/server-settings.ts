@@ -1,0 +1,57 @@
+import { Elysia } from "elysia";
+import type { AppDeps } from "../../deps";
+import { authOf, stateOf } from "../context";
+import { HttpsStatusAnswer, PlainHttpFormsAnswer, ServerAddressAnswer, ServerAddressBody } from "../models/server-settings";
+import { routeAccess } from "../plugins/route-access";
+
+/**
+ * Server-wide settings (operator): `GET/PUT /v1/admin/server-address` (the address forms and
+ * phones are given), `GET /v1/admin/https`; and for an account, `GET /v1/forms-over-http` (its
+ * forms still posted to at the old http:// address).
+ */
+export function serverSettingsRoutes(deps: AppDeps) {
+  return new Elysia({ name: "server-settings-routes" })
+    .use(routeAccess)
+    .get("/v1/admin/server-address", ({ request }) => ({ status: "success" as const, data: deps.serverAddress.get(stateOf(request).origin) }), {
+      permission: "operator", rateLimit: "api-key",
+      response: { 200: ServerAddressAnswer },
+      detail: {
+        summary: "The address forms and phones are given (operator)",
+        description: "--public-url wins over the saved address; with neither, the address each request came in on is used (`effective.source` = request).",
+        tags: ["Operations"],
+      },
+    })
+    .put(
+      "/v1/admin/server-address",
+      ({ request, body }) => ({
+        status: "success" as const,
+        message: body.url ? "Server address saved" : "Server address cleared",
+        data: deps.serverAddress.set(body.url, stateOf(request).origin),
+      }),
+      {
+        permission: "operator", rateLimit: "api-key",
+        body: ServerAddressBody,
+        response: { 200: ServerAddressAnswer },
+        detail: {
+          "x-errors": ["VALIDATION_ERROR", "INVALID_STATE"],
+          summary: "Set (or with null clear) the address forms and phones are given (operator)",
+          description: "Webhook addresses, embed snippets, QR codes and the phone wizard use it from now on. Refused with INVALID_STATE while the server runs with --public-url (the flag wins).",
+          tags: ["Operations"],
+        },
+      },
+    )
+    .get("/v1/admin/https", () => ({ status: "success" as const, data: deps.httpsStatus.get() }), {
+      permission: "operator", rateLimit: "api-key",
+      response: { 200: HttpsStatusAnswer },
+      detail: { summary: "HTTPS on or off, its ports and the certificate's expiry (operator)", tags: ["Operations"] },
+    })
+    .get("/v1/forms-over-http", ({ request }) => ({ status: "success" as const, data: deps.plainHttpPosts.list(authOf(request).accountId) }), {
+      permission: "forms.read", rateLimit: "api-key",
+      response: { 200: PlainHttpFormsAnswer },
+      detail: {
+        summary: "Forms posted to at their old http:// address in the last 30 days",
+        description: "With HTTPS on, the old plain-HTTP port answers such posts with 308 to HTTPS; the website should be given the new address (the form's webhookUrl or embed code).",
+        tags: ["Forms"],
+      },
+    });
+}

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
+import { DESKTOP, PHONE, expectAccessible, launchBrowser, openContext, screenshot, sidewaysOverflow, signIn, startServerProcess, watchErrors, type ServerProcess } from "./browser";
+import { tempDir } from "../helpers/server";
+
+/**
+ * Settings → Business, Server address, HTTPS and the backup schedule, at 390 and 1280 px, checked
+ * with axe: docs/api-decisions.md, "The business's name, the server address and HTTPS without
+ * breaking forms".
+ */
+let server: ServerProcess;
+let browser: Browser;
+let dir: string;
+beforeAll(async () => {
+  dir = tempDir("textwire-web-settings-");
+  [server, browser] = await Promise.all([startServerProcess(), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("Settings: business, server address, HTTPS, backups", () => {
+  for (const [label, screen, width] of [["1280", DESKTOP, 1280], ["390", PHONE, 390]] as const) {
+    test(`at ${label} px: the replies follow the name as it is typed; saving names the business; operators set the address and backups`, async () => {
+      const context = await openContext(browser, screen);
+      const page = await context.newPage();
+      const errors = watchErrors(page);
+      try {
+        await signIn(page, server.url, server.adminKey, "/");
+        if (label === "1280") {
+          // Overview asks for the name until it is set.
+          await page.getByRole("link", { name: "Add your business name" }).waitFor();
+        }
+        await page.goto(`${server.url}/settings`);
+        const name = page.getByLabel("Business name");
+        await name.waitFor();
+        const help = page.getByTestId("preview-helpReply");
+        if (label === "1280") expect(await help.textContent()).toStartWith("this number:");
+        await name.fill(`Rosa's Bakery ${label}`);
+        expect(await help.textContent()).toBe(`Rosa's Bakery ${label}: texts about your requests. Reply STOP to unsubscribe, START to resubscribe.`);
+        expect(await page.getByTestId("preview-optOutReply").textContent()).toBe(`You're unsubscribed from Rosa's Bakery ${label}. Reply START to resubscribe.`);
+        await page.getByLabel("Time zone").fill("Europe/London");
+        await page.getByRole("button", { name: "Save business details" }).click();
+        await page.getByText("Saved. Replies now carry your business name.").waitFor();
+        const profile = (await server.api("/account/profile")).data;
+        expect(profile).toMatchObject({ name: `Rosa's Bakery ${label}`, nameSet: true, timeZone: "Europe/London" });
+
+        // The server address: a bad one is refused in plain words, a good one is used for forms.
+        const address = page.getByLabel("Server address", { exact: true });
+        await address.fill("https://sms.example.com/v1/forms");
+        await page.getByRole("button", { name: "Save server address" }).click();
+        await page.getByText("without a path").first().waitFor();
+        await address.fill(`https://sms-${label}.example.com`);
+        await page.getByRole("button", { name: "Save server address" }).click();
+        await page.getByText(`In use: https://sms-${label}.example.com`).waitFor();
+        await page.getByTestId("https-status").waitFor();
+
+        // Backups: a folder that cannot be written is said at once; a good one is saved.
+        const file = join(dir, `file-${label}`);
+        writeFileSync(file, "x");
+        const folder = page.getByLabel("Backup folder");
+        await folder.fill(join(file, "sub"));
+        await page.getByRole("button", { name: "Save backup schedule" }).click();
+        await page.getByText("cannot write to this folder").first().waitFor();
+        await folder.fill(join(dir, `backups-${label}`));
+        await page.getByRole("button", { name: "Save backup schedule" }).click();
+        await page.getByText("Saved. Backups follow this schedule from now on.").waitFor();
+        expect((await server.api("/admin/backups")).data).toMatchObject({ scheduled: true, directory: join(dir, `backups-${label}`), source: "setting" });
+
+        expect(await sidewaysOverflow(page, width)).toEqual([]);
+        await expectAccessible(page, `settings at ${label} px`);
+        await screenshot(page, `settings-server-${label}`);
+        // Overview no longer asks.
+        await page.goto(`${server.url}/`);
+        await page.getByRole("heading", { name: "Overview" }).waitFor();
+        await page.getByText("Queued").first().waitFor();
+        expect(await page.getByRole("link", { name: "Add your business name" }).count()).toBe(0);
+        expect(errors).toEqual([]);
+        await server.api("/admin/backups", { method: "PUT", json: { directory: null } });
+      } finally {
+        await context.close();
+      }
+    }, 60_000);
+  }
+});
