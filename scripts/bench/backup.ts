@@ -2,7 +2,7 @@
 /**
  * Backup and restore speed on a database of a given size, then the webhook
  * path while the server makes backups: a server child process on that database takes webhook
- * load from a second process (scripts/bench/lib/load.ts) for `--seconds` without a backup, then
+ * load from a second process (wrk, or `--load js`: scripts/bench/lib/load.ts) for `--seconds` without a backup, then
  * again while `POST /v1/admin/backup` downloads run back to back; it prints both p99s and their
  * ratio (target: during < 2 × without).
  *   bun scripts/bench/backup.ts [MiB=200] [--seconds 6] [--concurrency 4] [--no-load]
@@ -16,7 +16,7 @@ import { openSqlite } from "../../src/db/open";
 import { migrate } from "../../src/db/migrate";
 import { backupDatabase, restoreDatabase } from "../../src/services/backups";
 import { runBackupJob } from "../../src/services/backup-thread";
-import { runLoad, type LoadResult } from "./lib/proc";
+import { loadGeneratorLine, runLoad, type LoadResult } from "./lib/proc";
 
 /**
  * In this process: the event loop's lag and a FULL-sync write's latency every 5 ms while a backup
@@ -164,6 +164,7 @@ try {
   s.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   s.close();
   console.log(`machine: ${cpus()[0]?.model ?? "?"} × ${cpus().length}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${process.platform}-${process.arch}, Bun ${Bun.version}`);
+  if (!argv.includes("--no-load")) console.log(loadGeneratorLine());
   const b = backupDatabase(db, join(dir, "copy.db"));
   console.log(`backup:  ${(b.bytes / 2 ** 20).toFixed(0)} MiB in ${b.durationMs} ms (${((b.bytes / 2 ** 20) / (b.durationMs / 1000)).toFixed(0)} MiB/s, incl. integrity_check)`);
   const r = restoreDatabase(join(dir, "copy.db"), db);

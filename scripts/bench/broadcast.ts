@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 /**
  * Broadcast benchmark. Starts the server (src/main.ts) on a temp database, imports
- * 50,000 contacts, then measures webhook traffic from a second process (scripts/bench/lib/load.ts)
+ * 50,000 contacts, then measures webhook traffic from a second process (wrk, or `--load js`: scripts/bench/lib/load.ts)
  * twice: alone, and while a broadcast to all 50,000 contacts is queued. Prints how long the
  * POST /v1/broadcasts took to answer 202, how long until every message was queued, and the
  * webhook p50/p99 without and with the broadcast running.
@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { phoneFor } from "./lib/phones";
-import { machineLine, readUntil, runLoad } from "./lib/proc";
+import { machineLine, loadGeneratorLine, readUntil, runLoad } from "./lib/proc";
 
 const load = (base: string, forms: string[], offset: number) => runLoad(base, forms, { concurrency: CONCURRENCY, seconds: SECONDS, offset });
 
@@ -76,6 +76,7 @@ try {
   const withBroadcast = await during;
 
   console.log(machineLine());
+  console.log(loadGeneratorLine());
   console.log(`contacts: ${CONTACTS} (import ${(importMs / 1000).toFixed(1)} s); webhook load: ${CONCURRENCY} connections, ${SECONDS} s per run`);
   console.log(`broadcast to ${created.data.recipients} contacts: 202 in ${answerMs.toFixed(0)} ms, every message queued after ${(queuedMs / 1000).toFixed(2)} s`);
   const fmt = (n: string, r: typeof alone) => `${n.padEnd(22)} ${String(r.rps).padStart(6)} req/s   p50 ${r.p50Ms.toFixed(1).padStart(6)} ms   p99 ${r.p99Ms.toFixed(1).padStart(6)} ms   errors ${r.errors}/${r.requests}`;

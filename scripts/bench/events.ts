@@ -4,14 +4,14 @@
  * with 2 slow endpoints (receivers that answer after 5 s) subscribed to every event. The
  * dispatcher must not slow the webhook path: target p99 within 10 % of the run without endpoints.
  * Each run: a fresh server (src/main.ts) and database, 10 forms, load from a second process
- * (scripts/bench/lib/load.ts) at a steady rate of concurrent connections.
+ * (wrk, or `--load js`: scripts/bench/lib/load.ts) at a steady rate of concurrent connections.
  *
  *   bun scripts/bench/events.ts [--seconds 8] [--concurrency 16]
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readUntil, machineLine, runLoad, type LoadResult } from "./lib/proc";
+import { readUntil, machineLine, loadGeneratorLine, runLoad, type LoadResult } from "./lib/proc";
 
 const root = join(import.meta.dir, "..", "..");
 const argv = process.argv.slice(2);
@@ -103,6 +103,7 @@ try {
   const fmt = (name: string, r: LoadResult & { received: number; cpuPerRequestMs: number }) =>
     `${name.padEnd(18)} ${String(r.rps).padStart(6)} req/s   p50 ${r.p50Ms.toFixed(2).padStart(6)} ms   p99 ${r.p99Ms.toFixed(2).padStart(6)} ms   server CPU ${(r.cpuPerRequestMs * 1000).toFixed(0).padStart(4)} µs/request   errors ${r.errors}/${r.requests}   deliveries started ${r.received}`;
   console.log(machineLine());
+  console.log(loadGeneratorLine());
   console.log(`load: ${CONCURRENCY} concurrent connections, ${SECONDS} s measured after ${WARMUP_SECONDS} s warm-up, ${FORMS} forms; slow endpoints answer after ${SLOW_MS / 1000} s, subscribed to "*"`);
   console.log(fmt("no endpoints", none));
   console.log(fmt("2 slow endpoints", slow));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bun
 /**
  * Replication benchmark (docs/api-decisions.md, "Continuous replication with Litestream"). The
- * webhook's load (scripts/bench/lib/load.ts, from its own process, 50 forms, 64 connections) on a
+ * webhook's load (wrk, or the JS generator with `--load js`: scripts/bench/lib/proc.ts runLoad; from
+ * its own process, 50 forms, 64 connections) on a
  * server from source in three variants, in interleaved rounds of the same run:
  *
  *  - off:        no replica;
@@ -16,12 +17,12 @@
  * under a steady paced load of --rate requests/s (far below the ceiling, still far above a shop's
  * busiest hour): what an owner's server sees.
  *
- *   bun scripts/bench/replication.ts [--seconds 10] [--rounds 2] [--idle 3] [--concurrency 64] [--rate 200]
+ *   bun scripts/bench/replication.ts [--seconds 10] [--rounds 2] [--idle 3] [--concurrency 64] [--rate 200] [--load wrk|js] [--load-threads 2]
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { machineLine, peakRssMb, runLoad, type LoadResult } from "./lib/proc";
+import { loadGenerator, loadGeneratorLine, machineLine, peakRssMb, runLoad, type LoadResult } from "./lib/proc";
 import { startWebhookServer } from "./lib/webhook-server";
 
 const root = join(import.meta.dir, "..", "..");
@@ -142,6 +143,7 @@ const median = (xs: number[]) => pct(xs, 0.5);
 
 try {
   console.log(machineLine());
+  console.log(loadGeneratorLine());
   console.log(`load: ${CONCURRENCY} connections, ${FORMS} forms, ${SECONDS} s per run after ${WARMUP_SECONDS} s warm-up, ${ROUNDS} interleaved rounds; replica: a folder on the same disk`);
   const variants: Variant[] = ["off", "litestream", "own"];
   const results = new Map<Variant, Run[]>(variants.map((v) => [v, []]));
@@ -184,7 +186,8 @@ try {
   const ls = results.get("litestream")!;
   const paced = ls.flatMap((r) => r.pacedLags ?? []);
   summary.paced = { rps: median(ls.map((r) => r.pacedRps ?? 0)), lagP50: pct(paced, 0.5), lagP99: pct(paced, 0.99), lagMax: Math.max(...paced, 0) };
-  console.log(`\npaced at ${RATE} req/s with replication (litestream): ${median(ls.map((r) => r.pacedRps ?? 0))} req/s served, lag p50/p99/max ${pct(paced, 0.5).toFixed(2)}/${pct(paced, 0.99).toFixed(2)}/${Math.max(...paced, 0).toFixed(2)} s`);
+  const pacer = loadGenerator().kind === "wrk" ? "wrk, its delay() on a per-thread schedule" : "the JS generator";
+  console.log(`\npaced at ${RATE} req/s (by ${pacer}, 16 connections) with replication (litestream): ${median(ls.map((r) => r.pacedRps ?? 0))} req/s served, lag p50/p99/max ${pct(paced, 0.5).toFixed(2)}/${pct(paced, 0.99).toFixed(2)}/${Math.max(...paced, 0).toFixed(2)} s`);
   console.log(JSON.stringify(summary));
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -3,7 +3,7 @@
  * A/B of the webhook's per-stage breakdown between this tree and an earlier commit (the
  * request path outside the write job). Each side runs from source (`src/main.ts`) with
  * --stage-timing on a temp database with the webhook benchmark's 50 forms, is warmed up, then
- * driven from a second process (scripts/bench/lib/load.ts) at 64 connections; the stage sums are
+ * driven from a second process (wrk, or `--load js`: scripts/bench/lib/load.ts) at 64 connections; the stage sums are
  * read from /metrics before and after. Rounds alternate the order, so load from elsewhere on the
  * machine does not land on one side only. Prints the mean µs/request per stage of each side and
  * their ratio.
@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { $ } from "bun";
-import { machineLine, runLoad } from "./lib/proc";
+import { machineLine, loadGeneratorLine, runLoad } from "./lib/proc";
 import { stageSums, stagesBetween, startWebhookServer } from "./lib/webhook-server";
 import { STAGES, STAGE_LABELS, type Stage } from "../../src/lib/stage-timing";
 
@@ -66,6 +66,7 @@ try {
     ["this tree", root],
   ];
   console.log(machineLine());
+  console.log(loadGeneratorLine());
   console.log(`load: ${CONCURRENCY} connections, ${SECONDS} s measured after 2 s warm-up, ${FORMS} forms, ${ROUNDS} interleaved rounds, servers from source with --stage-timing`);
   const results = new Map<string, Array<{ rps: number; stages: Record<Stage, number> }>>(sides.map(([name]) => [name, []]));
   for (let round = 0; round < ROUNDS; round++) {

@@ -2,8 +2,9 @@
 /**
  * Webhook benchmark. Starts the built server (dist/textwire; built first when
  * missing, or `--source` to run src/main.ts) on a temp database with 50 active forms and the webhook
- * limit raised, drives it from a second process on loopback (scripts/bench/lib/load.ts: realistic
- * 5-field body, about half new contacts) at 64 concurrent connections, and prints, all from one run:
+ * limit raised, drives it from a second process on loopback (wrk through scripts/bench/lib/wrk.ts,
+ * or with `--load js` the JS generator scripts/bench/lib/load.ts: realistic 5-field body, about
+ * half new contacts) at 64 concurrent connections, and prints, all from one run:
  *
  *  - requests/s, p50/p99, errors, the server's peak RSS and the WAL file's peak size;
  *  - two ceilings (scripts/bench/lib/ceiling.ts): a bare Bun.serve doing the same durable writes
@@ -15,7 +16,7 @@
  *    (--sqlite-temp-store file, --sqlite-cache-mb 0, --checkpoint inline, --commit-sync inline), short runs in
  *    interleaved rounds.
  *
- *   bun scripts/bench/webhook.ts [--seconds 10] [--ab-seconds 5] [--ab-rounds 2] [--concurrency 64] [--source] [--no-ab]
+ *   bun scripts/bench/webhook.ts [--seconds 10] [--ab-seconds 5] [--ab-rounds 2] [--concurrency 64] [--source] [--no-ab] [--load wrk|js] [--load-threads 2]
  *
  * --compare DIR: only this tree's server against DIR's (another checkout's src/main.ts, e.g. main's
  * exported with `git archive`), both from source, in --ab-rounds interleaved rounds of --ab-seconds.
@@ -24,7 +25,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { $ } from "bun";
-import { peakRssMb as peakRss, readUntil, machineLine, runLoad, type LoadResult } from "./lib/proc";
+import { peakRssMb as peakRss, readUntil, machineLine, loadGeneratorLine, runLoad, type LoadResult } from "./lib/proc";
 import { STAGES, STAGE_LABELS, type Stage } from "../../src/lib/stage-timing";
 import { stageSums, stagesBetween, startWebhookServer } from "./lib/webhook-server";
 
@@ -134,6 +135,7 @@ async function interleaved<T, R>(variants: Array<[string, T]>, run: (v: T) => Pr
 try {
   if (compareDir) {
     console.log(machineLine());
+    console.log(loadGeneratorLine());
     const sides: Array<[string, string[]]> = [
       ["this tree", [bun, join(root, "src/main.ts")]],
       [compareDir, [bun, join(compareDir, "src/main.ts")]],
@@ -148,6 +150,7 @@ try {
   }
   const { runtime } = await serverCommand();
   console.log(machineLine());
+  console.log(loadGeneratorLine());
   console.log(`load: ${CONCURRENCY} concurrent connections, ${SECONDS} s measured after ${WARMUP_SECONDS} s warm-up, ${FORMS} forms, 5-field JSON body, ~half new contacts`);
   const ours = await benchTextwire([], SECONDS);
   console.log(fmt(`textwire (${runtime})`, ours));

@@ -9,7 +9,7 @@
  *
  * --rate N paces the requests at N per second in all (a steady load well below the ceiling) instead of as fast as the connections allow.
  */
-import { phoneFor } from "./phones";
+import { bodyFor } from "./bodies";
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i].replace(/^--/, ""), process.argv[i + 1]);
@@ -21,22 +21,12 @@ const offset = Number(args.get("offset") ?? 0);
 const rate = Number(args.get("rate") ?? 0);
 let slot = 0;
 
-const FIRST = ["Ann", "Bob", "Chloé", "Dev", "Eve", "Femi", "Gus", "Hana"];
-const LAST = ["Lee", "Smith", "Okafor", "García", "Ng", "Brown"];
 let fresh = offset;
 let sent = 0;
 function nextBody(): string {
   // Half new numbers, half a number this run already sent (an existing contact).
   const i = sent++ % 2 === 0 || fresh === offset ? fresh++ : offset + Math.floor(Math.random() * (fresh - offset));
-  const first = FIRST[i % FIRST.length];
-  const last = LAST[i % LAST.length];
-  return JSON.stringify({
-    phoneNumber: phoneFor(i),
-    firstName: first,
-    lastName: last,
-    email: `${first.toLowerCase().replace(/[^a-z]/g, "")}.${i}@example.com`,
-    company: `Company ${i % 97}`,
-  });
+  return bodyFor(i);
 }
 
 const urls = forms.map((id) => `${base}/v1/forms/${id}/webhook`);
