@@ -52,6 +52,8 @@ export function newQueuedRow(
     last_lease_token: null,
     max_attempts: null,
     broadcast_id: null,
+    created_by: null,
+    cancelled_by: null,
     updated_at: f.created_at,
     ...f,
   };
