@@ -15,6 +15,8 @@ export const SCREENS_DIR = join(ROOT, "test-output/screens");
 
 export interface ServerProcess {
   url: string;
+  /** The setup address serve printed (an empty database: `startServerProcess([], { empty: true })`). */
+  setupUrl?: string;
   adminKey: string;
   accountId: string;
   dbPath: string;
@@ -24,11 +26,25 @@ export interface ServerProcess {
 }
 
 /** `textwire serve` as a separate process (bun src/main.ts serve), as `npm start` runs it. */
-export async function startServerProcess(extraArgs: string[] = []): Promise<ServerProcess> {
+export async function startServerProcess(extraArgs: string[] = [], opts: { empty?: boolean } = {}): Promise<ServerProcess> {
   const dir = tempDir("textwire-web-");
   const dbPath = join(dir, "textwire.db");
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("TEXTWIRE_") && v !== undefined) env[k] = v;
+  // A headless install: the account and its key come from the command line (serve prints a setup
+  // link instead); dashboard requests spend the signed-in key's API limit (100 a minute by
+  // default), and a test clicks through every page within seconds, so the account gets room.
+  let created = { accountId: "", apiKey: "" };
+  if (!opts.empty) {
+    const create = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "accounts", "create", "--name", "Test shop", "--api-burst-per-minute", "2000", "--json", "--db", dbPath], {
+      cwd: dir,
+      env,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    if ((await create.exited) !== 0) throw new Error("accounts create failed: " + (await new Response(create.stderr).text()));
+    created = JSON.parse(await new Response(create.stdout).text()) as { accountId: string; apiKey: string };
+  }
   const proc = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--db", dbPath, "--log-format", "json", ...extraArgs], {
     cwd: dir,
     env,
@@ -37,7 +53,7 @@ export async function startServerProcess(extraArgs: string[] = []): Promise<Serv
   });
   const reader = proc.stdout.getReader();
   let out = "";
-  while (!/Textwire listening on http:\/\/\S+:(\d+)/.test(out)) {
+  while (!/Textwire listening on http:\/\/\S+:(\d+)/.test(out) || (opts.empty && !/\/setup#\S+\n/.test(out))) {
     const { done, value } = await reader.read();
     if (done) throw new Error("server exited: " + out);
     out += new TextDecoder().decode(value);
@@ -47,20 +63,12 @@ export async function startServerProcess(extraArgs: string[] = []): Promise<Serv
     while (!(await reader.read()).done);
   })().catch(() => {});
   const url = `http://127.0.0.1:${/Textwire listening on http:\/\/\S+:(\d+)/.exec(out)![1]}`;
-  const adminKey = /(txwire_sk_[A-Za-z0-9]{40})/.exec(out)![1];
-  const accountId = /Account id: (\S+)/.exec(out)![1];
-  // Dashboard requests spend the signed-in key's API limit (100 a minute by default); a test
-  // clicks through every page within seconds, so its account gets room (the limit itself is
-  // tested in test/api/session-rate-limit.test.ts).
-  const update = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "accounts", "update", accountId, "--api-burst-per-minute", "2000", "--db", dbPath], {
-    cwd: dir,
-    env,
-    stdout: "ignore",
-    stderr: "pipe",
-  });
-  if ((await update.exited) !== 0) throw new Error("accounts update failed: " + (await new Response(update.stderr).text()));
+  const adminKey = created.apiKey;
+  const accountId = created.accountId;
+  const setupUrl = /(http:\/\/\S+\/setup#\S+)/.exec(out)?.[1];
   return {
     url,
+    setupUrl,
     adminKey,
     accountId,
     dbPath,
@@ -133,6 +141,7 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
 /** Opens `then` on the server (the sign-in page comes first) and signs in with `key`. */
 export async function signIn(page: Page, baseUrl: string, key: string, then: string): Promise<void> {
   await page.goto(`${baseUrl}${then}`);
+  await page.getByRole("link", { name: "Sign in with an API key" }).click();
   await page.getByLabel("API key").fill(key);
   await page.getByRole("button", { name: "Sign in" }).click();
 }

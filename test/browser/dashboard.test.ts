@@ -39,9 +39,11 @@ describe("desktop, 1280 px", () => {
   test("a wrong key is refused in plain words; the right one signs in and lands on the page asked for", async () => {
     await page.goto(`${server.url}/messages`);
     await page.waitForURL(/\/sign-in\?next=%2Fmessages$/);
-    await page.getByLabel("API key").waitFor();
+    await page.getByLabel("E-mail").waitFor();
     await expectAccessible(page, "sign-in");
     await screenshot(page, "sign-in-1280");
+    // Keys are the advanced way in (people sign in with e-mail and password).
+    await page.getByRole("link", { name: "Sign in with an API key" }).click();
     await page.getByLabel("API key").fill("txwire_sk_" + "x".repeat(40));
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("alert").waitFor();
@@ -323,7 +325,7 @@ describe("desktop, 1280 px", () => {
       await page.getByText(/revoked\. Everything using it/).waitFor();
 
       await p2.getByRole("link", { name: "Overview", exact: true }).click();
-      await p2.getByLabel("API key").waitFor();
+      await p2.getByLabel("E-mail").waitFor();
       expect(new URL(p2.url()).pathname).toBe("/sign-in");
       // This page's own session (another key) goes on.
       await page.reload();
@@ -336,9 +338,9 @@ describe("desktop, 1280 px", () => {
 
   test("Sign out ends the session", async () => {
     await page.getByRole("button", { name: "Sign out" }).click();
-    await page.getByLabel("API key").waitFor();
+    await page.getByLabel("E-mail").waitFor();
     await page.goto(`${server.url}/overview`);
-    await page.getByLabel("API key").waitFor();
+    await page.getByLabel("E-mail").waitFor();
   });
 });
 
