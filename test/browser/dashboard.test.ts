@@ -353,8 +353,13 @@ describe("phone, 390 px", () => {
       const errors = watchErrors(page);
       await page.goto(`${server.url}/sign-in`);
       await screenshot(page, "sign-in-390");
-      // Keyboard only: the field has focus from a Tab, Enter signs in.
+      // Keyboard only: the e-mail field has focus from a Tab; the advanced key link is reached and
+      // followed from the keyboard too, and Enter signs in.
       await page.keyboard.press("Tab");
+      expect(await page.evaluate("document.activeElement.id")).toBe("email");
+      await page.getByRole("link", { name: "Sign in with an API key" }).focus();
+      await page.keyboard.press("Enter");
+      await page.getByLabel("API key").focus();
       expect(await page.evaluate("document.activeElement.id")).toBe("api-key");
       await page.keyboard.type(server.adminKey);
       await page.keyboard.press("Enter");
