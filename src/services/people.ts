@@ -82,7 +82,12 @@ export class PeopleService {
 
   /** Adds a person to an account (setup, an accepted invitation, the CLI); 409 when the e-mail is taken. */
   async add(accountId: string, input: { name: string; email: string; password: string; role: Role }): Promise<Person & { accountId: string }> {
-    const passwordHash = await hashPassword(input.password);
+    return this.addHashed(accountId, { ...input, passwordHash: await hashPassword(input.password) });
+  }
+
+  /** `add` with the password already hashed (the CLI hashes before it opens the database). */
+  addHashed(accountId: string, input: { name: string; email: string; passwordHash: string; role: Role }): Person & { accountId: string } {
+    const passwordHash = input.passwordHash;
     const now = iso(this.clock());
     const row: UserRow = { id: newId(), accountId, email: input.email, name: input.name, passwordHash, role: input.role, createdAt: now, updatedAt: now };
     return this.sqlite.transaction(() => {
@@ -191,9 +196,9 @@ export class PeopleService {
   }
 
   /** Sets a new password (the CLI's reset): every session of that person ends. */
-  async setPassword(userId: string, password: string): Promise<void> {
-    updateUserPassword(this.sqlite, userId, await hashPassword(password), iso(this.clock()));
-    this.sessions.endPersonSessions(userId);
+  setPasswordHash(userId: string, passwordHash: string): number {
+    updateUserPassword(this.sqlite, userId, passwordHash, iso(this.clock()));
+    return this.sessions.endPersonSessions(userId);
   }
 
   findByEmail(email: string): UserRow | null {
