@@ -72,16 +72,13 @@ export function accountsCommand(parsed: ParsedArgs, io: CliIO): number {
     for (const [flag, v] of [["api-limit-per-hour", apiLimitPerHour], ["api-burst-per-minute", apiBurstPerMinute]] as const) {
       if (v === 0) throw new UsageError(`--${flag} must be at least 1`);
     }
-    // The server's first account is the installer's: its key is an operator key, as the first
-    // start used to make (docs/api-decisions.md, "People, roles and the first run").
-    const r = withDb(db, (sqlite) => {
-      const accounts = new AccountService(sqlite, systemClock);
-      return accounts.createAccount({ name: name.trim(), plan, apiLimitPerHour, apiBurstPerMinute, monthlyQuota, operator: accounts.countAccounts() === 0 });
-    });
+    const r = withDb(db, (sqlite) =>
+      new AccountService(sqlite, systemClock).createAccount({ name: name.trim(), plan, apiLimitPerHour, apiBurstPerMinute, monthlyQuota }),
+    );
     if (json) io.out(JSON.stringify({ accountId: r.account.id, keyId: r.keyId, apiKey: r.apiKey, permission: r.permission }));
     else {
       io.out(`Account ${r.account.id} (${r.account.name}, ${r.account.plan}) created.`);
-      io.out(`Admin API key (shown once — store it now): ${r.apiKey}${r.operator ? " (an operator key: it may also download backups)" : ""}`);
+      io.out(`Admin API key (shown once — store it now): ${r.apiKey}`);
       io.out(`Key id: ${r.keyId}`);
     }
     return 0;

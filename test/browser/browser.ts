@@ -44,6 +44,10 @@ export async function startServerProcess(extraArgs: string[] = [], opts: { empty
     });
     if ((await create.exited) !== 0) throw new Error("accounts create failed: " + (await new Response(create.stderr).text()));
     created = JSON.parse(await new Response(create.stdout).text()) as { accountId: string; apiKey: string };
+    // The installer's key, as the first start used to print: an operator key (backups, /metrics).
+    const key = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "keys", "create", "--account", created.accountId, "--operator", "--json", "--db", dbPath], { cwd: dir, env, stdout: "pipe", stderr: "pipe" });
+    if ((await key.exited) !== 0) throw new Error("keys create failed: " + (await new Response(key.stderr).text()));
+    created.apiKey = (JSON.parse(await new Response(key.stdout).text()) as { apiKey: string }).apiKey;
   }
   const proc = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--db", dbPath, "--log-format", "json", ...extraArgs], {
     cwd: dir,
