@@ -14,6 +14,9 @@ export interface Person {
   role: Role;
 }
 
+/** Who did something (audit fields: who sent a manual text, who cancelled a message). */
+export type Actor = { type: "user"; id: string; name: string } | { type: "key"; id: string };
+
 export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 200;
 export const NAME_MAX = 100;

@@ -3,7 +3,7 @@
  * it), and the authenticated caller a request carries. Pure: no database.
  */
 import type { Account } from "./accounts";
-import type { Person } from "./people";
+import type { Actor, Person } from "./people";
 
 export type Permission = "admin_access" | "standard_access";
 export const PERMISSIONS: readonly Permission[] = ["admin_access", "standard_access"];
@@ -18,4 +18,9 @@ export interface AuthKey {
   account: Account;
   /** The person signed in (a person's dashboard session); absent for an API key. */
   user?: Person;
+}
+
+/** The acting person, or the key, as audit fields name them. */
+export function actorOf(auth: AuthKey): Actor {
+  return auth.user ? { type: "user", id: auth.user.id, name: auth.user.name } : { type: "key", id: auth.keyId };
 }

@@ -62,6 +62,8 @@ const ALL = Object.keys(KEY_PERMISSIONS) as KeyPermission[];
 const STAFF: readonly KeyPermission[] = [
   "account.read", "forms.read", "devices.read", "session.own",
   "messages.read", "messages.send", "messages.write",
+  // The dashboard's Retry and Cancel of one message use PUT /v1/messages/:id/status.
+  "phone.report",
   "conversations.read", "conversations.write",
   "contacts.read", "contacts.write",
   "broadcasts.read", "broadcasts.write",

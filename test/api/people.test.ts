@@ -190,6 +190,21 @@ describe("people, roles and sign-in", () => {
     await expectStatus(await browser(ts, second)(`/people/${me}`, { method: "PATCH", json: { role: "owner" } }), 200);
   });
 
+  test("a message names who sent it and who cancelled it: a person, or a key", async () => {
+    const staff = await join("staff", "audit@shop.example");
+    const sent = await expectStatus(await browser(ts, staff)("/messages", { method: "POST", json: { phoneNumber: "+14155552680", content: "Your cake is ready", scheduledFor: "2099-01-01T00:00:00Z" } }), 201);
+    expect(sent.data.message.createdBy).toEqual({ type: "user", id: staff.data.user.id, name: "staff person" });
+    expect(sent.data.message.cancelledBy).toBeNull();
+    await expectStatus(await browser(ts, staff)(`/messages/${sent.data.messageId}/status`, { method: "PUT", json: { status: "cancelled" } }), 200);
+    const got = await expectStatus(await ts.api(`/messages/${sent.data.messageId}`), 200);
+    expect(got.data.message.cancelledBy).toEqual({ type: "user", id: staff.data.user.id, name: "staff person" });
+    const byKey = await expectStatus(await ts.api("/messages", { method: "POST", json: { phoneNumber: "+14155552681", content: "Hi", scheduledFor: "2099-01-01T00:00:00Z" } }), 201);
+    expect(byKey.data.message.createdBy).toEqual({ type: "key", id: expect.any(String) });
+    await expectStatus(await ts.api("/messages/bulk", { method: "PUT", json: { messageIds: [byKey.data.messageId], status: "cancelled" } }), 200);
+    const got2 = await expectStatus(await ts.api(`/messages/${byKey.data.messageId}`), 200);
+    expect(got2.data.message.cancelledBy).toEqual({ type: "key", id: byKey.data.message.createdBy.id });
+  });
+
   test("people of another account are not found", async () => {
     const other = ts.running.deps.accounts.createAccount({ name: "Other" });
     const p = await ts.running.deps.people.add(other.account.id, { name: "Z", email: "z@other.example", password: "x".repeat(9) + "y", role: "owner" });
