@@ -1,3 +1,4 @@
+import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText, session } from "../api";
 import type { Answer } from "../api-types";
@@ -11,6 +12,12 @@ export function SignIn() {
   const key = useSignal("");
   const error = useSignal("");
   const busy = useSignal(false);
+  const needsSetup = useSignal(false);
+  useEffect(() => {
+    api<Answer<"/v1/setup">>("/setup")
+      .then((r) => (needsSetup.value = r.data.needed))
+      .catch(() => {});
+  }, []);
   async function submit(e: Event) {
     e.preventDefault();
     error.value = "";
@@ -32,6 +39,11 @@ export function SignIn() {
     <main id="main" class="sign-in">
       <form onSubmit={submit} class="card">
         <h1>Sign in to Textwire</h1>
+        {needsSetup.value ? (
+          <p class="notice">
+            Nobody can sign in yet: open the setup address the server printed when it started (or run <code>textwire setup-link</code> on the server for a new one).
+          </p>
+        ) : null}
         {withKey.value ? (
           <>
             <p id="sign-in-help">
