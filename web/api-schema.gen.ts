@@ -2039,10 +2039,32 @@ export interface components {
         MessageCancelledEvent: {
             data: {
                 message: {
+                    /** @description who cancelled the message; null when nobody did */
+                    cancelledBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     contactId: string | null;
                     content: string;
                     /** Format: date-time */
                     createdAt: string;
+                    /** @description who sent a manual text: a person or an API key; null otherwise */
+                    createdBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     failureReason: string | null;
                     formId: string | null;
                     formName: string | null;
@@ -2085,10 +2107,32 @@ export interface components {
         MessageDeliveredEvent: {
             data: {
                 message: {
+                    /** @description who cancelled the message; null when nobody did */
+                    cancelledBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     contactId: string | null;
                     content: string;
                     /** Format: date-time */
                     createdAt: string;
+                    /** @description who sent a manual text: a person or an API key; null otherwise */
+                    createdBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     failureReason: string | null;
                     formId: string | null;
                     formName: string | null;
@@ -2131,10 +2175,32 @@ export interface components {
         MessageFailedEvent: {
             data: {
                 message: {
+                    /** @description who cancelled the message; null when nobody did */
+                    cancelledBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     contactId: string | null;
                     content: string;
                     /** Format: date-time */
                     createdAt: string;
+                    /** @description who sent a manual text: a person or an API key; null otherwise */
+                    createdBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     failureReason: string | null;
                     formId: string | null;
                     formName: string | null;
@@ -2177,10 +2243,32 @@ export interface components {
         MessageQueuedEvent: {
             data: {
                 message: {
+                    /** @description who cancelled the message; null when nobody did */
+                    cancelledBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     contactId: string | null;
                     content: string;
                     /** Format: date-time */
                     createdAt: string;
+                    /** @description who sent a manual text: a person or an API key; null otherwise */
+                    createdBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     failureReason: string | null;
                     formId: string | null;
                     formName: string | null;
@@ -2223,10 +2311,32 @@ export interface components {
         MessageSentEvent: {
             data: {
                 message: {
+                    /** @description who cancelled the message; null when nobody did */
+                    cancelledBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     contactId: string | null;
                     content: string;
                     /** Format: date-time */
                     createdAt: string;
+                    /** @description who sent a manual text: a person or an API key; null otherwise */
+                    createdBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     failureReason: string | null;
                     formId: string | null;
                     formName: string | null;
@@ -9847,10 +9957,32 @@ export interface operations {
                             /** Format: date-time */
                             estimatedDelivery: string;
                             message: {
+                                /** @description who cancelled the message; null when nobody did */
+                                cancelledBy: ({
+                                    id: string;
+                                    name: string;
+                                    /** @constant */
+                                    type: "user";
+                                } | {
+                                    id: string;
+                                    /** @constant */
+                                    type: "key";
+                                }) | null;
                                 contactId: string | null;
                                 content: string;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description who sent a manual text: a person or an API key; null otherwise */
+                                createdBy: ({
+                                    id: string;
+                                    name: string;
+                                    /** @constant */
+                                    type: "user";
+                                } | {
+                                    id: string;
+                                    /** @constant */
+                                    type: "key";
+                                }) | null;
                                 failureReason: string | null;
                                 formId: string | null;
                                 formName: string | null;
@@ -10021,10 +10153,32 @@ export interface operations {
                     "application/json": {
                         data: {
                             message: {
+                                /** @description who cancelled the message; null when nobody did */
+                                cancelledBy: ({
+                                    id: string;
+                                    name: string;
+                                    /** @constant */
+                                    type: "user";
+                                } | {
+                                    id: string;
+                                    /** @constant */
+                                    type: "key";
+                                }) | null;
                                 contactId: string | null;
                                 content: string;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description who sent a manual text: a person or an API key; null otherwise */
+                                createdBy: ({
+                                    id: string;
+                                    name: string;
+                                    /** @constant */
+                                    type: "user";
+                                } | {
+                                    id: string;
+                                    /** @constant */
+                                    type: "key";
+                                }) | null;
                                 failureReason: string | null;
                                 formId: string | null;
                                 formName: string | null;
@@ -10950,10 +11104,32 @@ export interface operations {
                     "application/json": {
                         data: {
                             message: {
+                                /** @description who cancelled the message; null when nobody did */
+                                cancelledBy: ({
+                                    id: string;
+                                    name: string;
+                                    /** @constant */
+                                    type: "user";
+                                } | {
+                                    id: string;
+                                    /** @constant */
+                                    type: "key";
+                                }) | null;
                                 contactId: string | null;
                                 content: string;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description who sent a manual text: a person or an API key; null otherwise */
+                                createdBy: ({
+                                    id: string;
+                                    name: string;
+                                    /** @constant */
+                                    type: "user";
+                                } | {
+                                    id: string;
+                                    /** @constant */
+                                    type: "key";
+                                }) | null;
                                 failureReason: string | null;
                                 formId: string | null;
                                 formName: string | null;
@@ -11100,10 +11276,32 @@ export interface operations {
                     "application/json": {
                         data: {
                             messages: ({
+                                /** @description who cancelled the message; null when nobody did */
+                                cancelledBy: ({
+                                    id: string;
+                                    name: string;
+                                    /** @constant */
+                                    type: "user";
+                                } | {
+                                    id: string;
+                                    /** @constant */
+                                    type: "key";
+                                }) | null;
                                 contactId: string | null;
                                 content: string;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description who sent a manual text: a person or an API key; null otherwise */
+                                createdBy: ({
+                                    id: string;
+                                    name: string;
+                                    /** @constant */
+                                    type: "user";
+                                } | {
+                                    id: string;
+                                    /** @constant */
+                                    type: "key";
+                                }) | null;
                                 failureReason: string | null;
                                 formId: string | null;
                                 formName: string | null;
