@@ -12,6 +12,7 @@ import { devicesRoutes } from "./http/routes/devices";
 import { tlsRoutes } from "./http/routes/tls";
 import { inboundRoutes } from "./http/routes/inbound";
 import { sessionsRoutes } from "./http/routes/sessions";
+import { peopleRoutes } from "./http/routes/people";
 import { liveRoutes } from "./http/routes/live";
 import { apiKeysRoutes } from "./http/routes/api-keys";
 import { eventsRoutes } from "./http/routes/events";
@@ -40,6 +41,7 @@ export function createApp(deps: AppDeps) {
     .use(broadcastsRoutes(deps))
     .use(opsRoutes(deps))
     .use(sessionsRoutes(deps))
+    .use(peopleRoutes(deps))
     .use(liveRoutes(deps))
     .use(apiKeysRoutes(deps))
     .use(mobileRoutes(deps))

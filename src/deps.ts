@@ -36,6 +36,8 @@ import { AccountSettingsService } from "./services/account-settings";
 import { ConversationService } from "./services/conversations";
 import { BroadcastService } from "./services/broadcasts";
 import { SessionService } from "./services/sessions";
+import { PeopleService } from "./services/people";
+import { SetupService } from "./services/setup";
 import { MessageFeed } from "./services/message-feed";
 import { ApiKeyService } from "./services/api-keys";
 import { SubmissionIntake } from "./services/intake/intake";
@@ -107,6 +109,8 @@ export interface AppDeps {
   broadcasts: BroadcastService;
   /** Dashboard sign-ins (cookie sessions opened with an API key). */
   sessions: SessionService;
+  people: PeopleService;
+  setup: SetupService;
   /**
    * What the services changed, announced after commit (message, contact, device): the live feed,
    * the queue watcher and the phones' event streams listen (`deps.changes.on("message", …)`).
@@ -204,6 +208,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const accountSettings = new AccountSettingsService(sqlite, clock);
   const contacts = new ContactService(sqlite, clock, forms, (ids) => leases.withdraw(ids), writeGate, changes);
   const accounts = new AccountService(sqlite, clock);
+  const sessions = new SessionService(sqlite, clock, accounts);
+  const people = new PeopleService(sqlite, clock, sessions);
   const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger, changes);
   let sweep: ReturnType<typeof setInterval> | undefined;
   const deps: AppDeps = {
@@ -240,7 +246,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     conversations: new ConversationService(sqlite, clock, contacts),
     inbound: new InboundService(sqlite, clock, accountSettings, queue, seq, leases, quota, changes),
     broadcasts,
-    sessions: new SessionService(sqlite, clock, accounts),
+    sessions,
+    people,
+    setup: new SetupService(sqlite, clock, accounts, people),
     changes,
     messageFeed: new MessageFeed(clock, changes),
     apiKeys: new ApiKeyService(sqlite, accounts),

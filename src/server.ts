@@ -34,7 +34,7 @@ export interface RunningServer {
 export interface StartOptions {
   clock?: Clock;
   logger?: Logger;
-  /** Called with the first account's key on an empty database (serve prints it on stdout). */
+  /** When given: on an empty database, a first account and its operator key are created and handed here (tests, scripts; `serve` prints a setup link instead). */
   onFirstKey?: (key: { accountId: string; keyId: string; apiKey: string }) => void;
   /** Outbound events' resolver and extra CA (tests only; production uses the system's). */
   outbound?: OutboundOptions;
@@ -146,9 +146,11 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     releaseLock();
     throw err;
   }
-  // Only once both listeners are bound: a first account whose key is printed can be used.
+  // Only once both listeners are bound: a first account whose key is printed can be used. `serve`
+  // no longer does this (it prints a setup link: docs/api-decisions.md, "People, roles and the first
+  // run"); an embedder that asks for a first key (tests, scripts) still gets one.
   let firstAdminKey: string | undefined;
-  if (deps.accounts.countAccounts() === 0) {
+  if (opts.onFirstKey && deps.accounts.countAccounts() === 0) {
     const created = deps.accounts.createAccount({ name: DEFAULT_ACCOUNT_NAME, operator: true, nameSet: false });
     firstAdminKey = created.apiKey;
     opts.onFirstKey?.({ accountId: created.account.id, keyId: created.keyId, apiKey: created.apiKey });

@@ -814,6 +814,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time invitation link for a role (72 h; owner)
+         * @description Requires an **admin_access** key.
+         */
+        post: operations["postV1Invitations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Join an account with an invitation link's token: sets name, e-mail and password, and signs in */
+        post: operations["postV1InvitationsAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/live/messages": {
         parameters: {
             query?: never;
@@ -1019,6 +1056,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/people": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's people and their roles (owner)
+         * @description Requires an **admin_access** key.
+         */
+        get: operations["getV1People"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/people/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a person (owner): their sessions end at once; never the last owner
+         * @description Requires an **admin_access** key.
+         */
+        delete: operations["deleteV1PeopleById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a person's role (owner); the last owner stays owner
+         * @description Requires an **admin_access** key.
+         */
+        patch: operations["patchV1PeopleById"];
+        trace?: never;
+    };
     "/v1/session": {
         parameters: {
             query?: never;
@@ -1029,13 +1110,47 @@ export interface paths {
         /** The signed-in dashboard session (with its CSRF token) */
         get: operations["getV1Session"];
         put?: never;
-        /** Sign in to the dashboard with an API key: sets the session cookie */
+        /** Sign in to the dashboard with e-mail and password (or, advanced, an API key): sets the session cookie */
         post: operations["postV1Session"];
         /**
          * Sign out: ends this dashboard session
          * @description Like every POST, PUT, PATCH and DELETE made with a session cookie, it needs the session's X-CSRF-Token (403 CSRF_TOKEN_INVALID).
          */
         delete: operations["deleteV1Session"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/session/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change your own password (the current one is asked); your other sessions end */
+        put: operations["putV1SessionPassword"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/session/sign-out-everywhere": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out everywhere: ends every session of the signed-in person */
+        post: operations["postV1SessionSignOutEverywhere"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1076,6 +1191,24 @@ export interface paths {
          * @description Requires an **admin_access** key.
          */
         delete: operations["deleteV1SessionsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether this server still waits for its first run in the browser */
+        get: operations["getV1Setup"];
+        put?: never;
+        /** First run: names the business, creates its owner and signs them in (the setup link's token, once, 24 h) */
+        post: operations["postV1Setup"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1851,7 +1984,7 @@ export interface components {
             type: "endpoint.disabled";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_TRANSITION" | "AUTHENTICATION_ERROR" | "PERMISSION_ERROR" | "CSRF_TOKEN_INVALID" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "FORM_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_NOT_FOUND" | "DEVICE_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_URL_NOT_ALLOWED" | "BROADCAST_NOT_FOUND" | "SESSION_NOT_FOUND" | "KEY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DUPLICATE_FORM_NAME" | "DUPLICATE_PHONE_NUMBER" | "INVALID_STATE" | "LEASE_CONFLICT" | "RECIPIENT_OPTED_OUT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CAPTCHA_FAILED" | "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "FORM_DISABLED" | "SERVICE_UNAVAILABLE" | "CAPTCHA_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_TRANSITION" | "AUTHENTICATION_ERROR" | "PERMISSION_ERROR" | "CSRF_TOKEN_INVALID" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "FORM_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_NOT_FOUND" | "DEVICE_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_URL_NOT_ALLOWED" | "BROADCAST_NOT_FOUND" | "SESSION_NOT_FOUND" | "KEY_NOT_FOUND" | "PERSON_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DUPLICATE_FORM_NAME" | "DUPLICATE_PHONE_NUMBER" | "EMAIL_TAKEN" | "LAST_OWNER" | "INVALID_STATE" | "LEASE_CONFLICT" | "RECIPIENT_OPTED_OUT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CAPTCHA_FAILED" | "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "FORM_DISABLED" | "SERVICE_UNAVAILABLE" | "CAPTCHA_UNAVAILABLE";
         ErrorEnvelope: {
             code?: components["schemas"]["ErrorCode"];
             /** @description depends on the code, e.g. {field, requirement, provided} for VALIDATION_ERROR, {limit, window, retryAfter} for RATE_LIMIT_EXCEEDED */
@@ -2023,10 +2156,32 @@ export interface components {
         MessageCancelledEvent: {
             data: {
                 message: {
+                    /** @description who cancelled the message; null when nobody did */
+                    cancelledBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     contactId: string | null;
                     content: string;
                     /** Format: date-time */
                     createdAt: string;
+                    /** @description who sent a manual text: a person or an API key; null otherwise */
+                    createdBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     failureReason: string | null;
                     formId: string | null;
                     formName: string | null;
@@ -2069,10 +2224,32 @@ export interface components {
         MessageDeliveredEvent: {
             data: {
                 message: {
+                    /** @description who cancelled the message; null when nobody did */
+                    cancelledBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     contactId: string | null;
                     content: string;
                     /** Format: date-time */
                     createdAt: string;
+                    /** @description who sent a manual text: a person or an API key; null otherwise */
+                    createdBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     failureReason: string | null;
                     formId: string | null;
                     formName: string | null;
@@ -2115,10 +2292,32 @@ export interface components {
         MessageFailedEvent: {
             data: {
                 message: {
+                    /** @description who cancelled the message; null when nobody did */
+                    cancelledBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     contactId: string | null;
                     content: string;
                     /** Format: date-time */
                     createdAt: string;
+                    /** @description who sent a manual text: a person or an API key; null otherwise */
+                    createdBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     failureReason: string | null;
                     formId: string | null;
                     formName: string | null;
@@ -2161,10 +2360,32 @@ export interface components {
         MessageQueuedEvent: {
             data: {
                 message: {
+                    /** @description who cancelled the message; null when nobody did */
+                    cancelledBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     contactId: string | null;
                     content: string;
                     /** Format: date-time */
                     createdAt: string;
+                    /** @description who sent a manual text: a person or an API key; null otherwise */
+                    createdBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     failureReason: string | null;
                     formId: string | null;
                     formName: string | null;
@@ -2207,10 +2428,32 @@ export interface components {
         MessageSentEvent: {
             data: {
                 message: {
+                    /** @description who cancelled the message; null when nobody did */
+                    cancelledBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     contactId: string | null;
                     content: string;
                     /** Format: date-time */
                     createdAt: string;
+                    /** @description who sent a manual text: a person or an API key; null otherwise */
+                    createdBy: ({
+                        id: string;
+                        name: string;
+                        /** @constant */
+                        type: "user";
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type: "key";
+                    }) | null;
                     failureReason: string | null;
                     formId: string | null;
                     formName: string | null;
@@ -10136,6 +10379,315 @@ export interface operations {
             };
         };
     };
+    postV1Invitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description the role the invited person gets
+                     * @default owner
+                     * @enum {string}
+                     */
+                    role: "owner" | "admin" | "staff" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            expiresAt: string;
+                            /**
+                             * @default owner
+                             * @enum {string}
+                             */
+                            role: "owner" | "admin" | "staff" | "viewer";
+                            /** @description the one-time link to give the person (works once, for 72 hours) */
+                            url: string;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["PermissionOrCsrf"];
+            /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postV1InvitationsAccept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description their e-mail (they sign in with it) */
+                    email: string;
+                    /** @description the person's name */
+                    name: string;
+                    /** @description at least 10 characters, not a common password */
+                    password: string;
+                    /** @description the token after # in the invitation link */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            accountId: string;
+                            createdAt: string;
+                            /** @description send it as X-CSRF-Token on every POST, PUT, PATCH and DELETE */
+                            csrfToken: string;
+                            expiresAt: string;
+                            id: string;
+                            ipAddress: string | null;
+                            lastSeenAt: string;
+                            /**
+                             * @default admin_access
+                             * @enum {string}
+                             */
+                            permission: "admin_access" | "standard_access";
+                            /** @description the person signed in; null for a session opened with an API key */
+                            user: {
+                                email: string;
+                                id: string;
+                                name: string;
+                                /**
+                                 * @default owner
+                                 * @enum {string}
+                                 */
+                                role: "owner" | "admin" | "staff" | "viewer";
+                            } | null;
+                            userAgent: string | null;
+                        };
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["CsrfTokenInvalid"];
+            /** @description Conflict with the current state. Codes: EMAIL_TAKEN */
+            409: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getV1LiveMessages: {
         parameters: {
             query?: never;
@@ -10394,10 +10946,32 @@ export interface operations {
                             /** Format: date-time */
                             estimatedDelivery: string;
                             message: {
+                                /** @description who cancelled the message; null when nobody did */
+                                cancelledBy: ({
+                                    id: string;
+                                    name: string;
+                                    /** @constant */
+                                    type: "user";
+                                } | {
+                                    id: string;
+                                    /** @constant */
+                                    type: "key";
+                                }) | null;
                                 contactId: string | null;
                                 content: string;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description who sent a manual text: a person or an API key; null otherwise */
+                                createdBy: ({
+                                    id: string;
+                                    name: string;
+                                    /** @constant */
+                                    type: "user";
+                                } | {
+                                    id: string;
+                                    /** @constant */
+                                    type: "key";
+                                }) | null;
                                 failureReason: string | null;
                                 formId: string | null;
                                 formName: string | null;
@@ -10568,10 +11142,32 @@ export interface operations {
                     "application/json": {
                         data: {
                             message: {
+                                /** @description who cancelled the message; null when nobody did */
+                                cancelledBy: ({
+                                    id: string;
+                                    name: string;
+                                    /** @constant */
+                                    type: "user";
+                                } | {
+                                    id: string;
+                                    /** @constant */
+                                    type: "key";
+                                }) | null;
                                 contactId: string | null;
                                 content: string;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description who sent a manual text: a person or an API key; null otherwise */
+                                createdBy: ({
+                                    id: string;
+                                    name: string;
+                                    /** @constant */
+                                    type: "user";
+                                } | {
+                                    id: string;
+                                    /** @constant */
+                                    type: "key";
+                                }) | null;
                                 failureReason: string | null;
                                 formId: string | null;
                                 formName: string | null;
@@ -11497,10 +12093,32 @@ export interface operations {
                     "application/json": {
                         data: {
                             message: {
+                                /** @description who cancelled the message; null when nobody did */
+                                cancelledBy: ({
+                                    id: string;
+                                    name: string;
+                                    /** @constant */
+                                    type: "user";
+                                } | {
+                                    id: string;
+                                    /** @constant */
+                                    type: "key";
+                                }) | null;
                                 contactId: string | null;
                                 content: string;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description who sent a manual text: a person or an API key; null otherwise */
+                                createdBy: ({
+                                    id: string;
+                                    name: string;
+                                    /** @constant */
+                                    type: "user";
+                                } | {
+                                    id: string;
+                                    /** @constant */
+                                    type: "key";
+                                }) | null;
                                 failureReason: string | null;
                                 formId: string | null;
                                 formName: string | null;
@@ -11647,10 +12265,32 @@ export interface operations {
                     "application/json": {
                         data: {
                             messages: ({
+                                /** @description who cancelled the message; null when nobody did */
+                                cancelledBy: ({
+                                    id: string;
+                                    name: string;
+                                    /** @constant */
+                                    type: "user";
+                                } | {
+                                    id: string;
+                                    /** @constant */
+                                    type: "key";
+                                }) | null;
                                 contactId: string | null;
                                 content: string;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description who sent a manual text: a person or an API key; null otherwise */
+                                createdBy: ({
+                                    id: string;
+                                    name: string;
+                                    /** @constant */
+                                    type: "user";
+                                } | {
+                                    id: string;
+                                    /** @constant */
+                                    type: "key";
+                                }) | null;
                                 failureReason: string | null;
                                 formId: string | null;
                                 formName: string | null;
@@ -11951,6 +12591,400 @@ export interface operations {
             };
         };
     };
+    getV1People: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            people: {
+                                createdAt: string;
+                                email: string;
+                                id: string;
+                                name: string;
+                                /**
+                                 * @default owner
+                                 * @enum {string}
+                                 */
+                                role: "owner" | "admin" | "staff" | "viewer";
+                            }[];
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
+            403: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteV1PeopleById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a person's id from GET /v1/people */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            deletedId: string;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["PermissionOrCsrf"];
+            /** @description Not found. Codes: NOT_FOUND, PERSON_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict with the current state. Codes: LAST_OWNER */
+            409: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    patchV1PeopleById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a person's id from GET /v1/people */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description the new role
+                     * @default owner
+                     * @enum {string}
+                     */
+                    role: "owner" | "admin" | "staff" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            createdAt: string;
+                            email: string;
+                            id: string;
+                            name: string;
+                            /**
+                             * @default owner
+                             * @enum {string}
+                             */
+                            role: "owner" | "admin" | "staff" | "viewer";
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["PermissionOrCsrf"];
+            /** @description Not found. Codes: NOT_FOUND, PERSON_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict with the current state. Codes: LAST_OWNER */
+            409: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getV1Session: {
         parameters: {
             query?: never;
@@ -11987,6 +13021,17 @@ export interface operations {
                              * @enum {string}
                              */
                             permission: "admin_access" | "standard_access";
+                            /** @description the person signed in; null for a session opened with an API key */
+                            user: {
+                                email: string;
+                                id: string;
+                                name: string;
+                                /**
+                                 * @default owner
+                                 * @enum {string}
+                                 */
+                                role: "owner" | "admin" | "staff" | "viewer";
+                            } | null;
                             userAgent: string | null;
                         };
                         /** @constant */
@@ -12062,8 +13107,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description an API key of the account (txwire_sk_…); the session acts with its permission */
-                    apiKey: string;
+                    /** @description or: an API key of the account (txwire_sk_…); the session acts with its permission */
+                    apiKey?: string;
+                    /** @description a person's e-mail (with password) */
+                    email?: string;
+                    /** @description their password */
+                    password?: string;
                 };
             };
         };
@@ -12095,6 +13144,17 @@ export interface operations {
                              * @enum {string}
                              */
                             permission: "admin_access" | "standard_access";
+                            /** @description the person signed in; null for a session opened with an API key */
+                            user: {
+                                email: string;
+                                id: string;
+                                name: string;
+                                /**
+                                 * @default owner
+                                 * @enum {string}
+                                 */
+                                role: "owner" | "admin" | "staff" | "viewer";
+                            } | null;
                             userAgent: string | null;
                         };
                         /** @constant */
@@ -12281,6 +13341,240 @@ export interface operations {
             };
         };
     };
+    putV1SessionPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description your password now */
+                    currentPassword: string;
+                    /** @description at least 10 characters, not a common password */
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            otherSessionsEnded: number;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["CsrfTokenInvalid"];
+            /** @description Not found. Codes: SESSION_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postV1SessionSignOutEverywhere: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            sessionsEnded: number;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["CsrfTokenInvalid"];
+            /** @description Not found. Codes: SESSION_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getV1Sessions: {
         parameters: {
             query?: never;
@@ -12311,13 +13605,24 @@ export interface operations {
                                 expiresAt: string;
                                 id: string;
                                 ipAddress: string | null;
-                                keyLast4: string;
+                                keyLast4: string | null;
                                 lastSeenAt: string;
                                 /**
                                  * @default admin_access
                                  * @enum {string}
                                  */
                                 permission: "admin_access" | "standard_access";
+                                /** @description the person signed in; null for a session opened with an API key */
+                                user: {
+                                    email: string;
+                                    id: string;
+                                    name: string;
+                                    /**
+                                     * @default owner
+                                     * @enum {string}
+                                     */
+                                    role: "owner" | "admin" | "staff" | "viewer";
+                                } | null;
                                 userAgent: string | null;
                             }[];
                         };
@@ -12446,6 +13751,222 @@ export interface operations {
             403: components["responses"]["PermissionOrCsrf"];
             /** @description Not found. Codes: NOT_FOUND, SESSION_NOT_FOUND */
             404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getV1Setup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description true until the first person has been set up */
+                            needed: boolean;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postV1Setup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the business's name: what customers see in replies */
+                    businessName: string;
+                    /** @description ISO 3166 alpha-2, e.g. US */
+                    country?: string;
+                    /** @description the owner's e-mail (they sign in with it) */
+                    email: string;
+                    /** @description the owner's name */
+                    name: string;
+                    /** @description at least 10 characters, not a common password */
+                    password: string;
+                    /** @description IANA time zone, e.g. America/Chicago */
+                    timeZone?: string;
+                    /** @description the token after # in the setup address `textwire serve` printed */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            accountId: string;
+                            createdAt: string;
+                            /** @description send it as X-CSRF-Token on every POST, PUT, PATCH and DELETE */
+                            csrfToken: string;
+                            expiresAt: string;
+                            id: string;
+                            ipAddress: string | null;
+                            lastSeenAt: string;
+                            /**
+                             * @default admin_access
+                             * @enum {string}
+                             */
+                            permission: "admin_access" | "standard_access";
+                            /** @description the person signed in; null for a session opened with an API key */
+                            user: {
+                                email: string;
+                                id: string;
+                                name: string;
+                                /**
+                                 * @default owner
+                                 * @enum {string}
+                                 */
+                                role: "owner" | "admin" | "staff" | "viewer";
+                            } | null;
+                            userAgent: string | null;
+                        };
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["CsrfTokenInvalid"];
+            /** @description Conflict with the current state. Codes: INVALID_STATE, EMAIL_TAKEN */
+            409: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
                     "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];

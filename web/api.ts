@@ -6,6 +6,8 @@ export type { Session };
 /** The signed-in session as GET/POST /v1/session answer it; null = signed out, undefined = not known yet. */
 export const session = signal<Session | null | undefined>(undefined);
 export const isAdmin = () => session.value?.permission === "admin_access";
+/** People and API keys are an owner's (an admin key's session keeps them, as before people existed). */
+export const isOwner = () => (session.value?.user ? session.value.user.role === "owner" : isAdmin());
 
 /** An error answer of the API, in its envelope's words. */
 export class ApiError extends Error {

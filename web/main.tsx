@@ -14,6 +14,7 @@ import { Forms } from "./pages/forms";
 import { Conversations } from "./pages/conversations";
 import { Broadcasts } from "./pages/broadcasts";
 import { Devices } from "./pages/devices";
+import { Invite, Setup, Welcome } from "./pages/setup";
 
 const PAGES = [
   { href: "/overview", name: "Overview", view: Overview },
@@ -34,11 +35,15 @@ function App() {
   }, []);
   const s = session.value;
   const p = path.value;
+  // The first run and invitations come before any session (their token is in the URL's fragment).
+  if (p === "/setup" && !s?.user) return <Setup />;
+  if (p === "/invite") return <Invite />;
   if (s === undefined) return <p class="loading" role="status">Loading…</p>;
   if (s === null) {
     if (p !== "/sign-in") queueMicrotask(() => navigate("/sign-in?next=" + encodeURIComponent(p === "/" ? "/overview" : p), true));
     return <SignIn />;
   }
+  if (p === "/welcome" || p === "/setup") return <Layout>{<Welcome />}</Layout>;
   if (p === "/" || p === "/sign-in") {
     queueMicrotask(() => navigate("/overview", true));
     return null;

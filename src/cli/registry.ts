@@ -6,6 +6,7 @@ import { DEVICES_HELP, devicesCommand } from "./devices";
 import { TLS_HELP, tlsCommand } from "./tls";
 import { EVENTS_HELP, eventsCommand } from "./events";
 import { DOCTOR_HELP, doctorCommand } from "./doctor";
+import { SETUP_LINK_HELP, setupLinkCommand, USERS_HELP, usersCommand } from "./users";
 import { PROMOTE_HELP, promoteCommand, STANDBY_HELP, standbyCommand } from "./standby";
 
 /** Commands beyond the core four (backup, restore): each registers its name, help and runner here. */
@@ -24,5 +25,7 @@ export const COMMANDS_EXTRA: ExtraCommand[] = [
   { name: "promote", summary: "stop the standby, restore the replica's newest state and start serving", help: PROMOTE_HELP, run: promoteCommand },
   { name: "tls", summary: "init|renew|status: local CA and certificate for HTTPS on a LAN", help: TLS_HELP, run: tlsCommand },
   { name: "doctor", summary: "--check|--rebuild: compare derived data (analytics, counts, search) with a recomputation", help: DOCTOR_HELP, run: doctorCommand },
+  { name: "users", summary: "list|add|reset-password: the people who sign in to the dashboard (lock-outs)", help: USERS_HELP, run: usersCommand },
+  { name: "setup-link", summary: "a new one-time address for the first run in the browser (24 h)", help: SETUP_LINK_HELP, run: setupLinkCommand },
   { name: "events", summary: "tail: print outbound events as they happen (debugging)", help: EVENTS_HELP, run: (p, io) => eventsCommand(p, io) },
 ];

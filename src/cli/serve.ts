@@ -9,8 +9,9 @@ import { startMemoryTrim } from "../lib/memory-trim";
 
 export const SERVE_HELP = `Usage: textwire serve [options]   (also the default with no command)
 
-Starts the HTTP API. Applies pending migrations first; on an empty database creates a first
-account and prints its admin key once, on stdout.
+Starts the HTTP API. Applies pending migrations first; until the first owner has been set up,
+prints a one-time setup address (valid 24 hours) to open in a browser. A headless install creates
+its account and key with \`textwire accounts create\` instead.
 
 Options (each also an environment variable):
 ${OPTIONS.map((o) => `  --${o.flag}${o.type === "bool" ? "" : " VALUE"}`.padEnd(34) + `${o.help}${o.default !== undefined ? ` [default: ${o.default}]` : ""}\n${" ".repeat(34)}env ${envName(o.flag)}`).join("\n")}`;
@@ -43,14 +44,7 @@ export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
   };
   let running: RunningServer;
   try {
-    running = await startServer(config, {
-      logger,
-      onFirstKey: (k) => {
-        io.out("First start on an empty database: created an account and its admin API key (an operator key: it may also download backups).");
-        io.out(`Admin API key (shown once — store it now): ${k.apiKey}`);
-        io.out(`Account id: ${k.accountId}`);
-      },
-    });
+    running = await startServer(config, { logger });
   } catch (err) {
     removeHandlers();
     if (err instanceof SchemaTooNewError) {
@@ -78,7 +72,11 @@ export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
     io.err(`warning: the TLS certificate ${expiry.daysLeft < 0 ? "has expired" : `expires in ${expiry.daysLeft} days`} (${expiry.certificateExpiresAt}).` +
       (local ? " Run `textwire tls renew` and restart." : " Renew it and restart."));
   }
-  io.out(`Dashboard: ${running.url}/ (sign in with an API key)`);
+  // Until someone can sign in, each start prints a new one-time setup address (the last one stops
+  // working): docs/api-decisions.md, "People, roles and the first run".
+  const setup = running.deps.setup.newLink();
+  if (setup) io.out(`Set up Textwire in your browser (this link works once, for 24 hours): ${running.url}/setup#${setup.token}`);
+  else io.out(`Dashboard: ${running.url}/ (sign in with your e-mail and password)`);
   // Bundled now (or read from the binary) so the first visitor does not wait for it.
   warmDashboard((err) => logger.error("dashboard build failed", { error: String((err as Error)?.message ?? err) }));
   // Resident memory kept under a ceiling while busy (src/lib/memory-trim.ts).

@@ -5,6 +5,7 @@
 import type { MessageStatus } from "../domain/message-transitions";
 import type { Priority } from "../queue/priority-queue";
 import type { RawRow } from "./stores/row";
+import type { Actor } from "../domain/people";
 import type { messages } from "./schema/messages";
 
 /** A `messages` row as stored (`SELECT *`), typed from the drizzle schema. */
@@ -28,6 +29,10 @@ export interface Message {
   failureReason: string | null;
   retryCount: number;
   metadata: Record<string, unknown>;
+  /** Who sent a manual text (a person or a key); null for everything else. */
+  createdBy: Actor | null;
+  /** Who cancelled the message; null when nobody did (or before this was recorded). */
+  cancelledBy: Actor | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -40,6 +45,12 @@ function parseObject(text: string | null): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+function parseActor(text: string | null | undefined): Actor | null {
+  if (!text) return null;
+  const v = parseObject(text);
+  return v.type === "user" || v.type === "key" ? (v as Actor) : null;
 }
 
 export function toMessage(r: MessageRow): Message {
@@ -60,6 +71,8 @@ export function toMessage(r: MessageRow): Message {
     failureReason: r.failure_reason,
     retryCount: r.retry_count,
     metadata: parseObject(r.metadata),
+    createdBy: parseActor(r.created_by),
+    cancelledBy: parseActor(r.cancelled_by),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };

@@ -91,9 +91,9 @@ export function insertQueuedMessage(sqlite: Database, r: MessageRow): void {
   sqlite
     .query(
       `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name, status,
-         priority, priority_rank, webhook_data, template_used, scheduled_for, metadata, seq, created_at, updated_at, max_attempts)
-       VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, NULL, ?9, ?10, ?11, ?12, ?12, ?13)`,
+         priority, priority_rank, webhook_data, template_used, scheduled_for, metadata, seq, created_at, updated_at, max_attempts, created_by)
+       VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, NULL, ?9, ?10, ?11, ?12, ?12, ?13, ?14)`,
     )
-    .run(r.id, r.account_id, r.contact_id, r.content, r.recipient_phone, r.recipient_name, r.priority, r.priority_rank, r.scheduled_for, r.metadata, r.seq, r.created_at, r.max_attempts ?? null);
+    .run(r.id, r.account_id, r.contact_id, r.content, r.recipient_phone, r.recipient_name, r.priority, r.priority_rank, r.scheduled_for, r.metadata, r.seq, r.created_at, r.max_attempts ?? null, r.created_by ?? null);
   recordMessageInsert(sqlite, { accountId: r.account_id, formId: null, contactId: r.contact_id, status: "queued", priorityRank: r.priority_rank, createdAt: r.created_at, sentAt: null, failureReason: null });
 }

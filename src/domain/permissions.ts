@@ -3,15 +3,24 @@
  * it), and the authenticated caller a request carries. Pure: no database.
  */
 import type { Account } from "./accounts";
+import type { Actor, Person } from "./people";
 
 export type Permission = "admin_access" | "standard_access";
 export const PERMISSIONS: readonly Permission[] = ["admin_access", "standard_access"];
 
 export interface AuthKey {
+  /** The key's id; for a person's session `user:<id>` (it keys the limiter, never a row). */
   keyId: string;
   accountId: string;
   permission: Permission;
   /** A server operator's key: backups and server-wide /metrics (which cover every account). */
   operator: boolean;
   account: Account;
+  /** The person signed in (a person's dashboard session); absent for an API key. */
+  user?: Person;
+}
+
+/** The acting person, or the key, as audit fields name them. */
+export function actorOf(auth: AuthKey): Actor {
+  return auth.user ? { type: "user", id: auth.user.id, name: auth.user.name } : { type: "key", id: auth.keyId };
 }

@@ -7,7 +7,7 @@ import { redactKeys } from "../lib/log";
 import { describeProvided, type CredentialLookup } from "./access";
 import { AuthFailureLimiter } from "./request-guard";
 import type { RequestState } from "./context";
-import type { RouteAccess } from "./permissions";
+import { ROLE_PERMISSIONS, type KeyPermission, type RouteAccess } from "./permissions";
 
 /**
  * Authentication, rate limits and permissions of a request whose route asks for a key, run by the
@@ -122,6 +122,7 @@ export type Authorizer = ReturnType<typeof createAuthorizer>;
  * any key for the rest. (Roles will be checked here too, from the same permission names.)
  */
 export function checkPermission(route: RouteAccess, auth: AuthKey, method: string, path: string): void {
+  if (auth.user) return checkRole(route, auth, method, path);
   if (route.key === "operator" && !auth.operator) {
     const endpoint = endpointName(method, path);
     throw new AppError("PERMISSION_ERROR", {
@@ -136,6 +137,18 @@ export function checkPermission(route: RouteAccess, auth: AuthKey, method: strin
       details: { endpoint, required: "admin_access", current: auth.permission },
     });
   }
+}
+
+/** A person's session: their role must hold the route's permission (operator: an owner of the first account). */
+function checkRole(route: RouteAccess, auth: AuthKey, method: string, path: string): void {
+  const role = auth.user!.role;
+  const p = route.permission as KeyPermission;
+  if (route.key === null || (ROLE_PERMISSIONS[role].has(p) && (p !== "operator" || auth.operator))) return;
+  const endpoint = endpointName(method, path);
+  throw new AppError("PERMISSION_ERROR", {
+    message: p === "operator" ? "Only an owner of this server's first account can do this" : `Your role (${role}) cannot do this: ask an owner of the account`,
+    details: { endpoint, required: p, role },
+  });
 }
 
 /** The endpoint a 403 names: the real method and path, without the /v1 prefix ("POST /forms", as the spec names them). */

@@ -1,5 +1,5 @@
 import type { AuthKey, Permission } from "../domain/permissions";
-import type { SessionRow } from "../db/stores/sessions";
+import type { LiveSessionRow } from "../db/stores/sessions";
 import type { RouteAccess } from "./permissions";
 import type { ObservedRequest } from "../lib/request-observer";
 
@@ -12,7 +12,7 @@ export interface RequestState extends ObservedRequest {
   clientIp: string;
   auth?: AuthKey;
   /** The dashboard session the request was authenticated by (none for a key). */
-  session?: SessionRow & { permission: Permission };
+  session?: LiveSessionRow;
   /** Headers added to whatever response the request ends with (rate-limit figures). */
   headers: Record<string, string>;
   /** Path as the client sent it, key redacted: for the access log. */

@@ -113,6 +113,9 @@ const ROUTE_SPECIFIC_ERRORS = new Set<ErrorCode>([
   "CAPTCHA_FAILED",
   "CAPTCHA_UNAVAILABLE",
   "RECIPIENT_OPTED_OUT",
+  "EMAIL_TAKEN",
+  "LAST_OWNER",
+  "PERSON_NOT_FOUND",
 ]);
 
 /** Every response header the server sends, by name; answers refer to them from components. */

@@ -1,4 +1,5 @@
 import type { Permission } from "../services/accounts";
+import type { Role } from "../domain/people";
 
 /**
  * Who may call each route and which limiter it counts against, as the route itself declares it
@@ -45,6 +46,8 @@ export const KEY_PERMISSIONS = {
   /** Every dashboard session of the account. */
   "sessions.manage": "admin_access",
   "api-keys.manage": "admin_access",
+  /** The account's people: invitations, roles, removal (owners only). */
+  "people.manage": "admin_access",
   /** Outbound event endpoints hold signing secrets, and their log shows what left. */
   "event-endpoints.read": "admin_access",
   "event-endpoints.write": "admin_access",
@@ -53,6 +56,31 @@ export const KEY_PERMISSIONS = {
 } as const satisfies Record<string, KeyLevel>;
 
 export type KeyPermission = keyof typeof KEY_PERMISSIONS;
+
+const ALL = Object.keys(KEY_PERMISSIONS) as KeyPermission[];
+/** What staff do all day: messages, conversations, contacts and broadcasts (no settings, no forms' protections). */
+const STAFF: readonly KeyPermission[] = [
+  "account.read", "forms.read", "devices.read", "session.own",
+  "messages.read", "messages.send", "messages.write",
+  // The dashboard's Retry and Cancel of one message use PUT /v1/messages/:id/status.
+  "phone.report",
+  "conversations.read", "conversations.write",
+  "contacts.read", "contacts.write",
+  "broadcasts.read", "broadcasts.write",
+];
+
+/**
+ * The permissions each role of a person holds (a person's session acts with their role; keys keep
+ * their kind): owner everything (operator only on the server's first account, checked in
+ * authorize.ts), admin everything but people, keys and the account's sessions, staff the day's
+ * work, viewer the reading part of it (docs/api-decisions.md, "People, roles and the first run").
+ */
+export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<KeyPermission>> = {
+  owner: new Set(ALL),
+  admin: new Set(ALL.filter((p) => !["people.manage", "api-keys.manage", "sessions.manage", "operator"].includes(p))),
+  staff: new Set(STAFF),
+  viewer: new Set(STAFF.filter((p) => p.endsWith(".read") || p === "session.own")),
+};
 
 /**
  * Routes the outer handler asks no key for: `public` (anyone), `webhook` (a form's intake address:

@@ -94,6 +94,13 @@ export class AccountService {
     })();
   }
 
+  /** An account with no API key: one set up in the browser, whose owner signs in with a password. */
+  createAccountWithoutKey(name: string): Account {
+    const account: Account = { id: newId(), name, plan: "standard", apiLimitPerHour: null, apiBurstPerMinute: null, monthlyQuota: null, defaultCountry: null, createdAt: iso(this.clock()) };
+    insertAccount(this.sqlite, account);
+    return account;
+  }
+
   listAccounts(): Array<Account & { keys: number }> {
     return listAccounts(this.sqlite);
   }
@@ -111,6 +118,7 @@ export class AccountService {
       apiBurstPerMinute?: number | null;
       monthlyQuota?: number | null;
       defaultCountry?: string | null;
+      timeZone?: string | null;
     },
   ): Account | null {
     updateAccount(this.sqlite, id, patch);

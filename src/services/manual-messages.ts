@@ -4,6 +4,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { insertQueuedMessage } from "../db/message-suppression";
+import type { Actor } from "../domain/people";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
@@ -32,7 +33,7 @@ export const MANUAL_CONTENT_MAX = 1_600;
  */
 export function newQueuedRow(
   f: Pick<MessageRow, "account_id" | "contact_id" | "content" | "recipient_phone" | "recipient_name" | "priority" | "scheduled_for" | "metadata" | "seq" | "created_at"> &
-    Partial<Pick<MessageRow, "max_attempts">>,
+    Partial<Pick<MessageRow, "max_attempts" | "created_by">>,
 ): MessageRow {
   return {
     id: newId(),
@@ -52,6 +53,8 @@ export function newQueuedRow(
     last_lease_token: null,
     max_attempts: null,
     broadcast_id: null,
+    created_by: null,
+    cancelled_by: null,
     updated_at: f.created_at,
     ...f,
   };
@@ -87,7 +90,7 @@ export class ManualMessages {
   createManual(
     accountId: string,
     body: Record<string, unknown>,
-    ctx: { ipAddress?: string; userAgent?: string | null; monthlyQuota?: number | null },
+    ctx: { ipAddress?: string; userAgent?: string | null; monthlyQuota?: number | null; actor?: Actor },
   ): { message: Message; queuePosition: number; estimatedDelivery: string } {
     const errs: FieldErr[] = [];
     const { phoneNumber, contactId, content, priority, scheduledFor, maxAttempts } = body;
@@ -154,6 +157,7 @@ export class ManualMessages {
       }),
       seq: this.seq.next(),
       max_attempts: (maxAttempts as number | undefined) ?? null,
+      created_by: ctx.actor ? JSON.stringify(ctx.actor) : null,
       created_at: createdAt,
     });
     // Manual messages count against the account's monthly message quota like webhook ones.

@@ -21,6 +21,7 @@ import { emitContact, emitMessageStatus } from "./event-payloads";
 import { scheduleRetry } from "./retries";
 import { getMessageRow } from "./message-listing";
 import { queueEntryOf } from "./manual-messages";
+import type { Actor } from "../domain/people";
 
 /** PUT /messages/bulk: ids per request. */
 export const BULK_MAX_IDS = 1_000;
@@ -38,6 +39,8 @@ export interface StatusOptions {
   deviceSentAt?: string;
   /** The caller announces the change itself (a phone's report batch: once, as the phone's). */
   quiet?: boolean;
+  /** Who asks (a person or a key): recorded as `cancelledBy` when the message is cancelled. */
+  actor?: Actor;
 }
 
 export interface StatusResult {
@@ -137,6 +140,7 @@ export class MessageStatusChanges {
         // The phone's own sentAt was not believed (docs/devices.md): kept for the timeline.
         this.store.setDeviceSentAt(id, opts.deviceSentAt);
       }
+      if (next.status === "cancelled" && opts.actor) this.store.setCancelledBy(id, JSON.stringify(opts.actor));
       emitMessageStatus(this.sqlite, accountId, id, next.status, now);
       const effects: Effects = { endLease: id };
       if (next.status === "cancelled" && row.lease_token !== null && row.lease_device_id !== null) {
@@ -159,7 +163,7 @@ export class MessageStatusChanges {
   }
 
   /** Each id is judged alone; refused ones are listed with the code their single request would get. */
-  bulk(accountId: string, body: { messageIds?: unknown; status?: unknown; sentAt?: unknown; failureReason?: unknown }) {
+  bulk(accountId: string, body: { messageIds?: unknown; status?: unknown; sentAt?: unknown; failureReason?: unknown }, actor?: Actor) {
     const ids = body.messageIds;
     const errs: FieldErr[] = [];
     if (!Array.isArray(ids) || ids.length === 0 || ids.length > BULK_MAX_IDS) {
@@ -193,7 +197,7 @@ export class MessageStatusChanges {
         if (seen.has(id)) continue; // a repeated id is judged once
         seen.add(id);
         try {
-          const r = this.applyStatus(accountId, id, { status: body.status, sentAt: body.sentAt, failureReason: body.failureReason });
+          const r = this.applyStatus(accountId, id, { status: body.status, sentAt: body.sentAt, failureReason: body.failureReason }, { actor });
           if (r.effects.endLease) out.push(r.effects);
         } catch (err) {
           if (!(err instanceof AppError)) throw err;

@@ -8,6 +8,7 @@
  * transaction that changed a message's queued-ness has committed, and the change is then
  * announced (src/lib/changes.ts).
  */
+import type { Actor } from "../domain/people";
 import type { Database } from "bun:sqlite";
 import { AppError } from "../errors";
 import type { Clock } from "../lib/clock";
@@ -95,8 +96,8 @@ export class MessageService {
     return this.status.updateStatus(accountId, id, body, opts);
   }
 
-  bulk(accountId: string, body: { messageIds?: unknown; status?: unknown; sentAt?: unknown; failureReason?: unknown }) {
-    return this.status.bulk(accountId, body);
+  bulk(accountId: string, body: { messageIds?: unknown; status?: unknown; sentAt?: unknown; failureReason?: unknown }, actor?: Actor) {
+    return this.status.bulk(accountId, body, actor);
   }
 
   createManual(...args: Parameters<ManualMessages["createManual"]>) {

@@ -6,8 +6,10 @@ import { newId } from "../lib/ids";
 import { AppError } from "../errors";
 import type { AccountService } from "./accounts";
 import type { AuthKey, Permission } from "../domain/permissions";
-import { deleteDeadSessions, deleteSession, findLiveSessionByTokenHash, insertSession, listLiveSessions, touchSession, type SessionRow } from "../db/stores/sessions";
+import { deleteDeadSessions, deleteSession, findLiveSessionByTokenHash, insertSession, listLiveSessions, touchSession, type LiveSessionRow, type SessionRow } from "../db/stores/sessions";
 import { isOperatorKey } from "../db/stores/accounts";
+import { deleteUserSessions, firstAccountId } from "../db/stores/users";
+import { roleKeyPermission, type Person } from "../domain/people";
 
 /** A dashboard session lasts this long after its last use (sliding). */
 export const SESSION_TTL_MS = 7 * 24 * 3600_000;
@@ -26,10 +28,12 @@ export interface SessionView {
   expiresAt: string;
   ipAddress: string | null;
   userAgent: string | null;
+  /** The person signed in; null for a session opened with an API key. */
+  user: Person | null;
 }
 
 export interface LiveSession {
-  row: SessionRow & { permission: Permission };
+  row: LiveSessionRow;
   auth: AuthKey;
   /** The expiry moved: the cookie is sent again with a fresh Max-Age. */
   refreshed: boolean;
@@ -49,13 +53,28 @@ export class SessionService {
   signIn(apiKey: string, ipAddress: string | null, userAgent: string | null): { token: string; session: SessionView & { csrfToken: string } } | null {
     const auth = this.accounts.authenticate(apiKey);
     if (!auth) return null;
+    return this.open(auth.accountId, { keyId: auth.keyId, permission: auth.permission }, null, ipAddress, userAgent);
+  }
+
+  /** Opens a session for a person whose password (or invitation, or setup) was just checked. */
+  signInPerson(user: Person & { accountId: string }, ipAddress: string | null, userAgent: string | null): { token: string; session: SessionView & { csrfToken: string } } {
+    return this.open(user.accountId, null, user, ipAddress, userAgent);
+  }
+
+  /** Ends every session of a person (or all but `exceptSessionId`); returns how many ended. */
+  endPersonSessions(userId: string, exceptSessionId: string | null = null): number {
+    return deleteUserSessions(this.sqlite, userId, exceptSessionId);
+  }
+
+  private open(accountId: string, key: { keyId: string; permission: Permission } | null, user: Person | null, ipAddress: string | null, userAgent: string | null) {
     const now = this.clock();
     deleteDeadSessions(this.sqlite, iso(now));
     const token = randomBytes(32).toString("base64url");
     const row: SessionRow = {
       id: newId(),
-      accountId: auth.accountId,
-      keyId: auth.keyId,
+      accountId,
+      keyId: key?.keyId ?? null,
+      userId: user?.id ?? null,
       tokenHash: hashToken(token),
       csrfToken: randomBytes(24).toString("base64url"),
       createdAt: iso(now),
@@ -65,7 +84,8 @@ export class SessionService {
       userAgent: userAgent ? userAgent.slice(0, USER_AGENT_MAX) : null,
     };
     insertSession(this.sqlite, row);
-    return { token, session: { ...viewOf({ ...row, permission: auth.permission }), csrfToken: row.csrfToken } };
+    const live: LiveSessionRow = { ...row, permission: key?.permission ?? null, userName: user?.name ?? null, userEmail: user?.email ?? null, userRole: user?.role ?? null };
+    return { token, session: { ...viewOf(live), csrfToken: row.csrfToken } };
   }
 
   /** The live session for a cookie's token, its expiry slid forward; null when it has ended. */
@@ -76,7 +96,10 @@ export class SessionService {
     if (!row) return null;
     const account = this.accounts.findAccount(row.accountId);
     if (!account) return null;
-    const operator = isOperatorKey(this.sqlite, row.keyId);
+    const user = personOf(row);
+    // A person acts with their role; an owner of the server's first account (the installer's) is
+    // also the server's operator (docs/api-decisions.md, "People, roles and the first run").
+    const operator = user ? user.role === "owner" && firstAccountId(this.sqlite) === row.accountId : isOperatorKey(this.sqlite, row.keyId!);
     let refreshed = false;
     if (now - Date.parse(row.lastSeenAt) >= SESSION_TOUCH_MS) {
       row.lastSeenAt = iso(now);
@@ -84,7 +107,12 @@ export class SessionService {
       touchSession(this.sqlite, row.id, row.lastSeenAt, row.expiresAt);
       refreshed = true;
     }
-    return { row, auth: { keyId: row.keyId, accountId: row.accountId, permission: row.permission, operator, account }, refreshed };
+    const permission = user ? roleKeyPermission(user.role) : row.permission!;
+    return {
+      row,
+      auth: { keyId: user ? `user:${user.id}` : row.keyId!, accountId: row.accountId, permission, operator, account, ...(user ? { user } : {}) },
+      refreshed,
+    };
   }
 
   /** Whether the presented CSRF token is the session's (constant time). */
@@ -95,7 +123,7 @@ export class SessionService {
     return a.length === b.length && timingSafeEqual(a, b);
   }
 
-  list(accountId: string): Array<SessionView & { keyLast4: string }> {
+  list(accountId: string): Array<SessionView & { keyLast4: string | null }> {
     return listLiveSessions(this.sqlite, accountId, iso(this.clock())).map((r) => ({ ...viewOf(r), keyLast4: r.keyLast4 }));
   }
 
@@ -105,16 +133,23 @@ export class SessionService {
   }
 }
 
-export function viewOf(r: SessionRow & { permission: Permission }): SessionView {
+/** The person a session row belongs to, or null for a key's session. */
+export function personOf(r: LiveSessionRow): Person | null {
+  return r.userId && r.userRole ? { id: r.userId, name: r.userName ?? "", email: r.userEmail ?? "", role: r.userRole } : null;
+}
+
+export function viewOf(r: LiveSessionRow): SessionView {
+  const user = personOf(r);
   return {
     id: r.id,
     accountId: r.accountId,
-    permission: r.permission,
+    permission: user ? roleKeyPermission(user.role) : r.permission!,
     createdAt: r.createdAt,
     lastSeenAt: r.lastSeenAt,
     expiresAt: r.expiresAt,
     ipAddress: r.ipAddress,
     userAgent: r.userAgent,
+    user,
   };
 }
 

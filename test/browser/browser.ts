@@ -15,6 +15,8 @@ export const SCREENS_DIR = join(ROOT, "test-output/screens");
 
 export interface ServerProcess {
   url: string;
+  /** The setup address serve printed (an empty database: `startServerProcess([], { empty: true })`). */
+  setupUrl?: string;
   adminKey: string;
   accountId: string;
   dbPath: string;
@@ -24,11 +26,29 @@ export interface ServerProcess {
 }
 
 /** `textwire serve` as a separate process (bun src/main.ts serve), as `npm start` runs it. */
-export async function startServerProcess(extraArgs: string[] = []): Promise<ServerProcess> {
+export async function startServerProcess(extraArgs: string[] = [], opts: { empty?: boolean } = {}): Promise<ServerProcess> {
   const dir = tempDir("textwire-web-");
   const dbPath = join(dir, "textwire.db");
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("TEXTWIRE_") && v !== undefined) env[k] = v;
+  // A headless install: the account and its key come from the command line (serve prints a setup
+  // link instead); dashboard requests spend the signed-in key's API limit (100 a minute by
+  // default), and a test clicks through every page within seconds, so the account gets room.
+  let created = { accountId: "", apiKey: "" };
+  if (!opts.empty) {
+    const create = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "accounts", "create", "--name", "Test shop", "--api-burst-per-minute", "2000", "--json", "--db", dbPath], {
+      cwd: dir,
+      env,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    if ((await create.exited) !== 0) throw new Error("accounts create failed: " + (await new Response(create.stderr).text()));
+    created = JSON.parse(await new Response(create.stdout).text()) as { accountId: string; apiKey: string };
+    // The installer's key, as the first start used to print: an operator key (backups, /metrics).
+    const key = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "keys", "create", "--account", created.accountId, "--operator", "--json", "--db", dbPath], { cwd: dir, env, stdout: "pipe", stderr: "pipe" });
+    if ((await key.exited) !== 0) throw new Error("keys create failed: " + (await new Response(key.stderr).text()));
+    created.apiKey = (JSON.parse(await new Response(key.stdout).text()) as { apiKey: string }).apiKey;
+  }
   const proc = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--db", dbPath, "--log-format", "json", ...extraArgs], {
     cwd: dir,
     env,
@@ -37,7 +57,7 @@ export async function startServerProcess(extraArgs: string[] = []): Promise<Serv
   });
   const reader = proc.stdout.getReader();
   let out = "";
-  while (!/Textwire listening on http:\/\/\S+:(\d+)/.test(out)) {
+  while (!/Textwire listening on http:\/\/\S+:(\d+)/.test(out) || (opts.empty && !/\/setup#\S+\n/.test(out))) {
     const { done, value } = await reader.read();
     if (done) throw new Error("server exited: " + out);
     out += new TextDecoder().decode(value);
@@ -47,8 +67,9 @@ export async function startServerProcess(extraArgs: string[] = []): Promise<Serv
     while (!(await reader.read()).done);
   })().catch(() => {});
   const url = `http://127.0.0.1:${/Textwire listening on http:\/\/\S+:(\d+)/.exec(out)![1]}`;
-  const adminKey = /(txwire_sk_[A-Za-z0-9]{40})/.exec(out)![1];
-  const accountId = /Account id: (\S+)/.exec(out)![1];
+  const adminKey = created.apiKey;
+  const accountId = created.accountId;
+  const setupUrl = /(http:\/\/\S+\/setup#\S+)/.exec(out)?.[1];
   // The tests' own Bearer requests (server.api) get room; the dashboard's session has its own
   // limiter and is tested at the plan's limits in test/browser/limits.test.ts.
   const update = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "accounts", "update", accountId, "--api-burst-per-minute", "2000", "--db", dbPath], {
@@ -60,6 +81,7 @@ export async function startServerProcess(extraArgs: string[] = []): Promise<Serv
   if ((await update.exited) !== 0) throw new Error("accounts update failed: " + (await new Response(update.stderr).text()));
   return {
     url,
+    setupUrl,
     adminKey,
     accountId,
     dbPath,
@@ -132,6 +154,7 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
 /** Opens `then` on the server (the sign-in page comes first) and signs in with `key`. */
 export async function signIn(page: Page, baseUrl: string, key: string, then: string): Promise<void> {
   await page.goto(`${baseUrl}${then}`);
+  await page.getByRole("link", { name: "Sign in with an API key" }).click();
   await page.getByLabel("API key").fill(key);
   await page.getByRole("button", { name: "Sign in" }).click();
 }

@@ -39,9 +39,11 @@ describe("desktop, 1280 px", () => {
   test("a wrong key is refused in plain words; the right one signs in and lands on the page asked for", async () => {
     await page.goto(`${server.url}/messages`);
     await page.waitForURL(/\/sign-in\?next=%2Fmessages$/);
-    await page.getByLabel("API key").waitFor();
+    await page.getByLabel("E-mail").waitFor();
     await expectAccessible(page, "sign-in");
     await screenshot(page, "sign-in-1280");
+    // Keys are the advanced way in (people sign in with e-mail and password).
+    await page.getByRole("link", { name: "Sign in with an API key" }).click();
     await page.getByLabel("API key").fill("txwire_sk_" + "x".repeat(40));
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("alert").waitFor();
@@ -323,7 +325,7 @@ describe("desktop, 1280 px", () => {
       await page.getByText(/revoked\. Everything using it/).waitFor();
 
       await p2.getByRole("link", { name: "Overview", exact: true }).click();
-      await p2.getByLabel("API key").waitFor();
+      await p2.getByLabel("E-mail").waitFor();
       expect(new URL(p2.url()).pathname).toBe("/sign-in");
       // This page's own session (another key) goes on.
       await page.reload();
@@ -336,9 +338,9 @@ describe("desktop, 1280 px", () => {
 
   test("Sign out ends the session", async () => {
     await page.getByRole("button", { name: "Sign out" }).click();
-    await page.getByLabel("API key").waitFor();
+    await page.getByLabel("E-mail").waitFor();
     await page.goto(`${server.url}/overview`);
-    await page.getByLabel("API key").waitFor();
+    await page.getByLabel("E-mail").waitFor();
   });
 });
 
@@ -351,8 +353,13 @@ describe("phone, 390 px", () => {
       const errors = watchErrors(page);
       await page.goto(`${server.url}/sign-in`);
       await screenshot(page, "sign-in-390");
-      // Keyboard only: the field has focus from a Tab, Enter signs in.
+      // Keyboard only: the e-mail field has focus from a Tab; the advanced key link is reached and
+      // followed from the keyboard too, and Enter signs in.
       await page.keyboard.press("Tab");
+      expect(await page.evaluate("document.activeElement.id")).toBe("email");
+      await page.getByRole("link", { name: "Sign in with an API key" }).focus();
+      await page.keyboard.press("Enter");
+      await page.getByLabel("API key").focus();
       expect(await page.evaluate("document.activeElement.id")).toBe("api-key");
       await page.keyboard.type(server.adminKey);
       await page.keyboard.press("Enter");

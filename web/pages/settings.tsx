@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, ApiError, errorText, isAdmin, session } from "../api";
+import { api, ApiError, errorText, isAdmin, isOwner, session } from "../api";
 import { act } from "../act";
 import type { ApiKey, SignedInBrowser } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
@@ -10,6 +10,7 @@ import { AccountLimits, Backups, useAccount } from "./settings-account";
 import { Replication } from "./settings-replication";
 import { BusinessProfile } from "./settings-business";
 import { ServerSettings } from "./settings-server";
+import { People, YourAccount } from "./settings-people";
 
 
 const PERMISSION_NAMES: Record<string, string> = { admin_access: "Admin", standard_access: "Standard" };
@@ -20,10 +21,15 @@ export function Settings() {
     return (
       <section>
         <h1>Settings</h1>
-        <p class="notice">
-          You are signed in with a standard key. API keys, sessions and the account's settings can only be seen and changed with an admin key: sign out and sign in
-          with one.
-        </p>
+        {session.value?.user ? (
+          <p class="notice">The account's settings are changed by its owners and admins.</p>
+        ) : (
+          <p class="notice">
+            You are signed in with a standard key. API keys, sessions and the account's settings can only be seen and changed with an admin key: sign out and sign in
+            with one.
+          </p>
+        )}
+        <YourAccount />
         <AccountLimits info={info.value} error={error.value} />
         <Backups info={info.value} />
       </section>
@@ -33,8 +39,10 @@ export function Settings() {
     <section>
       <h1>Settings</h1>
       <BusinessProfile />
-      <ApiKeys />
-      <Sessions />
+      <YourAccount />
+      {isOwner() && session.value?.user ? <People /> : null}
+      {isOwner() ? <ApiKeys /> : null}
+      {isOwner() ? <Sessions /> : null}
       <AccountLimits info={info.value} error={error.value} />
       <Replies />
       <Backups info={info.value} />
@@ -185,7 +193,7 @@ function Sessions() {
               <tr>
                 <th scope="col">Browser</th>
                 <th scope="col">Address</th>
-                <th scope="col">Key</th>
+                <th scope="col">Key or person</th>
                 <th scope="col">Signed in</th>
                 <th scope="col">Last seen</th>
                 <th scope="col">Actions</th>
@@ -196,7 +204,7 @@ function Sessions() {
                 <tr key={s.id}>
                   <td data-label="Browser">{browserName(s.userAgent)}{s.current ? " (this one)" : ""}</td>
                   <td data-label="Address">{s.ipAddress ?? "—"}</td>
-                  <td data-label="Key"><code>…{s.keyLast4}</code></td>
+                  <td data-label="Key or person">{s.user ? `${s.user.name} (${s.user.email})` : <code>…{s.keyLast4}</code>}</td>
                   <td data-label="Signed in">{fmtDate(s.createdAt)}</td>
                   <td data-label="Last seen">{fmtDate(s.lastSeenAt)}</td>
                   <td data-label="Actions">

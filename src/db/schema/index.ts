@@ -11,3 +11,4 @@ export * from "./account-settings";
 export * from "./intake";
 export * from "./rollups";
 export * from "./server-settings";
+export * from "./users";

@@ -53,6 +53,10 @@ export const messages = sqliteTable(
     maxAttempts: integer("max_attempts"),
     /** The broadcast that created the message, if any. */
     broadcastId: text("broadcast_id").references(() => broadcasts.id, { onDelete: "set null" }),
+    /** Who sent a manual text: JSON {type: "user", id, name} or {type: "key", id}; null otherwise. */
+    createdBy: text("created_by"),
+    /** Who cancelled the message (same shape as createdBy); null when nobody did. */
+    cancelledBy: text("cancelled_by"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },

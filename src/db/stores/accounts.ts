@@ -14,7 +14,7 @@ export type AccountRecord = Omit<typeof accounts.$inferSelect, "timeZone" | "nam
 export type ApiKeyRecord = typeof apiKeys.$inferSelect;
 
 /** The patchable columns of an account (undefined = unchanged, null = back to the default). */
-export type AccountPatch = Partial<Pick<AccountRecord, "name" | "plan" | "apiLimitPerHour" | "apiBurstPerMinute" | "monthlyQuota" | "defaultCountry">>;
+export type AccountPatch = Partial<Pick<AccountRecord, "name" | "plan" | "apiLimitPerHour" | "apiBurstPerMinute" | "monthlyQuota" | "defaultCountry">> & { timeZone?: string | null };
 
 /** A key with its account, for authentication. */
 export type KeyWithAccount = Pick<ApiKeyRecord, "keyHash" | "accountId" | "permission" | "revokedAt"> & { keyId: string; operator: boolean } & AccountRecord;
@@ -33,6 +33,7 @@ const PATCH_COLUMNS: Record<keyof AccountPatch, string> = {
   apiBurstPerMinute: "api_burst_per_minute",
   monthlyQuota: "monthly_quota",
   defaultCountry: "default_country",
+  timeZone: "time_zone",
 };
 
 export function countAccounts(sqlite: Database): number {

@@ -102,6 +102,7 @@ export function messageStore(sqlite: Database) {
       `UPDATE messages SET lease_expiries = lease_expiries + 1, metadata = ${MARK_LEASE_EXPIRED_SQL}, lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL WHERE id = ?1`,
     ),
     // Status changes (src/services/message-status.ts).
+    setCancelledBy: q(`UPDATE messages SET cancelled_by = ?1 WHERE id = ?2`),
     setStatus: q(
       `UPDATE messages SET status = ?1, sent_at = ?2, failure_reason = ?3, retry_count = ?4, updated_at = ?5,
          lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL,
@@ -161,6 +162,8 @@ export function messageStore(sqlite: Database) {
     returnExpired: (id: string) => void s.returnExpired.run(id),
 
     // ---- status changes
+    /** Who cancelled (JSON of an Actor), written with the cancellation. */
+    setCancelledBy: (id: string, actor: string) => void s.setCancelledBy.run(actor, id),
     setStatus: (id: string, n: { status: MessageStatus; sentAt: string | null; failureReason: string | null; retryCount: number; updatedAt: string }) =>
       void s.setStatus.run(n.status, n.sentAt, n.failureReason, n.retryCount, n.updatedAt, id),
     /** A message became sent: its contact's count, last contact time and status move with it. */

@@ -82,6 +82,12 @@ export const AnalyticsQuery = t.Object({
 
 const Count = t.Integer({ minimum: 0 });
 
+/** A person (`user`, with their name) or an API key (`key`, its id) that did something. */
+const Actor = t.Union([
+  t.Object({ type: t.Literal("user"), id: t.String(), name: t.String() }),
+  t.Object({ type: t.Literal("key"), id: t.String() }),
+]);
+
 export const Message = t.Object(
   {
     id: t.String(),
@@ -101,6 +107,8 @@ export const Message = t.Object(
     failureReason: NullableString,
     retryCount: Count,
     metadata: t.Record(t.String(), t.Unknown(), { description: "messageLength, variablesUsed, source, encoding, segments, …" }),
+    createdBy: t.Union([Actor, t.Null()], { description: "who sent a manual text: a person or an API key; null otherwise" }),
+    cancelledBy: t.Union([Actor, t.Null()], { description: "who cancelled the message; null when nobody did" }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },

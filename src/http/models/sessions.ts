@@ -1,10 +1,18 @@
 import { t } from "elysia";
 import { checked, Envelope, Media } from "./common";
 
-/** The route checks `apiKey` (its 400 asks for a key in plain words); typed for the document. */
+/**
+ * A person signs in with e-mail and password; `apiKey` (advanced) opens a session with a key. The
+ * route checks the fields (its 400 asks in plain words); typed for the document.
+ */
 export const SignInBody = t.Object({
-  apiKey: checked(t.String({ minLength: 1 }), "an API key of the account (txwire_sk_…); the session acts with its permission"),
+  email: t.Optional(checked(t.String(), "a person's e-mail (with password)")),
+  password: t.Optional(checked(t.String(), "their password")),
+  apiKey: t.Optional(checked(t.String(), "or: an API key of the account (txwire_sk_…); the session acts with its permission")),
 });
+
+export const Role = t.UnionEnum(["owner", "admin", "staff", "viewer"]);
+export const PersonModel = t.Object({ id: t.String(), name: t.String(), email: t.String(), role: Role });
 
 export const SessionIdParam = t.Object({ id: t.String({ maxLength: 200, description: "a session id from GET /v1/sessions" }) });
 
@@ -17,6 +25,7 @@ const SessionFields = {
   expiresAt: t.String(),
   ipAddress: t.Union([t.String(), t.Null()]),
   userAgent: t.Union([t.String(), t.Null()]),
+  user: t.Union([PersonModel, t.Null()], { description: "the person signed in; null for a session opened with an API key" }),
 };
 
 export const SessionAnswer = t.Object({
@@ -26,7 +35,7 @@ export const SessionAnswer = t.Object({
 
 export const SessionListAnswer = t.Object({
   status: t.Literal("success"),
-  data: t.Object({ sessions: t.Array(t.Object({ ...SessionFields, keyLast4: t.String(), current: t.Boolean() })) }),
+  data: t.Object({ sessions: t.Array(t.Object({ ...SessionFields, keyLast4: t.Union([t.String(), t.Null()]), current: t.Boolean() })) }),
 });
 
 export const SignedOut = Envelope(t.Object({ sessionId: t.String({ description: "the session that ended" }) }));

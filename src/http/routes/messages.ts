@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authOf, stateOf } from "../context";
+import { actorOf } from "../../domain/permissions";
 import { IdParam } from "../models/common";
 import {
   AnalyticsQuery,
@@ -48,6 +49,7 @@ export function messagesRoutes(deps: AppDeps) {
           monthlyQuota: auth.account.monthlyQuota,
           ipAddress: st.clientIp,
           userAgent: request.headers.get("user-agent"),
+          actor: actorOf(auth),
         });
         set.status = 201;
         return {
@@ -101,7 +103,7 @@ export function messagesRoutes(deps: AppDeps) {
     )
     .put(
       "/bulk",
-      ({ request, body }) => ({ status: "success", data: deps.messages.bulk(authOf(request).accountId, body) }),
+      ({ request, body }) => ({ status: "success", data: deps.messages.bulk(authOf(request).accountId, body, actorOf(authOf(request))) }),
       { permission: "messages.write", rateLimit: "api-key", body: BulkBody, response: { 200: BulkAnswer }, detail: { summary: "Set one status on up to 1000 messages", tags: ["Messages"] } },
     )
     .get(
@@ -120,7 +122,7 @@ export function messagesRoutes(deps: AppDeps) {
         const accountId = authOf(request).accountId;
         const phone = recipeOf(request);
         const before = phone ? deps.messages.findRow(accountId, params.id)?.status : undefined;
-        const data = deps.messages.updateStatus(accountId, params.id, body);
+        const data = deps.messages.updateStatus(accountId, params.id, body, { actor: actorOf(authOf(request)) });
         // A failure the retry policy re-queued still counts as this phone's failure.
         if (phone && before === "queued" && (body.status === "sent" || body.status === "failed")) deps.devices.countResult(phone, body.status);
         return { status: "success", message: "Message status updated", data };

@@ -3,7 +3,7 @@ import type { AppDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { authOf, stateOf } from "../context";
 import { SessionAnswer, SessionEnded, SessionIdParam, SessionListAnswer, SignedOut, SignInBody } from "../models/sessions";
-import { sessionCookie, viewOf } from "../../services/sessions";
+import { sessionCookie, viewOf, type SessionView } from "../../services/sessions";
 import { KEY_FORMAT } from "../../services/accounts";
 import { describeProvided } from "../access";
 import { routeAccess } from "../plugins/route-access";
@@ -15,6 +15,14 @@ function currentSession(request: Request) {
   return s;
 }
 
+/** The 201 of a sign-in (password, invitation, setup or key): the cookie and the session with its CSRF token. */
+export function signedIn(set: { status?: unknown; headers: Record<string, unknown> }, origin: string, r: { token: string; session: SessionView & { csrfToken: string } }) {
+  set.status = 201;
+  set.headers["set-cookie"] = sessionCookie(r.token, origin.startsWith("https:"));
+  set.headers["cache-control"] = "no-store";
+  return { status: "success" as const, data: r.session };
+}
+
 /**
  * Dashboard sign-in: POST /v1/session (no key: the body carries one; refusals count against the
  * failed sign-in limit per address), GET/DELETE /v1/session for the current one, and the list.
@@ -24,9 +32,24 @@ export function sessionsRoutes(deps: AppDeps) {
     .use(routeAccess)
     .post(
       "/v1/session",
-      ({ request, body, set }) => {
+      async ({ request, body, set }) => {
         const state = stateOf(request);
-        const key = body.apiKey;
+        const b = body as { email?: unknown; password?: unknown; apiKey?: unknown };
+        if (b.apiKey === undefined || b.email !== undefined) {
+          // A person: the answer for an unknown e-mail is the wrong password's, word for word.
+          const missing = [typeof b.email !== "string" || b.email.trim() === "" ? "email" : null, typeof b.password !== "string" || b.password === "" ? "password" : null].filter(Boolean) as string[];
+          if (missing.length) {
+            throw new AppError("VALIDATION_ERROR", {
+              message: "Enter your e-mail and password",
+              details: { fields: missing },
+              errors: missing.map((field) => ({ field, message: field === "email" ? "Enter your e-mail" : "Enter your password" })),
+            });
+          }
+          const person = await deps.people.verify(b.email as string, b.password as string);
+          if (!person) throw new AppError("AUTHENTICATION_ERROR", { message: "That e-mail and password do not match: check them and try again", details: { provided: "e-mail and password" } });
+          return signedIn(set, state.origin, deps.sessions.signInPerson(person, state.clientIp, request.headers.get("user-agent")));
+        }
+        const key = b.apiKey;
         if (typeof key !== "string" || key.trim() === "") {
           throw new AppError("VALIDATION_ERROR", {
             message: "apiKey is required: paste an API key (txwire_sk_…)",
@@ -41,12 +64,9 @@ export function sessionsRoutes(deps: AppDeps) {
             details: { provided: describeProvided(key.trim()), expected: KEY_FORMAT },
           });
         }
-        set.status = 201;
-        set.headers["set-cookie"] = sessionCookie(r.token, state.origin.startsWith("https:"));
-        set.headers["cache-control"] = "no-store";
-        return { status: "success" as const, data: r.session };
+        return signedIn(set, state.origin, r);
       },
-      { permission: "sign-in", rateLimit: "sign-in", body: SignInBody, response: { 201: SessionAnswer }, detail: { summary: "Sign in to the dashboard with an API key: sets the session cookie", tags: ["Dashboard"] } },
+      { permission: "sign-in", rateLimit: "sign-in", body: SignInBody, response: { 201: SessionAnswer }, detail: { summary: "Sign in to the dashboard with e-mail and password (or, advanced, an API key): sets the session cookie", tags: ["Dashboard"] } },
     )
     .get(
       "/v1/session",

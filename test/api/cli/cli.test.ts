@@ -160,7 +160,7 @@ describe("migrate, help, version", () => {
 });
 
 describe("serve as a process", () => {
-  test("first start prints the admin key once on stdout and the listen line; the key works; a second start prints no key", async () => {
+  test("an empty database: each start prints one setup address (a new one each time) and no key; once set up, the dashboard line", async () => {
     const db = freshDb();
     const start = async () => {
       const proc = Bun.spawn(["./node_modules/.bin/bun", "src/main.ts", "serve", "--port", "0", "--host", "127.0.0.1", "--db", db], {
@@ -171,7 +171,7 @@ describe("serve as a process", () => {
       const reader = proc.stdout.getReader();
       let text = "";
       const deadline = Date.now() + 20_000;
-      while (!/listening on (\S+)/.test(text) && Date.now() < deadline) {
+      while (!/(Set up Textwire|Dashboard:).*\n/.test(text) && Date.now() < deadline) {
         const { value, done } = await reader.read();
         if (done) break;
         text += new TextDecoder().decode(value);
@@ -180,23 +180,42 @@ describe("serve as a process", () => {
       return { proc, text };
     };
     const first = await start();
+    let token = "";
     try {
-      const key = /(txwire_sk_[A-Za-z0-9]{40})/.exec(first.text)?.[1];
-      expect(key).toBeDefined();
-      const url = /listening on (\S+)/.exec(first.text)![1];
-      const res = await fetch(`${url}/v1/forms`, { headers: { Authorization: `Bearer ${key}` } });
-      expect(res.status).toBe(200);
+      expect(first.text).not.toContain("txwire_sk_");
+      const lines = first.text.split("\n").filter((l) => l.includes("/setup#"));
+      expect(lines.length).toBe(1);
+      const m = /(http:\/\/127\.0\.0\.1:\d+)\/setup#([A-Za-z0-9_-]{43})$/.exec(lines[0]!)!;
+      expect(m).not.toBeNull();
+      token = m[2]!;
+      expect((await fetch(`${m[1]}/setup`)).status).toBe(200);
     } finally {
       first.proc.kill("SIGTERM");
       expect(await first.proc.exited).toBe(0);
     }
     const second = await start();
     try {
-      expect(second.text).not.toContain("txwire_sk_");
-      expect(second.text).toContain("listening on");
+      const m = /(http:\/\/\S+)\/setup#(\S+)/.exec(second.text)!;
+      expect(m[2]).not.toBe(token);
+      const post = (t: string) =>
+        fetch(`${m[1]}/v1/setup`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ token: t, businessName: "Shop", name: "Owner", email: "owner@shop.example", password: "long-enough-pw" }),
+        });
+      expect((await post(token)).status).toBe(401);
+      expect((await post(m[2]!)).status).toBe(201);
     } finally {
       second.proc.kill("SIGTERM");
       await second.proc.exited;
     }
-  });
+    const third = await start();
+    try {
+      expect(third.text).not.toContain("/setup#");
+      expect(third.text).toContain("Dashboard: http://127.0.0.1:");
+    } finally {
+      third.proc.kill("SIGTERM");
+      await third.proc.exited;
+    }
+  }, 60_000);
 });

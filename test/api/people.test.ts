@@ -1,0 +1,295 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
+
+const OWNER = { name: "Olga Owner", email: "olga@shop.example", password: "blue-bicycle-42" };
+
+/** fetch with only a session cookie and its CSRF token (what the dashboard sends). */
+function browser(ts: TestServer, s: { cookie: string; csrf: string }) {
+  return (path: string, init: { method?: string; json?: unknown } = {}) =>
+    fetch(`${ts.base}${path}`, {
+      method: init.method ?? "GET",
+      headers: { Cookie: s.cookie, "X-CSRF-Token": s.csrf, ...(init.json !== undefined ? { "Content-Type": "application/json" } : {}) },
+      body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
+    });
+}
+
+async function post(ts: TestServer, path: string, json: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${ts.base}${path}`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(json) });
+}
+
+/** The session (cookie + CSRF) a 201 sign-in, setup or invitation answer opened. */
+async function sessionOf(res: Response) {
+  const cookie = (res.headers.get("set-cookie") ?? "").split(";")[0]!;
+  const body = await expectStatus(res, 201);
+  return { cookie, csrf: body.data.csrfToken as string, data: body.data };
+}
+
+async function setupOwner(ts: TestServer, over: Record<string, unknown> = {}) {
+  const link = ts.running.deps.setup.newLink()!;
+  return sessionOf(await post(ts, "/setup", { token: link.token, businessName: "Rosa's Bakery", country: "us", timeZone: "America/Chicago", ...OWNER, ...over }));
+}
+
+async function invite(ts: TestServer, owner: { cookie: string; csrf: string }, role: string) {
+  const body = await expectStatus(await browser(ts, owner)("/invitations", { method: "POST", json: { role } }), 201);
+  return (body.data.url as string).split("#")[1]!;
+}
+
+describe("first run in the browser", () => {
+  let now = Date.parse("2026-05-01T10:00:00Z");
+  let ts: TestServer;
+  beforeAll(async () => {
+    ts = await startTestServer({}, { clock: () => now });
+  });
+  afterAll(() => ts.stop());
+
+  test("setup is needed until the first person exists; a wrong or expired token is refused and changes nothing", async () => {
+    expect((await expectStatus(await fetch(`${ts.base}/setup`), 200)).data.needed).toBe(true);
+    const bad = await expectStatus(await post(ts, "/setup", { token: "x".repeat(43), businessName: "B", ...OWNER }), 401);
+    expect(bad.message).toContain("setup link");
+    const link = ts.running.deps.setup.newLink()!;
+    now += 24 * 3600_000 + 1;
+    await expectStatus(await post(ts, "/setup", { token: link.token, businessName: "B", ...OWNER }), 401);
+    expect((await expectStatus(await fetch(`${ts.base}/setup`), 200)).data.needed).toBe(true);
+  });
+
+  test("a new link replaces the old one", async () => {
+    const first = ts.running.deps.setup.newLink()!;
+    ts.running.deps.setup.newLink();
+    await expectStatus(await post(ts, "/setup", { token: first.token, businessName: "B", ...OWNER }), 401);
+  });
+
+  test("password rules and missing fields are answered in plain words, nothing created", async () => {
+    const link = ts.running.deps.setup.newLink()!;
+    const short = await expectStatus(await post(ts, "/setup", { token: link.token, businessName: "B", ...OWNER, password: "short" }), 400);
+    expect(short.message).toBe("Choose a password of at least 10 characters");
+    const common = await expectStatus(await post(ts, "/setup", { token: link.token, businessName: "B", ...OWNER, password: "Password123" }), 400);
+    expect(common.message).toContain("most common");
+    const noName = await expectStatus(await post(ts, "/setup", { token: link.token, businessName: "  ", ...OWNER }), 400);
+    expect(noName.errors.map((e: { field: string }) => e.field)).toContain("businessName");
+    const badZone = await expectStatus(await post(ts, "/setup", { token: link.token, businessName: "B", timeZone: "Mars/Base", ...OWNER }), 400);
+    expect(badZone.errors[0].field).toBe("timeZone");
+    expect((await expectStatus(await fetch(`${ts.base}/setup`), 200)).data.needed).toBe(true);
+  });
+
+  test("setup adopts the headless first account, names the business, signs the owner in; the token works once", async () => {
+    const link = ts.running.deps.setup.newLink()!;
+    const res = await post(ts, "/setup", { token: link.token, businessName: "Rosa's Bakery", country: "us", timeZone: "America/Chicago", ...OWNER });
+    const s = await sessionOf(res);
+    expect(s.data.accountId).toBe(ts.accountId);
+    expect(s.data.user).toMatchObject({ name: OWNER.name, email: OWNER.email, role: "owner" });
+    const me = await expectStatus(await browser(ts, s)("/session"), 200);
+    expect(me.data.user).toEqual({ id: s.data.user.id, name: OWNER.name, email: OWNER.email, role: "owner" });
+    const account = await expectStatus(await ts.api("/account"), 200);
+    expect(JSON.stringify(account.data)).toContain("Rosa's Bakery");
+    const again = await expectStatus(await post(ts, "/setup", { token: link.token, businessName: "X", ...OWNER, email: "x@y.example" }), 409);
+    expect(again.message).toContain("already set up");
+    expect((await expectStatus(await fetch(`${ts.base}/setup`), 200)).data.needed).toBe(false);
+    expect(ts.running.deps.setup.newLink()).toBeNull();
+    // A key's session names nobody.
+    const keySession = await sessionOf(await post(ts, "/session", { apiKey: ts.adminKey }));
+    expect((await expectStatus(await browser(ts, keySession)("/session"), 200)).data.user).toBeNull();
+  });
+});
+
+describe("people, roles and sign-in", () => {
+  let ts: TestServer;
+  let owner: Awaited<ReturnType<typeof setupOwner>>;
+  beforeAll(async () => {
+    ts = await startTestServer({ authFailuresPerMinute: 1000 });
+    owner = await setupOwner(ts);
+  });
+  afterAll(() => ts.stop());
+
+  async function join(role: string, email: string) {
+    const token = await invite(ts, owner, role);
+    return sessionOf(await post(ts, "/invitations/accept", { token, name: `${role} person`, email, password: "green-teapot-77" }));
+  }
+
+  test("an invited person joins once with the link, with the invited role", async () => {
+    const token = await invite(ts, owner, "staff");
+    const s = await sessionOf(await post(ts, "/invitations/accept", { token, name: "Sam", email: "Sam@Shop.example", password: "green-teapot-77" }));
+    expect(s.data.user).toMatchObject({ name: "Sam", email: "sam@shop.example", role: "staff" });
+    const twice = await expectStatus(await post(ts, "/invitations/accept", { token, name: "Eve", email: "eve@shop.example", password: "green-teapot-77" }), 401);
+    expect(twice.message).toContain("expired or was already used");
+    const taken = await expectStatus(await post(ts, "/invitations/accept", { token: await invite(ts, owner, "viewer"), name: "Sam 2", email: "sam@shop.example", password: "green-teapot-77" }), 409);
+    expect(taken.code).toBe("EMAIL_TAKEN");
+    const badRole = await expectStatus(await browser(ts, owner)("/invitations", { method: "POST", json: { role: "boss" } }), 400);
+    expect(badRole.message).toContain("owner, admin, staff, viewer");
+  });
+
+  test("sign-in with e-mail and password; an unknown e-mail gets the wrong password's answer", async () => {
+    const ok = await sessionOf(await post(ts, "/session", { email: "OLGA@shop.example ", password: OWNER.password }));
+    expect(ok.data.user.role).toBe("owner");
+    const wrong = await post(ts, "/session", { email: OWNER.email, password: "not-the-password" });
+    const unknown = await post(ts, "/session", { email: "nobody@shop.example", password: "not-the-password" });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+  });
+
+  test("the refusal bodies are identical apart from nothing", async () => {
+    const strip = (t: string) => t.replace(/"requestId":"[^"]*"/g, "");
+    const a = strip(await (await post(ts, "/session", { email: OWNER.email, password: "wrong-password-1" })).text());
+    const b = strip(await (await post(ts, "/session", { email: "ghost@shop.example", password: "wrong-password-1" })).text());
+    expect(a).toBe(b);
+  });
+
+  test("roles map onto the routes: staff work with messages and contacts, never settings, keys or people", async () => {
+    const staff = await join("staff", "staff1@shop.example");
+    const as = browser(ts, staff);
+    expect((await as("/messages")).status).toBe(200);
+    expect((await as("/contacts")).status).toBe(200);
+    expect((await as("/contacts", { method: "POST", json: { phoneNumber: "+14155552601" } })).status).toBe(201);
+    expect((await as("/api-keys")).status).toBe(403);
+    expect((await as("/people")).status).toBe(403);
+    expect((await as("/account/settings")).status).toBe(403);
+    expect((await as("/forms", { method: "POST", json: formBody() })).status).toBe(403);
+    const denied = await expectStatus(await as("/invitations", { method: "POST", json: { role: "owner" } }), 403);
+    expect(denied.message).toContain("staff");
+  });
+
+  test("viewers read only; admins do everything but people and keys; owners everything", async () => {
+    const viewer = browser(ts, await join("viewer", "viewer1@shop.example"));
+    expect((await viewer("/messages")).status).toBe(200);
+    expect((await viewer("/contacts")).status).toBe(200);
+    expect((await viewer("/contacts", { method: "POST", json: { phoneNumber: "+14155552602" } })).status).toBe(403);
+    const admin = browser(ts, await join("admin", "admin1@shop.example"));
+    expect((await admin("/forms", { method: "POST", json: formBody() })).status).toBe(201);
+    expect((await admin("/account/settings")).status).toBe(200);
+    expect((await admin("/api-keys")).status).toBe(403);
+    expect((await admin("/people")).status).toBe(403);
+    const o = browser(ts, owner);
+    expect((await o("/api-keys")).status).toBe(200);
+    expect((await o("/people")).status).toBe(200);
+    // The owner of the server's first account is its operator.
+    expect((await o("/metrics")).status).not.toBe(403);
+  });
+
+  test("removing a person ends their sessions at once; a role change applies at once", async () => {
+    const staff = await join("staff", "staff2@shop.example");
+    expect((await browser(ts, staff)("/messages")).status).toBe(200);
+    const list = await expectStatus(await browser(ts, owner)("/people"), 200);
+    const id = list.data.people.find((p: { email: string }) => p.email === "staff2@shop.example").id;
+    await expectStatus(await browser(ts, owner)(`/people/${id}`, { method: "PATCH", json: { role: "viewer" } }), 200);
+    expect((await browser(ts, staff)("/contacts", { method: "POST", json: { phoneNumber: "+14155552603" } })).status).toBe(403);
+    await expectStatus(await browser(ts, owner)(`/people/${id}`, { method: "DELETE" }), 200);
+    expect((await browser(ts, staff)("/messages")).status).toBe(401);
+    await expectStatus(await post(ts, "/session", { email: "staff2@shop.example", password: "green-teapot-77" }), 401);
+    await expectStatus(await browser(ts, owner)(`/people/${id}`, { method: "DELETE" }), 404);
+  });
+
+  test("the last owner cannot be demoted or removed (409, plain words); with two owners one can go", async () => {
+    const me = owner.data.user.id;
+    const demote = await expectStatus(await browser(ts, owner)(`/people/${me}`, { method: "PATCH", json: { role: "admin" } }), 409);
+    expect(demote.code).toBe("LAST_OWNER");
+    expect(demote.message).toContain("only owner");
+    await expectStatus(await browser(ts, owner)(`/people/${me}`, { method: "DELETE" }), 409);
+    const second = await join("owner", "owner2@shop.example");
+    await expectStatus(await browser(ts, second)(`/people/${me}`, { method: "PATCH", json: { role: "admin" } }), 200);
+    // The demoted first owner's session acts as an admin at once: people are no longer theirs.
+    expect((await browser(ts, owner)("/people")).status).toBe(403);
+    await expectStatus(await browser(ts, second)(`/people/${me}`, { method: "PATCH", json: { role: "owner" } }), 200);
+  });
+
+  test("a message names who sent it and who cancelled it: a person, or a key", async () => {
+    const staff = await join("staff", "audit@shop.example");
+    const sent = await expectStatus(await browser(ts, staff)("/messages", { method: "POST", json: { phoneNumber: "+14155552680", content: "Your cake is ready", scheduledFor: "2099-01-01T00:00:00Z" } }), 201);
+    expect(sent.data.message.createdBy).toEqual({ type: "user", id: staff.data.user.id, name: "staff person" });
+    expect(sent.data.message.cancelledBy).toBeNull();
+    await expectStatus(await browser(ts, staff)(`/messages/${sent.data.messageId}/status`, { method: "PUT", json: { status: "cancelled" } }), 200);
+    const got = await expectStatus(await ts.api(`/messages/${sent.data.messageId}`), 200);
+    expect(got.data.message.cancelledBy).toEqual({ type: "user", id: staff.data.user.id, name: "staff person" });
+    const byKey = await expectStatus(await ts.api("/messages", { method: "POST", json: { phoneNumber: "+14155552681", content: "Hi", scheduledFor: "2099-01-01T00:00:00Z" } }), 201);
+    expect(byKey.data.message.createdBy).toEqual({ type: "key", id: expect.any(String) });
+    await expectStatus(await ts.api("/messages/bulk", { method: "PUT", json: { messageIds: [byKey.data.messageId], status: "cancelled" } }), 200);
+    const got2 = await expectStatus(await ts.api(`/messages/${byKey.data.messageId}`), 200);
+    expect(got2.data.message.cancelledBy).toEqual({ type: "key", id: byKey.data.message.createdBy.id });
+  });
+
+  test("people of another account are not found", async () => {
+    const other = ts.running.deps.accounts.createAccount({ name: "Other" });
+    const p = await ts.running.deps.people.add(other.account.id, { name: "Z", email: "z@other.example", password: "x".repeat(9) + "y", role: "owner" });
+    await expectStatus(await browser(ts, owner)(`/people/${p.id}`, { method: "DELETE" }), 404);
+    await expectStatus(await browser(ts, owner)(`/people/${p.id}`, { method: "PATCH", json: { role: "staff" } }), 404);
+    const list = await expectStatus(await browser(ts, owner)("/people"), 200);
+    expect(JSON.stringify(list)).not.toContain("z@other.example");
+  });
+
+  test("own password: the current one is checked, rules apply, other sessions end; sign out everywhere", async () => {
+    await join("staff", "pw@shop.example");
+    const a = await sessionOf(await post(ts, "/session", { email: "pw@shop.example", password: "green-teapot-77" }));
+    const b = await sessionOf(await post(ts, "/session", { email: "pw@shop.example", password: "green-teapot-77" }));
+    const wrong = await expectStatus(await browser(ts, a)("/session/password", { method: "PUT", json: { currentPassword: "nope-nope-nope", newPassword: "purple-lantern-88" } }), 400);
+    expect(wrong.message).toBe("Your current password is not right");
+    await expectStatus(await browser(ts, a)("/session/password", { method: "PUT", json: { currentPassword: "green-teapot-77", newPassword: "qwertyuiop" } }), 400);
+    await expectStatus(await browser(ts, a)("/session/password", { method: "PUT", json: { currentPassword: "green-teapot-77", newPassword: "purple-lantern-88" } }), 200);
+    expect((await browser(ts, a)("/session")).status).toBe(200);
+    expect((await browser(ts, b)("/session")).status).toBe(401);
+    await expectStatus(await post(ts, "/session", { email: "pw@shop.example", password: "green-teapot-77" }), 401);
+    const c = await sessionOf(await post(ts, "/session", { email: "pw@shop.example", password: "purple-lantern-88" }));
+    await expectStatus(await browser(ts, c)("/session/sign-out-everywhere", { method: "POST" }), 200);
+    expect((await browser(ts, a)("/session")).status).toBe(401);
+    expect((await browser(ts, c)("/session")).status).toBe(401);
+    // A key has no person: no password to change.
+    expect((await ts.api("/session/password", { method: "PUT", json: { currentPassword: "a", newPassword: "b" } })).status).toBe(404);
+  });
+});
+
+describe("sign-in limits", () => {
+  let ts: TestServer;
+  beforeAll(async () => {
+    ts = await startTestServer({ authFailuresPerMinute: 1000 });
+    await setupOwner(ts);
+  });
+  afterAll(() => ts.stop());
+
+  test("wrong passwords for one e-mail end in 429 with Retry-After, even from many addresses; the right one waits too", async () => {
+    let last: Response | undefined;
+    for (let i = 0; i < 12; i++) {
+      last = await post(ts, "/session", { email: OWNER.email, password: `wrong-password-${i}` });
+      if (last.status === 429) break;
+    }
+    expect(last!.status).toBe(429);
+    expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await post(ts, "/session", { email: OWNER.email, password: OWNER.password })).status).toBe(429);
+    // Unknown e-mails are limited the same way: the 429 reveals nothing either.
+    let ghost: Response | undefined;
+    for (let i = 0; i < 12; i++) {
+      ghost = await post(ts, "/session", { email: "ghost@shop.example", password: `wrong-password-${i}` });
+      if (ghost.status === 429) break;
+    }
+    expect(ghost!.status).toBe(429);
+  }, 60_000);
+});
+
+describe("sign-in limits per address", () => {
+  let ts: TestServer;
+  beforeAll(async () => {
+    ts = await startTestServer({ authFailuresPerMinute: 3 });
+    await setupOwner(ts);
+  });
+  afterAll(() => ts.stop());
+
+  test("failures from one address across e-mails end in 429 with Retry-After", async () => {
+    for (let i = 0; i < 3; i++) expect((await post(ts, "/session", { email: `p${i}@shop.example`, password: "wrong-password" })).status).toBe(401);
+    const res = await post(ts, "/session", { email: "p9@shop.example", password: "wrong-password" });
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+});
+
+describe("invitations expire", () => {
+  let now = Date.parse("2026-05-01T10:00:00Z");
+  let ts: TestServer;
+  beforeAll(async () => {
+    ts = await startTestServer({}, { clock: () => now });
+  });
+  afterAll(() => ts.stop());
+
+  test("after 72 hours the link is refused", async () => {
+    const owner = await setupOwner(ts);
+    const token = await invite(ts, owner, "staff");
+    now += 72 * 3600_000 + 1;
+    const res = await expectStatus(await post(ts, "/invitations/accept", { token, name: "Late", email: "late@shop.example", password: "green-teapot-77" }), 401);
+    expect(res.message).toContain("expired");
+  });
+});

@@ -1,0 +1,151 @@
+import { useEffect } from "preact/hooks";
+import { useSignal } from "@preact/signals";
+import { api, errorText, session } from "../api";
+import { act } from "../act";
+import type { Person } from "../api-types";
+import { Confirm } from "../components/Confirm";
+import { navigate } from "../router";
+
+const ROLES = [
+  { value: "owner", label: "Owner — everything, including people and API keys" },
+  { value: "admin", label: "Admin — everything but people and API keys" },
+  { value: "staff", label: "Staff — messages, conversations, contacts, broadcasts" },
+  { value: "viewer", label: "Viewer — can look, not change" },
+];
+const ROLE_NAMES: Record<string, string> = { owner: "Owner", admin: "Admin", staff: "Staff", viewer: "Viewer" };
+
+/** Settings → People (owners): who signs in, their roles, invitations (docs/dashboard.md, "People"). */
+export function People() {
+  const people = useSignal<Person[] | null>(null);
+  const notice = useSignal("");
+  const inviteRole = useSignal("staff");
+  const link = useSignal("");
+  const removing = useSignal<Person | null>(null);
+  const load = () =>
+    api("/people")
+      .then((r) => (people.value = r.data.people))
+      .catch((e) => (notice.value = errorText(e)));
+  useEffect(() => {
+    load();
+  }, []);
+  async function invite(e: Event) {
+    e.preventDefault();
+    link.value = "";
+    await act(notice, () => api("/invitations", { method: "POST", json: { role: inviteRole.value } }), (r) => {
+      link.value = r.data.url;
+      return "Invitation link ready: give it to the person. It works once, for 72 hours.";
+    });
+  }
+  const me = session.value?.user?.id;
+  return (
+    <>
+      <h2>People</h2>
+      <p>Everyone who signs in to this dashboard, each with their own e-mail and password.</p>
+      <p role="status" class="notice-line">{notice.value}</p>
+      {people.value ? (
+        <ul class="people">
+          {people.value.map((p) => (
+            <li key={p.id}>
+              <span>
+                <strong>{p.name}</strong> {p.email} {p.id === me ? "(you)" : ""}
+              </span>
+              <label>
+                <span class="visually-hidden">Role of {p.name}</span>
+                <select
+                  value={p.role}
+                  onChange={(e) =>
+                    act(notice, () => api(`/people/${encodeURIComponent(p.id)}`, { method: "PATCH", json: { role: (e.target as HTMLSelectElement).value } }), () => `${p.name} is now ${ROLE_NAMES[(e.target as HTMLSelectElement).value]}`, load)
+                  }
+                >
+                  {ROLES.map((r) => (
+                    <option value={r.value}>{ROLE_NAMES[r.value]}</option>
+                  ))}
+                </select>
+              </label>
+              <button type="button" class="secondary" onClick={() => (removing.value = p)}>
+                Remove {p.name}
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p role="status">Loading…</p>
+      )}
+      <form onSubmit={invite} class="invite">
+        <h3>Invite a person</h3>
+        <label for="invite-role">Role</label>
+        <select id="invite-role" value={inviteRole.value} onChange={(e) => (inviteRole.value = (e.target as HTMLSelectElement).value)}>
+          {ROLES.map((r) => (
+            <option value={r.value}>{r.label}</option>
+          ))}
+        </select>
+        <button type="submit">Invite a person</button>
+      </form>
+      {link.value ? (
+        <div class="invite-link">
+          <label for="invite-link">Invitation link</label>
+          <input id="invite-link" readOnly value={link.value} onFocus={(e) => (e.target as HTMLInputElement).select()} />
+          <button type="button" onClick={() => navigator.clipboard?.writeText(link.value).then(() => (notice.value = "Link copied"), () => (notice.value = "Select the link and copy it"))}>
+            Copy link
+          </button>
+        </div>
+      ) : null}
+      <Confirm
+        open={removing.value !== null}
+        title={`Remove ${removing.value?.name ?? ""}?`}
+        body="They are signed out at once and can no longer sign in."
+        action="Remove"
+        onCancel={() => (removing.value = null)}
+        onConfirm={() => {
+          const p = removing.value!;
+          removing.value = null;
+          act(notice, () => api(`/people/${encodeURIComponent(p.id)}`, { method: "DELETE" }), () => `${p.name} was removed`, load);
+        }}
+      />
+    </>
+  );
+}
+
+/** Settings → Your account: one's own password, and signing out everywhere. */
+export function YourAccount() {
+  const current = useSignal("");
+  const next = useSignal("");
+  const notice = useSignal("");
+  const user = session.value?.user;
+  if (!user) return null;
+  async function change(e: Event) {
+    e.preventDefault();
+    await act(notice, () => api("/session/password", { method: "PUT", json: { currentPassword: current.value, newPassword: next.value } }), () => {
+      current.value = "";
+      next.value = "";
+      return "Password changed. Other browsers signed in as you were signed out.";
+    });
+  }
+  async function everywhere() {
+    try {
+      await api("/session/sign-out-everywhere", { method: "POST" });
+    } finally {
+      session.value = null;
+      navigate("/sign-in", true);
+    }
+  }
+  return (
+    <>
+      <h2>Your account</h2>
+      <p>
+        Signed in as {user.name} ({user.email}), {ROLE_NAMES[user.role]}.
+      </p>
+      <p role="status" class="notice-line">{notice.value}</p>
+      <form onSubmit={change}>
+        <label for="current-password">Current password</label>
+        <input id="current-password" type="password" autocomplete="current-password" required value={current.value} onInput={(e) => (current.value = (e.target as HTMLInputElement).value)} />
+        <label for="new-password">New password (at least 10 characters)</label>
+        <input id="new-password" type="password" autocomplete="new-password" minLength={10} required value={next.value} onInput={(e) => (next.value = (e.target as HTMLInputElement).value)} />
+        <button type="submit">Change password</button>
+      </form>
+      <button type="button" class="secondary" onClick={everywhere}>
+        Sign out everywhere
+      </button>
+    </>
+  );
+}

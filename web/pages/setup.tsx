@@ -1,0 +1,168 @@
+import { useSignal } from "@preact/signals";
+import { api, errorText, session } from "../api";
+import type { Answer } from "../api-types";
+import { navigate } from "../router";
+
+/** A text field with its label, kept in a signal. */
+function Field(props: { id: string; label: string; value: { value: string }; type?: "text" | "email" | "password"; autocomplete?: string; hint?: string; minLength?: number }) {
+  return (
+    <>
+      <label for={props.id}>{props.label}</label>
+      {props.hint ? (
+        <p class="hint" id={`${props.id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
+      <input
+        id={props.id}
+        type={(props.type ?? "text") as "text"}
+        autocomplete={props.autocomplete}
+        required
+        minLength={props.minLength}
+        aria-describedby={props.hint ? `${props.id}-hint` : undefined}
+        value={props.value.value}
+        onInput={(e) => (props.value.value = (e.target as HTMLInputElement).value)}
+      />
+    </>
+  );
+}
+
+/** The token after # in a setup or invitation link (never sent to the server in the URL). */
+const fragmentToken = () => decodeURIComponent(location.hash.replace(/^#/, ""));
+
+const browserZone = () => {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  } catch {
+    return "UTC";
+  }
+};
+const browserCountry = () => (navigator.language.split("-")[1] ?? "US").toUpperCase().slice(0, 2);
+
+/** First run: the business's name, where it is, and its owner (docs/dashboard.md, "First run"). */
+export function Setup() {
+  const business = useSignal("");
+  const country = useSignal(browserCountry());
+  const zone = useSignal(browserZone());
+  const name = useSignal("");
+  const email = useSignal("");
+  const password = useSignal("");
+  const error = useSignal("");
+  const busy = useSignal(false);
+  async function submit(e: Event) {
+    e.preventDefault();
+    error.value = "";
+    busy.value = true;
+    try {
+      const r = await api<Answer<"/v1/setup", "post">>("/setup", {
+        method: "POST",
+        json: { token: fragmentToken(), businessName: business.value, country: country.value, timeZone: zone.value, name: name.value, email: email.value, password: password.value },
+      });
+      history.replaceState(null, "", "/setup");
+      session.value = r.data;
+      navigate("/welcome", true);
+    } catch (err) {
+      error.value = errorText(err);
+    } finally {
+      busy.value = false;
+    }
+  }
+  return (
+    <main id="main" class="sign-in">
+      <form onSubmit={submit} class="card">
+        <h1>Set up Textwire</h1>
+        <p>A few words about your business, and the account you will sign in with.</p>
+        <Field id="business-name" label="Business name" value={business} autocomplete="organization" hint="What your customers see in replies, e.g. Rosa's Bakery" />
+        <Field id="country" label="Country (two letters)" value={country} autocomplete="country" hint="Phone numbers without a country code are read as this country's" />
+        <Field id="time-zone" label="Time zone" value={zone} hint="Taken from this browser; e.g. America/Chicago" />
+        <Field id="your-name" label="Your name" value={name} autocomplete="name" />
+        <Field id="email" label="E-mail" type="email" value={email} autocomplete="username" />
+        <Field id="password" label="Password" type="password" value={password} autocomplete="new-password" minLength={10} hint="At least 10 characters; not a common password" />
+        {error.value ? (
+          <p class="error" role="alert">
+            {error.value}
+          </p>
+        ) : null}
+        <button type="submit" disabled={busy.value}>
+          Create account
+        </button>
+      </form>
+    </main>
+  );
+}
+
+/** An invited person joins: their name, e-mail and password. */
+export function Invite() {
+  const name = useSignal("");
+  const email = useSignal("");
+  const password = useSignal("");
+  const error = useSignal("");
+  const busy = useSignal(false);
+  async function submit(e: Event) {
+    e.preventDefault();
+    error.value = "";
+    busy.value = true;
+    try {
+      const r = await api<Answer<"/v1/invitations/accept", "post">>("/invitations/accept", {
+        method: "POST",
+        json: { token: fragmentToken(), name: name.value, email: email.value, password: password.value },
+      });
+      history.replaceState(null, "", "/invite");
+      session.value = r.data;
+      navigate("/overview", true);
+    } catch (err) {
+      error.value = errorText(err);
+    } finally {
+      busy.value = false;
+    }
+  }
+  return (
+    <main id="main" class="sign-in">
+      <form onSubmit={submit} class="card">
+        <h1>Join Textwire</h1>
+        <p>You were invited to this business's dashboard. Choose how you will sign in.</p>
+        <Field id="your-name" label="Your name" value={name} autocomplete="name" />
+        <Field id="email" label="E-mail" type="email" value={email} autocomplete="username" />
+        <Field id="password" label="Password" type="password" value={password} autocomplete="new-password" minLength={10} hint="At least 10 characters; not a common password" />
+        {error.value ? (
+          <p class="error" role="alert">
+            {error.value}
+          </p>
+        ) : null}
+        <button type="submit" disabled={busy.value}>
+          Join
+        </button>
+      </form>
+    </main>
+  );
+}
+
+/** After setup: the next steps, each a link to the page that does it. */
+export function Welcome() {
+  return (
+    <section>
+      <h1>Welcome, {session.value?.user?.name ?? ""}</h1>
+      <p>Your account is ready. Next steps:</p>
+      <ol class="next-steps">
+        <li>
+          <a href="/forms">Make your first form</a>: the form on your website whose visitors get a text.
+        </li>
+        <li>
+          <a href="/devices">Connect your first phone</a>: the Android phone that sends the texts.
+        </li>
+        <li>
+          <a href="/settings">Turn on HTTPS</a> before phones or forms reach this server from outside your network.
+        </li>
+        <li>
+          <a href="/settings">Set up backups</a> so a lost disk does not lose your contacts.
+        </li>
+        <li>
+          <a href="/settings">Invite your staff</a> (Settings → People).
+        </li>
+      </ol>
+      <p>
+        Or go to the <a href="/overview">Overview</a>.
+      </p>
+    </section>
+  );
+}
