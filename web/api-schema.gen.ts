@@ -253,6 +253,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every server-wide setting in one answer: server address, HTTPS, replication, backups (operator)
+         * @description What the dashboard's Settings page shows an operator, read in one request; each part is also its own route.
+         *
+         *     Requires an **operator** key (`textwire keys create --operator`): it covers every account.
+         */
+        get: operations["getV1AdminSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/api-keys": {
         parameters: {
             query?: never;
@@ -4467,6 +4489,174 @@ export interface operations {
             };
             /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getV1AdminSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            backups: {
+                                /** @description newest first */
+                                backups: {
+                                    bytes: number;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                    name: string;
+                                }[];
+                                /** @description --backup-dir */
+                                directory: string | null;
+                                /** @description --backup-every */
+                                everyMinutes: number | null;
+                                /** @description --backup-keep: older files are deleted */
+                                keep: number;
+                                /** @description false when the server runs without --backup-dir */
+                                scheduled: boolean;
+                                /** @description flag: --backup-dir is in force and wins (the dashboard cannot change it); setting: saved from the dashboard; null: no scheduled backups */
+                                source: ("flag" | "setting") | null;
+                            };
+                            https: {
+                                /** @description --trust-proxy: a reverse proxy in front may do HTTPS */
+                                behindProxy: boolean;
+                                /** @description local-ca: from `textwire tls init`; certificate: given with --tls-cert */
+                                certificate: ("local-ca" | "certificate") | null;
+                                /** @description when the certificate expires */
+                                certificateExpiresAt: string | null;
+                                /** @description days until it expires (negative: expired) */
+                                daysLeft: number | null;
+                                /** @description the server speaks HTTPS */
+                                on: boolean;
+                                /** @description the port the server listens on */
+                                port: number | null;
+                                /** @description the old plain-HTTP port, answering 308 to HTTPS and serving /ca.crt */
+                                redirectPort: number | null;
+                            };
+                            replication: {
+                                /** @description the address given with --replicate, which wins over the saved one */
+                                flagUrl: string | null;
+                                /** @description when it was saved */
+                                savedAt: string | null;
+                                /** @description the address saved from the dashboard (a password shown as ***) */
+                                savedUrl: string | null;
+                                status: {
+                                    /** @description how long the replica may be missing writes (0 when it holds all); null when off */
+                                    lagSeconds: number | null;
+                                    /** @description the last error Litestream reported (or why it cannot run), since the replica last caught up */
+                                    lastError: string | null;
+                                    /** @description the last moment the replica was confirmed to hold every write */
+                                    lastSyncAt: string | null;
+                                    /** @description the Litestream process runs right now */
+                                    running: boolean;
+                                    /** @description flag: --replicate (or TEXTWIRE_REPLICATE) is in force; setting: the address saved here */
+                                    source: ("flag" | "setting") | null;
+                                    /**
+                                     * @description off: no replica set; starting: before the replica first confirmed a copy; ok; behind: more than 10 s behind (a warning); stalled: more than 60 s (a failure; a replication.stalled event went out)
+                                     * @default off
+                                     * @enum {string}
+                                     */
+                                    state: "off" | "starting" | "ok" | "behind" | "stalled";
+                                    /** @description where to, with any password replaced by *** */
+                                    target: string | null;
+                                };
+                            };
+                            serverAddress: {
+                                effective: {
+                                    /**
+                                     * @description flag: --public-url; setting: saved here; request: none set, so the address this request came in on (set one: published forms must not depend on it)
+                                     * @default flag
+                                     * @enum {string}
+                                     */
+                                    source: "flag" | "setting" | "request";
+                                    /** @description the address forms and phones are given */
+                                    url: string;
+                                };
+                                /** @description the address given with --public-url, which wins over the saved one */
+                                flagUrl: string | null;
+                                /** @description when it was saved */
+                                savedAt: string | null;
+                                /** @description the address saved in Settings */
+                                savedUrl: string | null;
+                            };
+                        };
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
+            403: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
                     "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];

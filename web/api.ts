@@ -40,7 +40,23 @@ async function waitBusy(id: number, seconds: number): Promise<void> {
 }
 
 /** Calls the /v1 API with the session cookie; state-changing calls carry the CSRF token. */
-export async function api<T = any>(path: string, init: { method?: string; json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {}): Promise<T> {
+/**
+ * GETs in flight, by path: sections of one page that read the same answer (Settings' business
+ * profile and replies, the account's limits) share one request instead of asking twice.
+ */
+const inFlight = new Map<string, Promise<unknown>>();
+
+export function api<T = any>(path: string, init: { method?: string; json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {}): Promise<T> {
+  const method = init.method ?? "GET";
+  if (method !== "GET" || init.headers !== undefined) return request<T>(path, init);
+  const pending = inFlight.get(path);
+  if (pending) return pending as Promise<T>;
+  const p = request<T>(path, init).finally(() => inFlight.delete(path));
+  inFlight.set(path, p);
+  return p;
+}
+
+async function request<T>(path: string, init: { method?: string; json?: unknown; body?: BodyInit; headers?: Record<string, string> }): Promise<T> {
   const method = init.method ?? "GET";
   const headers: Record<string, string> = { Accept: "application/json", ...init.headers };
   let body = init.body;

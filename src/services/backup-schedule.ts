@@ -13,6 +13,7 @@ import { iso, type Clock } from "../lib/clock";
 import type { FieldError } from "../domain/submission";
 import { BACKUP_SCHEDULE_KEY, deleteServerSetting, findServerSetting, upsertServerSetting } from "../db/server-settings";
 import type { BackupSchedule } from "./backups";
+import { listStoredBackups } from "./stored-backups";
 
 export const MIN_BACKUP_EVERY_MINUTES = 5;
 export const MAX_BACKUP_EVERY_MINUTES = 30 * 24 * 60;
@@ -114,4 +115,18 @@ function writeProblem(dir: string): string | null {
     if (code === "ENOSPC") return "the disk is full";
     return code ?? "it could not be written";
   }
+}
+
+/** What `GET /v1/admin/backups` shows: the schedule in force, where it comes from, and the stored copies. */
+export function backupsView(schedule: BackupScheduleService, defaultKeep: number) {
+  const v = schedule.get();
+  const sch = v.schedule;
+  return {
+    scheduled: sch !== null,
+    directory: sch?.dir ?? null,
+    everyMinutes: sch ? Math.max(1, Math.round(sch.everyMs / 60_000)) : null,
+    keep: sch?.keep ?? defaultKeep,
+    source: v.source,
+    backups: sch ? listStoredBackups(sch.dir) : [],
+  };
 }

@@ -70,15 +70,6 @@ export async function startServerProcess(extraArgs: string[] = [], opts: { empty
   const adminKey = created.apiKey;
   const accountId = created.accountId;
   const setupUrl = /(http:\/\/\S+\/setup#\S+)/.exec(out)?.[1];
-  // The tests' own Bearer requests (server.api) get room; the dashboard's session has its own
-  // limiter and is tested at the plan's limits in test/browser/limits.test.ts.
-  const update = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "accounts", "update", accountId, "--api-burst-per-minute", "2000", "--db", dbPath], {
-    cwd: dir,
-    env,
-    stdout: "ignore",
-    stderr: "pipe",
-  });
-  if ((await update.exited) !== 0) throw new Error("accounts update failed: " + (await new Response(update.stderr).text()));
   return {
     url,
     setupUrl,

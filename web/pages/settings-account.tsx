@@ -100,12 +100,13 @@ export function Backups(props: { info: AccountInfo | null }) {
   const error = useSignal("");
   const busy = useSignal(false);
   const operator = props.info?.access.operator === true;
-  const load = () =>
-    api("/admin/backups")
+  // First load: the operator's settings in one answer, shared with the other sections.
+  const load = (first = false) =>
+    (first ? api("/admin/settings").then((r) => ({ data: r.data.backups })) : api("/admin/backups"))
       .then((r) => (list.value = r.data))
       .catch((e) => (error.value = errorText(e)));
   useEffect(() => {
-    if (operator) load();
+    if (operator) load(true);
   }, [operator]);
 
   async function runNow() {

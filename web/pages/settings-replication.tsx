@@ -20,8 +20,8 @@ export function Replication(props: { info: AccountInfo | null }) {
   const notice = useSignal("");
   const busy = useSignal(false);
   const operator = props.info?.access.operator === true;
-  const load = (fillField: boolean) =>
-    api("/admin/replication")
+  const load = (fillField: boolean, first = false) =>
+    (first ? api("/admin/settings").then((r) => ({ data: r.data.replication })) : api("/admin/replication"))
       .then((r) => {
         view.value = r.data;
         if (fillField) url.value = r.data.savedUrl ?? "";
@@ -29,7 +29,7 @@ export function Replication(props: { info: AccountInfo | null }) {
       .catch((e) => (error.value = errorText(e)));
   useEffect(() => {
     if (!operator) return;
-    load(true);
+    load(true, true);
     // The status line follows the replica (the field is left as typed).
     const timer = setInterval(() => load(false), 5_000);
     return () => clearInterval(timer);

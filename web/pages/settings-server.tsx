@@ -34,8 +34,8 @@ function ServerAddress() {
   const errs = useSignal<Array<{ field: string; message: string }>>([]);
   const busy = useSignal(false);
   useEffect(() => {
-    api("/admin/server-address")
-      .then((r) => ((view.value = r.data), (url.value = r.data.savedUrl ?? "")))
+    api("/admin/settings")
+      .then((r) => ((view.value = r.data.serverAddress), (url.value = r.data.serverAddress.savedUrl ?? "")))
       .catch((e) => (error.value = errorText(e)));
   }, []);
   async function save(e: Event) {
@@ -112,8 +112,8 @@ function HttpsStatus() {
   const v = useSignal<HttpsView | null>(null);
   const error = useSignal("");
   useEffect(() => {
-    api("/admin/https")
-      .then((r) => (v.value = r.data))
+    api("/admin/settings")
+      .then((r) => (v.value = r.data.https))
       .catch((e) => (error.value = errorText(e)));
   }, []);
   const h = v.value;

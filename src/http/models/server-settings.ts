@@ -1,4 +1,6 @@
 import { t } from "elysia";
+import { ReplicationAnswer } from "./replication";
+import { StoredBackupsAnswer } from "./account";
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T, description: string) => t.Union([s, t.Null()], { description });
 
@@ -46,4 +48,15 @@ export const PlainHttpFormsAnswer = t.Object({
     }),
     { description: "the account's forms posted to over plain HTTP in the last 30 days, most recent first" },
   ),
+});
+
+/** `GET /v1/admin/settings`: the four server-wide parts the Settings page shows, in one answer. */
+export const ServerSettingsAnswer = t.Object({
+  status: t.Literal("success"),
+  data: t.Object({
+    serverAddress: ServerAddressAnswer.properties.data,
+    https: HttpsStatusAnswer.properties.data,
+    replication: ReplicationAnswer.properties.data,
+    backups: StoredBackupsAnswer.properties.data,
+  }),
 });

@@ -3,24 +3,13 @@ import type { AppDeps } from "../../deps";
 import { authOf } from "../context";
 import { AccountAnswer, BackupScheduleBody, StoredBackupsAnswer } from "../models/account";
 import { AccountOverviewService } from "../../services/account-overview";
-import { listStoredBackups } from "../../services/stored-backups";
+import { backupsView } from "../../services/backup-schedule";
 import { routeAccess } from "../plugins/route-access";
 
 /** `GET /v1/account` (any key: what the account may do and has used) and the operator's list of scheduled backups. */
 export function accountRoutes(deps: AppDeps) {
   const overview = new AccountOverviewService(deps.sqlite);
-  const backupsView = () => {
-    const v = deps.backupSchedule.get();
-    const sch = v.schedule;
-    return {
-      scheduled: sch !== null,
-      directory: sch?.dir ?? null,
-      everyMinutes: sch ? Math.max(1, Math.round(sch.everyMs / 60_000)) : null,
-      keep: sch?.keep ?? deps.config.backupKeep,
-      source: v.source,
-      backups: sch ? listStoredBackups(sch.dir) : [],
-    };
-  };
+  const backups = () => backupsView(deps.backupSchedule, deps.config.backupKeep);
   return new Elysia({ name: "account-routes" })
     .use(routeAccess)
     .get("/v1/account", ({ request }) => ({ status: "success" as const, data: overview.get(authOf(request), deps.clock()) }), {
@@ -34,7 +23,7 @@ export function accountRoutes(deps: AppDeps) {
     })
     .get(
       "/v1/admin/backups",
-      () => ({ status: "success" as const, data: backupsView() }),
+      () => ({ status: "success" as const, data: backups() }),
       {
         permission: "operator", rateLimit: "api-key",
         response: { 200: StoredBackupsAnswer },
@@ -45,7 +34,7 @@ export function accountRoutes(deps: AppDeps) {
       "/v1/admin/backups",
       ({ body }) => {
         deps.backupSchedule.set(body);
-        return { status: "success" as const, message: body.directory ? "Backup schedule saved" : "Scheduled backups turned off", data: backupsView() };
+        return { status: "success" as const, message: body.directory ? "Backup schedule saved" : "Scheduled backups turned off", data: backups() };
       },
       {
         permission: "operator", rateLimit: "api-key",

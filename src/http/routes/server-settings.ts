@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authOf, stateOf } from "../context";
-import { HttpsStatusAnswer, PlainHttpFormsAnswer, ServerAddressAnswer, ServerAddressBody } from "../models/server-settings";
+import { HttpsStatusAnswer, PlainHttpFormsAnswer, ServerAddressAnswer, ServerAddressBody, ServerSettingsAnswer } from "../models/server-settings";
+import { backupsView } from "../../services/backup-schedule";
 import { routeAccess } from "../plugins/route-access";
 
 /**
@@ -36,6 +37,27 @@ export function serverSettingsRoutes(deps: AppDeps) {
           "x-errors": ["VALIDATION_ERROR", "INVALID_STATE"],
           summary: "Set (or with null clear) the address forms and phones are given (operator)",
           description: "Webhook addresses, embed snippets, QR codes and the phone wizard use it from now on. Refused with INVALID_STATE while the server runs with --public-url (the flag wins).",
+          tags: ["Operations"],
+        },
+      },
+    )
+    .get(
+      "/v1/admin/settings",
+      ({ request }) => ({
+        status: "success" as const,
+        data: {
+          serverAddress: deps.serverAddress.get(stateOf(request).origin),
+          https: deps.httpsStatus.get(),
+          replication: deps.replicationSettings.get(),
+          backups: backupsView(deps.backupSchedule, deps.config.backupKeep),
+        },
+      }),
+      {
+        permission: "operator", rateLimit: "api-key",
+        response: { 200: ServerSettingsAnswer },
+        detail: {
+          summary: "Every server-wide setting in one answer: server address, HTTPS, replication, backups (operator)",
+          description: "What the dashboard's Settings page shows an operator, read in one request; each part is also its own route.",
           tags: ["Operations"],
         },
       },
