@@ -37,9 +37,10 @@ function ownPerson(request: Request) {
 export function peopleRoutes(deps: AppDeps) {
   return new Elysia({ name: "people-routes" })
     .use(routeAccess)
+    // Part of signing in (no key, the address's sign-in limit): what the sign-in page asks first.
     .get("/v1/setup", () => ({ status: "success" as const, data: { needed: deps.setup.needed() } }), {
-      permission: "public",
-      rateLimit: "none",
+      permission: "sign-in",
+      rateLimit: "sign-in",
       response: { 200: SetupStatus },
       detail: { summary: "Whether this server still waits for its first run in the browser", tags: ["Dashboard"] },
     })

@@ -282,6 +282,39 @@ const CASES: Record<string, () => Promise<void>> = {
   "PUT /v1/admin/server-address": async () => {
     expectHttp(await api.PUT("/v1/admin/server-address", { body: { url: "https://x.example/with/a/path" } }), 400);
   },
+  "GET /v1/admin/settings": async () => {
+    expectHttp(await api.GET("/v1/admin/settings", {}), 200);
+  },
+  "GET /v1/setup": async () => {
+    expectHttp(await api.GET("/v1/setup", {}), 200);
+  },
+  "POST /v1/setup": async () => {
+    const body = { token: "not-the-printed-one", businessName: "Ann's Bakery", name: "Ann", email: "ann@example.com", password: "a long enough password" };
+    expectHttp(await api.POST("/v1/setup", { body }), 401);
+  },
+  "GET /v1/people": async () => {
+    expectHttp(await api.GET("/v1/people", {}), 200);
+  },
+  "POST /v1/invitations": async () => {
+    expectHttp(await api.POST("/v1/invitations", { body: { role: "staff" } }), 201);
+  },
+  "POST /v1/invitations/accept": async () => {
+    const body = { token: "not-an-invitation", name: "Bo", email: "bo@example.com", password: "a long enough password" };
+    expectHttp(await api.POST("/v1/invitations/accept", { body }), 401);
+  },
+  "PATCH /v1/people/{id}": async () => {
+    expectHttp(await api.PATCH("/v1/people/{id}", { params: { path: { id: "00000000-0000-4000-8000-000000000000" } }, body: { role: "staff" } }), 404);
+  },
+  "DELETE /v1/people/{id}": async () => {
+    expectHttp(await api.DELETE("/v1/people/{id}", { params: { path: { id: "00000000-0000-4000-8000-000000000000" } } }), 404);
+  },
+  "PUT /v1/session/password": async () => {
+    // A key has no password of its own to change.
+    expectHttp(await api.PUT("/v1/session/password", { body: { currentPassword: "whatever it is", newPassword: "a long enough password" } }), 404);
+  },
+  "POST /v1/session/sign-out-everywhere": async () => {
+    expectHttp(await api.POST("/v1/session/sign-out-everywhere", {}), 404);
+  },
   "GET /v1/admin/https": async () => {
     expectHttp(await api.GET("/v1/admin/https", {}), 200);
   },
