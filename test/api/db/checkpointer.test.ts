@@ -181,7 +181,12 @@ describe("background checkpoints", () => {
     reader.query("PRAGMA wal_checkpoint(PASSIVE)").get();
     reader.exec("INSERT INTO t VALUES ('seq')");
     expect(await until(() => !gate.closed, 2_000)).toBe(true);
-    expect((await cp.stats())!.restartedByOther).toBeGreaterThan(0);
+    // Opened by Litestream's restart of the WAL, or by a pass of ours that found every frame
+    // copied once the read lock was lifted (the worker's thread may get there between the two
+    // statements above): never by a TRUNCATE or RESTART of ours, which would start a new generation.
+    const st = (await cp.stats())!;
+    expect(st.truncate).toBe(0);
+    expect(st.forced).toBe(0);
     reader.close();
     await cp.stop();
     db.close();
