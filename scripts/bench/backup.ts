@@ -9,14 +9,14 @@
  * Prints the machine line, then time and throughput of `backup` (VACUUM INTO + integrity check)
  * and `restore`, then the webhook figures.
  */
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { openSqlite } from "../../src/db/open";
 import { migrate } from "../../src/db/migrate";
 import { backupDatabase, restoreDatabase } from "../../src/services/backups";
 import { runBackupJob } from "../../src/services/backup-thread";
-import { loadGeneratorLine, runLoad, type LoadResult } from "./lib/proc";
+import { benchAccount, loadGeneratorLine, runLoad, type LoadResult } from "./lib/proc";
 
 /**
  * In this process: the event loop's lag and a FULL-sync write's latency every 5 ms while a backup
@@ -58,6 +58,7 @@ async function loopDuringBackup(db: string, dir: string) {
 
 /** A server child process on `db`; resolves once it listens (the admin key only on a first start). */
 async function startServer(db: string, extra: string[] = []) {
+  const key = existsSync(db) ? null : benchAccount([bun, join(root, "src/main.ts")], db).key;
   const server = Bun.spawn([bun, join(root, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--db", db, "--log-format", "json", "--webhook-limit-per-minute", "100000000", ...extra], {
     stdout: "pipe",
     stderr: "ignore",
@@ -73,7 +74,6 @@ async function startServer(db: string, extra: string[] = []) {
   void (async () => {
     while (!(await reader.read()).done);
   })().catch(() => {});
-  const key = out.match(/Admin API key[^\n]*?(txwire_sk_[A-Za-z0-9]{40})/)?.[1] ?? null;
   return { server, key, base: m[1].replace("localhost", "127.0.0.1") };
 }
 

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { phoneFor } from "./lib/phones";
-import { machineLine, loadGeneratorLine, readUntil, runLoad } from "./lib/proc";
+import { benchAccount, machineLine, loadGeneratorLine, readUntil, runLoad } from "./lib/proc";
 
 const load = (base: string, forms: string[], offset: number) => runLoad(base, forms, { concurrency: CONCURRENCY, seconds: SECONDS, offset });
 
@@ -26,14 +26,14 @@ const bun = join(root, "node_modules", ".bin", "bun");
 const dir = mkdtempSync(join(tmpdir(), "textwire-bench-broadcast-"));
 
 
+const { key } = benchAccount([bun, join(root, "src/main.ts")], join(dir, "textwire.db"));
 const server = Bun.spawn(
   [bun, join(root, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--db", join(dir, "textwire.db"), "--log-format", "json", "--webhook-limit-per-minute", "100000000"],
   { stdout: "pipe", stderr: "ignore" },
 );
 try {
-  const m = await readUntil(server.stdout, /Admin API key[^\n]*?(txwire_sk_[A-Za-z0-9]{40})[\s\S]*Textwire listening on (http:\/\/\S+)/);
-  const key = m[1];
-  const base = m[2].replace("localhost", "127.0.0.1");
+  const m = await readUntil(server.stdout, /Textwire listening on (http:\/\/\S+)/);
+  const base = m[1].replace("localhost", "127.0.0.1");
   const api = (path: string, init: RequestInit = {}) =>
     fetch(`${base}/v1${path}`, { ...init, headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", ...(init.headers ?? {}) } });
   const form = await (

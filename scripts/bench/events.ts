@@ -11,7 +11,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readUntil, machineLine, loadGeneratorLine, runLoad, type LoadResult } from "./lib/proc";
+import { benchAccount, readUntil, machineLine, loadGeneratorLine, runLoad, type LoadResult } from "./lib/proc";
 
 const root = join(import.meta.dir, "..", "..");
 const argv = process.argv.slice(2);
@@ -52,15 +52,16 @@ const load = (base: string, forms: string[], seconds: number, offset: number) =>
 
 async function run(label: string, endpoints: number) {
   const db = join(dir, `${label}.db`);
+  const { key } = benchAccount([bun, join(root, "src/main.ts")], db);
   const proc = Bun.spawn(
     [bun, join(root, "src/main.ts"), "serve", "--port", "0", "--host", "127.0.0.1", "--db", db, "--log-format", "json", "--webhook-limit-per-minute", "100000000", "--allow-private-webhook-urls"],
     { stdout: "pipe", stderr: "ignore" },
   );
   const receivers = Array.from({ length: endpoints }, slowReceiver);
   try {
-    const m = await readUntil(proc.stdout, /Admin API key[^\n]*?(txwire_sk_[A-Za-z0-9]{40})[\s\S]*Textwire listening on (http:\/\/\S+)/);
-    const headers = { Authorization: `Bearer ${m[1]}`, "Content-Type": "application/json" };
-    const base = m[2].replace("localhost", "127.0.0.1");
+    const m = await readUntil(proc.stdout, /Textwire listening on (http:\/\/\S+)/);
+    const headers = { Authorization: `Bearer ${key}`, "Content-Type": "application/json" };
+    const base = m[1].replace("localhost", "127.0.0.1");
     for (const r of receivers) {
       const res = await fetch(`${base}/v1/webhook-endpoints`, { method: "POST", headers, body: JSON.stringify({ url: r.url, events: ["*"], allowInsecure: true }) });
       if (res.status !== 201) throw new Error(`endpoint create failed: ${res.status} ${await res.text()}`);

@@ -14,7 +14,7 @@
 import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { cpus, release, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
-import { peakRssMb, readUntil } from "./lib/proc";
+import { benchAccount, peakRssMb, readUntil } from "./lib/proc";
 
 const root = join(import.meta.dir, "..", "..");
 const argv = process.argv.slice(2);
@@ -69,16 +69,16 @@ const pct = (xs: number[], p: number) => {
 };
 
 async function runCase(name: string, file: string) {
+  const { key } = benchAccount(cmd, join(dir, `${name.replace(/\W/g, "")}.db`));
   const proc = Bun.spawn([...cmd, "serve", "--port", "0", "--host", "127.0.0.1", "--db", join(dir, `${name.replace(/\W/g, "")}.db`), "--log-format", "json"], { stdout: "pipe", stderr: "ignore" });
   try {
-    const m = await readUntil(proc.stdout, /Admin API key[^\n]*?(txwire_sk_[A-Za-z0-9]{40})[\s\S]*Textwire listening on (http:\/\/\S+)/);
+    const m = await readUntil(proc.stdout, /Textwire listening on (http:\/\/\S+)/);
     void (async () => {
       // Keep draining the log so the server never blocks on a full pipe.
       const r = proc.stdout.getReader();
       while (!(await r.read()).done);
     })().catch(() => {});
-    const key = m[1];
-    const base = m[2].replace("localhost", "127.0.0.1");
+    const base = m[1].replace("localhost", "127.0.0.1");
     // Warm up (connection, first-call compilation) so the figures below are about the import.
     for (let i = 0; i < 20; i++) await (await fetch(`${base}/health`)).arrayBuffer();
     const rssBefore = peakRssMb(proc.pid);

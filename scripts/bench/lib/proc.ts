@@ -116,3 +116,19 @@ export async function runLoad(base: string, forms: string[], o: { concurrency: n
   await p.exited;
   return JSON.parse(text.trim().split("\n").pop()!);
 }
+
+/**
+ * An account and its operator key on `db`, made from the command line as a headless install
+ * does (`serve` on an empty database prints a setup link, not a key). The operator key also
+ * reads /metrics.
+ */
+export function benchAccount(cmd: string[], db: string): { accountId: string; key: string } {
+  const run = (args: string[]) => {
+    const r = Bun.spawnSync([...cmd, ...args, "--json", "--db", db], { stdout: "pipe", stderr: "pipe" });
+    if (r.exitCode !== 0) throw new Error(`${args.slice(0, 2).join(" ")} failed: ${r.stderr.toString()}`);
+    return JSON.parse(r.stdout.toString());
+  };
+  const { accountId } = run(["accounts", "create", "--name", "Bench"]) as { accountId: string };
+  const { apiKey } = run(["keys", "create", "--account", accountId, "--operator"]) as { apiKey: string };
+  return { accountId, key: apiKey };
+}

@@ -3,7 +3,7 @@
  * flags and its forms created, and the per-stage sums it shows in /metrics with --stage-timing.
  */
 import type { Subprocess } from "bun";
-import { readUntil } from "./proc";
+import { benchAccount, readUntil } from "./proc";
 import { STAGES, type Stage } from "../../../src/lib/stage-timing";
 
 /** The benchmark's form: four fields, a template that uses three. */
@@ -28,14 +28,14 @@ export interface BenchServer {
 
 /** `cmd serve` on `db` (no webhook rate limit) with `flags`, and `formCount` bench forms made. */
 export async function startWebhookServer(cmd: string[], db: string, flags: string[], formCount: number): Promise<BenchServer> {
+  const { key } = benchAccount(cmd, db);
   const proc = Bun.spawn([...cmd, "serve", "--port", "0", "--host", "127.0.0.1", "--db", db, "--log-format", "json", "--webhook-limit-per-minute", "100000000", ...flags], {
     stdout: "pipe",
     stderr: "ignore",
   });
   try {
-    const m = await readUntil(proc.stdout, /Admin API key[^\n]*?(txwire_sk_[A-Za-z0-9]{40})[\s\S]*Textwire listening on (http:\/\/\S+)/);
-    const key = m[1];
-    const base = m[2].replace("localhost", "127.0.0.1");
+    const m = await readUntil(proc.stdout, /Textwire listening on (http:\/\/\S+)/);
+    const base = m[1].replace("localhost", "127.0.0.1");
     const forms: string[] = [];
     for (let i = 0; i < formCount; i++) {
       const res = await fetch(`${base}/v1/forms`, {
