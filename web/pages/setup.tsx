@@ -39,6 +39,45 @@ const browserZone = () => {
 };
 const browserCountry = () => (navigator.language.split("-")[1] ?? "US").toUpperCase().slice(0, 2);
 
+/**
+ * Posts the form of a one-time link (setup or invitation) with the token from the address's
+ * fragment; on success the browser is signed in, the token leaves the address bar, and the page
+ * `next` opens. Errors are shown in `error`.
+ */
+function submitWithLink(
+  path: "/v1/setup" | "/v1/invitations/accept",
+  json: () => Record<string, unknown>,
+  next: string,
+  state: { error: { value: string }; busy: { value: boolean } },
+) {
+  return async (e: Event) => {
+    e.preventDefault();
+    state.error.value = "";
+    state.busy.value = true;
+    try {
+      const r = await api<Answer<"/v1/setup", "post"> | Answer<"/v1/invitations/accept", "post">>(path.slice("/v1".length), { method: "POST", json: { token: fragmentToken(), ...json() } });
+      history.replaceState(null, "", location.pathname);
+      session.value = r.data;
+      navigate(next, true);
+    } catch (err) {
+      state.error.value = errorText(err);
+    } finally {
+      state.busy.value = false;
+    }
+  };
+}
+
+/** The person's own fields, the same on the setup page and an invitation. */
+function PersonFields(props: { name: { value: string }; email: { value: string }; password: { value: string } }) {
+  return (
+    <>
+      <Field id="your-name" label="Your name" value={props.name} autocomplete="name" />
+      <Field id="email" label="E-mail" type="email" value={props.email} autocomplete="username" />
+      <Field id="password" label="Password" type="password" value={props.password} autocomplete="new-password" minLength={10} hint="At least 10 characters; not a common password" />
+    </>
+  );
+}
+
 /** First run: the business's name, where it is, and its owner (docs/dashboard.md, "First run"). */
 export function Setup() {
   const business = useSignal("");
@@ -49,24 +88,12 @@ export function Setup() {
   const password = useSignal("");
   const error = useSignal("");
   const busy = useSignal(false);
-  async function submit(e: Event) {
-    e.preventDefault();
-    error.value = "";
-    busy.value = true;
-    try {
-      const r = await api<Answer<"/v1/setup", "post">>("/setup", {
-        method: "POST",
-        json: { token: fragmentToken(), businessName: business.value, country: country.value, timeZone: zone.value, name: name.value, email: email.value, password: password.value },
-      });
-      history.replaceState(null, "", "/setup");
-      session.value = r.data;
-      navigate("/welcome", true);
-    } catch (err) {
-      error.value = errorText(err);
-    } finally {
-      busy.value = false;
-    }
-  }
+  const submit = submitWithLink(
+    "/v1/setup",
+    () => ({ businessName: business.value, country: country.value, timeZone: zone.value, name: name.value, email: email.value, password: password.value }),
+    "/welcome",
+    { error, busy },
+  );
   return (
     <main id="main" class="sign-in">
       <form onSubmit={submit} class="card">
@@ -75,9 +102,7 @@ export function Setup() {
         <Field id="business-name" label="Business name" value={business} autocomplete="organization" hint="What your customers see in replies, e.g. Rosa's Bakery" />
         <Field id="country" label="Country (two letters)" value={country} autocomplete="country" hint="Phone numbers without a country code are read as this country's" />
         <Field id="time-zone" label="Time zone" value={zone} hint="Taken from this browser; e.g. America/Chicago" />
-        <Field id="your-name" label="Your name" value={name} autocomplete="name" />
-        <Field id="email" label="E-mail" type="email" value={email} autocomplete="username" />
-        <Field id="password" label="Password" type="password" value={password} autocomplete="new-password" minLength={10} hint="At least 10 characters; not a common password" />
+        <PersonFields name={name} email={email} password={password} />
         {error.value ? (
           <p class="error" role="alert">
             {error.value}
@@ -98,32 +123,13 @@ export function Invite() {
   const password = useSignal("");
   const error = useSignal("");
   const busy = useSignal(false);
-  async function submit(e: Event) {
-    e.preventDefault();
-    error.value = "";
-    busy.value = true;
-    try {
-      const r = await api<Answer<"/v1/invitations/accept", "post">>("/invitations/accept", {
-        method: "POST",
-        json: { token: fragmentToken(), name: name.value, email: email.value, password: password.value },
-      });
-      history.replaceState(null, "", "/invite");
-      session.value = r.data;
-      navigate("/overview", true);
-    } catch (err) {
-      error.value = errorText(err);
-    } finally {
-      busy.value = false;
-    }
-  }
+  const submit = submitWithLink("/v1/invitations/accept", () => ({ name: name.value, email: email.value, password: password.value }), "/overview", { error, busy });
   return (
     <main id="main" class="sign-in">
       <form onSubmit={submit} class="card">
         <h1>Join Textwire</h1>
         <p>You were invited to this business's dashboard. Choose how you will sign in.</p>
-        <Field id="your-name" label="Your name" value={name} autocomplete="name" />
-        <Field id="email" label="E-mail" type="email" value={email} autocomplete="username" />
-        <Field id="password" label="Password" type="password" value={password} autocomplete="new-password" minLength={10} hint="At least 10 characters; not a common password" />
+        <PersonFields name={name} email={email} password={password} />
         {error.value ? (
           <p class="error" role="alert">
             {error.value}
