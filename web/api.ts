@@ -97,3 +97,7 @@ async function request<T>(path: string, init: { method?: string; json?: unknown;
 }
 
 export const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** The per-field problems of a refused save (the envelope's `errors`), for marking the fields; [] otherwise. */
+export const fieldErrorsOf = (err: unknown): Array<{ field: string; message: string }> =>
+  err instanceof ApiError && Array.isArray(err.body?.errors) ? (err.body.errors as Array<{ field: string; message: string }>) : [];

@@ -1,7 +1,7 @@
 import { FormsOverHttp } from "./settings-server";
 import { useEffect } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
-import { api, ApiError, errorText, isAdmin } from "../api";
+import { api, errorText, fieldErrorsOf, isAdmin } from "../api";
 import { act } from "../act";
 import { fmtDate } from "../format";
 import { navigate, path } from "../router";
@@ -280,7 +280,7 @@ function FormEditor(props: { id?: string }) {
       }
     } catch (err) {
       error.value = errorText(err);
-      if (err instanceof ApiError && Array.isArray(err.body?.errors)) fieldErrors.value = err.body.errors;
+      fieldErrors.value = fieldErrorsOf(err);
     }
   }
   async function rotate() {

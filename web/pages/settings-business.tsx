@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, ApiError, errorText, isAdmin } from "../api";
+import { api, errorText, fieldErrorsOf, isAdmin } from "../api";
 import type { Answer } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
 
@@ -76,7 +76,7 @@ export function BusinessProfile() {
       fill(r.data);
       notice.value = "Saved. Replies now carry your business name.";
     } catch (err) {
-      if (err instanceof ApiError && Array.isArray(err.body?.errors)) fieldErrors.value = err.body.errors;
+      fieldErrors.value = fieldErrorsOf(err);
       error.value = errorText(err);
     } finally {
       busy.value = false;

@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, ApiError, errorText } from "../api";
+import { api, errorText, fieldErrorsOf } from "../api";
 import type { AccountInfo, Answer, StoredBackups } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
 import { fmtDate } from "../format";
@@ -9,7 +9,6 @@ type AddressView = Answer<"/v1/admin/server-address">["data"];
 type HttpsView = Answer<"/v1/admin/https">["data"];
 type PlainHttpForm = Answer<"/v1/forms-over-http">["data"][number];
 
-const fieldErrorsOf = (err: unknown) => (err instanceof ApiError && Array.isArray(err.body?.errors) ? (err.body.errors as Array<{ field: string; message: string }>) : []);
 
 /**
  * Settings → Server (operators): the address forms and phones are given, and HTTPS. Both are

@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, ApiError, errorText, isAdmin, isOwner, session } from "../api";
+import { api, errorText, fieldErrorsOf, isAdmin, isOwner, session } from "../api";
 import { act } from "../act";
 import type { ApiKey, SignedInBrowser } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
@@ -275,7 +275,7 @@ function Replies() {
       notice.value = "Replies saved.";
     } catch (err) {
       notice.value = errorText(err);
-      if (err instanceof ApiError && Array.isArray(err.body?.errors)) fieldErrors.value = err.body.errors;
+      fieldErrors.value = fieldErrorsOf(err);
     }
   }
   const errs = fieldErrors.value;
