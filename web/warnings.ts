@@ -93,8 +93,8 @@ export function backupsOffWarning(f: StatusFacts): StatusWarning | null {
   if (!f.status.backupsOff) return null;
   return {
     id: "backups-off",
-    text: `Backups are off: if this server's disk breaks, your contacts and messages are lost. Whoever runs the Textwire server should turn on scheduled backups (${f.cliCommand} serve --backup-dir FOLDER) or replication.`,
-    link: { href: "/settings#replication", text: "Replication settings" },
+    text: `Backups are off: if this server's disk breaks, your contacts and messages are lost. Whoever runs the Textwire server should turn on scheduled backups (in Settings → Backups, or ${f.cliCommand} serve --backup-dir FOLDER) or replication.`,
+    link: { href: "/settings#backups", text: "Backup settings" },
   };
 }
 

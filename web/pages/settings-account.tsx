@@ -142,7 +142,7 @@ export function Backups(props: { info: AccountInfo | null }) {
   if (!operator) {
     return (
       <>
-        <h2>Backups</h2>
+        <h2 id="backups">Backups</h2>
         <p class="notice">
           Backups are made by whoever runs the Textwire server (its operator): they cover every account on it. Signed in with their operator key, this page
           offers a backup download and lists the scheduled ones.
@@ -153,7 +153,7 @@ export function Backups(props: { info: AccountInfo | null }) {
   const l = list.value;
   return (
     <>
-      <h2>Backups</h2>
+      <h2 id="backups">Backups</h2>
       <p>A backup is one file with everything on this server: every account, form, contact and message. It is made while the server keeps working.</p>
       <p>
         <button type="button" onClick={runNow} disabled={busy.value}>
