@@ -6,6 +6,7 @@ import { EXPIRY_WARNING_DAYS, hasLocalServerCert, tlsPathsFor } from "../tls/loc
 import { dbPathOf, type CliIO } from "./common";
 import { warmDashboard } from "../dashboard/assets";
 import { startMemoryTrim } from "../lib/memory-trim";
+import { cliCommand } from "../lib/cli-command";
 
 export const SERVE_HELP = `Usage: textwire serve [options]   (also the default with no command)
 
@@ -62,7 +63,7 @@ export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
   }
   if (!config.tlsCert && !config.trustProxy) {
     io.err(
-      "warning: serving plain HTTP. Clients must reach Textwire over HTTPS: run `textwire tls init` (LAN), give it --tls-cert/--tls-key, " +
+      `warning: serving plain HTTP. Clients must reach Textwire over HTTPS: run \`${cliCommand()} tls init\` (LAN), give it --tls-cert/--tls-key, ` +
         "or put it behind a TLS reverse proxy and pass --trust-proxy, before it leaves a trusted LAN.",
     );
   }
@@ -70,7 +71,7 @@ export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
   const expiry = running.tlsCertificate;
   if (expiry && expiry.daysLeft < EXPIRY_WARNING_DAYS) {
     io.err(`warning: the TLS certificate ${expiry.daysLeft < 0 ? "has expired" : `expires in ${expiry.daysLeft} days`} (${expiry.certificateExpiresAt}).` +
-      (local ? " Run `textwire tls renew` and restart." : " Renew it and restart."));
+      (local ? ` Run \`${cliCommand()} tls renew\` and restart.` : " Renew it and restart."));
   }
   // Until someone can sign in, each start prints a new one-time setup address (the last one stops
   // working): docs/api-decisions.md, "People, roles and the first run".
