@@ -314,6 +314,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.lifecycle.push(leases.lifecycle());
   deps.devices = new DeviceService(sqlite, clock, leases, messages, config, () => deps.metrics, logger, queue, changes);
   deps.lifecycle.push(deps.devices.lifecycle());
+  deps.broadcasts.phones = (accountId) => deps.devices.sendingCapacity(accountId);
   // SMSGate's sms:received becomes an inbound message.
   deps.devices.inbound = deps.inbound;
   deps.devices.publicAddress = (origin) => deps.serverAddress.publicAddress(origin);

@@ -19,7 +19,8 @@ import type { LeaseService } from "./leases";
 import type { MonthlyQuota } from "./quota";
 import type { AccountService } from "./accounts";
 import { WriterClosedError, type GroupCommitWriter } from "../db/group-commit";
-import { DRY_RUN_SAMPLES, parseBroadcastRequest, recipientDueAt, renderBroadcast } from "../domain/broadcast";
+import { DRY_RUN_SAMPLES, parseBroadcastRequest, planSending, recipientDueAt, renderBroadcast } from "../domain/broadcast";
+import { templateVariables } from "../domain/template";
 import { parseFilter, type ContactFilter } from "../domain/contact-query";
 import { parsePaging } from "../domain/query-params";
 import { smsInfo } from "../domain/sms-encoding";
@@ -43,7 +44,9 @@ import {
   setBroadcastStatus,
   unfinishedBroadcasts,
   type BroadcastRecord,
+  type Exclusion,
 } from "../db/stores/broadcasts";
+import { findBusinessProfile } from "../db/stores/accounts";
 import { formSettingsJson } from "../db/stores/forms";
 
 /**
@@ -54,6 +57,8 @@ import { formSettingsJson } from "../db/stores/forms";
 export const BROADCAST_CHUNK = 100;
 /** Messages cancelled per transaction by POST /broadcasts/:id/cancel. */
 export const CANCEL_CHUNK = 2_000;
+/** Contacts read per query while a dry run counts each recipient's texts. */
+const SEGMENT_WALK_CHUNK = 1_000;
 
 export interface Broadcast {
   id: string;
@@ -67,8 +72,8 @@ export interface Broadcast {
   quietHours: QuietHours | null;
   timezone: string;
   recipientLimitPerDay: number | null;
-  /** queuing (creating messages) → queued → completed (none left queued), or cancelled. */
-  status: "queuing" | "queued" | "completed" | "cancelled";
+  /** scheduled (starts later) or queuing (creating messages) → queued → completed (none left queued), or cancelled. */
+  status: "scheduled" | "queuing" | "queued" | "completed" | "cancelled";
   recipients: number;
   suppressed: number;
   /** Recipients passed over while queuing (the monthly quota ran out). */
@@ -85,6 +90,11 @@ export class BroadcastService {
   /** Broadcasts whose queuing loop is running in this process. */
   private readonly running = new Set<string>();
   private stopped = false;
+  /**
+   * What the account's connected phones can send a minute (services/devices.ts; set by deps.ts,
+   * which makes the phones after the broadcasts). Until then: none connected.
+   */
+  phones: (accountId: string) => { phonesConnected: number; ratePerMinute: number } = () => ({ phonesConnected: 0, ratePerMinute: 0 });
 
   constructor(
     private readonly sqlite: Database,
@@ -102,7 +112,10 @@ export class BroadcastService {
   view(b: BroadcastRecord): Broadcast {
     const counts = broadcastMessageCounts(this.sqlite, b.id);
     const total = counts.queued + counts.sent + counts.failed + counts.cancelled;
-    const status = b.status === "queued" && counts.queued === 0 ? "completed" : b.status;
+    // Derived: not yet started, with texts waiting for their time, is "scheduled" (Cancel stops
+    // all of them); nothing left queued is "completed".
+    const startsLater = (b.status === "queuing" || (b.status === "queued" && counts.queued > 0)) && Date.parse(b.scheduledFor) > this.clock();
+    const status = startsLater ? "scheduled" : b.status === "queued" && counts.queued === 0 ? "completed" : b.status;
     return {
       id: b.id,
       name: b.name,
@@ -162,7 +175,8 @@ export class BroadcastService {
     const now = this.clock();
     const exclusion = { recipientLimitPerDay, since: iso(now - DAY_MS) };
     const lastContactId = newestContactId(this.sqlite, accountId) ?? "";
-    const { recipients, suppressed } = countSegment(this.sqlite, accountId, req.filter, lastContactId, exclusion);
+    const counted = countSegment(this.sqlite, accountId, req.filter, lastContactId, exclusion);
+    const { recipients, suppressed } = counted;
     if (opts.dryRun) {
       const samples = segmentChunk(this.sqlite, accountId, req.filter, lastContactId, "", 50, exclusion)
         .filter((c) => !c.excluded)
@@ -172,7 +186,32 @@ export class BroadcastService {
           const info = smsInfo(text);
           return { contactId: c.id, phoneNumber: c.phoneNumber, content: text, characters: [...text].length, encoding: info.encoding, segments: info.segments };
         });
-      return { dryRun: true as const, recipients, suppressed, samples };
+      // The confirmation's figures: the rules that queuing applies, read now (docs/api-decisions.md,
+      // "Confirmed broadcasts").
+      const quotaLeft = this.quota.remaining(accountId, this.accounts.findAccount(accountId)?.monthlyQuota ?? null);
+      const sending = quotaLeft === null ? recipients : Math.min(recipients, quotaLeft);
+      const capacity = this.phones(accountId);
+      const start = Math.max(req.scheduledFor ?? now, now);
+      const plan = planSending({ count: sending, start, pacePerMinute: req.sendRatePerMinute, quiet: { hours: quietHours, timezone }, phoneRatePerMinute: capacity.ratePerMinute });
+      return {
+        dryRun: true as const,
+        recipients,
+        suppressed,
+        samples,
+        sending,
+        skipped: { optedOut: counted.optedOut, recipientLimit: counted.overLimit, monthlyQuota: recipients - sending },
+        segments: this.segmentsOf(accountId, req.content, req.filter, lastContactId, exclusion, sending),
+        quietHours: { hours: quietHours, timezone, delayed: plan.delayedByQuietHours },
+        estimate: {
+          phonesConnected: capacity.phonesConnected,
+          ratePerMinute: capacity.ratePerMinute,
+          startsAt: iso(plan.firstDueAt),
+          finishesAt: plan.finishesAt === null ? null : iso(plan.finishesAt),
+          minutes: plan.finishesAt === null ? null : Math.ceil((plan.finishesAt - plan.firstDueAt) / 60_000),
+        },
+        scheduledFor: req.scheduledFor !== null && req.scheduledFor > now ? iso(req.scheduledFor) : null,
+        accountTimeZone: findBusinessProfile(this.sqlite, accountId)?.timeZone ?? "UTC",
+      };
     }
     const record: BroadcastRecord = {
       id: newId(),
@@ -200,6 +239,39 @@ export class BroadcastService {
     insertBroadcast(this.sqlite, record);
     if (recipients > 0) this.start(record.id, accountId);
     return { dryRun: false as const, broadcast: this.view(record) };
+  }
+
+  /**
+   * Texts (SMS segments) per message and in all, over the `sending` recipients queuing will take
+   * (the first ones in id order, as the quota runs out on the last). Content without contact
+   * variables is the same text for everyone; otherwise each recipient's text is rendered, a
+   * chunk at a time, as queuing will render it.
+   */
+  private segmentsOf(accountId: string, content: string, filter: ContactFilter, lastContactId: string, exclusion: Exclusion, sending: number) {
+    if (sending === 0) return { min: 0, max: 0, total: 0 };
+    if (templateVariables(content).length === 0) {
+      const n = smsInfo(content).segments;
+      return { min: n, max: n, total: n * sending };
+    }
+    let min = Infinity;
+    let max = 0;
+    let total = 0;
+    let seen = 0;
+    let cursor = "";
+    while (seen < sending) {
+      const rows = segmentChunk(this.sqlite, accountId, filter, lastContactId, cursor, SEGMENT_WALK_CHUNK, exclusion);
+      for (const c of rows) {
+        if (c.excluded || seen >= sending) continue;
+        const n = smsInfo(renderBroadcast(content, c).content).segments;
+        seen++;
+        total += n;
+        if (n < min) min = n;
+        if (n > max) max = n;
+      }
+      if (rows.length < SEGMENT_WALK_CHUNK) break;
+      cursor = rows.at(-1)!.id;
+    }
+    return seen === 0 ? { min: 0, max: 0, total: 0 } : { min, max, total };
   }
 
   /** Stops what is still queued; idempotent. */

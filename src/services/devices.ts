@@ -348,6 +348,18 @@ export class DeviceService {
     };
   }
 
+  /**
+   * What the account's connected phones can send a minute together, capped by the account's own
+   * send rate (leasing applies both): the broadcast confirmation's estimate.
+   */
+  sendingCapacity(accountId: string): { phonesConnected: number; ratePerMinute: number } {
+    const now = this.clock();
+    const connected = this.events.connectedDevices();
+    const online = store.listDevices(this.sqlite, accountId).filter((d) => this.online(d, now, connected));
+    const phones = online.reduce((sum, d) => sum + this.sendRate(d), 0);
+    return { phonesConnected: online.length, ratePerMinute: online.length ? Math.min(phones, this.config.sendRatePerMinute) : 0 };
+  }
+
   list(accountId: string): { devices: DeviceView[] } {
     const now = this.clock();
     const counts = store.deviceDayCounts(this.sqlite, accountId, iso(now).slice(0, 10));

@@ -77,6 +77,13 @@ export class MonthlyQuota {
     return null;
   }
 
+  /** Units left this month without taking any (the broadcast confirmation's figure); null = unlimited. */
+  remaining(accountId: string, quota: number | null): number | null {
+    if (quota === null) return null;
+    const t = this.tally(accountId);
+    return Math.max(0, quota - t.used - t.pending);
+  }
+
   /** A reservation that ended: `created` says whether a message was committed. */
   settle(accountId: string, created: boolean): void {
     const t = this.tallies.get(accountId);

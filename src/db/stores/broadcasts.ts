@@ -93,17 +93,19 @@ export interface Exclusion {
   since: string;
 }
 
-function exclusionSql(x: Exclusion): { sql: string; params: SQLQueryBindings[] } {
-  const parts: string[] = [OPTED_OUT_SQL];
-  const params: SQLQueryBindings[] = [];
-  if (x.recipientLimitPerDay !== null) {
-    parts.push(
-      `(SELECT COUNT(*) FROM messages m WHERE m.account_id = c.account_id AND m.recipient_phone = c.phone_number
+/** The per-recipient limit's test (SQL over alias c, with its parameters); null without a limit. */
+function overLimitSql(x: Exclusion): { sql: string; params: SQLQueryBindings[] } | null {
+  if (x.recipientLimitPerDay === null) return null;
+  return {
+    sql: `(SELECT COUNT(*) FROM messages m WHERE m.account_id = c.account_id AND m.recipient_phone = c.phone_number
           AND m.created_at >= ? AND m.status IN ('queued', 'sent')) >= ?`,
-    );
-    params.push(x.since, x.recipientLimitPerDay);
-  }
-  return { sql: `(${parts.join(" OR ")})`, params };
+    params: [x.since, x.recipientLimitPerDay],
+  };
+}
+
+function exclusionSql(x: Exclusion): { sql: string; params: SQLQueryBindings[] } {
+  const limit = overLimitSql(x);
+  return limit ? { sql: `(${OPTED_OUT_SQL} OR ${limit.sql})`, params: limit.params } : { sql: `(${OPTED_OUT_SQL})`, params: [] };
 }
 
 export function newestContactId(sqlite: Database, accountId: string): string | null {
@@ -111,13 +113,28 @@ export function newestContactId(sqlite: Database, accountId: string): string | n
   return r.id;
 }
 
-export function countSegment(sqlite: Database, accountId: string, filter: ContactFilter, lastContactId: string, x: Exclusion): { recipients: number; suppressed: number } {
+/**
+ * The segment counted: `recipients` get a text; `suppressed` do not, being opted out
+ * (`optedOut`) or, of the others, at the per-recipient limit (`overLimit`).
+ */
+export function countSegment(
+  sqlite: Database,
+  accountId: string,
+  filter: ContactFilter,
+  lastContactId: string,
+  x: Exclusion,
+): { recipients: number; suppressed: number; optedOut: number; overLimit: number } {
   const s = segmentWhere(accountId, filter, lastContactId);
-  const e = exclusionSql(x);
+  const limit = overLimitSql(x);
   const r = sqlite
-    .query(`SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN ${e.sql} THEN 1 ELSE 0 END), 0) AS excluded FROM contacts c WHERE ${s.where}`)
-    .get(...e.params, ...s.params) as { total: number; excluded: number };
-  return { recipients: r.total - r.excluded, suppressed: r.excluded };
+    .query(
+      `SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN ${OPTED_OUT_SQL} THEN 1 ELSE 0 END), 0) AS optedOut,
+         ${limit ? `COALESCE(SUM(CASE WHEN NOT (${OPTED_OUT_SQL}) AND ${limit.sql} THEN 1 ELSE 0 END), 0)` : "0"} AS overLimit
+       FROM contacts c WHERE ${s.where}`,
+    )
+    .get(...(limit?.params ?? []), ...s.params) as { total: number; optedOut: number; overLimit: number };
+  const suppressed = r.optedOut + r.overLimit;
+  return { recipients: r.total - suppressed, suppressed, optedOut: r.optedOut, overLimit: r.overLimit };
 }
 
 export interface SegmentContact {

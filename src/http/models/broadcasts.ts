@@ -64,7 +64,9 @@ export const Broadcast = t.Object(
     quietHours: t.Union([t.Object({ start: t.String(), end: t.String() }, { description: "HH:MM in `timezone`: texts due inside wait until the end" }), t.Null()]),
     timezone: t.String({ description: "IANA zone of quietHours" }),
     recipientLimitPerDay: t.Union([t.Integer({ minimum: 1 }), t.Null()], { description: "contacts already sent or queued this many texts in the last 24 h were skipped" }),
-    status: literals(["queuing", "queued", "completed", "cancelled"]),
+    // scheduled: starts later (cancelling stops every text); queuing: its texts are being
+    // created; queued: sending; completed: none left queued; cancelled.
+    status: literals(["scheduled", "queuing", "queued", "completed", "cancelled"]),
     recipients: Count,
     suppressed: Count,
     skipped: t.Integer({ minimum: 0, description: "recipients passed over because the monthly quota ran out" }),
@@ -77,16 +79,49 @@ export const Broadcast = t.Object(
 
 export const BroadcastPreviewAnswer = Envelope(
   t.Object({
-    recipients: Count,
-    suppressed: Count,
+    recipients: t.Integer({ minimum: 0, description: "contacts of the segment who are not opted out nor at the per-recipient limit" }),
+    suppressed: t.Integer({ minimum: 0, description: "contacts of the segment left out: skipped.optedOut + skipped.recipientLimit" }),
     samples: t.Array(
       t.Object(
         { contactId: t.String(), phoneNumber: t.String(), content: t.String(), characters: Count, encoding: t.String(), segments: Count },
         { additionalProperties: true },
       ),
     ),
+    sending: t.Integer({ minimum: 0, description: "texts that will be queued: recipients less those over the monthly quota" }),
+    skipped: t.Object(
+      {
+        optedOut: t.Integer({ minimum: 0, description: "opted out" }),
+        recipientLimit: t.Integer({ minimum: 0, description: "already sent or queued recipientLimitPerDay texts in the last 24 h" }),
+        monthlyQuota: t.Integer({ minimum: 0, description: "recipients past what is left of the account's monthly quota" }),
+      },
+      { description: "who gets nothing, by reason (each contact counted once, in this order)" },
+    ),
+    segments: t.Object(
+      { min: Count, max: Count, total: Count },
+      { description: "SMS segments per text (fewest, most) and in all, over the `sending` texts as each recipient's is filled in" },
+    ),
+    quietHours: t.Object(
+      {
+        hours: t.Union([t.Object({ start: t.String(), end: t.String() }), t.Null()]),
+        timezone: t.String(),
+        delayed: t.Integer({ minimum: 0, description: "texts whose time falls inside the quiet hours and waits for their end" }),
+      },
+      { description: "the quiet hours that will apply (the request's, else the segment form's)" },
+    ),
+    estimate: t.Object(
+      {
+        phonesConnected: Count,
+        ratePerMinute: t.Integer({ minimum: 0, description: "what the connected phones send a minute together, capped by the account's send rate; 0 = none connected" }),
+        startsAt: Timestamp,
+        finishesAt: t.Union([Timestamp, t.Null()], { description: "null: no phone connected, the texts wait until one is" }),
+        minutes: t.Union([Count, t.Null()], { description: "from startsAt to finishesAt, rounded up" }),
+      },
+      { description: "with the phones connected now; texts already waiting from other sources are not counted" },
+    ),
+    scheduledFor: t.Union([Timestamp, t.Null()], { description: "the start asked for when it is later than now; null = now" }),
+    accountTimeZone: t.String({ description: "the business's time zone (Settings → Business), UTC when none was chosen: the dashboard's zone for dates" }),
   }),
-  { description: "Dry run: who would get it and three rendered samples; nothing queued" },
+  { description: "Dry run: who would get it, who is skipped and why, texts and the time to send; nothing queued" },
 );
 
 export const BroadcastAcceptedAnswer = Envelope(

@@ -21,7 +21,10 @@ export function broadcastsRoutes(deps: AppDeps) {
       "/",
       ({ request, body, query, set }) => {
         const r = deps.broadcasts.create(authOf(request).accountId, body, { dryRun: query.dryRun === "true" });
-        if (r.dryRun) return { status: "success", data: { recipients: r.recipients, suppressed: r.suppressed, samples: r.samples } };
+        if (r.dryRun) {
+          const { dryRun: _, ...preview } = r;
+          return { status: "success", data: preview };
+        }
         set.status = 202;
         return {
           status: "success",
