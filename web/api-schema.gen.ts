@@ -5129,7 +5129,7 @@ export interface operations {
                                 /** @description recipients passed over because the monthly quota ran out */
                                 skipped: number;
                                 /** @enum {string} */
-                                status: "queuing" | "queued" | "completed" | "cancelled";
+                                status: "scheduled" | "queuing" | "queued" | "completed" | "cancelled";
                                 suppressed: number;
                                 /** @description IANA zone of quietHours */
                                 timezone: string;
@@ -5266,7 +5266,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Dry run: who would get it and three rendered samples; nothing queued */
+            /** @description Dry run: who would get it, who is skipped and why, texts and the time to send; nothing queued */
             200: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -5280,6 +5280,31 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @description the business's time zone (Settings → Business), UTC when none was chosen: the dashboard's zone for dates */
+                            accountTimeZone: string;
+                            /** @description with the phones connected now; texts already waiting from other sources are not counted */
+                            estimate: {
+                                /** @description null: no phone connected, the texts wait until one is */
+                                finishesAt: string | null;
+                                /** @description from startsAt to finishesAt, rounded up */
+                                minutes: number | null;
+                                phonesConnected: number;
+                                /** @description what the connected phones send a minute together, capped by the account's send rate; 0 = none connected */
+                                ratePerMinute: number;
+                                /** Format: date-time */
+                                startsAt: string;
+                            };
+                            /** @description the quiet hours that will apply (the request's, else the segment form's) */
+                            quietHours: {
+                                /** @description texts whose time falls inside the quiet hours and waits for their end */
+                                delayed: number;
+                                hours: {
+                                    end: string;
+                                    start: string;
+                                } | null;
+                                timezone: string;
+                            };
+                            /** @description contacts of the segment who are not opted out nor at the per-recipient limit */
                             recipients: number;
                             samples: ({
                                 characters: number;
@@ -5291,6 +5316,26 @@ export interface operations {
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            /** @description the start asked for when it is later than now; null = now */
+                            scheduledFor: string | null;
+                            /** @description SMS segments per text (fewest, most) and in all, over the `sending` texts as each recipient's is filled in */
+                            segments: {
+                                max: number;
+                                min: number;
+                                total: number;
+                            };
+                            /** @description texts that will be queued: recipients less those over the monthly quota */
+                            sending: number;
+                            /** @description who gets nothing, by reason (each contact counted once, in this order) */
+                            skipped: {
+                                /** @description recipients past what is left of the account's monthly quota */
+                                monthlyQuota: number;
+                                /** @description opted out */
+                                optedOut: number;
+                                /** @description already sent or queued recipientLimitPerDay texts in the last 24 h */
+                                recipientLimit: number;
+                            };
+                            /** @description contacts of the segment left out: skipped.optedOut + skipped.recipientLimit */
                             suppressed: number;
                         };
                         message?: string;
@@ -5348,7 +5393,7 @@ export interface operations {
                                 /** @description recipients passed over because the monthly quota ran out */
                                 skipped: number;
                                 /** @enum {string} */
-                                status: "queuing" | "queued" | "completed" | "cancelled";
+                                status: "scheduled" | "queuing" | "queued" | "completed" | "cancelled";
                                 suppressed: number;
                                 /** @description IANA zone of quietHours */
                                 timezone: string;
@@ -5531,7 +5576,7 @@ export interface operations {
                                 /** @description recipients passed over because the monthly quota ran out */
                                 skipped: number;
                                 /** @enum {string} */
-                                status: "queuing" | "queued" | "completed" | "cancelled";
+                                status: "scheduled" | "queuing" | "queued" | "completed" | "cancelled";
                                 suppressed: number;
                                 /** @description IANA zone of quietHours */
                                 timezone: string;
@@ -5680,7 +5725,7 @@ export interface operations {
                                 /** @description recipients passed over because the monthly quota ran out */
                                 skipped: number;
                                 /** @enum {string} */
-                                status: "queuing" | "queued" | "completed" | "cancelled";
+                                status: "scheduled" | "queuing" | "queued" | "completed" | "cancelled";
                                 suppressed: number;
                                 /** @description IANA zone of quietHours */
                                 timezone: string;

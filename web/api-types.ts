@@ -50,6 +50,8 @@ export type Conversation = Answer<"/v1/conversations">["data"]["conversations"][
 export type ThreadMessage = Answer<"/v1/conversations/{contactId}">["data"]["messages"][number];
 
 export type Broadcast = Answer<"/v1/broadcasts">["data"]["broadcasts"][number];
+/** POST /v1/broadcasts?dryRun=true: the confirmation's figures. */
+export type BroadcastPreview = Answer<"/v1/broadcasts", "post">["data"];
 
 export type Device = Answer<"/v1/devices">["data"]["devices"][number];
 export type RegistrationToken = Answer<"/v1/devices/registration-tokens", "post">["data"];

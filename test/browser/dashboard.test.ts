@@ -256,8 +256,10 @@ describe("desktop, 1280 px", () => {
     await count.getByText("Hi Ada, the spring sale starts today!").waitFor();
     await expectAccessible(page, "the broadcast builder");
     await screenshot(page, "broadcasts-1280");
+    // The first click shows what sending will do (test/browser/broadcasts.test.ts); the second sends.
     await page.getByRole("button", { name: "Send broadcast" }).click();
-    await page.getByText("Spring sale: 1 text(s) being queued.").waitFor();
+    await page.getByRole("region", { name: "Before you send" }).getByRole("button", { name: "Send to 1 person" }).click();
+    await page.getByText("Spring sale: 1 text being queued.").waitFor();
     await page.getByRole("cell", { name: "Spring sale", exact: true }).waitFor();
     await page.getByRole("progressbar", { name: "Progress of Spring sale" }).waitFor();
     const list = await server.api("/broadcasts");
