@@ -19,8 +19,8 @@ export function broadcastsRoutes(deps: AppDeps) {
     .use(routeAccess)
     .post(
       "/",
-      ({ request, body, query, set }) => {
-        const r = deps.broadcasts.create(authOf(request).accountId, body, { dryRun: query.dryRun === "true" });
+      async ({ request, body, query, set }) => {
+        const r = await deps.broadcasts.create(authOf(request).accountId, body, { dryRun: query.dryRun === "true" });
         if (r.dryRun) {
           const { dryRun: _, ...preview } = r;
           return { status: "success", data: preview };
