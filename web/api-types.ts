@@ -54,3 +54,5 @@ export type Broadcast = Answer<"/v1/broadcasts">["data"]["broadcasts"][number];
 export type Device = Answer<"/v1/devices">["data"]["devices"][number];
 export type RegistrationToken = Answer<"/v1/devices/registration-tokens", "post">["data"];
 export type Person = Answer<"/v1/people">["data"]["people"][number];
+/** A keyword reply (GET /v1/keyword-replies). */
+export type KeywordReply = Answer<"/v1/keyword-replies">["data"]["keywordReplies"][number];
