@@ -84,7 +84,7 @@ export function applySettingsPatch(
   const next: StoredAccountSettings = { ...stored };
   for (const k of Object.keys(b)) {
     if (k === CONFIRM_COMMON_WORDS) {
-      if (typeof b[k] !== "boolean") errors.push({ field: k, message: `${k} must be true or false`, requirement: "boolean", provided: b[k] });
+      if (typeof b[k] !== "boolean") errors.push({ field: k, message: `${k} must be true or false`, requirement: "boolean", provided: typeof b[k] });
       continue;
     }
     if (!(ACCOUNT_SETTING_KEYS as readonly string[]).includes(k)) {
@@ -144,7 +144,7 @@ export function applySettingsPatch(
 export function parseKeywordList(field: string, v: unknown, max = MAX_KEYWORDS): { ok: true; keywords: string[] } | { ok: false; error: FieldError } {
   const requirement = `list of 1-${max} words or phrases (letters and digits, up to ${MAX_KEYWORD_LENGTH} characters each)`;
   if (!Array.isArray(v) || v.length === 0 || v.length > max) {
-    return { ok: false, error: { field, message: `${field} must be a list of 1 to ${max} keywords`, requirement, provided: Array.isArray(v) ? `${v.length} items` : v } };
+    return { ok: false, error: { field, message: `${field} must be a list of 1 to ${max} keywords`, requirement, provided: Array.isArray(v) ? `${v.length} items` : typeof v === "string" ? v.slice(0, 100) : v === null ? null : typeof v } };
   }
   const keywords: string[] = [];
   for (const w of v) {
@@ -156,7 +156,7 @@ export function parseKeywordList(field: string, v: unknown, max = MAX_KEYWORDS):
           field,
           message: `${field}: each keyword must be a word or a short phrase of letters and digits, up to ${MAX_KEYWORD_LENGTH} characters (it matches a whole text)`,
           requirement,
-          provided: typeof w === "string" ? w.slice(0, 100) : w,
+          provided: typeof w === "string" ? w.slice(0, 100) : w === null ? null : typeof w,
         },
       };
     }

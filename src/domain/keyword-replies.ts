@@ -63,7 +63,7 @@ export function parseKeywordReply(
         field: "reply",
         message: `reply must be a text of 1 to ${MAX_REPLY_LENGTH} characters`,
         requirement: `1-${MAX_REPLY_LENGTH} characters`,
-        provided: typeof r === "string" ? `${r.length} characters` : (r ?? null),
+        provided: typeof r === "string" ? `${r.length} characters` : r === undefined ? null : typeof r,
       });
     } else v.reply = r.trim();
   }
@@ -76,16 +76,16 @@ export function parseKeywordReply(
   }
   if (Object.hasOwn(b, "setStatus")) {
     if (b.setStatus === null || isContactStatus(b.setStatus)) v.setStatus = b.setStatus;
-    else errors.push({ field: "setStatus", message: `setStatus must be one of ${CONTACT_STATUSES.join(", ")}, or null`, requirement: `${CONTACT_STATUSES.join(", ")} or null`, provided: typeof b.setStatus === "string" ? b.setStatus.slice(0, 50) : (b.setStatus ?? null) });
+    else errors.push({ field: "setStatus", message: `setStatus must be one of ${CONTACT_STATUSES.join(", ")}, or null`, requirement: `${CONTACT_STATUSES.join(", ")} or null`, provided: typeof b.setStatus === "string" ? b.setStatus.slice(0, 50) : typeof b.setStatus });
   }
   if (Object.hasOwn(b, "isActive")) {
     if (typeof b.isActive === "boolean") v.isActive = b.isActive;
-    else errors.push({ field: "isActive", message: "isActive must be true or false", requirement: "boolean", provided: b.isActive ?? null });
+    else errors.push({ field: "isActive", message: "isActive must be true or false", requirement: "boolean", provided: typeof b.isActive });
   }
   let confirmCommonWords = false;
   if (Object.hasOwn(b, "confirmCommonWords")) {
     if (typeof b.confirmCommonWords === "boolean") confirmCommonWords = b.confirmCommonWords;
-    else errors.push({ field: "confirmCommonWords", message: "confirmCommonWords must be true or false", requirement: "boolean", provided: b.confirmCommonWords ?? null });
+    else errors.push({ field: "confirmCommonWords", message: "confirmCommonWords must be true or false", requirement: "boolean", provided: typeof b.confirmCommonWords });
   }
   return errors.length ? { ok: false, errors } : { ok: true, value: v, confirmCommonWords };
 }
