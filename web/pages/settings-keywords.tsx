@@ -10,6 +10,7 @@ import type { KeywordReply } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
 import { Confirm } from "../components/Confirm";
 import { normalizeKeyword, parseKeyword, type KeywordUse } from "../../src/domain/keywords";
+import { keywordExamples, keywordLines } from "../keyword-examples";
 
 type ListKey = "optOutKeywords" | "optInKeywords" | "helpKeywords";
 const REPLIES: Array<[key: "optOutReply" | "optInReply" | "helpReply", label: string]> = [
@@ -32,30 +33,6 @@ const DOES: Record<KeywordUse, string> = {
 type Status = NonNullable<KeywordReply["setStatus"]>;
 const STATUS_NAMES: Record<Status, string> = { new: "New", contacted: "Contacted", responded: "Responded", converted: "Converted" };
 const CONTACT_STATUSES = Object.keys(STATUS_NAMES) as Status[];
-
-/**
- * Keywords as typed in a box: one per line. Commas and semicolons separate too, so a list typed
- * the old way ("STOP, END") never becomes one phrase that nobody texts and leaves STOP out.
- */
-export const keywordLines = (v: string) => v.split(/[\n,;]+/).map((w) => w.trim()).filter(Boolean);
-
-const sentence = (k: string) => k.charAt(0) + k.slice(1).toLowerCase();
-
-/** What a list will match, with examples built from its own keywords (as typed, before saving). */
-export function keywordExamples(use: KeywordUse, typed: string): { yes: string[]; no: string | null } {
-  const list = keywordLines(typed).map(parseKeyword).filter((k): k is string => k !== null);
-  if (list.length === 0) return { yes: [], no: null };
-  const first = list[0];
-  const phrase = list.find((k) => k.includes(" "));
-  const yes = [...new Set([first, `${first.toLowerCase()}!`, ...(phrase ? [sentence(phrase)] : list[1] ? [sentence(list[1])] : [])])];
-  const no =
-    use === "opt-out" && list.includes("STOP")
-      ? "stop by later"
-      : use === "help"
-        ? `I need ${first.toLowerCase()}`
-        : `${sentence(first)} please`;
-  return { yes, no };
-}
 
 function Examples(props: { use: KeywordUse; typed: string; id: string }) {
   const ex = keywordExamples(props.use, props.typed);
