@@ -17,6 +17,7 @@ import { liveRoutes } from "./http/routes/live";
 import { apiKeysRoutes } from "./http/routes/api-keys";
 import { eventsRoutes } from "./http/routes/events";
 import { accountSettingsRoutes } from "./http/routes/account-settings";
+import { keywordRepliesRoutes } from "./http/routes/keyword-replies";
 import { conversationsRoutes } from "./http/routes/conversations";
 import { accountRoutes } from "./http/routes/account";
 import { replicationRoutes } from "./http/routes/replication";
@@ -31,6 +32,7 @@ export function createApp(deps: AppDeps) {
     .use(webhookRoutes(deps))
     .use(inboundRoutes(deps))
     .use(accountSettingsRoutes(deps))
+    .use(keywordRepliesRoutes(deps))
     .use(accountRoutes(deps))
     .use(overviewRoutes(deps))
     .use(replicationRoutes(deps))

@@ -33,6 +33,7 @@ import { SpamCounter } from "./services/spam";
 import { CaptchaVerifier } from "./services/captcha";
 import { InboundService } from "./services/inbound";
 import { AccountSettingsService } from "./services/account-settings";
+import { KeywordReplyService } from "./services/keyword-replies";
 import { ConversationService } from "./services/conversations";
 import { BroadcastService } from "./services/broadcasts";
 import { SessionService } from "./services/sessions";
@@ -105,6 +106,8 @@ export interface AppDeps {
   inbound: InboundService;
   /** Keyword lists and replies per account (GET/PUT /v1/account/settings). */
   accountSettings: AccountSettingsService;
+  /** The owner's automatic answers to keywords such as HOURS (/v1/keyword-replies). */
+  keywordReplies: KeywordReplyService;
   conversations: ConversationService;
   broadcasts: BroadcastService;
   /** Dashboard sign-ins (cookie sessions opened with an API key). */
@@ -206,6 +209,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     }
   };
   const accountSettings = new AccountSettingsService(sqlite, clock);
+  const keywordReplies = new KeywordReplyService(sqlite, clock, accountSettings, seq, quota);
   const contacts = new ContactService(sqlite, clock, forms, (ids) => leases.withdraw(ids), writeGate, changes);
   const accounts = new AccountService(sqlite, clock);
   const sessions = new SessionService(sqlite, clock, accounts);
@@ -244,7 +248,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     eventEndpoints: new EventEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost }),
     accountSettings,
     conversations: new ConversationService(sqlite, clock, contacts),
-    inbound: new InboundService(sqlite, clock, accountSettings, queue, seq, leases, quota, changes),
+    keywordReplies,
+    inbound: new InboundService(sqlite, clock, accountSettings, queue, seq, leases, quota, changes, keywordReplies),
     broadcasts,
     sessions,
     people,

@@ -56,3 +56,5 @@ export type BroadcastPreview = Answer<"/v1/broadcasts", "post">["data"];
 export type Device = Answer<"/v1/devices">["data"]["devices"][number];
 export type RegistrationToken = Answer<"/v1/devices/registration-tokens", "post">["data"];
 export type Person = Answer<"/v1/people">["data"]["people"][number];
+/** A keyword reply (GET /v1/keyword-replies). */
+export type KeywordReply = Answer<"/v1/keyword-replies">["data"]["keywordReplies"][number];

@@ -7,7 +7,10 @@ import {
   DEFAULT_HELP_KEYWORDS,
   DEFAULT_OPT_IN_KEYWORDS,
   DEFAULT_OPT_OUT_KEYWORDS,
-  KEYWORD_RE,
+  MAX_KEYWORD_LENGTH,
+  parseKeyword,
+  tooCommon,
+  type KeywordKind,
   type KeywordLists,
 } from "./keywords";
 import type { FieldError } from "./submission";
@@ -33,6 +36,10 @@ export const DEFAULT_REPLIES = Object.freeze({
 export const KEYWORD_LIST_KEYS = ["optOutKeywords", "optInKeywords", "helpKeywords"] as const;
 export const REPLY_KEYS = ["optOutReply", "optInReply", "helpReply"] as const;
 export const ACCOUNT_SETTING_KEYS = [...KEYWORD_LIST_KEYS, ...REPLY_KEYS] as const;
+/** Not a setting: `true` saves keywords that are everyday words (docs/api-decisions.md, "Keyword phrases"). */
+export const CONFIRM_COMMON_WORDS = "confirmCommonWords";
+/** What each list does (for the words too common for it). */
+export const KIND_OF_LIST: Record<(typeof KEYWORD_LIST_KEYS)[number], KeywordKind> = { optOutKeywords: "opt-out", optInKeywords: "opt-in", helpKeywords: "help" };
 /** Keywords per list. */
 export const MAX_KEYWORDS = 30;
 /** A reply fits in two SMS segments. */
@@ -76,6 +83,10 @@ export function applySettingsPatch(
   const errors: FieldError[] = [];
   const next: StoredAccountSettings = { ...stored };
   for (const k of Object.keys(b)) {
+    if (k === CONFIRM_COMMON_WORDS) {
+      if (typeof b[k] !== "boolean") errors.push({ field: k, message: `${k} must be true or false`, requirement: "boolean", provided: typeof b[k] });
+      continue;
+    }
     if (!(ACCOUNT_SETTING_KEYS as readonly string[]).includes(k)) {
       errors.push({ field: k, message: `unknown setting '${k.slice(0, 50)}'; allowed: ${ACCOUNT_SETTING_KEYS.join(", ")}`, requirement: ACCOUNT_SETTING_KEYS.join(", "), provided: k.slice(0, 50) });
     }
@@ -87,26 +98,9 @@ export function applySettingsPatch(
       delete next[k];
       continue;
     }
-    const requirement = `array of 1-${MAX_KEYWORDS} single words (letters and digits, up to 30 each)`;
-    if (!Array.isArray(v) || v.length === 0 || v.length > MAX_KEYWORDS) {
-      errors.push({ field: k, message: `${k} must be a list of 1 to ${MAX_KEYWORDS} keywords`, requirement, provided: Array.isArray(v) ? `${v.length} items` : v });
-      continue;
-    }
-    const words: string[] = [];
-    let bad: unknown = undefined;
-    for (const w of v) {
-      const t = typeof w === "string" ? w.normalize("NFKC").trim().toUpperCase() : "";
-      if (!KEYWORD_RE.test(t)) {
-        bad = w;
-        break;
-      }
-      if (!words.includes(t)) words.push(t);
-    }
-    if (bad !== undefined) {
-      errors.push({ field: k, message: `${k}: each keyword must be one word of letters and digits (a keyword matches a whole text)`, requirement, provided: bad });
-      continue;
-    }
-    next[k] = words;
+    const r = parseKeywordList(k, v);
+    if (!r.ok) errors.push(r.error);
+    else next[k] = r.keywords;
   }
   for (const k of REPLY_KEYS) {
     if (!Object.hasOwn(b, k)) continue;
@@ -140,6 +134,48 @@ export function applySettingsPatch(
     }
   }
   return errors.length ? { ok: false, errors } : { ok: true, stored: next };
+}
+
+/**
+ * A list of keywords or phrases as typed (one per line in Settings): each normalised
+ * (src/domain/keywords.ts), duplicates dropped. Shared by the STOP/START/HELP lists and the
+ * keyword replies.
+ */
+export function parseKeywordList(field: string, v: unknown, max = MAX_KEYWORDS): { ok: true; keywords: string[] } | { ok: false; error: FieldError } {
+  const requirement = `list of 1-${max} words or phrases (letters and digits, up to ${MAX_KEYWORD_LENGTH} characters each)`;
+  if (!Array.isArray(v) || v.length === 0 || v.length > max) {
+    return { ok: false, error: { field, message: `${field} must be a list of 1 to ${max} keywords`, requirement, provided: Array.isArray(v) ? `${v.length} items` : typeof v === "string" ? v.slice(0, 100) : v === null ? null : typeof v } };
+  }
+  const keywords: string[] = [];
+  for (const w of v) {
+    const k = parseKeyword(w);
+    if (k === null) {
+      return {
+        ok: false,
+        error: {
+          field,
+          message: `${field}: each keyword must be a word or a short phrase of letters and digits, up to ${MAX_KEYWORD_LENGTH} characters (it matches a whole text)`,
+          requirement,
+          provided: typeof w === "string" ? w.slice(0, 100) : w === null ? null : typeof w,
+        },
+      };
+    }
+    if (!keywords.includes(k)) keywords.push(k);
+  }
+  return { ok: true, keywords };
+}
+
+/**
+ * The everyday words a change adds to the keyword lists (not those already in them, so saving a
+ * reply never asks again about a list the owner confirmed before), per list.
+ */
+export function commonWordsAdded(before: KeywordLists, after: KeywordLists): Array<{ field: (typeof KEYWORD_LIST_KEYS)[number]; words: string[] }> {
+  const out: Array<{ field: (typeof KEYWORD_LIST_KEYS)[number]; words: string[] }> = [];
+  for (const k of KEYWORD_LIST_KEYS) {
+    const words = tooCommon(KIND_OF_LIST[k], after[k].filter((w) => !before[k].includes(w)));
+    if (words.length) out.push({ field: k, words });
+  }
+  return out;
 }
 
 /** Reads a stored JSON text; anything unreadable counts as "nothing set". */

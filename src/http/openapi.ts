@@ -116,6 +116,8 @@ const ROUTE_SPECIFIC_ERRORS = new Set<ErrorCode>([
   "EMAIL_TAKEN",
   "LAST_OWNER",
   "PERSON_NOT_FOUND",
+  "KEYWORD_REPLY_NOT_FOUND",
+  "COMMON_WORDS_UNCONFIRMED",
 ]);
 
 /** Every response header the server sends, by name; answers refer to them from components. */

@@ -10,8 +10,12 @@ import { findAccountSettings, upsertAccountSettings } from "../db/stores/account
 import { findBusinessProfile, updateBusinessProfile } from "../db/stores/accounts";
 import { DEFAULT_PHONE_COUNTRY } from "../domain/phone";
 import { parseBusinessProfile, replyName, type BusinessProfileInput } from "../domain/business-profile";
+import { listKeywordReplies } from "../db/stores/keyword-replies";
 import {
   applySettingsPatch,
+  commonWordsAdded,
+  CONFIRM_COMMON_WORDS,
+  KEYWORD_LIST_KEYS,
   parseStoredSettings,
   renderReply,
   resolveAccountSettings,
@@ -40,6 +44,17 @@ export interface BusinessProfileView {
   preview: Pick<AccountSettings, "optOutReply" | "optInReply" | "helpReply">;
 }
 
+/** The words of a refusal for keywords that are everyday words (shared with the keyword lists). */
+export function commonWordsError(found: Array<{ field: string; words: string[] }>): AppError {
+  const all = found.flatMap((f) => f.words);
+  const quoted = all.map((w) => `"${w}"`).join(", ");
+  return new AppError("COMMON_WORDS_UNCONFIRMED", {
+    message: `${quoted} ${all.length === 1 ? "is an everyday word" : "are everyday words"} customers often text for other reasons. Confirm to save ${all.length === 1 ? "it" : "them"} anyway (confirmCommonWords: true).`,
+    details: { words: Object.fromEntries(found.map((f) => [f.field, f.words])) },
+    errors: found.map((f) => ({ field: f.field, message: `${f.words.map((w) => `"${w}"`).join(", ")}: too common to be a keyword without confirmation` })),
+  });
+}
+
 export class AccountSettingsService {
   private readonly cache = new Map<string, AccountSettings>();
 
@@ -62,6 +77,11 @@ export class AccountSettingsService {
   /** A reply as sent to a customer: the business's name once a person set it, else "this number". */
   reply(accountId: string, key: (typeof REPLY_KEYS)[number]): string {
     return renderReply(this.resolved(accountId)[key], this.nameInReplies(accountId));
+  }
+
+  /** An owner's reply text as a customer receives it ({{accountName}} filled in): keyword replies use it too. */
+  render(accountId: string, text: string): string {
+    return renderReply(text, this.nameInReplies(accountId));
   }
 
   /** The name replies carry (docs/api-decisions.md, "The business's name, the server address and HTTPS without breaking forms"). */
@@ -105,6 +125,18 @@ export class AccountSettingsService {
       const stored = parseStoredSettings(findAccountSettings(this.sqlite, accountId)?.settings);
       const r = applySettingsPatch(stored, body);
       if (!r.ok) throw validationError(r.errors);
+      const after = resolveAccountSettings(r.stored);
+      // A keyword reply's keyword in a STOP/START/HELP list would silence that reply for good
+      // (those lists always win): refused here as the reply's own save refuses the other way.
+      const taken = new Map<string, string>();
+      for (const k of listKeywordReplies(this.sqlite, accountId)) for (const w of JSON.parse(k.keywords) as string[]) taken.set(w, k.reply);
+      const clash = KEYWORD_LIST_KEYS.flatMap((k) =>
+        after[k].filter((w) => taken.has(w)).map((w) => ({ field: k, message: `"${w}" is the keyword of a keyword reply ("${taken.get(w)!.slice(0, 40)}"); change or delete that reply first.`, requirement: "no keyword reply's keyword", provided: w })),
+      );
+      if (clash.length) throw validationError(clash);
+      // Everyday words ("me", "ok") newly added ask for confirmation (docs/api-decisions.md, "Keyword phrases").
+      const common = commonWordsAdded(resolveAccountSettings(stored), after);
+      if (common.length && (body as Record<string, unknown>)[CONFIRM_COMMON_WORDS] !== true) throw commonWordsError(common);
       upsertAccountSettings(this.sqlite, { accountId, settings: JSON.stringify(r.stored), updatedAt: iso(this.clock()) });
     })();
     this.cache.delete(accountId);

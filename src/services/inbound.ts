@@ -19,6 +19,8 @@
  * - opt-in (START…): an opted-out contact is opted back in and gets the optInReply. From a
  *   contact that never opted out ("YES" answering an appointment text) nothing is sent.
  * - help (HELP, INFO): the helpReply, every time, opted out or not.
+ * A text that is none of them may be an owner's keyword reply ("HOURS"): answered by
+ * KeywordReplyService.answer in the same transaction (src/services/keyword-replies.ts).
  * The queue and the leases are told after the commit (LeaseService.withdraw, queue.insert).
  */
 import type { Changes } from "../lib/changes";
@@ -40,6 +42,7 @@ import type { Sequence } from "../lib/seq";
 import type { LeaseService } from "./leases";
 import type { MonthlyQuota } from "./quota";
 import type { AccountSettingsService } from "./account-settings";
+import type { KeywordReplyService } from "./keyword-replies";
 import { newQueuedRow, queueEntryOf } from "./manual-messages";
 import type { MessageRow } from "../db/message-rows";
 import { emitEvent } from "./events";
@@ -118,6 +121,7 @@ export class InboundService {
     private readonly leases: Pick<LeaseService, "withdraw" | "notify">,
     private readonly quota: MonthlyQuota,
     private readonly changes: Changes,
+    private readonly keywordReplies: KeywordReplyService,
   ) {}
 
   /** Stores one received text (see the module comment); throws VALIDATION_ERROR for bad input. */
@@ -132,12 +136,16 @@ export class InboundService {
     if (!v.ok) throw validationError(v.errors);
     const value = v.value;
     const keyword = keywordOf(value.body, this.settings.resolved(accountId));
+    // STOP/START/HELP always win over the owner's keyword replies.
+    const rule = keyword === null ? this.keywordReplies.match(accountId, value.body) : null;
     // Replies to keywords are counted in the monthly usage but never refused (the law asks for
-    // them): reserved before the write, settled after it, as every message is.
-    const reserved = keyword !== null && this.quota.reserve(accountId, Number.POSITIVE_INFINITY) === null;
+    // them): reserved before the write, settled after it, as every message is. A keyword reply
+    // is an ordinary text: none once the month's quota is used up.
+    const reserved =
+      keyword !== null ? this.quota.reserve(accountId, Number.POSITIVE_INFINITY) === null : rule !== null ? this.keywordReplies.reserve(accountId) : false;
     let out: ReceiveOutcome & { reply: MessageRow | null };
     try {
-      out = this.write(accountId, value, keyword, now);
+      out = this.write(accountId, value, keyword, rule && { rule, mayQueue: reserved }, now);
     } catch (err) {
       if (reserved) this.quota.settle(accountId, false);
       throw err;
@@ -158,7 +166,13 @@ export class InboundService {
     return outcome;
   }
 
-  private write(accountId: string, value: ValidInbound, keyword: KeywordKind | null, now: number): ReceiveOutcome & { reply: MessageRow | null } {
+  private write(
+    accountId: string,
+    value: ValidInbound,
+    keyword: KeywordKind | null,
+    keywordReply: { rule: NonNullable<ReturnType<KeywordReplyService["match"]>>; mayQueue: boolean } | null,
+    now: number,
+  ): ReceiveOutcome & { reply: MessageRow | null } {
     return this.sqlite.transaction((): ReceiveOutcome & { reply: MessageRow | null } => {
       if (value.externalId !== null) {
         const prior = findInboundByExternalId(this.sqlite, accountId, value.deviceId, value.externalId);
@@ -179,7 +193,12 @@ export class InboundService {
       }
       // A keyword (STOP, START, HELP…) is decided in opt-outs.ts; the reply it asks for is queued here.
       const { cancelled, replyKey } = applyKeyword(this.sqlite, accountId, keyword, { contactId, contact, phone: value.from, receivedIso, updatedAt }, now);
-      const reply = replyKey ? this.insertReply(accountId, contactId, contact, value.from, this.settings.reply(accountId, replyKey), keyword!, now) : null;
+      let reply = replyKey ? this.insertReply(accountId, contactId, contact, value.from, this.settings.reply(accountId, replyKey), keyword!, now) : null;
+      if (keywordReply) {
+        const recipientName = contact ? [contact.firstName, contact.lastName].filter(Boolean).join(" ") || null : null;
+        const a = this.keywordReplies.answer(accountId, keywordReply.rule, { contactId, phone: value.from, optedOut: contact?.optedOut ?? false, recipientName, updatedAt }, keywordReply.mayQueue, now);
+        reply = a.reply;
+      }
       if (reply) emitMessageStatus(this.sqlite, accountId, reply.id, "queued", now);
       const row: InboundRow = {
         id: newId(),

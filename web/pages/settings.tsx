@@ -1,9 +1,8 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText, fieldErrorsOf, isAdmin, isOwner, session } from "../api";
+import { api, errorText, isAdmin, isOwner, session } from "../api";
 import { act } from "../act";
 import type { ApiKey, SignedInBrowser } from "../api-types";
-import { errAttrs, FieldError } from "../components/FieldError";
 import { Confirm } from "../components/Confirm";
 import { fmtDate } from "../format";
 import { AccountLimits, Backups, useAccount } from "./settings-account";
@@ -11,6 +10,7 @@ import { Replication } from "./settings-replication";
 import { BusinessProfile } from "./settings-business";
 import { ServerSettings } from "./settings-server";
 import { People, YourAccount } from "./settings-people";
+import { KeywordReplies, Replies } from "./settings-keywords";
 
 
 const PERMISSION_NAMES: Record<string, string> = { admin_access: "Admin", standard_access: "Standard" };
@@ -45,6 +45,7 @@ export function Settings() {
       {isOwner() ? <Sessions /> : null}
       <AccountLimits info={info.value} error={error.value} />
       <Replies />
+      <KeywordReplies />
       <Backups info={info.value} />
       <ServerSettings info={info.value} />
       <Replication info={info.value} />
@@ -228,102 +229,4 @@ function browserName(ua: string | null): string {
   const os = /(Android|iPhone|iPad|Windows|Mac OS X|Linux)/.exec(ua)?.[1];
   const name = m ? { Edg: "Edge", Firefox: "Firefox", Chrome: "Chrome", Safari: "Safari" }[m[1]] : ua.slice(0, 40);
   return os ? `${name} on ${os.replace("Mac OS X", "Mac")}` : name!;
-}
-
-const REPLIES: Array<[key: "optOutReply" | "optInReply" | "helpReply", label: string]> = [
-  ["optOutReply", "Reply to STOP (opt-out)"],
-  ["optInReply", "Reply to START (opt-in again)"],
-  ["helpReply", "Reply to HELP"],
-];
-const KEYWORDS: Array<[key: "optOutKeywords" | "optInKeywords" | "helpKeywords", label: string]> = [
-  ["optOutKeywords", "Words that stop all texts"],
-  ["optInKeywords", "Words that start texts again"],
-  ["helpKeywords", "Words answered with the help reply"],
-];
-const words = (v: string) => v.split(/[\s,;]+/).map((w) => w.trim()).filter(Boolean);
-
-/** The automatic answers to STOP, START and HELP and the words that trigger them (GET/PUT /v1/account/settings). */
-function Replies() {
-  const values = useSignal<Record<string, string> | null>(null);
-  const preview = useSignal<Record<string, string>>({});
-  const notice = useSignal("");
-  const error = useSignal("");
-  const fieldErrors = useSignal<Array<{ field: string; message: string }>>([]);
-  const show = (settings: Record<string, any>) => {
-    const v: Record<string, string> = {};
-    for (const [k] of REPLIES) v[k] = settings[k];
-    for (const [k] of KEYWORDS) v[k] = (settings[k] as string[]).join(", ");
-    values.value = v;
-  };
-  useEffect(() => {
-    api("/account/settings")
-      .then((r) => (show(r.data.settings), (preview.value = r.data.preview)))
-      .catch((e) => (error.value = errorText(e)));
-  }, []);
-  async function save(e: Event) {
-    e.preventDefault();
-    const v = values.value;
-    if (!v) return;
-    fieldErrors.value = [];
-    try {
-      const json: Record<string, unknown> = {};
-      for (const [k] of REPLIES) json[k] = v[k];
-      for (const [k] of KEYWORDS) json[k] = words(v[k]);
-      const r = await api("/account/settings", { method: "PUT", json });
-      show(r.data.settings);
-      preview.value = r.data.preview;
-      notice.value = "Replies saved.";
-    } catch (err) {
-      notice.value = errorText(err);
-      fieldErrors.value = fieldErrorsOf(err);
-    }
-  }
-  const errs = fieldErrors.value;
-  return (
-    <>
-      <h2>Automatic replies</h2>
-      <p>
-        Sent once when someone texts a keyword. Texting STOP always stops all texts to that number, whatever the reply says; {"{{accountName}}"} is replaced by the
-        business name.
-      </p>
-      {error.value ? <p class="error" role="alert">{error.value}</p> : null}
-      {values.value ? (
-        <form class="notes" onSubmit={save}>
-          {REPLIES.map(([k, label]) => (
-            <span class="field wide" key={k}>
-              <label for={`reply-${k}`}>{label}</label>
-              <textarea
-                id={`reply-${k}`}
-                rows={2}
-                maxLength={306}
-                value={values.value![k]}
-                {...errAttrs(errs, k, `reply-${k}-error`, `reply-${k}-preview`)}
-                onInput={(e) => (values.value = { ...values.value!, [k]: (e.target as HTMLTextAreaElement).value })}
-              />
-              <small id={`reply-${k}-preview`}>As sent: {preview.value[k]}</small>
-              <FieldError errors={errs} name={k} id={`reply-${k}-error`} />
-            </span>
-          ))}
-          {KEYWORDS.map(([k, label]) => (
-            <span class="field wide" key={k}>
-              <label for={`keywords-${k}`}>{label}</label>
-              <input
-                id={`keywords-${k}`}
-                autocomplete="off"
-                value={values.value![k]}
-                {...errAttrs(errs, k, `keywords-${k}-error`, "keywords-help")}
-                onInput={(e) => (values.value = { ...values.value!, [k]: (e.target as HTMLInputElement).value })}
-              />
-              <FieldError errors={errs} name={k} id={`keywords-${k}-error`} />
-            </span>
-          ))}
-          <small id="keywords-help" class="hint">
-            Words separated by commas. A text that is just one of them (any case, punctuation ignored) triggers it.
-          </small>
-          <button type="submit">Save replies</button>
-          <span aria-live="polite">{notice.value}</span>
-        </form>
-      ) : null}
-    </>
-  );
 }

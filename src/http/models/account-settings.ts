@@ -2,21 +2,23 @@ import { t } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
 import { ACCOUNT_SETTING_KEYS, MAX_KEYWORDS, MAX_REPLY_LENGTH } from "../../domain/account-settings";
 import { checked } from "./common";
+import { MAX_KEYWORD_LENGTH } from "../../domain/keywords";
 import { MAX_BUSINESS_NAME_LENGTH } from "../../domain/business-profile";
 
 const Words = t.Array(t.String());
 
-/** A keyword list as the domain takes it: 1-30 single words of letters and digits, or null (default). */
-const KeywordList = t.Union([t.Array(t.String({ minLength: 1, maxLength: 30 }), { minItems: 1, maxItems: MAX_KEYWORDS }), t.Null()]);
+/** A keyword list as the domain takes it: 1-30 words or short phrases, or null (default). */
+const KeywordList = t.Union([t.Array(t.String({ minLength: 1, maxLength: MAX_KEYWORD_LENGTH }), { minItems: 1, maxItems: MAX_KEYWORDS }), t.Null()]);
 const Reply = t.Union([t.String({ minLength: 1, maxLength: MAX_REPLY_LENGTH }), t.Null()]);
 
-const SETTINGS: Record<(typeof ACCOUNT_SETTING_KEYS)[number], [TSchema, string]> = {
-  optOutKeywords: [KeywordList, "words that opt a number out (default STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, OPTOUT, REVOKE); null = default"],
+const SETTINGS: Record<(typeof ACCOUNT_SETTING_KEYS)[number] | "confirmCommonWords", [TSchema, string]> = {
+  optOutKeywords: [KeywordList, "words or phrases (a text that is exactly one of them, any case, punctuation around it ignored) that opt a number out (default STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, OPTOUT, REVOKE); null = default"],
   optInKeywords: [KeywordList, "words that opt a number back in (default START, UNSTOP, YES, SUBSCRIBE); null = default"],
   helpKeywords: [KeywordList, "words answered with helpReply (default HELP, INFO); null = default"],
   optOutReply: [Reply, `confirmation of an opt-out, 1-${MAX_REPLY_LENGTH} characters; {{accountName}} is replaced; null = default`],
   optInReply: [Reply, "confirmation of an opt-in; null = default"],
   helpReply: [Reply, "answer to HELP; null = default"],
+  confirmCommonWords: [t.Boolean(), "true saves keywords that are everyday words (\"me\", \"ok\", \"thanks\"); without it a list given with one it did not hold is refused with 409 COMMON_WORDS_UNCONFIRMED"],
 };
 const each = <T>(f: (type: TSchema, description: string) => T) => Object.fromEntries(Object.entries(SETTINGS).map(([k, [type, d]]) => [k, f(type, d)]));
 

@@ -23,7 +23,10 @@ export function accountSettingsRoutes(deps: AppDeps) {
         message: "Settings updated",
         data: deps.accountSettings.update(authOf(request).accountId, body),
       }),
-      { permission: "settings.write", rateLimit: "api-key", body: AccountSettingsBody, response: AccountSettingsAnswer, detail: { summary: "Change keyword lists and replies; null restores a default (admin)", tags: ["Account"] } },
+      {
+        permission: "settings.write", rateLimit: "api-key", body: AccountSettingsBody, response: AccountSettingsAnswer,
+        detail: { summary: "Change keyword lists and replies; null restores a default (admin)", tags: ["Account"], "x-errors": ["VALIDATION_ERROR", "COMMON_WORDS_UNCONFIRMED"] },
+      },
     )
     .get(
       "/profile",

@@ -79,6 +79,7 @@ const ctx = {} as {
   sessionId: string;
   keyId: string;
   deviceId: string;
+  keywordReplyId: string;
 };
 
 function expectHttp(r: { response: Response }, status: number) {
@@ -323,6 +324,24 @@ const CASES: Record<string, () => Promise<void>> = {
   },
   "PUT /v1/account/settings": async () => {
     expectHttp(await api.PUT("/v1/account/settings", { body: { helpReply: "Call us on 555 0100" } }), 200);
+  },
+  "POST /v1/keyword-replies": async () => {
+    const r = await api.POST("/v1/keyword-replies", { body: { keywords: ["HOURS"], reply: "We're open 9-5.", addTags: ["asked-hours"], setStatus: null, isActive: true } });
+    expectHttp(r, 201);
+    ctx.keywordReplyId = r.data!.data.keywordReply.id;
+    expectHttp(await api.POST("/v1/keyword-replies", { body: { keywords: ["OK"], reply: "Thanks!" } }), 409);
+  },
+  "GET /v1/keyword-replies": async () => {
+    expectHttp(await api.GET("/v1/keyword-replies", {}), 200);
+  },
+  "GET /v1/keyword-replies/{id}": async () => {
+    expectHttp(await api.GET("/v1/keyword-replies/{id}", { params: { path: { id: ctx.keywordReplyId } } }), 200);
+  },
+  "PUT /v1/keyword-replies/{id}": async () => {
+    expectHttp(await api.PUT("/v1/keyword-replies/{id}", { params: { path: { id: ctx.keywordReplyId } }, body: { isActive: false } }), 200);
+  },
+  "DELETE /v1/keyword-replies/{id}": async () => {
+    expectHttp(await api.DELETE("/v1/keyword-replies/{id}", { params: { path: { id: ctx.keywordReplyId } } }), 200);
   },
   "GET /v1/contacts/analytics": async () => {
     expectHttp(await api.GET("/v1/contacts/analytics", { params: { query: { period: "30d" } } }), 200);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { DEFAULT_KEYWORD_LISTS, isConsentGiven, keywordOf, keywordWord } from "../../../src/domain/keywords";
-import { applySettingsPatch, renderReply, resolveAccountSettings, DEFAULT_REPLIES, MAX_REPLY_LENGTH } from "../../../src/domain/account-settings";
+import { DEFAULT_KEYWORD_LISTS, isConsentGiven, keywordOf, normalizeKeyword, parseKeyword, tooCommon } from "../../../src/domain/keywords";
+import { applySettingsPatch, commonWordsAdded, renderReply, resolveAccountSettings, DEFAULT_REPLIES, MAX_REPLY_LENGTH } from "../../../src/domain/account-settings";
 
 const k = (text: string) => keywordOf(text, DEFAULT_KEYWORD_LISTS);
 
@@ -30,11 +30,50 @@ describe("keywordOf: the whole text, or one word with only punctuation around it
     "S T O P",
   ])("%p is not a keyword", (t) => expect(k(t)).toBeNull());
   test("the word is upper-cased for matching; custom lists are used as given", () => {
-    expect(keywordWord(" arrêt! ")).toBe("ARRÊT");
+    expect(normalizeKeyword(" arrêt! ")).toBe("ARRÊT");
     const lists = { optOutKeywords: ["ARRET", "ARRÊT"], optInKeywords: ["OUI"], helpKeywords: ["AIDE"] };
     expect(keywordOf("Arrêt", lists)).toBe("opt-out");
     expect(keywordOf("oui", lists)).toBe("opt-in");
     expect(keywordOf("STOP", lists)).toBeNull();
+  });
+});
+
+describe("keyword phrases: a phrase matches when the whole text is that phrase", () => {
+  const lists = { ...DEFAULT_KEYWORD_LISTS, optOutKeywords: [...DEFAULT_KEYWORD_LISTS.optOutKeywords, "STOP TEXTING ME", "DON'T TEXT ME"] };
+  test.each(["Stop texting me", "STOP TEXTING ME", "stop texting me!", "  Stop   texting\tme. ", "\"Stop texting me\"", "ＳＴＯＰ ｔｅｘｔｉｎｇ ｍｅ", "Don’t text me", "don't text me!!"])(
+    "%p opts out",
+    (t) => expect(keywordOf(t, lists)).toBe("opt-out"),
+  );
+  test.each(["stop by later", "me", "texting", "Please stop texting me", "stop texting me now", "stop, texting me", "STOP TEXTING"])("%p is not a keyword", (t) =>
+    expect(keywordOf(t, lists)).toBeNull(),
+  );
+  test("a typed keyword is stored normalised, one phrase; what can never match is refused", () => {
+    expect(parseKeyword("  stop   texting me! ")).toBe("STOP TEXTING ME");
+    expect(parseKeyword("Don’t text me")).toBe("DON'T TEXT ME");
+    for (const bad of ["", "  ", "!!!", "x".repeat(41), "STOP 😡", 5, null]) expect(parseKeyword(bad)).toBeNull();
+  });
+  test("a list keeps a multi-word phrase as one keyword", () => {
+    const r = applySettingsPatch({}, { optOutKeywords: ["STOP", "stop texting me"] });
+    expect(r).toEqual({ ok: true, stored: { optOutKeywords: ["STOP", "STOP TEXTING ME"] } });
+  });
+});
+
+describe("everyday words ask for confirmation", () => {
+  test("per kind: a list's own defaults never count (YES opts in by default)", () => {
+    expect(tooCommon("opt-out", ["STOP", "ME", "OK", "YES", "STOP TEXTING ME", "C"])).toEqual(["ME", "OK", "YES", "C"]);
+    expect(tooCommon("opt-in", ["START", "YES", "OK"])).toEqual(["OK"]);
+    expect(tooCommon("help", ["HELP", "INFO", "HI", "THANK YOU"])).toEqual(["HI", "THANK YOU"]);
+    expect(tooCommon("reply", ["HOURS", "OK", "1"])).toEqual(["OK", "1"]);
+  });
+  test("only words a change adds are named", () => {
+    const before = resolveAccountSettings({ optOutKeywords: ["STOP", "ME"] });
+    const after = resolveAccountSettings({ optOutKeywords: ["STOP", "ME", "OK"], helpKeywords: ["HELP", "HI"] });
+    expect(commonWordsAdded(before, after)).toEqual([
+      { field: "optOutKeywords", words: ["OK"] },
+      { field: "helpKeywords", words: ["HI"] },
+    ]);
+    expect(commonWordsAdded(before, before)).toEqual([]);
+    expect(commonWordsAdded(resolveAccountSettings({}), resolveAccountSettings({}))).toEqual([]);
   });
 });
 
@@ -66,7 +105,7 @@ describe("account settings", () => {
   test("every problem is named; nothing is applied", () => {
     const r = applySettingsPatch({}, {
       optOutKeywords: [],
-      optInKeywords: ["opt in"],
+      optInKeywords: ["opt in!", "😀"],
       helpKeywords: "HELP",
       optOutReply: "",
       optInReply: "x".repeat(MAX_REPLY_LENGTH + 1),

@@ -1,0 +1,82 @@
+/**
+ * Keyword replies (docs/api-decisions.md, "Keyword replies"): the rules, and the one question
+ * the inbound path asks of the messages — was this contact answered by this rule lately. Plain
+ * functions over the connection; the service owns transactions.
+ */
+import type { Database } from "bun:sqlite";
+import type { keywordReplies } from "../schema/keyword-replies";
+import type { RawRow } from "./row";
+
+export type KeywordReplyRecord = typeof keywordReplies.$inferSelect;
+
+/** metadata.source of a keyword reply's message (not a STOP/START/HELP reply: it never goes to an opted-out number). */
+export const KEYWORD_RULE_SOURCE = "keyword-rule";
+
+type Raw = RawRow<typeof keywordReplies>;
+
+function toRecord(r: Raw): KeywordReplyRecord {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    keywords: r.keywords,
+    reply: r.reply,
+    addTags: r.add_tags,
+    setStatus: r.set_status,
+    isActive: Boolean(r.is_active),
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export function listKeywordReplies(sqlite: Database, accountId: string): KeywordReplyRecord[] {
+  return (sqlite.query("SELECT * FROM keyword_replies WHERE account_id = ?1 ORDER BY created_at, id").all(accountId) as Raw[]).map(toRecord);
+}
+
+export function findKeywordReply(sqlite: Database, accountId: string, id: string): KeywordReplyRecord | null {
+  const r = sqlite.query("SELECT * FROM keyword_replies WHERE id = ?1 AND account_id = ?2").get(id, accountId) as Raw | null;
+  return r ? toRecord(r) : null;
+}
+
+export function countKeywordReplies(sqlite: Database, accountId: string): number {
+  return (sqlite.query("SELECT COUNT(*) AS n FROM keyword_replies WHERE account_id = ?1").get(accountId) as { n: number }).n;
+}
+
+export function insertKeywordReply(sqlite: Database, r: KeywordReplyRecord): void {
+  sqlite
+    .query(
+      `INSERT INTO keyword_replies (id, account_id, keywords, reply, add_tags, set_status, is_active, created_at, updated_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
+    )
+    .run(r.id, r.accountId, r.keywords, r.reply, r.addTags, r.setStatus, r.isActive ? 1 : 0, r.createdAt, r.updatedAt);
+}
+
+export function updateKeywordReply(sqlite: Database, r: KeywordReplyRecord): void {
+  sqlite
+    .query(
+      `UPDATE keyword_replies SET keywords = ?3, reply = ?4, add_tags = ?5, set_status = ?6, is_active = ?7, updated_at = ?8
+       WHERE id = ?1 AND account_id = ?2`,
+    )
+    .run(r.id, r.accountId, r.keywords, r.reply, r.addTags, r.setStatus, r.isActive ? 1 : 0, r.updatedAt);
+}
+
+export function deleteKeywordReply(sqlite: Database, accountId: string, id: string): boolean {
+  return sqlite.query("DELETE FROM keyword_replies WHERE id = ?1 AND account_id = ?2").run(id, accountId).changes > 0;
+}
+
+/**
+ * Whether the rule answered this number since `since` (a reply queued or gone out; a cancelled
+ * one told nobody). Read from the messages themselves, inside the inbound text's transaction, so
+ * two texts arriving together and a restart in between see the same answer. One range of
+ * messages_account_recipient_created_idx.
+ */
+export function ruleAnsweredSince(sqlite: Database, accountId: string, phone: string, ruleId: string, since: string): boolean {
+  return (
+    sqlite
+      .query(
+        `SELECT 1 AS x FROM messages WHERE account_id = ?1 AND recipient_phone = ?2 AND created_at >= ?3 AND status <> 'cancelled'
+           AND CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.source') IS '${KEYWORD_RULE_SOURCE}' AND json_extract(metadata, '$.keywordReplyId') IS ?4 ELSE 0 END
+         LIMIT 1`,
+      )
+      .get(accountId, phone, since, ruleId) !== null
+  );
+}
