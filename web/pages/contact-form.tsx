@@ -12,9 +12,9 @@ const STATUSES: Array<Contact["status"]> = ["new", "contacted", "responded", "co
 
 /** The API's field names, as the form labels them, for its messages. */
 const LABELS: Array<[RegExp, string]> = [
-  [/\bphoneNumber\b/g, "Phone"],
-  [/\bfirstName\b/g, "First name"],
-  [/\blastName\b/g, "Last name"],
+  [/\bphoneNumber\b/g, "Phone number"],
+  [/\bfirstName\b/g, "Name (first word)"],
+  [/\blastName\b/g, "Name (after the first word)"],
   [/\bemail\b/g, "E-mail"],
   [/\btags\b/g, "Tags"],
   [/\bnotes\b/g, "Notes"],
@@ -23,6 +23,11 @@ const LABELS: Array<[RegExp, string]> = [
 const plain = (msg: string) => LABELS.reduce((m, [re, label]) => m.replace(re, label), msg);
 
 export const nameOf = (c: Pick<Contact, "firstName" | "lastName">) => [c.firstName, c.lastName].filter(Boolean).join(" ");
+/** "Ann Marie Lee" → first name "Ann", last name "Marie Lee"; one word is a first name. */
+export function splitName(text: string): { firstName: string | null; lastName: string | null } {
+  const words = text.trim().split(/\s+/).filter(Boolean);
+  return { firstName: words[0] ?? null, lastName: words.slice(1).join(" ") || null };
+}
 export const parseTags = (text: string) => [...new Set(text.split(",").map((t) => t.trim()).filter(Boolean))];
 
 type Row = { name: string; value: string };
@@ -32,8 +37,8 @@ type Clash = { id: string; label: string };
 
 export function ContactForm(props: { contact?: Contact; submitLabel: string; onSaved: (c: Contact) => void; onCancel?: () => void }) {
   const c = props.contact;
-  const first = useSignal(c?.firstName ?? "");
-  const last = useSignal(c?.lastName ?? "");
+  const startName = c ? nameOf(c) : "";
+  const name = useSignal(startName);
   const phone = useSignal(c?.phoneNumber ?? "");
   const email = useSignal(c?.email ?? "");
   const status = useSignal<Contact["status"]>(c?.status ?? "new");
@@ -53,8 +58,8 @@ export function ContactForm(props: { contact?: Contact; submitLabel: string; onS
     for (const k of Object.keys(c?.customFields ?? {})) if (!(k in custom)) custom[k] = null;
     const b: Record<string, unknown> = {
       phoneNumber: phone.value,
-      firstName: first.value.trim() || null,
-      lastName: last.value.trim() || null,
+      // Sent only when changed: a stored first name of two words ("Mary Ann") is kept as it is.
+      ...(name.value.trim() !== startName ? splitName(name.value) : {}),
       email: email.value.trim() || null,
       tags: parseTags(tags.value),
       notes: notes.value.trim() || null,
@@ -76,7 +81,8 @@ export function ContactForm(props: { contact?: Contact; submitLabel: string; onS
       const r = await api<{ data: { contact: Contact } }>(c ? `/contacts/${encodeURIComponent(c.id)}` : "/contacts", { method: c ? "PUT" : "POST", json: body() });
       props.onSaved(r.data.contact);
     } catch (err) {
-      errors.value = fieldErrorsOf(err).map((x) => ({ ...x, message: plain(x.message) }));
+      // One Name field holds both names: its problems are shown under it.
+      errors.value = fieldErrorsOf(err).map((x) => ({ ...x, field: x.field === "lastName" ? "firstName" : x.field, message: plain(x.message) }));
       if (err instanceof ApiError && err.code === "DUPLICATE_PHONE_NUMBER" && typeof err.body?.details?.existingContactId === "string") {
         const id = err.body.details.existingContactId as string;
         clash.value = { id, label: "that contact" };
@@ -100,9 +106,8 @@ export function ContactForm(props: { contact?: Contact; submitLabel: string; onS
   return (
     <form class="contact-form" onSubmit={save} aria-label={props.submitLabel}>
       <div class="contact-grid">
-        {text("first", "First name", "firstName", first, { maxLength: 50, autoComplete: "off" })}
-        {text("last", "Last name", "lastName", last, { maxLength: 50, autoComplete: "off" })}
-        {text("phone", "Phone", "phoneNumber", phone, { required: true, type: "tel", inputMode: "tel", placeholder: "(415) 555-0134 or +44 7700 900123" })}
+        {text("name", "Name", "firstName", name, { maxLength: 101, autoComplete: "off" })}
+        {text("phone", "Phone number", "phoneNumber", phone, { required: true, type: "tel", inputMode: "tel", placeholder: "(415) 555-0134 or +44 7700 900123" })}
         {text("email", "E-mail", "email", email, { type: "email", autoComplete: "off" })}
         {c ? (
           <span class="field">
@@ -114,7 +119,7 @@ export function ContactForm(props: { contact?: Contact; submitLabel: string; onS
             </select>
           </span>
         ) : null}
-        {text("tags", "Tags (comma-separated)", "tags", tags, { placeholder: "vip, spring" })}
+        {text("tags", "Tags", "tags", tags, { placeholder: "vip, spring (commas between)" })}
       </div>
       {clash.value ? (
         <p class="error" role="alert">
@@ -131,7 +136,7 @@ export function ContactForm(props: { contact?: Contact; submitLabel: string; onS
         {rows.value.map((r, i) => (
           <div class="detail-row" key={i}>
             <span class="field">
-              <label for={`${idp}-cf-name-${i}`}>Detail {i + 1} name</label>
+              <label for={`${idp}-cf-name-${i}`}>What (detail {i + 1})</label>
               <input
                 id={`${idp}-cf-name-${i}`}
                 value={r.name}
@@ -141,7 +146,7 @@ export function ContactForm(props: { contact?: Contact; submitLabel: string; onS
               />
             </span>
             <span class="field">
-              <label for={`${idp}-cf-value-${i}`}>Detail {i + 1} value</label>
+              <label for={`${idp}-cf-value-${i}`}>Value (detail {i + 1})</label>
               <input
                 id={`${idp}-cf-value-${i}`}
                 value={r.value}

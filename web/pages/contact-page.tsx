@@ -77,7 +77,10 @@ export function ContactPage(props: { id: string }) {
         ...Object.entries(x.customFields ?? {}).map(([k, v]) => [k, String(v)] as [string, string]),
       ]
     : [];
-  const goesWith = `${total.value === 1 ? "Their 1 text" : `All ${fmtNum(total.value)} of their texts`} and their conversation are deleted with them. This cannot be undone.`;
+  const goesWith =
+    total.value === 0
+      ? "They have no texts yet: only the contact is deleted. This cannot be undone."
+      : `Their ${fmtNum(total.value)} text${total.value === 1 ? "" : "s"} (sent and received) and their conversation are deleted with them. This cannot be undone.`;
   return (
     <section>
       <p>
@@ -142,7 +145,8 @@ export function ContactPage(props: { id: string }) {
             <>
               <h2>Delete</h2>
               <p class="hint">{goesWith}</p>
-              <button type="button" class="danger" onClick={() => (deleting.value = true)}>
+              {/* Out of sight while the dialog asks: its own button has the same name. */}
+              <button type="button" class={deleting.value ? "danger out-of-sight" : "danger"} onClick={() => (deleting.value = true)}>
                 Delete contact
               </button>
               <Confirm open={deleting.value} title={`Delete ${who}?`} body={goesWith} action="Delete contact" onConfirm={remove} onCancel={() => (deleting.value = false)} />
@@ -193,7 +197,7 @@ function OptOutPanel(props: { contact: Contact; onDone: (msg: string) => void })
         id="opt-reason"
         rows={2}
         maxLength={500}
-        required={out}
+        aria-required={out ? "true" : undefined}
         value={reason.value}
         placeholder={out ? "Asked in the shop on 3 May to get reminders again" : "Phoned to say stop texting"}
         onInput={(e) => (reason.value = (e.target as HTMLTextAreaElement).value)}

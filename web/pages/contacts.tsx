@@ -173,7 +173,7 @@ function ContactList() {
                   <th scope="col">
                     <input
                       type="checkbox"
-                      aria-label="Select every contact on this page"
+                      aria-label="Select all contacts on this page"
                       checked={allShown}
                       onChange={(e) => (selected.value = (e.target as HTMLInputElement).checked ? new Set(l.contacts.map((c) => c.id)) : new Set())}
                     />
@@ -287,7 +287,8 @@ function BulkBar(props: { ids: string[]; notice: { value: string }; onDone: () =
   const shown = a ? ask[a.kind](a) : null;
   const tags = parseTags(tag.value);
   return (
-    <div class="bulk-bar" role="group" aria-label={`Change the ${count} selected`}>
+    // While the dialog asks, the bar's buttons are out of sight: the dialog's own say the same.
+    <div class={a ? "bulk-bar asking" : "bulk-bar"} role="group" aria-label={`Change the ${count} selected`}>
       <p class="summary">{count} selected</p>
       <span class="bulk-action">
         <span class="field">
