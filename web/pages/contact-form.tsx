@@ -2,6 +2,9 @@ import { useSignal } from "@preact/signals";
 import { api, ApiError, errorText, fieldErrorsOf } from "../api";
 import type { Contact } from "../api-types";
 import { FieldError, errAttrs, type ApiFieldErrors } from "../components/FieldError";
+import { nameOf, parseTags, splitName } from "../contact-names";
+
+export { nameOf, parseTags, splitName };
 
 /**
  * The contact's fields as a person types them: "Add contact" and the contact page's edit form
@@ -22,15 +25,7 @@ const LABELS: Array<[RegExp, string]> = [
 ];
 const plain = (msg: string) => LABELS.reduce((m, [re, label]) => m.replace(re, label), msg);
 
-export const nameOf = (c: Pick<Contact, "firstName" | "lastName">) => [c.firstName, c.lastName].filter(Boolean).join(" ");
-/** "Ann Marie Lee" → first name "Ann", last name "Marie Lee"; one word is a first name. */
-export function splitName(text: string): { firstName: string | null; lastName: string | null } {
-  const words = text.trim().split(/\s+/).filter(Boolean);
-  return { firstName: words[0] ?? null, lastName: words.slice(1).join(" ") || null };
-}
-export const parseTags = (text: string) => [...new Set(text.split(",").map((t) => t.trim()).filter(Boolean))];
-
-type Row = { name: string; value: string };
+type Detail = { name: string; value: string };
 
 /** Another contact has the number: who, to link to. */
 type Clash = { id: string; label: string };
@@ -44,7 +39,7 @@ export function ContactForm(props: { contact?: Contact; submitLabel: string; onS
   const status = useSignal<Contact["status"]>(c?.status ?? "new");
   const tags = useSignal(c?.tags.join(", ") ?? "");
   const notes = useSignal(c?.notes ?? "");
-  const rows = useSignal<Row[]>(Object.entries(c?.customFields ?? {}).map(([name, value]) => ({ name, value: String(value) })));
+  const rows = useSignal<Detail[]>(Object.entries(c?.customFields ?? {}).map(([name, value]) => ({ name, value: String(value) })));
   const errors = useSignal<ApiFieldErrors>([]);
   const error = useSignal("");
   const clash = useSignal<Clash | null>(null);
