@@ -207,6 +207,14 @@ describe("POST /v1/contacts/<id>/opt-out and /opt-in", () => {
     expect(p2.entries.map((e: any) => e.reason)).toEqual(["staff"]);
   });
 
+  test("an import row's optedOut is recorded as source import", async () => {
+    const phone = newPhone();
+    const c = await create({ phoneNumber: phone });
+    const res = await s.api("/contacts/import", { method: "POST", body: `phoneNumber,optedOut\n${phone},true\n`, headers: { "Content-Type": "text/csv" } });
+    expect((await expectStatus(res, 200)).data.updated).toBe(1);
+    expect((await history(c.id)).entries).toEqual([expect.objectContaining({ action: "opted_out", source: "import", reason: null, by: null })]);
+  });
+
   test("an opt-out through PUT optedOut is recorded too (source api); deleting the contact deletes its history", async () => {
     const c = await create();
     await expectStatus(await s.api(`/contacts/${c.id}`, { method: "PUT", json: { optedOut: true } }), 200);
