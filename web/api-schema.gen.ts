@@ -417,6 +417,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/contacts/{id}/consent-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A contact's consent history: each opt-out and opt-in, how, why, who and when; newest first */
+        get: operations["getV1ContactsByIdConsentHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/contacts/{id}/messages": {
         parameters: {
             query?: never;
@@ -428,6 +445,40 @@ export interface paths {
         get: operations["getV1ContactsByIdMessages"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/{id}/opt-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Opt a contact back in by hand (as a START, without the reply text); the reason is required */
+        post: operations["postV1ContactsByIdOptIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/{id}/opt-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Opt a contact out by hand (as a STOP: queued texts cancelled, contact.opted_out), with an optional reason */
+        post: operations["postV1ContactsByIdOptOut"];
         delete?: never;
         options?: never;
         head?: never;
@@ -462,6 +513,43 @@ export interface paths {
         /** Apply one update to up to 1000 contacts */
         put: operations["putV1ContactsBulk"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/bulk/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete up to 1000 contacts with their message history and conversations (admin)
+         * @description Requires an **admin_access** key.
+         */
+        post: operations["postV1ContactsBulkDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/contacts/bulk/opt-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Opt up to 1000 contacts out by hand, with one reason (recorded in each consent history) */
+        post: operations["postV1ContactsBulkOptOut"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1775,6 +1863,16 @@ export interface components {
                     consent: {
                         /** Format: date-time */
                         at: string;
+                        by?: {
+                            id: string;
+                            name: string;
+                            /** @constant */
+                            type: "user";
+                        } | {
+                            id: string;
+                            /** @constant */
+                            type: "key";
+                        };
                         /** @description webhook: the form posted to */
                         formId?: string;
                         /** @description the address the request came from, when known */
@@ -1828,6 +1926,16 @@ export interface components {
                     consent: {
                         /** Format: date-time */
                         at: string;
+                        by?: {
+                            id: string;
+                            name: string;
+                            /** @constant */
+                            type: "user";
+                        } | {
+                            id: string;
+                            /** @constant */
+                            type: "key";
+                        };
                         /** @description webhook: the form posted to */
                         formId?: string;
                         /** @description the address the request came from, when known */
@@ -1881,6 +1989,16 @@ export interface components {
                     consent: {
                         /** Format: date-time */
                         at: string;
+                        by?: {
+                            id: string;
+                            name: string;
+                            /** @constant */
+                            type: "user";
+                        } | {
+                            id: string;
+                            /** @constant */
+                            type: "key";
+                        };
                         /** @description webhook: the form posted to */
                         formId?: string;
                         /** @description the address the request came from, when known */
@@ -1934,6 +2052,16 @@ export interface components {
                     consent: {
                         /** Format: date-time */
                         at: string;
+                        by?: {
+                            id: string;
+                            name: string;
+                            /** @constant */
+                            type: "user";
+                        } | {
+                            id: string;
+                            /** @constant */
+                            type: "key";
+                        };
                         /** @description webhook: the form posted to */
                         formId?: string;
                         /** @description the address the request came from, when known */
@@ -2106,6 +2234,16 @@ export interface components {
                         consent: {
                             /** Format: date-time */
                             at: string;
+                            by?: {
+                                id: string;
+                                name: string;
+                                /** @constant */
+                                type: "user";
+                            } | {
+                                id: string;
+                                /** @constant */
+                                type: "key";
+                            };
                             /** @description webhook: the form posted to */
                             formId?: string;
                             /** @description the address the request came from, when known */
@@ -2165,6 +2303,16 @@ export interface components {
                     consent: {
                         /** Format: date-time */
                         at: string;
+                        by?: {
+                            id: string;
+                            name: string;
+                            /** @constant */
+                            type: "user";
+                        } | {
+                            id: string;
+                            /** @constant */
+                            type: "key";
+                        };
                         /** @description webhook: the form posted to */
                         formId?: string;
                         /** @description the address the request came from, when known */
@@ -6094,6 +6242,16 @@ export interface operations {
                                 consent: {
                                     /** Format: date-time */
                                     at: string;
+                                    by?: {
+                                        id: string;
+                                        name: string;
+                                        /** @constant */
+                                        type: "user";
+                                    } | {
+                                        id: string;
+                                        /** @constant */
+                                        type: "key";
+                                    };
                                     /** @description webhook: the form posted to */
                                     formId?: string;
                                     /** @description the address the request came from, when known */
@@ -6271,6 +6429,16 @@ export interface operations {
                                 consent: {
                                     /** Format: date-time */
                                     at: string;
+                                    by?: {
+                                        id: string;
+                                        name: string;
+                                        /** @constant */
+                                        type: "user";
+                                    } | {
+                                        id: string;
+                                        /** @constant */
+                                        type: "key";
+                                    };
                                     /** @description webhook: the form posted to */
                                     formId?: string;
                                     /** @description the address the request came from, when known */
@@ -6456,6 +6624,16 @@ export interface operations {
                                 consent: {
                                     /** Format: date-time */
                                     at: string;
+                                    by?: {
+                                        id: string;
+                                        name: string;
+                                        /** @constant */
+                                        type: "user";
+                                    } | {
+                                        id: string;
+                                        /** @constant */
+                                        type: "key";
+                                    };
                                     /** @description webhook: the form posted to */
                                     formId?: string;
                                     /** @description the address the request came from, when known */
@@ -6725,6 +6903,137 @@ export interface operations {
             };
         };
     };
+    getV1ContactsByIdConsentHistory: {
+        parameters: {
+            query?: {
+                /** @description page size, 1-100 */
+                limit?: number;
+                /** @description page number, from 1 */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            entries: {
+                                /** @enum {string} */
+                                action: "opted_out" | "opted_in";
+                                /** Format: date-time */
+                                at: string;
+                                /** @description who made the change; null when the customer did (a text) */
+                                by: ({
+                                    id: string;
+                                    name: string;
+                                    /** @constant */
+                                    type: "user";
+                                } | {
+                                    id: string;
+                                    /** @constant */
+                                    type: "key";
+                                }) | null;
+                                reason: string | null;
+                                /** @enum {string} */
+                                source: "manual" | "keyword" | "import" | "api";
+                            }[];
+                            total: number;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. Codes: CONTACT_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getV1ContactsByIdMessages: {
         parameters: {
             query?: {
@@ -6793,6 +7102,402 @@ export interface operations {
             };
             /** @description Not found. Codes: CONTACT_NOT_FOUND, NOT_FOUND */
             404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postV1ContactsByIdOptIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why, in the owner's words (at most 500 characters); required to opt back in */
+                    reason?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description false: the contact was already so; nothing was changed or recorded */
+                            changed: boolean;
+                            contact: {
+                                /** @description how the contact entered (null for contacts from before consent was recorded) */
+                                consent: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    by?: {
+                                        id: string;
+                                        name: string;
+                                        /** @constant */
+                                        type: "user";
+                                    } | {
+                                        id: string;
+                                        /** @constant */
+                                        type: "key";
+                                    };
+                                    /** @description webhook: the form posted to */
+                                    formId?: string;
+                                    /** @description the address the request came from, when known */
+                                    ipAddress?: string;
+                                    /** @enum {string} */
+                                    source: "webhook" | "import" | "manual" | "api" | "inbound";
+                                } | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                customFields: {
+                                    [key: string]: string;
+                                };
+                                email: string | null;
+                                firstName: string | null;
+                                formId: string | null;
+                                formName: string | null;
+                                id: string;
+                                lastContactedAt: string | null;
+                                lastName: string | null;
+                                lastResponseAt: string | null;
+                                messageCount: number;
+                                notes: string | null;
+                                /** @description true: the contact asked not to be texted */
+                                optedOut?: boolean;
+                                optedOutAt: string | null;
+                                /** @description E.164 */
+                                phoneNumber: string;
+                                source: string | null;
+                                /** @enum {string} */
+                                status: "new" | "contacted" | "responded" | "converted";
+                                tags: string[];
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["CsrfTokenInvalid"];
+            /** @description Not found. Codes: CONTACT_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postV1ContactsByIdOptOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why, in the owner's words (at most 500 characters); required to opt back in */
+                    reason?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description false: the contact was already so; nothing was changed or recorded */
+                            changed: boolean;
+                            contact: {
+                                /** @description how the contact entered (null for contacts from before consent was recorded) */
+                                consent: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    by?: {
+                                        id: string;
+                                        name: string;
+                                        /** @constant */
+                                        type: "user";
+                                    } | {
+                                        id: string;
+                                        /** @constant */
+                                        type: "key";
+                                    };
+                                    /** @description webhook: the form posted to */
+                                    formId?: string;
+                                    /** @description the address the request came from, when known */
+                                    ipAddress?: string;
+                                    /** @enum {string} */
+                                    source: "webhook" | "import" | "manual" | "api" | "inbound";
+                                } | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                customFields: {
+                                    [key: string]: string;
+                                };
+                                email: string | null;
+                                firstName: string | null;
+                                formId: string | null;
+                                formName: string | null;
+                                id: string;
+                                lastContactedAt: string | null;
+                                lastName: string | null;
+                                lastResponseAt: string | null;
+                                messageCount: number;
+                                notes: string | null;
+                                /** @description true: the contact asked not to be texted */
+                                optedOut?: boolean;
+                                optedOutAt: string | null;
+                                /** @description E.164 */
+                                phoneNumber: string;
+                                source: string | null;
+                                /** @enum {string} */
+                                status: "new" | "contacted" | "responded" | "converted";
+                                tags: string[];
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["CsrfTokenInvalid"];
+            /** @description Not found. Codes: CONTACT_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
                     "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
@@ -7044,6 +7749,284 @@ export interface operations {
                                 [key: string]: unknown;
                             })[];
                             updated: number;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["CsrfTokenInvalid"];
+            /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postV1ContactsBulkDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description array of 1-1000 contact ids */
+                    contactIds: string[];
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            deleted: number;
+                            errors: ({
+                                code: string;
+                                id: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["PermissionOrCsrf"];
+            /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postV1ContactsBulkOptOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description array of 1-1000 contact ids */
+                    contactIds: string[];
+                    /** @description why, in the owner's words (at most 500 characters) */
+                    reason?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            errors: ({
+                                code: string;
+                                id: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            optedOut: number;
                         } & {
                             [key: string]: unknown;
                         };

@@ -45,6 +45,8 @@ export type Message = MessageList["data"]["messages"][number];
 export type Contact = Answer<"/v1/contacts/{id}">["data"]["contact"];
 /** A contact as a list shows it (GET /v1/contacts). */
 export type ContactListItem = Answer<"/v1/contacts">["data"]["contacts"][number];
+/** One change of a contact's opt-out (GET /v1/contacts/{id}/consent-history). */
+export type ConsentEntry = Answer<"/v1/contacts/{id}/consent-history">["data"]["entries"][number];
 
 export type Conversation = Answer<"/v1/conversations">["data"]["conversations"][number];
 export type ThreadMessage = Answer<"/v1/conversations/{contactId}">["data"]["messages"][number];

@@ -17,7 +17,11 @@ import { ContactLists } from "../db/stores/contact-list";
 import { ContactStore, type ConsentRecord, type Contact } from "../db/stores/contacts";
 import type { FormService } from "./forms";
 import { emitContact } from "./event-payloads";
-import { parseOptOutFields, setOptOut } from "./opt-outs";
+import { parseManualReason, parseOptOutFields, setOptOut } from "./opt-outs";
+import { listConsentHistory } from "../db/stores/consent-history";
+import type { Actor } from "../domain/people";
+import { MAX_TAGS, validateTags } from "../domain/contact-update";
+import type { FieldError } from "../domain/submission";
 import { assertCustomFieldLimit, ContactImporter, type ImportResult, type ImportLine } from "./contact-import-rows";
 import { contactAnalytics } from "./contact-analytics";
 
@@ -129,18 +133,18 @@ export class ContactService {
     if (announce) emitContact(this.sqlite, accountId, current.id, "contact.updated", this.clock());
   }
 
-  create(accountId: string, body: unknown, ctx: { ipAddress?: string } = {}): Contact {
+  create(accountId: string, body: unknown, ctx: { ipAddress?: string; actor?: Actor } = {}): Contact {
     const extra = parseOptOutFields(body, "create");
     const r = validateContactInput(extra.body, "create");
     if (!r.ok || extra.errors.length) throw validationError([...(r.ok ? [] : r.errors), ...extra.errors]);
     const state = newContactState(r.patch);
     const nowIso = iso(this.clock());
-    const consent: ConsentRecord = { source: extra.consentSource ?? "api", at: nowIso, ...(ctx.ipAddress ? { ipAddress: ctx.ipAddress } : {}) };
+    const consent: ConsentRecord = { source: extra.consentSource ?? "api", at: nowIso, ...(ctx.ipAddress ? { ipAddress: ctx.ipAddress } : {}), ...(ctx.actor ? { by: ctx.actor } : {}) };
     const { id, cancelled } = this.sqlite.transaction(() => {
       this.assertPhoneFree(accountId, state.phoneNumber, null);
       // contact.created carries the contact as it ends up (opted out included), then contact.opted_out.
       const id = this.insertState(accountId, state, { consent }, false);
-      const cancelled = extra.optedOut === true ? setOptOut(this.sqlite, this.clock, accountId, id, state.phoneNumber, true, nowIso, false).cancelled : [];
+      const cancelled = extra.optedOut === true ? setOptOut(this.sqlite, this.clock, accountId, id, state.phoneNumber, true, nowIso, false, { source: "api", by: ctx.actor }).cancelled : [];
       emitContact(this.sqlite, accountId, id, "contact.created", this.clock());
       if (extra.optedOut === true) emitContact(this.sqlite, accountId, id, "contact.opted_out", this.clock());
       return { id, cancelled };
@@ -150,7 +154,7 @@ export class ContactService {
     return this.get(accountId, id);
   }
 
-  update(accountId: string, id: string, body: unknown): Contact {
+  update(accountId: string, id: string, body: unknown, actor?: Actor): Contact {
     const current = this.get(accountId, id);
     const extra = parseOptOutFields(body, "update");
     // A body of optedOut (or consent) alone changes no other field.
@@ -162,7 +166,7 @@ export class ContactService {
       const opt =
         extra.optedOut === undefined
           ? { cancelled: [], changed: false }
-          : setOptOut(this.sqlite, this.clock, accountId, current.id, r.patch.phoneNumber ?? current.phoneNumber, extra.optedOut, iso(this.clock()));
+          : setOptOut(this.sqlite, this.clock, accountId, current.id, r.patch.phoneNumber ?? current.phoneNumber, extra.optedOut, iso(this.clock()), true, { source: "api", by: actor });
       // One contact.updated for the request, after all its changes (docs/api-decisions.md, "The phone path, round two").
       if (!onlyExtra || opt.changed) emitContact(this.sqlite, accountId, current.id, "contact.updated", this.clock());
       return opt.cancelled;
@@ -183,36 +187,128 @@ export class ContactService {
     return out;
   }
 
-  /**
-   * The same update on many contacts. `updates` is validated once (a bad body is a 400 for the
-   * whole request); each contact is then changed on its own, all or nothing, and a contact that
-   * cannot be changed is listed in `errors` without stopping the others.
-   */
-  bulk(accountId: string, body: unknown): { updated: number; errors: Array<{ id: string; code: string; message: string }> } {
-    const b = (typeof body === "object" && body !== null ? body : {}) as { contactIds?: unknown; updates?: unknown };
-    const errs: Array<{ field: string; message: string; requirement?: string; provided?: unknown }> = [];
-    const ids = b.contactIds;
+  /** `contactIds` of a bulk body: 1 to MAX_BULK_IDS ids (an error in `errs` otherwise). */
+  private bulkIds(ids: unknown, errs: FieldError[]): string[] {
     if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_BULK_IDS || !ids.every((x) => typeof x === "string" && x.length > 0 && x.length <= 200)) {
       errs.push({ field: "contactIds", message: `contactIds must be an array of 1 to ${MAX_BULK_IDS} contact ids`, requirement: `1-${MAX_BULK_IDS} ids`, provided: Array.isArray(ids) ? ids.length : null });
+      return [];
     }
-    const r = validateContactInput(b.updates, "bulk");
-    if (!r.ok) errs.push(...r.errors.map((e) => ({ ...e, field: e.field === "updates" ? "updates" : `updates.${e.field}` })));
-    if (errs.length || !r.ok) throw validationError(errs);
+    return [...new Set(ids as string[])];
+  }
+
+  /**
+   * Runs `fn` on each contact in one transaction, each in its own savepoint: a contact that
+   * cannot be changed (not found, a rule) is listed in `errors` without stopping the others.
+   */
+  private eachContact(accountId: string, ids: string[], fn: (c: Contact) => void): { done: number; errors: Array<{ id: string; code: string; message: string }> } {
     const errors: Array<{ id: string; code: string; message: string }> = [];
-    let updated = 0;
+    let done = 0;
     this.sqlite.transaction(() => {
-      for (const id of new Set(ids as string[])) {
+      for (const id of ids) {
         try {
-          this.store.inSavepoint(() => this.applyPatch(accountId, this.get(accountId, id), r.patch));
-          updated++;
+          this.store.inSavepoint(() => fn(this.get(accountId, id)));
+          done++;
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
-          errors.push({ id, code: err.code, message: err.message });
+          errors.push({ id: id.slice(0, 200), code: err.code, message: err.message });
         }
       }
     })();
-    if (updated > 0) this.changes?.contact(accountId, "updated");
-    return { updated, errors };
+    return { done, errors };
+  }
+
+  /**
+   * The same update on many contacts. `updates` is validated once (a bad body is a 400 for the
+   * whole request); each contact is then changed on its own, all or nothing, and a contact that
+   * cannot be changed is listed in `errors` without stopping the others. `updates.addTags` adds
+   * tags to those each contact has (`tags` replaces them): tagging a selection keeps its tags.
+   */
+  bulk(accountId: string, body: unknown): { updated: number; errors: Array<{ id: string; code: string; message: string }> } {
+    const b = (typeof body === "object" && body !== null ? body : {}) as { contactIds?: unknown; updates?: unknown };
+    const errs: FieldError[] = [];
+    const ids = this.bulkIds(b.contactIds, errs);
+    let updates = b.updates;
+    let addTags: string[] | undefined;
+    if (typeof updates === "object" && updates !== null && !Array.isArray(updates) && Object.hasOwn(updates, "addTags")) {
+      const { addTags: raw, ...rest } = updates as Record<string, unknown>;
+      addTags = validateTags(raw, errs, "updates.addTags");
+      if (addTags && addTags.length === 0) errs.push({ field: "updates.addTags", message: "updates.addTags must name at least one tag", requirement: "1 or more tags", provided: 0 });
+      if (Object.hasOwn(rest, "tags")) errs.push({ field: "updates.addTags", message: "give either tags (replace) or addTags (add), not both", requirement: "tags or addTags", provided: null });
+      updates = rest;
+    }
+    const r: ReturnType<typeof validateContactInput> = addTags !== undefined && Object.keys(updates as object).length === 0 ? { ok: true, patch: {} } : validateContactInput(updates, "bulk");
+    if (!r.ok) errs.push(...r.errors.map((e) => ({ ...e, field: e.field === "updates" ? "updates" : `updates.${e.field}` })));
+    if (errs.length || !r.ok) throw validationError(errs);
+    const { done, errors } = this.eachContact(accountId, ids, (c) => {
+      let patch = r.patch;
+      if (addTags) {
+        const tags = [...new Set([...c.tags, ...addTags])];
+        if (tags.length > MAX_TAGS) throw validationError([{ field: "updates.addTags", message: `A contact may hold at most ${MAX_TAGS} tags`, requirement: `at most ${MAX_TAGS} tags`, provided: tags.length }]);
+        patch = { ...patch, tags };
+      }
+      this.applyPatch(accountId, c, patch);
+    });
+    if (done > 0) this.changes?.contact(accountId, "updated");
+    return { updated: done, errors };
+  }
+
+  /**
+   * Opts a contact out or back in by hand (POST /v1/contacts/<id>/opt-out | opt-in): the same
+   * change and events as a STOP or START text (no text is sent: the customer did not ask), with
+   * the reason and who made it in the consent history. A contact already so is left as it is
+   * (`changed: false`, nothing recorded).
+   */
+  setOptOutByHand(accountId: string, id: string, optedOut: boolean, body: unknown, actor: Actor): { contact: Contact; changed: boolean } {
+    const current = this.get(accountId, id);
+    const { reason, errors } = parseManualReason(body, optedOut);
+    if (errors.length) throw validationError(errors);
+    const { cancelled, changed } = this.sqlite.transaction(() =>
+      setOptOut(this.sqlite, this.clock, accountId, current.id, current.phoneNumber, optedOut, iso(this.clock()), true, { source: "manual", reason, by: actor }),
+    )();
+    if (cancelled.length) this.withdraw(cancelled);
+    if (changed) this.changes?.contact(accountId, "updated");
+    return { contact: this.get(accountId, current.id), changed };
+  }
+
+  /** Opts many contacts out by hand, with one reason (bulk actions on a selection). */
+  bulkOptOut(accountId: string, body: unknown, actor: Actor): { optedOut: number; errors: Array<{ id: string; code: string; message: string }> } {
+    const b = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : {}) as { contactIds?: unknown; reason?: unknown };
+    const errs: FieldError[] = [];
+    const ids = this.bulkIds(b.contactIds, errs);
+    const { contactIds: _ids, ...rest } = b;
+    const { reason, errors: reasonErrors } = parseManualReason(rest, true);
+    errs.push(...reasonErrors);
+    if (errs.length) throw validationError(errs);
+    const cancelled: string[] = [];
+    let changedAny = false;
+    const { done, errors } = this.eachContact(accountId, ids, (c) => {
+      const out = setOptOut(this.sqlite, this.clock, accountId, c.id, c.phoneNumber, true, iso(this.clock()), true, { source: "manual", reason, by: actor });
+      cancelled.push(...out.cancelled);
+      changedAny ||= out.changed;
+    });
+    if (cancelled.length) this.withdraw(cancelled);
+    if (changedAny) this.changes?.contact(accountId, "updated");
+    return { optedOut: done, errors };
+  }
+
+  /** Deletes many contacts with their message history; returns the queued message ids for the caller to withdraw. */
+  bulkDelete(accountId: string, body: unknown): { deleted: number; errors: Array<{ id: string; code: string; message: string }>; removedQueued: string[] } {
+    const b = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+    const errs: FieldError[] = [];
+    const ids = this.bulkIds(b.contactIds, errs);
+    const extra = Object.keys(b).find((k) => k !== "contactIds");
+    if (extra !== undefined) errs.push({ field: extra.slice(0, 64), message: `Only contactIds can be given here, not ${extra.slice(0, 64)}`, requirement: "contactIds only", provided: null });
+    if (errs.length) throw validationError(errs);
+    const removedQueued: string[] = [];
+    const { done, errors } = this.eachContact(accountId, ids, (c) => removedQueued.push(...this.store.deleteWithMessages(accountId, c.id)));
+    if (done > 0) this.changes?.contact(accountId, "deleted");
+    return { deleted: done, errors, removedQueued };
+  }
+
+  /** A contact's consent history, newest first (GET /v1/contacts/<id>/consent-history). */
+  consentHistory(accountId: string, id: string, paging: { page: number; limit: number }) {
+    this.get(accountId, id);
+    return listConsentHistory(this.sqlite, accountId, id, paging.limit, (paging.page - 1) * paging.limit);
   }
 
   /** Upserts contacts by phone from rows of cells (contact-import-rows.ts); announced once at the end. */

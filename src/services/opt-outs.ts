@@ -6,11 +6,15 @@
  *
  * - keyword: an inbound text that is an opt-out or opt-in word (STOP/START or the account's own
  *   lists, src/domain/keywords.ts) — `applyKeyword`;
- * - manual: POST/PUT /v1/contacts `optedOut` — `parseOptOutFields`, `setOptOut`;
+ * - manual: POST /v1/contacts/<id>/opt-out and /opt-in (a reason, who) — `parseManualReason`,
+ *   `setOptOut`; POST/PUT /v1/contacts `optedOut` — `parseOptOutFields`, `setOptOut`;
  * - import: a row's optedOut/optedOutAt cells — `parseImportOptOut`, `importOptOut`;
  * - enqueue: a submission (`submissionSuppression`), a manual send (`refuseIfOptedOut`), a
  *   broadcast (its segment leaves out OPTED_OUT_SQL, src/db/broadcast-store.ts);
  * - lease: a message whose number opted out after it was queued — `cancelIfOptedOutAtLease`.
+ *
+ * Every change of the opt-out is recorded in the contact's consent history (consent_history):
+ * what, how, the reason, who and when (docs/api-decisions.md, "Contact care").
  *
  * Everything here runs inside the caller's transaction; the caller tells the queue and the
  * leases about cancelled messages after the commit (LeaseService.withdraw).
@@ -22,17 +26,27 @@ import { isConsentGiven, type KeywordKind } from "../domain/keywords";
 import { parseIsoTimestamp } from "../domain/message-transitions";
 import type { FieldError } from "../domain/submission";
 import { optOutOf, writeOptOut, type ContactLink, type Recipient } from "../db/stores/contacts";
+import { appendConsentEntry, type ConsentSource } from "../db/stores/consent-history";
+import type { Actor } from "../domain/people";
 import { cancelQueuedTo, cancelSuppressed, isSuppressedAtLease, optOutConfirmedSince } from "../db/message-suppression";
 import { emitContact, emitMessageStatus } from "./event-payloads";
 
 export { OPTED_OUT_REASON, KEYWORD_REPLY_SOURCE } from "../db/message-suppression";
 export { OPTED_OUT_SQL } from "../db/stores/contacts";
 
+/** How an opt-out change came about, for the consent history. */
+export interface OptOutHow {
+  source: Exclude<ConsentSource, "keyword">;
+  reason?: string | null;
+  by?: Actor | null;
+}
+
 /**
  * Opts a contact out (cancelling what is queued to its number; no confirmation text: the
  * customer did not ask) or back in, emitting contact.opted_out / opted_in (`announce: false`:
- * the caller does, after the contact.created it owes first). Returns the cancelled message ids
- * and whether the contact changed (the caller then owes one contact.updated); no transaction.
+ * the caller does, after the contact.created it owes first) and recording the change in the
+ * consent history (`how`). Returns the cancelled message ids and whether the contact changed
+ * (the caller then owes one contact.updated); no transaction.
  */
 export function setOptOut(
   sqlite: Database,
@@ -43,12 +57,14 @@ export function setOptOut(
   optedOut: boolean,
   at: string,
   announce = true,
+  how: OptOutHow = { source: "api" },
 ): { cancelled: string[]; changed: boolean } {
   const stored = optOutOf(sqlite, id);
   const now = clock();
   const changed = stored.optedOut !== optedOut;
   if (changed) {
     writeOptOut(sqlite, id, optedOut, at, nextUpdatedAt(clock(), stored.updatedAt));
+    appendConsentEntry(sqlite, accountId, id, { action: optedOut ? "opted_out" : "opted_in", source: how.source, reason: how.reason ?? null, by: how.by ?? null, at });
     if (announce) emitContact(sqlite, accountId, id, optedOut ? "contact.opted_out" : "contact.opted_in", now);
   }
   const cancelled = optedOut ? cancelQueuedTo(sqlite, accountId, phone, iso(now)) : [];
@@ -83,11 +99,13 @@ export function applyKeyword(
     for (const m of cancelled) emitMessageStatus(sqlite, accountId, m, "cancelled", now);
     if (!wasOptedOut) {
       writeOptOut(sqlite, c.contactId, true, c.receivedIso, c.updatedAt);
+      appendConsentEntry(sqlite, accountId, c.contactId, { action: "opted_out", source: "keyword", reason: null, by: null, at: c.receivedIso });
       emitContact(sqlite, accountId, c.contactId, "contact.opted_out", now);
       replyKey = "optOutReply";
     } else if (!optOutConfirmedSince(sqlite, accountId, c.phone, c.contact!.optedOutAt)) replyKey = "optOutReply";
   } else if (keyword === "opt-in" && wasOptedOut) {
     writeOptOut(sqlite, c.contactId, false, null, c.updatedAt);
+    appendConsentEntry(sqlite, accountId, c.contactId, { action: "opted_in", source: "keyword", reason: null, by: null, at: c.receivedIso });
     emitContact(sqlite, accountId, c.contactId, "contact.opted_in", now);
     replyKey = "optInReply";
   } else if (keyword === "help") replyKey = "helpReply";
@@ -184,5 +202,32 @@ export function parseImportOptOut(optedOut: string | undefined, optedOutAt: stri
  */
 export function importOptOut(sqlite: Database, clock: Clock, accountId: string, existing: { id: string; optedOut: boolean }, phone: string, o: ImportOptOut): string[] {
   if (o.optedOut === undefined || (o.optedOut === false && !existing.optedOut)) return [];
-  return setOptOut(sqlite, clock, accountId, existing.id, phone, o.optedOut, o.at).cancelled;
+  return setOptOut(sqlite, clock, accountId, existing.id, phone, o.optedOut, o.at, true, { source: "import" }).cancelled;
+}
+
+/** Longest reason kept for a change made by hand. */
+export const MAX_REASON_LENGTH = 500;
+
+/**
+ * The body of POST /v1/contacts/<id>/opt-out (`{reason?}`) or /opt-in (`{reason}`): a customer
+ * who asked to stop and then asks to be texted again is the owner's word against the STOP, so
+ * opting back in by hand needs the reason written down (docs/api-decisions.md, "Contact care").
+ */
+export function parseManualReason(body: unknown, optedOut: boolean): { reason: string | null; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const b = body === undefined || body === null ? {} : body;
+  if (typeof b !== "object" || Array.isArray(b)) return { reason: null, errors: [{ field: "body", message: "The body must be a JSON object such as {\"reason\": \"…\"}", requirement: "object", provided: null }] };
+  const extra = Object.keys(b).filter((k) => k !== "reason");
+  if (extra.length) errors.push({ field: extra[0].slice(0, 64), message: `Only a reason can be given here, not ${extra[0].slice(0, 64)}`, requirement: "reason only", provided: null });
+  const raw = (b as { reason?: unknown }).reason;
+  let reason: string | null = null;
+  if (raw !== undefined && raw !== null && typeof raw !== "string") errors.push({ field: "reason", message: "reason must be text", requirement: "string", provided: null });
+  else if (typeof raw === "string") {
+    reason = raw.trim() || null;
+    if (reason !== null && reason.length > MAX_REASON_LENGTH) errors.push({ field: "reason", message: `reason must be at most ${MAX_REASON_LENGTH} characters`, requirement: `at most ${MAX_REASON_LENGTH} characters`, provided: reason.length });
+  }
+  if (!optedOut && reason === null && !errors.some((e) => e.field === "reason")) {
+    errors.push({ field: "reason", message: "Say why this person may be texted again (for example: 'Asked in the shop on 3 May to get reminders again')", requirement: "required to opt back in", provided: null });
+  }
+  return { reason, errors };
 }

@@ -9,6 +9,9 @@ import { Select } from "../components/Select";
 import { ContactImport } from "./contact-import";
 import { ContactExport, EXPORT_FILTER_KEYS } from "./contact-export";
 import { Pager } from "../components/Pager";
+import { Confirm } from "../components/Confirm";
+import { ContactForm, nameOf, parseTags } from "./contact-form";
+import { ContactPage, takeFlash } from "./contact-page";
 
 
 const STATUSES: Array<Contact["status"]> = ["new", "contacted", "responded", "converted"];
@@ -22,13 +25,13 @@ const FILTER_KEYS = ["search", "status", "tags", "formId", "sortBy", "order", "p
 /** Typing in the search box reads the list again after this pause. */
 const SEARCH_DEBOUNCE_MS = 300;
 
-export const nameOf = (c: Pick<Contact, "firstName" | "lastName">) => [c.firstName, c.lastName].filter(Boolean).join(" ");
-export const parseTags = (text: string) => [...new Set(text.split(",").map((t) => t.trim()).filter(Boolean))];
+export { nameOf, parseTags };
 
 export function Contacts() {
   const id = path.value.split("/")[2];
   if (id === "import") return <ContactImport />;
   if (id === "export") return <ContactExport />;
+  if (id === "new") return <ContactNew />;
   return id ? <ContactPage id={decodeURIComponent(id)} /> : <ContactList />;
 }
 
@@ -37,7 +40,8 @@ function ContactList() {
   const list = useSignal<Answer<"/v1/contacts">["data"] | null>(null);
   const forms = useSignal<Array<{ id: string; name: string }>>([]);
   const error = useSignal("");
-  const notice = useSignal("");
+  const notice = useSignal(takeFlash());
+  const selected = useSignal<Set<string>>(new Set());
   const searchText = useSignal(params.value.get("search") ?? "");
   const tagText = useSignal(params.value.get("tags") ?? "");
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -60,6 +64,10 @@ function ContactList() {
       if (n === reloads.current) {
         list.value = r.data;
         error.value = "";
+        // The selection keeps only contacts still shown.
+        const shown = new Set(r.data.contacts.map((c: ContactListItem) => c.id));
+        const kept = [...selected.value].filter((id) => shown.has(id));
+        if (kept.length !== selected.value.size) selected.value = new Set(kept);
       }
     } catch (e) {
       error.value = errorText(e);
@@ -89,24 +97,37 @@ function ContactList() {
     await act(notice, () => api(`/contacts/${encodeURIComponent(c.id)}`, { method: "PUT", json: changes }), () => `${nameOf(c) || c.phoneNumber}: ${what} saved.`, load);
   }
 
+  function toggle(id: string, on: boolean) {
+    const next = new Set(selected.value);
+    if (on) next.add(id);
+    else next.delete(id);
+    selected.value = next;
+  }
+
   const l = list.value;
   const page = l?.pagination.page ?? 1;
+  const allShown = !!l && l.contacts.length > 0 && l.contacts.every((c) => selected.value.has(c.id));
   const exportQuery = new URLSearchParams();
   for (const k of EXPORT_FILTER_KEYS) if (params.value.get(k)) exportQuery.set(k, params.value.get(k)!);
   return (
     <section>
       <div class="page-head">
         <h1>Contacts</h1>
-        {isAdmin() ? (
-          <span class="head-actions">
-            <a class="button-link" href="/contacts/import">
-              Import contacts
-            </a>
-            <a class="button-link" href={`/contacts/export${exportQuery.size ? "?" + exportQuery : ""}`}>
-              Export contacts
-            </a>
-          </span>
-        ) : null}
+        <span class="head-actions">
+          <a class="button-link" href="/contacts/new">
+            Add contact
+          </a>
+          {isAdmin() ? (
+            <>
+              <a class="button-link" href="/contacts/import">
+                Import contacts
+              </a>
+              <a class="button-link" href={`/contacts/export${exportQuery.size ? "?" + exportQuery : ""}`}>
+                Export contacts
+              </a>
+            </>
+          ) : null}
+        </span>
       </div>
       <form class="filters" role="search" aria-label="Find contacts" onSubmit={(e) => e.preventDefault()}>
         <span class="field">
@@ -142,12 +163,21 @@ function ContactList() {
       <p aria-live="polite" class="notice-line">{notice.value}</p>
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
       {l ? <p class="summary">{fmtNum(l.pagination.total)} contact(s)</p> : null}
+      {selected.value.size ? <BulkBar ids={[...selected.value]} notice={notice} onDone={() => ((selected.value = new Set()), load())} /> : null}
       {l ? (
         l.contacts.length ? (
           <div class="table-wrap">
             <table class="cards">
               <thead>
                 <tr>
+                  <th scope="col">
+                    <input
+                      type="checkbox"
+                      aria-label="Select all contacts on this page"
+                      checked={allShown}
+                      onChange={(e) => (selected.value = (e.target as HTMLInputElement).checked ? new Set(l.contacts.map((c) => c.id)) : new Set())}
+                    />
+                  </th>
                   <th scope="col">Name</th>
                   <th scope="col">Phone</th>
                   <th scope="col">Status</th>
@@ -158,6 +188,9 @@ function ContactList() {
               <tbody>
                 {l.contacts.map((c) => (
                   <tr key={c.id} data-contact-id={c.id}>
+                    <td class="pick">
+                      <input type="checkbox" aria-label={`Select ${nameOf(c) || c.phoneNumber}`} checked={selected.value.has(c.id)} onChange={(e) => toggle(c.id, (e.target as HTMLInputElement).checked)} />
+                    </td>
                     <td data-label="Name">
                       <a href={`/contacts/${encodeURIComponent(c.id)}`}>{nameOf(c) || "(no name)"}</a>
                     </td>
@@ -189,6 +222,110 @@ function ContactList() {
   );
 }
 
+/** "Add contact": the form, then the new contact's page. */
+function ContactNew() {
+  return (
+    <section>
+      <p>
+        <a href="/contacts">← All contacts</a>
+      </p>
+      <h1>Contacts: add a contact</h1>
+      <p class="hint">For a customer who gave you their number in person or on the phone. Their consent is recorded as given to you by hand, with your name.</p>
+      <ContactForm submitLabel="Add contact" onSaved={(c) => navigate(`/contacts/${encodeURIComponent(c.id)}`)} onCancel={() => navigate("/contacts")} />
+    </section>
+  );
+}
+
+type BulkAction = { kind: "tag"; tag: string } | { kind: "status"; status: Contact["status"] } | { kind: "opt-out"; reason: string } | { kind: "delete" };
+
+/**
+ * What can be done to the selected contacts at once; each asks first, naming the count
+ * ("Delete 12 contacts?").
+ */
+function BulkBar(props: { ids: string[]; notice: { value: string }; onDone: () => void }) {
+  const tag = useSignal("");
+  const status = useSignal<Contact["status"]>("contacted");
+  const reason = useSignal("");
+  const asking = useSignal<BulkAction | null>(null);
+  const n = props.ids.length;
+  const count = `${fmtNum(n)} contact${n === 1 ? "" : "s"}`;
+  const a = asking.value;
+  const ask: Record<BulkAction["kind"], (a: any) => { title: string; body: string; action: string }> = {
+    tag: (x) => ({ title: `Add the tag “${x.tag}” to ${count}?`, body: "Their other tags stay.", action: `Tag ${count}` }),
+    status: (x) => ({ title: `Set ${count} to ${x.status}?`, body: "Their status changes at once.", action: `Set ${count} to ${x.status}` }),
+    "opt-out": () => ({
+      title: `Opt out ${count}?`,
+      body: "No more texts are sent to them and texts waiting for them are cancelled. Each opt-out is kept in their consent history with your name and the reason.",
+      action: `Opt out ${count}`,
+    }),
+    delete: () => ({ title: `Delete ${count}?`, body: "Their texts and conversations are deleted with them. This cannot be undone.", action: `Delete ${count}` }),
+  };
+  async function run(x: BulkAction) {
+    asking.value = null;
+    const ids = props.ids;
+    type Out = { data: { updated?: number; optedOut?: number; deleted?: number; errors: Array<{ id: string; message: string }> } };
+    const call = (): Promise<Out> =>
+      x.kind === "tag"
+        ? api("/contacts/bulk", { method: "PUT", json: { contactIds: ids, updates: { addTags: [x.tag] } } })
+        : x.kind === "status"
+          ? api("/contacts/bulk", { method: "PUT", json: { contactIds: ids, updates: { status: x.status } } })
+          : x.kind === "opt-out"
+            ? api("/contacts/bulk/opt-out", { method: "POST", json: { contactIds: ids, ...(x.reason ? { reason: x.reason } : {}) } })
+            : api("/contacts/bulk/delete", { method: "POST", json: { contactIds: ids } });
+    await act(
+      props.notice as any,
+      call,
+      (r) => {
+        const done = r.data.updated ?? r.data.optedOut ?? r.data.deleted ?? 0;
+        const verb = x.kind === "tag" ? "tagged" : x.kind === "status" ? `set to ${x.status}` : x.kind === "opt-out" ? "opted out" : "deleted";
+        const left = r.data.errors.length ? ` ${fmtNum(r.data.errors.length)} could not be changed: ${r.data.errors[0].message}` : "";
+        return `${fmtNum(done)} contact${done === 1 ? "" : "s"} ${verb}.${left}`;
+      },
+      props.onDone,
+    );
+  }
+  const shown = a ? ask[a.kind](a) : null;
+  const tags = parseTags(tag.value);
+  return (
+    // While the dialog asks, the bar's buttons are out of sight: the dialog's own say the same.
+    <div class={a ? "bulk-bar asking" : "bulk-bar"} role="group" aria-label={`Change the ${count} selected`}>
+      <p class="summary">{count} selected</p>
+      <span class="bulk-action">
+        <span class="field">
+          <label for="bulk-tag">Tag to add</label>
+          <input id="bulk-tag" value={tag.value} maxLength={50} placeholder="vip" onInput={(e) => (tag.value = (e.target as HTMLInputElement).value)} />
+        </span>
+        <button type="button" disabled={tags.length !== 1} onClick={() => (asking.value = { kind: "tag", tag: tags[0] })}>
+          Add tag
+        </button>
+      </span>
+      <span class="bulk-action">
+        <Select label="New status" value={status.value} options={STATUSES.map((s) => [s, s] as [string, string])} onChange={(v) => (status.value = v as Contact["status"])} />
+        <button type="button" onClick={() => (asking.value = { kind: "status", status: status.value })}>
+          Set status
+        </button>
+      </span>
+      <span class="bulk-action">
+        <span class="field">
+          <label for="bulk-reason">Reason for opting out (optional)</label>
+          <input id="bulk-reason" value={reason.value} maxLength={500} onInput={(e) => (reason.value = (e.target as HTMLInputElement).value)} />
+        </span>
+        <button type="button" onClick={() => (asking.value = { kind: "opt-out", reason: reason.value.trim() })}>
+          Opt out
+        </button>
+      </span>
+      {isAdmin() ? (
+        <span class="bulk-action">
+          <button type="button" class="danger" onClick={() => (asking.value = { kind: "delete" })}>
+            Delete
+          </button>
+        </span>
+      ) : null}
+      <Confirm open={a !== null} title={shown?.title ?? ""} body={shown?.body ?? ""} action={shown?.action ?? ""} onConfirm={() => a && run(a)} onCancel={() => (asking.value = null)} />
+    </div>
+  );
+}
+
 /** Tags edited in place: a comma-separated field saved with Enter or when it loses focus. */
 function TagEditor(props: { contact: ContactListItem; onSave: (tags: string[]) => void }) {
   const text = useSignal(props.contact.tags.join(", "));
@@ -214,92 +351,4 @@ function TagEditor(props: { contact: ContactListItem; onSave: (tags: string[]) =
       }}
     />
   );
-}
-
-function ContactPage(props: { id: string }) {
-  const c = useSignal<Contact | null>(null);
-  const history = useSignal<Array<Record<string, any>>>([]);
-  const notes = useSignal("");
-  const error = useSignal("");
-  const notice = useSignal("");
-  async function load() {
-    try {
-      const [r, h] = await Promise.all([api(`/contacts/${encodeURIComponent(props.id)}`), api(`/contacts/${encodeURIComponent(props.id)}/messages?limit=50`)]);
-      c.value = r.data.contact;
-      notes.value = r.data.contact.notes ?? "";
-      history.value = h.data.messages;
-    } catch (e) {
-      error.value = errorText(e);
-    }
-  }
-  useEffect(() => {
-    load();
-  }, [props.id]);
-  async function saveNotes(e: Event) {
-    e.preventDefault();
-    await act(notice, () => api(`/contacts/${encodeURIComponent(props.id)}`, { method: "PUT", json: { notes: notes.value } }), () => "Notes saved.");
-  }
-  const x = c.value;
-  const facts: Array<[string, unknown]> = x
-    ? [
-        ["Phone", x.phoneNumber],
-        ["E-mail", x.email ?? "—"],
-        ["Status", x.status],
-        ["Tags", x.tags.join(", ") || "—"],
-        ["Source", x.source ?? "—"],
-        ["Created", fmtDate(x.createdAt)],
-        ["Last texted", fmtDate(x.lastContactedAt)],
-        ["Last reply", fmtDate(x.lastResponseAt)],
-        ...(x.optedOut !== undefined ? [["Opted out", x.optedOut ? `yes, ${fmtDate(x.optedOutAt as string)}` : "no"] as [string, unknown]] : []),
-        ...(x.consent ? [["Consent", describeConsent(x.consent as Record<string, unknown>)] as [string, unknown]] : []),
-        ...Object.entries(x.customFields ?? {}).map(([k, v]) => [k, v] as [string, unknown]),
-      ]
-    : [];
-  return (
-    <section>
-      <p>
-        <a href="/contacts">← All contacts</a>
-      </p>
-      <h1>Contacts: {x ? nameOf(x) || x.phoneNumber : "…"}</h1>
-      {error.value ? <p class="error" role="alert">{error.value}</p> : null}
-      {x ? (
-        <>
-          <dl class="facts">
-            {facts.map(([k, v]) => (
-              <div key={k}>
-                <dt>{k}</dt>
-                <dd>{String(v)}</dd>
-              </div>
-            ))}
-          </dl>
-          <form onSubmit={saveNotes} class="notes">
-            <label for="contact-notes">Notes</label>
-            <textarea id="contact-notes" rows={4} maxLength={5000} value={notes.value} onInput={(e) => (notes.value = (e.target as HTMLTextAreaElement).value)} />
-            <button type="submit">Save notes</button>
-            <span aria-live="polite">{notice.value}</span>
-          </form>
-          <h2>Timeline</h2>
-          <p>
-            <a href={`/messages?contactId=${encodeURIComponent(x.id)}`}>Texts to {nameOf(x) || x.phoneNumber} on the Messages page</a>
-          </p>
-          {history.value.length ? (
-            <ol class="timeline">
-              {history.value.map((m) => (
-                <li key={m.id} class={`msg-${m.direction}`}>
-                  <span class="when">{fmtDate(m.direction === "inbound" ? m.receivedAt : m.createdAt)}</span>{" "}
-                  <strong>{m.direction === "inbound" ? "They wrote" : `Text ${m.status}`}</strong>: {m.content}
-                </li>
-              ))}
-            </ol>
-          ) : (
-            <p>No messages yet.</p>
-          )}
-        </>
-      ) : null}
-    </section>
-  );
-}
-
-function describeConsent(c: Record<string, unknown>): string {
-  return [c.source, c.at ? fmtDate(String(c.at)) : null, c.ipAddress].filter(Boolean).join(", ");
 }

@@ -13,3 +13,5 @@ export * from "./rollups";
 export * from "./server-settings";
 export * from "./users";
 export * from "./keyword-replies";
+
+export * from "./consent-history";

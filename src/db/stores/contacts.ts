@@ -10,6 +10,7 @@
 import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
 import { contactSearchText } from "../../domain/contact-search";
 import type { ContactState } from "../../domain/contact-update";
+import type { Actor } from "../../domain/people";
 import type { ContactFilter } from "../../domain/contact-query";
 import { filterSql } from "./contact-filter";
 import type { contacts } from "../schema/contacts";
@@ -24,6 +25,8 @@ export interface ConsentRecord {
   formId?: string;
   at: string;
   ipAddress?: string;
+  /** Who added the contact by hand or through the API: the signed-in person or the key (docs/api-decisions.md, "Contact care"). */
+  by?: Actor;
 }
 
 /** The API's Contact (spec "Contact"): the row with its JSON parsed and its form's name. */

@@ -50,6 +50,12 @@ export const Media = (content: Record<string, TSchema>, opts: { description: str
 /** `{deletedId}` of the DELETE routes. */
 export const Deleted = Envelope(t.Object({ deletedId: t.String() }));
 
+/** A person (`user`, with their name) or an API key (`key`, its id) that did something. */
+export const Actor = t.Union([
+  t.Object({ type: t.Literal("user"), id: t.String(), name: t.String() }),
+  t.Object({ type: t.Literal("key"), id: t.String() }),
+]);
+
 /** Page figures of the contacts and messages lists. */
 export const PageInfo = t.Object({
   total: t.Integer({ minimum: 0 }),

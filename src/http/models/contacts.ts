@@ -1,5 +1,5 @@
 import { t, type Static } from "elysia";
-import { checked, Envelope, Media, NullableString, NullableTimestamp, PageInfo, Timestamp, Deleted, literals } from "./common";
+import { checked, Envelope, Media, NullableString, NullableTimestamp, PageInfo, Timestamp, Deleted, literals, Actor } from "./common";
 import { CONTACT_STATUSES } from "../../domain/contact-update";
 import { EXPORT_FORMATS } from "../../domain/contact-export";
 import { MAX_PAGE, MAX_PAGE_SIZE } from "../../domain/query-params";
@@ -124,6 +124,8 @@ const Consent = t.Object({
   formId: t.Optional(t.String({ description: "webhook: the form posted to" })),
   at: Timestamp,
   ipAddress: t.Optional(t.String({ description: "the address the request came from, when known" })),
+  /** Who added the contact through the dashboard or the API: the signed-in person or the key. */
+  by: t.Optional(Actor),
 });
 
 export const Contact = t.Object(
@@ -192,6 +194,42 @@ export type ContactMessages = Static<typeof ContactMessagesAnswer>["data"];
 
 const BulkError = t.Object({ id: t.String(), code: t.String(), message: t.String() }, { additionalProperties: true });
 export const ContactBulkAnswer = Envelope(t.Object({ updated: Count, errors: t.Array(BulkError) }, { additionalProperties: true }));
+
+/** POST /v1/contacts/<id>/opt-out and /opt-in. */
+export const OptOutBody = t.Object(
+  { reason: field("why, in the owner's words (at most 500 characters); required to opt back in", t.String({ maxLength: 500 })) },
+  { additionalProperties: true },
+);
+export const OptOutAnswer = Envelope(
+  t.Object({
+    contact: Contact,
+    changed: t.Boolean({ description: "false: the contact was already so; nothing was changed or recorded" }),
+  }),
+);
+
+export const BulkIdsBody = t.Object(
+  { contactIds: field("array of 1-1000 contact ids", t.Array(t.String(), { minItems: 1, maxItems: 1000 })) },
+  { additionalProperties: true, "x-required": ["contactIds"] },
+);
+export const BulkOptOutBody = t.Object(
+  {
+    contactIds: field("array of 1-1000 contact ids", t.Array(t.String(), { minItems: 1, maxItems: 1000 })),
+    reason: field("why, in the owner's words (at most 500 characters)", t.String({ maxLength: 500 })),
+  },
+  { additionalProperties: true, "x-required": ["contactIds"] },
+);
+export const BulkOptOutAnswer = Envelope(t.Object({ optedOut: Count, errors: t.Array(BulkError) }, { additionalProperties: true }));
+export const BulkDeleteAnswer = Envelope(t.Object({ deleted: Count, errors: t.Array(BulkError) }, { additionalProperties: true }));
+
+const ConsentEntry = t.Object({
+  action: literals(["opted_out", "opted_in"]),
+  /** manual: by hand; keyword: the customer's STOP or START text; import; api: optedOut in a contact body. */
+  source: literals(["manual", "keyword", "import", "api"]),
+  reason: NullableString,
+  by: t.Union([Actor, t.Null()], { description: "who made the change; null when the customer did (a text)" }),
+  at: Timestamp,
+});
+export const ConsentHistoryAnswer = Envelope(t.Object({ entries: t.Array(ConsentEntry), total: Count }));
 
 export const ImportAnswer = Envelope(
   t.Object(

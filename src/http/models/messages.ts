@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { IntParam, PageQuery, checked, Envelope, Timestamp, NullableTimestamp, NullableString, PageInfo, Deleted, literals } from "./common";
+import { IntParam, PageQuery, checked, Envelope, Timestamp, NullableTimestamp, NullableString, PageInfo, Deleted, literals, Actor } from "./common";
 import { MESSAGE_STATUSES } from "../../domain/message-transitions";
 import { PRIORITIES } from "../../domain/form-definition";
 import { FAILURE_HISTORY_MAX, LEASE_HISTORY_MAX } from "../../db/message-history";
@@ -82,11 +82,6 @@ export const AnalyticsQuery = t.Object({
 
 const Count = t.Integer({ minimum: 0 });
 
-/** A person (`user`, with their name) or an API key (`key`, its id) that did something. */
-const Actor = t.Union([
-  t.Object({ type: t.Literal("user"), id: t.String(), name: t.String() }),
-  t.Object({ type: t.Literal("key"), id: t.String() }),
-]);
 
 export const Message = t.Object(
   {

@@ -6,6 +6,13 @@ import { IdParam } from "../models/common";
 import {
   AnalyticsQuery,
   BulkBody,
+  BulkDeleteAnswer,
+  BulkIdsBody,
+  BulkOptOutAnswer,
+  BulkOptOutBody,
+  ConsentHistoryAnswer,
+  OptOutAnswer,
+  OptOutBody,
   ContactAnalyticsAnswer,
   ContactAnswer,
   ContactBody,
@@ -33,8 +40,9 @@ import { readImportUpload } from "../import-upload";
 import { importBatches } from "../../services/contact-import";
 import { IMPORT_BODY_LIMIT } from "../server";
 import { routeAccess } from "../plugins/route-access";
+import { actorOf } from "../../domain/permissions";
 
-/** The fixed paths (export, analytics, bulk, search, import) are declared before `/:id`. */
+/** The fixed paths (export, analytics, bulk…, search, import) are declared before `/:id`. */
 export function contactsRoutes(deps: AppDeps) {
   return new Elysia({ name: "contacts-routes", prefix: "/v1/contacts" })
     .use(routeAccess)
@@ -68,6 +76,30 @@ export function contactsRoutes(deps: AppDeps) {
       "/bulk",
       ({ request, body }) => ({ status: "success", data: deps.contacts.bulk(authOf(request).accountId, body) }),
       { permission: "contacts.write", rateLimit: "api-key", body: BulkBody, response: { 200: ContactBulkAnswer }, detail: { summary: "Apply one update to up to 1000 contacts", tags: ["Contacts"] } },
+    )
+    .post(
+      "/bulk/opt-out",
+      ({ request, body }) => {
+        const auth = authOf(request);
+        const data = deps.contacts.bulkOptOut(auth.accountId, body, actorOf(auth));
+        return { status: "success", message: `${data.optedOut} contact(s) opted out`, data };
+      },
+      {
+        permission: "contacts.write", rateLimit: "api-key", body: BulkOptOutBody, response: { 200: BulkOptOutAnswer },
+        detail: { summary: "Opt up to 1000 contacts out by hand, with one reason (recorded in each consent history)", tags: ["Contacts"] },
+      },
+    )
+    .post(
+      "/bulk/delete",
+      ({ request, body }) => {
+        const { removedQueued, ...data } = deps.contacts.bulkDelete(authOf(request).accountId, body);
+        deps.leases.withdraw(removedQueued);
+        return { status: "success", message: `${data.deleted} contact(s) and their message history deleted`, data };
+      },
+      {
+        permission: "contacts.delete", rateLimit: "api-key", body: BulkIdsBody, response: { 200: BulkDeleteAnswer },
+        detail: { summary: "Delete up to 1000 contacts with their message history and conversations (admin)", tags: ["Contacts"] },
+      },
     )
     .post(
       "/search",
@@ -115,7 +147,8 @@ export function contactsRoutes(deps: AppDeps) {
     .post(
       "/",
       ({ request, body, set }) => {
-        const contact = deps.contacts.create(authOf(request).accountId, body, { ipAddress: stateOf(request).clientIp });
+        const auth = authOf(request);
+        const contact = deps.contacts.create(auth.accountId, body, { ipAddress: stateOf(request).clientIp, actor: actorOf(auth) });
         set.status = 201;
         return { status: "success", message: "Contact created", data: { contact } };
       },
@@ -136,12 +169,46 @@ export function contactsRoutes(deps: AppDeps) {
       },
       { permission: "contacts.read", rateLimit: "api-key", params: IdParam, query: PagingQuery, response: { 200: ContactMessagesAnswer }, detail: { summary: "A contact's message history, newest first", tags: ["Contacts"] } },
     )
+    .get(
+      "/:id/consent-history",
+      ({ request, params, query }) => {
+        const errors: FieldError[] = [];
+        const paging = parsePaging(query, errors);
+        if (errors.length) throw validationError(errors);
+        return { status: "success", data: deps.contacts.consentHistory(authOf(request).accountId, params.id, paging) };
+      },
+      { permission: "contacts.read", rateLimit: "api-key", params: IdParam, query: PagingQuery, response: { 200: ConsentHistoryAnswer }, detail: { summary: "A contact's consent history: each opt-out and opt-in, how, why, who and when; newest first", tags: ["Contacts"] } },
+    )
+    .post(
+      "/:id/opt-out",
+      ({ request, params, body }) => {
+        const auth = authOf(request);
+        const data = deps.contacts.setOptOutByHand(auth.accountId, params.id, true, body, actorOf(auth));
+        return { status: "success", message: data.changed ? "Opted out: no more texts to this number" : "Already opted out; nothing changed", data };
+      },
+      {
+        permission: "contacts.write", rateLimit: "api-key", params: IdParam, body: OptOutBody, response: { 200: OptOutAnswer },
+        detail: { summary: "Opt a contact out by hand (as a STOP: queued texts cancelled, contact.opted_out), with an optional reason", tags: ["Contacts"] },
+      },
+    )
+    .post(
+      "/:id/opt-in",
+      ({ request, params, body }) => {
+        const auth = authOf(request);
+        const data = deps.contacts.setOptOutByHand(auth.accountId, params.id, false, body, actorOf(auth));
+        return { status: "success", message: data.changed ? "Opted back in: texts to this number are allowed again" : "Not opted out; nothing changed", data };
+      },
+      {
+        permission: "contacts.write", rateLimit: "api-key", params: IdParam, body: OptOutBody, response: { 200: OptOutAnswer },
+        detail: { summary: "Opt a contact back in by hand (as a START, without the reply text); the reason is required", tags: ["Contacts"] },
+      },
+    )
     .put(
       "/:id",
       ({ request, params, body }) => ({
         status: "success",
         message: "Contact updated",
-        data: { contact: deps.contacts.update(authOf(request).accountId, params.id, body) },
+        data: { contact: deps.contacts.update(authOf(request).accountId, params.id, body, actorOf(authOf(request))) },
       }),
       { permission: "contacts.write", rateLimit: "api-key", params: IdParam, body: ContactBody, response: { 200: ContactAnswer }, detail: { summary: "Update a contact (tags replace, customFields merge)", tags: ["Contacts"], "x-errors": ["DUPLICATE_PHONE_NUMBER"] } },
     )

@@ -225,6 +225,38 @@ const CASES: Record<string, () => Promise<void>> = {
   "POST /v1/contacts/search": async () => {
     expectHttp(await api.POST("/v1/contacts/search", { body: { customFields: { plan: "gold" } } }), 200);
   },
+  "POST /v1/contacts/{id}/opt-out": async () => {
+    const c = await api.POST("/v1/contacts", { body: { phoneNumber: "+14155550171" } });
+    const r = await api.POST("/v1/contacts/{id}/opt-out", { params: { path: { id: c.data!.data.contact.id } }, body: { reason: "Phoned to say stop" } });
+    expectHttp(r, 200);
+    expect(r.data!.data.contact.optedOut).toBe(true);
+  },
+  "POST /v1/contacts/{id}/opt-in": async () => {
+    const c = await api.POST("/v1/contacts", { body: { phoneNumber: "+14155550172", optedOut: true } });
+    const id = c.data!.data.contact.id;
+    expectHttp(await api.POST("/v1/contacts/{id}/opt-in", { params: { path: { id } }, body: {} }), 400);
+    const r = await api.POST("/v1/contacts/{id}/opt-in", { params: { path: { id } }, body: { reason: "Asked in the shop" } });
+    expectHttp(r, 200);
+    expect(r.data!.data.changed).toBe(true);
+  },
+  "GET /v1/contacts/{id}/consent-history": async () => {
+    const c = await api.POST("/v1/contacts", { body: { phoneNumber: "+14155550173", optedOut: true } });
+    const r = await api.GET("/v1/contacts/{id}/consent-history", { params: { path: { id: c.data!.data.contact.id } } });
+    expectHttp(r, 200);
+    expect(r.data!.data.entries[0]!.action).toBe("opted_out");
+  },
+  "POST /v1/contacts/bulk/opt-out": async () => {
+    const c = await api.POST("/v1/contacts", { body: { phoneNumber: "+14155550174" } });
+    const r = await api.POST("/v1/contacts/bulk/opt-out", { body: { contactIds: [c.data!.data.contact.id], reason: "Moved away" } });
+    expectHttp(r, 200);
+    expect(r.data!.data.optedOut).toBe(1);
+  },
+  "POST /v1/contacts/bulk/delete": async () => {
+    const c = await api.POST("/v1/contacts", { body: { phoneNumber: "+14155550175" } });
+    const r = await api.POST("/v1/contacts/bulk/delete", { body: { contactIds: [c.data!.data.contact.id] } });
+    expectHttp(r, 200);
+    expect(r.data!.data.deleted).toBe(1);
+  },
   "POST /v1/messages/inbound": async () => {
     const text = { from: "+14155550123", body: "Yes please", deviceId: "phone-1", externalId: "sms-1" };
     const r = await api.POST("/v1/messages/inbound", { body: text });

@@ -1,0 +1,10 @@
+/** A contact's name and tags as the dashboard's fields hold them (pure; unit-tested). */
+
+export const nameOf = (c: { firstName: string | null; lastName: string | null }) => [c.firstName, c.lastName].filter(Boolean).join(" ");
+
+/** "Ann Marie Lee" → first name "Ann", last name "Marie Lee"; one word is a first name. */
+export function splitName(text: string): { firstName: string | null; lastName: string | null } {
+  const words = text.trim().split(/\s+/).filter(Boolean);
+  return { firstName: words[0] ?? null, lastName: words.slice(1).join(" ") || null };
+}
+export const parseTags = (text: string) => [...new Set(text.split(",").map((t) => t.trim()).filter(Boolean))];

@@ -1,0 +1,233 @@
+import { useEffect } from "preact/hooks";
+import { useSignal } from "@preact/signals";
+import { api, errorText, fieldErrorsOf, isAdmin } from "../api";
+import type { Answer, ConsentEntry, Contact } from "../api-types";
+import { fmtDate, fmtNum } from "../format";
+import { navigate } from "../router";
+import { Confirm } from "../components/Confirm";
+import { ContactForm, nameOf } from "./contact-form";
+
+/**
+ * A contact's page: what is known, every field editable, opting out or back in by hand with a
+ * reason (recorded with who and when), the consent history, deleting with a confirmation that
+ * says what goes with it, and the timeline (docs/contacts.md).
+ */
+/** What the contacts list says next (a contact deleted from its page); read once. */
+let flash = "";
+export function takeFlash(): string {
+  const f = flash;
+  flash = "";
+  return f;
+}
+
+export function ContactPage(props: { id: string }) {
+  const c = useSignal<Contact | null>(null);
+  const history = useSignal<Array<Record<string, any>>>([]);
+  const total = useSignal(0);
+  const consent = useSignal<ConsentEntry[]>([]);
+  const error = useSignal("");
+  const notice = useSignal("");
+  const editing = useSignal(0);
+  const deleting = useSignal(false);
+  async function load() {
+    try {
+      const id = encodeURIComponent(props.id);
+      const [r, h, k] = await Promise.all([
+        api<Answer<"/v1/contacts/{id}">>(`/contacts/${id}`),
+        api(`/contacts/${id}/messages?limit=50`),
+        api<Answer<"/v1/contacts/{id}/consent-history">>(`/contacts/${id}/consent-history?limit=50`),
+      ]);
+      c.value = r.data.contact;
+      history.value = h.data.messages;
+      total.value = h.data.total;
+      consent.value = k.data.entries;
+      error.value = "";
+    } catch (e) {
+      error.value = errorText(e);
+    }
+  }
+  useEffect(() => {
+    c.value = null;
+    load();
+  }, [props.id]);
+
+  async function remove() {
+    deleting.value = false;
+    try {
+      await api(`/contacts/${encodeURIComponent(props.id)}`, { method: "DELETE" });
+      flash = `${who} deleted, with their texts and conversation.`;
+      navigate("/contacts");
+    } catch (e) {
+      notice.value = errorText(e);
+    }
+  }
+
+  const x = c.value;
+  const who = x ? nameOf(x) || x.phoneNumber : "";
+  const facts: Array<[string, string]> = x
+    ? [
+        ["Phone", x.phoneNumber],
+        ["E-mail", x.email ?? "—"],
+        ["Status", x.status],
+        ["Tags", x.tags.join(", ") || "—"],
+        ["Texting", x.optedOut ? `Opted out ${fmtDate(x.optedOutAt as string)}: no texts are sent` : "Allowed"],
+        ["Added", describeAdded(x)],
+        ["Last texted", fmtDate(x.lastContactedAt)],
+        ["Last reply", fmtDate(x.lastResponseAt)],
+        ...Object.entries(x.customFields ?? {}).map(([k, v]) => [k, String(v)] as [string, string]),
+      ]
+    : [];
+  const goesWith =
+    total.value === 0
+      ? "They have no texts yet: only the contact is deleted. This cannot be undone."
+      : `Their ${fmtNum(total.value)} text${total.value === 1 ? "" : "s"} (sent and received) and their conversation are deleted with them. This cannot be undone.`;
+  return (
+    <section>
+      <p>
+        <a href="/contacts">← All contacts</a>
+      </p>
+      <h1>Contacts: {x ? who : "…"}</h1>
+      {error.value ? <p class="error" role="alert">{error.value}</p> : null}
+      <p aria-live="polite" class="notice-line">{notice.value}</p>
+      {x ? (
+        <>
+          <dl class="facts">
+            {facts.map(([k, v]) => (
+              <div key={k}>
+                <dt>{k}</dt>
+                <dd>{v}</dd>
+              </div>
+            ))}
+          </dl>
+          {x.notes ? <p class="contact-notes">Notes: {x.notes}</p> : null}
+          <h2>Change details</h2>
+          <ContactForm
+            key={`${x.id}-${editing.value}`}
+            contact={x}
+            submitLabel="Save changes"
+            onSaved={(saved) => {
+              c.value = saved;
+              editing.value++;
+              notice.value = `${nameOf(saved) || saved.phoneNumber}: changes saved.`;
+            }}
+          />
+          <OptOutPanel contact={x} onDone={(msg) => ((notice.value = msg), load())} />
+          <h2>Consent history</h2>
+          {consent.value.length ? (
+            <ol class="timeline consent-history">
+              {consent.value.map((e, i) => (
+                <li key={i}>
+                  <span class="when">{fmtDate(e.at)}</span> <strong>{e.action === "opted_out" ? "Opted out" : "Opted back in"}</strong> {describeHow(e)}
+                  {e.reason ? <>: “{e.reason}”</> : null}
+                </li>
+              ))}
+            </ol>
+          ) : (
+            <p>No opt-outs or opt-ins yet.</p>
+          )}
+          <h2>Timeline</h2>
+          <p>
+            <a href={`/messages?contactId=${encodeURIComponent(x.id)}`}>Texts to {who} on the Messages page</a>
+          </p>
+          {history.value.length ? (
+            <ol class="timeline">
+              {history.value.map((m) => (
+                <li key={m.id} class={`msg-${m.direction}`}>
+                  <span class="when">{fmtDate(m.direction === "inbound" ? m.receivedAt : m.createdAt)}</span>{" "}
+                  <strong>{m.direction === "inbound" ? "They wrote" : `Text ${m.status}`}</strong>: {m.content}
+                </li>
+              ))}
+            </ol>
+          ) : (
+            <p>No messages yet.</p>
+          )}
+          {isAdmin() ? (
+            <>
+              <h2>Delete</h2>
+              <p class="hint">{goesWith}</p>
+              {/* Out of sight while the dialog asks: its own button has the same name. */}
+              <button type="button" class={deleting.value ? "danger out-of-sight" : "danger"} onClick={() => (deleting.value = true)}>
+                Delete contact
+              </button>
+              <Confirm open={deleting.value} title={`Delete ${who}?`} body={goesWith} action="Delete contact" onConfirm={remove} onCancel={() => (deleting.value = false)} />
+            </>
+          ) : null}
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/** Opting out or back in by hand: a reason (required to opt back in), recorded with who and when. */
+function OptOutPanel(props: { contact: Contact; onDone: (msg: string) => void }) {
+  const reason = useSignal("");
+  const error = useSignal("");
+  const busy = useSignal(false);
+  const out = props.contact.optedOut === true;
+  const who = nameOf(props.contact) || props.contact.phoneNumber;
+  async function submit(e: Event) {
+    e.preventDefault();
+    if (busy.value) return;
+    if (out && !reason.value.trim()) {
+      error.value = "Please write why this person may be texted again.";
+      return;
+    }
+    busy.value = true;
+    error.value = "";
+    try {
+      await api(`/contacts/${encodeURIComponent(props.contact.id)}/${out ? "opt-in" : "opt-out"}`, { method: "POST", json: reason.value.trim() ? { reason: reason.value.trim() } : {} });
+      reason.value = "";
+      props.onDone(out ? `${who} opted back in: texts are allowed again.` : `${who} opted out: no more texts are sent to ${props.contact.phoneNumber}.`);
+    } catch (err) {
+      error.value = fieldErrorsOf(err)[0]?.message ?? errorText(err);
+    } finally {
+      busy.value = false;
+    }
+  }
+  return (
+    <form class="notes opt-out" onSubmit={submit} aria-labelledby="opt-title">
+      <h2 id="opt-title">{out ? "Opted out of texts" : "Texting"}</h2>
+      <p class="hint">
+        {out
+          ? "This person asked not to be texted. Opt them back in only if they asked for it; the reason is kept in the consent history."
+          : "If they asked you not to text them (on the phone, in the shop), opt them out: nothing more is sent, texts waiting are cancelled, and forms on your website send them nothing."}
+      </p>
+      <label for="opt-reason">{out ? "Reason (required)" : "Reason (optional)"}</label>
+      <textarea
+        id="opt-reason"
+        rows={2}
+        maxLength={500}
+        aria-required={out ? "true" : undefined}
+        value={reason.value}
+        placeholder={out ? "Asked in the shop on 3 May to get reminders again" : "Phoned to say stop texting"}
+        onInput={(e) => (reason.value = (e.target as HTMLTextAreaElement).value)}
+        aria-describedby={error.value ? "opt-error" : undefined}
+      />
+      {error.value ? (
+        <p id="opt-error" class="error" role="alert">
+          {error.value}
+        </p>
+      ) : null}
+      <button type="submit" disabled={busy.value}>{out ? "Opt back in" : "Opt out"}</button>
+    </form>
+  );
+}
+
+function describeWho(by: ConsentEntry["by"] | undefined): string {
+  if (!by) return "";
+  return by.type === "user" ? `by ${by.name}` : "by an API key";
+}
+
+function describeHow(e: ConsentEntry): string {
+  if (e.source === "keyword") return e.action === "opted_out" ? "— they texted an opt-out word" : "— they texted an opt-in word";
+  const how = e.source === "import" ? "by an import" : e.source === "api" ? "through the API" : "by hand";
+  return ["—", how, describeWho(e.by)].filter(Boolean).join(" ");
+}
+
+function describeAdded(x: Contact): string {
+  const k = x.consent;
+  const when = fmtDate(x.createdAt);
+  if (!k) return when;
+  const how: Record<string, string> = { webhook: "from a website form", import: "by an import", manual: "by hand", api: "through the API", inbound: "when they texted you" };
+  return [when, how[k.source] ?? k.source, describeWho(k.by)].filter(Boolean).join(", ");
+}
