@@ -31,7 +31,8 @@ const webhook = (phone: string) =>
 async function addContact(page: Page, name: string, phone: string) {
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Contacts", exact: true }).click();
   await page.getByRole("heading", { level: 1, name: "Contacts" }).waitFor();
-  await page.getByRole("link", { name: "Add contact" }).click();
+  await page.getByRole("button", { name: "Add contact" }).click();
+  await page.getByRole("heading", { level: 1, name: "Contacts: add a contact" }).waitFor();
   await page.getByLabel("Name", { exact: true }).fill(name);
   await page.getByLabel("Phone number").fill(phone);
 }
@@ -185,7 +186,8 @@ test("at 390 px: the same actions, nothing scrolls sideways", async () => {
   await page.getByRole("button", { name: "Delete", exact: true }).waitFor();
   expect(await sidewaysOverflow(page, 390)).toEqual([]);
   await screenshot(page, "contacts-selection-390");
-  await page.getByRole("link", { name: "Add contact" }).click();
+  await page.getByRole("button", { name: "Add contact" }).click();
+  await page.getByRole("heading", { level: 1, name: "Contacts: add a contact" }).waitFor();
   await page.getByLabel("Phone number").waitFor();
   expect(await sidewaysOverflow(page, 390)).toEqual([]);
   await page.goto(`${server.url}/contacts/${id}`);

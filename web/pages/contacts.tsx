@@ -114,9 +114,10 @@ function ContactList() {
       <div class="page-head">
         <h1>Contacts</h1>
         <span class="head-actions">
-          <a class="button-link" href="/contacts/new">
+          {/* A button (what an owner looks for to create something); it opens the form's own page, /contacts/new. */}
+          <button type="button" onClick={() => navigate("/contacts/new")}>
             Add contact
-          </a>
+          </button>
           {isAdmin() ? (
             <>
               <a class="button-link" href="/contacts/import">
