@@ -489,7 +489,7 @@ function FormEditor(props: { id?: string }) {
               </p>
             </>
           ) : null}
-          <TestSubmission key={form.value.webhookUrl} webhookUrl={form.value.webhookUrl} fields={form.value.fields} settings={form.value.settings} />
+          <TestSubmission key={form.value.id} formId={form.value.id} fields={form.value.fields} />
           <Confirm
             open={rotating.value}
             title="Make a new webhook address?"
