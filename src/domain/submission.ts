@@ -160,32 +160,33 @@ function hostMatches(host: string, domains: readonly string[], allowSubdomains: 
 const NUMERIC = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /**
- * The rules of a field's type and validation keys, applied to a present value. `label` is what
- * the visitor calls the field; `ownLabel` the label its owner gave it (phone sentences name only that).
+ * The rules of a field's type and validation keys, applied to a present value. The visitor's
+ * sentence names the field by its label (`def`), worked out only for a value that fails: this
+ * runs for every key of every submission.
  */
-function checkByType(name: string, type: FieldType, text: string, raw: unknown, v: FieldValidation, label: string, ownLabel: string | null): Check {
+function checkByType(name: string, type: FieldType, text: string, raw: unknown, v: FieldValidation, def: FieldDef | undefined): Check {
   switch (type) {
     case "text": {
       const len = codePointLength(text);
       if (typeof v.minLength === "number" && len < v.minLength) {
-        return failure(`${name} must be at least ${v.minLength} characters`, `minLength ${v.minLength}`, SAY.tooShort(label, v.minLength));
+        return failure(`${name} must be at least ${v.minLength} characters`, `minLength ${v.minLength}`, SAY.tooShort(fieldLabel(name, def), v.minLength));
       }
       if (typeof v.maxLength === "number" && len > v.maxLength) {
-        return failure(`${name} must be at most ${v.maxLength} characters`, `maxLength ${v.maxLength}`, SAY.tooLong(label, v.maxLength));
+        return failure(`${name} must be at most ${v.maxLength} characters`, `maxLength ${v.maxLength}`, SAY.tooLong(fieldLabel(name, def), v.maxLength));
       }
       if (typeof v.pattern === "string") {
         // Unanchored, like RegExp#test: a pattern that must match the whole value anchors itself.
         const re = compilePattern(v.pattern);
-        if (!re || !re.test(text)) return failure(`${name} has an invalid format`, `match pattern ${v.pattern}`, SAY.format(label));
+        if (!re || !re.test(text)) return failure(`${name} has an invalid format`, `match pattern ${v.pattern}`, SAY.format(fieldLabel(name, def)));
       }
       return pass(text);
     }
     case "email": {
-      if (!isValidEmail(text)) return failure(`${name} must be a valid e-mail address`, "valid e-mail address", SAY.email(label));
+      if (!isValidEmail(text)) return failure(`${name} must be a valid e-mail address`, "valid e-mail address", SAY.email(fieldLabel(name, def)));
       if (Array.isArray(v.domains) && v.domains.length > 0) {
         const domain = text.slice(text.lastIndexOf("@") + 1);
         if (!hostMatches(domain, v.domains, false)) {
-          return failure(`${name} must be an address at ${v.domains.join(", ")}`, `e-mail domain one of ${v.domains.join(", ")}`, SAY.emailDomain(label, v.domains));
+          return failure(`${name} must be an address at ${v.domains.join(", ")}`, `e-mail domain one of ${v.domains.join(", ")}`, SAY.emailDomain(fieldLabel(name, def), v.domains));
         }
       }
       return pass(text);
@@ -195,16 +196,16 @@ function checkByType(name: string, type: FieldType, text: string, raw: unknown, 
         regions: Array.isArray(v.regions) ? v.regions : undefined,
         format: v.format === "national" || v.format === "international" ? (v.format as PhoneFormat) : undefined,
         label: name,
-        visitorLabel: ownLabel,
+        visitorLabel: declaredLabel(def),
       });
       return r.ok ? pass(r.e164) : failure(r.message, r.requirement, r.visitor);
     }
     case "number": {
       const n = typeof raw === "number" ? raw : NUMERIC.test(text) ? Number(text) : NaN;
-      if (!Number.isFinite(n)) return failure(`${name} must be a number`, "number", SAY.number(label));
-      if (v.integer === true && !Number.isInteger(n)) return failure(`${name} must be a whole number`, "integer", SAY.wholeNumber(label));
-      if (typeof v.min === "number" && n < v.min) return failure(`${name} must be at least ${v.min}`, `min ${v.min}`, SAY.atLeast(label, v.min));
-      if (typeof v.max === "number" && n > v.max) return failure(`${name} must be at most ${v.max}`, `max ${v.max}`, SAY.atMost(label, v.max));
+      if (!Number.isFinite(n)) return failure(`${name} must be a number`, "number", SAY.number(fieldLabel(name, def)));
+      if (v.integer === true && !Number.isInteger(n)) return failure(`${name} must be a whole number`, "integer", SAY.wholeNumber(fieldLabel(name, def)));
+      if (typeof v.min === "number" && n < v.min) return failure(`${name} must be at least ${v.min}`, `min ${v.min}`, SAY.atLeast(fieldLabel(name, def), v.min));
+      if (typeof v.max === "number" && n > v.max) return failure(`${name} must be at most ${v.max}`, `max ${v.max}`, SAY.atMost(fieldLabel(name, def), v.max));
       return pass(text);
     }
     case "url": {
@@ -212,28 +213,28 @@ function checkByType(name: string, type: FieldType, text: string, raw: unknown, 
       try {
         url = new URL(text);
       } catch {
-        return failure(`${name} must be a full URL such as https://example.com`, "absolute URL", SAY.url(label));
+        return failure(`${name} must be a full URL such as https://example.com`, "absolute URL", SAY.url(fieldLabel(name, def)));
       }
       // No protocols listed: http and https only (never javascript:, data:, file: …).
       const protocols = Array.isArray(v.protocols) && v.protocols.length > 0 ? v.protocols : ["http", "https"];
       const protocol = url.protocol.replace(/:$/, "").toLowerCase();
       if (!protocols.map((p) => String(p).toLowerCase()).includes(protocol)) {
-        return failure(`${name} must use ${protocols.join(" or ")}`, `one of ${protocols.join(", ")}`, SAY.urlProtocol(label, protocols.map(String)));
+        return failure(`${name} must use ${protocols.join(" or ")}`, `one of ${protocols.join(", ")}`, SAY.urlProtocol(fieldLabel(name, def), protocols.map(String)));
       }
-      if (url.hostname === "") return failure(`${name} must be a full URL such as https://example.com`, "absolute URL", SAY.url(label));
+      if (url.hostname === "") return failure(`${name} must be a full URL such as https://example.com`, "absolute URL", SAY.url(fieldLabel(name, def)));
       if (Array.isArray(v.domains) && v.domains.length > 0 && !hostMatches(url.hostname, v.domains, true)) {
-        return failure(`${name} must be a link to ${v.domains.join(", ")}`, `domain one of ${v.domains.join(", ")}`, SAY.urlDomain(label, v.domains));
+        return failure(`${name} must be a link to ${v.domains.join(", ")}`, `domain one of ${v.domains.join(", ")}`, SAY.urlDomain(fieldLabel(name, def), v.domains));
       }
       return pass(text);
     }
     case "date": {
       const format = (typeof v.format === "string" ? v.format : DEFAULT_DATE_FORMAT) as DateFormat;
       const iso = parseDateInFormat(text, format);
-      if (!iso) return failure(`${name} must be a real date written as ${format}`, `date as ${format}`, SAY.date(label, format));
+      if (!iso) return failure(`${name} must be a real date written as ${format}`, `date as ${format}`, SAY.date(fieldLabel(name, def), format));
       const min = v.min !== undefined ? parseDateBound(v.min, format) : null;
       const max = v.max !== undefined ? parseDateBound(v.max, format) : null;
-      if (min && iso < min) return failure(`${name} must be on or after ${v.min}`, `min ${v.min}`, SAY.dateFrom(label, String(v.min)));
-      if (max && iso > max) return failure(`${name} must be on or before ${v.max}`, `max ${v.max}`, SAY.dateUntil(label, String(v.max)));
+      if (min && iso < min) return failure(`${name} must be on or after ${v.min}`, `min ${v.min}`, SAY.dateFrom(fieldLabel(name, def), String(v.min)));
+      if (max && iso > max) return failure(`${name} must be on or before ${v.max}`, `max ${v.max}`, SAY.dateUntil(fieldLabel(name, def), String(v.max)));
       return pass(text);
     }
   }
@@ -277,28 +278,26 @@ export function validateSubmission(
    * Checks common to every key: shape, required, the built-in rule (if any), then the declared
    * field's type rules. Returns the stored text, or undefined when absent or failed.
    */
-  const checkKey = (key: string, builtin?: (text: string, ownLabel: string | null) => Check, maxLength = maxCustom): string | undefined => {
+  const checkKey = (key: string, builtin?: (text: string, def: FieldDef | undefined) => Check, maxLength = maxCustom): string | undefined => {
     const def = declared.get(key);
-    const label = fieldLabel(key, def);
-    const ownLabel = declaredLabel(def);
     const v: FieldValidation = def?.validation && typeof def.validation === "object" ? def.validation : {};
     const required = key === "phoneNumber" || def?.required === true || (def?.type === "email" && v.required === true);
     const s = scalarOf(get(key));
     if (s.kind === "bad") {
-      report(key, `${key} must be a string`, "string, number or boolean", SAY.notText(label));
+      report(key, `${key} must be a string`, "string, number or boolean", SAY.notText(fieldLabel(key, def)));
       return undefined;
     }
     if (s.kind === "absent") {
-      if (required) report(key, `${key} is required`, "required", SAY.required(label));
+      if (required) report(key, `${key} is required`, "required", SAY.required(fieldLabel(key, def)));
       return undefined;
     }
     if (codePointLength(s.text) > maxLength) {
-      report(key, `${key} must be at most ${maxLength} characters`, `max ${maxLength} characters`, SAY.tooLong(label, maxLength));
+      report(key, `${key} must be at most ${maxLength} characters`, `max ${maxLength} characters`, SAY.tooLong(fieldLabel(key, def), maxLength));
       return undefined;
     }
     let stored = s.text;
     if (builtin) {
-      const r = builtin(s.text, ownLabel);
+      const r = builtin(s.text, def);
       if (!r.ok) {
         report(key, r.message, r.requirement, r.visitor);
         return undefined;
@@ -306,7 +305,7 @@ export function validateSubmission(
       stored = r.value;
     }
     if (def) {
-      const r = checkByType(key, def.type, s.text, get(key), v, label, ownLabel);
+      const r = checkByType(key, def.type, s.text, get(key), v, def);
       if (!r.ok) {
         report(key, r.message, r.requirement, r.visitor);
         return undefined;
@@ -320,14 +319,14 @@ export function validateSubmission(
   const phoneDef = declared.get("phoneNumber");
   const phoneNumber = checkKey(
     "phoneNumber",
-    (text, ownLabel) => {
+    (text, def) => {
       // A declared phone-type phoneNumber brings its regions/format; checkByType re-checks the same.
       const v = phoneDef?.type === "phone" ? (phoneDef.validation ?? {}) : {};
       const r = normalizePhone(text, {
         regions: Array.isArray(v.regions) ? v.regions : undefined,
         format: v.format === "national" || v.format === "international" ? (v.format as PhoneFormat) : undefined,
         label: "phoneNumber",
-        visitorLabel: ownLabel,
+        visitorLabel: declaredLabel(def),
       });
       return r.ok ? pass(r.e164) : failure(r.message, r.requirement, r.visitor);
     },

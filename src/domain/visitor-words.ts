@@ -71,7 +71,12 @@ export const SAY = {
 
 /** Field problems as one message: each field's sentence, in order. */
 export function visitorSummary(errors: readonly { visitor?: string; message: string }[]): string {
-  const said = errors.map((e) => e.visitor ?? null).filter((s): s is string => s !== null);
+  // An owner's own message may lack its full stop; each sentence ends with one, so they read (and
+  // the error page splits them) as sentences.
+  const said = errors
+    .map((e) => e.visitor?.trim() || null)
+    .filter((s): s is string => s !== null)
+    .map((s) => (/[.!?…]$/.test(s) ? s : `${s}.`));
   return said.length > 0 ? said.join(" ") : REFUSALS.VALIDATION_ERROR;
 }
 

@@ -51,4 +51,6 @@ test("refusals of the whole post have plain words; an unknown code a polite gene
   expect(refusalFor("RATE_LIMIT_EXCEEDED")).toContain("Please wait a minute");
   expect(refusalFor("SOMETHING_NEW")).toBe("Your message could not be sent. Please try again later.");
   expect(visitorSummary([{ message: "body must be an object" }])).toBe(refusalFor("VALIDATION_ERROR"));
+  // An owner's own words without a full stop still read as a sentence among others.
+  expect(visitorSummary([{ message: "x", visitor: "Adults only" }, { message: "y", visitor: "Please fill in 'Code'." }])).toBe("Adults only. Please fill in 'Code'.");
 });
