@@ -1,3 +1,4 @@
+import { AppError } from "./errors";
 import type { Database } from "bun:sqlite";
 import type { ServeConfig } from "./config";
 import type { Clock } from "./lib/clock";
@@ -19,6 +20,7 @@ import { GroupCommitWriter } from "./db/group-commit";
 import { WriteGate } from "./db/write-gate";
 import { MonthlyQuota } from "./services/quota";
 import { SubmissionService, IDEMPOTENCY_SWEEP_MS } from "./services/submissions";
+import { TestSubmissions } from "./services/submissions/test";
 import { queueSync } from "./services/queue-sync";
 import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
@@ -89,6 +91,8 @@ export interface AppDeps {
   /** Monthly message quota counts per account. */
   quota: MonthlyQuota;
   submissions: SubmissionService;
+  /** The dashboard's "Send a test submission": checks and writes nothing unless asked to send. */
+  testSubmissions: TestSubmissions;
   /** The webhook's intake: its applier Worker and the read barrier (`intake.barrier()`). */
   intake: SubmissionIntake;
   /** Device polling: leases, send-rate cap, long-poll waiters (`leases.notify(accountId)` after an enqueue). */
@@ -198,6 +202,16 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   });
   const forms = new FormService(db, clock);
   const messages = new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, changes, quota);
+  const testSubmissions = new TestSubmissions(
+    clock,
+    (accountId, formId) => {
+      // The account's own form (FORM_NOT_FOUND otherwise), read as the webhook reads it.
+      const form = submissions.findForm(forms.get(accountId, formId).webhookToken);
+      if (!form || form.accountId !== accountId) throw new AppError("FORM_NOT_FOUND", { details: { formId } });
+      return form;
+    },
+    messages,
+  );
   const events = new EventOutbox(sqlite);
   registerOutbox(sqlite, events);
   // Applied submissions wake the phones waiting for work and the event dispatcher.
@@ -238,6 +252,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     writeGate,
     quota,
     submissions,
+    testSubmissions,
     intake,
     leases,
     messages,

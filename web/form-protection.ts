@@ -105,57 +105,58 @@ export function errorsFor(errors: ReadonlyArray<{ field: string; message: string
 // A test submission's answer, in plain words
 
 export interface TestOutcome {
-  kind: "queued" | "duplicate" | "suppressed" | "refused";
+  /** checked: the form accepts the values (nothing saved); sent: also texted to the owner's number. */
+  kind: "checked" | "sent" | "refused";
   text: string;
+  /** The text a visitor would get, and how many texts it takes. */
+  preview?: { text: string; segments: number };
+  /** What a post from the website meets that the test skips. */
+  notes?: string[];
   messageId: string | null;
-  errors?: Array<{ field: string; message: string }>;
-  /** Queued while no phone is connected: the page links to adding one. */
+  /** Sent while no phone is connected: the page links to adding one. */
   waitsForPhone?: boolean;
 }
 
-const SUPPRESSED: Record<string, string> = {
-  "recipient-limit": "this number already had as many texts today as the form's per-number limit allows",
-};
-
-/** `status` and `body` of the webhook's answer; `fmt` shows an ISO time to the owner. */
 /**
+ * `status` and `body` of POST /v1/forms/:id/test; `fmt` shows an ISO time to the owner.
  * `phoneConnected` false: no phone is connected, so the estimate would be a guess: the answer says
  * texts wait until a phone connects instead (docs/api-decisions.md, "The dashboard never locks
- * itself out; honest status").
+ * itself out; honest status"). Refusals are shown in the server's plain words (field labels, never
+ * field names: docs/api-decisions.md, "Plain words for visitors").
  */
 export function describeTestAnswer(status: number, body: any, fmt: (iso: string) => string, phoneConnected = true): TestOutcome {
   const data = body?.data ?? {};
-  if (status === 200 && data.duplicate === true) {
-    return {
-      kind: "duplicate",
-      messageId: data.messageId ?? null,
-      text: "Not sent again: this number got a text from this form a few minutes ago, and the form's duplicate window holds back a second one. The contact was updated.",
-    };
-  }
-  if (status === 200 && data.messageId === null) {
-    const why = SUPPRESSED[data.suppressed] ?? `it was held back (${data.suppressed ?? "no reason given"})`;
-    return { kind: "suppressed", messageId: null, text: `The contact was saved, but no text was queued: ${why}.` };
-  }
   if (status === 200) {
-    const when = !phoneConnected
-      ? " No phone is connected, so texts wait until a phone connects."
-      : data.estimatedDelivery
-        ? ` Expected to go out around ${fmt(data.estimatedDelivery)}.`
-        : "";
-    const pos = typeof data.queuePosition === "number" ? ` at position ${data.queuePosition} in the queue` : "";
-    return { kind: "queued", messageId: data.messageId ?? null, text: `Queued${pos}.${when}`, ...(phoneConnected ? {} : { waitsForPhone: true }) };
+    const preview = typeof data.text === "string" ? { text: data.text, segments: Number(data.segments) || 1 } : undefined;
+    const notes = Array.isArray(data.notes) ? (data.notes as string[]) : [];
+    if (data.sent) {
+      const when = !phoneConnected
+        ? " No phone is connected, so texts wait until a phone connects."
+        : data.sent.estimatedDelivery
+          ? ` Expected to go out around ${fmt(data.sent.estimatedDelivery)}.`
+          : "";
+      return {
+        kind: "sent",
+        messageId: data.sent.messageId ?? null,
+        text: `${body?.message ?? "The test text was sent."}${when}`,
+        preview,
+        notes,
+        ...(phoneConnected ? {} : { waitsForPhone: true }),
+      };
+    }
+    return { kind: "checked", messageId: null, text: body?.message ?? "The form accepts these values. Nothing was saved.", preview, notes };
   }
   const code = body?.code as string | undefined;
-  if (code === "VALIDATION_ERROR" && Array.isArray(body?.errors)) {
-    return { kind: "refused", messageId: null, text: "The form refused the submission; nothing was saved:", errors: body.errors };
+  if (code === "VALIDATION_ERROR") {
+    return { kind: "refused", messageId: null, text: `Your website would refuse these values: ${body?.message ?? "something is not quite right"}` };
   }
   const reason: Record<string, string> = {
-    ORIGIN_NOT_ALLOWED: "the form only accepts submissions from the websites in its “Allowed websites” list, and this dashboard is not one of them",
-    CAPTCHA_FAILED: "the form asks for a captcha, which only a visitor's browser on your website can solve",
-    CAPTCHA_UNAVAILABLE: "the captcha provider did not answer in time",
-    RATE_LIMIT_EXCEEDED: "too many submissions in the last minute; try again shortly",
+    RECIPIENT_OPTED_OUT: "that number replied STOP, so Textwire does not text it",
     QUOTA_EXCEEDED: "the account's monthly message quota is used up",
+    RATE_LIMIT_EXCEEDED: "too many requests in the last minute; try again shortly",
+    PERMISSION_ERROR: "your role does not let you send texts",
+    FORM_NOT_FOUND: "this form no longer exists",
   };
   const why = code && reason[code] ? reason[code] : (body?.message ?? `the server answered ${status}`);
-  return { kind: "refused", messageId: null, text: `Refused, nothing was saved: ${why}.` };
+  return { kind: "refused", messageId: null, text: `Not tested: ${why}.` };
 }

@@ -6,6 +6,7 @@
  */
 import { parsePhoneNumberFromString, type NumberType } from "libphonenumber-js/max";
 import { parseE164, type E164Parse } from "./phone-e164";
+import { SAY, fieldLabel } from "./visitor-words";
 
 /** Numbers without a country code are read as numbers of this country (spec: "US +1 is added"). */
 export const DEFAULT_PHONE_COUNTRY = "US" as const;
@@ -52,11 +53,13 @@ export interface NormalizePhoneOptions {
   format?: PhoneFormat;
   /** Subject of the error messages; default "phone number" (the webhook passes the field name). */
   label?: string;
+  /** The label a form's owner gave the field, for the visitor's sentence; null or absent: none. */
+  visitorLabel?: string | null;
 }
 
 export type NormalizePhoneResult =
   | { ok: true; e164: string; country?: string }
-  | { ok: false; message: string; requirement: string };
+  | { ok: false; message: string; requirement: string; visitor: string };
 
 const REQUIREMENT = "valid mobile phone number";
 
@@ -66,27 +69,32 @@ const COMPACT_E164 = /^\+[0-9]{1,39}$/;
 /** Characters a written phone number may contain (no letters: vanity numbers and "ext." refused). */
 const ALLOWED_CHARS = /^[0-9+()\-.\/\s]*$/;
 
-function fail(message: string, requirement = REQUIREMENT): { ok: false; message: string; requirement: string } {
-  return { ok: false, message, requirement };
+/**
+ * A refusal; the visitor's sentence defaults to asking for a mobile number (of the allowed
+ * countries), as every refusal but the number's kind and format does.
+ */
+function refusal(opts: NormalizePhoneOptions, message: string, requirement = REQUIREMENT, visitor?: string): { ok: false; message: string; requirement: string; visitor: string } {
+  return { ok: false, message, requirement, visitor: visitor ?? SAY.phone(opts.visitorLabel ?? null, opts.regions) };
 }
 
 export function normalizePhone(input: unknown, opts: NormalizePhoneOptions = {}): NormalizePhoneResult {
   const L = opts.label ?? "phone number";
-  if (typeof input !== "string") return fail(`${L} must be a string`);
+  const own = opts.visitorLabel ?? null;
+  if (typeof input !== "string") return refusal(opts, `${L} must be a string`);
   // Already `+digits` (what API clients send): no clean-up to do and no shape check can fail.
   const compact = COMPACT_E164.test(input);
   const raw = compact ? input : input.trim().replace(/\s+/g, " ");
   if (!compact) {
-    if (raw === "") return fail(`${L} is required`, "required");
+    if (raw === "") return refusal(opts, `${L} is required`, "required", SAY.required(own ?? fieldLabel("phoneNumber")));
     if (raw.length > MAX_PHONE_INPUT_LENGTH) {
-      return fail(`${L} must be at most ${MAX_PHONE_INPUT_LENGTH} characters`);
+      return refusal(opts, `${L} must be at most ${MAX_PHONE_INPUT_LENGTH} characters`);
     }
     if (!ALLOWED_CHARS.test(raw)) {
-      return fail(`${L} may contain only digits, spaces and + ( ) - . /`);
+      return refusal(opts, `${L} may contain only digits, spaces and + ( ) - . /`);
     }
-    if (phoneDigits(raw).length === 0) return fail(`${L} must contain digits`);
+    if (phoneDigits(raw).length === 0) return refusal(opts, `${L} must contain digits`);
     if (raw.indexOf("+") > 0 || raw.indexOf("+") !== raw.lastIndexOf("+")) {
-      return fail(`${L}: '+' may only appear once, at the start`);
+      return refusal(opts, `${L}: '+' may only appear once, at the start`);
     }
   }
 
@@ -98,33 +106,34 @@ export function normalizePhone(input: unknown, opts: NormalizePhoneOptions = {})
   const explicitCountry = hasPlus || hasZeroZero;
 
   if (opts.format === "international" && !explicitCountry) {
-    return fail(`${L} must be in international format, starting with + and the country code`, "international format (+ and country code)");
+    return refusal(opts, `${L} must be in international format, starting with + and the country code`, "international format (+ and country code)", SAY.phoneInternational(own));
   }
   if (opts.format === "national" && explicitCountry) {
-    return fail(`${L} must be in national format, without + or a country prefix`, "national format");
+    return refusal(opts, `${L} must be in national format, without + or a country prefix`, "national format", SAY.phoneNational(own));
   }
 
   const parsed = parsePhone(text);
-  if (!parsed || !parsed.valid) return fail(`${L} is not a valid phone number`);
+  if (!parsed || !parsed.valid) return refusal(opts, `${L} is not a valid phone number`);
 
   if (opts.format === "national" && parsed.countryCallingCode !== "1") {
     // e.g. "011 44 …": the US international dialling prefix is not the national format.
-    return fail(`${L} must be in national format, without + or a country prefix`, "national format");
+    return refusal(opts, `${L} must be in national format, without + or a country prefix`, "national format", SAY.phoneNational(own));
   }
 
   const type = parsed.type;
   if (!TEXTABLE_TYPES.has(type)) {
     const what = (type && TYPE_WORDS[type]) ?? "not a mobile number";
-    return fail(`${L} is ${what} and cannot receive text messages`);
+    return refusal(opts, `${L} is ${what} and cannot receive text messages`, REQUIREMENT, SAY.phoneKind(own, what));
   }
 
   const country = parsed.country;
   if (opts.regions && opts.regions.length > 0) {
     const allowed = opts.regions.map((r) => String(r).toUpperCase());
     if (!country || !allowed.includes(country)) {
-      return fail(
+      return refusal(opts, 
         `${L} must be from one of: ${allowed.join(", ")}`,
         `phone number from ${allowed.join(", ")}`,
+        SAY.phone(own, allowed),
       );
     }
   }

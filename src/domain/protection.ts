@@ -12,6 +12,7 @@ import { isSupportedCountry } from "libphonenumber-js/max";
 import { parsePhone } from "./phone";
 import type { FieldDef, FieldError, SubmissionValue } from "./submission";
 import { isValidQuietHours, type QuietHours } from "./quiet-hours";
+import { SAY, declaredLabel, fieldLabel } from "./visitor-words";
 
 export const CAPTCHA_PROVIDERS = ["turnstile", "hcaptcha", "recaptcha"] as const;
 export type CaptchaProvider = (typeof CAPTCHA_PROVIDERS)[number];
@@ -414,6 +415,7 @@ export function checkInsertedValues(
           message: `${name} must be at most ${cap} characters (it is put into the text message)`,
           requirement: `max ${cap} characters`,
           provided: value.slice(0, 100),
+          visitor: SAY.tooLong(fieldLabel(name, def), cap),
         });
         continue;
       }
@@ -423,6 +425,7 @@ export function checkInsertedValues(
           message: `${name} must not contain a link or web address (it is put into the text message)`,
           requirement: "no links",
           provided: value.slice(0, 100),
+          visitor: SAY.noLinks(fieldLabel(name, def)),
         });
       }
     }
@@ -434,7 +437,8 @@ export function checkInsertedValues(
 const REFUSED_TYPES_WHEN_RESTRICTED = new Set(["VOIP", "PERSONAL_NUMBER", "TOLL_FREE", "PREMIUM_RATE", "SHARED_COST", "UAN"]);
 
 /** allowedCountries: null when the E.164 number may receive texts from this form, else the error. */
-export function checkCountry(e164: string, allowed: readonly string[]): FieldError | null {
+export function checkCountry(e164: string, allowed: readonly string[], fields: readonly FieldDef[] = []): FieldError | null {
+  const own = declaredLabel(fields.find((f) => f.name === "phoneNumber"));
   // Always E.164 here (normalizePhone's output): the fast path answers it.
   const parsed = parsePhone(e164);
   const country = parsed?.country;
@@ -445,6 +449,7 @@ export function checkCountry(e164: string, allowed: readonly string[]): FieldErr
       message: `phoneNumber must be a number in ${list}`,
       requirement: `a number in ${list}`,
       provided: e164,
+      visitor: SAY.phone(own, allowed),
     };
   }
   const type = parsed.type;
@@ -454,6 +459,7 @@ export function checkCountry(e164: string, allowed: readonly string[]): FieldErr
       message: "phoneNumber must be a personal mobile number (internet, personal-routing and premium numbers are refused)",
       requirement: "a mobile number",
       provided: e164,
+      visitor: SAY.personalMobile(own),
     };
   }
   return null;

@@ -7,6 +7,7 @@
  * other submitted key, which becomes a custom field value (a string).
  */
 import { normalizePhone, type PhoneFormat } from "./phone";
+import { SAY, declaredLabel, fieldLabel } from "./visitor-words";
 import {
   BUILTIN_FIELD_NAMES,
   DEFAULT_DATE_FORMAT,
@@ -23,6 +24,8 @@ export interface FieldError {
   message: string;
   requirement?: string;
   provided?: unknown;
+  /** What a website visitor reads: the field's label and plain words (src/domain/visitor-words.ts). */
+  visitor?: string;
 }
 
 /** Keys a field's `validation` object may hold; which ones apply depends on the field's type. */
@@ -141,10 +144,10 @@ function scalarOf(v: unknown): Scalar {
   return { kind: "bad" };
 }
 
-type Check = { ok: true; value: string } | { ok: false; message: string; requirement: string };
+type Check = { ok: true; value: string } | { ok: false; message: string; requirement: string; visitor: string };
 
 const pass = (value: string): Check => ({ ok: true, value });
-const failure = (message: string, requirement: string): Check => ({ ok: false, message, requirement });
+const failure = (message: string, requirement: string, visitor: string): Check => ({ ok: false, message, requirement, visitor });
 
 function hostMatches(host: string, domains: readonly string[], allowSubdomains: boolean): boolean {
   const h = host.toLowerCase().replace(/\.$/, "");
@@ -156,30 +159,34 @@ function hostMatches(host: string, domains: readonly string[], allowSubdomains: 
 
 const NUMERIC = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
-/** The rules of a field's type and validation keys, applied to a present value. */
-function checkByType(name: string, type: FieldType, text: string, raw: unknown, v: FieldValidation): Check {
+/**
+ * The rules of a field's type and validation keys, applied to a present value. The visitor's
+ * sentence names the field by its label (`def`), worked out only for a value that fails: this
+ * runs for every key of every submission.
+ */
+function checkByType(name: string, type: FieldType, text: string, raw: unknown, v: FieldValidation, def: FieldDef | undefined): Check {
   switch (type) {
     case "text": {
       const len = codePointLength(text);
       if (typeof v.minLength === "number" && len < v.minLength) {
-        return failure(`${name} must be at least ${v.minLength} characters`, `minLength ${v.minLength}`);
+        return failure(`${name} must be at least ${v.minLength} characters`, `minLength ${v.minLength}`, SAY.tooShort(fieldLabel(name, def), v.minLength));
       }
       if (typeof v.maxLength === "number" && len > v.maxLength) {
-        return failure(`${name} must be at most ${v.maxLength} characters`, `maxLength ${v.maxLength}`);
+        return failure(`${name} must be at most ${v.maxLength} characters`, `maxLength ${v.maxLength}`, SAY.tooLong(fieldLabel(name, def), v.maxLength));
       }
       if (typeof v.pattern === "string") {
         // Unanchored, like RegExp#test: a pattern that must match the whole value anchors itself.
         const re = compilePattern(v.pattern);
-        if (!re || !re.test(text)) return failure(`${name} has an invalid format`, `match pattern ${v.pattern}`);
+        if (!re || !re.test(text)) return failure(`${name} has an invalid format`, `match pattern ${v.pattern}`, SAY.format(fieldLabel(name, def)));
       }
       return pass(text);
     }
     case "email": {
-      if (!isValidEmail(text)) return failure(`${name} must be a valid e-mail address`, "valid e-mail address");
+      if (!isValidEmail(text)) return failure(`${name} must be a valid e-mail address`, "valid e-mail address", SAY.email(fieldLabel(name, def)));
       if (Array.isArray(v.domains) && v.domains.length > 0) {
         const domain = text.slice(text.lastIndexOf("@") + 1);
         if (!hostMatches(domain, v.domains, false)) {
-          return failure(`${name} must be an address at ${v.domains.join(", ")}`, `e-mail domain one of ${v.domains.join(", ")}`);
+          return failure(`${name} must be an address at ${v.domains.join(", ")}`, `e-mail domain one of ${v.domains.join(", ")}`, SAY.emailDomain(fieldLabel(name, def), v.domains));
         }
       }
       return pass(text);
@@ -189,15 +196,16 @@ function checkByType(name: string, type: FieldType, text: string, raw: unknown, 
         regions: Array.isArray(v.regions) ? v.regions : undefined,
         format: v.format === "national" || v.format === "international" ? (v.format as PhoneFormat) : undefined,
         label: name,
+        visitorLabel: declaredLabel(def),
       });
-      return r.ok ? pass(r.e164) : failure(r.message, r.requirement);
+      return r.ok ? pass(r.e164) : failure(r.message, r.requirement, r.visitor);
     }
     case "number": {
       const n = typeof raw === "number" ? raw : NUMERIC.test(text) ? Number(text) : NaN;
-      if (!Number.isFinite(n)) return failure(`${name} must be a number`, "number");
-      if (v.integer === true && !Number.isInteger(n)) return failure(`${name} must be a whole number`, "integer");
-      if (typeof v.min === "number" && n < v.min) return failure(`${name} must be at least ${v.min}`, `min ${v.min}`);
-      if (typeof v.max === "number" && n > v.max) return failure(`${name} must be at most ${v.max}`, `max ${v.max}`);
+      if (!Number.isFinite(n)) return failure(`${name} must be a number`, "number", SAY.number(fieldLabel(name, def)));
+      if (v.integer === true && !Number.isInteger(n)) return failure(`${name} must be a whole number`, "integer", SAY.wholeNumber(fieldLabel(name, def)));
+      if (typeof v.min === "number" && n < v.min) return failure(`${name} must be at least ${v.min}`, `min ${v.min}`, SAY.atLeast(fieldLabel(name, def), v.min));
+      if (typeof v.max === "number" && n > v.max) return failure(`${name} must be at most ${v.max}`, `max ${v.max}`, SAY.atMost(fieldLabel(name, def), v.max));
       return pass(text);
     }
     case "url": {
@@ -205,28 +213,28 @@ function checkByType(name: string, type: FieldType, text: string, raw: unknown, 
       try {
         url = new URL(text);
       } catch {
-        return failure(`${name} must be a full URL such as https://example.com`, "absolute URL");
+        return failure(`${name} must be a full URL such as https://example.com`, "absolute URL", SAY.url(fieldLabel(name, def)));
       }
       // No protocols listed: http and https only (never javascript:, data:, file: …).
       const protocols = Array.isArray(v.protocols) && v.protocols.length > 0 ? v.protocols : ["http", "https"];
       const protocol = url.protocol.replace(/:$/, "").toLowerCase();
       if (!protocols.map((p) => String(p).toLowerCase()).includes(protocol)) {
-        return failure(`${name} must use ${protocols.join(" or ")}`, `one of ${protocols.join(", ")}`);
+        return failure(`${name} must use ${protocols.join(" or ")}`, `one of ${protocols.join(", ")}`, SAY.urlProtocol(fieldLabel(name, def), protocols.map(String)));
       }
-      if (url.hostname === "") return failure(`${name} must be a full URL such as https://example.com`, "absolute URL");
+      if (url.hostname === "") return failure(`${name} must be a full URL such as https://example.com`, "absolute URL", SAY.url(fieldLabel(name, def)));
       if (Array.isArray(v.domains) && v.domains.length > 0 && !hostMatches(url.hostname, v.domains, true)) {
-        return failure(`${name} must be a link to ${v.domains.join(", ")}`, `domain one of ${v.domains.join(", ")}`);
+        return failure(`${name} must be a link to ${v.domains.join(", ")}`, `domain one of ${v.domains.join(", ")}`, SAY.urlDomain(fieldLabel(name, def), v.domains));
       }
       return pass(text);
     }
     case "date": {
       const format = (typeof v.format === "string" ? v.format : DEFAULT_DATE_FORMAT) as DateFormat;
       const iso = parseDateInFormat(text, format);
-      if (!iso) return failure(`${name} must be a real date written as ${format}`, `date as ${format}`);
+      if (!iso) return failure(`${name} must be a real date written as ${format}`, `date as ${format}`, SAY.date(fieldLabel(name, def), format));
       const min = v.min !== undefined ? parseDateBound(v.min, format) : null;
       const max = v.max !== undefined ? parseDateBound(v.max, format) : null;
-      if (min && iso < min) return failure(`${name} must be on or after ${v.min}`, `min ${v.min}`);
-      if (max && iso > max) return failure(`${name} must be on or before ${v.max}`, `max ${v.max}`);
+      if (min && iso < min) return failure(`${name} must be on or after ${v.min}`, `min ${v.min}`, SAY.dateFrom(fieldLabel(name, def), String(v.min)));
+      if (max && iso > max) return failure(`${name} must be on or before ${v.max}`, `max ${v.max}`, SAY.dateUntil(fieldLabel(name, def), String(v.max)));
       return pass(text);
     }
   }
@@ -253,13 +261,16 @@ export function validateSubmission(
    * Record a failure of `key`; a declared field's custom message replaces ours for a value that
    * breaks its rules, never for a missing one ("x is required" stays).
    */
-  const report = (key: string, message: string, requirement: string) => {
+  const report = (key: string, message: string, requirement: string, visitor: string) => {
     const custom = requirement === "required" ? undefined : declared.get(key)?.validation?.message;
+    const own = typeof custom === "string" && custom !== "";
     errors.push({
       field: key,
-      message: typeof custom === "string" && custom !== "" ? custom : message,
+      message: own ? custom : message,
       requirement,
       provided: providedOf(get(key)),
+      // The owner's own words are what the owner wants visitors to read.
+      visitor: own ? custom : visitor,
     });
   };
 
@@ -267,36 +278,36 @@ export function validateSubmission(
    * Checks common to every key: shape, required, the built-in rule (if any), then the declared
    * field's type rules. Returns the stored text, or undefined when absent or failed.
    */
-  const checkKey = (key: string, builtin?: (text: string) => Check, maxLength = maxCustom): string | undefined => {
+  const checkKey = (key: string, builtin?: (text: string, def: FieldDef | undefined) => Check, maxLength = maxCustom): string | undefined => {
     const def = declared.get(key);
     const v: FieldValidation = def?.validation && typeof def.validation === "object" ? def.validation : {};
     const required = key === "phoneNumber" || def?.required === true || (def?.type === "email" && v.required === true);
     const s = scalarOf(get(key));
     if (s.kind === "bad") {
-      report(key, `${key} must be a string`, "string, number or boolean");
+      report(key, `${key} must be a string`, "string, number or boolean", SAY.notText(fieldLabel(key, def)));
       return undefined;
     }
     if (s.kind === "absent") {
-      if (required) report(key, `${key} is required`, "required");
+      if (required) report(key, `${key} is required`, "required", SAY.required(fieldLabel(key, def)));
       return undefined;
     }
     if (codePointLength(s.text) > maxLength) {
-      report(key, `${key} must be at most ${maxLength} characters`, `max ${maxLength} characters`);
+      report(key, `${key} must be at most ${maxLength} characters`, `max ${maxLength} characters`, SAY.tooLong(fieldLabel(key, def), maxLength));
       return undefined;
     }
     let stored = s.text;
     if (builtin) {
-      const r = builtin(s.text);
+      const r = builtin(s.text, def);
       if (!r.ok) {
-        report(key, r.message, r.requirement);
+        report(key, r.message, r.requirement, r.visitor);
         return undefined;
       }
       stored = r.value;
     }
     if (def) {
-      const r = checkByType(key, def.type, s.text, get(key), v);
+      const r = checkByType(key, def.type, s.text, get(key), v, def);
       if (!r.ok) {
-        report(key, r.message, r.requirement);
+        report(key, r.message, r.requirement, r.visitor);
         return undefined;
       }
       // A declared phone field stores its E.164 form; the built-in phoneNumber already does.
@@ -308,15 +319,16 @@ export function validateSubmission(
   const phoneDef = declared.get("phoneNumber");
   const phoneNumber = checkKey(
     "phoneNumber",
-    (text) => {
+    (text, def) => {
       // A declared phone-type phoneNumber brings its regions/format; checkByType re-checks the same.
       const v = phoneDef?.type === "phone" ? (phoneDef.validation ?? {}) : {};
       const r = normalizePhone(text, {
         regions: Array.isArray(v.regions) ? v.regions : undefined,
         format: v.format === "national" || v.format === "international" ? (v.format as PhoneFormat) : undefined,
         label: "phoneNumber",
+        visitorLabel: declaredLabel(def),
       });
-      return r.ok ? pass(r.e164) : failure(r.message, r.requirement);
+      return r.ok ? pass(r.e164) : failure(r.message, r.requirement, r.visitor);
     },
     Number.MAX_SAFE_INTEGER,
   );
@@ -324,7 +336,7 @@ export function validateSubmission(
   const lastName = checkKey("lastName", undefined, MAX_PERSON_NAME_LENGTH);
   const email = checkKey(
     "email",
-    (text) => (isValidEmail(text) ? pass(text) : failure("email must be a valid e-mail address", "valid e-mail address")),
+    (text) => (isValidEmail(text) ? pass(text) : failure("email must be a valid e-mail address", "valid e-mail address", SAY.email(fieldLabel("email", declared.get("email"))))),
     MAX_EMAIL_LENGTH,
   );
   const source = checkKey("source", undefined, MAX_SOURCE_LENGTH);
@@ -340,7 +352,7 @@ export function validateSubmission(
     if (!declared.has(key)) {
       // … then the undeclared keys, in the order they were posted.
       if (key === "") {
-        errors.push({ field: key, message: `field name '${key}' is not allowed`, requirement: "field name", provided: providedOf(get(key)) });
+        errors.push({ field: key, message: `field name '${key}' is not allowed`, requirement: "field name", provided: providedOf(get(key)), visitor: SAY.badFieldName() });
         continue;
       }
       if (key.length > MAX_CUSTOM_KEY_LENGTH) {
@@ -349,6 +361,7 @@ export function validateSubmission(
           message: `field names must be at most ${MAX_CUSTOM_KEY_LENGTH} characters`,
           requirement: `field name max ${MAX_CUSTOM_KEY_LENGTH} characters`,
           provided: providedOf(get(key)),
+          visitor: SAY.badFieldName(),
         });
         continue;
       }

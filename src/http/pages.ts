@@ -45,28 +45,6 @@ export function withQuery(url: string, params: Record<string, string | undefined
   return u.toString();
 }
 
-/** Plain words for the visitor, per error code. */
-const REASONS: Record<string, string> = {
-  VALIDATION_ERROR: "Something in the form is not quite right.",
-  CAPTCHA_FAILED: "The “I am not a robot” check was not completed. Please try it again.",
-  CAPTCHA_UNAVAILABLE: "The “I am not a robot” check is not reachable right now. Please try again in a minute.",
-  RATE_LIMIT_EXCEEDED: "Too many messages were sent from here in a short time. Please wait a minute and try again.",
-  QUOTA_EXCEEDED: "This form cannot send any more text messages this month.",
-  ORIGIN_NOT_ALLOWED: "This form does not accept messages from this website.",
-  FORM_DISABLED: "This form is not accepting messages at the moment.",
-  NOT_FOUND: "This form no longer exists or has moved.",
-  IDEMPOTENCY_KEY_REUSED: "This form was sent twice with different details. Please send it again.",
-  PAYLOAD_TOO_LARGE: "The form held too much text. Please shorten it and try again.",
-  UNSUPPORTED_MEDIA_TYPE: "The form could not be read. Please try again.",
-  SERVICE_UNAVAILABLE: "The service is busy. Please try again in a minute.",
-};
-
-export function reasonFor(code: string, field?: string | null, message?: string | null): string {
-  if (code === "VALIDATION_ERROR" && message) return message.endsWith(".") ? message : `${message}.`;
-  const base = REASONS[code] ?? "Your message could not be sent. Please try again later.";
-  return field && code === "VALIDATION_ERROR" ? `${base} Please check “${field}”.` : base;
-}
-
 const STYLE =
   "body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:#f6f7f9;color:#1d2430;margin:0}" +
   "main{max-width:32rem;margin:12vh auto;background:#fff;padding:2rem 2.25rem;border-radius:12px;box-shadow:0 1px 4px rgba(0,0,0,.08)}" +
@@ -86,8 +64,13 @@ export function thankYouPage(formName: string | null, back: string | null): stri
   return page("Thank you!", formName, "<p>Your message was received. We will be in touch by text message shortly.</p>", back);
 }
 
+/**
+ * `reason`: the refusal in the visitor's words (src/domain/visitor-words.ts) — one sentence per
+ * field problem, each its own paragraph.
+ */
 export function errorPage(formName: string | null, reason: string, back: string | null): string {
-  return page("Your message was not sent", formName, `<p>${escapeHtml(reason)}</p>`, back);
+  const sentences = reason.split(/(?<=[.!?])\s+(?=[A-Z“'])/);
+  return page("Your message was not sent", formName, sentences.map((s) => `<p>${escapeHtml(s)}</p>`).join(""), back);
 }
 
 /** Security headers for the built-in pages: nothing external may load, nothing may frame them. */

@@ -160,10 +160,55 @@ export class ManualMessages {
       created_by: ctx.actor ? JSON.stringify(ctx.actor) : null,
       created_at: createdAt,
     });
+    return this.enqueue(row, ctx.monthlyQuota ?? null, now);
+  }
+
+  /**
+   * A test submission's text, sent only because the owner asked, to the number they gave: no
+   * contact is linked, made or changed, even when the number is one (docs/api-decisions.md,
+   * "Test submissions"). A number that replied STOP is still refused.
+   */
+  createTest(
+    accountId: string,
+    t: { phone: string; content: string; form: { id: string; name: string }; monthlyQuota: number | null; actor?: Actor },
+  ): { message: Message; queuePosition: number; estimatedDelivery: string } {
+    const contact = this.store.recipientByPhone(accountId, t.phone);
+    refuseIfOptedOut(contact && { id: contact.id, phoneNumber: contact.phone_number, optedOut: contact.opted_out === 1 });
+    const now = this.clock();
+    const info = smsInfo(t.content);
+    const row = newQueuedRow({
+      account_id: accountId,
+      contact_id: null,
+      content: t.content,
+      recipient_phone: t.phone,
+      // Lists show the recipient's name: this one says what the text is.
+      recipient_name: `Test of “${t.form.name}”`,
+      priority: "normal",
+      scheduled_for: iso(now),
+      metadata: JSON.stringify({
+        messageLength: t.content.length,
+        variablesUsed: [],
+        source: "test",
+        test: true,
+        formId: t.form.id,
+        formName: t.form.name,
+        encoding: info.encoding,
+        segments: info.segments,
+      }),
+      seq: this.seq.next(),
+      created_by: t.actor ? JSON.stringify(t.actor) : null,
+      created_at: iso(now),
+    });
+    return this.enqueue(row, t.monthlyQuota, now);
+  }
+
+  /** Writes a new queued row (with its "queued" event) and hands it to the queue. */
+  private enqueue(row: MessageRow, monthlyQuota: number | null, now: number): { message: Message; queuePosition: number; estimatedDelivery: string } {
+    const accountId = row.account_id;
     // Manual messages count against the account's monthly message quota like webhook ones.
-    const refusal = this.quota?.reserve(accountId, ctx.monthlyQuota ?? null);
+    const refusal = this.quota?.reserve(accountId, monthlyQuota);
     if (refusal) throw quotaExceeded(refusal, this.clock());
-    const reserved = (ctx.monthlyQuota ?? null) !== null;
+    const reserved = monthlyQuota !== null;
     try {
       this.sqlite.transaction(() => {
         insertQueuedMessage(this.sqlite, row);

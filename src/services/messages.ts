@@ -104,6 +104,10 @@ export class MessageService {
     return this.manual.createManual(...args);
   }
 
+  createTest(...args: Parameters<ManualMessages["createTest"]>) {
+    return this.manual.createTest(...args);
+  }
+
   delete(accountId: string, id: string): { deletedId: string } {
     this.sqlite.transaction(() => {
       const row = this.getRow(accountId, id);

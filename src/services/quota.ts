@@ -24,7 +24,9 @@ export function quotaExceeded(r: QuotaRefusal, now: number): AppError {
   const retryAfter = Math.max(1, Math.ceil((Date.parse(r.resetsAt) - now) / 1000));
   return new AppError("QUOTA_EXCEEDED", {
     message: `Monthly message quota of ${r.limit} reached; the server's operator can raise it with: textwire accounts update ${r.accountId} --monthly-quota N`,
-    details: { limit: r.limit, used: r.used, resetsAt: r.resetsAt, retryAfter },
+    // The command is for the server's operator: it stays in `details` where a website's visitor,
+    // who reads only `message`, never sees it (docs/api-decisions.md, "Plain words for visitors").
+    details: { limit: r.limit, used: r.used, resetsAt: r.resetsAt, retryAfter, action: `textwire accounts update ${r.accountId} --monthly-quota N` },
     extra: { retryAfter },
     headers: { "Retry-After": String(retryAfter) },
   });

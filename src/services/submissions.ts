@@ -15,6 +15,7 @@ import type { Database } from "bun:sqlite";
 import type { Clock } from "../lib/clock";
 import { newId } from "../lib/ids";
 import { AppError, validationError } from "../errors";
+import { refusalFor } from "../domain/visitor-words";
 import type { GroupCommitWriter } from "../db/group-commit";
 import type { MessageQueue } from "../queue/priority-queue";
 import type { Sequence } from "../lib/seq";
@@ -115,6 +116,14 @@ export class SubmissionService {
    * limit figures in `input.headers`.
    */
   async accept(input: AcceptInput): Promise<AcceptResult> {
+    try {
+      return await this.acceptOrRefuse(input);
+    } catch (err) {
+      throw inVisitorWords(err);
+    }
+  }
+
+  private async acceptOrRefuse(input: AcceptInput): Promise<AcceptResult> {
     const timing = this.guards.timing;
     const l0 = timing ? performance.now() : 0;
     const form = this.lookup.find(input.token);
@@ -293,6 +302,17 @@ export class SubmissionService {
       queued: false,
     };
   }
+}
+
+/**
+ * A refusal as the visitor reads it: the whole post's refusals in plain words (the developer's
+ * figures stay in `details`, `retryAfter` and the headers). Field problems already carry the
+ * visitor's words (checkSubmission); a VALIDATION_ERROR about the request itself (the body's
+ * shape, the Idempotency-Key) is a website developer's mistake and keeps its words.
+ */
+function inVisitorWords(err: unknown): unknown {
+  if (!(err instanceof AppError) || err.code === "VALIDATION_ERROR") return err;
+  return new AppError(err.code, { message: refusalFor(err.code), details: err.details, errors: err.errors, extra: err.extra, headers: err.headers });
 }
 
 /** The posting page's origin: the Origin header, else the Referer's origin; null when neither. */

@@ -91,7 +91,9 @@ describe("browser posts get pages, not JSON", () => {
     expect(bad.status).toBe(400);
     const errPage = await bad.text();
     expect(errPage).toContain("was not sent");
-    expect(errPage).toContain("phoneNumber");
+    // The visitor reads plain words, not the field's name (docs/api-decisions.md, "Plain words for visitors").
+    expect(errPage).toContain("Please enter a mobile phone number.");
+    expect(errPage).not.toContain("phoneNumber");
     expect(errPage).toContain('href="https://bakery.example/contact"');
     expect(totals(s)).toEqual(before);
   });

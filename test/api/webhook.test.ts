@@ -611,7 +611,7 @@ describe("monthly quota", () => {
       const body = await expectStatus(refused, 429);
       expect(body.code).toBe("QUOTA_EXCEEDED");
       expect(body.retryAfter).toBe(60);
-      expect(body.details).toEqual({ limit: 2, used: 2, resetsAt: "2026-06-01T00:00:00.000Z", retryAfter: 60 });
+      expect(body.details).toEqual({ limit: 2, used: 2, resetsAt: "2026-06-01T00:00:00.000Z", retryAfter: 60, action: `textwire accounts update ${acct.account.id} --monthly-quota N` });
       expect(totals(t)).toEqual(before);
       // Accounts without a quota are unaffected.
       const mine = await createForm(t);

@@ -141,10 +141,11 @@ describe("honest status", () => {
   test("the test submission says texts wait until a phone connects instead of an estimated time", async () => {
     await page.goto(`${server.url}/forms/${formId}`);
     await page.getByRole("heading", { level: 1, name: /Forms: edit/ }).waitFor();
-    await page.getByLabel("Phone number to text").fill("+1 415 555 0199");
+    await page.getByLabel("Also send it to my phone").check();
+    await page.getByLabel("Your phone number").fill("+1 415 555 0199");
     await page.getByRole("button", { name: "Send a test submission" }).click();
     const outcome = page.getByTestId("test-outcome");
-    await outcome.getByText(/^Queued at position \d+ in the queue\./).waitFor();
+    await outcome.getByText(/on its way to \+14155550199/).waitFor();
     const text = (await outcome.textContent()) ?? "";
     expect(text).toContain("texts wait until a phone connects");
     expect(text).not.toContain("Expected to go out");

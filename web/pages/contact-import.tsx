@@ -4,6 +4,7 @@ import { api, errorText } from "../api";
 import type { Answer } from "../api-types";
 import { importTarget } from "../../src/domain/import-columns";
 import { readXlsxRows, XlsxError } from "../xlsx";
+import { contactLabel, plainProblem } from "../plain-problems";
 
 /** What a column can become: the import's own column names (the server reads them). */
 const TARGETS: Array<[string, string]> = [
@@ -212,7 +213,7 @@ export function ContactImport() {
             <ul>
               {result.value.errors.map((x, i) => (
                 <li key={i}>
-                  Row {x.row}, {x.field}: {x.message}
+                  Row {x.row}: {plainProblem(x.field, x.message, contactLabel)}
                 </li>
               ))}
             </ul>

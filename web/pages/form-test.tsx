@@ -4,17 +4,33 @@ import { fmtDate } from "../format";
 import { describeTestAnswer, type TestOutcome } from "../form-protection";
 import type { Answer, FormField } from "../api-types";
 
-
 const SAMPLES: Record<string, string> = { text: "Sample", email: "ada@example.com", phone: "+14155550123", number: "42", url: "https://example.com", date: "2026-05-01" };
 const BUILTIN_SAMPLES: Record<string, string> = { firstName: "Ada", lastName: "Lovelace", email: "ada@example.com" };
+/** The owner's own number, remembered on this browser for the next test. */
+const MY_PHONE_KEY = "textwire.testPhone";
+
+function rememberedPhone(): string {
+  try {
+    return localStorage.getItem(MY_PHONE_KEY) ?? "";
+  } catch {
+    return "";
+  }
+}
 
 /**
- * "Send a test submission": posts sample values to the form's own webhook address, as a website
- * would (the documented webhook API, no key), and says what happened in plain words.
+ * "Send a test submission": the form's own checks and template on sample values (POST
+ * /v1/forms/:id/test). Nothing is saved and no contact is made or changed, so a sample number
+ * that belongs to a customer never renames them; the text reaches a phone only when the owner
+ * ticks "Also send it to my phone" and gives their own number (docs/api-decisions.md, "Test
+ * submissions").
  */
-export function TestSubmission(props: { webhookUrl: string; fields: FormField[]; settings: Record<string, any> }) {
+export function TestSubmission(props: { formId: string; fields: FormField[] }) {
+  const phoneField = props.fields.find((f) => f.name === "phoneNumber");
+  const others = props.fields.filter((f) => f.name !== "phoneNumber");
   const phone = useSignal("+14155550123");
-  const values = useSignal<Record<string, string>>(Object.fromEntries(props.fields.map((f) => [f.name, BUILTIN_SAMPLES[f.name] ?? SAMPLES[f.type] ?? "Sample"])));
+  const values = useSignal<Record<string, string>>(Object.fromEntries(others.map((f) => [f.name, BUILTIN_SAMPLES[f.name] ?? SAMPLES[f.type] ?? "Sample"])));
+  const sendToMe = useSignal(false);
+  const myPhone = useSignal(rememberedPhone());
   const outcome = useSignal<TestOutcome | null>(null);
   const busy = useSignal(false);
 
@@ -22,16 +38,22 @@ export function TestSubmission(props: { webhookUrl: string; fields: FormField[];
     e.preventDefault();
     busy.value = true;
     outcome.value = null;
-    // The address may carry the server's public URL; the dashboard posts to the same path here.
-    const path = new URL(props.webhookUrl, location.origin).pathname.replace(/^\/v1/, "");
-    const body: Record<string, string> = { phoneNumber: phone.value.trim(), source: "dashboard test" };
-    for (const f of props.fields) if (values.value[f.name]?.trim()) body[f.name] = values.value[f.name].trim();
+    const sample: Record<string, string> = { phoneNumber: phone.value.trim() };
+    for (const f of others) if (values.value[f.name]?.trim()) sample[f.name] = values.value[f.name].trim();
+    const sendTo = sendToMe.value ? myPhone.value.trim() : null;
     try {
       const [r, phones] = await Promise.all([
-        api(path, { method: "POST", json: body }),
+        api(`/forms/${encodeURIComponent(props.formId)}/test`, { method: "POST", json: { values: sample, sendTo } }),
         // Whether a phone is connected decides between an estimated time and "texts wait".
-        api<Answer<"/v1/devices">>("/devices").then((d) => d.data.devices.some((x) => x.online), () => true),
+        sendTo ? api<Answer<"/v1/devices">>("/devices").then((d) => d.data.devices.some((x) => x.online), () => true) : Promise.resolve(true),
       ]);
+      if (sendTo) {
+        try {
+          localStorage.setItem(MY_PHONE_KEY, sendTo);
+        } catch {
+          // A browser that keeps nothing just asks again next time.
+        }
+      }
       outcome.value = describeTestAnswer(200, r, fmtDate, phones);
     } catch (err) {
       outcome.value = err instanceof ApiError ? describeTestAnswer(err.status, err.body, fmtDate) : { kind: "refused", messageId: null, text: String(err) };
@@ -40,25 +62,36 @@ export function TestSubmission(props: { webhookUrl: string; fields: FormField[];
     }
   }
 
-  const s = props.settings;
   const o = outcome.value;
   return (
     <section aria-labelledby="test-title">
       <h2 id="test-title">Send a test submission</h2>
-      <p>Posts these values to the form's webhook address, as your website would. A real text is queued to the phone number, so use your own.</p>
-      {s.captcha ? <p class="hint">This form asks for a captcha, which only a visitor on your website can solve: a test from here is refused.</p> : null}
-      {Array.isArray(s.allowedOrigins) && !s.allowedOrigins.includes(location.origin) ? <p class="hint">This form only accepts posts from {s.allowedOrigins.join(", ")}: a test from here is refused unless {location.origin} is in that list.</p> : null}
+      <p>
+        Try the form with sample values and see the text a visitor would get. Nothing is saved, and no contact is made or changed — even when the sample number
+        belongs to one of your customers. To get the text on your own phone, tick “Also send it to my phone”.
+      </p>
       <form class="inline-form" onSubmit={send}>
         <span class="field">
-          <label for="test-phone">Phone number to text</label>
-          <input id="test-phone" type="tel" autocomplete="tel" required value={phone.value} onInput={(e) => (phone.value = (e.target as HTMLInputElement).value)} />
+          <label for="test-phone">{phoneField?.label || "Mobile phone number"} (sample, never texted)</label>
+          <input id="test-phone" type="tel" autocomplete="off" required value={phone.value} onInput={(e) => (phone.value = (e.target as HTMLInputElement).value)} />
         </span>
-        {props.fields.map((f, i) => (
+        {others.map((f, i) => (
           <span class="field" key={f.name}>
             <label for={`test-field-${i}`}>{f.label || f.name}</label>
             <input id={`test-field-${i}`} value={values.value[f.name] ?? ""} onInput={(e) => (values.value = { ...values.value, [f.name]: (e.target as HTMLInputElement).value })} />
           </span>
         ))}
+        <span class="field">
+          <label>
+            <input type="checkbox" checked={sendToMe.value} onChange={(e) => (sendToMe.value = (e.target as HTMLInputElement).checked)} /> Also send it to my phone
+          </label>
+        </span>
+        {sendToMe.value ? (
+          <span class="field">
+            <label for="test-my-phone">Your phone number</label>
+            <input id="test-my-phone" type="tel" autocomplete="tel" required value={myPhone.value} onInput={(e) => (myPhone.value = (e.target as HTMLInputElement).value)} />
+          </span>
+        ) : null}
         <button type="submit" disabled={busy.value}>
           Send a test submission
         </button>
@@ -68,15 +101,21 @@ export function TestSubmission(props: { webhookUrl: string; fields: FormField[];
           <div class={o.kind === "refused" ? "notice bad" : "notice"}>
             <p>
               {o.text}{" "}
-              {o.messageId ? <a href={`/messages/${encodeURIComponent(o.messageId)}`}>See the message</a> : null}
+              {o.messageId ? <a href={`/messages/${encodeURIComponent(o.messageId)}`}>See the test text</a> : null}
               {o.waitsForPhone ? <> · <a href="/devices/add">Add a phone</a></> : null}
             </p>
-            {o.errors?.length ? (
-              <ul>
-                {o.errors.map((x) => (
-                  <li key={x.field + x.message}>
-                    {x.field === "phoneNumber" ? "Phone number" : x.field}: {x.message}
-                  </li>
+            {o.preview ? (
+              <figure>
+                <figcaption>
+                  The text a visitor would get ({o.preview.segments === 1 ? "1 text" : `${o.preview.segments} texts`}):
+                </figcaption>
+                <blockquote>{o.preview.text}</blockquote>
+              </figure>
+            ) : null}
+            {o.notes?.length ? (
+              <ul aria-label="On your website">
+                {o.notes.map((n) => (
+                  <li key={n}>{n}</li>
                 ))}
               </ul>
             ) : null}

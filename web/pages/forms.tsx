@@ -15,6 +15,40 @@ import { draftFromSettings, recommendedDraft, settingsFromDraft, type Protection
 import { ProtectionFields } from "./form-protection";
 import { errAttrs, FieldError } from "../components/FieldError";
 import { TestSubmission } from "./form-test";
+import { labelFrom, plainProblem } from "../plain-problems";
+
+/** The builder's labels, for its list of problems (the API's names stay out of sight). */
+const BUILDER_LABELS: Record<string, string> = {
+  name: "Form name",
+  description: "Description (for you)",
+  fields: "Fields of the form",
+  messageTemplate: "Text message template",
+  "settings.timezone": "Time zone",
+  "settings.delayMinutes": "Delay before sending (minutes)",
+  "settings.rateLimitPerDay": "Daily limit",
+  "settings.defaultPriority": "Priority",
+  "settings.quietHours": "Quiet hours",
+  "settings.duplicateWindowMinutes": "Ignore repeats of the same number for (minutes)",
+  "settings.ipLimitPerMinute": "Submissions per visitor per minute",
+  "settings.recipientLimitPerDay": "Texts per phone number per day",
+  "settings.allowedCountries": "Phone numbers only from (country codes)",
+  "settings.allowedOrigins": "Allowed websites",
+  "settings.honeypotField": "Spam trap field name",
+  "settings.captcha": "Captcha",
+  "settings.captcha.secret": "Captcha secret key",
+  "settings.captcha.siteKey": "Captcha site key (public)",
+  "settings.successUrl": "Thank-you page (address)",
+  "settings.errorUrl": "Error page (address)",
+  "settings.allowLinksInValues": "Allow links in what visitors type",
+  "settings.consentField": "Consent box",
+};
+const builderFixed = labelFrom(BUILDER_LABELS);
+/** `fields[2].label` → "Field 3 label", as the builder labels it; the rest from the list above. */
+function builderLabel(field: string): string | null {
+  const m = /^fields\[(\d+)\](?:\.(name|type|label|validation))?/.exec(field);
+  if (m) return `Field ${Number(m[1]) + 1} ${m[2] === "validation" ? "maximum length" : (m[2] ?? "")}`.trim();
+  return builderFixed(field);
+}
 import type { Form, FormField, FormSummary } from "../api-types";
 
 
@@ -442,7 +476,7 @@ function FormEditor(props: { id?: string }) {
               <p>The form was not saved: {fieldErrors.value.length === 1 ? "one setting needs" : `${fieldErrors.value.length} settings need`} a change (marked above).</p>
               <ul>
                 {fieldErrors.value.map((x) => (
-                  <li key={x.field + x.message}>{x.message}</li>
+                  <li key={x.field + x.message}>{plainProblem(x.field, x.message, builderLabel)}</li>
                 ))}
               </ul>
             </div>
@@ -489,7 +523,7 @@ function FormEditor(props: { id?: string }) {
               </p>
             </>
           ) : null}
-          <TestSubmission key={form.value.webhookUrl} webhookUrl={form.value.webhookUrl} fields={form.value.fields} settings={form.value.settings} />
+          <TestSubmission key={form.value.id} formId={form.value.id} fields={form.value.fields} />
           <Confirm
             open={rotating.value}
             title="Make a new webhook address?"

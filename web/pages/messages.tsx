@@ -410,7 +410,8 @@ function MessageDetail(props: { id: string }) {
         ["Recipient", `${x.recipientName ? x.recipientName + " " : ""}${x.recipientPhone}`],
         ["Status", x.status],
         ["Priority", x.priority],
-        ["Form", x.formName ?? "— (written by hand)"],
+        // A test text the owner sent to their own phone (docs/forms.md, "Testing a form").
+        ["Form", x.formName ?? (x.metadata?.source === "test" ? `Test of “${String(x.metadata.formName ?? "a form")}”` : "— (written by hand)")],
         ["Created", fmtDate(x.createdAt)],
         ["Scheduled for", fmtDate(x.scheduledFor)],
         ["Sent", fmtDate(x.sentAt)],

@@ -194,3 +194,23 @@ export const FormStatsAnswer = Envelope(
 );
 
 export const FormDeleted = Deleted;
+
+/** POST /v1/forms/:id/test: the dashboard's test submission (docs/forms.md, "Testing a form"). */
+export const FormTestBody = t.Object({
+  values: t.Record(t.String(), t.Unknown(), { description: "the form's fields as a visitor fills them in, phoneNumber included; nothing is saved" }),
+  sendTo: t.Optional(t.Union([t.String({ maxLength: 100 }), t.Null()], { description: "also send the text to this number (your own): a test message linked to no contact; absent or blank sends nothing" })),
+});
+
+export const FormTestAnswer = Envelope(
+  t.Object({
+    test: t.Literal(true),
+    text: t.String({ description: "the text a visitor would get" }),
+    characters: t.Integer({ minimum: 0 }),
+    segments: t.Integer({ minimum: 0, description: "how many texts it takes" }),
+    notes: t.Array(t.String(), { description: "what a post from the website meets that the test does not (switched off, allowed websites, captcha, consent box, delay, quiet hours)" }),
+    sent: t.Union([
+      t.Null(),
+      t.Object({ messageId: t.String(), to: t.String(), queuePosition: t.Integer({ minimum: 1 }), estimatedDelivery: Timestamp }),
+    ], { description: "the test text, when sendTo was given" }),
+  }),
+);

@@ -11,8 +11,11 @@ import {
   FormListQuery,
   FormStatsAnswer,
   FormStatsQuery,
+  FormTestAnswer,
+  FormTestBody,
   RotateWebhookResponse,
 } from "../models/forms";
+import { actorOf } from "../../domain/permissions";
 import { IdParam } from "../models/common";
 import { parsePaging } from "../../domain/query-params";
 import type { FieldError } from "../../domain/submission";
@@ -86,6 +89,27 @@ export function formsRoutes(deps: AppDeps) {
         return { status: "success", data: { stats: { ...stats, spamBlocked: deps.spam.blocked(stats.formId) } } };
       },
       { permission: "forms.read", rateLimit: "api-key", params: IdParam, query: FormStatsQuery, response: { 200: FormStatsAnswer }, detail: { summary: "Form usage statistics", tags: ["Forms"] } },
+    )
+    .post(
+      "/:id/test",
+      ({ request, params, body }) => {
+        const auth = authOf(request);
+        const r = deps.testSubmissions.run(auth.accountId, params.id, body, { monthlyQuota: auth.account.monthlyQuota, actor: actorOf(auth) });
+        const { message, ...data } = r;
+        return { status: "success", message, data: { test: true, ...data } };
+      },
+      {
+        // It may send a text (to the number the caller gives), so it needs what sending needs.
+        permission: "messages.send", rateLimit: "api-key",
+        params: IdParam,
+        body: FormTestBody,
+        response: { 200: FormTestAnswer },
+        detail: {
+          summary: "Try a form with sample values: the text a visitor would get, nothing saved; sendTo also texts it to your own number",
+          tags: ["Forms"],
+          "x-errors": ["RECIPIENT_OPTED_OUT"],
+        },
+      },
     )
     .post(
       "/:id/rotate-webhook",

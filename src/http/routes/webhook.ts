@@ -3,7 +3,8 @@ import type { AppDeps } from "../../deps";
 import { AppError, validationError } from "../../errors";
 import type { AcceptInput, AcceptResult, WebhookForm } from "../../services/submissions";
 import { normalizeOrigin } from "../../domain/protection";
-import { PAGE_HEADERS, errorPage, prefersHtml, reasonFor, safeBackUrl, thankYouPage, withQuery } from "../pages";
+import { PAGE_HEADERS, errorPage, prefersHtml, safeBackUrl, thankYouPage, withQuery } from "../pages";
+import { refusalFor } from "../../domain/visitor-words";
 import { WEBHOOK_BODY_LIMIT } from "../server";
 import { stateOf, type RequestState } from "../context";
 import { JSON_TYPE, checkJsonDepth, readLimitedBody } from "../body";
@@ -125,7 +126,8 @@ export function webhookRoutes(deps: AppDeps) {
     if (p?.errorUrl) {
       return new Response(null, { status: 303, headers: { Location: withQuery(p.errorUrl, { error: result.code, field }), ...result.headers } });
     }
-    const reason = reasonFor(result.code, field, result.code === "VALIDATION_ERROR" ? result.message : null);
+    // Every refusal from accept() is in the visitor's words already, field problems by their labels.
+    const reason = result.message || refusalFor(result.code);
     return new Response(errorPage(form?.name ?? null, reason, back), { status: result.status, headers: { ...PAGE_HEADERS, ...result.headers } });
   }
 

@@ -29,6 +29,7 @@ import type { IdempotencyStore } from "../../db/stores/idempotency";
 import type { WebhookForm } from "./form-lookup";
 import { IDEMPOTENCY_TTL_MS, keyReused } from "./idempotency";
 import { submissionSuppression } from "../opt-outs";
+import { visitorSummary } from "../../domain/visitor-words";
 
 const MINUTE_MS = 60_000;
 
@@ -56,6 +57,43 @@ export interface SubmissionAnswer {
   queued?: boolean;
 }
 
+/**
+ * A submission's fields and protections checked, and its text written: what a website's post and
+ * the dashboard's test submission share. Throws VALIDATION_ERROR whose `message` is the visitor's
+ * plain words (the field names stay in `details` and `errors`: docs/api-decisions.md, "Plain words
+ * for visitors").
+ */
+export function checkSubmission(form: WebhookForm, body: Record<string, unknown>, now: number) {
+  const result = validateSubmission(body, form.fields);
+  if (!result.ok) throw validationError(result.errors, visitorSummary(result.errors));
+  const v = result.value;
+  const protection = form.protection;
+  const refused = checkInsertedValues(v, form.variables, form.fields, protection.allowLinksInValues);
+  if (protection.allowedCountries !== null) {
+    const c = checkCountry(v.phoneNumber, protection.allowedCountries, form.fields);
+    if (c) refused.unshift(c);
+  }
+  if (refused.length > 0) throw validationError(refused, visitorSummary(refused));
+
+  // Spread defines own properties (a `__proto__` field stays a value) and renderTemplate reads
+  // own properties only.
+  const vars: Record<string, string> = {
+    ...builtinVariables({
+      firstName: v.firstName,
+      lastName: v.lastName,
+      email: v.email,
+      phoneNumber: v.phoneNumber,
+      source: v.source,
+      formName: form.name,
+      now,
+      timezone: form.settings.timezone,
+    }),
+    ...v.custom,
+  };
+  const rendered = renderTemplate(form.messageTemplate, vars);
+  return { value: v, rendered, sms: smsInfo(rendered.content) };
+}
+
 export class SubmissionWrite {
   constructor(
     private readonly clock: Clock,
@@ -76,36 +114,10 @@ export class SubmissionWrite {
    * every client mistake (400 validation, 429 quota, 404 when the form vanished meanwhile).
    */
   async submit(form: WebhookForm, input: SubmissionInput): Promise<SubmissionAnswer> {
-    const result = validateSubmission(input.body, form.fields);
-    if (!result.ok) throw validationError(result.errors);
-    const v = result.value;
     const now = this.clock();
+    const { value: v, rendered, sms } = checkSubmission(form, input.body, now);
     const settings = form.settings;
     const protection = form.protection;
-    const refused = checkInsertedValues(v, form.variables, form.fields, protection.allowLinksInValues);
-    if (protection.allowedCountries !== null) {
-      const c = checkCountry(v.phoneNumber, protection.allowedCountries);
-      if (c) refused.unshift(c);
-    }
-    if (refused.length > 0) throw validationError(refused);
-
-    // Spread defines own properties (a `__proto__` field stays a value) and renderTemplate reads
-    // own properties only.
-    const vars: Record<string, string> = {
-      ...builtinVariables({
-        firstName: v.firstName,
-        lastName: v.lastName,
-        email: v.email,
-        phoneNumber: v.phoneNumber,
-        source: v.source,
-        formName: form.name,
-        now,
-        timezone: settings.timezone,
-      }),
-      ...v.custom,
-    };
-    const rendered = renderTemplate(form.messageTemplate, vars);
-    const sms = smsInfo(rendered.content);
     const metadata = JSON.stringify({
       messageLength: rendered.content.length,
       variablesUsed: rendered.variablesUsed,

@@ -89,7 +89,7 @@ describe("accounts update", () => {
     expect(r.err[0]).toContain("no account with id no-such-id");
   });
 
-  test("the 429 quota answer names the command, and raising the quota with it works on a running server", async () => {
+  test("the 429 quota answer names the command in its details (plain words in its message), and raising the quota with it works on a running server", async () => {
     const s = await startTestServer();
     try {
       const up = io();
@@ -100,7 +100,9 @@ describe("accounts update", () => {
       await expectStatus(await submit("+14155550111"), 200);
       const refused = await expectStatus(await submit("+14155550112"), 429);
       expect(refused.code).toBe("QUOTA_EXCEEDED");
-      expect(refused.message).toContain(`textwire accounts update ${s.accountId} --monthly-quota`);
+      // The visitor reads plain words; the operator's command stays in details.
+      expect(refused.message).toBe("This form cannot send any more text messages this month.");
+      expect(refused.details.action).toContain(`textwire accounts update ${s.accountId} --monthly-quota`);
       expect(await runCli(["accounts", "update", s.accountId, "--monthly-quota", "10", "--db", s.dbPath], io().cli)).toBe(0);
       await expectStatus(await submit("+14155550112"), 200);
     } finally {

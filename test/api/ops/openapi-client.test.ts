@@ -400,6 +400,11 @@ const CASES: Record<string, () => Promise<void>> = {
     expectHttp(r, 200);
     expect(r.data!.data.html).toContain("<form");
   },
+  "POST /v1/forms/{id}/test": async () => {
+    const r = await api.POST("/v1/forms/{id}/test", { params: { path: { id: ctx.formId } }, body: { values: { phoneNumber: "+14155550188" } } });
+    expectHttp(r, 200);
+    expect(r.data!.data.sent).toBeNull();
+  },
   "POST /v1/forms/{id}/rotate-webhook": async () => {
     const r = await api.POST("/v1/forms/{id}/rotate-webhook", { params: { path: { id: ctx.formId } } });
     expectHttp(r, 200);

@@ -97,9 +97,9 @@ describe("normalizePhone keeps its answers with the fast path", () => {
   });
 
   test("landlines, toll-free and invalid E.164 numbers are refused with the same words", () => {
-    expect(normalizePhone("+442071838750", { label: "phoneNumber" })).toEqual({ ok: false, message: "phoneNumber is a landline and cannot receive text messages", requirement: "valid mobile phone number" });
-    expect(normalizePhone("+18005550199", { label: "phoneNumber" })).toEqual({ ok: false, message: "phoneNumber is a toll-free number and cannot receive text messages", requirement: "valid mobile phone number" });
-    expect(normalizePhone("+1415555267", { label: "phoneNumber" })).toEqual({ ok: false, message: "phoneNumber is not a valid phone number", requirement: "valid mobile phone number" });
+    expect(normalizePhone("+442071838750", { label: "phoneNumber" })).toEqual({ ok: false, message: "phoneNumber is a landline and cannot receive text messages", requirement: "valid mobile phone number", visitor: "That number is a landline; please enter a mobile number." });
+    expect(normalizePhone("+18005550199", { label: "phoneNumber" })).toEqual({ ok: false, message: "phoneNumber is a toll-free number and cannot receive text messages", requirement: "valid mobile phone number", visitor: "That number is a toll-free number; please enter a mobile number." });
+    expect(normalizePhone("+1415555267", { label: "phoneNumber" })).toEqual({ ok: false, message: "phoneNumber is not a valid phone number", requirement: "valid mobile phone number", visitor: "Please enter a mobile phone number." });
   });
 
   test("regions and the international/national formats still apply to E.164 input", () => {

@@ -48,7 +48,7 @@ describe("built-in names", () => {
   });
 
   test("phoneNumber missing or empty is 'required'", () => {
-    expect(only({})).toEqual({ field: "phoneNumber", message: "phoneNumber is required", requirement: "required", provided: null });
+    expect(only({})).toEqual({ field: "phoneNumber", message: "phoneNumber is required", requirement: "required", provided: null, visitor: "Please fill in 'Mobile phone number'." });
     expect(only({ phoneNumber: "" })).toMatchObject({ field: "phoneNumber", requirement: "required", provided: "" });
     expect(only({ phoneNumber: null })).toMatchObject({ field: "phoneNumber", requirement: "required" });
   });
@@ -88,6 +88,7 @@ describe("built-in names", () => {
       message: "email must be a valid e-mail address",
       requirement: "valid e-mail address",
       provided: "not-an-email",
+      visitor: "Please enter an e-mail address like name@example.com in 'E-mail'.",
     });
   });
 
@@ -151,8 +152,8 @@ describe("custom fields", () => {
   test("objects and arrays are refused", () => {
     const errors = refused({ phoneNumber: PHONE, a: { x: 1 }, b: [1, 2] });
     expect(errors).toEqual([
-      { field: "a", message: "a must be a string", requirement: "string, number or boolean", provided: '{"x":1}' },
-      { field: "b", message: "b must be a string", requirement: "string, number or boolean", provided: "[1,2]" },
+      { field: "a", message: "a must be a string", requirement: "string, number or boolean", provided: '{"x":1}', visitor: "Please enter 'A' as plain text." },
+      { field: "b", message: "b must be a string", requirement: "string, number or boolean", provided: "[1,2]", visitor: "Please enter 'B' as plain text." },
     ]);
   });
 
@@ -261,6 +262,7 @@ describe("declared fields: text", () => {
       message: "code must be at least 3 characters",
       requirement: "minLength 3",
       provided: "AB",
+      visitor: "Please write at least 3 characters in 'Code'.",
     });
   });
   test("maxLength", () => {
@@ -425,8 +427,9 @@ describe("custom messages", () => {
       field("age", "number", { min: 18, message: "Adults only" }),
     ];
     expect(refused({ phoneNumber: PHONE, age: 12 }, f)).toEqual([
-      { field: "code", message: "code is required", requirement: "required", provided: null },
-      { field: "age", message: "Adults only", requirement: "min 18", provided: 12 },
+      // The owner's own words are also what the visitor reads.
+      { field: "code", message: "code is required", requirement: "required", provided: null, visitor: "Please fill in 'Code'." },
+      { field: "age", message: "Adults only", requirement: "min 18", provided: 12, visitor: "Adults only" },
     ]);
     expect(only({ phoneNumber: PHONE, code: "ab" }, f)).toMatchObject({
       message: "Please enter your 3-letter code",

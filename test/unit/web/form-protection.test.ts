@@ -77,21 +77,19 @@ describe("the form builder's protection inputs", () => {
 
 describe("a test submission's answer in plain words", () => {
   const fmt = (iso: string) => `<${iso}>`;
-  test("queued, with its position and time", () => {
-    const o = describeTestAnswer(200, { status: "success", data: { messageId: "m1", queuePosition: 3, estimatedDelivery: "2026-05-01T10:00:00Z" } }, fmt);
-    expect(o).toEqual({ kind: "queued", messageId: "m1", text: "Queued at position 3 in the queue. Expected to go out around <2026-05-01T10:00:00Z>." });
+  test("checked: the server's words, the text a visitor would get and the notes", () => {
+    const o = describeTestAnswer(200, { status: "success", message: "The form accepts these values.", data: { test: true, text: "Hi Ada", segments: 1, notes: ["Posts are accepted only from https://shop.example."], sent: null } }, fmt);
+    expect(o).toEqual({ kind: "checked", messageId: null, text: "The form accepts these values.", preview: { text: "Hi Ada", segments: 1 }, notes: ["Posts are accepted only from https://shop.example."] });
   });
-  test("a duplicate points at the first message; a suppressed one has none", () => {
-    expect(describeTestAnswer(200, { data: { messageId: "m1", duplicate: true, queuePosition: 1 } }, fmt)).toMatchObject({ kind: "duplicate", messageId: "m1" });
-    const s = describeTestAnswer(200, { data: { messageId: null, suppressed: "recipient-limit", queuePosition: null } }, fmt);
-    expect(s.kind).toBe("suppressed");
-    expect(s.messageId).toBeNull();
-    expect(s.text).toContain("per-number limit");
+  test("sent to the owner's phone: the message and its time, or that it waits for a phone", () => {
+    const body = { message: "The test text is on its way to +14155550131.", data: { text: "Hi", segments: 1, notes: [], sent: { messageId: "m1", to: "+14155550131", queuePosition: 1, estimatedDelivery: "2026-05-01T10:00:00Z" } } };
+    expect(describeTestAnswer(200, body, fmt)).toMatchObject({ kind: "sent", messageId: "m1", text: "The test text is on its way to +14155550131. Expected to go out around <2026-05-01T10:00:00Z>." });
+    expect(describeTestAnswer(200, body, fmt, false)).toMatchObject({ kind: "sent", waitsForPhone: true });
   });
-  test("refusals: validation errors listed, known codes explained, others in the API's words", () => {
-    const v = describeTestAnswer(400, { code: "VALIDATION_ERROR", errors: [{ field: "phoneNumber", message: "not a number" }] }, fmt);
-    expect(v).toMatchObject({ kind: "refused", errors: [{ field: "phoneNumber", message: "not a number" }] });
-    expect(describeTestAnswer(403, { code: "ORIGIN_NOT_ALLOWED", message: "x" }, fmt).text).toContain("Allowed websites");
-    expect(describeTestAnswer(404, { code: "FORM_NOT_FOUND", message: "Form not found" }, fmt).text).toBe("Refused, nothing was saved: Form not found.");
+  test("refusals: the server's plain words (labels, not field names), known codes explained", () => {
+    const v = describeTestAnswer(400, { code: "VALIDATION_ERROR", message: "Please leave links out of 'Which service'.", errors: [{ field: "service", message: "service must not contain a link" }] }, fmt);
+    expect(v).toEqual({ kind: "refused", messageId: null, text: "Your website would refuse these values: Please leave links out of 'Which service'." });
+    expect(describeTestAnswer(409, { code: "RECIPIENT_OPTED_OUT", message: "x" }, fmt).text).toContain("replied STOP");
+    expect(describeTestAnswer(404, { code: "FORM_NOT_FOUND", message: "Form not found" }, fmt).text).toBe("Not tested: this form no longer exists.");
   });
 });

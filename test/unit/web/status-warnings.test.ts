@@ -70,9 +70,9 @@ describe("the dashboard's retry wait", () => {
 
 describe("the test submission's answer", () => {
   test("with no phone connected it says texts wait instead of an estimated time", () => {
-    const body = { status: "success", data: { messageId: "m1", queuePosition: 3, estimatedDelivery: "2026-05-01T10:00:00Z" } };
+    const body = { status: "success", message: "The test text is on its way to +14155550131.", data: { text: "Hi", segments: 1, notes: [], sent: { messageId: "m1", to: "+14155550131", queuePosition: 3, estimatedDelivery: "2026-05-01T10:00:00Z" } } };
     const o = describeTestAnswer(200, body, (s) => `<${s}>`, false);
-    expect(o.text).toBe("Queued at position 3 in the queue. No phone is connected, so texts wait until a phone connects.");
+    expect(o.text).toBe("The test text is on its way to +14155550131. No phone is connected, so texts wait until a phone connects.");
     expect(o.waitsForPhone).toBe(true);
     expect(describeTestAnswer(200, body, (s) => `<${s}>`, true).text).toContain("Expected to go out around <2026-05-01T10:00:00Z>.");
   });
