@@ -22,6 +22,7 @@ import { accountRoutes } from "./http/routes/account";
 import { replicationRoutes } from "./http/routes/replication";
 import { overviewRoutes } from "./http/routes/overview";
 import { serverSettingsRoutes } from "./http/routes/server-settings";
+import { thirdPartyRoutes } from "./http/routes/thirdparty";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -47,6 +48,7 @@ export function createApp(deps: AppDeps) {
     .use(mobileRoutes(deps))
     .use(devicesRoutes(deps))
     .use(eventsRoutes(deps))
+    .use(thirdPartyRoutes(deps))
     .use(tlsRoutes(deps));
   // The OpenAPI document and the metrics' route labels are generated from what is registered.
   deps.routes = () => app.routes;
