@@ -22,6 +22,7 @@ import { SubmissionService, IDEMPOTENCY_SWEEP_MS } from "./services/submissions"
 import { queueSync } from "./services/queue-sync";
 import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
+import { ThirdPartyMessages } from "./services/thirdparty-messages";
 import { AnalyticsService } from "./services/analytics";
 import { DeviceService } from "./services/devices";
 import { EventOutbox, registerOutbox } from "./services/events";
@@ -93,6 +94,8 @@ export interface AppDeps {
   /** Device polling: leases, send-rate cap, long-poll waiters (`leases.notify(accountId)` after an enqueue). */
   leases: LeaseService;
   messages: MessageService;
+  /** Messages of SMSGate's third-party API (/3rdparty/v1): send, state, list, cancel, expiry. */
+  thirdParty: ThirdPartyMessages;
   analytics: AnalyticsService;
   /** Phones: SMSGate mobile API, device registry, per-device limits, SSE events. */
   devices: DeviceService;
@@ -239,6 +242,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     messages,
     analytics: new AnalyticsService(sqlite, forms),
     devices: undefined as unknown as DeviceService,
+    thirdParty: undefined as unknown as ThirdPartyMessages,
     events,
     dispatcher: undefined as unknown as EventDispatcher,
     eventEndpoints: new EventEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost }),
@@ -314,6 +318,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.lifecycle.push(leases.lifecycle());
   deps.devices = new DeviceService(sqlite, clock, leases, messages, config, () => deps.metrics, logger, queue, changes);
   deps.lifecycle.push(deps.devices.lifecycle());
+  deps.thirdParty = new ThirdPartyMessages(sqlite, clock, queue, seq, leases, messages, quota, changes, logger);
+  deps.lifecycle.push(deps.thirdParty.lifecycle());
+  deps.devices.smsgateHandedOut = (id, now) => deps.thirdParty.handedOut(id, now);
   // SMSGate's sms:received becomes an inbound message.
   deps.devices.inbound = deps.inbound;
   deps.devices.publicAddress = (origin) => deps.serverAddress.publicAddress(origin);

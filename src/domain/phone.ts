@@ -52,6 +52,11 @@ export interface NormalizePhoneOptions {
   format?: PhoneFormat;
   /** Subject of the error messages; default "phone number" (the webhook passes the field name). */
   label?: string;
+  /**
+   * Accept a valid number whatever its type (a landline, a toll-free number): SMSGate's
+   * `skipPhoneValidation` — the number is still normalised to E.164.
+   */
+  anyType?: boolean;
 }
 
 export type NormalizePhoneResult =
@@ -113,7 +118,7 @@ export function normalizePhone(input: unknown, opts: NormalizePhoneOptions = {})
   }
 
   const type = parsed.type;
-  if (!TEXTABLE_TYPES.has(type)) {
+  if (!opts.anyType && !TEXTABLE_TYPES.has(type)) {
     const what = (type && TYPE_WORDS[type]) ?? "not a mobile number";
     return fail(`${L} is ${what} and cannot receive text messages`);
   }

@@ -196,6 +196,9 @@ export class EventEndpointService {
       disabled_reason: null,
       created_at: at,
       updated_at: at,
+      format: "textwire",
+      external_id: null,
+      device_id: null,
     };
     this.sqlite.transaction(() => {
       if (this.store.countEndpoints(accountId) >= MAX_ENDPOINTS_PER_ACCOUNT) {

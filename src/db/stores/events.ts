@@ -84,11 +84,11 @@ export function eventStore(sqlite: Database) {
       sqlite
         .query(
           `INSERT INTO webhook_endpoints (id, account_id, url, events, description, is_active, allow_insecure, secret, previous_secret,
-             previous_secret_expires_at, failing_since, disabled_at, disabled_reason, created_at, updated_at)
-           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)`,
+             previous_secret_expires_at, failing_since, disabled_at, disabled_reason, created_at, updated_at, format, external_id, device_id)
+           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)`,
         )
         .run(r.id, r.account_id, r.url, r.events, r.description, r.is_active, r.allow_insecure, r.secret, r.previous_secret,
-          r.previous_secret_expires_at, r.failing_since, r.disabled_at, r.disabled_reason, r.created_at, r.updated_at);
+          r.previous_secret_expires_at, r.failing_since, r.disabled_at, r.disabled_reason, r.created_at, r.updated_at, r.format, r.external_id, r.device_id);
     },
     updateEndpoint(r: EndpointRow) {
       sqlite
