@@ -23,6 +23,7 @@ import { queueSync } from "./services/queue-sync";
 import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
 import { ThirdPartyMessages } from "./services/thirdparty-messages";
+import { ThirdPartyWebhooks } from "./services/thirdparty-webhooks";
 import { AnalyticsService } from "./services/analytics";
 import { DeviceService } from "./services/devices";
 import { EventOutbox, registerOutbox } from "./services/events";
@@ -96,6 +97,8 @@ export interface AppDeps {
   messages: MessageService;
   /** Messages of SMSGate's third-party API (/3rdparty/v1): send, state, list, cancel, expiry. */
   thirdParty: ThirdPartyMessages;
+  /** SMSGate's /3rdparty/v1/webhooks: outbound endpoints of format "smsgate". */
+  thirdPartyWebhooks: ThirdPartyWebhooks;
   analytics: AnalyticsService;
   /** Phones: SMSGate mobile API, device registry, per-device limits, SSE events. */
   devices: DeviceService;
@@ -243,6 +246,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     analytics: new AnalyticsService(sqlite, forms),
     devices: undefined as unknown as DeviceService,
     thirdParty: undefined as unknown as ThirdPartyMessages,
+    thirdPartyWebhooks: undefined as unknown as ThirdPartyWebhooks,
     events,
     dispatcher: undefined as unknown as EventDispatcher,
     eventEndpoints: new EventEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost }),
@@ -321,6 +325,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.thirdParty = new ThirdPartyMessages(sqlite, clock, queue, seq, leases, messages, quota, changes, logger);
   deps.lifecycle.push(deps.thirdParty.lifecycle());
   deps.devices.smsgateHandedOut = (id, now) => deps.thirdParty.handedOut(id, now);
+  deps.thirdPartyWebhooks = new ThirdPartyWebhooks(sqlite, clock, events, deps.thirdParty, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost });
   // SMSGate's sms:received becomes an inbound message.
   deps.devices.inbound = deps.inbound;
   deps.devices.publicAddress = (origin) => deps.serverAddress.publicAddress(origin);

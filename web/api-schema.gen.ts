@@ -14270,6 +14270,12 @@ export interface operations {
                                 disabledAt: string | null;
                                 disabledReason: string | null;
                                 events: string[];
+                                /**
+                                 * @description textwire: Standard Webhooks; smsgate: registered by an SMSGate client (/3rdparty/v1/webhooks), sent in SMSGate's body and signed with X-Signature
+                                 * @default textwire
+                                 * @enum {string}
+                                 */
+                                format: "textwire" | "smsgate";
                                 id: string;
                                 isActive: boolean;
                                 /** @description until when the secret before the last rotation still signs */
@@ -14390,6 +14396,12 @@ export interface operations {
                                 disabledAt: string | null;
                                 disabledReason: string | null;
                                 events: string[];
+                                /**
+                                 * @description textwire: Standard Webhooks; smsgate: registered by an SMSGate client (/3rdparty/v1/webhooks), sent in SMSGate's body and signed with X-Signature
+                                 * @default textwire
+                                 * @enum {string}
+                                 */
+                                format: "textwire" | "smsgate";
                                 id: string;
                                 isActive: boolean;
                                 /** @description until when the secret before the last rotation still signs */
@@ -14528,6 +14540,12 @@ export interface operations {
                                 disabledAt: string | null;
                                 disabledReason: string | null;
                                 events: string[];
+                                /**
+                                 * @description textwire: Standard Webhooks; smsgate: registered by an SMSGate client (/3rdparty/v1/webhooks), sent in SMSGate's body and signed with X-Signature
+                                 * @default textwire
+                                 * @enum {string}
+                                 */
+                                format: "textwire" | "smsgate";
                                 id: string;
                                 isActive: boolean;
                                 /** @description until when the secret before the last rotation still signs */
@@ -14681,6 +14699,12 @@ export interface operations {
                                 disabledAt: string | null;
                                 disabledReason: string | null;
                                 events: string[];
+                                /**
+                                 * @description textwire: Standard Webhooks; smsgate: registered by an SMSGate client (/3rdparty/v1/webhooks), sent in SMSGate's body and signed with X-Signature
+                                 * @default textwire
+                                 * @enum {string}
+                                 */
+                                format: "textwire" | "smsgate";
                                 id: string;
                                 isActive: boolean;
                                 /** @description until when the secret before the last rotation still signs */
@@ -15097,6 +15121,12 @@ export interface operations {
                                 disabledAt: string | null;
                                 disabledReason: string | null;
                                 events: string[];
+                                /**
+                                 * @description textwire: Standard Webhooks; smsgate: registered by an SMSGate client (/3rdparty/v1/webhooks), sent in SMSGate's body and signed with X-Signature
+                                 * @default textwire
+                                 * @enum {string}
+                                 */
+                                format: "textwire" | "smsgate";
                                 id: string;
                                 isActive: boolean;
                                 /** @description until when the secret before the last rotation still signs */

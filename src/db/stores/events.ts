@@ -46,6 +46,8 @@ export function eventStore(sqlite: Database) {
     endpointById: q("SELECT * FROM webhook_endpoints WHERE id = ?1 AND account_id = ?2"),
     endpointAnyAccount: q("SELECT * FROM webhook_endpoints WHERE id = ?1"),
     countEndpoints: q("SELECT count(*) AS n FROM webhook_endpoints WHERE account_id = ?1"),
+    endpointByExternalId: q("SELECT * FROM webhook_endpoints WHERE account_id = ?1 AND external_id = ?2"),
+    smsgateEndpointsOf: q("SELECT * FROM webhook_endpoints WHERE account_id = ?1 AND format = 'smsgate' ORDER BY created_at, id"),
     dueOf: q(
       `SELECT id, event_id, endpoint_id, attempts FROM event_deliveries INDEXED BY event_deliveries_due_idx
         WHERE endpoint_id = ?1 AND status = 'pending' AND next_attempt_at <= ?2 ORDER BY next_attempt_at LIMIT ?3`,
@@ -80,6 +82,11 @@ export function eventStore(sqlite: Database) {
     findEndpoint: (accountId: string, id: string) => s.endpointById.get(id, accountId) as EndpointRow | null,
     findEndpointById: (id: string) => s.endpointAnyAccount.get(id) as EndpointRow | null,
     countEndpoints: (accountId: string) => (s.countEndpoints.get(accountId) as { n: number }).n,
+    /** An SMSGate client's registration by its own id. */
+    findEndpointByExternalId: (accountId: string, externalId: string) => s.endpointByExternalId.get(accountId, externalId) as EndpointRow | null,
+    listSmsgateEndpoints: (accountId: string) => s.smsgateEndpointsOf.all(accountId) as EndpointRow[],
+    /** SMSGate's device filter of a registration (kept and shown back). */
+    setEndpointDevice: (id: string, deviceId: string | null) => void sqlite.query("UPDATE webhook_endpoints SET device_id = ?2 WHERE id = ?1").run(id, deviceId),
     insertEndpoint(r: EndpointRow) {
       sqlite
         .query(
