@@ -23,6 +23,7 @@ import { replicationRoutes } from "./http/routes/replication";
 import { overviewRoutes } from "./http/routes/overview";
 import { serverSettingsRoutes } from "./http/routes/server-settings";
 import { thirdPartyRoutes } from "./http/routes/thirdparty";
+import { smsgateClientsRoutes } from "./http/routes/smsgate-clients";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -49,6 +50,7 @@ export function createApp(deps: AppDeps) {
     .use(devicesRoutes(deps))
     .use(eventsRoutes(deps))
     .use(thirdPartyRoutes(deps))
+    .use(smsgateClientsRoutes(deps))
     .use(tlsRoutes(deps));
   // The OpenAPI document and the metrics' route labels are generated from what is registered.
   deps.routes = () => app.routes;

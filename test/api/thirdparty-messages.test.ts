@@ -341,3 +341,35 @@ describe("tenant isolation", () => {
     expect((await tp("/messages", { auth: basic(ts.accountId, other.apiKey) })).status).toBe(401);
   });
 });
+
+describe("Settings → SMSGate clients (GET/PUT /v1/account/smsgate-clients)", () => {
+  test("shows the base URL, the login (the account id), where the password comes from, and a stable signing key", async () => {
+    const res = await ts.api("/account/smsgate-clients");
+    expect(res.status).toBe(200);
+    const { data } = (await res.json()) as any;
+    expect(data).toEqual({
+      baseUrl: `${ts.url}/3rdparty/v1`,
+      login: ts.accountId,
+      passwordHint: expect.stringContaining("API key"),
+      signingKey: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/),
+      quietHours: null,
+      recipientLimitPerDay: null,
+    });
+    const again = ((await (await ts.api("/account/smsgate-clients")).json()) as any).data;
+    expect(again.signingKey).toBe(data.signingKey);
+  });
+
+  test("saves the rules, refuses bad values with a 400 naming each field (changing nothing), and is for admins", async () => {
+    const ok = await ts.api("/account/smsgate-clients", { method: "PUT", json: { recipientLimitPerDay: 3, quietHours: { start: "21:00", end: "08:00" } } });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as any).data).toMatchObject({ recipientLimitPerDay: 3, quietHours: { start: "21:00", end: "08:00" } });
+    const bad = await ts.api("/account/smsgate-clients", { method: "PUT", json: { recipientLimitPerDay: 0, quietHours: "night" } });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as any).errors.map((e: any) => e.field).sort()).toEqual(["quietHours", "recipientLimitPerDay"]);
+    expect(ts.running.deps.thirdParty.rules(ts.accountId)).toEqual({ recipientLimitPerDay: 3, quietHours: { start: "21:00", end: "08:00" } });
+    const off = await ts.api("/account/smsgate-clients", { method: "PUT", json: { recipientLimitPerDay: null, quietHours: null } });
+    expect(((await off.json()) as any).data).toMatchObject({ recipientLimitPerDay: null, quietHours: null });
+    const std = ((await (await ts.api("/api-keys", { method: "POST", json: { permission: "standard_access" } })).json()) as any).data.apiKey;
+    expect((await ts.api("/account/smsgate-clients", { key: std })).status).toBe(403);
+  });
+});
