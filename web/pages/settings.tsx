@@ -11,6 +11,7 @@ import { Replication } from "./settings-replication";
 import { BusinessProfile } from "./settings-business";
 import { ServerSettings } from "./settings-server";
 import { People, YourAccount } from "./settings-people";
+import { SmsgateClients } from "./settings-smsgate";
 
 
 const PERMISSION_NAMES: Record<string, string> = { admin_access: "Admin", standard_access: "Standard" };
@@ -45,6 +46,7 @@ export function Settings() {
       {isOwner() ? <Sessions /> : null}
       <AccountLimits info={info.value} error={error.value} />
       <Replies />
+      <SmsgateClients />
       <Backups info={info.value} />
       <ServerSettings info={info.value} />
       <Replication info={info.value} />
