@@ -153,7 +153,13 @@ function toWebhook(r: EndpointRow): SmsgateWebhook {
  * stored it (`{type, timestamp, data}`). A text sent through the third-party API is named by the
  * client's own id, so the client can match the event to its send.
  */
-export function smsgateDelivery(sqlite: Database, ep: Pick<EndpointRow, "external_id" | "id" | "secret">, eventId: string, stored: string, nowSeconds: number): { body: string; headers: Record<string, string> } {
+export function smsgateDelivery(
+  sqlite: Database,
+  ep: Pick<EndpointRow, "account_id" | "external_id" | "id" | "secret">,
+  eventId: string,
+  stored: string,
+  nowSeconds: number,
+): { body: string; headers: Record<string, string> } {
   let parsed: { type?: string; timestamp?: string; data?: any } = {};
   try {
     parsed = JSON.parse(stored);
@@ -179,6 +185,8 @@ export function smsgateDelivery(sqlite: Database, ep: Pick<EndpointRow, "externa
   }
   const body = JSON.stringify({ deviceId, event, id: eventId, payload, webhookId: ep.external_id ?? ep.id });
   const timestamp = String(nowSeconds);
-  const signature = createHmac("sha256", ep.secret).update(body + timestamp).digest("hex");
+  // Always the account's current SMSGate key, whatever /v1 did to the endpoint's own secret (a rotation).
+  const key = smsgateOf(sqlite).client(ep.account_id)?.signing_key ?? ep.secret;
+  const signature = createHmac("sha256", key).update(body + timestamp).digest("hex");
   return { body, headers: { "X-Timestamp": timestamp, "X-Signature": signature } };
 }

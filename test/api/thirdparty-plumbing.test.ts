@@ -89,3 +89,48 @@ describe("SMSGate third-party API: errors in SMSGate's body", () => {
     expect(Object.keys(doc.paths).some((p) => p.includes("3rdparty"))).toBe(false);
   });
 });
+
+describe("SMSGate third-party API: limits and hostile paths", () => {
+  test("the key's per-minute burst answers 429 in SMSGate's body", async () => {
+    const acct = ts.running.deps.accounts.createAccount({ name: "Busy shop", apiBurstPerMinute: 2 });
+    const auth = { Authorization: basic(acct.account.id, acct.apiKey) };
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i < 4; i++) {
+      last = await tp("/messages", { headers: auth });
+      statuses.push(last.status);
+      if (last.status === 429) break;
+      await last.body?.cancel();
+    }
+    expect(statuses).toContain(429);
+    await expectSmsgateError(last!, 429, "RATE_LIMIT_EXCEEDED");
+  });
+
+  test("the monthly quota: a send that does not fit is a 429 and queues nothing", async () => {
+    const acct = ts.running.deps.accounts.createAccount({ name: "Small plan", monthlyQuota: 1 });
+    const headers = { Authorization: basic(acct.account.id, acct.apiKey), "Content-Type": "application/json" };
+    const two = await tp("/messages", { method: "POST", headers, body: JSON.stringify({ message: "x", phoneNumbers: ["+12025550180", "+12025550181"] }) });
+    await expectSmsgateError(two, 429, "QUOTA_EXCEEDED");
+    const count = () => (ts.running.deps.sqlite.query("SELECT count(*) AS n FROM messages WHERE account_id = ?1").get(acct.account.id) as { n: number }).n;
+    expect(count()).toBe(0);
+    const one = await tp("/messages", { method: "POST", headers, body: JSON.stringify({ message: "x", phoneNumbers: ["+12025550180"] }) });
+    expect(one.status).toBe(202);
+    expect(count()).toBe(1);
+  });
+
+  test("malformed and oversized ids are a 4xx, never a 500", async () => {
+    const auth = { Authorization: `Bearer ${ts.adminKey}` };
+    for (const [method, path] of [
+      ["GET", "/messages/%ZZ"],
+      ["GET", "/messages/%E0%A4%A"],
+      ["DELETE", "/messages/%00"],
+      ["GET", "/messages/" + "a".repeat(300)],
+      ["DELETE", "/webhooks/%ZZ"],
+      ["GET", "/message/..%2F..%2Fv1%2Fforms"],
+    ] as const) {
+      const res = await tp(path, { method, headers: auth });
+      const body = (await res.json()) as { code: number };
+      expect([method, path, res.status >= 400 && res.status < 500, body.code]).toEqual([method, path, true, res.status]);
+    }
+  });
+});
