@@ -45,6 +45,9 @@ const EXPIRY_BATCH = 200;
 /** Longest single wait of the expiry timer (setTimeout's bound is ~24.8 days). */
 const EXPIRY_TIMER_MAX_MS = 3_600_000;
 const DAY_MS = 86_400_000;
+/** A signing key an SMSGate client sets: long enough to be a secret, short enough to be a key. */
+export const SIGNING_KEY_MIN = 8;
+export const SIGNING_KEY_MAX = 256;
 /** SMSGate's list: limit 1..100, default 50. */
 export const LIST_LIMIT_MAX = 100;
 export const LIST_LIMIT_DEFAULT = 50;
@@ -98,6 +101,21 @@ export class ThirdPartyMessages {
   /** The key that signs SMSGate-format webhooks; made on first use. */
   signingKey(accountId: string): string {
     return (this.store.client(accountId) ?? this.store.ensureClient(accountId, newSigningKey(), iso(this.clock()))).signing_key;
+  }
+
+  /**
+   * Sets the signing key, as an SMSGate client does through its settings (`webhooks.signingKey`):
+   * every SMSGate-format webhook is signed with it from the next delivery on.
+   */
+  setSigningKey(accountId: string, key: unknown): string {
+    if (typeof key !== "string" || key.trim().length < SIGNING_KEY_MIN || key.length > SIGNING_KEY_MAX) {
+      throw validationError([{ field: "webhooks.signingKey", message: `webhooks.signingKey must be ${SIGNING_KEY_MIN} to ${SIGNING_KEY_MAX} characters`, requirement: `${SIGNING_KEY_MIN}-${SIGNING_KEY_MAX} characters`, provided: typeof key === "string" ? `${key.length} characters` : key }]);
+    }
+    this.sqlite.transaction(() => {
+      this.signingKey(accountId);
+      this.store.updateSigningKey(accountId, key, iso(this.clock()));
+    })();
+    return key;
   }
 
   rules(accountId: string): SmsgateClientRules {

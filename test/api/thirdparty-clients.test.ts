@@ -140,6 +140,20 @@ describe("the npm package android-sms-gateway 3.0", () => {
     await client.deleteWebhook("my-sent-hook");
   });
 
+  test("a signing key set like SMSGate's settings signs the next delivery (here the endpoint's test ping, as system:ping)", async () => {
+    const hook = await client.registerWebhook({ id: "ping-hook", event: WebHookEventType.SmsDelivered, url: `http://127.0.0.1:${receiver.port}/ping` });
+    ts.running.deps.thirdParty.setSigningKey(ts.accountId, "my-own-signing-key");
+    expect(() => ts.running.deps.thirdParty.setSigningKey(ts.accountId, "short")).toThrow(/signingKey/);
+    const endpoint = ((await (await ts.api("/webhook-endpoints")).json()) as any).data.endpoints.find((e: any) => e.url === hook.url);
+    const before = received.length;
+    expect((await ts.api(`/webhook-endpoints/${endpoint.id}/test`, { method: "POST" })).status).toBeLessThan(300);
+    await until("the test delivery", () => received.length > before);
+    const got = received[received.length - 1];
+    expect(got.signature).toBe(createHmac("sha256", "my-own-signing-key").update(got.body + got.timestamp).digest("hex"));
+    expect(JSON.parse(got.body)).toMatchObject({ event: "system:ping", webhookId: "ping-hook", payload: {} });
+    await client.deleteWebhook("ping-hook");
+  });
+
   test("a reused id is refused with 409 and an integer code", async () => {
     await client.send({ id: "npm-1", message: "one", phoneNumbers: ["+12025550150"] });
     const err = (await client.send({ id: "npm-1", message: "two", phoneNumbers: ["+12025550151"] }).catch((e) => e)) as { status: number; body: string };

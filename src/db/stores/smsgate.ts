@@ -42,6 +42,7 @@ export function smsgateStore(sqlite: Database) {
     client: q("SELECT * FROM smsgate_clients WHERE account_id = ?1"),
     insertClient: q("INSERT OR IGNORE INTO smsgate_clients (account_id, signing_key, quiet_hours, recipient_limit_per_day, updated_at) VALUES (?1, ?2, NULL, NULL, ?3)"),
     updateRules: q("UPDATE smsgate_clients SET quiet_hours = ?2, recipient_limit_per_day = ?3, updated_at = ?4 WHERE account_id = ?1"),
+    updateSigningKey: q("UPDATE smsgate_clients SET signing_key = ?2, updated_at = ?3 WHERE account_id = ?1"),
     group: q("SELECT * FROM smsgate_messages WHERE account_id = ?1 AND id = ?2"),
     insertGroup: q(
       `INSERT INTO smsgate_messages (account_id, id, device_id, sim_number, with_delivery_report, valid_until, expiry_pending, created_at)
@@ -86,6 +87,7 @@ export function smsgateStore(sqlite: Database) {
     },
     updateRules: (accountId: string, quietHours: string | null, recipientLimitPerDay: number | null, atIso: string) =>
       void s.updateRules.run(accountId, quietHours, recipientLimitPerDay, atIso),
+    updateSigningKey: (accountId: string, key: string, atIso: string) => void s.updateSigningKey.run(accountId, key, atIso),
     group: (accountId: string, id: string) => s.group.get(accountId, id) as SmsgateMessageRow | null,
     insertGroup: (g: SmsgateMessageRow) =>
       void s.insertGroup.run(g.account_id, g.id, g.device_id, g.sim_number, g.with_delivery_report, g.valid_until, g.expiry_pending, g.created_at),
