@@ -256,6 +256,7 @@ export class DeviceService {
       // Queue order is priority, then oldest first; LIFO reverses the age order inside each priority.
       leased.sort((a, b) => APP_PRIORITY[b.priority] - APP_PRIORITY[a.priority] || (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
     }
+    if (leased.length === 0) return [];
     const now = this.clock();
     return this.sqlite.transaction(() =>
       leased.map((m) => {
