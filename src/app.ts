@@ -23,6 +23,8 @@ import { accountRoutes } from "./http/routes/account";
 import { replicationRoutes } from "./http/routes/replication";
 import { overviewRoutes } from "./http/routes/overview";
 import { serverSettingsRoutes } from "./http/routes/server-settings";
+import { thirdPartyRoutes } from "./http/routes/thirdparty";
+import { smsgateClientsRoutes } from "./http/routes/smsgate-clients";
 
 /** Plugins, then routes. Never listens: tests and the server both call `.handle()`. */
 export function createApp(deps: AppDeps) {
@@ -49,6 +51,8 @@ export function createApp(deps: AppDeps) {
     .use(mobileRoutes(deps))
     .use(devicesRoutes(deps))
     .use(eventsRoutes(deps))
+    .use(thirdPartyRoutes(deps))
+    .use(smsgateClientsRoutes(deps))
     .use(tlsRoutes(deps));
   // The OpenAPI document and the metrics' route labels are generated from what is registered.
   deps.routes = () => app.routes;

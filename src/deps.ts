@@ -24,6 +24,8 @@ import { TestSubmissions } from "./services/submissions/test";
 import { queueSync } from "./services/queue-sync";
 import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
+import { ThirdPartyMessages } from "./services/thirdparty-messages";
+import { ThirdPartyWebhooks } from "./services/thirdparty-webhooks";
 import { AnalyticsService } from "./services/analytics";
 import { DeviceService } from "./services/devices";
 import { EventOutbox, registerOutbox } from "./services/events";
@@ -98,6 +100,10 @@ export interface AppDeps {
   /** Device polling: leases, send-rate cap, long-poll waiters (`leases.notify(accountId)` after an enqueue). */
   leases: LeaseService;
   messages: MessageService;
+  /** Messages of SMSGate's third-party API (/3rdparty/v1): send, state, list, cancel, expiry. */
+  thirdParty: ThirdPartyMessages;
+  /** SMSGate's /3rdparty/v1/webhooks: outbound endpoints of format "smsgate". */
+  thirdPartyWebhooks: ThirdPartyWebhooks;
   analytics: AnalyticsService;
   /** Phones: SMSGate mobile API, device registry, per-device limits, SSE events. */
   devices: DeviceService;
@@ -258,6 +264,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     messages,
     analytics: new AnalyticsService(sqlite, forms),
     devices: undefined as unknown as DeviceService,
+    thirdParty: undefined as unknown as ThirdPartyMessages,
+    thirdPartyWebhooks: undefined as unknown as ThirdPartyWebhooks,
     events,
     dispatcher: undefined as unknown as EventDispatcher,
     eventEndpoints: new EventEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost }),
@@ -335,6 +343,11 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.devices = new DeviceService(sqlite, clock, leases, messages, config, () => deps.metrics, logger, queue, changes);
   deps.lifecycle.push(deps.devices.lifecycle());
   deps.broadcasts.phones = (accountId) => deps.devices.sendingCapacity(accountId);
+
+  deps.thirdParty = new ThirdPartyMessages(sqlite, clock, queue, seq, leases, messages, quota, changes, logger);
+  deps.lifecycle.push(deps.thirdParty.lifecycle());
+  deps.devices.smsgateHandedOut = (id, now) => deps.thirdParty.handedOut(id, now);
+  deps.thirdPartyWebhooks = new ThirdPartyWebhooks(sqlite, clock, events, deps.thirdParty, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost });
   // SMSGate's sms:received becomes an inbound message.
   deps.devices.inbound = deps.inbound;
   deps.devices.publicAddress = (origin) => deps.serverAddress.publicAddress(origin);

@@ -129,6 +129,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account/smsgate-clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How SMSGate's apps and integrations sign in, and the rules for their texts (admin)
+         * @description Requires an **admin_access** key.
+         */
+        get: operations["getV1AccountSmsgateClients"];
+        /**
+         * Set quiet hours and the per-recipient limit for texts from SMSGate clients; null turns one off (admin)
+         * @description Requires an **admin_access** key.
+         */
+        put: operations["putV1AccountSmsgateClients"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/backup": {
         parameters: {
             query?: never;
@@ -3716,6 +3740,263 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getV1AccountSmsgateClients: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the base URL SMSGate clients are given: <server address>/3rdparty/v1 */
+                            baseUrl: string;
+                            /** @description the login of SMSGate's Basic auth: this account's id */
+                            login: string;
+                            /** @description where the password comes from: an API key of this account */
+                            passwordHint: string;
+                            /** @description texts from SMSGate clients inside these hours (the account's time zone) wait for their end; null = none */
+                            quietHours: {
+                                /** @description HH:MM */
+                                end: string;
+                                /** @description HH:MM, 24-hour clock */
+                                start: string;
+                            } | null;
+                            /** @description at most this many texts to one number in 24 hours; null = no limit */
+                            recipientLimitPerDay: number | null;
+                            /** @description signs SMSGate-format webhooks (X-Signature = hex HMAC-SHA256 of body + X-Timestamp) */
+                            signingKey: string;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
+            403: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putV1AccountSmsgateClients: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description {start, end} as HH:MM, or null for none */
+                    quietHours?: {
+                        /** @description HH:MM */
+                        end: string;
+                        /** @description HH:MM, 24-hour clock */
+                        start: string;
+                    } | null;
+                    /** @description 1-1000, or null for no limit */
+                    recipientLimitPerDay?: number | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the base URL SMSGate clients are given: <server address>/3rdparty/v1 */
+                            baseUrl: string;
+                            /** @description the login of SMSGate's Basic auth: this account's id */
+                            login: string;
+                            /** @description where the password comes from: an API key of this account */
+                            passwordHint: string;
+                            /** @description texts from SMSGate clients inside these hours (the account's time zone) wait for their end; null = none */
+                            quietHours: {
+                                /** @description HH:MM */
+                                end: string;
+                                /** @description HH:MM, 24-hour clock */
+                                start: string;
+                            } | null;
+                            /** @description at most this many texts to one number in 24 hours; null = no limit */
+                            recipientLimitPerDay: number | null;
+                            /** @description signs SMSGate-format webhooks (X-Signature = hex HMAC-SHA256 of body + X-Timestamp) */
+                            signingKey: string;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["PermissionOrCsrf"];
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -16263,6 +16544,12 @@ export interface operations {
                                 disabledAt: string | null;
                                 disabledReason: string | null;
                                 events: string[];
+                                /**
+                                 * @description textwire: Standard Webhooks; smsgate: registered by an SMSGate client (/3rdparty/v1/webhooks), sent in SMSGate's body and signed with X-Signature
+                                 * @default textwire
+                                 * @enum {string}
+                                 */
+                                format: "textwire" | "smsgate";
                                 id: string;
                                 isActive: boolean;
                                 /** @description until when the secret before the last rotation still signs */
@@ -16383,6 +16670,12 @@ export interface operations {
                                 disabledAt: string | null;
                                 disabledReason: string | null;
                                 events: string[];
+                                /**
+                                 * @description textwire: Standard Webhooks; smsgate: registered by an SMSGate client (/3rdparty/v1/webhooks), sent in SMSGate's body and signed with X-Signature
+                                 * @default textwire
+                                 * @enum {string}
+                                 */
+                                format: "textwire" | "smsgate";
                                 id: string;
                                 isActive: boolean;
                                 /** @description until when the secret before the last rotation still signs */
@@ -16521,6 +16814,12 @@ export interface operations {
                                 disabledAt: string | null;
                                 disabledReason: string | null;
                                 events: string[];
+                                /**
+                                 * @description textwire: Standard Webhooks; smsgate: registered by an SMSGate client (/3rdparty/v1/webhooks), sent in SMSGate's body and signed with X-Signature
+                                 * @default textwire
+                                 * @enum {string}
+                                 */
+                                format: "textwire" | "smsgate";
                                 id: string;
                                 isActive: boolean;
                                 /** @description until when the secret before the last rotation still signs */
@@ -16674,6 +16973,12 @@ export interface operations {
                                 disabledAt: string | null;
                                 disabledReason: string | null;
                                 events: string[];
+                                /**
+                                 * @description textwire: Standard Webhooks; smsgate: registered by an SMSGate client (/3rdparty/v1/webhooks), sent in SMSGate's body and signed with X-Signature
+                                 * @default textwire
+                                 * @enum {string}
+                                 */
+                                format: "textwire" | "smsgate";
                                 id: string;
                                 isActive: boolean;
                                 /** @description until when the secret before the last rotation still signs */
@@ -17090,6 +17395,12 @@ export interface operations {
                                 disabledAt: string | null;
                                 disabledReason: string | null;
                                 events: string[];
+                                /**
+                                 * @description textwire: Standard Webhooks; smsgate: registered by an SMSGate client (/3rdparty/v1/webhooks), sent in SMSGate's body and signed with X-Signature
+                                 * @default textwire
+                                 * @enum {string}
+                                 */
+                                format: "textwire" | "smsgate";
                                 id: string;
                                 isActive: boolean;
                                 /** @description until when the secret before the last rotation still signs */

@@ -27,8 +27,9 @@ import m24 from "../../drizzle/0025_contact_tags_status.sql" with { type: "text"
 import m25 from "../../drizzle/0026_server_settings.sql" with { type: "text" };
 import m26 from "../../drizzle/0027_people.sql" with { type: "text" };
 import m27 from "../../drizzle/0028_business_name_and_plain_http.sql" with { type: "text" };
-import m28 from "../../drizzle/0031_keyword_replies.sql" with { type: "text" };
-import m29 from "../../drizzle/0032_consent_history.sql" with { type: "text" };
+import m28 from "../../drizzle/0029_smsgate_third_party.sql" with { type: "text" };
+import m29 from "../../drizzle/0031_keyword_replies.sql" with { type: "text" };
+import m30 from "../../drizzle/0032_consent_history.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number; sql: string }> = [
   { idx: 0, tag: "0000_initial_schema", when: 1795322538054, sql: m0 },
@@ -59,6 +60,7 @@ export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number
   { idx: 26, tag: "0026_server_settings", when: 1796800000000, sql: m25 },
   { idx: 27, tag: "0027_people", when: 1796900000000, sql: m26 },
   { idx: 28, tag: "0028_business_name_and_plain_http", when: 1797000000000, sql: m27 },
-  { idx: 31, tag: "0031_keyword_replies", when: 1797300000000, sql: m28 },
-  { idx: 32, tag: "0032_consent_history", when: 1797400000000, sql: m29 },
+  { idx: 29, tag: "0029_smsgate_third_party", when: 1797100000000, sql: m28 },
+  { idx: 31, tag: "0031_keyword_replies", when: 1797300000000, sql: m29 },
+  { idx: 32, tag: "0032_consent_history", when: 1797400000000, sql: m30 },
 ];

@@ -55,6 +55,12 @@ export interface NormalizePhoneOptions {
   label?: string;
   /** The label a form's owner gave the field, for the visitor's sentence; null or absent: none. */
   visitorLabel?: string | null;
+
+  /**
+   * Accept a valid number whatever its type (a landline, a toll-free number): SMSGate's
+   * `skipPhoneValidation` — the number is still normalised to E.164.
+   */
+  anyType?: boolean;
 }
 
 export type NormalizePhoneResult =
@@ -121,7 +127,7 @@ export function normalizePhone(input: unknown, opts: NormalizePhoneOptions = {})
   }
 
   const type = parsed.type;
-  if (!TEXTABLE_TYPES.has(type)) {
+  if (!opts.anyType && !TEXTABLE_TYPES.has(type)) {
     const what = (type && TYPE_WORDS[type]) ?? "not a mobile number";
     return refusal(opts, `${L} is ${what} and cannot receive text messages`, REQUIREMENT, SAY.phoneKind(own, what));
   }

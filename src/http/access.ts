@@ -7,13 +7,17 @@ import { safeDecode } from "./request-guard";
  * CORS, the read barrier, where the key is). What each route needs is declared on the route
  * itself (permissions.ts; docs/api-decisions.md, "Permissions declared on each route").
  */
-export type RouteKind = "webhook" | "api" | "messages" | "public";
+export type RouteKind = "webhook" | "api" | "messages" | "thirdparty" | "public";
+
+/** SMSGate's third-party API, served for its clients (docs/api-decisions.md, "SMSGate third-party API"). */
+export const THIRDPARTY_PREFIX = "/3rdparty/v1";
 
 const WEBHOOK_RE = /^\/v1\/forms\/[^/]+\/webhook\/?$/;
 
 export function classify(path: string): RouteKind {
   if (WEBHOOK_RE.test(path)) return "webhook";
   if (path === "/v1/messages" || path.startsWith("/v1/messages/")) return "messages";
+  if (path === THIRDPARTY_PREFIX || path.startsWith(THIRDPARTY_PREFIX + "/")) return "thirdparty";
   if (path.startsWith("/v1/") && !path.startsWith("/v1/openapi") && !path.startsWith("/v1/docs")) return "api";
   if (path === "/metrics") return "api";
   return "public";
@@ -24,6 +28,11 @@ export interface CredentialLookup {
   presented: string | null;
   /** For messages routes with the key in the path: the path with the key segment removed. */
   rewrittenPath?: string;
+  /**
+   * SMSGate's Basic auth: the login (the account id) that must name the key's own account;
+   * undefined when the key came as a Bearer token or in the path.
+   */
+  login?: string;
 }
 
 /**
@@ -32,6 +41,10 @@ export interface CredentialLookup {
  * segment is read as the key, whatever it looks like.
  */
 export function findCredential(kind: RouteKind, path: string, authorization: string | null, sessionCookie = false): CredentialLookup {
+  if (kind === "thirdparty") {
+    const basic = parseBasic(authorization);
+    if (basic) return { presented: basic.password, login: basic.login };
+  }
   const bearer = parseBearer(authorization);
   if (kind !== "messages") return { presented: bearer };
   const rest = path.slice("/v1/messages".length); // "" or "/seg/..."
@@ -49,6 +62,26 @@ export function parseBearer(h: string | null): string | null {
   if (!h) return null;
   const m = /^Bearer\s+(.+)$/i.exec(h.trim());
   return m ? m[1].trim() : h.trim();
+}
+
+/**
+ * `Basic base64(login:password)` as SMSGate's clients send it; null for any other scheme. A
+ * header that says Basic but does not decode to login:password gives an empty password, which no
+ * key matches (a 401, never a 500).
+ */
+export function parseBasic(h: string | null): { login: string; password: string } | null {
+  if (!h) return null;
+  const m = /^Basic\s+(\S*)\s*$/i.exec(h.trim());
+  if (!m) return null;
+  let decoded: string;
+  try {
+    decoded = Buffer.from(m[1], "base64").toString("utf8");
+  } catch {
+    return { login: "", password: "" };
+  }
+  const colon = decoded.indexOf(":");
+  if (colon < 0) return { login: decoded, password: "" };
+  return { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
 /** What a 401 may say of the presented value: never the whole of it. */

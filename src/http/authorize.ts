@@ -1,3 +1,4 @@
+import { timingSafeEqual } from "node:crypto";
 import type { AppDeps } from "../deps";
 import { AppError } from "../errors";
 import { KEY_FORMAT, burstLimit, hourlyLimit, type AuthKey } from "../services/accounts";
@@ -40,10 +41,21 @@ export function createAuthorizer(deps: AppDeps) {
     }
     if (cred.presented) authFailures.check(state.clientIp);
     const auth = cred.presented ? deps.accounts.authenticate(cred.presented) : null;
+    // SMSGate's Basic auth: the login must be the key's own account id, so a key never acts under
+    // another account's name (docs/api-decisions.md, "SMSGate third-party API").
+    if (auth && cred.login !== undefined && !sameText(cred.login, auth.accountId)) {
+      authFailures.fail(state.clientIp);
+      throw new AppError("AUTHENTICATION_ERROR", {
+        message: "The login must be your account id and the password an API key of that account (Settings → SMSGate clients)",
+        details: { provided: "a login that is not this key's account id", expected: "login = account id, password = API key" },
+      });
+    }
     if (!auth) {
       if (cred.presented) authFailures.fail(state.clientIp);
       throw new AppError("AUTHENTICATION_ERROR", {
-        message: cred.presented ? "Invalid API key" : "Missing API key",
+        message: cred.login !== undefined
+          ? "Wrong login or password: the login is your account id and the password an API key of that account (Settings → SMSGate clients)"
+          : cred.presented ? "Invalid API key" : "Missing API key",
         details: { provided: describeProvided(cred.presented), expected: KEY_FORMAT },
       });
     }
@@ -157,3 +169,10 @@ export function endpointName(method: string, path: string): string {
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** Equal texts, compared in time that does not depend on where they differ. */
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a, "utf8");
+  const y = Buffer.from(b, "utf8");
+  return x.length === y.length && timingSafeEqual(x, y);
+}

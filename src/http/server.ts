@@ -9,6 +9,7 @@ import { RouteTable, badRequestTarget, malformedPathError, methodNotAllowedError
 import { routeAccessOf } from "./permissions";
 import { createAuthorizer } from "./authorize";
 import { setState, type RequestState } from "./context";
+import { asSmsgateError } from "./thirdparty-errors";
 import { JSON_TYPE, checkJsonDepth, payloadTooLarge, readLimitedBody } from "./body";
 import { isDashboardPath, serveDashboard } from "../dashboard/assets";
 import { IpRangeList } from "../lib/ip-ranges";
@@ -83,6 +84,8 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
         res = errorResponse(new AppError("INTERNAL_ERROR", { details: { requestId: state.requestId } }));
       }
     }
+    // SMSGate's clients read errors in SMSGate's own body (thirdparty-errors.ts).
+    if (res.status >= 400 && classify(path) === "thirdparty") res = await asSmsgateError(res);
     if (!state.headersDone) {
       if (state.limitFormId !== undefined && state.headers["X-RateLimit-Limit"] === undefined) {
         Object.assign(state.headers, rateLimitHeaders(deps.webhookLimiter.peek(state.limitFormId, config.webhookLimitPerMinute)));
@@ -143,7 +146,7 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     }
     // The read barrier: what a webhook acknowledged is applied before any other API
     // request (or a phone's) runs, so it reads — and changes — what was acknowledged.
-    if (kind === "api" || kind === "messages" || path.startsWith("/api/mobile/")) {
+    if (kind === "api" || kind === "messages" || kind === "thirdparty" || path.startsWith("/api/mobile/")) {
       // Bounded (BARRIER_MAX_WAIT_MS): a stuck applier answers 503 + Retry-After, not a hang.
       const caughtUp = deps.intake.barrier();
       if (caughtUp && !(await caughtUp)) throw submissionsNotApplied();
@@ -167,7 +170,7 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     let cred: CredentialLookup | undefined;
     // A browser signed in to the dashboard sends its session cookie and no key.
     // (Only API routes take one: the webhook and public pages skip the cookie parsing.)
-    const sessionToken = kind === "webhook" || kind === "public" || req.headers.has("authorization") ? null : readSessionCookie(req.headers.get("cookie"));
+    const sessionToken = kind === "webhook" || kind === "public" || kind === "thirdparty" || req.headers.has("authorization") ? null : readSessionCookie(req.headers.get("cookie"));
     if (kind === "messages") cred = findCredential(kind, path, req.headers.get("authorization"), sessionToken !== null);
     const match = routeTable.match(req.method, cred?.rewrittenPath ?? path);
     if (match.kind === "unknown") throw noRouteError(req.method, path);

@@ -85,6 +85,11 @@ export class DeviceService {
   inbound: InboundReceiver | undefined;
   /** The address phones are given (flag > Settings → Server address > the request's own): set by deps.ts. */
   publicAddress: (origin: string) => PublicAddress = (origin) => choosePublicAddress(this.config.publicUrl, null, origin);
+  /**
+   * A text sent through SMSGate's third-party API: the SIM and delivery-report choice its client
+   * made, recorded as handed out (services/thirdparty-messages.ts); null for any other text.
+   */
+  smsgateHandedOut: (messageId: string, now: number) => { simNumber: number | null; withDeliveryReport: boolean } | null = () => null;
   private oldestCache: { at: number; value: string | null } | undefined;
 
   constructor(
@@ -251,16 +256,23 @@ export class DeviceService {
       // Queue order is priority, then oldest first; LIFO reverses the age order inside each priority.
       leased.sort((a, b) => APP_PRIORITY[b.priority] - APP_PRIORITY[a.priority] || (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
     }
-    return leased.map((m) => ({
-      id: m.id,
-      textMessage: { text: m.content },
-      phoneNumbers: [m.recipientPhone],
-      simNumber: null,
-      withDeliveryReport: true,
-      isEncrypted: false,
-      priority: APP_PRIORITY[m.priority],
-      createdAt: m.createdAt,
-    }));
+    if (leased.length === 0) return [];
+    const now = this.clock();
+    return this.sqlite.transaction(() =>
+      leased.map((m) => {
+        const smsgate = this.smsgateHandedOut(m.id, now);
+        return {
+          id: m.id,
+          textMessage: { text: m.content },
+          phoneNumbers: [m.recipientPhone],
+          simNumber: smsgate?.simNumber ?? null,
+          withDeliveryReport: smsgate?.withDeliveryReport ?? true,
+          isEncrypted: false,
+          priority: APP_PRIORITY[m.priority],
+          createdAt: m.createdAt,
+        };
+      }),
+    )();
   }
 
   /** Recipes (key + X-Device-Id): the device row, created on first sight with X-Device-Name. */

@@ -37,6 +37,7 @@ import {
 import { judgeEventTarget } from "../domain/event-url";
 import { fetchAt, resolveHost, type HostResolver } from "./outbound-http";
 import { VERSION } from "../version";
+import { smsgateDelivery } from "./thirdparty-webhooks";
 
 export const DELIVERY_CONCURRENCY = 16;
 export const PER_ENDPOINT_CONCURRENCY = 4;
@@ -222,13 +223,15 @@ export class EventDispatcher implements Lifecycle {
     const now = this.clock();
     const secrets = [ep.secret];
     if (ep.previous_secret && ep.previous_secret_expires_at && Date.parse(ep.previous_secret_expires_at) > now) secrets.push(ep.previous_secret);
+    // An SMSGate client's registration gets SMSGate's body and X-Signature (thirdparty-webhooks.ts).
+    const smsgate = ep.format === "smsgate" ? smsgateDelivery(this.sqlite, ep, eventId, payload, Math.floor(now / 1000)) : null;
     const headers = {
       "Content-Type": "application/json",
       "User-Agent": `Textwire/${VERSION} (+webhooks)`,
-      ...webhookHeaders(secrets, eventId, Math.floor(now / 1000), payload),
+      ...(smsgate ? smsgate.headers : webhookHeaders(secrets, eventId, Math.floor(now / 1000), payload)),
     };
     const timeout = AbortSignal.timeout(this.opts.timeoutMs ?? DELIVERY_TIMEOUT_MS);
-    const request = { method: "POST", headers, body: payload, signal: AbortSignal.any([signal, timeout]), ca: this.opts.ca };
+    const request = { method: "POST", headers, body: smsgate ? smsgate.body : payload, signal: AbortSignal.any([signal, timeout]), ca: this.opts.ca };
     try {
       // The judged addresses in the resolver's order; the next is tried only when one cannot be
       // reached at all (within the same time limit).

@@ -20,6 +20,8 @@ export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 
 export interface WebhookEndpoint {
   id: string;
+  /** "smsgate": registered through SMSGate's /3rdparty/v1/webhooks, sent in its body and signature. */
+  format: "textwire" | "smsgate";
   url: string;
   events: string[];
   description: string | null;
@@ -54,6 +56,7 @@ export function toEndpoint(r: EndpointRow, now: number): WebhookEndpoint {
   const overlap = r.previous_secret_expires_at && Date.parse(r.previous_secret_expires_at) > now ? r.previous_secret_expires_at : null;
   return {
     id: r.id,
+    format: r.format,
     url: r.url,
     events: parseEvents(r),
     description: r.description,
@@ -196,6 +199,9 @@ export class EventEndpointService {
       disabled_reason: null,
       created_at: at,
       updated_at: at,
+      format: "textwire",
+      external_id: null,
+      device_id: null,
     };
     this.sqlite.transaction(() => {
       if (this.store.countEndpoints(accountId) >= MAX_ENDPOINTS_PER_ACCOUNT) {

@@ -12,6 +12,8 @@ import { ServerSettings } from "./settings-server";
 import { People, YourAccount } from "./settings-people";
 import { KeywordReplies, Replies } from "./settings-keywords";
 
+import { SmsgateClients } from "./settings-smsgate";
+
 
 const PERMISSION_NAMES: Record<string, string> = { admin_access: "Admin", standard_access: "Standard" };
 
@@ -46,6 +48,8 @@ export function Settings() {
       <AccountLimits info={info.value} error={error.value} />
       <Replies />
       <KeywordReplies />
+
+      <SmsgateClients />
       <Backups info={info.value} />
       <ServerSettings info={info.value} />
       <Replication info={info.value} />

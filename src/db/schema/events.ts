@@ -27,8 +27,17 @@ export const webhookEndpoints = sqliteTable(
     disabledReason: text("disabled_reason"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
+    /** "textwire" (Standard Webhooks), or "smsgate": registered through SMSGate's /webhooks, sent in its body and signature (migration 0029). */
+    format: text("format", { enum: ["textwire", "smsgate"] }).notNull().default("textwire"),
+    /** The SMSGate client's own id for the registration. */
+    externalId: text("external_id"),
+    /** SMSGate's optional device filter: only events of this phone. */
+    deviceId: text("device_id"),
   },
-  (t) => [index("webhook_endpoints_account_idx").on(t.accountId)],
+  (t) => [
+    index("webhook_endpoints_account_idx").on(t.accountId),
+    uniqueIndex("webhook_endpoints_external_idx").on(t.accountId, t.externalId).where(sql`${t.externalId} IS NOT NULL`),
+  ],
 );
 
 /**

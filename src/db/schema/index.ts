@@ -15,3 +15,5 @@ export * from "./users";
 export * from "./keyword-replies";
 
 export * from "./consent-history";
+
+export * from "./smsgate";

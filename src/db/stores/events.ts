@@ -46,6 +46,8 @@ export function eventStore(sqlite: Database) {
     endpointById: q("SELECT * FROM webhook_endpoints WHERE id = ?1 AND account_id = ?2"),
     endpointAnyAccount: q("SELECT * FROM webhook_endpoints WHERE id = ?1"),
     countEndpoints: q("SELECT count(*) AS n FROM webhook_endpoints WHERE account_id = ?1"),
+    endpointByExternalId: q("SELECT * FROM webhook_endpoints WHERE account_id = ?1 AND external_id = ?2"),
+    smsgateEndpointsOf: q("SELECT * FROM webhook_endpoints WHERE account_id = ?1 AND format = 'smsgate' ORDER BY created_at, id"),
     dueOf: q(
       `SELECT id, event_id, endpoint_id, attempts FROM event_deliveries INDEXED BY event_deliveries_due_idx
         WHERE endpoint_id = ?1 AND status = 'pending' AND next_attempt_at <= ?2 ORDER BY next_attempt_at LIMIT ?3`,
@@ -80,15 +82,20 @@ export function eventStore(sqlite: Database) {
     findEndpoint: (accountId: string, id: string) => s.endpointById.get(id, accountId) as EndpointRow | null,
     findEndpointById: (id: string) => s.endpointAnyAccount.get(id) as EndpointRow | null,
     countEndpoints: (accountId: string) => (s.countEndpoints.get(accountId) as { n: number }).n,
+    /** An SMSGate client's registration by its own id. */
+    findEndpointByExternalId: (accountId: string, externalId: string) => s.endpointByExternalId.get(accountId, externalId) as EndpointRow | null,
+    listSmsgateEndpoints: (accountId: string) => s.smsgateEndpointsOf.all(accountId) as EndpointRow[],
+    /** SMSGate's device filter of a registration (kept and shown back). */
+    setEndpointDevice: (id: string, deviceId: string | null) => void sqlite.query("UPDATE webhook_endpoints SET device_id = ?2 WHERE id = ?1").run(id, deviceId),
     insertEndpoint(r: EndpointRow) {
       sqlite
         .query(
           `INSERT INTO webhook_endpoints (id, account_id, url, events, description, is_active, allow_insecure, secret, previous_secret,
-             previous_secret_expires_at, failing_since, disabled_at, disabled_reason, created_at, updated_at)
-           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)`,
+             previous_secret_expires_at, failing_since, disabled_at, disabled_reason, created_at, updated_at, format, external_id, device_id)
+           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)`,
         )
         .run(r.id, r.account_id, r.url, r.events, r.description, r.is_active, r.allow_insecure, r.secret, r.previous_secret,
-          r.previous_secret_expires_at, r.failing_since, r.disabled_at, r.disabled_reason, r.created_at, r.updated_at);
+          r.previous_secret_expires_at, r.failing_since, r.disabled_at, r.disabled_reason, r.created_at, r.updated_at, r.format, r.external_id, r.device_id);
     },
     updateEndpoint(r: EndpointRow) {
       sqlite

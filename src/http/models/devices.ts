@@ -37,7 +37,7 @@ export const MobileMessage = t.Object({
   id: t.String({ description: "the Textwire message id" }),
   textMessage: t.Object({ text: t.String() }),
   phoneNumbers: t.Array(t.String({ description: "E.164" })),
-  simNumber: t.Null(),
+  simNumber: t.Union([t.Integer({ minimum: 1, maximum: 3 }), t.Null()], { description: "the SIM an SMSGate client chose (third-party API), else null: the phone's default" }),
   withDeliveryReport: t.Boolean(),
   isEncrypted: t.Boolean(),
   priority: t.Integer({ description: "urgent 100 (skips the phone's delays), high 50, normal 0, low -50" }),

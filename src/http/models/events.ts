@@ -32,6 +32,9 @@ export const EndpointUpdateBody = t.Object({
 
 export const WebhookEndpoint = t.Object({
   id: t.String(),
+  format: t.UnionEnum(["textwire", "smsgate"], {
+    description: "textwire: Standard Webhooks; smsgate: registered by an SMSGate client (/3rdparty/v1/webhooks), sent in SMSGate's body and signed with X-Signature",
+  }),
   url: t.String(),
   events: t.Array(t.String()),
   description: t.Union([t.String(), t.Null()]),

@@ -300,6 +300,12 @@ const CASES: Record<string, () => Promise<void>> = {
   "GET /v1/account/settings": async () => {
     expectHttp(await api.GET("/v1/account/settings", {}), 200);
   },
+  "GET /v1/account/smsgate-clients": async () => {
+    expectHttp(await api.GET("/v1/account/smsgate-clients", {}), 200);
+  },
+  "PUT /v1/account/smsgate-clients": async () => {
+    expectHttp(await api.PUT("/v1/account/smsgate-clients", { body: { recipientLimitPerDay: 5, quietHours: { start: "21:00", end: "08:00" } } }), 200);
+  },
   "GET /v1/account/profile": async () => {
     expectHttp(await api.GET("/v1/account/profile", {}), 200);
   },

@@ -1,0 +1,477 @@
+/**
+ * Messages sent through SMSGate's third-party API (POST /3rdparty/v1/messages): one Textwire
+ * message per phone number, grouped under the client's id, with every Textwire rule applied per
+ * recipient — opt-outs and the per-recipient limit make that recipient `Failed` (nothing queued
+ * for it), quiet hours move its `scheduledFor` — and the state SMSGate's clients read back
+ * (docs/api-decisions.md, "SMSGate third-party API").
+ *
+ * `ttl` / `validUntil`: what no phone has taken by then fails with `expired` (the expiry timer
+ * below: one timer at the earliest pending deadline, rebuilt from SQLite at start).
+ */
+import type { Database } from "bun:sqlite";
+import { randomBytes } from "node:crypto";
+import { AppError, validationError } from "../errors";
+import { iso, type Clock } from "../lib/clock";
+import { newId } from "../lib/ids";
+import type { Logger } from "../lib/log";
+import type { Lifecycle } from "../lib/lifecycle";
+import type { Changes } from "../lib/changes";
+import type { MessageQueue } from "../queue/priority-queue";
+import type { Sequence } from "../lib/seq";
+import type { Actor } from "../domain/people";
+import { normalizePhone } from "../domain/phone";
+import { smsInfo } from "../domain/sms-encoding";
+import { afterQuietHours, isValidQuietHours, type QuietHours } from "../domain/quiet-hours";
+import { MAX_RECIPIENT_LIMIT_PER_DAY } from "../domain/protection";
+import type { FieldError } from "../domain/submission";
+import { groupState, parseSendRequest, priorityOf, recipientState, SMSGATE_STATES, type SmsgateState } from "../domain/smsgate-message";
+import { insertQueuedMessage, OPTED_OUT_REASON } from "../db/message-suppression";
+import { messagesOf } from "../db/stores/messages";
+import { findBusinessProfile } from "../db/stores/accounts";
+import { listDevices } from "../db/stores/devices";
+import { smsgateOf, type RecipientView, type SmsgateMessageRow, type SmsgateStore } from "../db/stores/smsgate";
+import { quotaExceeded, type MonthlyQuota } from "./quota";
+import type { LeaseService } from "./leases";
+import type { MessageService } from "./messages";
+import { MANUAL_CONTENT_MAX, newQueuedRow, queueEntryOf } from "./manual-messages";
+import { emitMessageStatus } from "./event-payloads";
+
+/** Why a recipient got no message (its `error` in the state). */
+export const RECIPIENT_LIMIT_REASON = "recipient-limit";
+/** What a text no phone took before its ttl / validUntil fails with. */
+export const EXPIRED_REASON = "expired";
+/** Groups judged per expiry pass (the rest in the next, at once). */
+const EXPIRY_BATCH = 200;
+/** Longest single wait of the expiry timer (setTimeout's bound is ~24.8 days). */
+const EXPIRY_TIMER_MAX_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+/** A signing key an SMSGate client sets: long enough to be a secret, short enough to be a key. */
+export const SIGNING_KEY_MIN = 8;
+export const SIGNING_KEY_MAX = 256;
+/** SMSGate's list: limit 1..100, default 50. */
+export const LIST_LIMIT_MAX = 100;
+export const LIST_LIMIT_DEFAULT = 50;
+
+export interface SmsgateRecipientState {
+  phoneNumber: string;
+  state: SmsgateState;
+  error?: string;
+}
+
+/** SMSGate's GetMessageResponse. */
+export interface SmsgateMessageState {
+  id: string;
+  deviceId: string;
+  state: SmsgateState;
+  isHashed: false;
+  isEncrypted: false;
+  recipients: SmsgateRecipientState[];
+  states: Partial<Record<SmsgateState, string>>;
+  textMessage?: { text: string };
+}
+
+/** The account's rules for texts from SMSGate clients (no form carries them). */
+export interface SmsgateClientRules {
+  quietHours: QuietHours | null;
+  recipientLimitPerDay: number | null;
+}
+
+export class ThirdPartyMessages {
+  private readonly store: SmsgateStore;
+  private expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  private expiryAt = Infinity;
+  private stopped = true;
+
+  constructor(
+    private readonly sqlite: Database,
+    private readonly clock: Clock,
+    private readonly queue: MessageQueue,
+    private readonly seq: Sequence,
+    private readonly leases: LeaseService,
+    private readonly messages: MessageService,
+    private readonly quota: MonthlyQuota,
+    private readonly changes: Changes,
+    private readonly logger: Logger,
+  ) {
+    this.store = smsgateOf(sqlite);
+  }
+
+  // ------------------------------------------------------------ the account's SMSGate settings
+
+  /** The key that signs SMSGate-format webhooks; made on first use. */
+  signingKey(accountId: string): string {
+    return (this.store.client(accountId) ?? this.store.ensureClient(accountId, newSigningKey(), iso(this.clock()))).signing_key;
+  }
+
+  /**
+   * Sets the signing key, as an SMSGate client does through its settings (`webhooks.signingKey`):
+   * every SMSGate-format webhook is signed with it from the next delivery on.
+   */
+  setSigningKey(accountId: string, key: unknown): string {
+    if (typeof key !== "string" || key.trim().length < SIGNING_KEY_MIN || key.length > SIGNING_KEY_MAX) {
+      throw validationError([{ field: "webhooks.signingKey", message: `webhooks.signingKey must be ${SIGNING_KEY_MIN} to ${SIGNING_KEY_MAX} characters`, requirement: `${SIGNING_KEY_MIN}-${SIGNING_KEY_MAX} characters`, provided: typeof key === "string" ? `${key.length} characters` : key }]);
+    }
+    this.sqlite.transaction(() => {
+      this.signingKey(accountId);
+      this.store.updateSigningKey(accountId, key, iso(this.clock()));
+    })();
+    return key;
+  }
+
+  rules(accountId: string): SmsgateClientRules {
+    const row = this.store.client(accountId);
+    return { quietHours: row?.quiet_hours ? (JSON.parse(row.quiet_hours) as QuietHours) : null, recipientLimitPerDay: row?.recipient_limit_per_day ?? null };
+  }
+
+  /** Sets the rules; a key left out keeps its value, null turns the rule off. */
+  setRules(accountId: string, body: Record<string, unknown>): SmsgateClientRules {
+    const errors: FieldError[] = [];
+    const current = this.rules(accountId);
+    const next = { ...current };
+    if (body.quietHours !== undefined) {
+      if (body.quietHours !== null && !isValidQuietHours(body.quietHours)) {
+        errors.push({ field: "quietHours", message: 'quietHours must be {"start": "HH:MM", "end": "HH:MM"} (24-hour clock, different times) or null', requirement: "{start, end} or null", provided: body.quietHours });
+      } else next.quietHours = body.quietHours as QuietHours | null;
+    }
+    if (body.recipientLimitPerDay !== undefined) {
+      const v = body.recipientLimitPerDay;
+      if (v !== null && (!Number.isInteger(v) || (v as number) < 1 || (v as number) > MAX_RECIPIENT_LIMIT_PER_DAY)) {
+        errors.push({ field: "recipientLimitPerDay", message: `recipientLimitPerDay must be a whole number from 1 to ${MAX_RECIPIENT_LIMIT_PER_DAY}, or null`, requirement: `integer 1-${MAX_RECIPIENT_LIMIT_PER_DAY} or null`, provided: v });
+      } else next.recipientLimitPerDay = v as number | null;
+    }
+    if (errors.length) throw validationError(errors);
+    this.sqlite.transaction(() => {
+      this.signingKey(accountId);
+      this.store.updateRules(accountId, next.quietHours ? JSON.stringify(next.quietHours) : null, next.recipientLimitPerDay, iso(this.clock()));
+    })();
+    return next;
+  }
+
+  // ------------------------------------------------------------ send
+
+  /**
+   * POST /message[s]: the whole request is checked first (a 400 queues nothing); then, in one
+   * transaction, the group and one message per number that passes the rules.
+   */
+  send(
+    accountId: string,
+    body: unknown,
+    opts: { skipPhoneValidation: boolean; monthlyQuota: number | null; actor?: Actor; ipAddress?: string; userAgent?: string | null },
+  ): SmsgateMessageState {
+    const now = this.clock();
+    const parsed = parseSendRequest(body, now, MANUAL_CONTENT_MAX);
+    if (!parsed.ok) throw validationError(parsed.errors);
+    const req = parsed.value;
+    // Textwire's normalisation for every number; skipPhoneValidation accepts types it would refuse.
+    const errors: FieldError[] = [];
+    const numbers: string[] = [];
+    req.phoneNumbers.forEach((raw, i) => {
+      const p = normalizePhone(raw, { label: `phoneNumbers[${i}]`, anyType: opts.skipPhoneValidation });
+      if (!p.ok) errors.push({ field: `phoneNumbers[${i}]`, message: p.message, requirement: p.requirement, provided: raw });
+      else if (!numbers.includes(p.e164)) numbers.push(p.e164); // a number given twice is texted once
+    });
+    if (req.deviceId !== null && !listDevices(this.sqlite, accountId).some((d) => d.id === req.deviceId)) {
+      errors.push({ field: "deviceId", message: "deviceId names none of your phones (see GET /3rdparty/v1/devices)", requirement: "a device id of this account", provided: req.deviceId });
+    }
+    if (errors.length) throw validationError(errors);
+    const id = req.id ?? newId();
+    if (this.store.group(accountId, id)) throw duplicateId(id);
+
+    const rules = this.rules(accountId);
+    const tz = findBusinessProfile(this.sqlite, accountId)?.timeZone ?? "UTC";
+    const priority = priorityOf(req.priority);
+    const sendAt = afterQuietHours(Math.max(now, req.scheduleAt ?? now), tz, rules.quietHours);
+    const info = smsInfo(req.text);
+    const createdAt = iso(now);
+    const msgStore = messagesOf(this.sqlite);
+    const rows: ReturnType<typeof newQueuedRow>[] = [];
+    const recipients: Array<{ phone: string; messageId: string | null; error: string | null }> = [];
+    for (const phone of numbers) {
+      const contact = msgStore.recipientByPhone(accountId, phone);
+      if (contact?.opted_out === 1) {
+        recipients.push({ phone, messageId: null, error: OPTED_OUT_REASON });
+        continue;
+      }
+      if (rules.recipientLimitPerDay !== null && this.store.countRecentTo(accountId, phone, iso(now - DAY_MS)) >= rules.recipientLimitPerDay) {
+        recipients.push({ phone, messageId: null, error: RECIPIENT_LIMIT_REASON });
+        continue;
+      }
+      const row = newQueuedRow({
+        account_id: accountId,
+        contact_id: contact?.id ?? null,
+        content: req.text,
+        recipient_phone: phone,
+        recipient_name: contact ? [contact.first_name, contact.last_name].filter(Boolean).join(" ") || null : null,
+        priority,
+        scheduled_for: iso(sendAt),
+        metadata: JSON.stringify({
+          messageLength: req.text.length,
+          variablesUsed: [],
+          source: "smsgate",
+          smsgateId: id,
+          ipAddress: opts.ipAddress ?? null,
+          userAgent: opts.userAgent ?? null,
+          encoding: info.encoding,
+          segments: info.segments,
+        }),
+        seq: this.seq.next(),
+        created_by: opts.actor ? JSON.stringify(opts.actor) : null,
+        created_at: createdAt,
+      });
+      rows.push(row);
+      recipients.push({ phone, messageId: row.id, error: null });
+    }
+    // Each queued text takes one unit of the monthly quota; a request that does not fit queues nothing.
+    let reserved = 0;
+    const limited = opts.monthlyQuota !== null;
+    const settle = (created: boolean) => {
+      for (let i = 0; i < reserved; i++) this.quota.settle(accountId, created);
+    };
+    if (limited) {
+      for (let i = 0; i < rows.length; i++) {
+        const refusal = this.quota.reserve(accountId, opts.monthlyQuota);
+        if (refusal) {
+          settle(false);
+          throw quotaExceeded(refusal, now);
+        }
+        reserved++;
+      }
+    }
+    const group: SmsgateMessageRow = {
+      account_id: accountId,
+      id,
+      device_id: req.deviceId,
+      sim_number: req.simNumber,
+      with_delivery_report: req.withDeliveryReport ? 1 : 0,
+      valid_until: req.validUntil === null ? null : iso(req.validUntil),
+      expiry_pending: req.validUntil === null || rows.length === 0 ? 0 : 1,
+      created_at: createdAt,
+    };
+    try {
+      this.sqlite.transaction(() => {
+        if (this.store.group(accountId, id)) throw duplicateId(id);
+        this.store.insertGroup(group);
+        for (const row of rows) {
+          insertQueuedMessage(this.sqlite, row);
+          emitMessageStatus(this.sqlite, accountId, row.id, "queued", now);
+        }
+        recipients.forEach((r, position) =>
+          this.store.insertRecipient({ account_id: accountId, smsgate_id: id, position, phone_number: r.phone, message_id: r.messageId, error: r.error }),
+        );
+      })();
+    } catch (err) {
+      settle(false);
+      if (String((err as { code?: unknown })?.code ?? "").startsWith("SQLITE_CONSTRAINT_PRIMARYKEY")) throw duplicateId(id);
+      throw err;
+    }
+    settle(true);
+    for (const row of rows) this.queue.insert(queueEntryOf(row));
+    if (rows.length > 0) {
+      this.leases.notify(accountId);
+      this.changes.message(accountId, "queued", "api");
+    }
+    if (group.expiry_pending === 1) this.scheduleExpiry(req.validUntil!);
+    return this.state(accountId, id);
+  }
+
+  // ------------------------------------------------------------ state, list, cancel
+
+  /** GET /message[s]/{id}: another account's id is answered like one that does not exist. */
+  state(accountId: string, id: string, includeContent = false): SmsgateMessageState {
+    const g = this.store.group(accountId, id);
+    if (!g) throw new AppError("MESSAGE_NOT_FOUND", { message: `No message with id ${id.slice(0, 40)}`, details: { messageId: id.slice(0, 40) } });
+    return this.view(g, includeContent);
+  }
+
+  private view(g: SmsgateMessageRow, includeContent: boolean): SmsgateMessageState {
+    const rs = this.store.recipients(g.account_id, g.id);
+    const recipients = rs.map((r) => {
+      const s = recipientState(factsOf(r));
+      return s.error !== null ? { phoneNumber: r.phone_number, state: s.state, error: s.error } : { phoneNumber: r.phone_number, state: s.state };
+    });
+    const state = groupState(recipients.map((r) => r.state));
+    const out: SmsgateMessageState = {
+      id: g.id,
+      deviceId: g.device_id ?? rs.find((r) => r.last_holder !== null)?.last_holder ?? "",
+      state,
+      isHashed: false,
+      isEncrypted: false,
+      recipients,
+      states: statesOf(g, rs, recipients, state),
+    };
+    if (includeContent) {
+      const text = rs.find((r) => r.content !== null)?.content;
+      if (text != null) out.textMessage = { text };
+    }
+    return out;
+  }
+
+  /** GET /messages: newest first unless sort=created_at; `total` for X-Total-Count. */
+  list(accountId: string, q: Record<string, string | undefined>): { items: SmsgateMessageState[]; total: number } {
+    const errors: FieldError[] = [];
+    const int = (name: string, min: number, max: number, dflt: number) => {
+      const v = q[name];
+      if (v === undefined) return dflt;
+      const n = /^\d{1,9}$/.test(v) ? Number(v) : NaN;
+      if (!(n >= min && n <= max)) errors.push({ field: name, message: `${name} must be a whole number from ${min} to ${max}`, requirement: `integer ${min}-${max}`, provided: v.slice(0, 40) });
+      return n;
+    };
+    const limit = int("limit", 1, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT);
+    const offset = int("offset", 0, 1_000_000_000, 0);
+    const date = (name: "from" | "to") => {
+      const v = q[name];
+      if (v === undefined) return undefined;
+      const t = Date.parse(v);
+      if (!Number.isFinite(t)) errors.push({ field: name, message: `${name} must be a date and time (RFC 3339, e.g. 2030-01-01T00:00:00Z)`, requirement: "RFC 3339 date-time", provided: v.slice(0, 40) });
+      return Number.isFinite(t) ? iso(t) : undefined;
+    };
+    const from = date("from");
+    const to = date("to");
+    const sort = q.sort ?? "-created_at";
+    if (sort !== "created_at" && sort !== "-created_at") errors.push({ field: "sort", message: "sort must be created_at or -created_at", requirement: "created_at | -created_at", provided: sort.slice(0, 40) });
+    if (q.state !== undefined) {
+      errors.push({ field: "state", message: "Filtering by state is not supported by Textwire: read each message's state from the list", requirement: "absent", provided: q.state.slice(0, 40) });
+    }
+    const includeContent = q.includeContent === "true";
+    if (q.includeContent !== undefined && q.includeContent !== "true" && q.includeContent !== "false") {
+      errors.push({ field: "includeContent", message: "includeContent must be true or false", requirement: "true | false", provided: q.includeContent.slice(0, 40) });
+    }
+    if (errors.length) throw validationError(errors);
+    const { rows, total } = this.store.list(accountId, { from, to, deviceId: q.deviceId }, sort === "-created_at", limit, offset);
+    return { items: rows.map((g) => this.view(g, includeContent)), total };
+  }
+
+  /**
+   * DELETE /messages/{id}: cancels the texts no phone has taken yet. 409 when none is left to
+   * cancel (all handed out or finished), as SMSGate answers a message that is not pending.
+   */
+  cancel(accountId: string, id: string, actor?: Actor): SmsgateMessageState {
+    this.state(accountId, id);
+    const ids = this.store.notHandedOut(accountId, id);
+    if (ids.length === 0) {
+      throw new AppError("INVALID_STATE", {
+        message: "Nothing left to cancel: every text of this message was already handed to a phone or has finished",
+        details: { messageId: id },
+      });
+    }
+    for (const m of ids) this.messages.updateStatus(accountId, m, { status: "cancelled" }, { actor, quiet: true });
+    this.changes.message(accountId, "settled", "api");
+    return this.state(accountId, id);
+  }
+
+  // ------------------------------------------------------------ the phone's side
+
+  /**
+   * What a phone is handed with a text sent through SMSGate's API (its SIM and delivery-report
+   * choice), marking it Processed's time; null for any other text.
+   */
+  handedOut(messageId: string, now: number): { simNumber: number | null; withDeliveryReport: boolean } | null {
+    const o = this.store.optionsOf(messageId);
+    if (!o) return null;
+    this.store.markProcessed(messageId, iso(now));
+    return { simNumber: o.simNumber, withDeliveryReport: o.withDeliveryReport === 1 };
+  }
+
+  // ------------------------------------------------------------ expiry
+
+  private scheduleExpiry(at: number): void {
+    if (this.stopped || at >= this.expiryAt) return;
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.expiryAt = at;
+    this.expiryTimer = setTimeout(() => this.expireDue(), Math.min(EXPIRY_TIMER_MAX_MS, Math.max(0, at - this.clock())));
+    this.expiryTimer.unref?.();
+  }
+
+  /** Fails, with `expired`, the texts of every due group that no phone has taken; then waits for the next deadline. */
+  expireDue(): number {
+    this.expiryTimer = undefined;
+    this.expiryAt = Infinity;
+    let failed = 0;
+    try {
+      const due = this.store.dueExpiry(iso(this.clock()), EXPIRY_BATCH);
+      const accounts = new Set<string>();
+      for (const g of due) {
+        for (const m of this.store.notHandedOut(g.accountId, g.id)) {
+          this.messages.updateStatus(g.accountId, m, { status: "failed", failureReason: EXPIRED_REASON }, { quiet: true });
+          failed++;
+        }
+        this.store.expiryJudged(g.accountId, g.id);
+        accounts.add(g.accountId);
+      }
+      for (const a of accounts) this.changes.message(a, "settled", "queue");
+      if (due.length === EXPIRY_BATCH) {
+        this.scheduleExpiry(this.clock());
+        return failed;
+      }
+    } catch (err) {
+      // The database may be busy (a restore, a long CLI write): tried again shortly.
+      this.logger.error("SMSGate expiry pass failed; retrying", { error: String(err) });
+      this.scheduleExpiry(this.clock() + 5_000);
+      return failed;
+    }
+    const next = this.store.nextExpiry();
+    if (next !== null) this.scheduleExpiry(Date.parse(next));
+    return failed;
+  }
+
+  lifecycle(): Lifecycle {
+    return {
+      name: "smsgate-expiry",
+      start: () => {
+        this.stopped = false;
+        this.expireDue();
+      },
+      stop: () => {
+        this.stopped = true;
+        if (this.expiryTimer) clearTimeout(this.expiryTimer);
+        this.expiryTimer = undefined;
+        this.expiryAt = Infinity;
+      },
+    };
+  }
+}
+
+function duplicateId(id: string): AppError {
+  return new AppError("INVALID_STATE", {
+    message: `A message with the id ${id} already exists: give each message its own id, or leave id out to have one made`,
+    details: { messageId: id },
+  });
+}
+
+function newSigningKey(): string {
+  return randomBytes(24).toString("base64url");
+}
+
+function factsOf(r: RecipientView) {
+  return {
+    refusal: r.error,
+    hasMessage: r.message_id !== null && r.status !== null,
+    status: r.status,
+    leased: r.lease_token !== null,
+    delivered: r.delivered_at !== null,
+    failureReason: r.failure_reason,
+  };
+}
+
+/** When the message reached each state: the latest recipient to reach it (a state is reached when all have). */
+function statesOf(g: SmsgateMessageRow, rs: RecipientView[], recipients: SmsgateRecipientState[], state: SmsgateState): Partial<Record<SmsgateState, string>> {
+  const out: Partial<Record<SmsgateState, string>> = { Pending: g.created_at };
+  const latest = (pick: (r: RecipientView, i: number) => string | null) => {
+    let max: string | null = null;
+    rs.forEach((r, i) => {
+      const t = pick(r, i);
+      if (t !== null && (max === null || t > max)) max = t;
+    });
+    return max;
+  };
+  const rank = SMSGATE_STATES.indexOf(state);
+  const processed = latest((r) => r.processed_at ?? (r.lease_token !== null || r.sent_at !== null ? r.updated_at : null));
+  if (rank >= 1 && processed !== null) out.Processed = processed;
+  const sent = latest((r) => r.sent_at);
+  if (rank >= 2 && sent !== null) out.Sent = sent;
+  const delivered = latest((r) => r.delivered_at);
+  if (rank >= 3 && delivered !== null) out.Delivered = delivered;
+  if (state === "Failed") out.Failed = latest((r, i) => (recipients[i].state === "Failed" ? (r.updated_at ?? g.created_at) : null)) ?? g.created_at;
+  if (state === "Cancelled") out.Cancelled = latest((r, i) => (recipients[i].state === "Cancelled" ? (r.updated_at ?? g.created_at) : null)) ?? g.created_at;
+  return out;
+}

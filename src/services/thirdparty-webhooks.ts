@@ -1,0 +1,192 @@
+/**
+ * SMSGate's webhooks (GET/POST /3rdparty/v1/webhooks, DELETE /webhooks/{id}) as outbound event
+ * endpoints of format "smsgate": the same outbox, retries, delivery log and SSRF guard as
+ * /v1/webhook-endpoints (where they are listed too), with SMSGate's body
+ * `{deviceId, event, id, payload, webhookId}` and its signature — `X-Signature` = hex
+ * HMAC-SHA256(body + X-Timestamp) with the account's SMSGate signing key (docs/api-decisions.md,
+ * "SMSGate third-party API").
+ */
+import type { Database } from "bun:sqlite";
+import { createHmac } from "node:crypto";
+import { AppError, validationError } from "../errors";
+import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
+import { newId } from "../lib/ids";
+import { judgeEventTarget } from "../domain/event-url";
+import { SMSGATE_EVENTS, smsgateEventOf, textwireEventOf, type SmsgateEvent } from "../domain/smsgate-webhook";
+import type { EndpointRow } from "../db/stores/events";
+import { listDevices } from "../db/stores/devices";
+import { smsgateOf } from "../db/stores/smsgate";
+import type { EventOutbox } from "./events";
+import { MAX_ENDPOINTS_PER_ACCOUNT, URL_MAX } from "./event-endpoints";
+import type { ThirdPartyMessages } from "./thirdparty-messages";
+
+/** SMSGate's Webhook DTO. */
+export interface SmsgateWebhook {
+  id: string;
+  event: SmsgateEvent;
+  url: string;
+  deviceId: string | null;
+}
+
+/** Client ids: as SMSGate's (≤ 36 characters), and URL-safe (they go into DELETE /webhooks/{id}). */
+const ID_RE = /^[A-Za-z0-9._~:-]{1,36}$/;
+
+export class ThirdPartyWebhooks {
+  constructor(
+    private readonly sqlite: Database,
+    private readonly clock: Clock,
+    private readonly outbox: EventOutbox,
+    private readonly messages: ThirdPartyMessages,
+    private readonly opts: { allowPrivate: boolean; resolve: (host: string) => Promise<string[]> },
+  ) {}
+
+  list(accountId: string): SmsgateWebhook[] {
+    return this.outbox.store.listSmsgateEndpoints(accountId).map(toWebhook);
+  }
+
+  /** POST /webhooks: a known id is replaced (its URL, event and device); 201 with the stored webhook. */
+  async register(accountId: string, body: unknown): Promise<SmsgateWebhook> {
+    const b = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : null) as Record<string, unknown> | null;
+    if (b === null) throw validationError([{ field: "body", message: "The body must be a JSON object {id?, event, url, deviceId?}", requirement: "a JSON object", provided: null }]);
+    const errors: Array<{ field: string; message: string; requirement?: string; provided?: unknown }> = [];
+    const id = b.id === undefined || b.id === null || b.id === "" ? null : b.id;
+    if (id !== null && (typeof id !== "string" || !ID_RE.test(id))) errors.push({ field: "id", message: "id must be 1 to 36 letters, digits or - _ . : ~", requirement: "1-36 characters [A-Za-z0-9._~:-]", provided: id });
+    if (typeof b.event !== "string" || !(SMSGATE_EVENTS as readonly string[]).includes(b.event)) {
+      errors.push({ field: "event", message: `event must be one of ${SMSGATE_EVENTS.join(", ")}`, requirement: SMSGATE_EVENTS.join(" | "), provided: b.event ?? null });
+    }
+    if (typeof b.url !== "string" || b.url.trim() === "" || b.url.length > URL_MAX) errors.push({ field: "url", message: "url is required: the address that receives the events", requirement: `URL, at most ${URL_MAX} characters`, provided: b.url ?? null });
+    const deviceId = b.deviceId === undefined || b.deviceId === null || b.deviceId === "" ? null : b.deviceId;
+    if (deviceId !== null && (typeof deviceId !== "string" || !listDevices(this.sqlite, accountId).some((d) => d.id === deviceId))) {
+      errors.push({ field: "deviceId", message: "deviceId names none of your phones (see GET /3rdparty/v1/devices)", requirement: "a device id of this account", provided: deviceId });
+    }
+    if (errors.length) throw validationError(errors);
+    const url = (b.url as string).trim();
+    await this.checkUrl(url);
+    const event = b.event as SmsgateEvent;
+    const externalId = (id as string | null) ?? newId();
+    const now = this.clock();
+    const at = iso(now);
+    // Signed with the account's SMSGate key (services/thirdparty-messages.ts), kept as the endpoint's secret.
+    const secret = this.messages.signingKey(accountId);
+    this.sqlite.transaction(() => {
+      const current = this.outbox.store.findEndpointByExternalId(accountId, externalId);
+      if (current && current.format !== "smsgate") throw new AppError("INVALID_STATE", { message: "This id belongs to an endpoint made in Textwire; choose another id", details: { id: externalId } });
+      if (current) {
+        this.outbox.store.updateEndpoint({
+          ...current,
+          url,
+          events: JSON.stringify([textwireEventOf(event)]),
+          allow_insecure: url.startsWith("http:") ? 1 : 0,
+          secret,
+          is_active: 1,
+          disabled_at: null,
+          disabled_reason: null,
+          failing_since: null,
+          updated_at: nextUpdatedAt(now, current.updated_at),
+        });
+        this.outbox.store.setEndpointDevice(current.id, deviceId as string | null);
+        return;
+      }
+      if (this.outbox.store.countEndpoints(accountId) >= MAX_ENDPOINTS_PER_ACCOUNT) {
+        throw new AppError("INVALID_STATE", { message: `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhooks; delete one first`, details: { limit: MAX_ENDPOINTS_PER_ACCOUNT } });
+      }
+      this.outbox.store.insertEndpoint({
+        id: newId(),
+        account_id: accountId,
+        url,
+        events: JSON.stringify([textwireEventOf(event)]),
+        description: `SMSGate webhook ${externalId} (${event})`,
+        is_active: 1,
+        // SMSGate's clients send http:// addresses (Home Assistant on the LAN): the address is
+        // still judged (no metadata or loopback; private only with --allow-private-webhook-urls).
+        allow_insecure: url.startsWith("http:") ? 1 : 0,
+        secret,
+        previous_secret: null,
+        previous_secret_expires_at: null,
+        failing_since: null,
+        disabled_at: null,
+        disabled_reason: null,
+        created_at: at,
+        updated_at: at,
+        format: "smsgate",
+        external_id: externalId,
+        device_id: deviceId as string | null,
+      });
+    })();
+    this.outbox.reload();
+    return { id: externalId, event, url, deviceId: deviceId as string | null };
+  }
+
+  /** DELETE /webhooks/{id}: 204 whether or not it existed, as SMSGate answers. */
+  delete(accountId: string, externalId: string): void {
+    const current = this.outbox.store.findEndpointByExternalId(accountId, externalId);
+    if (!current || current.format !== "smsgate") return;
+    this.sqlite.transaction(() => this.outbox.store.deleteEndpoint(accountId, current.id))();
+    this.outbox.reload();
+  }
+
+  private async checkUrl(text: string): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw validationError([{ field: "url", message: "url is not a valid URL", requirement: "https://host/path", provided: text.slice(0, 200) }]);
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") {
+      throw validationError([{ field: "url", message: "url must start with https:// or http://", requirement: "https://host/path", provided: text.slice(0, 200) }]);
+    }
+    const verdict = judgeEventTarget(url, await this.opts.resolve(url.hostname), { allowInsecure: url.protocol === "http:", allowPrivate: this.opts.allowPrivate });
+    if (!verdict.ok) throw new AppError("WEBHOOK_URL_NOT_ALLOWED", { message: `This URL cannot receive events: ${verdict.reason}`, details: { url: text.slice(0, 200), reason: verdict.reason } });
+  }
+}
+
+function toWebhook(r: EndpointRow): SmsgateWebhook {
+  let events: string[] = [];
+  try {
+    events = JSON.parse(r.events) as string[];
+  } catch {}
+  return { id: r.external_id ?? r.id, event: smsgateEventOf(events[0] ?? "") ?? "system:ping", url: r.url, deviceId: r.device_id };
+}
+
+/**
+ * The body and headers of one delivery to an SMSGate-format endpoint, from the event as the outbox
+ * stored it (`{type, timestamp, data}`). A text sent through the third-party API is named by the
+ * client's own id, so the client can match the event to its send.
+ */
+export function smsgateDelivery(
+  sqlite: Database,
+  ep: Pick<EndpointRow, "account_id" | "external_id" | "id" | "secret">,
+  eventId: string,
+  stored: string,
+  nowSeconds: number,
+): { body: string; headers: Record<string, string> } {
+  let parsed: { type?: string; timestamp?: string; data?: any } = {};
+  try {
+    parsed = JSON.parse(stored);
+  } catch {}
+  const event = smsgateEventOf(parsed.type ?? "") ?? "system:ping";
+  const at = parsed.timestamp ?? new Date(nowSeconds * 1000).toISOString();
+  const data = parsed.data ?? {};
+  let deviceId = "";
+  let payload: Record<string, unknown> = {};
+  if (event === "sms:received") {
+    const m = data.message ?? {};
+    deviceId = m.deviceId ?? "";
+    payload = { messageId: m.externalId ?? m.id ?? "", message: m.body ?? "", phoneNumber: m.from ?? "", simNumber: null, receivedAt: m.receivedAt ?? at };
+  } else if (event !== "system:ping") {
+    const m = data.message ?? {};
+    const leases = Array.isArray(m.metadata?.leases) ? m.metadata.leases : [];
+    deviceId = leases.length ? (leases[leases.length - 1]?.deviceId ?? "") : "";
+    const smsgate = typeof m.id === "string" ? smsgateOf(sqlite).optionsOf(m.id) : null;
+    payload = { messageId: smsgate?.smsgateId ?? m.id ?? "", phoneNumber: m.recipientPhone ?? "", simNumber: smsgate?.simNumber ?? null };
+    if (event === "sms:sent") payload.sentAt = m.sentAt ?? at;
+    if (event === "sms:delivered") payload.deliveredAt = m.metadata?.deliveredAt ?? at;
+    if (event === "sms:failed") Object.assign(payload, { failedAt: m.updatedAt ?? at, error: m.failureReason ?? "failed", reason: m.failureReason ?? "failed" });
+  }
+  const body = JSON.stringify({ deviceId, event, id: eventId, payload, webhookId: ep.external_id ?? ep.id });
+  const timestamp = String(nowSeconds);
+  // Always the account's current SMSGate key, whatever /v1 did to the endpoint's own secret (a rotation).
+  const key = smsgateOf(sqlite).client(ep.account_id)?.signing_key ?? ep.secret;
+  const signature = createHmac("sha256", key).update(body + timestamp).digest("hex");
+  return { body, headers: { "X-Timestamp": timestamp, "X-Signature": signature } };
+}
