@@ -32,6 +32,7 @@ import { QueueWatch } from "./services/queue-watch";
 import { SpamCounter } from "./services/spam";
 import { CaptchaVerifier } from "./services/captcha";
 import { InboundService } from "./services/inbound";
+import { SmsgateSettingsService } from "./services/smsgate-settings";
 import { AccountSettingsService } from "./services/account-settings";
 import { ConversationService } from "./services/conversations";
 import { BroadcastService } from "./services/broadcasts";
@@ -105,6 +106,8 @@ export interface AppDeps {
   inbound: InboundService;
   /** Keyword lists and replies per account (GET/PUT /v1/account/settings). */
   accountSettings: AccountSettingsService;
+  /** The settings document of SMSGate's third-party API (/3rdparty/v1/settings), mapped onto the phones' settings. */
+  smsgateSettings: SmsgateSettingsService;
   conversations: ConversationService;
   broadcasts: BroadcastService;
   /** Dashboard sign-ins (cookie sessions opened with an API key). */
@@ -239,6 +242,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     messages,
     analytics: new AnalyticsService(sqlite, forms),
     devices: undefined as unknown as DeviceService,
+    smsgateSettings: undefined as unknown as SmsgateSettingsService,
     events,
     dispatcher: undefined as unknown as EventDispatcher,
     eventEndpoints: new EventEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost }),
@@ -317,6 +321,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   // SMSGate's sms:received becomes an inbound message.
   deps.devices.inbound = deps.inbound;
   deps.devices.publicAddress = (origin) => deps.serverAddress.publicAddress(origin);
+  // The account's SMSGate settings document: over the phones' own settings, and announced to them.
+  deps.smsgateSettings = new SmsgateSettingsService(sqlite, clock, (accountId) => deps.devices.events.emit(accountId, "SettingsUpdated", null));
+  deps.devices.smsgateSettings = deps.smsgateSettings;
   deps.metrics.describe("textwire_device_messages_total", "Messages phones reported, by device id and result (sent, failed)");
   deps.metrics.describe("textwire_device_reports_refused_total", "Items of phones' state reports refused, by reason (invalid, unknown_message, not_holder); nothing changed");
   deps.metrics.addGauges(() => {
