@@ -197,12 +197,46 @@ export interface PhoneSettings {
   receiver?: { content_provider_enabled: boolean };
 }
 
+/** Minutes in each of SMSGate's limit periods. */
+const PERIOD_MINUTES: Record<string, number> = { PerMinute: 1, PerHour: 60, PerDay: 1440 };
+
+/**
+ * The send limit the phone is told, or null when the document sets none (then Textwire's own:
+ * its send rate per minute). Half of one is completed so the phone and Textwire agree: a value
+ * without a period counts per minute (Textwire's period); a period without a value gets the
+ * phone's own rate over that period.
+ */
+export function phoneLimitOf(doc: SmsgateSettings, ownPerMinute: number): { period: string; value: number } | null {
+  const m = isObject(doc.messages) ? doc.messages : {};
+  const period = typeof m.limitPeriod === "string" ? m.limitPeriod : undefined;
+  const value = typeof m.limitValue === "number" ? m.limitValue : undefined;
+  if (period === undefined && value === undefined) return null;
+  if (period === "Disabled") return { period, value: value ?? ownPerMinute };
+  const p = period ?? "PerMinute";
+  return { period: p, value: value ?? ownPerMinute * (PERIOD_MINUTES[p] ?? 1) };
+}
+
+/**
+ * The texts per minute Textwire hands a phone: its own rate, and never more than the document
+ * lets it send — its period limit and its shortest interval between texts — so no message waits
+ * on the phone until its lease runs out. Rounded down, at least 1.
+ */
+export function sendRateOf(ownPerMinute: number, doc: SmsgateSettings): number {
+  const m = isObject(doc.messages) ? doc.messages : {};
+  const caps: number[] = [ownPerMinute];
+  const limit = phoneLimitOf(doc, ownPerMinute);
+  if (limit && PERIOD_MINUTES[limit.period]) caps.push(limit.value / PERIOD_MINUTES[limit.period]);
+  if (typeof m.sendIntervalMin === "number") caps.push(60 / m.sendIntervalMin);
+  return Math.max(1, Math.floor(Math.min(...caps)));
+}
+
 /**
  * The phone's settings (the app's snake_case shape) with the document's values over Textwire's
  * own: send limits and intervals, SIM selection, message order, log lifetimes, webhook retries,
  * ping interval. Textwire keeps what it owns: the signing key, the notification channel (SSE: no
  * push service), and a ping at least every `pingMaxSeconds` (a quieter phone would count as
- * offline and its messages go back to the queue).
+ * offline and its messages go back to the queue). `base.messages.limit_value` is the phone's rate
+ * per minute.
  */
 export function phoneSettingsFrom(base: PhoneSettings, doc: SmsgateSettings, pingMaxSeconds: number): PhoneSettings {
   const out: Record<string, Record<string, unknown>> = {};
@@ -214,7 +248,12 @@ export function phoneSettingsFrom(base: PhoneSettings, doc: SmsgateSettings, pin
   };
   const section = (name: string) => (isObject(doc[name]) ? doc[name] : {});
   const messages = section("messages");
-  for (const k of ["sendIntervalMin", "sendIntervalMax", "limitPeriod", "limitValue", "simSelectionMode", "logLifetimeDays", "processingOrder"]) set("messages", k, messages[k]);
+  for (const k of ["sendIntervalMin", "sendIntervalMax", "simSelectionMode", "logLifetimeDays", "processingOrder"]) set("messages", k, messages[k]);
+  const limit = phoneLimitOf(doc, base.messages.limit_value);
+  if (limit) {
+    set("messages", "limitPeriod", limit.period);
+    set("messages", "limitValue", limit.value);
+  }
   const ping = section("ping").intervalSeconds;
   if (typeof ping === "number") set("ping", "intervalSeconds", Math.min(ping, pingMaxSeconds));
   set("logs", "lifetimeDays", section("logs").lifetimeDays);
@@ -223,19 +262,4 @@ export function phoneSettingsFrom(base: PhoneSettings, doc: SmsgateSettings, pin
   set("webhooks", "retryCount", webhooks.retryCount);
   set("receiver", "contentProviderEnabled", section("receiver").contentProviderEnabled);
   return out as unknown as PhoneSettings;
-}
-
-/**
- * The texts per minute the document lets a phone send, or null for no limit: its period limit
- * (per minute, hour or day) and its shortest interval between texts. Textwire hands a phone no
- * more than that, so no message waits on the phone until its lease runs out.
- */
-export function sendRateCapOf(doc: SmsgateSettings): number | null {
-  const m = isObject(doc.messages) ? doc.messages : {};
-  const caps: number[] = [];
-  const perMinute: Record<string, number> = { PerMinute: 1, PerHour: 60, PerDay: 1440 };
-  if (typeof m.limitValue === "number" && typeof m.limitPeriod === "string" && perMinute[m.limitPeriod]) caps.push(m.limitValue / perMinute[m.limitPeriod]);
-  if (typeof m.sendIntervalMin === "number") caps.push(60 / m.sendIntervalMin);
-  if (!caps.length) return null;
-  return Math.max(1, Math.floor(Math.min(...caps)));
 }

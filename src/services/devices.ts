@@ -30,7 +30,7 @@ import { CALLBACK_DEDUPE_MS, CALLBACK_EVENTS, PhoneReports, type InboundReceiver
 import { createRegistrationToken, deviceOfToken, DEVICE_NAME_MAX, registerPhone } from "./device-registration";
 import { mobileApiUrls } from "../domain/mobile-api-urls";
 import { machineAddresses } from "../tls/local-ca";
-import { phoneSettingsFrom, type PhoneSettings } from "../domain/smsgate-settings";
+import { phoneSettingsFrom, sendRateOf, type PhoneSettings } from "../domain/smsgate-settings";
 import type { SmsgateSettingsService } from "./smsgate-settings";
 
 export type { InboundReceiver };
@@ -86,7 +86,7 @@ export class DeviceService {
   private timer: ReturnType<typeof setInterval> | undefined;
   inbound: InboundReceiver | undefined;
   /** The account's SMSGate settings document (/3rdparty/v1/settings): set by deps.ts. */
-  smsgateSettings: Pick<SmsgateSettingsService, "get" | "sendRateCap"> | undefined;
+  smsgateSettings: Pick<SmsgateSettingsService, "peek"> | undefined;
   /** The address phones are given (flag > Settings → Server address > the request's own): set by deps.ts. */
   publicAddress: (origin: string) => PublicAddress = (origin) => choosePublicAddress(this.config.publicUrl, null, origin);
   private oldestCache: { at: number; value: string | null } | undefined;
@@ -219,8 +219,7 @@ export class DeviceService {
    */
   private sendRate(device: DeviceRow): number {
     const own = device.sendRatePerMinute ?? this.config.sendRatePerMinute;
-    const cap = this.smsgateSettings?.sendRateCap(device.accountId) ?? null;
-    return cap === null ? own : Math.min(own, cap);
+    return this.smsgateSettings ? sendRateOf(own, this.smsgateSettings.peek(device.accountId)) : own;
   }
 
   /** How a device's leases are marked (lease_device_id): SMSGate by id, recipes by their X-Device-Id. */
@@ -328,7 +327,7 @@ export class DeviceService {
       webhooks: { signing_key: device.signingKey },
       gateway: { notification_channel: "SSE_ONLY" },
     };
-    return this.smsgateSettings ? phoneSettingsFrom(own, this.smsgateSettings.get(device.accountId), ping) : own;
+    return this.smsgateSettings ? phoneSettingsFrom(own, this.smsgateSettings.peek(device.accountId), ping) : own;
   }
 
   /** GET /webhooks: the phone callbacks — Textwire's own receiver for the events it uses. */

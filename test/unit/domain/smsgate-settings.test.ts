@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import {
-  SMSGATE_SETTINGS_MAX_BYTES, applySmsgateSettings, checkSmsgateSettings, phoneSettingsFrom, sendRateCapOf, type PhoneSettings,
+  SMSGATE_SETTINGS_MAX_BYTES, applySmsgateSettings, checkSmsgateSettings, phoneLimitOf, phoneSettingsFrom, sendRateOf, type PhoneSettings,
 } from "../../../src/domain/smsgate-settings";
 
 /** SMSGate's settings document (docs/api-decisions.md, "SMSGate third-party API: devices, health, settings"). */
@@ -115,13 +115,24 @@ describe("what the phones get", () => {
     expect(phoneSettingsFrom(own, { ping: { intervalSeconds: 15 } }, 60).ping).toEqual({ interval_seconds: 15 });
   });
 
-  test("the send-rate cap: the period limit and the shortest interval, per minute, at least 1", () => {
-    expect(sendRateCapOf({})).toBeNull();
-    expect(sendRateCapOf({ messages: { limitPeriod: "Disabled", limitValue: 5 } })).toBeNull();
-    expect(sendRateCapOf({ messages: { limitPeriod: "PerMinute", limitValue: 12 } })).toBe(12);
-    expect(sendRateCapOf({ messages: { limitPeriod: "PerHour", limitValue: 600 } })).toBe(10);
-    expect(sendRateCapOf({ messages: { limitPeriod: "PerDay", limitValue: 100 } })).toBe(1);
-    expect(sendRateCapOf({ messages: { sendIntervalMin: 4 } })).toBe(15);
-    expect(sendRateCapOf({ messages: { limitPeriod: "PerMinute", limitValue: 30, sendIntervalMin: 6 } })).toBe(10);
+  test("the send rate: the phone's own, never above the period limit or the shortest interval, per minute, at least 1", () => {
+    expect(sendRateOf(60, {})).toBe(60);
+    expect(sendRateOf(60, { messages: { limitPeriod: "Disabled", limitValue: 5 } })).toBe(60);
+    expect(sendRateOf(60, { messages: { limitPeriod: "PerMinute", limitValue: 12 } })).toBe(12);
+    expect(sendRateOf(60, { messages: { limitPeriod: "PerMinute", limitValue: 500 } })).toBe(60);
+    expect(sendRateOf(60, { messages: { limitPeriod: "PerHour", limitValue: 600 } })).toBe(10);
+    expect(sendRateOf(60, { messages: { limitPeriod: "PerDay", limitValue: 100 } })).toBe(1);
+    expect(sendRateOf(60, { messages: { sendIntervalMin: 4 } })).toBe(15);
+    expect(sendRateOf(60, { messages: { limitPeriod: "PerMinute", limitValue: 30, sendIntervalMin: 6 } })).toBe(10);
+    // A value without a period counts per minute, as Textwire tells the phone.
+    expect(sendRateOf(60, { messages: { limitValue: 7 } })).toBe(7);
+  });
+
+  test("half a limit is completed so the phone and Textwire agree", () => {
+    expect(phoneLimitOf({}, 20)).toBeNull();
+    expect(phoneLimitOf({ messages: { limitValue: 7 } }, 20)).toEqual({ period: "PerMinute", value: 7 });
+    expect(phoneLimitOf({ messages: { limitPeriod: "PerHour" } }, 20)).toEqual({ period: "PerHour", value: 1200 });
+    expect(phoneLimitOf({ messages: { limitPeriod: "Disabled" } }, 20)).toEqual({ period: "Disabled", value: 20 });
+    expect(phoneSettingsFrom(own, { messages: { limitPeriod: "PerHour" } }, 60).messages).toMatchObject({ limit_period: "PerHour", limit_value: 3600 });
   });
 });
