@@ -36,6 +36,7 @@ import { QueueWatch } from "./services/queue-watch";
 import { SpamCounter } from "./services/spam";
 import { CaptchaVerifier } from "./services/captcha";
 import { InboundService } from "./services/inbound";
+import { SmsgateSettingsService } from "./services/smsgate-settings";
 import { AccountSettingsService } from "./services/account-settings";
 import { KeywordReplyService } from "./services/keyword-replies";
 import { ConversationService } from "./services/conversations";
@@ -118,6 +119,9 @@ export interface AppDeps {
   accountSettings: AccountSettingsService;
   /** The owner's automatic answers to keywords such as HOURS (/v1/keyword-replies). */
   keywordReplies: KeywordReplyService;
+
+  /** The settings document of SMSGate's third-party API (/3rdparty/v1/settings), mapped onto the phones' settings. */
+  smsgateSettings: SmsgateSettingsService;
   conversations: ConversationService;
   broadcasts: BroadcastService;
   /** Dashboard sign-ins (cookie sessions opened with an API key). */
@@ -266,6 +270,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     devices: undefined as unknown as DeviceService,
     thirdParty: undefined as unknown as ThirdPartyMessages,
     thirdPartyWebhooks: undefined as unknown as ThirdPartyWebhooks,
+
+    smsgateSettings: undefined as unknown as SmsgateSettingsService,
     events,
     dispatcher: undefined as unknown as EventDispatcher,
     eventEndpoints: new EventEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost }),
@@ -351,6 +357,9 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   // SMSGate's sms:received becomes an inbound message.
   deps.devices.inbound = deps.inbound;
   deps.devices.publicAddress = (origin) => deps.serverAddress.publicAddress(origin);
+  // The account's SMSGate settings document: over the phones' own settings, and announced to them.
+  deps.smsgateSettings = new SmsgateSettingsService(sqlite, clock, (accountId) => deps.devices.events.emit(accountId, "SettingsUpdated", null));
+  deps.devices.smsgateSettings = deps.smsgateSettings;
   deps.metrics.describe("textwire_device_messages_total", "Messages phones reported, by device id and result (sent, failed)");
   deps.metrics.describe("textwire_device_reports_refused_total", "Items of phones' state reports refused, by reason (invalid, unknown_message, not_holder); nothing changed");
   deps.metrics.addGauges(() => {

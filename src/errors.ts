@@ -38,6 +38,7 @@ export const ERROR_CATALOGUE = {
   RATE_LIMIT_EXCEEDED: { status: 429, message: "Rate limit exceeded" },
   QUOTA_EXCEEDED: { status: 429, message: "Monthly message quota reached; raise it with: textwire accounts update ACCOUNT_ID --monthly-quota N" },
   INTERNAL_ERROR: { status: 500, message: "Internal server error" },
+  NOT_IMPLEMENTED: { status: 501, message: "This server does not offer that" },
   FORM_DISABLED: { status: 503, message: "This form is not accepting submissions" },
   SERVICE_UNAVAILABLE: { status: 503, message: "Service temporarily unavailable" },
   CAPTCHA_UNAVAILABLE: { status: 503, message: "The captcha provider could not be reached" },

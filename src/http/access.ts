@@ -11,6 +11,8 @@ export type RouteKind = "webhook" | "api" | "messages" | "thirdparty" | "public"
 
 /** SMSGate's third-party API, served for its clients (docs/api-decisions.md, "SMSGate third-party API"). */
 export const THIRDPARTY_PREFIX = "/3rdparty/v1";
+/** SMSGate's health check: no key, and not behind the read barrier (routes/thirdparty/health.ts). */
+export const THIRDPARTY_HEALTH_PATH = THIRDPARTY_PREFIX + "/health";
 
 const WEBHOOK_RE = /^\/v1\/forms\/[^/]+\/webhook\/?$/;
 

@@ -4,7 +4,7 @@ import type { App } from "../app";
 import { AppError, databaseBusy, errorResponse, submissionsNotApplied } from "../errors";
 import { readSessionCookie } from "../services/sessions";
 import { rateLimitHeaders } from "../limits/api-limiter";
-import { classify, findCredential, redactPath, type CredentialLookup } from "./access";
+import { THIRDPARTY_HEALTH_PATH, classify, findCredential, redactPath, type CredentialLookup } from "./access";
 import { RouteTable, badRequestTarget, malformedPathError, methodNotAllowedError, noRouteError, requestUrl, routedByElysiaAs, safeDecode } from "./request-guard";
 import { routeAccessOf } from "./permissions";
 import { createAuthorizer } from "./authorize";
@@ -146,7 +146,8 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     }
     // The read barrier: what a webhook acknowledged is applied before any other API
     // request (or a phone's) runs, so it reads — and changes — what was acknowledged.
-    if (kind === "api" || kind === "messages" || kind === "thirdparty" || path.startsWith("/api/mobile/")) {
+    // SMSGate's /3rdparty/v1/health reports a stuck applier in its own shape instead.
+    if (kind === "api" || kind === "messages" || (kind === "thirdparty" && path !== THIRDPARTY_HEALTH_PATH) || path.startsWith("/api/mobile/")) {
       // Bounded (BARRIER_MAX_WAIT_MS): a stuck applier answers 503 + Retry-After, not a hang.
       const caughtUp = deps.intake.barrier();
       if (caughtUp && !(await caughtUp)) throw submissionsNotApplied();

@@ -1,7 +1,8 @@
 /**
  * Server-Sent Events for SMSGate phones (GET /api/mobile/v1/events). Only event names the app
  * knows (its ExternalEventType): MessageEnqueued (data null), MessageCancelled ({messageId}),
- * SettingsUpdated, WebhooksUpdated; a `:keepalive` comment every KEEPALIVE_MS.
+ * SettingsUpdated, WebhooksUpdated, MessagesExportRequested ({since, until, …}: the phone sends
+ * its received texts of that time again as sms:received); a `:keepalive` comment every KEEPALIVE_MS.
  *
  * MessageEnqueued is sent when the lease service wakes an account's long-polls
  * (`leases.notify`), coalesced per account within one macrotask, and again when the account's
@@ -11,7 +12,7 @@ import type { MessageQueue } from "../queue/priority-queue";
 import type { Clock } from "../lib/clock";
 
 export const KEEPALIVE_MS = 15_000;
-export type PhoneEvent = "MessageEnqueued" | "MessageCancelled" | "SettingsUpdated" | "WebhooksUpdated";
+export type PhoneEvent = "MessageEnqueued" | "MessageCancelled" | "SettingsUpdated" | "WebhooksUpdated" | "MessagesExportRequested";
 
 interface Subscriber {
   deviceId: string;
@@ -119,15 +120,18 @@ export class DeviceEventHub {
     }
   }
 
-  /** One event to every stream of the account, or to one device's streams. */
-  emit(accountId: string, event: PhoneEvent, data: unknown, deviceId?: string): void {
+  /** One event to every stream of the account, or to one device's streams; how many streams took it. */
+  emit(accountId: string, event: PhoneEvent, data: unknown, deviceId?: string): number {
     const set = this.byAccount.get(accountId);
-    if (!set) return;
+    if (!set) return 0;
     const chunk = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    let took = 0;
     for (const s of [...set]) {
       if (deviceId !== undefined && s.deviceId !== deviceId) continue;
-      if (s.write(chunk)) this.sent++;
+      if (s.write(chunk)) took++;
     }
+    this.sent += took;
+    return took;
   }
 
   /** A MessageEnqueued to one device after `ms` (its send-rate bucket refills then). */

@@ -30,6 +30,8 @@ import { CALLBACK_DEDUPE_MS, CALLBACK_EVENTS, PhoneReports, type InboundReceiver
 import { createRegistrationToken, deviceOfToken, DEVICE_NAME_MAX, registerPhone } from "./device-registration";
 import { mobileApiUrls } from "../domain/mobile-api-urls";
 import { machineAddresses } from "../tls/local-ca";
+import { phoneSettingsFrom, sendRateOf, type PhoneSettings } from "../domain/smsgate-settings";
+import type { SmsgateSettingsService } from "./smsgate-settings";
 
 export type { InboundReceiver };
 
@@ -83,6 +85,8 @@ export class DeviceService {
   private lastWorkRequestAt: number;
   private timer: ReturnType<typeof setInterval> | undefined;
   inbound: InboundReceiver | undefined;
+  /** The account's SMSGate settings document (/3rdparty/v1/settings): set by deps.ts. */
+  smsgateSettings: Pick<SmsgateSettingsService, "peek"> | undefined;
   /** The address phones are given (flag > Settings → Server address > the request's own): set by deps.ts. */
   publicAddress: (origin: string) => PublicAddress = (origin) => choosePublicAddress(this.config.publicUrl, null, origin);
   /**
@@ -214,8 +218,13 @@ export class DeviceService {
 
   // ------------------------------------------------------------ messages
 
+  /**
+   * The phone's send rate: its own (or the server's), and never more than the account's SMSGate
+   * settings let the phone send, so nothing waits on the phone until its lease runs out.
+   */
   private sendRate(device: DeviceRow): number {
-    return device.sendRatePerMinute ?? this.config.sendRatePerMinute;
+    const own = device.sendRatePerMinute ?? this.config.sendRatePerMinute;
+    return this.smsgateSettings ? sendRateOf(own, this.smsgateSettings.peek(device.accountId)) : own;
   }
 
   /** How a device's leases are marked (lease_device_id): SMSGate by id, recipes by their X-Device-Id. */
@@ -316,16 +325,21 @@ export class DeviceService {
 
   // ------------------------------------------------------------ settings, phone callbacks
 
-  /** GET /settings in the app's own (snake_case) shape. */
-  settings(device: DeviceRow) {
+  /**
+   * GET /settings in the app's own (snake_case) shape: Textwire's, with the account's SMSGate
+   * settings document over them (domain/smsgate-settings.ts, phoneSettingsFrom).
+   */
+  settings(device: DeviceRow): PhoneSettings {
     const rate = this.sendRate(device);
     const interval = Math.floor(60 / rate);
-    return {
+    const ping = Math.max(5, Math.min(PING_INTERVAL_SECONDS_MAX, Math.floor(this.config.deviceOfflineAfterMs / 2_000)));
+    const own: PhoneSettings = {
       messages: { send_interval_min: interval, send_interval_max: interval, limit_period: "PerMinute", limit_value: rate },
-      ping: { interval_seconds: Math.max(5, Math.min(PING_INTERVAL_SECONDS_MAX, Math.floor(this.config.deviceOfflineAfterMs / 2_000))) },
+      ping: { interval_seconds: ping },
       webhooks: { signing_key: device.signingKey },
       gateway: { notification_channel: "SSE_ONLY" },
     };
+    return this.smsgateSettings ? phoneSettingsFrom(own, this.smsgateSettings.peek(device.accountId), ping) : own;
   }
 
   /** GET /webhooks: the phone callbacks — Textwire's own receiver for the events it uses. */
@@ -427,6 +441,69 @@ export class DeviceService {
     this.leases.releaseHolder(this.holderOf(d));
     this.changes.device(accountId, "removed", this.clock());
     return { deletedId: d.id };
+  }
+
+  /**
+   * The account's phones as SMSGate's third-party API lists them (GET /3rdparty/v1/devices:
+   * client-go's Device): `lastSeen` is never empty (a phone is seen when it registers).
+   */
+  smsgateDevices(accountId: string) {
+    return store.listDevices(this.sqlite, accountId).map((d) => {
+      let sims: unknown = [];
+      try {
+        sims = JSON.parse(d.simCards);
+      } catch {}
+      return {
+        id: d.id, name: d.name, createdAt: d.createdAt, updatedAt: d.updatedAt, lastSeen: this.lastSeen(d) ?? d.createdAt,
+        ...(Array.isArray(sims) && sims.length ? { simCards: sims } : {}),
+      };
+    });
+  }
+
+  /**
+   * Asks phones to send the texts they received between `since` and `until` again
+   * (MessagesExportRequested over their live event stream, as SMSGate's server does); they
+   * arrive as sms:received and each is applied once (inbound texts are kept per phone and message
+   * id). `deviceId` null: every SMSGate phone of the account that is connected. A phone that is
+   * not connected would never hear it: that is said (409), not acknowledged and lost.
+   */
+  requestInboxExport(accountId: string, deviceId: string | null, sinceText: unknown, untilText: unknown): { deviceIds: string[] } {
+    const errs: Array<{ field: string; message: string; requirement: string; provided: unknown }> = [];
+    const when = (field: string, v: unknown): number => {
+      const ms = typeof v === "string" && /^\d{4}-\d{2}-\d{2}T/.test(v) ? Date.parse(v) : NaN;
+      if (Number.isNaN(ms)) errs.push({ field, message: `${field} must be a date and time such as 2026-01-31T00:00:00Z`, requirement: "ISO 8601 date-time", provided: v ?? null });
+      return ms;
+    };
+    const since = when("since", sinceText);
+    const until = when("until", untilText);
+    if (!errs.length && since > until) errs.push({ field: "until", message: "until must not be before since", requirement: ">= since", provided: untilText });
+    if (errs.length) throw validationError(errs);
+    const connected = this.events.connectedDevices();
+    let targets: DeviceRow[];
+    if (deviceId !== null) {
+      const d = this.own(accountId, deviceId);
+      if (d.kind !== "smsgate" || !connected.has(d.id)) {
+        throw new AppError("INVALID_STATE", {
+          message: d.kind !== "smsgate"
+            ? `"${d.name}" polls with an API key, not the SMSGate app: it cannot send its received texts again`
+            : `The phone "${d.name}" is not connected right now: open the SMSGate app on it, check it is online, and ask again`,
+          details: { deviceId: d.id, connected: false },
+        });
+      }
+      targets = [d];
+    } else {
+      targets = store.listDevices(this.sqlite, accountId).filter((d) => d.kind === "smsgate" && connected.has(d.id));
+      if (!targets.length) {
+        throw new AppError("INVALID_STATE", { message: "None of this account's phones is connected right now: open the SMSGate app on one, check it is online, and ask again", details: { connected: 0 } });
+      }
+    }
+    // SMSGate's server sends RFC 3339 times without fractions, and strings only (the app reads a map of strings).
+    const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const data = { since: rfc3339(since), until: rfc3339(until), messageTypes: "SMS", webhookDelivery: "Individual", triggerWebhooks: "true" };
+    const sentTo = targets.filter((d) => this.events.emit(accountId, "MessagesExportRequested", data, d.id) > 0).map((d) => d.id);
+    if (!sentTo.length) throw new AppError("INVALID_STATE", { message: "The phone's connection closed just now: ask again in a moment", details: { connected: 0 } });
+    this.logger.info("inbox export requested", { accountId, deviceIds: sentTo, since: data.since, until: data.until });
+    return { deviceIds: sentTo };
   }
 
   // ------------------------------------------------------------ offline, health

@@ -17,3 +17,5 @@ export * from "./keyword-replies";
 export * from "./consent-history";
 
 export * from "./smsgate";
+
+export * from "./smsgate-settings";

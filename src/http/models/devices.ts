@@ -50,11 +50,17 @@ export const MobileStatesBody = t.Array(t.Unknown(), {
 
 export const MobileWebhook = t.Object({ id: t.String(), url: t.String(), event: t.String() });
 
+/** The app's settings; the optional keys come from the account's SMSGate settings document (/3rdparty/v1/settings). */
 export const MobileSettings = t.Object({
-  messages: t.Object({ send_interval_min: t.Integer(), send_interval_max: t.Integer(), limit_period: t.String(), limit_value: t.Integer() }),
+  messages: t.Object({
+    send_interval_min: t.Integer(), send_interval_max: t.Integer(), limit_period: t.String(), limit_value: t.Integer(),
+    sim_selection_mode: t.Optional(t.String()), log_lifetime_days: t.Optional(t.Integer()), processing_order: t.Optional(t.String()),
+  }),
   ping: t.Object({ interval_seconds: t.Integer() }),
-  webhooks: t.Object({ signing_key: t.Union([t.String(), t.Null()]) }),
+  webhooks: t.Object({ signing_key: t.Union([t.String(), t.Null()]), retry_count: t.Optional(t.Integer()), internet_required: t.Optional(t.Boolean()) }),
   gateway: t.Object({ notification_channel: t.String() }),
+  logs: t.Optional(t.Object({ lifetime_days: t.Integer() })),
+  receiver: t.Optional(t.Object({ content_provider_enabled: t.Boolean() })),
 });
 
 export const DeviceIdParam = t.Object({ deviceId: t.String({ minLength: 1, maxLength: 200 }) });

@@ -87,7 +87,7 @@ export function mobileRoutes(deps: AppDeps) {
         const ip = stateOf(request).clientIp;
         return deps.devices.events.open(d.accountId, d.id, () => deps.devices.touch(d, ip));
       },
-      { permission: "device", rateLimit: "device", detail: { hide: true, summary: "Server-Sent Events: MessageEnqueued, MessageCancelled, SettingsUpdated, WebhooksUpdated; :keepalive every 15 s", tags } },
+      { permission: "device", rateLimit: "device", detail: { hide: true, summary: "Server-Sent Events: MessageEnqueued, MessageCancelled, SettingsUpdated, WebhooksUpdated, MessagesExportRequested; :keepalive every 15 s", tags } },
     )
     .get("/webhooks", ({ request }) => deps.devices.callbacks(device(request), stateOf(request).origin), {
       permission: "device", rateLimit: "device",

@@ -3,6 +3,10 @@ import type { AppDeps } from "../../../deps";
 import { THIRDPARTY_PREFIX } from "../../access";
 import { thirdPartyMessagesRoutes } from "./messages";
 import { thirdPartyWebhooksRoutes } from "./webhooks";
+import { thirdPartyDevicesRoutes } from "./devices";
+import { thirdPartyHealthRoutes } from "./health";
+import { thirdPartySettingsRoutes } from "./settings";
+import { thirdPartyInboxRoutes } from "./inbox";
 
 /**
  * SMSGate's third-party API at /3rdparty/v1, so SMSGate's own clients (the npm package, client-go,
@@ -15,11 +19,15 @@ import { thirdPartyWebhooksRoutes } from "./webhooks";
  * error body (src/http/thirdparty-errors.ts). Each route sets `detail.hide`, which keeps it out of
  * /v1/openapi.json: the shapes are SMSGate's, documented by SMSGate.
  *
- * One file per SMSGate resource: messages.ts, webhooks.ts, devices.ts, health.ts, settings.ts,
- * logs and inbox export (inbox.ts).
+ * One file per SMSGate resource: messages.ts, webhooks.ts, devices.ts, health.ts (no key),
+ * settings.ts, inbox.ts (inbox export and refresh, and logs: 501).
  */
 export function thirdPartyRoutes(deps: AppDeps) {
   return new Elysia({ name: "thirdparty-routes", prefix: THIRDPARTY_PREFIX })
     .use(thirdPartyMessagesRoutes(deps))
-    .use(thirdPartyWebhooksRoutes(deps));
+    .use(thirdPartyWebhooksRoutes(deps))
+    .use(thirdPartyDevicesRoutes(deps))
+    .use(thirdPartyHealthRoutes(deps))
+    .use(thirdPartySettingsRoutes(deps))
+    .use(thirdPartyInboxRoutes(deps));
 }

@@ -1,0 +1,50 @@
+/**
+ * The account's settings document of SMSGate's third-party API (`GET/PUT/PATCH
+ * /3rdparty/v1/settings`): stored as given (SMSGate's camelCase shape, unknown keys kept), read by
+ * the phones' own settings and their send rate (DeviceService.settings, sendRate), and announced to the
+ * account's connected phones (SettingsUpdated), which then read their settings again
+ * (docs/api-decisions.md, "SMSGate third-party API: devices, health, settings").
+ */
+import type { Database } from "bun:sqlite";
+import { validationError } from "../errors";
+import { iso, type Clock } from "../lib/clock";
+import { findSmsgateSettings, upsertSmsgateSettings } from "../db/stores/smsgate-settings";
+import { applySmsgateSettings, parseStoredSmsgateSettings, type SmsgateSettings } from "../domain/smsgate-settings";
+
+export class SmsgateSettingsService {
+  /** Read on every lease a phone asks for: kept per account, replaced when it changes. */
+  private readonly cache = new Map<string, SmsgateSettings>();
+
+  constructor(
+    private readonly sqlite: Database,
+    private readonly clock: Clock,
+    /** Tells the account's connected phones their settings changed. */
+    private readonly announce: (accountId: string) => void,
+  ) {}
+
+  /** The cached document: read only (the lease path reads it; it is never handed out to change). */
+  peek(accountId: string): Readonly<SmsgateSettings> {
+    let doc = this.cache.get(accountId);
+    if (!doc) {
+      doc = parseStoredSmsgateSettings(findSmsgateSettings(this.sqlite, accountId)?.settings);
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(accountId, doc);
+    }
+    return doc;
+  }
+
+  /** The document as stored (a copy: callers never change the cached one). */
+  get(accountId: string): SmsgateSettings {
+    return structuredClone(this.peek(accountId));
+  }
+
+  /** PUT (`replace`) or PATCH (`merge`); a bad body is a 400 and changes nothing. */
+  update(accountId: string, body: unknown, mode: "replace" | "merge"): SmsgateSettings {
+    const r = applySmsgateSettings(this.peek(accountId), body, mode);
+    if (!r.ok) throw validationError(r.errors);
+    upsertSmsgateSettings(this.sqlite, { accountId, settings: JSON.stringify(r.value), updatedAt: iso(this.clock()) });
+    this.cache.delete(accountId);
+    this.announce(accountId);
+    return this.get(accountId);
+  }
+}
