@@ -206,7 +206,7 @@ export class EventDispatcher implements Lifecycle {
     if (payload === null) return; // pruned meanwhile
     const outcome = await this.send(ep, d.event_id, payload, ctl.signal);
     if (this.stopped) return; // shutting down: stays pending, retried after restart
-    await this.record(d.id, ep.id, outcome).catch((err) => this.logger.error("event delivery: result not recorded", { deliveryId: d.id, error: String(err) }));
+    await this.record(d.id, d.event_id, ep.id, outcome).catch((err) => this.logger.error("event delivery: result not recorded", { deliveryId: d.id, error: String(err) }));
   }
 
   private async send(ep: EndpointRow, eventId: string, payload: string, signal: AbortSignal): Promise<Outcome> {
@@ -253,13 +253,15 @@ export class EventDispatcher implements Lifecycle {
   }
 
   /** Writes one attempt's result (group commit); may disable the endpoint. */
-  private async record(deliveryId: number, endpointId: string, o: Outcome): Promise<void> {
+  private async record(deliveryId: number, eventId: string, endpointId: string, o: Outcome): Promise<void> {
     const result = await this.writer.ride({
       run: () => {
         const now = this.clock();
         const at = iso(now);
         const row = this.outbox.store.findDelivery(deliveryId);
-        if (!row || row.status !== "pending") return { result: "gone" as const, disabled: false };
+        // Delivery ids are row ids, reused once an endpoint's deliveries are deleted: an attempt
+        // that ends after its endpoint went must not mark a newer delivery that took its id.
+        if (!row || row.status !== "pending" || row.event_id !== eventId || row.endpoint_id !== endpointId) return { result: "gone" as const, disabled: false };
         const attempts = row.attempts + 1;
         const common = { attempts, last_attempt_at: at, last_status_code: o.status, last_response_body: o.body, updated_at: at };
         const ep = this.outbox.store.findEndpointById(endpointId);
