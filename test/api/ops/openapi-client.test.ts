@@ -32,6 +32,8 @@ const REDOCLY = join(import.meta.dir, "../../../node_modules/@redocly/cli/bin/cl
 
 beforeAll(async () => {
   s = await startTestServer({ allowPrivateWebhookUrls: true }); // the webhook-endpoint cases point at this machine
+  // One call of every operation, some of them several times, within a minute: more than a plan's burst.
+  s.running.deps.accounts.updateAccount(s.accountId, { apiLimitPerHour: 100_000, apiBurstPerMinute: 10_000 });
   doc = await expectStatus(await fetch(`${s.base}/openapi.json`), 200);
   dir = mkdtempSync(join(tmpdir(), "textwire-openapi-"));
   writeFileSync(join(dir, "openapi.json"), JSON.stringify(doc));
