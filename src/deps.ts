@@ -35,6 +35,7 @@ import { InboundService } from "./services/inbound";
 import { AccountSettingsService } from "./services/account-settings";
 import { ConversationService } from "./services/conversations";
 import { BroadcastService } from "./services/broadcasts";
+import { AutomationService } from "./services/automations";
 import { SessionService } from "./services/sessions";
 import { PeopleService } from "./services/people";
 import { SetupService } from "./services/setup";
@@ -107,6 +108,8 @@ export interface AppDeps {
   accountSettings: AccountSettingsService;
   conversations: ConversationService;
   broadcasts: BroadcastService;
+  /** Automations: runs started by submissions (and POST /start), stopped by replies, opt-outs, statuses. */
+  automations: AutomationService;
   /** Dashboard sign-ins (cookie sessions opened with an API key). */
   sessions: SessionService;
   people: PeopleService;
@@ -200,6 +203,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   // Applied submissions wake the phones waiting for work and the event dispatcher.
   intake.onApplied = (accountIds, emitted) => {
     for (const id of accountIds) leases.notify(id);
+    // Applied submissions of a form with an automation wait in its inbox (migration 0030).
+    automations.sweep();
     if (emitted) {
       events.needsFanout = true;
       events.wake();
@@ -211,6 +216,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const sessions = new SessionService(sqlite, clock, accounts);
   const people = new PeopleService(sqlite, clock, sessions);
   const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger, changes);
+  const automations = new AutomationService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger, changes);
   let sweep: ReturnType<typeof setInterval> | undefined;
   const deps: AppDeps = {
     config,
@@ -246,6 +252,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     conversations: new ConversationService(sqlite, clock, contacts),
     inbound: new InboundService(sqlite, clock, accountSettings, queue, seq, leases, quota, changes),
     broadcasts,
+    automations,
     sessions,
     people,
     setup: new SetupService(sqlite, clock, accounts, people),
@@ -367,5 +374,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.lifecycle.push(spam.lifecycle());
   // Broadcasts a stop interrupted carry on once the queue is whole.
   deps.lifecycle.push({ name: "broadcasts", start: () => broadcasts.resume(), stop: () => broadcasts.stop() });
+  // Runs a stop left unfinished (the inbox, marked stops, start jobs) carry on once the queue is whole.
+  deps.lifecycle.push(automations.lifecycle());
   return deps;
 }

@@ -116,6 +116,7 @@ const ROUTE_SPECIFIC_ERRORS = new Set<ErrorCode>([
   "EMAIL_TAKEN",
   "LAST_OWNER",
   "PERSON_NOT_FOUND",
+  "AUTOMATION_INACTIVE",
 ]);
 
 /** Every response header the server sends, by name; answers refer to them from components. */

@@ -12,3 +12,4 @@ export * from "./intake";
 export * from "./rollups";
 export * from "./server-settings";
 export * from "./users";
+export * from "./automations";

@@ -199,7 +199,9 @@ describe("GET /v1/openapi.json", () => {
       .sort();
     expect(with409).toEqual(["DELETE /v1/api-keys/{id}", "DELETE /v1/messages/{id}", "POST /v1/contacts", "POST /v1/forms", "POST /v1/messages", "PUT /v1/contacts/{id}", "PUT /v1/forms/{id}", "PUT /v1/messages/{id}/status", "PUT /v1/admin/replication", "PUT /v1/admin/server-address", "PUT /v1/admin/backups",
       // People: the last owner stays, an e-mail signs in one person, setup runs once.
-      "PATCH /v1/people/{id}", "DELETE /v1/people/{id}", "POST /v1/invitations/accept", "POST /v1/setup"].sort());
+      "PATCH /v1/people/{id}", "DELETE /v1/people/{id}", "POST /v1/invitations/accept", "POST /v1/setup",
+      // An automation that is turned off cannot be started.
+      "POST /v1/automations/{id}/start"].sort());
     expect(doc.paths["/v1/messages/{id}/status"].put.responses["409"]["x-error-codes"]).toEqual(["LEASE_CONFLICT"]);
   });
 

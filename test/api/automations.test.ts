@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
+
+// 10:00 in New York on Friday 30 October 2026 (EDT, UTC-4); the clocks go back on Sunday 1 November.
+const T0 = Date.parse("2026-10-30T14:00:00.000Z");
+const ZONE = "America/New_York";
+
+let s: TestServer;
+let standardKey: string;
+let formId: string;
+const clock = { now: T0 };
+
+beforeAll(async () => {
+  s = await startTestServer({}, { clock: () => clock.now });
+  standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+  const form = formBody({
+    fields: [
+      { name: "firstName", type: "text" },
+      { name: "appointment", type: "date" },
+      { name: "note", type: "text" },
+    ],
+    settings: { delayMinutes: 0, timezone: ZONE },
+  });
+  formId = (await expectStatus(await s.api("/forms", { method: "POST", json: form }), 201)).data.form.id;
+});
+afterAll(() => s.stop());
+
+let phoneSeq = 2000;
+const newPhone = () => `+1415555${phoneSeq++}`;
+const submit = (json: Record<string, unknown>, id = formId) =>
+  fetch(`${s.base}/forms/${id}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(json) });
+const inbound = (from: string, body: string) =>
+  fetch(`${s.base}/messages/${standardKey}/inbound`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ from, body, receivedAt: clock.now }) });
+const rows = (sql: string, ...p: any[]) => s.running.deps.sqlite.query(sql).all(...p) as any[];
+
+const twoSteps = (over: Record<string, unknown> = {}) => ({
+  name: `Thanks and reminder ${crypto.randomUUID().slice(0, 6)}`,
+  formId,
+  steps: [
+    { template: "Thanks {{firstName}}! How did we do? {{reviewLink | https://example.com/r}}", delay: "2d", sendAt: "10:00" },
+    { template: "Reminder: your visit is tomorrow. Reply C to cancel.", relativeTo: "appointment", offset: "-1d", sendAt: "09:00" },
+  ],
+  stopOnReply: true,
+  stopOnStatus: ["converted"],
+  restartOnResubmit: true,
+  ...over,
+});
+
+async function createAutomation(body: Record<string, unknown> = twoSteps()) {
+  return (await expectStatus(await s.api("/automations", { method: "POST", json: body }), 201)).data.automation;
+}
+async function runsOf(id: string, q = "") {
+  return (await expectStatus(await s.api(`/automations/${id}/runs${q}`), 200)).data.runs as any[];
+}
+
+describe("automations: CRUD and validation", () => {
+  test("create answers 201 with the automation; GET, list with run counts, PUT, DELETE", async () => {
+    const a = await createAutomation();
+    expect(a).toMatchObject({ formId, isActive: true, stopOnReply: true, stopOnStatus: ["converted"], restartOnResubmit: true, runs: { active: 0, completed: 0, stopped: 0 } });
+    expect(a.steps[1]).toEqual({ template: "Reminder: your visit is tomorrow. Reply C to cancel.", relativeTo: "appointment", offset: "-1d", sendAt: "09:00" });
+    expect((await expectStatus(await s.api(`/automations/${a.id}`), 200)).data.automation.id).toBe(a.id);
+    const list = (await expectStatus(await s.api("/automations"), 200)).data;
+    expect(list.automations.some((x: any) => x.id === a.id)).toBe(true);
+    expect(list.pagination.total).toBeGreaterThanOrEqual(1);
+    const put = (await expectStatus(await s.api(`/automations/${a.id}`, { method: "PUT", json: { name: "Renamed", isActive: false } }), 200)).data.automation;
+    expect(put).toMatchObject({ name: "Renamed", isActive: false, steps: a.steps });
+    await expectStatus(await s.api(`/automations/${a.id}`, { method: "DELETE" }), 200);
+    await expectStatus(await s.api(`/automations/${a.id}`), 404);
+    await expectStatus(await s.api(`/automations/${a.id}/runs`), 404);
+  });
+
+  test("validation errors name the step and the field, and nothing is created", async () => {
+    const before = rows("SELECT COUNT(*) AS n FROM automations")[0].n;
+    const r = await expectStatus(
+      await s.api("/automations", {
+        method: "POST",
+        json: twoSteps({
+          steps: [
+            { template: "Hi", delay: "2 days" },
+            { template: "", relativeTo: "appointment", offset: "yesterday", sendAt: "25:00" },
+            { template: "both", delay: "1d", relativeTo: "appointment" },
+            { template: "none" },
+          ],
+          stopOnStatus: ["gone"],
+        }),
+      }),
+      400,
+    );
+    const fields = r.errors.map((e: any) => e.field);
+    expect(fields).toEqual(expect.arrayContaining(["steps[0].delay", "steps[1].template", "steps[1].offset", "steps[1].sendAt", "steps[2].delay", "steps[3].delay", "stopOnStatus"]));
+    expect(rows("SELECT COUNT(*) AS n FROM automations")[0].n).toBe(before);
+  });
+
+  test("relativeTo that is not a date field of the form is 400 naming the step", async () => {
+    for (const relativeTo of ["note", "missing"]) {
+      const r = await expectStatus(await s.api("/automations", { method: "POST", json: twoSteps({ steps: [{ template: "x", relativeTo, offset: "-1d" }] }) }), 400);
+      expect(r.errors[0].field).toBe("steps[0].relativeTo");
+      expect(r.errors[0].message).toContain(relativeTo);
+    }
+  });
+
+  test("an unknown form is 400 on formId; unknown ids are 404; a standard key cannot write", async () => {
+    const r = await expectStatus(await s.api("/automations", { method: "POST", json: twoSteps({ formId: crypto.randomUUID() }) }), 400);
+    expect(r.errors[0].field).toBe("formId");
+    await expectStatus(await s.api(`/automations/${crypto.randomUUID()}`), 404);
+    await expectStatus(await s.api("/automations/not-an-id", { method: "PUT", json: { name: "x" } }), 404);
+    await expectStatus(await s.api("/automations", { method: "POST", json: twoSteps(), key: standardKey }), 403);
+    await expectStatus(await s.api("/automations", { key: standardKey }), 200);
+  });
+});
+
+describe("automations: runs", () => {
+  test("a submission starts a run whose steps are scheduled at the local times, across the clock change", async () => {
+    const a = await createAutomation();
+    const phone = newPhone();
+    clock.now = T0;
+    const sub = await expectStatus(await submit({ phoneNumber: phone, firstName: "Ann", appointment: "2026-11-02" }), 200);
+    const runs = await runsOf(a.id);
+    expect(runs).toHaveLength(1);
+    const run = runs[0];
+    expect(run).toMatchObject({ contactId: sub.data.contactId, status: "active", stoppedReason: null, startedAt: new Date(T0).toISOString() });
+    // Sunday 1 November 10:00 EST (UTC-5) and 09:00 EST: the local times, not 24-hour multiples.
+    expect(run.steps.map((x: any) => [x.index, x.scheduledFor, x.status])).toEqual([
+      [0, "2026-11-01T15:00:00.000Z", "scheduled"],
+      [1, "2026-11-01T14:00:00.000Z", "scheduled"],
+    ]);
+    const m = (await expectStatus(await s.api(`/messages/${run.steps[0].messageId}`), 200)).data.message;
+    expect(m).toMatchObject({ status: "queued", content: "Thanks Ann! How did we do? https://example.com/r", scheduledFor: "2026-11-01T15:00:00.000Z" });
+    expect(m.metadata).toMatchObject({ source: "automation", automationId: a.id, step: 0 });
+    // The contact lists its runs.
+    const c = (await expectStatus(await s.api(`/contacts/${sub.data.contactId}`), 200)).data;
+    expect(c.automationRuns.map((r: any) => r.id)).toEqual([run.id]);
+    const counts = (await expectStatus(await s.api(`/automations/${a.id}`), 200)).data.automation.runs;
+    expect(counts).toEqual({ active: 1, completed: 0, stopped: 0 });
+    await expectStatus(await s.api(`/automations/${a.id}`, { method: "DELETE" }), 200);
+  });
+
+  test("a reply stops the run and cancels its unsent steps", async () => {
+    const a = await createAutomation();
+    const phone = newPhone();
+    await expectStatus(await submit({ phoneNumber: phone, firstName: "Bo", appointment: "2026-11-10" }), 200);
+    const [run] = await runsOf(a.id);
+    await expectStatus(await inbound(phone, "sounds good, thanks"), 201);
+    const [after] = await runsOf(a.id);
+    expect(after).toMatchObject({ id: run.id, status: "stopped", stoppedReason: "replied" });
+    expect(after.steps.map((x: any) => x.status)).toEqual(["cancelled", "cancelled"]);
+    expect(rows("SELECT status FROM messages WHERE id IN (?, ?)", run.steps[0].messageId, run.steps[1].messageId).map((r) => r.status)).toEqual(["cancelled", "cancelled"]);
+    expect(s.running.deps.queue.has(run.steps[0].messageId)).toBe(false);
+    expect((await runsOf(a.id, "?status=stopped")).length).toBe(1);
+    expect((await runsOf(a.id, "?status=active")).length).toBe(0);
+    await expectStatus(await s.api(`/automations/${a.id}`, { method: "DELETE" }), 200);
+  });
+
+  test("an opt-out stops the run (opted-out), even with stopOnReply off", async () => {
+    const a = await createAutomation(twoSteps({ stopOnReply: false }));
+    const phone = newPhone();
+    await expectStatus(await submit({ phoneNumber: phone, appointment: "2026-11-10" }), 200);
+    await expectStatus(await inbound(phone, "just a question"), 201);
+    expect((await runsOf(a.id))[0].status).toBe("active");
+    await expectStatus(await inbound(phone, "STOP"), 201);
+    const [run] = await runsOf(a.id);
+    expect(run).toMatchObject({ status: "stopped", stoppedReason: "opted-out" });
+    expect(run.steps.every((x: any) => x.status === "cancelled")).toBe(true);
+    await expectStatus(await s.api(`/automations/${a.id}`, { method: "DELETE" }), 200);
+  });
+
+  test("a resubmission restarts the run with restartOnResubmit, and is ignored without it", async () => {
+    const phone = newPhone();
+    const restart = await createAutomation(twoSteps({ restartOnResubmit: true }));
+    const ignore = await createAutomation(twoSteps({ restartOnResubmit: false }));
+    await expectStatus(await submit({ phoneNumber: phone, appointment: "2026-11-10" }), 200);
+    clock.now = T0 + 3_600_000;
+    await expectStatus(await submit({ phoneNumber: phone, appointment: "2026-11-12", note: "second" }), 200);
+    const r = await runsOf(restart.id);
+    expect(r.map((x) => [x.status, x.stoppedReason])).toEqual([["active", null], ["stopped", "restarted"]]);
+    expect(r[1].steps.every((x: any) => x.status === "cancelled")).toBe(true);
+    expect(r[0].steps[1].scheduledFor).toBe("2026-11-11T14:00:00.000Z");
+    const i = await runsOf(ignore.id);
+    expect(i).toHaveLength(1);
+    expect(i[0].steps[1].scheduledFor).toBe("2026-11-09T14:00:00.000Z");
+    clock.now = T0;
+    for (const a of [restart, ignore]) await expectStatus(await s.api(`/automations/${a.id}`, { method: "DELETE" }), 200);
+  });
+
+  test("a step whose date has passed is skipped (past), not sent late", async () => {
+    const a = await createAutomation();
+    await expectStatus(await submit({ phoneNumber: newPhone(), appointment: "2026-10-29" }), 200);
+    const [run] = await runsOf(a.id);
+    expect(run.steps[1]).toMatchObject({ status: "skipped", skipped: "past", messageId: null });
+    expect(run.steps[0].status).toBe("scheduled");
+    await expectStatus(await s.api(`/automations/${a.id}`, { method: "DELETE" }), 200);
+  });
+
+  test("turning the automation off stops its runs (automation-off)", async () => {
+    const a = await createAutomation();
+    await expectStatus(await submit({ phoneNumber: newPhone(), appointment: "2026-11-10" }), 200);
+    await expectStatus(await s.api(`/automations/${a.id}`, { method: "PUT", json: { isActive: false } }), 200);
+    const [run] = await runsOf(a.id);
+    expect(run).toMatchObject({ status: "stopped", stoppedReason: "automation-off" });
+    // Off: a new submission starts nothing.
+    await expectStatus(await submit({ phoneNumber: newPhone(), appointment: "2026-11-10" }), 200);
+    expect(await runsOf(a.id)).toHaveLength(1);
+  });
+
+  test("runs listing refuses bad filters and pages", async () => {
+    const a = await createAutomation();
+    const r = await expectStatus(await s.api(`/automations/${a.id}/runs?status=done&page=0`), 400);
+    expect(r.errors.map((e: any) => e.field).sort()).toEqual(["page", "status"]);
+    expect(await runsOf(a.id, `?contactId=nope`)).toEqual([]);
+    await expectStatus(await s.api(`/automations/${a.id}`, { method: "DELETE" }), 200);
+  });
+});
