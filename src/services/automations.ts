@@ -66,7 +66,9 @@ import {
   listAutomations,
   listRuns,
   markAutomationDeleted,
+  markRunStopping,
   markRunsStopping,
+  repliedSince,
   newestContactId,
   runContact,
   runCounts,
@@ -412,14 +414,16 @@ export class AutomationService {
     if (runOfSubmission(this.sqlite, r.automationId, r.submissionId)) return;
     const contact = runContact(this.sqlite, r.accountId, r.contactId);
     if (!contact) return;
-    this.startRun(ctx, contact, Date.parse(r.createdAt), r.submissionId, now, out);
+    const run = this.startRun(ctx, contact, Date.parse(r.createdAt), r.submissionId, now, out);
+    // A reply that came between the submission and this moment (the inbox waited) stops it too.
+    if (typeof run === "object" && ctx.a.stopOnReply === 1 && repliedSince(this.sqlite, contact.id, r.createdAt)) markRunStopping(this.sqlite, run.runId, "replied");
   }
 
   /**
    * Inside the caller's transaction: the contact's run with every step's row and message, or the
    * reason it gets none. A resubmission stops the active run first when restartOnResubmit.
    */
-  private startRun(ctx: RunContext, contact: RunContact, start: number, submissionId: string | null, now: number, out: Outcome): RunSkip | null {
+  private startRun(ctx: RunContext, contact: RunContact, start: number, submissionId: string | null, now: number, out: Outcome): RunSkip | { runId: string } {
     const skip = this.runSkip(ctx, contact, submissionId !== null && ctx.a.restartOnResubmit === 1);
     if (skip) return skip;
     const a = ctx.a;
@@ -525,7 +529,7 @@ export class AutomationService {
       finishRun(this.sqlite, runId, "completed", null, nowIso);
       emitEvent(this.sqlite, a.accountId, "automation.run.completed", () => ({ run: this.runView(runId) }), now);
     }
-    return null;
+    return { runId };
   }
 
   /** Why the contact gets no run of this automation now; null: it does. */
@@ -641,7 +645,7 @@ export class AutomationService {
           let started = 0;
           for (const c of rows) {
             const why = this.startRun(ctx, c, nowMs, null, nowMs, out);
-            if (why) skipped[why] = (skipped[why] ?? 0) + 1;
+            if (typeof why === "string") skipped[why] = (skipped[why] ?? 0) + 1;
             else started++;
           }
           const done = rows.length < START_CHUNK;

@@ -374,3 +374,13 @@ export function advanceStart(sqlite: Database, id: string, p: { cursor: string; 
 export function automationForm(sqlite: Database, accountId: string, formId: string): { id: string; name: string; fields: string; settings: string } | null {
   return (sqlite.query("SELECT id, name, fields, settings FROM forms WHERE id = ?1 AND account_id = ?2").get(formId, accountId) as { id: string; name: string; fields: string; settings: string } | null) ?? null;
 }
+
+/** Whether the contact texted in since `sinceIso` (a reply that came before its run was started). */
+export function repliedSince(sqlite: Database, contactId: string, sinceIso: string): boolean {
+  return sqlite.query("SELECT 1 AS x FROM inbound_messages WHERE contact_id = ?1 AND received_at > ?2 LIMIT 1").get(contactId, sinceIso) !== null;
+}
+
+/** Marks one active run to stop (see stoppingRuns). */
+export function markRunStopping(sqlite: Database, runId: string, reason: string): void {
+  sqlite.query("UPDATE automation_runs SET stop_reason = ?2 WHERE id = ?1 AND status = 'active' AND stop_reason IS NULL").run(runId, reason);
+}
