@@ -364,43 +364,43 @@ export class AutomationService {
     this.processStops();
   }
 
-  /** Turns the inbox's submissions into runs, a transaction per INBOX_CHUNK rows. */
+  /** Turns the inbox's submissions into runs: a transaction per INBOX_CHUNK rows, one per turn of the event loop. */
   drainInbox(): void {
     if (this.draining || inboxEmpty(this.sqlite)) return;
     this.draining = true;
+    let more = false;
     try {
-      for (;;) {
-        const out = outcome();
-        let n = 0;
-        try {
-          n = this.sqlite.transaction(() => {
-            const rows = inboxBatch(this.sqlite, INBOX_CHUNK);
-            const now = this.clock();
-            const contexts = new Map<string, RunContext | null>();
-            for (const r of rows) {
-              // One row that cannot be started (a bug, a vanished form) must not hold up the rest.
-              const rowOut = outcome();
-              try {
-                this.sqlite.transaction(() => this.startFromSubmission(r, contexts, now, rowOut))();
-                merge(out, rowOut);
-              } catch (err) {
-                this.unreserve(rowOut);
-                this.logger.error("automations: a submission could not start its run; skipped", { automationId: r.automationId, submissionId: r.submissionId, error: String(err) });
-              }
-              deleteInboxRow(this.sqlite, r.seq);
+      const out = outcome();
+      let n = 0;
+      try {
+        n = this.sqlite.transaction(() => {
+          const rows = inboxBatch(this.sqlite, INBOX_CHUNK);
+          const now = this.clock();
+          const contexts = new Map<string, RunContext | null>();
+          for (const r of rows) {
+            // One row that cannot be started (a bug, a vanished form) must not hold up the rest.
+            const rowOut = outcome();
+            try {
+              this.sqlite.transaction(() => this.startFromSubmission(r, contexts, now, rowOut))();
+              merge(out, rowOut);
+            } catch (err) {
+              this.unreserve(rowOut);
+              this.logger.error("automations: a submission could not start its run; skipped", { automationId: r.automationId, submissionId: r.submissionId, error: String(err) });
             }
-            return rows.length;
-          })();
-        } catch (err) {
-          this.unreserve(out);
-          throw err;
-        }
-        this.afterCommit(out);
-        if (n < INBOX_CHUNK) return;
+            deleteInboxRow(this.sqlite, r.seq);
+          }
+          return rows.length;
+        })();
+      } catch (err) {
+        this.unreserve(out);
+        throw err;
       }
+      this.afterCommit(out);
+      more = n === INBOX_CHUNK;
     } finally {
       this.draining = false;
     }
+    if (more) this.later(() => this.drainInbox());
   }
 
   private startFromSubmission(r: { automationId: string; submissionId: string; contactId: string; accountId: string; createdAt: string }, contexts: Map<string, RunContext | null>, now: number, out: Outcome): void {
@@ -552,47 +552,63 @@ export class AutomationService {
     emitEvent(this.sqlite, run.accountId, "automation.run.stopped", () => ({ run: this.runView(run.id) }), now);
   }
 
-  /** Stops the runs a cause marked (see the module comment). */
+  /**
+   * Stops the runs a cause marked (see the module comment): one chunk now (a contact's few runs,
+   * at once), the rest a chunk per turn of the event loop, so turning off an automation with
+   * 50,000 runs never holds the server.
+   */
   processStops(): void {
     if (this.stopping || !anyStopping(this.sqlite)) return;
     this.stopping = true;
+    let more = false;
     try {
-      for (;;) {
-        const out = outcome();
-        const n = this.sqlite.transaction(() => {
-          const now = this.clock();
-          const runs = stoppingRuns(this.sqlite, FINISH_CHUNK);
-          for (const r of runs) this.stopRun(r, r.stopReason!, now, out);
-          return runs.length;
-        })();
-        this.afterCommit(out);
-        if (n < FINISH_CHUNK) return;
-      }
+      const out = outcome();
+      const n = this.sqlite.transaction(() => {
+        const now = this.clock();
+        const runs = stoppingRuns(this.sqlite, FINISH_CHUNK);
+        for (const r of runs) this.stopRun(r, r.stopReason!, now, out);
+        return runs.length;
+      })();
+      this.afterCommit(out);
+      more = n === FINISH_CHUNK;
     } finally {
       this.stopping = false;
     }
+    if (more) this.later(() => this.processStops());
   }
 
-  /** Runs whose every step has gone out (or failed, or was skipped): completed. */
+  /** Runs `fn` on the next turn of the event loop (errors logged; the sweep retries). */
+  private later(fn: () => void): void {
+    setImmediate(() => {
+      if (this.stopped) return;
+      try {
+        fn();
+      } catch (err) {
+        this.logger.error("automations: a step of work failed; the sweep retries it", { error: String(err) });
+      }
+    });
+  }
+
+  /** Runs whose every step has gone out (or failed, or was skipped): completed, a chunk per turn. */
   completeDue(): void {
     if (this.completing) return;
     this.completing = true;
+    let more = false;
     try {
-      for (;;) {
-        const n = this.sqlite.transaction(() => {
-          const now = this.clock();
-          const runs = completableRuns(this.sqlite, iso(now), FINISH_CHUNK);
-          for (const r of runs) {
-            finishRun(this.sqlite, r.id, "completed", null, iso(now));
-            emitEvent(this.sqlite, r.accountId, "automation.run.completed", () => ({ run: this.runView(r.id) }), now);
-          }
-          return runs.length;
-        })();
-        if (n < FINISH_CHUNK) return;
-      }
+      const n = this.sqlite.transaction(() => {
+        const now = this.clock();
+        const runs = completableRuns(this.sqlite, iso(now), FINISH_CHUNK);
+        for (const r of runs) {
+          finishRun(this.sqlite, r.id, "completed", null, iso(now));
+          emitEvent(this.sqlite, r.accountId, "automation.run.completed", () => ({ run: this.runView(r.id) }), now);
+        }
+        return runs.length;
+      })();
+      more = n === FINISH_CHUNK;
     } finally {
       this.completing = false;
     }
+    if (more) this.later(() => this.completeDue());
   }
 
   private scheduleCompletion(): void {
@@ -777,8 +793,8 @@ export class AutomationService {
       id: r.id,
       automationId: r.automationId,
       contactId: r.contactId,
-      status: r.status,
       // A run marked and not yet stopped shows as it will be a moment later.
+      status: r.status === "active" && r.stopReason !== null ? "stopped" : r.status,
       stoppedReason: r.status === "completed" ? null : (r.stopReason as StopReason | null),
       startedAt: r.startedAt,
       finishedAt: r.finishedAt,
