@@ -210,3 +210,117 @@ describe("automations: runs", () => {
     await expectStatus(await s.api(`/automations/${a.id}`, { method: "DELETE" }), 200);
   });
 });
+
+describe("automations: the rules of webhook texts, and the other stops", () => {
+  test("a status in stopOnStatus stops the run (status); a deleted contact's run stops (contact-deleted)", async () => {
+    const a = await createAutomation();
+    const p1 = newPhone();
+    const p2 = newPhone();
+    const c1 = (await expectStatus(await submit({ phoneNumber: p1, appointment: "2026-11-10" }), 200)).data.contactId;
+    const c2 = (await expectStatus(await submit({ phoneNumber: p2, appointment: "2026-11-10" }), 200)).data.contactId;
+    await expectStatus(await s.api(`/contacts/${c1}`, { method: "PUT", json: { status: "responded" } }), 200);
+    expect((await runsOf(a.id, `?contactId=${c1}`))[0].status).toBe("active");
+    await expectStatus(await s.api(`/contacts/${c1}`, { method: "PUT", json: { status: "converted" } }), 200);
+    expect((await runsOf(a.id, `?contactId=${c1}`))[0]).toMatchObject({ status: "stopped", stoppedReason: "status" });
+    await expectStatus(await s.api(`/contacts/${c2}`, { method: "DELETE" }), 200);
+    const [gone] = await runsOf(a.id, `?contactId=${c2}`);
+    expect(gone).toMatchObject({ status: "stopped", stoppedReason: "contact-deleted" });
+    expect(gone.steps.map((x: any) => x.status)).toEqual(["cancelled", "cancelled"]);
+    await expectStatus(await s.api(`/automations/${a.id}`, { method: "DELETE" }), 200);
+  });
+
+  test("quiet hours move a step to their end; the per-recipient limit skips a step", async () => {
+    const form = formBody({
+      fields: [{ name: "firstName", type: "text" }],
+      settings: { delayMinutes: 0, timezone: ZONE, quietHours: { start: "21:00", end: "08:00" }, recipientLimitPerDay: 2 },
+    });
+    const fid = (await expectStatus(await s.api("/forms", { method: "POST", json: form }), 201)).data.form.id;
+    const a = await createAutomation({
+      name: "Quiet",
+      formId: fid,
+      steps: [
+        { template: "late", delay: "1d", sendAt: "22:30" },
+        { template: "two", delay: "2d", sendAt: "12:00" },
+        { template: "three", delay: "2d", sendAt: "12:05" },
+      ],
+    });
+    const phone = newPhone();
+    await expectStatus(await submit({ phoneNumber: phone }, fid), 200);
+    const [run] = await runsOf(a.id);
+    // 22:30 on Saturday is inside 21:00-08:00: Sunday 08:00 EST.
+    expect(run.steps[0]).toMatchObject({ status: "scheduled", scheduledFor: "2026-11-01T13:00:00.000Z" });
+    expect(run.steps[1].status).toBe("scheduled");
+    // The form's own text is due now, step 0 Sunday 08:00 and step 1 Sunday 12:00: two in the 24 h before 12:05.
+    expect(run.steps[2]).toMatchObject({ status: "skipped", skipped: "recipient-limit", messageId: null });
+  });
+
+  test("no run for a contact who did not tick the form's consent box, nor for an opted-out number", async () => {
+    const form = formBody({ fields: [{ name: "firstName", type: "text" }, { name: "consent", type: "text" }], settings: { delayMinutes: 0, timezone: ZONE, consentField: "consent" } });
+    const fid = (await expectStatus(await s.api("/forms", { method: "POST", json: form }), 201)).data.form.id;
+    const a = await createAutomation({ name: "Consent", formId: fid, steps: [{ template: "hi", delay: "1d" }] });
+    await expectStatus(await submit({ phoneNumber: newPhone() }, fid), 200);
+    expect(await runsOf(a.id)).toHaveLength(0);
+    await expectStatus(await submit({ phoneNumber: newPhone(), consent: "yes" }, fid), 200);
+    expect(await runsOf(a.id)).toHaveLength(1);
+    const out = newPhone();
+    await expectStatus(await inbound(out, "STOP"), 201);
+    await expectStatus(await submit({ phoneNumber: out, consent: "yes" }, fid), 200);
+    expect(await runsOf(a.id)).toHaveLength(1);
+  });
+
+  test("a run completes once its steps have gone out", async () => {
+    const a = await createAutomation({ name: "Soon", formId, steps: [{ template: "soon", delay: "30m" }] });
+    await expectStatus(await submit({ phoneNumber: newPhone() }), 200);
+    const [run] = await runsOf(a.id);
+    await expectStatus(await s.api(`/messages/${run.steps[0].messageId}/status`, { method: "PUT", json: { status: "sent", sentAt: new Date(T0).toISOString() } }), 200);
+    clock.now = T0 + 31 * 60_000;
+    s.running.deps.automations.completeDue();
+    const [done] = await runsOf(a.id);
+    expect(done).toMatchObject({ status: "completed", stoppedReason: null });
+    expect(done.steps[0].status).toBe("sent");
+    expect((await expectStatus(await s.api(`/automations/${a.id}`), 200)).data.automation.runs).toEqual({ active: 0, completed: 1, stopped: 0 });
+    clock.now = T0;
+    await expectStatus(await s.api(`/automations/${a.id}`, { method: "DELETE" }), 200);
+  });
+});
+
+describe("automations: start for existing contacts", () => {
+  test("dryRun counts who would start and who is skipped and why; the start creates the runs once", async () => {
+    const f = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody({ settings: { delayMinutes: 0, timezone: ZONE } }) }), 201)).data.form.id;
+    const a = await createAutomation({ name: "Win-back", formId: f, steps: [{ template: "We miss you {{firstName | friend}}", delay: "1d", sendAt: "11:00" }], stopOnStatus: ["converted"] });
+    const mk = async (json: Record<string, unknown>) => (await expectStatus(await s.api("/contacts", { method: "POST", json: { phoneNumber: newPhone(), tags: ["winback"], ...json } }), 201)).data.contact.id;
+    await mk({ firstName: "A" });
+    await mk({ firstName: "B" });
+    await mk({ firstName: "C", status: "converted" });
+    await mk({ firstName: "D", optedOut: true });
+    const segment = { tags: ["winback"] };
+    const before = rows("SELECT COUNT(*) AS n FROM messages")[0].n;
+    const dry = (await expectStatus(await s.api(`/automations/${a.id}/start?dryRun=true`, { method: "POST", json: { segment } }), 200)).data;
+    expect(dry).toEqual({ dryRun: true, contacts: 4, starting: 2, skipped: { "opted-out": 1, status: 1, "no-consent": 0, "already-running": 0 } });
+    expect(rows("SELECT COUNT(*) AS n FROM messages")[0].n).toBe(before);
+    expect((await expectStatus(await s.api(`/automations/${a.id}/start`, { method: "POST", json: { segment, dryRun: true } }), 200)).data.starting).toBe(2);
+    const r = (await expectStatus(await s.api(`/automations/${a.id}/start`, { method: "POST", json: { segment } }), 202)).data;
+    expect(r).toMatchObject({ dryRun: false, contacts: 4, starting: 2 });
+    await s.running.deps.automations.idle();
+    const runs = await runsOf(a.id);
+    expect(runs).toHaveLength(2);
+    // Delays count from the start: Saturday 31 October 11:00 EDT.
+    expect(runs.every((x) => x.steps[0].scheduledFor === "2026-10-31T15:00:00.000Z")).toBe(true);
+    // Started twice: the running ones are skipped.
+    const again = (await expectStatus(await s.api(`/automations/${a.id}/start?dryRun=true`, { method: "POST", json: { segment } }), 200)).data;
+    expect(again.skipped["already-running"]).toBe(2);
+    await expectStatus(await s.api(`/automations/${a.id}/start`, { method: "POST", json: { segment } }), 202);
+    await s.running.deps.automations.idle();
+    expect(await runsOf(a.id)).toHaveLength(2);
+  });
+
+  test("bad segments and bodies are 400 naming the field; a turned-off automation is 409", async () => {
+    const a = await createAutomation();
+    const r = await expectStatus(await s.api(`/automations/${a.id}/start`, { method: "POST", json: { segment: { colour: "red", status: "gone" }, dryRun: "maybe" } }), 400);
+    expect(r.errors.map((e: any) => e.field)).toEqual(expect.arrayContaining(["segment.colour", "segment.status"]));
+    await expectStatus(await s.api(`/automations/${a.id}`, { method: "PUT", json: { isActive: false } }), 200);
+    const off = await expectStatus(await s.api(`/automations/${a.id}/start`, { method: "POST", json: {} }), 409);
+    expect(off.code).toBe("AUTOMATION_INACTIVE");
+    await expectStatus(await s.api(`/automations/${crypto.randomUUID()}/start`, { method: "POST", json: {} }), 404);
+  });
+});
