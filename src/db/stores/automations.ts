@@ -384,3 +384,8 @@ export function repliedSince(sqlite: Database, contactId: string, sinceIso: stri
 export function markRunStopping(sqlite: Database, runId: string, reason: string): void {
   sqlite.query("UPDATE automation_runs SET stop_reason = ?2 WHERE id = ?1 AND status = 'active' AND stop_reason IS NULL").run(runId, reason);
 }
+
+/** Whether the contact has an active run of the automation (one seek of automation_runs_one_active_idx). */
+export function hasActiveRun(sqlite: Database, automationId: string, contactId: string): boolean {
+  return sqlite.query("SELECT 1 AS x FROM automation_runs WHERE automation_id = ?1 AND contact_id = ?2 AND status = 'active'").get(automationId, contactId) !== null;
+}
