@@ -169,6 +169,8 @@ export class AutomationService {
   private draining = false;
   private stopping = false;
   private completing = false;
+  /** Where the last page of completeDue ended (null: at the start). */
+  private completeCursor: { endsAt: string; id: string } | null = null;
   private stopped = false;
   private timer: ReturnType<typeof setInterval> | undefined;
   private completeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -610,22 +612,27 @@ export class AutomationService {
     });
   }
 
-  /** Runs whose every step has gone out (or failed, or was skipped): completed, a chunk per turn. */
+  /**
+   * Runs whose every step has gone out (or failed, or was skipped): completed. A bounded page of
+   * FINISH_CHUNK runs per call, the cursor moving on from call to call.
+   */
   completeDue(): void {
     if (this.completing) return;
     this.completing = true;
     let more = false;
     try {
-      const n = this.sqlite.transaction(() => {
+      this.sqlite.transaction(() => {
         const now = this.clock();
-        const runs = completableRuns(this.sqlite, iso(now), FINISH_CHUNK);
+        const { runs, last } = completableRuns(this.sqlite, iso(now), this.completeCursor, FINISH_CHUNK);
         for (const r of runs) {
           finishRun(this.sqlite, r.id, "completed", null, iso(now));
           emitEvent(this.sqlite, r.accountId, "automation.run.completed", () => ({ run: this.runView(r.id) }), now);
         }
-        return runs.length;
+        this.completeCursor = last;
+        // The next page at once only while pages complete runs: runs held up by texts still
+        // queued (no phone online) are looked at a page per sweep, not all of them every time.
+        more = last !== null && runs.length > 0;
       })();
-      more = n === FINISH_CHUNK;
     } finally {
       this.completing = false;
     }

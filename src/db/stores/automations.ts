@@ -207,15 +207,29 @@ export function cancelRunMessages(sqlite: Database, runId: string, reason: strin
   return rows.map((r) => r.id);
 }
 
-/** Active runs past their last step with nothing of theirs still queued: completed. */
-export function completableRuns(sqlite: Database, nowIso: string, limit: number): RunRecord[] {
-  return sqlite
+/**
+ * Of the next `limit` active runs past their last step after the cursor (ends_at, id) — a bounded
+ * page of automation_runs_due_idx, so runs held up by queued messages (no phone online) are not
+ * read again on every call — those with nothing of theirs still queued. `last` is the page's end
+ * (null: the page reached the end of the index; start again from the beginning).
+ */
+export function completableRuns(sqlite: Database, nowIso: string, after: { endsAt: string; id: string } | null, limit: number): { runs: RunRecord[]; last: { endsAt: string; id: string } | null } {
+  const page = sqlite
     .query(
-      `SELECT ${RUN_COLUMNS} FROM automation_runs r WHERE r.status = 'active' AND r.ends_at <= ?1 AND r.stop_reason IS NULL
-         AND NOT EXISTS (SELECT 1 FROM automation_run_steps s JOIN messages m ON m.id = s.message_id WHERE s.run_id = r.id AND m.status = 'queued')
-       LIMIT ?2`,
+      `SELECT id, ends_at AS endsAt FROM automation_runs WHERE status = 'active' AND ends_at <= ?1 AND (ends_at, id) > (?2, ?3)
+       ORDER BY ends_at, id LIMIT ?4`,
     )
-    .all(nowIso, limit) as RunRecord[];
+    .all(nowIso, after?.endsAt ?? "", after?.id ?? "", limit) as Array<{ id: string; endsAt: string }>;
+  if (page.length === 0) return { runs: [], last: null };
+  const marks = page.map(() => "?").join(",");
+  const runs = sqlite
+    .query(
+      `SELECT ${RUN_COLUMNS} FROM automation_runs r WHERE r.id IN (${marks}) AND r.stop_reason IS NULL
+         AND NOT EXISTS (SELECT 1 FROM automation_run_steps s JOIN messages m ON m.id = s.message_id WHERE s.run_id = r.id AND m.status = 'queued')`,
+    )
+    .all(...page.map((p) => p.id)) as RunRecord[];
+  const end = page[page.length - 1];
+  return { runs, last: page.length < limit ? null : { endsAt: end.endsAt, id: end.id } };
 }
 
 // ---- contacts and messages -------------------------------------------------------------------
