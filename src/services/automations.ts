@@ -656,8 +656,20 @@ export class AutomationService {
     if (this.running.has(jobId)) return;
     this.running.add(jobId);
     void (async () => {
+      // Two chunks in flight: the next one runs while the last one's commit is being flushed to
+      // disk (the fsync off the main thread, src/db/group-commit.ts), so the start is not paced
+      // by the disk. Each chunk's messages reach the queue only once its commit is on disk.
+      let flushing: Promise<boolean> | null = null;
       try {
-        while (!this.stopped && (await this.startChunk(jobId))) await tick();
+        while (!this.stopped) {
+          const chunk = this.startChunk(jobId);
+          const more = await chunk.ran;
+          if (flushing) await flushing;
+          flushing = chunk.saved;
+          if (!more) break;
+          await tick();
+        }
+        if (flushing) await flushing;
       } catch (err) {
         // The cursor is where the last committed chunk left it: the next start carries on.
         if (!(err instanceof WriterClosedError)) this.logger.error("automations: starting runs stopped; it carries on at the next start", { startId: jobId, error: String(err) });
@@ -667,42 +679,70 @@ export class AutomationService {
     })();
   }
 
-  /** One chunk of a start job, as one group-commit job; resolves with whether there is more. */
-  private async startChunk(jobId: string): Promise<boolean> {
+  /**
+   * One chunk of a start job, as one group-commit job: `ran` resolves once it has run (with
+   * whether there is more), `saved` once its commit is on disk and the queue has its messages.
+   */
+  private startChunk(jobId: string): { ran: Promise<boolean>; saved: Promise<boolean> } {
     const out = outcome();
-    let more = false;
-    try {
-      more = await this.writer.submit({
+    let ranDone: (more: boolean) => void = () => {};
+    let ranFailed: (err: unknown) => void = () => {};
+    const ran = new Promise<boolean>((resolve, reject) => {
+      ranDone = resolve;
+      ranFailed = reject;
+    });
+    const saved = this.writer
+      .submit({
         run: () => {
-          const job = findStart(this.sqlite, jobId);
-          if (!job || job.status !== "running") return false;
-          const a = findAutomationById(this.sqlite, job.automationId);
-          const ctx = a && a.isActive && a.deletedAt === null ? this.context(a) : null;
-          const nowMs = this.clock();
-          const now = iso(nowMs);
-          if (ctx === null) {
-            advanceStart(this.sqlite, jobId, { cursor: job.cursor, started: 0, skipped: job.skipped, done: true, updatedAt: now });
-            return false;
+          try {
+            const more = this.startChunkRows(jobId, out);
+            ranDone(more);
+            return more;
+          } catch (err) {
+            ranFailed(err);
+            throw err;
           }
-          const rows = segmentContacts(this.sqlite, job.accountId, this.filterOf(job.segment), job.lastContactId, job.cursor, START_CHUNK);
-          const skipped = JSON.parse(job.skipped) as Record<string, number>;
-          let started = 0;
-          for (const c of rows) {
-            const why = this.startRun(ctx, c, nowMs, null, nowMs, out);
-            if (typeof why === "string") skipped[why] = (skipped[why] ?? 0) + 1;
-            else started++;
-          }
-          const done = rows.length < START_CHUNK;
-          advanceStart(this.sqlite, jobId, { cursor: rows.at(-1)?.id ?? job.cursor, started, skipped: JSON.stringify(skipped), done, updatedAt: now });
-          return !done;
         },
-      });
-    } catch (err) {
-      this.unreserve(out);
-      throw err;
+      })
+      .then(
+        (more) => {
+          this.afterCommit(out);
+          return more;
+        },
+        (err) => {
+          this.unreserve(out);
+          ranFailed(err);
+          throw err;
+        },
+      );
+    // Awaited by the loop unless `ran` failed first; never an unhandled rejection.
+    saved.catch(() => {});
+    return { ran, saved };
+  }
+
+  /** Inside the chunk's transaction: runs for the next START_CHUNK contacts, and the cursor moved. */
+  private startChunkRows(jobId: string, out: Outcome): boolean {
+    const job = findStart(this.sqlite, jobId);
+    if (!job || job.status !== "running") return false;
+    const a = findAutomationById(this.sqlite, job.automationId);
+    const ctx = a && a.isActive && a.deletedAt === null ? this.context(a) : null;
+    const nowMs = this.clock();
+    const now = iso(nowMs);
+    if (ctx === null) {
+      advanceStart(this.sqlite, jobId, { cursor: job.cursor, started: 0, skipped: job.skipped, done: true, updatedAt: now });
+      return false;
     }
-    this.afterCommit(out);
-    return more;
+    const rows = segmentContacts(this.sqlite, job.accountId, this.filterOf(job.segment), job.lastContactId, job.cursor, START_CHUNK);
+    const skipped = JSON.parse(job.skipped) as Record<string, number>;
+    let started = 0;
+    for (const c of rows) {
+      const why = this.startRun(ctx, c, nowMs, null, nowMs, out);
+      if (typeof why === "string") skipped[why] = (skipped[why] ?? 0) + 1;
+      else started++;
+    }
+    const done = rows.length < START_CHUNK;
+    advanceStart(this.sqlite, jobId, { cursor: rows.at(-1)?.id ?? job.cursor, started, skipped: JSON.stringify(skipped), done, updatedAt: now });
+    return !done;
   }
 
   /** After a commit: the quota settled, the queue and the phones told. */
