@@ -172,9 +172,9 @@ export function runsOfContact(sqlite: Database, accountId: string, contactId: st
     .all(contactId, accountId, limit) as RunRecord[];
 }
 
-/** Marks the automation's active runs to stop (the service then cancels their unsent steps). */
+/** Marks the automation's active runs to stop (the service then cancels their unsent steps); a cause already marked keeps its reason. */
 export function markRunsStopping(sqlite: Database, automationId: string, reason: string): number {
-  return sqlite.query("UPDATE automation_runs SET stop_reason = ?2 WHERE automation_id = ?1 AND status = 'active'").run(automationId, reason).changes;
+  return sqlite.query("UPDATE automation_runs SET stop_reason = ?2 WHERE automation_id = ?1 AND status = 'active' AND stop_reason IS NULL").run(automationId, reason).changes;
 }
 
 /** Active runs marked to stop (automation_runs_stopping_idx). */
