@@ -19,7 +19,7 @@ beforeAll(async () => {
       { name: "appointment", type: "date" },
       { name: "note", type: "text" },
     ],
-    settings: { delayMinutes: 0, timezone: ZONE },
+    settings: { delayMinutes: 0, timezone: ZONE, duplicateWindowMinutes: 10 },
   });
   formId = (await expectStatus(await s.api("/forms", { method: "POST", json: form }), 201)).data.form.id;
 });
@@ -178,6 +178,12 @@ describe("automations: runs", () => {
     const i = await runsOf(ignore.id);
     expect(i).toHaveLength(1);
     expect(i[0].steps[1].scheduledFor).toBe("2026-11-09T14:00:00.000Z");
+    // A resubmission inside the form's duplicate window (no second thank-you text) is still a resubmission.
+    clock.now = T0 + 3_660_000;
+    const dup = await expectStatus(await submit({ phoneNumber: phone, appointment: "2026-11-13" }), 200);
+    expect(dup.data.duplicate).toBe(true);
+    expect((await runsOf(restart.id)).map((x) => x.status)).toEqual(["active", "stopped", "stopped"]);
+    expect(await runsOf(ignore.id)).toHaveLength(1);
     clock.now = T0;
     for (const a of [restart, ignore]) await expectStatus(await s.api(`/automations/${a.id}`, { method: "DELETE" }), 200);
   });
