@@ -330,3 +330,32 @@ describe("automations: start for existing contacts", () => {
     await expectStatus(await s.api(`/automations/${crypto.randomUUID()}/start`, { method: "POST", json: {} }), 404);
   });
 });
+
+describe("automations: tenant isolation", () => {
+  test("another account sees none of it and cannot use this account's forms or contacts", async () => {
+    const a = await createAutomation();
+    const sub = await expectStatus(await submit({ phoneNumber: newPhone(), appointment: "2026-11-10" }), 200);
+    const other = s.running.deps.accounts.createAccount({ name: "Other shop" });
+    const as = { key: other.apiKey };
+    for (const [path, method] of [
+      [`/automations/${a.id}`, "GET"],
+      [`/automations/${a.id}/runs`, "GET"],
+      [`/automations/${a.id}`, "DELETE"],
+    ] as const) {
+      expect((await expectStatus(await s.api(path, { method, ...as }), 404)).code).toBe("AUTOMATION_NOT_FOUND");
+    }
+    await expectStatus(await s.api(`/automations/${a.id}`, { method: "PUT", json: { name: "mine" }, ...as }), 404);
+    await expectStatus(await s.api(`/automations/${a.id}/start`, { method: "POST", json: {}, ...as }), 404);
+    expect((await expectStatus(await s.api("/automations", as), 200)).data.automations).toEqual([]);
+    // This account's form is not theirs to follow.
+    const r = await expectStatus(await s.api("/automations", { method: "POST", json: twoSteps(), ...as }), 400);
+    expect(r.errors[0].field).toBe("formId");
+    await expectStatus(await s.api(`/contacts/${sub.data.contactId}`, as), 404);
+    // Their start over "every contact" counts their contacts only.
+    const f = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody(), ...as }), 201)).data.form.id;
+    const theirs = (await expectStatus(await s.api("/automations", { method: "POST", json: { name: "T", formId: f, steps: [{ template: "x", delay: "1d" }] }, ...as }), 201)).data.automation;
+    const dry = (await expectStatus(await s.api(`/automations/${theirs.id}/start?dryRun=true`, { method: "POST", json: {}, ...as }), 200)).data;
+    expect(dry.contacts).toBe(0);
+    await expectStatus(await s.api(`/automations/${a.id}`, { method: "DELETE" }), 200);
+  });
+});
