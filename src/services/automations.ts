@@ -621,18 +621,21 @@ export class AutomationService {
     this.completing = true;
     let more = false;
     try {
-      this.sqlite.transaction(() => {
-        const now = this.clock();
-        const { runs, last } = completableRuns(this.sqlite, iso(now), this.completeCursor, FINISH_CHUNK);
-        for (const r of runs) {
-          finishRun(this.sqlite, r.id, "completed", null, iso(now));
-          emitEvent(this.sqlite, r.accountId, "automation.run.completed", () => ({ run: this.runView(r.id) }), now);
-        }
-        this.completeCursor = last;
-        // The next page at once only while pages complete runs: runs held up by texts still
-        // queued (no phone online) are looked at a page per sweep, not all of them every time.
-        more = last !== null && runs.length > 0;
-      })();
+      const now = this.clock();
+      const { runs, last } = completableRuns(this.sqlite, iso(now), this.completeCursor, FINISH_CHUNK);
+      // Read first: an idle sweep writes nothing. finishRun only moves a run still active.
+      if (runs.length > 0) {
+        this.sqlite.transaction(() => {
+          for (const r of runs) {
+            if (!finishRun(this.sqlite, r.id, "completed", null, iso(now))) continue;
+            emitEvent(this.sqlite, r.accountId, "automation.run.completed", () => ({ run: this.runView(r.id) }), now);
+          }
+        })();
+      }
+      this.completeCursor = last;
+      // The next page at once only while pages complete runs: runs held up by texts still
+      // queued (no phone online) are looked at a page per sweep, not all of them every time.
+      more = last !== null && runs.length > 0;
     } finally {
       this.completing = false;
     }

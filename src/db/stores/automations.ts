@@ -186,8 +186,13 @@ export function anyStopping(sqlite: Database): boolean {
   return sqlite.query("SELECT 1 AS x FROM automation_runs WHERE status = 'active' AND stop_reason IS NOT NULL LIMIT 1").get() !== null;
 }
 
-export function finishRun(sqlite: Database, id: string, status: "completed" | "stopped", reason: string | null, at: string): void {
-  sqlite.query("UPDATE automation_runs SET status = ?2, stop_reason = ?3, finished_at = ?4 WHERE id = ?1 AND status = 'active'").run(id, status, reason, at);
+/** Ends an active run; a run marked to stop is never "completed". Returns whether it moved. */
+export function finishRun(sqlite: Database, id: string, status: "completed" | "stopped", reason: string | null, at: string): boolean {
+  return (
+    sqlite
+      .query("UPDATE automation_runs SET status = ?2, stop_reason = ?3, finished_at = ?4 WHERE id = ?1 AND status = 'active' AND (?2 = 'stopped' OR stop_reason IS NULL)")
+      .run(id, status, reason, at).changes === 1
+  );
 }
 
 /**
