@@ -395,6 +395,9 @@ export class AutomationService {
               merge(out, rowOut);
             } catch (err) {
               this.unreserve(rowOut);
+              // The database's state (busy, a disk error) is not the row's fault: the whole
+              // batch rolls back and the row is tried again.
+              if (/^SQLITE_(BUSY|LOCKED|IOERR|FULL|NOMEM)/.test(String((err as { code?: unknown })?.code ?? ""))) throw err;
               this.logger.error("automations: a submission could not start its run; skipped", { automationId: r.automationId, submissionId: r.submissionId, error: String(err) });
             }
             deleteInboxRow(this.sqlite, r.seq);
