@@ -370,8 +370,13 @@ export class AutomationService {
 
   /** Before a read: what the applier applied starts its runs, and marked stops are done. */
   private catchUp(): void {
-    this.drainInbox();
-    this.processStops();
+    try {
+      this.drainInbox();
+      this.processStops();
+    } catch (err) {
+      // The read still answers; the sweep retries the work.
+      this.logger.error("automations: catching up before a read failed; the sweep retries it", { error: String(err) });
+    }
   }
 
   /** Turns the inbox's submissions into runs: a transaction per INBOX_CHUNK rows, one per turn of the event loop. */
