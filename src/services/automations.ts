@@ -191,9 +191,17 @@ export class AutomationService {
   ) {
     // A reply, an opt-out, a status or a deleted contact marked runs in its own transaction:
     // their unsent steps are cancelled as soon as the change is announced.
-    changes.on("contact", () => this.processStops());
+    // Never thrown into the announcing service (its change is committed): logged, and the sweep retries.
+    const stops = () => {
+      try {
+        this.processStops();
+      } catch (err) {
+        this.logger.error("automations: stopping runs failed; the sweep retries it", { error: String(err) });
+      }
+    };
+    changes.on("contact", stops);
     changes.on("message", (c) => {
-      this.processStops();
+      stops();
       if (c.what === "settled") this.scheduleCompletion();
     });
   }
