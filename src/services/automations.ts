@@ -191,17 +191,9 @@ export class AutomationService {
   ) {
     // A reply, an opt-out, a status or a deleted contact marked runs in its own transaction:
     // their unsent steps are cancelled as soon as the change is announced.
-    // Never thrown into the announcing service (its change is committed): logged, and the sweep retries.
-    const stops = () => {
-      try {
-        this.processStops();
-      } catch (err) {
-        this.logger.error("automations: stopping runs failed; the sweep retries it", { error: String(err) });
-      }
-    };
-    changes.on("contact", stops);
+    changes.on("contact", () => this.stopsSafely());
     changes.on("message", (c) => {
-      stops();
+      this.stopsSafely();
       if (c.what === "settled") this.scheduleCompletion();
     });
   }
@@ -239,7 +231,7 @@ export class AutomationService {
       updateAutomation(this.sqlite, record);
       if (!value.isActive) markRunsStopping(this.sqlite, id, "automation-off");
     })();
-    this.processStops();
+    this.stopsSafely();
     return this.view(record);
   }
 
@@ -250,7 +242,7 @@ export class AutomationService {
       markAutomationDeleted(this.sqlite, id, iso(this.clock()));
       markRunsStopping(this.sqlite, id, "automation-off");
     })();
-    this.processStops();
+    this.stopsSafely();
     return { deletedId: id };
   }
 
@@ -373,6 +365,18 @@ export class AutomationService {
       this.completeDue();
     } catch (err) {
       this.logger.error("automations: a sweep failed; it is retried", { error: String(err) });
+    }
+  }
+
+  /**
+   * processStops after a change already committed (another service's, or this one's update):
+   * never thrown into the caller; logged, and the sweep retries.
+   */
+  private stopsSafely(): void {
+    try {
+      this.processStops();
+    } catch (err) {
+      this.logger.error("automations: stopping runs failed; the sweep retries it", { error: String(err) });
     }
   }
 
