@@ -5,6 +5,7 @@ import { formsRoutes } from "./http/routes/forms";
 import { webhookRoutes } from "./http/routes/webhook";
 import { messagesRoutes } from "./http/routes/messages";
 import { broadcastsRoutes } from "./http/routes/broadcasts";
+import { automationsRoutes } from "./http/routes/automations";
 import { contactsRoutes } from "./http/routes/contacts";
 import { opsRoutes } from "./http/routes/ops";
 import { mobileRoutes } from "./http/routes/mobile";
@@ -43,6 +44,7 @@ export function createApp(deps: AppDeps) {
     .use(messagesRoutes(deps))
     .use(contactsRoutes(deps))
     .use(broadcastsRoutes(deps))
+    .use(automationsRoutes(deps))
     .use(opsRoutes(deps))
     .use(sessionsRoutes(deps))
     .use(peopleRoutes(deps))

@@ -41,6 +41,7 @@ import { AccountSettingsService } from "./services/account-settings";
 import { KeywordReplyService } from "./services/keyword-replies";
 import { ConversationService } from "./services/conversations";
 import { BroadcastService } from "./services/broadcasts";
+import { AutomationService } from "./services/automations";
 import { SessionService } from "./services/sessions";
 import { PeopleService } from "./services/people";
 import { SetupService } from "./services/setup";
@@ -124,6 +125,8 @@ export interface AppDeps {
   smsgateSettings: SmsgateSettingsService;
   conversations: ConversationService;
   broadcasts: BroadcastService;
+  /** Automations: runs started by submissions (and POST /start), stopped by replies, opt-outs, statuses. */
+  automations: AutomationService;
   /** Dashboard sign-ins (cookie sessions opened with an API key). */
   sessions: SessionService;
   people: PeopleService;
@@ -227,6 +230,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   // Applied submissions wake the phones waiting for work and the event dispatcher.
   intake.onApplied = (accountIds, emitted) => {
     for (const id of accountIds) leases.notify(id);
+    // Applied submissions of a form with an automation wait in its inbox (migration 0030).
+    automations.sweep();
     if (emitted) {
       events.needsFanout = true;
       events.wake();
@@ -239,6 +244,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const sessions = new SessionService(sqlite, clock, accounts);
   const people = new PeopleService(sqlite, clock, sessions);
   const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger, changes);
+  const automations = new AutomationService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger, changes);
   let sweep: ReturnType<typeof setInterval> | undefined;
   const deps: AppDeps = {
     config,
@@ -280,6 +286,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     keywordReplies,
     inbound: new InboundService(sqlite, clock, accountSettings, queue, seq, leases, quota, changes, keywordReplies),
     broadcasts,
+    automations,
     sessions,
     people,
     setup: new SetupService(sqlite, clock, accounts, people),
@@ -410,5 +417,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.lifecycle.push(spam.lifecycle());
   // Broadcasts a stop interrupted carry on once the queue is whole.
   deps.lifecycle.push({ name: "broadcasts", start: () => broadcasts.resume(), stop: () => broadcasts.stop() });
+  // Runs a stop left unfinished (the inbox, marked stops, start jobs) carry on once the queue is whole.
+  deps.lifecycle.push(automations.lifecycle());
   return deps;
 }

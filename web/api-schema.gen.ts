@@ -343,6 +343,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/automations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List automations with their counts of active, completed and stopped runs */
+        get: operations["getV1Automations"];
+        put?: never;
+        /**
+         * Create an automation: timed texts after a form's submission that stop by themselves (admin)
+         * @description Requires an **admin_access** key.
+         */
+        post: operations["postV1Automations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/automations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An automation */
+        get: operations["getV1AutomationsById"];
+        /**
+         * Change an automation (admin); isActive: false stops its active runs. Runs already started keep their scheduled texts
+         * @description Requires an **admin_access** key.
+         */
+        put: operations["putV1AutomationsById"];
+        post?: never;
+        /**
+         * Delete an automation and stop its active runs (admin)
+         * @description Requires an **admin_access** key.
+         */
+        delete: operations["deleteV1AutomationsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/automations/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An automation's runs, newest first, with each step's time, message and state */
+        get: operations["getV1AutomationsByIdRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/automations/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the automation for existing contacts (a broadcast's segment); dryRun counts who would start and who is skipped and why (admin)
+         * @description Requires an **admin_access** key.
+         */
+        post: operations["postV1AutomationsByIdStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/broadcasts": {
         parameters: {
             query?: never;
@@ -426,7 +509,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a contact */
+        /** Get a contact, with its automation runs (newest first, at most 50) */
         get: operations["getV1ContactsById"];
         /** Update a contact (tags replace, customFields merge) */
         put: operations["putV1ContactsById"];
@@ -1533,6 +1616,70 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "automation.run.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An automation's run went through all its steps
+         * @description Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventAutomationRunCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "automation.run.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An automation started a run for a contact
+         * @description After a form's submission, or POST /v1/automations/{id}/start; its steps' messages are queued with the times they go out.
+         *
+         *     Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventAutomationRunStarted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "automation.run.stopped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An automation's run stopped before its end
+         * @description `run.stoppedReason` says why: replied, opted-out, status, contact-deleted, automation-off or restarted; its unsent steps were cancelled.
+         *
+         *     Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventAutomationRunStopped"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "contact.created": {
         parameters: {
             query?: never;
@@ -1896,6 +2043,117 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description An automation's run went through all its steps */
+        AutomationRunCompletedEvent: {
+            data: {
+                run: {
+                    automationId: string;
+                    contactId: string;
+                    finishedAt: string | null;
+                    id: string;
+                    /** Format: date-time */
+                    startedAt: string;
+                    /** @enum {string} */
+                    status: "active" | "completed" | "stopped";
+                    steps: ({
+                        index: number;
+                        messageId: string | null;
+                        scheduledFor: string | null;
+                        /** @description why no message: its time had passed, the contact has no such date, the number's daily limit, the monthly quota */
+                        skipped: ("past" | "no-date" | "recipient-limit" | "quota") | null;
+                        /** @enum {string} */
+                        status: "scheduled" | "sent" | "failed" | "cancelled" | "skipped";
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    /** @description why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it */
+                    stoppedReason: ("replied" | "opted-out" | "status" | "contact-deleted" | "automation-off" | "restarted") | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "automation.run.completed";
+        };
+        /** @description An automation started a run for a contact */
+        AutomationRunStartedEvent: {
+            data: {
+                run: {
+                    automationId: string;
+                    contactId: string;
+                    finishedAt: string | null;
+                    id: string;
+                    /** Format: date-time */
+                    startedAt: string;
+                    /** @enum {string} */
+                    status: "active" | "completed" | "stopped";
+                    steps: ({
+                        index: number;
+                        messageId: string | null;
+                        scheduledFor: string | null;
+                        /** @description why no message: its time had passed, the contact has no such date, the number's daily limit, the monthly quota */
+                        skipped: ("past" | "no-date" | "recipient-limit" | "quota") | null;
+                        /** @enum {string} */
+                        status: "scheduled" | "sent" | "failed" | "cancelled" | "skipped";
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    /** @description why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it */
+                    stoppedReason: ("replied" | "opted-out" | "status" | "contact-deleted" | "automation-off" | "restarted") | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "automation.run.started";
+        };
+        /** @description An automation's run stopped before its end */
+        AutomationRunStoppedEvent: {
+            data: {
+                run: {
+                    automationId: string;
+                    contactId: string;
+                    finishedAt: string | null;
+                    id: string;
+                    /** Format: date-time */
+                    startedAt: string;
+                    /** @enum {string} */
+                    status: "active" | "completed" | "stopped";
+                    steps: ({
+                        index: number;
+                        messageId: string | null;
+                        scheduledFor: string | null;
+                        /** @description why no message: its time had passed, the contact has no such date, the number's daily limit, the monthly quota */
+                        skipped: ("past" | "no-date" | "recipient-limit" | "quota") | null;
+                        /** @enum {string} */
+                        status: "scheduled" | "sent" | "failed" | "cancelled" | "skipped";
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    /** @description why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it */
+                    stoppedReason: ("replied" | "opted-out" | "status" | "contact-deleted" | "automation-off" | "restarted") | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "automation.run.stopped";
+        };
         /** @description A contact was created */
         ContactCreatedEvent: {
             data: {
@@ -2229,7 +2487,7 @@ export interface components {
             type: "endpoint.disabled";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_TRANSITION" | "AUTHENTICATION_ERROR" | "PERMISSION_ERROR" | "CSRF_TOKEN_INVALID" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "FORM_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_NOT_FOUND" | "DEVICE_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_URL_NOT_ALLOWED" | "BROADCAST_NOT_FOUND" | "SESSION_NOT_FOUND" | "KEY_NOT_FOUND" | "PERSON_NOT_FOUND" | "KEYWORD_REPLY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DUPLICATE_FORM_NAME" | "DUPLICATE_PHONE_NUMBER" | "EMAIL_TAKEN" | "LAST_OWNER" | "COMMON_WORDS_UNCONFIRMED" | "INVALID_STATE" | "LEASE_CONFLICT" | "RECIPIENT_OPTED_OUT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CAPTCHA_FAILED" | "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "FORM_DISABLED" | "SERVICE_UNAVAILABLE" | "CAPTCHA_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_TRANSITION" | "AUTHENTICATION_ERROR" | "PERMISSION_ERROR" | "CSRF_TOKEN_INVALID" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "FORM_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_NOT_FOUND" | "DEVICE_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_URL_NOT_ALLOWED" | "BROADCAST_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "SESSION_NOT_FOUND" | "KEY_NOT_FOUND" | "PERSON_NOT_FOUND" | "KEYWORD_REPLY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DUPLICATE_FORM_NAME" | "DUPLICATE_PHONE_NUMBER" | "EMAIL_TAKEN" | "LAST_OWNER" | "COMMON_WORDS_UNCONFIRMED" | "INVALID_STATE" | "AUTOMATION_INACTIVE" | "LEASE_CONFLICT" | "RECIPIENT_OPTED_OUT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CAPTCHA_FAILED" | "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "FORM_DISABLED" | "SERVICE_UNAVAILABLE" | "CAPTCHA_UNAVAILABLE";
         ErrorEnvelope: {
             code?: components["schemas"]["ErrorCode"];
             /** @description depends on the code, e.g. {field, requirement, provided} for VALIDATION_ERROR, {limit, window, retryAfter} for RATE_LIMIT_EXCEEDED */
@@ -5583,6 +5841,1143 @@ export interface operations {
             };
         };
     };
+    getV1Automations: {
+        parameters: {
+            query?: {
+                /** @description page size, 1-100 (default 50) */
+                limit?: number;
+                /** @description page number, 1-1000000 (default 1) */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            automations: ({
+                                /** Format: date-time */
+                                createdAt: string;
+                                formId: string;
+                                id: string;
+                                isActive: boolean;
+                                name: string;
+                                restartOnResubmit: boolean;
+                                /** @description runs of this automation by state */
+                                runs: {
+                                    active: number;
+                                    completed: number;
+                                    stopped: number;
+                                };
+                                steps: ({
+                                    /** @description after the submission (or the start): 30m, 2h, 2d, 1w; days and weeks are calendar days in the form's zone */
+                                    delay?: string;
+                                    /** @description with relativeTo: -1d (the day before), 0d (default), 2h… */
+                                    offset?: string;
+                                    /** @description instead of delay: a date field of the form */
+                                    relativeTo?: string;
+                                    /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                                    sendAt?: string;
+                                    /** @description the text; the form's template rules, {{x | fallback}} included */
+                                    template: string;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                stopOnReply: boolean;
+                                stopOnStatus: ("new" | "contacted" | "responded" | "converted")[];
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            pagination: {
+                                limit: number;
+                                page: number;
+                                total: number;
+                                totalPages: number;
+                            };
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postV1Automations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the form whose submissions start a run */
+                    formId: string;
+                    /** @description default true; false stops every active run */
+                    isActive?: boolean;
+                    /** @description what the owner calls it, 1-200 characters */
+                    name: string;
+                    /** @description default false: a new submission while a run is active is ignored; true: it starts the run again */
+                    restartOnResubmit?: boolean;
+                    /** @description 1-20 steps: {template, delay | relativeTo + offset, sendAt?} */
+                    steps: ({
+                        /** @description after the submission (or the start): 30m, 2h, 2d, 1w; days and weeks are calendar days in the form's zone */
+                        delay?: string;
+                        /** @description with relativeTo: -1d (the day before), 0d (default), 2h… */
+                        offset?: string;
+                        /** @description instead of delay: a date field of the form */
+                        relativeTo?: string;
+                        /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                        sendAt?: string;
+                        /** @description the text; the form's template rules, {{x | fallback}} included */
+                        template: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    /** @description default true: a text from the contact stops the run */
+                    stopOnReply?: boolean;
+                    /** @description contact statuses that stop the run, e.g. ["converted"] */
+                    stopOnStatus?: ("new" | "contacted" | "responded" | "converted")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            automation: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                formId: string;
+                                id: string;
+                                isActive: boolean;
+                                name: string;
+                                restartOnResubmit: boolean;
+                                /** @description runs of this automation by state */
+                                runs: {
+                                    active: number;
+                                    completed: number;
+                                    stopped: number;
+                                };
+                                steps: ({
+                                    /** @description after the submission (or the start): 30m, 2h, 2d, 1w; days and weeks are calendar days in the form's zone */
+                                    delay?: string;
+                                    /** @description with relativeTo: -1d (the day before), 0d (default), 2h… */
+                                    offset?: string;
+                                    /** @description instead of delay: a date field of the form */
+                                    relativeTo?: string;
+                                    /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                                    sendAt?: string;
+                                    /** @description the text; the form's template rules, {{x | fallback}} included */
+                                    template: string;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                stopOnReply: boolean;
+                                stopOnStatus: ("new" | "contacted" | "responded" | "converted")[];
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["PermissionOrCsrf"];
+            /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getV1AutomationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            automation: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                formId: string;
+                                id: string;
+                                isActive: boolean;
+                                name: string;
+                                restartOnResubmit: boolean;
+                                /** @description runs of this automation by state */
+                                runs: {
+                                    active: number;
+                                    completed: number;
+                                    stopped: number;
+                                };
+                                steps: ({
+                                    /** @description after the submission (or the start): 30m, 2h, 2d, 1w; days and weeks are calendar days in the form's zone */
+                                    delay?: string;
+                                    /** @description with relativeTo: -1d (the day before), 0d (default), 2h… */
+                                    offset?: string;
+                                    /** @description instead of delay: a date field of the form */
+                                    relativeTo?: string;
+                                    /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                                    sendAt?: string;
+                                    /** @description the text; the form's template rules, {{x | fallback}} included */
+                                    template: string;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                stopOnReply: boolean;
+                                stopOnStatus: ("new" | "contacted" | "responded" | "converted")[];
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. Codes: NOT_FOUND, AUTOMATION_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putV1AutomationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the form whose submissions start a run */
+                    formId?: string;
+                    /** @description default true; false stops every active run */
+                    isActive?: boolean;
+                    /** @description what the owner calls it, 1-200 characters */
+                    name?: string;
+                    /** @description default false: a new submission while a run is active is ignored; true: it starts the run again */
+                    restartOnResubmit?: boolean;
+                    /** @description 1-20 steps: {template, delay | relativeTo + offset, sendAt?} */
+                    steps?: ({
+                        /** @description after the submission (or the start): 30m, 2h, 2d, 1w; days and weeks are calendar days in the form's zone */
+                        delay?: string;
+                        /** @description with relativeTo: -1d (the day before), 0d (default), 2h… */
+                        offset?: string;
+                        /** @description instead of delay: a date field of the form */
+                        relativeTo?: string;
+                        /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                        sendAt?: string;
+                        /** @description the text; the form's template rules, {{x | fallback}} included */
+                        template: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    /** @description default true: a text from the contact stops the run */
+                    stopOnReply?: boolean;
+                    /** @description contact statuses that stop the run, e.g. ["converted"] */
+                    stopOnStatus?: ("new" | "contacted" | "responded" | "converted")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            automation: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                formId: string;
+                                id: string;
+                                isActive: boolean;
+                                name: string;
+                                restartOnResubmit: boolean;
+                                /** @description runs of this automation by state */
+                                runs: {
+                                    active: number;
+                                    completed: number;
+                                    stopped: number;
+                                };
+                                steps: ({
+                                    /** @description after the submission (or the start): 30m, 2h, 2d, 1w; days and weeks are calendar days in the form's zone */
+                                    delay?: string;
+                                    /** @description with relativeTo: -1d (the day before), 0d (default), 2h… */
+                                    offset?: string;
+                                    /** @description instead of delay: a date field of the form */
+                                    relativeTo?: string;
+                                    /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                                    sendAt?: string;
+                                    /** @description the text; the form's template rules, {{x | fallback}} included */
+                                    template: string;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                stopOnReply: boolean;
+                                stopOnStatus: ("new" | "contacted" | "responded" | "converted")[];
+                                /** Format: date-time */
+                                updatedAt: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["PermissionOrCsrf"];
+            /** @description Not found. Codes: NOT_FOUND, AUTOMATION_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteV1AutomationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            deletedId: string;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["PermissionOrCsrf"];
+            /** @description Not found. Codes: NOT_FOUND, AUTOMATION_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getV1AutomationsByIdRuns: {
+        parameters: {
+            query?: {
+                /** @description only this contact's runs */
+                contactId?: string;
+                /** @description page size, 1-100 (default 50) */
+                limit?: number;
+                /** @description page number, 1-1000000 (default 1) */
+                page?: number;
+                /** @description only runs in this state */
+                status?: "active" | "completed" | "stopped";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            pagination: {
+                                limit: number;
+                                page: number;
+                                total: number;
+                                totalPages: number;
+                            };
+                            runs: ({
+                                automationId: string;
+                                contactId: string;
+                                finishedAt: string | null;
+                                id: string;
+                                /** Format: date-time */
+                                startedAt: string;
+                                /** @enum {string} */
+                                status: "active" | "completed" | "stopped";
+                                steps: ({
+                                    index: number;
+                                    messageId: string | null;
+                                    scheduledFor: string | null;
+                                    /** @description why no message: its time had passed, the contact has no such date, the number's daily limit, the monthly quota */
+                                    skipped: ("past" | "no-date" | "recipient-limit" | "quota") | null;
+                                    /** @enum {string} */
+                                    status: "scheduled" | "sent" | "failed" | "cancelled" | "skipped";
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                /** @description why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it */
+                                stoppedReason: ("replied" | "opted-out" | "status" | "contact-deleted" | "automation-off" | "restarted") | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. Codes: NOT_FOUND, AUTOMATION_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postV1AutomationsByIdStart: {
+        parameters: {
+            query?: {
+                /** @description true: count who would start and who is skipped, start nothing */
+                dryRun?: boolean;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true: count who would start and who is skipped, start nothing */
+                    dryRun?: boolean;
+                    /** @description which contacts, as a broadcast's segment: {status?, tags? (all of them), formId?, createdAfter?, createdBefore?, search?}; none = every contact */
+                    segment?: {
+                        /** @description ISO 8601 date or date-time */
+                        createdAfter?: string;
+                        /** @description ISO 8601 date or date-time */
+                        createdBefore?: string;
+                        formId?: string;
+                        search?: string;
+                        /** @enum {string} */
+                        status?: "new" | "contacted" | "responded" | "converted";
+                        /** @description contacts having all of them */
+                        tags?: string[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Dry run: how many contacts would start and who is skipped and why; nothing started */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            contacts: number;
+                            /** @constant */
+                            dryRun: true;
+                            /** @description contacts of the segment left out, by reason */
+                            skipped: {
+                                "already-running": number;
+                                "no-consent": number;
+                                "opted-out": number;
+                                status: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            starting: number;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Accepted; the runs are being created */
+            202: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            contacts: number;
+                            /** @constant */
+                            dryRun: false;
+                            /** @description contacts of the segment left out, by reason */
+                            skipped: {
+                                "already-running": number;
+                                "no-consent": number;
+                                "opted-out": number;
+                                status: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            startId: string;
+                            starting: number;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["PermissionOrCsrf"];
+            /** @description Not found. Codes: NOT_FOUND, AUTOMATION_NOT_FOUND, FORM_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict with the current state. Codes: AUTOMATION_INACTIVE */
+            409: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getV1Broadcasts: {
         parameters: {
             query?: {
@@ -6722,6 +8117,32 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            /** @description the contact's automation runs, newest first (at most 50) */
+                            automationRuns: ({
+                                automationId: string;
+                                contactId: string;
+                                finishedAt: string | null;
+                                id: string;
+                                /** Format: date-time */
+                                startedAt: string;
+                                /** @enum {string} */
+                                status: "active" | "completed" | "stopped";
+                                steps: ({
+                                    index: number;
+                                    messageId: string | null;
+                                    scheduledFor: string | null;
+                                    /** @description why no message: its time had passed, the contact has no such date, the number's daily limit, the monthly quota */
+                                    skipped: ("past" | "no-date" | "recipient-limit" | "quota") | null;
+                                    /** @enum {string} */
+                                    status: "scheduled" | "sent" | "failed" | "cancelled" | "skipped";
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                /** @description why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it */
+                                stoppedReason: ("replied" | "opted-out" | "status" | "contact-deleted" | "automation-off" | "restarted") | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
                             contact: {
                                 /** @description how the contact entered (null for contacts from before consent was recorded) */
                                 consent: {
@@ -16635,8 +18056,8 @@ export interface operations {
                     allowInsecure?: boolean;
                     /** @description free text, at most 500 characters */
                     description?: string | null;
-                    /** @description ["*"] or any of message.queued, message.sent, message.delivered, message.failed, message.cancelled, contact.created, contact.updated, contact.opted_out, contact.opted_in, inbound.received, form.submission, device.offline, device.online, queue.stuck, replication.stalled, endpoint.disabled */
-                    events: ("*" | "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.cancelled" | "contact.created" | "contact.updated" | "contact.opted_out" | "contact.opted_in" | "inbound.received" | "form.submission" | "device.offline" | "device.online" | "queue.stuck" | "replication.stalled" | "endpoint.disabled")[];
+                    /** @description ["*"] or any of message.queued, message.sent, message.delivered, message.failed, message.cancelled, contact.created, contact.updated, contact.opted_out, contact.opted_in, inbound.received, form.submission, automation.run.started, automation.run.stopped, automation.run.completed, device.offline, device.online, queue.stuck, replication.stalled, endpoint.disabled */
+                    events: ("*" | "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.cancelled" | "contact.created" | "contact.updated" | "contact.opted_out" | "contact.opted_in" | "inbound.received" | "form.submission" | "automation.run.started" | "automation.run.stopped" | "automation.run.completed" | "device.offline" | "device.online" | "queue.stuck" | "replication.stalled" | "endpoint.disabled")[];
                     /** @description true (default) or false */
                     isActive?: boolean;
                     /**
@@ -16938,8 +18359,8 @@ export interface operations {
                     allowInsecure?: boolean;
                     /** @description free text, at most 500 characters; null clears it */
                     description?: string | null;
-                    /** @description ["*"] or any of message.queued, message.sent, message.delivered, message.failed, message.cancelled, contact.created, contact.updated, contact.opted_out, contact.opted_in, inbound.received, form.submission, device.offline, device.online, queue.stuck, replication.stalled, endpoint.disabled */
-                    events?: ("*" | "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.cancelled" | "contact.created" | "contact.updated" | "contact.opted_out" | "contact.opted_in" | "inbound.received" | "form.submission" | "device.offline" | "device.online" | "queue.stuck" | "replication.stalled" | "endpoint.disabled")[];
+                    /** @description ["*"] or any of message.queued, message.sent, message.delivered, message.failed, message.cancelled, contact.created, contact.updated, contact.opted_out, contact.opted_in, inbound.received, form.submission, automation.run.started, automation.run.stopped, automation.run.completed, device.offline, device.online, queue.stuck, replication.stalled, endpoint.disabled */
+                    events?: ("*" | "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.cancelled" | "contact.created" | "contact.updated" | "contact.opted_out" | "contact.opted_in" | "inbound.received" | "form.submission" | "automation.run.started" | "automation.run.stopped" | "automation.run.completed" | "device.offline" | "device.online" | "queue.stuck" | "replication.stalled" | "endpoint.disabled")[];
                     /** @description false pauses deliveries; true resumes them (and re-enables a disabled endpoint) */
                     isActive?: boolean;
                     /**
@@ -17596,6 +19017,93 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
+            };
+        };
+    };
+    eventAutomationRunCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AutomationRunCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventAutomationRunStarted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AutomationRunStartedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventAutomationRunStopped: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AutomationRunStoppedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

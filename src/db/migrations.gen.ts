@@ -28,9 +28,10 @@ import m25 from "../../drizzle/0026_server_settings.sql" with { type: "text" };
 import m26 from "../../drizzle/0027_people.sql" with { type: "text" };
 import m27 from "../../drizzle/0028_business_name_and_plain_http.sql" with { type: "text" };
 import m28 from "../../drizzle/0029_smsgate_third_party.sql" with { type: "text" };
-import m29 from "../../drizzle/0031_keyword_replies.sql" with { type: "text" };
-import m30 from "../../drizzle/0032_consent_history.sql" with { type: "text" };
-import m31 from "../../drizzle/0036_smsgate_settings.sql" with { type: "text" };
+import m29 from "../../drizzle/0030_automations.sql" with { type: "text" };
+import m30 from "../../drizzle/0031_keyword_replies.sql" with { type: "text" };
+import m31 from "../../drizzle/0032_consent_history.sql" with { type: "text" };
+import m32 from "../../drizzle/0036_smsgate_settings.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number; sql: string }> = [
   { idx: 0, tag: "0000_initial_schema", when: 1795322538054, sql: m0 },
@@ -62,7 +63,8 @@ export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number
   { idx: 27, tag: "0027_people", when: 1796900000000, sql: m26 },
   { idx: 28, tag: "0028_business_name_and_plain_http", when: 1797000000000, sql: m27 },
   { idx: 29, tag: "0029_smsgate_third_party", when: 1797100000000, sql: m28 },
-  { idx: 31, tag: "0031_keyword_replies", when: 1797300000000, sql: m29 },
-  { idx: 32, tag: "0032_consent_history", when: 1797400000000, sql: m30 },
-  { idx: 36, tag: "0036_smsgate_settings", when: 1797800000000, sql: m31 },
+  { idx: 30, tag: "0030_automations", when: 1797200000000, sql: m29 },
+  { idx: 31, tag: "0031_keyword_replies", when: 1797300000000, sql: m30 },
+  { idx: 32, tag: "0032_consent_history", when: 1797400000000, sql: m31 },
+  { idx: 36, tag: "0036_smsgate_settings", when: 1797800000000, sql: m32 },
 ];

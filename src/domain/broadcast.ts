@@ -76,28 +76,7 @@ export function parseBroadcastRequest(body: unknown): { ok: true; value: Broadca
       });
     }
   }
-  let filter: ContactFilter = {};
-  let segmentInput: Record<string, unknown> = {};
-  if (segment !== undefined && segment !== null) {
-    if (!isObject(segment)) {
-      errors.push({ field: "segment", message: "segment must be an object", requirement: `object with ${SEGMENT_KEYS.join(", ")}`, provided: null });
-    } else {
-      segmentInput = segment;
-      const raw: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(segment)) {
-        if (!(SEGMENT_KEYS as readonly string[]).includes(k)) {
-          errors.push({ field: `segment.${k}`, message: `unknown segment filter '${k}'; allowed: ${SEGMENT_KEYS.join(", ")}`, requirement: SEGMENT_KEYS.join(", "), provided: k });
-        } else if (k === "tags" && Array.isArray(v)) {
-          if (v.every((t) => typeof t === "string")) raw.tags = v.join(",");
-          else errors.push({ field: "segment.tags", message: "tags must be a list of strings", requirement: "array of strings", provided: null });
-        } else if (typeof v === "string") raw[k] = v;
-        else errors.push({ field: `segment.${k}`, message: `segment.${k} must be a string`, requirement: "string", provided: v ?? null });
-      }
-      const segErrors: FieldError[] = [];
-      filter = parseFilter(raw, segErrors);
-      for (const e of segErrors) errors.push({ ...e, field: `segment.${e.field}` });
-    }
-  }
+  const { filter, segmentInput } = parseSegment(segment, errors);
   if (priority !== undefined && !(PRIORITIES as readonly unknown[]).includes(priority)) errors.push(enumError("priority", PRIORITIES, priority));
   let when: number | null = null;
   if (scheduledFor !== undefined && scheduledFor !== null) {
@@ -141,6 +120,36 @@ export function parseBroadcastRequest(body: unknown): { ok: true; value: Broadca
       recipientLimitPerDay: recipientLimitPerDay as number | null | undefined,
     },
   };
+}
+
+/**
+ * A segment of contacts as posted (`{status?, tags?, formId?, createdAfter?, createdBefore?,
+ * search?}`; none = every contact): the broadcasts' and the automations' start use the same one.
+ * Problems are pushed to `errors` under `segment.<filter>`.
+ */
+export function parseSegment(segment: unknown, errors: FieldError[]): { filter: ContactFilter; segmentInput: Record<string, unknown> } {
+  let filter: ContactFilter = {};
+  let segmentInput: Record<string, unknown> = {};
+  if (segment === undefined || segment === null) return { filter, segmentInput };
+  if (!isObject(segment)) {
+    errors.push({ field: "segment", message: "segment must be an object", requirement: `object with ${SEGMENT_KEYS.join(", ")}`, provided: null });
+    return { filter, segmentInput };
+  }
+  segmentInput = segment;
+  const raw: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(segment)) {
+    if (!(SEGMENT_KEYS as readonly string[]).includes(k)) {
+      errors.push({ field: `segment.${k}`, message: `unknown segment filter '${k}'; allowed: ${SEGMENT_KEYS.join(", ")}`, requirement: SEGMENT_KEYS.join(", "), provided: k });
+    } else if (k === "tags" && Array.isArray(v)) {
+      if (v.every((t) => typeof t === "string")) raw.tags = v.join(",");
+      else errors.push({ field: "segment.tags", message: "tags must be a list of strings", requirement: "array of strings", provided: null });
+    } else if (typeof v === "string") raw[k] = v;
+    else errors.push({ field: `segment.${k}`, message: `segment.${k} must be a string`, requirement: "string", provided: v ?? null });
+  }
+  const segErrors: FieldError[] = [];
+  filter = parseFilter(raw, segErrors);
+  for (const e of segErrors) errors.push({ ...e, field: `segment.${e.field}` });
+  return { filter, segmentInput };
 }
 
 function isBroadcastVariable(name: string): boolean {

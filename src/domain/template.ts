@@ -158,6 +158,11 @@ export interface BuiltinVariablesInput {
   now: number;
   /** IANA zone of the form (settings.timezone); an unknown zone falls back to UTC. */
   timezone: string;
+  /**
+   * `date` and `time` already worked out for `now` in `timezone` (a caller rendering many texts
+   * for the same few instants, e.g. an automation's steps, saves the zone arithmetic per text).
+   */
+  clock?: { date: string; time: string };
 }
 
 /** Formatters per zone: building an Intl.DateTimeFormat costs ~25 µs, using one ~2 µs. */
@@ -235,7 +240,7 @@ function cachedZonedMinute(now: number, timeZone: string): ZonedMinute {
 export function builtinVariables(input: BuiltinVariablesInput): Record<string, string> {
   const firstName = input.firstName ?? "";
   const lastName = input.lastName ?? "";
-  const { date, time } = cachedZonedMinute(input.now, input.timezone);
+  const { date, time } = input.clock ?? cachedZonedMinute(input.now, input.timezone);
   return {
     firstName,
     lastName,

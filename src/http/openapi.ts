@@ -118,6 +118,8 @@ const ROUTE_SPECIFIC_ERRORS = new Set<ErrorCode>([
   "PERSON_NOT_FOUND",
   "KEYWORD_REPLY_NOT_FOUND",
   "COMMON_WORDS_UNCONFIRMED",
+
+  "AUTOMATION_INACTIVE",
 ]);
 
 /** Every response header the server sends, by name; answers refer to them from components. */

@@ -39,6 +39,8 @@ export const KEY_PERMISSIONS = {
   "contacts.import": "admin_access",
   "broadcasts.read": "standard_access",
   "broadcasts.write": "admin_access",
+  "automations.read": "standard_access",
+  "automations.write": "admin_access",
   "devices.read": "standard_access",
   "devices.write": "admin_access",
   /** The caller's own dashboard session (see who is signed in, sign out). */
@@ -67,6 +69,7 @@ const STAFF: readonly KeyPermission[] = [
   "conversations.read", "conversations.write",
   "contacts.read", "contacts.write",
   "broadcasts.read", "broadcasts.write",
+  "automations.read",
 ];
 
 /**

@@ -18,6 +18,8 @@ beforeAll(async () => {
   ids.contact = contact.id;
   const ep = await expectStatus(await s.api("/webhook-endpoints", { method: "POST", json: { url: "http://127.0.0.1:9/hook", events: ["*"], allowInsecure: true } }), 201);
   ids.endpoint = ep.data.endpoint.id;
+  const automation = await expectStatus(await s.api("/automations", { method: "POST", json: { name: "Follow-up", formId: form.id, steps: [{ template: "Hi", delay: "1d" }] } }), 201);
+  ids.automation = automation.data.automation.id;
 });
 afterAll(() => s.stop());
 
@@ -30,6 +32,7 @@ function fill(path: string): string {
     if (path.startsWith("/v1/contacts/") || path.startsWith("/v1/conversations/")) return ids.contact;
     if (path.startsWith("/v1/webhook-endpoints/")) return ids.endpoint;
     if (path.startsWith("/v1/forms/")) return ids.form;
+    if (path.startsWith("/v1/automations/")) return ids.automation;
     throw new Error(`paging test: no id for {${name}} in ${path}; add one to fill()`);
   });
 }

@@ -24,6 +24,9 @@ export const RECEIVERS: { [T in keyof webhooks]: (body: EventBody<T>) => string 
   "inbound.received": (e) => `${e.type}: "${e.data.message.body}" from ${e.data.message.from} (${e.data.contact.id}, keyword ${e.data.message.keyword ?? "none"})`,
   "form.submission": (e) =>
     `${e.type}: ${e.data.submission.formName} → ${e.data.submission.contact.phoneNumber}${e.data.submission.newContact ? " (new)" : ""}, message ${e.data.submission.answer.data.messageId ?? "none"}`,
+  "automation.run.started": (e) => `${e.type}: ${e.data.run.id} of ${e.data.run.automationId} for ${e.data.run.contactId}, ${e.data.run.steps.length} steps, first ${e.data.run.steps[0]?.scheduledFor ?? "none"}`,
+  "automation.run.stopped": (e) => `${e.type}: ${e.data.run.id} (${e.data.run.stoppedReason ?? "?"})`,
+  "automation.run.completed": (e) => `${e.type}: ${e.data.run.id} at ${e.data.run.finishedAt ?? "?"}, ${e.data.run.steps.filter((x) => x.status === "skipped").length} skipped`,
   "device.online": (e) => `${e.type}: ${e.data.device.name} (${e.data.device.kind}) online ${e.data.device.online}`,
   "device.offline": (e) => `${e.type}: ${e.data.device.name} last seen ${e.data.device.lastSeenAt ?? "never"}`,
   "queue.stuck": (e) => `${e.type}: ${e.data.queue.queuedMessages} queued, last poll ${e.data.queue.lastDevicePollAt ?? "never"}, after ${e.data.queue.stuckAfterSeconds} s`,

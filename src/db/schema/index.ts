@@ -19,3 +19,5 @@ export * from "./consent-history";
 export * from "./smsgate";
 
 export * from "./smsgate-settings";
+
+export * from "./automations";

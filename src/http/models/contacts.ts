@@ -3,6 +3,7 @@ import { checked, Envelope, Media, NullableString, NullableTimestamp, PageInfo, 
 import { CONTACT_STATUSES } from "../../domain/contact-update";
 import { EXPORT_FORMATS } from "../../domain/contact-export";
 import { MAX_PAGE, MAX_PAGE_SIZE } from "../../domain/query-params";
+import { AutomationRun } from "./automations";
 
 const ContactStatus = literals(CONTACT_STATUSES);
 const Period = literals(["1d", "7d", "30d", "90d", "1y"]);
@@ -179,6 +180,7 @@ export const ContactSummary = t.Object(
 );
 
 export const ContactAnswer = Envelope(t.Object({ contact: Contact }));
+export const ContactWithRunsAnswer = Envelope(t.Object({ contact: Contact, automationRuns: t.Array(AutomationRun, { description: "the contact's automation runs, newest first (at most 50)" }) }));
 export const ContactListAnswer = Envelope(t.Object({ contacts: t.Array(ContactSummary), pagination: PageInfo }));
 /** The list's rows come from SQL typed loosely; the response check at run time holds them to this. */
 export type ContactList = Static<typeof ContactListAnswer>["data"];

@@ -15,6 +15,7 @@ import { DeviceView } from "./devices";
 import { InboundMessage } from "./inbound";
 import { Message } from "./messages";
 import { SubmissionAnswer } from "./webhook";
+import { AutomationRun } from "./automations";
 
 const Count = t.Integer({ minimum: 0 });
 
@@ -55,6 +56,17 @@ const EVENTS: Record<EventType, EventDoc> = {
     }),
     summary: "A form's webhook accepted a submission",
   },
+  "automation.run.started": {
+    data: t.Object({ run: AutomationRun }),
+    summary: "An automation started a run for a contact",
+    description: "After a form's submission, or POST /v1/automations/{id}/start; its steps' messages are queued with the times they go out.",
+  },
+  "automation.run.stopped": {
+    data: t.Object({ run: AutomationRun }),
+    summary: "An automation's run stopped before its end",
+    description: "`run.stoppedReason` says why: replied, opted-out, status, contact-deleted, automation-off or restarted; its unsent steps were cancelled.",
+  },
+  "automation.run.completed": { data: t.Object({ run: AutomationRun }), summary: "An automation's run went through all its steps" },
   "device.online": { data: t.Object({ device: DeviceView }), summary: "A phone came back (it asked for work again)" },
   "device.offline": { data: t.Object({ device: DeviceView }), summary: "A phone went quiet for longer than --device-offline-after" },
   "queue.stuck": {

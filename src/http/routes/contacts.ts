@@ -15,6 +15,7 @@ import {
   OptOutBody,
   ContactAnalyticsAnswer,
   ContactAnswer,
+  ContactWithRunsAnswer,
   ContactBody,
   ContactBulkAnswer,
   ContactCreateBody,
@@ -156,8 +157,15 @@ export function contactsRoutes(deps: AppDeps) {
     )
     .get(
       "/:id",
-      ({ request, params }) => ({ status: "success", data: { contact: deps.contacts.get(authOf(request).accountId, params.id) } }),
-      { permission: "contacts.read", rateLimit: "api-key", params: IdParam, response: { 200: ContactAnswer }, detail: { summary: "Get a contact", tags: ["Contacts"] } },
+      ({ request, params }) => {
+        const accountId = authOf(request).accountId;
+        const contact = deps.contacts.get(accountId, params.id);
+        return { status: "success", data: { contact, automationRuns: deps.automations.contactRuns(accountId, contact.id) } };
+      },
+      {
+        permission: "contacts.read", rateLimit: "api-key", params: IdParam, response: { 200: ContactWithRunsAnswer },
+        detail: { summary: "Get a contact, with its automation runs (newest first, at most 50)", tags: ["Contacts"] },
+      },
     )
     .get(
       "/:id/messages",

@@ -75,6 +75,7 @@ const ctx = {} as {
   leaseToken: string;
   contactId: string;
   broadcastId: string;
+  automationId: string;
   endpointId: string;
   sessionCookie: string;
   csrfToken: string;
@@ -289,6 +290,35 @@ const CASES: Record<string, () => Promise<void>> = {
   },
   "POST /v1/broadcasts/{id}/cancel": async () => {
     expectHttp(await api.POST("/v1/broadcasts/{id}/cancel", { params: { path: { id: ctx.broadcastId } } }), 200);
+  },
+  "POST /v1/automations": async () => {
+    const r = await api.POST("/v1/automations", {
+      body: { name: "Thanks and review", formId: ctx.formId, steps: [{ template: "Thanks {{firstName}}! How did we do?", delay: "2d", sendAt: "10:00" }], stopOnStatus: ["converted"] },
+    });
+    expectHttp(r, 201);
+    ctx.automationId = r.data!.data.automation.id;
+    expectHttp(await api.POST("/v1/automations", { body: { name: "x", formId: ctx.formId, steps: [{ template: "x", relativeTo: "firstName" }] } }), 400);
+  },
+  "GET /v1/automations": async () => {
+    expectHttp(await api.GET("/v1/automations", {}), 200);
+  },
+  "GET /v1/automations/{id}": async () => {
+    expectHttp(await api.GET("/v1/automations/{id}", { params: { path: { id: ctx.automationId } } }), 200);
+  },
+  "PUT /v1/automations/{id}": async () => {
+    expectHttp(await api.PUT("/v1/automations/{id}", { params: { path: { id: ctx.automationId } }, body: { name: "Thanks, then a review" } }), 200);
+  },
+  "POST /v1/automations/{id}/start": async () => {
+    const dry = await api.POST("/v1/automations/{id}/start", { params: { path: { id: ctx.automationId }, query: { dryRun: true } }, body: { segment: { status: "new" } } });
+    expectHttp(dry, 200);
+    expectHttp(await api.POST("/v1/automations/{id}/start", { params: { path: { id: ctx.automationId } }, body: {} }), 202);
+  },
+  "GET /v1/automations/{id}/runs": async () => {
+    expectHttp(await api.GET("/v1/automations/{id}/runs", { params: { path: { id: ctx.automationId }, query: { status: "active" } } }), 200);
+  },
+  "DELETE /v1/automations/{id}": async () => {
+    expectHttp(await api.DELETE("/v1/automations/{id}", { params: { path: { id: ctx.automationId } } }), 200);
+    expectHttp(await api.GET("/v1/automations/{id}", { params: { path: { id: ctx.automationId } } }), 404);
   },
   "GET /v1/conversations": async () => {
     expectHttp(await api.GET("/v1/conversations", {}), 200);

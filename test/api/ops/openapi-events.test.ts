@@ -64,7 +64,13 @@ async function driveEveryEvent() {
 
   // A form post: contact.created, message.queued, form.submission; a second post: contact.updated.
   const form = (await expectStatus(await api("/forms", "POST", formBody()), 201)).data.form;
-  const post = (body: Json) => fetch(`${ts.base}/forms/${form.id}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const post = (body: Json, formId = form.id) => fetch(`${ts.base}/forms/${formId}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  // Automations: Ann's run starts with her first post and stops at her reply below; a run whose
+  // only step's date has passed completes at once.
+  await expectStatus(await api("/automations", "POST", { name: "Review", formId: form.id, steps: [{ template: "How did we do, {{firstName}}?", delay: "2d", sendAt: "10:00" }] }), 201);
+  const dated = (await expectStatus(await api("/forms", "POST", formBody({ fields: [{ name: "visit", type: "date" }] })), 201)).data.form;
+  await expectStatus(await api("/automations", "POST", { name: "Reminder", formId: dated.id, steps: [{ template: "See you tomorrow", relativeTo: "visit", offset: "-1d" }] }), 201);
+  await expectStatus(await post({ phoneNumber: "+14155550106", visit: "2020-01-02" }, dated.id), 200);
   await expectStatus(await post({ phoneNumber: "+14155550101", firstName: "Ann", company: "Acme" }), 200);
   await expectStatus(await post({ phoneNumber: "+14155550101", firstName: "Ann", company: "Acme Ltd" }), 200);
 

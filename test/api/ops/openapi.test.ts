@@ -201,7 +201,9 @@ describe("GET /v1/openapi.json", () => {
       // People: the last owner stays, an e-mail signs in one person, setup runs once.
       "PATCH /v1/people/{id}", "DELETE /v1/people/{id}", "POST /v1/invitations/accept", "POST /v1/setup",
       // Keywords that are everyday words wait for confirmCommonWords.
-      "PUT /v1/account/settings", "POST /v1/keyword-replies", "PUT /v1/keyword-replies/{id}"].sort());
+      "PUT /v1/account/settings", "POST /v1/keyword-replies", "PUT /v1/keyword-replies/{id}",
+      // An automation that is turned off cannot be started.
+      "POST /v1/automations/{id}/start"].sort());
     expect(doc.paths["/v1/messages/{id}/status"].put.responses["409"]["x-error-codes"]).toEqual(["LEASE_CONFLICT"]);
   });
 

@@ -1,0 +1,410 @@
+/**
+ * Queries of automations, their runs and steps, the inbox of submissions waiting to start runs,
+ * and the start jobs (migration 0030). Plain functions over the connection; the service owns the
+ * transactions (docs/api-decisions.md, "Automations").
+ */
+import type { Database, SQLQueryBindings } from "bun:sqlite";
+import { recordMessageInsert } from "../derived-counts";
+import type { ContactFilter } from "../../domain/contact-query";
+import { filterSql } from "./contact-filter";
+
+export interface AutomationRecord {
+  id: string;
+  accountId: string;
+  formId: string;
+  name: string;
+  isActive: number;
+  steps: string;
+  stopOnReply: number;
+  stopOnStatus: string;
+  restartOnResubmit: number;
+  deletedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const COLUMNS = `id, account_id AS accountId, form_id AS formId, name, is_active AS isActive, steps, stop_on_reply AS stopOnReply,
+  stop_on_status AS stopOnStatus, restart_on_resubmit AS restartOnResubmit, deleted_at AS deletedAt, created_at AS createdAt, updated_at AS updatedAt`;
+
+export function insertAutomation(sqlite: Database, a: AutomationRecord): void {
+  sqlite
+    .query(
+      `INSERT INTO automations (id, account_id, form_id, name, is_active, steps, stop_on_reply, stop_on_status, restart_on_resubmit, deleted_at, created_at, updated_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NULL, ?10, ?11)`,
+    )
+    .run(a.id, a.accountId, a.formId, a.name, a.isActive, a.steps, a.stopOnReply, a.stopOnStatus, a.restartOnResubmit, a.createdAt, a.updatedAt);
+}
+
+export function updateAutomation(sqlite: Database, a: AutomationRecord): void {
+  sqlite
+    .query(
+      `UPDATE automations SET form_id = ?2, name = ?3, is_active = ?4, steps = ?5, stop_on_reply = ?6, stop_on_status = ?7, restart_on_resubmit = ?8, updated_at = ?9
+       WHERE id = ?1`,
+    )
+    .run(a.id, a.formId, a.name, a.isActive, a.steps, a.stopOnReply, a.stopOnStatus, a.restartOnResubmit, a.updatedAt);
+}
+
+/** Deleted automations stay (their runs' history); they are 404 to the API and start nothing. */
+export function markAutomationDeleted(sqlite: Database, id: string, at: string): void {
+  sqlite.query("UPDATE automations SET deleted_at = ?2, is_active = 0, updated_at = ?2 WHERE id = ?1").run(id, at);
+}
+
+/** A live (not deleted) automation of the account. */
+export function findAutomation(sqlite: Database, accountId: string, id: string): AutomationRecord | null {
+  return (sqlite.query(`SELECT ${COLUMNS} FROM automations WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL`).get(id, accountId) as AutomationRecord | null) ?? null;
+}
+
+/** Any automation by id (the engine: a run's automation may have been deleted since). */
+export function findAutomationById(sqlite: Database, id: string): AutomationRecord | null {
+  return (sqlite.query(`SELECT ${COLUMNS} FROM automations WHERE id = ?1`).get(id) as AutomationRecord | null) ?? null;
+}
+
+export function listAutomations(sqlite: Database, accountId: string, page: number, limit: number): { rows: AutomationRecord[]; total: number } {
+  const rows = sqlite
+    .query(`SELECT ${COLUMNS} FROM automations WHERE account_id = ?1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?2 OFFSET ?3`)
+    .all(accountId, limit, (page - 1) * limit) as AutomationRecord[];
+  const total = (sqlite.query("SELECT COUNT(*) AS n FROM automations WHERE account_id = ?1 AND deleted_at IS NULL").get(accountId) as { n: number }).n;
+  return { rows, total };
+}
+
+/** Runs of an automation by status (one range of automation_runs_list_idx per status). */
+export function runCounts(sqlite: Database, automationId: string): { active: number; completed: number; stopped: number } {
+  const out = { active: 0, completed: 0, stopped: 0 };
+  const rows = sqlite.query("SELECT status, COUNT(*) AS n FROM automation_runs WHERE automation_id = ?1 GROUP BY status").all(automationId) as Array<{ status: keyof typeof out; n: number }>;
+  for (const r of rows) out[r.status] = r.n;
+  return out;
+}
+
+// ---- runs and steps --------------------------------------------------------------------------
+
+export interface RunRecord {
+  id: string;
+  automationId: string;
+  accountId: string;
+  contactId: string;
+  submissionId: string | null;
+  status: "active" | "completed" | "stopped";
+  stopReason: string | null;
+  startedAt: string;
+  endsAt: string;
+  finishedAt: string | null;
+}
+
+const RUN_COLUMNS = `id, automation_id AS automationId, account_id AS accountId, contact_id AS contactId, submission_id AS submissionId, status,
+  stop_reason AS stopReason, started_at AS startedAt, ends_at AS endsAt, finished_at AS finishedAt`;
+
+export function insertRun(sqlite: Database, r: RunRecord): void {
+  sqlite
+    .query(
+      `INSERT INTO automation_runs (id, automation_id, account_id, contact_id, submission_id, status, stop_reason, started_at, ends_at, finished_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`,
+    )
+    .run(r.id, r.automationId, r.accountId, r.contactId, r.submissionId, r.status, r.stopReason, r.startedAt, r.endsAt, r.finishedAt);
+}
+
+export function findRun(sqlite: Database, id: string): RunRecord | null {
+  return (sqlite.query(`SELECT ${RUN_COLUMNS} FROM automation_runs WHERE id = ?1`).get(id) as RunRecord | null) ?? null;
+}
+
+/** The contact's active run of the automation (at most one: automation_runs_one_active_idx). */
+export function activeRun(sqlite: Database, automationId: string, contactId: string): RunRecord | null {
+  return (sqlite.query(`SELECT ${RUN_COLUMNS} FROM automation_runs WHERE automation_id = ?1 AND contact_id = ?2 AND status = 'active'`).get(automationId, contactId) as RunRecord | null) ?? null;
+}
+
+export function runOfSubmission(sqlite: Database, automationId: string, submissionId: string): boolean {
+  return sqlite.query("SELECT 1 AS x FROM automation_runs WHERE automation_id = ?1 AND submission_id = ?2").get(automationId, submissionId) !== null;
+}
+
+export interface StepRecord {
+  runId: string;
+  stepIndex: number;
+  scheduledFor: string | null;
+  messageId: string | null;
+  skipped: string | null;
+}
+
+export function insertStep(sqlite: Database, s: StepRecord): void {
+  sqlite
+    .query("INSERT INTO automation_run_steps (run_id, step_index, scheduled_for, message_id, skipped) VALUES (?1, ?2, ?3, ?4, ?5)")
+    .run(s.runId, s.stepIndex, s.scheduledFor, s.messageId, s.skipped);
+}
+
+/** Steps of the given runs with their message's status (null: no message, or it was deleted). */
+export function stepsOfRuns(sqlite: Database, runIds: string[]): Array<StepRecord & { messageStatus: string | null }> {
+  if (runIds.length === 0) return [];
+  const marks = runIds.map(() => "?").join(",");
+  return sqlite
+    .query(
+      `SELECT s.run_id AS runId, s.step_index AS stepIndex, s.scheduled_for AS scheduledFor, s.message_id AS messageId, s.skipped, m.status AS messageStatus
+       FROM automation_run_steps s LEFT JOIN messages m ON m.id = s.message_id WHERE s.run_id IN (${marks}) ORDER BY s.run_id, s.step_index`,
+    )
+    .all(...runIds) as Array<StepRecord & { messageStatus: string | null }>;
+}
+
+export interface RunFilter {
+  status?: string;
+  contactId?: string;
+}
+
+export function listRuns(sqlite: Database, automationId: string, f: RunFilter, page: number, limit: number): { rows: RunRecord[]; total: number } {
+  const where = ["automation_id = ?"];
+  const params: SQLQueryBindings[] = [automationId];
+  if (f.status) {
+    where.push("status = ?");
+    params.push(f.status);
+  }
+  if (f.contactId) {
+    where.push("contact_id = ?");
+    params.push(f.contactId);
+  }
+  const w = where.join(" AND ");
+  const rows = sqlite
+    .query(`SELECT ${RUN_COLUMNS} FROM automation_runs WHERE ${w} ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?`)
+    .all(...params, limit, (page - 1) * limit) as RunRecord[];
+  const total = (sqlite.query(`SELECT COUNT(*) AS n FROM automation_runs WHERE ${w}`).get(...params) as { n: number }).n;
+  return { rows, total };
+}
+
+/** A contact's runs, newest first (GET /v1/contacts/<id>). */
+export function runsOfContact(sqlite: Database, accountId: string, contactId: string, limit: number): RunRecord[] {
+  return sqlite
+    .query(`SELECT ${RUN_COLUMNS} FROM automation_runs WHERE contact_id = ?1 AND account_id = ?2 ORDER BY started_at DESC, id DESC LIMIT ?3`)
+    .all(contactId, accountId, limit) as RunRecord[];
+}
+
+/** Marks the automation's active runs to stop (the service then cancels their unsent steps); a cause already marked keeps its reason. */
+export function markRunsStopping(sqlite: Database, automationId: string, reason: string): number {
+  return sqlite.query("UPDATE automation_runs SET stop_reason = ?2 WHERE automation_id = ?1 AND status = 'active' AND stop_reason IS NULL").run(automationId, reason).changes;
+}
+
+/** Active runs marked to stop (automation_runs_stopping_idx). */
+export function stoppingRuns(sqlite: Database, limit: number): RunRecord[] {
+  return sqlite.query(`SELECT ${RUN_COLUMNS} FROM automation_runs WHERE status = 'active' AND stop_reason IS NOT NULL LIMIT ?1`).all(limit) as RunRecord[];
+}
+
+export function anyStopping(sqlite: Database): boolean {
+  return sqlite.query("SELECT 1 AS x FROM automation_runs WHERE status = 'active' AND stop_reason IS NOT NULL LIMIT 1").get() !== null;
+}
+
+/** Ends an active run; a run marked to stop is never "completed". Returns whether it moved. */
+export function finishRun(sqlite: Database, id: string, status: "completed" | "stopped", reason: string | null, at: string): boolean {
+  return (
+    sqlite
+      .query("UPDATE automation_runs SET status = ?2, stop_reason = ?3, finished_at = ?4 WHERE id = ?1 AND status = 'active' AND (?2 = 'stopped' OR stop_reason IS NULL)")
+      .run(id, status, reason, at).changes === 1
+  );
+}
+
+/**
+ * Cancels the run's steps whose message is still queued (leased ones too: the phone's report for
+ * them is then refused by the usual transition rules); returns their ids. updated_at moves
+ * strictly forward (the nextUpdatedAt rule), computed in SQL.
+ */
+export function cancelRunMessages(sqlite: Database, runId: string, reason: string, nowIso: string): string[] {
+  const rows = sqlite
+    .query(
+      `UPDATE messages SET status = 'cancelled', failure_reason = ?3, lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL,
+         updated_at = CASE WHEN updated_at < ?2 THEN ?2 ELSE strftime('%Y-%m-%dT%H:%M:%fZ', julianday(updated_at) + 0.001 / 86400.0) END
+       WHERE id IN (SELECT message_id FROM automation_run_steps WHERE run_id = ?1 AND message_id IS NOT NULL) AND status = 'queued'
+       RETURNING id`,
+    )
+    .all(runId, nowIso, reason) as Array<{ id: string }>;
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Of the next `limit` active runs past their last step after the cursor (ends_at, id) — a bounded
+ * page of automation_runs_due_idx, so runs held up by queued messages (no phone online) are not
+ * read again on every call — those with nothing of theirs still queued. `last` is the page's end
+ * (null: the page reached the end of the index; start again from the beginning).
+ */
+export function completableRuns(sqlite: Database, nowIso: string, after: { endsAt: string; id: string } | null, limit: number): { runs: RunRecord[]; last: { endsAt: string; id: string } | null } {
+  const page = sqlite
+    .query(
+      `SELECT id, ends_at AS endsAt FROM automation_runs WHERE status = 'active' AND ends_at <= ?1 AND (ends_at, id) > (?2, ?3)
+       ORDER BY ends_at, id LIMIT ?4`,
+    )
+    .all(nowIso, after?.endsAt ?? "", after?.id ?? "", limit) as Array<{ id: string; endsAt: string }>;
+  if (page.length === 0) return { runs: [], last: null };
+  const marks = page.map(() => "?").join(",");
+  const runs = sqlite
+    .query(
+      `SELECT ${RUN_COLUMNS} FROM automation_runs r WHERE r.id IN (${marks}) AND r.stop_reason IS NULL
+         AND NOT EXISTS (SELECT 1 FROM automation_run_steps s JOIN messages m ON m.id = s.message_id WHERE s.run_id = r.id AND m.status = 'queued')`,
+    )
+    .all(...page.map((p) => p.id)) as RunRecord[];
+  const end = page[page.length - 1];
+  return { runs, last: page.length < limit ? null : { endsAt: end.endsAt, id: end.id } };
+}
+
+// ---- contacts and messages -------------------------------------------------------------------
+
+export interface RunContact {
+  id: string;
+  phoneNumber: string;
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+  source: string | null;
+  customFields: string;
+  status: string;
+  optedOut: number;
+  consent: string | null;
+}
+
+const CONTACT_COLUMNS = `c.id, c.phone_number AS phoneNumber, c.first_name AS firstName, c.last_name AS lastName, c.email, c.source,
+  c.custom_fields AS customFields, c.status, c.opted_out AS optedOut, c.consent`;
+
+export function runContact(sqlite: Database, accountId: string, contactId: string): RunContact | null {
+  return (sqlite.query(`SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE c.id = ?1 AND c.account_id = ?2`).get(contactId, accountId) as RunContact | null) ?? null;
+}
+
+/** The next `limit` contacts of a segment after `cursor` (up to `lastContactId`), in id order. */
+export function segmentContacts(sqlite: Database, accountId: string, filter: ContactFilter, lastContactId: string, cursor: string, limit: number): RunContact[] {
+  const f = filterSql(accountId, filter);
+  // Walk the primary key from the cursor, as the broadcasts' chunks do (src/db/stores/broadcasts.ts).
+  const where = f.where.replace(/^c\.account_id = \?/, "+c.account_id = ?");
+  return sqlite
+    .query(`SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE ${where} AND c.id <= ? AND c.id > ? ORDER BY c.id LIMIT ?`)
+    .all(...f.params, lastContactId, cursor, limit) as RunContact[];
+}
+
+export function newestContactId(sqlite: Database, accountId: string): string | null {
+  return (sqlite.query("SELECT MAX(id) AS id FROM contacts WHERE account_id = ?1").get(accountId) as { id: string | null }).id;
+}
+
+/**
+ * Texts to the number queued or sent and due in the 24 hours up to `at` (the per-recipient limit
+ * as it will stand when a step goes out). One range of messages_account_recipient_created_idx.
+ */
+export function textsInDayBefore(sqlite: Database, accountId: string, phone: string, fromIso: string, atIso: string): number {
+  return (
+    sqlite
+      .query(
+        `SELECT COUNT(*) AS n FROM messages WHERE account_id = ?1 AND recipient_phone = ?2 AND status IN ('queued', 'sent')
+           AND scheduled_for > ?3 AND scheduled_for <= ?4`,
+      )
+      .get(accountId, phone, fromIso, atIso) as { n: number }
+  ).n;
+}
+
+export interface AutomationMessage {
+  id: string;
+  accountId: string;
+  contactId: string;
+  content: string;
+  recipientPhone: string;
+  recipientName: string | null;
+  priority: string;
+  priorityRank: number;
+  templateUsed: string;
+  scheduledFor: string;
+  metadata: string;
+  seq: number;
+  createdAt: string;
+}
+
+/**
+ * A step's message: a normal queued message. form_id stays NULL, as a broadcast's: the form's
+ * duplicate window (a second thank-you within minutes is not sent) looks at the form's own texts.
+ */
+export function insertAutomationMessage(sqlite: Database, m: AutomationMessage): void {
+  sqlite
+    .query(
+      `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name, status,
+         priority, priority_rank, webhook_data, template_used, scheduled_for, metadata, seq, created_at, updated_at)
+       VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, ?9, ?10, ?11, ?12, ?13, ?13)`,
+    )
+    .run(m.id, m.accountId, m.contactId, m.content, m.recipientPhone, m.recipientName, m.priority, m.priorityRank, m.templateUsed, m.scheduledFor, m.metadata, m.seq, m.createdAt);
+  recordMessageInsert(sqlite, { accountId: m.accountId, formId: null, contactId: m.contactId, status: "queued", priorityRank: m.priorityRank, createdAt: m.createdAt, sentAt: null, failureReason: null });
+}
+
+// ---- inbox -----------------------------------------------------------------------------------
+
+export interface InboxRow {
+  seq: number;
+  automationId: string;
+  submissionId: string;
+  contactId: string;
+  accountId: string;
+  createdAt: string;
+}
+
+export function inboxBatch(sqlite: Database, limit: number): InboxRow[] {
+  return sqlite
+    .query(
+      `SELECT seq, automation_id AS automationId, submission_id AS submissionId, contact_id AS contactId, account_id AS accountId, created_at AS createdAt
+       FROM automation_inbox ORDER BY seq LIMIT ?1`,
+    )
+    .all(limit) as InboxRow[];
+}
+
+export function inboxEmpty(sqlite: Database): boolean {
+  return sqlite.query("SELECT 1 AS x FROM automation_inbox LIMIT 1").get() === null;
+}
+
+export function deleteInboxRow(sqlite: Database, seq: number): void {
+  sqlite.query("DELETE FROM automation_inbox WHERE seq = ?1").run(seq);
+}
+
+// ---- start jobs ------------------------------------------------------------------------------
+
+export interface StartRecord {
+  id: string;
+  automationId: string;
+  accountId: string;
+  segment: string;
+  lastContactId: string;
+  cursor: string;
+  status: "running" | "done";
+  started: number;
+  skipped: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const START_COLUMNS = `id, automation_id AS automationId, account_id AS accountId, segment, last_contact_id AS lastContactId, cursor, status, started, skipped,
+  created_at AS createdAt, updated_at AS updatedAt`;
+
+export function insertStart(sqlite: Database, s: StartRecord): void {
+  sqlite
+    .query(
+      `INSERT INTO automation_starts (id, automation_id, account_id, segment, last_contact_id, cursor, status, started, skipped, created_at, updated_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
+    )
+    .run(s.id, s.automationId, s.accountId, s.segment, s.lastContactId, s.cursor, s.status, s.started, s.skipped, s.createdAt, s.updatedAt);
+}
+
+export function findStart(sqlite: Database, id: string): StartRecord | null {
+  return (sqlite.query(`SELECT ${START_COLUMNS} FROM automation_starts WHERE id = ?1`).get(id) as StartRecord | null) ?? null;
+}
+
+export function runningStarts(sqlite: Database): StartRecord[] {
+  return sqlite.query(`SELECT ${START_COLUMNS} FROM automation_starts WHERE status = 'running'`).all() as StartRecord[];
+}
+
+export function advanceStart(sqlite: Database, id: string, p: { cursor: string; started: number; skipped: string; done: boolean; updatedAt: string }): void {
+  sqlite
+    .query("UPDATE automation_starts SET cursor = ?2, started = started + ?3, skipped = ?4, status = CASE WHEN ?5 THEN 'done' ELSE status END, updated_at = ?6 WHERE id = ?1")
+    .run(id, p.cursor, p.started, p.skipped, p.done ? 1 : 0, p.updatedAt);
+}
+
+/** The form an automation follows: its name, fields and settings (JSON as stored). */
+export function automationForm(sqlite: Database, accountId: string, formId: string): { id: string; name: string; fields: string; settings: string } | null {
+  return (sqlite.query("SELECT id, name, fields, settings FROM forms WHERE id = ?1 AND account_id = ?2").get(formId, accountId) as { id: string; name: string; fields: string; settings: string } | null) ?? null;
+}
+
+/** Whether the contact texted in since `sinceIso` (a reply that came before its run was started). */
+export function repliedSince(sqlite: Database, contactId: string, sinceIso: string): boolean {
+  return sqlite.query("SELECT 1 AS x FROM inbound_messages WHERE contact_id = ?1 AND received_at > ?2 LIMIT 1").get(contactId, sinceIso) !== null;
+}
+
+/** Marks one active run to stop (see stoppingRuns). */
+export function markRunStopping(sqlite: Database, runId: string, reason: string): void {
+  sqlite.query("UPDATE automation_runs SET stop_reason = ?2 WHERE id = ?1 AND status = 'active' AND stop_reason IS NULL").run(runId, reason);
+}
+
+/** Whether the contact has an active run of the automation (one seek of automation_runs_one_active_idx). */
+export function hasActiveRun(sqlite: Database, automationId: string, contactId: string): boolean {
+  return sqlite.query("SELECT 1 AS x FROM automation_runs WHERE automation_id = ?1 AND contact_id = ?2 AND status = 'active'").get(automationId, contactId) !== null;
+}
