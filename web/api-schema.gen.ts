@@ -5365,6 +5365,17 @@ export interface operations {
                                     active: number;
                                     completed: number;
                                     stopped: number;
+                                    /** @description stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it */
+                                    stoppedBy: {
+                                        "automation-off": number;
+                                        "contact-deleted": number;
+                                        "opted-out": number;
+                                        replied: number;
+                                        restarted: number;
+                                        status: number;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
                                 };
                                 steps: ({
                                     /** @description after the submission (or the start): 30m, 2h, 2d, 1w; days and weeks are calendar days in the form's zone */
@@ -5526,6 +5537,17 @@ export interface operations {
                                     active: number;
                                     completed: number;
                                     stopped: number;
+                                    /** @description stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it */
+                                    stoppedBy: {
+                                        "automation-off": number;
+                                        "contact-deleted": number;
+                                        "opted-out": number;
+                                        replied: number;
+                                        restarted: number;
+                                        status: number;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
                                 };
                                 steps: ({
                                     /** @description after the submission (or the start): 30m, 2h, 2d, 1w; days and weeks are calendar days in the form's zone */
@@ -5682,6 +5704,17 @@ export interface operations {
                                     active: number;
                                     completed: number;
                                     stopped: number;
+                                    /** @description stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it */
+                                    stoppedBy: {
+                                        "automation-off": number;
+                                        "contact-deleted": number;
+                                        "opted-out": number;
+                                        replied: number;
+                                        restarted: number;
+                                        status: number;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
                                 };
                                 steps: ({
                                     /** @description after the submission (or the start): 30m, 2h, 2d, 1w; days and weeks are calendar days in the form's zone */
@@ -5854,6 +5887,17 @@ export interface operations {
                                     active: number;
                                     completed: number;
                                     stopped: number;
+                                    /** @description stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it */
+                                    stoppedBy: {
+                                        "automation-off": number;
+                                        "contact-deleted": number;
+                                        "opted-out": number;
+                                        replied: number;
+                                        restarted: number;
+                                        status: number;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
                                 };
                                 steps: ({
                                     /** @description after the submission (or the start): 30m, 2h, 2d, 1w; days and weeks are calendar days in the form's zone */

@@ -72,6 +72,7 @@ import {
   newestContactId,
   runContact,
   runCounts,
+  stoppedRunCounts,
   runOfSubmission,
   runningStarts,
   runsOfContact,
@@ -109,7 +110,7 @@ const tick = () => new Promise<void>((r) => setImmediate(r));
 
 export interface AutomationView extends AutomationInput {
   id: string;
-  runs: { active: number; completed: number; stopped: number };
+  runs: { active: number; completed: number; stopped: number; stoppedBy: Record<StopReason, number> };
   createdAt: string;
   updatedAt: string;
 }
@@ -745,7 +746,14 @@ export class AutomationService {
   }
 
   private view(a: AutomationRecord): AutomationView {
-    return { id: a.id, ...this.input(a), runs: runCounts(this.sqlite, a.id), createdAt: a.createdAt, updatedAt: a.updatedAt };
+    return { id: a.id, ...this.input(a), runs: { ...runCounts(this.sqlite, a.id), stoppedBy: this.stoppedBy(a.id) }, createdAt: a.createdAt, updatedAt: a.updatedAt };
+  }
+
+  /** Stopped runs by reason, every reason present (0 when none): how many replied, reached a stop status… */
+  private stoppedBy(automationId: string): Record<StopReason, number> {
+    const out = Object.fromEntries(STOP_REASONS.map((r) => [r, 0])) as Record<StopReason, number>;
+    for (const { reason, n } of stoppedRunCounts(this.sqlite, automationId)) if ((STOP_REASONS as readonly (string | null)[]).includes(reason)) out[reason as StopReason] = n;
+    return out;
   }
 
   /** The automation with its form's rules; null when the form is gone. */

@@ -75,6 +75,16 @@ export function runCounts(sqlite: Database, automationId: string): { active: num
   return out;
 }
 
+/**
+ * Stopped runs of an automation by their reason (the dashboard's "how many replied"): one range
+ * of automation_runs_list_idx, reading only the stopped runs' rows.
+ */
+export function stoppedRunCounts(sqlite: Database, automationId: string): Array<{ reason: string | null; n: number }> {
+  return sqlite
+    .query("SELECT stop_reason AS reason, COUNT(*) AS n FROM automation_runs WHERE automation_id = ?1 AND status = 'stopped' GROUP BY stop_reason")
+    .all(automationId) as Array<{ reason: string | null; n: number }>;
+}
+
 // ---- runs and steps --------------------------------------------------------------------------
 
 export interface RunRecord {

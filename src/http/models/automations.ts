@@ -74,7 +74,18 @@ export const Automation = t.Object(
     stopOnReply: t.Boolean(),
     stopOnStatus: t.Array(literals(CONTACT_STATUSES)),
     restartOnResubmit: t.Boolean(),
-    runs: t.Object({ active: Count, completed: Count, stopped: Count }, { description: "runs of this automation by state" }),
+    runs: t.Object(
+      {
+        active: Count,
+        completed: Count,
+        stopped: Count,
+        stoppedBy: t.Object(
+          { replied: Count, "opted-out": Count, status: Count, "contact-deleted": Count, "automation-off": Count, restarted: Count },
+          { description: "stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it", additionalProperties: true },
+        ),
+      },
+      { description: "runs of this automation by state" },
+    ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
