@@ -1865,6 +1865,12 @@ export interface components {
             data: {
                 run: {
                     automationId: string;
+                    /** @description in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted */
+                    contact?: {
+                        firstName: string | null;
+                        lastName: string | null;
+                        phoneNumber: string;
+                    } | null;
                     contactId: string;
                     finishedAt: string | null;
                     id: string;
@@ -1902,6 +1908,12 @@ export interface components {
             data: {
                 run: {
                     automationId: string;
+                    /** @description in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted */
+                    contact?: {
+                        firstName: string | null;
+                        lastName: string | null;
+                        phoneNumber: string;
+                    } | null;
                     contactId: string;
                     finishedAt: string | null;
                     id: string;
@@ -1939,6 +1951,12 @@ export interface components {
             data: {
                 run: {
                     automationId: string;
+                    /** @description in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted */
+                    contact?: {
+                        firstName: string | null;
+                        lastName: string | null;
+                        phoneNumber: string;
+                    } | null;
                     contactId: string;
                     finishedAt: string | null;
                     id: string;
@@ -6180,6 +6198,12 @@ export interface operations {
                             };
                             runs: ({
                                 automationId: string;
+                                /** @description in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted */
+                                contact?: {
+                                    firstName: string | null;
+                                    lastName: string | null;
+                                    phoneNumber: string;
+                                } | null;
                                 contactId: string;
                                 finishedAt: string | null;
                                 id: string;
@@ -7592,6 +7616,12 @@ export interface operations {
                             /** @description the contact's automation runs, newest first (at most 50) */
                             automationRuns: ({
                                 automationId: string;
+                                /** @description in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted */
+                                contact?: {
+                                    firstName: string | null;
+                                    lastName: string | null;
+                                    phoneNumber: string;
+                                } | null;
                                 contactId: string;
                                 finishedAt: string | null;
                                 id: string;

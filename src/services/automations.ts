@@ -73,6 +73,7 @@ import {
   runContact,
   runCounts,
   stoppedRunCounts,
+  contactsOfRuns,
   runOfSubmission,
   runningStarts,
   runsOfContact,
@@ -128,6 +129,8 @@ export interface RunView {
   id: string;
   automationId: string;
   contactId: string;
+  /** Who it is for, as the dashboard's runs list names them (the runs listing only); null once the contact is deleted. */
+  contact?: { firstName: string | null; lastName: string | null; phoneNumber: string } | null;
   status: "active" | "completed" | "stopped";
   stoppedReason: StopReason | null;
   startedAt: string;
@@ -251,7 +254,7 @@ export class AutomationService {
     const empty = { runs: [] as RunView[], pagination: { page, limit, total: 0, totalPages: 0 } };
     if (contactId !== undefined && !UUID_RE.test(contactId)) return empty;
     const { rows, total } = listRuns(this.sqlite, id, { status, contactId }, page, limit);
-    return { runs: this.runViews(rows), pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } };
+    return { runs: this.runViews(rows, true), pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } };
   }
 
   /** The contact's runs, newest first (the contact itself is checked by the caller). */
@@ -790,17 +793,20 @@ export class AutomationService {
     return r ? this.runViews([r])[0] : null;
   }
 
-  private runViews(rows: RunRecord[]): RunView[] {
+  /** `withContacts`: each run names its contact (the runs listing; events and the contact's own page need not). */
+  private runViews(rows: RunRecord[], withContacts = false): RunView[] {
     const steps = new Map<string, RunStepView[]>();
     for (const s of stepsOfRuns(this.sqlite, rows.map((r) => r.id))) {
       const list = steps.get(s.runId) ?? [];
       list.push({ index: s.stepIndex, scheduledFor: s.scheduledFor, messageId: s.messageId, status: stepStatus(s.skipped, s.messageStatus), skipped: s.skipped as RunStepView["skipped"] });
       steps.set(s.runId, list);
     }
+    const contacts = new Map(withContacts && rows.length ? contactsOfRuns(this.sqlite, rows[0].accountId, rows.map((r) => r.contactId)).map((c) => [c.id, c] as const) : []);
     return rows.map((r) => ({
       id: r.id,
       automationId: r.automationId,
       contactId: r.contactId,
+      ...(withContacts ? { contact: contacts.has(r.contactId) ? (({ firstName, lastName, phoneNumber }) => ({ firstName, lastName, phoneNumber }))(contacts.get(r.contactId)!) : null } : {}),
       // A run marked and not yet stopped shows as it will be a moment later.
       status: r.status === "active" && r.stopReason !== null ? "stopped" : r.status,
       stoppedReason: r.status === "completed" ? null : (r.stopReason as StopReason | null),

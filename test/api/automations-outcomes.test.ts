@@ -39,3 +39,14 @@ test("the list counts stopped runs by reason: replied, opted out, reached a stop
   const one = (await expectStatus(await s.api(`/automations/${a.id}`), 200)).data.automation;
   expect(one.runs).toEqual(listed.runs);
 });
+
+test("the runs listing names each run's contact (null once deleted)", async () => {
+  const body = { name: "Follow-up", formId, steps: [{ template: "Hi {{firstName}}", delay: "1d" }] };
+  const a = (await expectStatus(await s.api("/automations", { method: "POST", json: body }), 201)).data.automation;
+  const kept = (await expectStatus(await submit("+14155550311"), 200)).data.contactId;
+  const gone = (await expectStatus(await submit("+14155550312"), 200)).data.contactId;
+  await expectStatus(await s.api(`/contacts/${gone}`, { method: "DELETE" }), 200);
+  const runs = (await expectStatus(await s.api(`/automations/${a.id}/runs`), 200)).data.runs as any[];
+  expect(runs.find((r) => r.contactId === kept).contact).toEqual({ firstName: "Ann", lastName: null, phoneNumber: "+14155550311" });
+  expect(runs.find((r) => r.contactId === gone).contact).toBeNull();
+});

@@ -151,6 +151,15 @@ export function stepsOfRuns(sqlite: Database, runIds: string[]): Array<StepRecor
     .all(...runIds) as Array<StepRecord & { messageStatus: string | null }>;
 }
 
+/** Who the runs are for, as a list shows them (a deleted contact has no row). */
+export function contactsOfRuns(sqlite: Database, accountId: string, contactIds: string[]): Array<{ id: string; firstName: string | null; lastName: string | null; phoneNumber: string }> {
+  const ids = [...new Set(contactIds)];
+  if (ids.length === 0) return [];
+  return sqlite
+    .query(`SELECT id, first_name AS firstName, last_name AS lastName, phone_number AS phoneNumber FROM contacts WHERE account_id = ? AND id IN (${ids.map(() => "?").join(",")})`)
+    .all(accountId, ...ids) as Array<{ id: string; firstName: string | null; lastName: string | null; phoneNumber: string }>;
+}
+
 export interface RunFilter {
   status?: string;
   contactId?: string;

@@ -97,6 +97,11 @@ export const AutomationRun = t.Object(
     id: t.String(),
     automationId: t.String(),
     contactId: t.String(),
+    contact: t.Optional(
+      t.Union([t.Object({ firstName: NullableString, lastName: NullableString, phoneNumber: t.String() }), t.Null()], {
+        description: "in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted",
+      }),
+    ),
     status: literals(["active", "completed", "stopped"]),
     stoppedReason: t.Union([literals(["replied", "opted-out", "status", "contact-deleted", "automation-off", "restarted"]), t.Null()], {
       description: "why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it",
