@@ -117,8 +117,9 @@ describe("desktop, 1280 px", () => {
     await page.getByText("Nobody yet: a run starts when someone fills in the form.").waitFor();
 
     // The form is submitted through its webhook: the run appears with both texts scheduled.
+    await page.getByRole("status").filter({ hasText: "Live" }).waitFor();
     const contactId = await submit(formId, { phoneNumber: "+14155550201", firstName: "Ann", appointment: inDays(10) });
-    await page.getByRole("button", { name: "Refresh" }).click();
+    // No click: the live feed tells the page (its texts were queued).
     const row = page.getByRole("row", { name: /Ann/ });
     await row.waitFor();
     expect(await row.getByRole("link", { name: "Ann", exact: true }).getAttribute("href")).toBe(`/contacts/${contactId}`);

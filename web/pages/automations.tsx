@@ -19,6 +19,7 @@ import { InsertField } from "../components/InsertField";
 import { Confirm } from "../components/Confirm";
 import { errAttrs, FieldError, type ApiFieldErrors } from "../components/FieldError";
 import { Pager } from "../components/Pager";
+import { LiveBadge, useLiveMessages } from "../live";
 import { SegmentFields, segmentOf, type SegmentDraft } from "../components/SegmentFields";
 
 type Automation = Answer<"/v1/automations/{id}">["data"]["automation"];
@@ -605,18 +606,32 @@ function RunList(props: { automation: Automation }) {
   const totalPages = useSignal(0);
   const total = useSignal(0);
   const error = useSignal("");
+  /** The counts as of the last read (the builder above keeps what the owner is editing). */
+  const counts = useSignal<Automation>(props.automation);
   const load = () => {
     const q = new URLSearchParams({ page: String(page.value), limit: "20" });
     if (status.value) q.set("status", status.value);
-    api(`/automations/${enc(props.automation.id)}/runs?${q}`)
-      .then((r) => ((runs.value = r.data.runs), (totalPages.value = r.data.pagination.totalPages), (total.value = r.data.pagination.total), (error.value = "")))
+    const id = enc(props.automation.id);
+    Promise.all([api(`/automations/${id}/runs?${q}`), api(`/automations/${id}`)])
+      .then(([r, a]) => {
+        runs.value = r.data.runs;
+        totalPages.value = r.data.pagination.totalPages;
+        total.value = r.data.pagination.total;
+        counts.value = a.data.automation;
+        error.value = "";
+      })
       .catch((e) => (error.value = errorText(e)));
   };
   useEffect(load, [props.automation.id, props.automation.updatedAt, status.value, page.value]);
-  const a = props.automation;
+  // A submission, a text sent or a reply changes the runs: read them again.
+  const live = useLiveMessages(load);
+  const a = counts.value;
   return (
     <>
-      <h2>People going through it</h2>
+      <div class="page-head">
+        <h2>People going through it</h2>
+        <LiveBadge state={live.value} />
+      </div>
       <p class="summary">
         {fmtNum(a.runs.active)} going · {fmtNum(a.runs.completed)} finished · {fmtNum(a.runs.stopped)} stopped · replied: {repliedText(a)} · converted: {convertedText(a)}
       </p>
