@@ -44,7 +44,7 @@ const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOS
 async function submit(id: string, json: Record<string, unknown>) {
   const res = await fetch(`${server.url}/v1/forms/${id}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(json) });
   if (res.status !== 200) throw new Error(`webhook: ${res.status} ${await res.text()}`);
-  return (await res.json()).data.contactId as string;
+  return ((await res.json()) as any).data.contactId as string;
 }
 
 async function fits(page: Page, what: string, width: number) {

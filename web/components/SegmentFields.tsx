@@ -1,5 +1,11 @@
-import { CONTACT_STATUSES } from "../../src/domain/contact-update";
 import { errAttrs, FieldError, type ApiFieldErrors } from "./FieldError";
+
+/**
+ * A contact's statuses (src/domain/contact-update.ts's CONTACT_STATUSES, which `tsc -p web`
+ * checks this list against): that module validates phone numbers, and importing it would put
+ * libphonenumber's metadata into the dashboard's first load.
+ */
+export const CONTACT_STATUSES = ["new", "contacted", "responded", "converted"] as const satisfies ReadonlyArray<import("../../src/domain/contact-update").ContactStatus>;
 
 /** Which contacts, as the broadcasts' segment filters (status, all these tags, from a form, matching). */
 export interface SegmentDraft {

@@ -12,15 +12,14 @@ import type { Answer } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path } from "../router";
 import { renderTemplate } from "../../src/domain/template";
-import { DEFAULT_DATE_SEND_AT, describeStepTime, parseDuration } from "../../src/domain/automation-steps";
-import { CONTACT_STATUSES } from "../../src/domain/contact-update";
+import { DEFAULT_DATE_SEND_AT, describeStepTime, parseDuration } from "../../src/domain/automation-time";
 import { TextSize } from "../components/TextSize";
 import { InsertField } from "../components/InsertField";
 import { Confirm } from "../components/Confirm";
 import { errAttrs, FieldError, type ApiFieldErrors } from "../components/FieldError";
 import { Pager } from "../components/Pager";
 import { LiveBadge, useLiveMessages } from "../live";
-import { SegmentFields, segmentOf, type SegmentDraft } from "../components/SegmentFields";
+import { CONTACT_STATUSES, SegmentFields, segmentOf, type SegmentDraft } from "../components/SegmentFields";
 
 type Automation = Answer<"/v1/automations/{id}">["data"]["automation"];
 type Step = Automation["steps"][number];
