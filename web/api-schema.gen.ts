@@ -2048,6 +2048,12 @@ export interface components {
             data: {
                 run: {
                     automationId: string;
+                    /** @description in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted */
+                    contact?: {
+                        firstName: string | null;
+                        lastName: string | null;
+                        phoneNumber: string;
+                    } | null;
                     contactId: string;
                     finishedAt: string | null;
                     id: string;
@@ -2085,6 +2091,12 @@ export interface components {
             data: {
                 run: {
                     automationId: string;
+                    /** @description in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted */
+                    contact?: {
+                        firstName: string | null;
+                        lastName: string | null;
+                        phoneNumber: string;
+                    } | null;
                     contactId: string;
                     finishedAt: string | null;
                     id: string;
@@ -2122,6 +2134,12 @@ export interface components {
             data: {
                 run: {
                     automationId: string;
+                    /** @description in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted */
+                    contact?: {
+                        firstName: string | null;
+                        lastName: string | null;
+                        phoneNumber: string;
+                    } | null;
                     contactId: string;
                     finishedAt: string | null;
                     id: string;
@@ -5882,6 +5900,17 @@ export interface operations {
                                     active: number;
                                     completed: number;
                                     stopped: number;
+                                    /** @description stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it */
+                                    stoppedBy: {
+                                        "automation-off": number;
+                                        "contact-deleted": number;
+                                        "opted-out": number;
+                                        replied: number;
+                                        restarted: number;
+                                        status: number;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
                                 };
                                 steps: ({
                                     /** @description after the submission (or the start): 30m, 2h, 2d, 1w; days and weeks are calendar days in the form's zone */
@@ -6043,6 +6072,17 @@ export interface operations {
                                     active: number;
                                     completed: number;
                                     stopped: number;
+                                    /** @description stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it */
+                                    stoppedBy: {
+                                        "automation-off": number;
+                                        "contact-deleted": number;
+                                        "opted-out": number;
+                                        replied: number;
+                                        restarted: number;
+                                        status: number;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
                                 };
                                 steps: ({
                                     /** @description after the submission (or the start): 30m, 2h, 2d, 1w; days and weeks are calendar days in the form's zone */
@@ -6199,6 +6239,17 @@ export interface operations {
                                     active: number;
                                     completed: number;
                                     stopped: number;
+                                    /** @description stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it */
+                                    stoppedBy: {
+                                        "automation-off": number;
+                                        "contact-deleted": number;
+                                        "opted-out": number;
+                                        replied: number;
+                                        restarted: number;
+                                        status: number;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
                                 };
                                 steps: ({
                                     /** @description after the submission (or the start): 30m, 2h, 2d, 1w; days and weeks are calendar days in the form's zone */
@@ -6371,6 +6422,17 @@ export interface operations {
                                     active: number;
                                     completed: number;
                                     stopped: number;
+                                    /** @description stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it */
+                                    stoppedBy: {
+                                        "automation-off": number;
+                                        "contact-deleted": number;
+                                        "opted-out": number;
+                                        replied: number;
+                                        restarted: number;
+                                        status: number;
+                                    } & {
+                                        [key: string]: unknown;
+                                    };
                                 };
                                 steps: ({
                                     /** @description after the submission (or the start): 30m, 2h, 2d, 1w; days and weeks are calendar days in the form's zone */
@@ -6653,6 +6715,12 @@ export interface operations {
                             };
                             runs: ({
                                 automationId: string;
+                                /** @description in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted */
+                                contact?: {
+                                    firstName: string | null;
+                                    lastName: string | null;
+                                    phoneNumber: string;
+                                } | null;
                                 contactId: string;
                                 finishedAt: string | null;
                                 id: string;
@@ -8120,6 +8188,12 @@ export interface operations {
                             /** @description the contact's automation runs, newest first (at most 50) */
                             automationRuns: ({
                                 automationId: string;
+                                /** @description in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted */
+                                contact?: {
+                                    firstName: string | null;
+                                    lastName: string | null;
+                                    phoneNumber: string;
+                                } | null;
                                 contactId: string;
                                 finishedAt: string | null;
                                 id: string;

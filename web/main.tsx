@@ -13,6 +13,7 @@ import { Settings } from "./pages/settings";
 import { Forms } from "./pages/forms";
 import { Conversations } from "./pages/conversations";
 import { Broadcasts } from "./pages/broadcasts";
+import { Automations } from "./pages/automations";
 import { Devices } from "./pages/devices";
 import { Invite, Setup, Welcome } from "./pages/setup";
 
@@ -23,6 +24,7 @@ const PAGES = [
   { href: "/conversations", name: "Conversations", view: Conversations },
   { href: "/contacts", name: "Contacts", view: Contacts },
   { href: "/broadcasts", name: "Broadcasts", view: Broadcasts },
+  { href: "/automations", name: "Automations", view: Automations },
   { href: "/devices", name: "Devices", view: Devices },
   { href: "/settings", name: "Settings", view: Settings },
 ];

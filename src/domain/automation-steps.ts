@@ -9,19 +9,16 @@ import { instantOfLocalTime } from "./quiet-hours";
 import { addDays, localDate, utcOffsetMinutesAt } from "./time-series";
 import { CONTACT_STATUSES } from "./contact-update";
 import type { FieldDef, FieldError } from "./submission";
+import { DEFAULT_DATE_SEND_AT, MAX_DURATION_DAYS, parseDuration } from "./automation-time";
+
+// Durations and the plain-words line live in automation-time.ts (no phone-number code, so the
+// dashboard's builder can use them without loading libphonenumber); re-exported for the engine.
+export { DEFAULT_DATE_SEND_AT, MAX_DURATION_DAYS, describeStepTime, parseDuration, type Duration } from "./automation-time";
 
 export const AUTOMATION_NAME_MAX = 200;
 export const STEP_TEMPLATE_MAX = 1_600;
 export const MAX_STEPS = 20;
-/** The longest delay or offset: a year and a day (a yearly reminder still fits). */
-export const MAX_DURATION_DAYS = 366;
-/** A date field's step without sendAt goes out at this local time: a date has no time of day, and midnight texts wake people. */
-export const DEFAULT_DATE_SEND_AT = "09:00";
-
 const MINUTE_MS = 60_000;
-const UNIT_MS = { m: MINUTE_MS, h: 60 * MINUTE_MS, d: 1_440 * MINUTE_MS, w: 10_080 * MINUTE_MS } as const;
-type Unit = keyof typeof UNIT_MS;
-const DURATION_RE = /^(-?)(\d{1,6})(m|h|d|w)$/;
 const HHMM_RE = /^([01]\d|2[0-3]):([0-5]\d)$/;
 const BODY_KEYS = ["name", "formId", "isActive", "steps", "stopOnReply", "stopOnStatus", "restartOnResubmit"] as const;
 const STEP_KEYS = ["template", "delay", "relativeTo", "offset", "sendAt"] as const;
@@ -48,28 +45,6 @@ export interface AutomationInput {
   stopOnReply: boolean;
   stopOnStatus: ContactStatus[];
   restartOnResubmit: boolean;
-}
-
-export interface Duration {
-  negative: boolean;
-  n: number;
-  unit: Unit;
-  /** Signed milliseconds. */
-  ms: number;
-}
-
-/** "30m", "2h", "2d", "1w", "-1d" → the duration; null when malformed or longer than MAX_DURATION_DAYS. */
-export function parseDuration(v: unknown, allowNegative: boolean): Duration | null {
-  if (typeof v !== "string") return null;
-  const m = DURATION_RE.exec(v.trim());
-  if (!m) return null;
-  const negative = m[1] === "-";
-  if (negative && !allowNegative) return null;
-  const n = Number(m[2]);
-  const unit = m[3] as Unit;
-  const abs = n * UNIT_MS[unit];
-  if (abs > MAX_DURATION_DAYS * UNIT_MS.d) return null;
-  return { negative, n, unit, ms: negative ? -abs : abs };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -276,16 +251,4 @@ function sameWallTimeDaysLater(ms: number, days: number, tz: string): number {
   const intoDay = ((local % 86_400_000) + 86_400_000) % 86_400_000;
   const minutes = Math.floor(intoDay / MINUTE_MS);
   return instantOfLocalTime(addDays(localDate(ms, tz), days), minutes, tz) + (intoDay - minutes * MINUTE_MS);
-}
-
-/** A human line for a step ("2 days after the form, at 10:00"), for messages read by owners. */
-export function describeStepTime(step: AutomationStep): string {
-  const unitWord = (d: Duration) => `${d.n} ${{ m: "minute", h: "hour", d: "day", w: "week" }[d.unit]}${d.n === 1 ? "" : "s"}`;
-  let s: string;
-  if (step.delay !== undefined) s = `${unitWord(parseDuration(step.delay, false)!)} after the form`;
-  else {
-    const o = parseDuration(step.offset ?? "0d", true)!;
-    s = o.n === 0 ? `on ${step.relativeTo}` : `${unitWord(o)} ${o.negative ? "before" : "after"} ${step.relativeTo}`;
-  }
-  return step.sendAt ? `${s}, at ${step.sendAt}` : s;
 }

@@ -73,6 +73,8 @@ import {
   newestContactId,
   runContact,
   runCounts,
+  stoppedRunCounts,
+  contactsOfRuns,
   runOfSubmission,
   runningStarts,
   runsOfContact,
@@ -110,7 +112,7 @@ const tick = () => new Promise<void>((r) => setImmediate(r));
 
 export interface AutomationView extends AutomationInput {
   id: string;
-  runs: { active: number; completed: number; stopped: number };
+  runs: { active: number; completed: number; stopped: number; stoppedBy: Record<StopReason, number> };
   createdAt: string;
   updatedAt: string;
 }
@@ -128,6 +130,8 @@ export interface RunView {
   id: string;
   automationId: string;
   contactId: string;
+  /** Who it is for, as the dashboard's runs list names them (the runs listing only); null once the contact is deleted. */
+  contact?: { firstName: string | null; lastName: string | null; phoneNumber: string } | null;
   status: "active" | "completed" | "stopped";
   stoppedReason: StopReason | null;
   startedAt: string;
@@ -260,7 +264,7 @@ export class AutomationService {
     const empty = { runs: [] as RunView[], pagination: { page, limit, total: 0, totalPages: 0 } };
     if (contactId !== undefined && !UUID_RE.test(contactId)) return empty;
     const { rows, total } = listRuns(this.sqlite, id, { status, contactId }, page, limit);
-    return { runs: this.runViews(rows), pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } };
+    return { runs: this.runViews(rows, true), pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } };
   }
 
   /** The contact's runs, newest first (the contact itself is checked by the caller). */
@@ -836,7 +840,14 @@ export class AutomationService {
   }
 
   private view(a: AutomationRecord): AutomationView {
-    return { id: a.id, ...this.input(a), runs: runCounts(this.sqlite, a.id), createdAt: a.createdAt, updatedAt: a.updatedAt };
+    return { id: a.id, ...this.input(a), runs: { ...runCounts(this.sqlite, a.id), stoppedBy: this.stoppedBy(a.id) }, createdAt: a.createdAt, updatedAt: a.updatedAt };
+  }
+
+  /** Stopped runs by reason, every reason present (0 when none): how many replied, reached a stop status… */
+  private stoppedBy(automationId: string): Record<StopReason, number> {
+    const out = Object.fromEntries(STOP_REASONS.map((r) => [r, 0])) as Record<StopReason, number>;
+    for (const { reason, n } of stoppedRunCounts(this.sqlite, automationId)) if ((STOP_REASONS as readonly (string | null)[]).includes(reason)) out[reason as StopReason] = n;
+    return out;
   }
 
   /** The automation with its form's rules; null when the form is gone. */
@@ -875,17 +886,20 @@ export class AutomationService {
     return r ? this.runViews([r])[0] : null;
   }
 
-  private runViews(rows: RunRecord[]): RunView[] {
+  /** `withContacts`: each run names its contact (the runs listing; events and the contact's own page need not). */
+  private runViews(rows: RunRecord[], withContacts = false): RunView[] {
     const steps = new Map<string, RunStepView[]>();
     for (const s of stepsOfRuns(this.sqlite, rows.map((r) => r.id))) {
       const list = steps.get(s.runId) ?? [];
       list.push({ index: s.stepIndex, scheduledFor: s.scheduledFor, messageId: s.messageId, status: stepStatus(s.skipped, s.messageStatus), skipped: s.skipped as RunStepView["skipped"] });
       steps.set(s.runId, list);
     }
+    const contacts = new Map(withContacts && rows.length ? contactsOfRuns(this.sqlite, rows[0].accountId, rows.map((r) => r.contactId)).map((c) => [c.id, c] as const) : []);
     return rows.map((r) => ({
       id: r.id,
       automationId: r.automationId,
       contactId: r.contactId,
+      ...(withContacts ? { contact: contacts.has(r.contactId) ? (({ firstName, lastName, phoneNumber }) => ({ firstName, lastName, phoneNumber }))(contacts.get(r.contactId)!) : null } : {}),
       // A run marked and not yet stopped shows as it will be a moment later.
       status: r.status === "active" && r.stopReason !== null ? "stopped" : r.status,
       stoppedReason: r.status === "completed" ? null : (r.stopReason as StopReason | null),

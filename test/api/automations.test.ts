@@ -131,7 +131,7 @@ describe("automations: runs", () => {
     const c = (await expectStatus(await s.api(`/contacts/${sub.data.contactId}`), 200)).data;
     expect(c.automationRuns.map((r: any) => r.id)).toEqual([run.id]);
     const counts = (await expectStatus(await s.api(`/automations/${a.id}`), 200)).data.automation.runs;
-    expect(counts).toEqual({ active: 1, completed: 0, stopped: 0 });
+    expect(counts).toMatchObject({ active: 1, completed: 0, stopped: 0 });
     await expectStatus(await s.api(`/automations/${a.id}`, { method: "DELETE" }), 200);
   });
 
@@ -284,7 +284,7 @@ describe("automations: the rules of webhook texts, and the other stops", () => {
     const [done] = await runsOf(a.id);
     expect(done).toMatchObject({ status: "completed", stoppedReason: null });
     expect(done.steps[0].status).toBe("sent");
-    expect((await expectStatus(await s.api(`/automations/${a.id}`), 200)).data.automation.runs).toEqual({ active: 0, completed: 1, stopped: 0 });
+    expect((await expectStatus(await s.api(`/automations/${a.id}`), 200)).data.automation.runs).toMatchObject({ active: 0, completed: 1, stopped: 0 });
     clock.now = T0;
     await expectStatus(await s.api(`/automations/${a.id}`, { method: "DELETE" }), 200);
   });

@@ -75,6 +75,16 @@ export function runCounts(sqlite: Database, automationId: string): { active: num
   return out;
 }
 
+/**
+ * Stopped runs of an automation by their reason (the dashboard's "how many replied"): one range
+ * of automation_runs_list_idx, reading only the stopped runs' rows.
+ */
+export function stoppedRunCounts(sqlite: Database, automationId: string): Array<{ reason: string | null; n: number }> {
+  return sqlite
+    .query("SELECT stop_reason AS reason, COUNT(*) AS n FROM automation_runs WHERE automation_id = ?1 AND status = 'stopped' GROUP BY stop_reason")
+    .all(automationId) as Array<{ reason: string | null; n: number }>;
+}
+
 // ---- runs and steps --------------------------------------------------------------------------
 
 export interface RunRecord {
@@ -139,6 +149,15 @@ export function stepsOfRuns(sqlite: Database, runIds: string[]): Array<StepRecor
        FROM automation_run_steps s LEFT JOIN messages m ON m.id = s.message_id WHERE s.run_id IN (${marks}) ORDER BY s.run_id, s.step_index`,
     )
     .all(...runIds) as Array<StepRecord & { messageStatus: string | null }>;
+}
+
+/** Who the runs are for, as a list shows them (a deleted contact has no row). */
+export function contactsOfRuns(sqlite: Database, accountId: string, contactIds: string[]): Array<{ id: string; firstName: string | null; lastName: string | null; phoneNumber: string }> {
+  const ids = [...new Set(contactIds)];
+  if (ids.length === 0) return [];
+  return sqlite
+    .query(`SELECT id, first_name AS firstName, last_name AS lastName, phone_number AS phoneNumber FROM contacts WHERE account_id = ? AND id IN (${ids.map(() => "?").join(",")})`)
+    .all(accountId, ...ids) as Array<{ id: string; firstName: string | null; lastName: string | null; phoneNumber: string }>;
 }
 
 export interface RunFilter {

@@ -74,7 +74,18 @@ export const Automation = t.Object(
     stopOnReply: t.Boolean(),
     stopOnStatus: t.Array(literals(CONTACT_STATUSES)),
     restartOnResubmit: t.Boolean(),
-    runs: t.Object({ active: Count, completed: Count, stopped: Count }, { description: "runs of this automation by state" }),
+    runs: t.Object(
+      {
+        active: Count,
+        completed: Count,
+        stopped: Count,
+        stoppedBy: t.Object(
+          { replied: Count, "opted-out": Count, status: Count, "contact-deleted": Count, "automation-off": Count, restarted: Count },
+          { description: "stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it", additionalProperties: true },
+        ),
+      },
+      { description: "runs of this automation by state" },
+    ),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -86,6 +97,11 @@ export const AutomationRun = t.Object(
     id: t.String(),
     automationId: t.String(),
     contactId: t.String(),
+    contact: t.Optional(
+      t.Union([t.Object({ firstName: NullableString, lastName: NullableString, phoneNumber: t.String() }), t.Null()], {
+        description: "in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted",
+      }),
+    ),
     status: literals(["active", "completed", "stopped"]),
     stoppedReason: t.Union([literals(["replied", "opted-out", "status", "contact-deleted", "automation-off", "restarted"]), t.Null()], {
       description: "why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it",

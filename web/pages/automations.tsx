@@ -1,0 +1,794 @@
+/**
+ * Automations: the list (runs by state, how many replied and converted), the builder (steps with a
+ * time line in plain words and a live preview of each text), the runs, "Start for existing
+ * contacts" (a dry-run count, then a second click). docs/api-decisions.md, "Dashboard: Automations";
+ * the owner's guide is docs/automations.md.
+ */
+import { useEffect } from "preact/hooks";
+import { useComputed, useSignal } from "@preact/signals";
+import { api, errorText, fieldErrorsOf, isAdmin } from "../api";
+import { act } from "../act";
+import type { Answer } from "../api-types";
+import { fmtDate, fmtNum } from "../format";
+import { navigate, path } from "../router";
+import { renderTemplate } from "../../src/domain/template";
+import { DEFAULT_DATE_SEND_AT, describeStepTime, parseDuration } from "../../src/domain/automation-time";
+import { TextSize } from "../components/TextSize";
+import { InsertField } from "../components/InsertField";
+import { Confirm } from "../components/Confirm";
+import { errAttrs, FieldError, type ApiFieldErrors } from "../components/FieldError";
+import { Pager } from "../components/Pager";
+import { LiveBadge, useLiveMessages } from "../live";
+import { CONTACT_STATUSES, SegmentFields, segmentOf, type SegmentDraft } from "../components/SegmentFields";
+
+type Automation = Answer<"/v1/automations/{id}">["data"]["automation"];
+type Step = Automation["steps"][number];
+type Run = Answer<"/v1/automations/{id}/runs">["data"]["runs"][number];
+type FormInfo = { id: string; name: string; fields: Array<{ name: string; type: string; label?: string }>; settings: { timezone?: string } };
+type StopReason = keyof Automation["runs"]["stoppedBy"];
+
+const enc = encodeURIComponent;
+const UNITS: Array<[string, string]> = [
+  ["m", "minutes"],
+  ["h", "hours"],
+  ["d", "days"],
+  ["w", "weeks"],
+];
+/** Values the preview fills in: the texts read as a customer called Ann would get them. */
+const SAMPLES: Record<string, string> = { firstName: "Ann", lastName: "Lee", fullName: "Ann Lee", email: "ann@example.com", phoneNumber: "+14155550123", source: "website", date: "2026-05-01", time: "10:00" };
+const SAMPLE_DATE = "2026-05-01";
+/** How much of a step's text the time line shows. */
+const EXCERPT_CHARS = 32;
+
+export const STOP_WORDS: Record<StopReason, string> = {
+  replied: "they replied",
+  "opted-out": "they opted out (STOP)",
+  status: "their status reached one that stops it",
+  "contact-deleted": "the contact was deleted",
+  "automation-off": "the automation was turned off or deleted",
+  restarted: "they filled in the form again, so it started over",
+};
+const STEP_SKIP_WORDS: Record<string, string> = {
+  past: "skipped: its time had already passed",
+  "no-date": "skipped: the contact has no such date",
+  "recipient-limit": "skipped: the form's daily limit for this number",
+  quota: "skipped: the monthly limit of texts",
+};
+const STEP_STATUS_WORDS: Record<string, string> = { scheduled: "will go out", sent: "sent", failed: "failed", cancelled: "cancelled", skipped: "skipped" };
+const RUN_STATUS_WORDS: Record<string, string> = { active: "going", completed: "finished", stopped: "stopped" };
+
+const OFF_WORDS = (going: number) =>
+  `${going === 1 ? "The 1 person" : `The ${fmtNum(going)} people`} going through it stop, and their texts not sent yet are cancelled. New submissions do not start it until you turn it on again.`;
+
+interface Question {
+  title: string;
+  body: string;
+  action: string;
+  go: () => unknown;
+}
+const offQuestion = (a: Automation, go: () => unknown): Question => ({ title: `Turn off ${a.name}?`, body: OFF_WORDS(a.runs.active), action: "Turn off", go });
+const deleteQuestion = (a: Automation, go: () => unknown): Question => ({
+  title: `Delete ${a.name}?`,
+  body: "The people going through it stop, and their texts not sent yet are cancelled. Texts already sent stay in Messages.",
+  action: "Delete automation",
+  go,
+});
+
+/** The page's confirmation dialog, asking `question` (null: closed). */
+function Ask(props: { question: { value: Question | null } }) {
+  const q = props.question.value;
+  return (
+    <Confirm
+      open={q !== null}
+      title={q?.title ?? ""}
+      body={q?.body ?? ""}
+      action={q?.action ?? "OK"}
+      onConfirm={() => {
+        props.question.value = null;
+        q?.go();
+      }}
+      onCancel={() => (props.question.value = null)}
+    />
+  );
+}
+
+export function Automations() {
+  const id = path.value.split("/")[2];
+  if (id === "new") return <AutomationEditor />;
+  return id ? <AutomationEditor key={id} id={decodeURIComponent(id)} /> : <AutomationList />;
+}
+
+/** "3 replied", or why it is not counted. */
+function repliedText(a: Automation): string {
+  return a.stopOnReply ? fmtNum(a.runs.stoppedBy.replied) : "not counted (replies do not stop it)";
+}
+/** Runs stopped because the contact reached a stop status: "converted" when that is the status. */
+function convertedText(a: Automation): string {
+  if (!a.stopOnStatus.length) return "not counted (no status stops it)";
+  const n = fmtNum(a.runs.stoppedBy.status);
+  return a.stopOnStatus.length === 1 && a.stopOnStatus[0] === "converted" ? n : `${n} reached ${a.stopOnStatus.join(" or ")}`;
+}
+
+function AutomationList() {
+  const list = useSignal<Automation[] | null>(null);
+  const forms = useSignal<Map<string, string>>(new Map());
+  const error = useSignal("");
+  const notice = useSignal("");
+  /** The one question open (the dialog's title id is shared, so one Confirm per page). */
+  const asking = useSignal<Question | null>(null);
+  const load = () =>
+    api("/automations?limit=100")
+      .then((r) => ((list.value = r.data.automations), (error.value = "")))
+      .catch((e) => (error.value = errorText(e)));
+  useEffect(() => {
+    load();
+    api("/forms?limit=100")
+      .then((r) => (forms.value = new Map(r.data.forms.map((f: { id: string; name: string }) => [f.id, f.name]))))
+      .catch(() => {});
+  }, []);
+  async function setActive(a: Automation, isActive: boolean) {
+    list.value = list.value?.map((x) => (x.id === a.id ? { ...x, isActive } : x)) ?? null;
+    await act(
+      notice,
+      () => api(`/automations/${enc(a.id)}`, { method: "PUT", json: { isActive } }),
+      () => (isActive ? `${a.name} is on: new submissions start it.` : `${a.name} is off: its runs stopped and their waiting texts were cancelled.`),
+      load,
+    );
+  }
+  async function remove(a: Automation) {
+    await act(notice, () => api(`/automations/${enc(a.id)}`, { method: "DELETE" }), () => `${a.name} deleted; its waiting texts were cancelled.`, load);
+  }
+  const admin = isAdmin();
+  return (
+    <section>
+      <div class="page-head">
+        <h1>Automations</h1>
+        {admin ? (
+          <a class="button-link" href="/automations/new">New automation</a>
+        ) : null}
+      </div>
+      <p>Texts that go out by themselves after someone fills in a form — a thank-you, a review request, a reminder before the date they picked — and stop when the person answers.</p>
+      <p aria-live="polite" class="notice-line">{notice.value}</p>
+      {error.value ? <p class="error" role="alert">{error.value}</p> : null}
+      {list.value ? (
+        list.value.length ? (
+          <div class="table-wrap">
+            <table class="cards">
+              <thead>
+                <tr>
+                  <th scope="col">Automation</th>
+                  <th scope="col">Form</th>
+                  <th scope="col">People</th>
+                  <th scope="col">Replied</th>
+                  <th scope="col">Converted</th>
+                  <th scope="col">On</th>
+                  {admin ? <th scope="col">Actions</th> : null}
+                </tr>
+              </thead>
+              <tbody>
+                {list.value.map((a) => (
+                  <tr key={a.id}>
+                    <td data-label="Automation">
+                      <a href={`/automations/${enc(a.id)}`}>{a.name}</a>
+                      <span class="hint"> · {a.steps.length === 1 ? "1 text" : `${a.steps.length} texts`}</span>
+                    </td>
+                    <td data-label="Form">{forms.value.get(a.formId) ?? "—"}</td>
+                    <td data-label="People">
+                      {fmtNum(a.runs.active)} going · {fmtNum(a.runs.completed)} finished · {fmtNum(a.runs.stopped)} stopped
+                    </td>
+                    <td data-label="Replied">{repliedText(a)}</td>
+                    <td data-label="Converted">{convertedText(a)}</td>
+                    <td data-label="On">
+                      <input
+                        type="checkbox"
+                        aria-label={`${a.name} is on`}
+                        checked={a.isActive}
+                        disabled={!admin}
+                        onChange={(e) => {
+                          const on = (e.target as HTMLInputElement).checked;
+                          // Turning off stops everyone going through it: asked first (the box stays as it is until then).
+                          if (on) setActive(a, true);
+                          else ((e.target as HTMLInputElement).checked = true), (asking.value = offQuestion(a, () => setActive(a, false)));
+                        }}
+                      />
+                    </td>
+                    {admin ? (
+                      <td class="actions" data-label="Actions">
+                        <button type="button" class="secondary" aria-label={`Delete ${a.name}`} onClick={() => (asking.value = deleteQuestion(a, () => remove(a)))}>
+                          Delete
+                        </button>
+                      </td>
+                    ) : null}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ) : (
+          <p>No automations yet.{admin ? " Make one with “New automation”." : ""}</p>
+        )
+      ) : null}
+      <Ask question={asking} />
+    </section>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The builder
+
+interface StepDraft {
+  template: string;
+  when: "delay" | "date";
+  /** The number of units (text, so a half-typed value is the API's to name). */
+  amount: string;
+  unit: string;
+  relativeTo: string;
+  direction: "before" | "after";
+  /** "HH:MM" or "" (none). */
+  sendAt: string;
+}
+
+const newStep = (): StepDraft => ({ template: "", when: "delay", amount: "1", unit: "d", relativeTo: "", direction: "before", sendAt: "10:00" });
+
+function draftOf(s: Step): StepDraft {
+  const d = parseDuration(s.delay ?? s.offset ?? "0d", true);
+  return {
+    template: s.template,
+    when: s.relativeTo !== undefined ? "date" : "delay",
+    amount: d ? String(d.n) : (s.delay ?? s.offset ?? "").replace(/^-/, ""),
+    unit: d?.unit ?? "d",
+    relativeTo: s.relativeTo ?? "",
+    direction: d?.negative ? "before" : "after",
+    sendAt: s.sendAt ?? "",
+  };
+}
+
+function stepOf(d: StepDraft): Step {
+  const amount = d.amount.trim();
+  const step: Step = { template: d.template };
+  if (d.when === "delay") step.delay = `${amount}${d.unit}`;
+  else {
+    step.relativeTo = d.relativeTo;
+    step.offset = `${d.direction === "before" && Number(amount) !== 0 ? "-" : ""}${amount}${d.unit}`;
+  }
+  if (d.sendAt) step.sendAt = d.sendAt;
+  return step;
+}
+
+/** "2 days after the form, at 10:00"; "1 day before appointment, at 09:00". */
+export function whenText(step: Step, fields: FormInfo["fields"]): string {
+  const valid = step.delay !== undefined ? parseDuration(step.delay, false) : parseDuration(step.offset ?? "0d", true);
+  if (!valid || (step.relativeTo !== undefined && !step.relativeTo)) return "(the time is not set yet)";
+  if (step.relativeTo === undefined) return describeStepTime(step);
+  const f = fields.find((x) => x.name === step.relativeTo);
+  return describeStepTime({ ...step, relativeTo: f?.label || step.relativeTo, sendAt: step.sendAt ?? DEFAULT_DATE_SEND_AT });
+}
+
+const excerpt = (text: string) => {
+  const chars = [...text.trim()];
+  if (chars.length <= EXCERPT_CHARS) return chars.join("");
+  const cut = chars.slice(0, EXCERPT_CHARS).join("");
+  const space = cut.lastIndexOf(" ");
+  return (space > EXCERPT_CHARS / 2 ? cut.slice(0, space) : cut) + "…";
+};
+
+function previewText(template: string, form: FormInfo | null): string {
+  const vars = new Map(Object.entries({ ...SAMPLES, formName: form?.name ?? "Your form" }));
+  for (const f of form?.fields ?? []) if (!vars.has(f.name)) vars.set(f.name, f.type === "date" ? SAMPLE_DATE : `(${f.label || f.name})`);
+  return renderTemplate(template, vars).content;
+}
+
+function AutomationEditor(props: { id?: string }) {
+  const automation = useSignal<Automation | null>(null);
+  const name = useSignal("");
+  const formId = useSignal("");
+  const steps = useSignal<StepDraft[]>([{ ...newStep(), template: "Thanks {{firstName}}! How did we do? {{reviewLink | https://g.page/r/yourshop}}", amount: "2" }]);
+  const stopOnReply = useSignal(true);
+  const stopOnStatus = useSignal<string[]>(["converted"]);
+  const restartOnResubmit = useSignal(false);
+  const isActive = useSignal(true);
+  const forms = useSignal<Array<{ id: string; name: string }>>([]);
+  const form = useSignal<FormInfo | null>(null);
+  const error = useSignal("");
+  const fieldErrors = useSignal<ApiFieldErrors>([]);
+  const notice = useSignal("");
+  const asking = useSignal<Question | null>(null);
+  const admin = isAdmin();
+
+  useEffect(() => {
+    api("/forms?limit=100")
+      .then((r) => {
+        forms.value = r.data.forms.map((f: { id: string; name: string }) => ({ id: f.id, name: f.name }));
+        if (!props.id && !formId.value && forms.value.length) formId.value = forms.value[0].id;
+      })
+      .catch((e) => (error.value = errorText(e)));
+    if (props.id)
+      api(`/automations/${enc(props.id)}`)
+        .then((r) => show(r.data.automation))
+        .catch((e) => (error.value = errorText(e)));
+  }, [props.id]);
+  // The chosen form's fields (for "Insert a field", date steps and the preview) and its zone.
+  useEffect(() => {
+    if (!formId.value) return;
+    let gone = false;
+    api(`/forms/${enc(formId.value)}`)
+      .then((r) => !gone && (form.value = r.data.form))
+      .catch(() => !gone && (form.value = null));
+    return () => void (gone = true);
+  }, [formId.value]);
+
+  function show(a: Automation) {
+    automation.value = a;
+    name.value = a.name;
+    formId.value = a.formId;
+    steps.value = a.steps.map(draftOf);
+    stopOnReply.value = a.stopOnReply;
+    stopOnStatus.value = a.stopOnStatus;
+    restartOnResubmit.value = a.restartOnResubmit;
+    isActive.value = a.isActive;
+  }
+  const dateFields = useComputed(() => (form.value?.fields ?? []).filter((f) => f.type === "date"));
+  const insertable = useComputed(() => {
+    const own = (form.value?.fields ?? []).filter((f) => f.name).map((f) => [f.name, f.label || f.name] as const);
+    const builtins = [
+      ["firstName", "First name"],
+      ["lastName", "Last name"],
+      ["fullName", "Full name"],
+      ["formName", "The form's name"],
+    ] as const;
+    return [...own, ...builtins.filter(([n]) => !own.some(([o]) => o === n))];
+  });
+  function setStep(i: number, patch: Partial<StepDraft>) {
+    steps.value = steps.value.map((s, j) => (j === i ? { ...s, ...patch } : s));
+  }
+  const body = () => ({
+    name: name.value.trim(),
+    formId: formId.value,
+    isActive: isActive.value,
+    steps: steps.value.map(stepOf),
+    stopOnReply: stopOnReply.value,
+    stopOnStatus: stopOnStatus.value,
+    restartOnResubmit: restartOnResubmit.value,
+  });
+  async function save(e: Event) {
+    e.preventDefault();
+    // Saving with "On" unticked stops everyone going through it: asked first.
+    if (automation.value?.isActive && !isActive.value) {
+      asking.value = { ...offQuestion(automation.value, saveNow), action: "Turn off and save" };
+      return;
+    }
+    await saveNow();
+  }
+  async function saveNow() {
+    error.value = "";
+    notice.value = "";
+    fieldErrors.value = [];
+    try {
+      const r = props.id ? await api(`/automations/${enc(props.id)}`, { method: "PUT", json: body() }) : await api("/automations", { method: "POST", json: body() });
+      if (!props.id) {
+        navigate(`/automations/${enc(r.data.automation.id)}`, true);
+        return;
+      }
+      show(r.data.automation);
+      notice.value = "Automation saved. People already going through it keep the texts they were given; new runs follow the new steps.";
+    } catch (err) {
+      error.value = errorText(err);
+      fieldErrors.value = fieldErrorsOf(err);
+    }
+  }
+  async function remove() {
+    if (!props.id) return;
+    try {
+      await api(`/automations/${enc(props.id)}`, { method: "DELETE" });
+      navigate("/automations");
+    } catch (e) {
+      error.value = errorText(e);
+    }
+  }
+
+  const errs = fieldErrors.value;
+  const fields = form.value?.fields ?? [];
+  const drafts = steps.value;
+  const zone = form.value?.settings?.timezone;
+  return (
+    <section>
+      <p>
+        <a href="/automations">← All automations</a>
+      </p>
+      <h1>Automations: {props.id ? automation.value?.name ?? "…" : "new automation"}</h1>
+      <form class="editor" onSubmit={save}>
+        <fieldset class="editor-main plain" disabled={!admin}>
+          {!admin ? <p class="notice">Changing an automation needs an admin.</p> : null}
+          <span class="field wide">
+            <label for="auto-name">Name (for you)</label>
+            <input id="auto-name" required maxLength={200} value={name.value} onInput={(e) => (name.value = (e.target as HTMLInputElement).value)} {...errAttrs(errs, "name", "auto-name-error")} />
+            <FieldError errors={errs} name="name" id="auto-name-error" />
+          </span>
+          <span class="field wide">
+            <label for="auto-form">Starts when someone fills in</label>
+            <select id="auto-form" value={formId.value} onChange={(e) => (formId.value = (e.target as HTMLSelectElement).value)} {...errAttrs(errs, "formId", "auto-form-error", "auto-form-help")}>
+              {forms.value.length ? null : <option value="">No forms yet</option>}
+              {forms.value.map((f) => (
+                <option key={f.id} value={f.id}>{f.name}</option>
+              ))}
+            </select>
+            <small id="auto-form-help" class="hint">
+              Times are in the form's time zone{zone ? ` (${zone})` : ""}.
+            </small>
+            <FieldError errors={errs} name="formId" id="auto-form-error" />
+          </span>
+          {drafts.map((d, i) => {
+            const at = `steps[${i}]`;
+            const text = previewText(d.template, form.value);
+            const own = errs.filter((x) => x.field === at);
+            return (
+              <fieldset key={i} class="step">
+                <legend>Text {i + 1}</legend>
+                {own.length ? (
+                  <small class="field-error" id={`step-${i}-error`}>
+                    {own.map((x) => x.message).join(" ")}
+                  </small>
+                ) : null}
+                <div class="step-when">
+                  <span class="field">
+                    <label for={`step-when-${i}`}>Text {i + 1} goes</label>
+                    <select id={`step-when-${i}`} value={d.when} onChange={(e) => setStep(i, { when: (e.target as HTMLSelectElement).value as StepDraft["when"], relativeTo: d.relativeTo || dateFields.value[0]?.name || "" })}>
+                      <option value="delay">after the form is filled in</option>
+                      <option value="date" disabled={!dateFields.value.length && d.when !== "date"}>
+                        around a date they gave{dateFields.value.length ? "" : " (the form has no date field)"}
+                      </option>
+                    </select>
+                  </span>
+                  <span class="field">
+                    <label for={`step-amount-${i}`}>Text {i + 1}: how many</label>
+                    <input
+                      id={`step-amount-${i}`}
+                      class="amount"
+                      inputMode="numeric"
+                      value={d.amount}
+                      onInput={(e) => setStep(i, { amount: (e.target as HTMLInputElement).value })}
+                      {...errAttrs(errs, d.when === "delay" ? `${at}.delay` : `${at}.offset`, `step-amount-${i}-error`)}
+                    />
+                    <FieldError errors={errs} name={d.when === "delay" ? `${at}.delay` : `${at}.offset`} id={`step-amount-${i}-error`} />
+                  </span>
+                  <span class="field">
+                    <label for={`step-unit-${i}`}>Text {i + 1}: unit</label>
+                    <select id={`step-unit-${i}`} value={d.unit} onChange={(e) => setStep(i, { unit: (e.target as HTMLSelectElement).value })}>
+                      {UNITS.map(([v, t]) => (
+                        <option key={v} value={v}>{t}</option>
+                      ))}
+                    </select>
+                  </span>
+                  {d.when === "date" ? (
+                    <>
+                      <span class="field">
+                        <label for={`step-direction-${i}`}>Text {i + 1}: before or after</label>
+                        <select id={`step-direction-${i}`} value={d.direction} onChange={(e) => setStep(i, { direction: (e.target as HTMLSelectElement).value as StepDraft["direction"] })}>
+                          <option value="before">before</option>
+                          <option value="after">after</option>
+                        </select>
+                      </span>
+                      <span class="field">
+                        <label for={`step-date-${i}`}>Text {i + 1}: the date</label>
+                        <select id={`step-date-${i}`} value={d.relativeTo} onChange={(e) => setStep(i, { relativeTo: (e.target as HTMLSelectElement).value })} {...errAttrs(errs, `${at}.relativeTo`, `step-date-${i}-error`)}>
+                          {dateFields.value.some((f) => f.name === d.relativeTo) ? null : <option value={d.relativeTo}>{d.relativeTo || "Choose…"}</option>}
+                          {dateFields.value.map((f) => (
+                            <option key={f.name} value={f.name}>{f.label || f.name}</option>
+                          ))}
+                        </select>
+                        <FieldError errors={errs} name={`${at}.relativeTo`} id={`step-date-${i}-error`} />
+                      </span>
+                    </>
+                  ) : null}
+                  <span class="field">
+                    <label for={`step-at-${i}`}>Text {i + 1}: at (time of day)</label>
+                    <input id={`step-at-${i}`} type="time" value={d.sendAt} onInput={(e) => setStep(i, { sendAt: (e.target as HTMLInputElement).value })} {...errAttrs(errs, `${at}.sendAt`, `step-at-${i}-error`, `step-at-${i}-help`)} />
+                    <small id={`step-at-${i}-help`} class="hint">
+                      {d.when === "date" ? `Empty: ${DEFAULT_DATE_SEND_AT}.` : "Empty: the same time of day as the form."}
+                    </small>
+                    <FieldError errors={errs} name={`${at}.sendAt`} id={`step-at-${i}-error`} />
+                  </span>
+                </div>
+                <span class="field wide">
+                  <label for={`step-text-${i}`}>Text {i + 1}: message</label>
+                  <textarea id={`step-text-${i}`} rows={3} maxLength={1600} required value={d.template} onInput={(e) => setStep(i, { template: (e.target as HTMLTextAreaElement).value })} {...errAttrs(errs, `${at}.template`, `step-text-${i}-error`)} />
+                  <FieldError errors={errs} name={`${at}.template`} id={`step-text-${i}-error`} />
+                </span>
+                <InsertField id={`step-insert-${i}`} textareaId={`step-text-${i}`} value={d.template} onChange={(v) => setStep(i, { template: v })} fields={insertable.value} />
+                <div class="step-preview">
+                  <span class="label-text">Text {i + 1} as Ann gets it</span>
+                  <blockquote class="sms" data-testid={`step-preview-${i}`}>{text}</blockquote>
+                  <TextSize content={text} />
+                </div>
+                {drafts.length > 1 ? (
+                  <button type="button" class="secondary" aria-label={`Remove text ${i + 1}`} onClick={() => (steps.value = drafts.filter((_, j) => j !== i))}>
+                    Remove
+                  </button>
+                ) : null}
+              </fieldset>
+            );
+          })}
+          <FieldError errors={errs.filter((x) => x.field === "steps")} name="steps" id="steps-error" />
+          <p>
+            <button type="button" class="secondary" disabled={drafts.length >= 20} onClick={() => (steps.value = [...drafts, newStep()])}>
+              Add a text
+            </button>
+          </p>
+          <fieldset class="choices">
+            <legend>Stops by itself when</legend>
+            <label>
+              <input type="checkbox" checked={stopOnReply.value} onChange={(e) => (stopOnReply.value = (e.target as HTMLInputElement).checked)} /> they reply
+            </label>
+            {CONTACT_STATUSES.map((st) => (
+              <label key={st}>
+                <input
+                  type="checkbox"
+                  checked={stopOnStatus.value.includes(st)}
+                  onChange={(e) => (stopOnStatus.value = (e.target as HTMLInputElement).checked ? [...stopOnStatus.value, st] : stopOnStatus.value.filter((x) => x !== st))}
+                />{" "}
+                their status becomes {st}
+              </label>
+            ))}
+            <small class="hint">It always stops when they reply STOP, when the contact is deleted, and when you turn it off.</small>
+            <FieldError errors={errs} name="stopOnStatus" id="stop-status-error" />
+          </fieldset>
+          <label class="check">
+            <input type="checkbox" checked={restartOnResubmit.value} onChange={(e) => (restartOnResubmit.value = (e.target as HTMLInputElement).checked)} /> Start over when they fill in the form again
+          </label>
+          <label class="check">
+            <input type="checkbox" checked={isActive.value} onChange={(e) => (isActive.value = (e.target as HTMLInputElement).checked)} /> On: new submissions start it
+          </label>
+          {errs.length ? (
+            <div class="error" role="alert">
+              <p>The automation was not saved: {errs.length === 1 ? "one thing needs" : `${errs.length} things need`} a change (marked above).</p>
+              <ul>
+                {errs.map((x) => (
+                  <li key={x.field + x.message}>{x.message}</li>
+                ))}
+              </ul>
+            </div>
+          ) : error.value ? (
+            <p class="error" role="alert">{error.value}</p>
+          ) : null}
+          {admin ? (
+            <p>
+              <button type="submit">{props.id ? "Save automation" : "Create automation"}</button> <span aria-live="polite">{notice.value}</span>
+            </p>
+          ) : null}
+        </fieldset>
+        <aside class="preview" aria-labelledby="timeline-title">
+          <h2 id="timeline-title">Time line</h2>
+          <p class="hint">For someone who fills in {forms.value.find((f) => f.id === formId.value)?.name ?? "the form"}:</p>
+          <ol class="time-line" aria-label="Time line">
+            {drafts.map((d, i) => (
+              <li key={i}>
+                <strong>{whenText(stepOf(d), fields)}</strong> — {excerpt(previewText(d.template, form.value)) || "(no text yet)"}
+              </li>
+            ))}
+          </ol>
+        </aside>
+      </form>
+      {props.id && automation.value ? (
+        <>
+          {admin ? <StartForExisting automation={automation.value} forms={forms.value} /> : null}
+          <RunList automation={automation.value} />
+          {admin ? (
+            <>
+              <h2>Delete</h2>
+              <p>
+                <button type="button" class="secondary" onClick={() => (asking.value = deleteQuestion(automation.value!, remove))}>
+                  Delete automation
+                </button>
+              </p>
+            </>
+          ) : null}
+        </>
+      ) : null}
+      <Ask question={asking} />
+    </section>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runs
+
+const contactName = (r: Run) => {
+  const c = r.contact;
+  if (!c) return "Deleted contact";
+  return [c.firstName, c.lastName].filter(Boolean).join(" ") || c.phoneNumber;
+};
+
+function RunList(props: { automation: Automation }) {
+  const status = useSignal("");
+  const page = useSignal(1);
+  const runs = useSignal<Run[] | null>(null);
+  const totalPages = useSignal(0);
+  const total = useSignal(0);
+  const error = useSignal("");
+  /** The counts as of the last read (the builder above keeps what the owner is editing). */
+  const counts = useSignal<Automation>(props.automation);
+  const load = () => {
+    const q = new URLSearchParams({ page: String(page.value), limit: "20" });
+    if (status.value) q.set("status", status.value);
+    const id = enc(props.automation.id);
+    Promise.all([api(`/automations/${id}/runs?${q}`), api(`/automations/${id}`)])
+      .then(([r, a]) => {
+        runs.value = r.data.runs;
+        totalPages.value = r.data.pagination.totalPages;
+        total.value = r.data.pagination.total;
+        counts.value = a.data.automation;
+        error.value = "";
+      })
+      .catch((e) => (error.value = errorText(e)));
+  };
+  useEffect(load, [props.automation.id, props.automation.updatedAt, status.value, page.value]);
+  // A submission, a text sent or a reply changes the runs: read them again.
+  const live = useLiveMessages(load);
+  const a = counts.value;
+  return (
+    <>
+      <div class="page-head">
+        <h2>People going through it</h2>
+        <LiveBadge state={live.value} />
+      </div>
+      <p class="summary">
+        {fmtNum(a.runs.active)} going · {fmtNum(a.runs.completed)} finished · {fmtNum(a.runs.stopped)} stopped · replied: {repliedText(a)} · converted: {convertedText(a)}
+      </p>
+      <div class="filters">
+        <span class="field">
+          <label for="runs-status">Show</label>
+          <select id="runs-status" value={status.value} onChange={(e) => ((status.value = (e.target as HTMLSelectElement).value), (page.value = 1))}>
+            <option value="">everyone</option>
+            <option value="active">going</option>
+            <option value="completed">finished</option>
+            <option value="stopped">stopped</option>
+          </select>
+        </span>
+        <button type="button" class="secondary" onClick={load}>
+          Refresh
+        </button>
+      </div>
+      {error.value ? <p class="error" role="alert">{error.value}</p> : null}
+      {runs.value ? (
+        runs.value.length ? (
+          <div class="table-wrap">
+            <table class="cards">
+              <caption class="visually-hidden">People going through {a.name}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Contact</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Started</th>
+                  <th scope="col">Texts</th>
+                </tr>
+              </thead>
+              <tbody>
+                {runs.value.map((r) => (
+                  <tr key={r.id}>
+                    <td data-label="Contact">{r.contact ? <a href={`/contacts/${enc(r.contactId)}`}>{contactName(r)}</a> : contactName(r)}</td>
+                    <td data-label="State">
+                      {RUN_STATUS_WORDS[r.status]}
+                      {r.stoppedReason ? <span class="reason-line">because {STOP_WORDS[r.stoppedReason as StopReason] ?? r.stoppedReason}</span> : null}
+                    </td>
+                    <td data-label="Started">{fmtDate(r.startedAt)}</td>
+                    <td data-label="Texts">
+                      <ol class="run-steps">
+                        {r.steps.map((s) => (
+                          <li key={s.index}>
+                            Text {s.index + 1}: {s.skipped ? STEP_SKIP_WORDS[s.skipped] ?? `skipped (${s.skipped})` : STEP_STATUS_WORDS[s.status] ?? s.status}
+                            {s.scheduledFor && !s.skipped ? `, ${fmtDate(s.scheduledFor)}` : ""}
+                          </li>
+                        ))}
+                      </ol>
+                      {r.contact && r.steps.some((s) => s.messageId) ? (
+                        <a href={`/messages?contactId=${enc(r.contactId)}`} aria-label={`See them in Messages: the texts to ${contactName(r)}`}>
+                          See them in Messages
+                        </a>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ) : (
+          <p>{status.value ? "Nobody in this state." : "Nobody yet: a run starts when someone fills in the form."}</p>
+        )
+      ) : null}
+      <Pager page={page.value} totalPages={totalPages.value} label="Pages of people" onPage={(p) => (page.value = p)} />
+      {total.value ? <p class="hint">{fmtNum(total.value)} in all.</p> : null}
+    </>
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Start for existing contacts
+
+type StartCount = { contacts: number; starting: number; skipped: Record<string, number> };
+const LEFT_OUT_WORDS: Record<string, string> = {
+  "opted-out": "opted out",
+  status: "already in a status that stops it",
+  "no-consent": "did not tick the form's consent box",
+  "already-running": "already going through it",
+};
+
+function StartForExisting(props: { automation: Automation; forms: Array<{ id: string; name: string }> }) {
+  const seg = useSignal<SegmentDraft>({ status: "", tags: "", formId: "", search: "" });
+  const count = useSignal<StartCount | null>(null);
+  const error = useSignal("");
+  const fieldErrors = useSignal<ApiFieldErrors>([]);
+  const notice = useSignal("");
+  const busy = useSignal(false);
+  const url = `/automations/${enc(props.automation.id)}/start`;
+  async function preview(e: Event) {
+    e.preventDefault();
+    error.value = "";
+    notice.value = "";
+    fieldErrors.value = [];
+    busy.value = true;
+    try {
+      count.value = (await api(`${url}?dryRun=true`, { method: "POST", json: { segment: segmentOf(seg.value) } })).data;
+    } catch (err) {
+      error.value = errorText(err);
+      fieldErrors.value = fieldErrorsOf(err);
+    } finally {
+      busy.value = false;
+    }
+  }
+  async function start() {
+    busy.value = true;
+    try {
+      const r = await api(url, { method: "POST", json: { segment: segmentOf(seg.value) } });
+      notice.value = `Starting for ${fmtNum(r.data.starting)} ${r.data.starting === 1 ? "contact" : "contacts"}; they appear below as their runs are made.`;
+      count.value = null;
+    } catch (err) {
+      error.value = errorText(err);
+    } finally {
+      busy.value = false;
+    }
+  }
+  const c = count.value;
+  const leftOut = c ? Object.entries(c.skipped).filter(([, n]) => n > 0) : [];
+  return (
+    <details class="compose">
+      <summary>Start for existing contacts</summary>
+      <form class="start-form" onSubmit={preview}>
+        <p class="hint">People already in your contacts go through it as if they had just filled in the form: the delays count from now.</p>
+        <SegmentFields idPrefix="start" value={seg.value} forms={props.forms} errors={fieldErrors.value} onChange={(v) => ((seg.value = v), (count.value = null))} />
+        {!props.automation.isActive ? <p class="notice">The automation is off: turn it on (and save) before starting it.</p> : null}
+        <p>
+          <button type="submit" class="secondary" disabled={busy.value}>
+            Count who would start
+          </button>
+        </p>
+      </form>
+      <div aria-live="polite" data-testid="start-count">
+        {c ? (
+          <>
+            <p>
+              <strong>
+                {fmtNum(c.starting)} of {fmtNum(c.contacts)} {c.contacts === 1 ? "contact" : "contacts"} would start.
+              </strong>
+            </p>
+            {leftOut.length ? (
+              <ul>
+                {leftOut.map(([k, n]) => (
+                  <li key={k}>
+                    {fmtNum(n)} left out: {LEFT_OUT_WORDS[k] ?? k}
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+            {c.starting > 0 ? (
+              <button type="button" disabled={busy.value} onClick={start}>
+                Start for {fmtNum(c.starting)} {c.starting === 1 ? "contact" : "contacts"}
+              </button>
+            ) : null}
+          </>
+        ) : null}
+        {notice.value ? <p>{notice.value}</p> : null}
+      </div>
+      {error.value && !fieldErrors.value.length ? <p class="error" role="alert">{error.value}</p> : null}
+    </details>
+  );
+}
