@@ -14,8 +14,8 @@ const NAV = ["Overview", "Forms", "Messages", "Conversations", "Contacts", "Broa
 const MAX_REQUESTS: Record<string, number> = {
   Overview: 3,
   // Settings is a stack of sections, each loading its own part (keys, sessions, limits, replies,
-  // backups, replication) while they are being reorganised; bounded here so it cannot grow unseen.
-  Settings: 6,
+  // keyword replies, SMSGate clients, backups, replication); bounded here so it cannot grow unseen.
+  Settings: 8,
 };
 const MAX_REQUESTS_OTHER = 4;
 
