@@ -27,6 +27,7 @@ import m24 from "../../drizzle/0025_contact_tags_status.sql" with { type: "text"
 import m25 from "../../drizzle/0026_server_settings.sql" with { type: "text" };
 import m26 from "../../drizzle/0027_people.sql" with { type: "text" };
 import m27 from "../../drizzle/0028_business_name_and_plain_http.sql" with { type: "text" };
+import m28 from "../../drizzle/0035_page_counts.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number; sql: string }> = [
   { idx: 0, tag: "0000_initial_schema", when: 1795322538054, sql: m0 },
@@ -57,4 +58,5 @@ export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number
   { idx: 26, tag: "0026_server_settings", when: 1796800000000, sql: m25 },
   { idx: 27, tag: "0027_people", when: 1796900000000, sql: m26 },
   { idx: 28, tag: "0028_business_name_and_plain_http", when: 1797000000000, sql: m27 },
+  { idx: 35, tag: "0035_page_counts", when: 1797600000000, sql: m28 },
 ];
