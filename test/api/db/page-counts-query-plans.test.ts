@@ -128,3 +128,36 @@ describe("the Conversations page's counts", () => {
     expect(lines.some((l) => /^SCAN conversations/.test(l))).toBe(false);
   });
 });
+
+describe("the Overview's figures", () => {
+  test("today and the week come from the rollups alone (no reply-rate probe per contact) and equal the analytics' figures", async () => {
+    const sqlite = s.running.deps.sqlite;
+    const zone = "America/New_York";
+    let answer: any;
+    const ran = capture(sqlite, () => {
+      answer = s.running.deps.analytics.volume(s.accountId, { period: "7d", timezone: zone }, Date.now());
+    });
+    // What analytics.messages reads besides the rollups: the reply rate's contacts and replies, and forms.
+    expect(ran.map((q) => q.sql).join("\n")).not.toMatch(/\b(inbound_messages|contacts|forms)\b/);
+    const full = s.running.deps.analytics.messages(s.accountId, { period: "7d", timezone: zone }, Date.now());
+    expect(answer).toEqual({ statusBreakdown: full.statusBreakdown, dailyVolume: full.dailyVolume });
+    const d = (await expectStatus(await s.api(`/overview?timezone=${encodeURIComponent(zone)}`), 200)).data;
+    expect(d.week).toEqual(full.dailyVolume.map((x: any) => ({ date: x.date, sent: x.sent, failed: x.failed })));
+    const today = s.running.deps.analytics.messages(s.accountId, { period: "1d", timezone: zone }, Date.now());
+    expect(d.today).toEqual({ sent: today.statusBreakdown.sent, failed: today.statusBreakdown.failed });
+    expect(d.week.reduce((n: number, x: any) => n + x.sent, 0)).toBeGreaterThan(0);
+  });
+
+  test("the Overview request runs no reply-rate query", async () => {
+    const sqlite = s.running.deps.sqlite;
+    const seen: string[] = [];
+    const orig = sqlite.query;
+    (sqlite as any).query = (sql: string) => (seen.push(sql), orig.call(sqlite, sql));
+    try {
+      await expectStatus(await s.api("/overview?timezone=UTC"), 200);
+    } finally {
+      (sqlite as any).query = orig;
+    }
+    expect(seen.join("\n")).not.toMatch(/inbound_messages/);
+  });
+});
