@@ -41,8 +41,8 @@ const load0 = (await Bun.file("/proc/loadavg").text()).split(" ")[0];
 
 // ---------------------------------------------------------------- the database
 const keepDb = flag("db");
-const dir = mkdtempSync(join(tmpdir(), "textwire-bench-pages-"));
-const dbPath = keepDb ?? join(dir, "bench.db");
+const dir = keepDb ? undefined : mkdtempSync(join(tmpdir(), "textwire-bench-pages-"));
+const dbPath = keepDb ?? join(dir!, "bench.db");
 const metaPath = `${dbPath}.json`;
 type Meta = { apiKey: string; accountId: string; data: ShopData };
 let meta: Meta;
@@ -308,4 +308,4 @@ const json = JSON.stringify({ machine: machineLine(), load: [load0, load1], data
 const jsonPath = flag("json");
 if (jsonPath) writeFileSync(jsonPath, json);
 else console.log(json);
-if (!keepDb) rmSync(dir, { recursive: true, force: true });
+if (dir) rmSync(dir, { recursive: true, force: true });
