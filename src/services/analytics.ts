@@ -123,6 +123,26 @@ export class AnalyticsService {
     };
   }
 
+  /**
+   * The period's texts per status and per day, and nothing else: what the Overview shows. The
+   * rest of messages() — per form, failure reasons, the reply rate (a probe per contact texted in
+   * the period) — is left out, as the Overview opens on every visit (docs/api-decisions.md,
+   * "Pages with years of data").
+   */
+  volume(accountId: string, q: { period?: string; timezone?: string }, now: number) {
+    const { period, timezone } = resolvePeriodAndZone(q.period, q.timezone);
+    const { days } = periodWindow(period, now, timezone);
+    const daily = this.rollups.intervals(accountId, "*", dayBoundaries(days, timezone));
+    const [queued, sent, failed, cancelled] = sumIntervals(daily).values;
+    return {
+      statusBreakdown: { sent, queued, failed, cancelled },
+      dailyVolume: days.map((date, i) => {
+        const [queued, sent, failed, cancelled] = daily[i].values;
+        return { date, sent, failed, queued, cancelled };
+      }),
+    };
+  }
+
   /** GET /forms/<id>/stats: all-time totals, the period's figures and its daily breakdown. */
   formStats(accountId: string, formId: string, q: { period?: string; timezone?: string }, now: number) {
     const form = this.forms.get(accountId, formId);

@@ -50,8 +50,8 @@ export class DashboardOverviewService {
     const latest = this.messages.list(accountId, { status: "queued", sortBy: "scheduledFor", order: "desc", limit: SCHEDULED_SCAN });
     const oldest = this.messages.list(accountId, { status: "queued", sortBy: "scheduledFor", order: "asc", limit: 1 }).messages[0];
     const future = latest.messages.filter((m) => Date.parse(m.scheduledFor) > now).length;
-    const day = this.analytics.messages(accountId, { period: "1d", timezone }, now);
-    const week = this.analytics.messages(accountId, { period: "7d", timezone }, now);
+    const day = this.analytics.volume(accountId, { period: "1d", timezone }, now);
+    const week = this.analytics.volume(accountId, { period: "7d", timezone }, now);
     const devices = this.devices.list(accountId).devices;
     return {
       queue: {

@@ -18,9 +18,9 @@ export interface FormCounts {
 
 const EMPTY: FormCounts = { messages: 0, messagesSent: 0, contacts: 0, converted: 0, conversionRate: 0 };
 
-export function formCounts(db: Db, formIds: string[]): Map<string, FormCounts> {
+export function formCounts(db: Db, accountId: string, formIds: string[]): Map<string, FormCounts> {
   const out = new Map<string, FormCounts>(formIds.map((id) => [id, { ...EMPTY }]));
-  const { messages, contacts } = formTallies(db, formIds);
+  const { messages, contacts } = formTallies(db, accountId, formIds);
   for (const r of messages) Object.assign(out.get(r.formId)!, { messages: r.n, messagesSent: r.sent });
   for (const r of contacts) {
     Object.assign(out.get(r.formId)!, { contacts: r.n, converted: r.converted, conversionRate: r.n === 0 ? 0 : Math.round((r.converted / r.n) * 1000) / 10 });

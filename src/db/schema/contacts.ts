@@ -45,6 +45,8 @@ export const contacts = sqliteTable(
     index("contacts_account_first_idx").on(t.accountId, t.firstName),
     index("contacts_account_last_idx").on(t.accountId, t.lastName),
     index("contacts_form_created_idx").on(t.formId, t.createdAt),
+    // The Forms page's contacts and converted per form, from the index alone (migration 0035).
+    index("contacts_form_status_idx").on(t.formId, t.status),
     index("contacts_account_opted_out_idx").on(t.accountId, t.optedOut),
     // Analytics replyRate: contacts texted since a date (migration 0018).
     index("contacts_account_contacted_idx").on(t.accountId, t.lastContactedAt, t.formId, t.id).where(sql`${t.lastContactedAt} IS NOT NULL`),
@@ -94,7 +96,11 @@ export const conversations = sqliteTable(
     lastMessageAt: text("last_message_at").notNull(),
     unreadCount: integer("unread_count").notNull().default(0),
   },
-  (t) => [index("conversations_account_last_idx").on(t.accountId, t.lastMessageAt)],
+  (t) => [
+    index("conversations_account_last_idx").on(t.accountId, t.lastMessageAt),
+    // The unread total reads only conversations with something unread (migration 0035).
+    index("conversations_account_unread_idx").on(t.accountId, t.unreadCount).where(sql`${t.unreadCount} > 0`),
+  ],
 );
 
 /**

@@ -37,6 +37,13 @@ export function listConversations(sqlite: Database, accountId: string, f: Contac
 }
 
 export function countConversations(sqlite: Database, accountId: string, f: ContactFilter, unread: boolean | undefined): number {
+  // Without a condition on the contacts, the conversations are counted alone: every one has its
+  // contact (the foreign key cascades) in its account, so the join only cost a contact lookup per
+  // conversation — the whole account's, on every visit (docs/api-decisions.md, "Pages with years of data").
+  if (filterSql(accountId, f).where === filterSql(accountId, {}).where) {
+    const only = unread === true ? " AND unread_count > 0" : unread === false ? " AND unread_count = 0" : "";
+    return (sqlite.query(`SELECT count(*) AS n FROM conversations WHERE account_id = ?${only}`).get(accountId) as { n: number }).n;
+  }
   const { where, params } = conversationWhere(accountId, f, unread);
   return (
     sqlite.query(`SELECT count(*) AS n FROM conversations v JOIN contacts c ON c.id = v.contact_id WHERE v.account_id = ? AND ${where}`).get(accountId, ...params) as {

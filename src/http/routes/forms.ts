@@ -55,7 +55,7 @@ export function formsRoutes(deps: AppDeps) {
           isActive: query.isActive === undefined ? undefined : query.isActive === "true",
           search: query.search,
         });
-        const counts = query.counts === "true" ? formCounts(deps.db, data.forms.map((f) => f.id)) : null;
+        const counts = query.counts === "true" ? formCounts(deps.db, accountId, data.forms.map((f) => f.id)) : null;
         const list = data.forms.map(({ webhookToken, ...f }) => ({
           ...f,
           webhookUrl: webhookUrlFor(deps, request, webhookToken),
