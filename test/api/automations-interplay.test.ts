@@ -14,6 +14,8 @@ let formId: string;
 
 beforeAll(async () => {
   s = await startTestServer();
+  // Many small calls per test: the account's burst is not what is tested here.
+  s.running.deps.accounts.updateAccount(s.accountId, { apiLimitPerHour: 100_000, apiBurstPerMinute: 10_000 });
   standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
   const form = formBody({ fields: [{ name: "firstName", type: "text" }], settings: { delayMinutes: 0, timezone: "UTC" } });
   formId = (await expectStatus(await s.api("/forms", { method: "POST", json: form }), 201)).data.form.id;
@@ -161,5 +163,66 @@ describe("a test submission", () => {
     await expectStatus(await submit(phone), 200);
     expect((await expectStatus(await s.api(`/automations/${a.id}/runs`), 200)).data.runs).toHaveLength(1);
     await expectStatus(await remove(a.id), 200);
+  });
+});
+
+describe("stopping one person's run by hand (POST /v1/automations/<id>/runs/<runId>/stop)", () => {
+  const stop = (a: string, run: string, key?: string) => s.api(`/automations/${a}/runs/${run}/stop`, { method: "POST", ...(key ? { key } : {}) });
+
+  test("cancels the texts not sent yet, keeps the ones sent, and says so; the contact's page names the automation", async () => {
+    const a = await automation();
+    const p = await going(a);
+    const [, second] = (await runOf(a, p.contactId)).steps;
+    await expectStatus(await s.api(`/messages/${p.messageId}/status`, { method: "PUT", json: { status: "sent", sentAt: new Date().toISOString() } }), 200);
+    const r = (await expectStatus(await stop(a.id, p.runId), 200)).data;
+    expect(r.changed).toBe(true);
+    expect(r.run).toMatchObject({ id: p.runId, status: "stopped", stoppedReason: "stopped-by-hand" });
+    expect(r.run.steps.map((x: any) => x.status)).toEqual(["sent", "cancelled"]);
+    expect(await messageStatus(second.messageId)).toBe("cancelled");
+    expect(s.running.deps.queue.has(second.messageId)).toBe(false);
+    const c = (await expectStatus(await s.api(`/contacts/${p.contactId}`), 200)).data;
+    expect(c.automationRuns[0]).toMatchObject({ id: p.runId, automationId: a.id, automation: { name: a.name, deleted: false }, stoppedReason: "stopped-by-hand" });
+    expect((await expectStatus(await s.api(`/automations/${a.id}`), 200)).data.automation.runs.stoppedBy["stopped-by-hand"]).toBe(1);
+    // Deleted since: the contact's page still names it, and says it is gone.
+    await expectStatus(await remove(a.id), 200);
+    expect((await expectStatus(await s.api(`/contacts/${p.contactId}`), 200)).data.automationRuns[0].automation).toEqual({ name: a.name, deleted: true });
+  });
+
+  test("exactly once: a second click, or a run a reply stopped first, changes nothing", async () => {
+    const a = await automation();
+    const p = await going(a);
+    const first = (await expectStatus(await stop(a.id, p.runId), 200)).data.run;
+    const updated = (await expectStatus(await s.api(`/messages/${p.messageId}`), 200)).data.message.updatedAt;
+    const again = (await expectStatus(await stop(a.id, p.runId), 200)).data;
+    expect(again).toMatchObject({ changed: false, run: { status: "stopped", stoppedReason: "stopped-by-hand" } });
+    expect((await expectStatus(await s.api(`/messages/${p.messageId}`), 200)).data.message.updatedAt).toBe(updated);
+    expect(again.run.finishedAt).toBe(first.finishedAt);
+    const q = await going(a);
+    await expectStatus(await inbound(q.phone, "Thanks, see you then"), 201);
+    const late = (await expectStatus(await stop(a.id, q.runId), 200)).data;
+    expect(late).toMatchObject({ changed: false, run: { status: "stopped", stoppedReason: "replied" } });
+    await expectStatus(await remove(a.id), 200);
+  });
+
+  test("admins only; another account, another automation's run and unknown ids are 404 and change nothing", async () => {
+    const a = await automation();
+    const b = await automation();
+    const p = await going(a);
+    const bRun = await runOf(b, p.contactId);
+    expect((await expectStatus(await stop(a.id, p.runId, standardKey), 403)).code).toBe("PERMISSION_ERROR");
+    const other = s.running.deps.accounts.createAccount({ name: "Other shop" });
+    expect((await expectStatus(await stop(a.id, p.runId, other.apiKey), 404)).code).toBe("AUTOMATION_NOT_FOUND");
+    // Their own automation with this account's run id: still not found.
+    const f = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody(), key: other.apiKey }), 201)).data.form.id;
+    const theirs = (await expectStatus(await s.api("/automations", { method: "POST", json: { name: "T", formId: f, steps: [{ template: "x", delay: "1d" }] }, key: other.apiKey }), 201)).data.automation;
+    expect((await expectStatus(await stop(theirs.id, p.runId, other.apiKey), 404)).code).toBe("AUTOMATION_RUN_NOT_FOUND");
+    expect((await expectStatus(await stop(a.id, bRun.id), 404)).code).toBe("AUTOMATION_RUN_NOT_FOUND");
+    expect((await expectStatus(await stop(a.id, crypto.randomUUID()), 404)).code).toBe("AUTOMATION_RUN_NOT_FOUND");
+    expect((await expectStatus(await stop(a.id, "not-a-run"), 404)).code).toBe("AUTOMATION_RUN_NOT_FOUND");
+    expect((await expectStatus(await stop(crypto.randomUUID(), p.runId), 404)).code).toBe("AUTOMATION_NOT_FOUND");
+    expect(await runOf(a, p.contactId)).toMatchObject({ status: "active" });
+    expect(await runOf(b, p.contactId)).toMatchObject({ status: "active" });
+    expect(await messageStatus(p.messageId)).toBe("queued");
+    for (const x of [a, b]) await expectStatus(await remove(x.id), 200);
   });
 });
