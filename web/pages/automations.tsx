@@ -20,12 +20,12 @@ import { errAttrs, FieldError, type ApiFieldErrors } from "../components/FieldEr
 import { Pager } from "../components/Pager";
 import { LiveBadge, useLiveMessages } from "../live";
 import { CONTACT_STATUSES, SegmentFields, segmentOf, type SegmentDraft } from "../components/SegmentFields";
+import { RUN_STATUS_WORDS, stepLine, stoppedBecause } from "../automation-words";
 
 type Automation = Answer<"/v1/automations/{id}">["data"]["automation"];
 type Step = Automation["steps"][number];
 type Run = Answer<"/v1/automations/{id}/runs">["data"]["runs"][number];
 type FormInfo = { id: string; name: string; fields: Array<{ name: string; type: string; label?: string }>; settings: { timezone?: string } };
-type StopReason = keyof Automation["runs"]["stoppedBy"];
 
 const enc = encodeURIComponent;
 const UNITS: Array<[string, string]> = [
@@ -40,22 +40,6 @@ const SAMPLE_DATE = "2026-05-01";
 /** How much of a step's text the time line shows. */
 const EXCERPT_CHARS = 32;
 
-export const STOP_WORDS: Record<StopReason, string> = {
-  replied: "they replied",
-  "opted-out": "they opted out (STOP)",
-  status: "their status reached one that stops it",
-  "contact-deleted": "the contact was deleted",
-  "automation-off": "the automation was turned off or deleted",
-  restarted: "they filled in the form again, so it started over",
-};
-const STEP_SKIP_WORDS: Record<string, string> = {
-  past: "skipped: its time had already passed",
-  "no-date": "skipped: the contact has no such date",
-  "recipient-limit": "skipped: the form's daily limit for this number",
-  quota: "skipped: the monthly limit of texts",
-};
-const STEP_STATUS_WORDS: Record<string, string> = { scheduled: "will go out", sent: "sent", failed: "failed", cancelled: "cancelled", skipped: "skipped" };
-const RUN_STATUS_WORDS: Record<string, string> = { active: "going", completed: "finished", stopped: "stopped" };
 
 const OFF_WORDS = (going: number) =>
   `${going === 1 ? "The 1 person" : `The ${fmtNum(going)} people`} going through it stop, and their texts not sent yet are cancelled. New submissions do not start it until you turn it on again.`;
@@ -668,16 +652,13 @@ function RunList(props: { automation: Automation }) {
                     <td data-label="Contact">{r.contact ? <a href={`/contacts/${enc(r.contactId)}`}>{contactName(r)}</a> : contactName(r)}</td>
                     <td data-label="State">
                       {RUN_STATUS_WORDS[r.status]}
-                      {r.stoppedReason ? <span class="reason-line">because {STOP_WORDS[r.stoppedReason as StopReason] ?? r.stoppedReason}</span> : null}
+                      {r.stoppedReason ? <span class="reason-line">{stoppedBecause(r.stoppedReason)}</span> : null}
                     </td>
                     <td data-label="Started">{fmtDate(r.startedAt)}</td>
                     <td data-label="Texts">
                       <ol class="run-steps">
                         {r.steps.map((s) => (
-                          <li key={s.index}>
-                            Text {s.index + 1}: {s.skipped ? STEP_SKIP_WORDS[s.skipped] ?? `skipped (${s.skipped})` : STEP_STATUS_WORDS[s.status] ?? s.status}
-                            {s.scheduledFor && !s.skipped ? `, ${fmtDate(s.scheduledFor)}` : ""}
-                          </li>
+                          <li key={s.index}>{stepLine(s)}</li>
                         ))}
                       </ol>
                       {r.contact && r.steps.some((s) => s.messageId) ? (
