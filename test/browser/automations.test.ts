@@ -253,6 +253,7 @@ describe("a contact's automations, 1280 px", () => {
       })
     ).data.automation;
     const contactId = await submit(formId, { phoneNumber: "+14155550230", firstName: "Carla", appointment: inDays(30) });
+    await submit(formId, { phoneNumber: "+14155550231", firstName: "Dan", appointment: inDays(30) });
     const context = await openContext(browser, DESKTOP, { timezoneId: "UTC" });
     const page = await context.newPage();
     const errors = watchErrors(page);
@@ -270,18 +271,26 @@ describe("a contact's automations, 1280 px", () => {
     await dialog.waitFor();
     await expectAccessible(page, "stop a run: the question");
     await dialog.getByRole("button", { name: "Keep it" }).click();
-    expect((await server.api(`/automations/${a.id}/runs`)).data.runs[0].status).toBe("active");
+    expect((await server.api(`/automations/${a.id}/runs?contactId=${contactId}`)).data.runs[0].status).toBe("active");
     await run.getByRole("button", { name: "Stop Review request for Carla" }).click();
     await dialog.getByRole("button", { name: "Stop automation" }).click();
     await page.getByText("Review request stopped for Carla: its texts not sent yet are cancelled.").waitFor();
     await run.getByText("because it was stopped by hand").waitFor();
     expect(await run.getByRole("listitem").allTextContents()).toEqual([expect.stringMatching(/^Text 1: cancelled/), expect.stringMatching(/^Text 2: cancelled/)]);
     expect(await run.getByRole("button", { name: /^Stop/ }).count()).toBe(0);
-    const [after] = (await server.api(`/automations/${a.id}/runs`)).data.runs;
+    const after = (await server.api(`/automations/${a.id}/runs?contactId=${contactId}`)).data.runs[0];
     expect(after).toMatchObject({ status: "stopped", stoppedReason: "stopped-by-hand" });
     // The link opens the automation, where the run reads the same.
     await run.getByRole("link", { name: "Review request" }).click();
     await page.getByRole("row", { name: /Carla/ }).getByText("because it was stopped by hand").waitFor();
+    // The automation's page stops one person too, asked first; the page says so and the row follows.
+    const dan = page.getByRole("row", { name: /Dan/ });
+    await dan.getByRole("button", { name: "Stop for Dan" }).click();
+    await page.getByRole("dialog", { name: "Stop Review request for Dan?" }).getByRole("button", { name: "Stop automation" }).click();
+    await page.getByText("Stopped for Dan: their texts not sent yet are cancelled.").waitFor();
+    await dan.getByText("because it was stopped by hand").waitFor();
+    expect(await dan.getByRole("button", { name: /^Stop/ }).count()).toBe(0);
+    await expectAccessible(page, "automation with stopped runs");
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);

@@ -591,6 +591,19 @@ function RunList(props: { automation: Automation }) {
   const error = useSignal("");
   /** The counts as of the last read (the builder above keeps what the owner is editing). */
   const counts = useSignal<Automation>(props.automation);
+  /** The run whose "Stop" asks (null: none). */
+  const stopping = useSignal<Run | null>(null);
+  const notice = useSignal("");
+  const admin = isAdmin();
+  async function stop(r: Run) {
+    stopping.value = null;
+    await act(
+      notice,
+      () => api(`/automations/${enc(props.automation.id)}/runs/${enc(r.id)}/stop`, { method: "POST" }),
+      (res) => (res.data.changed ? `Stopped for ${contactName(r)}: their texts not sent yet are cancelled.` : `It had already ${res.data.run.status === "completed" ? "finished" : "stopped"} for ${contactName(r)}.`),
+      load,
+    );
+  }
   const load = () => {
     const q = new URLSearchParams({ page: String(page.value), limit: "20" });
     if (status.value) q.set("status", status.value);
@@ -633,6 +646,7 @@ function RunList(props: { automation: Automation }) {
         </button>
       </div>
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
+      <p aria-live="polite" class="notice-line">{notice.value}</p>
       {runs.value ? (
         runs.value.length ? (
           <div class="table-wrap">
@@ -644,6 +658,7 @@ function RunList(props: { automation: Automation }) {
                   <th scope="col">State</th>
                   <th scope="col">Started</th>
                   <th scope="col">Texts</th>
+                  {admin ? <th scope="col">Actions</th> : null}
                 </tr>
               </thead>
               <tbody>
@@ -667,6 +682,20 @@ function RunList(props: { automation: Automation }) {
                         </a>
                       ) : null}
                     </td>
+                    {admin ? (
+                      <td class="actions" data-label="Actions">
+                        {r.status === "active" ? (
+                          <button
+                            type="button"
+                            class={stopping.value?.id === r.id ? "secondary out-of-sight" : "secondary"}
+                            aria-label={`Stop for ${contactName(r)}`}
+                            onClick={() => (stopping.value = r)}
+                          >
+                            Stop
+                          </button>
+                        ) : null}
+                      </td>
+                    ) : null}
                   </tr>
                 ))}
               </tbody>
@@ -677,6 +706,15 @@ function RunList(props: { automation: Automation }) {
         )
       ) : null}
       <Pager page={page.value} totalPages={totalPages.value} label="Pages of people" onPage={(p) => (page.value = p)} />
+      <Confirm
+        open={stopping.value !== null}
+        titleId="stop-run-title"
+        title={stopping.value ? `Stop ${a.name} for ${contactName(stopping.value)}?` : ""}
+        body="Their texts from it that are not sent yet are cancelled; texts already sent stay in Messages. It starts again only if they fill in the form again."
+        action="Stop automation"
+        onConfirm={() => stopping.value && stop(stopping.value)}
+        onCancel={() => (stopping.value = null)}
+      />
       {total.value ? <p class="hint">{fmtNum(total.value)} in all.</p> : null}
     </>
   );
