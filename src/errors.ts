@@ -19,6 +19,7 @@ export const ERROR_CATALOGUE = {
   WEBHOOK_URL_NOT_ALLOWED: { status: 400, message: "This URL cannot receive events" },
   BROADCAST_NOT_FOUND: { status: 404, message: "Broadcast not found" },
   AUTOMATION_NOT_FOUND: { status: 404, message: "Automation not found" },
+  AUTOMATION_RUN_NOT_FOUND: { status: 404, message: "No such run of this automation" },
   SESSION_NOT_FOUND: { status: 404, message: "Session not found" },
   KEY_NOT_FOUND: { status: 404, message: "API key not found" },
   PERSON_NOT_FOUND: { status: 404, message: "No such person in this account" },

@@ -406,6 +406,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/automations/{id}/runs/{runId}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop one contact's run by hand (admin): its texts not sent yet are cancelled (stoppedReason stopped-by-hand); a run no longer going is left as it is (changed: false)
+         * @description Requires an **admin_access** key.
+         */
+        post: operations["postV1AutomationsByIdRunsByRunIdStop"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/automations/{id}/start": {
         parameters: {
             query?: never;
@@ -1669,7 +1689,7 @@ export interface webhooks {
         put?: never;
         /**
          * An automation's run stopped before its end
-         * @description `run.stoppedReason` says why: replied, opted-out, status, contact-deleted, automation-off or restarted; its unsent steps were cancelled.
+         * @description `run.stoppedReason` says why: replied, opted-out, status, contact-deleted, automation-off, restarted or stopped-by-hand; its unsent steps were cancelled.
          *
          *     Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
          */
@@ -2047,6 +2067,11 @@ export interface components {
         AutomationRunCompletedEvent: {
             data: {
                 run: {
+                    /** @description in GET /v1/contacts/<id>: the automation's name, and whether it was deleted since (its page is gone) */
+                    automation?: {
+                        deleted: boolean;
+                        name: string;
+                    };
                     automationId: string;
                     /** @description in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted */
                     contact?: {
@@ -2072,8 +2097,8 @@ export interface components {
                     } & {
                         [key: string]: unknown;
                     })[];
-                    /** @description why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it */
-                    stoppedReason: ("replied" | "opted-out" | "status" | "contact-deleted" | "automation-off" | "restarted") | null;
+                    /** @description why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it; the owner stopped it (POST …/runs/<runId>/stop) */
+                    stoppedReason: ("replied" | "opted-out" | "status" | "contact-deleted" | "automation-off" | "restarted" | "stopped-by-hand") | null;
                 } & {
                     [key: string]: unknown;
                 };
@@ -2090,6 +2115,11 @@ export interface components {
         AutomationRunStartedEvent: {
             data: {
                 run: {
+                    /** @description in GET /v1/contacts/<id>: the automation's name, and whether it was deleted since (its page is gone) */
+                    automation?: {
+                        deleted: boolean;
+                        name: string;
+                    };
                     automationId: string;
                     /** @description in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted */
                     contact?: {
@@ -2115,8 +2145,8 @@ export interface components {
                     } & {
                         [key: string]: unknown;
                     })[];
-                    /** @description why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it */
-                    stoppedReason: ("replied" | "opted-out" | "status" | "contact-deleted" | "automation-off" | "restarted") | null;
+                    /** @description why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it; the owner stopped it (POST …/runs/<runId>/stop) */
+                    stoppedReason: ("replied" | "opted-out" | "status" | "contact-deleted" | "automation-off" | "restarted" | "stopped-by-hand") | null;
                 } & {
                     [key: string]: unknown;
                 };
@@ -2133,6 +2163,11 @@ export interface components {
         AutomationRunStoppedEvent: {
             data: {
                 run: {
+                    /** @description in GET /v1/contacts/<id>: the automation's name, and whether it was deleted since (its page is gone) */
+                    automation?: {
+                        deleted: boolean;
+                        name: string;
+                    };
                     automationId: string;
                     /** @description in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted */
                     contact?: {
@@ -2158,8 +2193,8 @@ export interface components {
                     } & {
                         [key: string]: unknown;
                     })[];
-                    /** @description why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it */
-                    stoppedReason: ("replied" | "opted-out" | "status" | "contact-deleted" | "automation-off" | "restarted") | null;
+                    /** @description why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it; the owner stopped it (POST …/runs/<runId>/stop) */
+                    stoppedReason: ("replied" | "opted-out" | "status" | "contact-deleted" | "automation-off" | "restarted" | "stopped-by-hand") | null;
                 } & {
                     [key: string]: unknown;
                 };
@@ -2505,7 +2540,7 @@ export interface components {
             type: "endpoint.disabled";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_TRANSITION" | "AUTHENTICATION_ERROR" | "PERMISSION_ERROR" | "CSRF_TOKEN_INVALID" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "FORM_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_NOT_FOUND" | "DEVICE_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_URL_NOT_ALLOWED" | "BROADCAST_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "SESSION_NOT_FOUND" | "KEY_NOT_FOUND" | "PERSON_NOT_FOUND" | "KEYWORD_REPLY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DUPLICATE_FORM_NAME" | "DUPLICATE_PHONE_NUMBER" | "EMAIL_TAKEN" | "LAST_OWNER" | "COMMON_WORDS_UNCONFIRMED" | "INVALID_STATE" | "AUTOMATION_INACTIVE" | "LEASE_CONFLICT" | "RECIPIENT_OPTED_OUT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CAPTCHA_FAILED" | "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "FORM_DISABLED" | "SERVICE_UNAVAILABLE" | "CAPTCHA_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_TRANSITION" | "AUTHENTICATION_ERROR" | "PERMISSION_ERROR" | "CSRF_TOKEN_INVALID" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "FORM_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_NOT_FOUND" | "DEVICE_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_URL_NOT_ALLOWED" | "BROADCAST_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "AUTOMATION_RUN_NOT_FOUND" | "SESSION_NOT_FOUND" | "KEY_NOT_FOUND" | "PERSON_NOT_FOUND" | "KEYWORD_REPLY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DUPLICATE_FORM_NAME" | "DUPLICATE_PHONE_NUMBER" | "EMAIL_TAKEN" | "LAST_OWNER" | "COMMON_WORDS_UNCONFIRMED" | "INVALID_STATE" | "AUTOMATION_INACTIVE" | "LEASE_CONFLICT" | "RECIPIENT_OPTED_OUT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CAPTCHA_FAILED" | "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "FORM_DISABLED" | "SERVICE_UNAVAILABLE" | "CAPTCHA_UNAVAILABLE";
         ErrorEnvelope: {
             code?: components["schemas"]["ErrorCode"];
             /** @description depends on the code, e.g. {field, requirement, provided} for VALIDATION_ERROR, {limit, window, retryAfter} for RATE_LIMIT_EXCEEDED */
@@ -5900,7 +5935,7 @@ export interface operations {
                                     active: number;
                                     completed: number;
                                     stopped: number;
-                                    /** @description stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it */
+                                    /** @description stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it; the owner stopped it */
                                     stoppedBy: {
                                         "automation-off": number;
                                         "contact-deleted": number;
@@ -5908,6 +5943,7 @@ export interface operations {
                                         replied: number;
                                         restarted: number;
                                         status: number;
+                                        "stopped-by-hand": number;
                                     } & {
                                         [key: string]: unknown;
                                     };
@@ -6072,7 +6108,7 @@ export interface operations {
                                     active: number;
                                     completed: number;
                                     stopped: number;
-                                    /** @description stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it */
+                                    /** @description stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it; the owner stopped it */
                                     stoppedBy: {
                                         "automation-off": number;
                                         "contact-deleted": number;
@@ -6080,6 +6116,7 @@ export interface operations {
                                         replied: number;
                                         restarted: number;
                                         status: number;
+                                        "stopped-by-hand": number;
                                     } & {
                                         [key: string]: unknown;
                                     };
@@ -6239,7 +6276,7 @@ export interface operations {
                                     active: number;
                                     completed: number;
                                     stopped: number;
-                                    /** @description stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it */
+                                    /** @description stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it; the owner stopped it */
                                     stoppedBy: {
                                         "automation-off": number;
                                         "contact-deleted": number;
@@ -6247,6 +6284,7 @@ export interface operations {
                                         replied: number;
                                         restarted: number;
                                         status: number;
+                                        "stopped-by-hand": number;
                                     } & {
                                         [key: string]: unknown;
                                     };
@@ -6422,7 +6460,7 @@ export interface operations {
                                     active: number;
                                     completed: number;
                                     stopped: number;
-                                    /** @description stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it */
+                                    /** @description stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it; the owner stopped it */
                                     stoppedBy: {
                                         "automation-off": number;
                                         "contact-deleted": number;
@@ -6430,6 +6468,7 @@ export interface operations {
                                         replied: number;
                                         restarted: number;
                                         status: number;
+                                        "stopped-by-hand": number;
                                     } & {
                                         [key: string]: unknown;
                                     };
@@ -6714,6 +6753,11 @@ export interface operations {
                                 totalPages: number;
                             };
                             runs: ({
+                                /** @description in GET /v1/contacts/<id>: the automation's name, and whether it was deleted since (its page is gone) */
+                                automation?: {
+                                    deleted: boolean;
+                                    name: string;
+                                };
                                 automationId: string;
                                 /** @description in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted */
                                 contact?: {
@@ -6739,8 +6783,8 @@ export interface operations {
                                 } & {
                                     [key: string]: unknown;
                                 })[];
-                                /** @description why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it */
-                                stoppedReason: ("replied" | "opted-out" | "status" | "contact-deleted" | "automation-off" | "restarted") | null;
+                                /** @description why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it; the owner stopped it (POST …/runs/<runId>/stop) */
+                                stoppedReason: ("replied" | "opted-out" | "status" | "contact-deleted" | "automation-off" | "restarted" | "stopped-by-hand") | null;
                             } & {
                                 [key: string]: unknown;
                             })[];
@@ -6777,6 +6821,151 @@ export interface operations {
                 };
             };
             /** @description Not found. Codes: NOT_FOUND, AUTOMATION_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postV1AutomationsByIdRunsByRunIdStop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description false: the run had already finished or stopped (or was being stopped); nothing changed */
+                            changed: boolean;
+                            run: {
+                                /** @description in GET /v1/contacts/<id>: the automation's name, and whether it was deleted since (its page is gone) */
+                                automation?: {
+                                    deleted: boolean;
+                                    name: string;
+                                };
+                                automationId: string;
+                                /** @description in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted */
+                                contact?: {
+                                    firstName: string | null;
+                                    lastName: string | null;
+                                    phoneNumber: string;
+                                } | null;
+                                contactId: string;
+                                finishedAt: string | null;
+                                id: string;
+                                /** Format: date-time */
+                                startedAt: string;
+                                /** @enum {string} */
+                                status: "active" | "completed" | "stopped";
+                                steps: ({
+                                    index: number;
+                                    messageId: string | null;
+                                    scheduledFor: string | null;
+                                    /** @description why no message: its time had passed, the contact has no such date, the number's daily limit, the monthly quota */
+                                    skipped: ("past" | "no-date" | "recipient-limit" | "quota") | null;
+                                    /** @enum {string} */
+                                    status: "scheduled" | "sent" | "failed" | "cancelled" | "skipped";
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                /** @description why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it; the owner stopped it (POST …/runs/<runId>/stop) */
+                                stoppedReason: ("replied" | "opted-out" | "status" | "contact-deleted" | "automation-off" | "restarted" | "stopped-by-hand") | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["PermissionOrCsrf"];
+            /** @description Not found. Codes: NOT_FOUND, AUTOMATION_NOT_FOUND, AUTOMATION_RUN_NOT_FOUND */
             404: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
@@ -8187,6 +8376,11 @@ export interface operations {
                         data: {
                             /** @description the contact's automation runs, newest first (at most 50) */
                             automationRuns: ({
+                                /** @description in GET /v1/contacts/<id>: the automation's name, and whether it was deleted since (its page is gone) */
+                                automation?: {
+                                    deleted: boolean;
+                                    name: string;
+                                };
                                 automationId: string;
                                 /** @description in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted */
                                 contact?: {
@@ -8212,8 +8406,8 @@ export interface operations {
                                 } & {
                                     [key: string]: unknown;
                                 })[];
-                                /** @description why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it */
-                                stoppedReason: ("replied" | "opted-out" | "status" | "contact-deleted" | "automation-off" | "restarted") | null;
+                                /** @description why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it; the owner stopped it (POST …/runs/<runId>/stop) */
+                                stoppedReason: ("replied" | "opted-out" | "status" | "contact-deleted" | "automation-off" | "restarted" | "stopped-by-hand") | null;
                             } & {
                                 [key: string]: unknown;
                             })[];

@@ -49,6 +49,7 @@ import {
   automationForm,
   advanceStart,
   anyStopping,
+  automationNames,
   cancelRunMessages,
   completableRuns,
   deleteInboxRow,
@@ -89,7 +90,7 @@ import {
 } from "../db/stores/automations";
 
 /** Why a run stopped (runs[].stoppedReason; the automation.run.stopped event). */
-export const STOP_REASONS = ["replied", "opted-out", "status", "contact-deleted", "automation-off", "restarted"] as const;
+export const STOP_REASONS = ["replied", "opted-out", "status", "contact-deleted", "automation-off", "restarted", "stopped-by-hand"] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 /** Why a contact got no run (start's counts). */
 export const RUN_SKIP_REASONS = ["opted-out", "status", "no-consent", "already-running"] as const;
@@ -130,6 +131,8 @@ export interface RunView {
   id: string;
   automationId: string;
   contactId: string;
+  /** The automation's name (the contact's runs only), and whether it was deleted since. */
+  automation?: { name: string; deleted: boolean };
   /** Who it is for, as the dashboard's runs list names them (the runs listing only); null once the contact is deleted. */
   contact?: { firstName: string | null; lastName: string | null; phoneNumber: string } | null;
   status: "active" | "completed" | "stopped";
@@ -267,10 +270,42 @@ export class AutomationService {
     return { runs: this.runViews(rows, true), pagination: { page, limit, total, totalPages: Math.ceil(total / limit) } };
   }
 
-  /** The contact's runs, newest first (the contact itself is checked by the caller). */
+  /** The contact's runs, newest first, each naming its automation (the contact itself is checked by the caller). */
   contactRuns(accountId: string, contactId: string): RunView[] {
     this.catchUp();
-    return this.runViews(runsOfContact(this.sqlite, accountId, contactId, CONTACT_RUNS_MAX));
+    const rows = runsOfContact(this.sqlite, accountId, contactId, CONTACT_RUNS_MAX);
+    const names = new Map(automationNames(this.sqlite, accountId, rows.map((r) => r.automationId)).map((a) => [a.id, a] as const));
+    return this.runViews(rows).map((v) => {
+      const a = names.get(v.automationId);
+      return { ...v, automation: { name: a?.name ?? "", deleted: a?.deletedAt != null } };
+    });
+  }
+
+  /**
+   * POST /v1/automations/<id>/runs/<runId>/stop: the owner stops one person's run (a customer
+   * phoned to cancel). The same stop as every other cause — its unsent steps cancelled, the run
+   * marked stopped and the event written in one transaction — and only a run still active and not
+   * already being stopped moves, so a second click, or a reply that got there first, changes
+   * nothing (`changed: false`, the run as it stands).
+   */
+  stopByHand(accountId: string, id: string, runId: string): { run: RunView; changed: boolean } {
+    this.find(accountId, id);
+    const found = UUID_RE.test(runId) ? findRun(this.sqlite, runId) : null;
+    // Another automation's run, or another account's, answers exactly like a missing one.
+    if (!found || found.automationId !== id || found.accountId !== accountId) {
+      throw new AppError("AUTOMATION_RUN_NOT_FOUND", { details: { automationId: id, runId: runId.slice(0, 100) } });
+    }
+    const out = outcome();
+    const changed = this.sqlite.transaction(() => {
+      const run = findRun(this.sqlite, runId)!;
+      if (run.status !== "active" || run.stopReason !== null) return false;
+      this.stopRun(run, "stopped-by-hand", this.clock(), out);
+      return true;
+    })();
+    this.afterCommit(out);
+    // A run another cause had marked is finished now, so the answer shows it as it will stay.
+    if (!changed) this.stopsSafely();
+    return { run: this.runView(runId)!, changed };
   }
 
   /**

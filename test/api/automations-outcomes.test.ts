@@ -26,7 +26,7 @@ const inbound = (from: string, body: string) =>
 test("the list counts stopped runs by reason: replied, opted out, reached a stop status", async () => {
   const body = { name: "Review request", formId, steps: [{ template: "How did we do, {{firstName}}?", delay: "2d", sendAt: "10:00" }], stopOnStatus: ["converted"] };
   const a = (await expectStatus(await s.api("/automations", { method: "POST", json: body }), 201)).data.automation;
-  expect(a.runs).toEqual({ active: 0, completed: 0, stopped: 0, stoppedBy: { replied: 0, "opted-out": 0, status: 0, "contact-deleted": 0, "automation-off": 0, restarted: 0 } });
+  expect(a.runs).toEqual({ active: 0, completed: 0, stopped: 0, stoppedBy: { replied: 0, "opted-out": 0, status: 0, "contact-deleted": 0, "automation-off": 0, restarted: 0, "stopped-by-hand": 0 } });
   const phones = ["+14155550301", "+14155550302", "+14155550303", "+14155550304", "+14155550305"];
   const contacts: string[] = [];
   for (const p of phones) contacts.push((await expectStatus(await submit(p), 200)).data.contactId);
@@ -35,7 +35,7 @@ test("the list counts stopped runs by reason: replied, opted out, reached a stop
   await expectStatus(await inbound(phones[2], "STOP"), 201);
   await expectStatus(await s.api(`/contacts/${contacts[3]}`, { method: "PUT", json: { status: "converted" } }), 200);
   const [listed] = (await expectStatus(await s.api("/automations"), 200)).data.automations.filter((x: any) => x.id === a.id);
-  expect(listed.runs).toEqual({ active: 1, completed: 0, stopped: 4, stoppedBy: { replied: 2, "opted-out": 1, status: 1, "contact-deleted": 0, "automation-off": 0, restarted: 0 } });
+  expect(listed.runs).toEqual({ active: 1, completed: 0, stopped: 4, stoppedBy: { replied: 2, "opted-out": 1, status: 1, "contact-deleted": 0, "automation-off": 0, restarted: 0, "stopped-by-hand": 0 } });
   const one = (await expectStatus(await s.api(`/automations/${a.id}`), 200)).data.automation;
   expect(one.runs).toEqual(listed.runs);
 });

@@ -243,3 +243,55 @@ describe("phone width, 390 px", () => {
     await context.close();
   }, 60_000);
 });
+
+describe("a contact's automations, 1280 px", () => {
+  test("the contact's page lists their runs in plain words, links each automation, and stops one after asking", async () => {
+    const a = (
+      await server.api("/automations", {
+        method: "POST",
+        json: { name: "Review request", formId, steps: [{ template: "How did we do, {{firstName}}?", delay: "2d", sendAt: "10:00" }, { template: "Last chance for 10% off", delay: "1w" }] },
+      })
+    ).data.automation;
+    const contactId = await submit(formId, { phoneNumber: "+14155550230", firstName: "Carla", appointment: inDays(30) });
+    await submit(formId, { phoneNumber: "+14155550231", firstName: "Dan", appointment: inDays(30) });
+    const context = await openContext(browser, DESKTOP, { timezoneId: "UTC" });
+    const page = await context.newPage();
+    const errors = watchErrors(page);
+    await signIn(page, server.url, server.adminKey, `/contacts/${contactId}`);
+    await page.getByRole("heading", { level: 2, name: "Automations" }).waitFor();
+    const run = page.locator(".contact-run", { has: page.getByRole("link", { name: "Review request" }) });
+    await run.waitFor();
+    expect(await run.locator("strong").first().textContent()).toBe("going");
+    expect(await run.getByRole("listitem").allTextContents()).toEqual([expect.stringMatching(/^Text 1: will go out, /), expect.stringMatching(/^Text 2: will go out, /)]);
+    await expectAccessible(page, "contact with runs");
+    await screenshot(page, "contact-runs-1280");
+    // Asked first; cancelling changes nothing.
+    await run.getByRole("button", { name: "Stop Review request for Carla" }).click();
+    const dialog = page.getByRole("dialog", { name: "Stop Review request for Carla?" });
+    await dialog.waitFor();
+    await expectAccessible(page, "stop a run: the question");
+    await dialog.getByRole("button", { name: "Keep it" }).click();
+    expect((await server.api(`/automations/${a.id}/runs?contactId=${contactId}`)).data.runs[0].status).toBe("active");
+    await run.getByRole("button", { name: "Stop Review request for Carla" }).click();
+    await dialog.getByRole("button", { name: "Stop automation" }).click();
+    await page.getByText("Review request stopped for Carla: its texts not sent yet are cancelled.").waitFor();
+    await run.getByText("because it was stopped by hand").waitFor();
+    expect(await run.getByRole("listitem").allTextContents()).toEqual([expect.stringMatching(/^Text 1: cancelled/), expect.stringMatching(/^Text 2: cancelled/)]);
+    expect(await run.getByRole("button", { name: /^Stop/ }).count()).toBe(0);
+    const after = (await server.api(`/automations/${a.id}/runs?contactId=${contactId}`)).data.runs[0];
+    expect(after).toMatchObject({ status: "stopped", stoppedReason: "stopped-by-hand" });
+    // The link opens the automation, where the run reads the same.
+    await run.getByRole("link", { name: "Review request" }).click();
+    await page.getByRole("row", { name: /Carla/ }).getByText("because it was stopped by hand").waitFor();
+    // The automation's page stops one person too, asked first; the page says so and the row follows.
+    const dan = page.getByRole("row", { name: /Dan/ });
+    await dan.getByRole("button", { name: "Stop for Dan" }).click();
+    await page.getByRole("dialog", { name: "Stop Review request for Dan?" }).getByRole("button", { name: "Stop automation" }).click();
+    await page.getByText("Stopped for Dan: their texts not sent yet are cancelled.").waitFor();
+    await dan.getByText("because it was stopped by hand").waitFor();
+    expect(await dan.getByRole("button", { name: /^Stop/ }).count()).toBe(0);
+    await expectAccessible(page, "automation with stopped runs");
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+});

@@ -7,7 +7,7 @@ import { launchBrowser, screenshot, startServerProcess, watchErrors, type Server
  * Messages page, retry, a revoked key ending the session; axe-core on every page and a
  * screenshot of each at 1280 and 390 px (test-output/screens/).
  */
-const NAV = ["Overview", "Forms", "Messages", "Conversations", "Contacts", "Broadcasts", "Devices", "Settings"];
+const NAV = ["Overview", "Forms", "Messages", "Conversations", "Contacts", "Broadcasts", "Automations", "Devices", "Settings"];
 
 let server: ServerProcess;
 let browser: Browser;

@@ -37,6 +37,21 @@ beforeAll(async () => {
     },
   });
   ids.form = form.data.form.id;
+  // An automation of the form, so the webhook posts below start runs (its list, builder and page; a contact's runs).
+  ids.automation = (
+    await server.api("/automations", {
+      method: "POST",
+      json: {
+        name: "Thank-you and review request for every kitchen and bathroom renovation enquiry",
+        formId: ids.form,
+        steps: [
+          { template: LONG_TEXT, delay: "2d", sendAt: "10:00" },
+          { template: `How did we do, {{firstName}}? Tell us here: https://example.com/review/${"y".repeat(60)}`, delay: "1w", sendAt: "10:00" },
+        ],
+        stopOnStatus: ["converted"],
+      },
+    })
+  ).data.automation.id;
   const contact = await server.api("/contacts", {
     method: "POST",
     json: { phoneNumber: "+14155550160", firstName: LONG_NAME, lastName: LONG_LAST, email: LONG_EMAIL, tags: ["kitchen-renovation-2026", "north-east-district-enquiries"] },
@@ -57,6 +72,7 @@ beforeAll(async () => {
       body: JSON.stringify({ phoneNumber: `+1415555017${n}`, firstName: `${LONG_NAME}${n}`, whichServiceWouldYouLikeUsToQuoteFor: "a complete refit of the upstairs bathroom" }),
     });
     if (res.status !== 200) throw new Error(`webhook: ${res.status} ${await res.text()}`);
+    ids[`runner${n}`] = ((await res.json()) as { data: { contactId: string } }).data.contactId;
   }
   // The phone's clock runs 20 s ahead: the server caps the time at its own, the instant the reply is
   // queued; the reply is still listed after the "help" (a tie is not guaranteed here: the API test pins it).
@@ -103,6 +119,10 @@ describe("every page at phone width, 390 px", () => {
         ["contacts", "/contacts", (p) => p.locator("tr[data-contact-id]").first().waitFor()],
         ["contact", `/contacts/${ids.contact}`, (p) => p.getByText(LONG_EMAIL).first().waitFor()],
         ["contact-export", "/contacts/export", (p) => p.getByRole("heading", { level: 1 }).waitFor()],
+        ["automations", "/automations", (p) => p.getByRole("link", { name: /^Thank-you and review request/ }).waitFor()],
+        ["automation-new", "/automations/new", (p) => p.getByRole("list", { name: "Time line" }).getByRole("listitem").first().waitFor()],
+        ["automation", `/automations/${ids.automation}`, (p) => p.getByRole("link", { name: new RegExp(`^${LONG_NAME}1`) }).waitFor()],
+        ["contact-runs", `/contacts/${ids.runner1}`, (p) => p.getByRole("button", { name: /^Stop Thank-you and review request/ }).waitFor()],
         ["broadcasts", "/broadcasts", (p) => p.getByRole("button", { name: /^Cancel Spring renovation/ }).waitFor()],
         ["devices", "/devices", (p) => p.locator(".device-card").first().waitFor()],
         ["devices-add", "/devices/add", (p) => p.getByText("Waiting for the phone to connect").waitFor()],

@@ -20,12 +20,12 @@ import { errAttrs, FieldError, type ApiFieldErrors } from "../components/FieldEr
 import { Pager } from "../components/Pager";
 import { LiveBadge, useLiveMessages } from "../live";
 import { CONTACT_STATUSES, SegmentFields, segmentOf, type SegmentDraft } from "../components/SegmentFields";
+import { RUN_STATUS_WORDS, stepLine, stoppedBecause } from "../automation-words";
 
 type Automation = Answer<"/v1/automations/{id}">["data"]["automation"];
 type Step = Automation["steps"][number];
 type Run = Answer<"/v1/automations/{id}/runs">["data"]["runs"][number];
 type FormInfo = { id: string; name: string; fields: Array<{ name: string; type: string; label?: string }>; settings: { timezone?: string } };
-type StopReason = keyof Automation["runs"]["stoppedBy"];
 
 const enc = encodeURIComponent;
 const UNITS: Array<[string, string]> = [
@@ -40,22 +40,6 @@ const SAMPLE_DATE = "2026-05-01";
 /** How much of a step's text the time line shows. */
 const EXCERPT_CHARS = 32;
 
-export const STOP_WORDS: Record<StopReason, string> = {
-  replied: "they replied",
-  "opted-out": "they opted out (STOP)",
-  status: "their status reached one that stops it",
-  "contact-deleted": "the contact was deleted",
-  "automation-off": "the automation was turned off or deleted",
-  restarted: "they filled in the form again, so it started over",
-};
-const STEP_SKIP_WORDS: Record<string, string> = {
-  past: "skipped: its time had already passed",
-  "no-date": "skipped: the contact has no such date",
-  "recipient-limit": "skipped: the form's daily limit for this number",
-  quota: "skipped: the monthly limit of texts",
-};
-const STEP_STATUS_WORDS: Record<string, string> = { scheduled: "will go out", sent: "sent", failed: "failed", cancelled: "cancelled", skipped: "skipped" };
-const RUN_STATUS_WORDS: Record<string, string> = { active: "going", completed: "finished", stopped: "stopped" };
 
 const OFF_WORDS = (going: number) =>
   `${going === 1 ? "The 1 person" : `The ${fmtNum(going)} people`} going through it stop, and their texts not sent yet are cancelled. New submissions do not start it until you turn it on again.`;
@@ -607,6 +591,19 @@ function RunList(props: { automation: Automation }) {
   const error = useSignal("");
   /** The counts as of the last read (the builder above keeps what the owner is editing). */
   const counts = useSignal<Automation>(props.automation);
+  /** The run whose "Stop" asks (null: none). */
+  const stopping = useSignal<Run | null>(null);
+  const notice = useSignal("");
+  const admin = isAdmin();
+  async function stop(r: Run) {
+    stopping.value = null;
+    await act(
+      notice,
+      () => api(`/automations/${enc(props.automation.id)}/runs/${enc(r.id)}/stop`, { method: "POST" }),
+      (res) => (res.data.changed ? `Stopped for ${contactName(r)}: their texts not sent yet are cancelled.` : `It had already ${res.data.run.status === "completed" ? "finished" : "stopped"} for ${contactName(r)}.`),
+      load,
+    );
+  }
   const load = () => {
     const q = new URLSearchParams({ page: String(page.value), limit: "20" });
     if (status.value) q.set("status", status.value);
@@ -649,6 +646,7 @@ function RunList(props: { automation: Automation }) {
         </button>
       </div>
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
+      <p aria-live="polite" class="notice-line">{notice.value}</p>
       {runs.value ? (
         runs.value.length ? (
           <div class="table-wrap">
@@ -660,6 +658,7 @@ function RunList(props: { automation: Automation }) {
                   <th scope="col">State</th>
                   <th scope="col">Started</th>
                   <th scope="col">Texts</th>
+                  {admin ? <th scope="col">Actions</th> : null}
                 </tr>
               </thead>
               <tbody>
@@ -668,16 +667,13 @@ function RunList(props: { automation: Automation }) {
                     <td data-label="Contact">{r.contact ? <a href={`/contacts/${enc(r.contactId)}`}>{contactName(r)}</a> : contactName(r)}</td>
                     <td data-label="State">
                       {RUN_STATUS_WORDS[r.status]}
-                      {r.stoppedReason ? <span class="reason-line">because {STOP_WORDS[r.stoppedReason as StopReason] ?? r.stoppedReason}</span> : null}
+                      {r.stoppedReason ? <span class="reason-line">{stoppedBecause(r.stoppedReason)}</span> : null}
                     </td>
                     <td data-label="Started">{fmtDate(r.startedAt)}</td>
                     <td data-label="Texts">
                       <ol class="run-steps">
                         {r.steps.map((s) => (
-                          <li key={s.index}>
-                            Text {s.index + 1}: {s.skipped ? STEP_SKIP_WORDS[s.skipped] ?? `skipped (${s.skipped})` : STEP_STATUS_WORDS[s.status] ?? s.status}
-                            {s.scheduledFor && !s.skipped ? `, ${fmtDate(s.scheduledFor)}` : ""}
-                          </li>
+                          <li key={s.index}>{stepLine(s)}</li>
                         ))}
                       </ol>
                       {r.contact && r.steps.some((s) => s.messageId) ? (
@@ -686,6 +682,20 @@ function RunList(props: { automation: Automation }) {
                         </a>
                       ) : null}
                     </td>
+                    {admin ? (
+                      <td class="actions" data-label="Actions">
+                        {r.status === "active" ? (
+                          <button
+                            type="button"
+                            class={stopping.value?.id === r.id ? "secondary out-of-sight" : "secondary"}
+                            aria-label={`Stop for ${contactName(r)}`}
+                            onClick={() => (stopping.value = r)}
+                          >
+                            Stop
+                          </button>
+                        ) : null}
+                      </td>
+                    ) : null}
                   </tr>
                 ))}
               </tbody>
@@ -696,6 +706,15 @@ function RunList(props: { automation: Automation }) {
         )
       ) : null}
       <Pager page={page.value} totalPages={totalPages.value} label="Pages of people" onPage={(p) => (page.value = p)} />
+      <Confirm
+        open={stopping.value !== null}
+        titleId="stop-run-title"
+        title={stopping.value ? `Stop ${a.name} for ${contactName(stopping.value)}?` : ""}
+        body="Their texts from it that are not sent yet are cancelled; texts already sent stay in Messages. It starts again only if they fill in the form again."
+        action="Stop automation"
+        onConfirm={() => stopping.value && stop(stopping.value)}
+        onCancel={() => (stopping.value = null)}
+      />
       {total.value ? <p class="hint">{fmtNum(total.value)} in all.</p> : null}
     </>
   );

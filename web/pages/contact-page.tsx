@@ -6,11 +6,15 @@ import { fmtDate, fmtNum } from "../format";
 import { navigate } from "../router";
 import { Confirm } from "../components/Confirm";
 import { ContactForm, nameOf } from "./contact-form";
+import { RUN_STATUS_WORDS, stepLine, stoppedBecause } from "../automation-words";
+
+type ContactRun = Answer<"/v1/contacts/{id}">["data"]["automationRuns"][number];
 
 /**
  * A contact's page: what is known, every field editable, opting out or back in by hand with a
  * reason (recorded with who and when), the consent history, deleting with a confirmation that
- * says what goes with it, and the timeline (docs/contacts.md).
+ * says what goes with it, the automations they are going through (with "Stop" for one), and the
+ * timeline (docs/contacts.md).
  */
 /** What the contacts list says next (a contact deleted from its page); read once. */
 let flash = "";
@@ -25,6 +29,7 @@ export function ContactPage(props: { id: string }) {
   const history = useSignal<Array<Record<string, any>>>([]);
   const total = useSignal(0);
   const consent = useSignal<ConsentEntry[]>([]);
+  const runs = useSignal<ContactRun[]>([]);
   const error = useSignal("");
   const notice = useSignal("");
   const editing = useSignal(0);
@@ -38,6 +43,7 @@ export function ContactPage(props: { id: string }) {
         api<Answer<"/v1/contacts/{id}/consent-history">>(`/contacts/${id}/consent-history?limit=50`),
       ]);
       c.value = r.data.contact;
+      runs.value = r.data.automationRuns;
       history.value = h.data.messages;
       total.value = h.data.total;
       consent.value = k.data.entries;
@@ -112,6 +118,7 @@ export function ContactPage(props: { id: string }) {
             }}
           />
           <OptOutPanel contact={x} onDone={(msg) => ((notice.value = msg), load())} />
+          <AutomationRuns runs={runs.value} who={who} onDone={(msg) => ((notice.value = msg), load())} />
           <h2>Consent history</h2>
           {consent.value.length ? (
             <ol class="timeline consent-history">
@@ -155,6 +162,75 @@ export function ContactPage(props: { id: string }) {
         </>
       ) : null}
     </section>
+  );
+}
+
+/**
+ * The automations the contact is going through or went through: each one's state and texts in
+ * plain words, and "Stop" for a run still going (a customer who phoned to cancel), asked first.
+ */
+function AutomationRuns(props: { runs: ContactRun[]; who: string; onDone: (msg: string) => void }) {
+  const stopping = useSignal<ContactRun | null>(null);
+  const error = useSignal("");
+  const admin = isAdmin();
+  const nameOfRun = (r: ContactRun) => r.automation?.name || "An automation";
+  async function stop(r: ContactRun) {
+    stopping.value = null;
+    try {
+      const a = await api<Answer<"/v1/automations/{id}/runs/{runId}/stop", "post">>(`/automations/${encodeURIComponent(r.automationId)}/runs/${encodeURIComponent(r.id)}/stop`, { method: "POST" });
+      error.value = "";
+      props.onDone(
+        a.data.changed
+          ? `${nameOfRun(r)} stopped for ${props.who}: its texts not sent yet are cancelled.`
+          : `${nameOfRun(r)} had already ${a.data.run.status === "completed" ? "finished" : "stopped"} for ${props.who}.`,
+      );
+    } catch (e) {
+      error.value = errorText(e);
+    }
+  }
+  const asked = stopping.value;
+  return (
+    <>
+      <h2>Automations</h2>
+      {error.value ? <p class="error" role="alert">{error.value}</p> : null}
+      {props.runs.length ? (
+        <ul class="contact-runs">
+          {props.runs.map((r) => (
+            <li key={r.id} class="contact-run">
+              <p>
+                {r.automation && !r.automation.deleted ? <a href={`/automations/${encodeURIComponent(r.automationId)}`}>{nameOfRun(r)}</a> : <span>{nameOfRun(r)} (deleted)</span>}
+                {": "}
+                <strong>{RUN_STATUS_WORDS[r.status] ?? r.status}</strong>
+                {r.stoppedReason ? ` ${stoppedBecause(r.stoppedReason)}` : null}
+                <span class="hint"> · started {fmtDate(r.startedAt)}</span>
+              </p>
+              <ol class="run-steps">
+                {r.steps.map((s) => (
+                  <li key={s.index}>{stepLine(s)}</li>
+                ))}
+              </ol>
+              {admin && r.status === "active" ? (
+                // Out of sight while the dialog asks, as "Delete contact" is.
+                <button type="button" class={asked?.id === r.id ? "secondary out-of-sight" : "secondary"} aria-label={`Stop ${nameOfRun(r)} for ${props.who}`} onClick={() => (stopping.value = r)}>
+                  Stop
+                </button>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p>Not going through any automation.</p>
+      )}
+      <Confirm
+        open={asked !== null}
+        titleId="stop-run-title"
+        title={asked ? `Stop ${nameOfRun(asked)} for ${props.who}?` : ""}
+        body="Their texts from it that are not sent yet are cancelled; texts already sent stay in Messages. It starts again only if they fill in the form again."
+        action="Stop automation"
+        onConfirm={() => asked && stop(asked)}
+        onCancel={() => (stopping.value = null)}
+      />
+    </>
   );
 }
 

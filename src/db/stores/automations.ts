@@ -151,6 +151,15 @@ export function stepsOfRuns(sqlite: Database, runIds: string[]): Array<StepRecor
     .all(...runIds) as Array<StepRecord & { messageStatus: string | null }>;
 }
 
+/** The named automations of the account, deleted ones included (a contact's runs name theirs). */
+export function automationNames(sqlite: Database, accountId: string, ids: string[]): Array<{ id: string; name: string; deletedAt: string | null }> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return [];
+  return sqlite
+    .query(`SELECT id, name, deleted_at AS deletedAt FROM automations WHERE account_id = ? AND id IN (${unique.map(() => "?").join(",")})`)
+    .all(accountId, ...unique) as Array<{ id: string; name: string; deletedAt: string | null }>;
+}
+
 /** Who the runs are for, as a list shows them (a deleted contact has no row). */
 export function contactsOfRuns(sqlite: Database, accountId: string, contactIds: string[]): Array<{ id: string; firstName: string | null; lastName: string | null; phoneNumber: string }> {
   const ids = [...new Set(contactIds)];

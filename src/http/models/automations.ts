@@ -80,8 +80,8 @@ export const Automation = t.Object(
         completed: Count,
         stopped: Count,
         stoppedBy: t.Object(
-          { replied: Count, "opted-out": Count, status: Count, "contact-deleted": Count, "automation-off": Count, restarted: Count },
-          { description: "stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it", additionalProperties: true },
+          { replied: Count, "opted-out": Count, status: Count, "contact-deleted": Count, "automation-off": Count, restarted: Count, "stopped-by-hand": Count },
+          { description: "stopped runs by reason: the contact replied, opted out, reached a stopOnStatus status (e.g. converted), was deleted; the automation was turned off; a new submission restarted it; the owner stopped it", additionalProperties: true },
         ),
       },
       { description: "runs of this automation by state" },
@@ -97,14 +97,17 @@ export const AutomationRun = t.Object(
     id: t.String(),
     automationId: t.String(),
     contactId: t.String(),
+    automation: t.Optional(
+      t.Object({ name: t.String(), deleted: t.Boolean() }, { description: "in GET /v1/contacts/<id>: the automation's name, and whether it was deleted since (its page is gone)" }),
+    ),
     contact: t.Optional(
       t.Union([t.Object({ firstName: NullableString, lastName: NullableString, phoneNumber: t.String() }), t.Null()], {
         description: "in GET /v1/automations/<id>/runs: who the run is for; null once the contact is deleted",
       }),
     ),
     status: literals(["active", "completed", "stopped"]),
-    stoppedReason: t.Union([literals(["replied", "opted-out", "status", "contact-deleted", "automation-off", "restarted"]), t.Null()], {
-      description: "why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it",
+    stoppedReason: t.Union([literals(["replied", "opted-out", "status", "contact-deleted", "automation-off", "restarted", "stopped-by-hand"]), t.Null()], {
+      description: "why it stopped: the contact replied, opted out, reached a stopOnStatus status, was deleted; the automation was turned off or deleted; a new submission restarted it; the owner stopped it (POST …/runs/<runId>/stop)",
     }),
     startedAt: Timestamp,
     finishedAt: NullableTimestamp,
@@ -129,6 +132,10 @@ export const AutomationRun = t.Object(
 export const AutomationAnswer = Envelope(t.Object({ automation: Automation }));
 export const AutomationListAnswer = Envelope(t.Object({ automations: t.Array(Automation), pagination: PageInfo }));
 export const RunListAnswer = Envelope(t.Object({ runs: t.Array(AutomationRun), pagination: PageInfo }));
+export const RunParams = t.Object({ id: t.String({ minLength: 1, maxLength: 200 }), runId: t.String({ minLength: 1, maxLength: 200 }) });
+export const RunStopAnswer = Envelope(
+  t.Object({ run: AutomationRun, changed: t.Boolean({ description: "false: the run had already finished or stopped (or was being stopped); nothing changed" }) }),
+);
 
 const Skipped = t.Object(
   { "opted-out": Count, status: Count, "no-consent": Count, "already-running": Count },

@@ -64,7 +64,7 @@ const EVENTS: Record<EventType, EventDoc> = {
   "automation.run.stopped": {
     data: t.Object({ run: AutomationRun }),
     summary: "An automation's run stopped before its end",
-    description: "`run.stoppedReason` says why: replied, opted-out, status, contact-deleted, automation-off or restarted; its unsent steps were cancelled.",
+    description: "`run.stoppedReason` says why: replied, opted-out, status, contact-deleted, automation-off, restarted or stopped-by-hand; its unsent steps were cancelled.",
   },
   "automation.run.completed": { data: t.Object({ run: AutomationRun }), summary: "An automation's run went through all its steps" },
   "device.online": { data: t.Object({ device: DeviceView }), summary: "A phone came back (it asked for work again)" },

@@ -10,6 +10,8 @@ import {
   AutomationUpdateBody,
   RunListAnswer,
   RunListQuery,
+  RunParams,
+  RunStopAnswer,
   StartAcceptedAnswer,
   StartBody,
   StartPreviewAnswer,
@@ -73,6 +75,23 @@ export function automationsRoutes(deps: AppDeps) {
       response: { 200: RunListAnswer },
       detail: { summary: "An automation's runs, newest first, with each step's time, message and state", tags: ["Automations"], "x-errors": ["AUTOMATION_NOT_FOUND"] },
     })
+    .post(
+      "/:id/runs/:runId/stop",
+      ({ request, params }) => {
+        const data = deps.automations.stopByHand(authOf(request).accountId, params.id, params.runId);
+        return { status: "success", message: data.changed ? "Run stopped; its texts not sent yet are cancelled" : "The run was not going: nothing changed", data };
+      },
+      {
+        permission: "automations.write", rateLimit: "api-key",
+        params: RunParams,
+        response: { 200: RunStopAnswer },
+        detail: {
+          summary: "Stop one contact's run by hand (admin): its texts not sent yet are cancelled (stoppedReason stopped-by-hand); a run no longer going is left as it is (changed: false)",
+          tags: ["Automations"],
+          "x-errors": ["AUTOMATION_NOT_FOUND", "AUTOMATION_RUN_NOT_FOUND"],
+        },
+      },
+    )
     .post(
       "/:id/start",
       async ({ request, params, body, query, set }) => {

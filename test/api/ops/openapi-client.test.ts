@@ -316,6 +316,14 @@ const CASES: Record<string, () => Promise<void>> = {
   "GET /v1/automations/{id}/runs": async () => {
     expectHttp(await api.GET("/v1/automations/{id}/runs", { params: { path: { id: ctx.automationId }, query: { status: "active" } } }), 200);
   },
+  "POST /v1/automations/{id}/runs/{runId}/stop": async () => {
+    await s.running.deps.automations.idle();
+    const runs = await api.GET("/v1/automations/{id}/runs", { params: { path: { id: ctx.automationId }, query: { status: "active" } } });
+    expectHttp(runs, 200);
+    const runId = runs.data!.data.runs[0].id;
+    const r = await api.POST("/v1/automations/{id}/runs/{runId}/stop", { params: { path: { id: ctx.automationId, runId } } });
+    expectHttp(r, 200);
+  },
   "DELETE /v1/automations/{id}": async () => {
     expectHttp(await api.DELETE("/v1/automations/{id}", { params: { path: { id: ctx.automationId } } }), 200);
     expectHttp(await api.GET("/v1/automations/{id}", { params: { path: { id: ctx.automationId } } }), 404);
