@@ -2677,8 +2677,10 @@ export interface components {
                     externalId: string | null;
                     /** @description E.164 */
                     from: string;
+                    /** @description true: a text the phone sent again because it was asked for its history (an SMSGate inbox export); stored and shown, but no action was taken (no keyword handling, no reply, no automation stop) and it was stored read */
+                    history: boolean;
                     id: string;
-                    /** @description the keyword the text was (account settings), if any */
+                    /** @description the keyword the text was (account settings), if any; null for history (not handled as a keyword) */
                     keyword: ("opt-out" | "opt-in" | "help") | null;
                     readAt: string | null;
                     /** Format: date-time */
@@ -10566,6 +10568,8 @@ export interface operations {
                                  */
                                 direction: "outbound" | "inbound";
                                 failureReason: string | null;
+                                /** @description an inbound text its phone sent again from its history (an SMSGate inbox export): shown, but no action was taken */
+                                history: boolean;
                                 id: string;
                                 keyword: string | null;
                                 readAt: string | null;
@@ -13563,8 +13567,10 @@ export interface operations {
                                 externalId: string | null;
                                 /** @description E.164 */
                                 from: string;
+                                /** @description true: a text the phone sent again because it was asked for its history (an SMSGate inbox export); stored and shown, but no action was taken (no keyword handling, no reply, no automation stop) and it was stored read */
+                                history: boolean;
                                 id: string;
-                                /** @description the keyword the text was (account settings), if any */
+                                /** @description the keyword the text was (account settings), if any; null for history (not handled as a keyword) */
                                 keyword: ("opt-out" | "opt-in" | "help") | null;
                                 readAt: string | null;
                                 /** Format: date-time */
@@ -15879,8 +15885,10 @@ export interface operations {
                                 externalId: string | null;
                                 /** @description E.164 */
                                 from: string;
+                                /** @description true: a text the phone sent again because it was asked for its history (an SMSGate inbox export); stored and shown, but no action was taken (no keyword handling, no reply, no automation stop) and it was stored read */
+                                history: boolean;
                                 id: string;
-                                /** @description the keyword the text was (account settings), if any */
+                                /** @description the keyword the text was (account settings), if any; null for history (not handled as a keyword) */
                                 keyword: ("opt-out" | "opt-in" | "help") | null;
                                 readAt: string | null;
                                 /** Format: date-time */
@@ -15919,8 +15927,10 @@ export interface operations {
                                 externalId: string | null;
                                 /** @description E.164 */
                                 from: string;
+                                /** @description true: a text the phone sent again because it was asked for its history (an SMSGate inbox export); stored and shown, but no action was taken (no keyword handling, no reply, no automation stop) and it was stored read */
+                                history: boolean;
                                 id: string;
-                                /** @description the keyword the text was (account settings), if any */
+                                /** @description the keyword the text was (account settings), if any; null for history (not handled as a keyword) */
                                 keyword: ("opt-out" | "opt-in" | "help") | null;
                                 readAt: string | null;
                                 /** Format: date-time */
