@@ -365,7 +365,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.devices.inbound = deps.inbound;
   deps.devices.publicAddress = (origin) => deps.serverAddress.publicAddress(origin);
   // The account's SMSGate settings document: over the phones' own settings, and announced to them.
-  deps.smsgateSettings = new SmsgateSettingsService(sqlite, clock, (accountId) => deps.devices.events.emit(accountId, "SettingsUpdated", null));
+  deps.smsgateSettings = new SmsgateSettingsService(sqlite, clock, (accountId) => deps.devices.events.emit(accountId, "SettingsUpdated", null), deps.thirdParty);
   deps.devices.smsgateSettings = deps.smsgateSettings;
   deps.metrics.describe("textwire_device_messages_total", "Messages phones reported, by device id and result (sent, failed)");
   deps.metrics.describe("textwire_device_reports_refused_total", "Items of phones' state reports refused, by reason (invalid, unknown_message, not_holder); nothing changed");

@@ -2712,8 +2712,10 @@ export interface components {
                     externalId: string | null;
                     /** @description E.164 */
                     from: string;
+                    /** @description true: a text the phone sent again because it was asked for its history (an SMSGate inbox export); stored and shown, but no action was taken (no keyword handling, no reply, no automation stop) and it was stored read */
+                    history: boolean;
                     id: string;
-                    /** @description the keyword the text was (account settings), if any */
+                    /** @description the keyword the text was (account settings), if any; null for history (not handled as a keyword) */
                     keyword: ("opt-out" | "opt-in" | "help") | null;
                     readAt: string | null;
                     /** Format: date-time */
@@ -10760,6 +10762,8 @@ export interface operations {
                                  */
                                 direction: "outbound" | "inbound";
                                 failureReason: string | null;
+                                /** @description an inbound text its phone sent again from its history (an SMSGate inbox export): shown, but no action was taken */
+                                history: boolean;
                                 id: string;
                                 keyword: string | null;
                                 readAt: string | null;
@@ -13757,8 +13761,10 @@ export interface operations {
                                 externalId: string | null;
                                 /** @description E.164 */
                                 from: string;
+                                /** @description true: a text the phone sent again because it was asked for its history (an SMSGate inbox export); stored and shown, but no action was taken (no keyword handling, no reply, no automation stop) and it was stored read */
+                                history: boolean;
                                 id: string;
-                                /** @description the keyword the text was (account settings), if any */
+                                /** @description the keyword the text was (account settings), if any; null for history (not handled as a keyword) */
                                 keyword: ("opt-out" | "opt-in" | "help") | null;
                                 readAt: string | null;
                                 /** Format: date-time */
@@ -16073,8 +16079,10 @@ export interface operations {
                                 externalId: string | null;
                                 /** @description E.164 */
                                 from: string;
+                                /** @description true: a text the phone sent again because it was asked for its history (an SMSGate inbox export); stored and shown, but no action was taken (no keyword handling, no reply, no automation stop) and it was stored read */
+                                history: boolean;
                                 id: string;
-                                /** @description the keyword the text was (account settings), if any */
+                                /** @description the keyword the text was (account settings), if any; null for history (not handled as a keyword) */
                                 keyword: ("opt-out" | "opt-in" | "help") | null;
                                 readAt: string | null;
                                 /** Format: date-time */
@@ -16113,8 +16121,10 @@ export interface operations {
                                 externalId: string | null;
                                 /** @description E.164 */
                                 from: string;
+                                /** @description true: a text the phone sent again because it was asked for its history (an SMSGate inbox export); stored and shown, but no action was taken (no keyword handling, no reply, no automation stop) and it was stored read */
+                                history: boolean;
                                 id: string;
-                                /** @description the keyword the text was (account settings), if any */
+                                /** @description the keyword the text was (account settings), if any; null for history (not handled as a keyword) */
                                 keyword: ("opt-out" | "opt-in" | "help") | null;
                                 readAt: string | null;
                                 /** Format: date-time */

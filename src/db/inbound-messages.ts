@@ -8,15 +8,15 @@ import type { inboundMessages } from "./schema";
 export type InboundRow = typeof inboundMessages.$inferSelect;
 
 const COLUMNS = `id, account_id AS accountId, contact_id AS contactId, from_phone AS fromPhone, body,
-  received_at AS receivedAt, device_id AS deviceId, external_id AS externalId, keyword, read_at AS readAt, created_at AS createdAt`;
+  received_at AS receivedAt, device_id AS deviceId, external_id AS externalId, keyword, read_at AS readAt, created_at AS createdAt, history`;
 
 export function insertInbound(sqlite: Database, r: InboundRow): void {
   sqlite
     .query(
-      `INSERT INTO inbound_messages (id, account_id, contact_id, from_phone, body, received_at, device_id, external_id, keyword, read_at, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
+      `INSERT INTO inbound_messages (id, account_id, contact_id, from_phone, body, received_at, device_id, external_id, keyword, read_at, created_at, history)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`,
     )
-    .run(r.id, r.accountId, r.contactId, r.fromPhone, r.body, r.receivedAt, r.deviceId, r.externalId, r.keyword, r.readAt, r.createdAt);
+    .run(r.id, r.accountId, r.contactId, r.fromPhone, r.body, r.receivedAt, r.deviceId, r.externalId, r.keyword, r.readAt, r.createdAt, r.history ? 1 : 0);
 }
 
 /** The stored text a phone reported under this id before (the dedupe key), if any. */

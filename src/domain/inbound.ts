@@ -100,3 +100,37 @@ export function validateInbound(
   if (errors.length) return { ok: false, errors };
   return { ok: true, value: { from: (from as { e164: string }).e164, body: body.body as string, receivedAt, deviceId, externalId } };
 }
+
+/** An inbox export a phone was asked for: the window of its texts, and when it was asked (epoch ms). */
+export interface InboxExportWindow {
+  since: number;
+  until: number;
+  requestedAt: number;
+}
+
+/**
+ * How long after an export request the phone's re-sent texts are taken as history. The app sends
+ * them at once, one webhook each, retrying a failed one; two hours covers a large inbox and the
+ * retries, and a text received after the request is never history anyway.
+ */
+export const EXPORT_OPEN_MS = 2 * 3_600_000;
+/**
+ * A text received this close before the export request (by the phone's clock) is not history: its
+ * own live report may still be on its way, or the phone's clock a little behind the server's, and
+ * a STOP must not be lost to either.
+ */
+export const HISTORY_LIVE_MARGIN_MS = 10 * 60_000;
+
+/**
+ * Whether a received text is history the phone sends again because it was asked (SMSGate's inbox
+ * export / refresh), not a new text: it falls in the window of an export asked of its phone in the
+ * last EXPORT_OPEN_MS, and the phone received it more than HISTORY_LIVE_MARGIN_MS before that request.
+ * Such a text is stored and shown but takes no action (docs/api-decisions.md, "SMSGate: signing
+ * key in the settings document, and re-sent history"). Texts a phone never sent again — however
+ * late they arrive (a phone that was offline) — are new: they are replied to and a STOP opts out.
+ */
+export function isResentHistory(receivedAt: number, exports: readonly InboxExportWindow[], now: number): boolean {
+  return exports.some(
+    (e) => now - e.requestedAt <= EXPORT_OPEN_MS && receivedAt >= e.since && receivedAt <= e.until && receivedAt < e.requestedAt - HISTORY_LIVE_MARGIN_MS,
+  );
+}

@@ -19,7 +19,13 @@ type Rule =
   | { kind: "bool" }
   | { kind: "enum"; values: readonly string[] }
   /** A key SMSGate's clients may send only empty ("isdefault" in client-go): Textwire owns it. */
-  | { kind: "refused"; why: string };
+  | { kind: "refused"; why: string }
+  /** The account's SMSGate signing key: not stored in the document (see takeSigningKey). */
+  | { kind: "signingKey" };
+
+/** A signing key an SMSGate client sets: long enough to be a secret, short enough to be a key. */
+export const SIGNING_KEY_MIN = 8;
+export const SIGNING_KEY_MAX = 256;
 
 const int: Rule = { kind: "int" };
 const bool: Rule = { kind: "bool" };
@@ -40,7 +46,12 @@ export const SMSGATE_SETTINGS_RULES: Record<string, Record<string, Rule>> = {
   webhooks: {
     internetRequired: bool,
     retryCount: int,
-    signingKey: { kind: "refused", why: "each phone's signing key is Textwire's own, made when the phone is registered" },
+    /**
+     * The key that signs SMSGate-format webhooks (the account's, in smsgate_clients): an SMSGate
+     * user sets it here as on SMSGate's server (docs/api-decisions.md, "SMSGate: signing key in
+     * the settings document, and re-sent history"). The phones keep their own keys.
+     */
+    signingKey: { kind: "signingKey" },
   },
   gateway: {
     cloudUrl: { kind: "refused", why: "the phone's server address is typed into the SMSGate app when it is registered" },
@@ -108,7 +119,7 @@ export function checkSmsgateSettings(body: unknown): { ok: true; value: SmsgateS
       }
       const problem = checkValue(field, rule, value);
       if (problem) errors.push(problem);
-      else put(keys, key, rule.kind === "refused" ? null : value);
+      else put(keys, key, rule.kind === "refused" || value === "" ? null : value);
     }
     put(out, section, keys);
   }
@@ -128,6 +139,10 @@ function checkValue(field: string, rule: Rule, value: unknown): FieldError | nul
       return typeof value === "string" && rule.values.includes(value)
         ? null
         : { field, message: `${field} must be one of ${rule.values.join(", ")}`, requirement: rule.values.join(" | "), provided: value };
+    case "signingKey":
+      return value === "" || (typeof value === "string" && value.trim().length >= SIGNING_KEY_MIN && value.length <= SIGNING_KEY_MAX)
+        ? null
+        : { field, message: `${field} must be ${SIGNING_KEY_MIN} to ${SIGNING_KEY_MAX} characters`, requirement: `${SIGNING_KEY_MIN}-${SIGNING_KEY_MAX} characters`, provided: typeof value === "string" ? `${value.length} characters` : value };
     case "refused":
       return value === "" ? null : { field, message: `${field} cannot be set on this server: ${rule.why}`, requirement: "empty or left out", provided: typeof value === "string" ? "a value" : value };
   }
@@ -162,9 +177,10 @@ export function applySmsgateSettings(
   stored: SmsgateSettings,
   body: unknown,
   mode: "replace" | "merge",
-): { ok: true; value: SmsgateSettings } | { ok: false; errors: FieldError[] } {
+): { ok: true; value: SmsgateSettings; signingKey: string | null } | { ok: false; errors: FieldError[] } {
   const checked = checkSmsgateSettings(body);
   if (!checked.ok) return checked;
+  const signingKey = takeSigningKey(checked.value);
   const next = mode === "replace" ? withoutNulls(checked.value) : merged(stored, checked.value);
   const m = isObject(next.messages) ? next.messages : {};
   if (typeof m.sendIntervalMin === "number" && typeof m.sendIntervalMax === "number" && m.sendIntervalMax < m.sendIntervalMin) {
@@ -174,7 +190,30 @@ export function applySmsgateSettings(
   if (bytes > SMSGATE_SETTINGS_MAX_BYTES) {
     return { ok: false, errors: [{ field: "body", message: `The settings may be at most ${SMSGATE_SETTINGS_MAX_BYTES} bytes of JSON; these would be ${bytes}`, requirement: `<= ${SMSGATE_SETTINGS_MAX_BYTES} bytes`, provided: bytes }] };
   }
-  return { ok: true, value: next };
+  return { ok: true, value: next, signingKey };
+}
+
+/**
+ * Takes `webhooks.signingKey` out of a checked body: the key lives with the account's SMSGate
+ * clients (it signs every SMSGate-format webhook), never in the stored document. Empty or null
+ * leaves the key as it is (there is always one: deliveries are signed); a `webhooks` section that
+ * held nothing else goes too, so setting the key adds no empty section.
+ */
+function takeSigningKey(doc: SmsgateSettings): string | null {
+  const w = doc.webhooks;
+  if (!isObject(w) || !Object.hasOwn(w, "signingKey")) return null;
+  const key = w.signingKey;
+  delete w.signingKey;
+  if (Object.keys(w).length === 0) delete doc.webhooks;
+  return typeof key === "string" && key !== "" ? key : null;
+}
+
+/** The document as a caller may read it: with the account's signing key when `signingKey` is given. */
+export function smsgateSettingsView(doc: SmsgateSettings, signingKey: string | null): SmsgateSettings {
+  if (signingKey === null) return doc;
+  const out: SmsgateSettings = { ...doc };
+  put(out, "webhooks", { ...(isObject(doc.webhooks) ? doc.webhooks : {}), signingKey });
+  return out;
 }
 
 export function parseStoredSmsgateSettings(text: string | null | undefined): SmsgateSettings {

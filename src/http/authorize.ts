@@ -8,7 +8,7 @@ import { redactKeys } from "../lib/log";
 import { describeProvided, type CredentialLookup } from "./access";
 import { AuthFailureLimiter } from "./request-guard";
 import type { RequestState } from "./context";
-import { ROLE_PERMISSIONS, type KeyPermission, type RouteAccess } from "./permissions";
+import { KEY_PERMISSIONS, ROLE_PERMISSIONS, type KeyPermission, type RouteAccess } from "./permissions";
 
 /**
  * Authentication, rate limits and permissions of a request whose route asks for a key, run by the
@@ -149,6 +149,16 @@ export function checkPermission(route: RouteAccess, auth: AuthKey, method: strin
       details: { endpoint, required: "admin_access", current: auth.permission },
     });
   }
+}
+
+/**
+ * Whether the caller holds a permission beyond the one its route declared (a route that shows or
+ * takes a secret only to some of its callers): the same rules as checkPermission.
+ */
+export function holdsPermission(auth: AuthKey, p: KeyPermission): boolean {
+  if (auth.user) return ROLE_PERMISSIONS[auth.user.role].has(p) && (p !== "operator" || auth.operator);
+  const level = KEY_PERMISSIONS[p];
+  return level === "operator" ? auth.operator : level !== "admin_access" || auth.permission === "admin_access";
 }
 
 /** A person's session: their role must hold the route's permission (operator: an owner of the first account). */

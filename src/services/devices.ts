@@ -31,6 +31,7 @@ import { createRegistrationToken, deviceOfToken, DEVICE_NAME_MAX, registerPhone 
 import { mobileApiUrls } from "../domain/mobile-api-urls";
 import { machineAddresses } from "../tls/local-ca";
 import { phoneSettingsFrom, sendRateOf, type PhoneSettings } from "../domain/smsgate-settings";
+import { EXPORT_OPEN_MS } from "../domain/inbound";
 import type { SmsgateSettingsService } from "./smsgate-settings";
 
 export type { InboundReceiver };
@@ -464,8 +465,9 @@ export class DeviceService {
    * Asks phones to send the texts they received between `since` and `until` again
    * (MessagesExportRequested over their live event stream, as SMSGate's server does); they
    * arrive as sms:received and each is applied once (inbound texts are kept per phone and message
-   * id). `deviceId` null: every SMSGate phone of the account that is connected. A phone that is
-   * not connected would never hear it: that is said (409), not acknowledged and lost.
+   * id) and, being history, take no action (the request is recorded for that). `deviceId` null:
+   * every SMSGate phone of the account that is connected. A phone that is not connected would
+   * never hear it: that is said (409), not acknowledged and lost.
    */
   requestInboxExport(accountId: string, deviceId: string | null, sinceText: unknown, untilText: unknown): { deviceIds: string[] } {
     const errs: Array<{ field: string; message: string; requirement: string; provided: unknown }> = [];
@@ -502,6 +504,14 @@ export class DeviceService {
     const data = { since: rfc3339(since), until: rfc3339(until), messageTypes: "SMS", webhookDelivery: "Individual", triggerWebhooks: "true" };
     const sentTo = targets.filter((d) => this.events.emit(accountId, "MessagesExportRequested", data, d.id) > 0).map((d) => d.id);
     if (!sentTo.length) throw new AppError("INVALID_STATE", { message: "The phone's connection closed just now: ask again in a moment", details: { connected: 0 } });
+    // Remembered (before any of the phone's answers can arrive: nothing awaits in between), so the
+    // texts it sends again are taken as history, not new replies (domain/inbound.ts, isResentHistory).
+    const now = this.clock();
+    this.sqlite.transaction(() => {
+      for (const d of sentTo) {
+        store.insertInboxExport(this.sqlite, { accountId, deviceId: d, since: iso(since), until: iso(until), requestedAt: iso(now) }, iso(now - EXPORT_OPEN_MS));
+      }
+    })();
     this.logger.info("inbox export requested", { accountId, deviceIds: sentTo, since: data.since, until: data.until });
     return { deviceIds: sentTo };
   }

@@ -21,6 +21,12 @@
  * - help (HELP, INFO): the helpReply, every time, opted out or not.
  * A text that is none of them may be an owner's keyword reply ("HOURS"): answered by
  * KeywordReplyService.answer in the same transaction (src/services/keyword-replies.ts).
+ *
+ * History (isResentHistory in src/domain/inbound.ts): a text the phone sends again because it was
+ * asked for its inbox (SMSGate's export / refresh) is stored, shown and deduplicated, but takes no
+ * action: no keyword, no auto-reply or keyword reply, no contact status change, no automation stop
+ * (the trigger skips `history` rows), born read; its event says `history: true`
+ * (docs/api-decisions.md, "SMSGate: signing key in the settings document, and re-sent history").
  * The queue and the leases are told after the commit (LeaseService.withdraw, queue.insert).
  */
 import type { Changes } from "../lib/changes";
@@ -28,7 +34,8 @@ import type { Database } from "bun:sqlite";
 import { validationError } from "../errors";
 import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
-import { validateInbound, type InboundInput as ValidInbound } from "../domain/inbound";
+import { EXPORT_OPEN_MS, isResentHistory, validateInbound, type InboundInput as ValidInbound } from "../domain/inbound";
+import { listInboxExports } from "../db/stores/devices";
 import { parsePaging, parseQueryDate } from "../domain/query-params";
 import type { FieldError } from "../domain/submission";
 import { countInbound, findInboundByExternalId, insertInbound, listInbound, type InboundFilter, type InboundRow } from "../db/inbound-messages";
@@ -59,8 +66,10 @@ export interface InboundMessage {
   receivedAt: string;
   deviceId: string | null;
   externalId: string | null;
-  /** The keyword the text was, if any. */
+  /** The keyword the text was, if any (null for history: it was not handled as one). */
   keyword: KeywordKind | null;
+  /** A text the phone sent again from its history (an inbox export): stored, no action taken. */
+  history: boolean;
   /** When the conversation was marked read; null = unread. */
   readAt: string | null;
   createdAt: string;
@@ -100,6 +109,7 @@ export function toInboundMessage(r: InboundRow): InboundMessage {
     keyword: (r.keyword as KeywordKind | null) ?? null,
     readAt: r.readAt,
     createdAt: r.createdAt,
+    history: Boolean(r.history),
   };
 }
 
@@ -135,9 +145,11 @@ export class InboundService {
     const v = validateInbound(input as unknown as Record<string, unknown>, now);
     if (!v.ok) throw validationError(v.errors);
     const value = v.value;
-    const keyword = keywordOf(value.body, this.settings.resolved(accountId));
+    const history = this.isHistory(accountId, value, now);
+    // History is no command: neither a keyword nor a keyword reply.
+    const keyword = history ? null : keywordOf(value.body, this.settings.resolved(accountId));
     // STOP/START/HELP always win over the owner's keyword replies.
-    const rule = keyword === null ? this.keywordReplies.match(accountId, value.body) : null;
+    const rule = keyword === null && !history ? this.keywordReplies.match(accountId, value.body) : null;
     // Replies to keywords are counted in the monthly usage but never refused (the law asks for
     // them): reserved before the write, settled after it, as every message is. A keyword reply
     // is an ordinary text: none once the month's quota is used up.
@@ -145,7 +157,7 @@ export class InboundService {
       keyword !== null ? this.quota.reserve(accountId, Number.POSITIVE_INFINITY) === null : rule !== null ? this.keywordReplies.reserve(accountId) : false;
     let out: ReceiveOutcome & { reply: MessageRow | null };
     try {
-      out = this.write(accountId, value, keyword, rule && { rule, mayQueue: reserved }, now);
+      out = this.write(accountId, value, keyword, rule && { rule, mayQueue: reserved }, history, now);
     } catch (err) {
       if (reserved) this.quota.settle(accountId, false);
       throw err;
@@ -160,10 +172,19 @@ export class InboundService {
     if (!out.duplicate) {
       // A text a phone received is the phone's news; one posted through the API is the caller's.
       this.changes.message(accountId, "updated", value.deviceId !== null ? "device" : "api");
-      this.changes.contact(accountId, out.contactCreated ? "created" : "updated");
+      if (!history || out.contactCreated) this.changes.contact(accountId, out.contactCreated ? "created" : "updated");
     }
     const { reply: _reply, ...outcome } = out;
     return outcome;
+  }
+
+  /** Whether the text is history its phone sends again (an inbox export asked of it), not a new one. */
+  private isHistory(accountId: string, value: ValidInbound, now: number): boolean {
+    if (value.deviceId === null) return false;
+    const asked = listInboxExports(this.sqlite, accountId, value.deviceId, iso(now - EXPORT_OPEN_MS));
+    if (asked.length === 0) return false;
+    const windows = asked.map((e) => ({ since: Date.parse(e.since), until: Date.parse(e.until), requestedAt: Date.parse(e.requestedAt) }));
+    return isResentHistory(value.receivedAt, windows, now);
   }
 
   private write(
@@ -171,6 +192,7 @@ export class InboundService {
     value: ValidInbound,
     keyword: KeywordKind | null,
     keywordReply: { rule: NonNullable<ReturnType<KeywordReplyService["match"]>>; mayQueue: boolean } | null,
+    history: boolean,
     now: number,
   ): ReceiveOutcome & { reply: MessageRow | null } {
     return this.sqlite.transaction((): ReceiveOutcome & { reply: MessageRow | null } => {
@@ -186,7 +208,8 @@ export class InboundService {
       if (contact) {
         contactId = contact.id;
         updatedAt = nextUpdatedAt(now, contact.updatedAt);
-        markContactResponded(this.sqlite, contactId, receivedIso, updatedAt);
+        // History changes no contact: an old answer moves no one to "responded" now.
+        if (!history) markContactResponded(this.sqlite, contactId, receivedIso, updatedAt);
       } else {
         contactId = newId();
         insertRespondedContact(this.sqlite, { id: contactId, accountId, phone: value.from, lastResponseAt: receivedIso, createdAt: nowIso });
@@ -210,11 +233,13 @@ export class InboundService {
         deviceId: value.deviceId,
         externalId: value.externalId,
         keyword,
-        readAt: null,
+        // History is born read: old texts are no news for the inbox's unread count.
+        readAt: history ? nowIso : null,
         createdAt: nowIso,
+        history,
       };
       insertInbound(this.sqlite, row);
-      emitContact(this.sqlite, accountId, contactId, contact ? "contact.updated" : "contact.created", now);
+      if (!history || !contact) emitContact(this.sqlite, accountId, contactId, contact ? "contact.updated" : "contact.created", now);
       emitEvent(this.sqlite, accountId, "inbound.received", () => ({ message: toInboundMessage(row), contact: contactPayload(this.sqlite, contactId) }), now);
       return { message: toInboundMessage(row), duplicate: false, contactCreated: !contact, cancelledMessageIds: cancelled, replyMessageId: reply?.id ?? null, reply };
     })();

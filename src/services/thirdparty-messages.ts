@@ -24,6 +24,7 @@ import { smsInfo } from "../domain/sms-encoding";
 import { afterQuietHours, isValidQuietHours, type QuietHours } from "../domain/quiet-hours";
 import { MAX_RECIPIENT_LIMIT_PER_DAY } from "../domain/protection";
 import type { FieldError } from "../domain/submission";
+import { SIGNING_KEY_MAX, SIGNING_KEY_MIN } from "../domain/smsgate-settings";
 import { groupState, parseSendRequest, priorityOf, recipientState, SMSGATE_STATES, type SmsgateState } from "../domain/smsgate-message";
 import { insertQueuedMessage, OPTED_OUT_REASON } from "../db/message-suppression";
 import { messagesOf } from "../db/stores/messages";
@@ -45,9 +46,6 @@ const EXPIRY_BATCH = 200;
 /** Longest single wait of the expiry timer (setTimeout's bound is ~24.8 days). */
 const EXPIRY_TIMER_MAX_MS = 3_600_000;
 const DAY_MS = 86_400_000;
-/** A signing key an SMSGate client sets: long enough to be a secret, short enough to be a key. */
-export const SIGNING_KEY_MIN = 8;
-export const SIGNING_KEY_MAX = 256;
 /** SMSGate's list: limit 1..100, default 50. */
 export const LIST_LIMIT_MAX = 100;
 export const LIST_LIMIT_DEFAULT = 50;
@@ -104,8 +102,9 @@ export class ThirdPartyMessages {
   }
 
   /**
-   * Sets the signing key, as an SMSGate client does through its settings (`webhooks.signingKey`):
-   * every SMSGate-format webhook is signed with it from the next delivery on.
+   * Sets the signing key, as an SMSGate client does through its settings (`webhooks.signingKey`,
+   * services/smsgate-settings.ts): every SMSGate-format webhook is signed with it from the next
+   * delivery on (the delivery reads the account's key when it signs).
    */
   setSigningKey(accountId: string, key: unknown): string {
     if (typeof key !== "string" || key.trim().length < SIGNING_KEY_MIN || key.length > SIGNING_KEY_MAX) {

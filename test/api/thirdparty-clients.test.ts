@@ -12,7 +12,7 @@ import { SmsGateEmulator, gsonDate } from "../helpers/smsgate-emulator";
  */
 let ts: TestServer;
 /** What an SMSGate user's own receiver got: the raw body and the signature headers. */
-const received: Array<{ body: string; timestamp: string | null; signature: string | null }> = [];
+const received: Array<{ path: string; body: string; timestamp: string | null; signature: string | null }> = [];
 let receiver: ReturnType<typeof Bun.serve>;
 
 beforeAll(async () => {
@@ -20,7 +20,7 @@ beforeAll(async () => {
     port: 0,
     hostname: "127.0.0.1",
     async fetch(req) {
-      received.push({ body: await req.text(), timestamp: req.headers.get("x-timestamp"), signature: req.headers.get("x-signature") });
+      received.push({ path: new URL(req.url).pathname, body: await req.text(), timestamp: req.headers.get("x-timestamp"), signature: req.headers.get("x-signature") });
       return new Response("ok");
     },
   });
@@ -153,6 +153,63 @@ describe("the npm package android-sms-gateway 3.0", () => {
     expect(got.signature).toBe(createHmac("sha256", "my-own-signing-key").update(got.body + got.timestamp).digest("hex"));
     expect(JSON.parse(got.body)).toMatchObject({ event: "system:ping", webhookId: "ping-hook", payload: {} });
     await client.deleteWebhook("ping-hook");
+  });
+
+  test("the signing key set through the settings document (updateSettings, patchSettings) signs the next sms:sent delivery", async () => {
+    const path = "/keyed";
+    await client.registerWebhook({ id: "keyed-hook", event: WebHookEventType.SmsSent, url: `http://127.0.0.1:${receiver.port}${path}` });
+    // The key is part of the document an admin reads, as on SMSGate's server.
+    const current = ts.running.deps.thirdParty.signingKey(ts.accountId);
+    expect((await client.getSettings()).webhooks?.signingKey).toBe(current);
+
+    // One text sent and reported Sent: its sms:sent delivery must verify with `key`.
+    const sendAndVerify = async (key: string, number: string) => {
+      const sent = await client.send({ message: "Your order is ready", phoneNumbers: [number] });
+      const res = await fetch(`${ts.url}/api/mobile/v1/message`, { headers: { Authorization: `Bearer ${phone.token}` } });
+      const handed = ((await res.json()) as any[]).filter((m) => m.phoneNumbers.includes(number));
+      expect(handed).toHaveLength(1);
+      const t0 = Date.now();
+      await report(handed[0].id, "Sent", [number], { Processed: gsonDate(t0), Sent: gsonDate(t0 + 1) });
+      const got = await until("the sms:sent delivery", () => received.find((r) => r.path === path && JSON.parse(r.body).payload.messageId === sent.id));
+      expect(got.signature).toBe(createHmac("sha256", key).update(got.body + got.timestamp).digest("hex"));
+    };
+
+    // patchSettings: only the key changes; the document keeps what it had.
+    await client.updateSettings({ messages: { limitValue: 100 } });
+    await client.patchSettings({ webhooks: { signingKey: "patched-key-1234" } });
+    expect(await client.getSettings()).toEqual({ messages: { limitValue: 100 }, webhooks: { signingKey: "patched-key-1234" } });
+    await sendAndVerify("patched-key-1234", "+12025550160");
+
+    // updateSettings (PUT): the whole document, the key with it (client-go spells it signing_key).
+    await client.updateSettings({ webhooks: { signingKey: "replaced-key-5678", retryCount: 2 } });
+    expect(await client.getSettings()).toEqual({ webhooks: { signingKey: "replaced-key-5678", retryCount: 2 } });
+    await sendAndVerify("replaced-key-5678", "+12025550161");
+    const go = await fetch(`${ts.url}/3rdparty/v1/settings`, {
+      method: "PATCH",
+      headers: { Authorization: `Basic ${btoa(`${ts.accountId}:${ts.adminKey}`)}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ webhooks: { signing_key: "go-spelled-key-0001" } }),
+    });
+    expect(go.status).toBe(200);
+    expect(ts.running.deps.thirdParty.signingKey(ts.accountId)).toBe("go-spelled-key-0001");
+    // Shown in Settings → SMSGate clients too: one key.
+    expect(((await (await ts.api("/account/smsgate-clients")).json()) as any).data.signingKey).toBe("go-spelled-key-0001");
+
+    // A key too short: 400, and neither the key nor the rest of the body is applied.
+    const bad = (await client.patchSettings({ messages: { limitValue: 5 }, webhooks: { signingKey: "short" } }).catch((e) => e)) as { status: number; body: string };
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body)).toMatchObject({ code: 400, data: "VALIDATION_ERROR" });
+    expect(JSON.parse(bad.body).message).toContain("webhooks.signingKey");
+    expect(await client.getSettings()).toEqual({ webhooks: { signingKey: "go-spelled-key-0001", retryCount: 2 } });
+
+    // A standard key reads the document without the key, and may not set it.
+    const staff = new Client(ts.accountId, ts.running.deps.accounts.createKey(ts.accountId, "standard_access").apiKey, new FetchClient(), `${ts.url}/3rdparty/v1`);
+    expect(await staff.getSettings()).toEqual({ webhooks: { retryCount: 2 } });
+    const refused = (await staff.patchSettings({ webhooks: { signingKey: "staff-key-12345" } }).catch((e) => e)) as { status: number };
+    expect(refused.status).toBe(403);
+    expect(ts.running.deps.thirdParty.signingKey(ts.accountId)).toBe("go-spelled-key-0001");
+
+    await client.updateSettings({});
+    await client.deleteWebhook("keyed-hook");
   });
 
   test("a reused id is refused with 409 and an integer code", async () => {

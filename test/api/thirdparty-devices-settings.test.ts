@@ -34,6 +34,8 @@ const tp = (path: string, init: { method?: string; json?: unknown; auth?: string
   return fetch(`${ts.url}/3rdparty/v1${path}`, { method: init.method ?? "GET", headers, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
 };
 const asOther = () => basic(other.accountId, other.key);
+/** The document as an admin key reads it: with the account's signing key in `webhooks`. */
+const withKey = (doc: Record<string, any>) => ({ ...doc, webhooks: { ...doc.webhooks, signingKey: expect.any(String) } });
 
 /** SMSGate's error body: {message, code: <integer>, data: Textwire's code}. */
 async function expectSmsgateError(res: Response, status: number, data: string) {
@@ -153,16 +155,17 @@ describe("GET /health", () => {
 
 describe("GET/PUT/PATCH /settings", () => {
   test("empty at first; PUT stores the document and answers it; GET reads it back; another account sees its own", async () => {
-    expect(await expectStatus(await tp("/settings"), 200)).toEqual({});
+    expect(await expectStatus(await tp("/settings"), 200)).toEqual(withKey({}));
     const doc = { messages: { limitPeriod: "PerMinute", limitValue: 30, simSelectionMode: "RoundRobin" }, webhooks: { retryCount: 4 }, myOwn: { note: "kept" } };
-    expect(await expectStatus(await tp("/settings", { method: "PUT", json: doc }), 200)).toEqual(doc);
-    expect(await expectStatus(await tp("/settings"), 200)).toEqual(doc);
-    expect(await expectStatus(await tp("/settings", { auth: asOther() }), 200)).toEqual({});
+    expect(await expectStatus(await tp("/settings", { method: "PUT", json: doc }), 200)).toEqual(withKey(doc));
+    expect(await expectStatus(await tp("/settings"), 200)).toEqual(withKey(doc));
+    expect(await expectStatus(await tp("/settings", { auth: basic(ts.accountId, standardKey) }), 200)).toEqual(doc);
+    expect(await expectStatus(await tp("/settings", { auth: asOther() }), 200)).toEqual(withKey({}));
   });
 
   test("PATCH merges (client-go's snake_case spellings too); null removes a key", async () => {
     const after = await expectStatus(await tp("/settings", { method: "PATCH", json: { messages: { limit_value: 12, simSelectionMode: null }, ping: { intervalSeconds: 20 } } }), 200);
-    expect(after).toEqual({ messages: { limitPeriod: "PerMinute", limitValue: 12 }, webhooks: { retryCount: 4 }, myOwn: { note: "kept" }, ping: { intervalSeconds: 20 } });
+    expect(after).toEqual(withKey({ messages: { limitPeriod: "PerMinute", limitValue: 12 }, webhooks: { retryCount: 4 }, myOwn: { note: "kept" }, ping: { intervalSeconds: 20 } }));
     expect(await expectStatus(await tp("/settings"), 200)).toEqual(after);
   });
 
@@ -172,6 +175,7 @@ describe("GET/PUT/PATCH /settings", () => {
     expect(bad.message).toContain("messages.limitPeriod");
     expect(bad.message).toContain("messages.limitValue");
     await expectSmsgateError(await tp("/settings", { method: "PUT", json: { webhooks: { signingKey: "mine" } } }), 400, "VALIDATION_ERROR");
+    await expectSmsgateError(await tp("/settings", { method: "PUT", json: { gateway: { cloudUrl: "https://elsewhere.example" } } }), 400, "VALIDATION_ERROR");
     await expectSmsgateError(await tp("/settings", { method: "PUT", json: [1, 2] }), 400, "VALIDATION_ERROR");
     await expectSmsgateError(await tp("/settings", { method: "PATCH", json: { messages: { sendIntervalMin: 10, sendIntervalMax: 2 } } }), 400, "VALIDATION_ERROR");
     await expectSmsgateError(await tp("/settings", { method: "PUT", json: { big: "x".repeat(20_000) } }), 400, "VALIDATION_ERROR");
@@ -206,6 +210,21 @@ describe("GET/PUT/PATCH /settings", () => {
     expect(view.sendRatePerMinute).toBe(20);
     // Another account's phones hear nothing of it.
     p.disconnect();
+  });
+
+  test("the account's signing key set in the document stays off the phones: each keeps its own", async () => {
+    const p = await phone();
+    await p.loadSettings();
+    const own = p.settings.webhooks.signing_key;
+    expect(own).toEqual(expect.any(String));
+    await expectStatus(await tp("/settings", { method: "PATCH", json: { webhooks: { signingKey: "account-key-for-receivers" } } }), 200);
+    expect(ts.running.deps.thirdParty.signingKey(ts.accountId)).toBe("account-key-for-receivers");
+    await p.loadSettings();
+    expect(p.settings.webhooks.signing_key).toBe(own);
+    p.webhooks = p.webhooks.map((w) => ({ ...w, url: w.url.replace(/^https:/, "http:") })); // the test server speaks plain HTTP
+    // Its callbacks are still checked with its own key.
+    expect((await p.webhook("system:ping", { health: {} })).status).toBeLessThan(300);
+    await expectStatus(await tp("/settings", { method: "PUT", json: {} }), 200);
   });
 
   test("another account's phone keeps Textwire's own settings and hears nothing", async () => {

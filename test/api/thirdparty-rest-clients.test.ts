@@ -82,10 +82,11 @@ describe("the npm client android-sms-gateway 3.0", () => {
     expect(health.status).toBe(HealthStatus.Pass);
     expect(Object.keys(health.checks).sort()).toEqual(["applier", "database", "queue"]);
 
-    expect(await api.getSettings()).toEqual({});
+    // An admin key reads the account's signing key in the document (docs/api-decisions.md, "SMSGate: signing key in the settings document, and re-sent history").
+    expect(await api.getSettings()).toEqual({ webhooks: { signingKey: expect.any(String) } });
     await api.updateSettings({ messages: { limitPeriod: LimitPeriod.PerHour, limitValue: 120, simSelectionMode: SimSelectionMode.RoundRobin }, ping: { intervalSeconds: 30 } });
     await api.patchSettings({ webhooks: { retryCount: 3 } });
-    expect(await api.getSettings()).toEqual({ messages: { limitPeriod: LimitPeriod.PerHour, limitValue: 120, simSelectionMode: SimSelectionMode.RoundRobin }, ping: { intervalSeconds: 30 }, webhooks: { retryCount: 3 } });
+    expect(await api.getSettings()).toEqual({ messages: { limitPeriod: LimitPeriod.PerHour, limitValue: 120, simSelectionMode: SimSelectionMode.RoundRobin }, ping: { intervalSeconds: 30 }, webhooks: { retryCount: 3, signingKey: expect.any(String) } });
     await until("SettingsUpdated", () => p.events.some((e) => e.event === "SettingsUpdated"));
     const refused = await api.patchSettings({ messages: { limitValue: -1 } }).catch((e) => e);
     expect(refused).toBeInstanceOf(ApiError);
@@ -153,7 +154,7 @@ describe("client-go's exact requests", () => {
     const patched = await expectStatus(await goRequest("PATCH", "/settings", { messages: { limit_period: "PerMinute", limit_value: 15 }, webhooks: { retry_count: 2 } }), 200);
     expect(patched).toMatchObject({ messages: { limitPeriod: "PerMinute", limitValue: 15 }, webhooks: { retryCount: 2 } });
     const replaced = await expectStatus(await goRequest("PUT", "/settings", { ping: { interval_seconds: 45 }, receiver: { content_provider_enabled: true } }), 200);
-    expect(replaced).toEqual({ ping: { intervalSeconds: 45 }, receiver: { contentProviderEnabled: true } });
+    expect(replaced).toEqual({ ping: { intervalSeconds: 45 }, receiver: { contentProviderEnabled: true }, webhooks: { signingKey: expect.any(String) } });
     expect(await expectStatus(await goRequest("GET", "/settings"), 200)).toEqual(replaced);
     const bad = await goRequest("PATCH", "/settings", { messages: { limit_period: "Hourly" } });
     expect(bad.status).toBe(400);

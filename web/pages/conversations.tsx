@@ -147,7 +147,7 @@ function Thread(props: { contactId: string }) {
             <span class="bubble-text">{m.content}</span>
             <span class="when">
               {fmtDate(m.at)}
-              {m.direction === "outbound" ? ` · ${m.status}${m.status === "failed" || m.status === "cancelled" ? (m.failureReason ? `: ${failureSentence(m.failureReason)}` : "") : ""}` : m.keyword ? ` · keyword ${m.keyword}` : ""}
+              {m.direction === "outbound" ? ` · ${m.status}${m.status === "failed" || m.status === "cancelled" ? (m.failureReason ? `: ${failureSentence(m.failureReason)}` : "") : ""}` : m.history ? " · an earlier text the phone sent again: nothing was done" : m.keyword ? ` · keyword ${m.keyword}` : ""}
             </span>
             {m.direction === "outbound" && m.failureReason && (m.status === "failed" || m.status === "cancelled") ? <span class="when code-detail">Code: {m.failureReason}</span> : null}
           </li>

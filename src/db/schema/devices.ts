@@ -1,4 +1,4 @@
-import { sqliteTable, text, integer, uniqueIndex, primaryKey } from "drizzle-orm/sqlite-core";
+import { sqliteTable, text, integer, index, uniqueIndex, primaryKey } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 
 /**
@@ -77,4 +77,26 @@ export const deviceWebhookEvents = sqliteTable(
     receivedAt: text("received_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.deviceId, t.eventId] })],
+);
+
+/**
+ * The inbox exports a phone was asked for (MessagesExportRequested, migration 0037): the texts it
+ * then sends again from that window are history, not new replies (domain/inbound.ts,
+ * isResentHistory). Kept a while after the request, then pruned.
+ */
+export const inboxExports = sqliteTable(
+  "inbox_exports",
+  {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  accountId: text("account_id")
+    .notNull()
+    .references(() => accounts.id, { onDelete: "cascade" }),
+  deviceId: text("device_id")
+    .notNull()
+    .references(() => devices.id, { onDelete: "cascade" }),
+  since: text("since").notNull(),
+  until: text("until").notNull(),
+  requestedAt: text("requested_at").notNull(),
+  },
+  (t) => [index("inbox_exports_device_idx").on(t.deviceId, t.requestedAt)],
 );

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { sqliteTable, text, index, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sqliteTable, text, integer, index, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { accounts } from "./accounts";
 import { contacts } from "./contacts";
 
@@ -32,6 +32,12 @@ export const inboundMessages = sqliteTable(
     readAt: text("read_at"),
     /** When Textwire stored it. */
     createdAt: text("created_at").notNull(),
+    /**
+     * A text the phone sent again because it was asked for its history (an SMSGate inbox export):
+     * stored and shown, but it took no action — no keyword, no reply, no automation stop, born
+     * read. Migration 0037.
+     */
+    history: integer("history", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [
     index("inbound_account_created_idx").on(t.accountId, t.createdAt),

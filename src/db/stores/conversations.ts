@@ -89,6 +89,8 @@ export interface ThreadItem {
   readAt: string | null;
   keyword: string | null;
   createdAt: string;
+  /** An inbound text its phone sent again from its history: stored, no action taken (migration 0037). */
+  history: boolean;
 }
 
 /**
@@ -103,16 +105,17 @@ export function listThread(sqlite: Database, accountId: string, contactId: strin
   const dir = order === "asc" ? "ASC" : "DESC";
   return sqlite
     .query(
-      `SELECT id, direction, content, status, at, sentAt, failureReason, receivedAt, readAt, keyword, createdAt FROM (
+      `SELECT id, direction, content, status, at, sentAt, failureReason, receivedAt, readAt, keyword, createdAt, history FROM (
          SELECT id, 'outbound' AS direction, content, status, created_at AS at, sent_at AS sentAt, failure_reason AS failureReason,
-           NULL AS receivedAt, NULL AS readAt, NULL AS keyword, created_at AS createdAt, created_at AS sk, 1 AS side, rowid AS rid
+           NULL AS receivedAt, NULL AS readAt, NULL AS keyword, created_at AS createdAt, 0 AS history, created_at AS sk, 1 AS side, rowid AS rid
          FROM messages WHERE contact_id = ?1 AND account_id = ?2
          UNION ALL
-         SELECT id, 'inbound', body, 'received', received_at, NULL, NULL, received_at, read_at, keyword, created_at, min(received_at, created_at), 0, rowid
+         SELECT id, 'inbound', body, 'received', received_at, NULL, NULL, received_at, read_at, keyword, created_at, history, min(received_at, created_at), 0, rowid
          FROM inbound_messages WHERE contact_id = ?1 AND account_id = ?2)
        ORDER BY sk ${dir}, side ${dir}, rid ${dir} LIMIT ?3 OFFSET ?4`,
     )
-    .all(contactId, accountId, limit, offset) as ThreadItem[];
+    .all(contactId, accountId, limit, offset)
+    .map((r) => ({ ...(r as ThreadItem), history: (r as { history: number }).history === 1 }));
 }
 
 export function countThread(sqlite: Database, accountId: string, contactId: string): number {

@@ -138,3 +138,19 @@ export function oldestDue(db: Database, nowIso: string): string | null {
   const { t } = db.query(OLDEST_DUE_SQL).get() as { t: string | null };
   return t !== null && t <= nowIso ? t : null;
 }
+
+/**
+ * Records an inbox export asked of a phone (MessagesExportRequested), and forgets the phone's
+ * requests older than `keepAfterIso`: the table stays a few rows per phone.
+ */
+export function insertInboxExport(db: Database, e: { accountId: string; deviceId: string; since: string; until: string; requestedAt: string }, keepAfterIso: string): void {
+  db.query("DELETE FROM inbox_exports WHERE device_id = ?1 AND requested_at < ?2").run(e.deviceId, keepAfterIso);
+  db.query("INSERT INTO inbox_exports (account_id, device_id, since, until, requested_at) VALUES (?1, ?2, ?3, ?4, ?5)").run(e.accountId, e.deviceId, e.since, e.until, e.requestedAt);
+}
+
+/** The inbox exports asked of the account's phone since `afterIso` (ISO times). */
+export function listInboxExports(db: Database, accountId: string, deviceId: string, afterIso: string): Array<{ since: string; until: string; requestedAt: string }> {
+  return db
+    .query("SELECT since, until, requested_at AS requestedAt FROM inbox_exports WHERE device_id = ?2 AND account_id = ?1 AND requested_at >= ?3")
+    .all(accountId, deviceId, afterIso) as Array<{ since: string; until: string; requestedAt: string }>;
+}

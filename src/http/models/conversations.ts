@@ -72,6 +72,7 @@ export const ThreadAnswer = t.Object({
         readAt: Nullable(t.String()),
         keyword: Nullable(t.String()),
         createdAt: t.String(),
+        history: t.Boolean({ description: "an inbound text its phone sent again from its history (an SMSGate inbox export): shown, but no action was taken" }),
       }),
     ),
     pagination: Paging,

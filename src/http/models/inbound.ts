@@ -18,9 +18,10 @@ export const InboundMessage = t.Object({
   receivedAt: t.String({ format: "date-time" }),
   deviceId: t.Union([t.String(), t.Null()]),
   externalId: t.Union([t.String(), t.Null()]),
-  keyword: t.Union([t.UnionEnum(["opt-out", "opt-in", "help"]), t.Null()], { description: "the keyword the text was (account settings), if any" }),
+  keyword: t.Union([t.UnionEnum(["opt-out", "opt-in", "help"]), t.Null()], { description: "the keyword the text was (account settings), if any; null for history (not handled as a keyword)" }),
   readAt: t.Union([t.String({ format: "date-time" }), t.Null()]),
   createdAt: t.String({ format: "date-time" }),
+  history: t.Boolean({ description: "true: a text the phone sent again because it was asked for its history (an SMSGate inbox export); stored and shown, but no action was taken (no keyword handling, no reply, no automation stop) and it was stored read" }),
 });
 
 const Paging = t.Object({ total: t.Integer(), page: t.Integer(), limit: t.Integer(), totalPages: t.Integer() });

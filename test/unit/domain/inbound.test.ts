@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { normalizeSender, parseReceivedAt, validateInbound, INBOUND_BODY_MAX } from "../../../src/domain/inbound";
+import {
+  normalizeSender, parseReceivedAt, validateInbound, INBOUND_BODY_MAX, isResentHistory, EXPORT_OPEN_MS, HISTORY_LIVE_MARGIN_MS,
+} from "../../../src/domain/inbound";
 
 const NOW = Date.parse("2026-11-23T09:00:00.000Z");
 
@@ -51,5 +53,38 @@ describe("validateInbound", () => {
   test("body length is bounded", () => {
     expect(validateInbound({ from: "+14155552671", body: "x".repeat(INBOUND_BODY_MAX) }, NOW).ok).toBe(true);
     expect(validateInbound({ from: "+14155552671", body: "x".repeat(INBOUND_BODY_MAX + 1) }, NOW).ok).toBe(false);
+  });
+});
+
+describe("isResentHistory: a text its phone sends again after an inbox export", () => {
+  const DAY = 86_400_000;
+  const asked = { since: NOW - 30 * DAY, until: NOW, requestedAt: NOW };
+  test("a text from the export's window, received well before the request, is history", () => {
+    expect(isResentHistory(NOW - 3 * DAY, [asked], NOW + 1_000)).toBe(true);
+    expect(isResentHistory(asked.since, [asked], NOW)).toBe(true);
+    expect(isResentHistory(NOW - HISTORY_LIVE_MARGIN_MS - 1, [asked], NOW)).toBe(true);
+  });
+  test("no export asked: never history, however old the text (a phone that was offline)", () => {
+    expect(isResentHistory(NOW - 300 * DAY, [], NOW)).toBe(false);
+  });
+  test("a text received after the request, or just before it (its live report may be on its way), is new", () => {
+    expect(isResentHistory(NOW + 5_000, [{ ...asked, until: NOW + DAY }], NOW + 10_000)).toBe(false);
+    expect(isResentHistory(NOW - HISTORY_LIVE_MARGIN_MS, [asked], NOW)).toBe(false);
+    expect(isResentHistory(NOW - 60_000, [asked], NOW)).toBe(false);
+  });
+  test("outside the window asked for: new", () => {
+    expect(isResentHistory(asked.since - 1, [asked], NOW)).toBe(false);
+    const earlier = { since: NOW - 10 * DAY, until: NOW - 5 * DAY, requestedAt: NOW };
+    expect(isResentHistory(NOW - 3 * DAY, [earlier], NOW)).toBe(false);
+    expect(isResentHistory(NOW - 6 * DAY, [earlier], NOW)).toBe(true);
+  });
+  test("an export asked more than EXPORT_OPEN_MS ago no longer counts", () => {
+    expect(isResentHistory(NOW - 3 * DAY, [asked], NOW + EXPORT_OPEN_MS)).toBe(true);
+    expect(isResentHistory(NOW - 3 * DAY, [asked], NOW + EXPORT_OPEN_MS + 1)).toBe(false);
+  });
+  test("any of several exports may cover it", () => {
+    const old = { since: NOW - 90 * DAY, until: NOW - 60 * DAY, requestedAt: NOW - 3 * EXPORT_OPEN_MS };
+    expect(isResentHistory(NOW - 70 * DAY, [old, asked], NOW)).toBe(false);
+    expect(isResentHistory(NOW - 20 * DAY, [old, asked], NOW)).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import {
-  SMSGATE_SETTINGS_MAX_BYTES, applySmsgateSettings, checkSmsgateSettings, phoneLimitOf, phoneSettingsFrom, sendRateOf, type PhoneSettings,
+  SMSGATE_SETTINGS_MAX_BYTES, applySmsgateSettings, checkSmsgateSettings, phoneLimitOf, phoneSettingsFrom, sendRateOf, smsgateSettingsView, type PhoneSettings,
 } from "../../../src/domain/smsgate-settings";
 
 /** SMSGate's settings document (docs/api-decisions.md, "SMSGate third-party API: devices, health, settings"). */
@@ -42,10 +42,18 @@ describe("checking a settings body", () => {
     expect(checkSmsgateSettings({ messages: { limitValue: 2_147_483_647 } }).ok).toBe(true);
   });
 
-  test("what Textwire owns (signing key, server address, token, encryption) is refused unless empty", () => {
-    const r = checkSmsgateSettings({ webhooks: { signingKey: "k" }, gateway: { cloudUrl: "https://x", private_token: "t" }, encryption: { passphrase: "p" } });
-    expect(fieldsOf(r).sort()).toEqual(["encryption.passphrase", "gateway.cloudUrl", "gateway.privateToken", "webhooks.signingKey"]);
+  test("what Textwire owns (server address, token, encryption) is refused unless empty", () => {
+    const r = checkSmsgateSettings({ gateway: { cloudUrl: "https://x", private_token: "t" }, encryption: { passphrase: "p" } });
+    expect(fieldsOf(r).sort()).toEqual(["encryption.passphrase", "gateway.cloudUrl", "gateway.privateToken"]);
     expect(checkSmsgateSettings({ webhooks: { signingKey: "" }, encryption: { passphrase: null } }).ok).toBe(true);
+  });
+
+  test("the signing key is 8 to 256 characters (either spelling); shorter, longer, blank or not text is refused", () => {
+    expect(checkSmsgateSettings({ webhooks: { signingKey: "12345678" } }).ok).toBe(true);
+    expect(checkSmsgateSettings({ webhooks: { signing_key: "k".repeat(256) } }).ok).toBe(true);
+    for (const bad of ["k", "1234567", "k".repeat(257), "          ", 12345678, true, {}]) {
+      expect(fieldsOf(checkSmsgateSettings({ webhooks: { signingKey: bad } }))).toEqual(["webhooks.signingKey"]);
+    }
   });
 
   test("the same key twice in both spellings with different values is refused; the same value is fine", () => {
@@ -62,12 +70,35 @@ describe("replacing and merging", () => {
   const stored = { messages: { limitPeriod: "PerMinute", limitValue: 10 }, ping: { intervalSeconds: 30 }, extra: 1 };
 
   test("PUT replaces the whole document (nulls dropped)", () => {
-    expect(applySmsgateSettings(stored, { messages: { limitValue: 3, simSelectionMode: null } }, "replace")).toEqual({ ok: true, value: { messages: { limitValue: 3 } } });
+    expect(applySmsgateSettings(stored, { messages: { limitValue: 3, simSelectionMode: null } }, "replace")).toEqual({ ok: true, value: { messages: { limitValue: 3 } }, signingKey: null });
   });
 
   test("PATCH merges each section; null removes a key or a section", () => {
     const r = applySmsgateSettings(stored, { messages: { limitValue: 20, limitPeriod: null }, ping: null, logs: { lifetimeDays: 7 } }, "merge");
-    expect(r).toEqual({ ok: true, value: { messages: { limitValue: 20 }, extra: 1, logs: { lifetimeDays: 7 } } });
+    expect(r).toEqual({ ok: true, value: { messages: { limitValue: 20 }, extra: 1, logs: { lifetimeDays: 7 } }, signingKey: null });
+  });
+
+  test("the signing key is taken out of the document (PUT and PATCH); a section that held only it is not stored", () => {
+    expect(applySmsgateSettings(stored, { webhooks: { signingKey: "new-key-123" } }, "merge")).toEqual({ ok: true, value: stored, signingKey: "new-key-123" });
+    expect(applySmsgateSettings(stored, { webhooks: { signing_key: "new-key-123", retryCount: 3 } }, "replace")).toEqual({ ok: true, value: { webhooks: { retryCount: 3 } }, signingKey: "new-key-123" });
+    const withHooks = { webhooks: { retryCount: 2 } };
+    expect(applySmsgateSettings(withHooks, { webhooks: { signingKey: "new-key-123" } }, "merge")).toEqual({ ok: true, value: withHooks, signingKey: "new-key-123" });
+  });
+
+  test("an empty or null signing key leaves the key as it is", () => {
+    for (const k of ["", null]) {
+      expect(applySmsgateSettings(stored, { webhooks: { signingKey: k } }, "merge")).toEqual({ ok: true, value: stored, signingKey: null });
+    }
+  });
+
+  test("a bad signing key with other changes changes nothing", () => {
+    const r = applySmsgateSettings(stored, { messages: { limitValue: 3 }, webhooks: { signingKey: "short" } }, "merge");
+    expect(r.ok ? [] : r.errors.map((e) => e.field)).toEqual(["webhooks.signingKey"]);
+  });
+
+  test("the view shows the key only when given, beside the document's own webhook keys", () => {
+    expect(smsgateSettingsView({ webhooks: { retryCount: 2 } }, "k-12345678")).toEqual({ webhooks: { retryCount: 2, signingKey: "k-12345678" } });
+    expect(smsgateSettingsView({ ping: { intervalSeconds: 5 } }, null)).toEqual({ ping: { intervalSeconds: 5 } });
   });
 
   test("an interval's max under its min is refused, also when the min was stored before", () => {
