@@ -28,6 +28,7 @@ import type { LeaseService } from "./leases";
 import type { MonthlyQuota } from "./quota";
 import type { AccountService } from "./accounts";
 import { WriterClosedError, type GroupCommitWriter } from "../db/group-commit";
+import { insertTemplateMessage, newestContactId } from "../db/stores/broadcasts";
 import { emitMessageStatus } from "./event-payloads";
 import { emitEvent } from "./events";
 import { parsePaging } from "../domain/query-params";
@@ -61,7 +62,6 @@ import {
   inboxBatch,
   inboxEmpty,
   insertAutomation,
-  insertAutomationMessage,
   insertRun,
   insertStart,
   insertStep,
@@ -71,7 +71,6 @@ import {
   markRunStopping,
   markRunsStopping,
   repliedSince,
-  newestContactId,
   runContact,
   runCounts,
   stoppedRunCounts,
@@ -576,7 +575,7 @@ export class AutomationService {
       const rendered = renderTemplate(step.template, vars);
       const info = smsInfo(rendered.content);
       const m = { id: newId(), accountId: a.accountId, priority: ctx.priority, scheduledFor: at, seq: this.seq.next() };
-      insertAutomationMessage(this.sqlite, {
+      insertTemplateMessage(this.sqlite, {
         id: m.id,
         accountId: a.accountId,
         contactId: contact.id,
@@ -598,6 +597,8 @@ export class AutomationService {
           segments: info.segments,
         }),
         seq: m.seq,
+        maxAttempts: null,
+        broadcastId: null,
         createdAt: nowIso,
       });
       insertStep(this.sqlite, { runId, stepIndex: index, scheduledFor: atIso, messageId: m.id, skipped: null });

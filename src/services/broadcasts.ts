@@ -37,7 +37,7 @@ import {
   countSegment,
   findBroadcast,
   insertBroadcast,
-  insertBroadcastMessage,
+  insertTemplateMessage,
   listBroadcasts,
   newestContactId,
   segmentChunk,
@@ -373,7 +373,7 @@ export class BroadcastService {
             scheduledFor: due,
             seq: this.seq.next(),
           };
-          insertBroadcastMessage(this.sqlite, {
+          insertTemplateMessage(this.sqlite, {
             id: m.id,
             accountId,
             contactId: c.id,

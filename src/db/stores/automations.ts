@@ -4,7 +4,6 @@
  * transactions (docs/api-decisions.md, "Automations").
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import { recordMessageInsert } from "../derived-counts";
 import type { ContactFilter } from "../../domain/contact-query";
 import { filterSql } from "./contact-filter";
 
@@ -297,10 +296,6 @@ export function segmentContacts(sqlite: Database, accountId: string, filter: Con
     .all(...f.params, lastContactId, cursor, limit) as RunContact[];
 }
 
-export function newestContactId(sqlite: Database, accountId: string): string | null {
-  return (sqlite.query("SELECT MAX(id) AS id FROM contacts WHERE account_id = ?1").get(accountId) as { id: string | null }).id;
-}
-
 /**
  * Texts to the number queued or sent and due in the 24 hours up to `at` (the per-recipient limit
  * as it will stand when a step goes out). One range of messages_account_recipient_created_idx.
@@ -314,37 +309,6 @@ export function textsInDayBefore(sqlite: Database, accountId: string, phone: str
       )
       .get(accountId, phone, fromIso, atIso) as { n: number }
   ).n;
-}
-
-export interface AutomationMessage {
-  id: string;
-  accountId: string;
-  contactId: string;
-  content: string;
-  recipientPhone: string;
-  recipientName: string | null;
-  priority: string;
-  priorityRank: number;
-  templateUsed: string;
-  scheduledFor: string;
-  metadata: string;
-  seq: number;
-  createdAt: string;
-}
-
-/**
- * A step's message: a normal queued message. form_id stays NULL, as a broadcast's: the form's
- * duplicate window (a second thank-you within minutes is not sent) looks at the form's own texts.
- */
-export function insertAutomationMessage(sqlite: Database, m: AutomationMessage): void {
-  sqlite
-    .query(
-      `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name, status,
-         priority, priority_rank, webhook_data, template_used, scheduled_for, metadata, seq, created_at, updated_at)
-       VALUES (?1, ?2, NULL, NULL, ?3, ?4, ?5, ?6, 'queued', ?7, ?8, NULL, ?9, ?10, ?11, ?12, ?13, ?13)`,
-    )
-    .run(m.id, m.accountId, m.contactId, m.content, m.recipientPhone, m.recipientName, m.priority, m.priorityRank, m.templateUsed, m.scheduledFor, m.metadata, m.seq, m.createdAt);
-  recordMessageInsert(sqlite, { accountId: m.accountId, formId: null, contactId: m.contactId, status: "queued", priorityRank: m.priorityRank, createdAt: m.createdAt, sentAt: null, failureReason: null });
 }
 
 // ---- inbox -----------------------------------------------------------------------------------

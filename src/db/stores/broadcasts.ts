@@ -108,6 +108,7 @@ function exclusionSql(x: Exclusion): { sql: string; params: SQLQueryBindings[] }
   return limit ? { sql: `(${OPTED_OUT_SQL} OR ${limit.sql})`, params: limit.params } : { sql: `(${OPTED_OUT_SQL})`, params: [] };
 }
 
+/** The account's newest contact id: where a broadcast's or an automation start's walk ends. */
 export function newestContactId(sqlite: Database, accountId: string): string | null {
   const r = sqlite.query("SELECT MAX(id) AS id FROM contacts WHERE account_id = ?1").get(accountId) as { id: string | null };
   return r.id;
@@ -163,7 +164,12 @@ export function segmentChunk(sqlite: Database, accountId: string, filter: Contac
     .all(...e.params, ...s.params, cursor, limit) as SegmentContact[];
 }
 
-export interface BroadcastMessage {
+/**
+ * A queued message rendered from a template for a contact, outside any form: a broadcast's or an
+ * automation step's (src/db/stores/automations.ts). form_id stays NULL: the form's duplicate
+ * window (a second thank-you within minutes is not sent) looks at the form's own texts only.
+ */
+export interface TemplateMessage {
   id: string;
   accountId: string;
   contactId: string;
@@ -176,12 +182,14 @@ export interface BroadcastMessage {
   scheduledFor: string;
   metadata: string;
   seq: number;
+  /** The broadcast's own limit; null (an automation's step): the server's. */
   maxAttempts: number | null;
-  broadcastId: string;
+  /** null for an automation's step. */
+  broadcastId: string | null;
   createdAt: string;
 }
 
-export function insertBroadcastMessage(sqlite: Database, m: BroadcastMessage): void {
+export function insertTemplateMessage(sqlite: Database, m: TemplateMessage): void {
   sqlite
     .query(
       `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name, status,
