@@ -95,12 +95,40 @@ export interface EndpointInput {
   allowInsecure?: unknown;
 }
 
+/** How a receiver's address is judged: private addresses allowed or not, and the DNS lookup. */
+export interface UrlJudging {
+  allowPrivate: boolean;
+  resolve: (host: string) => Promise<string[]>;
+}
+
+/**
+ * Judges a receiver's address, for an event endpoint and for an SMSGate client's webhook
+ * (services/thirdparty-webhooks.ts): a URL, http(s), and a target judgeEventTarget allows.
+ * `insecure`: whether http:// is taken — the endpoint's allowInsecure, or "as-given" for SMSGate
+ * clients, whose http:// addresses (Home Assistant on the LAN) are taken as they come.
+ */
+export async function checkReceiverUrl(text: string, judging: UrlJudging, insecure: boolean | "as-given"): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw validationError([{ field: "url", message: "url is not a valid URL", requirement: "https://host/path", provided: text.slice(0, 200) }]);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    const message = insecure === "as-given" ? "url must start with https:// or http://" : "url must start with https://";
+    throw validationError([{ field: "url", message, requirement: "https://host/path", provided: text.slice(0, 200) }]);
+  }
+  const allowInsecure = insecure === "as-given" ? url.protocol === "http:" : insecure;
+  const verdict = judgeEventTarget(url, await judging.resolve(url.hostname), { allowInsecure, allowPrivate: judging.allowPrivate });
+  if (!verdict.ok) throw new AppError("WEBHOOK_URL_NOT_ALLOWED", { message: `This URL cannot receive events: ${verdict.reason}`, details: { url: text.slice(0, 200), reason: verdict.reason } });
+}
+
 export class EventEndpointService {
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
     private readonly outbox: EventOutbox,
-    private readonly opts: { allowPrivate: boolean; resolve: (host: string) => Promise<string[]> },
+    private readonly opts: UrlJudging,
   ) {}
 
   private get store() {
@@ -151,22 +179,8 @@ export class EventEndpointService {
     // The target is judged whenever the URL or allowInsecure changes.
     const url = out.url ?? current?.url;
     const allowInsecure = out.allowInsecure ?? current?.allow_insecure === 1;
-    if (url !== undefined && (out.url !== undefined || out.allowInsecure !== undefined)) await this.checkUrl(url, allowInsecure);
+    if (url !== undefined && (out.url !== undefined || out.allowInsecure !== undefined)) await checkReceiverUrl(url, this.opts, allowInsecure);
     return out;
-  }
-
-  private async checkUrl(text: string, allowInsecure: boolean): Promise<void> {
-    let url: URL;
-    try {
-      url = new URL(text);
-    } catch {
-      throw validationError([{ field: "url", message: "url is not a valid URL", requirement: "https://host/path", provided: text.slice(0, 200) }]);
-    }
-    if (url.protocol !== "https:" && url.protocol !== "http:") {
-      throw validationError([{ field: "url", message: "url must start with https://", requirement: "https://host/path", provided: text.slice(0, 200) }]);
-    }
-    const verdict = judgeEventTarget(url, await this.opts.resolve(url.hostname), { allowInsecure, allowPrivate: this.opts.allowPrivate });
-    if (!verdict.ok) throw new AppError("WEBHOOK_URL_NOT_ALLOWED", { message: `This URL cannot receive events: ${verdict.reason}`, details: { url: text.slice(0, 200), reason: verdict.reason } });
   }
 
   list(accountId: string): WebhookEndpoint[] {

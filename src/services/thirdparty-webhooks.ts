@@ -11,13 +11,12 @@ import { createHmac } from "node:crypto";
 import { AppError, validationError } from "../errors";
 import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
 import { newId } from "../lib/ids";
-import { judgeEventTarget } from "../domain/event-url";
 import { SMSGATE_EVENTS, smsgateEventOf, textwireEventOf, type SmsgateEvent } from "../domain/smsgate-webhook";
 import type { EndpointRow } from "../db/stores/events";
 import { listDevices } from "../db/stores/devices";
 import { smsgateOf } from "../db/stores/smsgate";
 import type { EventOutbox } from "./events";
-import { MAX_ENDPOINTS_PER_ACCOUNT, URL_MAX } from "./event-endpoints";
+import { checkReceiverUrl, MAX_ENDPOINTS_PER_ACCOUNT, URL_MAX, type UrlJudging } from "./event-endpoints";
 import type { ThirdPartyMessages } from "./thirdparty-messages";
 
 /** SMSGate's Webhook DTO. */
@@ -37,7 +36,7 @@ export class ThirdPartyWebhooks {
     private readonly clock: Clock,
     private readonly outbox: EventOutbox,
     private readonly messages: ThirdPartyMessages,
-    private readonly opts: { allowPrivate: boolean; resolve: (host: string) => Promise<string[]> },
+    private readonly opts: UrlJudging,
   ) {}
 
   list(accountId: string): SmsgateWebhook[] {
@@ -61,7 +60,7 @@ export class ThirdPartyWebhooks {
     }
     if (errors.length) throw validationError(errors);
     const url = (b.url as string).trim();
-    await this.checkUrl(url);
+    await checkReceiverUrl(url, this.opts, "as-given");
     const event = b.event as SmsgateEvent;
     const externalId = (id as string | null) ?? newId();
     const now = this.clock();
@@ -123,20 +122,6 @@ export class ThirdPartyWebhooks {
     if (!current || current.format !== "smsgate") return;
     this.sqlite.transaction(() => this.outbox.store.deleteEndpoint(accountId, current.id))();
     this.outbox.reload();
-  }
-
-  private async checkUrl(text: string): Promise<void> {
-    let url: URL;
-    try {
-      url = new URL(text);
-    } catch {
-      throw validationError([{ field: "url", message: "url is not a valid URL", requirement: "https://host/path", provided: text.slice(0, 200) }]);
-    }
-    if (url.protocol !== "https:" && url.protocol !== "http:") {
-      throw validationError([{ field: "url", message: "url must start with https:// or http://", requirement: "https://host/path", provided: text.slice(0, 200) }]);
-    }
-    const verdict = judgeEventTarget(url, await this.opts.resolve(url.hostname), { allowInsecure: url.protocol === "http:", allowPrivate: this.opts.allowPrivate });
-    if (!verdict.ok) throw new AppError("WEBHOOK_URL_NOT_ALLOWED", { message: `This URL cannot receive events: ${verdict.reason}`, details: { url: text.slice(0, 200), reason: verdict.reason } });
   }
 }
 
