@@ -4,22 +4,13 @@ import { api, errorText, isAdmin } from "../api";
 import { useCliCommand } from "../cli";
 import { fmtDate } from "../format";
 import { QrCode } from "../components/QrCode";
+import { CopyButton } from "../components/CopyButton";
 import type { Answer, Device, RegistrationToken } from "../api-types";
 
 /** While the wizard waits for the phone, GET /v1/devices is read this often. */
 export const WAIT_POLL_MS = 3_000;
 const MOBILE_API_PATH = "/api/mobile/v1";
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
-
-
-async function copy(text: string, done: (msg: string) => void) {
-  try {
-    await navigator.clipboard.writeText(text);
-    done("Copied.");
-  } catch {
-    done("Copying is not allowed here: select the text and copy it by hand.");
-  }
-}
 
 /**
  * "Add a phone": a fresh registration token (text and QR code), the address to type into
@@ -194,9 +185,9 @@ function Wizard() {
                       <code>https://192.168.1.50:8080{MOBILE_API_PATH}</code>; the router's list of connected devices shows it).
                     </p>
                   ) : null}
-                  <button type="button" class="secondary" onClick={() => copy(main, (m) => (notice.value = m))}>
+                  <CopyButton text={main} onDone={(m) => (notice.value = m)}>
                     Copy the server address
-                  </button>
+                  </CopyButton>
                   <QrCode text={main} label="QR code of the server address" />
                   {urls.length > 1 ? (
                     <details class="other-addresses">
@@ -219,9 +210,9 @@ function Wizard() {
                       {r.token}
                     </code>
                   </p>
-                  <button type="button" class="secondary" onClick={() => copy(r.token, (m) => (notice.value = m))}>
+                  <CopyButton text={r.token} onDone={(m) => (notice.value = m)}>
                     Copy the token
-                  </button>
+                  </CopyButton>
                   <QrCode text={r.token} label="QR code of the private token" />
                   <p class="hint">
                     For one phone, valid until {fmtDate(r.expiresAt)}. Shown only here: the server keeps no readable copy.{" "}

@@ -11,6 +11,8 @@ import { TextSize } from "../components/TextSize";
 import { InsertField } from "../components/InsertField";
 import { renderTemplate } from "../../src/domain/template";
 import { Confirm } from "../components/Confirm";
+import { CopyButton } from "../components/CopyButton";
+
 import { draftFromSettings, recommendedDraft, settingsFromDraft, type ProtectionDraft } from "../form-protection";
 import { ProtectionFields } from "./form-protection";
 import { errAttrs, FieldError } from "../components/FieldError";
@@ -51,19 +53,13 @@ function builderLabel(field: string): string | null {
 }
 import type { Form, FormField, FormSummary } from "../api-types";
 
+/** The forms pages' own words when the browser will not copy. */
+const COPY_REFUSED = "Copying is not allowed here: select the text and copy it.";
 
 const FIELD_TYPES = ["text", "email", "phone", "number", "url", "date"];
 const SAMPLE_BY_TYPE: Record<string, string> = { text: "Sample", email: "ada@example.com", phone: "+14155550123", number: "42", url: "https://example.com", date: "2026-05-01" };
 const SAMPLE_BUILTINS: Record<string, string> = { firstName: "Ada", lastName: "Lovelace", fullName: "Ada Lovelace", email: "ada@example.com", phoneNumber: "+14155550123", source: "website" };
 
-async function copy(text: string, done: (msg: string) => void) {
-  try {
-    await navigator.clipboard.writeText(text);
-    done("Copied.");
-  } catch {
-    done("Copying is not allowed here: select the text and copy it.");
-  }
-}
 
 /** The account's home country (GET /v1/account), read once per page load: every API call counts against the key's limit. */
 let homeCountryOnce: Promise<string> | undefined;
@@ -145,9 +141,9 @@ function FormList() {
                     <td data-label="Form">{admin ? <a href={`/forms/${encodeURIComponent(f.id)}`}>{f.name}</a> : f.name}</td>
                     <td class="webhook" data-label="Webhook address">
                       <code>{f.webhookUrl}</code>{" "}
-                      <button type="button" class="secondary" aria-label={`Copy the webhook address of ${f.name}`} onClick={() => copy(f.webhookUrl, (m) => (notice.value = m))}>
+                      <CopyButton text={f.webhookUrl} onDone={(m) => (notice.value = m)} refused={COPY_REFUSED} label={`Copy the webhook address of ${f.name}`}>
                         Copy
-                      </button>
+                      </CopyButton>
                     </td>
                     <td class="num" data-label="Texts">{f.counts ? (f.counts.messages ? `${f.counts.messagesSent} sent of ${f.counts.messages}` : "none yet") : "—"}</td>
                     <td class="num" data-label="Converted" title="Contacts of this form whose status is converted">
@@ -500,7 +496,7 @@ function FormEditor(props: { id?: string }) {
           <h2>Webhook address</h2>
           <p>
             <code>{form.value.webhookUrl}</code>{" "}
-            <button type="button" class="secondary" onClick={() => copy(form.value!.webhookUrl, (m) => (notice.value = m))}>Copy webhook address</button>{" "}
+            <CopyButton text={form.value!.webhookUrl} onDone={(m) => (notice.value = m)} refused={COPY_REFUSED}>Copy webhook address</CopyButton>{" "}
             <button type="button" class="secondary" onClick={() => (rotating.value = true)}>Make a new address</button>
           </p>
           <p class="hint">
@@ -519,7 +515,7 @@ function FormEditor(props: { id?: string }) {
               <label for="embed-code">HTML to paste into your page</label>
               <textarea id="embed-code" class="code" rows={8} readOnly value={embed.value} />
               <p>
-                <button type="button" class="secondary" onClick={() => copy(embed.value, (m) => (notice.value = m))}>Copy the HTML</button>
+                <CopyButton text={embed.value} onDone={(m) => (notice.value = m)} refused={COPY_REFUSED}>Copy the HTML</CopyButton>
               </p>
             </>
           ) : null}

@@ -3,17 +3,10 @@ import { useSignal } from "@preact/signals";
 import { api, errorText, fieldErrorsOf } from "../api";
 import type { Answer } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
+import { CopyButton } from "../components/CopyButton";
 
 type ClientsView = Answer<"/v1/account/smsgate-clients">["data"];
 
-async function copy(text: string, done: (msg: string) => void) {
-  try {
-    await navigator.clipboard.writeText(text);
-    done("Copied.");
-  } catch {
-    done("Copying is not allowed here: select the text and copy it by hand.");
-  }
-}
 
 /**
  * Settings → SMSGate clients (admins): what to type into an app or integration made for SMSGate
@@ -70,9 +63,9 @@ export function SmsgateClients() {
   const row = (label: string, value: string, what: string) => (
     <p>
       <strong>{label}:</strong> <code>{value}</code>{" "}
-      <button type="button" class="secondary" onClick={() => copy(value, (m) => (copied.value = m))} aria-label={`Copy the ${what}`}>
+      <CopyButton text={value} onDone={(m) => (copied.value = m)} label={`Copy the ${what}`}>
         Copy
-      </button>
+      </CopyButton>
     </p>
   );
   return (
