@@ -20,6 +20,7 @@ import { errAttrs, FieldError, type ApiFieldErrors } from "../components/FieldEr
 import { Pager } from "../components/Pager";
 import { LiveBadge, useLiveMessages } from "../live";
 import { CONTACT_STATUSES, SegmentFields, segmentOf, type SegmentDraft } from "../components/SegmentFields";
+import { CardTable } from "../components/CardTable";
 import { RUN_STATUS_WORDS, stepLine, stoppedBecause } from "../automation-words";
 
 type Automation = Answer<"/v1/automations/{id}">["data"]["automation"];
@@ -136,58 +137,43 @@ function AutomationList() {
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
       {list.value ? (
         list.value.length ? (
-          <div class="table-wrap">
-            <table class="cards">
-              <thead>
-                <tr>
-                  <th scope="col">Automation</th>
-                  <th scope="col">Form</th>
-                  <th scope="col">People</th>
-                  <th scope="col">Replied</th>
-                  <th scope="col">Converted</th>
-                  <th scope="col">On</th>
-                  {admin ? <th scope="col">Actions</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {list.value.map((a) => (
-                  <tr key={a.id}>
-                    <td data-label="Automation">
-                      <a href={`/automations/${enc(a.id)}`}>{a.name}</a>
-                      <span class="hint"> · {a.steps.length === 1 ? "1 text" : `${a.steps.length} texts`}</span>
-                    </td>
-                    <td data-label="Form">{forms.value.get(a.formId) ?? "—"}</td>
-                    <td data-label="People">
-                      {fmtNum(a.runs.active)} going · {fmtNum(a.runs.completed)} finished · {fmtNum(a.runs.stopped)} stopped
-                    </td>
-                    <td data-label="Replied">{repliedText(a)}</td>
-                    <td data-label="Converted">{convertedText(a)}</td>
-                    <td data-label="On">
-                      <input
-                        type="checkbox"
-                        aria-label={`${a.name} is on`}
-                        checked={a.isActive}
-                        disabled={!admin}
-                        onChange={(e) => {
-                          const on = (e.target as HTMLInputElement).checked;
-                          // Turning off stops everyone going through it: asked first (the box stays as it is until then).
-                          if (on) setActive(a, true);
-                          else ((e.target as HTMLInputElement).checked = true), (asking.value = offQuestion(a, () => setActive(a, false)));
-                        }}
-                      />
-                    </td>
-                    {admin ? (
-                      <td class="actions" data-label="Actions">
-                        <button type="button" class="secondary" aria-label={`Delete ${a.name}`} onClick={() => (asking.value = deleteQuestion(a, () => remove(a)))}>
-                          Delete
-                        </button>
-                      </td>
-                    ) : null}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <CardTable columns={["Automation", "Form", "People", "Replied", "Converted", "On", admin && "Actions"]}>
+            {list.value.map((a) => (
+              <tr key={a.id}>
+                <td data-label="Automation">
+                  <a href={`/automations/${enc(a.id)}`}>{a.name}</a>
+                  <span class="hint"> · {a.steps.length === 1 ? "1 text" : `${a.steps.length} texts`}</span>
+                </td>
+                <td data-label="Form">{forms.value.get(a.formId) ?? "—"}</td>
+                <td data-label="People">
+                  {fmtNum(a.runs.active)} going · {fmtNum(a.runs.completed)} finished · {fmtNum(a.runs.stopped)} stopped
+                </td>
+                <td data-label="Replied">{repliedText(a)}</td>
+                <td data-label="Converted">{convertedText(a)}</td>
+                <td data-label="On">
+                  <input
+                    type="checkbox"
+                    aria-label={`${a.name} is on`}
+                    checked={a.isActive}
+                    disabled={!admin}
+                    onChange={(e) => {
+                      const on = (e.target as HTMLInputElement).checked;
+                      // Turning off stops everyone going through it: asked first (the box stays as it is until then).
+                      if (on) setActive(a, true);
+                      else ((e.target as HTMLInputElement).checked = true), (asking.value = offQuestion(a, () => setActive(a, false)));
+                    }}
+                  />
+                </td>
+                {admin ? (
+                  <td class="actions" data-label="Actions">
+                    <button type="button" class="secondary" aria-label={`Delete ${a.name}`} onClick={() => (asking.value = deleteQuestion(a, () => remove(a)))}>
+                      Delete
+                    </button>
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </CardTable>
         ) : (
           <p>No automations yet.{admin ? " Make one with “New automation”." : ""}</p>
         )
@@ -649,58 +635,44 @@ function RunList(props: { automation: Automation }) {
       <p aria-live="polite" class="notice-line">{notice.value}</p>
       {runs.value ? (
         runs.value.length ? (
-          <div class="table-wrap">
-            <table class="cards">
-              <caption class="visually-hidden">People going through {a.name}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Contact</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Started</th>
-                  <th scope="col">Texts</th>
-                  {admin ? <th scope="col">Actions</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {runs.value.map((r) => (
-                  <tr key={r.id}>
-                    <td data-label="Contact">{r.contact ? <a href={`/contacts/${enc(r.contactId)}`}>{contactName(r)}</a> : contactName(r)}</td>
-                    <td data-label="State">
-                      {RUN_STATUS_WORDS[r.status]}
-                      {r.stoppedReason ? <span class="reason-line">{stoppedBecause(r.stoppedReason)}</span> : null}
-                    </td>
-                    <td data-label="Started">{fmtDate(r.startedAt)}</td>
-                    <td data-label="Texts">
-                      <ol class="run-steps">
-                        {r.steps.map((s) => (
-                          <li key={s.index}>{stepLine(s)}</li>
-                        ))}
-                      </ol>
-                      {r.contact && r.steps.some((s) => s.messageId) ? (
-                        <a href={`/messages?contactId=${enc(r.contactId)}`} aria-label={`See them in Messages: the texts to ${contactName(r)}`}>
-                          See them in Messages
-                        </a>
-                      ) : null}
-                    </td>
-                    {admin ? (
-                      <td class="actions" data-label="Actions">
-                        {r.status === "active" ? (
-                          <button
-                            type="button"
-                            class={stopping.value?.id === r.id ? "secondary out-of-sight" : "secondary"}
-                            aria-label={`Stop for ${contactName(r)}`}
-                            onClick={() => (stopping.value = r)}
-                          >
-                            Stop
-                          </button>
-                        ) : null}
-                      </td>
+          <CardTable columns={["Contact", "State", "Started", "Texts", admin && "Actions"]} caption={`People going through ${a.name}`}>
+            {runs.value.map((r) => (
+              <tr key={r.id}>
+                <td data-label="Contact">{r.contact ? <a href={`/contacts/${enc(r.contactId)}`}>{contactName(r)}</a> : contactName(r)}</td>
+                <td data-label="State">
+                  {RUN_STATUS_WORDS[r.status]}
+                  {r.stoppedReason ? <span class="reason-line">{stoppedBecause(r.stoppedReason)}</span> : null}
+                </td>
+                <td data-label="Started">{fmtDate(r.startedAt)}</td>
+                <td data-label="Texts">
+                  <ol class="run-steps">
+                    {r.steps.map((s) => (
+                      <li key={s.index}>{stepLine(s)}</li>
+                    ))}
+                  </ol>
+                  {r.contact && r.steps.some((s) => s.messageId) ? (
+                    <a href={`/messages?contactId=${enc(r.contactId)}`} aria-label={`See them in Messages: the texts to ${contactName(r)}`}>
+                      See them in Messages
+                    </a>
+                  ) : null}
+                </td>
+                {admin ? (
+                  <td class="actions" data-label="Actions">
+                    {r.status === "active" ? (
+                      <button
+                        type="button"
+                        class={stopping.value?.id === r.id ? "secondary out-of-sight" : "secondary"}
+                        aria-label={`Stop for ${contactName(r)}`}
+                        onClick={() => (stopping.value = r)}
+                      >
+                        Stop
+                      </button>
                     ) : null}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </CardTable>
         ) : (
           <p>{status.value ? "Nobody in this state." : "Nobody yet: a run starts when someone fills in the form."}</p>
         )

@@ -16,6 +16,7 @@ const BROADCAST_FIELDS = [
   ["fullName", "Full name"],
 ] as const;
 import { Confirm } from "../components/Confirm";
+import { CardTable } from "../components/CardTable";
 import { parseTags } from "./contacts";
 
 const STATUSES = ["new", "contacted", "responded", "converted"];
@@ -88,45 +89,32 @@ export function Broadcasts() {
       <h2>Scheduled, sending and sent</h2>
       {list.value ? (
         list.value.length ? (
-          <div class="table-wrap">
-            <table class="cards">
-              <thead>
-                <tr>
-                  <th scope="col">Broadcast</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Progress</th>
-                  <th scope="col">Starts</th>
-                  {admin ? <th scope="col">Actions</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {list.value.map((b) => {
-                  const done = b.messages.sent + b.messages.failed + b.messages.cancelled;
-                  return (
-                    <tr key={b.id}>
-                      <td data-label="Broadcast">{b.name}</td>
-                      <td data-label="State">{STATE_WORDS[b.status] ?? b.status}</td>
-                      <td data-label="Progress">
-                        <progress max={Math.max(1, b.recipients)} value={done} aria-label={`Progress of ${b.name}`} />{" "}
-                        {b.messages.sent} sent · {b.messages.failed} failed · {b.messages.queued} waiting · {b.messages.cancelled} cancelled
-                        {b.suppressed ? ` · ${b.suppressed} left out` : ""}
-                      </td>
-                      <td data-label="Starts">{timeZone.value ? whenInWords(b.scheduledFor, timeZone.value) : fmtDate(b.scheduledFor)}</td>
-                      {admin ? (
-                        <td data-label="Actions">
-                          {CANCELLABLE.includes(b.status) ? (
-                            <button type="button" class="secondary" aria-label={`Cancel ${b.name}`} onClick={() => (cancelling.value = b)}>
-                              Cancel
-                            </button>
-                          ) : null}
-                        </td>
+          <CardTable columns={["Broadcast", "State", "Progress", "Starts", admin && "Actions"]}>
+            {list.value.map((b) => {
+              const done = b.messages.sent + b.messages.failed + b.messages.cancelled;
+              return (
+                <tr key={b.id}>
+                  <td data-label="Broadcast">{b.name}</td>
+                  <td data-label="State">{STATE_WORDS[b.status] ?? b.status}</td>
+                  <td data-label="Progress">
+                    <progress max={Math.max(1, b.recipients)} value={done} aria-label={`Progress of ${b.name}`} />{" "}
+                    {b.messages.sent} sent · {b.messages.failed} failed · {b.messages.queued} waiting · {b.messages.cancelled} cancelled
+                    {b.suppressed ? ` · ${b.suppressed} left out` : ""}
+                  </td>
+                  <td data-label="Starts">{timeZone.value ? whenInWords(b.scheduledFor, timeZone.value) : fmtDate(b.scheduledFor)}</td>
+                  {admin ? (
+                    <td data-label="Actions">
+                      {CANCELLABLE.includes(b.status) ? (
+                        <button type="button" class="secondary" aria-label={`Cancel ${b.name}`} onClick={() => (cancelling.value = b)}>
+                          Cancel
+                        </button>
                       ) : null}
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+                    </td>
+                  ) : null}
+                </tr>
+              );
+            })}
+          </CardTable>
         ) : (
           <p>No broadcasts yet.</p>
         )

@@ -16,6 +16,7 @@ import { CopyButton } from "../components/CopyButton";
 import { draftFromSettings, recommendedDraft, settingsFromDraft, type ProtectionDraft } from "../form-protection";
 import { ProtectionFields } from "./form-protection";
 import { errAttrs, FieldError } from "../components/FieldError";
+import { CardTable } from "../components/CardTable";
 import { TestSubmission } from "./form-test";
 import { labelFrom, plainProblem } from "../plain-problems";
 
@@ -122,52 +123,37 @@ function FormList() {
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
       {forms.value ? (
         forms.value.length ? (
-          <div class="table-wrap">
-            <table class="cards">
-              <thead>
-                <tr>
-                  <th scope="col">Form</th>
-                  <th scope="col">Webhook address</th>
-                  <th scope="col">Texts</th>
-                  <th scope="col">Converted</th>
-                  <th scope="col">Accepting</th>
-                  <th scope="col">Created</th>
-                  {admin ? <th scope="col">Actions</th> : null}
-                </tr>
-              </thead>
-              <tbody>
-                {forms.value.map((f) => (
-                  <tr key={f.id} data-form-id={f.id}>
-                    <td data-label="Form">{admin ? <a href={`/forms/${encodeURIComponent(f.id)}`}>{f.name}</a> : f.name}</td>
-                    <td class="webhook" data-label="Webhook address">
-                      <code>{f.webhookUrl}</code>{" "}
-                      <CopyButton text={f.webhookUrl} onDone={(m) => (notice.value = m)} refused={COPY_REFUSED} label={`Copy the webhook address of ${f.name}`}>
-                        Copy
-                      </CopyButton>
-                    </td>
-                    <td class="num" data-label="Texts">{f.counts ? (f.counts.messages ? `${f.counts.messagesSent} sent of ${f.counts.messages}` : "none yet") : "—"}</td>
-                    <td class="num" data-label="Converted" title="Contacts of this form whose status is converted">
-                      {f.counts ? (f.counts.contacts ? `${f.counts.converted} of ${f.counts.contacts} (${f.counts.conversionRate}%)` : "no contacts yet") : "—"}
-                    </td>
-                    <td data-label="Accepting">
-                      <input type="checkbox" aria-label={`${f.name} accepts submissions`} checked={f.isActive} disabled={!admin} onChange={(e) => setActive(f, (e.target as HTMLInputElement).checked)} />
-                    </td>
-                    <td data-label="Created">{fmtDate(f.createdAt)}</td>
-                    {admin ? (
-                      <td class="actions" data-label="Actions">
-                        <button type="button" class="secondary" aria-label={`New webhook address for ${f.name}`} onClick={() => (rotating.value = f)}>
-                          New webhook address
-                        </button>{" "}
-                        <button type="button" class="secondary" aria-label={`Delete ${f.name}`} onClick={() => ((typed.value = ""), (deleting.value = f))}>
-                          Delete
-                        </button>
-                      </td>
-                    ) : null}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <CardTable columns={["Form", "Webhook address", "Texts", "Converted", "Accepting", "Created", admin && "Actions"]}>
+            {forms.value.map((f) => (
+              <tr key={f.id} data-form-id={f.id}>
+                <td data-label="Form">{admin ? <a href={`/forms/${encodeURIComponent(f.id)}`}>{f.name}</a> : f.name}</td>
+                <td class="webhook" data-label="Webhook address">
+                  <code>{f.webhookUrl}</code>{" "}
+                  <CopyButton text={f.webhookUrl} onDone={(m) => (notice.value = m)} refused={COPY_REFUSED} label={`Copy the webhook address of ${f.name}`}>
+                    Copy
+                  </CopyButton>
+                </td>
+                <td class="num" data-label="Texts">{f.counts ? (f.counts.messages ? `${f.counts.messagesSent} sent of ${f.counts.messages}` : "none yet") : "—"}</td>
+                <td class="num" data-label="Converted" title="Contacts of this form whose status is converted">
+                  {f.counts ? (f.counts.contacts ? `${f.counts.converted} of ${f.counts.contacts} (${f.counts.conversionRate}%)` : "no contacts yet") : "—"}
+                </td>
+                <td data-label="Accepting">
+                  <input type="checkbox" aria-label={`${f.name} accepts submissions`} checked={f.isActive} disabled={!admin} onChange={(e) => setActive(f, (e.target as HTMLInputElement).checked)} />
+                </td>
+                <td data-label="Created">{fmtDate(f.createdAt)}</td>
+                {admin ? (
+                  <td class="actions" data-label="Actions">
+                    <button type="button" class="secondary" aria-label={`New webhook address for ${f.name}`} onClick={() => (rotating.value = f)}>
+                      New webhook address
+                    </button>{" "}
+                    <button type="button" class="secondary" aria-label={`Delete ${f.name}`} onClick={() => ((typed.value = ""), (deleting.value = f))}>
+                      Delete
+                    </button>
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </CardTable>
         ) : (
           <p>No forms yet.{admin ? " Create one with “New form”." : ""}</p>
         )

@@ -9,6 +9,7 @@ import { api, ApiError, errorText, fieldErrorsOf } from "../api";
 import type { KeywordReply } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
 import { Confirm } from "../components/Confirm";
+import { CardTable } from "../components/CardTable";
 import { normalizeKeyword, parseKeyword, type KeywordUse } from "../../src/domain/keywords";
 import { keywordExamples, keywordLines } from "../keyword-examples";
 
@@ -279,42 +280,29 @@ export function KeywordReplies() {
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
       {list && list.length === 0 ? <p class="hint">No keyword replies yet.</p> : null}
       {list && list.length > 0 ? (
-        <div class="table-wrap">
-          <table class="cards">
-            <thead>
-              <tr>
-                <th scope="col">Keywords</th>
-                <th scope="col">Reply</th>
-                <th scope="col">Then</th>
-                <th scope="col">State</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((r) => (
-                <tr key={r.id}>
-                  <th scope="row">{nameOf(r)}</th>
-                  <td data-label="Reply">{r.preview}</td>
-                  <td data-label="Then">
-                    {[r.addTags.length ? `tag ${r.addTags.join(", ")}` : "", r.setStatus ? `status ${STATUS_NAMES[r.setStatus]}` : ""].filter(Boolean).join("; ") || "—"}
-                  </td>
-                  <td data-label="State">{r.isActive ? "On" : "Off"}</td>
-                  <td data-label="Actions" class="actions">
-                    <button type="button" class="secondary" aria-label={`Edit the reply to ${nameOf(r)}`} onClick={() => edit(r)}>
-                      Edit
-                    </button>
-                    <button type="button" class="secondary" aria-label={`${r.isActive ? "Switch off" : "Switch on"} the reply to ${nameOf(r)}`} onClick={() => toggle(r)}>
-                      {r.isActive ? "Switch off" : "Switch on"}
-                    </button>
-                    <button type="button" class="secondary" aria-label={`Delete the reply to ${nameOf(r)}`} onClick={() => (deleting.value = r)}>
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <CardTable columns={["Keywords", "Reply", "Then", "State", "Actions"]}>
+          {list.map((r) => (
+            <tr key={r.id}>
+              <th scope="row">{nameOf(r)}</th>
+              <td data-label="Reply">{r.preview}</td>
+              <td data-label="Then">
+                {[r.addTags.length ? `tag ${r.addTags.join(", ")}` : "", r.setStatus ? `status ${STATUS_NAMES[r.setStatus]}` : ""].filter(Boolean).join("; ") || "—"}
+              </td>
+              <td data-label="State">{r.isActive ? "On" : "Off"}</td>
+              <td data-label="Actions" class="actions">
+                <button type="button" class="secondary" aria-label={`Edit the reply to ${nameOf(r)}`} onClick={() => edit(r)}>
+                  Edit
+                </button>
+                <button type="button" class="secondary" aria-label={`${r.isActive ? "Switch off" : "Switch on"} the reply to ${nameOf(r)}`} onClick={() => toggle(r)}>
+                  {r.isActive ? "Switch off" : "Switch on"}
+                </button>
+                <button type="button" class="secondary" aria-label={`Delete the reply to ${nameOf(r)}`} onClick={() => (deleting.value = r)}>
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+        </CardTable>
       ) : null}
       <p aria-live="polite" class="notice-line">{notice.value}</p>
       <form class="notes" onSubmit={(e) => (e.preventDefault(), save(false))} aria-labelledby="kr-form-title">
