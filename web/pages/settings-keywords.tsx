@@ -4,7 +4,7 @@
  * "Keyword replies".
  */
 import { useEffect } from "preact/hooks";
-import { useSignal } from "@preact/signals";
+import { useSignal, type Signal } from "@preact/signals";
 import { api, ApiError, errorText, fieldErrorsOf } from "../api";
 import type { KeywordReply } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
@@ -162,17 +162,24 @@ export function Replies() {
           <span aria-live="polite">{notice.value}</span>
         </form>
       ) : null}
-      <Confirm
-        open={confirming.value !== null}
-        titleId="common-words-title"
-        title="Use everyday words as keywords?"
-        body={confirming.value ?? ""}
-        action="Save anyway"
-        cancel="Go back"
-        onConfirm={() => save(true)}
-        onCancel={() => (confirming.value = null)}
-      />
+      <CommonWordsConfirm question={confirming} titleId="common-words-title" onSave={() => save(true)} />
     </>
+  );
+}
+
+/** Asked before saving everyday words as keywords (`question`: the server's warning; null: closed). */
+function CommonWordsConfirm(props: { question: Signal<string | null>; titleId: string; onSave: () => void }) {
+  return (
+    <Confirm
+      open={props.question.value !== null}
+      titleId={props.titleId}
+      title="Use everyday words as keywords?"
+      body={props.question.value ?? ""}
+      action="Save anyway"
+      cancel="Go back"
+      onConfirm={props.onSave}
+      onCancel={() => (props.question.value = null)}
+    />
   );
 }
 
@@ -352,16 +359,7 @@ export function KeywordReplies() {
           ) : null}
         </span>
       </form>
-      <Confirm
-        open={confirming.value !== null}
-        titleId="kr-common-words-title"
-        title="Use everyday words as keywords?"
-        body={confirming.value ?? ""}
-        action="Save anyway"
-        cancel="Go back"
-        onConfirm={() => save(true)}
-        onCancel={() => (confirming.value = null)}
-      />
+      <CommonWordsConfirm question={confirming} titleId="kr-common-words-title" onSave={() => save(true)} />
       <Confirm
         open={deleting.value !== null}
         titleId="kr-delete-title"
