@@ -95,6 +95,27 @@ export interface EndpointInput {
   allowInsecure?: unknown;
 }
 
+/**
+ * A new endpoint row: active, healthy, no previous secret, a Textwire-format endpoint unless `f`
+ * says otherwise (an SMSGate client's webhook, services/thirdparty-webhooks.ts).
+ */
+export function newEndpointRow(f: Pick<EndpointRow, "account_id" | "url" | "events" | "description" | "allow_insecure" | "secret" | "created_at"> & Partial<EndpointRow>): EndpointRow {
+  return {
+    id: newId(),
+    is_active: 1,
+    previous_secret: null,
+    previous_secret_expires_at: null,
+    failing_since: null,
+    disabled_at: null,
+    disabled_reason: null,
+    updated_at: f.created_at,
+    format: "textwire",
+    external_id: null,
+    device_id: null,
+    ...f,
+  };
+}
+
 /** How a receiver's address is judged: private addresses allowed or not, and the DNS lookup. */
 export interface UrlJudging {
   allowPrivate: boolean;
@@ -197,8 +218,7 @@ export class EventEndpointService {
     const v = await this.validate(input, "create");
     const now = this.clock();
     const at = iso(now);
-    const row: EndpointRow = {
-      id: newId(),
+    const row = newEndpointRow({
       account_id: accountId,
       url: v.url!,
       events: JSON.stringify(v.events),
@@ -206,17 +226,8 @@ export class EventEndpointService {
       is_active: v.isActive === false ? 0 : 1,
       allow_insecure: v.allowInsecure ? 1 : 0,
       secret: this.newSecret(),
-      previous_secret: null,
-      previous_secret_expires_at: null,
-      failing_since: null,
-      disabled_at: null,
-      disabled_reason: null,
       created_at: at,
-      updated_at: at,
-      format: "textwire",
-      external_id: null,
-      device_id: null,
-    };
+    });
     this.sqlite.transaction(() => {
       if (this.store.countEndpoints(accountId) >= MAX_ENDPOINTS_PER_ACCOUNT) {
         throw new AppError("INVALID_STATE", { message: `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first`, details: { limit: MAX_ENDPOINTS_PER_ACCOUNT } });

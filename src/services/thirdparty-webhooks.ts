@@ -16,7 +16,7 @@ import type { EndpointRow } from "../db/stores/events";
 import { listDevices } from "../db/stores/devices";
 import { smsgateOf } from "../db/stores/smsgate";
 import type { EventOutbox } from "./events";
-import { checkReceiverUrl, MAX_ENDPOINTS_PER_ACCOUNT, URL_MAX, type UrlJudging } from "./event-endpoints";
+import { checkReceiverUrl, MAX_ENDPOINTS_PER_ACCOUNT, newEndpointRow, URL_MAX, type UrlJudging } from "./event-endpoints";
 import type { ThirdPartyMessages } from "./thirdparty-messages";
 
 /** SMSGate's Webhook DTO. */
@@ -89,28 +89,22 @@ export class ThirdPartyWebhooks {
       if (this.outbox.store.countEndpoints(accountId) >= MAX_ENDPOINTS_PER_ACCOUNT) {
         throw new AppError("INVALID_STATE", { message: `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhooks; delete one first`, details: { limit: MAX_ENDPOINTS_PER_ACCOUNT } });
       }
-      this.outbox.store.insertEndpoint({
-        id: newId(),
-        account_id: accountId,
-        url,
-        events: JSON.stringify([textwireEventOf(event)]),
-        description: `SMSGate webhook ${externalId} (${event})`,
-        is_active: 1,
-        // SMSGate's clients send http:// addresses (Home Assistant on the LAN): the address is
-        // still judged (no metadata or loopback; private only with --allow-private-webhook-urls).
-        allow_insecure: url.startsWith("http:") ? 1 : 0,
-        secret,
-        previous_secret: null,
-        previous_secret_expires_at: null,
-        failing_since: null,
-        disabled_at: null,
-        disabled_reason: null,
-        created_at: at,
-        updated_at: at,
-        format: "smsgate",
-        external_id: externalId,
-        device_id: deviceId as string | null,
-      });
+      this.outbox.store.insertEndpoint(
+        newEndpointRow({
+          account_id: accountId,
+          url,
+          events: JSON.stringify([textwireEventOf(event)]),
+          description: `SMSGate webhook ${externalId} (${event})`,
+          // SMSGate's clients send http:// addresses (Home Assistant on the LAN): the address is
+          // still judged (no metadata or loopback; private only with --allow-private-webhook-urls).
+          allow_insecure: url.startsWith("http:") ? 1 : 0,
+          secret,
+          created_at: at,
+          format: "smsgate",
+          external_id: externalId,
+          device_id: deviceId as string | null,
+        }),
+      );
     })();
     this.outbox.reload();
     return { id: externalId, event, url, deviceId: deviceId as string | null };
