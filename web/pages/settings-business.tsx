@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText, fieldErrorsOf, isAdmin } from "../api";
+import { api, errorText, isAdmin } from "../api";
+import { useSave } from "../act";
 import type { Answer } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
 
@@ -49,10 +50,7 @@ export function BusinessProfile() {
   const name = useSignal("");
   const country = useSignal("US");
   const zone = useSignal("");
-  const notice = useSignal("");
-  const error = useSignal("");
-  const busy = useSignal(false);
-  const fieldErrors = useSignal<Array<{ field: string; message: string }>>([]);
+  const { busy, notice, error, fieldErrors, save: saving } = useSave();
   const fill = (p: Profile) => {
     profile.value = p;
     name.value = p.nameSet ? p.name : "";
@@ -67,20 +65,11 @@ export function BusinessProfile() {
 
   async function save(e: Event) {
     e.preventDefault();
-    busy.value = true;
-    notice.value = "";
-    error.value = "";
-    fieldErrors.value = [];
-    try {
+    await saving(async () => {
       const r = await api("/account/profile", { method: "PUT", json: { name: name.value, country: country.value, timeZone: zone.value.trim() } });
       fill(r.data);
-      notice.value = "Saved. Replies now carry your business name.";
-    } catch (err) {
-      fieldErrors.value = fieldErrorsOf(err);
-      error.value = errorText(err);
-    } finally {
-      busy.value = false;
-    }
+      return "Saved. Replies now carry your business name.";
+    });
   }
 
   const p = profile.value;

@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText, fieldErrorsOf } from "../api";
+import { api, errorText } from "../api";
+import { useSave } from "../act";
 import type { AccountInfo, Answer, StoredBackups } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
 import { fmtDate } from "../format";
@@ -28,10 +29,7 @@ export function ServerSettings(props: { info: AccountInfo | null }) {
 function ServerAddress() {
   const view = useSignal<AddressView | null>(null);
   const url = useSignal("");
-  const notice = useSignal("");
-  const error = useSignal("");
-  const errs = useSignal<Array<{ field: string; message: string }>>([]);
-  const busy = useSignal(false);
+  const { busy, notice, error, fieldErrors: errs, save: saving } = useSave();
   useEffect(() => {
     api("/admin/settings")
       .then((r) => ((view.value = r.data.serverAddress), (url.value = r.data.serverAddress.savedUrl ?? "")))
@@ -39,21 +37,12 @@ function ServerAddress() {
   }, []);
   async function save(e: Event) {
     e.preventDefault();
-    busy.value = true;
-    notice.value = "";
-    error.value = "";
-    errs.value = [];
-    try {
+    await saving(async () => {
       const r = await api("/admin/server-address", { method: "PUT", json: { url: url.value.trim() || null } });
       view.value = r.data;
       url.value = r.data.savedUrl ?? "";
-      notice.value = r.data.savedUrl ? "Saved. Webhook addresses, embed code and the phone setup now use this address." : "Cleared.";
-    } catch (err) {
-      errs.value = fieldErrorsOf(err);
-      error.value = errorText(err);
-    } finally {
-      busy.value = false;
-    }
+      return r.data.savedUrl ? "Saved. Webhook addresses, embed code and the phone setup now use this address." : "Cleared.";
+    });
   }
   const v = view.value;
   const flag = Boolean(v?.flagUrl);
@@ -157,10 +146,7 @@ export function BackupSchedule(props: { list: StoredBackups; onSaved: () => void
   const dir = useSignal(l.source === "setting" ? (l.directory ?? "") : "");
   const every = useSignal(String(l.everyMinutes ?? 1440));
   const keep = useSignal(String(l.keep));
-  const notice = useSignal("");
-  const error = useSignal("");
-  const errs = useSignal<Array<{ field: string; message: string }>>([]);
-  const busy = useSignal(false);
+  const { busy, notice, error, fieldErrors: errs, save: saving } = useSave();
   if (l.source === "flag") {
     return (
       <p class="notice" data-testid="backup-flag">
@@ -170,22 +156,13 @@ export function BackupSchedule(props: { list: StoredBackups; onSaved: () => void
   }
   async function save(e: Event, off = false) {
     e.preventDefault();
-    busy.value = true;
-    notice.value = "";
-    error.value = "";
-    errs.value = [];
-    try {
+    await saving(async () => {
       const json = off || !dir.value.trim() ? { directory: null } : { directory: dir.value.trim(), everyMinutes: Number(every.value), keep: Number(keep.value) };
       const r = await api("/admin/backups", { method: "PUT", json });
-      notice.value = r.data.scheduled ? "Saved. Backups follow this schedule from now on." : "Scheduled backups are off.";
       if (!r.data.scheduled) dir.value = "";
       props.onSaved();
-    } catch (err) {
-      errs.value = fieldErrorsOf(err);
-      error.value = errorText(err);
-    } finally {
-      busy.value = false;
-    }
+      return r.data.scheduled ? "Saved. Backups follow this schedule from now on." : "Scheduled backups are off.";
+    });
   }
   return (
     <form class="notes" onSubmit={(e) => save(e)} data-testid="backup-schedule">

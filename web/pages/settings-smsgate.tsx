@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText, fieldErrorsOf } from "../api";
+import { api, errorText } from "../api";
+import { useSave } from "../act";
 import type { Answer } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
 import { CopyButton } from "../components/CopyButton";
@@ -19,11 +20,8 @@ export function SmsgateClients() {
   const start = useSignal("21:00");
   const end = useSignal("08:00");
   const limit = useSignal("");
-  const notice = useSignal("");
   const copied = useSignal("");
-  const error = useSignal("");
-  const errs = useSignal<Array<{ field: string; message: string }>>([]);
-  const busy = useSignal(false);
+  const { busy, notice, error, fieldErrors: errs, save: saving } = useSave();
   const show = (v: ClientsView) => {
     view.value = v;
     quietOn.value = v.quietHours !== null;
@@ -40,24 +38,15 @@ export function SmsgateClients() {
   }, []);
   async function save(e: Event) {
     e.preventDefault();
-    busy.value = true;
-    notice.value = "";
-    error.value = "";
-    errs.value = [];
-    try {
+    await saving(async () => {
       const n = limit.value.trim();
       const r = await api("/account/smsgate-clients", {
         method: "PUT",
         json: { quietHours: quietOn.value ? { start: start.value, end: end.value } : null, recipientLimitPerDay: n === "" ? null : Number(n) },
       });
       show(r.data);
-      notice.value = "Saved. Texts sent from SMSGate apps follow these rules from now on.";
-    } catch (err) {
-      errs.value = fieldErrorsOf(err);
-      error.value = errorText(err);
-    } finally {
-      busy.value = false;
-    }
+      return "Saved. Texts sent from SMSGate apps follow these rules from now on.";
+    });
   }
   const v = view.value;
   const row = (label: string, value: string, what: string) => (
