@@ -22,13 +22,14 @@ import { iso } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
 import type { Logger } from "../lib/log";
 import { AppError, validationError } from "../errors";
-import { PRIORITY_RANK, type MessageQueue, type Priority } from "../queue/priority-queue";
+import type { MessageQueue, Priority } from "../queue/priority-queue";
 import type { Sequence } from "../lib/seq";
 import type { LeaseService } from "./leases";
 import type { MonthlyQuota } from "./quota";
 import type { AccountService } from "./accounts";
 import { WriterClosedError, type GroupCommitWriter } from "../db/group-commit";
 import { insertTemplateMessage, newestContactId } from "../db/stores/broadcasts";
+import { templateMessageOf } from "./broadcasts";
 import { emitMessageStatus } from "./event-payloads";
 import { emitEvent } from "./events";
 import { parsePaging } from "../domain/query-params";
@@ -39,7 +40,6 @@ import { resolveFormSettings } from "../domain/form-definition";
 import { resolveProtection } from "../domain/protection";
 import { afterQuietHours, type QuietHours } from "../domain/quiet-hours";
 import { builtinVariables, renderTemplate } from "../domain/template";
-import { smsInfo } from "../domain/sms-encoding";
 import { isConsentGiven } from "../domain/keywords";
 import { parseDateInFormat, type DateFormat } from "../domain/field-values";
 import type { FieldDef, FieldError } from "../domain/submission";
@@ -573,34 +573,20 @@ export class AutomationService {
         ...custom,
       };
       const rendered = renderTemplate(step.template, vars);
-      const info = smsInfo(rendered.content);
       const m = { id: newId(), accountId: a.accountId, priority: ctx.priority, scheduledFor: at, seq: this.seq.next() };
-      insertTemplateMessage(this.sqlite, {
-        id: m.id,
-        accountId: a.accountId,
-        contactId: contact.id,
-        content: rendered.content,
-        recipientPhone: contact.phoneNumber,
-        recipientName: [contact.firstName, contact.lastName].filter(Boolean).join(" ") || null,
-        priority: m.priority,
-        priorityRank: PRIORITY_RANK[m.priority],
-        templateUsed: step.template,
-        scheduledFor: atIso,
-        metadata: JSON.stringify({
-          source: "automation",
-          automationId: a.id,
-          runId,
-          step: index,
-          messageLength: rendered.content.length,
-          variablesUsed: rendered.variablesUsed,
-          encoding: info.encoding,
-          segments: info.segments,
+      insertTemplateMessage(
+        this.sqlite,
+        templateMessageOf(m, {
+          accountId: a.accountId,
+          contact,
+          rendered,
+          template: step.template,
+          origin: { source: "automation", automationId: a.id, runId, step: index },
+          maxAttempts: null,
+          broadcastId: null,
+          createdAt: nowIso,
         }),
-        seq: m.seq,
-        maxAttempts: null,
-        broadcastId: null,
-        createdAt: nowIso,
-      });
+      );
       insertStep(this.sqlite, { runId, stepIndex: index, scheduledFor: atIso, messageId: m.id, skipped: null });
       emitMessageStatus(this.sqlite, a.accountId, m.id, "queued", now);
       out.messages.push(m);

@@ -38,6 +38,7 @@ import {
   findBroadcast,
   insertBroadcast,
   insertTemplateMessage,
+  type TemplateMessage,
   listBroadcasts,
   newestContactId,
   segmentChunk,
@@ -85,6 +86,50 @@ export interface Broadcast {
 
 const DAY_MS = 86_400_000;
 const tick = () => new Promise<void>((r) => setImmediate(r));
+
+/**
+ * The message a template gives one contact, outside any form: a broadcast's, or an automation
+ * step's (services/automations.ts). `origin` opens its metadata (where it comes from); the
+ * text's length, variables, encoding and segments follow, as for every message.
+ */
+export function templateMessageOf(
+  m: { id: string; priority: Priority; scheduledFor: number; seq: number },
+  t: {
+    accountId: string;
+    contact: { id: string; phoneNumber: string; firstName: string | null; lastName: string | null };
+    rendered: { content: string; variablesUsed: string[] };
+    template: string;
+    origin: Record<string, unknown>;
+    maxAttempts: number | null;
+    broadcastId: string | null;
+    createdAt: string;
+  },
+): TemplateMessage {
+  const info = smsInfo(t.rendered.content);
+  return {
+    id: m.id,
+    accountId: t.accountId,
+    contactId: t.contact.id,
+    content: t.rendered.content,
+    recipientPhone: t.contact.phoneNumber,
+    recipientName: [t.contact.firstName, t.contact.lastName].filter(Boolean).join(" ") || null,
+    priority: m.priority,
+    priorityRank: PRIORITY_RANK[m.priority],
+    templateUsed: t.template,
+    scheduledFor: iso(m.scheduledFor),
+    metadata: JSON.stringify({
+      ...t.origin,
+      messageLength: t.rendered.content.length,
+      variablesUsed: t.rendered.variablesUsed,
+      encoding: info.encoding,
+      segments: info.segments,
+    }),
+    seq: m.seq,
+    maxAttempts: t.maxAttempts,
+    broadcastId: t.broadcastId,
+    createdAt: t.createdAt,
+  };
+}
 
 export class BroadcastService {
   /** Broadcasts whose queuing loop is running in this process. */
@@ -365,7 +410,6 @@ export class BroadcastService {
           }
           if (quota !== null) reserved++;
           const rendered = renderBroadcast(b.content, c);
-          const info = smsInfo(rendered.content);
           const due = recipientDueAt(start, b.queuedCount + created.length, b.sendRatePerMinute, quiet);
           const m = {
             id: newId(),
@@ -373,30 +417,19 @@ export class BroadcastService {
             scheduledFor: due,
             seq: this.seq.next(),
           };
-          insertTemplateMessage(this.sqlite, {
-            id: m.id,
-            accountId,
-            contactId: c.id,
-            content: rendered.content,
-            recipientPhone: c.phoneNumber,
-            recipientName: [c.firstName, c.lastName].filter(Boolean).join(" ") || null,
-            priority: m.priority,
-            priorityRank: PRIORITY_RANK[m.priority],
-            templateUsed: b.content,
-            scheduledFor: iso(due),
-            metadata: JSON.stringify({
-              source: "broadcast",
+          insertTemplateMessage(
+            this.sqlite,
+            templateMessageOf(m, {
+              accountId,
+              contact: c,
+              rendered,
+              template: b.content,
+              origin: { source: "broadcast", broadcastId: b.id },
+              maxAttempts: b.maxAttempts,
               broadcastId: b.id,
-              messageLength: rendered.content.length,
-              variablesUsed: rendered.variablesUsed,
-              encoding: info.encoding,
-              segments: info.segments,
+              createdAt,
             }),
-            seq: m.seq,
-            maxAttempts: b.maxAttempts,
-            broadcastId: b.id,
-            createdAt,
-          });
+          );
           emitMessageStatus(this.sqlite, accountId, m.id, "queued", now);
           created.push(m);
         }
