@@ -1,6 +1,7 @@
 /** A contact's name and tags as the dashboard's fields hold them (pure; unit-tested). */
+import { fullName } from "../src/domain/contact-name";
 
-export const nameOf = (c: { firstName: string | null; lastName: string | null }) => [c.firstName, c.lastName].filter(Boolean).join(" ");
+export const nameOf = (c: { firstName: string | null; lastName: string | null }) => fullName(c.firstName, c.lastName);
 
 /** "Ann Marie Lee" → first name "Ann", last name "Marie Lee"; one word is a first name. */
 export function splitName(text: string): { firstName: string | null; lastName: string | null } {

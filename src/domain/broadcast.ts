@@ -12,6 +12,7 @@ import { maxAttemptsError } from "./retry-policy";
 import { afterQuietHours, instantOfLocalTime, isValidQuietHours, type QuietHours } from "./quiet-hours";
 import { addDays, isValidTimeZone, localDate } from "./time-series";
 import { MAX_RECIPIENT_LIMIT_PER_DAY } from "./protection";
+import { fullName } from "./contact-name";
 
 export const BROADCAST_NAME_MAX = 200;
 export const BROADCAST_CONTENT_MAX = 1_600;
@@ -171,7 +172,7 @@ export function renderBroadcast(content: string, c: BroadcastContact): { content
   const vars: Record<string, string> = {};
   if (c.firstName) vars.firstName = c.firstName;
   if (c.lastName) vars.lastName = c.lastName;
-  const full = [c.firstName, c.lastName].filter(Boolean).join(" ");
+  const full = fullName(c.firstName, c.lastName);
   if (full) vars.fullName = full;
   vars.phoneNumber = c.phoneNumber;
   if (c.email) vars.email = c.email;

@@ -49,6 +49,7 @@ import {
 } from "../db/stores/broadcasts";
 import { findBusinessProfile } from "../db/stores/accounts";
 import { formSettingsJson } from "../db/stores/forms";
+import { recipientName } from "../domain/contact-name";
 
 /**
  * Recipients per write job while queuing. Each chunk is one job of the group-commit writer, so it
@@ -112,7 +113,7 @@ export function templateMessageOf(
     contactId: t.contact.id,
     content: t.rendered.content,
     recipientPhone: t.contact.phoneNumber,
-    recipientName: [t.contact.firstName, t.contact.lastName].filter(Boolean).join(" ") || null,
+    recipientName: recipientName(t.contact),
     priority: m.priority,
     priorityRank: PRIORITY_RANK[m.priority],
     templateUsed: t.template,

@@ -54,6 +54,7 @@ import { newQueuedRow, queueEntryOf } from "./manual-messages";
 import type { MessageRow } from "../db/message-rows";
 import { emitEvent } from "./events";
 import { contactPayload, emitContact, emitMessageStatus } from "./event-payloads";
+import { recipientName } from "../domain/contact-name";
 
 /** The API's inbound message. */
 export interface InboundMessage {
@@ -218,8 +219,8 @@ export class InboundService {
       const { cancelled, replyKey } = applyKeyword(this.sqlite, accountId, keyword, { contactId, contact, phone: value.from, receivedIso, updatedAt }, now);
       let reply = replyKey ? this.insertReply(accountId, contactId, contact, value.from, this.settings.reply(accountId, replyKey), keyword!, now) : null;
       if (keywordReply) {
-        const recipientName = contact ? [contact.firstName, contact.lastName].filter(Boolean).join(" ") || null : null;
-        const a = this.keywordReplies.answer(accountId, keywordReply.rule, { contactId, phone: value.from, optedOut: contact?.optedOut ?? false, recipientName, updatedAt }, keywordReply.mayQueue, now);
+        const recipient = recipientName(contact);
+        const a = this.keywordReplies.answer(accountId, keywordReply.rule, { contactId, phone: value.from, optedOut: contact?.optedOut ?? false, recipientName: recipient, updatedAt }, keywordReply.mayQueue, now);
         reply = a.reply;
       }
       if (reply) emitMessageStatus(this.sqlite, accountId, reply.id, "queued", now);
@@ -262,7 +263,7 @@ export class InboundService {
       contact_id: contactId,
       content: text,
       recipient_phone: phone,
-      recipient_name: contact ? [contact.firstName, contact.lastName].filter(Boolean).join(" ") || null : null,
+      recipient_name: recipientName(contact),
       priority: "urgent",
       scheduled_for: at,
       metadata: JSON.stringify({ messageLength: text.length, variablesUsed: [], source: KEYWORD_REPLY_SOURCE, keyword, encoding: info.encoding, segments: info.segments }),

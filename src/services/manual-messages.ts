@@ -23,6 +23,7 @@ import { quotaExceeded, type MonthlyQuota } from "./quota";
 import type { LeaseService } from "./leases";
 import { emitMessageStatus } from "./event-payloads";
 import { refuseIfOptedOut } from "./opt-outs";
+import { fullName } from "../domain/contact-name";
 
 /** Manual message content: the same bound as a form's template. */
 export const MANUAL_CONTENT_MAX = 1_600;
@@ -136,7 +137,7 @@ export class ManualMessages {
     const text = content as string;
     const info = smsInfo(text);
     const prio = (priority ?? "normal") as Priority;
-    const name = contact ? [contact.first_name, contact.last_name].filter(Boolean).join(" ") || null : null;
+    const name = contact ? fullName(contact.first_name, contact.last_name) || null : null;
     const createdAt = iso(now);
     const row = newQueuedRow({
       account_id: accountId,

@@ -36,6 +36,7 @@ import type { LeaseService } from "./leases";
 import type { MessageService } from "./messages";
 import { MANUAL_CONTENT_MAX, newQueuedRow, queueEntryOf } from "./manual-messages";
 import { emitMessageStatus } from "./event-payloads";
+import { fullName } from "../domain/contact-name";
 
 /** Why a recipient got no message (its `error` in the state). */
 export const RECIPIENT_LIMIT_REASON = "recipient-limit";
@@ -200,7 +201,7 @@ export class ThirdPartyMessages {
         contact_id: contact?.id ?? null,
         content: req.text,
         recipient_phone: phone,
-        recipient_name: contact ? [contact.first_name, contact.last_name].filter(Boolean).join(" ") || null : null,
+        recipient_name: contact ? fullName(contact.first_name, contact.last_name) || null : null,
         priority,
         scheduled_for: iso(sendAt),
         metadata: JSON.stringify({

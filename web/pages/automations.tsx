@@ -22,6 +22,7 @@ import { LiveBadge, useLiveMessages } from "../live";
 import { CONTACT_STATUSES, SegmentFields, segmentOf, type SegmentDraft } from "../components/SegmentFields";
 import { CardTable } from "../components/CardTable";
 import { RUN_STATUS_WORDS, stepLine, stoppedBecause } from "../automation-words";
+import { nameOf } from "../contact-names";
 
 type Automation = Answer<"/v1/automations/{id}">["data"]["automation"];
 type Step = Automation["steps"][number];
@@ -565,7 +566,7 @@ function AutomationEditor(props: { id?: string }) {
 const contactName = (r: Run) => {
   const c = r.contact;
   if (!c) return "Deleted contact";
-  return [c.firstName, c.lastName].filter(Boolean).join(" ") || c.phoneNumber;
+  return nameOf(c) || c.phoneNumber;
 };
 
 function RunList(props: { automation: Automation }) {

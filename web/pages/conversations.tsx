@@ -7,9 +7,10 @@ import { failureSentence } from "../failure-reasons";
 import { fmtDate } from "../format";
 import { path } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
+import { nameOf } from "../contact-names";
 
 
-const who = (c: Conversation["contact"]) => [c.firstName, c.lastName].filter(Boolean).join(" ") || c.phoneNumber;
+const who = (c: Conversation["contact"]) => nameOf(c) || c.phoneNumber;
 /** The newest texts of a thread shown at once. */
 const THREAD_PAGE = 100;
 

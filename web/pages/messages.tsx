@@ -12,6 +12,7 @@ import { ReasonText } from "../components/ReasonText";
 import { failureSentence } from "../failure-reasons";
 import type { TimelineEvent } from "../../src/domain/message-timeline";
 import { MESSAGE_STATUSES, PRIORITIES_BY_RANK } from "../../src/domain/statuses";
+import { fullName } from "../../src/domain/contact-name";
 
 
 const STATUSES: readonly Message["status"][] = MESSAGE_STATUSES;
@@ -282,8 +283,10 @@ function ContactFilter(props: { contactId: string; onChange: (contactId: string)
     </span>
   );
 }
-const contactLabel = (c: { firstName?: string | null; lastName?: string | null; phoneNumber: string }) =>
-  [c.firstName, c.lastName].filter(Boolean).join(" ") ? `${[c.firstName, c.lastName].filter(Boolean).join(" ")} (${c.phoneNumber})` : c.phoneNumber;
+const contactLabel = (c: { firstName?: string | null; lastName?: string | null; phoneNumber: string }) => {
+  const name = fullName(c.firstName, c.lastName);
+  return name ? `${name} (${c.phoneNumber})` : c.phoneNumber;
+};
 
 /** Contacts suggested while typing in "To": asked for after this pause, this many at most. */
 const SUGGEST_DEBOUNCE_MS = 250;
@@ -298,7 +301,7 @@ function Compose(props: { onQueued: (notice: string) => void }) {
     if (text.trim().length < 2) return;
     timer.current = setTimeout(() => {
       api(`/contacts?search=${encodeURIComponent(text.trim())}&limit=${SUGGESTIONS}`)
-        .then((r) => (suggestions.value = r.data.contacts.map((c: any) => ({ id: c.id, phoneNumber: c.phoneNumber, name: [c.firstName, c.lastName].filter(Boolean).join(" ") }))))
+        .then((r) => (suggestions.value = r.data.contacts.map((c: any) => ({ id: c.id, phoneNumber: c.phoneNumber, name: fullName(c.firstName, c.lastName) }))))
         .catch(() => {});
     }, SUGGEST_DEBOUNCE_MS);
   }
