@@ -26,14 +26,18 @@ export const EVENT_TYPES = [
   "replication.stalled",
   "endpoint.disabled",
 ] as const;
-export type EventType = (typeof EVENT_TYPES)[number] | "ping";
+/**
+ * `message.attempt_failed`: a failed attempt Textwire tries again, for SMSGate-format webhooks
+ * only (src/domain/smsgate-webhook.ts): no /v1 endpoint can subscribe to it, and "*" never takes it.
+ */
+export type EventType = (typeof EVENT_TYPES)[number] | "ping" | "message.attempt_failed";
 export const ALL_EVENTS = "*";
 
 export const isEventType = (v: unknown): v is (typeof EVENT_TYPES)[number] => (EVENT_TYPES as readonly unknown[]).includes(v);
 
 /** Whether an endpoint's `events` list takes this type. */
 export function subscribes(events: readonly string[], type: string): boolean {
-  return events.includes(ALL_EVENTS) || events.includes(type);
+  return (events.includes(ALL_EVENTS) && type !== "message.attempt_failed") || events.includes(type);
 }
 
 const SECOND = 1_000;

@@ -142,13 +142,21 @@ export interface RecipientFacts {
   leased: boolean;
   delivered: boolean;
   failureReason: string | null;
+  /**
+   * The reason of the last failed attempt of a text Textwire tries again (null when none): until a
+   * phone takes the new attempt the text is `Failed`, as the phone reported it; the new attempt is
+   * shown as SMSGate shows a resend, `Processed` again and onwards (docs/api-decisions.md, "The
+   * SMSGate ecosystem, every call").
+   */
+  retryReason?: string | null;
 }
 
 export function recipientState(f: RecipientFacts): { state: SmsgateState; error: string | null } {
   if (!f.hasMessage) return f.refusal !== null ? { state: "Failed", error: f.refusal } : { state: "Cancelled", error: null };
   switch (f.status) {
     case "queued":
-      return { state: f.leased ? "Processed" : "Pending", error: null };
+      if (f.leased) return { state: "Processed", error: null };
+      return f.retryReason ? { state: "Failed", error: f.retryReason } : { state: "Pending", error: null };
     case "sent":
       return { state: f.delivered ? "Delivered" : "Sent", error: null };
     case "failed":

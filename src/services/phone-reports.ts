@@ -39,7 +39,7 @@ export const CALLBACK_EVENTS = ["sms:received", "sms:sent", "sms:delivered", "sm
 
 /** Something that stores inbound texts; wired when present. */
 export interface InboundReceiver {
-  receive(accountId: string, input: { from: string; body: string; receivedAt: string; deviceId?: string; externalId?: string }): unknown;
+  receive(accountId: string, input: { from: string; body: string; receivedAt: string; deviceId?: string; externalId?: string; simNumber?: unknown; recipient?: unknown }): unknown;
 }
 
 export function sameHash(a: string, b: string): boolean {
@@ -267,7 +267,7 @@ export class PhoneReports {
     const receivedAt = typeof t === "string" ? t : iso(this.clock());
     // The app's own id of the received text: a text reported twice is stored once.
     const externalId = typeof payload.messageId === "string" && payload.messageId ? payload.messageId.slice(0, 100) : eventId;
-    inbound.receive(device.accountId, { from, body: payload.message, receivedAt, deviceId: device.id, externalId });
+    inbound.receive(device.accountId, { from, body: payload.message, receivedAt, deviceId: device.id, externalId, simNumber: payload.simNumber, recipient: payload.recipient });
     return true;
   }
 }

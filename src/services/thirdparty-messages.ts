@@ -38,6 +38,9 @@ import { MANUAL_CONTENT_MAX, newQueuedRow, queueEntryOf } from "./manual-message
 import { emitMessageStatus } from "./event-payloads";
 import { fullName } from "../domain/contact-name";
 
+/** GET /messages?state=: messages judged per page of the scan. */
+const STATE_SCAN_PAGE = 500;
+
 /** Why a recipient got no message (its `error` in the state). */
 export const RECIPIENT_LIMIT_REASON = "recipient-limit";
 /** What a text no phone took before its ttl / validUntil fails with. */
@@ -329,16 +332,39 @@ export class ThirdPartyMessages {
     const to = date("to");
     const sort = q.sort ?? "-created_at";
     if (sort !== "created_at" && sort !== "-created_at") errors.push({ field: "sort", message: "sort must be created_at or -created_at", requirement: "created_at | -created_at", provided: sort.slice(0, 40) });
-    if (q.state !== undefined) {
-      errors.push({ field: "state", message: "Filtering by state is not supported by Textwire: read each message's state from the list", requirement: "absent", provided: q.state.slice(0, 40) });
+    // SMSGate's filter values; Cancelling (a cancel the phone has not confirmed) never happens here.
+    const states = [...SMSGATE_STATES, "Cancelling"] as readonly string[];
+    if (q.state !== undefined && !states.includes(q.state)) {
+      errors.push({ field: "state", message: `state must be one of ${states.join(", ")}`, requirement: states.join(" | "), provided: q.state.slice(0, 40) });
+    }
+    if (q.deviceId !== undefined && (q.deviceId.length === 0 || q.deviceId.length > 200)) {
+      errors.push({ field: "deviceId", message: "deviceId must be the id of one of your phones (GET /3rdparty/v1/devices lists them)", requirement: "a phone's id", provided: `${q.deviceId.length} characters` });
     }
     const includeContent = q.includeContent === "true";
     if (q.includeContent !== undefined && q.includeContent !== "true" && q.includeContent !== "false") {
       errors.push({ field: "includeContent", message: "includeContent must be true or false", requirement: "true | false", provided: q.includeContent.slice(0, 40) });
     }
     if (errors.length) throw validationError(errors);
-    const { rows, total } = this.store.list(accountId, { from, to, deviceId: q.deviceId }, sort === "-created_at", limit, offset);
-    return { items: rows.map((g) => this.view(g, includeContent)), total };
+    const filter = { from, to, deviceId: q.deviceId };
+    if (q.state === undefined) {
+      const { rows, total } = this.store.list(accountId, filter, sort === "-created_at", limit, offset);
+      return { items: rows.map((g) => this.view(g, includeContent)), total };
+    }
+    // A state is read from each recipient's Textwire message (recipientState), not stored: the
+    // account's messages in the range are read in pages and judged one by one.
+    const matching: SmsgateMessageState[] = [];
+    let total = 0;
+    for (let page = 0; ; page += STATE_SCAN_PAGE) {
+      const { rows } = this.store.list(accountId, filter, sort === "-created_at", STATE_SCAN_PAGE, page);
+      for (const g of rows) {
+        const v = this.view(g, includeContent);
+        if (v.state !== q.state) continue;
+        if (total >= offset && matching.length < limit) matching.push(v);
+        total++;
+      }
+      if (rows.length < STATE_SCAN_PAGE) break;
+    }
+    return { items: matching, total };
   }
 
   /**
@@ -450,6 +476,7 @@ function factsOf(r: RecipientView) {
     leased: r.lease_token !== null,
     delivered: r.delivered_at !== null,
     failureReason: r.failure_reason,
+    retryReason: r.retry_reason,
   };
 }
 

@@ -11,7 +11,9 @@ import { createHmac } from "node:crypto";
 import { AppError, validationError } from "../errors";
 import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
 import { newId } from "../lib/ids";
-import { SMSGATE_EVENTS, smsgateEventOf, textwireEventOf, type SmsgateEvent } from "../domain/smsgate-webhook";
+import { SMSGATE_EVENTS, smsgateEventOf, textwireEventsOf, type SmsgateEvent } from "../domain/smsgate-webhook";
+import { smsInfo } from "../domain/sms-encoding";
+import { findInboundPhoneFacts } from "../db/inbound-messages";
 import type { EndpointRow } from "../db/stores/events";
 import { listDevices } from "../db/stores/devices";
 import { smsgateOf } from "../db/stores/smsgate";
@@ -74,7 +76,7 @@ export class ThirdPartyWebhooks {
         this.outbox.store.updateEndpoint({
           ...current,
           url,
-          events: JSON.stringify([textwireEventOf(event)]),
+          events: JSON.stringify(textwireEventsOf(event)),
           allow_insecure: url.startsWith("http:") ? 1 : 0,
           secret,
           is_active: 1,
@@ -93,7 +95,7 @@ export class ThirdPartyWebhooks {
         newEndpointRow({
           account_id: accountId,
           url,
-          events: JSON.stringify([textwireEventOf(event)]),
+          events: JSON.stringify(textwireEventsOf(event)),
           description: `SMSGate webhook ${externalId} (${event})`,
           // SMSGate's clients send http:// addresses (Home Assistant on the LAN): the address is
           // still judged (no metadata or loopback; private only with --allow-private-webhook-urls).
@@ -146,21 +148,46 @@ export function smsgateDelivery(
   const event = smsgateEventOf(parsed.type ?? "") ?? "system:ping";
   const at = parsed.timestamp ?? new Date(nowSeconds * 1000).toISOString();
   const data = parsed.data ?? {};
+  const m = data.message ?? {};
   let deviceId = "";
   let payload: Record<string, unknown> = {};
+  // SMSGate's SmsEventPayload (client-go dto_webhooks.go): messageId, phoneNumber (the other
+  // party), sender, recipient, simNumber, and the parts the text took.
   if (event === "sms:received") {
-    const m = data.message ?? {};
     deviceId = m.deviceId ?? "";
-    payload = { messageId: m.externalId ?? m.id ?? "", message: m.body ?? "", phoneNumber: m.from ?? "", simNumber: null, receivedAt: m.receivedAt ?? at };
+    const body = typeof m.body === "string" ? m.body : "";
+    const facts = typeof m.id === "string" ? findInboundPhoneFacts(sqlite, m.id) : null;
+    payload = {
+      messageId: m.externalId ?? m.id ?? "",
+      message: body,
+      phoneNumber: m.from ?? "",
+      sender: m.from ?? "",
+      recipient: facts?.recipient ?? null,
+      simNumber: facts?.simNumber ?? null,
+      partsCount: body ? smsInfo(body).segments : 1,
+      receivedAt: m.receivedAt ?? at,
+    };
   } else if (event !== "system:ping") {
-    const m = data.message ?? {};
     const leases = Array.isArray(m.metadata?.leases) ? m.metadata.leases : [];
     deviceId = leases.length ? (leases[leases.length - 1]?.deviceId ?? "") : "";
     const smsgate = typeof m.id === "string" ? smsgateOf(sqlite).optionsOf(m.id) : null;
-    payload = { messageId: smsgate?.smsgateId ?? m.id ?? "", phoneNumber: m.recipientPhone ?? "", simNumber: smsgate?.simNumber ?? null };
+    payload = {
+      messageId: smsgate?.smsgateId ?? m.id ?? "",
+      phoneNumber: m.recipientPhone ?? "",
+      // The sending phone's own number is not known to Textwire (the app does not report it).
+      sender: null,
+      recipient: m.recipientPhone ?? null,
+      simNumber: smsgate?.simNumber ?? null,
+      partsCount: typeof m.content === "string" && m.content ? smsInfo(m.content).segments : 1,
+    };
     if (event === "sms:sent") payload.sentAt = m.sentAt ?? at;
     if (event === "sms:delivered") payload.deliveredAt = m.metadata?.deliveredAt ?? at;
-    if (event === "sms:failed") Object.assign(payload, { failedAt: m.updatedAt ?? at, error: m.failureReason ?? "failed", reason: m.failureReason ?? "failed" });
+    if (event === "sms:cancelled") payload.cancelledAt = m.updatedAt ?? at;
+    if (event === "sms:failed") {
+      // A final failure carries the message's reason; a failed attempt Textwire retries, its own.
+      const reason = data.failure?.reason ?? m.failureReason ?? "failed";
+      Object.assign(payload, { failedAt: data.failure?.at ?? m.updatedAt ?? at, error: reason, reason });
+    }
   }
   const body = JSON.stringify({ deviceId, event, id: eventId, payload, webhookId: ep.external_id ?? ep.id });
   const timestamp = String(nowSeconds);

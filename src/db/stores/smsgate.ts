@@ -28,6 +28,8 @@ export interface RecipientView {
   /** The phone that last held the message (its lease history), for the state's deviceId. */
   last_holder: string | null;
   content: string | null;
+  /** The reason of the last failed attempt Textwire will try again (null: none, or it was not retried). */
+  retry_reason: string | null;
 }
 
 export interface SmsgateListFilter {
@@ -54,7 +56,8 @@ export function smsgateStore(sqlite: Database) {
     recipients: q(
       `SELECT r.position, r.phone_number, r.message_id, r.error, r.processed_at, m.status, m.lease_token, m.lease_device_id, m.sent_at,
               m.failure_reason, json_extract(m.metadata, '$.deliveredAt') AS delivered_at, m.updated_at,
-              coalesce(m.lease_device_id, json_extract(m.metadata, '$.leases[#-1].deviceId')) AS last_holder, m.content
+              coalesce(m.lease_device_id, json_extract(m.metadata, '$.leases[#-1].deviceId')) AS last_holder, m.content,
+              json_extract(m.metadata, '$.failures[#-1].reason') AS retry_reason
          FROM smsgate_recipients r LEFT JOIN messages m ON m.id = r.message_id
         WHERE r.account_id = ?1 AND r.smsgate_id = ?2 ORDER BY r.position`,
     ),
@@ -99,16 +102,24 @@ export function smsgateStore(sqlite: Database) {
       s.options.get(messageId) as { messageId: string; simNumber: number | null; withDeliveryReport: number; smsgateId: string } | null,
     markProcessed: (messageId: string, atIso: string) => void s.markProcessed.run(messageId, atIso),
     list(accountId: string, f: SmsgateListFilter, newestFirst: boolean, limit: number, offset: number): { rows: SmsgateMessageRow[]; total: number } {
-      const where = ["account_id = ?"];
+      const where = ["g.account_id = ?"];
       const params: Array<string | number> = [accountId];
-      if (f.from !== undefined) (where.push("created_at >= ?"), params.push(f.from));
-      if (f.to !== undefined) (where.push("created_at < ?"), params.push(f.to));
-      if (f.deviceId !== undefined) (where.push("device_id = ?"), params.push(f.deviceId));
+      if (f.from !== undefined) (where.push("g.created_at >= ?"), params.push(f.from));
+      if (f.to !== undefined) (where.push("g.created_at < ?"), params.push(f.to));
+      // The phone the client named, or else the one that took (last held) one of its texts.
+      if (f.deviceId !== undefined) {
+        where.push(
+          `(g.device_id = ? OR (g.device_id IS NULL AND EXISTS (SELECT 1 FROM smsgate_recipients r JOIN messages m ON m.id = r.message_id
+             WHERE r.account_id = g.account_id AND r.smsgate_id = g.id
+               AND coalesce(m.lease_device_id, json_extract(m.metadata, '$.leases[#-1].deviceId')) = ?)))`,
+        );
+        params.push(f.deviceId, f.deviceId);
+      }
       const cond = where.join(" AND ");
-      const total = (sqlite.query(`SELECT count(*) AS n FROM smsgate_messages WHERE ${cond}`).get(...params) as { n: number }).n;
+      const total = (sqlite.query(`SELECT count(*) AS n FROM smsgate_messages g WHERE ${cond}`).get(...params) as { n: number }).n;
       const order = newestFirst ? "DESC" : "ASC";
       const rows = sqlite
-        .query(`SELECT * FROM smsgate_messages WHERE ${cond} ORDER BY created_at ${order}, id ${order} LIMIT ? OFFSET ?`)
+        .query(`SELECT g.* FROM smsgate_messages g WHERE ${cond} ORDER BY g.created_at ${order}, g.id ${order} LIMIT ? OFFSET ?`)
         .all(...params, limit, offset) as SmsgateMessageRow[];
       return { rows, total };
     },
