@@ -26,6 +26,7 @@ import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
 import { ThirdPartyMessages } from "./services/thirdparty-messages";
 import { ThirdPartyWebhooks } from "./services/thirdparty-webhooks";
+import { SmsgateTokens } from "./services/smsgate-tokens";
 import { AnalyticsService } from "./services/analytics";
 import { DeviceService } from "./services/devices";
 import { EventOutbox, registerOutbox } from "./services/events";
@@ -123,6 +124,8 @@ export interface AppDeps {
 
   /** The settings document of SMSGate's third-party API (/3rdparty/v1/settings), mapped onto the phones' settings. */
   smsgateSettings: SmsgateSettingsService;
+  /** SMSGate's short-lived JWTs (/3rdparty/v1/auth/token), usable wherever a key is on that API. */
+  smsgateTokens: SmsgateTokens;
   conversations: ConversationService;
   broadcasts: BroadcastService;
   /** Automations: runs started by submissions (and POST /start), stopped by replies, opt-outs, statuses. */
@@ -278,6 +281,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     thirdPartyWebhooks: undefined as unknown as ThirdPartyWebhooks,
 
     smsgateSettings: undefined as unknown as SmsgateSettingsService,
+    smsgateTokens: undefined as unknown as SmsgateTokens,
     events,
     dispatcher: undefined as unknown as EventDispatcher,
     eventEndpoints: new EventEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost }),
@@ -367,6 +371,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   // The account's SMSGate settings document: over the phones' own settings, and announced to them.
   deps.smsgateSettings = new SmsgateSettingsService(sqlite, clock, (accountId) => deps.devices.events.emit(accountId, "SettingsUpdated", null), deps.thirdParty);
   deps.devices.smsgateSettings = deps.smsgateSettings;
+  deps.smsgateTokens = new SmsgateTokens(sqlite, clock, deps.accounts, deps.thirdParty);
   deps.metrics.describe("textwire_device_messages_total", "Messages phones reported, by device id and result (sent, failed)");
   deps.metrics.describe("textwire_device_reports_refused_total", "Items of phones' state reports refused, by reason (invalid, unknown_message, not_holder); nothing changed");
   deps.metrics.addGauges(() => {

@@ -71,3 +71,27 @@ export function markInboundRead(sqlite: Database, accountId: string, contactId: 
 export function findInboundPhoneFacts(sqlite: Database, id: string): { simNumber: number | null; recipient: string | null } | null {
   return sqlite.query("SELECT sim_number AS simNumber, recipient FROM inbound_messages WHERE id = ?1").get(id) as { simNumber: number | null; recipient: string | null } | null;
 }
+
+/** SMSGate's inbox list: received texts, newest first (received time), with the total for X-Total-Count. */
+export function listInboundForSmsgate(
+  sqlite: Database,
+  accountId: string,
+  f: { from?: string; to?: string; deviceId?: string },
+  limit: number,
+  offset: number,
+): { rows: Array<{ id: string; fromPhone: string; body: string; receivedAt: string; simNumber: number | null; recipient: string | null }>; total: number } {
+  const where = ["account_id = ?"];
+  const params: Array<string | number> = [accountId];
+  if (f.from !== undefined) (where.push("received_at >= ?"), params.push(f.from));
+  if (f.to !== undefined) (where.push("received_at < ?"), params.push(f.to));
+  if (f.deviceId !== undefined) (where.push("device_id = ?"), params.push(f.deviceId));
+  const cond = where.join(" AND ");
+  const total = (sqlite.query(`SELECT count(*) AS n FROM inbound_messages WHERE ${cond}`).get(...params) as { n: number }).n;
+  const rows = sqlite
+    .query(
+      `SELECT id, from_phone AS fromPhone, body, received_at AS receivedAt, sim_number AS simNumber, recipient
+         FROM inbound_messages WHERE ${cond} ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?`,
+    )
+    .all(...params, limit, offset) as Array<{ id: string; fromPhone: string; body: string; receivedAt: string; simNumber: number | null; recipient: string | null }>;
+  return { rows, total };
+}

@@ -5,7 +5,8 @@ import { KEY_FORMAT, burstLimit, hourlyLimit, type AuthKey } from "../services/a
 import { sessionCookie } from "../services/sessions";
 import { rateLimitHeaders } from "../limits/api-limiter";
 import { redactKeys } from "../lib/log";
-import { describeProvided, type CredentialLookup } from "./access";
+import { describeProvided, THIRDPARTY_PREFIX, type CredentialLookup } from "./access";
+import { looksLikeJwt, scopeAllows, scopeFor } from "../domain/smsgate-tokens";
 import { AuthFailureLimiter } from "./request-guard";
 import type { RequestState } from "./context";
 import { KEY_PERMISSIONS, ROLE_PERMISSIONS, type KeyPermission, type RouteAccess } from "./permissions";
@@ -40,7 +41,8 @@ export function createAuthorizer(deps: AppDeps) {
       return live.auth;
     }
     if (cred.presented) authFailures.check(state.clientIp);
-    const auth = cred.presented ? deps.accounts.authenticate(cred.presented) : null;
+    // On SMSGate's API a Bearer credential may be one of its JWTs, acting for the key that asked for it.
+    const auth = !cred.presented ? null : cred.smsgateToken && looksLikeJwt(cred.presented) ? deps.smsgateTokens.authenticate(cred.presented) : deps.accounts.authenticate(cred.presented);
     // SMSGate's Basic auth: the login must be the key's own account id, so a key never acts under
     // another account's name (docs/api-decisions.md, "SMSGate third-party API").
     if (auth && cred.login !== undefined && !sameText(cred.login, auth.accountId)) {
@@ -115,6 +117,7 @@ export function createAuthorizer(deps: AppDeps) {
       state.auth = auth;
       countRate(req, state, route, auth);
       checkPermission(route, auth, req.method, path);
+      if (auth.token) checkScope(auth.token.scopes, req.method, path);
     },
     /** Before a sign-in is read: 429 while this address has used up its failed attempts. */
     signInAllowed(ip: string): void {
@@ -179,6 +182,17 @@ export function endpointName(method: string, path: string): string {
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** An SMSGate token may make only the calls its scopes name (403 "scope required", as SMSGate answers). */
+function checkScope(scopes: readonly string[], method: string, path: string): void {
+  const sub = path.startsWith(THIRDPARTY_PREFIX) ? path.slice(THIRDPARTY_PREFIX.length) : path;
+  const needed = scopeFor(method === "HEAD" ? "GET" : method, sub);
+  if (needed !== null && scopeAllows(scopes, needed)) return;
+  throw new AppError("PERMISSION_ERROR", {
+    message: needed ? `scope required: ${needed}` : "This call cannot be made with a token: use an API key",
+    details: { endpoint: endpointName(method, path), required: needed ?? "an API key" },
+  });
+}
 
 /** Equal texts, compared in time that does not depend on where they differ. */
 function sameText(a: string, b: string): boolean {

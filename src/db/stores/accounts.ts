@@ -175,6 +175,19 @@ export function isOperatorKey(sqlite: Database, keyId: string): boolean {
 }
 
 /** The key by its hash with its account, or null (revoked keys included: the caller refuses them). */
+/** A key with its account by the key's id (an SMSGate token acts for the key that asked for it). */
+export function findKeyById(sqlite: Database, keyId: string): KeyWithAccount | null {
+  const row = sqlite
+    .query(
+      `SELECT k.id AS keyId, k.key_hash AS keyHash, k.account_id AS accountId, k.permission, k.operator, k.revoked_at AS revokedAt,
+              a.id, a.name, a.plan, a.api_limit_per_hour AS apiLimitPerHour, a.api_burst_per_minute AS apiBurstPerMinute,
+              a.monthly_quota AS monthlyQuota, a.default_country AS defaultCountry, a.created_at AS createdAt
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.id = ?`,
+    )
+    .get(keyId) as (Omit<KeyWithAccount, "operator"> & { operator: number }) | null;
+  return row ? { ...row, operator: row.operator === 1 } : null;
+}
+
 export function findKeyByHash(sqlite: Database, keyHash: string): KeyWithAccount | null {
   const row = sqlite
     .query(
