@@ -62,6 +62,7 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "tls-cert", type: "string", help: "PEM certificate file; with --tls-key the API speaks HTTPS (default: <db folder>/tls/server.crt once `textwire tls init` made it)" },
   { flag: "tls-key", type: "string", help: "PEM private key file" },
   { flag: "redirect-port", type: "int", min: 0, max: 65535, help: "with TLS: plain-HTTP listener answering every request with 308 to HTTPS and serving /ca.crt (default 8080 when --port is not given; HTTPS then listens on 8443)" },
+  { flag: "smsgate-local-port", type: "int", min: 0, max: 65535, help: "also listen (plain HTTP) on this port with the SMSGate app's local-server API at the root, for tools that take only a host and port, such as Home Assistant (docs/phones.md) [default: off]" },
   { flag: "trust-proxy", type: "string", bare: "true", help: "reverse proxies whose X-Forwarded-For/-Proto/-Host are honoured, when the connection comes from one of them: addresses or CIDR ranges, comma-separated (IPv4 and IPv6), or true for this machine only (127.0.0.0/8, ::1); forwarded http is redirected (308) to https [default: off]" },
   { flag: "webhook-limit-per-minute", type: "int", default: DEFAULT_WEBHOOK_LIMIT_PER_MINUTE, min: 1, help: "per-form webhook limit (requests per minute)" },
   { flag: "send-rate-per-minute", type: "int", default: DEFAULT_SEND_RATE_PER_MINUTE, min: 1, help: "per-account device send rate (messages per minute), for estimates and `next`" },
@@ -187,6 +188,8 @@ export interface ServeConfig {
   tlsCert?: string;
   tlsKey?: string;
   redirectPort?: number;
+  /** The SMSGate app's local-server API on its own port (src/http/smsgate-local.ts); off when unset. */
+  smsgateLocalPort?: number;
   /** Forwarded headers are honoured (from the proxies in trustedProxies only). */
   trustProxy: boolean;
   /** Addresses and CIDR ranges of the trusted proxies; unset with trustProxy = this machine (loopback). */
@@ -326,6 +329,7 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     tlsCert,
     tlsKey,
     redirectPort: o["redirect-port"] as number | undefined,
+    smsgateLocalPort: o["smsgate-local-port"] as number | undefined,
     ...parseTrustProxy(o["trust-proxy"] as string | undefined),
     webhookLimitPerMinute: o["webhook-limit-per-minute"] as number,
     sendRatePerMinute: o["send-rate-per-minute"] as number,

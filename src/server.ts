@@ -12,6 +12,7 @@ import { schemaVersionOf } from "./db/database-info";
 import { createDeps, type AppDeps, type OutboundOptions } from "./deps";
 import { createApp } from "./app";
 import { createFetchHandler, SERVER_BODY_LIMIT } from "./http/server";
+import { smsgateLocalFetch } from "./http/smsgate-local";
 import { systemClock, type Clock } from "./lib/clock";
 import { createLogger, silentLogger, type Logger } from "./lib/log";
 import { caCertificateResponse } from "./http/routes/tls";
@@ -22,6 +23,8 @@ export interface RunningServer {
   deps: AppDeps;
   server: Server<unknown>;
   redirectServer?: Server<unknown>;
+  /** The SMSGate local-server listener (--smsgate-local-port), when asked for. */
+  smsgateLocalServer?: Server<unknown>;
   port: number;
   url: string;
   /** Expiry of the TLS certificate in use (at start), when the server speaks HTTPS. */
@@ -91,6 +94,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   const begun: typeof deps.lifecycle = [];
   let server: Server<unknown> | undefined;
   let redirectServer: Server<unknown> | undefined;
+  let smsgateLocalServer: Server<unknown> | undefined;
   let tls: { cert: string; key: string } | undefined;
   try {
     // The Workers load while the queue is rebuilt (~0.1 s of a boot at a million queued).
@@ -137,9 +141,13 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
         },
       });
     }
+    if (config.smsgateLocalPort !== undefined) {
+      smsgateLocalServer = Bun.serve({ port: config.smsgateLocalPort, hostname: config.host, maxRequestBodySize: SERVER_BODY_LIMIT, idleTimeout: 60, fetch: smsgateLocalFetch(fetch) });
+    }
   } catch (err) {
     // A port already taken (or an unreadable certificate): nothing was created, leave no trace.
     server?.stop(true);
+    redirectServer?.stop(true);
     for (const part of started.reverse()) await part.stop?.();
     for (const part of begun.reverse()) if (!started.includes(part)) await part.stop?.();
     sqlite.close();
@@ -178,6 +186,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     deps,
     server: server!,
     redirectServer,
+    smsgateLocalServer,
     port,
     url: `${scheme}://${shownHost}:${port}`,
     firstAdminKey,
@@ -187,6 +196,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
       stopped = true;
       clearInterval(expiryTimer);
       redirectServer?.stop(true);
+      smsgateLocalServer?.stop(true);
       const listening = server!;
       // Stop accepting, let in-flight requests finish (long-polls answer at once), then flush and
       // close the database.

@@ -54,7 +54,7 @@ export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
     }
     if ((err as { code?: string }).code === "EADDRINUSE") {
       io.err(
-        `textwire: cannot listen on ${config.host} port ${config.port}${config.redirectPort !== undefined ? ` or ${config.redirectPort}` : ""}: ` +
+        `textwire: cannot listen on ${config.host} port ${config.port}${config.redirectPort !== undefined ? ` or ${config.redirectPort}` : ""}${config.smsgateLocalPort !== undefined ? ` or ${config.smsgateLocalPort}` : ""}: ` +
           "already in use (another Textwire or another program). Stop it, or choose another with --port. Nothing was created.",
       );
       return 1;
@@ -68,6 +68,7 @@ export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
     );
   }
   io.out(startLine(running, config, local?.dir));
+  if (running.smsgateLocalServer) io.out(`SMSGate local-server API (Home Assistant) on port ${running.smsgateLocalServer.port}: log in with your account id and an API key`);
   const expiry = running.tlsCertificate;
   if (expiry && expiry.daysLeft < EXPIRY_WARNING_DAYS) {
     io.err(`warning: the TLS certificate ${expiry.daysLeft < 0 ? "has expired" : `expires in ${expiry.daysLeft} days`} (${expiry.certificateExpiresAt}).` +

@@ -24,8 +24,8 @@ interface Health {
   checks: Record<string, Check>;
 }
 
-/** A phone's battery at or under this is a warning (the SMSGate app's own battery:level check). */
-export const BATTERY_WARN_PERCENT = 20;
+/** A phone's battery below this is a warning, as the SMSGate app's own battery:level check (never a fail: that would answer 503). */
+export const BATTERY_WARN_PERCENT = 25;
 /** messages:failed counts the account's texts created in this window that failed. */
 export const FAILED_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -97,7 +97,7 @@ function probes(deps: AppDeps) {
         description: lowest === null ? "No phone has reported its battery yet" : "The lowest battery level of your phones",
         observedUnit: "percent",
         observedValue: lowest ?? 0,
-        status: lowest === null || lowest > BATTERY_WARN_PERCENT ? "pass" : "warn",
+        status: lowest === null || lowest >= BATTERY_WARN_PERCENT ? "pass" : "warn",
       },
       "messages:failed": {
         description: "Texts of the last 24 hours that failed",
