@@ -57,7 +57,9 @@ export function createAuthorizer(deps: AppDeps) {
       throw new AppError("AUTHENTICATION_ERROR", {
         message: cred.login !== undefined
           ? "Wrong login or password: the login is your account id and the password an API key of that account (Settings → SMSGate clients)"
-          : cred.presented ? "Invalid API key" : "Missing API key",
+          : cred.smsgateToken && cred.presented && looksLikeJwt(cred.presented)
+            ? "This token is invalid, expired or revoked: ask for a new one (POST /3rdparty/v1/auth/token)"
+            : cred.presented ? "Invalid API key" : "Missing API key",
         details: { provided: describeProvided(cred.presented), expected: KEY_FORMAT },
       });
     }

@@ -286,6 +286,20 @@ describe("client-go v1.13.2 (smsgateway/client.go)", () => {
     await expectError(await call("GET", "/messages?limit=1", { auth: `Bearer ${std.access_token}` }), 401);
     standardKey = ts.running.deps.accounts.createKey(ts.accountId, "standard_access").apiKey;
 
+    // At most 1,000 live tokens per account (each request makes two): then 409 until some are revoked or expire.
+    const db = ts.running.deps.sqlite;
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const live = (db.query("SELECT count(*) AS n FROM smsgate_tokens WHERE account_id = ? AND revoked_at IS NULL").get(other.accountId) as { n: number }).n;
+    const fill = db.query("INSERT INTO smsgate_tokens (jti, account_id, key_id, token_use, parent_jti, scopes, expires_at, revoked_at, created_at) VALUES (?, ?, 'k', 'access', NULL, '[]', ?, NULL, ?)");
+    db.transaction(() => {
+      for (let i = live; i < 999; i++) fill.run(`fill-${i}`, other.accountId, later, new Date().toISOString());
+    })();
+    const full = await expectError(await call("POST", "/auth/token", { auth: basic(other.accountId, other.key), json: { scopes: ["all:any"] } }), 409);
+    expect(full.message).toContain("1000");
+    db.query("DELETE FROM smsgate_tokens WHERE jti LIKE 'fill-%'").run();
+    const expired = await call("GET", "/messages", { auth: `Bearer ${forged}` });
+    expect(expired.body.message).toContain("token");
+
     const log = logLines.join("\n");
     for (const t of [mine.access_token, mine.refresh_token, theirs.access_token, std.access_token]) expect(log).not.toContain(t.split(".")[2]);
   });
