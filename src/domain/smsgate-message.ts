@@ -173,3 +173,30 @@ export function groupState(states: readonly SmsgateState[]): SmsgateState {
   for (const s of states) min = Math.min(min, SMSGATE_STATES.indexOf(s));
   return states.length === 0 ? "Pending" : SMSGATE_STATES[min];
 }
+
+/**
+ * The paging and time range of SMSGate's lists (GET /messages, GET /inbox): `limit` (1..`max`,
+ * default `dflt`), `offset`, and `from`/`to` as ISO times; problems are added to `errors`.
+ */
+export function smsgateListRange(
+  q: Record<string, string | undefined>,
+  max: number,
+  dflt: number,
+  errors: FieldError[],
+): { limit: number; offset: number; from?: string; to?: string } {
+  const int = (name: string, min: number, top: number, fallback: number) => {
+    const v = q[name];
+    if (v === undefined) return fallback;
+    const n = /^\d{1,9}$/.test(v) ? Number(v) : NaN;
+    if (!(n >= min && n <= top)) errors.push({ field: name, message: `${name} must be a whole number from ${min} to ${top}`, requirement: `integer ${min}-${top}`, provided: v.slice(0, 40) });
+    return n;
+  };
+  const date = (name: "from" | "to") => {
+    const v = q[name];
+    if (v === undefined) return undefined;
+    const t = Date.parse(v);
+    if (!Number.isFinite(t)) errors.push({ field: name, message: `${name} must be a date and time (RFC 3339, e.g. 2030-01-01T00:00:00Z)`, requirement: "RFC 3339 date-time", provided: v.slice(0, 40) });
+    return Number.isFinite(t) ? new Date(t).toISOString() : undefined;
+  };
+  return { limit: int("limit", 1, max, dflt), offset: int("offset", 0, 1_000_000_000, 0), from: date("from"), to: date("to") };
+}

@@ -6,8 +6,8 @@
  */
 import type { Database } from "bun:sqlite";
 import { validationError } from "../errors";
-import { iso } from "../lib/clock";
 import type { FieldError } from "../domain/submission";
+import { smsgateListRange } from "../domain/smsgate-message";
 import { listInboundForSmsgate } from "../db/inbound-messages";
 
 export const INBOX_TYPES = ["SMS", "DATA_SMS", "MMS", "MMS_DOWNLOADED"] as const;
@@ -27,24 +27,7 @@ export interface SmsgateIncomingMessage {
 
 export function listSmsgateInbox(sqlite: Database, accountId: string, q: Record<string, string | undefined>): { items: SmsgateIncomingMessage[]; total: number } {
   const errors: FieldError[] = [];
-  const int = (name: string, min: number, max: number, dflt: number) => {
-    const v = q[name];
-    if (v === undefined) return dflt;
-    const n = /^\d{1,9}$/.test(v) ? Number(v) : NaN;
-    if (!(n >= min && n <= max)) errors.push({ field: name, message: `${name} must be a whole number from ${min} to ${max}`, requirement: `integer ${min}-${max}`, provided: v.slice(0, 40) });
-    return n;
-  };
-  const limit = int("limit", 1, INBOX_LIMIT_MAX, INBOX_LIMIT_DEFAULT);
-  const offset = int("offset", 0, 1_000_000_000, 0);
-  const date = (name: "from" | "to") => {
-    const v = q[name];
-    if (v === undefined) return undefined;
-    const t = Date.parse(v);
-    if (!Number.isFinite(t)) errors.push({ field: name, message: `${name} must be a date and time (RFC 3339, e.g. 2030-01-01T00:00:00Z)`, requirement: "RFC 3339 date-time", provided: v.slice(0, 40) });
-    return Number.isFinite(t) ? iso(t) : undefined;
-  };
-  const from = date("from");
-  const to = date("to");
+  const { limit, offset, from, to } = smsgateListRange(q, INBOX_LIMIT_MAX, INBOX_LIMIT_DEFAULT, errors);
   if (q.type !== undefined && !(INBOX_TYPES as readonly string[]).includes(q.type)) {
     errors.push({ field: "type", message: `type must be one of ${INBOX_TYPES.join(", ")}`, requirement: INBOX_TYPES.join(" | "), provided: q.type.slice(0, 40) });
   }

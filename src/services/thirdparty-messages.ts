@@ -25,7 +25,7 @@ import { afterQuietHours, isValidQuietHours, type QuietHours } from "../domain/q
 import { MAX_RECIPIENT_LIMIT_PER_DAY } from "../domain/protection";
 import type { FieldError } from "../domain/submission";
 import { SIGNING_KEY_MAX, SIGNING_KEY_MIN } from "../domain/smsgate-settings";
-import { groupState, parseSendRequest, priorityOf, recipientState, SMSGATE_STATES, type SmsgateState } from "../domain/smsgate-message";
+import { groupState, parseSendRequest, priorityOf, recipientState, smsgateListRange, SMSGATE_STATES, type SmsgateState } from "../domain/smsgate-message";
 import { insertQueuedMessage, OPTED_OUT_REASON } from "../db/message-suppression";
 import { messagesOf } from "../db/stores/messages";
 import { findBusinessProfile } from "../db/stores/accounts";
@@ -313,24 +313,7 @@ export class ThirdPartyMessages {
   /** GET /messages: newest first unless sort=created_at; `total` for X-Total-Count. */
   list(accountId: string, q: Record<string, string | undefined>): { items: SmsgateMessageState[]; total: number } {
     const errors: FieldError[] = [];
-    const int = (name: string, min: number, max: number, dflt: number) => {
-      const v = q[name];
-      if (v === undefined) return dflt;
-      const n = /^\d{1,9}$/.test(v) ? Number(v) : NaN;
-      if (!(n >= min && n <= max)) errors.push({ field: name, message: `${name} must be a whole number from ${min} to ${max}`, requirement: `integer ${min}-${max}`, provided: v.slice(0, 40) });
-      return n;
-    };
-    const limit = int("limit", 1, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT);
-    const offset = int("offset", 0, 1_000_000_000, 0);
-    const date = (name: "from" | "to") => {
-      const v = q[name];
-      if (v === undefined) return undefined;
-      const t = Date.parse(v);
-      if (!Number.isFinite(t)) errors.push({ field: name, message: `${name} must be a date and time (RFC 3339, e.g. 2030-01-01T00:00:00Z)`, requirement: "RFC 3339 date-time", provided: v.slice(0, 40) });
-      return Number.isFinite(t) ? iso(t) : undefined;
-    };
-    const from = date("from");
-    const to = date("to");
+    const { limit, offset, from, to } = smsgateListRange(q, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT, errors);
     const sort = q.sort ?? "-created_at";
     if (sort !== "created_at" && sort !== "-created_at") errors.push({ field: "sort", message: "sort must be created_at or -created_at", requirement: "created_at | -created_at", provided: sort.slice(0, 40) });
     // SMSGate's filter values; Cancelling (a cancel the phone has not confirmed) never happens here.
