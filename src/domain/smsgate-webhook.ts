@@ -2,10 +2,11 @@
  * SMSGate's webhook events (its server's WebhookEvent, v1.47: fourteen) and the Textwire events
  * each one is delivered from (docs/api-decisions.md, "SMSGate third-party API" and "The SMSGate
  * ecosystem, every call"). Every one can be registered. Those with no Textwire source are stored
- * under their own name, which no Textwire event has, so they are accepted and never sent:
- * `system:ping` (Textwire watches its phones itself: device.offline / device.online), the data
- * and MMS events (Textwire's phones send and keep texts only), `app:started`, and the four batch
- * events (Textwire delivers each text on its own).
+ * under their own name. Two of them a phone reports and Textwire relays as they came, emitted
+ * under that same name (RELAYED_EVENTS): `sms:data-received` and `mms:received` (its metadata).
+ * The rest are accepted and never sent: `system:ping` (Textwire watches its phones itself:
+ * device.offline / device.online), `mms:downloaded` (Textwire does not download MMS),
+ * `app:started`, and the four batch events (Textwire delivers each text on its own).
  */
 export const SMSGATE_EVENTS = [
   "sms:received",
@@ -24,6 +25,11 @@ export const SMSGATE_EVENTS = [
   "mms:batch:downloaded",
 ] as const;
 export type SmsgateEvent = (typeof SMSGATE_EVENTS)[number];
+
+/** Phone events relayed to SMSGate registrations as the phone reported them (services/thirdparty-webhooks.ts relayPhoneEvent). */
+export const RELAYED_EVENTS = ["sms:data-received", "mms:received"] as const;
+export type RelayedEvent = (typeof RELAYED_EVENTS)[number];
+export const isRelayed = (e: string): e is RelayedEvent => (RELAYED_EVENTS as readonly string[]).includes(e);
 
 /**
  * A failed attempt that Textwire will try again: SMSGate's clients see `sms:failed` at once (as
@@ -46,7 +52,7 @@ export function textwireEventsOf(event: SmsgateEvent): string[] {
 }
 
 /** Whether Textwire ever sends this SMSGate event. */
-export const isProduced = (event: SmsgateEvent): boolean => TO_TEXTWIRE[event] !== undefined;
+export const isProduced = (event: SmsgateEvent): boolean => TO_TEXTWIRE[event] !== undefined || isRelayed(event);
 
 /** The SMSGate event a stored subscription's first type is (its own name for the never-sent ones), or null. */
 export function smsgateEventOf(textwireType: string): SmsgateEvent | null {

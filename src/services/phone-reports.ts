@@ -18,6 +18,8 @@ import type { DeviceRow } from "../db/stores/devices";
 import { messagesOf, type MessageRow } from "../db/stores/messages";
 import { latestLease } from "../db/message-history";
 import { lastFailedLease } from "../db/message-retries";
+import { RELAYED_EVENTS } from "../domain/smsgate-webhook";
+import { relayPhoneEvent } from "./thirdparty-webhooks";
 import { normalizeDeviceTime } from "../domain/device-time";
 import { believedTime, readDeviceReport, reportIdOf, type DeviceReport } from "../domain/device-report";
 import type { LeaseService } from "./leases";
@@ -35,7 +37,7 @@ export const CALLBACK_TOLERANCE_SECONDS = 300;
 /** Applied webhook event ids are kept this long for dedupe (the app retries for far less). */
 export const CALLBACK_DEDUPE_MS = 7 * 86_400_000;
 /** The phone callbacks Textwire asks the app for (GET /webhooks). */
-export const CALLBACK_EVENTS = ["sms:received", "sms:sent", "sms:delivered", "sms:failed", "system:ping"] as const;
+export const CALLBACK_EVENTS = ["sms:received", "sms:sent", "sms:delivered", "sms:failed", "system:ping", ...RELAYED_EVENTS] as const;
 
 /** Something that stores inbound texts; wired when present. */
 export interface InboundReceiver {
@@ -239,6 +241,11 @@ export class PhoneReports {
         case "sms:received":
           // The inbound service announces the received text itself (as the phone's).
           this.applyReceived(device, body.id, payload);
+          break;
+        case "sms:data-received":
+        case "mms:received":
+          // Only for the account's SMSGate webhooks of that event, as the phone reported it.
+          relayPhoneEvent(this.sqlite, device.accountId, device.id, body.event, payload, this.clock());
           break;
       }
     } catch (err) {

@@ -11,7 +11,8 @@ import { createHmac } from "node:crypto";
 import { AppError, validationError } from "../errors";
 import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
 import { newId } from "../lib/ids";
-import { SMSGATE_EVENTS, smsgateEventOf, textwireEventsOf, type SmsgateEvent } from "../domain/smsgate-webhook";
+import { isRelayed, SMSGATE_EVENTS, smsgateEventOf, textwireEventsOf, type RelayedEvent, type SmsgateEvent } from "../domain/smsgate-webhook";
+import { emitEvent } from "./events";
 import { smsInfo } from "../domain/sms-encoding";
 import { findInboundPhoneFacts } from "../db/inbound-messages";
 import type { EndpointRow } from "../db/stores/events";
@@ -129,6 +130,29 @@ function toWebhook(r: EndpointRow): SmsgateWebhook {
   return { id: r.external_id ?? r.id, event: smsgateEventOf(events[0] ?? "") ?? "system:ping", url: r.url, deviceId: r.device_id };
 }
 
+/** The phone events relayed as they came (src/domain/smsgate-webhook.ts, RELAYED_EVENTS): the fields kept, and their longest text. */
+const RELAYED_FIELDS: Record<string, number> = {
+  messageId: 100, phoneNumber: 40, sender: 40, recipient: 40, simNumber: 0, receivedAt: 40,
+  // sms:data-received: the base64 body (a data SMS holds at most a few hundred bytes).
+  data: 4_096,
+  // mms:received: the MMS's metadata (its attachments are not fetched).
+  transactionId: 200, subject: 1_000, contentClass: 100, size: 0,
+};
+
+/**
+ * A phone's sms:data-received or mms:received, for the account's SMSGate registrations of that
+ * event, written in the caller's transaction: only SMSGate's fields, of their types and lengths
+ * (docs/api-decisions.md, "The SMSGate ecosystem, every call").
+ */
+export function relayPhoneEvent(sqlite: Database, accountId: string, deviceId: string, event: RelayedEvent, payload: Record<string, unknown>, now: number): void {
+  const kept: Record<string, unknown> = {};
+  for (const [k, max] of Object.entries(RELAYED_FIELDS)) {
+    const v = payload[k];
+    if (v === null || (typeof v === "number" && Number.isFinite(v) && max === 0) || (typeof v === "string" && max > 0 && v.length <= max)) kept[k] = v;
+  }
+  emitEvent(sqlite, accountId, event, { deviceId, payload: kept }, now);
+}
+
 /**
  * The body and headers of one delivery to an SMSGate-format endpoint, from the event as the outbox
  * stored it (`{type, timestamp, data}`). A text sent through the third-party API is named by the
@@ -153,7 +177,12 @@ export function smsgateDelivery(
   let payload: Record<string, unknown> = {};
   // SMSGate's SmsEventPayload (client-go dto_webhooks.go): messageId, phoneNumber (the other
   // party), sender, recipient, simNumber, and the parts the text took.
-  if (event === "sms:received") {
+  if (isRelayed(event)) {
+    // As the phone reported it (relayPhoneEvent kept SMSGate's fields only).
+    deviceId = typeof data.deviceId === "string" ? data.deviceId : "";
+    payload = { ...(data.payload ?? {}) };
+    if (typeof payload.sender !== "string" && typeof payload.phoneNumber === "string") payload.sender = payload.phoneNumber;
+  } else if (event === "sms:received") {
     deviceId = m.deviceId ?? "";
     const body = typeof m.body === "string" ? m.body : "";
     const facts = typeof m.id === "string" ? findInboundPhoneFacts(sqlite, m.id) : null;

@@ -386,6 +386,28 @@ describe("webhook payloads as SMSGate sends them", () => {
     await call("DELETE", "/webhooks/any-phone");
   });
 
+  test("sms:data-received and mms:received, as the phone reports them, reach the registrations of that event only", async () => {
+    const p = await phone("Data phone");
+    expect(p.webhooks.map((w) => w.event)).toEqual(expect.arrayContaining(["sms:data-received", "mms:received"]));
+    expect((await call("POST", "/webhooks", { json: { id: "data-in", url: `http://127.0.0.1:${receiver.port}/data`, event: "sms:data-received" } })).status).toBe(201);
+    expect((await call("POST", "/webhooks", { json: { id: "mms-in", url: `http://127.0.0.1:${receiver.port}/mms`, event: "mms:received", deviceId: p.id } })).status).toBe(201);
+    // Textwire's own endpoints never take them, even with "*".
+    const star = (await expectStatus(await ts.api("/webhook-endpoints", { method: "POST", json: { url: `http://127.0.0.1:${receiver.port}/star`, events: ["*"], allowInsecure: true } }), 201)).data.endpoint;
+    expect((await p.webhook("sms:data-received", { messageId: "d-1", data: "SGVsbG8=", phoneNumber: "+14155550141", simNumber: 1, receivedAt: gsonDate(Date.now()), extra: "x".repeat(10) })).status).toBe(200);
+    expect((await p.webhook("mms:received", { messageId: "m-1", phoneNumber: "+14155550142", sender: "+14155550142", recipient: null, simNumber: 2, transactionId: "T1", subject: "Photo", contentClass: "IMAGE_BASIC", size: 20480, receivedAt: gsonDate(Date.now()) })).status).toBe(200);
+    const data = await until("sms:data-received", () => received.find((r) => r.path === "/data"));
+    expect(data.body).toEqual({ deviceId: p.id, event: "sms:data-received", id: expect.any(String), webhookId: "data-in", payload: { messageId: "d-1", data: "SGVsbG8=", phoneNumber: "+14155550141", sender: "+14155550141", simNumber: 1, receivedAt: expect.any(String) } });
+    const mms = await until("mms:received", () => received.find((r) => r.path === "/mms"));
+    expect(mms.body.payload).toEqual({ messageId: "m-1", phoneNumber: "+14155550142", sender: "+14155550142", recipient: null, simNumber: 2, transactionId: "T1", subject: "Photo", contentClass: "IMAGE_BASIC", size: 20480, receivedAt: expect.any(String) });
+    await Bun.sleep(200);
+    expect(received.filter((r) => r.path === "/star" && ["sms:data-received", "mms:received"].includes(r.body.type))).toEqual([]);
+    expect((await ts.api(`/webhook-endpoints/${star.id}`, { method: "DELETE" })).status).toBeLessThan(300);
+    // Nothing was stored as a received text.
+    expect((await call("GET", `/inbox?deviceId=${p.id}`)).body).toEqual([]);
+    await call("DELETE", "/webhooks/data-in");
+    await call("DELETE", "/webhooks/mms-in");
+  });
+
   test("a phone's Failed report: Failed at once on the SMSGate API and sms:failed at once; Textwire's retry shows as a resend (Processed, then Sent)", async () => {
     const p = await phone("Failing phone");
     expect((await call("POST", "/webhooks", { json: { id: "fails", url: `http://127.0.0.1:${receiver.port}/fails`, event: "sms:failed", deviceId: p.id } })).status).toBe(201);

@@ -114,8 +114,10 @@ describe("states and events", () => {
     for (const e of SMSGATE_EVENTS) expect(smsgateEventOf(textwireEventsOf(e)[0])).toBe(e);
     expect(textwireEventsOf("sms:failed")).toEqual(["message.failed", "message.attempt_failed"]);
     expect(smsgateEventOf("message.attempt_failed")).toBe("sms:failed");
-    expect(SMSGATE_EVENTS.filter(isProduced)).toEqual(["sms:received", "sms:sent", "sms:delivered", "sms:failed", "sms:cancelled"]);
+    expect(SMSGATE_EVENTS.filter(isProduced)).toEqual(["sms:received", "sms:data-received", "sms:sent", "sms:delivered", "sms:failed", "sms:cancelled", "mms:received"]);
     expect(subscribes(["*"], "message.attempt_failed")).toBe(false);
+    expect(subscribes(["*"], "mms:received")).toBe(false);
+    expect(subscribes(["sms:data-received"], "sms:data-received")).toBe(true);
     expect(subscribes(["*"], "message.failed")).toBe(true);
     expect(subscribes(["message.attempt_failed"], "message.attempt_failed")).toBe(true);
   });
