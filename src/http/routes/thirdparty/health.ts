@@ -2,32 +2,19 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../../../deps";
 import { VERSION } from "../../../version";
 import { schemaVersionOf } from "../../../db/database-info";
-import { listDevices } from "../../../db/stores/devices";
-import { smsgateOf } from "../../../db/stores/smsgate";
-import { iso } from "../../../lib/clock";
+import { phoneChecks, type HealthCheck as Check } from "../../../services/smsgate-health";
 import { authOf } from "../../context";
 import { routeAccess } from "../../plugins/route-access";
 
 const hidden = { hide: true, tags: ["SMSGate third-party API"] };
 
-type Status = "pass" | "warn" | "fail";
-interface Check {
-  description: string;
-  observedUnit: string;
-  observedValue: number;
-  status: Status;
-}
+type Status = Check["status"];
 interface Health {
   status: Status;
   version: string;
   releaseId: number;
   checks: Record<string, Check>;
 }
-
-/** A phone's battery below this is a warning, as the SMSGate app's own battery:level check (never a fail: that would answer 503). */
-export const BATTERY_WARN_PERCENT = 25;
-/** messages:failed counts the account's texts created in this window that failed. */
-export const FAILED_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** SMSGate's releaseId is an integer build number: Textwire's version as one (1.2.3 → 10203). */
 export function releaseIdOf(version: string): number {
@@ -88,27 +75,8 @@ function probes(deps: AppDeps) {
     };
     return checks;
   };
-  const phones = (accountId: string): Record<string, Check> => {
-    const batteries = listDevices(sqlite, accountId).map((d) => d.battery).filter((b): b is number => typeof b === "number");
-    const lowest = batteries.length ? Math.min(...batteries) : null;
-    const failed = smsgateOf(sqlite).countFailedSince(accountId, iso(deps.clock() - FAILED_WINDOW_MS));
-    return {
-      "battery:level": {
-        description: lowest === null ? "No phone has reported its battery yet" : "The lowest battery level of your phones",
-        observedUnit: "percent",
-        observedValue: lowest ?? 0,
-        status: lowest === null || lowest >= BATTERY_WARN_PERCENT ? "pass" : "warn",
-      },
-      "messages:failed": {
-        description: "Texts of the last 24 hours that failed",
-        observedUnit: "messages",
-        observedValue: failed,
-        status: failed > 0 ? "warn" : "pass",
-      },
-    };
-  };
   const detail = (summary: string) => ({ permission: "public" as const, rateLimit: "none" as const, detail: { ...hidden, summary } });
-  return { ready, database, phones, detail };
+  return { ready, database, detail };
 }
 
 /** Under /3rdparty/v1: /health, /health/live, /health/ready, /health/startup (no key) and /health/phones (a key). */
@@ -120,7 +88,7 @@ export function thirdPartyHealthRoutes(deps: AppDeps) {
     .get("/health/ready", ({ set }) => answer(p.ready(), set), p.detail("Readiness probe in SMSGate's shape (no key)"))
     .get("/health/live", ({ set }) => answer(live(deps), set), p.detail("Liveness probe in SMSGate's shape (no key)"))
     .get("/health/startup", ({ set }) => answer({ database: p.database() }, set), p.detail("Startup probe in SMSGate's shape (no key)"))
-    .get("/health/phones", ({ request, set }) => answer({ ...p.ready(), ...p.phones(authOf(request).accountId) }, set), {
+    .get("/health/phones", ({ request, set }) => answer({ ...p.ready(), ...phoneChecks(deps.sqlite, deps.clock, authOf(request).accountId) }, set), {
       permission: "devices.read", rateLimit: "api-key", detail: { ...hidden, summary: "Health with the account's phones: battery:level, messages:failed (SMSGate's local server)" },
     });
 }
