@@ -12,6 +12,7 @@ import { expectStatus, startTestServer, type TestServer } from "../helpers/serve
 import { SmsGateEmulator, gsonDate } from "../helpers/smsgate-emulator";
 import { createLogger } from "../../src/lib/log";
 import { SMSGATE_EVENTS } from "../../src/domain/smsgate-webhook";
+import { requeueForRetry } from "../../src/db/message-retries";
 
 let ts: TestServer;
 let standardKey: string;
@@ -447,6 +448,18 @@ describe("webhook payloads as SMSGate sends them", () => {
     expect(r.status).toBe(204);
     expect((await call("GET", "/messages/retry-me")).body.state).toBe("Sent");
     await until("sms:sent", () => received.find((x) => x.path === "/sent" && x.body.payload.messageId === "retry-me"));
+
+    // A lease that ran out unreported is no failure report (the phone may have sent it): the retry reads Pending, no sms:failed.
+    const quiet = (await call("POST", "/messages", { json: { id: "no-report", textMessage: { text: "Are you coming?" }, phoneNumbers: ["+12025550116"] } })).body;
+    expect(quiet.id).toBe("no-report");
+    const textId = (ts.running.deps.sqlite.query("SELECT message_id AS id FROM smsgate_recipients WHERE smsgate_id = 'no-report'").get() as { id: string }).id;
+    const failsBefore = received.filter((r) => r.path === "/fails").length;
+    ts.running.deps.sqlite.transaction(() =>
+      requeueForRetry(ts.running.deps.sqlite, { id: textId, reason: "no-report", retryCount: 1, scheduledFor: new Date(Date.now() + 60_000).toISOString(), updatedAt: new Date().toISOString(), failedAt: new Date().toISOString(), leaseToken: null }),
+    )();
+    expect((await call("GET", "/messages/no-report")).body).toMatchObject({ state: "Pending", recipients: [{ state: "Pending" }] });
+    await Bun.sleep(200);
+    expect(received.filter((r) => r.path === "/fails").length).toBe(failsBefore);
     await call("DELETE", "/webhooks/fails");
     await call("DELETE", "/webhooks/sent");
   }, 20_000);

@@ -28,7 +28,7 @@ export interface RecipientView {
   /** The phone that last held the message (its lease history), for the state's deviceId. */
   last_holder: string | null;
   content: string | null;
-  /** The reason of the last failed attempt Textwire will try again (null: none, or it was not retried). */
+  /** The reason of a phone's failure report Textwire will try again (null: none, or the last attempt's lease ran out unreported). */
   retry_reason: string | null;
 }
 
@@ -57,7 +57,7 @@ export function smsgateStore(sqlite: Database) {
       `SELECT r.position, r.phone_number, r.message_id, r.error, r.processed_at, m.status, m.lease_token, m.lease_device_id, m.sent_at,
               m.failure_reason, json_extract(m.metadata, '$.deliveredAt') AS delivered_at, m.updated_at,
               coalesce(m.lease_device_id, json_extract(m.metadata, '$.leases[#-1].deviceId')) AS last_holder, m.content,
-              json_extract(m.metadata, '$.failures[#-1].reason') AS retry_reason
+              CASE WHEN json_extract(m.metadata, '$.lastFailedLease') IS NOT NULL THEN json_extract(m.metadata, '$.failures[#-1].reason') END AS retry_reason
          FROM smsgate_recipients r LEFT JOIN messages m ON m.id = r.message_id
         WHERE r.account_id = ?1 AND r.smsgate_id = ?2 ORDER BY r.position`,
     ),
