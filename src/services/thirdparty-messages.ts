@@ -339,7 +339,7 @@ export class ThirdPartyMessages {
     const matching: SmsgateMessageState[] = [];
     let total = 0;
     for (let page = 0; ; page += STATE_SCAN_PAGE) {
-      const { rows } = this.store.list(accountId, filter, sort === "-created_at", STATE_SCAN_PAGE, page);
+      const { rows } = this.store.list(accountId, filter, sort === "-created_at", STATE_SCAN_PAGE, page, false);
       for (const g of rows) {
         const v = this.view(g, includeContent);
         if (v.state !== q.state) continue;

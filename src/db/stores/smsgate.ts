@@ -102,7 +102,8 @@ export function smsgateStore(sqlite: Database) {
     optionsOf: (messageId: string) =>
       s.options.get(messageId) as { messageId: string; simNumber: number | null; withDeliveryReport: number; smsgateId: string } | null,
     markProcessed: (messageId: string, atIso: string) => void s.markProcessed.run(messageId, atIso),
-    list(accountId: string, f: SmsgateListFilter, newestFirst: boolean, limit: number, offset: number): { rows: SmsgateMessageRow[]; total: number } {
+    /** A page of the account's messages; `total` counts them all unless `counted` is false (then -1). */
+    list(accountId: string, f: SmsgateListFilter, newestFirst: boolean, limit: number, offset: number, counted = true): { rows: SmsgateMessageRow[]; total: number } {
       const where = ["g.account_id = ?"];
       const params: Array<string | number> = [accountId];
       if (f.from !== undefined) (where.push("g.created_at >= ?"), params.push(f.from));
@@ -117,7 +118,7 @@ export function smsgateStore(sqlite: Database) {
         params.push(f.deviceId, f.deviceId);
       }
       const cond = where.join(" AND ");
-      const total = (sqlite.query(`SELECT count(*) AS n FROM smsgate_messages g WHERE ${cond}`).get(...params) as { n: number }).n;
+      const total = counted ? (sqlite.query(`SELECT count(*) AS n FROM smsgate_messages g WHERE ${cond}`).get(...params) as { n: number }).n : -1;
       const order = newestFirst ? "DESC" : "ASC";
       const rows = sqlite
         .query(`SELECT g.* FROM smsgate_messages g WHERE ${cond} ORDER BY g.created_at ${order}, g.id ${order} LIMIT ? OFFSET ?`)
