@@ -18,6 +18,7 @@ import { caCertificateResponse } from "./http/routes/tls";
 import { DEFAULT_ACCOUNT_NAME } from "./domain/business-profile";
 import { EXPIRY_WARNING_DAYS, tlsExpiry, type TlsExpiry } from "./tls/local-ca";
 import { Listeners } from "./http/listeners";
+import { copyBeforeUpgrade } from "./db/upgrade-copy";
 
 export interface RunningServer {
   deps: AppDeps;
@@ -65,6 +66,9 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     migrate(sqlite, undefined, {
       onStart: (p) => {
         upgrading = p.from > 0;
+        // A copy first, named by its schema version (src/db/upgrade-copy.ts).
+        const copy = copyBeforeUpgrade(sqlite, config.db, p.from);
+        if (copy) logger.info("copied the database before upgrading it", { copy, schema: p.from });
         if (upgrading) logger.info("upgrading the database; leave the server running until it says it is upgraded", { fromSchema: p.from, toSchema: p.to, steps: p.steps });
       },
       onStep: (s) => {

@@ -2,6 +2,7 @@ import { buildServeConfig, LOOPBACK_PROXIES, OPTIONS, envName, withHttpsPorts, t
 import { createLogger } from "../lib/log";
 import { startServer, type RunningServer } from "../server";
 import { SchemaTooNewError } from "../db/migrate";
+import { UpgradeCopyError } from "../db/upgrade-copy";
 import { EXPIRY_WARNING_DAYS, hasLocalServerCert, tlsPathsFor } from "../tls/local-ca";
 import { dbPathOf, type CliIO } from "./common";
 import { warmDashboard } from "../dashboard/assets";
@@ -48,7 +49,7 @@ export async function serveCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
     running = await startServer(config, { logger });
   } catch (err) {
     removeHandlers();
-    if (err instanceof SchemaTooNewError) {
+    if (err instanceof SchemaTooNewError || err instanceof UpgradeCopyError) {
       io.err(err.message);
       return 1;
     }
