@@ -109,7 +109,7 @@ export function sameDomains(a: string[], b: string[]): boolean {
 }
 
 /**
- * What went wrong, in words an owner can act on. The CA's problem types (RFC 8555 §6.7) say which
+ * What went wrong, in words an owner can act on. The CA's problem types (RFC 8555, "Errors") say which
  * check failed; the message names the domain, the port and what to look at.
  */
 export function explainAcmeFailure(err: unknown, domains: string[], plainPort: number): string {
