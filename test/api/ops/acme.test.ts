@@ -131,6 +131,83 @@ describe("serve --domain against a real ACME CA", () => {
   });
 });
 
+describe("renewal on the timer", () => {
+  it("a certificate that falls due (here: 30 days and 3 seconds long) is renewed by the timer alone, on the same port", async () => {
+    const d = tempDir("textwire-acme-timer-");
+    const plain = freePort();
+    const ca = await startPebble(d, { httpPort: plain, validitySeconds: 30 * 86_400 + 3 });
+    const s = await startServer(
+      defaultServeConfig({ db: join(d, "t.db"), host: "127.0.0.1", port: 0, redirectPort: plain, domains: ["localhost"], acmeDirectory: ca!.directoryUrl, acmeCaFile: ca!.caFile }),
+      { onFirstKey: () => {} },
+    );
+    try {
+      const cert = s.deps.publicCertificate;
+      await until("the first certificate", () => cert.view().state === "valid");
+      root = await ca!.issuingRoot();
+      const first = (await presented(s.port)).serialNumber;
+      const port = s.port;
+      let renewed: string | undefined;
+      const end = Date.now() + 20_000;
+      while (Date.now() < end && !renewed) {
+        const now = (await presented(port)).serialNumber;
+        if (now !== first) renewed = now;
+        else await Bun.sleep(250);
+      }
+      expect(renewed).toBeDefined();
+      expect(s.port).toBe(port);
+    } finally {
+      await s.stop();
+      ca!.stop();
+    }
+  });
+});
+
+describe("textwire serve --domain, as an owner starts it", () => {
+  it("the flags (and their TEXTWIRE_* variables) put plain HTTP on --port and HTTPS on --https-port; the start line says what happens", async () => {
+    const d = tempDir("textwire-acme-cli-");
+    const plain = freePort();
+    const https = freePort();
+    const ca = await startPebble(d, { httpPort: plain });
+    const root = join(import.meta.dir, "..", "..", "..");
+    const proc = Bun.spawn([join(root, "node_modules/.bin/bun"), "src/main.ts", "serve", "--db", join(d, "t.db"), "--host", "127.0.0.1", "--domain", "localhost", "--port", String(plain), "--log-format", "json"], {
+      cwd: root,
+      env: { ...process.env, TEXTWIRE_HTTPS_PORT: String(https), TEXTWIRE_ACME_DIRECTORY: ca!.directoryUrl, TEXTWIRE_ACME_CA_FILE: ca!.caFile, TEXTWIRE_ACME_EMAIL: "owner@example.com" },
+      stdout: "pipe",
+      stderr: "ignore",
+    });
+    try {
+      const reader = proc.stdout.getReader();
+      let out = "";
+      while (!out.includes("Textwire listening on")) {
+        const { done, value } = await reader.read();
+        if (done) throw new Error(`serve exited: ${out}`);
+        out += new TextDecoder().decode(value);
+      }
+      expect(out).toContain(`plain HTTP until the certificate for localhost arrives (HTTPS then on port ${https}`);
+      const issuing = await ca!.issuingRoot();
+      const end = Date.now() + 30_000;
+      let health: Response | undefined;
+      while (Date.now() < end) {
+        try {
+          health = await fetch(`https://localhost:${https}/health`, { tls: { ca: issuing } } as RequestInit);
+          break;
+        } catch {
+          await Bun.sleep(100);
+        }
+      }
+      expect(health?.status).toBe(200);
+      const r = await fetch(`http://127.0.0.1:${plain}/health`, { redirect: "manual" });
+      expect(r.status).toBe(308);
+      expect(r.headers.get("location")).toBe(`https://127.0.0.1:${https}/health`);
+      proc.kill("SIGTERM");
+      expect(await proc.exited).toBe(0);
+    } finally {
+      proc.kill();
+      ca!.stop();
+    }
+  });
+});
+
 describe("failures in plain words, serving meanwhile", () => {
   it("when the CA cannot reach the plain port: says what to check, and serves plain HTTP meanwhile", async () => {
     const d = tempDir("textwire-acme-fail-");
