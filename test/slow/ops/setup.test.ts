@@ -238,11 +238,11 @@ describe("the start line and the plain-HTTP warning", () => {
     expect(listed.line).toContain("forwarded headers honoured from 10.0.0.2, fd00::/8");
   }, 60_000);
 
-  test("with TLS and --redirect-port the start line names the redirect listener's port", async () => {
+  test("with TLS and --redirect-port the start line names the plain-HTTP port and the HTTPS port", async () => {
     const db = freshDb();
     expect(await runCli(["tls", "init", "--db", db], { out() {}, err() {}, env: {}, isTTY: false })).toBe(0);
     const { line, err } = await startOnce(["--redirect-port", "0"], db);
-    expect(line).toMatch(/^Textwire listening on https:\/\/127\.0\.0\.1:\d+ \(.*local CA.*\); plain-HTTP redirect to HTTPS on port \d+$/);
+    expect(line).toMatch(/^Textwire listening on https:\/\/127\.0\.0\.1:\d+ \(.*local CA.*\); plain HTTP on port \d+ forwards to HTTPS on port \d+$/);
     expect(err).not.toContain("serving plain HTTP");
   }, 60_000);
 });
