@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../../helpers/server";
+import { freePort, PEBBLE_MISSING, pebbleInstalled, startPebble } from "../../helpers/pebble";
 
 /**
  * One file that carries everything (docs/operations.md): the compiled executable embeds its
@@ -50,6 +51,32 @@ describe("the executable carries Litestream", () => {
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
   });
+
+  test("the compiled executable gets a public certificate (acme-client inside it) from Pebble and serves HTTPS with it", async () => {
+    if (!pebbleInstalled()) return console.warn(PEBBLE_MISSING);
+    const d = join(dir, "acme");
+    Bun.spawnSync(["mkdir", "-p", d]);
+    const plain = freePort();
+    const https = freePort();
+    const ca = (await startPebble(d, { httpPort: plain }))!;
+    const proc = Bun.spawn([join(ROOT, "dist/textwire"), "serve", "--db", join(d, "t.db"), "--host", "127.0.0.1", "--domain", "localhost", "--port", String(plain), "--https-port", String(https), "--acme-directory", ca.directoryUrl, "--acme-ca-file", ca.caFile], { stdout: "ignore", stderr: "ignore" });
+    procs.push(proc);
+    try {
+      const root = await ca.issuingRoot();
+      let status = 0;
+      for (let i = 0; i < 300 && status !== 200; i++) {
+        try {
+          status = (await fetch(`https://localhost:${https}/health`, { tls: { ca: root } } as RequestInit)).status;
+        } catch {
+          await Bun.sleep(100);
+        }
+      }
+      expect(status).toBe(200);
+    } finally {
+      proc.kill();
+      ca.stop();
+    }
+  }, 60_000);
 
   test("linux-arm64: the build embeds the Litestream it is given, or says plainly that it has none", () => {
     const registryHasIt = Bun.spawnSync(["npm", "view", "@flydotio/litestream-linux-arm64@1.0.1", "version"], { stdout: "pipe", stderr: "pipe" }).exitCode === 0;
