@@ -28,6 +28,7 @@ describe("textwire service install --dry-run", () => {
     expect(r.out).toContain("ReadWritePaths=/var/lib/textwire");
     expect(r.out).toContain("setup link");
     expect(r.out).toContain("systemctl enable --now textwire");
+    expect(r.out).toContain("useradd --system");
     expect(r.out).not.toMatch(/API key/i);
   });
 

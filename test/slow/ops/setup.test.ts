@@ -165,7 +165,7 @@ describe("the systemd unit takes every setting from the env file; the operations
     expect(exec).toEqual(["ExecStart=/usr/local/bin/textwire serve"]);
     const envNames = new Set(OPTIONS.map((o) => envName(o.flag)));
     const defaults = lines.filter((l) => l.startsWith("Environment=")).map((l) => l.slice("Environment=".length).split("=")[0]);
-    expect(defaults.sort()).toEqual(["TEXTWIRE_DB", "TEXTWIRE_HOST", "TEXTWIRE_LOG_FORMAT", "TEXTWIRE_PORT"]);
+    expect(defaults.sort()).toEqual(["TEXTWIRE_DB", "TEXTWIRE_LOG_FORMAT"]);
     for (const d of defaults) expect(envNames.has(d)).toBe(true);
     // systemd: EnvironmentFile= overrides Environment=, so it must be there (after them, for readers).
     const fileLine = lines.findIndex((l) => l.startsWith("EnvironmentFile=-/etc/textwire/textwire.env"));
@@ -186,8 +186,8 @@ describe("the systemd unit takes every setting from the env file; the operations
     for (const d of dirs) expect(writable.some((w) => d === w || d.startsWith(w + "/"))).toBe(true);
   });
 
-  test("the operations guide creates the textwire user before anything is chowned to it", () => {
-    const created = readme.indexOf("useradd --system");
+  test("the operations guide creates the textwire user (textwire service install does) before anything is chowned to it", () => {
+    const created = readme.indexOf("sudo textwire service install");
     expect(created).toBeGreaterThan(0);
     for (const m of readme.matchAll(/chown textwire|sudo -u textwire/g)) expect(m.index!).toBeGreaterThan(created);
   });
