@@ -97,7 +97,7 @@ describe("serve --domain against a real ACME CA", () => {
     expect(Math.abs(Date.parse(view.data.nextAttemptAt) - Math.min(Date.parse(view.data.certificate.notAfter) - 30 * DAY, Date.now() + 12 * 3_600_000))).toBeLessThan(60_000);
     const https2 = await expectStatus(await fetch(`${https}/v1/admin/https`, { headers: { Authorization: `Bearer ${key}` }, tls: { ca: root } } as RequestInit), 200);
     expect(https2.data).toMatchObject({ on: true, certificate: "public", port: server.port, redirectPort: plainPort });
-  });
+  }, 90_000);
 
   it("renews 29 days before expiry without a restart: the same port presents the new certificate", async () => {
     const before = await presented(server!.port);
@@ -110,7 +110,7 @@ describe("serve --domain against a real ACME CA", () => {
     const after = await presented(port);
     expect(after.serialNumber).not.toBe(before.serialNumber);
     offset = 0;
-  });
+  }, 90_000);
 
   it("keeps the account key and the certificate in the database, so a backup carries them; a restart serves the kept certificate at once", async () => {
     const db = join(dir, "textwire.db");
@@ -128,7 +128,7 @@ describe("serve --domain against a real ACME CA", () => {
     expect(server.url.startsWith("https://")).toBe(true);
     expect((await presented(server.port)).serialNumber).toBe(served);
     expect(server.deps.publicCertificate.view().lastAttemptAt).toBeNull();
-  });
+  }, 90_000);
 });
 
 describe("renewal on the timer", () => {
@@ -159,7 +159,7 @@ describe("renewal on the timer", () => {
       await s.stop();
       ca!.stop();
     }
-  });
+  }, 90_000);
 });
 
 describe("textwire serve --domain, as an owner starts it", () => {
@@ -205,7 +205,7 @@ describe("textwire serve --domain, as an owner starts it", () => {
       proc.kill();
       ca!.stop();
     }
-  });
+  }, 90_000);
 });
 
 describe("failures in plain words, serving meanwhile", () => {
@@ -229,7 +229,7 @@ describe("failures in plain words, serving meanwhile", () => {
       await s.stop();
       elsewhere!.stop();
     }
-  });
+  }, 90_000);
 });
 
 describe("Settings → Get a certificate (operator), no --domain", () => {
@@ -259,7 +259,7 @@ describe("Settings → Get a certificate (operator), no --domain", () => {
       await s.stop();
       ca!.stop();
     }
-  });
+  }, 90_000);
 
   it("is refused while --domain is in force, and for an account without operator rights", async () => {
     const d = tempDir("textwire-acme-refused-");
@@ -275,5 +275,5 @@ describe("Settings → Get a certificate (operator), no --domain", () => {
     } finally {
       await s.stop();
     }
-  });
+  }, 90_000);
 });

@@ -50,7 +50,7 @@ describe("the executable carries Litestream", () => {
     expect(extracted[0]).toBe(`litestream-${sha.slice(0, 16)}`);
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(0);
-  });
+  }, 180_000);
 
   test("the compiled executable gets a public certificate (acme-client inside it) from Pebble and serves HTTPS with it", async () => {
     if (!pebbleInstalled()) return console.warn(PEBBLE_MISSING);
