@@ -52,6 +52,7 @@ import { SubmissionIntake } from "./services/intake/intake";
 import { intakeStore } from "./db/stores/intake";
 import { StageTiming } from "./lib/stage-timing";
 import type { Lifecycle } from "./lib/lifecycle";
+import { publicCertificateFor, PublicCertificateService } from "./services/public-certificate";
 import type { Observer } from "./lib/request-observer";
 import { ReplicationSupervisor } from "./services/replication";
 import { emitReplicationStalled, ReplicationSettingsService } from "./services/replication-settings";
@@ -165,6 +166,8 @@ export interface AppDeps {
   plainHttpPosts: PlainHttpPosts;
   /** HTTPS on or off, its ports and the certificate's expiry (GET /v1/admin/https). */
   httpsStatus: HttpsStatusService;
+  /** The public certificate from an ACME CA (--domain, or Settings → "Get a certificate"). */
+  publicCertificate: PublicCertificateService;
 }
 
 /** How outbound events find and trust their receivers; tests stub DNS and add their own CA. */
@@ -321,7 +324,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     stageTiming,
     replication: undefined as unknown as ReplicationSupervisor,
     replicationSettings: undefined as unknown as ReplicationSettingsService,
-    serverAddress: new ServerAddressService(sqlite, clock, config.publicUrl),
+    serverAddress: new ServerAddressService(sqlite, clock, config.publicUrl, () => deps.publicCertificate.publicUrl()),
+    publicCertificate: publicCertificateFor(sqlite, clock, logger, config),
     backupSchedule: new BackupScheduleService(
       sqlite,
       clock,
@@ -331,6 +335,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     httpsStatus: new HttpsStatusService(config, clock),
   };
   deps.lifecycle.push(deps.plainHttpPosts.lifecycle());
+  deps.lifecycle.push(deps.publicCertificate.lifecycle());
   // Replication (docs/api-decisions.md, "Continuous replication with Litestream"): first in the
   // list (after the checkpointer, which server.ts puts before it), so Litestream is stopped after
   // every other part has written its last, and makes its final sync of all of it.

@@ -201,6 +201,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public certificate: names, state, expiry, last failure (operator)
+         * @description A certificate every browser trusts, from an ACME CA (Let's Encrypt), for --domain or the names saved here. Renewed 30 days before expiry without a restart.
+         *
+         *     Requires an **operator** key (`textwire keys create --operator`): it covers every account.
+         */
+        get: operations["getV1AdminCertificate"];
+        /**
+         * Get a certificate for these names (operator)
+         * @description Saves the names and asks the CA at once (watch `state` and `lastError` with GET). The CA checks http://<name>/ on port 80 from the internet: the name must point to this server and port 80 reach its plain-HTTP port. Once issued, HTTPS starts on `httpsPort` and plain HTTP answers 308 to it. Refused with INVALID_STATE while the server runs with --domain.
+         *
+         *     Requires an **operator** key (`textwire keys create --operator`): it covers every account.
+         */
+        put: operations["putV1AdminCertificate"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/https": {
         parameters: {
             query?: never;
@@ -4722,6 +4750,303 @@ export interface operations {
             };
         };
     };
+    getV1AdminCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the certificate kept for these names */
+                            certificate: {
+                                daysLeft: number;
+                                domains: string[];
+                                /** Format: date-time */
+                                issuedAt: string;
+                                /** Format: date-time */
+                                notAfter: string;
+                            } | null;
+                            /** @description the certificate authority (ACME directory) */
+                            directoryUrl: string;
+                            /** @description the names the certificate is for */
+                            domains: string[];
+                            /** @description the address the certificate authority writes to */
+                            email: string | null;
+                            /** @description the port HTTPS answers on once the certificate is in use */
+                            httpsPort: number;
+                            /** @description when the certificate authority was last asked */
+                            lastAttemptAt: string | null;
+                            /** @description what went wrong last, in plain words, and what to check */
+                            lastError: string | null;
+                            /** @description the next check (renewal 30 days before expiry, or a retry) */
+                            nextAttemptAt: string | null;
+                            /** @description the port the certificate authority's check (HTTP-01, port 80 from the internet) must reach */
+                            plainPort: number;
+                            /** @description flag: --domain; setting: saved here; null: no public certificate wanted */
+                            source: ("flag" | "setting") | null;
+                            /**
+                             * @description failed: see lastError; the previous certificate (or plain HTTP) is served meanwhile
+                             * @default off
+                             * @enum {string}
+                             */
+                            state: "off" | "waiting" | "obtaining" | "valid" | "failed";
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
+            403: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putV1AdminCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the public name(s) of this server, comma-separated (sms.example.com); null or "" turns it off */
+                    domains: string | null;
+                    /** @description optional: the certificate authority writes to it before a certificate expires */
+                    email?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the certificate kept for these names */
+                            certificate: {
+                                daysLeft: number;
+                                domains: string[];
+                                /** Format: date-time */
+                                issuedAt: string;
+                                /** Format: date-time */
+                                notAfter: string;
+                            } | null;
+                            /** @description the certificate authority (ACME directory) */
+                            directoryUrl: string;
+                            /** @description the names the certificate is for */
+                            domains: string[];
+                            /** @description the address the certificate authority writes to */
+                            email: string | null;
+                            /** @description the port HTTPS answers on once the certificate is in use */
+                            httpsPort: number;
+                            /** @description when the certificate authority was last asked */
+                            lastAttemptAt: string | null;
+                            /** @description what went wrong last, in plain words, and what to check */
+                            lastError: string | null;
+                            /** @description the next check (renewal 30 days before expiry, or a retry) */
+                            nextAttemptAt: string | null;
+                            /** @description the port the certificate authority's check (HTTP-01, port 80 from the internet) must reach */
+                            plainPort: number;
+                            /** @description flag: --domain; setting: saved here; null: no public certificate wanted */
+                            source: ("flag" | "setting") | null;
+                            /**
+                             * @description failed: see lastError; the previous certificate (or plain HTTP) is served meanwhile
+                             * @default off
+                             * @enum {string}
+                             */
+                            state: "off" | "waiting" | "obtaining" | "valid" | "failed";
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["PermissionOrCsrf"];
+            /** @description Conflict with the current state. Codes: INVALID_STATE */
+            409: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getV1AdminHttps: {
         parameters: {
             query?: never;
@@ -4747,8 +5072,8 @@ export interface operations {
                         data: {
                             /** @description --trust-proxy: a reverse proxy in front may do HTTPS */
                             behindProxy: boolean;
-                            /** @description local-ca: from `textwire tls init`; certificate: given with --tls-cert */
-                            certificate: ("local-ca" | "certificate") | null;
+                            /** @description local-ca: from `textwire tls init`; certificate: given with --tls-cert; public: from an ACME CA (--domain or "Get a certificate") */
+                            certificate: ("local-ca" | "certificate" | "public") | null;
                             /** @description when the certificate expires */
                             certificateExpiresAt: string | null;
                             /** @description days until it expires (negative: expired) */
@@ -5410,8 +5735,8 @@ export interface operations {
                             https: {
                                 /** @description --trust-proxy: a reverse proxy in front may do HTTPS */
                                 behindProxy: boolean;
-                                /** @description local-ca: from `textwire tls init`; certificate: given with --tls-cert */
-                                certificate: ("local-ca" | "certificate") | null;
+                                /** @description local-ca: from `textwire tls init`; certificate: given with --tls-cert; public: from an ACME CA (--domain or "Get a certificate") */
+                                certificate: ("local-ca" | "certificate" | "public") | null;
                                 /** @description when the certificate expires */
                                 certificateExpiresAt: string | null;
                                 /** @description days until it expires (negative: expired) */

@@ -65,6 +65,14 @@ describe("Settings: business, server address, HTTPS, backups", () => {
         await page.getByText(`In use: https://sms-${label}.example.com`).waitFor();
         await page.getByTestId("https-status").waitFor();
 
+        // Get a certificate: an IP address is refused in plain words, beside its field (a valid
+        // name would ask Let's Encrypt itself: the flow is tested against Pebble in test/api/ops/acme.test.ts).
+        await page.getByRole("heading", { name: "Get a certificate" }).waitFor();
+        await page.getByLabel("Public name").fill("192.168.1.20");
+        await page.getByRole("button", { name: "Get a certificate" }).click();
+        await page.getByText("is an IP address").first().waitFor();
+        expect((await server.api("/admin/certificate")).data).toMatchObject({ source: null, state: "off" });
+
         // Backups: a folder that cannot be written is said at once; a good one is saved.
         const file = join(dir, `file-${label}`);
         writeFileSync(file, "x");

@@ -361,6 +361,13 @@ const CASES: Record<string, () => Promise<void>> = {
   "PUT /v1/admin/server-address": async () => {
     expectHttp(await api.PUT("/v1/admin/server-address", { body: { url: "https://x.example/with/a/path" } }), 400);
   },
+  "GET /v1/admin/certificate": async () => {
+    expectHttp(await api.GET("/v1/admin/certificate", {}), 200);
+  },
+  "PUT /v1/admin/certificate": async () => {
+    // A name Let's Encrypt would be asked for is not sent from a test: the refusal is checked.
+    expectHttp(await api.PUT("/v1/admin/certificate", { body: { domains: "10.0.0.1" } }), 400);
+  },
   "GET /v1/admin/settings": async () => {
     expectHttp(await api.GET("/v1/admin/settings", {}), 200);
   },
