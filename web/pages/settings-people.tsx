@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText, session } from "../api";
+import { api, errorText, isOperator, session } from "../api";
 import { act } from "../act";
 import type { Person } from "../api-types";
 import { Confirm } from "../components/Confirm";
@@ -20,6 +20,7 @@ export function People() {
   const notice = useSignal("");
   const inviteRole = useSignal("staff");
   const link = useSignal("");
+  const addressSet = useSignal(true);
   const removing = useSignal<Person | null>(null);
   const load = () =>
     api("/people")
@@ -33,6 +34,7 @@ export function People() {
     link.value = "";
     await act(notice, () => api("/invitations", { method: "POST", json: { role: inviteRole.value } }), (r) => {
       link.value = r.data.url;
+      addressSet.value = r.data.addressSet;
       return "Invitation link ready: give it to the person. It works once, for 72 hours.";
     });
   }
@@ -88,6 +90,19 @@ export function People() {
           <button type="button" onClick={() => navigator.clipboard?.writeText(link.value).then(() => (notice.value = "Link copied"), () => (notice.value = "Select the link and copy it"))}>
             Copy link
           </button>
+          {addressSet.value ? null : (
+            <p class="notice" data-testid="invite-address-warning">
+              No server address is set, so this link uses the address this browser reached the server by; it may not open on the person's own phone or computer.
+              {isOperator() ? (
+                <>
+                  {" "}
+                  <a href="/settings/server">Set the server address</a>, then make a new link.
+                </>
+              ) : (
+                " Ask whoever runs the server to set its address, then make a new link."
+              )}
+            </p>
+          )}
         </div>
       ) : null}
       <Confirm

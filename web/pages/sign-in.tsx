@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText, session } from "../api";
+import { api, errorText, loadSession } from "../api";
 import type { Answer } from "../api-types";
 import { navigate } from "../router";
 
@@ -24,8 +24,8 @@ export function SignIn() {
     busy.value = true;
     try {
       const json = withKey.value ? { apiKey: key.value.trim() } : { email: email.value, password: password.value };
-      const r = await api<Answer<"/v1/session", "post">>("/session", { method: "POST", json });
-      session.value = r.data;
+      await api<Answer<"/v1/session", "post">>("/session", { method: "POST", json });
+      await loadSession();
       const next = new URLSearchParams(location.search).get("next");
       navigate(next && next.startsWith("/") && !next.startsWith("//") ? next : "/overview", true);
     } catch (err) {
