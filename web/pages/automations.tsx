@@ -6,7 +6,7 @@
  */
 import { useEffect } from "preact/hooks";
 import { useComputed, useSignal } from "@preact/signals";
-import { api, errorText, fieldErrorsOf, isAdmin } from "../api";
+import { api, can, errorText, fieldErrorsOf } from "../api";
 import { act } from "../act";
 import type { Answer } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
@@ -124,7 +124,7 @@ function AutomationList() {
   async function remove(a: Automation) {
     await act(notice, () => api(`/automations/${enc(a.id)}`, { method: "DELETE" }), () => `${a.name} deleted; its waiting texts were cancelled.`, load);
   }
-  const admin = isAdmin();
+  const admin = can("automations.write");
   return (
     <section>
       <div class="page-head">
@@ -264,7 +264,7 @@ function AutomationEditor(props: { id?: string }) {
   const fieldErrors = useSignal<ApiFieldErrors>([]);
   const notice = useSignal("");
   const asking = useSignal<Question | null>(null);
-  const admin = isAdmin();
+  const admin = can("automations.write");
 
   useEffect(() => {
     api("/forms?limit=100")
@@ -369,7 +369,7 @@ function AutomationEditor(props: { id?: string }) {
       <h1>Automations: {props.id ? automation.value?.name ?? "…" : "new automation"}</h1>
       <form class="editor" onSubmit={save}>
         <fieldset class="editor-main plain" disabled={!admin}>
-          {!admin ? <p class="notice">Changing an automation needs an admin.</p> : null}
+          {!admin ? <p class="notice">Only an owner or an admin of the account can change an automation.</p> : null}
           <span class="field wide">
             <label for="auto-name">Name (for you)</label>
             <input id="auto-name" required maxLength={200} value={name.value} onInput={(e) => (name.value = (e.target as HTMLInputElement).value)} {...errAttrs(errs, "name", "auto-name-error")} />
@@ -581,7 +581,7 @@ function RunList(props: { automation: Automation }) {
   /** The run whose "Stop" asks (null: none). */
   const stopping = useSignal<Run | null>(null);
   const notice = useSignal("");
-  const admin = isAdmin();
+  const admin = can("automations.write");
   async function stop(r: Run) {
     stopping.value = null;
     await act(

@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText, fieldErrorsOf, isAdmin } from "../api";
+import { api, can, errorText, fieldErrorsOf } from "../api";
 import type { Answer, ConsentEntry, Contact } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
 import { navigate } from "../router";
@@ -148,7 +148,7 @@ export function ContactPage(props: { id: string }) {
           ) : (
             <p>No messages yet.</p>
           )}
-          {isAdmin() ? (
+          {can("contacts.delete") ? (
             <>
               <h2>Delete</h2>
               <p class="hint">{goesWith}</p>
@@ -172,7 +172,7 @@ export function ContactPage(props: { id: string }) {
 function AutomationRuns(props: { runs: ContactRun[]; who: string; onDone: (msg: string) => void }) {
   const stopping = useSignal<ContactRun | null>(null);
   const error = useSignal("");
-  const admin = isAdmin();
+  const admin = can("automations.write");
   const nameOfRun = (r: ContactRun) => r.automation?.name || "An automation";
   async function stop(r: ContactRun) {
     stopping.value = null;
@@ -291,7 +291,7 @@ function OptOutPanel(props: { contact: Contact; onDone: (msg: string) => void })
 
 function describeWho(by: ConsentEntry["by"] | undefined): string {
   if (!by) return "";
-  return by.type === "user" ? `by ${by.name}` : "by an API key";
+  return by.type === "user" ? `by ${by.name}` : "through the API";
 }
 
 function describeHow(e: ConsentEntry): string {

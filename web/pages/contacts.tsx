@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
-import { api, errorText, isAdmin } from "../api";
+import { api, can, errorText } from "../api";
 import { act } from "../act";
 import type { Answer, Contact, ContactListItem } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
@@ -115,18 +115,20 @@ function ContactList() {
         <h1>Contacts</h1>
         <span class="head-actions">
           {/* A button (what an owner looks for to create something); it opens the form's own page, /contacts/new. */}
-          <button type="button" onClick={() => navigate("/contacts/new")}>
-            Add contact
-          </button>
-          {isAdmin() ? (
-            <>
-              <a class="button-link" href="/contacts/import">
-                Import contacts
-              </a>
-              <a class="button-link" href={`/contacts/export${exportQuery.size ? "?" + exportQuery : ""}`}>
-                Export contacts
-              </a>
-            </>
+          {can("contacts.write") ? (
+            <button type="button" onClick={() => navigate("/contacts/new")}>
+              Add contact
+            </button>
+          ) : null}
+          {can("contacts.import") ? (
+            <a class="button-link" href="/contacts/import">
+              Import contacts
+            </a>
+          ) : null}
+          {can("contacts.export") ? (
+            <a class="button-link" href={`/contacts/export${exportQuery.size ? "?" + exportQuery : ""}`}>
+              Export contacts
+            </a>
           ) : null}
         </span>
       </div>
@@ -315,7 +317,7 @@ function BulkBar(props: { ids: string[]; notice: { value: string }; onDone: () =
           Opt out
         </button>
       </span>
-      {isAdmin() ? (
+      {can("contacts.delete") ? (
         <span class="bulk-action">
           <button type="button" class="danger" onClick={() => (asking.value = { kind: "delete" })}>
             Delete
