@@ -46,7 +46,7 @@ export function createAuthorizer(deps: AppDeps) {
     if (auth && cred.login !== undefined && !sameText(cred.login, auth.accountId)) {
       authFailures.fail(state.clientIp);
       throw new AppError("AUTHENTICATION_ERROR", {
-        message: "The login must be your account id and the password an API key of that account (Settings → SMSGate clients)",
+        message: "The login must be your account id and the password an API key of that account (Settings → Developers → SMSGate clients)",
         details: { provided: "a login that is not this key's account id", expected: "login = account id, password = API key" },
       });
     }
@@ -54,7 +54,7 @@ export function createAuthorizer(deps: AppDeps) {
       if (cred.presented) authFailures.fail(state.clientIp);
       throw new AppError("AUTHENTICATION_ERROR", {
         message: cred.login !== undefined
-          ? "Wrong login or password: the login is your account id and the password an API key of that account (Settings → SMSGate clients)"
+          ? "Wrong login or password: the login is your account id and the password an API key of that account (Settings → Developers → SMSGate clients)"
           : cred.presented ? "Invalid API key" : "Missing API key",
         details: { provided: describeProvided(cred.presented), expected: KEY_FORMAT },
       });

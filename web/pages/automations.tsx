@@ -23,6 +23,7 @@ import { CONTACT_STATUSES, SegmentFields, segmentOf, type SegmentDraft } from ".
 import { CardTable } from "../components/CardTable";
 import { RUN_STATUS_WORDS, stepLine, stoppedBecause } from "../automation-words";
 import { nameOf } from "../contact-names";
+import { KeywordRepliesPage } from "./settings-keywords";
 
 type Automation = Answer<"/v1/automations/{id}">["data"]["automation"];
 type Step = Automation["steps"][number];
@@ -81,6 +82,7 @@ function Ask(props: { question: { value: Question | null } }) {
 export function Automations() {
   const id = path.value.split("/")[2];
   if (id === "new") return <AutomationEditor />;
+  if (id === "keyword-replies") return <KeywordRepliesPage />;
   return id ? <AutomationEditor key={id} id={decodeURIComponent(id)} /> : <AutomationList />;
 }
 
@@ -134,6 +136,11 @@ function AutomationList() {
         ) : null}
       </div>
       <p>Texts that go out by themselves after someone fills in a form — a thank-you, a review request, a reminder before the date they picked — and stop when the person answers.</p>
+      {can("settings.read") ? (
+        <p>
+          <a href="/automations/keyword-replies">Keyword replies</a>: answer a word customers text, such as HOURS, with your own reply.
+        </p>
+      ) : null}
       <p aria-live="polite" class="notice-line">{notice.value}</p>
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
       {list.value ? (

@@ -516,7 +516,7 @@ function FormEditor(props: { id?: string }) {
           {addressSource.value === "request" ? (
             <p class="notice" data-testid="address-from-browser">
               No server address is set, so these addresses use the one your browser used. Before you publish the form, have whoever runs the server set it in
-              Settings → Server address: a website must keep the same address.
+              Settings → Server: a website must keep the same address.
             </p>
           ) : null}
           {embed.value ? (

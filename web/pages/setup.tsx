@@ -250,13 +250,13 @@ export function Welcome() {
           <a href="/devices">Connect your first phone</a>: the Android phone that sends the texts.
         </li>
         <li>
-          <a href="/settings">Turn on HTTPS</a> before phones or forms reach this server from outside your network.
+          <a href="/settings/server#https">Turn on HTTPS</a> before phones or forms reach this server from outside your network.
         </li>
         <li>
-          <a href="/settings">Set up backups</a> so a lost disk does not lose your contacts.
+          <a href="/settings/server#backups">Set up backups</a> so a lost disk does not lose your contacts.
         </li>
         <li>
-          <a href="/settings">Invite your staff</a> (Settings → People).
+          <a href="/settings/people">Invite your staff</a> (Settings → People).
         </li>
       </ol>
       <p>
