@@ -16,9 +16,13 @@ export const isOperator = (): boolean => session.value?.operator === true;
 /** Whether a person signed in (with their password), not a key: they never read about keys outside Settings → Developers. */
 export const isPerson = (): boolean => Boolean(session.value?.user);
 
-/** After a sign-in (password, key, invitation or setup): the session with what it may do. */
-export async function loadSession(): Promise<void> {
-  session.value = (await api<{ data: Session }>("/session")).data;
+/**
+ * After a sign-in (password, key, invitation or setup): the session with what it may do. The
+ * caller sets `session` and navigates in one step, so the app never renders the sign-in page
+ * signed in (which would send it to the Overview instead of where it was going).
+ */
+export async function fetchSession(): Promise<Session> {
+  return (await api<{ data: Session }>("/session")).data;
 }
 /** People and API keys are an owner's (an admin key's session keeps them, as before people existed). */
 export const isOwner = () => (session.value?.user ? session.value.user.role === "owner" : isAdmin());

@@ -363,7 +363,7 @@ describe("Forms and Settings on a phone, 390 px, dark", () => {
       const pages: Array<[string, string, RegExp]> = [
         ["forms-list-390", "/forms", /^Forms$/],
         ["forms-builder-390", "/forms/new", /Forms: new form/],
-        ["settings-390", "/settings", /^Settings$/],
+        ["settings-390", "/settings/server", /^Server$/],
       ];
       for (const [name, path, heading] of pages) {
         await page.goto(`${server.url}${path}`);

@@ -1,6 +1,6 @@
 import { useSignal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
-import { api, errorText, loadSession, session } from "../api";
+import { api, errorText, fetchSession, session } from "../api";
 import type { Answer } from "../api-types";
 import { navigate } from "../router";
 
@@ -57,8 +57,9 @@ function submitWithLink(
     state.busy.value = true;
     try {
       await api<Answer<"/v1/setup", "post"> | Answer<"/v1/invitations/accept", "post">>(path.slice("/v1".length), { method: "POST", json: { token: fragmentToken(), ...json() } });
+      const signedIn = await fetchSession();
       history.replaceState(null, "", location.pathname);
-      await loadSession();
+      session.value = signedIn;
       navigate(next, true);
     } catch (err) {
       state.error.value = errorText(err);

@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText, loadSession } from "../api";
+import { api, errorText, fetchSession, session } from "../api";
 import type { Answer } from "../api-types";
 import { navigate } from "../router";
 
@@ -25,7 +25,7 @@ export function SignIn() {
     try {
       const json = withKey.value ? { apiKey: key.value.trim() } : { email: email.value, password: password.value };
       await api<Answer<"/v1/session", "post">>("/session", { method: "POST", json });
-      await loadSession();
+      session.value = await fetchSession();
       const next = new URLSearchParams(location.search).get("next");
       navigate(next && next.startsWith("/") && !next.startsWith("//") ? next : "/overview", true);
     } catch (err) {
