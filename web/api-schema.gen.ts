@@ -15144,6 +15144,12 @@ export interface operations {
                                 /** Format: date-time */
                                 scheduledFor: string;
                                 sentAt: string | null;
+                                /**
+                                 * @description where the text is, in the dashboard's words: queued; with-phone (a phone took it and has not reported yet); sent; delivered (the phone reported it reached the handset); failed; cancelled
+                                 * @default queued
+                                 * @enum {string}
+                                 */
+                                stage: "queued" | "with-phone" | "sent" | "delivered" | "failed" | "cancelled";
                                 /** @enum {string} */
                                 status: "queued" | "sent" | "failed" | "cancelled";
                             } & {

@@ -7,6 +7,7 @@ import { navigate } from "../router";
 import { Confirm } from "../components/Confirm";
 import { ContactForm, nameOf } from "./contact-form";
 import { RUN_STATUS_WORDS, stepLine, stoppedBecause } from "../automation-words";
+import { fmtPhone } from "../phone-format";
 
 type ContactRun = Answer<"/v1/contacts/{id}">["data"]["automationRuns"][number];
 
@@ -69,10 +70,10 @@ export function ContactPage(props: { id: string }) {
   }
 
   const x = c.value;
-  const who = x ? nameOf(x) || x.phoneNumber : "";
+  const who = x ? nameOf(x) || fmtPhone(x.phoneNumber) : "";
   const facts: Array<[string, string]> = x
     ? [
-        ["Phone", x.phoneNumber],
+        ["Phone", fmtPhone(x.phoneNumber)],
         ["E-mail", x.email ?? "—"],
         ["Status", x.status],
         ["Tags", x.tags.join(", ") || "—"],
@@ -240,7 +241,7 @@ function OptOutPanel(props: { contact: Contact; onDone: (msg: string) => void })
   const error = useSignal("");
   const busy = useSignal(false);
   const out = props.contact.optedOut === true;
-  const who = nameOf(props.contact) || props.contact.phoneNumber;
+  const who = nameOf(props.contact) || fmtPhone(props.contact.phoneNumber);
   async function submit(e: Event) {
     e.preventDefault();
     if (busy.value) return;
@@ -253,7 +254,7 @@ function OptOutPanel(props: { contact: Contact; onDone: (msg: string) => void })
     try {
       await api(`/contacts/${encodeURIComponent(props.contact.id)}/${out ? "opt-in" : "opt-out"}`, { method: "POST", json: reason.value.trim() ? { reason: reason.value.trim() } : {} });
       reason.value = "";
-      props.onDone(out ? `${who} opted back in: texts are allowed again.` : `${who} opted out: no more texts are sent to ${props.contact.phoneNumber}.`);
+      props.onDone(out ? `${who} opted back in: texts are allowed again.` : `${who} opted out: no more texts are sent to ${fmtPhone(props.contact.phoneNumber)}.`);
     } catch (err) {
       error.value = fieldErrorsOf(err)[0]?.message ?? errorText(err);
     } finally {

@@ -12,6 +12,7 @@ import { Pager } from "../components/Pager";
 import { Confirm } from "../components/Confirm";
 import { ContactForm, nameOf, parseTags } from "./contact-form";
 import { ContactPage, takeFlash } from "./contact-page";
+import { fmtPhone } from "../phone-format";
 
 
 const STATUSES: Array<Contact["status"]> = ["new", "contacted", "responded", "converted"];
@@ -197,7 +198,7 @@ function ContactList() {
                     <td data-label="Name">
                       <a href={`/contacts/${encodeURIComponent(c.id)}`}>{nameOf(c) || "(no name)"}</a>
                     </td>
-                    <td data-label="Phone">{c.phoneNumber}</td>
+                    <td data-label="Phone">{fmtPhone(c.phoneNumber)}</td>
                     <td data-label="Status">
                       <select aria-label={`Status of ${nameOf(c) || c.phoneNumber}`} value={c.status} onChange={(e) => update(c, { status: (e.target as HTMLSelectElement).value as Contact["status"] }, "status")}>
                         {STATUSES.map((s) => (

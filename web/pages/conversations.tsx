@@ -8,9 +8,10 @@ import { fmtDate } from "../format";
 import { path } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
 import { nameOf } from "../contact-names";
+import { fmtPhone } from "../phone-format";
 
 
-const who = (c: Conversation["contact"]) => nameOf(c) || c.phoneNumber;
+const who = (c: Conversation["contact"]) => nameOf(c) || fmtPhone(c.phoneNumber);
 /** The newest texts of a thread shown at once. */
 const THREAD_PAGE = 100;
 
@@ -136,7 +137,7 @@ function Thread(props: { contactId: string }) {
       </div>
       {c ? (
         <p>
-          {c.phoneNumber} · {c.status}
+          {fmtPhone(c.phoneNumber)} · {c.status}
           {c.optedOut ? " · opted out: replied STOP, so no text can be sent until they reply START" : ""} · <a href={`/contacts/${encodeURIComponent(c.id)}`}>Contact page</a>
         </p>
       ) : null}

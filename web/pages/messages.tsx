@@ -13,6 +13,9 @@ import { failureSentence } from "../failure-reasons";
 import type { TimelineEvent } from "../../src/domain/message-timeline";
 import { MESSAGE_STATUSES, PRIORITIES_BY_RANK } from "../../src/domain/statuses";
 import { fullName } from "../../src/domain/contact-name";
+import { fmtPhone } from "../phone-format";
+import { STAGE_WORDS } from "../stage-words";
+import { messageStage } from "../../src/domain/message-stage";
 
 
 const STATUSES: readonly Message["status"][] = MESSAGE_STATUSES;
@@ -194,11 +197,11 @@ function MessageList() {
                       <input type="checkbox" aria-label={`Select the message to ${m.recipientPhone}`} checked={selected.value.has(m.id)} onChange={(e) => toggle(m.id, (e.target as HTMLInputElement).checked)} />
                     </td>
                     <td data-label="Recipient">
-                      <a href={`/messages/${encodeURIComponent(m.id)}`}>{m.recipientName ? `${m.recipientName} ` : ""}{m.recipientPhone}</a>
+                      <a href={`/messages/${encodeURIComponent(m.id)}`}>{m.recipientName ? `${m.recipientName} ` : ""}{fmtPhone(m.recipientPhone)}</a>
                     </td>
                     <td class="content" data-label="Text">{m.content}</td>
                     <td data-label="Status">
-                      <span class={`badge status-${m.status}`}>{m.status}</span>
+                      <span class={`badge status-${m.status}`}>{STAGE_WORDS[m.stage] ?? m.status}</span>
                       {m.status === "failed" && m.failureReason ? <span class="hint reason-line">{failureSentence(String(m.failureReason))}</span> : null}
                     </td>
                     <td data-label="Priority">{m.priority}</td>
@@ -410,8 +413,8 @@ function MessageDetail(props: { id: string }) {
   const lastPhone = [...timeline.value].reverse().find((e) => e.kind === "leased");
   const rows: Array<[string, unknown]> = x
     ? [
-        ["Recipient", `${x.recipientName ? x.recipientName + " " : ""}${x.recipientPhone}`],
-        ["Status", x.status],
+        ["Recipient", `${x.recipientName ? x.recipientName + " " : ""}${fmtPhone(x.recipientPhone)}`],
+        ["Status", STAGE_WORDS[messageStage(x.status, x.status === "queued" && timeline.value[timeline.value.length - 1]?.kind === "leased", x.metadata?.deliveredAt)]],
         ["Priority", x.priority],
         // A test text the owner sent to their own phone (docs/forms.md, "Testing a form").
         ["Form", x.formName ?? (x.metadata?.source === "test" ? `Test of “${String(x.metadata.formName ?? "a form")}”` : "— (written by hand)")],
