@@ -25,12 +25,20 @@ export function takeFlash(): string {
   return f;
 }
 
+/** A detail with no form label, as a person would write its name: "preferredDate" → "Preferred date". */
+export function detailName(key: string): string {
+  const words = key.replace(/[_-]+/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2").trim().toLowerCase();
+  return words ? words[0]!.toUpperCase() + words.slice(1) : key;
+}
+
 export function ContactPage(props: { id: string }) {
   const c = useSignal<Contact | null>(null);
   const history = useSignal<Array<Record<string, any>>>([]);
   const total = useSignal(0);
   const consent = useSignal<ConsentEntry[]>([]);
   const runs = useSignal<ContactRun[]>([]);
+  /** The labels of the fields of the form that made the contact: its details are named by them. */
+  const labels = useSignal<Map<string, string>>(new Map());
   const error = useSignal("");
   const notice = useSignal("");
   const editing = useSignal(0);
@@ -45,6 +53,12 @@ export function ContactPage(props: { id: string }) {
       ]);
       c.value = r.data.contact;
       runs.value = r.data.automationRuns;
+      const formId = r.data.contact.formId;
+      if (formId) {
+        api<Answer<"/v1/forms/{id}">>(`/forms/${encodeURIComponent(formId)}`)
+          .then((f) => (labels.value = new Map(f.data.form.fields.filter((x) => x.label).map((x) => [x.name, x.label as string]))))
+          .catch(() => {});
+      }
       history.value = h.data.messages;
       total.value = h.data.total;
       consent.value = k.data.entries;
@@ -81,7 +95,7 @@ export function ContactPage(props: { id: string }) {
         ["Added", describeAdded(x)],
         ["Last texted", fmtDate(x.lastContactedAt)],
         ["Last reply", fmtDate(x.lastResponseAt)],
-        ...Object.entries(x.customFields ?? {}).map(([k, v]) => [k, String(v)] as [string, string]),
+        ...Object.entries(x.customFields ?? {}).map(([k, v]) => [labels.value.get(k) ?? detailName(k), String(v)] as [string, string]),
       ]
     : [];
   const goesWith =
