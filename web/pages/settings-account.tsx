@@ -153,8 +153,7 @@ export function Backups(props: { info: AccountInfo | null }) {
       <>
         <h2 id="backups">Backups</h2>
         <p class="notice">
-          Backups are made by whoever runs the Textwire server (its operator): they cover every account on it. Signed in with their operator key, this page
-          offers a backup download and lists the scheduled ones.
+          Backups are made by whoever runs the Textwire server (its operator): they cover every account on it.
         </p>
       </>
     );

@@ -8,8 +8,8 @@ import { navigate } from "../router";
 import { fmtDate } from "../format";
 
 const ROLES = [
-  { value: "owner", label: "Owner — everything, including people and API keys" },
-  { value: "admin", label: "Admin — everything but people and API keys" },
+  { value: "owner", label: "Owner — everything, including people and the developer settings" },
+  { value: "admin", label: "Admin — everything but people and access for other tools" },
   { value: "staff", label: "Staff — messages, conversations, contacts, broadcasts" },
   { value: "viewer", label: "Viewer — can look, not change" },
 ];
