@@ -154,7 +154,7 @@ describe("desktop, 1280 px", () => {
     await page.getByRole("heading", { level: 1, name: /Contacts/ }).waitFor();
     await page.getByLabel("Search").fill("555 0123");
     await page.waitForURL(/search=555\+0123/);
-    const row = page.locator("tr", { hasText: "+14155550123" });
+    const row = page.locator("tr", { hasText: "(415) 555-0123" }); // the home country's numbers as people write them
     await row.waitFor();
     expect(await page.locator("tbody tr").count()).toBe(1);
     const contactId = await row.getAttribute("data-contact-id");
