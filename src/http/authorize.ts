@@ -174,7 +174,7 @@ function checkRole(route: RouteAccess, auth: AuthKey, method: string, path: stri
   });
 }
 
-/** "only an owner can", "an owner or an admin can" (docs/api-decisions.md, "Each role sees what it can do"). */
+/** "only an owner can", "an owner or an admin can" (docs/api-decisions.md, "The owner hears back: each role sees what it can do"). */
 function whoMay(roles: readonly string[]): string {
   const names = roles.map((r) => (r === "owner" || r === "admin" ? "an " : "a ") + r);
   if (names.length === 1) return `only ${names[0]} of the account can`;
