@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, can, errorText, isOperator } from "../api";
+import { api, can, errorText, isOperator, isPerson } from "../api";
 import { useCliCommand } from "../cli";
 import { fmtDate } from "../format";
 import { QrCode } from "../components/QrCode";
@@ -22,7 +22,7 @@ export function AddPhone() {
     return (
       <section>
         <h1>Devices: add a phone</h1>
-        <p class="notice">Only an owner or an admin of the account can add a phone.</p>
+        <p class="notice">{isPerson() ? "Only an owner or an admin of the account can add a phone." : "Adding a phone needs an admin key: sign out and sign in with one."}</p>
         <p>
           <a href="/devices">Back to Devices</a>
         </p>

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, can, errorText } from "../api";
+import { api, can, errorText, isPerson } from "../api";
 import { act } from "../act";
 import type { Broadcast, BroadcastPreview } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
@@ -82,7 +82,7 @@ export function Broadcasts() {
       {admin ? (
         <NewBroadcast onSent={(m) => ((notice.value = m), load())} onZone={(z) => (timeZone.value = z)} />
       ) : (
-        <p class="notice">Only an owner, an admin or staff of the account can send broadcasts.</p>
+        <p class="notice">{isPerson() ? "Only an owner, an admin or staff of the account can send broadcasts." : "Sending a broadcast needs an admin key."}</p>
       )}
       <p aria-live="polite" class="notice-line">{notice.value}</p>
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}

@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, can } from "../api";
+import { api, can, isPerson } from "../api";
 import { search } from "../router";
 import { BASE_COLUMNS } from "../../src/domain/contact-export";
 
@@ -75,7 +75,7 @@ export function ContactExport() {
       <h1>Contacts: export</h1>
       {can("contacts.export") ? null : (
         <p class="warning" role="note">
-          Only an owner or an admin of the account can export contacts.
+          {isPerson() ? "Only an owner or an admin of the account can export contacts." : "Exporting contacts needs an admin key: sign in with one to download the file."}
         </p>
       )}
       <fieldset class="choices">

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, can, errorText } from "../api";
+import { api, can, errorText, isPerson } from "../api";
 import { act } from "../act";
 import type { Answer, Device } from "../api-types";
 import { fmtAge, fmtDate, fmtNum } from "../format";
@@ -150,7 +150,7 @@ function DeviceList() {
               </li>
             ))}
           </ul>
-          {!admin ? <p class="hint">Only an owner or an admin of the account can add, change or remove phones.</p> : null}
+          {!admin ? <p class="hint">{isPerson() ? "Only an owner or an admin of the account can add, change or remove phones." : "Signed in with a standard key: adding, changing and removing phones needs an admin key."}</p> : null}
         </>
       ) : null}
       <EditPhone
@@ -200,7 +200,7 @@ function EmptyState(props: { admin: boolean }) {
           Add a phone
         </a>
       ) : (
-        <p class="hint">Adding a phone is for an owner or an admin of the account: ask one of them.</p>
+        <p class="hint">{isPerson() ? "Adding a phone is for an owner or an admin of the account: ask one of them." : "Adding a phone needs an admin key: sign in with one, or ask whoever has it."}</p>
       )}
     </div>
   );
