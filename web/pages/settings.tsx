@@ -208,7 +208,7 @@ function SettingsIndex() {
           </li>
         ))}
       </ul>
-      {isOperator() ? null : <p class="hint">The server's address, HTTPS and backups are looked after by whoever runs the Textwire server.</p>}
+      {isOperator() ? null : <p class="hint">Backups are made by whoever runs the Textwire server, who also looks after its address and HTTPS.</p>}
       {!can("settings.write") ? <p class="hint">The business's settings are changed by its owners and admins.</p> : null}
     </section>
   );
