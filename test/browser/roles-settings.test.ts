@@ -69,7 +69,7 @@ async function forbiddenWords(page: Page): Promise<string[]> {
  */
 const WAITS_FOR_INPUT = new Set(["Send broadcast"]);
 const disabledButtons = async (page: Page) =>
-  (await page.locator("button:visible:disabled, fieldset[disabled] button:visible").allTextContents()).map((t) => t.trim()).filter((t) => !WAITS_FOR_INPUT.has(t)).length;
+  (await page.locator("button:visible:disabled, fieldset[disabled] button:visible, input[type=checkbox]:visible:disabled:not(fieldset[disabled] *)").evaluateAll((els) => els.map((e) => e.textContent || e.getAttribute("aria-label") || ""))).map((t) => t.trim()).filter((t) => !WAITS_FOR_INPUT.has(t)).length;
 
 describe("a staff member's dashboard", () => {
   for (const [label, screen, width] of [["1280", DESKTOP, 1280], ["390", PHONE, 390]] as const) {
@@ -133,6 +133,42 @@ describe("a staff member's dashboard", () => {
       }
     }, 120_000);
   }
+});
+
+describe("a viewer's dashboard", () => {
+  test("at 1280 px: lists and pages to read, no action offered that a viewer cannot take", async () => {
+    const context = await openContext(browser, DESKTOP);
+    const page = await context.newPage();
+    const errors = watchErrors(page);
+    try {
+      await join(page, await invitation("viewer"), "a viewer", "viewer@bakery.example");
+      const ann = (await server.api("/contacts?search=4155552671")).data.contacts[0].id;
+      const pages: Array<[string, (p: Page) => Promise<unknown>]> = [
+        ["/messages", (p) => p.locator("tr[data-message-id]").first().waitFor()],
+        ["/contacts", (p) => p.getByRole("link", { name: "Ann" }).first().waitFor()],
+        [`/contacts/${ann}`, (p) => p.getByRole("heading", { level: 2, name: "Consent history" }).waitFor()],
+        [`/conversations/${ann}`, (p) => p.getByRole("link", { name: "Contact page" }).waitFor()],
+        ["/broadcasts", (p) => p.getByText("Only an owner, an admin or staff of the account can send broadcasts.").waitFor()],
+        ["/forms", (p) => p.getByRole("link", { name: "Contact us" }).waitFor()],
+        ["/automations", (p) => p.getByRole("heading", { level: 1, name: "Automations" }).waitFor()],
+      ];
+      for (const [path, ready] of pages) {
+        await page.goto(`${server.url}${path}`);
+        await ready(page);
+        await page.waitForTimeout(300);
+        expect({ path, words: await forbiddenWords(page) }).toEqual({ path, words: [] });
+        expect({ path, disabled: await disabledButtons(page) }).toEqual({ path, disabled: 0 });
+        for (const action of [/^Retry/, /^Cancel/, "Queue message", "Send reply", "Add contact", "Save changes", "Opt out", "Send broadcast"]) {
+          expect({ path, action: String(action), shown: await page.getByRole("button", { name: action }).count() }).toEqual({ path, action: String(action), shown: 0 });
+        }
+        expect(await page.getByRole("combobox", { name: /^Status of/ }).count()).toBe(0);
+        await expectAccessible(page, `${path} for a viewer`);
+      }
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });
 
 describe("Settings as short pages (an owner who runs the server)", () => {

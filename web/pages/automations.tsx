@@ -159,11 +159,11 @@ function AutomationList() {
                 <td data-label="Replied">{repliedText(a)}</td>
                 <td data-label="Converted">{convertedText(a)}</td>
                 <td data-label="On">
+                  {admin ? (
                   <input
                     type="checkbox"
                     aria-label={`${a.name} is on`}
                     checked={a.isActive}
-                    disabled={!admin}
                     onChange={(e) => {
                       const on = (e.target as HTMLInputElement).checked;
                       // Turning off stops everyone going through it: asked first (the box stays as it is until then).
@@ -171,6 +171,11 @@ function AutomationList() {
                       else ((e.target as HTMLInputElement).checked = true), (asking.value = offQuestion(a, () => setActive(a, false)));
                     }}
                   />
+                  ) : a.isActive ? (
+                    "on"
+                  ) : (
+                    "off"
+                  )}
                 </td>
                 {admin ? (
                   <td class="actions" data-label="Actions">

@@ -121,18 +121,22 @@ export function ContactPage(props: { id: string }) {
             ))}
           </dl>
           {x.notes ? <p class="contact-notes">Notes: {x.notes}</p> : null}
-          <h2>Change details</h2>
-          <ContactForm
-            key={`${x.id}-${editing.value}`}
-            contact={x}
-            submitLabel="Save changes"
-            onSaved={(saved) => {
-              c.value = saved;
-              editing.value++;
-              notice.value = `${nameOf(saved) || saved.phoneNumber}: changes saved.`;
-            }}
-          />
-          <OptOutPanel contact={x} onDone={(msg) => ((notice.value = msg), load())} />
+          {can("contacts.write") ? (
+            <>
+              <h2>Change details</h2>
+              <ContactForm
+                key={`${x.id}-${editing.value}`}
+                contact={x}
+                submitLabel="Save changes"
+                onSaved={(saved) => {
+                  c.value = saved;
+                  editing.value++;
+                  notice.value = `${nameOf(saved) || saved.phoneNumber}: changes saved.`;
+                }}
+              />
+              <OptOutPanel contact={x} onDone={(msg) => ((notice.value = msg), load())} />
+            </>
+          ) : null}
           <AutomationRuns runs={runs.value} who={who} onDone={(msg) => ((notice.value = msg), load())} />
           <h2>Consent history</h2>
           {consent.value.length ? (

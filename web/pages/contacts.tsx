@@ -108,6 +108,8 @@ function ContactList() {
   const l = list.value;
   const page = l?.pagination.page ?? 1;
   const allShown = !!l && l.contacts.length > 0 && l.contacts.every((c) => selected.value.has(c.id));
+  // Status, tags and the selection change contacts: viewers read them.
+  const writable = can("contacts.write");
   const exportQuery = new URLSearchParams();
   for (const k of EXPORT_FILTER_KEYS) if (params.value.get(k)) exportQuery.set(k, params.value.get(k)!);
   return (
@@ -174,6 +176,7 @@ function ContactList() {
             <table class="cards">
               <thead>
                 <tr>
+                  {writable ? (
                   <th scope="col">
                     <input
                       type="checkbox"
@@ -182,6 +185,7 @@ function ContactList() {
                       onChange={(e) => (selected.value = (e.target as HTMLInputElement).checked ? new Set(l.contacts.map((c) => c.id)) : new Set())}
                     />
                   </th>
+                  ) : null}
                   <th scope="col">Name</th>
                   <th scope="col">Phone</th>
                   <th scope="col">Status</th>
@@ -192,22 +196,28 @@ function ContactList() {
               <tbody>
                 {l.contacts.map((c) => (
                   <tr key={c.id} data-contact-id={c.id}>
-                    <td class="pick">
-                      <input type="checkbox" aria-label={`Select ${nameOf(c) || c.phoneNumber}`} checked={selected.value.has(c.id)} onChange={(e) => toggle(c.id, (e.target as HTMLInputElement).checked)} />
-                    </td>
+                    {writable ? (
+                      <td class="pick">
+                        <input type="checkbox" aria-label={`Select ${nameOf(c) || c.phoneNumber}`} checked={selected.value.has(c.id)} onChange={(e) => toggle(c.id, (e.target as HTMLInputElement).checked)} />
+                      </td>
+                    ) : null}
                     <td data-label="Name">
                       <a href={`/contacts/${encodeURIComponent(c.id)}`}>{nameOf(c) || "(no name)"}</a>
                     </td>
                     <td data-label="Phone">{fmtPhone(c.phoneNumber)}</td>
                     <td data-label="Status">
+                      {writable ? (
                       <select aria-label={`Status of ${nameOf(c) || c.phoneNumber}`} value={c.status} onChange={(e) => update(c, { status: (e.target as HTMLSelectElement).value as Contact["status"] }, "status")}>
                         {STATUSES.map((s) => (
                           <option key={s} value={s}>{s}</option>
                         ))}
                       </select>
+                      ) : (
+                        c.status
+                      )}
                     </td>
                     <td data-label="Tags">
-                      <TagEditor contact={c} onSave={(tags) => update(c, { tags }, "tags")} />
+                      {writable ? <TagEditor contact={c} onSave={(tags) => update(c, { tags }, "tags")} /> : c.tags.join(", ") || "—"}
                     </td>
                     <td data-label="Created">{fmtDate(c.createdAt)}</td>
                   </tr>

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText } from "../api";
+import { api, can, errorText } from "../api";
 import { act } from "../act";
 import type { Answer, Conversation, ThreadMessage } from "../api-types";
 import { failureSentence } from "../failure-reasons";
@@ -156,7 +156,7 @@ function Thread(props: { contactId: string }) {
         ))}
       </ol>
       <div ref={end} />
-      {c && !c.optedOut ? (
+      {c && !c.optedOut && can("messages.send") ? (
         <form class="reply" onSubmit={send}>
           <label for="reply-text">Reply</label>
           <textarea id="reply-text" rows={3} maxLength={1600} required value={reply.value} onInput={(e) => (reply.value = (e.target as HTMLTextAreaElement).value)} />

@@ -153,7 +153,13 @@ function FormList() {
                   {f.counts ? (f.counts.contacts ? `${f.counts.converted} of ${f.counts.contacts} (${f.counts.conversionRate}%)` : "no contacts yet") : "—"}
                 </td>
                 <td data-label="Accepting">
-                  <input type="checkbox" aria-label={`${f.name} accepts submissions`} checked={f.isActive} disabled={!admin} onChange={(e) => setActive(f, (e.target as HTMLInputElement).checked)} />
+                  {admin ? (
+                    <input type="checkbox" aria-label={`${f.name} accepts submissions`} checked={f.isActive} onChange={(e) => setActive(f, (e.target as HTMLInputElement).checked)} />
+                  ) : f.isActive ? (
+                    "yes"
+                  ) : (
+                    "no"
+                  )}
                 </td>
                 <td data-label="Created">{fmtDate(f.createdAt)}</td>
                 {admin ? (
