@@ -81,7 +81,7 @@ export function SignIn() {
           </a>{" "}
           {withKey.value ? null : "(advanced)"}
         </p>
-        {withKey.value ? null : <p class="hint">Forgot your password? Ask an owner of the account, or run <code>textwire users reset-password EMAIL</code> on the server.</p>}
+        {withKey.value ? null : <p class="hint">Forgot your password? Ask an owner of the account, or whoever runs the Textwire server, to reset it.</p>}
       </form>
     </main>
   );
