@@ -10803,6 +10803,8 @@ export interface operations {
                                 readAt: string | null;
                                 receivedAt: string | null;
                                 sentAt: string | null;
+                                /** @description outbound: queued | with-phone (a phone took it, no report yet) | sent | delivered (reported reaching the handset) | failed | cancelled; inbound: received */
+                                stage: string;
                                 /** @description queued | sent | failed | cancelled (outbound); received (inbound) */
                                 status: string;
                             }[];

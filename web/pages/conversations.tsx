@@ -9,6 +9,8 @@ import { path } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
 import { nameOf } from "../contact-names";
 import { fmtPhone } from "../phone-format";
+import { STAGE_WORDS } from "../stage-words";
+import type { MessageStage } from "../../src/domain/message-stage";
 
 
 const who = (c: Conversation["contact"]) => nameOf(c) || fmtPhone(c.phoneNumber);
@@ -149,7 +151,7 @@ function Thread(props: { contactId: string }) {
             <span class="bubble-text">{m.content}</span>
             <span class="when">
               {fmtDate(m.at)}
-              {m.direction === "outbound" ? ` · ${m.status}${m.status === "failed" || m.status === "cancelled" ? (m.failureReason ? `: ${failureSentence(m.failureReason)}` : "") : ""}` : m.history ? " · an earlier text the phone sent again: nothing was done" : m.keyword ? ` · keyword ${m.keyword}` : ""}
+              {m.direction === "outbound" ? ` · ${STAGE_WORDS[m.stage as MessageStage] ?? m.status}${m.status === "failed" || m.status === "cancelled" ? (m.failureReason ? `: ${failureSentence(m.failureReason)}` : "") : ""}` : m.history ? " · an earlier text the phone sent again: nothing was done" : m.keyword ? ` · keyword ${m.keyword}` : ""}
             </span>
             {m.direction === "outbound" && m.failureReason && (m.status === "failed" || m.status === "cancelled") ? <span class="when code-detail">Code: {m.failureReason}</span> : null}
           </li>
