@@ -14,6 +14,7 @@ import { tlsRoutes } from "./http/routes/tls";
 import { inboundRoutes } from "./http/routes/inbound";
 import { sessionsRoutes } from "./http/routes/sessions";
 import { peopleRoutes } from "./http/routes/people";
+import { linkStateRoutes } from "./http/routes/link-state";
 import { liveRoutes } from "./http/routes/live";
 import { apiKeysRoutes } from "./http/routes/api-keys";
 import { eventsRoutes } from "./http/routes/events";
@@ -48,6 +49,7 @@ export function createApp(deps: AppDeps) {
     .use(opsRoutes(deps))
     .use(sessionsRoutes(deps))
     .use(peopleRoutes(deps))
+    .use(linkStateRoutes(deps))
     .use(liveRoutes(deps))
     .use(apiKeysRoutes(deps))
     .use(mobileRoutes(deps))

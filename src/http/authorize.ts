@@ -9,7 +9,7 @@ import { describeProvided, THIRDPARTY_PREFIX, type CredentialLookup } from "./ac
 import { looksLikeJwt, scopeAllows, scopeFor } from "../domain/smsgate-tokens";
 import { AuthFailureLimiter } from "./request-guard";
 import type { RequestState } from "./context";
-import { KEY_PERMISSIONS, ROLE_PERMISSIONS, type KeyPermission, type RouteAccess } from "./permissions";
+import { KEY_PERMISSIONS, ROLE_PERMISSIONS, rolesHolding, type KeyPermission, type RouteAccess } from "./permissions";
 
 /**
  * Authentication, rate limits and permissions of a request whose route asks for a key, run by the
@@ -48,7 +48,7 @@ export function createAuthorizer(deps: AppDeps) {
     if (auth && cred.login !== undefined && !sameText(cred.login, auth.accountId)) {
       authFailures.fail(state.clientIp);
       throw new AppError("AUTHENTICATION_ERROR", {
-        message: "The login must be your account id and the password an API key of that account (Settings → SMSGate clients)",
+        message: "The login must be your account id and the password an API key of that account (Settings → Developers → SMSGate clients)",
         details: { provided: "a login that is not this key's account id", expected: "login = account id, password = API key" },
       });
     }
@@ -56,7 +56,7 @@ export function createAuthorizer(deps: AppDeps) {
       if (cred.presented) authFailures.fail(state.clientIp);
       throw new AppError("AUTHENTICATION_ERROR", {
         message: cred.login !== undefined
-          ? "Wrong login or password: the login is your account id and the password an API key of that account (Settings → SMSGate clients)"
+          ? "Wrong login or password: the login is your account id and the password an API key of that account (Settings → Developers → SMSGate clients)"
           : cred.smsgateToken && cred.presented && looksLikeJwt(cred.presented)
             ? "This token is invalid, expired or revoked: ask for a new one (POST /3rdparty/v1/auth/token)"
             : cred.presented ? "Invalid API key" : "Missing API key",
@@ -172,10 +172,26 @@ function checkRole(route: RouteAccess, auth: AuthKey, method: string, path: stri
   const p = route.permission as KeyPermission;
   if (route.key === null || (ROLE_PERMISSIONS[role].has(p) && (p !== "operator" || auth.operator))) return;
   const endpoint = endpointName(method, path);
+  const allowed = rolesHolding(p);
   throw new AppError("PERMISSION_ERROR", {
-    message: p === "operator" ? "Only an owner of this server's first account can do this" : `Your role (${role}) cannot do this: ask an owner of the account`,
-    details: { endpoint, required: p, role },
+    message: p === "operator" ? "Only an owner of this server's first account can do this" : `Your role (${role}) cannot do this: ${whoMay(allowed)}`,
+    details: { endpoint, required: p, role, allowedRoles: allowed },
   });
+}
+
+/** "only an owner can", "an owner or an admin can" (docs/api-decisions.md, "The owner hears back: each role sees what it can do"). */
+function whoMay(roles: readonly string[]): string {
+  const names = roles.map((r) => (r === "owner" || r === "admin" ? "an " : "a ") + r);
+  if (names.length === 1) return `only ${names[0]} of the account can`;
+  return `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]} of the account can`;
+}
+
+/**
+ * Every permission the caller holds, by name: the dashboard shows only the actions these allow
+ * (GET /v1/session's `can`), from the same rules as checkPermission.
+ */
+export function permissionsHeld(auth: AuthKey): KeyPermission[] {
+  return (Object.keys(KEY_PERMISSIONS) as KeyPermission[]).filter((p) => holdsPermission(auth, p));
 }
 
 /** The endpoint a 403 names: the real method and path, without the /v1 prefix ("POST /forms", as the spec names them). */

@@ -41,7 +41,7 @@ describe("Settings: business, server address, HTTPS, backups", () => {
           // Overview asks for the name until it is set.
           await page.getByRole("link", { name: "Add your business name" }).waitFor();
         }
-        await page.goto(`${server.url}/settings`);
+        await page.goto(`${server.url}/settings/business`);
         const name = page.getByLabel("Business name");
         await name.waitFor();
         const help = page.getByTestId("preview-helpReply");
@@ -55,8 +55,11 @@ describe("Settings: business, server address, HTTPS, backups", () => {
         const profile = (await server.api("/account/profile")).data;
         expect(profile).toMatchObject({ name: `Rosa's Bakery ${label}`, nameSet: true, timeZone: "Europe/London" });
 
-        // The server address: a bad one is refused in plain words, a good one is used for forms.
+        await expectAccessible(page, `settings → business at ${label} px`);
+        // The server address (Settings → Server): a bad one is refused in plain words, a good one is used for forms.
+        await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Server", exact: true }).click();
         const address = page.getByLabel("Server address", { exact: true });
+        await page.getByTestId("server-address-status").waitFor(); // loaded: the saved address is not put in after typing
         await address.fill("https://sms.example.com/v1/forms");
         await page.getByRole("button", { name: "Save server address" }).click();
         await page.getByText("without a path").first().waitFor();

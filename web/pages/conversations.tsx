@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText } from "../api";
+import { api, can, errorText } from "../api";
 import { act } from "../act";
 import type { Answer, Conversation, ThreadMessage } from "../api-types";
 import { failureSentence } from "../failure-reasons";
@@ -8,9 +8,12 @@ import { fmtDate } from "../format";
 import { path } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
 import { nameOf } from "../contact-names";
+import { fmtPhone } from "../phone-format";
+import { STAGE_WORDS } from "../stage-words";
+import type { MessageStage } from "../../src/domain/message-stage";
 
 
-const who = (c: Conversation["contact"]) => nameOf(c) || c.phoneNumber;
+const who = (c: Conversation["contact"]) => nameOf(c) || fmtPhone(c.phoneNumber);
 /** The newest texts of a thread shown at once. */
 const THREAD_PAGE = 100;
 
@@ -136,7 +139,7 @@ function Thread(props: { contactId: string }) {
       </div>
       {c ? (
         <p>
-          {c.phoneNumber} · {c.status}
+          {fmtPhone(c.phoneNumber)} · {c.status}
           {c.optedOut ? " · opted out: replied STOP, so no text can be sent until they reply START" : ""} · <a href={`/contacts/${encodeURIComponent(c.id)}`}>Contact page</a>
         </p>
       ) : null}
@@ -148,14 +151,14 @@ function Thread(props: { contactId: string }) {
             <span class="bubble-text">{m.content}</span>
             <span class="when">
               {fmtDate(m.at)}
-              {m.direction === "outbound" ? ` · ${m.status}${m.status === "failed" || m.status === "cancelled" ? (m.failureReason ? `: ${failureSentence(m.failureReason)}` : "") : ""}` : m.history ? " · an earlier text the phone sent again: nothing was done" : m.keyword ? ` · keyword ${m.keyword}` : ""}
+              {m.direction === "outbound" ? ` · ${STAGE_WORDS[m.stage as MessageStage] ?? m.status}${m.status === "failed" || m.status === "cancelled" ? (m.failureReason ? `: ${failureSentence(m.failureReason)}` : "") : ""}` : m.history ? " · an earlier text the phone sent again: nothing was done" : m.keyword ? ` · keyword ${m.keyword}` : ""}
             </span>
             {m.direction === "outbound" && m.failureReason && (m.status === "failed" || m.status === "cancelled") ? <span class="when code-detail">Code: {m.failureReason}</span> : null}
           </li>
         ))}
       </ol>
       <div ref={end} />
-      {c && !c.optedOut ? (
+      {c && !c.optedOut && can("messages.send") ? (
         <form class="reply" onSubmit={send}>
           <label for="reply-text">Reply</label>
           <textarea id="reply-text" rows={3} maxLength={1600} required value={reply.value} onInput={(e) => (reply.value = (e.target as HTMLTextAreaElement).value)} />

@@ -2,10 +2,9 @@ import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText } from "../api";
 import { useSave } from "../act";
-import type { AccountInfo, Answer, StoredBackups } from "../api-types";
+import type { Answer, StoredBackups } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
 import { fmtDate } from "../format";
-import { PublicCertificate } from "./settings-certificate";
 
 type AddressView = Answer<"/v1/admin/server-address">["data"];
 type HttpsView = Answer<"/v1/admin/https">["data"];
@@ -13,22 +12,10 @@ type PlainHttpForm = Answer<"/v1/forms-over-http">["data"][number];
 
 
 /**
- * Settings → Server (operators): the address forms and phones are given, and HTTPS. Both are
- * server-wide; a flag given where the server starts wins, and the page says so.
+ * Settings → Server (operators): the address forms and phones are given. Server-wide; a flag
+ * given where the server starts wins, and the page says so.
  */
-export function ServerSettings(props: { info: AccountInfo | null }) {
-  const operator = props.info?.access.operator === true;
-  if (!props.info || !operator) return null;
-  return (
-    <>
-      <ServerAddress />
-      <PublicCertificate />
-      <HttpsStatus />
-    </>
-  );
-}
-
-function ServerAddress() {
+export function ServerAddress() {
   const view = useSignal<AddressView | null>(null);
   const url = useSignal("");
   const { busy, notice, error, fieldErrors: errs, save: saving } = useSave();
@@ -98,7 +85,8 @@ function ServerAddress() {
   );
 }
 
-function HttpsStatus() {
+/** Settings → Server → HTTPS (operators): its own component, so HTTPS actions can join it. */
+export function HttpsStatus() {
   const v = useSignal<HttpsView | null>(null);
   const error = useSignal("");
   useEffect(() => {

@@ -388,6 +388,12 @@ const CASES: Record<string, () => Promise<void>> = {
     const body = { token: "not-an-invitation", name: "Bo", email: "bo@example.com", password: "a long enough password" };
     expectHttp(await api.POST("/v1/invitations/accept", { body }), 401);
   },
+  "POST /v1/invitations/state": async () => {
+    expectHttp(await api.POST("/v1/invitations/state", { body: { token: "not-an-invitation" } }), 200);
+  },
+  "POST /v1/setup/state": async () => {
+    expectHttp(await api.POST("/v1/setup/state", { body: { token: "not-the-printed-one" } }), 200);
+  },
   "PATCH /v1/people/{id}": async () => {
     expectHttp(await api.PATCH("/v1/people/{id}", { params: { path: { id: "00000000-0000-4000-8000-000000000000" } }, body: { role: "staff" } }), 404);
   },
