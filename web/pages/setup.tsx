@@ -68,11 +68,11 @@ function submitWithLink(
 }
 
 /** The person's own fields, the same on the setup page and an invitation. */
-function PersonFields(props: { name: { value: string }; email: { value: string }; password: { value: string } }) {
+function PersonFields(props: { name: { value: string }; email?: { value: string }; password: { value: string } }) {
   return (
     <>
       <Field id="your-name" label="Your name" value={props.name} autocomplete="name" />
-      <Field id="email" label="E-mail" type="email" value={props.email} autocomplete="username" />
+      {props.email ? <Field id="email" label="E-mail" type="email" value={props.email} autocomplete="username" /> : null}
       <Field id="password" label="Password" type="password" value={props.password} autocomplete="new-password" minLength={10} hint="At least 10 characters; not a common password" />
     </>
   );
@@ -116,20 +116,19 @@ export function Setup() {
   );
 }
 
-/** An invited person joins: their name, e-mail and password. */
+/** An invited person joins: their name and password (the e-mail is the one the invitation was made for). */
 export function Invite() {
   const name = useSignal("");
-  const email = useSignal("");
   const password = useSignal("");
   const error = useSignal("");
   const busy = useSignal(false);
-  const submit = submitWithLink("/v1/invitations/accept", () => ({ name: name.value, email: email.value, password: password.value }), "/overview", { error, busy });
+  const submit = submitWithLink("/v1/invitations/accept", () => ({ name: name.value, password: password.value }), "/overview", { error, busy });
   return (
     <main id="main" class="sign-in">
       <form onSubmit={submit} class="card">
         <h1>Join Textwire</h1>
-        <p>You were invited to this business's dashboard. Choose how you will sign in.</p>
-        <PersonFields name={name} email={email} password={password} />
+        <p>You were invited to this business's dashboard. You will sign in with the e-mail address the invitation was sent for; choose your password.</p>
+        <PersonFields name={name} password={password} />
         {error.value ? (
           <p class="error" role="alert">
             {error.value}
