@@ -11,9 +11,14 @@
  *     over one connection: the first 10 are checked, the rest are 429 unread;
  *  3. a guesser the limits let check every password: a new e-mail and a new address
  *     (X-Forwarded-For, the server trusting this machine) for each sign-in, 4 connections — an
- *     argon2id check every time, so what is left is the password thread's own cost.
+ *     argon2id check every time, so what is left is the password thread's own cost;
+ *  4. for scale, the same session sending GET /v1/session as fast as it can over one connection:
+ *     what any flood of cheap requests costs, passwords or not.
  *
- *   bun scripts/bench/password-guessing.ts [--seconds 15] [--rate 200] [--concurrency 8]
+ * The phases run in --rounds interleaved rounds (default 3; a shared machine drifts) and the
+ * median of each figure is printed.
+ *
+ *   bun scripts/bench/password-guessing.ts [--seconds 10] [--rounds 3] [--rate 200] [--concurrency 8]
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,7 +29,8 @@ import { BENCH_FORM } from "./lib/webhook-server";
 const root = join(import.meta.dir, "..", "..");
 const argv = process.argv.slice(2);
 const opt = (name: string, def: number) => (argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : def);
-const SECONDS = opt("seconds", 15);
+const SECONDS = opt("seconds", 10);
+const ROUNDS = opt("rounds", 3);
 const RATE = opt("rate", 200);
 const CONCURRENCY = opt("concurrency", 8);
 const bun = join(root, "node_modules", ".bin", "bun");
@@ -52,7 +58,8 @@ try {
   const csrf = ((await signIn.json()) as any).data.csrfToken as string;
 
   let offset = 0;
-  const phase = async (name: string, guesser: (() => Promise<{ tries: number; checked: number; refused: number }>) | null) => {
+  type Tally = { tries: number; checked: number; refused: number };
+  const phase = async (guesser: (() => Promise<Tally>) | null): Promise<{ r: LoadResult; tally: Tally | null }> => {
     // A short warm-up at the same rate, then the measured run.
     offset = (await runLoad(base, forms, { concurrency: CONCURRENCY, seconds: 2, offset, rate: RATE })).nextOffset;
     stopping = false;
@@ -61,11 +68,7 @@ try {
     stopping = true;
     const tally = g ? await g : null;
     offset = r.nextOffset;
-    console.log(
-      `${name.padEnd(34)} webhook ${String(Math.round(r.rps)).padStart(4)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(7)} ms  p99 ${r.p99Ms.toFixed(2).padStart(8)} ms  errors ${r.errors}` +
-        (tally ? `  | guesses ${tally.tries} (${(tally.tries / SECONDS).toFixed(1)}/s): ${tally.checked} checked, ${tally.refused} refused 429/503` : ""),
-    );
-    return r;
+    return { r, tally };
   };
 
   /** One session, one connection, its current password guessed back to back. */
@@ -107,14 +110,42 @@ try {
     return t;
   };
 
+  /** The same session asking who it is, back to back: a flood of cheap requests. */
+  const floodCheap = async () => {
+    const t = { tries: 0, checked: 0, refused: 0 };
+    while (!stopping) {
+      const res = await fetch(`${base}/v1/session`, { headers: { Cookie: cookie } });
+      await res.arrayBuffer();
+      t.tries++;
+      if (res.status === 429) t.refused++;
+    }
+    return t;
+  };
+
   console.log(machineLine());
   console.log(loadGeneratorLine());
-  console.log(`webhook paced at ${RATE} req/s over ${CONCURRENCY} connections, ${SECONDS} s per phase`);
-  const idle = await phase("idle", null);
-  const session = await phase("one session guessing (limited)", sessionGuesser);
-  const spread = await phase("spread guesser (argon2 every try)", spreadGuesser);
-  const ratio = (r: LoadResult) => `p50 ×${(r.p50Ms / idle.p50Ms).toFixed(2)}, p99 ×${(r.p99Ms / idle.p99Ms).toFixed(2)}`;
-  console.log(`against idle: one session ${ratio(session)}; spread guesser ${ratio(spread)}`);
+  console.log(`webhook paced at ${RATE} req/s over ${CONCURRENCY} connections, ${SECONDS} s per phase, ${ROUNDS} interleaved rounds (medians)`);
+  const phases: Array<[string, (() => Promise<Tally>) | null]> = [
+    ["idle", null],
+    ["one session guessing (limited)", sessionGuesser],
+    ["spread guesser (argon2 every try)", spreadGuesser],
+    ["one session flooding GET /v1/session", floodCheap],
+  ];
+  const results = phases.map(() => [] as Array<{ r: LoadResult; tally: Tally | null }>);
+  for (let round = 0; round < ROUNDS; round++) for (let i = 0; i < phases.length; i++) results[i]!.push(await phase(phases[i]![1]));
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const idle = { p50: median(results[0]!.map((x) => x.r.p50Ms)), p99: median(results[0]!.map((x) => x.r.p99Ms)) };
+  phases.forEach(([name], i) => {
+    const rs = results[i]!;
+    const p50 = median(rs.map((x) => x.r.p50Ms));
+    const p99 = median(rs.map((x) => x.r.p99Ms));
+    const tries = median(rs.map((x) => x.tally?.tries ?? 0));
+    const checked = median(rs.map((x) => x.tally?.checked ?? 0));
+    console.log(
+      `${name.padEnd(38)} p50 ${p50.toFixed(2).padStart(7)} ms (×${(p50 / idle.p50).toFixed(2)})  p99 ${p99.toFixed(2).padStart(8)} ms (×${(p99 / idle.p99).toFixed(2)})  errors ${rs.reduce((a, x) => a + x.r.errors, 0)}` +
+        (i > 0 ? `  | ${(tries / SECONDS).toFixed(1)} requests/s, ${checked} passwords checked per phase` : ""),
+    );
+  });
 } finally {
   proc.kill("SIGTERM");
   await proc.exited;

@@ -7,6 +7,7 @@ import { rateLimitHeaders } from "../limits/api-limiter";
 import { redactKeys } from "../lib/log";
 import { describeProvided, type CredentialLookup } from "./access";
 import { AuthFailureLimiter } from "./request-guard";
+import { REFUSED_GUESS_DELAY_MS, REFUSED_GUESSES_HELD_MAX, Tarpit } from "../limits/tarpit";
 import type { RequestState } from "./context";
 import { KEY_PERMISSIONS, ROLE_PERMISSIONS, type KeyPermission, type RouteAccess } from "./permissions";
 
@@ -18,6 +19,8 @@ import { KEY_PERMISSIONS, ROLE_PERMISSIONS, type KeyPermission, type RouteAccess
  */
 export function createAuthorizer(deps: AppDeps) {
   const authFailures = new AuthFailureLimiter(deps.config.authFailuresPerMinute, deps.clock);
+  // Refused sign-ins are answered after a pause (src/limits/tarpit.ts).
+  const refusedSignIns = new Tarpit(REFUSED_GUESS_DELAY_MS, REFUSED_GUESSES_HELD_MAX);
 
   /** Who calls: the session when the browser sent its cookie and no key, else the key. */
   function authenticate(req: Request, state: RequestState, cred: CredentialLookup, sessionToken: string | null): AuthKey {
@@ -116,9 +119,14 @@ export function createAuthorizer(deps: AppDeps) {
       countRate(req, state, route, auth);
       checkPermission(route, auth, req.method, path);
     },
-    /** Before a sign-in is read: 429 while this address has used up its failed attempts. */
-    signInAllowed(ip: string): void {
-      authFailures.check(ip);
+    /** Before a sign-in is read: 429 (after a pause) while this address has used up its failed attempts. */
+    async signInAllowed(ip: string): Promise<void> {
+      try {
+        authFailures.check(ip);
+      } catch (err) {
+        await refusedSignIns.hold();
+        throw err;
+      }
     },
     /** A sign-in the app refused (401) counts as a failed attempt of this address. */
     signInRefused(ip: string): void {

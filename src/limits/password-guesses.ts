@@ -8,11 +8,12 @@
  *    --auth-failures-per-minute), so one address cannot sweep many e-mails.
  * 2. Per (e-mail, address): PAIR_FAILURES wrong passwords, then PAIR_REFILL_PER_HOUR more an
  *    hour. Only that pair is refused: the owner typing from her own phone is not.
- * 3. Per e-mail, all addresses together: EMAIL_FAILURES_PER_HOUR wrong passwords an hour, each
- *    address counting at most COUNTED_PER_ADDRESS of them (so one address alone never reaches the
- *    total). Past it, the e-mail is refused from every address that has no live session of that
- *    person — a guesser spread over many addresses gets about EMAIL_FAILURES_PER_HOUR tries an
- *    hour, while the owner's signed-in phone and computer still get in.
+ * 3. Per e-mail, all addresses together: EMAIL_FAILURES_PER_HOUR wrong passwords an hour. An
+ *    address is refused for the e-mail once its own failures of the last hour plus every other
+ *    address's (each counting at most COUNTED_PER_ADDRESS) reach the total: so one address alone
+ *    only ever holds itself, while a guesser spread over any number of addresses gets at most
+ *    35 tries an hour between them (test/unit/limits/password-guesses.test.ts). Past it, an address holding a live session of that
+ *    person still gets in: the owner's signed-in phone and computer.
  *
  * Pure: no database, no HTTP; the clock is given.
  */
@@ -31,7 +32,7 @@ export type GuessRefusal = { scope: "address" | "pair" | "email"; retryAfterMs: 
 export class PasswordGuessLimits {
   private readonly perAddress: BucketRegistry;
   private readonly perPair: BucketRegistry;
-  /** e-mail → address → times of its counted failures (at most COUNTED_PER_ADDRESS, the last hour). */
+  /** e-mail → address → times of its failures in the last hour (at most EMAIL_FAILURES_PER_HOUR kept). */
   private readonly perEmail = new Map<string, Map<string, number[]>>();
 
   constructor(private readonly perAddressPerMinute: number, private readonly clock: () => number) {
@@ -48,7 +49,7 @@ export class PasswordGuessLimits {
     if (!a.allowed) return { scope: "address", retryAfterMs: a.retryAfterMs, limit: this.perAddressPerMinute, window: "1 minute" };
     const p = this.perPair.peek(pairKey(email, address));
     if (!p.allowed) return { scope: "pair", retryAfterMs: p.retryAfterMs, limit: PAIR_FAILURES, window: "1 hour" };
-    const wait = this.emailWait(email);
+    const wait = this.emailWait(email, address);
     if (wait > 0 && !trusted()) return { scope: "email", retryAfterMs: wait, limit: EMAIL_FAILURES_PER_HOUR, window: "1 hour" };
     return null;
   }
@@ -65,29 +66,39 @@ export class PasswordGuessLimits {
       this.perEmail.set(email, byAddress);
     }
     const times = (byAddress.get(address) ?? []).filter((t) => t > now - HOUR_MS);
-    if (times.length < COUNTED_PER_ADDRESS) times.push(now);
-    byAddress.set(address, times);
+    times.push(now);
+    // More than the total is never needed: the address is refused by then.
+    byAddress.set(address, times.slice(-EMAIL_FAILURES_PER_HOUR));
   }
 
-  /** Ms until `email` is below its hourly total again (0: it is below now). */
-  private emailWait(email: string): number {
+  /** Ms until `address` may try `email` again under the e-mail's hourly total (0: it may now). */
+  private emailWait(email: string, address: string): number {
     const byAddress = this.perEmail.get(email);
     if (!byAddress) return 0;
     const now = this.clock();
-    const all: number[] = [];
-    for (const [address, times] of byAddress) {
+    for (const [a, times] of byAddress) {
       const live = times.filter((t) => t > now - HOUR_MS);
-      if (live.length === 0) byAddress.delete(address);
-      else {
-        if (live.length !== times.length) byAddress.set(address, live);
-        all.push(...live);
-      }
+      if (live.length === 0) byAddress.delete(a);
+      else if (live.length !== times.length) byAddress.set(a, live);
     }
-    if (byAddress.size === 0) this.perEmail.delete(email);
-    if (all.length < EMAIL_FAILURES_PER_HOUR) return 0;
-    all.sort((x, y) => x - y);
-    // Below the total once the oldest (count - total + 1) failures are an hour old.
-    return all[all.length - EMAIL_FAILURES_PER_HOUR]! + HOUR_MS - now;
+    if (byAddress.size === 0) {
+      this.perEmail.delete(email);
+      return 0;
+    }
+    // What counts at `at`: this address's own failures, and each other's up to COUNTED_PER_ADDRESS.
+    const countAt = (at: number) => {
+      let n = 0;
+      for (const [a, times] of byAddress) {
+        const live = times.filter((t) => t > at - HOUR_MS).length;
+        n += a === address ? live : Math.min(live, COUNTED_PER_ADDRESS);
+      }
+      return n;
+    };
+    if (countAt(now) < EMAIL_FAILURES_PER_HOUR) return 0;
+    // The first moment a failure ages out and the count is below the total again.
+    const expiries = [...byAddress.values()].flat().map((t) => t + HOUR_MS).sort((x, y) => x - y);
+    for (const at of expiries) if (countAt(at) < EMAIL_FAILURES_PER_HOUR) return at - now;
+    return HOUR_MS;
   }
 }
 

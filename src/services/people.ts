@@ -4,6 +4,7 @@ import { AppError } from "../errors";
 import { iso, type Clock } from "../lib/clock";
 import { newId } from "../lib/ids";
 import { PasswordGuessLimits, type GuessRefusal } from "../limits/password-guesses";
+import { REFUSED_GUESS_DELAY_MS, REFUSED_GUESSES_HELD_MAX, Tarpit } from "../limits/tarpit";
 import { DEFAULT_AUTH_FAILURES_PER_MINUTE } from "../config";
 import { hasLiveSessionFrom } from "../db/stores/sessions";
 import { PasswordHasher } from "./password-hasher";
@@ -64,6 +65,7 @@ export function checkNewPerson(input: { name?: unknown; email?: unknown; passwor
 export class PeopleService {
   private readonly hasher: PasswordHasher;
   private readonly guesses: PasswordGuessLimits;
+  private readonly refusals: Tarpit;
   /** Verified for an unknown e-mail, so it takes as long as a wrong password (set on first use). */
   private dummyHash: Promise<string> | null = null;
 
@@ -71,10 +73,11 @@ export class PeopleService {
     private readonly sqlite: Database,
     private readonly clock: Clock,
     private readonly sessions: SessionService,
-    opts: { hasher?: PasswordHasher; authFailuresPerMinute?: number } = {},
+    opts: { hasher?: PasswordHasher; authFailuresPerMinute?: number; refusalDelayMs?: number } = {},
   ) {
     this.hasher = opts.hasher ?? new PasswordHasher();
     this.guesses = new PasswordGuessLimits(opts.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE, clock);
+    this.refusals = new Tarpit(opts.refusalDelayMs ?? REFUSED_GUESS_DELAY_MS, REFUSED_GUESSES_HELD_MAX);
   }
 
   /** The password thread (the server stops it on shutdown). */
@@ -130,7 +133,11 @@ export class PeopleService {
     // Counted per password: `textwire users reset-password` starts the e-mail's count afresh.
     const counted = user ? `${email}\n${user.passwordHash.slice(-16)}` : email;
     const refusal = this.guesses.check(counted, address, () => user !== null && hasLiveSessionFrom(this.sqlite, user.id, address, iso(this.clock())));
-    if (refusal) throw tooManyGuesses(refusal);
+    if (refusal) {
+      // Answered after a pause: a guesser going back to back gets one refusal a second, not thousands.
+      await this.refusals.hold();
+      throw tooManyGuesses(refusal);
+    }
     const ok = user
       ? await this.hasher.verify(password, user.passwordHash)
       : (await this.hasher.verify(password, await (this.dummyHash ??= this.hasher.hash(newLinkToken()))), false);

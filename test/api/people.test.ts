@@ -361,7 +361,7 @@ describe("sign-in limits", () => {
     expect(ghost!.status).toBe(429);
   }, 60_000);
 
-  test("a guesser spread over many addresses gets about 20 tries an hour; the owner's signed-in devices and a reset password still get in", async () => {
+  test("a guesser spread over many addresses is stopped after 20 counted tries; the owner's signed-in devices and a reset password still get in", async () => {
     const email = "spread@shop.example";
     const d = ts.running.deps;
     const accountId = d.people.list(null)[0]!.accountId;

@@ -58,6 +58,27 @@ describe("password guesses for one e-mail from many addresses", () => {
   });
 });
 
+describe("a guesser spread over many addresses", () => {
+  test.each([2, 3, 4, 10, 200])("with %p addresses, trying every minute for three hours: at most 35 tries in any hour", (addresses) => {
+    const { clock, l } = limits();
+    const tries: number[] = [];
+    for (let minute = 0; minute < 180; minute++) {
+      for (let a = 0; a < addresses; a++) {
+        for (let burst = 0; burst < 20; burst++) {
+          if (l.check("ann@x", `10.1.${a >> 8}.${a & 255}`, never) !== null) break;
+          l.failed("ann@x", `10.1.${a >> 8}.${a & 255}`);
+          tries.push(clock.now);
+        }
+      }
+      clock.now += 60_000;
+    }
+    let worst = 0;
+    for (const t of tries) worst = Math.max(worst, tries.filter((x) => x >= t && x < t + HOUR).length);
+    expect(worst).toBeLessThanOrEqual(35);
+    expect(worst).toBeGreaterThanOrEqual(EMAIL_FAILURES_PER_HOUR);
+  });
+});
+
 describe("password guesses from one address", () => {
   test("the address's per-minute limit covers every e-mail", () => {
     const { l } = limits(3);
