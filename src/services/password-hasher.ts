@@ -1,7 +1,7 @@
 /**
  * Every password hash and check of the server (sign-in, setup, invitations, password changes)
- * goes through one PasswordHasher: a single Worker thread (src/services/password-worker.ts) at
- * the lowest CPU priority, one argon2id call at a time, at most PASSWORD_QUEUE_MAX waiting. So
+ * goes through one PasswordHasher: a single Worker thread (src/services/password-worker.ts) below
+ * the server's CPU priority (nice 10), one argon2id call at a time, at most PASSWORD_QUEUE_MAX waiting. So
  * however fast someone guesses, password work uses at most one core, and only what the request
  * path leaves (docs/api-decisions.md, "Nothing the phone reports is lost, and nobody takes the
  * dashboard: hardening round three"). The CLI, which answers no requests, hashes directly.

@@ -326,7 +326,7 @@ describe("hostile bodies on setup, invitations and passwords", () => {
     // The owner's password is still the one set up; the refused invitation still works once.
     await sessionOf(await post(ts, "/session", { email: OWNER.email, password: OWNER.password }));
     await sessionOf(await post(ts, "/invitations/accept", { token, name: "Finally", password: "green-teapot-77" }));
-  }, 60_000);
+  }, 180_000);
 });
 
 describe("sign-in limits", () => {
@@ -359,7 +359,7 @@ describe("sign-in limits", () => {
       if (ghost.status === 429) break;
     }
     expect(ghost!.status).toBe(429);
-  }, 60_000);
+  }, 180_000);
 
   test("a guesser spread over many addresses is stopped after 20 counted tries; the owner's signed-in devices and a reset password still get in", async () => {
     const email = "spread@shop.example";
@@ -392,7 +392,7 @@ describe("sign-in limits", () => {
     const u = d.people.findByEmail(email)!;
     d.people.setPasswordHash(u.id, await Bun.password.hash("fresh-reset-pass-77", { algorithm: "argon2id" }));
     await sessionOf(await post(ts, "/session", { email, password: "fresh-reset-pass-77" }, from("10.99.0.2")));
-  }, 120_000);
+  }, 180_000);
 
   test("a wrong current password counts as a failed sign-in: 429 with Retry-After past the limit, for the sign-in too", async () => {
     const email = "changer@shop.example";
@@ -422,7 +422,7 @@ describe("sign-in limits", () => {
     expect((await post(ts, "/session", { email, password: "amber-window-62" }, from("198.51.100.77"))).status).toBe(429);
     // Nothing changed: the old password still signs in elsewhere.
     await sessionOf(await post(ts, "/session", { email, password: "amber-window-62" }, from("198.51.100.78")));
-  }, 60_000);
+  }, 180_000);
 });
 
 describe("sign-in limits per address", () => {
