@@ -77,7 +77,7 @@ try {
     embedLitestream(target);
     const result = await Bun.build({
       // Worker entry points must be listed to be in the binary (Bun docs, "Single-file executable" → Worker).
-      entrypoints: [join(root, "src/main.ts"), join(root, "src/services/backup-worker.ts"), join(root, "src/db/checkpoint-worker.ts"), join(root, "src/services/intake/worker.ts")],
+      entrypoints: [join(root, "src/main.ts"), join(root, "src/services/backup-worker.ts"), join(root, "src/db/checkpoint-worker.ts"), join(root, "src/services/intake/worker.ts"), join(root, "src/services/password-worker.ts")],
       compile: {
         ...(target ? { target: `bun-${target}` as Bun.Build.CompileTarget } : {}),
         outfile,

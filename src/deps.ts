@@ -248,7 +248,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const contacts = new ContactService(sqlite, clock, forms, (ids) => leases.withdraw(ids), writeGate, changes);
   const accounts = new AccountService(sqlite, clock);
   const sessions = new SessionService(sqlite, clock, accounts);
-  const people = new PeopleService(sqlite, clock, sessions);
+  const people = new PeopleService(sqlite, clock, sessions, { authFailuresPerMinute: config.authFailuresPerMinute });
   const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger, changes);
   const automations = new AutomationService(sqlite, clock, queue, seq, leases, quota, accounts, writer, logger, changes);
   let sweep: ReturnType<typeof setInterval> | undefined;
@@ -429,5 +429,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.lifecycle.push({ name: "broadcasts", start: () => broadcasts.resume(), stop: () => broadcasts.stop() });
   // Runs a stop left unfinished (the inbox, marked stops, start jobs) carry on once the queue is whole.
   deps.lifecycle.push(automations.lifecycle());
+  // The password thread (services/password-hasher.ts) starts on first use and ends with the server.
+  deps.lifecycle.push({ name: "passwords", start: () => {}, stop: () => people.passwords.stop() });
   return deps;
 }

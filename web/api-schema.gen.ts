@@ -1106,7 +1106,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A one-time invitation link for a role (72 h; owner)
+         * A one-time invitation link for a role and an e-mail (72 h; owner)
          * @description Requires an **admin_access** key.
          */
         post: operations["postV1Invitations"];
@@ -1125,7 +1125,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Join an account with an invitation link's token: sets name, e-mail and password, and signs in */
+        /** Join an account with an invitation link's token: sets name and password (the e-mail is the invitation's), and signs in */
         post: operations["postV1InvitationsAccept"];
         delete?: never;
         options?: never;
@@ -14211,6 +14211,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description the e-mail the person will sign in with (fixed by the invitation) */
+                    email: string;
                     /**
                      * @description the role the invited person gets
                      * @default owner
@@ -14237,6 +14239,8 @@ export interface operations {
                         data: {
                             /** @description false while no server address is set (Settings → Server): the link then uses the address this request came in on, which may not work from the person's own device */
                             addressSet: boolean;
+                            /** @description the e-mail the person joins with */
+                            email: string;
                             expiresAt: string;
                             /**
                              * @default owner
@@ -14278,6 +14282,21 @@ export interface operations {
                 };
             };
             403: components["responses"]["PermissionOrCsrf"];
+            /** @description Conflict with the current state. Codes: EMAIL_TAKEN */
+            409: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
@@ -14351,8 +14370,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description their e-mail (they sign in with it) */
-                    email: string;
                     /** @description the person's name */
                     name: string;
                     /** @description at least 10 characters, not a common password */
@@ -14434,21 +14451,6 @@ export interface operations {
                 };
             };
             403: components["responses"]["CsrfTokenInvalid"];
-            /** @description Conflict with the current state. Codes: EMAIL_TAKEN */
-            409: {
-                headers: {
-                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
-                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
-                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
             /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {

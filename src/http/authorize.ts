@@ -8,6 +8,7 @@ import { redactKeys } from "../lib/log";
 import { describeProvided, THIRDPARTY_PREFIX, type CredentialLookup } from "./access";
 import { looksLikeJwt, scopeAllows, scopeFor } from "../domain/smsgate-tokens";
 import { AuthFailureLimiter } from "./request-guard";
+import { REFUSED_GUESS_DELAY_MS, REFUSED_GUESSES_HELD_MAX, Tarpit } from "../limits/tarpit";
 import type { RequestState } from "./context";
 import { KEY_PERMISSIONS, ROLE_PERMISSIONS, rolesHolding, type KeyPermission, type RouteAccess } from "./permissions";
 
@@ -19,6 +20,8 @@ import { KEY_PERMISSIONS, ROLE_PERMISSIONS, rolesHolding, type KeyPermission, ty
  */
 export function createAuthorizer(deps: AppDeps) {
   const authFailures = new AuthFailureLimiter(deps.config.authFailuresPerMinute, deps.clock);
+  // Refused sign-ins are answered after a pause (src/limits/tarpit.ts).
+  const refusedSignIns = new Tarpit(REFUSED_GUESS_DELAY_MS, REFUSED_GUESSES_HELD_MAX);
 
   /** Who calls: the session when the browser sent its cookie and no key, else the key. */
   function authenticate(req: Request, state: RequestState, cred: CredentialLookup, sessionToken: string | null): AuthKey {
@@ -121,9 +124,14 @@ export function createAuthorizer(deps: AppDeps) {
       checkPermission(route, auth, req.method, path);
       if (auth.token) checkScope(auth.token.scopes, req.method, path);
     },
-    /** Before a sign-in is read: 429 while this address has used up its failed attempts. */
-    signInAllowed(ip: string): void {
-      authFailures.check(ip);
+    /** Before a sign-in is read: 429 (after a pause) while this address has used up its failed attempts. */
+    async signInAllowed(ip: string): Promise<void> {
+      try {
+        authFailures.check(ip);
+      } catch (err) {
+        await refusedSignIns.hold();
+        throw err;
+      }
     },
     /** A sign-in the app refused (401) counts as a failed attempt of this address. */
     signInRefused(ip: string): void {

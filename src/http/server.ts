@@ -181,7 +181,7 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     let targetUrl = routedByElysiaAs(req, url) ?? req.url;
     // Dashboard sign-in: the body carries the key; refused keys count as failed sign-ins.
     if (access.permission === "sign-in") {
-      authorizer.signInAllowed(state.clientIp);
+      await authorizer.signInAllowed(state.clientIp);
       checkJsonContentType(req, path);
       const target = await withCheckedBody(req, targetUrl, kind, path);
       setState(target, state);

@@ -502,16 +502,25 @@ export class DeviceService {
     // SMSGate's server sends RFC 3339 times without fractions, and strings only (the app reads a map of strings).
     const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
     const data = { since: rfc3339(since), until: rfc3339(until), messageTypes: "SMS", webhookDelivery: "Individual", triggerWebhooks: "true" };
-    const sentTo = targets.filter((d) => this.events.emit(accountId, "MessagesExportRequested", data, d.id) > 0).map((d) => d.id);
-    if (!sentTo.length) throw new AppError("INVALID_STATE", { message: "The phone's connection closed just now: ask again in a moment", details: { connected: 0 } });
-    // Remembered (before any of the phone's answers can arrive: nothing awaits in between), so the
-    // texts it sends again are taken as history, not new replies (domain/inbound.ts, isResentHistory).
+    // Remembered before the phones are asked (so the texts they send again are taken as history,
+    // not new replies: domain/inbound.ts, isResentHistory), and forgotten for a phone the request
+    // did not reach: the record never lags the request (docs/api-decisions.md, "Nothing the phone
+    // reports is lost, and nobody takes the dashboard: hardening round three").
     const now = this.clock();
+    const requestedAt = iso(now);
     this.sqlite.transaction(() => {
-      for (const d of sentTo) {
-        store.insertInboxExport(this.sqlite, { accountId, deviceId: d, since: iso(since), until: iso(until), requestedAt: iso(now) }, iso(now - EXPORT_OPEN_MS));
+      for (const d of targets) {
+        store.insertInboxExport(this.sqlite, { accountId, deviceId: d.id, since: iso(since), until: iso(until), requestedAt }, iso(now - EXPORT_OPEN_MS));
       }
     })();
+    const sentTo: string[] = [];
+    try {
+      for (const d of targets) if (this.events.emit(accountId, "MessagesExportRequested", data, d.id) > 0) sentTo.push(d.id);
+    } finally {
+      const missed = targets.filter((d) => !sentTo.includes(d.id));
+      if (missed.length) this.sqlite.transaction(() => missed.forEach((d) => store.deleteInboxExport(this.sqlite, d.id, requestedAt)))();
+    }
+    if (!sentTo.length) throw new AppError("INVALID_STATE", { message: "The phone's connection closed just now: ask again in a moment", details: { connected: 0 } });
     this.logger.info("inbox export requested", { accountId, deviceIds: sentTo, since: data.since, until: data.until });
     return { deviceIds: sentTo };
   }

@@ -218,42 +218,55 @@ export class PhoneReports {
     }
     this.registry.touch(device, ip);
     const payload = (body.payload && typeof body.payload === "object" ? body.payload : {}) as Record<string, unknown>;
-    const fresh = store.recordCallbackEvent(this.sqlite, device.id, body.id.slice(0, 100), iso(this.clock()));
-    if (!fresh) return { duplicate: true, event: body.event };
+    const eventId = body.id;
+    const event = body.event;
+    // The event id ("already seen") and the event's effect commit in one transaction: a crash or a
+    // database error before the commit leaves neither, so the app's resend is applied once
+    // (docs/api-decisions.md, "Nothing the phone reports is lost, and nobody takes the dashboard:
+    // hardening round three"). The effect's own transactions nest in it as savepoints; a refused
+    // report (an AppError) is logged and the id kept, so a resend is not judged again.
+    const changed = this.sqlite.transaction((): boolean | null => {
+      if (!store.recordCallbackEvent(this.sqlite, device.id, eventId.slice(0, 100), iso(this.clock()))) return null;
+      try {
+        return this.applyEvent(device, eventId, event, payload);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        this.logger.info("device webhook ignored", { deviceId: device.id, event, code: err.code });
+        return false;
+      }
+    })();
+    if (changed === null) return { duplicate: true, event };
+    if (changed) this.changes.message(device.accountId, "updated", "device");
+    return { duplicate: false, event };
+  }
+
+  /** One phone callback's effect, inside the transaction that records its event id; true when a message changed. */
+  private applyEvent(device: DeviceRow, eventId: string, event: string, payload: Record<string, unknown>): boolean {
     const msgId = typeof payload.messageId === "string" ? payload.messageId : undefined;
     const tz = () => store.accountTimeZone(this.sqlite, device.accountId);
-    let changed = false;
-    try {
-      // The same per-item rules as PATCH /message: only the holder's reports count.
-      switch (body.event) {
-        case "sms:sent":
-          if (msgId) changed = this.applyItem(device, { id: msgId, state: "Sent", states: { Sent: payload.sentAt } }, tz());
-          break;
-        case "sms:delivered":
-          if (msgId) changed = this.applyItem(device, { id: msgId, state: "Delivered", states: { Delivered: payload.deliveredAt } }, tz());
-          break;
-        case "sms:failed":
-          if (msgId) changed = this.applyItem(device, { id: msgId, state: "Failed", recipients: [{ error: typeof payload.reason === "string" ? payload.reason : null }] }, tz());
-          break;
-        case "system:ping":
-          this.applyPing(device, payload);
-          break;
-        case "sms:received":
-          // The inbound service announces the received text itself (as the phone's).
-          this.applyReceived(device, body.id, payload);
-          break;
-        case "sms:data-received":
-        case "mms:received":
-          // Only for the account's SMSGate webhooks of that event, as the phone reported it.
-          relayPhoneEvent(this.sqlite, device.accountId, device.id, body.event, payload, this.clock());
-          break;
-      }
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      this.logger.info("device webhook ignored", { deviceId: device.id, event: body.event, code: err.code });
+    // The same per-item rules as PATCH /message: only the holder's reports count.
+    switch (event) {
+      case "sms:sent":
+        return msgId ? this.applyItem(device, { id: msgId, state: "Sent", states: { Sent: payload.sentAt } }, tz()) : false;
+      case "sms:delivered":
+        return msgId ? this.applyItem(device, { id: msgId, state: "Delivered", states: { Delivered: payload.deliveredAt } }, tz()) : false;
+      case "sms:failed":
+        return msgId ? this.applyItem(device, { id: msgId, state: "Failed", recipients: [{ error: typeof payload.reason === "string" ? payload.reason : null }] }, tz()) : false;
+      case "system:ping":
+        this.applyPing(device, payload);
+        return false;
+      case "sms:received":
+        // The inbound service announces the received text itself (as the phone's).
+        this.applyReceived(device, eventId, payload);
+        return false;
+      case "sms:data-received":
+      case "mms:received":
+        // Only for the account's SMSGate webhooks of that event, as the phone reported it.
+        relayPhoneEvent(this.sqlite, device.accountId, device.id, event, payload, this.clock());
+        return false;
+      default:
+        return false;
     }
-    if (changed) this.changes.message(device.accountId, "updated", "device");
-    return { duplicate: false, event: body.event };
   }
 
   private applyPing(device: DeviceRow, payload: Record<string, unknown>): void {

@@ -3,7 +3,12 @@
  * server runs `litestream replicate` as a child process with a configuration it writes itself,
  * starts it again (with a growing pause) when it dies, turns its log into Textwire log lines, and
  * stops it last on shutdown — after every write — with SIGTERM, on which Litestream makes its
- * final sync.
+ * final sync. When the server dies instead (SIGKILL, a crash), Litestream still gets SIGTERM
+ * (setpriv's parent-death signal) and finishes that sync on its own: its log goes to a file next
+ * to its configuration, never to a pipe that would die with the server (a Go program writing to a
+ * closed pipe is killed by SIGPIPE before it syncs); the next start waits for such a Litestream to
+ * finish before it starts its own (docs/api-decisions.md, "Nothing the phone reports is lost, and
+ * nobody takes the dashboard: hardening round three").
  *
  * Where to: the --replicate flag (TEXTWIRE_REPLICATE) when given, else the address an operator
  * saved from the dashboard (server_settings "replication.url"). Changing the saved address
@@ -22,7 +27,8 @@
  * Kept whole (about 560 lines): the child process, its generation, the shadow-WAL position and
  * the lag it yields are one supervisor's state; start, restart, stall and stop each read all of it.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { iso, type Clock } from "../lib/clock";
@@ -46,6 +52,8 @@ const BACKOFF_RESET_AFTER_MS = 60_000;
 export const LITESTREAM_NICE = 10;
 /** How long Litestream gets for its last sync after SIGTERM before it is killed. */
 export const STOP_GRACE_MS = 15_000;
+/** Litestream's log file is emptied once this much of it has been read. */
+const LOG_KEEP_BYTES = 1 << 20;
 
 /** Litestream lines that report each routine upload (several a second under load): not logged. */
 const ROUTINE = new Set(["write wal segment", "wal segment written", "write snapshot", "snapshot written", "checkpoint"]);
@@ -102,7 +110,9 @@ export class ReplicationSupervisor {
   readonly name = "replication";
   private target: ReplicaTarget | undefined;
   private source: "flag" | "setting" | null = null;
-  private child: Subprocess<"ignore", "pipe", "pipe"> | undefined;
+  private child: Subprocess | undefined;
+  /** Litestream's log file, read from `offset` at every poll. */
+  private log: { path: string; offset: number; decoder: StringDecoder; rest: string } | undefined;
   private configRemove: (() => void) | undefined;
   private metricsUrl: string | undefined;
   private stopping = false;
@@ -151,9 +161,10 @@ export class ReplicationSupervisor {
     }
   }
 
-  start(): void {
+  async start(): Promise<void> {
     if (this.o.dbPath === ":memory:") return;
-    stopOrphan(this.o.dbPath, this.o.logger);
+    // A Litestream a killed server left finishing its last sync finishes it before we serve.
+    await finishOrphan(this.o.dbPath, this.o.logger);
     const { target, source } = this.resolveTarget();
     this.begin(target, source);
   }
@@ -205,52 +216,82 @@ export class ReplicationSupervisor {
       this.lastError = err.message;
       return this.scheduleRestart(generation);
     }
-    stopOrphan(this.o.dbPath, this.o.logger);
+    await finishOrphan(this.o.dbPath, this.o.logger);
     const port = await freePort();
     if (this.stopping || generation !== this.generation) return;
     const cfg = writeLitestreamConfig({ dbPath: resolve(this.o.dbPath), target: this.target, metricsAddr: `127.0.0.1:${port}`, maxCheckpointPages: this.o.maxCheckpointPages });
     this.configRemove = cfg.remove;
     this.metricsUrl = `http://127.0.0.1:${port}/metrics`;
     // With setpriv, Litestream gets SIGTERM (its clean stop, with a last sync) should this process
-    // die without stopping it; a Litestream left over anyway is stopped by the next start (stopOrphan).
+    // die without stopping it; a Litestream left over anyway is stopped by the next start (finishOrphan).
     const setpriv = process.platform === "linux" ? Bun.which("setpriv") : null;
     // Below the server's priority: on a busy small machine the server's answers come first and
     // Litestream catches up in the quieter moments (docs/api-decisions.md, the benchmark there).
     const nice = LITESTREAM_NICE > 0 ? Bun.which("nice") : null;
     const argv = [...(nice ? [nice, "-n", String(LITESTREAM_NICE)] : []), bin, "replicate", "-no-expand-env", "-config", cfg.file];
-    let child: Subprocess<"ignore", "pipe", "pipe">;
+    // Its log goes to a file (appended, so emptying it is safe): it outlives this process.
+    const logPath = join(dirname(cfg.file), "litestream.log");
+    let child: Subprocess;
+    let fd: number | undefined;
     try {
-      child = Bun.spawn(setpriv ? [setpriv, "--pdeathsig", "TERM", ...argv] : argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      fd = openSync(logPath, "a", 0o600);
+      child = Bun.spawn(setpriv ? [setpriv, "--pdeathsig", "TERM", ...argv] : argv, { stdin: "ignore", stdout: fd, stderr: fd });
     } catch (err) {
       this.lastError = `Litestream could not be started: ${(err as Error).message}`;
       this.o.logger.error(this.lastError);
       cfg.remove();
       return this.scheduleRestart(generation);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
     this.child = child;
+    this.log = { path: logPath, offset: 0, decoder: new StringDecoder("utf8"), rest: "" };
     this.childStartedAt = this.o.clock();
     this.syncErrorBase = this.counters.syncErrorsSeen;
     writePid(this.o.dbPath, child.pid, cfg.file);
     this.ready = false;
-    void this.pipe(child.stdout);
-    void this.pipe(child.stderr);
     void child.exited.then((code) => this.exited(child, code, generation));
   }
 
-  private async pipe(stream: ReadableStream<Uint8Array>) {
-    const dec = new TextDecoder();
-    let buf = "";
+  /** Reads what Litestream logged since the last look, line by line (every poll, and when it exits). */
+  private readLog(): void {
+    const l = this.log;
+    if (!l) return;
+    let size: number;
     try {
-      for await (const chunk of stream) {
-        buf += dec.decode(chunk, { stream: true });
-        let nl: number;
-        while ((nl = buf.indexOf("\n")) >= 0) {
-          this.line(buf.slice(0, nl));
-          buf = buf.slice(nl + 1);
+      size = statSync(l.path).size;
+    } catch {
+      return;
+    }
+    if (size < l.offset) l.offset = 0;
+    if (size > l.offset) {
+      const buf = Buffer.alloc(Math.min(size - l.offset, LOG_KEEP_BYTES));
+      let n = 0;
+      try {
+        const fd = openSync(l.path, "r");
+        try {
+          n = readSync(fd, buf, 0, buf.length, l.offset);
+        } finally {
+          closeSync(fd);
         }
+      } catch {
+        return;
       }
-    } catch {}
-    if (buf.trim()) this.line(buf);
+      l.offset += n;
+      const text = l.rest + l.decoder.write(buf.subarray(0, n));
+      const lines = text.split("\n");
+      l.rest = lines.pop() ?? "";
+      for (const line of lines) this.line(line);
+    }
+    // Read to the end and grown large: emptied (Litestream appends, so its next line starts at 0).
+    if (l.offset >= LOG_KEEP_BYTES) {
+      try {
+        if (statSync(l.path).size === l.offset) {
+          truncateSync(l.path, 0);
+          l.offset = 0;
+        }
+      } catch {}
+    }
   }
 
   private line(text: string) {
@@ -290,7 +331,13 @@ export class ReplicationSupervisor {
   }
 
   private exited(child: Subprocess, code: number | null, generation: number) {
-    if (this.child === child) this.child = undefined;
+    if (this.child === child) {
+      this.child = undefined;
+      // Its last words (the last upload, an error) before the folder goes.
+      this.readLog();
+      if (this.log?.rest.trim()) this.line(this.log.rest);
+      this.log = undefined;
+    }
     this.configRemove?.();
     this.configRemove = undefined;
     clearPid(this.o.dbPath, child.pid);
@@ -320,6 +367,7 @@ export class ReplicationSupervisor {
     this.polling = true;
     try {
       if (this.child) {
+        this.readLog();
         this.observe();
         const url = this.metricsUrl;
         if (url && this.o.clock() - this.metricsReadAt >= METRICS_EVERY_MS) {
@@ -524,31 +572,51 @@ function clearPid(dbPath: string, pid: number) {
 }
 
 /**
- * A Litestream that an earlier Textwire on this database left running (it was killed outright
- * where setpriv is missing) would replicate alongside the new one: stopped first, at every start
- * (replicating or not), and its configuration folder removed. Only a process whose command line
- * is Litestream's replicate is touched.
+ * A Litestream that an earlier Textwire on this database left running (a server killed outright:
+ * its Litestream got SIGTERM and is making its last sync, or never got it where setpriv is
+ * missing) would replicate alongside the new one: at every start (replicating or not) it is asked
+ * to stop (SIGTERM: its last sync) and waited for, up to STOP_GRACE_MS, then killed; its
+ * configuration folder is removed. Only a process whose command line is Litestream's replicate is
+ * touched.
  */
-export function stopOrphan(dbPath: string, logger: Logger) {
+export async function finishOrphan(dbPath: string, logger: Logger): Promise<void> {
   const file = pidPath(dbPath);
   if (!existsSync(file)) return;
   const [pidText, configDir] = readFileSync(file, "utf8").split("\n");
   const pid = Number(pidText);
   rmSync(file, { force: true });
-  // Its configuration (an SFTP password, maybe) is not left in the temp folder either.
-  if (configDir && basename(configDir).startsWith("textwire-litestream-")) rmSync(configDir, { recursive: true, force: true });
-  if (!Number.isInteger(pid) || pid <= 1) return;
-  let cmd = "";
+  const removeConfig = () => {
+    // Its configuration (an SFTP password, maybe) is not left in the temp folder either.
+    if (configDir && basename(configDir).startsWith("textwire-litestream-")) rmSync(configDir, { recursive: true, force: true });
+  };
+  if (!Number.isInteger(pid) || pid <= 1 || !isLitestream(pid)) return removeConfig();
   try {
-    cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    process.kill(pid, "SIGTERM");
   } catch {
-    return;
+    return removeConfig();
   }
-  if (!cmd.includes("litestream") || !cmd.includes("replicate")) return;
+  const deadline = Date.now() + STOP_GRACE_MS;
+  while (isLitestream(pid) && Date.now() < deadline) await Bun.sleep(50);
+  if (isLitestream(pid)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {}
+    logger.warn("stopped a Litestream left running by an earlier Textwire on this database (it did not finish its last sync in time)", { pid });
+  } else {
+    logger.info("a Litestream left by an earlier Textwire on this database finished its last sync", { pid });
+  }
+  removeConfig();
+}
+
+/** Whether `pid` runs Litestream's replicate (a zombie or another program does not count). */
+function isLitestream(pid: number): boolean {
   try {
-    process.kill(pid, "SIGKILL");
-    logger.warn("stopped a Litestream left running by an earlier Textwire on this database", { pid });
-  } catch {}
+    if (/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"))) return false;
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+    return cmd.includes("litestream") && cmd.includes("replicate");
+  } catch {
+    return false;
+  }
 }
 
 /** Whether a file replica's folder (or its nearest existing parent) is on the database's device. */

@@ -9,6 +9,13 @@ import { NAME_MAX, type Person } from "../domain/people";
 import type { AccountService } from "./accounts";
 import { checkNewPerson, hashToken, newLinkToken, type PeopleService } from "./people";
 
+function linkUsed(): AppError {
+  return new AppError("AUTHENTICATION_ERROR", {
+    message: "This setup link has expired or was already used: run `textwire setup-link` for a new one",
+    details: { provided: "a setup link", expected: "the link `textwire serve` or `textwire setup-link` printed, under 24 hours old" },
+  });
+}
+
 /** The setup link works this long; `textwire setup-link` (or a restart) makes a new one. */
 export const SETUP_TTL_MS = 24 * 3600_000;
 export const TOKEN_KEY = "setup.token_hash";
@@ -51,6 +58,12 @@ export class SetupService {
     return a.length === b.length && timingSafeEqual(a, b);
   }
 
+  /** The answer a late visitor gets (and every racing request but the first): set up already, or the link used. */
+  private assertOpen(token: unknown): void {
+    if (!this.needed()) throw new AppError("INVALID_STATE", { message: "This server is already set up: sign in instead", details: { reason: "setup-done" } });
+    if (!this.tokenValid(token)) throw linkUsed();
+  }
+
   async complete(input: {
     token?: unknown;
     businessName?: unknown;
@@ -60,13 +73,7 @@ export class SetupService {
     email?: unknown;
     password?: unknown;
   }): Promise<Person & { accountId: string }> {
-    if (!this.needed()) throw new AppError("INVALID_STATE", { message: "This server is already set up: sign in instead", details: { reason: "setup-done" } });
-    if (!this.tokenValid(input.token)) {
-      throw new AppError("AUTHENTICATION_ERROR", {
-        message: "This setup link has expired or was already used: run `textwire setup-link` for a new one",
-        details: { provided: "a setup link", expected: "the link `textwire serve` or `textwire setup-link` printed, under 24 hours old" },
-      });
-    }
+    this.assertOpen(input.token);
     const business = typeof input.businessName === "string" ? input.businessName.trim() : "";
     const errors: Array<{ field: string; message: string }> = [];
     if (!business || business.length > NAME_MAX) errors.push({ field: "businessName", message: business ? `Keep the business name under ${NAME_MAX} characters` : "Enter the business name your customers know" });
@@ -76,12 +83,21 @@ export class SetupService {
     if (timeZone !== null && !isValidTimeZone(timeZone)) errors.push({ field: "timeZone", message: "Choose a time zone" });
     if (errors.length) throw new AppError("VALIDATION_ERROR", { message: errors[0]!.message, details: { field: errors[0]!.field }, errors });
     const person = checkNewPerson(input);
-    // The first account (created headless, or by an older start) is adopted; else one is created.
-    const accountId = firstAccountId(this.sqlite) ?? this.accounts.createAccountWithoutKey(business).id;
-    this.accounts.updateAccount(accountId, { name: business, ...(country ? { defaultCountry: country } : {}), ...(timeZone ? { timeZone } : {}) });
-    const owner = await this.people.add(accountId, { ...person, role: "owner" });
-    deleteServerSetting(this.sqlite, TOKEN_KEY);
-    deleteServerSetting(this.sqlite, EXPIRES_KEY);
+    // The password is hashed (on the password thread) before the write; the write then claims the
+    // link: the token is checked again and deleted in the transaction that creates the owner, so of
+    // requests racing with one link exactly one makes an owner and the others get the used-link
+    // answer (docs/api-decisions.md, "Nothing the phone reports is lost, and nobody takes the
+    // dashboard: hardening round three").
+    const passwordHash = await this.people.passwords.hash(person.password);
+    const owner = this.sqlite.transaction(() => {
+      this.assertOpen(input.token);
+      deleteServerSetting(this.sqlite, TOKEN_KEY);
+      deleteServerSetting(this.sqlite, EXPIRES_KEY);
+      // The first account (created headless, or by an older start) is adopted; else one is created.
+      const accountId = firstAccountId(this.sqlite) ?? this.accounts.createAccountWithoutKey(business).id;
+      this.accounts.updateAccount(accountId, { name: business, ...(country ? { defaultCountry: country } : {}), ...(timeZone ? { timeZone } : {}) });
+      return this.people.addHashed(accountId, { ...person, passwordHash, role: "owner" });
+    })();
     return owner;
   }
 }

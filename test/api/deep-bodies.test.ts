@@ -18,8 +18,11 @@ afterAll(() => s.stop());
 const DEEP = 50_000;
 const arrays = (n: number) => "[".repeat(n) + "]".repeat(n);
 const objects = (n: number) => '{"a":'.repeat(n) + "1" + "}".repeat(n);
-/** Generous for a loaded 2-core machine; the guard itself answers in a few milliseconds. */
-const BOUND_MS = 500;
+/**
+ * The hostile-input standard: no answer stalls over 2 s. The guard itself answers in a few
+ * milliseconds; 2 s holds on a loaded 2-core machine (a load average of 8) too.
+ */
+const BOUND_MS = 2_000;
 
 /** Sends `init` to `url` and, at the same moment, GET /health; both timed. */
 async function withHealth(url: string, init: RequestInit) {
@@ -113,16 +116,16 @@ describe("wide bodies within the size limits answer quickly too", () => {
     const wideArray = "[" + Array(260_000).fill("0").join(",") + "]";
     const a = await withHealth(`${s.url}/api/mobile/v1/message`, { method: "PATCH", headers: json(), body: wideArray });
     expect(a.res.status).toBeLessThan(500);
-    expect(a.ms).toBeLessThan(2_000);
+    expect(a.ms).toBeLessThan(BOUND_MS);
     expect(a.health.status).toBe(200);
     const keys = Array.from({ length: 60_000 }, (_, i) => `"k${i}":[{}]`).join(",");
     const o = await withHealth(`${s.base}/forms`, { method: "POST", headers: json({ Authorization: `Bearer ${s.adminKey}` }), body: `{${keys}}` });
     expect(o.res.status).toBe(400);
-    expect(o.ms).toBeLessThan(2_000);
+    expect(o.ms).toBeLessThan(BOUND_MS);
     const list = "[" + Array(100_000).fill('{"id":"x","state":"Sent"}').join(",").slice(0, 1_000_000 - 2) + "]";
     const l = await withHealth(`${s.url}/api/mobile/v1/message`, { method: "PATCH", headers: json(), body: list });
     expect(l.res.status).toBeLessThan(500);
-    expect(l.ms).toBeLessThan(2_000);
+    expect(l.ms).toBeLessThan(BOUND_MS);
   });
 });
 

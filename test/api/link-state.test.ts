@@ -68,8 +68,9 @@ describe("invitation links", () => {
   });
   afterAll(() => ts.stop());
 
-  async function invite(role: string) {
-    return (await expectStatus(await owner("/invitations", { method: "POST", json: { role } }), 201)).data as { url: string; addressSet: boolean };
+  let invited = 0;
+  async function invite(role: string, email = `${role}-${++invited}@bakery.example`) {
+    return (await expectStatus(await owner("/invitations", { method: "POST", json: { role, email } }), 201)).data as { url: string; addressSet: boolean };
   }
   const tokenOf = (url: string) => url.split("#")[1]!;
 
@@ -98,7 +99,7 @@ describe("invitation links", () => {
 
   test("a staff session's `can` holds broadcasts, not forms' changes; a refusal names the roles that may", async () => {
     now = Date.parse("2026-05-01T12:00:00Z");
-    const inv = await invite("staff");
+    const inv = await invite("staff", "stan@bakery.example");
     const staff = await browserOf(ts, await post(ts, "/invitations/accept", { token: tokenOf(inv.url), name: "Stan", email: "stan@bakery.example", password: "green-teapot-77" }));
     const me = (await expectStatus(await staff("/session"), 200)).data;
     expect(me.can).toContain("broadcasts.write");

@@ -29,8 +29,10 @@ async function setupOwner(ts: TestServer, over: Record<string, unknown> = {}) {
   return sessionOf(await post(ts, "/setup", { token: link.token, businessName: "Rosa's Bakery", country: "us", timeZone: "America/Chicago", ...OWNER, ...over }));
 }
 
-async function invite(ts: TestServer, owner: { cookie: string; csrf: string }, role: string) {
-  const body = await expectStatus(await browser(ts, owner)("/invitations", { method: "POST", json: { role } }), 201);
+let invited = 0;
+async function invite(ts: TestServer, owner: { cookie: string; csrf: string }, role: string, email = `invited${++invited}@shop.example`) {
+  const body = await expectStatus(await browser(ts, owner)("/invitations", { method: "POST", json: { role, email } }), 201);
+  expect(body.data.email).toBe(email.toLowerCase());
   return (body.data.url as string).split("#")[1]!;
 }
 
@@ -50,6 +52,28 @@ describe("first run in the browser", () => {
     now += 24 * 3600_000 + 1;
     await expectStatus(await post(ts, "/setup", { token: link.token, businessName: "B", ...OWNER }), 401);
     expect((await expectStatus(await fetch(`${ts.base}/setup`), 200)).data.needed).toBe(true);
+  });
+
+  test("one setup link makes one owner, even for requests at the same moment; the others get the late visitor's answer", async () => {
+    const t2 = await startTestServer();
+    try {
+      const link = t2.running.deps.setup.newLink()!;
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => post(t2, "/setup", { token: link.token, businessName: "Race", name: `Owner ${i}`, email: `race${i}@shop.example`, password: "blue-bicycle-42" })),
+      );
+      const statuses = answers.map((r) => r.status).sort();
+      expect(statuses.filter((x) => x === 201)).toHaveLength(1);
+      const late = await post(t2, "/setup", { token: link.token, businessName: "Race", name: "Late", email: "late@shop.example", password: "blue-bicycle-42" });
+      const strip = (t: string) => t.replace(/"requestId":"[^"]*"/g, "");
+      const lateBody = strip(await late.text());
+      for (const r of answers.filter((r) => r.status !== 201)) {
+        expect(r.status).toBe(late.status);
+        expect(strip(await r.text())).toBe(lateBody);
+      }
+      expect(t2.running.deps.people.list(null)).toHaveLength(1);
+    } finally {
+      await t2.stop();
+    }
   });
 
   test("a new link replaces the old one", async () => {
@@ -101,20 +125,44 @@ describe("people, roles and sign-in", () => {
   afterAll(() => ts.stop());
 
   async function join(role: string, email: string) {
-    const token = await invite(ts, owner, role);
-    return sessionOf(await post(ts, "/invitations/accept", { token, name: `${role} person`, email, password: "green-teapot-77" }));
+    const token = await invite(ts, owner, role, email);
+    return sessionOf(await post(ts, "/invitations/accept", { token, name: `${role} person`, password: "green-teapot-77" }));
   }
 
-  test("an invited person joins once with the link, with the invited role", async () => {
-    const token = await invite(ts, owner, "staff");
-    const s = await sessionOf(await post(ts, "/invitations/accept", { token, name: "Sam", email: "Sam@Shop.example", password: "green-teapot-77" }));
+  test("an invited person joins once with the link, with the invited role and the invited e-mail", async () => {
+    const token = await invite(ts, owner, "staff", "Sam@Shop.example");
+    // An e-mail sent along is not the person's to choose: the invitation's stays.
+    const s = await sessionOf(await post(ts, "/invitations/accept", { token, name: "Sam", email: "eve@elsewhere.example", password: "green-teapot-77" }));
     expect(s.data.user).toMatchObject({ name: "Sam", email: "sam@shop.example", role: "staff" });
-    const twice = await expectStatus(await post(ts, "/invitations/accept", { token, name: "Eve", email: "eve@shop.example", password: "green-teapot-77" }), 401);
+    const twice = await expectStatus(await post(ts, "/invitations/accept", { token, name: "Eve", password: "green-teapot-77" }), 401);
     expect(twice.message).toContain("expired or was already used");
-    const taken = await expectStatus(await post(ts, "/invitations/accept", { token: await invite(ts, owner, "viewer"), name: "Sam 2", email: "sam@shop.example", password: "green-teapot-77" }), 409);
-    expect(taken.code).toBe("EMAIL_TAKEN");
-    const badRole = await expectStatus(await browser(ts, owner)("/invitations", { method: "POST", json: { role: "boss" } }), 400);
+    // Someone of this account already signs in with it: the inviter (an owner of the account) is told.
+    const mine = await expectStatus(await browser(ts, owner)("/invitations", { method: "POST", json: { role: "viewer", email: "sam@shop.example" } }), 409);
+    expect(mine.code).toBe("EMAIL_TAKEN");
+    const badRole = await expectStatus(await browser(ts, owner)("/invitations", { method: "POST", json: { role: "boss", email: "x@shop.example" } }), 400);
     expect(badRole.message).toContain("owner, admin, staff, viewer");
+    const noEmail = await expectStatus(await browser(ts, owner)("/invitations", { method: "POST", json: { role: "staff", email: "not an e-mail" } }), 400);
+    expect(noEmail.errors[0].field).toBe("email");
+  });
+
+  test("an invitation never tells whether an e-mail signs in to another account", async () => {
+    const other = ts.running.deps.accounts.createAccount({ name: "Elsewhere" });
+    await ts.running.deps.people.add(other.account.id, { name: "Zed", email: "zed@elsewhere.example", password: "orange-kettle-55", role: "owner" });
+    // The inviter is not told either: the invitation is made as for anyone.
+    const token = await invite(ts, owner, "staff", "zed@elsewhere.example");
+    const fresh = await invite(ts, owner, "staff", "nobody-yet@shop.example");
+    const used = await invite(ts, owner, "staff", "used@shop.example");
+    await sessionOf(await post(ts, "/invitations/accept", { token: used, name: "U", password: "green-teapot-77" }));
+    const strip = (t: string) => t.replace(/"requestId":"[^"]*"/g, "");
+    const taken = await post(ts, "/invitations/accept", { token, name: "Probe", password: "green-teapot-77" });
+    const usedAgain = await post(ts, "/invitations/accept", { token: used, name: "Probe", password: "green-teapot-77" });
+    expect(taken.status).toBe(401);
+    expect(strip(await taken.text())).toBe(strip(await usedAgain.text()));
+    // The link is used up by the try: no second probe, and Zed's account is untouched.
+    expect((await post(ts, "/invitations/accept", { token, name: "Probe", password: "green-teapot-77" })).status).toBe(401);
+    expect(ts.running.deps.people.findByEmail("zed@elsewhere.example")!.accountId).toBe(other.account.id);
+    // An ordinary invitation still works.
+    await sessionOf(await post(ts, "/invitations/accept", { token: fresh, name: "New", password: "green-teapot-77" }));
   });
 
   test("sign-in with e-mail and password; an unknown e-mail gets the wrong password's answer", async () => {
@@ -234,31 +282,147 @@ describe("people, roles and sign-in", () => {
   });
 });
 
-describe("sign-in limits", () => {
+describe("hostile bodies on setup, invitations and passwords", () => {
   let ts: TestServer;
+  let owner: Awaited<ReturnType<typeof setupOwner>>;
   beforeAll(async () => {
     ts = await startTestServer({ authFailuresPerMinute: 1000 });
-    await setupOwner(ts);
+    owner = await setupOwner(ts);
   });
   afterAll(() => ts.stop());
 
-  test("wrong passwords for one e-mail end in 429 with Retry-After, even from many addresses; the right one waits too", async () => {
-    let last: Response | undefined;
-    for (let i = 0; i < 12; i++) {
-      last = await post(ts, "/session", { email: OWNER.email, password: `wrong-password-${i}` });
-      if (last.status === 429) break;
+  test("every bad body is a 4xx in the envelope, never a 500, and writes nothing", async () => {
+    const d = ts.running.deps;
+    const invitations = () => (d.sqlite.query("SELECT count(*) AS n FROM invitations").get() as { n: number }).n;
+    const people = () => d.people.list(null).length;
+    const before = { invitations: invitations(), people: people() };
+    const o = browser(ts, owner);
+    const bad: unknown[] = [null, [], "x", 42, { role: "staff" }, { role: "staff", email: 7 }, { role: "staff", email: "a".repeat(10_000) + "@x.example" }, { role: ["staff"], email: "a@b.example" }, { role: "staff", email: { $gt: "" } }];
+    for (const json of bad) {
+      const r = await o("/invitations", { method: "POST", json });
+      expect(r.status, JSON.stringify(json).slice(0, 80)).toBeGreaterThanOrEqual(400);
+      expect(r.status).toBeLessThan(500);
+      expect(((await r.json()) as any).status).toBe("error");
     }
+    const token = await invite(ts, owner, "staff", "hostile@shop.example");
+    const before2 = { invitations: invitations(), people: people() };
+    for (const json of [{ token }, { token, name: "N" }, { token, name: { a: 1 }, password: "green-teapot-77" }, { token: 5, name: "N", password: "green-teapot-77" }, { token: "t".repeat(5_000), name: "N", password: "green-teapot-77" }, { token, name: "N", password: "p".repeat(100_000) }]) {
+      const r = await post(ts, "/invitations/accept", json);
+      expect(r.status).toBeGreaterThanOrEqual(400);
+      expect(r.status).toBeLessThan(500);
+    }
+    for (const json of [{}, { currentPassword: 1, newPassword: "x" }, { currentPassword: "c".repeat(100_000), newPassword: "purple-lantern-88" }, { currentPassword: ["a"], newPassword: "purple-lantern-88" }]) {
+      const r = await o("/session/password", { method: "PUT", json });
+      expect(r.status).toBeGreaterThanOrEqual(400);
+      expect(r.status).toBeLessThan(500);
+    }
+    for (const json of [{ token: null }, { token: "x".repeat(43), businessName: 5 }, { token: { a: 1 } }]) {
+      const r = await post(ts, "/setup", json);
+      expect(r.status).toBeGreaterThanOrEqual(400);
+      expect(r.status).toBeLessThan(500);
+    }
+    expect(before2.invitations).toBe(before.invitations + 1);
+    expect({ invitations: invitations(), people: people() }).toEqual(before2);
+    // The owner's password is still the one set up; the refused invitation still works once.
+    await sessionOf(await post(ts, "/session", { email: OWNER.email, password: OWNER.password }));
+    await sessionOf(await post(ts, "/invitations/accept", { token, name: "Finally", password: "green-teapot-77" }));
+  }, 180_000);
+});
+
+describe("sign-in limits", () => {
+  let ts: TestServer;
+  beforeAll(async () => {
+    ts = await startTestServer({ authFailuresPerMinute: 1000, trustProxy: true });
+    await setupOwner(ts);
+  });
+  afterAll(() => ts.stop());
+  const from = (ip: string) => ({ "X-Forwarded-For": ip });
+
+  test("wrong passwords from one address end in 429 with Retry-After there; the right password from another address still gets in", async () => {
+    let last: Response | undefined;
+    let failures = 0;
+    for (let i = 0; i < 12; i++) {
+      last = await post(ts, "/session", { email: OWNER.email, password: `wrong-password-${i}` }, from("203.0.113.7"));
+      if (last.status === 429) break;
+      expect(last.status).toBe(401);
+      failures++;
+    }
+    expect(failures).toBe(10);
     expect(last!.status).toBe(429);
     expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect((await post(ts, "/session", { email: OWNER.email, password: OWNER.password })).status).toBe(429);
+    expect((await post(ts, "/session", { email: OWNER.email, password: OWNER.password }, from("203.0.113.7"))).status).toBe(429);
+    await sessionOf(await post(ts, "/session", { email: OWNER.email, password: OWNER.password }, from("198.51.100.20")));
     // Unknown e-mails are limited the same way: the 429 reveals nothing either.
     let ghost: Response | undefined;
     for (let i = 0; i < 12; i++) {
-      ghost = await post(ts, "/session", { email: "ghost@shop.example", password: `wrong-password-${i}` });
+      ghost = await post(ts, "/session", { email: "ghost@shop.example", password: `wrong-password-${i}` }, from("203.0.113.7"));
       if (ghost.status === 429) break;
     }
     expect(ghost!.status).toBe(429);
-  }, 60_000);
+  }, 180_000);
+
+  test("a guesser spread over many addresses is stopped after 20 counted tries; the owner's signed-in devices and a reset password still get in", async () => {
+    const email = "spread@shop.example";
+    const d = ts.running.deps;
+    const accountId = d.people.list(null)[0]!.accountId;
+    await d.people.add(accountId, { name: "Spread", email, password: "violet-harbor-31", role: "admin" });
+    // The person's own computer holds a session.
+    await sessionOf(await post(ts, "/session", { email, password: "violet-harbor-31" }, from("192.0.2.50")));
+    let tries = 0;
+    let refused: Response | undefined;
+    for (let a = 1; a <= 40 && !refused; a++) {
+      for (let i = 0; i < 3; i++) {
+        const r = await post(ts, "/session", { email, password: `guess-${a}-${i}` }, from(`10.9.${a}.1`));
+        if (r.status === 429) {
+          refused = r;
+          break;
+        }
+        expect(r.status).toBe(401);
+        tries++;
+      }
+    }
+    expect(tries).toBe(20);
+    expect(refused!.status).toBe(429);
+    expect(Number(refused!.headers.get("retry-after"))).toBeGreaterThan(0);
+    // A new address is refused even with the right password (unread: no password is checked) …
+    expect((await post(ts, "/session", { email, password: "violet-harbor-31" }, from("10.99.0.1"))).status).toBe(429);
+    // … the computer already signed in is not.
+    await sessionOf(await post(ts, "/session", { email, password: "violet-harbor-31" }, from("192.0.2.50")));
+    // The operator's reset: a new password, counted afresh.
+    const u = d.people.findByEmail(email)!;
+    d.people.setPasswordHash(u.id, await Bun.password.hash("fresh-reset-pass-77", { algorithm: "argon2id" }));
+    await sessionOf(await post(ts, "/session", { email, password: "fresh-reset-pass-77" }, from("10.99.0.2")));
+  }, 180_000);
+
+  test("a wrong current password counts as a failed sign-in: 429 with Retry-After past the limit, for the sign-in too", async () => {
+    const email = "changer@shop.example";
+    const d = ts.running.deps;
+    const accountId = d.people.list(null)[0]!.accountId;
+    await d.people.add(accountId, { name: "Changer", email, password: "amber-window-62", role: "viewer" });
+    const s = await sessionOf(await post(ts, "/session", { email, password: "amber-window-62" }, from("198.51.100.77")));
+    const change = (current: string) =>
+      fetch(`${ts.base}/session/password`, {
+        method: "PUT",
+        headers: { Cookie: s.cookie, "X-CSRF-Token": s.csrf, "Content-Type": "application/json", ...from("198.51.100.77") },
+        body: JSON.stringify({ currentPassword: current, newPassword: "brand-new-pass-99" }),
+      });
+    let last: Response | undefined;
+    let wrong = 0;
+    for (let i = 0; i < 15; i++) {
+      last = await change(`not-it-${i}`);
+      if (last.status === 429) break;
+      expect(last.status).toBe(400);
+      wrong++;
+    }
+    expect(wrong).toBe(10);
+    expect(last!.status).toBe(429);
+    expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Past the limit even the right current password waits, and so does a sign-in from that address.
+    expect((await change("amber-window-62")).status).toBe(429);
+    expect((await post(ts, "/session", { email, password: "amber-window-62" }, from("198.51.100.77"))).status).toBe(429);
+    // Nothing changed: the old password still signs in elsewhere.
+    await sessionOf(await post(ts, "/session", { email, password: "amber-window-62" }, from("198.51.100.78")));
+  }, 180_000);
 });
 
 describe("sign-in limits per address", () => {
@@ -289,7 +453,7 @@ describe("invitations expire", () => {
     const owner = await setupOwner(ts);
     const token = await invite(ts, owner, "staff");
     now += 72 * 3600_000 + 1;
-    const res = await expectStatus(await post(ts, "/invitations/accept", { token, name: "Late", email: "late@shop.example", password: "green-teapot-77" }), 401);
+    const res = await expectStatus(await post(ts, "/invitations/accept", { token, name: "Late", password: "green-teapot-77" }), 401);
     expect(res.message).toContain("expired");
   });
 });

@@ -28,13 +28,15 @@ test("a report on 1,000 held messages applies them all while /health keeps answe
     expect(batch.length).toBeGreaterThan(0);
     ids.push(...batch.map((m) => m.id));
   }
-  let slowest = 0;
+  // Health answers that came while the report was being applied: with the whole list in one go
+  // there is room for at most the one already in flight; a report applied in slices lets many
+  // through. Counted, not timed (a loaded machine is slower either way).
+  let answeredDuring = 0;
   let done = false;
   const probe = (async () => {
     while (!done) {
-      const t0 = performance.now();
       expect((await fetch(`${s.url}/health`)).status).toBe(200);
-      slowest = Math.max(slowest, performance.now() - t0);
+      if (!done) answeredDuring++;
       await Bun.sleep(5);
     }
   })();
@@ -47,7 +49,7 @@ test("a report on 1,000 held messages applies them all while /health keeps answe
   await probe;
   expect(res.status).toBe(204);
   // Before: /health waited for the whole list (1.7 s on a quiet machine); now one slice (~30 ms).
-  expect(slowest).toBeLessThan(800);
+  expect(answeredDuring).toBeGreaterThanOrEqual(5);
   const sent = s.running.deps.sqlite.query("SELECT count(*) AS n FROM messages WHERE status = 'sent'").get() as { n: number };
   expect(sent.n).toBe(1000);
 }, 90_000);

@@ -227,6 +227,45 @@ describe("signed webhooks from the phone", () => {
   });
 });
 
+describe("a phone callback whose effect fails", () => {
+  let s: TestServer;
+  beforeAll(async () => (s = await startTestServer()));
+  afterAll(() => s.stop());
+
+  test("a database error after the event id is read stores neither: the resend is applied once", async () => {
+    const d = s.running.deps;
+    const p = await phone(s);
+    p.webhooks = p.webhooks.map((w) => ({ ...w, url: w.url.replace(/^https:/, "http:") }));
+    const real = d.inbound.receive.bind(d.inbound);
+    let fail = true;
+    d.inbound.receive = ((accountId: string, input: any) => {
+      const out = real(accountId, input);
+      if (fail) {
+        fail = false;
+        // The text was written (in the callback's transaction); the database then refuses to go on.
+        throw Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
+      }
+      return out;
+    }) as typeof d.inbound.receive;
+    try {
+      const payload = { messageId: "in-1", message: "STOP", phoneNumber: "+14155550142", simNumber: 1, receivedAt: gsonDate(Date.now()) };
+      const first = await p.webhook("sms:received", payload, { id: "evt-fail-1" });
+      expect(first.status).toBeGreaterThanOrEqual(500);
+      const none = (await expectStatus(await s.api("/inbound"), 200)).data;
+      expect(none.messages.filter((m: any) => m.externalId === "in-1")).toHaveLength(0);
+      const again = await expectStatus(await p.webhook("sms:received", payload, { id: "evt-fail-1" }), 200);
+      expect(again.data).toEqual({ duplicate: false, event: "sms:received" });
+      const third = await expectStatus(await p.webhook("sms:received", payload, { id: "evt-fail-1" }), 200);
+      expect(third.data.duplicate).toBe(true);
+      const stored = (await expectStatus(await s.api("/inbound"), 200)).data.messages.filter((m: any) => m.externalId === "in-1");
+      expect(stored).toHaveLength(1);
+      expect(stored[0].keyword).toBe("opt-out");
+    } finally {
+      d.inbound.receive = real;
+    }
+  });
+});
+
 describe("Processed", () => {
   test("extends a lease that is past half its length, and only the holder's", async () => {
     const clock = { now: Date.parse("2026-11-23T12:00:00.000Z") };

@@ -254,6 +254,7 @@ describe("live message feed (Server-Sent Events)", () => {
     expect(res.status).toBe(200);
     const started = Date.now();
     await ts.stop();
-    expect(Date.now() - started).toBeLessThan(5000);
+    // An open stream never holds the stop (that would be the test's timeout); this is no speed.
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 });

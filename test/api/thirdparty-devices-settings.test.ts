@@ -139,15 +139,25 @@ describe("GET /health", () => {
     const wedgedAt = performance.now();
     await expectStatus(await fetch(`${ts.base}/forms/${formId}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ phoneNumber: "+14155550199", firstName: "Wes" }) }), 200);
     await Bun.sleep(BARRIER_MAX_WAIT_MS + 300);
-    const t0 = performance.now();
-    const res = await tp("/health", { auth: null });
-    const waited = performance.now() - t0;
+    // Whether the request waited at the read barrier is seen, not timed (a loaded machine is slow either way).
+    const realBarrier = intake.barrier.bind(intake);
+    let barrierCalls = 0;
+    intake.barrier = (...args: Parameters<typeof intake.barrier>) => {
+      barrierCalls++;
+      return realBarrier(...args);
+    };
+    let res: Response;
+    try {
+      res = await tp("/health", { auth: null });
+    } finally {
+      intake.barrier = realBarrier;
+    }
     const body = await res.json();
     if (performance.now() - wedgedAt < BARRIER_MAX_WAIT_MS + 4_000) {
       expect(res.status).toBe(503);
       expect(body).toMatchObject({ status: "fail", checks: { applier: { status: "fail", observedValue: 1 }, database: { status: "pass" } } });
-      // Generous on a shared machine; held at the barrier it would take BARRIER_MAX_WAIT_MS.
-      expect(waited).toBeLessThan(BARRIER_MAX_WAIT_MS - 500);
+      // Not held at the read barrier: answered from what the server knows now.
+      expect(barrierCalls).toBe(0);
     }
     await until("the applier to catch up", async () => (await tp("/health", { auth: null })).status === 200);
   }, 30_000);

@@ -20,6 +20,7 @@ export function People() {
   const people = useSignal<Person[] | null>(null);
   const notice = useSignal("");
   const inviteRole = useSignal("staff");
+  const inviteEmail = useSignal("");
   const link = useSignal("");
   const addressSet = useSignal(true);
   const removing = useSignal<Person | null>(null);
@@ -33,10 +34,10 @@ export function People() {
   async function invite(e: Event) {
     e.preventDefault();
     link.value = "";
-    await act(notice, () => api("/invitations", { method: "POST", json: { role: inviteRole.value } }), (r) => {
+    await act(notice, () => api("/invitations", { method: "POST", json: { role: inviteRole.value, email: inviteEmail.value } }), (r) => {
       link.value = r.data.url;
       addressSet.value = r.data.addressSet;
-      return "Invitation link ready: give it to the person. It works once, for 72 hours.";
+      return `Invitation link for ${r.data.email} ready: give it to the person. It works once, for 72 hours, and they sign in with that e-mail.`;
     });
   }
   const me = session.value?.user?.id;
@@ -76,6 +77,8 @@ export function People() {
       )}
       <form onSubmit={invite} class="invite">
         <h3>Invite a person</h3>
+        <label for="invite-email">Their e-mail</label>
+        <input id="invite-email" type="email" autocomplete="off" required value={inviteEmail.value} onInput={(e) => (inviteEmail.value = (e.target as HTMLInputElement).value)} />
         <label for="invite-role">Role</label>
         <select id="invite-role" value={inviteRole.value} onChange={(e) => (inviteRole.value = (e.target as HTMLSelectElement).value)}>
           {ROLES.map((r) => (

@@ -70,11 +70,11 @@ function submitWithLink(
 }
 
 /** The person's own fields, the same on the setup page and an invitation. */
-function PersonFields(props: { name: { value: string }; email: { value: string }; password: { value: string } }) {
+function PersonFields(props: { name: { value: string }; email?: { value: string }; password: { value: string } }) {
   return (
     <>
       <Field id="your-name" label="Your name" value={props.name} autocomplete="name" />
-      <Field id="email" label="E-mail" type="email" value={props.email} autocomplete="username" />
+      {props.email ? <Field id="email" label="E-mail" type="email" value={props.email} autocomplete="username" /> : null}
       <Field id="password" label="Password" type="password" value={props.password} autocomplete="new-password" minLength={10} hint="At least 10 characters; not a common password" />
     </>
   );
@@ -200,7 +200,7 @@ const ROLE_WORDS: Record<string, string> = {
 
 type InvitationState = { state: LinkState; businessName: string | null; role: string | null };
 
-/** An invited person joins: the page names the business and the role, then asks their name, e-mail and password. */
+/** An invited person joins: the page names the business and the role, then asks their name and a password (the e-mail is the one the invitation was made for). */
 export function Invite() {
   const link = useLinkState<InvitationState>("/invitations/state");
   const l = link.state.value;
@@ -211,19 +211,18 @@ export function Invite() {
 
 function InviteForm(props: { business: string | null; role: string | null }) {
   const name = useSignal("");
-  const email = useSignal("");
   const password = useSignal("");
   const error = useSignal("");
   const busy = useSignal(false);
-  const submit = submitWithLink("/v1/invitations/accept", () => ({ name: name.value, email: email.value, password: password.value }), "/overview", { error, busy });
+  const submit = submitWithLink("/v1/invitations/accept", () => ({ name: name.value, password: password.value }), "/overview", { error, busy });
   return (
     <main id="main" class="sign-in">
       <form onSubmit={submit} class="card">
         <h1>{props.business ? `Join ${props.business} on Textwire` : "Join Textwire"}</h1>
         <p data-testid="invitation-role">
-          You were invited to {props.business ?? "this business"}'s dashboard as {ROLE_WORDS[props.role ?? ""] ?? props.role}. Choose how you will sign in.
+          You were invited to {props.business ?? "this business"}'s dashboard as {ROLE_WORDS[props.role ?? ""] ?? props.role}. You will sign in with the e-mail address the invitation was made for; choose your password.
         </p>
-        <PersonFields name={name} email={email} password={password} />
+        <PersonFields name={name} password={password} />
         {error.value ? (
           <p class="error" role="alert">
             {error.value}

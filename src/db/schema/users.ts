@@ -37,6 +37,8 @@ export const invitations = sqliteTable(
     createdAt: text("created_at").notNull(),
     expiresAt: text("expires_at").notNull(),
     usedAt: text("used_at"),
+    /** The e-mail the inviter typed; the person joins with it (null: an invitation from before, no longer usable). */
+    email: text("email"),
   },
   (t) => [uniqueIndex("invitations_token_hash_idx").on(t.tokenHash), index("invitations_account_idx").on(t.accountId)],
 );

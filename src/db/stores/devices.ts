@@ -148,6 +148,11 @@ export function insertInboxExport(db: Database, e: { accountId: string; deviceId
   db.query("INSERT INTO inbox_exports (account_id, device_id, since, until, requested_at) VALUES (?1, ?2, ?3, ?4, ?5)").run(e.accountId, e.deviceId, e.since, e.until, e.requestedAt);
 }
 
+/** Forgets an inbox export that never reached its phone (asked at `requestedAt`). */
+export function deleteInboxExport(db: Database, deviceId: string, requestedAt: string): void {
+  db.query("DELETE FROM inbox_exports WHERE device_id = ?1 AND requested_at = ?2").run(deviceId, requestedAt);
+}
+
 /** The inbox exports asked of the account's phone since `afterIso` (ISO times). */
 export function listInboxExports(db: Database, accountId: string, deviceId: string, afterIso: string): Array<{ since: string; until: string; requestedAt: string }> {
   return db

@@ -69,3 +69,8 @@ export function deleteDeadSessions(sqlite: Database, nowIso: string): number {
     .query("DELETE FROM sessions WHERE expires_at <= ?1 OR key_id IN (SELECT id FROM api_keys WHERE revoked_at IS NOT NULL)")
     .run(nowIso).changes;
 }
+
+/** Whether the person holds a live session opened from this address (their own phone or computer). */
+export function hasLiveSessionFrom(sqlite: Database, userId: string, ipAddress: string, nowIso: string): boolean {
+  return sqlite.query("SELECT 1 FROM sessions WHERE user_id = ?1 AND ip_address = ?2 AND expires_at > ?3 LIMIT 1").get(userId, ipAddress, nowIso) !== null;
+}

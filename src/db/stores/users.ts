@@ -67,13 +67,14 @@ export function firstAccountId(sqlite: Database): string | null {
 
 export function insertInvitation(sqlite: Database, r: InvitationRow): void {
   sqlite
-    .query(`INSERT INTO invitations (id, account_id, token_hash, role, created_by, created_at, expires_at, used_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`)
-    .run(r.id, r.accountId, r.tokenHash, r.role, r.createdBy, r.createdAt, r.expiresAt, r.usedAt);
+    .query(`INSERT INTO invitations (id, account_id, token_hash, role, created_by, created_at, expires_at, used_at, email) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`)
+    .run(r.id, r.accountId, r.tokenHash, r.role, r.createdBy, r.createdAt, r.expiresAt, r.usedAt, r.email);
 }
 
 export function findInvitationByHash(sqlite: Database, tokenHash: string): InvitationRow | null {
   return sqlite
-    .query(`SELECT id, account_id AS accountId, token_hash AS tokenHash, role, created_by AS createdBy, created_at AS createdAt, expires_at AS expiresAt, used_at AS usedAt
+    .query(`SELECT id, account_id AS accountId, token_hash AS tokenHash, role, created_by AS createdBy, created_at AS createdAt, expires_at AS expiresAt, used_at AS usedAt,
+                   email
             FROM invitations WHERE token_hash = ?1`)
     .get(tokenHash) as InvitationRow | null;
 }

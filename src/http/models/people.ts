@@ -18,11 +18,13 @@ export const SetupStatus = Envelope(t.Object({ needed: t.Boolean({ description: 
 export const AcceptInvitationBody = t.Object({
   token: checked(t.String(), "the token after # in the invitation link"),
   name: checked(t.String(), "the person's name"),
-  email: checked(t.String(), "their e-mail (they sign in with it)"),
   password: checked(t.String(), "at least 10 characters, not a common password"),
 });
 
-export const InviteBody = t.Object({ role: checked(Role, "the role the invited person gets") });
+export const InviteBody = t.Object({
+  role: checked(Role, "the role the invited person gets"),
+  email: checked(t.String(), "the e-mail the person will sign in with (fixed by the invitation)"),
+});
 export const RoleBody = t.Object({ role: checked(Role, "the new role") });
 export const PersonIdParam = t.Object({ id: t.String({ maxLength: 200, description: "a person's id from GET /v1/people" }) });
 
@@ -32,6 +34,7 @@ export const InvitationAnswer = Envelope(
   t.Object({
     url: t.String({ description: "the one-time link to give the person (works once, for 72 hours)" }),
     role: Role,
+    email: t.String({ description: "the e-mail the person joins with" }),
     expiresAt: t.String(),
     addressSet: t.Boolean({ description: "false while no server address is set (Settings → Server): the link then uses the address this request came in on, which may not work from the person's own device" }),
   }),

@@ -72,7 +72,7 @@ export function peopleRoutes(deps: AppDeps) {
         rateLimit: "sign-in",
         body: AcceptInvitationBody,
         response: { 201: SessionAnswer },
-        detail: { summary: "Join an account with an invitation link's token: sets name, e-mail and password, and signs in", tags: ["Dashboard"], "x-errors": ["EMAIL_TAKEN"] },
+        detail: { summary: "Join an account with an invitation link's token: sets name and password (the e-mail is the invitation's), and signs in", tags: ["Dashboard"] },
       },
     )
     .get("/v1/people", ({ request }) => ({ status: "success" as const, data: { people: deps.people.list(authOf(request).accountId).map(({ accountId: _, ...p }) => p) } }), {
@@ -85,13 +85,13 @@ export function peopleRoutes(deps: AppDeps) {
       "/v1/invitations",
       ({ request, body, set }) => {
         const auth = authOf(request);
-        const inv = deps.people.invite(auth.accountId, (body as { role?: unknown }).role, auth.user?.id ?? null);
+        const inv = deps.people.invite(auth.accountId, body as { role?: unknown; email?: unknown }, auth.user?.id ?? null);
         set.status = 201;
         set.headers["cache-control"] = "no-store";
         const address = deps.serverAddress.publicAddress(stateOf(request).origin);
-        return { status: "success" as const, data: { url: `${address.url}/invite#${inv.token}`, role: inv.role, expiresAt: inv.expiresAt, addressSet: address.source !== "request" } };
+        return { status: "success" as const, data: { url: `${address.url}/invite#${inv.token}`, role: inv.role, email: inv.email, expiresAt: inv.expiresAt, addressSet: address.source !== "request" } };
       },
-      { permission: "people.manage", rateLimit: "api-key", body: InviteBody, response: { 201: InvitationAnswer }, detail: { summary: "A one-time invitation link for a role (72 h; owner)", tags: ["Account"] } },
+      { permission: "people.manage", rateLimit: "api-key", body: InviteBody, response: { 201: InvitationAnswer }, detail: { summary: "A one-time invitation link for a role and an e-mail (72 h; owner)", tags: ["Account"], "x-errors": ["EMAIL_TAKEN"] } },
     )
     .patch(
       "/v1/people/:id",
@@ -124,7 +124,7 @@ export function peopleRoutes(deps: AppDeps) {
       async ({ request, body }) => {
         const { session, user } = ownPerson(request);
         const b = body as { currentPassword?: unknown; newPassword?: unknown };
-        const ended = await deps.people.changePassword(user.id, session.id, b.currentPassword, b.newPassword);
+        const ended = await deps.people.changePassword(user.id, session.id, b.currentPassword, b.newPassword, stateOf(request).clientIp);
         return { status: "success" as const, message: "Password changed; your other sessions have ended", data: { otherSessionsEnded: ended } };
       },
       {

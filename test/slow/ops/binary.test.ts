@@ -28,7 +28,9 @@ test("the compiled binary starts from an empty folder, ignoring a stray .env and
     if (r.exitCode !== 0) throw new Error(`${args.join(" ")}: ${r.stderr.toString()}`);
     return JSON.parse(r.stdout.toString());
   };
-  const adminKey = cli(["keys", "create", "--account", cli(["accounts", "create", "--name", "Shop"]).accountId, "--operator"]).apiKey as string;
+  const accountId = cli(["accounts", "create", "--name", "Shop"]).accountId as string;
+  const adminKey = cli(["keys", "create", "--account", accountId, "--operator"]).apiKey as string;
+  const owner = cli(["users", "add", "--account", accountId, "--email", "owner@shop.example", "--role", "owner", "--name", "Owner"]) as { password: string };
   const proc = Bun.spawn([bin, "serve", "--port", "0", "--host", "127.0.0.1", "--db", join(dir, "x.db"), "--backup-dir", backupDir, "--backup-every", "1s"], { cwd: dir, env, stdout: "pipe", stderr: "pipe" });
   try {
     const reader = proc.stdout.getReader();
@@ -43,6 +45,11 @@ test("the compiled binary starts from an empty folder, ignoring a stray .env and
     const health = await fetch(`http://127.0.0.1:${port}/health`);
     expect(health.status).toBe(200);
     expect(((await health.json()) as any).database).toBe("ok");
+    // Passwords are checked on their own thread: its entry point is in the binary too.
+    const signIn = (password: string) =>
+      fetch(`http://127.0.0.1:${port}/v1/session`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email: "owner@shop.example", password }) });
+    expect((await signIn(owner.password)).status).toBe(201);
+    expect((await signIn("not-the-password")).status).toBe(401);
     const docs = await fetch(`http://127.0.0.1:${port}/v1/docs`);
     expect(docs.status).toBe(200);
     // The dashboard is embedded: its page, and its hashed script precompressed, from the binary alone.

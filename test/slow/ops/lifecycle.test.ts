@@ -206,7 +206,8 @@ describe("stop() drains in-flight requests", () => {
     expect(s.running.deps.leases.waiting(s.accountId)).toBe(1);
     const t0 = performance.now();
     await s.running.stop();
-    expect(performance.now() - t0).toBeLessThan(3_000);
+    // Well before the 10 s wait ends, loaded machine included: the stop did not wait it out.
+    expect(performance.now() - t0).toBeLessThan(8_000);
     expect((await poll).status).toBe(204);
     rmSync(s.dir, { recursive: true, force: true });
   }, 20_000);

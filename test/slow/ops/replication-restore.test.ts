@@ -161,6 +161,59 @@ describe("the disk dies under webhook load (measured loss window)", () => {
   }, 60_000);
 });
 
+describe("the server alone is killed, then the disk dies", () => {
+  test("SIGKILL of the server alone: Litestream makes its last sync and exits; every acknowledged submission is on the replica", async () => {
+    const dir = newDir();
+    const replica = join(dir, "replica");
+    const db = join(dir, "data", "textwire.db");
+    mkdirSync(dirname(db), { recursive: true });
+    const srv = await spawnServer(db, ["--replicate", `file://${replica}`]);
+    await waitFor("replicating", async () => (await replicationOf(srv.url)).state === "ok");
+    const auth = { Authorization: `Bearer ${srv.key!}`, "Content-Type": "application/json" };
+    const formId = ((await (await fetch(`${srv.url}/v1/forms`, { method: "POST", headers: auth, body: JSON.stringify(formBody()) })).json()) as any).data.form.id;
+    const acked: Array<{ id: string; at: number }> = [];
+    let stop = false;
+    let n = 0;
+    const client = async (c: number) => {
+      while (!stop) {
+        const phone = `+1415558${String(c).padStart(2, "0")}${String(n++ % 100).padStart(2, "0")}`;
+        try {
+          const res = await fetch(`${srv.url}/v1/forms/${formId}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ phoneNumber: phone, firstName: "K" }) });
+          if (res.status === 200) acked.push({ id: ((await res.json()) as any).data.messageId, at: Date.now() });
+        } catch {}
+        await Bun.sleep(25);
+      }
+    };
+    const clients = Array.from({ length: 8 }, (_, c) => client(c));
+    await Bun.sleep(2_000);
+    const lsPid = Number((await Bun.file(`${db}.litestream.pid`).text()).split("\n")[0]);
+    // The server dies mid-load; its Litestream is left to finish on its own.
+    srv.proc.kill("SIGKILL");
+    const killedAt = Date.now();
+    await srv.proc.exited;
+    stop = true;
+    await Promise.all(clients);
+    await waitFor("Litestream to finish its last sync and exit", () => {
+      try {
+        process.kill(lsPid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 30_000);
+    const exitedAfterMs = Date.now() - killedAt;
+    // Then the disk goes: the database, its WAL and Litestream's working copy.
+    for (const side of ["", "-wal", "-shm"]) rmSync(db + side, { force: true });
+    rmSync(join(dirname(db), `.${basename(db)}-litestream`), { recursive: true, force: true });
+    expect(await runCli(["restore", "--from-replica", `file://${replica}`, "--db", db], io().cli)).toBe(0);
+    const seen = (id: string) => count(db, "SELECT (SELECT count(*) FROM messages WHERE id = ?1) + (SELECT count(*) FROM submission_intake WHERE instr(entry, ?1) > 0) AS n", id);
+    const missing = acked.filter((a) => seen(a.id) !== 1);
+    console.log(`server alone killed: ${acked.length} acknowledged, ${missing.length} missing from the replica; Litestream exited ${exitedAfterMs} ms after the kill`);
+    expect(acked.length).toBeGreaterThan(50);
+    expect(missing).toEqual([]);
+  }, 90_000);
+});
+
 describe("a clean stop", () => {
   test("what was acknowledged just before the server stopped reaches the replica (Litestream's last sync on SIGTERM)", async () => {
     const dir = newDir();

@@ -160,7 +160,8 @@ describe("containsLink: the table", () => {
     const inputs = ["a.".repeat(20_000), "a .".repeat(20_000), "1.".repeat(20_000), "ａ".repeat(40_000) + "。", "[.]".repeat(10_000), "a-".repeat(20_000) + ".x"];
     const start = performance.now();
     for (const t of inputs) containsLink(t);
-    expect(performance.now() - start).toBeLessThan(2_000);
+    // Catches a quadratic blow-up, not a speed (a loaded machine passes): scripts/bench/hostile-input.ts measures it.
+    expect(performance.now() - start).toBeLessThan(10_000);
   });
 });
 

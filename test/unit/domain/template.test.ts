@@ -1,6 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { builtinVariables, fallbackProblems, renderTemplate, templateVariables } from "../../../src/domain/template";
 
+/** Far above what a loaded machine takes (a load average of 8 on 2 cores), far below a quadratic blow-up. */
+const LINEAR_BOUND_MS = 10_000;
+
 describe("renderTemplate: placeholders", () => {
   test("replaces a placeholder by the value", () => {
     expect(renderTemplate("Hi {{firstName}}!", { firstName: "Ada" })).toEqual({
@@ -115,7 +118,8 @@ describe("renderTemplate: values are inserted verbatim", () => {
     const t = "{{ ".repeat(50_000) + "{{a".repeat(50_000) + "{".repeat(100_000);
     const start = performance.now();
     expect(renderTemplate(t, { a: "x" }).content).toBe(t);
-    expect(performance.now() - start).toBeLessThan(1000);
+    // Catches a quadratic blow-up (minutes on this input), not a speed: scripts/bench/hostile-input.ts measures it.
+    expect(performance.now() - start).toBeLessThan(LINEAR_BOUND_MS);
   });
 });
 
@@ -256,7 +260,7 @@ describe("renderTemplate: fallbacks {{ name | text }}", () => {
     const start = performance.now();
     renderTemplate(t, {});
     fallbackProblems(t);
-    expect(performance.now() - start).toBeLessThan(2_000);
+    expect(performance.now() - start).toBeLessThan(LINEAR_BOUND_MS);
   });
 });
 
