@@ -15,7 +15,10 @@ declare const self: Worker;
 
 export type ApplierCommand =
   | { op: "open"; dbPath: string; cacheMb: number; applied: SharedArrayBuffer; gate?: SharedArrayBuffer }
+  /** New intake rows are on disk: applied within APPLY_DELAY_MS, together with the ones that follow. */
   | { op: "wake" }
+  /** A reader waits at the read barrier (or the server stops): apply now, without the delay. */
+  | { op: "flush" }
   | { op: "stop" }
   /** Test hooks (SubmissionIntake.wedgeApplierForTest / crashApplierForTest): a stuck thread, a dead one. */
   | { op: "wedge"; ms: number }
@@ -57,7 +60,49 @@ let shared: BigInt64Array | undefined;
 let gate: Int32Array | undefined;
 let busy = false;
 let again = false;
+/** The delayed drain after a "wake" (see APPLY_DELAY_MS). */
+let applyTimer: ReturnType<typeof setTimeout> | undefined;
 let stopping = false;
+
+/**
+ * How long the applier lets new intake rows gather before it applies them (ms). Each applier
+ * transaction writes every b-tree it touches once however many rows it carries, so at a shop's
+ * rate (a submission every few ms to seconds) rows applied one commit each cost tens of pages
+ * apiece, and a few hundred ms of grouping cuts that several-fold (docs/api-decisions.md, "A
+ * submission costs kilobytes: what each write puts on the disk"). A reader at the read barrier, a
+ * phone asking for work and the stop do not wait for it ("flush"); the rows are on disk already.
+ */
+export const APPLY_DELAY_MS = 500;
+
+/** A "wake": drain after APPLY_DELAY_MS, unless a drain is already due. */
+function scheduleDrain(): void {
+  if (applyTimer !== undefined || stopping) return;
+  applyTimer = setTimeout(() => {
+    applyTimer = undefined;
+    drain();
+  }, APPLY_DELAY_MS);
+}
+
+/**
+ * A batch smaller than this ends the drain (the rows that come in meanwhile wait for the next
+ * delay); a larger one means a backlog (saturation), and the drain goes on at once.
+ */
+const BACKLOG_ROWS = 64;
+
+/** Set while a "flush" drains: it goes on until the intake is empty, however small the batches. */
+let flushing = false;
+
+/** "flush": the delay is dropped and the rows are applied now. */
+function drainNow(): void {
+  if (applyTimer !== undefined) clearTimeout(applyTimer);
+  applyTimer = undefined;
+  flushing = true;
+  try {
+    drain();
+  } finally {
+    flushing = false;
+  }
+}
 
 const mainWantsLock = () => Atomics.load(shared!, SLOT_MAIN_WANTS) !== 0n;
 
@@ -123,6 +168,10 @@ function drain(): void {
           indexChunk();
         } catch (err) {
           post({ op: "error", message: `search index: ${String((err as Error)?.message ?? err)}` });
+        }
+        if (result.applied < BACKLOG_ROWS && !flushing && !stopping) {
+          scheduleDrain();
+          break;
         }
       }
     } while (again);
@@ -201,7 +250,9 @@ self.onmessage = (event: MessageEvent<ApplierCommand>) => {
     post({ op: "ready", seq: applier.store.appliedSeq() });
     drain();
   } else if (cmd.op === "wake") {
-    drain();
+    scheduleDrain();
+  } else if (cmd.op === "flush") {
+    drainNow();
   } else if (cmd.op === "wedge") {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, cmd.ms);
   } else if (cmd.op === "crash") {
@@ -210,7 +261,7 @@ self.onmessage = (event: MessageEvent<ApplierCommand>) => {
     stopping = true;
     clearTimeout(indexTimer);
     indexTimer = undefined;
-    drain();
+    drainNow();
     const seq = applier?.store.appliedSeq() ?? 0;
     // Closed here, not when the thread is torn down: a late close (a checkpoint) would hold the
     // file while the next user (a CLI command after a stop) writes.
