@@ -179,8 +179,16 @@ async function pending(base: string): Promise<number> {
 async function settle(s: Server, db: string): Promise<void> {
   const end = Date.now() + 30_000;
   while ((await pending(s.base)) > 0 && Date.now() < end) await Bun.sleep(50);
-  // Checkpoints: the WAL is copied back and restarted or truncated when the server is idle.
+  // Checkpoints: the WAL is copied back and restarted or truncated when the server is idle; and
+  // whatever the server does after its start on a large file: until it writes nothing for a while.
   await Bun.sleep(SETTLE_MS);
+  let last = writeBytes(s.pid);
+  for (let i = 0; i < 60; i++) {
+    await Bun.sleep(1_000);
+    const now = writeBytes(s.pid);
+    if (now - last < 64 * 1024) break;
+    last = now;
+  }
   void db;
 }
 

@@ -9,7 +9,7 @@ import { EventOutbox, registerOutbox } from "../events";
 import { APPLY_BATCH_MAX, IntakeApplier, type BatchResult } from "./applier";
 import { SLOT_APPLIED, SLOT_APPLIER_HOLDS, SLOT_DURABLE, SLOT_MAIN_WANTS } from "./applier-lock";
 import { GATE_MAX_WAIT_MS } from "../../db/write-gate";
-import { PendingSearchIndex } from "../../db/stores/contact-search-pending";
+import { INDEX_CHUNK_ROWS, PendingSearchIndex } from "../../db/stores/contact-search-pending";
 
 declare const self: Worker;
 
@@ -163,9 +163,12 @@ function drain(): void {
         Atomics.notify(shared!, SLOT_APPLIED);
         post({ op: "batch", result, emitted: outbox!.needsFanout, ms: performance.now() - t0 });
         // Between batches, one chunk of the search index, so it keeps pace with the new contacts
-        // of a steady webhook load (whose commits never leave the quiet gap indexStep waits for).
+        // of a steady webhook load (whose commits never leave the quiet gap indexStep waits for):
+        // once a whole chunk waits, or the oldest waited SEARCH_INDEX_WAIT_MS. FTS5 writes a
+        // segment per transaction and merges them, so a few contacts indexed at a time cost
+        // pages by the dozen; searches read the pending contacts directly meanwhile (exact).
         try {
-          indexChunk();
+          if (searchIndexDue()) indexChunk();
         } catch (err) {
           post({ op: "error", message: `search index: ${String((err as Error)?.message ?? err)}` });
         }
@@ -218,6 +221,26 @@ function indexStep(): void {
     next = RETRY_MS;
   }
   scheduleIndexing(next);
+}
+
+/** The longest a new contact waits for the search index while webhook batches keep coming (ms). */
+const SEARCH_INDEX_WAIT_MS = 5_000;
+/** When contacts were first seen waiting (performance.now(); -1: none). */
+let pendingSince = -1;
+
+/** Whether the search index's chunk is due after a batch: a full chunk waits, or the oldest waited long enough. */
+function searchIndexDue(): boolean {
+  if (search === undefined) return false;
+  const n = search.pendingCount();
+  if (n === 0) {
+    pendingSince = -1;
+    return false;
+  }
+  const now = performance.now();
+  if (pendingSince < 0) pendingSince = now;
+  if (n < INDEX_CHUNK_ROWS && now - pendingSince < SEARCH_INDEX_WAIT_MS) return false;
+  pendingSince = now;
+  return true;
 }
 
 /** One chunk of pending contacts indexed in the applier's turn; how many (0: none was pending). */
