@@ -25,8 +25,8 @@
  *          in the -wal file. The frames are decoded (page number, commit marker) and each page is
  *          named by the b-tree that owns it (the dbstat virtual table): frames, commits and KiB per
  *          submission, split by table and index.
- * Plus the WAL file's peak size, the applier's lag p99 (/metrics) and, as a sanity check,
- * that every acknowledged submission was applied.
+ * Plus the WAL file's peak size, the applier's lag p99 (/metrics) and, once the server has
+ * stopped, `textwire doctor --check` on the file (derived data equal to a recomputation).
  *
  * --base REV measures that commit's tree too (exported with git archive, sharing node_modules),
  * alternated with this tree, --rounds times; the template is then seeded by the base tree (its
@@ -329,6 +329,14 @@ for (let round = 1; round <= ROUNDS; round++) {
       }
       sent = submissionsIn(db) - before;
       void sent;
+      // Derived data (counts, rollups, search index, conversations, tags) equal to a recomputation.
+      const doc = Bun.spawnSync([...cmd, "doctor", "--check", "--json", "--db", db], { stdout: "pipe", stderr: "pipe" });
+      const docOut = doc.stdout.toString().trim().split("\n").pop() ?? "";
+      let doctor = `exit ${doc.exitCode}`;
+      try {
+        const j = JSON.parse(docOut) as { ok: boolean; differences?: unknown[] };
+        doctor = j.ok ? "ok (derived data equal to a recomputation)" : `DIFFERENCES: ${JSON.stringify(j.differences).slice(0, 400)}`;
+      } catch {}
       results.push({ tree: t.label, kind, round, spaced: spaced!, burst: burst!, lagP99Ms: lag!, lost: 0 });
       console.log(`\n${t.label} (${kind}), round ${round}; load average ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]}`);
       for (const [name, f] of [["one at a time, 20 ms apart", spaced!], [`${CONCURRENCY} at once`, burst!]] as const) {
@@ -342,7 +350,7 @@ for (let round = 1; round <= ROUNDS; round++) {
         );
         console.log(`      by b-tree (frames per submission): ${f.wal.byTree.slice(0, 40).map((x) => `${x.name} ${(x.frames / n).toFixed(2)}`).join(" · ")}`);
       }
-      console.log(`  applier lag p99 ${lag!.toFixed(1)} ms`);
+      console.log(`  applier lag p99 ${lag!.toFixed(1)} ms · doctor --check: ${doctor}`);
     }
   }
 }
