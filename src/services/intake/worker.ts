@@ -84,8 +84,8 @@ function scheduleDrain(): void {
 }
 
 /**
- * A batch smaller than this ends the drain (the rows that come in meanwhile wait for the next
- * delay); a larger one means a backlog (saturation), and the drain goes on at once.
+ * Fewer rows than this waiting after a batch end the drain (they wait for the next delay, with
+ * the rows that follow them); more mean a backlog (saturation), and the drain goes on at once.
  */
 const BACKLOG_ROWS = 64;
 
@@ -172,8 +172,11 @@ function drain(): void {
         } catch (err) {
           post({ op: "error", message: `search index: ${String((err as Error)?.message ?? err)}` });
         }
-        if (result.applied < BACKLOG_ROWS && !flushing && !stopping) {
-          scheduleDrain();
+        // Rows on disk past this batch (intake seqs are dense): a backlog is applied at once; a
+        // few wait for the delay, with the rows that follow them.
+        const waiting = Number(Atomics.load(shared!, SLOT_DURABLE)) - result.seq;
+        if (waiting < BACKLOG_ROWS && !flushing && !stopping) {
+          if (waiting > 0) scheduleDrain();
           break;
         }
       }
