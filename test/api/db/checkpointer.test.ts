@@ -136,6 +136,34 @@ describe("background checkpoints", () => {
     check.close();
   });
 
+  test("small commits are copied into the database file when the writer goes quiet, not at every tick (each page once, not once per commit)", async () => {
+    const path = tempDb();
+    const db = openSqlite(path);
+    db.exec("PRAGMA wal_autocheckpoint = 0");
+    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 10 });
+    await cp.start();
+    db.exec("CREATE TABLE t (x TEXT)");
+    const ins = db.prepare("INSERT INTO t VALUES (?)");
+    // A commit every 20 ms for 0.6 s: sixty ticks, far fewer frames than CHECKPOINT_AFTER_PAGES.
+    const end = Date.now() + 600;
+    while (Date.now() < end) {
+      ins.run("x".repeat(100));
+      await sleep(20);
+    }
+    const during = (await cp.stats())!.passive;
+    // Quiet now: past CHECKPOINT_IDLE_MS the WAL is copied and truncated.
+    expect(await until(() => walSize(path) === 0, CHECKPOINT_IDLE_MS + 5_000)).toBe(true);
+    const after = (await cp.stats())!;
+    // Every tick ran a pass before; now none while commits keep coming (a stall of the machine
+    // longer than CHECKPOINT_IDLE_MS between two commits would allow one or two).
+    expect(during).toBeLessThanOrEqual(2);
+    expect(after.passive).toBeGreaterThan(during);
+    expect(after.truncate).toBeGreaterThan(0);
+    expect((db.query("SELECT count(*) AS n FROM t").get() as { n: number }).n).toBeGreaterThan(5);
+    await cp.stop();
+    db.close();
+  });
+
   test("with replication on (Litestream's rules): an idle WAL is never truncated, copied by PASSIVE only", async () => {
     const path = tempDb();
     const db = openSqlite(path);
