@@ -27,9 +27,10 @@ import { BUSY_TIMEOUT_MS } from "./open";
 import { FORCE_FACTOR, type WriteGate } from "./write-gate";
 
 /**
- * When a pass is due (docs/api-decisions.md, "A submission costs kilobytes: what each write puts
- * on the disk"): once the WAL holds CHECKPOINT_AFTER_PAGES frames not yet copied (SQLite's own
- * automatic checkpoint uses the same 1000 pages), or when nothing was written for
+ * When a pass is due (docs/api-decisions.md, "A submission costs kilobytes, not a quarter
+ * megabyte: cut what each write puts on the disk"): once the WAL holds CHECKPOINT_AFTER_PAGES
+ * frames not yet copied (SQLite's own automatic checkpoint uses the same 1000 pages), or when
+ * nothing was written for
  * CHECKPOINT_IDLE_MS. A pass every tick copied each commit's pages into the database file right
  * behind it, so a page every commit touches (a rollup, the intake's last leaf, an index's right
  * edge) was written twice per commit; now it is written once per pass.

@@ -69,18 +69,43 @@ let stopping = false;
  * transaction writes every b-tree it touches once however many rows it carries, so at a shop's
  * rate (a submission every few ms to seconds) rows applied one commit each cost tens of pages
  * apiece, and a few hundred ms of grouping cuts that several-fold (docs/api-decisions.md, "A
- * submission costs kilobytes: what each write puts on the disk"). A reader at the read barrier, a
- * phone asking for work and the stop do not wait for it ("flush"); the rows are on disk already.
+ * submission costs kilobytes, not a quarter megabyte: cut what each write puts on the disk").
+ * A reader at the read barrier, a phone asking for work and the stop do not wait for it
+ * ("flush"); the rows are on disk already.
  */
 export const APPLY_DELAY_MS = 500;
 
-/** A "wake": drain after APPLY_DELAY_MS, unless a drain is already due. */
+/**
+ * Rows a delayed batch aims to gather. Past this a batch saves little more (the pages every batch
+ * writes are shared already), so at a high rate the delay shrinks to what gathers them: the
+ * applier's lag then stays near what it was without a delay (saturation: a few tens of ms).
+ */
+export const BATCH_TARGET_ROWS = 128;
+/** Intake rows per ms, as the last drains found them (0: not known yet). */
+let rowsPerMs = 0;
+/** performance.now() when the last drain that applied rows started. */
+let lastDrainAt = 0;
+
+/** The delay before the next drain: APPLY_DELAY_MS, or less when BATCH_TARGET_ROWS come in sooner. */
+function applyDelayMs(): number {
+  if (rowsPerMs <= 0) return APPLY_DELAY_MS;
+  return Math.max(0, Math.min(APPLY_DELAY_MS, BATCH_TARGET_ROWS / rowsPerMs));
+}
+
+/** A drain that started at `t0` applied `rows`: the rate they came in at since the one before. */
+function noteDrain(t0: number, rows: number): void {
+  if (rows === 0) return;
+  if (lastDrainAt > 0) rowsPerMs = rows / Math.max(1, t0 - lastDrainAt);
+  lastDrainAt = t0;
+}
+
+/** A "wake": drain after the delay (applyDelayMs), unless a drain is already due. */
 function scheduleDrain(): void {
   if (applyTimer !== undefined || stopping) return;
   applyTimer = setTimeout(() => {
     applyTimer = undefined;
     drain();
-  }, APPLY_DELAY_MS);
+  }, applyDelayMs());
 }
 
 /**
@@ -143,6 +168,8 @@ function drain(): void {
     return;
   }
   busy = true;
+  const started = performance.now();
+  let rows = 0;
   try {
     do {
       again = false;
@@ -159,6 +186,7 @@ function drain(): void {
           endTurn();
         }
         if (result.applied === 0) break;
+        rows += result.applied;
         Atomics.store(shared!, SLOT_APPLIED, BigInt(result.seq));
         Atomics.notify(shared!, SLOT_APPLIED);
         post({ op: "batch", result, emitted: outbox!.needsFanout, ms: performance.now() - t0 });
@@ -186,6 +214,7 @@ function drain(): void {
     if (!stopping) setTimeout(drain, RETRY_MS);
   } finally {
     busy = false;
+    noteDrain(started, rows);
   }
   scheduleIndexing(0);
 }
