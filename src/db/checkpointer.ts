@@ -30,10 +30,9 @@ import { FORCE_FACTOR, type WriteGate } from "./write-gate";
  * When a pass is due (docs/api-decisions.md, "A submission costs kilobytes, not a quarter
  * megabyte: cut what each write puts on the disk"): once the WAL holds CHECKPOINT_AFTER_PAGES
  * frames not yet copied (SQLite's own automatic checkpoint uses the same 1000 pages), or when
- * nothing was written for
- * CHECKPOINT_IDLE_MS. A pass every tick copied each commit's pages into the database file right
- * behind it, so a page every commit touches (a rollup, the intake's last leaf, an index's right
- * edge) was written twice per commit; now it is written once per pass.
+ * nothing was written for CHECKPOINT_IDLE_MS. A pass every tick copied each commit's pages into
+ * the database file right behind it, so a page every commit touches (a rollup, the intake's last
+ * leaf, an index's right edge) was written twice per commit; now it is written once per pass.
  */
 export const CHECKPOINT_AFTER_PAGES = 1_000;
 export const CHECKPOINT_IDLE_MS = 1_000;
