@@ -78,7 +78,7 @@ export const APPLY_DELAY_MS = 500;
 /**
  * Rows a delayed batch aims to gather. Past this a batch saves little more (the pages every batch
  * writes are shared already), so at a high rate the delay shrinks to what gathers them: the
- * applier's lag then stays near what it was without a delay (saturation: a few tens of ms).
+ * applier's lag then stays near what it was without a delay.
  */
 export const BATCH_TARGET_ROWS = 128;
 /** Intake rows per ms, as the last drains found them (0: not known yet). */
