@@ -235,11 +235,16 @@ export class SubmissionIntake {
     }
   }
 
+  /** The applier applies what is on disk now, not after its delay (a resubmission of an unapplied number). */
+  applyNow(): void {
+    this.flush();
+  }
+
   /** Someone waits for the applier: it applies what is on disk now instead of after its delay (once per acknowledged seq). */
   private flush(): void {
     if (this.flushedFor >= this.acked) return;
     this.flushedFor = this.acked;
-    this.worker?.postMessage({ op: "flush" } satisfies ApplierCommand);
+    this.worker?.postMessage({ op: "flush", seq: this.acked } satisfies ApplierCommand);
   }
   private flushedFor = 0;
 

@@ -17,8 +17,8 @@ export type ApplierCommand =
   | { op: "open"; dbPath: string; cacheMb: number; applied: SharedArrayBuffer; gate?: SharedArrayBuffer }
   /** New intake rows are on disk: applied within APPLY_DELAY_MS, together with the ones that follow. */
   | { op: "wake" }
-  /** A reader waits at the read barrier (or the server stops): apply now, without the delay. */
-  | { op: "flush" }
+  /** A reader waits at the read barrier for `seq` (or a resubmission for its last one): apply up to it now, without the delay. */
+  | { op: "flush"; seq: number }
   | { op: "stop" }
   /** Test hooks (SubmissionIntake.wedgeApplierForTest / crashApplierForTest): a stuck thread, a dead one. */
   | { op: "wedge"; ms: number }
@@ -114,19 +114,19 @@ function scheduleDrain(): void {
  */
 const BACKLOG_ROWS = 64;
 
-/** Set while a "flush" drains: it goes on until the intake is empty, however small the batches. */
-let flushing = false;
+/** The highest seq a "flush" asked for: a drain goes on until it has applied it, however small its batches. */
+let flushUpTo = 0;
 
-/** "flush": the delay is dropped and the rows are applied now. */
-function drainNow(): void {
+/**
+ * "flush": the delay is dropped and the rows up to `seq` are applied now. Only those: rows that
+ * came in since wait for the delay as usual (what follows an applied submission, such as an
+ * automation's run on the main thread, sees it as it was, not merged with the next one).
+ */
+function drainNow(seq: number): void {
   if (applyTimer !== undefined) clearTimeout(applyTimer);
   applyTimer = undefined;
-  flushing = true;
-  try {
-    drain();
-  } finally {
-    flushing = false;
-  }
+  flushUpTo = Math.max(flushUpTo, seq);
+  drain();
 }
 
 const mainWantsLock = () => Atomics.load(shared!, SLOT_MAIN_WANTS) !== 0n;
@@ -203,7 +203,7 @@ function drain(): void {
         // Rows on disk past this batch (intake seqs are dense): a backlog is applied at once; a
         // few wait for the delay, with the rows that follow them.
         const waiting = Number(Atomics.load(shared!, SLOT_DURABLE)) - result.seq;
-        if (waiting < BACKLOG_ROWS && !flushing && !stopping) {
+        if (waiting < BACKLOG_ROWS && result.seq >= flushUpTo && !stopping) {
           if (waiting > 0) scheduleDrain();
           break;
         }
@@ -307,7 +307,7 @@ self.onmessage = (event: MessageEvent<ApplierCommand>) => {
   } else if (cmd.op === "wake") {
     scheduleDrain();
   } else if (cmd.op === "flush") {
-    drainNow();
+    drainNow(cmd.seq);
   } else if (cmd.op === "wedge") {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, cmd.ms);
   } else if (cmd.op === "crash") {
@@ -316,7 +316,7 @@ self.onmessage = (event: MessageEvent<ApplierCommand>) => {
     stopping = true;
     clearTimeout(indexTimer);
     indexTimer = undefined;
-    drainNow();
+    drainNow(Number.MAX_SAFE_INTEGER);
     const seq = applier?.store.appliedSeq() ?? 0;
     // Closed here, not when the thread is torn down: a late close (a checkpoint) would hold the
     // file while the next user (a CLI command after a stop) writes.
