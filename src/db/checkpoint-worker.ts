@@ -12,6 +12,7 @@
  * written since the last tick (idle): asks the writer's thread to TRUNCATE it (see checkpointer.ts).
  */
 import { Database } from "bun:sqlite";
+import { closeSync, openSync, readSync } from "node:fs";
 import type { CheckpointReply, CheckpointRequest, CheckpointStats } from "./checkpointer";
 import { FORCE_FACTOR } from "./write-gate";
 
@@ -30,6 +31,43 @@ const GATE_BACK_OFF_MS = 1_000;
 const REPLICA_GATE_GIVE_UP_MS = 1_500;
 
 let sqlite: Database | undefined;
+/** The -shm file (the WAL index), read for the WAL's frame counts without a checkpoint. */
+let shmPath = "";
+let shmFd = -1;
+const shmHeader = new Uint8Array(136);
+/** mxFrame at the last look, and when it last moved (performance.now()). */
+let seenFrames = -1;
+let framesMovedAt = 0;
+
+/**
+ * The WAL index header (https://sqlite.org/walformat.html, "The WAL-Index Header"): mxFrame (the
+ * frames in the WAL) at byte 16 and nBackfill (the frames copied) at byte 96, in the machine's own
+ * byte order. Null when it cannot be read (then every tick passes, as before).
+ */
+function walIndex(): { frames: number; copied: number } | null {
+  try {
+    if (shmFd < 0) shmFd = openSync(shmPath, "r");
+    if (readSync(shmFd, shmHeader, 0, 136, 0) < 136) return null;
+    const v = new DataView(shmHeader.buffer);
+    return { frames: v.getUint32(16, true), copied: v.getUint32(96, true) };
+  } catch {
+    return null;
+  }
+}
+
+/** Whether this tick runs a pass (checkpointer.ts, CHECKPOINT_AFTER_PAGES): the gate is closed, enough frames wait, or the writers went quiet. */
+function passDue(m: { limitPages: number; afterPages: number; idleMs: number }): boolean {
+  if (closedAt >= 0) return true;
+  const w = walIndex();
+  if (w === null) return true;
+  const now = performance.now();
+  if (w.frames !== seenFrames) {
+    seenFrames = w.frames;
+    framesMovedAt = now;
+  }
+  if (w.frames === 0) return false;
+  return w.frames > m.limitPages || w.frames - w.copied >= Math.min(m.afterPages, m.limitPages) || now - framesMovedAt >= m.idleMs;
+}
 let gate: Int32Array | undefined;
 /** When the gate was closed (ms, performance.now()), or -1 while open. */
 let closedAt = -1;
@@ -133,6 +171,7 @@ self.onmessage = (event: MessageEvent<CheckpointRequest>) => {
   if (m.op === "start") {
     try {
       sqlite = new Database(m.dbPath, { readwrite: true, create: false });
+      shmPath = `${m.dbPath}-shm`;
       gate = m.gate ? new Int32Array(m.gate) : undefined;
       sqlite.exec(`PRAGMA busy_timeout = ${TRUNCATE_BUSY_MS}`);
       // Its own checkpoints only: this connection writes nothing.
@@ -144,7 +183,7 @@ self.onmessage = (event: MessageEvent<CheckpointRequest>) => {
     const loop = () => {
       let next = m.everyMs;
       try {
-        next = tick(m.limitPages, m.everyMs);
+        if (passDue(m)) next = tick(m.limitPages, m.everyMs);
       } catch (err) {
         // SQLITE_BUSY and the like: try again next tick.
         stats.busy++;
@@ -166,6 +205,8 @@ self.onmessage = (event: MessageEvent<CheckpointRequest>) => {
       sqlite?.close();
     } catch {}
     sqlite = undefined;
+    if (shmFd >= 0) closeSync(shmFd);
+    shmFd = -1;
     self.postMessage({ op: "stopped", stats: { ...stats } } satisfies CheckpointReply);
   }
 };

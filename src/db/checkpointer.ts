@@ -26,6 +26,16 @@ import type { Logger } from "../lib/log";
 import { BUSY_TIMEOUT_MS } from "./open";
 import { FORCE_FACTOR, type WriteGate } from "./write-gate";
 
+/**
+ * When a pass is due (docs/api-decisions.md, "A submission costs kilobytes, not a quarter
+ * megabyte: cut what each write puts on the disk"): once the WAL holds CHECKPOINT_AFTER_PAGES
+ * frames not yet copied (SQLite's own automatic checkpoint uses the same 1000 pages), or when
+ * nothing was written for CHECKPOINT_IDLE_MS. A pass every tick copied each commit's pages into
+ * the database file right behind it, so a page every commit touches (a rollup, the intake's last
+ * leaf, an index's right edge) was written twice per commit; now it is written once per pass.
+ */
+export const CHECKPOINT_AFTER_PAGES = 1_000;
+export const CHECKPOINT_IDLE_MS = 1_000;
 /** Checkpoint tick. */
 export const CHECKPOINT_EVERY_MS = 100;
 /** Above this the checkpointer asks writers to wait (the write gate) until the WAL is copied and restarted. */
@@ -50,7 +60,7 @@ export interface CheckpointStats {
 }
 
 export type CheckpointRequest =
-  | { op: "start"; dbPath: string; everyMs: number; limitPages: number; gate?: SharedArrayBuffer }
+  | { op: "start"; dbPath: string; everyMs: number; limitPages: number; afterPages: number; idleMs: number; gate?: SharedArrayBuffer }
   | { op: "stats" }
   /** Litestream started or stopped replicating this database: checkpoints follow its rules or ours. */
   | { op: "replication"; on: boolean }
@@ -106,7 +116,7 @@ export class Checkpointer {
     worker.onerror = (event: ErrorEvent) => this.fallBack(`checkpoint thread failed: ${event.message}`);
     // No timeout yet: a long synchronous queue rebuild must not count against the thread.
     this.starting = new Promise((resolve) => this.waiting.set("started", resolve));
-    worker.postMessage({ op: "start", dbPath: this.dbPath, everyMs: this.opts.everyMs ?? CHECKPOINT_EVERY_MS, limitPages: Math.floor(limitBytes / pageSize), gate: this.opts.gate?.shared } satisfies CheckpointRequest);
+    worker.postMessage({ op: "start", dbPath: this.dbPath, everyMs: this.opts.everyMs ?? CHECKPOINT_EVERY_MS, limitPages: Math.floor(limitBytes / pageSize), afterPages: CHECKPOINT_AFTER_PAGES, idleMs: CHECKPOINT_IDLE_MS, gate: this.opts.gate?.shared } satisfies CheckpointRequest);
     if (this.replicating) worker.postMessage({ op: "replication", on: true } satisfies CheckpointRequest);
   }
 

@@ -35,6 +35,8 @@ export interface SubmissionStore {
   /** A form by its current webhook token, with its account's quota. */
   formByToken: Statement<WebhookFormRow, [string]>;
   formExists: Statement<{ id: string }, [string]>;
+  /** A form with a live automation (its submissions start runs: migration 0030's trigger). */
+  formHasAutomation: Statement<{ x: number }, [string]>;
   contactByPhone: Statement<SubmissionContact, [string, string]>;
   /** (account, phone, form, since ISO): the newest queued or sent message. */
   lastMessageTo: Statement<LatestMessage, [string, string, string, string]>;
@@ -49,6 +51,7 @@ export function submissionStore(sqlite: Database): SubmissionStore {
     formById: sqlite.prepare(`SELECT ${FORM_COLUMNS} FROM forms f JOIN accounts a ON a.id = f.account_id WHERE f.id = ? AND f.webhook_token IS NULL`),
     formByToken: sqlite.prepare(`SELECT ${FORM_COLUMNS} FROM forms f JOIN accounts a ON a.id = f.account_id WHERE f.webhook_token = ?`),
     formExists: sqlite.prepare("SELECT id FROM forms WHERE id = ?"),
+    formHasAutomation: sqlite.prepare("SELECT 1 AS x FROM automations WHERE form_id = ? AND is_active = 1 AND deleted_at IS NULL LIMIT 1"),
     contactByPhone: sqlite.prepare("SELECT id, opted_out AS optedOut FROM contacts WHERE account_id = ? AND phone_number = ?"),
     lastMessageTo: sqlite.prepare(
       `SELECT id, scheduled_for AS scheduledFor, sent_at AS sentAt, status FROM messages

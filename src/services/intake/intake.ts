@@ -193,6 +193,7 @@ export class SubmissionIntake {
   barrier(maxWaitMs = BARRIER_MAX_WAIT_MS): Promise<boolean> | null {
     if (this.applied >= this.acked) return null;
     const seq = this.acked;
+    this.flush();
     return new Promise((resolve) => {
       this.waiters.push({ seq, deadline: performance.now() + maxWaitMs, resolve });
       this.armWaiterTimer();
@@ -223,6 +224,7 @@ export class SubmissionIntake {
     // Inside a main-thread transaction the applier is held off: waiting would only time out.
     if (this.applied >= this.acked || !this.worker || this.lock.holdDepth > 0) return this.applied >= this.acked;
     const target = BigInt(this.acked);
+    this.flush();
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       const seen = Atomics.load(this.shared, SLOT_APPLIED);
@@ -232,6 +234,19 @@ export class SubmissionIntake {
       Atomics.wait(this.shared, SLOT_APPLIED, seen, left);
     }
   }
+
+  /** The applier applies what is on disk now, not after its delay (a resubmission of an unapplied number). */
+  applyNow(): void {
+    this.flush();
+  }
+
+  /** Someone waits for the applier: it applies what is on disk now instead of after its delay (once per acknowledged seq). */
+  private flush(): void {
+    if (this.flushedFor >= this.acked) return;
+    this.flushedFor = this.acked;
+    this.worker?.postMessage({ op: "flush", seq: this.acked } satisfies ApplierCommand);
+  }
+  private flushedFor = 0;
 
   /**
    * The group commit is about to ask for the write lock (true) or let go of it (false): the

@@ -9,13 +9,16 @@ import { EventOutbox, registerOutbox } from "../events";
 import { APPLY_BATCH_MAX, IntakeApplier, type BatchResult } from "./applier";
 import { SLOT_APPLIED, SLOT_APPLIER_HOLDS, SLOT_DURABLE, SLOT_MAIN_WANTS } from "./applier-lock";
 import { GATE_MAX_WAIT_MS } from "../../db/write-gate";
-import { PendingSearchIndex } from "../../db/stores/contact-search-pending";
+import { INDEX_CHUNK_ROWS, PendingSearchIndex } from "../../db/stores/contact-search-pending";
 
 declare const self: Worker;
 
 export type ApplierCommand =
   | { op: "open"; dbPath: string; cacheMb: number; applied: SharedArrayBuffer; gate?: SharedArrayBuffer }
+  /** New intake rows are on disk: applied within APPLY_DELAY_MS, together with the ones that follow. */
   | { op: "wake" }
+  /** A reader waits at the read barrier for `seq` (or a resubmission for its last one): apply up to it now, without the delay. */
+  | { op: "flush"; seq: number }
   | { op: "stop" }
   /** Test hooks (SubmissionIntake.wedgeApplierForTest / crashApplierForTest): a stuck thread, a dead one. */
   | { op: "wedge"; ms: number }
@@ -57,7 +60,74 @@ let shared: BigInt64Array | undefined;
 let gate: Int32Array | undefined;
 let busy = false;
 let again = false;
+/** The delayed drain after a "wake" (see APPLY_DELAY_MS). */
+let applyTimer: ReturnType<typeof setTimeout> | undefined;
 let stopping = false;
+
+/**
+ * How long the applier lets new intake rows gather before it applies them (ms). Each applier
+ * transaction writes every b-tree it touches once however many rows it carries, so at a shop's
+ * rate (a submission every few ms to seconds) rows applied one commit each cost tens of pages
+ * apiece, and a few hundred ms of grouping cuts that several-fold (docs/api-decisions.md, "A
+ * submission costs kilobytes, not a quarter megabyte: cut what each write puts on the disk").
+ * A reader at the read barrier, a phone asking for work and the stop do not wait for it
+ * ("flush"); the rows are on disk already.
+ */
+export const APPLY_DELAY_MS = 500;
+
+/**
+ * Rows a delayed batch aims to gather. Past this a batch saves little more (the pages every batch
+ * writes are shared already), so at a high rate the delay shrinks to what gathers them: the
+ * applier's lag then stays near what it was without a delay.
+ */
+export const BATCH_TARGET_ROWS = 128;
+/** Intake rows per ms, as the last drains found them (0: not known yet). */
+let rowsPerMs = 0;
+/** performance.now() when the last drain that applied rows started. */
+let lastDrainAt = 0;
+
+/** The delay before the next drain: APPLY_DELAY_MS, or less when BATCH_TARGET_ROWS come in sooner. */
+function applyDelayMs(): number {
+  if (rowsPerMs <= 0) return APPLY_DELAY_MS;
+  return Math.max(0, Math.min(APPLY_DELAY_MS, BATCH_TARGET_ROWS / rowsPerMs));
+}
+
+/** A drain that started at `t0` applied `rows`: the rate they came in at since the one before. */
+function noteDrain(t0: number, rows: number): void {
+  if (rows === 0) return;
+  if (lastDrainAt > 0) rowsPerMs = rows / Math.max(1, t0 - lastDrainAt);
+  lastDrainAt = t0;
+}
+
+/** A "wake": drain after the delay (applyDelayMs), unless a drain is already due. */
+function scheduleDrain(): void {
+  if (applyTimer !== undefined || stopping) return;
+  applyTimer = setTimeout(() => {
+    applyTimer = undefined;
+    drain();
+  }, applyDelayMs());
+}
+
+/**
+ * Fewer rows than this waiting after a batch end the drain (they wait for the next delay, with
+ * the rows that follow them); more mean a backlog (saturation), and the drain goes on at once.
+ */
+const BACKLOG_ROWS = 64;
+
+/** The highest seq a "flush" asked for: a drain goes on until it has applied it, however small its batches. */
+let flushUpTo = 0;
+
+/**
+ * "flush": the delay is dropped and the rows up to `seq` are applied now. Only those: rows that
+ * came in since wait for the delay as usual (what follows an applied submission, such as an
+ * automation's run on the main thread, sees it as it was, not merged with the next one).
+ */
+function drainNow(seq: number): void {
+  if (applyTimer !== undefined) clearTimeout(applyTimer);
+  applyTimer = undefined;
+  flushUpTo = Math.max(flushUpTo, seq);
+  drain();
+}
 
 const mainWantsLock = () => Atomics.load(shared!, SLOT_MAIN_WANTS) !== 0n;
 
@@ -98,6 +168,8 @@ function drain(): void {
     return;
   }
   busy = true;
+  const started = performance.now();
+  let rows = 0;
   try {
     do {
       again = false;
@@ -114,15 +186,26 @@ function drain(): void {
           endTurn();
         }
         if (result.applied === 0) break;
+        rows += result.applied;
         Atomics.store(shared!, SLOT_APPLIED, BigInt(result.seq));
         Atomics.notify(shared!, SLOT_APPLIED);
         post({ op: "batch", result, emitted: outbox!.needsFanout, ms: performance.now() - t0 });
         // Between batches, one chunk of the search index, so it keeps pace with the new contacts
-        // of a steady webhook load (whose commits never leave the quiet gap indexStep waits for).
+        // of a steady webhook load (whose commits never leave the quiet gap indexStep waits for):
+        // once a whole chunk waits, or the oldest waited SEARCH_INDEX_WAIT_MS. FTS5 writes a
+        // segment per transaction and merges them, so a few contacts indexed at a time cost
+        // pages by the dozen; searches read the pending contacts directly meanwhile (exact).
         try {
-          indexChunk();
+          if (searchIndexDue()) indexChunk();
         } catch (err) {
           post({ op: "error", message: `search index: ${String((err as Error)?.message ?? err)}` });
+        }
+        // Rows on disk past this batch (intake seqs are dense): a backlog is applied at once; a
+        // few wait for the delay, with the rows that follow them.
+        const waiting = Number(Atomics.load(shared!, SLOT_DURABLE)) - result.seq;
+        if (waiting < BACKLOG_ROWS && result.seq >= flushUpTo && !stopping) {
+          if (waiting > 0) scheduleDrain();
+          break;
         }
       }
     } while (again);
@@ -131,6 +214,7 @@ function drain(): void {
     if (!stopping) setTimeout(drain, RETRY_MS);
   } finally {
     busy = false;
+    noteDrain(started, rows);
   }
   scheduleIndexing(0);
 }
@@ -171,6 +255,26 @@ function indexStep(): void {
   scheduleIndexing(next);
 }
 
+/** The longest a new contact waits for the search index while webhook batches keep coming (ms). */
+const SEARCH_INDEX_WAIT_MS = 5_000;
+/** When contacts were first seen waiting (performance.now(); -1: none). */
+let pendingSince = -1;
+
+/** Whether the search index's chunk is due after a batch: a full chunk waits, or the oldest waited long enough. */
+function searchIndexDue(): boolean {
+  if (search === undefined) return false;
+  const n = search.pendingCount();
+  if (n === 0) {
+    pendingSince = -1;
+    return false;
+  }
+  const now = performance.now();
+  if (pendingSince < 0) pendingSince = now;
+  if (n < INDEX_CHUNK_ROWS && now - pendingSince < SEARCH_INDEX_WAIT_MS) return false;
+  pendingSince = now;
+  return true;
+}
+
 /** One chunk of pending contacts indexed in the applier's turn; how many (0: none was pending). */
 function indexChunk(): number {
   if (search === undefined || !search.hasPending()) return 0;
@@ -201,7 +305,9 @@ self.onmessage = (event: MessageEvent<ApplierCommand>) => {
     post({ op: "ready", seq: applier.store.appliedSeq() });
     drain();
   } else if (cmd.op === "wake") {
-    drain();
+    scheduleDrain();
+  } else if (cmd.op === "flush") {
+    drainNow(cmd.seq);
   } else if (cmd.op === "wedge") {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, cmd.ms);
   } else if (cmd.op === "crash") {
@@ -210,7 +316,7 @@ self.onmessage = (event: MessageEvent<ApplierCommand>) => {
     stopping = true;
     clearTimeout(indexTimer);
     indexTimer = undefined;
-    drain();
+    drainNow(Number.MAX_SAFE_INTEGER);
     const seq = applier?.store.appliedSeq() ?? 0;
     // Closed here, not when the thread is torn down: a late close (a checkpoint) would hold the
     // file while the next user (a CLI command after a stop) writes.

@@ -154,6 +154,10 @@ export class SubmissionWrite {
           // job's snapshot (see services/intake/overlay.ts), so a 200 just sent counts at once.
           const appliedSeq = this.intakeStore.appliedSeq();
           const pending = this.intake.forPhone(form.accountId, v.phoneNumber, appliedSeq);
+          // The same number again before its last submission was applied, and that one starts an
+          // automation's run: it is applied now rather than after the applier's delay, so the run
+          // (read from the contact as that submission left it) sees it alone, as without a delay.
+          if (pending.length > 0 && this.store.formHasAutomation.get(pending[pending.length - 1].formId)) this.intake.applyNow();
           // Contact: the account's contact with this phone (applied or not yet), else a new id;
           // the applier creates or merges it exactly as this job used to.
           const existing = this.store.contactByPhone.get(form.accountId, v.phoneNumber);

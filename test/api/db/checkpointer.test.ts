@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqlite } from "../../../src/db/open";
-import { Checkpointer } from "../../../src/db/checkpointer";
+import { CHECKPOINT_IDLE_MS, Checkpointer } from "../../../src/db/checkpointer";
 import { GroupCommitWriter } from "../../../src/db/group-commit";
 import { WriteGate } from "../../../src/db/write-gate";
 import { silentLogger } from "../../../src/lib/log";
@@ -136,6 +136,34 @@ describe("background checkpoints", () => {
     check.close();
   });
 
+  test("small commits are copied into the database file when the writer goes quiet, not at every tick (each page once, not once per commit)", async () => {
+    const path = tempDb();
+    const db = openSqlite(path);
+    db.exec("PRAGMA wal_autocheckpoint = 0");
+    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 10 });
+    await cp.start();
+    db.exec("CREATE TABLE t (x TEXT)");
+    const ins = db.prepare("INSERT INTO t VALUES (?)");
+    // A commit every 20 ms for 0.6 s: sixty ticks, far fewer frames than CHECKPOINT_AFTER_PAGES.
+    const end = Date.now() + 600;
+    while (Date.now() < end) {
+      ins.run("x".repeat(100));
+      await sleep(20);
+    }
+    const during = (await cp.stats())!.passive;
+    // Quiet now: past CHECKPOINT_IDLE_MS the WAL is copied and truncated.
+    expect(await until(() => walSize(path) === 0, CHECKPOINT_IDLE_MS + 5_000)).toBe(true);
+    const after = (await cp.stats())!;
+    // Every tick ran a pass before; now none while commits keep coming (a stall of the machine
+    // longer than CHECKPOINT_IDLE_MS between two commits would allow one or two).
+    expect(during).toBeLessThanOrEqual(2);
+    expect(after.passive).toBeGreaterThan(during);
+    expect(after.truncate).toBeGreaterThan(0);
+    expect((db.query("SELECT count(*) AS n FROM t").get() as { n: number }).n).toBeGreaterThan(5);
+    await cp.stop();
+    db.close();
+  });
+
   test("with replication on (Litestream's rules): an idle WAL is never truncated, copied by PASSIVE only", async () => {
     const path = tempDb();
     const db = openSqlite(path);
@@ -146,7 +174,9 @@ describe("background checkpoints", () => {
     const ins = db.prepare("INSERT INTO t VALUES (?)");
     for (let i = 0; i < 50; i++) ins.run("x".repeat(4000));
     const before = walSize(path);
-    await sleep(400); // twenty ticks: without replication the idle WAL is truncated by now
+    // Past CHECKPOINT_IDLE_MS (the first pass of an idle WAL), then twenty ticks: without
+    // replication the idle WAL is truncated by now.
+    await sleep(CHECKPOINT_IDLE_MS + 400);
     expect(walSize(path)).toBe(before);
     const stats = await cp.stats();
     expect(stats!.truncate).toBe(0);

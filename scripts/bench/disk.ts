@@ -1,0 +1,362 @@
+#!/usr/bin/env bun
+/**
+ * Bytes written to the disk per accepted webhook submission, measured from outside.
+ *
+ *   bun scripts/bench/disk.ts [--messages 200000] [--contacts 20000] [--template PATH]
+ *     [--base <git ref>] [--rounds 1] [--compiled] [--source] [--spaced-seconds 8]
+ *     [--burst-seconds 4] [--concurrency 64] [--settle-ms 3000] [--json PATH]
+ *
+ * A shop's data (scripts/bench/lib/shop-data.ts, the dashboard pages' shape: messages, contacts,
+ * submissions, replies, rollups, search index) is seeded once into a template file (kept with
+ * --template PATH); each run copies it, starts `textwire serve` on the copy (from source, and with
+ * --compiled the tree's dist/textwire, built first), makes the bench forms in the shop's own
+ * account (so new rows land among the shop's rows in every index, not in an empty corner) and
+ * drives `POST /v1/forms/<id>/webhook` with wrk (scripts/bench/lib/wrk.ts: the webhook benches'
+ * bodies, about half of them new numbers) in two loads:
+ *
+ *   spaced   one request at a time, 20 ms apart (wrk, 1 connection, 50 req/s): a shop's traffic
+ *   burst    --concurrency connections at once (64): saturation
+ *
+ * For each load, after a warm-up and once the applier and the checkpoints have settled:
+ *   - io:  the server process's /proc/<pid>/io write_bytes over the load and the settling after
+ *          it (the WAL, the database file's checkpoint writes, anything else), per 200;
+ *   - wal: a second, shorter window during which the bench holds a read snapshot, so no
+ *          checkpoint copies or restarts the WAL: every frame the window's commits wrote is still
+ *          in the -wal file. The frames are decoded (page number, commit marker) and each page is
+ *          named by the b-tree that owns it (the dbstat virtual table): frames, commits and KiB per
+ *          submission, split by table and index.
+ * Plus the WAL file's peak size, the applier's lag p99 (/metrics) and, once the server has
+ * stopped, `textwire doctor --check` on the file (derived data equal to a recomputation).
+ *
+ * --base REV measures that commit's tree too (exported with git archive, sharing node_modules),
+ * alternated with this tree, --rounds times; the template is then seeded by the base tree (its
+ * schema; this tree migrates its copy forward at start, before anything is measured).
+ * --seed-only PATH seeds PATH and exits (the base tree's seeding runs this way).
+ */
+import { $ } from "bun";
+import { Database } from "bun:sqlite";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { machineLine, readUntil } from "./lib/proc";
+import { runWrk, wrkPath } from "./lib/wrk";
+import { BENCH_FORM } from "./lib/webhook-server";
+
+const args = process.argv.slice(2);
+const flag = (name: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
+const MESSAGES = Number(flag("messages") ?? 200_000);
+const CONTACTS = Number(flag("contacts") ?? 20_000);
+const ROUNDS = Number(flag("rounds") ?? 1);
+const SPACED_SECONDS = Number(flag("spaced-seconds") ?? 8);
+const BURST_SECONDS = Number(flag("burst-seconds") ?? 4);
+const CONCURRENCY = Number(flag("concurrency") ?? 64);
+const SETTLE_MS = Number(flag("settle-ms") ?? 3_000);
+const BASE = flag("base");
+const root = join(import.meta.dir, "..", "..");
+const bun = join(root, "node_modules", ".bin", "bun");
+
+type Meta = { apiKey: string; accountId: string };
+
+/** Seeds a migrated shop database at `path` with this tree's schema (and `path`.json: the key). */
+async function seed(path: string): Promise<void> {
+  const { openSqlite } = await import("../../src/db/open");
+  const { migrate } = await import("../../src/db/migrate");
+  const { AccountService } = await import("../../src/services/accounts");
+  const { seedShop } = await import("./lib/shop-data");
+  const db = openSqlite(path);
+  migrate(db);
+  const made = new AccountService(db, Date.now).createAccount({ name: "Rosa's Bakery", plan: "enterprise", apiLimitPerHour: 1_000_000_000, apiBurstPerMinute: 1_000_000_000, operator: true });
+  seedShop(db, made.account.id, { messages: MESSAGES, contacts: CONTACTS, progress: (l) => console.log(l) });
+  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  db.close();
+  writeFileSync(`${path}.json`, JSON.stringify({ apiKey: made.apiKey, accountId: made.account.id } satisfies Meta));
+}
+
+if (flag("seed-only")) {
+  await seed(flag("seed-only")!);
+  process.exit(0);
+}
+
+if (!wrkPath()) {
+  console.error("wrk is not installed: apt-get install wrk (Debian/Ubuntu)");
+  process.exit(2);
+}
+
+const dir = mkdtempSync(join(tmpdir(), "textwire-disk-"));
+process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+
+/** The base commit's tree, unpacked, sharing this tree's node_modules. */
+async function checkoutBase(rev: string): Promise<string> {
+  const out = join(dir, "base");
+  await $`mkdir -p ${out}`;
+  await $`git -C ${root} archive ${rev} | tar -x -C ${out}`;
+  symlinkSync(join(root, "node_modules"), join(out, "node_modules"));
+  return out;
+}
+
+function writeBytes(pid: number): number {
+  return Number(/write_bytes: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"))![1]);
+}
+
+const walSize = (db: string) => (existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0);
+
+interface WalFrames {
+  pageSize: number;
+  frames: number;
+  commits: number;
+  pages: Uint32Array;
+}
+
+/** The -wal file's valid frames (those with the header's salts, in order), from frame `from` on. */
+function readWal(db: string, from = 0): WalFrames & { salt: string; total: number } {
+  const buf = readFileSync(`${db}-wal`);
+  if (buf.length < 32) return { pageSize: 0, frames: 0, commits: 0, pages: new Uint32Array(), salt: "", total: 0 };
+  const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const pageSize = v.getUint32(8);
+  const s1 = v.getUint32(16);
+  const s2 = v.getUint32(20);
+  const pages: number[] = [];
+  let commits = 0;
+  let total = 0;
+  for (let off = 32; off + 24 + pageSize <= buf.length; off += 24 + pageSize) {
+    if (v.getUint32(off + 8) !== s1 || v.getUint32(off + 12) !== s2) break;
+    if (total >= from) {
+      pages.push(v.getUint32(off));
+      if (v.getUint32(off + 4) !== 0) commits++;
+    }
+    total++;
+  }
+  return { pageSize, frames: pages.length, commits, pages: Uint32Array.from(pages), salt: `${s1}:${s2}`, total };
+}
+
+interface Server {
+  pid: number;
+  base: string;
+  key: string;
+  forms: string[];
+  stop: () => Promise<void>;
+}
+
+async function startServer(cmd: string[], db: string, meta: Meta): Promise<Server> {
+  const proc = Bun.spawn([...cmd, "serve", "--port", "0", "--host", "127.0.0.1", "--db", db, "--log-format", "json", "--webhook-limit-per-minute", "100000000"], {
+    stdout: "pipe",
+    stderr: process.env.BENCH_VERBOSE ? "inherit" : "ignore",
+  });
+  const m = await readUntil(proc.stdout, /Textwire listening on (http:\/\/\S+)/, 300_000);
+  void (async () => {
+    const r = proc.stdout.getReader();
+    while (!(await r.read()).done);
+  })().catch(() => {});
+  const base = m[1].replace("localhost", "127.0.0.1");
+  const forms: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    const res = await fetch(`${base}/v1/forms`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${meta.apiKey}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ ...BENCH_FORM(i), name: `Disk bench form ${i} ${Date.now()}` }),
+    });
+    if (res.status !== 201) throw new Error(`form create failed: ${res.status} ${await res.text()}`);
+    forms.push(((await res.json()) as any).data.form.id);
+  }
+  return {
+    pid: proc.pid,
+    base,
+    key: meta.apiKey,
+    forms,
+    stop: async () => {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    },
+  };
+}
+
+/** /health's intake figures (it never waits for the applier). */
+async function pending(base: string): Promise<number> {
+  const h = (await (await fetch(`${base}/health`)).json()) as any;
+  return h.intake?.pending ?? 0;
+}
+
+async function settle(s: Server, db: string): Promise<void> {
+  const end = Date.now() + 30_000;
+  while ((await pending(s.base)) > 0 && Date.now() < end) await Bun.sleep(50);
+  // Checkpoints: the WAL is copied back and restarted or truncated when the server is idle; and
+  // whatever the server does after its start on a large file: until it writes nothing for a while.
+  await Bun.sleep(SETTLE_MS);
+  let last = writeBytes(s.pid);
+  for (let i = 0; i < 60; i++) {
+    await Bun.sleep(1_000);
+    const now = writeBytes(s.pid);
+    if (now - last < 64 * 1024) break;
+    last = now;
+  }
+  void db;
+}
+
+type Load = "spaced" | "burst";
+const loadOpts = (load: Load, seconds: number, offset: number) =>
+  load === "spaced" ? { concurrency: 1, threads: 1, seconds, offset, rate: 50 } : { concurrency: CONCURRENCY, seconds, offset };
+
+interface LoadFigures {
+  accepted: number;
+  errors: number;
+  rps: number;
+  p99Ms: number;
+  ioBytes: number;
+  ioPerSubmission: number;
+  peakWalBytes: number;
+  lagP99Ms: number;
+  wal: { submissions: number; frames: number; commits: number; pageSize: number; byTree: Array<{ name: string; frames: number }> };
+}
+
+async function measure(s: Server, db: string, load: Load, offset: number): Promise<{ f: LoadFigures; offset: number }> {
+  const seconds = load === "spaced" ? SPACED_SECONDS : BURST_SECONDS;
+  const warm = await runWrk(s.base, s.forms, loadOpts(load, 2, offset));
+  offset = warm.nextOffset;
+  await settle(s, db);
+  // ---- io
+  let peakWal = walSize(db);
+  const poll = setInterval(() => (peakWal = Math.max(peakWal, walSize(db))), 20);
+  const w0 = writeBytes(s.pid);
+  const r = await runWrk(s.base, s.forms, loadOpts(load, seconds, offset));
+  offset = r.nextOffset;
+  await settle(s, db);
+  const w1 = writeBytes(s.pid);
+  clearInterval(poll);
+  // The applier's lag over this load (the last 4096 submissions: this window's, with its warm-up).
+  const lag = await lagP99(s);
+  const accepted = r.statuses["200"] ?? 0;
+  // ---- wal, split by b-tree: a read snapshot held open, so nothing is checkpointed or restarted
+  const reader = new Database(db, { readonly: true });
+  reader.exec("BEGIN");
+  reader.query("SELECT count(*) FROM intake_applied").get();
+  const start = readWal(db);
+  const rw = await runWrk(s.base, s.forms, loadOpts(load, load === "spaced" ? 4 : 1, offset));
+  offset = rw.nextOffset;
+  const end = Date.now() + 30_000;
+  while ((await pending(s.base)) > 0 && Date.now() < end) await Bun.sleep(20);
+  await Bun.sleep(300);
+  let frames = readWal(db, 0);
+  frames = frames.salt === start.salt ? readWal(db, start.total) : frames;
+  reader.exec("COMMIT");
+  const owners = new Map<number, string>();
+  for (const row of reader.query("SELECT name, pageno FROM dbstat").values() as Array<[string, number]>) owners.set(row[1], row[0]);
+  reader.close();
+  const counts = new Map<string, number>();
+  for (const p of frames.pages) {
+    const name = owners.get(p) ?? (p === 1 ? "sqlite_schema" : "(free list / new pages)");
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  const byTree = [...counts].map(([name, n]) => ({ name, frames: n })).sort((a, b) => b.frames - a.frames);
+  return {
+    offset,
+    f: {
+      accepted,
+      errors: r.errors,
+      rps: r.rps,
+      p99Ms: r.p99Ms,
+      ioBytes: w1 - w0,
+      ioPerSubmission: (w1 - w0) / Math.max(1, accepted),
+      peakWalBytes: peakWal,
+      lagP99Ms: lag,
+      wal: { submissions: rw.statuses["200"] ?? 0, frames: frames.frames, commits: frames.commits, pageSize: frames.pageSize, byTree },
+    },
+  };
+}
+
+async function lagP99(s: Server): Promise<number> {
+  const text = await (await fetch(`${s.base}/metrics`, { headers: { Authorization: `Bearer ${s.key}` } })).text();
+  return Number(/textwire_intake_applier_lag_ms\{quantile="0.99"\} ([\d.]+)/.exec(text)?.[1] ?? NaN);
+}
+
+/** Each submission's row made it: submissions in the database = 200s sent (the shop's own were there before). */
+function submissionsIn(db: string): number {
+  const d = new Database(db, { readonly: true });
+  try {
+    return (d.query("SELECT count(*) AS n FROM submissions").get() as { n: number }).n;
+  } finally {
+    d.close();
+  }
+}
+
+// ---------------------------------------------------------------- main
+console.log(machineLine());
+console.log(`load average at start: ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
+const trees: Array<{ label: string; path: string }> = [];
+if (BASE) trees.push({ label: `base ${BASE}`, path: await checkoutBase(BASE) });
+trees.push({ label: "this tree", path: root });
+
+const templatePath = flag("template") ?? join(dir, "template.db");
+if (!existsSync(templatePath)) {
+  const seeder = trees[0].path;
+  console.log(`seeding ${MESSAGES.toLocaleString("en-US")} messages, ${CONTACTS.toLocaleString("en-US")} contacts with ${trees[0].label}'s schema into ${templatePath}`);
+  const t = performance.now();
+  const p = Bun.spawnSync([bun, join(seeder, "scripts/bench/disk.ts"), "--seed-only", templatePath, "--messages", String(MESSAGES), "--contacts", String(CONTACTS)], { stdout: "inherit", stderr: "inherit", cwd: seeder });
+  if (p.exitCode !== 0) throw new Error("seeding failed");
+  console.log(`seeded in ${((performance.now() - t) / 1000).toFixed(0)} s (${(statSync(templatePath).size / 2 ** 20).toFixed(0)} MiB)`);
+}
+const meta = JSON.parse(readFileSync(`${templatePath}.json`, "utf8")) as Meta;
+
+const kinds: Array<"source" | "compiled"> = [];
+if (!args.includes("--compiled") || args.includes("--source")) kinds.push("source");
+if (args.includes("--compiled")) kinds.push("compiled");
+if (kinds.includes("compiled")) {
+  for (const t of trees) {
+    console.log(`building ${t.label} (npm run build)`);
+    const b = Bun.spawnSync([bun, "scripts/build.ts"], { cwd: t.path, stdout: "ignore", stderr: "inherit" });
+    if (b.exitCode !== 0) throw new Error(`build of ${t.label} failed`);
+  }
+}
+
+const results: Array<{ tree: string; kind: string; round: number; spaced: LoadFigures; burst: LoadFigures; doctor: string }> = [];
+const kib = (b: number) => (b / 1024).toFixed(1);
+for (let round = 1; round <= ROUNDS; round++) {
+  for (const kind of kinds) {
+    for (const t of round % 2 === 1 ? trees : [...trees].reverse()) {
+      const db = join(dir, "run.db");
+      for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+      copyFileSync(templatePath, db);
+      const cmd = kind === "source" ? [bun, join(t.path, "src/main.ts")] : [join(t.path, "dist/textwire")];
+      const before = submissionsIn(db);
+      const s = await startServer(cmd, db, meta);
+      let spaced: LoadFigures;
+      let burst: LoadFigures;
+      let sent = 0;
+      try {
+        const a = await measure(s, db, "spaced", 0);
+        spaced = a.f;
+        const b = await measure(s, db, "burst", a.offset);
+        burst = b.f;
+      } finally {
+        await s.stop();
+      }
+      sent = submissionsIn(db) - before;
+      void sent;
+      // Derived data (counts, rollups, search index, conversations, tags) equal to a recomputation.
+      const doc = Bun.spawnSync([...cmd, "doctor", "--check", "--json", "--db", db], { stdout: "pipe", stderr: "pipe" });
+      const docOut = doc.stdout.toString().trim().split("\n").pop() ?? "";
+      let doctor = `exit ${doc.exitCode}`;
+      try {
+        const j = JSON.parse(docOut) as { ok: boolean; differences?: unknown[] };
+        doctor = j.ok ? "ok (derived data equal to a recomputation)" : `DIFFERENCES: ${JSON.stringify(j.differences).slice(0, 400)}`;
+      } catch {}
+      results.push({ tree: t.label, kind, round, spaced: spaced!, burst: burst!, doctor });
+      console.log(`\n${t.label} (${kind}), round ${round}; load average ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]}`);
+      for (const [name, f] of [["one at a time, 20 ms apart", spaced!], [`${CONCURRENCY} at once`, burst!]] as const) {
+        console.log(
+          `  ${name.padEnd(28)} ${kib(f.ioPerSubmission).padStart(7)} KiB/submission written (io; ${f.accepted} accepted, ${f.errors} errors, ${f.rps.toFixed(0)} req/s, p99 ${f.p99Ms.toFixed(1)} ms, peak WAL ${(f.peakWalBytes / 2 ** 20).toFixed(1)} MiB, applier lag p99 ${f.lagP99Ms.toFixed(0)} ms)`,
+        );
+        const n = Math.max(1, f.wal.submissions);
+        const walBytes = f.wal.frames * (f.wal.pageSize + 24);
+        console.log(
+          `  ${"".padEnd(28)} ${kib(walBytes / n).padStart(7)} KiB/submission of WAL: ${(f.wal.frames / n).toFixed(2)} frames, ${(f.wal.commits / n).toFixed(3)} commits per submission (${f.wal.submissions} submissions, page ${f.wal.pageSize} B)`,
+        );
+        console.log(`      by b-tree (frames per submission): ${f.wal.byTree.slice(0, 40).map((x) => `${x.name} ${(x.frames / n).toFixed(2)}`).join(" · ")}`);
+      }
+      console.log(`  doctor --check: ${doctor}`);
+    }
+  }
+}
+if (flag("json")) writeFileSync(flag("json")!, JSON.stringify(results, null, 2));
+const targets = results.filter((r) => r.tree === "this tree");
+const worst = (k: "spaced" | "burst") => Math.max(...targets.map((r) => r[k].ioPerSubmission)) / 1024;
+console.log(`\ntargets (this tree, worst run): one at a time ${worst("spaced").toFixed(1)} KiB (≤ 24) · ${CONCURRENCY} at once ${worst("burst").toFixed(1)} KiB (≤ 8)`);
