@@ -11,6 +11,7 @@ import { opsRoutes } from "./http/routes/ops";
 import { mobileRoutes } from "./http/routes/mobile";
 import { devicesRoutes } from "./http/routes/devices";
 import { tlsRoutes } from "./http/routes/tls";
+import { submissionsRoutes } from "./http/routes/submissions";
 import { inboundRoutes } from "./http/routes/inbound";
 import { sessionsRoutes } from "./http/routes/sessions";
 import { peopleRoutes } from "./http/routes/people";
@@ -34,6 +35,7 @@ export function createApp(deps: AppDeps) {
     .use(formsRoutes(deps))
     .use(webhookRoutes(deps))
     .use(inboundRoutes(deps))
+    .use(submissionsRoutes(deps))
     .use(accountSettingsRoutes(deps))
     .use(keywordRepliesRoutes(deps))
     .use(accountRoutes(deps))

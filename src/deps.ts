@@ -36,6 +36,7 @@ import { QueueWatch } from "./services/queue-watch";
 import { SpamCounter } from "./services/spam";
 import { CaptchaVerifier } from "./services/captcha";
 import { InboundService } from "./services/inbound";
+import { SubmissionInboxService } from "./services/submission-inbox";
 import { SmsgateSettingsService } from "./services/smsgate-settings";
 import { AccountSettingsService } from "./services/account-settings";
 import { KeywordReplyService } from "./services/keyword-replies";
@@ -116,6 +117,8 @@ export interface AppDeps {
   eventEndpoints: EventEndpointService;
   /** Texts the phones received: `deps.inbound.receive(accountId, {from, body, receivedAt, deviceId?, externalId?})`. */
   inbound: InboundService;
+  /** Submissions as the team reads them (the inbox, GET /v1/submissions, the CSV export). */
+  submissionInbox: SubmissionInboxService;
   /** Keyword lists and replies per account (GET/PUT /v1/account/settings). */
   accountSettings: AccountSettingsService;
   /** The owner's automatic answers to keywords such as HOURS (/v1/keyword-replies). */
@@ -284,6 +287,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     accountSettings,
     conversations: new ConversationService(sqlite, clock, contacts),
     keywordReplies,
+    submissionInbox: new SubmissionInboxService(sqlite, clock),
     inbound: new InboundService(sqlite, clock, accountSettings, queue, seq, leases, quota, changes, keywordReplies),
     broadcasts,
     automations,

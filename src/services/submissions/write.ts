@@ -183,11 +183,12 @@ export class SubmissionWrite {
               status: "success",
               message:
                 suppressed === "opted-out"
-                  ? "Submission received; no text is sent because this number opted out (replied STOP)"
+                  ? "Thank you, your message was received; we will reply another way, as this number opted out of texts (no text is sent)"
                   : "Submission received; no text is sent because the consent box was not ticked",
               data: { messageId: null, contactId, queuePosition: null, estimatedDelivery: null, suppressed },
             });
             if (key !== undefined) this.idempotency.insert(form.id, key, 200, body, input.bodyHash ?? null, nowIso);
+            entry.suppressed = suppressed;
             const intakeSeq = this.record(entry, now, 0);
             return { status: 200, body, created: true, contactId, queued: false, intakeSeq };
           }
@@ -195,6 +196,7 @@ export class SubmissionWrite {
           if (held) {
             entry.kind = "held";
             entry.messageId = held.firstMessageId;
+            if (held.firstMessageId === null) entry.suppressed = "recipient-limit";
             const intakeSeq = this.record(entry, now, 0);
             return { ...held.answer, intakeSeq };
           }
