@@ -12,6 +12,7 @@ import { mobileRoutes } from "./http/routes/mobile";
 import { devicesRoutes } from "./http/routes/devices";
 import { tlsRoutes } from "./http/routes/tls";
 import { submissionsRoutes } from "./http/routes/submissions";
+import { peopleMeRoutes } from "./http/routes/people-me";
 import { inboundRoutes } from "./http/routes/inbound";
 import { sessionsRoutes } from "./http/routes/sessions";
 import { peopleRoutes } from "./http/routes/people";
@@ -49,6 +50,7 @@ export function createApp(deps: AppDeps) {
     .use(automationsRoutes(deps))
     .use(opsRoutes(deps))
     .use(sessionsRoutes(deps))
+    .use(peopleMeRoutes(deps))
     .use(peopleRoutes(deps))
     .use(liveRoutes(deps))
     .use(apiKeysRoutes(deps))

@@ -72,6 +72,8 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "auth-failures-per-minute", type: "int", default: DEFAULT_AUTH_FAILURES_PER_MINUTE, min: 1, help: "refused API keys allowed per client IP per minute; then every key from that IP gets 429 until the bucket refills" },
   { flag: "log-format", type: "string", help: "access log format: pretty | json (default: pretty on a TTY, else json)" },
   { flag: "backup-dir", type: "string", help: "folder for scheduled backups (with --backup-every)" },
+  { flag: "smtp-url", type: "string", help: "SMTP server for the team's e-mail notifications, e.g. smtps://user:password@mail.example.com:465 or smtp://mail.example.com:587 (STARTTLS when offered) [default: none: no e-mail]" },
+  { flag: "smtp-from", type: "string", help: "the From address of notification e-mails, e.g. Textwire <textwire@example.com> (default: textwire@<the SMTP server's domain>)" },
   { flag: "backup-every", type: "string", help: "scheduled backup interval, e.g. 24h, 30m, 7d (default 24h when --backup-dir is set)" },
   { flag: "backup-keep", type: "int", default: 7, min: 1, help: "scheduled backups to keep" },
   { flag: "captcha-verify-url-turnstile", type: "string", help: "siteverify URL for Turnstile (default Cloudflare's; for tests or a proxy)" },
@@ -184,6 +186,9 @@ export interface ServeConfig {
   port: number;
   host: string;
   publicUrl?: string;
+  /** SMTP for the team's e-mail notifications (a secret: never logged); unset: no e-mail. */
+  smtpUrl?: string;
+  smtpFrom?: string;
   tlsCert?: string;
   tlsKey?: string;
   redirectPort?: number;
@@ -316,6 +321,15 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
       throw new ConfigError(`--replicate: ${(err as Error).message}`);
     }
   }
+  const smtpUrl = (o["smtp-url"] as string | undefined)?.trim() || undefined;
+  if (smtpUrl !== undefined) {
+    let u: URL | null = null;
+    try {
+      u = new URL(smtpUrl);
+    } catch {}
+    // The URL holds a password: the error never repeats it.
+    if (!u || (u.protocol !== "smtp:" && u.protocol !== "smtps:") || !u.hostname) throw new ConfigError("--smtp-url: expected smtp://host[:port] or smtps://host[:port], with user:password@ when the server asks for them");
+  }
   const replicaCheckpoints = o["replica-checkpoints"] as string;
   if (replicaCheckpoints !== "litestream" && replicaCheckpoints !== "own") throw new ConfigError(`--replica-checkpoints: expected litestream or own, got "${replicaCheckpoints}"`);
   return {
@@ -323,6 +337,8 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     port: o.port as number,
     host: o.host as string,
     publicUrl: publicUrl?.replace(/\/+$/, ""),
+    smtpUrl,
+    smtpFrom: (o["smtp-from"] as string | undefined)?.trim() || undefined,
     tlsCert,
     tlsKey,
     redirectPort: o["redirect-port"] as number | undefined,

@@ -1408,6 +1408,24 @@ export interface paths {
         patch: operations["patchV1PeopleById"];
         trace?: never;
     };
+    "/v1/people/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your mobile number and what you are told about (a person's session) */
+        get: operations["getV1PeopleMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change your mobile number, what you are told about and your quiet hours; fields not given stay */
+        patch: operations["patchV1PeopleMe"];
+        trace?: never;
+    };
     "/v1/session": {
         parameters: {
             query?: never;
@@ -16139,6 +16157,8 @@ export interface operations {
                     "application/json": {
                         data: {
                             duplicate: boolean;
+                            /** @description true: the sender is one of the team's own mobiles (their profile's number): nothing was stored, and contactId is empty */
+                            fromTeam?: boolean;
                             message: {
                                 body: string;
                                 contactId: string;
@@ -16181,6 +16201,8 @@ export interface operations {
                     "application/json": {
                         data: {
                             duplicate: boolean;
+                            /** @description true: the sender is one of the team's own mobiles (their profile's number): nothing was stored, and contactId is empty */
+                            fromTeam?: boolean;
                             message: {
                                 body: string;
                                 contactId: string;
@@ -17143,6 +17165,283 @@ export interface operations {
             };
             /** @description Conflict with the current state. Codes: LAST_OWNER */
             409: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getV1PeopleMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description whether the server can send e-mail (the operator set --smtp-url) */
+                            emailAvailable: boolean;
+                            notifications: {
+                                email: boolean;
+                                replies: boolean;
+                                submissions: boolean;
+                            };
+                            /** @description E.164 */
+                            phoneNumber: string | null;
+                            quietHours: {
+                                /** @description HH:MM */
+                                end: string;
+                                /** @description HH:MM, 24-hour clock */
+                                start: string;
+                            } | null;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. Codes: SESSION_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    patchV1PeopleMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description what you want to hear about; fields not given stay */
+                    notifications?: {
+                        /** @description also by e-mail, to your sign-in address (when the server has SMTP) */
+                        email?: boolean;
+                        /** @description a text (or e-mail) for each customer's reply */
+                        replies?: boolean;
+                        /** @description a text (or e-mail) for each new form request */
+                        submissions?: boolean;
+                    };
+                    /** @description your mobile number, e.g. +14155552671 (a US number may be written nationally); null removes it */
+                    phoneNumber?: string | null;
+                    /** @description no team texts between start and end, in the business's time zone; null: any time */
+                    quietHours?: {
+                        /** @description HH:MM */
+                        end: string;
+                        /** @description HH:MM, 24-hour clock */
+                        start: string;
+                    } | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description whether the server can send e-mail (the operator set --smtp-url) */
+                            emailAvailable: boolean;
+                            notifications: {
+                                email: boolean;
+                                replies: boolean;
+                                submissions: boolean;
+                            };
+                            /** @description E.164 */
+                            phoneNumber: string | null;
+                            quietHours: {
+                                /** @description HH:MM */
+                                end: string;
+                                /** @description HH:MM, 24-hour clock */
+                                start: string;
+                            } | null;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["CsrfTokenInvalid"];
+            /** @description Not found. Codes: SESSION_NOT_FOUND */
+            404: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
                     "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];

@@ -15,7 +15,7 @@ let orders: any;
 const post = async (formId: string, json: Record<string, unknown>) => {
   const res = await fetch(`${server.url}/v1/forms/${formId}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(json) });
   expect(res.status).toBe(200);
-  return (await res.json()).data;
+  return ((await res.json()) as any).data;
 };
 
 beforeAll(async () => {
@@ -34,6 +34,11 @@ beforeAll(async () => {
   await post(contactUs.id, { phoneNumber: "+14155550103", firstName: "Carla", message: "Can you call me about a wedding cake?" });
   expect(ann.contactId).toBeTruthy();
 }, 60_000);
+/** Waits until the locator matches `n` elements. */
+async function expectCount(l: import("playwright-core").Locator, n: number) {
+  for (let i = 0; i < 100 && (await l.count()) !== n; i++) await Bun.sleep(100);
+  expect(await l.count()).toBe(n);
+}
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
@@ -61,10 +66,10 @@ describe("the inbox of requests", () => {
 
         await page.getByLabel("Form").selectOption({ label: "Cake orders" });
         await list.getByText("Chocolate, 20 people").waitFor();
-        await page.waitForFunction(() => document.querySelectorAll('[aria-label="Requests, newest first"] li').length === 1);
+        await expectCount(list.getByRole("listitem"), 1);
         expect(new URL(page.url()).searchParams.get("formId")).toBe(orders.id);
         await page.getByLabel("Form").selectOption({ label: "All forms" });
-        await page.waitForFunction(() => document.querySelectorAll('[aria-label="Requests, newest first"] li').length === 5);
+        await expectCount(list.getByRole("listitem"), 5);
 
         // Open one of Ann's requests (each size its own, still unread): its answers by label, then read.
         const words = label === "1280" ? "Do you bake gluten-free bread?" : "Me again, any news?";
