@@ -13,6 +13,7 @@ import { People, YourAccount } from "./settings-people";
 import { KeywordReplies, Replies } from "./settings-keywords";
 
 import { SmsgateClients } from "./settings-smsgate";
+import { BeingTold } from "./settings-me";
 
 
 const PERMISSION_NAMES: Record<string, string> = { admin_access: "Admin", standard_access: "Standard" };
@@ -32,6 +33,7 @@ export function Settings() {
           </p>
         )}
         <YourAccount />
+        <BeingTold />
         <AccountLimits info={info.value} error={error.value} />
         <Backups info={info.value} />
       </section>
@@ -42,6 +44,7 @@ export function Settings() {
       <h1>Settings</h1>
       <BusinessProfile />
       <YourAccount />
+      <BeingTold />
       {isOwner() && session.value?.user ? <People /> : null}
       {isOwner() ? <ApiKeys /> : null}
       {isOwner() ? <Sessions /> : null}
