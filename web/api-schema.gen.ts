@@ -6164,7 +6164,7 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     })[];
-                    /** @description default true: a text from the contact stops the run */
+                    /** @description a text from the contact stops the run; default true, but false for an automation made only of date-relative steps (a reminder is not cancelled by a thank-you) */
                     stopOnReply?: boolean;
                     /** @description contact statuses that stop the run, e.g. ["converted"] */
                     stopOnStatus?: ("new" | "contacted" | "responded" | "converted")[];
@@ -6516,7 +6516,7 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     })[];
-                    /** @description default true: a text from the contact stops the run */
+                    /** @description a text from the contact stops the run; default true, but false for an automation made only of date-relative steps (a reminder is not cancelled by a thank-you) */
                     stopOnReply?: boolean;
                     /** @description contact statuses that stop the run, e.g. ["converted"] */
                     stopOnStatus?: ("new" | "contacted" | "responded" | "converted")[];
