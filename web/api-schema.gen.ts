@@ -12011,7 +12011,7 @@ export interface operations {
                         placeholder?: string;
                         required?: boolean;
                         /** @enum {string} */
-                        type: "text" | "email" | "phone" | "number" | "url" | "date";
+                        type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
                         /** @description keys depend on the field type */
                         validation?: {
                             domains?: string[];
@@ -12104,7 +12104,7 @@ export interface operations {
                                     placeholder?: string;
                                     required?: boolean;
                                     /** @enum {string} */
-                                    type: "text" | "email" | "phone" | "number" | "url" | "date";
+                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
                                     /** @description keys depend on the field type */
                                     validation?: {
                                         domains?: string[];
@@ -12402,7 +12402,7 @@ export interface operations {
                                     placeholder?: string;
                                     required?: boolean;
                                     /** @enum {string} */
-                                    type: "text" | "email" | "phone" | "number" | "url" | "date";
+                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
                                     /** @description keys depend on the field type */
                                     validation?: {
                                         domains?: string[];
@@ -12574,7 +12574,7 @@ export interface operations {
                         placeholder?: string;
                         required?: boolean;
                         /** @enum {string} */
-                        type: "text" | "email" | "phone" | "number" | "url" | "date";
+                        type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
                         /** @description keys depend on the field type */
                         validation?: {
                             domains?: string[];
@@ -12667,7 +12667,7 @@ export interface operations {
                                     placeholder?: string;
                                     required?: boolean;
                                     /** @enum {string} */
-                                    type: "text" | "email" | "phone" | "number" | "url" | "date";
+                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
                                     /** @description keys depend on the field type */
                                     validation?: {
                                         domains?: string[];

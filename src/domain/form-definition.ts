@@ -26,7 +26,8 @@ import {
 export { codePointLength, compilePattern, DATE_FORMATS, DEFAULT_DATE_FORMAT, hasNestedUnboundedQuantifier, parseDateBound, parseDateInFormat, type DateFormat };
 import { DEFAULT_MAX_ATTEMPTS, maxAttemptsError } from "./retry-policy";
 
-export const FIELD_TYPES = ["text", "email", "phone", "number", "url", "date"] as const;
+/** longText: free text on several lines (a textarea), up to MAX_LONG_TEXT_LENGTH characters. */
+export const FIELD_TYPES = ["text", "longText", "email", "phone", "number", "url", "date"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 export const FIELD_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -41,6 +42,7 @@ export const MAX_DELAY_MINUTES = 525_600; // one year
 /** Validation keys accepted per field type; `message` (custom error text) is accepted for all. */
 export const VALIDATION_KEYS: Record<FieldType, readonly string[]> = {
   text: ["minLength", "maxLength", "pattern"],
+  longText: ["minLength", "maxLength"],
   email: ["domains", "required"],
   phone: ["format", "regions"],
   number: ["min", "max", "integer"],
@@ -120,7 +122,8 @@ function checkValidation(type: FieldType, validation: unknown, path: string, err
   }
 
   switch (type) {
-    case "text": {
+    case "text":
+    case "longText": {
       let okMin = true;
       let okMax = true;
       if (has("minLength") && !isNonNegativeInteger(v.minLength)) {
