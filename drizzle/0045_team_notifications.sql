@@ -1,4 +1,4 @@
--- The team is told (docs/api-decisions.md, "The owner hears back: the team is told"). Each person
+-- The team is told (docs/api-decisions.md, "The owner hears back", the team told). Each person
 -- may give a mobile number and say what they want to hear about; a notice row is made by a
 -- trigger in the same transaction as its cause (a submission applied, a customer's text stored),
 -- so nothing is told twice or lost across a crash; the notifier sends pending notices (one text or

@@ -86,7 +86,7 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   // The flags' schedule or the dashboard's; a change from the dashboard re-arms it (no restart).
   const backups = scheduledBackups({ dbPath: config.db, schedule: () => deps.backupSchedule.current(), clock, logger });
   // A schedule just saved makes its first backup at once (docs/api-decisions.md, "The owner hears
-  // back: reminders, imports, forms and backups").
+  // back", forms and backups).
   deps.backupSchedule.onChange = (saved) => {
     backups.reload();
     return saved ? backups.runNow() : undefined;

@@ -97,7 +97,7 @@ export function parseAutomationBody(body: unknown, current?: AutomationInput): {
   if (errors.length) return { ok: false, errors };
   // Reminders are not cancelled by a thank-you: an automation made only of date-relative steps
   // ("the day before the pickup") does not stop on a reply unless asked (docs/api-decisions.md,
-  // "The owner hears back: reminders, imports, forms and backups").
+  // "The owner hears back", reminders and backups).
   if (pick("stopOnReply") === undefined) bools.stopOnReply = defaultStopOnReply(steps);
   return {
     ok: true,

@@ -1,8 +1,8 @@
 /**
  * What a visitor sent, as the team reads it: each value with its field's label from the form
  * (the form's own order first, then any undeclared key as it came), and the short preview a
- * notification or the inbox shows. Pure (docs/api-decisions.md, "The owner hears back: every
- * request kept and listed").
+ * notification or the inbox shows. Pure (docs/api-decisions.md, "The owner hears back", every
+ * request kept and listed).
  */
 import { fieldLabel } from "./visitor-words";
 

@@ -1,7 +1,7 @@
 /**
  * The words of what the team is told: a short text (one notice, or a batch of them in one text)
  * and the e-mail's subject and body. Pure: the caller gives the link's origin and the items
- * (docs/api-decisions.md, "The owner hears back: the team is told").
+ * (docs/api-decisions.md, "The owner hears back", the team told).
  */
 
 export interface NoticeItem {

@@ -149,8 +149,8 @@ export class InboundService {
     const v = validateInbound(input as unknown as Record<string, unknown>, now);
     if (!v.ok) throw validationError(v.errors);
     const value = v.value;
-    // A text from one of the team's own mobiles is no customer's (docs/api-decisions.md, "The
-    // owner hears back: the team is told"): no contact, no conversation, no keyword reply.
+    // A text from one of the team's own mobiles is no customer's (docs/api-decisions.md, "The owner
+    // hears back", the team is told): no contact, no conversation, no keyword reply.
     const member = teamMemberByPhone(this.sqlite, accountId, value.from);
     if (member) return this.fromTeam(accountId, member, value, now);
     const history = this.isHistory(accountId, value, now);

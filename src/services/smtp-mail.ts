@@ -1,7 +1,7 @@
 /**
  * E-mail through the operator's SMTP server (--smtp-url), for the team's notifications. nodemailer
  * (pinned) speaks SMTP, STARTTLS, SMTPS and AUTH; writing that by hand would be a protocol
- * implementation to maintain (docs/api-decisions.md, "The owner hears back: the team is told").
+ * implementation to maintain (docs/api-decisions.md, "The owner hears back", the team told).
  */
 import nodemailer from "nodemailer";
 import type { MailSender } from "./team-notices";

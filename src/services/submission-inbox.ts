@@ -1,8 +1,8 @@
 /**
  * The requests the team reads: every accepted submission with what the visitor sent, listed
  * newest first (the dashboard's inbox and GET /v1/submissions), one at a time, a contact's, the
- * unread mark, and the CSV export (docs/api-decisions.md, "The owner hears back: every request
- * kept and listed"). The rows are written by the intake applier; nothing here writes but the mark.
+ * unread mark, and the CSV export (docs/api-decisions.md, "The owner hears back", every request
+ * kept and listed). The rows are written by the intake applier; nothing here writes but the mark.
  */
 import type { Database } from "bun:sqlite";
 import Papa from "papaparse";

@@ -1,5 +1,5 @@
 /**
- * The team is told (docs/api-decisions.md, "The owner hears back: the team is told"): each
+ * The team is told (docs/api-decisions.md, "The owner hears back", the team told): each
  * person's choices (PATCH /v1/people/me), and the notifier that sends what triggers queued in
  * team_notices — a short text through the shop's own phones, or an e-mail when the operator set
  * up SMTP.
@@ -294,8 +294,7 @@ export class TeamNoticeService {
       const ids = fresh.filter((n) => !gone.includes(n.id)).map((n) => n.id);
       if (ids.length === 0) continue;
       const u = fresh[0];
-      const business = (this.sqlite.query("SELECT name FROM accounts WHERE id = ?").get(u.accountId) as { name: string } | null)?.name ?? "Textwire";
-      const { subject, text } = noticeEmail(items, this.origin(), business);
+      const { subject, text } = noticeEmail(items, this.origin(), u.businessName);
       markNoticesAttempted(this.sqlite, ids, iso(now));
       try {
         await this.mail({ to: u.email, subject, text, messageId: `<team-notice-${ids[0]}-${ids[ids.length - 1]}@textwire>` });

@@ -3,7 +3,7 @@ import { startTestServer, expectStatus, formBody, type TestServer } from "../hel
 
 /**
  * Every accepted submission is kept with what the visitor sent and listed for the team
- * (docs/api-decisions.md, "The owner hears back: every request kept and listed").
+ * (docs/api-decisions.md, "The owner hears back", every request kept).
  */
 let s: TestServer;
 let form: any;

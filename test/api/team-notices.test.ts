@@ -7,7 +7,7 @@ import { NOTICE_GAP_MS } from "../../src/services/team-notices";
  * The team is told: each person's mobile number and choices (PATCH /v1/people/me), a text through
  * the shop's own phones for a new request or a customer's reply, batched, in quiet hours held,
  * exactly once across a restart; a text from a team member's mobile is no customer's; e-mail
- * through a real local SMTP server (docs/api-decisions.md, "The owner hears back: the team is told").
+ * through a real local SMTP server (docs/api-decisions.md, "The owner hears back", the team told).
  */
 const OWNER = { name: "Rosa", email: "rosa@bakery.example", password: "blue-bicycle-42" };
 const TEAM_PHONE = "+14155550199";

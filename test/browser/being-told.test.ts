@@ -5,7 +5,7 @@ import { DESKTOP, PHONE, expectAccessible, launchBrowser, openContext, screensho
 /**
  * Settings → Being told: a staff person gives their mobile and chooses what to hear about; a bad
  * number is shown on its field; a new request then texts them through the shop's phones, at 1280
- * and 390 px with axe (docs/api-decisions.md, "The owner hears back: the team is told").
+ * and 390 px with axe (docs/api-decisions.md, "The owner hears back", the team told).
  */
 let server: ServerProcess;
 let browser: Browser;

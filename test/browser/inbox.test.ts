@@ -6,7 +6,7 @@ import { DESKTOP, PHONE, expectAccessible, launchBrowser, openContext, screensho
  * The inbox of requests: what visitors sent, newest first, unread ones marked, a filter by form;
  * a request opened is read; an opted-out visitor's request says to reply another way; the
  * contact's timeline and the conversation show the request with its answers, at 1280 and 390 px
- * with axe (docs/api-decisions.md, "The owner hears back: every request kept and listed").
+ * with axe (docs/api-decisions.md, "The owner hears back", every request kept).
  */
 let server: ServerProcess;
 let browser: Browser;

@@ -5,7 +5,7 @@
  *
  * The account's list walks the primary key backwards (UUIDv7 ids: time order), so it needs no
  * index of its own; a contact's uses submissions_contact_idx, a form's submissions_form_created_idx
- * (docs/api-decisions.md, "The owner hears back: every request kept and listed").
+ * (docs/api-decisions.md, "The owner hears back", every request kept).
  */
 import type { Database } from "bun:sqlite";
 import type { submissions } from "../schema/forms";

@@ -1,8 +1,8 @@
 /**
  * Every statement on what the team is told (migration 0045): each person's choices (their
  * mobile, what they want to hear about, quiet hours), the notices the triggers on submissions and
- * inbound_messages make, and what a notice is about (docs/api-decisions.md, "The owner hears back:
- * the team is told").
+ * inbound_messages make, and what a notice is about (docs/api-decisions.md, "The owner hears back",
+ * the team is told).
  */
 import type { Database } from "bun:sqlite";
 import type { teamNotices, users } from "../schema";
@@ -25,6 +25,8 @@ export interface PendingNotice extends Pick<typeof teamNotices.$inferSelect, "id
   quietEnd: string | null;
   /** The business's time zone (null: not set). */
   timeZone: string | null;
+  /** The business's name (the e-mail's subject). */
+  businessName: string;
 }
 
 /** What a notice is about: the sender, where, what they wrote, and the link's target. */
@@ -68,7 +70,7 @@ export function pendingNotices(sqlite: Database, channel: TeamNoticeChannel, lim
   return sqlite
     .query(
       `SELECT n.id, n.account_id AS accountId, n.user_id AS userId, n.kind, n.ref_id AS refId, n.created_at AS createdAt, n.attempted_at AS attemptedAt,
-              u.name AS userName, u.email, u.phone_number AS phoneNumber, u.quiet_start AS quietStart, u.quiet_end AS quietEnd, a.time_zone AS timeZone
+              u.name AS userName, u.email, u.phone_number AS phoneNumber, u.quiet_start AS quietStart, u.quiet_end AS quietEnd, a.time_zone AS timeZone, a.name AS businessName
          FROM team_notices n JOIN users u ON u.id = n.user_id JOIN accounts a ON a.id = n.account_id
         WHERE n.sent_at IS NULL AND n.channel = ? ORDER BY n.id LIMIT ?`,
     )

@@ -14,7 +14,7 @@ function me(request: Request) {
 
 /**
  * A person's own profile: their mobile number and what they want to hear about (docs/api.md,
- * "Being told"; docs/api-decisions.md, "The owner hears back: the team is told").
+ * "Being told"; docs/api-decisions.md, "The owner hears back", the team told).
  */
 export function peopleMeRoutes(deps: AppDeps) {
   return new Elysia({ name: "people-me-routes" })

@@ -397,7 +397,7 @@ export class IntakeApplier {
 /**
  * What the visitor sent, by field name, as one compact JSON object: built from the entry's
  * values (nothing more travels in the intake row), labels left to the form at answer time
- * (docs/api-decisions.md, "The owner hears back: every request kept and listed").
+ * (docs/api-decisions.md, "The owner hears back", every request kept).
  */
 export function formValuesOf(e: Pick<IntakeEntry, "phone" | "firstName" | "lastName" | "email" | "source" | "custom">): string {
   const v: Record<string, string> = { phoneNumber: e.phone };

@@ -6,7 +6,7 @@ import { labelledValues, requestPreview } from "../../../src/domain/submission-v
 import { noticeEmail, noticeText } from "../../../src/domain/team-notice";
 import { defaultStopOnReply } from "../../../src/domain/automation-steps";
 
-/** docs/api-decisions.md, "The owner hears back: …": the pure rules. */
+/** docs/api-decisions.md, "The owner hears back": the pure rules. */
 describe("longText fields", () => {
   const fields = [{ name: "message", type: "longText" as const, label: "Message" }];
 
