@@ -10352,7 +10352,10 @@ export interface operations {
     };
     postV1ContactsImport: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: check every row as the import would and save nothing (the answer lists each row that would be refused, with its row number and reason) */
+                dryRun?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -10386,6 +10389,11 @@ export interface operations {
                     "application/json": {
                         data: {
                             created: number;
+                            /**
+                             * @description present with ?dryRun=true: the counts are what the import would do; nothing was saved
+                             * @constant
+                             */
+                            dryRun?: true;
                             /** @description refused rows (row 1 is the header) */
                             errors: ({
                                 field: string;
