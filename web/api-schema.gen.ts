@@ -12060,6 +12060,7 @@ export interface operations {
                             /** @description public site key, used by the embed snippet */
                             siteKey?: string;
                         } | null;
+                        consentField?: string | null;
                         defaultPriority?: "low" | "normal" | "high" | "urgent";
                         delayMinutes?: number;
                         /** @description recommended 10; 0 = off (default) */
@@ -12067,6 +12068,8 @@ export interface operations {
                         errorUrl?: string | null;
                         honeypotField?: string | null;
                         ipLimitPerMinute?: number | null;
+                        /** @description the language of its texts (a tag such as en-US, en-GB, fr), default en-US: a date field reads "Thu, Dec 10" in it */
+                        language?: string;
                         /** @description automatic retries: send attempts per message */
                         maxAttempts?: number;
                         /**
@@ -12151,6 +12154,7 @@ export interface operations {
                                         /** @description public site key, used by the embed snippet */
                                         siteKey?: string;
                                     } | null;
+                                    consentField?: string | null;
                                     defaultPriority?: "low" | "normal" | "high" | "urgent";
                                     delayMinutes?: number;
                                     /** @description recommended 10; 0 = off (default) */
@@ -12158,6 +12162,8 @@ export interface operations {
                                     errorUrl?: string | null;
                                     honeypotField?: string | null;
                                     ipLimitPerMinute?: number | null;
+                                    /** @description the language of its texts (a tag such as en-US, en-GB, fr), default en-US: a date field reads "Thu, Dec 10" in it */
+                                    language?: string;
                                     /** @description automatic retries: send attempts per message */
                                     maxAttempts?: number;
                                     /**
@@ -12449,6 +12455,7 @@ export interface operations {
                                         /** @description public site key, used by the embed snippet */
                                         siteKey?: string;
                                     } | null;
+                                    consentField?: string | null;
                                     defaultPriority?: "low" | "normal" | "high" | "urgent";
                                     delayMinutes?: number;
                                     /** @description recommended 10; 0 = off (default) */
@@ -12456,6 +12463,8 @@ export interface operations {
                                     errorUrl?: string | null;
                                     honeypotField?: string | null;
                                     ipLimitPerMinute?: number | null;
+                                    /** @description the language of its texts (a tag such as en-US, en-GB, fr), default en-US: a date field reads "Thu, Dec 10" in it */
+                                    language?: string;
                                     /** @description automatic retries: send attempts per message */
                                     maxAttempts?: number;
                                     /**
@@ -12623,6 +12632,7 @@ export interface operations {
                             /** @description public site key, used by the embed snippet */
                             siteKey?: string;
                         } | null;
+                        consentField?: string | null;
                         defaultPriority?: "low" | "normal" | "high" | "urgent";
                         delayMinutes?: number;
                         /** @description recommended 10; 0 = off (default) */
@@ -12630,6 +12640,8 @@ export interface operations {
                         errorUrl?: string | null;
                         honeypotField?: string | null;
                         ipLimitPerMinute?: number | null;
+                        /** @description the language of its texts (a tag such as en-US, en-GB, fr), default en-US: a date field reads "Thu, Dec 10" in it */
+                        language?: string;
                         /** @description automatic retries: send attempts per message */
                         maxAttempts?: number;
                         /**
@@ -12714,6 +12726,7 @@ export interface operations {
                                         /** @description public site key, used by the embed snippet */
                                         siteKey?: string;
                                     } | null;
+                                    consentField?: string | null;
                                     defaultPriority?: "low" | "normal" | "high" | "urgent";
                                     delayMinutes?: number;
                                     /** @description recommended 10; 0 = off (default) */
@@ -12721,6 +12734,8 @@ export interface operations {
                                     errorUrl?: string | null;
                                     honeypotField?: string | null;
                                     ipLimitPerMinute?: number | null;
+                                    /** @description the language of its texts (a tag such as en-US, en-GB, fr), default en-US: a date field reads "Thu, Dec 10" in it */
+                                    language?: string;
                                     /** @description automatic retries: send attempts per message */
                                     maxAttempts?: number;
                                     /**

@@ -148,3 +148,29 @@ describe("hostile input and other accounts", () => {
     expect((await expectStatus(await s.api("/submissions/export", { key: std }), 403)).code).toBe("PERMISSION_ERROR");
   });
 });
+
+describe("dates in the texts", () => {
+  test("a date field reads \"Thu, Dec 10\" in the form's language; a template asks for another way by suffix", async () => {
+    const f = (
+      await expectStatus(
+        await s.api("/forms", {
+          method: "POST",
+          json: formBody({
+            name: "Cakes",
+            messageTemplate: "Your cake is ready for pickup on {{pickup}} ({{pickup.iso}}).",
+            fields: [{ name: "pickup", type: "date", label: "Pickup day" }],
+          }),
+        }),
+        201,
+      )
+    ).data.form;
+    const r = await expectStatus(await post({ phoneNumber: "+12015550120", pickup: "2099-12-10" }, f.id), 200);
+    const m = (await expectStatus(await s.api(`/messages/${r.data.messageId}`), 200)).data.message;
+    expect(m.content).toBe("Your cake is ready for pickup on Thu, Dec 10, 2099 (2099-12-10).");
+    const fr = (await expectStatus(await s.api(`/forms/${f.id}`, { method: "PUT", json: { settings: { language: "fr" } } }), 200)).data.form;
+    expect(fr.settings.language).toBe("fr");
+    const r2 = await expectStatus(await post({ phoneNumber: "+12015550121", pickup: "2099-12-10" }, f.id), 200);
+    expect((await expectStatus(await s.api(`/messages/${r2.data.messageId}`), 200)).data.message.content).toBe("Your cake is ready for pickup on jeu. 10 déc. 2099 (2099-12-10).");
+    expect((await expectStatus(await s.api(`/forms/${f.id}`, { method: "PUT", json: { settings: { language: "klingon!" } } }), 400)).errors[0].field).toBe("settings.language");
+  });
+});

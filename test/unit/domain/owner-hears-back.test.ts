@@ -5,6 +5,7 @@ import { embedSnippet } from "../../../src/domain/embed";
 import { labelledValues, requestPreview } from "../../../src/domain/submission-values";
 import { noticeEmail, noticeText } from "../../../src/domain/team-notice";
 import { defaultStopOnReply } from "../../../src/domain/automation-steps";
+import { dateInWords, dateVariables } from "../../../src/domain/date-words";
 
 /** docs/api-decisions.md, "The owner hears back": the pure rules. */
 describe("longText fields", () => {
@@ -74,5 +75,20 @@ describe("stopOnReply's default", () => {
     expect(defaultStopOnReply([{ relativeTo: "pickup" }, {}])).toBe(true);
     expect(defaultStopOnReply([{}])).toBe(true);
     expect(defaultStopOnReply([])).toBe(true);
+  });
+});
+
+describe("dates in texts", () => {
+  test("a date field reads as people write it, in the form's language; other ways by suffix", () => {
+    const v = dateVariables([{ name: "pickup", type: "date" }], { pickup: "2026-12-10" }, "en-US", "2026-12-07");
+    expect(v).toEqual({ pickup: "Thu, Dec 10", "pickup.long": "Thursday, December 10", "pickup.numeric": "12/10/2026", "pickup.iso": "2026-12-10", "pickup.asSent": "2026-12-10" });
+    // Another year says it; a day-first field is read in its own format.
+    const uk = dateVariables([{ name: "party", type: "date", validation: { format: "DD/MM/YYYY" } }], { party: "02/01/2027" }, "en-GB", "2026-12-07");
+    expect(uk.party).toBe("Sat, 2 Jan 2027");
+    expect(uk["party.iso"]).toBe("2027-01-02");
+    expect(dateInWords("2026-12-10", "fr", 2026)).toBe("jeu. 10 déc.");
+    // Not a date field, no value, or an unreadable one: nothing.
+    expect(dateVariables([{ name: "note", type: "text" }, { name: "pickup", type: "date" }], { note: "2026-12-10" }, "en-US", "2026-12-07")).toEqual({});
+    expect(dateVariables([{ name: "pickup", type: "date" }], { pickup: "soon" }, "en-US", "2026-12-07")).toEqual({});
   });
 });
