@@ -14,6 +14,8 @@ export interface NoticeItem {
   preview: string;
   /** The dashboard path of the request or the conversation. */
   path: string;
+  /** The sender opted out of texts: the team must reply another way. */
+  optedOut?: boolean;
 }
 
 /** Longest preview of what a customer wrote in a one-notice text, in characters. */
@@ -33,7 +35,8 @@ export function noticeText(items: NoticeItem[], origin: string): string {
   if (items.length === 1) {
     const x = items[0];
     const said = x.preview ? `: ${clip(x.preview, NOTICE_PREVIEW_MAX)}` : "";
-    const head = x.kind === "submission" ? `New request from ${x.who}${x.formName ? ` (${x.formName})` : ""}` : `${x.who} replied`;
+    const where = [x.formName, x.optedOut ? "opted out of texts: reply another way" : null].filter(Boolean).join("; ");
+    const head = x.kind === "submission" ? `New request from ${x.who}${where ? ` (${where})` : ""}` : `${x.who} replied`;
     return `${head}${said} ${origin}${x.path}`;
   }
   const requests = items.filter((x) => x.kind === "submission").length;
@@ -49,7 +52,12 @@ export function noticeText(items: NoticeItem[], origin: string): string {
 export function noticeEmail(items: NoticeItem[], origin: string, business: string): { subject: string; text: string } {
   const subject = items.length === 1 ? noticeText(items, "").trim().replace(/\s+\/\S*$/, "") : noticeText(items, "").replace(/\s+\/\S*$/, "");
   const lines = items.map((x) =>
-    [x.kind === "submission" ? `New request from ${x.who}${x.formName ? ` (${x.formName})` : ""}` : `${x.who} replied`, x.preview ? `  ${x.preview}` : "", `  ${origin}${x.path}`]
+    [
+      x.kind === "submission" ? `New request from ${x.who}${x.formName ? ` (${x.formName})` : ""}` : `${x.who} replied`,
+      x.optedOut ? "  Opted out of texts: reply another way (call or e-mail)." : "",
+      x.preview ? `  ${x.preview}` : "",
+      `  ${origin}${x.path}`,
+    ]
       .filter(Boolean)
       .join("\n"),
   );

@@ -231,6 +231,7 @@ export class TeamNoticeService {
         formName: s.formName,
         preview,
         path: n.kind === "submission" ? `/inbox/${n.refId}` : `/conversations/${s.contactId}`,
+        optedOut: s.suppressed === "opted-out",
       });
     }
     return { items, gone };

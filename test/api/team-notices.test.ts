@@ -173,6 +173,20 @@ describe("the team's texts", () => {
   });
 });
 
+describe("an opted-out visitor's request", () => {
+  test("is told like any other, saying to reply another way", async () => {
+    now += NOTICE_GAP_MS;
+    const first = await expectStatus(await post(s, form.id, { phoneNumber: "+14155550107", firstName: "Gus", message: "Hi" }), 200);
+    await expectStatus(await s.api(`/contacts/${first.data.contactId}/opt-out`, { method: "POST", json: { reason: "asked by phone" } }), 200);
+    await tick(s);
+    now += NOTICE_GAP_MS;
+    const again = await expectStatus(await post(s, form.id, { phoneNumber: "+14155550107", firstName: "Gus", message: "Call me about a wedding cake" }), 200);
+    expect(again.data.suppressed).toBe("opted-out");
+    await tick(s);
+    expect((await teamTexts(s)).at(-1).content).toStartWith("New request from Gus (Contact us; opted out of texts: reply another way): Call me about a wedding cake ");
+  });
+});
+
 describe("e-mail through the operator's SMTP server", () => {
   test("a request is e-mailed once to the person's sign-in address", async () => {
     const received: Array<{ to: string; data: string }> = [];

@@ -41,6 +41,8 @@ export interface NoticeSubject {
   formFields: string | null;
   /** The submission's values (JSON) or the text's body. */
   content: string | null;
+  /** Why the submission got no text (opted-out: the team replies another way); null for a reply. */
+  suppressed: string | null;
 }
 
 const PREFS = `phone_number AS phoneNumber, notify_submissions AS notifySubmissions, notify_replies AS notifyReplies, notify_email AS notifyEmail,
@@ -103,7 +105,7 @@ export function submissionSubject(sqlite: Database, submissionId: string): Notic
     (sqlite
       .query(
         `SELECT s.contact_id AS contactId, c.first_name AS firstName, c.last_name AS lastName, c.phone_number AS phone, f.name AS formName, f.fields AS formFields,
-                s.form_values AS content
+                s.form_values AS content, s.suppressed
            FROM submissions s JOIN forms f ON f.id = s.form_id LEFT JOIN contacts c ON c.id = s.contact_id WHERE s.id = ?`,
       )
       .get(submissionId) as NoticeSubject | null) ?? null
@@ -115,7 +117,7 @@ export function replySubject(sqlite: Database, inboundId: string): NoticeSubject
   return (
     (sqlite
       .query(
-        `SELECT i.contact_id AS contactId, c.first_name AS firstName, c.last_name AS lastName, i.from_phone AS phone, NULL AS formName, NULL AS formFields, i.body AS content
+        `SELECT i.contact_id AS contactId, c.first_name AS firstName, c.last_name AS lastName, i.from_phone AS phone, NULL AS formName, NULL AS formFields, i.body AS content, NULL AS suppressed
            FROM inbound_messages i LEFT JOIN contacts c ON c.id = i.contact_id WHERE i.id = ?`,
       )
       .get(inboundId) as NoticeSubject | null) ?? null

@@ -61,6 +61,9 @@ describe("what the team reads", () => {
     const many = [one, { ...one, who: "Carla" }, { ...one, who: "Dan" }, { ...one, who: "Eve" }, reply];
     expect(noticeText(many, "https://s")).toBe("4 new requests and 1 reply from Ann, Carla, Dan and 2 more https://s/inbox");
     expect(noticeText([reply, { ...reply, who: "Fay" }], "https://s")).toBe("2 replies from Bob, Fay https://s/conversations");
+    expect(noticeText([{ ...one, optedOut: true }], "https://s")).toBe(
+      "New request from Ann (Contact us; opted out of texts: reply another way): Do you bake gluten-free bread? https://s/inbox/1",
+    );
     const long = noticeText([{ ...one, preview: "y".repeat(500) }], "https://s");
     expect(long.length).toBeLessThan(200);
     const mail = noticeEmail([one, reply], "https://s", "Rosa's Bakery");
