@@ -177,8 +177,12 @@ export class ContactImporter {
       return;
     }
     const next = applyContactPatch(current, patch);
-    if (!customFieldsWithinLimit(next.customFields)) {
-      report(rowNo, "customFields", `a contact holds at most ${MAX_CUSTOM_FIELDS} custom fields`);
+    try {
+      assertCustomFieldLimit(next);
+    } catch (err) {
+      // The import's own refusal, word for word (importRow reports it from the same throw).
+      const first = (err as AppError).errors?.[0];
+      report(rowNo, first?.field ?? "customFields", first?.message ?? (err as Error).message);
       return;
     }
     seen.set(phone, next);
