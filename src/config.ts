@@ -39,6 +39,8 @@ export const DEFAULT_DEVICE_OFFLINE_AFTER = "2m";
 export const DEFAULT_DEVICE_LIMIT_PER_MINUTE = 600;
 /** Due messages with no device asking for work this long: the queue is stuck (the queue.stuck event; /health). */
 export const DEFAULT_STUCK_AFTER = "10m";
+/** After a text (or e-mail) to someone on the team, the next waits this long; what arrives meanwhile is told in one. */
+export const DEFAULT_TEAM_NOTICE_GAP = "2m";
 /** Days outbound events and their delivery log are kept. */
 export const DEFAULT_EVENT_RETENTION_DAYS = 30;
 /** Failed authentications (a key presented and refused) allowed per client IP per minute. */
@@ -73,6 +75,7 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "log-format", type: "string", help: "access log format: pretty | json (default: pretty on a TTY, else json)" },
   { flag: "backup-dir", type: "string", help: "folder for scheduled backups (with --backup-every)" },
   { flag: "smtp-url", type: "string", help: "SMTP server for the team's e-mail notifications, e.g. smtps://user:password@mail.example.com:465 or smtp://mail.example.com:587 (STARTTLS when offered) [default: none: no e-mail]" },
+  { flag: "team-notice-gap", type: "string", default: DEFAULT_TEAM_NOTICE_GAP, help: "after a text or e-mail telling someone on the team of new requests or replies, the next waits this long and tells everything that arrived meanwhile at once (e.g. 2m, 30s)" },
   { flag: "smtp-from", type: "string", help: "the From address of notification e-mails, e.g. Textwire <textwire@example.com> (default: textwire@<the SMTP server's domain>)" },
   { flag: "backup-every", type: "string", help: "scheduled backup interval, e.g. 24h, 30m, 7d (default 24h when --backup-dir is set)" },
   { flag: "backup-keep", type: "int", default: 7, min: 1, help: "scheduled backups to keep" },
@@ -189,6 +192,8 @@ export interface ServeConfig {
   /** SMTP for the team's e-mail notifications (a secret: never logged); unset: no e-mail. */
   smtpUrl?: string;
   smtpFrom?: string;
+  /** --team-notice-gap in ms. */
+  teamNoticeGapMs: number;
   tlsCert?: string;
   tlsKey?: string;
   redirectPort?: number;
@@ -339,6 +344,7 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     publicUrl: publicUrl?.replace(/\/+$/, ""),
     smtpUrl,
     smtpFrom: (o["smtp-from"] as string | undefined)?.trim() || undefined,
+    teamNoticeGapMs: durationFlag("team-notice-gap", o["team-notice-gap"] as string),
     tlsCert,
     tlsKey,
     redirectPort: o["redirect-port"] as number | undefined,

@@ -346,6 +346,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     () => deps.serverAddress.publicAddress(`http://localhost:${deps.httpsStatus.listening?.port ?? config.port}`).url,
     logger,
     config.smtpUrl ? smtpSender(config.smtpUrl, config.smtpFrom) : null,
+    config.teamNoticeGapMs,
   );
   deps.lifecycle.push(deps.teamNotices.lifecycle());
   // Replication (docs/api-decisions.md, "Continuous replication with Litestream"): first in the

@@ -53,7 +53,7 @@ import {
 
 /** How often the notifier looks for notices to send. */
 export const NOTICE_INTERVAL_MS = 5_000;
-/** After a text (or e-mail) to a person, the next one waits this long: what arrives meanwhile is batched. */
+/** After a text (or e-mail) to a person, the next one waits this long: what arrives meanwhile is batched (--team-notice-gap). */
 export const NOTICE_GAP_MS = 2 * 60_000;
 /** An e-mail attempted this long ago and never marked sent (a crash, a hung server) is tried again. */
 export const EMAIL_RETRY_AFTER_MS = 10 * 60_000;
@@ -90,6 +90,7 @@ export class TeamNoticeService {
     private readonly logger: Logger,
     /** null: no SMTP configured (e-mail cannot be chosen). */
     private readonly mail: MailSender | null,
+    private readonly gapMs: number = NOTICE_GAP_MS,
   ) {}
 
   settings(userId: string): NotificationSettings {
@@ -201,7 +202,7 @@ export class TeamNoticeService {
       const u = list[0];
       if (u.quietStart && u.quietEnd && afterQuietHours(now, u.timeZone ?? "UTC", { start: u.quietStart, end: u.quietEnd }) > now) continue;
       const last = lastNoticeSentAt(this.sqlite, u.userId, channel);
-      if (last !== null && now - Date.parse(last) < NOTICE_GAP_MS) continue;
+      if (last !== null && now - Date.parse(last) < this.gapMs) continue;
       out.push(list);
     }
     return out;
