@@ -22,6 +22,7 @@ const END = "<!-- /dashboard-sizes -->";
 const LATER: Record<string, { what: string; when: string }> = {
   uplot: { what: "the chart library `uplot`", when: "loads with the Overview" },
   uqr: { what: "the QR code library `uqr`", when: 'loads with the "Add a phone" wizard' },
+  "libphonenumber-js": { what: "the phone number formatter `libphonenumber-js` (its smallest metadata)", when: "loads with the first page that shows a number" },
 };
 
 const kb = (bytes: number) => `${Math.max(1, Math.round(bytes / 1024))} KB`;

@@ -16,6 +16,7 @@ import { peopleMeRoutes } from "./http/routes/people-me";
 import { inboundRoutes } from "./http/routes/inbound";
 import { sessionsRoutes } from "./http/routes/sessions";
 import { peopleRoutes } from "./http/routes/people";
+import { linkStateRoutes } from "./http/routes/link-state";
 import { liveRoutes } from "./http/routes/live";
 import { apiKeysRoutes } from "./http/routes/api-keys";
 import { eventsRoutes } from "./http/routes/events";
@@ -52,6 +53,7 @@ export function createApp(deps: AppDeps) {
     .use(sessionsRoutes(deps))
     .use(peopleMeRoutes(deps))
     .use(peopleRoutes(deps))
+    .use(linkStateRoutes(deps))
     .use(liveRoutes(deps))
     .use(apiKeysRoutes(deps))
     .use(mobileRoutes(deps))

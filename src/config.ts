@@ -4,6 +4,7 @@
  */
 import { IpRangeList } from "./lib/ip-ranges";
 import { parseReplicaUrl } from "./domain/replica-url";
+import { parseDomains } from "./domain/public-names";
 
 /** What `--trust-proxy` (or `true`) trusts when no addresses are given: this machine. */
 export const LOOPBACK_PROXIES = ["127.0.0.0/8", "::1"];
@@ -27,6 +28,9 @@ export const DEFAULT_DB_PATH = "./data/textwire.db";
 export const DEFAULT_PORT = 8080;
 /** With HTTPS and no --port: HTTPS here, and DEFAULT_PORT redirects to it (src/cli/serve.ts). */
 export const DEFAULT_TLS_PORT = 8443;
+/** With --domain: plain HTTP (ACME's HTTP-01 check, and 308 to HTTPS) and HTTPS on the standard ports. */
+export const DOMAIN_PLAIN_PORT = 80;
+export const DOMAIN_HTTPS_PORT = 443;
 /** Per-form webhook token bucket: capacity and refill per minute (docs/operations.md, "Limits": 100 per minute per form). */
 export const DEFAULT_WEBHOOK_LIMIT_PER_MINUTE = 100;
 /** Per-account device send rate (docs/operations.md, "Limits": 50 messages per minute per account). */
@@ -64,6 +68,7 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "tls-cert", type: "string", help: "PEM certificate file; with --tls-key the API speaks HTTPS (default: <db folder>/tls/server.crt once `textwire tls init` made it)" },
   { flag: "tls-key", type: "string", help: "PEM private key file" },
   { flag: "redirect-port", type: "int", min: 0, max: 65535, help: "with TLS: plain-HTTP listener answering every request with 308 to HTTPS and serving /ca.crt (default 8080 when --port is not given; HTTPS then listens on 8443)" },
+  { flag: "smsgate-local-port", type: "int", min: 0, max: 65535, help: "also listen (plain HTTP) on this port with the SMSGate app's local-server API at the root, for tools that take only a host and port, such as Home Assistant (docs/phones.md) [default: off]" },
   { flag: "trust-proxy", type: "string", bare: "true", help: "reverse proxies whose X-Forwarded-For/-Proto/-Host are honoured, when the connection comes from one of them: addresses or CIDR ranges, comma-separated (IPv4 and IPv6), or true for this machine only (127.0.0.0/8, ::1); forwarded http is redirected (308) to https [default: off]" },
   { flag: "webhook-limit-per-minute", type: "int", default: DEFAULT_WEBHOOK_LIMIT_PER_MINUTE, min: 1, help: "per-form webhook limit (requests per minute)" },
   { flag: "send-rate-per-minute", type: "int", default: DEFAULT_SEND_RATE_PER_MINUTE, min: 1, help: "per-account device send rate (messages per minute), for estimates and `next`" },
@@ -91,6 +96,11 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "commit-sync", type: "string", default: "background", help: "how a commit reaches the disk: background (the fsync runs off the main thread, the write lock is free meanwhile; answers still wait for it) | inline (inside the commit, synchronous=FULL)" },
   { flag: "replicate", type: "string", help: "stream every change to a replica with Litestream: file:///folder, sftp://user@host/folder or s3://bucket/folder (?endpoint= for S3-compatible stores; keys from LITESTREAM_ACCESS_KEY_ID/LITESTREAM_SECRET_ACCESS_KEY or AWS_*); wins over the dashboard setting" },
   { flag: "replica-checkpoints", type: "string", default: "litestream", help: "with replication on: litestream (Textwire's checkpoints follow Litestream's: PASSIVE only, Litestream restarts the WAL) | own (Textwire's usual TRUNCATE/RESTART; for measurement only)" },
+  { flag: "domain", type: "string", help: "public name(s) of this server, comma-separated, e.g. sms.example.com: gets and renews a certificate every browser trusts from an ACME CA (Let's Encrypt), HTTPS on --https-port, plain HTTP on --port answers 308 to it; wins over the dashboard's setting [default: off]" },
+  { flag: "acme-email", type: "string", help: "with --domain: e-mail address the certificate authority writes to about the certificate (optional)" },
+  { flag: "acme-directory", type: "string", help: "with --domain: the ACME CA's directory URL (another CA, or Let's Encrypt's staging https://acme-staging-v02.api.letsencrypt.org/directory) [default: Let's Encrypt]" },
+  { flag: "acme-ca-file", type: "string", help: "with --domain: PEM file of a CA to trust for the ACME server's own HTTPS (a test CA such as Pebble's)" },
+  { flag: "https-port", type: "int", min: 0, max: 65535, help: "with HTTPS on: the HTTPS port, while --port answers plain HTTP with 308 to it (default 443 with --domain, else 8443)" },
   { flag: "stage-timing", type: "bool", default: false, help: "time each stage of the webhook path and show the sums in /metrics (for the benchmark; costs a little per request)" },
 ];
 
@@ -197,6 +207,8 @@ export interface ServeConfig {
   tlsCert?: string;
   tlsKey?: string;
   redirectPort?: number;
+  /** The SMSGate app's local-server API on its own port (src/http/smsgate-local.ts); off when unset. */
+  smsgateLocalPort?: number;
   /** Forwarded headers are honoured (from the proxies in trustedProxies only). */
   trustProxy: boolean;
   /** Addresses and CIDR ranges of the trusted proxies; unset with trustProxy = this machine (loopback). */
@@ -230,6 +242,15 @@ export interface ServeConfig {
   replicate?: string;
   /** With replication on, whose checkpoint rules apply (docs/api-decisions.md, "Continuous replication with Litestream"). */
   replicaCheckpoints: "litestream" | "own";
+  /** --domain: names for a public certificate from an ACME CA (src/services/public-certificate.ts). */
+  domains?: string[];
+  acmeEmail?: string;
+  acmeDirectory?: string;
+  acmeCaFile?: string;
+  /** --https-port as given (the port HTTPS takes when it starts while running; see withHttpsPorts). */
+  httpsPort?: number;
+  /** tlsCert/tlsKey are `textwire tls init`'s, filled in by serve: a kept public certificate wins over them. */
+  tlsLocalCa?: boolean;
   /** Overrides of the captcha providers' siteverify URLs (unset: the provider's own). */
   captchaVerifyUrls: { turnstile?: string; hcaptcha?: string; recaptcha?: string };
 }
@@ -272,13 +293,22 @@ export function parseTrustProxy(value: string | undefined): Pick<ServeConfig, "t
 }
 
 /**
- * With HTTPS (`tls init`'s certificate or --tls-cert) and no --port: HTTPS on 8443, and the old
- * plain-HTTP port 8080 answers 308 to it unless --redirect-port says otherwise; as environment
- * values to fill in. `given(flag)`: the flag or its TEXTWIRE_* variable was set.
+ * The ports once HTTPS is on (--domain, `tls init`'s certificate, --tls-cert): docs/api-decisions.md,
+ * "Online on its own". --port stays the plain-HTTP port it was before — it answers 308 to HTTPS,
+ * serves /ca.crt and the ACME check — and HTTPS listens on --https-port (443 with --domain, else
+ * 8443). The older form, --redirect-port given, keeps its meaning: HTTPS on --port (8443 when not
+ * given), plain HTTP on --redirect-port. Returns the config as server.ts binds it: the app on
+ * `port`, the forwarder on `redirectPort`.
  */
-export function httpsPortDefaults(https: boolean, given: (flag: string) => boolean): Env {
-  if (!https || given("port")) return {};
-  return { [envName("port")]: String(DEFAULT_TLS_PORT), ...(given("redirect-port") ? {} : { [envName("redirect-port")]: String(DEFAULT_PORT) }) };
+export function withHttpsPorts(config: ServeConfig, given: (flag: string) => boolean): ServeConfig {
+  const https = Boolean(config.tlsCert || config.domains?.length);
+  if (!https) return config;
+  if (given("redirect-port")) return given("port") ? config : { ...config, port: DEFAULT_TLS_PORT };
+  const domain = Boolean(config.domains?.length);
+  const plainPort = given("port") ? config.port : domain ? DOMAIN_PLAIN_PORT : DEFAULT_PORT;
+  const httpsPort = config.httpsPort ?? (domain ? DOMAIN_HTTPS_PORT : DEFAULT_TLS_PORT);
+  if (httpsPort === plainPort && httpsPort !== 0) throw new ConfigError(`--https-port and --port are both ${httpsPort}: HTTPS and the plain-HTTP forwarder need a port each`);
+  return { ...config, port: httpsPort, redirectPort: plainPort, httpsPort };
 }
 
 export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): ServeConfig {
@@ -298,7 +328,17 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
   const tlsCert = o["tls-cert"] as string | undefined;
   const tlsKey = o["tls-key"] as string | undefined;
   if (Boolean(tlsCert) !== Boolean(tlsKey)) throw new ConfigError("--tls-cert and --tls-key go together");
-  if (o["redirect-port"] !== undefined && !tlsCert) throw new ConfigError("--redirect-port needs --tls-cert and --tls-key");
+  const domainText = (o.domain as string | undefined)?.trim() || undefined;
+  let domains: string[] | undefined;
+  if (domainText !== undefined) {
+    const r = parseDomains(domainText);
+    if (!r.ok) throw new ConfigError(`--domain: ${r.message}`);
+    domains = r.domains;
+    if (tlsCert) throw new ConfigError("--domain and --tls-cert both give the certificate: choose one");
+  }
+  const acmeDirectory = o["acme-directory"] as string | undefined;
+  if (acmeDirectory !== undefined && !/^https?:\/\/\S+$/.test(acmeDirectory)) throw new ConfigError(`--acme-directory: not an http(s) URL: "${acmeDirectory}"`);
+  if (o["redirect-port"] !== undefined && !tlsCert && !domains) throw new ConfigError("--redirect-port needs --tls-cert and --tls-key (or --domain)");
   const captchaVerifyUrls: ServeConfig["captchaVerifyUrls"] = {};
   for (const provider of ["turnstile", "hcaptcha", "recaptcha"] as const) {
     const v = o[`captcha-verify-url-${provider}`] as string | undefined;
@@ -348,6 +388,7 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     tlsCert,
     tlsKey,
     redirectPort: o["redirect-port"] as number | undefined,
+    smsgateLocalPort: o["smsgate-local-port"] as number | undefined,
     ...parseTrustProxy(o["trust-proxy"] as string | undefined),
     webhookLimitPerMinute: o["webhook-limit-per-minute"] as number,
     sendRatePerMinute: o["send-rate-per-minute"] as number,
@@ -371,6 +412,11 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     replicate,
     replicaCheckpoints,
     captchaVerifyUrls,
+    domains,
+    acmeEmail: (o["acme-email"] as string | undefined)?.trim() || undefined,
+    acmeDirectory,
+    acmeCaFile: o["acme-ca-file"] as string | undefined,
+    httpsPort: o["https-port"] as number | undefined,
   };
 }
 

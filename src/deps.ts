@@ -26,6 +26,7 @@ import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
 import { ThirdPartyMessages } from "./services/thirdparty-messages";
 import { ThirdPartyWebhooks } from "./services/thirdparty-webhooks";
+import { SmsgateTokens } from "./services/smsgate-tokens";
 import { AnalyticsService } from "./services/analytics";
 import { DeviceService } from "./services/devices";
 import { EventOutbox, registerOutbox } from "./services/events";
@@ -54,6 +55,7 @@ import { SubmissionIntake } from "./services/intake/intake";
 import { intakeStore } from "./db/stores/intake";
 import { StageTiming } from "./lib/stage-timing";
 import type { Lifecycle } from "./lib/lifecycle";
+import { publicCertificateFor, PublicCertificateService } from "./services/public-certificate";
 import type { Observer } from "./lib/request-observer";
 import { ReplicationSupervisor } from "./services/replication";
 import { emitReplicationStalled, ReplicationSettingsService } from "./services/replication-settings";
@@ -130,6 +132,8 @@ export interface AppDeps {
 
   /** The settings document of SMSGate's third-party API (/3rdparty/v1/settings), mapped onto the phones' settings. */
   smsgateSettings: SmsgateSettingsService;
+  /** SMSGate's short-lived JWTs (/3rdparty/v1/auth/token), usable wherever a key is on that API. */
+  smsgateTokens: SmsgateTokens;
   conversations: ConversationService;
   broadcasts: BroadcastService;
   /** Automations: runs started by submissions (and POST /start), stopped by replies, opt-outs, statuses. */
@@ -169,6 +173,8 @@ export interface AppDeps {
   plainHttpPosts: PlainHttpPosts;
   /** HTTPS on or off, its ports and the certificate's expiry (GET /v1/admin/https). */
   httpsStatus: HttpsStatusService;
+  /** The public certificate from an ACME CA (--domain, or Settings → "Get a certificate"). */
+  publicCertificate: PublicCertificateService;
 }
 
 /** How outbound events find and trust their receivers; tests stub DNS and add their own CA. */
@@ -285,6 +291,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     thirdPartyWebhooks: undefined as unknown as ThirdPartyWebhooks,
 
     smsgateSettings: undefined as unknown as SmsgateSettingsService,
+    smsgateTokens: undefined as unknown as SmsgateTokens,
     events,
     dispatcher: undefined as unknown as EventDispatcher,
     eventEndpoints: new EventEndpointService(sqlite, clock, events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost }),
@@ -326,7 +333,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     stageTiming,
     replication: undefined as unknown as ReplicationSupervisor,
     replicationSettings: undefined as unknown as ReplicationSettingsService,
-    serverAddress: new ServerAddressService(sqlite, clock, config.publicUrl),
+    serverAddress: new ServerAddressService(sqlite, clock, config.publicUrl, () => deps.publicCertificate.publicUrl()),
+    publicCertificate: publicCertificateFor(sqlite, clock, logger, config),
     backupSchedule: new BackupScheduleService(
       sqlite,
       clock,
@@ -349,6 +357,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     config.teamNoticeGapMs,
   );
   deps.lifecycle.push(deps.teamNotices.lifecycle());
+  deps.lifecycle.push(deps.publicCertificate.lifecycle());
   // Replication (docs/api-decisions.md, "Continuous replication with Litestream"): first in the
   // list (after the checkpointer, which server.ts puts before it), so Litestream is stopped after
   // every other part has written its last, and makes its final sync of all of it.
@@ -389,6 +398,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   // The account's SMSGate settings document: over the phones' own settings, and announced to them.
   deps.smsgateSettings = new SmsgateSettingsService(sqlite, clock, (accountId) => deps.devices.events.emit(accountId, "SettingsUpdated", null), deps.thirdParty);
   deps.devices.smsgateSettings = deps.smsgateSettings;
+  deps.smsgateTokens = new SmsgateTokens(sqlite, clock, deps.accounts, deps.thirdParty);
   deps.metrics.describe("textwire_device_messages_total", "Messages phones reported, by device id and result (sent, failed)");
   deps.metrics.describe("textwire_device_reports_refused_total", "Items of phones' state reports refused, by reason (invalid, unknown_message, not_holder); nothing changed");
   deps.metrics.addGauges(() => {

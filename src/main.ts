@@ -25,7 +25,7 @@ ${COMMANDS_EXTRA.map((c) => `  ${c.name.padEnd(22)}${c.summary}`).join("\n")}
 Every command takes --db PATH (env TEXTWIRE_DB, default ./data/textwire.db).
 textwire <command> --help shows a command's options.`;
 
-const BOOLEAN_FLAGS = new Set(["json", "help", "version", "metrics", "force", "operator", "reusable", "allow-private-webhook-urls", "confirm", "stage-timing", "check", "rebuild", "no-serve"]);
+const BOOLEAN_FLAGS = new Set(["json", "help", "version", "metrics", "force", "operator", "reusable", "allow-private-webhook-urls", "confirm", "stage-timing", "check", "rebuild", "no-serve", "dry-run"]);
 
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const parsed = parseArgs(argv, BOOLEAN_FLAGS);

@@ -1,4 +1,5 @@
 import type { Server } from "bun";
+import { smsgateLocalFetch } from "./http/smsgate-local";
 import type { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import type { ServeConfig } from "./config";
@@ -17,11 +18,15 @@ import { createLogger, silentLogger, type Logger } from "./lib/log";
 import { caCertificateResponse } from "./http/routes/tls";
 import { DEFAULT_ACCOUNT_NAME } from "./domain/business-profile";
 import { EXPIRY_WARNING_DAYS, tlsExpiry, type TlsExpiry } from "./tls/local-ca";
+import { Listeners } from "./http/listeners";
+import { copyBeforeUpgrade } from "./db/upgrade-copy";
 
 export interface RunningServer {
   deps: AppDeps;
   server: Server<unknown>;
   redirectServer?: Server<unknown>;
+  /** The SMSGate local-server listener (--smsgate-local-port), when asked for. */
+  smsgateLocalServer?: Server<unknown>;
   port: number;
   url: string;
   /** Expiry of the TLS certificate in use (at start), when the server speaks HTTPS. */
@@ -64,6 +69,9 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     migrate(sqlite, undefined, {
       onStart: (p) => {
         upgrading = p.from > 0;
+        // A copy first, named by its schema version (src/db/upgrade-copy.ts).
+        const copy = copyBeforeUpgrade(sqlite, config.db, p.from);
+        if (copy) logger.info("copied the database before upgrading it", { copy, schema: p.from });
         if (upgrading) logger.info("upgrading the database; leave the server running until it says it is upgraded", { fromSchema: p.from, toSchema: p.to, steps: p.steps });
       },
       onStep: (s) => {
@@ -94,9 +102,10 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   deps.lifecycle.push(backups);
   const started: typeof deps.lifecycle = [];
   const begun: typeof deps.lifecycle = [];
-  let server: Server<unknown> | undefined;
-  let redirectServer: Server<unknown> | undefined;
+  let listeners: Listeners | undefined;
+  let smsgateLocalServer: Server<unknown> | undefined;
   let tls: { cert: string; key: string } | undefined;
+  let kept: ReturnType<typeof deps.publicCertificate.current> = null;
   try {
     // The Workers load while the queue is rebuilt (~0.1 s of a boot at a million queued).
     for (const part of deps.lifecycle) {
@@ -110,14 +119,16 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     }
     const app = createApp(deps);
     const fetch = createFetchHandler(deps, app, deps.observers);
-    tls = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert, "utf8"), key: readFileSync(config.tlsKey, "utf8") } : undefined;
-    server = Bun.serve({
-      port: config.port,
-      hostname: config.host,
+    // A public certificate (--domain or the dashboard's setting) already kept in the database is
+    // served from the first request; without one yet the plain port serves the app until it comes.
+    // --tls-cert wins; `tls init`'s certificate yields to a public one.
+    const domainMode = Boolean(deps.publicCertificate.wanted()) && (!config.tlsCert || config.tlsLocalCa === true);
+    kept = domainMode ? deps.publicCertificate.current() : null;
+    tls = kept ? { cert: kept.certPem, key: kept.keyPem } : config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert, "utf8"), key: readFileSync(config.tlsKey, "utf8") } : undefined;
+    listeners = new Listeners({
+      host: config.host,
       maxRequestBodySize: SERVER_BODY_LIMIT,
-      idleTimeout: 60,
-      tls,
-      fetch,
+      app: fetch,
       error(err) {
         logger.error("server error", { error: String(err?.stack ?? err) });
         return new Response(JSON.stringify({ status: "error", code: "INTERNAL_ERROR", message: "Internal server error" }), {
@@ -125,26 +136,23 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
           headers: { "Content-Type": "application/json", "X-API-Version": "v1" },
         });
       },
+      plainExtra: (req, u) => (u.pathname === "/ca.crt" && (req.method === "GET" || req.method === "HEAD") ? caCertificateResponse(config.db) : null),
+      // A post here is a website still using the old address: remembered (in memory) so the dashboard can name the form.
+      onForward: (method, path) => deps.plainHttpPosts.record(method, path),
+      tokens: deps.publicCertificate.tokens,
     });
-    const port = server.port!;
-    if (tls && config.redirectPort !== undefined) {
-      redirectServer = Bun.serve({
-        port: config.redirectPort,
-        hostname: config.host,
-        fetch(req) {
-          const u = new URL(req.url);
-          if (u.pathname === "/ca.crt" && (req.method === "GET" || req.method === "HEAD")) return caCertificateResponse(config.db);
-          // A post here is a website still using the old address: remembered (in memory) so the dashboard can name the form.
-          deps.plainHttpPosts.record(req.method, u.pathname);
-          const host = (req.headers.get("host") ?? u.host).replace(/:\d+$/, "");
-          const target = `https://${host}${port === 443 ? "" : ":" + port}${u.pathname}${u.search}`;
-          return new Response(null, { status: 308, headers: { Location: target, "X-API-Version": "v1" } });
-        },
-      });
+    const ports = deps.publicCertificate.view();
+    if (kept) listeners.start(ports.httpsPort, tls, ports.plainPort);
+    else if (domainMode && !config.tlsCert) listeners.start(ports.plainPort, undefined, undefined);
+    else listeners.start(config.port, tls, tls ? config.redirectPort : undefined);
+    if (config.smsgateLocalPort !== undefined) {
+      smsgateLocalServer = Bun.serve({ port: config.smsgateLocalPort, hostname: config.host, maxRequestBodySize: SERVER_BODY_LIMIT, idleTimeout: 60, fetch: smsgateLocalFetch(fetch) });
     }
   } catch (err) {
     // A port already taken (or an unreadable certificate): nothing was created, leave no trace.
-    server?.stop(true);
+    listeners?.plain?.stop(true);
+    listeners?.app?.stop(true);
+    smsgateLocalServer?.stop(true);
     for (const part of started.reverse()) await part.stop?.();
     for (const part of begun.reverse()) if (!started.includes(part)) await part.stop?.();
     sqlite.close();
@@ -160,9 +168,10 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     firstAdminKey = created.apiKey;
     opts.onFirstKey?.({ accountId: created.account.id, keyId: created.keyId, apiKey: created.apiKey });
   }
-  // Warn in the log at start and once a day while the certificate is within 30 days of expiry.
+  // Warn in the log at start and once a day while the certificate is within 30 days of expiry
+  // (a public certificate renews itself: src/services/public-certificate.ts).
   let expiryTimer: ReturnType<typeof setInterval> | undefined;
-  const certPem = tls?.cert;
+  const certPem = kept && tls?.cert === kept.certPem ? undefined : tls?.cert;
   if (certPem) {
     const check = () => {
       const e = tlsExpiry(certPem, clock());
@@ -174,28 +183,48 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     expiryTimer = setInterval(check, 86_400_000);
     expiryTimer.unref?.();
   }
-  const port = server.port!;
-  deps.httpsStatus.listening = { port, redirectPort: redirectServer?.port };
-  const scheme = tls ? "https" : "http";
+  const live = listeners!;
+  const noteListening = () => {
+    deps.httpsStatus.listening = { port: live.app!.port!, redirectPort: live.plain?.port, tls: live.tls };
+    deps.publicCertificate.servingPort = live.tls && deps.publicCertificate.current()?.certPem === live.tls.cert ? live.app!.port : undefined;
+    deps.httpsStatus.publicCertPem = () => (deps.publicCertificate.servingPort !== undefined ? live.tls?.cert : undefined);
+  };
+  noteListening();
+  // A new public certificate (the first, or a renewal) is served at once: no restart.
+  deps.publicCertificate.onIssued = (c) => {
+    live.useCertificate({ cert: c.certPem, key: c.keyPem }, deps.publicCertificate.view().httpsPort);
+    noteListening();
+  };
+  deps.publicCertificate.start();
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   let stopped = false;
   return {
     deps,
-    server: server!,
-    redirectServer,
-    port,
-    url: `${scheme}://${shownHost}:${port}`,
+    get server() {
+      return live.app!;
+    },
+    get redirectServer() {
+      return live.plain;
+    },
+    smsgateLocalServer,
+    get port() {
+      return live.app!.port!;
+    },
+    get url() {
+      return `${live.tls ? "https" : "http"}://${shownHost}:${live.app!.port}`;
+    },
     firstAdminKey,
-    tlsCertificate: certPem ? tlsExpiry(certPem, clock()) : undefined,
+    get tlsCertificate() {
+      return live.tls ? tlsExpiry(live.tls.cert, clock()) : undefined;
+    },
     async stop() {
       if (stopped) return;
       stopped = true;
       clearInterval(expiryTimer);
-      redirectServer?.stop(true);
-      const listening = server!;
+      smsgateLocalServer?.stop(true);
       // Stop accepting, let in-flight requests finish (long-polls answer at once), then flush and
       // close the database.
-      const draining = listening.stop(false);
+      const draining = live.stop();
       deps.leases.releaseWaiters();
       deps.messageFeed.closeAll(); // open live streams end, or the drain would wait for them
       deps.devices.events.closeAll();

@@ -6,6 +6,24 @@ export type { Session };
 /** The signed-in session as GET/POST /v1/session answer it; null = signed out, undefined = not known yet. */
 export const session = signal<Session | null | undefined>(undefined);
 export const isAdmin = () => session.value?.permission === "admin_access";
+/**
+ * Whether the signed-in person (or key) may do something, by the API's own permission names
+ * (GET /v1/session `can`): pages show only the actions these allow (docs/dashboard.md, "Roles").
+ */
+export const can = (permission: string): boolean => session.value?.can.includes(permission) ?? false;
+/** Whether the session acts as the server's operator (backups, server address, HTTPS, replication). */
+export const isOperator = (): boolean => session.value?.operator === true;
+/** Whether a person signed in (with their password), not a key: they never read about keys outside Settings → Developers. */
+export const isPerson = (): boolean => Boolean(session.value?.user);
+
+/**
+ * After a sign-in (password, key, invitation or setup): the session with what it may do. The
+ * caller sets `session` and navigates in one step, so the app never renders the sign-in page
+ * signed in (which would send it to the Overview instead of where it was going).
+ */
+export async function fetchSession(): Promise<Session> {
+  return (await api<{ data: Session }>("/session")).data;
+}
 /** People and API keys are an owner's (an admin key's session keeps them, as before people existed). */
 export const isOwner = () => (session.value?.user ? session.value.user.role === "owner" : isAdmin());
 

@@ -63,15 +63,18 @@ export interface StatusWarning {
   link?: { href: string; text: string };
 }
 
-/** The facts the status warnings read (GET /v1/overview). */
-export type StatusFacts = Pick<OverviewInfo, "status" | "phones" | "cliCommand">;
+/**
+ * The facts the status warnings read (GET /v1/overview). `cliCommand` is null for anyone but the
+ * server's operator: only they are shown shell commands (docs/dashboard.md, "Roles").
+ */
+export type StatusFacts = Pick<OverviewInfo, "status" | "phones"> & { cliCommand: OverviewInfo["cliCommand"] | null };
 
 /** Plain HTTP from another machine: passwords and texts cross the network readable by others on it. */
 export function plainHttpWarning(f: StatusFacts): StatusWarning | null {
   if (!f.status.plainHttpFromOutside) return null;
   return {
     id: "plain-http",
-    text: `This page is reached over plain HTTP from another machine, so your sign-in and your customers' texts cross the network unprotected. Whoever runs the Textwire server should turn on HTTPS (${f.cliCommand} tls init, then restart) and use the https:// address.`,
+    text: `This page is reached over plain HTTP from another machine, so your sign-in and your customers' texts cross the network unprotected. Whoever runs the Textwire server should turn on HTTPS${f.cliCommand ? ` (${f.cliCommand} tls init, then restart)` : ""} and use the https:// address.`,
   };
 }
 
@@ -93,8 +96,8 @@ export function backupsOffWarning(f: StatusFacts): StatusWarning | null {
   if (!f.status.backupsOff) return null;
   return {
     id: "backups-off",
-    text: `Backups are off: if this server's disk breaks, your contacts and messages are lost. Whoever runs the Textwire server should turn on scheduled backups (in Settings → Backups, or ${f.cliCommand} serve --backup-dir FOLDER) or replication.`,
-    link: { href: "/settings#backups", text: "Backup settings" },
+    text: `Backups are off: if this server's disk breaks, your contacts and messages are lost. Whoever runs the Textwire server should turn on scheduled backups (in Settings → Server${f.cliCommand ? `, or ${f.cliCommand} serve --backup-dir FOLDER` : ""}) or replication.`,
+    ...(f.cliCommand ? { link: { href: "/settings/server#backups", text: "Backup settings" } } : {}),
   };
 }
 

@@ -1,11 +1,13 @@
 import type { ParsedArgs } from "../config";
 import { openSqlite } from "../db/open";
 import { migrate } from "../db/migrate";
+import { copyBeforeUpgrade } from "../db/upgrade-copy";
 import { dbPathOf, type CliIO } from "./common";
 
 export const MIGRATE_HELP = `Usage: textwire migrate [--json] [--db PATH]
 
-Applies pending schema migrations (in one transaction) and exits.`;
+Applies pending schema migrations (in one transaction) and exits. An existing database is first
+copied to <db folder>/upgrade-backups/<name>.schema-<version>.db (the newest 3 are kept), as serve does.`;
 
 export function migrateCommand(parsed: ParsedArgs, io: CliIO): number {
   const path = dbPathOf(parsed, io.env, ["json"]);
@@ -13,6 +15,10 @@ export function migrateCommand(parsed: ParsedArgs, io: CliIO): number {
   try {
     const json = parsed.flags.get("json") === true;
     const r = migrate(sqlite, undefined, {
+      onStart: (p) => {
+        const copy = copyBeforeUpgrade(sqlite, path, p.from);
+        if (copy && !json) io.out(`Copied the database (schema ${p.from}) to ${copy} first.`);
+      },
       onStep: (s) => {
         if (!json) io.out(`  ${s.step} of ${s.steps}: ${s.tag} (${(s.ms / 1000).toFixed(1)} s)`);
       },

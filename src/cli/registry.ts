@@ -7,6 +7,7 @@ import { TLS_HELP, tlsCommand } from "./tls";
 import { EVENTS_HELP, eventsCommand } from "./events";
 import { DOCTOR_HELP, doctorCommand } from "./doctor";
 import { SETUP_LINK_HELP, setupLinkCommand, USERS_HELP, usersCommand } from "./users";
+import { SERVICE_HELP, serviceCommand } from "./service";
 import { PROMOTE_HELP, promoteCommand, STANDBY_HELP, standbyCommand } from "./standby";
 
 /** Commands beyond the core four (backup, restore): each registers its name, help and runner here. */
@@ -27,5 +28,6 @@ export const COMMANDS_EXTRA: ExtraCommand[] = [
   { name: "doctor", summary: "--check|--rebuild: compare derived data (analytics, counts, search) with a recomputation", help: DOCTOR_HELP, run: doctorCommand },
   { name: "users", summary: "list|add|reset-password: the people who sign in to the dashboard (lock-outs)", help: USERS_HELP, run: usersCommand },
   { name: "setup-link", summary: "a new one-time address for the first run in the browser (24 h)", help: SETUP_LINK_HELP, run: setupLinkCommand },
+  { name: "service", summary: "install|uninstall [--dry-run]: run Textwire as a systemd service (Linux)", help: SERVICE_HELP, run: (p, io) => serviceCommand(p, io) },
   { name: "events", summary: "tail: print outbound events as they happen (debugging)", help: EVENTS_HELP, run: (p, io) => eventsCommand(p, io) },
 ];

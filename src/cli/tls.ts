@@ -1,9 +1,9 @@
-import type { ParsedArgs } from "../config";
+import { DEFAULT_PORT, DEFAULT_TLS_PORT, envName, OPTIONS, resolveOptions, type ParsedArgs } from "../config";
 import { checkAltNames, EXPIRY_WARNING_DAYS, initLocalCa, localTlsStatus, renewServerCert, TlsSetupError, type CertificateInfo, type TlsInitResult } from "../tls/local-ca";
 import { dbPathOf, UsageError, type CliIO } from "./common";
 
 export const TLS_HELP = `Usage:
-  textwire tls init [--ip ADDRESS …] [--name HOST …] [--json] [--db PATH]
+  textwire tls init [--ip ADDRESS …] [--name HOST …] [--port N] [--https-port N] [--json] [--db PATH]
   textwire tls renew [--ip ADDRESS …] [--name HOST …] [--json] [--db PATH]
   textwire tls status [--json] [--db PATH]
 
@@ -11,11 +11,13 @@ HTTPS on a LAN without a public name. init creates a local certificate authority
 and a server certificate signed by it (825 days) in <folder of the database>/tls/. The server
 certificate names the given --ip/--name values (each may be repeated or comma-separated), this
 machine's own addresses, localhost and 127.0.0.1. serve uses it when --tls-cert/--tls-key are not
-given. Install the CA on each phone once: it is served at /ca.crt.
+given; the plain-HTTP port (--port, as serve is started) then forwards to HTTPS on --https-port
+(8443). Install the CA on each phone once: it is served at /ca.crt. The local CA is for your phones
+and your own devices; a public website's forms need serve --domain (a certificate every browser trusts).
 renew issues a new server certificate from the same CA, keeping its names and adding new ones
 (restart serve to use it). status shows both certificates' expiry.`;
 
-const FLAGS = ["ip", "name", "json"];
+const FLAGS = ["ip", "name", "json", "port", "https-port"];
 
 function listFlag(parsed: ParsedArgs, name: string): string[] {
   const values = parsed.repeated?.get(name) ?? (parsed.flags.has(name) ? [parsed.flags.get(name)!] : []);
@@ -61,12 +63,19 @@ export function tlsCommand(parsed: ParsedArgs, io: CliIO): number {
         return 0;
       }
       if (sub === "init") {
+        // The ports serve will use (the same flags and TEXTWIRE_* variables: src/config.ts withHttpsPorts).
+        const o = resolveOptions(parsed, OPTIONS.filter((x) => x.flag === "port" || x.flag === "https-port"), io.env, [...FLAGS, "db"]);
+        const given = (f: string) => parsed.flags.has(f) || Boolean(io.env[envName(f)]);
+        const plainPort = given("port") ? (o.port as number) : DEFAULT_PORT;
+        const httpsPort = (o["https-port"] as number | undefined) ?? DEFAULT_TLS_PORT;
         printIssued(io, r, "Created a local certificate authority and a server certificate");
         io.out("");
-        io.out("Next: start (or restart) textwire serve with the same --db; it uses these files and says so.");
-        io.out("Without --port it then speaks HTTPS on port 8443, and the old http://…:8080 address forwards to it (published forms keep working).");
-        io.out("On each phone, open http://<this machine's address>:8080/ca.crt,");
+        io.out("Next: restart textwire serve with the same --db and the same --port; it uses these files and says so.");
+        io.out(`HTTPS then answers on port ${httpsPort} (--https-port), and the plain-HTTP port it used before (${plainPort}; --port) forwards to it, so published forms keep working.`);
+        io.out(`On each phone, open http://<this machine's address>:${plainPort}/ca.crt,`);
         io.out("install the profile and trust it (iOS: Settings → General → About → Certificate Trust Settings).");
+        io.out("This certificate is for your phones and your own devices on your network. Forms on a public website need a");
+        io.out("certificate every browser trusts: serve --domain sms.example.com (see docs/operations.md, \"A public address\").");
         io.out("Never share ca.key: whoever has it can make certificates your phones trust.");
       } else {
         printIssued(io, r, "Issued a new server certificate from the same CA");

@@ -14,7 +14,7 @@ export const USERS_HELP = `Usage:
   textwire users reset-password EMAIL [--json] [--db PATH]
 
 For lock-outs: \`add\` and \`reset-password\` print a new random password once (the person signs in
-with it and changes it in Settings → Your account); a reset ends every session of that person.
+with it and changes it in Settings → Your profile); a reset ends every session of that person.
 Passwords are stored only as argon2id hashes.`;
 
 export const SETUP_LINK_HELP = `Usage: textwire setup-link [--public-url URL] [--port N] [--db PATH]
@@ -71,7 +71,7 @@ export async function usersCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
       if (json) io.out(JSON.stringify({ ...p, password }));
       else {
         io.out(`Added ${p.name} <${p.email}> as ${p.role}.`);
-        io.out(`Password (shown once — give it to them; they can change it in Settings → Your account): ${password}`);
+        io.out(`Password (shown once — give it to them; they can change it in Settings → Your profile): ${password}`);
       }
       return 0;
     });
@@ -91,7 +91,7 @@ export async function usersCommand(parsed: ParsedArgs, io: CliIO): Promise<numbe
       if (json) io.out(JSON.stringify({ id: u.id, email: u.email, password, sessionsEnded: ended }));
       else {
         io.out(`New password for ${u.email} (shown once): ${password}`);
-        io.out(`Their ${ended} session(s) ended; they sign in with this password and can change it in Settings → Your account.`);
+        io.out(`Their ${ended} session(s) ended; they sign in with this password and can change it in Settings → Your profile.`);
       }
       return 0;
     });

@@ -13,10 +13,10 @@ const COLUMNS = `id, account_id AS accountId, contact_id AS contactId, from_phon
 export function insertInbound(sqlite: Database, r: InboundRow): void {
   sqlite
     .query(
-      `INSERT INTO inbound_messages (id, account_id, contact_id, from_phone, body, received_at, device_id, external_id, keyword, read_at, created_at, history)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)`,
+      `INSERT INTO inbound_messages (id, account_id, contact_id, from_phone, body, received_at, device_id, external_id, keyword, read_at, created_at, history, sim_number, recipient)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)`,
     )
-    .run(r.id, r.accountId, r.contactId, r.fromPhone, r.body, r.receivedAt, r.deviceId, r.externalId, r.keyword, r.readAt, r.createdAt, r.history ? 1 : 0);
+    .run(r.id, r.accountId, r.contactId, r.fromPhone, r.body, r.receivedAt, r.deviceId, r.externalId, r.keyword, r.readAt, r.createdAt, r.history ? 1 : 0, r.simNumber ?? null, r.recipient ?? null);
 }
 
 /** The stored text a phone reported under this id before (the dedupe key), if any. */
@@ -65,4 +65,33 @@ export function markInboundRead(sqlite: Database, accountId: string, contactId: 
   const n = sqlite.query("UPDATE inbound_messages SET read_at = ?3 WHERE contact_id = ?1 AND account_id = ?2 AND read_at IS NULL").run(contactId, accountId, readAt).changes;
   sqlite.query("UPDATE conversations SET unread_count = 0 WHERE contact_id = ?1 AND account_id = ?2").run(contactId, accountId);
   return n;
+}
+
+/** The SIM slot and the phone's own number a received text arrived on (SMSGate's sms:received carries them). */
+export function findInboundPhoneFacts(sqlite: Database, id: string): { simNumber: number | null; recipient: string | null } | null {
+  return sqlite.query("SELECT sim_number AS simNumber, recipient FROM inbound_messages WHERE id = ?1").get(id) as { simNumber: number | null; recipient: string | null } | null;
+}
+
+/** SMSGate's inbox list: received texts, newest first (received time), with the total for X-Total-Count. */
+export function listInboundForSmsgate(
+  sqlite: Database,
+  accountId: string,
+  f: { from?: string; to?: string; deviceId?: string },
+  limit: number,
+  offset: number,
+): { rows: Array<{ id: string; fromPhone: string; body: string; receivedAt: string; simNumber: number | null; recipient: string | null }>; total: number } {
+  const where = ["account_id = ?"];
+  const params: Array<string | number> = [accountId];
+  if (f.from !== undefined) (where.push("received_at >= ?"), params.push(f.from));
+  if (f.to !== undefined) (where.push("received_at < ?"), params.push(f.to));
+  if (f.deviceId !== undefined) (where.push("device_id = ?"), params.push(f.deviceId));
+  const cond = where.join(" AND ");
+  const total = (sqlite.query(`SELECT count(*) AS n FROM inbound_messages WHERE ${cond}`).get(...params) as { n: number }).n;
+  const rows = sqlite
+    .query(
+      `SELECT id, from_phone AS fromPhone, body, received_at AS receivedAt, sim_number AS simNumber, recipient
+         FROM inbound_messages WHERE ${cond} ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?`,
+    )
+    .all(...params, limit, offset) as Array<{ id: string; fromPhone: string; body: string; receivedAt: string; simNumber: number | null; recipient: string | null }>;
+  return { rows, total };
 }

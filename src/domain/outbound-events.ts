@@ -26,14 +26,24 @@ export const EVENT_TYPES = [
   "replication.stalled",
   "endpoint.disabled",
 ] as const;
-export type EventType = (typeof EVENT_TYPES)[number] | "ping";
+/**
+ * `message.attempt_failed`: a failed attempt Textwire tries again, for SMSGate-format webhooks
+ * only (src/domain/smsgate-webhook.ts): no /v1 endpoint can subscribe to it, and "*" never takes it.
+ */
+export type EventType = (typeof EVENT_TYPES)[number] | "ping" | SmsgateOnlyEvent;
+/**
+ * Events for SMSGate-format webhooks only: a failed attempt Textwire retries, and the phone events
+ * relayed as they came (src/domain/smsgate-webhook.ts). "*" never takes them.
+ */
+export type SmsgateOnlyEvent = "message.attempt_failed" | "sms:data-received" | "mms:received";
+const SMSGATE_ONLY: readonly string[] = ["message.attempt_failed", "sms:data-received", "mms:received"];
 export const ALL_EVENTS = "*";
 
 export const isEventType = (v: unknown): v is (typeof EVENT_TYPES)[number] => (EVENT_TYPES as readonly unknown[]).includes(v);
 
 /** Whether an endpoint's `events` list takes this type. */
 export function subscribes(events: readonly string[], type: string): boolean {
-  return events.includes(ALL_EVENTS) || events.includes(type);
+  return (events.includes(ALL_EVENTS) && !SMSGATE_ONLY.includes(type)) || events.includes(type);
 }
 
 const SECOND = 1_000;

@@ -18,6 +18,11 @@ export interface AuthKey {
   account: Account;
   /** The person signed in (a person's dashboard session); absent for an API key. */
   user?: Person;
+  /**
+   * An SMSGate token (POST /3rdparty/v1/auth/token) acting for the key `keyId`: its scopes limit
+   * which SMSGate calls it may make (src/domain/smsgate-tokens.ts); absent for a key itself.
+   */
+  token?: { jti: string; scopes: string[] };
 }
 
 /** The acting person, or the key, as audit fields name them. */

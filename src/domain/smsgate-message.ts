@@ -142,13 +142,21 @@ export interface RecipientFacts {
   leased: boolean;
   delivered: boolean;
   failureReason: string | null;
+  /**
+   * The reason of the last failed attempt of a text Textwire tries again (null when none): until a
+   * phone takes the new attempt the text is `Failed`, as the phone reported it; the new attempt is
+   * shown as SMSGate shows a resend, `Processed` again and onwards (docs/api-decisions.md, "The
+   * SMSGate ecosystem, every call").
+   */
+  retryReason?: string | null;
 }
 
 export function recipientState(f: RecipientFacts): { state: SmsgateState; error: string | null } {
   if (!f.hasMessage) return f.refusal !== null ? { state: "Failed", error: f.refusal } : { state: "Cancelled", error: null };
   switch (f.status) {
     case "queued":
-      return { state: f.leased ? "Processed" : "Pending", error: null };
+      if (f.leased) return { state: "Processed", error: null };
+      return f.retryReason ? { state: "Failed", error: f.retryReason } : { state: "Pending", error: null };
     case "sent":
       return { state: f.delivered ? "Delivered" : "Sent", error: null };
     case "failed":
@@ -164,4 +172,31 @@ export function groupState(states: readonly SmsgateState[]): SmsgateState {
   let min = SMSGATE_STATES.length - 1;
   for (const s of states) min = Math.min(min, SMSGATE_STATES.indexOf(s));
   return states.length === 0 ? "Pending" : SMSGATE_STATES[min];
+}
+
+/**
+ * The paging and time range of SMSGate's lists (GET /messages, GET /inbox): `limit` (1..`max`,
+ * default `dflt`), `offset`, and `from`/`to` as ISO times; problems are added to `errors`.
+ */
+export function smsgateListRange(
+  q: Record<string, string | undefined>,
+  max: number,
+  dflt: number,
+  errors: FieldError[],
+): { limit: number; offset: number; from?: string; to?: string } {
+  const int = (name: string, min: number, top: number, fallback: number) => {
+    const v = q[name];
+    if (v === undefined) return fallback;
+    const n = /^\d{1,9}$/.test(v) ? Number(v) : NaN;
+    if (!(n >= min && n <= top)) errors.push({ field: name, message: `${name} must be a whole number from ${min} to ${top}`, requirement: `integer ${min}-${top}`, provided: v.slice(0, 40) });
+    return n;
+  };
+  const date = (name: "from" | "to") => {
+    const v = q[name];
+    if (v === undefined) return undefined;
+    const t = Date.parse(v);
+    if (!Number.isFinite(t)) errors.push({ field: name, message: `${name} must be a date and time (RFC 3339, e.g. 2030-01-01T00:00:00Z)`, requirement: "RFC 3339 date-time", provided: v.slice(0, 40) });
+    return Number.isFinite(t) ? new Date(t).toISOString() : undefined;
+  };
+  return { limit: int("limit", 1, max, dflt), offset: int("offset", 0, 1_000_000_000, 0), from: date("from"), to: date("to") };
 }

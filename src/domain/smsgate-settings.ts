@@ -17,6 +17,8 @@ const INT_MAX = 2_147_483_647;
 type Rule =
   | { kind: "int" }
   | { kind: "bool" }
+  /** A time of day, HH:mm on the 24-hour clock (SMSGate's work hours). */
+  | { kind: "hhmm" }
   | { kind: "enum"; values: readonly string[] }
   /** A key SMSGate's clients may send only empty ("isdefault" in client-go): Textwire owns it. */
   | { kind: "refused"; why: string }
@@ -40,6 +42,9 @@ export const SMSGATE_SETTINGS_RULES: Record<string, Record<string, Rule>> = {
     simSelectionMode: { kind: "enum", values: ["OSDefault", "RoundRobin", "Random"] },
     logLifetimeDays: int,
     processingOrder: { kind: "enum", values: ["LIFO", "FIFO"] },
+    workHoursEnabled: bool,
+    workHoursStart: { kind: "hhmm" },
+    workHoursEnd: { kind: "hhmm" },
   },
   ping: { intervalSeconds: int },
   logs: { lifetimeDays: int },
@@ -66,6 +71,29 @@ export const SMSGATE_SETTINGS_RULES: Record<string, Record<string, Rule>> = {
 
 /** client-go's spelling of a key (send_interval_min) → the document's (sendIntervalMin). */
 const camel = (k: string) => k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** The document's spelling of a key (sendIntervalMin) → SMSGate's (send_interval_min). */
+const snake = (k: string) => k.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
+
+/**
+ * The document as SMSGate's server answers it: its sections' known keys in snake_case, as its API
+ * description, client-go and client-py read them (docs/api-decisions.md, "The SMSGate ecosystem,
+ * every call"); keys Textwire does not know stay as the client gave them.
+ */
+export function snakeCaseSettings(doc: SmsgateSettings): SmsgateSettings {
+  const out: SmsgateSettings = {};
+  for (const [section, value] of Object.entries(doc)) {
+    const rules = Object.hasOwn(SMSGATE_SETTINGS_RULES, section) ? SMSGATE_SETTINGS_RULES[section] : undefined;
+    if (!rules || !isObject(value)) {
+      put(out, section, value);
+      continue;
+    }
+    const keys: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) put(keys, Object.hasOwn(rules, k) ? snake(k) : k, v);
+    put(out, section, keys);
+  }
+  return out;
+}
 
 /** Sets an own key, even one named __proto__ (a client's unknown key is data, never a prototype). */
 function put(obj: Record<string, unknown>, key: string, value: unknown): void {
@@ -133,6 +161,10 @@ function checkValue(field: string, rule: Rule, value: unknown): FieldError | nul
       return Number.isInteger(value) && (value as number) >= 1 && (value as number) <= INT_MAX
         ? null
         : { field, message: `${field} must be a whole number of at least 1`, requirement: `1-${INT_MAX}`, provided: value };
+    case "hhmm":
+      return typeof value === "string" && /^([01]\d|2[0-3]):[0-5]\d$/.test(value)
+        ? null
+        : { field, message: `${field} must be a time of day such as 09:00 (24-hour clock)`, requirement: "HH:mm", provided: value };
     case "bool":
       return typeof value === "boolean" ? null : { field, message: `${field} must be true or false`, requirement: "true | false", provided: value };
     case "enum":

@@ -35,6 +35,8 @@ export interface CredentialLookup {
    * undefined when the key came as a Bearer token or in the path.
    */
   login?: string;
+  /** On SMSGate's API, a Bearer credential may be one of its JWTs (services/smsgate-tokens.ts). */
+  smsgateToken?: boolean;
 }
 
 /**
@@ -46,6 +48,7 @@ export function findCredential(kind: RouteKind, path: string, authorization: str
   if (kind === "thirdparty") {
     const basic = parseBasic(authorization);
     if (basic) return { presented: basic.password, login: basic.login };
+    return { presented: parseBearer(authorization), smsgateToken: true };
   }
   const bearer = parseBearer(authorization);
   if (kind !== "messages") return { presented: bearer };

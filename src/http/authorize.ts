@@ -5,10 +5,11 @@ import { KEY_FORMAT, burstLimit, hourlyLimit, type AuthKey } from "../services/a
 import { sessionCookie } from "../services/sessions";
 import { rateLimitHeaders } from "../limits/api-limiter";
 import { redactKeys } from "../lib/log";
-import { describeProvided, type CredentialLookup } from "./access";
+import { describeProvided, THIRDPARTY_PREFIX, type CredentialLookup } from "./access";
+import { looksLikeJwt, scopeAllows, scopeFor } from "../domain/smsgate-tokens";
 import { AuthFailureLimiter } from "./request-guard";
 import type { RequestState } from "./context";
-import { KEY_PERMISSIONS, ROLE_PERMISSIONS, type KeyPermission, type RouteAccess } from "./permissions";
+import { KEY_PERMISSIONS, ROLE_PERMISSIONS, rolesHolding, type KeyPermission, type RouteAccess } from "./permissions";
 
 /**
  * Authentication, rate limits and permissions of a request whose route asks for a key, run by the
@@ -40,13 +41,14 @@ export function createAuthorizer(deps: AppDeps) {
       return live.auth;
     }
     if (cred.presented) authFailures.check(state.clientIp);
-    const auth = cred.presented ? deps.accounts.authenticate(cred.presented) : null;
+    // On SMSGate's API a Bearer credential may be one of its JWTs, acting for the key that asked for it.
+    const auth = !cred.presented ? null : cred.smsgateToken && looksLikeJwt(cred.presented) ? deps.smsgateTokens.authenticate(cred.presented) : deps.accounts.authenticate(cred.presented);
     // SMSGate's Basic auth: the login must be the key's own account id, so a key never acts under
     // another account's name (docs/api-decisions.md, "SMSGate third-party API").
     if (auth && cred.login !== undefined && !sameText(cred.login, auth.accountId)) {
       authFailures.fail(state.clientIp);
       throw new AppError("AUTHENTICATION_ERROR", {
-        message: "The login must be your account id and the password an API key of that account (Settings → SMSGate clients)",
+        message: "The login must be your account id and the password an API key of that account (Settings → Developers → SMSGate clients)",
         details: { provided: "a login that is not this key's account id", expected: "login = account id, password = API key" },
       });
     }
@@ -54,8 +56,10 @@ export function createAuthorizer(deps: AppDeps) {
       if (cred.presented) authFailures.fail(state.clientIp);
       throw new AppError("AUTHENTICATION_ERROR", {
         message: cred.login !== undefined
-          ? "Wrong login or password: the login is your account id and the password an API key of that account (Settings → SMSGate clients)"
-          : cred.presented ? "Invalid API key" : "Missing API key",
+          ? "Wrong login or password: the login is your account id and the password an API key of that account (Settings → Developers → SMSGate clients)"
+          : cred.smsgateToken && cred.presented && looksLikeJwt(cred.presented)
+            ? "This token is invalid, expired or revoked: ask for a new one (POST /3rdparty/v1/auth/token)"
+            : cred.presented ? "Invalid API key" : "Missing API key",
         details: { provided: describeProvided(cred.presented), expected: KEY_FORMAT },
       });
     }
@@ -115,6 +119,7 @@ export function createAuthorizer(deps: AppDeps) {
       state.auth = auth;
       countRate(req, state, route, auth);
       checkPermission(route, auth, req.method, path);
+      if (auth.token) checkScope(auth.token.scopes, req.method, path);
     },
     /** Before a sign-in is read: 429 while this address has used up its failed attempts. */
     signInAllowed(ip: string): void {
@@ -167,10 +172,26 @@ function checkRole(route: RouteAccess, auth: AuthKey, method: string, path: stri
   const p = route.permission as KeyPermission;
   if (route.key === null || (ROLE_PERMISSIONS[role].has(p) && (p !== "operator" || auth.operator))) return;
   const endpoint = endpointName(method, path);
+  const allowed = rolesHolding(p);
   throw new AppError("PERMISSION_ERROR", {
-    message: p === "operator" ? "Only an owner of this server's first account can do this" : `Your role (${role}) cannot do this: ask an owner of the account`,
-    details: { endpoint, required: p, role },
+    message: p === "operator" ? "Only an owner of this server's first account can do this" : `Your role (${role}) cannot do this: ${whoMay(allowed)}`,
+    details: { endpoint, required: p, role, allowedRoles: allowed },
   });
+}
+
+/** "only an owner can", "an owner or an admin can" (docs/api-decisions.md, "The owner hears back: each role sees what it can do"). */
+function whoMay(roles: readonly string[]): string {
+  const names = roles.map((r) => (r === "owner" || r === "admin" ? "an " : "a ") + r);
+  if (names.length === 1) return `only ${names[0]} of the account can`;
+  return `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]} of the account can`;
+}
+
+/**
+ * Every permission the caller holds, by name: the dashboard shows only the actions these allow
+ * (GET /v1/session's `can`), from the same rules as checkPermission.
+ */
+export function permissionsHeld(auth: AuthKey): KeyPermission[] {
+  return (Object.keys(KEY_PERMISSIONS) as KeyPermission[]).filter((p) => holdsPermission(auth, p));
 }
 
 /** The endpoint a 403 names: the real method and path, without the /v1 prefix ("POST /forms", as the spec names them). */
@@ -179,6 +200,17 @@ export function endpointName(method: string, path: string): string {
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** An SMSGate token may make only the calls its scopes name (403 "scope required", as SMSGate answers). */
+function checkScope(scopes: readonly string[], method: string, path: string): void {
+  const sub = path.startsWith(THIRDPARTY_PREFIX) ? path.slice(THIRDPARTY_PREFIX.length) : path;
+  const needed = scopeFor(method === "HEAD" ? "GET" : method, sub);
+  if (needed !== null && scopeAllows(scopes, needed)) return;
+  throw new AppError("PERMISSION_ERROR", {
+    message: needed ? `scope required: ${needed}` : "This call cannot be made with a token: use an API key",
+    details: { endpoint: endpointName(method, path), required: needed ?? "an API key" },
+  });
+}
 
 /** Equal texts, compared in time that does not depend on where they differ. */
 function sameText(a: string, b: string): boolean {

@@ -88,6 +88,11 @@ export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<KeyPermission>> = {
   viewer: new Set(STAFF.filter((p) => p.endsWith(".read") || p === "session.own")),
 };
 
+/** The roles that hold a permission, most powerful first ("owner", "admin"): a refusal names them. */
+export function rolesHolding(p: KeyPermission): Role[] {
+  return (Object.keys(ROLE_PERMISSIONS) as Role[]).filter((r) => ROLE_PERMISSIONS[r].has(p));
+}
+
 /**
  * Routes the outer handler asks no key for: `public` (anyone), `webhook` (a form's intake address:
  * the form id is the credential), `device` (the SMSGate app's mobile API: the route checks the

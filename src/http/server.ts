@@ -147,7 +147,7 @@ export function createFetchHandler(deps: AppDeps, app: App, observers: Observer[
     // The read barrier: what a webhook acknowledged is applied before any other API
     // request (or a phone's) runs, so it reads — and changes — what was acknowledged.
     // SMSGate's /3rdparty/v1/health reports a stuck applier in its own shape instead.
-    if (kind === "api" || kind === "messages" || (kind === "thirdparty" && path !== THIRDPARTY_HEALTH_PATH) || path.startsWith("/api/mobile/")) {
+    if (kind === "api" || kind === "messages" || (kind === "thirdparty" && path !== THIRDPARTY_HEALTH_PATH && !path.startsWith(THIRDPARTY_HEALTH_PATH + "/")) || path.startsWith("/api/mobile/")) {
       // Bounded (BARRIER_MAX_WAIT_MS): a stuck applier answers 503 + Retry-After, not a hang.
       const caughtUp = deps.intake.barrier();
       if (caughtUp && !(await caughtUp)) throw submissionsNotApplied();

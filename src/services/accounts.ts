@@ -7,6 +7,7 @@ import {
   deleteAccount,
   findAccount,
   findKeyByHash,
+  findKeyById,
   insertAccount,
   insertApiKey,
   listAccounts,
@@ -182,21 +183,31 @@ export class AccountService {
       this.lastTouched.set(row.keyId, now);
       touchApiKey(this.sqlite, row.keyId, iso(now));
     }
-    return {
-      keyId: row.keyId,
-      accountId: row.accountId,
-      permission: row.permission,
-      operator: row.operator,
-      account: {
-        id: row.accountId,
-        name: row.name,
-        plan: row.plan,
-        apiLimitPerHour: row.apiLimitPerHour,
-        apiBurstPerMinute: row.apiBurstPerMinute,
-        monthlyQuota: row.monthlyQuota,
-        defaultCountry: row.defaultCountry,
-        createdAt: row.createdAt,
-      },
-    };
+    return authKeyFrom(row);
   }
+
+  /** The live key with this id, as authenticate answers it; null when revoked or unknown (an SMSGate token dies with its key). */
+  authKeyOf(keyId: string): AuthKey | null {
+    const row = findKeyById(this.sqlite, keyId);
+    return row && !row.revokedAt ? authKeyFrom(row) : null;
+  }
+}
+
+function authKeyFrom(row: NonNullable<ReturnType<typeof findKeyById>>): AuthKey {
+  return {
+    keyId: row.keyId,
+    accountId: row.accountId,
+    permission: row.permission,
+    operator: row.operator,
+    account: {
+      id: row.accountId,
+      name: row.name,
+      plan: row.plan,
+      apiLimitPerHour: row.apiLimitPerHour,
+      apiBurstPerMinute: row.apiBurstPerMinute,
+      monthlyQuota: row.monthlyQuota,
+      defaultCountry: row.defaultCountry,
+      createdAt: row.createdAt,
+    },
+  };
 }

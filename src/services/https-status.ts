@@ -10,7 +10,7 @@ import { tlsExpiry, tlsPathsFor } from "../tls/local-ca";
 export interface HttpsStatus {
   on: boolean;
   /** local-ca: `textwire tls init`'s certificate; certificate: one given with --tls-cert; null when off. */
-  certificate: "local-ca" | "certificate" | null;
+  certificate: "local-ca" | "certificate" | "public" | null;
   certificateExpiresAt: string | null;
   daysLeft: number | null;
   /** The port plain HTTP is redirected from (the old address keeps working); null when none. */
@@ -23,7 +23,9 @@ export interface HttpsStatus {
 export class HttpsStatusService {
   private pem: string | undefined;
   /** The ports actually bound (set by server.ts once listening). */
-  listening: { port: number; redirectPort?: number } | undefined;
+  listening: { port: number; redirectPort?: number; tls?: { cert: string } } | undefined;
+  /** The public certificate's PEM when that is what HTTPS serves (set by server.ts). */
+  publicCertPem: () => string | undefined = () => undefined;
 
   constructor(
     private readonly config: ServeConfig,
@@ -35,7 +37,11 @@ export class HttpsStatusService {
   }
 
   get(): HttpsStatus {
-    const on = Boolean(this.config.tlsCert && this.config.tlsKey);
+    // What the listeners serve now (a public certificate may have arrived while running), else the configuration.
+    const live = this.listening;
+    const on = live ? Boolean(live.tls) : Boolean(this.config.tlsCert && this.config.tlsKey);
+    const pub = on && live?.tls && live.tls.cert === this.publicCertPem();
+    if (live?.tls) this.pem = live.tls.cert;
     let local = false;
     try {
       local = on && this.config.db !== ":memory:" && existsSync(tlsPathsFor(this.config.db).serverCert) && tlsPathsFor(this.config.db).serverCert === this.config.tlsCert;
@@ -46,7 +52,7 @@ export class HttpsStatusService {
     } catch {}
     return {
       on,
-      certificate: on ? (local ? "local-ca" : "certificate") : null,
+      certificate: on ? (pub ? "public" : local ? "local-ca" : "certificate") : null,
       certificateExpiresAt: expiry?.certificateExpiresAt ?? null,
       daysLeft: expiry?.daysLeft ?? null,
       port: this.listening?.port ?? (this.config.port || null),

@@ -84,6 +84,19 @@ export interface InboundInput {
   receivedAt?: number | string | null;
   deviceId?: string | null;
   externalId?: string | null;
+  /** What an SMSGate phone reported with it: the SIM slot and its own number (SMSGate's webhooks carry them). */
+  simNumber?: unknown;
+  recipient?: unknown;
+}
+
+/** The SIM slot and the phone's own number as a phone reported them, or null when absent or unlikely. */
+function reportedBy(input: InboundInput): { simNumber: number | null; recipient: string | null } {
+  const sim = input.simNumber;
+  const to = input.recipient;
+  return {
+    simNumber: typeof sim === "number" && Number.isInteger(sim) && sim >= 1 && sim <= 8 ? sim : null,
+    recipient: typeof to === "string" && to.length > 0 && to.length <= 32 ? to : null,
+  };
 }
 
 export interface ReceiveOutcome {
@@ -165,7 +178,7 @@ export class InboundService {
       keyword !== null ? this.quota.reserve(accountId, Number.POSITIVE_INFINITY) === null : rule !== null ? this.keywordReplies.reserve(accountId) : false;
     let out: ReceiveOutcome & { reply: MessageRow | null };
     try {
-      out = this.write(accountId, value, keyword, rule && { rule, mayQueue: reserved }, history, now);
+      out = this.write(accountId, value, keyword, rule && { rule, mayQueue: reserved }, history, now, reportedBy(input));
     } catch (err) {
       if (reserved) this.quota.settle(accountId, false);
       throw err;
@@ -229,6 +242,7 @@ export class InboundService {
     keywordReply: { rule: NonNullable<ReturnType<KeywordReplyService["match"]>>; mayQueue: boolean } | null,
     history: boolean,
     now: number,
+    reported: { simNumber: number | null; recipient: string | null } = { simNumber: null, recipient: null },
   ): ReceiveOutcome & { reply: MessageRow | null } {
     return this.sqlite.transaction((): ReceiveOutcome & { reply: MessageRow | null } => {
       if (value.externalId !== null) {
@@ -272,6 +286,7 @@ export class InboundService {
         readAt: history ? nowIso : null,
         createdAt: nowIso,
         history,
+        ...reported,
       };
       insertInbound(this.sqlite, row);
       if (!history || !contact) emitContact(this.sqlite, accountId, contactId, contact ? "contact.updated" : "contact.created", now);

@@ -4,13 +4,15 @@
  * commands (restore, generations, wal). The long-running `litestream replicate` is supervised by
  * src/services/replication.ts.
  *
- * Found, in order: next to the running executable (the compiled `textwire` ships with it in the
- * same folder); the npm dependency @flydotio/litestream's binary for this platform (a source
- * checkout after `npm install`); `litestream` on PATH.
+ * Found, in order: next to the running executable (one put there by hand wins); the one carried
+ * inside the compiled executable (src/services/litestream-binary.ts); the npm dependency
+ * @flydotio/litestream's binary for this platform (a source checkout after `npm install`);
+ * `litestream` on PATH.
  */
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { embeddedLitestream } from "./litestream-binary";
 import { litestreamConfig, type LitestreamTimings, type ReplicaTarget } from "../domain/replica-url";
 
 export class LitestreamMissingError extends Error {
@@ -52,6 +54,8 @@ export function findLitestream(): string | undefined {
   if (!process.execPath.endsWith("/bun") && !process.execPath.endsWith("\\bun.exe")) {
     const beside = join(dirname(process.execPath), exe);
     if (existsSync(beside)) return beside;
+    const inside = embeddedLitestream();
+    if (inside) return inside;
   }
   try {
     // From source: the platform package of the npm dependency (it has no install script; npm

@@ -8,6 +8,7 @@ import type { Database } from "bun:sqlite";
 import { RollupStore } from "../db/message-rollups";
 import { AppError, validationError } from "../errors";
 import { iso } from "../lib/clock";
+import { messageStage } from "../domain/message-stage";
 import { UUID_RE } from "../lib/ids";
 import { PRIORITY_RANK, type Priority } from "../queue/priority-queue";
 import { isMessageStatus, MESSAGE_STATUSES, PRIORITIES, type MessageStatus } from "../domain/statuses";
@@ -172,6 +173,7 @@ export class MessageListing {
         scheduledFor: r.scheduled_for,
         sentAt: r.sent_at,
         createdAt: r.created_at,
+        stage: messageStage(r.status, r.lease_expires_at !== null, r.delivered_at),
       })),
       pagination: { total, page, limit, totalPages: Math.ceil(total / limit) },
       summary,

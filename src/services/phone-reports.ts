@@ -18,6 +18,8 @@ import type { DeviceRow } from "../db/stores/devices";
 import { messagesOf, type MessageRow } from "../db/stores/messages";
 import { latestLease } from "../db/message-history";
 import { lastFailedLease } from "../db/message-retries";
+import { RELAYED_EVENTS } from "../domain/smsgate-webhook";
+import { relayPhoneEvent } from "./thirdparty-webhooks";
 import { normalizeDeviceTime } from "../domain/device-time";
 import { believedTime, readDeviceReport, reportIdOf, type DeviceReport } from "../domain/device-report";
 import type { LeaseService } from "./leases";
@@ -35,11 +37,11 @@ export const CALLBACK_TOLERANCE_SECONDS = 300;
 /** Applied webhook event ids are kept this long for dedupe (the app retries for far less). */
 export const CALLBACK_DEDUPE_MS = 7 * 86_400_000;
 /** The phone callbacks Textwire asks the app for (GET /webhooks). */
-export const CALLBACK_EVENTS = ["sms:received", "sms:sent", "sms:delivered", "sms:failed", "system:ping"] as const;
+export const CALLBACK_EVENTS = ["sms:received", "sms:sent", "sms:delivered", "sms:failed", "system:ping", ...RELAYED_EVENTS] as const;
 
 /** Something that stores inbound texts; wired when present. */
 export interface InboundReceiver {
-  receive(accountId: string, input: { from: string; body: string; receivedAt: string; deviceId?: string; externalId?: string }): unknown;
+  receive(accountId: string, input: { from: string; body: string; receivedAt: string; deviceId?: string; externalId?: string; simNumber?: unknown; recipient?: unknown }): unknown;
 }
 
 export function sameHash(a: string, b: string): boolean {
@@ -240,6 +242,11 @@ export class PhoneReports {
           // The inbound service announces the received text itself (as the phone's).
           this.applyReceived(device, body.id, payload);
           break;
+        case "sms:data-received":
+        case "mms:received":
+          // Only for the account's SMSGate webhooks of that event, as the phone reported it.
+          relayPhoneEvent(this.sqlite, device.accountId, device.id, body.event, payload, this.clock());
+          break;
       }
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
@@ -267,7 +274,7 @@ export class PhoneReports {
     const receivedAt = typeof t === "string" ? t : iso(this.clock());
     // The app's own id of the received text: a text reported twice is stored once.
     const externalId = typeof payload.messageId === "string" && payload.messageId ? payload.messageId.slice(0, 100) : eventId;
-    inbound.receive(device.accountId, { from, body: payload.message, receivedAt, deviceId: device.id, externalId });
+    inbound.receive(device.accountId, { from, body: payload.message, receivedAt, deviceId: device.id, externalId, simNumber: payload.simNumber, recipient: payload.recipient });
     return true;
   }
 }

@@ -9,7 +9,8 @@ import type { Database } from "bun:sqlite";
 import { iso } from "../lib/clock";
 import { decideRetry } from "../domain/retry-policy";
 import { effectiveMaxAttempts, requeueForRetry } from "../db/message-retries";
-import { emitMessageStatus } from "./event-payloads";
+import { emitMessageStatus, messagePayload } from "./event-payloads";
+import { emitEvent } from "./events";
 
 export interface FailedAttempt {
   id: string;
@@ -43,5 +44,9 @@ export function scheduleRetry(sqlite: Database, f: FailedAttempt, now: number): 
     leaseToken: f.leaseToken,
   });
   emitMessageStatus(sqlite, f.accountId, f.id, "queued", now);
+  // SMSGate's clients hear of a phone's failure report at once, as sms:failed (docs/api-decisions.md,
+  // "The SMSGate ecosystem, every call"); only SMSGate-format webhooks take this event. A lease
+  // that ran out with no report is no report: the phone may have sent the text.
+  if (f.leaseToken !== null) emitEvent(sqlite, f.accountId, "message.attempt_failed", () => ({ message: messagePayload(sqlite, f.id), failure: { reason: f.reason, at: iso(now) } }), now);
   return decision;
 }

@@ -28,6 +28,8 @@ export class ServerAddressService {
     private readonly sqlite: Database,
     private readonly clock: Clock,
     private readonly flagUrl: string | undefined,
+    /** The public certificate's https://name once it is served (docs/api-decisions.md, "Online on its own"). */
+    private readonly domainUrl: () => string | undefined = () => undefined,
   ) {}
 
   private saved(): { url: string; at: string } | null {
@@ -40,7 +42,7 @@ export class ServerAddressService {
 
   /** The public address: --public-url, else the saved one, else `origin` (the request's own). */
   publicAddress(origin: string): PublicAddress {
-    return choosePublicAddress(this.flagUrl, this.saved()?.url, origin);
+    return choosePublicAddress(this.flagUrl, this.domainUrl() ?? this.saved()?.url, origin);
   }
 
   get(origin: string): ServerAddressView {

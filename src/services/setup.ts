@@ -11,8 +11,8 @@ import { checkNewPerson, hashToken, newLinkToken, type PeopleService } from "./p
 
 /** The setup link works this long; `textwire setup-link` (or a restart) makes a new one. */
 export const SETUP_TTL_MS = 24 * 3600_000;
-const TOKEN_KEY = "setup.token_hash";
-const EXPIRES_KEY = "setup.expires_at";
+export const TOKEN_KEY = "setup.token_hash";
+export const EXPIRES_KEY = "setup.expires_at";
 
 /**
  * The first run in the browser: a one-time setup link (only its hash stored, in server_settings),

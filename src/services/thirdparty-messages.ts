@@ -25,7 +25,7 @@ import { afterQuietHours, isValidQuietHours, type QuietHours } from "../domain/q
 import { MAX_RECIPIENT_LIMIT_PER_DAY } from "../domain/protection";
 import type { FieldError } from "../domain/submission";
 import { SIGNING_KEY_MAX, SIGNING_KEY_MIN } from "../domain/smsgate-settings";
-import { groupState, parseSendRequest, priorityOf, recipientState, SMSGATE_STATES, type SmsgateState } from "../domain/smsgate-message";
+import { groupState, parseSendRequest, priorityOf, recipientState, smsgateListRange, SMSGATE_STATES, type SmsgateState } from "../domain/smsgate-message";
 import { insertQueuedMessage, OPTED_OUT_REASON } from "../db/message-suppression";
 import { messagesOf } from "../db/stores/messages";
 import { findBusinessProfile } from "../db/stores/accounts";
@@ -37,6 +37,10 @@ import type { MessageService } from "./messages";
 import { MANUAL_CONTENT_MAX, newQueuedRow, queueEntryOf } from "./manual-messages";
 import { emitMessageStatus } from "./event-payloads";
 import { fullName } from "../domain/contact-name";
+import { factsOf, statesOf } from "./thirdparty-states";
+
+/** GET /messages?state=: messages judged per page of the scan. */
+const STATE_SCAN_PAGE = 500;
 
 /** Why a recipient got no message (its `error` in the state). */
 export const RECIPIENT_LIMIT_REASON = "recipient-limit";
@@ -309,36 +313,42 @@ export class ThirdPartyMessages {
   /** GET /messages: newest first unless sort=created_at; `total` for X-Total-Count. */
   list(accountId: string, q: Record<string, string | undefined>): { items: SmsgateMessageState[]; total: number } {
     const errors: FieldError[] = [];
-    const int = (name: string, min: number, max: number, dflt: number) => {
-      const v = q[name];
-      if (v === undefined) return dflt;
-      const n = /^\d{1,9}$/.test(v) ? Number(v) : NaN;
-      if (!(n >= min && n <= max)) errors.push({ field: name, message: `${name} must be a whole number from ${min} to ${max}`, requirement: `integer ${min}-${max}`, provided: v.slice(0, 40) });
-      return n;
-    };
-    const limit = int("limit", 1, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT);
-    const offset = int("offset", 0, 1_000_000_000, 0);
-    const date = (name: "from" | "to") => {
-      const v = q[name];
-      if (v === undefined) return undefined;
-      const t = Date.parse(v);
-      if (!Number.isFinite(t)) errors.push({ field: name, message: `${name} must be a date and time (RFC 3339, e.g. 2030-01-01T00:00:00Z)`, requirement: "RFC 3339 date-time", provided: v.slice(0, 40) });
-      return Number.isFinite(t) ? iso(t) : undefined;
-    };
-    const from = date("from");
-    const to = date("to");
+    const { limit, offset, from, to } = smsgateListRange(q, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT, errors);
     const sort = q.sort ?? "-created_at";
     if (sort !== "created_at" && sort !== "-created_at") errors.push({ field: "sort", message: "sort must be created_at or -created_at", requirement: "created_at | -created_at", provided: sort.slice(0, 40) });
-    if (q.state !== undefined) {
-      errors.push({ field: "state", message: "Filtering by state is not supported by Textwire: read each message's state from the list", requirement: "absent", provided: q.state.slice(0, 40) });
+    // SMSGate's filter values; Cancelling (a cancel the phone has not confirmed) never happens here.
+    const states = [...SMSGATE_STATES, "Cancelling"] as readonly string[];
+    if (q.state !== undefined && !states.includes(q.state)) {
+      errors.push({ field: "state", message: `state must be one of ${states.join(", ")}`, requirement: states.join(" | "), provided: q.state.slice(0, 40) });
+    }
+    if (q.deviceId !== undefined && (q.deviceId.length === 0 || q.deviceId.length > 200)) {
+      errors.push({ field: "deviceId", message: "deviceId must be the id of one of your phones (GET /3rdparty/v1/devices lists them)", requirement: "a phone's id", provided: `${q.deviceId.length} characters` });
     }
     const includeContent = q.includeContent === "true";
     if (q.includeContent !== undefined && q.includeContent !== "true" && q.includeContent !== "false") {
       errors.push({ field: "includeContent", message: "includeContent must be true or false", requirement: "true | false", provided: q.includeContent.slice(0, 40) });
     }
     if (errors.length) throw validationError(errors);
-    const { rows, total } = this.store.list(accountId, { from, to, deviceId: q.deviceId }, sort === "-created_at", limit, offset);
-    return { items: rows.map((g) => this.view(g, includeContent)), total };
+    const filter = { from, to, deviceId: q.deviceId };
+    if (q.state === undefined) {
+      const { rows, total } = this.store.list(accountId, filter, sort === "-created_at", limit, offset);
+      return { items: rows.map((g) => this.view(g, includeContent)), total };
+    }
+    // A state is read from each recipient's Textwire message (recipientState), not stored: the
+    // account's messages in the range are read in pages and judged one by one.
+    const matching: SmsgateMessageState[] = [];
+    let total = 0;
+    for (let page = 0; ; page += STATE_SCAN_PAGE) {
+      const { rows } = this.store.list(accountId, filter, sort === "-created_at", STATE_SCAN_PAGE, page, false);
+      for (const g of rows) {
+        const v = this.view(g, includeContent);
+        if (v.state !== q.state) continue;
+        if (total >= offset && matching.length < limit) matching.push(v);
+        total++;
+      }
+      if (rows.length < STATE_SCAN_PAGE) break;
+    }
+    return { items: matching, total };
   }
 
   /**
@@ -440,38 +450,4 @@ function duplicateId(id: string): AppError {
 
 function newSigningKey(): string {
   return randomBytes(24).toString("base64url");
-}
-
-function factsOf(r: RecipientView) {
-  return {
-    refusal: r.error,
-    hasMessage: r.message_id !== null && r.status !== null,
-    status: r.status,
-    leased: r.lease_token !== null,
-    delivered: r.delivered_at !== null,
-    failureReason: r.failure_reason,
-  };
-}
-
-/** When the message reached each state: the latest recipient to reach it (a state is reached when all have). */
-function statesOf(g: SmsgateMessageRow, rs: RecipientView[], recipients: SmsgateRecipientState[], state: SmsgateState): Partial<Record<SmsgateState, string>> {
-  const out: Partial<Record<SmsgateState, string>> = { Pending: g.created_at };
-  const latest = (pick: (r: RecipientView, i: number) => string | null) => {
-    let max: string | null = null;
-    rs.forEach((r, i) => {
-      const t = pick(r, i);
-      if (t !== null && (max === null || t > max)) max = t;
-    });
-    return max;
-  };
-  const rank = SMSGATE_STATES.indexOf(state);
-  const processed = latest((r) => r.processed_at ?? (r.lease_token !== null || r.sent_at !== null ? r.updated_at : null));
-  if (rank >= 1 && processed !== null) out.Processed = processed;
-  const sent = latest((r) => r.sent_at);
-  if (rank >= 2 && sent !== null) out.Sent = sent;
-  const delivered = latest((r) => r.delivered_at);
-  if (rank >= 3 && delivered !== null) out.Delivered = delivered;
-  if (state === "Failed") out.Failed = latest((r, i) => (recipients[i].state === "Failed" ? (r.updated_at ?? g.created_at) : null)) ?? g.created_at;
-  if (state === "Cancelled") out.Cancelled = latest((r, i) => (recipients[i].state === "Cancelled" ? (r.updated_at ?? g.created_at) : null)) ?? g.created_at;
-  return out;
 }

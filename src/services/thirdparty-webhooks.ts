@@ -11,7 +11,10 @@ import { createHmac } from "node:crypto";
 import { AppError, validationError } from "../errors";
 import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
 import { newId } from "../lib/ids";
-import { SMSGATE_EVENTS, smsgateEventOf, textwireEventOf, type SmsgateEvent } from "../domain/smsgate-webhook";
+import { isRelayed, SMSGATE_EVENTS, smsgateEventOf, textwireEventsOf, type RelayedEvent, type SmsgateEvent } from "../domain/smsgate-webhook";
+import { emitEvent } from "./events";
+import { smsInfo } from "../domain/sms-encoding";
+import { findInboundPhoneFacts } from "../db/inbound-messages";
 import type { EndpointRow } from "../db/stores/events";
 import { listDevices } from "../db/stores/devices";
 import { smsgateOf } from "../db/stores/smsgate";
@@ -74,7 +77,7 @@ export class ThirdPartyWebhooks {
         this.outbox.store.updateEndpoint({
           ...current,
           url,
-          events: JSON.stringify([textwireEventOf(event)]),
+          events: JSON.stringify(textwireEventsOf(event)),
           allow_insecure: url.startsWith("http:") ? 1 : 0,
           secret,
           is_active: 1,
@@ -93,7 +96,7 @@ export class ThirdPartyWebhooks {
         newEndpointRow({
           account_id: accountId,
           url,
-          events: JSON.stringify([textwireEventOf(event)]),
+          events: JSON.stringify(textwireEventsOf(event)),
           description: `SMSGate webhook ${externalId} (${event})`,
           // SMSGate's clients send http:// addresses (Home Assistant on the LAN): the address is
           // still judged (no metadata or loopback; private only with --allow-private-webhook-urls).
@@ -127,6 +130,29 @@ function toWebhook(r: EndpointRow): SmsgateWebhook {
   return { id: r.external_id ?? r.id, event: smsgateEventOf(events[0] ?? "") ?? "system:ping", url: r.url, deviceId: r.device_id };
 }
 
+/** The phone events relayed as they came (src/domain/smsgate-webhook.ts, RELAYED_EVENTS): the fields kept, and their longest text. */
+const RELAYED_FIELDS: Record<string, number> = {
+  messageId: 100, phoneNumber: 40, sender: 40, recipient: 40, simNumber: 0, receivedAt: 40,
+  // sms:data-received: the base64 body (a data SMS holds at most a few hundred bytes).
+  data: 4_096,
+  // mms:received: the MMS's metadata (its attachments are not fetched).
+  transactionId: 200, subject: 1_000, contentClass: 100, size: 0,
+};
+
+/**
+ * A phone's sms:data-received or mms:received, for the account's SMSGate registrations of that
+ * event, written in the caller's transaction: only SMSGate's fields, of their types and lengths
+ * (docs/api-decisions.md, "The SMSGate ecosystem, every call").
+ */
+export function relayPhoneEvent(sqlite: Database, accountId: string, deviceId: string, event: RelayedEvent, payload: Record<string, unknown>, now: number): void {
+  const kept: Record<string, unknown> = {};
+  for (const [k, max] of Object.entries(RELAYED_FIELDS)) {
+    const v = payload[k];
+    if (v === null || (typeof v === "number" && Number.isFinite(v) && max === 0) || (typeof v === "string" && max > 0 && v.length <= max)) kept[k] = v;
+  }
+  emitEvent(sqlite, accountId, event, { deviceId, payload: kept }, now);
+}
+
 /**
  * The body and headers of one delivery to an SMSGate-format endpoint, from the event as the outbox
  * stored it (`{type, timestamp, data}`). A text sent through the third-party API is named by the
@@ -146,21 +172,51 @@ export function smsgateDelivery(
   const event = smsgateEventOf(parsed.type ?? "") ?? "system:ping";
   const at = parsed.timestamp ?? new Date(nowSeconds * 1000).toISOString();
   const data = parsed.data ?? {};
+  const m = data.message ?? {};
   let deviceId = "";
   let payload: Record<string, unknown> = {};
-  if (event === "sms:received") {
-    const m = data.message ?? {};
+  // SMSGate's SmsEventPayload (client-go dto_webhooks.go): messageId, phoneNumber (the other
+  // party), sender, recipient, simNumber, and the parts the text took.
+  if (isRelayed(event)) {
+    // As the phone reported it (relayPhoneEvent kept SMSGate's fields only).
+    deviceId = typeof data.deviceId === "string" ? data.deviceId : "";
+    payload = { ...(data.payload ?? {}) };
+    if (typeof payload.sender !== "string" && typeof payload.phoneNumber === "string") payload.sender = payload.phoneNumber;
+  } else if (event === "sms:received") {
     deviceId = m.deviceId ?? "";
-    payload = { messageId: m.externalId ?? m.id ?? "", message: m.body ?? "", phoneNumber: m.from ?? "", simNumber: null, receivedAt: m.receivedAt ?? at };
+    const body = typeof m.body === "string" ? m.body : "";
+    const facts = typeof m.id === "string" ? findInboundPhoneFacts(sqlite, m.id) : null;
+    payload = {
+      messageId: m.externalId ?? m.id ?? "",
+      message: body,
+      phoneNumber: m.from ?? "",
+      sender: m.from ?? "",
+      recipient: facts?.recipient ?? null,
+      simNumber: facts?.simNumber ?? null,
+      partsCount: body ? smsInfo(body).segments : 1,
+      receivedAt: m.receivedAt ?? at,
+    };
   } else if (event !== "system:ping") {
-    const m = data.message ?? {};
     const leases = Array.isArray(m.metadata?.leases) ? m.metadata.leases : [];
     deviceId = leases.length ? (leases[leases.length - 1]?.deviceId ?? "") : "";
     const smsgate = typeof m.id === "string" ? smsgateOf(sqlite).optionsOf(m.id) : null;
-    payload = { messageId: smsgate?.smsgateId ?? m.id ?? "", phoneNumber: m.recipientPhone ?? "", simNumber: smsgate?.simNumber ?? null };
+    payload = {
+      messageId: smsgate?.smsgateId ?? m.id ?? "",
+      phoneNumber: m.recipientPhone ?? "",
+      // The sending phone's own number is not known to Textwire (the app does not report it).
+      sender: null,
+      recipient: m.recipientPhone ?? null,
+      simNumber: smsgate?.simNumber ?? null,
+      partsCount: typeof m.content === "string" && m.content ? smsInfo(m.content).segments : 1,
+    };
     if (event === "sms:sent") payload.sentAt = m.sentAt ?? at;
     if (event === "sms:delivered") payload.deliveredAt = m.metadata?.deliveredAt ?? at;
-    if (event === "sms:failed") Object.assign(payload, { failedAt: m.updatedAt ?? at, error: m.failureReason ?? "failed", reason: m.failureReason ?? "failed" });
+    if (event === "sms:cancelled") payload.cancelledAt = m.updatedAt ?? at;
+    if (event === "sms:failed") {
+      // A final failure carries the message's reason; a failed attempt Textwire retries, its own.
+      const reason = data.failure?.reason ?? m.failureReason ?? "failed";
+      Object.assign(payload, { failedAt: data.failure?.at ?? m.updatedAt ?? at, error: reason, reason });
+    }
   }
   const body = JSON.stringify({ deviceId, event, id: eventId, payload, webhookId: ep.external_id ?? ep.id });
   const timestamp = String(nowSeconds);

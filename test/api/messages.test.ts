@@ -336,7 +336,8 @@ describe("GET /messages: filters, sorts, pagination", () => {
     expect(data.pagination).toEqual({ total: 6, page: 1, limit: 50, totalPages: 1 });
     expect(data.summary).toEqual({ queued: 2, sent: 2, failed: 1, cancelled: 1 });
     expect(Object.keys(data.messages[0]).sort()).toEqual(
-      ["id", "content", "recipientPhone", "recipientName", "formId", "formName", "contactId", "status", "priority", "scheduledFor", "sentAt", "createdAt"].sort(),
+      ["id", "content", "recipientPhone", "recipientName", "formId", "formName", "contactId", "status", "priority", "scheduledFor", "sentAt",
+      "stage", "createdAt"].sort(),
     );
   });
 

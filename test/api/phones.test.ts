@@ -99,7 +99,7 @@ describe("the device token", () => {
     expect(p.settings.messages.limit_value).toBe(50);
     expect(p.settings.ping.interval_seconds).toBe(60);
     expect(typeof p.settings.webhooks.signing_key).toBe("string");
-    expect(p.webhooks.map((w) => w.event).sort()).toEqual(["sms:delivered", "sms:failed", "sms:received", "sms:sent", "system:ping"]);
+    expect(p.webhooks.map((w) => w.event).sort()).toEqual(["mms:received", "sms:data-received", "sms:delivered", "sms:failed", "sms:received", "sms:sent", "system:ping"]);
     for (const w of p.webhooks) expect(w.url).toBe(`https://127.0.0.1:${s.running.port}/api/mobile/v1/webhooks/${p.id}`);
   });
 

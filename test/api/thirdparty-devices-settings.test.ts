@@ -35,7 +35,7 @@ const tp = (path: string, init: { method?: string; json?: unknown; auth?: string
 };
 const asOther = () => basic(other.accountId, other.key);
 /** The document as an admin key reads it: with the account's signing key in `webhooks`. */
-const withKey = (doc: Record<string, any>) => ({ ...doc, webhooks: { ...doc.webhooks, signingKey: expect.any(String) } });
+const withKey = (doc: Record<string, any>) => ({ ...doc, webhooks: { ...doc.webhooks, signing_key: expect.any(String) } });
 
 /** SMSGate's error body: {message, code: <integer>, data: Textwire's code}. */
 async function expectSmsgateError(res: Response, status: number, data: string) {
@@ -157,15 +157,17 @@ describe("GET/PUT/PATCH /settings", () => {
   test("empty at first; PUT stores the document and answers it; GET reads it back; another account sees its own", async () => {
     expect(await expectStatus(await tp("/settings"), 200)).toEqual(withKey({}));
     const doc = { messages: { limitPeriod: "PerMinute", limitValue: 30, simSelectionMode: "RoundRobin" }, webhooks: { retryCount: 4 }, myOwn: { note: "kept" } };
-    expect(await expectStatus(await tp("/settings", { method: "PUT", json: doc }), 200)).toEqual(withKey(doc));
-    expect(await expectStatus(await tp("/settings"), 200)).toEqual(withKey(doc));
-    expect(await expectStatus(await tp("/settings", { auth: basic(ts.accountId, standardKey) }), 200)).toEqual(doc);
+    // Answered in SMSGate's snake_case, as its server and client-go/client-py read it (docs/api-decisions.md, "The SMSGate ecosystem, every call").
+    const answer = { messages: { limit_period: "PerMinute", limit_value: 30, sim_selection_mode: "RoundRobin" }, webhooks: { retry_count: 4 }, myOwn: { note: "kept" } };
+    expect(await expectStatus(await tp("/settings", { method: "PUT", json: doc }), 200)).toEqual(withKey(answer));
+    expect(await expectStatus(await tp("/settings"), 200)).toEqual(withKey(answer));
+    expect(await expectStatus(await tp("/settings", { auth: basic(ts.accountId, standardKey) }), 200)).toEqual(answer);
     expect(await expectStatus(await tp("/settings", { auth: asOther() }), 200)).toEqual(withKey({}));
   });
 
   test("PATCH merges (client-go's snake_case spellings too); null removes a key", async () => {
     const after = await expectStatus(await tp("/settings", { method: "PATCH", json: { messages: { limit_value: 12, simSelectionMode: null }, ping: { intervalSeconds: 20 } } }), 200);
-    expect(after).toEqual(withKey({ messages: { limitPeriod: "PerMinute", limitValue: 12 }, webhooks: { retryCount: 4 }, myOwn: { note: "kept" }, ping: { intervalSeconds: 20 } }));
+    expect(after).toEqual(withKey({ messages: { limit_period: "PerMinute", limit_value: 12 }, webhooks: { retry_count: 4 }, myOwn: { note: "kept" }, ping: { interval_seconds: 20 } }));
     expect(await expectStatus(await tp("/settings"), 200)).toEqual(after);
   });
 

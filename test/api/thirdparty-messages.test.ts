@@ -319,7 +319,7 @@ describe("state through an SMSGate phone, list, cancel, expiry", () => {
     expect(ascending.body.map((m: any) => m.id)).toEqual(all.body.map((m: any) => m.id).reverse());
     const withText = await tp("/messages?limit=1&includeContent=true");
     expect(withText.body[0].textMessage).toEqual({ text: expect.any(String) });
-    for (const q of ["limit=0", "limit=101", "offset=-1", "sort=name", "from=yesterday", "state=Pending", "includeContent=maybe"]) {
+    for (const q of ["limit=0", "limit=101", "offset=-1", "sort=name", "from=yesterday", "state=Sending", "includeContent=maybe"]) {
       const r = await tp(`/messages?${q}`);
       expect([q, r.status, r.body.code]).toEqual([q, 400, 400]);
     }

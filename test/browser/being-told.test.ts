@@ -19,7 +19,7 @@ async function person(name: string, email: string, password: string) {
 }
 
 async function signInAs(page: Page, email: string, password: string) {
-  await page.goto(`${server.url}/settings`);
+  await page.goto(`${server.url}/settings/me`);
   await page.getByLabel("E-mail").fill(email);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();

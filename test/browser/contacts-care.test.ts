@@ -82,7 +82,7 @@ test("Add contact → edit → Opt out with a reason (the form then queues nothi
   await page.getByRole("heading", { level: 1, name: "Contacts: Ann Lee" }).waitFor();
   await page.getByLabel("Reason").fill("Phoned the shop: please stop texting");
   await page.getByRole("button", { name: "Opt out" }).click();
-  await page.getByText("Ann Lee opted out: no more texts are sent to +14155550177.").waitFor();
+  await page.getByText("Ann Lee opted out: no more texts are sent to (415) 555-0177.").waitFor();
   await page.getByRole("listitem").filter({ hasText: "“Phoned the shop: please stop texting”" }).waitFor();
   expect((await server.api(`/contacts/${ann.id}`)).data.contact.optedOut).toBe(true);
   expect((await server.api(`/messages/${waiting[0].id}`)).data.message.status).toBe("cancelled");

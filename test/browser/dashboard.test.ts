@@ -154,7 +154,7 @@ describe("desktop, 1280 px", () => {
     await page.getByRole("heading", { level: 1, name: /Contacts/ }).waitFor();
     await page.getByLabel("Search").fill("555 0123");
     await page.waitForURL(/search=555\+0123/);
-    const row = page.locator("tr", { hasText: "+14155550123" });
+    const row = page.locator("tr", { hasText: "(415) 555-0123" }); // the home country's numbers as people write them
     await row.waitFor();
     expect(await page.locator("tbody tr").count()).toBe(1);
     const contactId = await row.getAttribute("data-contact-id");
@@ -274,6 +274,7 @@ describe("desktop, 1280 px", () => {
     const { tmpdir } = await import("node:os");
     const folder = `${mkdtempSync(`${tmpdir()}/textwire-dash-replica-`)}/replica`;
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings", exact: true }).click();
+    await page.getByRole("link", { name: "Server", exact: true }).first().click();
     await page.getByRole("heading", { level: 2, name: "Replication" }).waitFor();
     await page.getByText("Replication is off").waitFor();
     await page.getByLabel("Replica address").fill("ftp://example.com/x");
@@ -294,6 +295,7 @@ describe("desktop, 1280 px", () => {
 
   test("Settings: a key is created and shown once; a standard key's session cannot see API keys; revoking the key from the page ends that session", async () => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Settings", exact: true }).click();
+    await page.getByRole("link", { name: "Developers", exact: true }).first().click();
     await page.getByRole("heading", { level: 2, name: "API keys" }).waitFor();
     await page.getByLabel("Permission of the new key").selectOption("standard_access");
     await page.getByRole("button", { name: "Create key" }).click();
@@ -304,6 +306,7 @@ describe("desktop, 1280 px", () => {
     await page.getByRole("cell", { name: `txwire_sk_…${shown.slice(-4)}`, exact: true }).waitFor();
     await expectAccessible(page, "Settings");
     await screenshot(page, "settings-keys-1280");
+    await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Business", exact: true }).click();
     await page.getByLabel("Reply to STOP (opt-out)").fill("You will get no more texts from {{accountName}}. Reply START to undo.");
     await page.getByRole("button", { name: "Save replies" }).click();
     await page.getByText("Replies saved.").waitFor();
@@ -315,12 +318,15 @@ describe("desktop, 1280 px", () => {
       await signIn(p2, shown);
       await p2.getByRole("link", { name: "Settings", exact: true }).click();
       await p2.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
-      await p2.getByText("signed in with a standard key").waitFor();
+      await p2.getByText("The business's settings are changed by its owners and admins.").waitFor();
+      expect(await p2.getByRole("link", { name: "Developers" }).count()).toBe(0);
+      await p2.goto(`${server.url}/settings/developers`);
+      await p2.getByText("This settings page is not part of your role").waitFor();
       expect(await p2.getByRole("heading", { name: "API keys" }).count()).toBe(0);
       expect(await p2.getByRole("button", { name: "Create key" }).count()).toBe(0);
       await expectAccessible(p2, "Settings for a standard key");
 
-      await page.reload();
+      await page.goto(`${server.url}/settings/developers`);
       await page.getByRole("button", { name: `Revoke key txwire_sk_…${shown.slice(-4)}` }).click();
       const dialog = page.getByRole("dialog", { name: "Revoke this key?" });
       await dialog.waitFor();

@@ -265,22 +265,33 @@ describe("Forms and Settings, desktop 1280 px, operator key", () => {
   test("Settings: account limits, the opt-out reply changed, a backup run and downloaded, the scheduled ones listed", async () => {
     await nav(page, "Settings").click();
     await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
-    const limits = page.getByTestId("account-limits");
+    const settingsPage = (name: string) => page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name, exact: true });
+    await page.getByRole("link", { name: "Developers", exact: true }).click();
     const account = (await server.api("/account")).data;
     const n = (x: number) => x.toLocaleString("en-US");
-    await limits.getByText(`${n(account.limits.apiRequestsPerHour)} an hour per key, at most ${n(account.limits.apiBurstPerMinute)} in a minute`).waitFor();
+    await page.getByTestId("api-limits").getByText(`${n(account.limits.apiRequestsPerHour)} requests an hour, at most ${n(account.limits.apiBurstPerMinute)} in a minute`).waitFor();
+    await settingsPage("Phones and sending limits").click();
+    const limits = page.getByTestId("account-limits");
     const used = account.usage.messages;
     expect(used).toBeGreaterThanOrEqual(2);
     await limits.getByText(`${used} (no monthly limit)`, { exact: true }).waitFor();
+    // The operator, who runs the server, is shown the command that changes the account's limits,
+    // as this server runs commands (from the project folder: npx).
+    await page.getByText(/You run this server: change these on it with npx textwire accounts update/).waitFor();
 
+    await settingsPage("Business").click();
     await page.getByLabel("Reply to STOP (opt-out)").fill("No more texts from {{accountName}}. Text START to undo.");
-    await page.getByLabel("Words that stop all texts").fill("STOP, QUIT, ENOUGH");
     await page.getByRole("button", { name: "Save replies" }).click();
     await page.getByText("Replies saved.").waitFor();
+    await settingsPage("Texting rules").click();
+    await page.getByLabel("Words that stop all texts").fill("STOP, QUIT, ENOUGH");
+    await page.getByRole("button", { name: "Save words" }).click();
+    await page.getByText("Words saved.").waitFor();
     const settings = (await server.api("/account/settings")).data.settings;
     expect(settings.optOutReply).toBe("No more texts from {{accountName}}. Text START to undo.");
     expect(settings.optOutKeywords).toEqual(["STOP", "QUIT", "ENOUGH"]);
 
+    await settingsPage("Server").click();
     const table = page.getByTestId("scheduled-backups");
     await table.getByText(SCHEDULED).waitFor();
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Run a backup now and download" }).click()]);
@@ -296,9 +307,6 @@ describe("Forms and Settings, desktop 1280 px, operator key", () => {
       rmSync(file, { force: true });
     }
     await page.getByText(/^Backup textwire-.*downloaded/).waitFor();
-    // The operator, who runs the server, is shown the command that changes the account's limits,
-    // as this server runs commands (from the project folder: npx).
-    await page.getByText(/You run this server: change these on it with npx textwire accounts update/).waitFor();
     await expectAccessible(page, "Settings (operator)");
     await screenshot(page, "settings-1280");
     expect(errors).toEqual([]);
@@ -342,7 +350,9 @@ describe("Forms and Settings, desktop 1280 px, operator key", () => {
       await p2.getByText(/Backups are made by whoever runs the Textwire server/).waitFor();
       expect(await p2.getByRole("button", { name: /backup/i }).count()).toBe(0);
       expect(await p2.getByTestId("scheduled-backups").count()).toBe(0);
+      expect(await p2.getByRole("link", { name: "Server", exact: true }).count()).toBe(0);
       // No command line for someone who does not run the server: plain words instead.
+      await p2.getByRole("link", { name: "Phones and sending limits", exact: true }).click();
       await p2.getByText("These are set by whoever runs the Textwire server: ask them if you need more.").waitFor();
       expect(await p2.locator("main").textContent()).not.toContain("textwire ");
       await expectAccessible(p2, "Settings (admin, not operator)");
@@ -363,7 +373,7 @@ describe("Forms and Settings on a phone, 390 px, dark", () => {
       const pages: Array<[string, string, RegExp]> = [
         ["forms-list-390", "/forms", /^Forms$/],
         ["forms-builder-390", "/forms/new", /Forms: new form/],
-        ["settings-390", "/settings", /^Settings$/],
+        ["settings-390", "/settings/server", /^Server$/],
       ];
       for (const [name, path, heading] of pages) {
         await page.goto(`${server.url}${path}`);

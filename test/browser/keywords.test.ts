@@ -29,9 +29,10 @@ async function inbound(body: string): Promise<string> {
 }
 const contactOf = async (phone: string) => (await server.api(`/contacts?search=${encodeURIComponent(phone.slice(1))}`)).data.contacts[0];
 
+/** The keyword lists are on Settings → Texting rules; keyword replies under Automations. */
 async function openSettings(page: Page) {
-  await signIn(page, server.url, server.adminKey, "/settings");
-  await page.getByRole("heading", { level: 2, name: "Keyword replies" }).waitFor();
+  await signIn(page, server.url, server.adminKey, "/settings/texting");
+  await page.getByRole("heading", { level: 1, name: "Texting rules" }).waitFor();
 }
 
 describe("Settings: keyword phrases and keyword replies", () => {
@@ -53,8 +54,8 @@ describe("Settings: keyword phrases and keyword replies", () => {
         await page.getByText("This text stops all texts to that number.").waitFor();
         await page.getByLabel("Try a customer's text").fill("stop by later");
         await page.getByText(/This text is not one of these keywords/).waitFor();
-        await page.getByRole("button", { name: "Save replies" }).click();
-        await page.getByText("Replies saved.").waitFor();
+        await page.getByRole("button", { name: "Save words" }).click();
+        await page.getByText("Words saved.").waitFor();
         await page.reload();
         await optOut.waitFor();
         expect(await optOut.inputValue()).toBe("STOP\nSTOP TEXTING ME");
@@ -67,19 +68,22 @@ describe("Settings: keyword phrases and keyword replies", () => {
 
         // An everyday word asks first; "Go back" saves nothing.
         await optOut.fill("STOP\nstop texting me\nme");
-        await page.getByRole("button", { name: "Save replies" }).click();
+        await page.getByRole("button", { name: "Save words" }).click();
         const ask = page.getByRole("dialog", { name: "Use everyday words as keywords?" });
         await ask.getByText(/"me": a customer who texts just that stops all texts to that number/).waitFor();
         await expectAccessible(page, `the everyday-words question at ${label} px`);
         await ask.getByRole("button", { name: "Go back" }).click();
         expect((await server.api("/account/settings")).data.settings.optOutKeywords).toEqual(["STOP", "STOP TEXTING ME"]);
-        await page.getByRole("button", { name: "Save replies" }).click();
+        await page.getByRole("button", { name: "Save words" }).click();
         await ask.getByRole("button", { name: "Save anyway" }).click();
-        await page.getByText("Replies saved.").waitFor();
+        await page.getByText("Words saved.").waitFor();
         expect((await server.api("/account/settings")).data.settings.optOutKeywords).toEqual(["STOP", "STOP TEXTING ME", "ME"]);
         await server.api("/account/settings", { method: "PUT", json: { optOutKeywords: null } });
 
-        // Keyword replies: a STOP word is refused in plain words, next to the field.
+        // Keyword replies (under Automations): a STOP word is refused in plain words, next to the field.
+        await page.goto(`${server.url}/automations`);
+        await page.getByRole("link", { name: "Keyword replies" }).click();
+        await page.getByRole("heading", { level: 2, name: "Keyword replies" }).waitFor();
         const keywords = page.getByLabel("Keywords", { exact: true });
         await keywords.fill("stop");
         await page.getByLabel("Reply", { exact: true }).fill("We're open 9–5, Mon–Sat.");

@@ -14,8 +14,9 @@ const NAV = ["Overview", "Forms", "Messages", "Conversations", "Contacts", "Broa
 const MAX_REQUESTS: Record<string, number> = {
   Overview: 3,
   // Settings is a stack of sections, each loading its own part (keys, sessions, limits, replies,
-  // keyword replies, SMSGate clients, backups, replication); bounded here so it cannot grow unseen.
-  Settings: 8,
+  // keyword replies, SMSGate clients, backups, replication, the public certificate); bounded here so
+  // it cannot grow unseen.
+  Settings: 9,
 };
 const MAX_REQUESTS_OTHER = 4;
 

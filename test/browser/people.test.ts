@@ -34,8 +34,10 @@ test("setup → signed in → invite → the invited staff person joins and sees
   await expectAccessible(page, "next steps");
 
   await page.getByRole("link", { name: "Settings", exact: true }).click();
-  await page.getByRole("heading", { level: 2, name: "People" }).waitFor();
+  await page.getByRole("link", { name: "Developers", exact: true }).first().click();
   await page.getByRole("heading", { level: 2, name: "API keys" }).waitFor();
+  await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "People", exact: true }).click();
+  await page.getByRole("heading", { level: 2, name: "People" }).waitFor();
   await page.getByLabel("Role", { exact: true }).selectOption("staff");
   await page.getByRole("button", { name: "Invite a person" }).click();
   const link = await page.getByLabel("Invitation link").inputValue();
@@ -54,7 +56,7 @@ test("setup → signed in → invite → the invited staff person joins and sees
   expect(await sidewaysOverflow(p2, 390)).toEqual([]);
   await p2.getByRole("button", { name: "Join" }).click();
   await p2.getByRole("heading", { level: 1, name: /Overview/ }).waitFor();
-  await p2.goto(`${server.url}/settings`);
+  await p2.goto(`${server.url}/settings/me`);
   await p2.getByRole("heading", { level: 2, name: "Your account" }).waitFor();
   expect(await p2.getByRole("heading", { name: "API keys" }).count()).toBe(0);
   expect(await p2.getByRole("heading", { name: "People" }).count()).toBe(0);

@@ -126,7 +126,7 @@ describe("every page at phone width, 390 px", () => {
         ["broadcasts", "/broadcasts", (p) => p.getByRole("button", { name: /^Cancel Spring renovation/ }).waitFor()],
         ["devices", "/devices", (p) => p.locator(".device-card").first().waitFor()],
         ["devices-add", "/devices/add", (p) => p.getByText("Waiting for the phone to connect").waitFor()],
-        ["settings", "/settings", (p) => p.getByRole("button", { name: /^Revoke key/ }).first().waitFor()],
+        ["settings", "/settings/developers", (p) => p.getByRole("button", { name: /^Revoke key/ }).first().waitFor()],
       ];
       for (const [name, path, ready] of pages) {
         await page.goto(`${server.url}${path}`);
@@ -170,7 +170,7 @@ describe("every page at phone width, 390 px", () => {
       await page.locator("tr[data-message-id]").first().waitFor();
       await inView(page.getByRole("button", { name: /^Cancel the message to/ }).first());
       await inView(page.locator("tr[data-message-id] .badge").first());
-      await page.goto(`${server.url}/settings`);
+      await page.goto(`${server.url}/settings/developers`);
       await inView(page.getByRole("button", { name: /^Revoke key/ }).first());
       await page.goto(`${server.url}/forms`);
       await page.locator("tr[data-form-id]").first().waitFor();

@@ -41,7 +41,7 @@ describe("Settings: business, server address, HTTPS, backups", () => {
           // Overview asks for the name until it is set.
           await page.getByRole("link", { name: "Add your business name" }).waitFor();
         }
-        await page.goto(`${server.url}/settings`);
+        await page.goto(`${server.url}/settings/business`);
         const name = page.getByLabel("Business name");
         await name.waitFor();
         const help = page.getByTestId("preview-helpReply");
@@ -55,8 +55,11 @@ describe("Settings: business, server address, HTTPS, backups", () => {
         const profile = (await server.api("/account/profile")).data;
         expect(profile).toMatchObject({ name: `Rosa's Bakery ${label}`, nameSet: true, timeZone: "Europe/London" });
 
-        // The server address: a bad one is refused in plain words, a good one is used for forms.
+        await expectAccessible(page, `settings → business at ${label} px`);
+        // The server address (Settings → Server): a bad one is refused in plain words, a good one is used for forms.
+        await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Server", exact: true }).click();
         const address = page.getByLabel("Server address", { exact: true });
+        await page.getByTestId("server-address-status").waitFor(); // loaded: the saved address is not put in after typing
         await address.fill("https://sms.example.com/v1/forms");
         await page.getByRole("button", { name: "Save server address" }).click();
         await page.getByText("without a path").first().waitFor();
@@ -64,6 +67,14 @@ describe("Settings: business, server address, HTTPS, backups", () => {
         await page.getByRole("button", { name: "Save server address" }).click();
         await page.getByText(`In use: https://sms-${label}.example.com`).waitFor();
         await page.getByTestId("https-status").waitFor();
+
+        // Get a certificate: an IP address is refused in plain words, beside its field (a valid
+        // name would ask Let's Encrypt itself: the flow is tested against Pebble in test/api/ops/acme.test.ts).
+        await page.getByRole("heading", { name: "Get a certificate" }).waitFor();
+        await page.getByLabel("Public name").fill("192.168.1.20");
+        await page.getByRole("button", { name: "Get a certificate" }).click();
+        await page.getByText("is an IP address").first().waitFor();
+        expect((await server.api("/admin/certificate")).data).toMatchObject({ source: null, state: "off" });
 
         // Backups: a folder that cannot be written is said at once; a good one is saved.
         const file = join(dir, `file-${label}`);

@@ -24,7 +24,7 @@ describe("Settings: SMSGate clients", () => {
       const page = await context.newPage();
       const errors = watchErrors(page);
       try {
-        await signIn(page, server.url, server.adminKey, "/settings");
+        await signIn(page, server.url, server.adminKey, "/settings/developers");
         await page.getByRole("heading", { name: "SMSGate clients" }).waitFor();
         const view = (await server.api("/account/smsgate-clients")).data;
         await page.getByText(view.login, { exact: true }).waitFor();

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText, isAdmin } from "../api";
+import { api, can, errorText, isOperator, isPerson } from "../api";
 import { useCliCommand } from "../cli";
 import { fmtDate } from "../format";
 import { QrCode } from "../components/QrCode";
@@ -18,11 +18,11 @@ const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i;
  * until the phone registers and says "Connected: <name>".
  */
 export function AddPhone() {
-  if (!isAdmin()) {
+  if (!can("devices.write")) {
     return (
       <section>
         <h1>Devices: add a phone</h1>
-        <p class="notice">Adding a phone needs an admin key: sign out and sign in with one.</p>
+        <p class="notice">{isPerson() ? "Only an owner or an admin of the account can add a phone." : "Adding a phone needs an admin key: sign out and sign in with one."}</p>
         <p>
           <a href="/devices">Back to Devices</a>
         </p>
@@ -34,6 +34,8 @@ export function AddPhone() {
 
 function Wizard() {
   const cli = useCliCommand();
+  // Shell commands are for whoever runs the server (docs/dashboard.md, "Roles").
+  const operator = isOperator();
   const reg = useSignal<RegistrationToken | null>(null);
   const error = useSignal("");
   const notice = useSignal("");
@@ -143,8 +145,15 @@ function Wizard() {
               <li>
                 <h2>Turn on HTTPS first</h2>
                 <p class="warning">
-                  This server answers over plain HTTP, and the SMSGate app only connects over HTTPS. On the server, run{" "}
-                  <code>{cli} tls init --ip {hostOf(main) ?? "<the server's network address>"}</code> and restart Textwire; then open this page again at its <code>https://</code> address.
+                  This server answers over plain HTTP, and the SMSGate app only connects over HTTPS.{" "}
+                  {operator ? (
+                    <>
+                      On the server, run <code>{cli} tls init --ip {hostOf(main) ?? "<the server's network address>"}</code> and restart Textwire; then open this page again at its{" "}
+                      <code>https://</code> address.
+                    </>
+                  ) : (
+                    "Ask whoever runs the Textwire server to turn on HTTPS, then open this page again at its https:// address."
+                  )}
                 </p>
               </li>
             ) : null}
@@ -153,7 +162,7 @@ function Wizard() {
               {caAvailable.value ? (
                 <>
                   <p>
-                    Needed only when the server uses its own certificate from <code>{cli} tls init</code> (a home or shop network without a public name). On the
+                    Needed only when the server uses a certificate of its own making (a home or shop network without a public name). On the
                     phone's browser open <a href="/ca.crt">{new URL("/ca.crt", main).href}</a>, accept the warning this one time and save the file. Then in the phone's{" "}
                     <em>Settings → Security → Encryption &amp; credentials → Install a certificate → CA certificate</em> pick it (the wording differs a little between
                     makers).
@@ -161,7 +170,7 @@ function Wizard() {
                 </>
               ) : (
                 <p>
-                  Only needed when the server uses a certificate of its own making. This server has none (no <code>{cli} tls init</code>), so if its address
+                  Only needed when the server uses a certificate of its own making. This server has none{operator ? <> (no <code>{cli} tls init</code>)</> : null}, so if its address
                   already opens with a padlock in the phone's browser, skip this step.
                 </p>
               )}

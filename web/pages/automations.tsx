@@ -7,7 +7,7 @@
 import { Fragment } from "preact";
 import { useEffect } from "preact/hooks";
 import { useComputed, useSignal } from "@preact/signals";
-import { api, errorText, fieldErrorsOf, isAdmin } from "../api";
+import { api, can, errorText, fieldErrorsOf } from "../api";
 import { act } from "../act";
 import type { Answer } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
@@ -24,6 +24,7 @@ import { CONTACT_STATUSES, SegmentFields, segmentOf, type SegmentDraft } from ".
 import { CardTable } from "../components/CardTable";
 import { RUN_STATUS_WORDS, stepLine, stoppedBecause } from "../automation-words";
 import { nameOf } from "../contact-names";
+import { KeywordRepliesPage } from "./settings-keywords";
 
 type Automation = Answer<"/v1/automations/{id}">["data"]["automation"];
 type Step = Automation["steps"][number];
@@ -82,6 +83,7 @@ function Ask(props: { question: { value: Question | null } }) {
 export function Automations() {
   const id = path.value.split("/")[2];
   if (id === "new") return <AutomationEditor />;
+  if (id === "keyword-replies") return <KeywordRepliesPage />;
   return id ? <AutomationEditor key={id} id={decodeURIComponent(id)} /> : <AutomationList />;
 }
 
@@ -125,7 +127,7 @@ function AutomationList() {
   async function remove(a: Automation) {
     await act(notice, () => api(`/automations/${enc(a.id)}`, { method: "DELETE" }), () => `${a.name} deleted; its waiting texts were cancelled.`, load);
   }
-  const admin = isAdmin();
+  const admin = can("automations.write");
   return (
     <section>
       <div class="page-head">
@@ -135,6 +137,11 @@ function AutomationList() {
         ) : null}
       </div>
       <p>Texts that go out by themselves after someone fills in a form — a thank-you, a review request, a reminder before the date they picked — and stop when the person answers.</p>
+      {can("settings.read") ? (
+        <p>
+          <a href="/automations/keyword-replies">Keyword replies</a>: answer a word customers text, such as HOURS, with your own reply.
+        </p>
+      ) : null}
       <p aria-live="polite" class="notice-line">{notice.value}</p>
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
       {list.value ? (
@@ -153,11 +160,11 @@ function AutomationList() {
                 <td data-label="Replied">{repliedText(a)}</td>
                 <td data-label="Converted">{convertedText(a)}</td>
                 <td data-label="On">
+                  {admin ? (
                   <input
                     type="checkbox"
                     aria-label={`${a.name} is on`}
                     checked={a.isActive}
-                    disabled={!admin}
                     onChange={(e) => {
                       const on = (e.target as HTMLInputElement).checked;
                       // Turning off stops everyone going through it: asked first (the box stays as it is until then).
@@ -165,6 +172,11 @@ function AutomationList() {
                       else ((e.target as HTMLInputElement).checked = true), (asking.value = offQuestion(a, () => setActive(a, false)));
                     }}
                   />
+                  ) : a.isActive ? (
+                    "on"
+                  ) : (
+                    "off"
+                  )}
                 </td>
                 {admin ? (
                   <td class="actions" data-label="Actions">
@@ -280,7 +292,7 @@ function AutomationEditor(props: { id?: string }) {
   const fieldErrors = useSignal<ApiFieldErrors>([]);
   const notice = useSignal("");
   const asking = useSignal<Question | null>(null);
-  const admin = isAdmin();
+  const admin = can("automations.write");
 
   useEffect(() => {
     api("/forms?limit=100")
@@ -390,7 +402,7 @@ function AutomationEditor(props: { id?: string }) {
       <h1>Automations: {props.id ? automation.value?.name ?? "…" : "new automation"}</h1>
       <form class="editor" onSubmit={save}>
         <fieldset class="editor-main plain" disabled={!admin}>
-          {!admin ? <p class="notice">Changing an automation needs an admin.</p> : null}
+          {!admin ? <p class="notice">Only an owner or an admin of the account can change an automation.</p> : null}
           <span class="field wide">
             <label for="auto-name">Name (for you)</label>
             <input id="auto-name" required maxLength={200} value={name.value} onInput={(e) => (name.value = (e.target as HTMLInputElement).value)} {...errAttrs(errs, "name", "auto-name-error")} />
@@ -618,7 +630,7 @@ function RunList(props: { automation: Automation }) {
   /** The run whose "Stop" asks (null: none). */
   const stopping = useSignal<Run | null>(null);
   const notice = useSignal("");
-  const admin = isAdmin();
+  const admin = can("automations.write");
   async function stop(r: Run) {
     stopping.value = null;
     await act(

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText, isAdmin } from "../api";
+import { api, can, errorText, isPerson } from "../api";
 import { act } from "../act";
 import type { Broadcast, BroadcastPreview } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
@@ -71,7 +71,7 @@ export function Broadcasts() {
     if (!b) return;
     await act(notice, () => api(`/broadcasts/${encodeURIComponent(b.id)}/cancel`, { method: "POST" }), (r) => r.message, load);
   }
-  const admin = isAdmin();
+  const admin = can("broadcasts.write");
   return (
     <section>
       <div class="page-head">
@@ -82,7 +82,7 @@ export function Broadcasts() {
       {admin ? (
         <NewBroadcast onSent={(m) => ((notice.value = m), load())} onZone={(z) => (timeZone.value = z)} />
       ) : (
-        <p class="notice">Sending a broadcast needs an admin key.</p>
+        <p class="notice">{isPerson() ? "Only an owner, an admin or staff of the account can send broadcasts." : "Sending a broadcast needs an admin key."}</p>
       )}
       <p aria-live="polite" class="notice-line">{notice.value}</p>
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}

@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, isAdmin } from "../api";
+import { api, can, isPerson } from "../api";
 import { search } from "../router";
 import { BASE_COLUMNS } from "../../src/domain/contact-export";
 
@@ -73,9 +73,9 @@ export function ContactExport() {
         <a href={back}>← All contacts</a>
       </p>
       <h1>Contacts: export</h1>
-      {isAdmin() ? null : (
+      {can("contacts.export") ? null : (
         <p class="warning" role="note">
-          Exporting contacts needs an admin key: sign in with one to download the file.
+          {isPerson() ? "Only an owner or an admin of the account can export contacts." : "Exporting contacts needs an admin key: sign in with one to download the file."}
         </p>
       )}
       <fieldset class="choices">
@@ -119,7 +119,7 @@ export function ContactExport() {
           <button type="button" class="secondary small" onClick={() => (fields.value = new Set(DEFAULT_FIELDS))}>Back to the usual ones</button>
         </p>
       </fieldset>
-      {!isAdmin() ? null : chosen.length ? (
+      {!can("contacts.export") ? null : chosen.length ? (
         <p>
           <a class="button-link" href={`/v1/contacts/export?${q}`} download data-testid="export-download">
             Download the file

@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText, fieldErrorsOf, isAdmin } from "../api";
+import { api, can, errorText, fieldErrorsOf } from "../api";
 import { noTextWords, RequestAnswers, type Request } from "./inbox";
 import type { Answer, ConsentEntry, Contact } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
@@ -8,6 +8,7 @@ import { navigate } from "../router";
 import { Confirm } from "../components/Confirm";
 import { ContactForm, nameOf } from "./contact-form";
 import { RUN_STATUS_WORDS, stepLine, stoppedBecause } from "../automation-words";
+import { fmtPhone } from "../phone-format";
 
 type ContactRun = Answer<"/v1/contacts/{id}">["data"]["automationRuns"][number];
 
@@ -25,6 +26,12 @@ export function takeFlash(): string {
   return f;
 }
 
+/** A detail with no form label, as a person would write its name: "preferredDate" → "Preferred date". */
+export function detailName(key: string): string {
+  const words = key.replace(/[_-]+/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2").trim().toLowerCase();
+  return words ? words[0]!.toUpperCase() + words.slice(1) : key;
+}
+
 export function ContactPage(props: { id: string }) {
   const c = useSignal<Contact | null>(null);
   const history = useSignal<Array<Record<string, any>>>([]);
@@ -32,6 +39,8 @@ export function ContactPage(props: { id: string }) {
   const consent = useSignal<ConsentEntry[]>([]);
   const runs = useSignal<ContactRun[]>([]);
   const requests = useSignal<Request[]>([]);
+  /** The labels of the fields of the form that made the contact: its details are named by them. */
+  const labels = useSignal<Map<string, string>>(new Map());
   const error = useSignal("");
   const notice = useSignal("");
   const editing = useSignal(0);
@@ -48,6 +57,12 @@ export function ContactPage(props: { id: string }) {
       requests.value = q.data.submissions;
       c.value = r.data.contact;
       runs.value = r.data.automationRuns;
+      const formId = r.data.contact.formId;
+      if (formId) {
+        api<Answer<"/v1/forms/{id}">>(`/forms/${encodeURIComponent(formId)}`)
+          .then((f) => (labels.value = new Map(f.data.form.fields.filter((x) => x.label).map((x) => [x.name, x.label as string]))))
+          .catch(() => {});
+      }
       history.value = h.data.messages;
       total.value = h.data.total;
       consent.value = k.data.entries;
@@ -73,10 +88,10 @@ export function ContactPage(props: { id: string }) {
   }
 
   const x = c.value;
-  const who = x ? nameOf(x) || x.phoneNumber : "";
+  const who = x ? nameOf(x) || fmtPhone(x.phoneNumber) : "";
   const facts: Array<[string, string]> = x
     ? [
-        ["Phone", x.phoneNumber],
+        ["Phone", fmtPhone(x.phoneNumber)],
         ["E-mail", x.email ?? "—"],
         ["Status", x.status],
         ["Tags", x.tags.join(", ") || "—"],
@@ -84,7 +99,7 @@ export function ContactPage(props: { id: string }) {
         ["Added", describeAdded(x)],
         ["Last texted", fmtDate(x.lastContactedAt)],
         ["Last reply", fmtDate(x.lastResponseAt)],
-        ...Object.entries(x.customFields ?? {}).map(([k, v]) => [k, String(v)] as [string, string]),
+        ...Object.entries(x.customFields ?? {}).map(([k, v]) => [labels.value.get(k) ?? detailName(k), String(v)] as [string, string]),
       ]
     : [];
   const goesWith =
@@ -110,18 +125,22 @@ export function ContactPage(props: { id: string }) {
             ))}
           </dl>
           {x.notes ? <p class="contact-notes">Notes: {x.notes}</p> : null}
-          <h2>Change details</h2>
-          <ContactForm
-            key={`${x.id}-${editing.value}`}
-            contact={x}
-            submitLabel="Save changes"
-            onSaved={(saved) => {
-              c.value = saved;
-              editing.value++;
-              notice.value = `${nameOf(saved) || saved.phoneNumber}: changes saved.`;
-            }}
-          />
-          <OptOutPanel contact={x} onDone={(msg) => ((notice.value = msg), load())} />
+          {can("contacts.write") ? (
+            <>
+              <h2>Change details</h2>
+              <ContactForm
+                key={`${x.id}-${editing.value}`}
+                contact={x}
+                submitLabel="Save changes"
+                onSaved={(saved) => {
+                  c.value = saved;
+                  editing.value++;
+                  notice.value = `${nameOf(saved) || saved.phoneNumber}: changes saved.`;
+                }}
+              />
+              <OptOutPanel contact={x} onDone={(msg) => ((notice.value = msg), load())} />
+            </>
+          ) : null}
           <AutomationRuns runs={runs.value} who={who} onDone={(msg) => ((notice.value = msg), load())} />
           <h2>Consent history</h2>
           {consent.value.length ? (
@@ -160,7 +179,7 @@ export function ContactPage(props: { id: string }) {
           ) : (
             <p>No messages yet.</p>
           )}
-          {isAdmin() ? (
+          {can("contacts.delete") ? (
             <>
               <h2>Delete</h2>
               <p class="hint">{goesWith}</p>
@@ -184,7 +203,7 @@ export function ContactPage(props: { id: string }) {
 function AutomationRuns(props: { runs: ContactRun[]; who: string; onDone: (msg: string) => void }) {
   const stopping = useSignal<ContactRun | null>(null);
   const error = useSignal("");
-  const admin = isAdmin();
+  const admin = can("automations.write");
   const nameOfRun = (r: ContactRun) => r.automation?.name || "An automation";
   async function stop(r: ContactRun) {
     stopping.value = null;
@@ -252,7 +271,7 @@ function OptOutPanel(props: { contact: Contact; onDone: (msg: string) => void })
   const error = useSignal("");
   const busy = useSignal(false);
   const out = props.contact.optedOut === true;
-  const who = nameOf(props.contact) || props.contact.phoneNumber;
+  const who = nameOf(props.contact) || fmtPhone(props.contact.phoneNumber);
   async function submit(e: Event) {
     e.preventDefault();
     if (busy.value) return;
@@ -265,7 +284,7 @@ function OptOutPanel(props: { contact: Contact; onDone: (msg: string) => void })
     try {
       await api(`/contacts/${encodeURIComponent(props.contact.id)}/${out ? "opt-in" : "opt-out"}`, { method: "POST", json: reason.value.trim() ? { reason: reason.value.trim() } : {} });
       reason.value = "";
-      props.onDone(out ? `${who} opted back in: texts are allowed again.` : `${who} opted out: no more texts are sent to ${props.contact.phoneNumber}.`);
+      props.onDone(out ? `${who} opted back in: texts are allowed again.` : `${who} opted out: no more texts are sent to ${fmtPhone(props.contact.phoneNumber)}.`);
     } catch (err) {
       error.value = fieldErrorsOf(err)[0]?.message ?? errorText(err);
     } finally {
@@ -303,7 +322,7 @@ function OptOutPanel(props: { contact: Contact; onDone: (msg: string) => void })
 
 function describeWho(by: ConsentEntry["by"] | undefined): string {
   if (!by) return "";
-  return by.type === "user" ? `by ${by.name}` : "by an API key";
+  return by.type === "user" ? `by ${by.name}` : "through the API";
 }
 
 function describeHow(e: ConsentEntry): string {

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
-import { api, errorText, isAdmin } from "../api";
+import { api, can, errorText } from "../api";
 import { act } from "../act";
 import type { Answer, Contact, ContactListItem } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
@@ -12,6 +12,7 @@ import { Pager } from "../components/Pager";
 import { Confirm } from "../components/Confirm";
 import { ContactForm, nameOf, parseTags } from "./contact-form";
 import { ContactPage, takeFlash } from "./contact-page";
+import { fmtPhone } from "../phone-format";
 
 
 const STATUSES: Array<Contact["status"]> = ["new", "contacted", "responded", "converted"];
@@ -107,6 +108,8 @@ function ContactList() {
   const l = list.value;
   const page = l?.pagination.page ?? 1;
   const allShown = !!l && l.contacts.length > 0 && l.contacts.every((c) => selected.value.has(c.id));
+  // Status, tags and the selection change contacts: viewers read them.
+  const writable = can("contacts.write");
   const exportQuery = new URLSearchParams();
   for (const k of EXPORT_FILTER_KEYS) if (params.value.get(k)) exportQuery.set(k, params.value.get(k)!);
   return (
@@ -115,18 +118,20 @@ function ContactList() {
         <h1>Contacts</h1>
         <span class="head-actions">
           {/* A button (what an owner looks for to create something); it opens the form's own page, /contacts/new. */}
-          <button type="button" onClick={() => navigate("/contacts/new")}>
-            Add contact
-          </button>
-          {isAdmin() ? (
-            <>
-              <a class="button-link" href="/contacts/import">
-                Import contacts
-              </a>
-              <a class="button-link" href={`/contacts/export${exportQuery.size ? "?" + exportQuery : ""}`}>
-                Export contacts
-              </a>
-            </>
+          {can("contacts.write") ? (
+            <button type="button" onClick={() => navigate("/contacts/new")}>
+              Add contact
+            </button>
+          ) : null}
+          {can("contacts.import") ? (
+            <a class="button-link" href="/contacts/import">
+              Import contacts
+            </a>
+          ) : null}
+          {can("contacts.export") ? (
+            <a class="button-link" href={`/contacts/export${exportQuery.size ? "?" + exportQuery : ""}`}>
+              Export contacts
+            </a>
           ) : null}
         </span>
       </div>
@@ -171,6 +176,7 @@ function ContactList() {
             <table class="cards">
               <thead>
                 <tr>
+                  {writable ? (
                   <th scope="col">
                     <input
                       type="checkbox"
@@ -179,6 +185,7 @@ function ContactList() {
                       onChange={(e) => (selected.value = (e.target as HTMLInputElement).checked ? new Set(l.contacts.map((c) => c.id)) : new Set())}
                     />
                   </th>
+                  ) : null}
                   <th scope="col">Name</th>
                   <th scope="col">Phone</th>
                   <th scope="col">Status</th>
@@ -189,22 +196,28 @@ function ContactList() {
               <tbody>
                 {l.contacts.map((c) => (
                   <tr key={c.id} data-contact-id={c.id}>
-                    <td class="pick">
-                      <input type="checkbox" aria-label={`Select ${nameOf(c) || c.phoneNumber}`} checked={selected.value.has(c.id)} onChange={(e) => toggle(c.id, (e.target as HTMLInputElement).checked)} />
-                    </td>
+                    {writable ? (
+                      <td class="pick">
+                        <input type="checkbox" aria-label={`Select ${nameOf(c) || c.phoneNumber}`} checked={selected.value.has(c.id)} onChange={(e) => toggle(c.id, (e.target as HTMLInputElement).checked)} />
+                      </td>
+                    ) : null}
                     <td data-label="Name">
                       <a href={`/contacts/${encodeURIComponent(c.id)}`}>{nameOf(c) || "(no name)"}</a>
                     </td>
-                    <td data-label="Phone">{c.phoneNumber}</td>
+                    <td data-label="Phone">{fmtPhone(c.phoneNumber)}</td>
                     <td data-label="Status">
+                      {writable ? (
                       <select aria-label={`Status of ${nameOf(c) || c.phoneNumber}`} value={c.status} onChange={(e) => update(c, { status: (e.target as HTMLSelectElement).value as Contact["status"] }, "status")}>
                         {STATUSES.map((s) => (
                           <option key={s} value={s}>{s}</option>
                         ))}
                       </select>
+                      ) : (
+                        c.status
+                      )}
                     </td>
                     <td data-label="Tags">
-                      <TagEditor contact={c} onSave={(tags) => update(c, { tags }, "tags")} />
+                      {writable ? <TagEditor contact={c} onSave={(tags) => update(c, { tags }, "tags")} /> : c.tags.join(", ") || "—"}
                     </td>
                     <td data-label="Created">{fmtDate(c.createdAt)}</td>
                   </tr>
@@ -315,7 +328,7 @@ function BulkBar(props: { ids: string[]; notice: { value: string }; onDone: () =
           Opt out
         </button>
       </span>
-      {isAdmin() ? (
+      {can("contacts.delete") ? (
         <span class="bulk-action">
           <button type="button" class="danger" onClick={() => (asking.value = { kind: "delete" })}>
             Delete

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText } from "../api";
+import { api, can, errorText } from "../api";
 import { act } from "../act";
 import type { Answer, Conversation, ThreadMessage } from "../api-types";
 import { failureSentence } from "../failure-reasons";
@@ -9,9 +9,12 @@ import { path } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
 import { nameOf } from "../contact-names";
 import { RequestAnswers, noTextWords, type Request } from "./inbox";
+import { fmtPhone } from "../phone-format";
+import { STAGE_WORDS } from "../stage-words";
+import type { MessageStage } from "../../src/domain/message-stage";
 
 
-const who = (c: Conversation["contact"]) => nameOf(c) || c.phoneNumber;
+const who = (c: Conversation["contact"]) => nameOf(c) || fmtPhone(c.phoneNumber);
 /** The newest texts of a thread shown at once. */
 const THREAD_PAGE = 100;
 
@@ -141,7 +144,7 @@ function Thread(props: { contactId: string }) {
       </div>
       {c ? (
         <p>
-          {c.phoneNumber} · {c.status}
+          {fmtPhone(c.phoneNumber)} · {c.status}
           {c.optedOut ? " · opted out: replied STOP, so no text can be sent until they reply START" : ""} · <a href={`/contacts/${encodeURIComponent(c.id)}`}>Contact page</a>
         </p>
       ) : null}
@@ -166,7 +169,7 @@ function Thread(props: { contactId: string }) {
               <span class="bubble-text">{item.m.content}</span>
               <span class="when">
                 {fmtDate(item.m.at)}
-                {item.m.direction === "outbound" ? ` · ${item.m.status}${item.m.status === "failed" || item.m.status === "cancelled" ? (item.m.failureReason ? `: ${failureSentence(item.m.failureReason)}` : "") : ""}` : item.m.history ? " · an earlier text the phone sent again: nothing was done" : item.m.keyword ? ` · keyword ${item.m.keyword}` : ""}
+                {item.m.direction === "outbound" ? ` · ${STAGE_WORDS[item.m.stage as MessageStage] ?? item.m.status}${item.m.status === "failed" || item.m.status === "cancelled" ? (item.m.failureReason ? `: ${failureSentence(item.m.failureReason)}` : "") : ""}` : item.m.history ? " · an earlier text the phone sent again: nothing was done" : item.m.keyword ? ` · keyword ${item.m.keyword}` : ""}
               </span>
               {item.m.direction === "outbound" && item.m.failureReason && (item.m.status === "failed" || item.m.status === "cancelled") ? <span class="when code-detail">Code: {item.m.failureReason}</span> : null}
             </li>
@@ -174,7 +177,7 @@ function Thread(props: { contactId: string }) {
         )}
       </ol>
       <div ref={end} />
-      {c && !c.optedOut ? (
+      {c && !c.optedOut && can("messages.send") ? (
         <form class="reply" onSubmit={send}>
           <label for="reply-text">Reply</label>
           <textarea id="reply-text" rows={3} maxLength={1600} required value={reply.value} onInput={(e) => (reply.value = (e.target as HTMLTextAreaElement).value)} />

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText, isAdmin } from "../api";
+import { api, can, errorText, isPerson } from "../api";
 import { act } from "../act";
 import type { Answer, Device } from "../api-types";
 import { fmtAge, fmtDate, fmtNum } from "../format";
@@ -49,7 +49,7 @@ function DeviceList() {
     await act(notice, () => api(`/devices/${encodeURIComponent(d.id)}`, { method: "DELETE" }), () => `${d.name} was removed. It can no longer fetch texts; any it held go to your other phones.`, load);
   }
   const list = devices.value;
-  const admin = isAdmin();
+  const admin = can("devices.write");
   return (
     <section>
       <div class="page-head">
@@ -150,7 +150,7 @@ function DeviceList() {
               </li>
             ))}
           </ul>
-          {!admin ? <p class="hint">Signed in with a standard key: adding, changing and removing phones needs an admin key.</p> : null}
+          {!admin ? <p class="hint">{isPerson() ? "Only an owner or an admin of the account can add, change or remove phones." : "Signed in with a standard key: adding, changing and removing phones needs an admin key."}</p> : null}
         </>
       ) : null}
       <EditPhone
@@ -200,7 +200,7 @@ function EmptyState(props: { admin: boolean }) {
           Add a phone
         </a>
       ) : (
-        <p class="hint">Adding a phone needs an admin key: sign in with one, or ask whoever has it.</p>
+        <p class="hint">{isPerson() ? "Adding a phone is for an owner or an admin of the account: ask one of them." : "Adding a phone needs an admin key: sign in with one, or ask whoever has it."}</p>
       )}
     </div>
   );

@@ -1,7 +1,7 @@
 import { FormsOverHttp } from "./settings-server";
 import { useEffect } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
-import { api, errorText, fieldErrorsOf, isAdmin } from "../api";
+import { api, can, errorText, fieldErrorsOf } from "../api";
 import { act } from "../act";
 import { fmtDate } from "../format";
 import { navigate, path } from "../router";
@@ -77,8 +77,23 @@ function homeCountry(): Promise<string> {
 
 export function Forms() {
   const id = path.value.split("/")[2];
-  if (id === "new") return <FormEditor />;
+  if (id === "new") {
+    if (!can("forms.write")) return <ReadOnly text="Only an owner or an admin of the account can make forms." />;
+    return <FormEditor />;
+  }
   return id ? <FormEditor id={decodeURIComponent(id)} /> : <FormList />;
+}
+
+function ReadOnly(props: { text: string }) {
+  return (
+    <section>
+      <p>
+        <a href="/forms">← All forms</a>
+      </p>
+      <h1>Forms</h1>
+      <p class="notice">{props.text}</p>
+    </section>
+  );
 }
 
 function FormList() {
@@ -112,7 +127,7 @@ function FormList() {
     if (!f) return;
     await act(notice, () => api(`/forms/${encodeURIComponent(f.id)}/rotate-webhook`, { method: "POST" }), () => `${f.name} has a new webhook address; the old one stopped working. Update your website.`, load);
   }
-  const admin = isAdmin();
+  const admin = can("forms.write");
   return (
     <section>
       <div class="page-head">
@@ -130,7 +145,7 @@ function FormList() {
           <CardTable columns={["Form", "Webhook address", "Texts", "Converted", "Accepting", "Created", admin && "Actions"]}>
             {forms.value.map((f) => (
               <tr key={f.id} data-form-id={f.id}>
-                <td data-label="Form">{admin ? <a href={`/forms/${encodeURIComponent(f.id)}`}>{f.name}</a> : f.name}</td>
+                <td data-label="Form"><a href={`/forms/${encodeURIComponent(f.id)}`}>{f.name}</a></td>
                 <td class="webhook" data-label="Webhook address">
                   <code>{f.webhookUrl}</code>{" "}
                   <CopyButton text={f.webhookUrl} onDone={(m) => (notice.value = m)} refused={COPY_REFUSED} label={`Copy the webhook address of ${f.name}`}>
@@ -142,7 +157,13 @@ function FormList() {
                   {f.counts ? (f.counts.contacts ? `${f.counts.converted} of ${f.counts.contacts} (${f.counts.conversionRate}%)` : "no contacts yet") : "—"}
                 </td>
                 <td data-label="Accepting">
-                  <input type="checkbox" aria-label={`${f.name} accepts submissions`} checked={f.isActive} disabled={!admin} onChange={(e) => setActive(f, (e.target as HTMLInputElement).checked)} />
+                  {admin ? (
+                    <input type="checkbox" aria-label={`${f.name} accepts submissions`} checked={f.isActive} onChange={(e) => setActive(f, (e.target as HTMLInputElement).checked)} />
+                  ) : f.isActive ? (
+                    "yes"
+                  ) : (
+                    "no"
+                  )}
                 </td>
                 <td data-label="Created">{fmtDate(f.createdAt)}</td>
                 {admin ? (
@@ -319,14 +340,18 @@ function FormEditor(props: { id?: string }) {
   }
 
   const p = preview.value;
+  // Staff and viewers read a form (and may send a test); only owners and admins change it.
+  const canEdit = can("forms.write");
   return (
     <section>
       <p>
         <a href="/forms">← All forms</a>
       </p>
-      <h1>Forms: {props.id ? `edit ${form.value?.name ?? ""}` : "new form"}</h1>
+      <h1>Forms: {props.id ? (canEdit ? `edit ${form.value?.name ?? ""}` : form.value?.name ?? "") : "new form"}</h1>
+      {canEdit ? null : <p class="notice" data-testid="form-read-only">You can read this form and send it a test; only an owner or an admin of the account can change it.</p>}
       <form class="editor" onSubmit={save}>
         <div class="editor-main">
+          <fieldset class="plain" disabled={!canEdit}>
           <span class="field wide">
             <label for="form-name">Form name</label>
             <input id="form-name" required maxLength={100} value={name.value} onInput={(e) => (name.value = (e.target as HTMLInputElement).value)} {...errAttrs(fieldErrors.value, "name", "form-name-error")} />
@@ -482,9 +507,12 @@ function FormEditor(props: { id?: string }) {
           ) : error.value ? (
             <p class="error" role="alert">{error.value}</p>
           ) : null}
-          <p>
-            <button type="submit">{props.id ? "Save form" : "Create form"}</button> <span aria-live="polite">{notice.value}</span>
-          </p>
+          </fieldset>
+          {canEdit ? (
+            <p>
+              <button type="submit">{props.id ? "Save form" : "Create form"}</button> <span aria-live="polite">{notice.value}</span>
+            </p>
+          ) : null}
         </div>
         <aside class="preview" aria-labelledby="preview-title">
           <h2 id="preview-title">Preview</h2>
@@ -500,16 +528,18 @@ function FormEditor(props: { id?: string }) {
           <p>
             <code>{form.value.webhookUrl}</code>{" "}
             <CopyButton text={form.value!.webhookUrl} onDone={(m) => (notice.value = m)} refused={COPY_REFUSED}>Copy webhook address</CopyButton>{" "}
-            <button type="button" class="secondary" onClick={() => (rotating.value = true)}>Make a new address</button>
+            {canEdit ? <button type="button" class="secondary" onClick={() => (rotating.value = true)}>Make a new address</button> : null}
           </p>
-          <p class="hint">
-            Make a new address when strangers post to the form: the old address stops working at once, so paste the new one (or the new HTML below) into your
-            website.
-          </p>
+          {canEdit ? (
+            <p class="hint">
+              Make a new address when strangers post to the form: the old address stops working at once, so paste the new one (or the new HTML below) into your
+              website.
+            </p>
+          ) : null}
           {addressSource.value === "request" ? (
             <p class="notice" data-testid="address-from-browser">
               No server address is set, so these addresses use the one your browser used. Before you publish the form, have whoever runs the server set it in
-              Settings → Server address: a website must keep the same address.
+              Settings → Server: a website must keep the same address.
             </p>
           ) : null}
           {embed.value ? (
@@ -522,6 +552,7 @@ function FormEditor(props: { id?: string }) {
               </p>
             </>
           ) : null}
+          {!canEdit ? <span aria-live="polite">{notice.value}</span> : null}
           <TestSubmission key={form.value.id} formId={form.value.id} fields={form.value.fields} />
           <Confirm
             open={rotating.value}

@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText, isAdmin } from "../api";
+import { api, can, errorText } from "../api";
 import type { Answer, FormSummary } from "../api-types";
 import { fmtDate } from "../format";
 import { navigate, path, search } from "../router";
@@ -96,7 +96,7 @@ function RequestList() {
         <label class="check">
           <input type="checkbox" checked={unreadOnly} onChange={(e) => setQuery({ unread: (e.target as HTMLInputElement).checked ? "true" : "", page: "" })} /> Unread only
         </label>
-        {isAdmin() ? (
+        {can("contacts.export") ? (
           <a class="button-link secondary" href={`/v1/submissions/export?${exportQuery}`} download>
             Download as CSV
           </a>

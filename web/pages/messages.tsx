@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
-import { api, errorText } from "../api";
+import { api, can, errorText } from "../api";
 import { act } from "../act";
 import type { Message, MessageList } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
@@ -13,6 +13,9 @@ import { failureSentence } from "../failure-reasons";
 import type { TimelineEvent } from "../../src/domain/message-timeline";
 import { MESSAGE_STATUSES, PRIORITIES_BY_RANK } from "../../src/domain/statuses";
 import { fullName } from "../../src/domain/contact-name";
+import { fmtPhone } from "../phone-format";
+import { STAGE_WORDS } from "../stage-words";
+import { messageStage } from "../../src/domain/message-stage";
 
 
 const STATUSES: readonly Message["status"][] = MESSAGE_STATUSES;
@@ -123,13 +126,15 @@ function MessageList() {
 
   const l = list.value;
   const page = l?.pagination.page ?? 1;
+  // Retry and Cancel change a message's status (PUT /v1/messages/:id/status); viewers only read.
+  const changes = can("phone.report");
   return (
     <section>
       <div class="page-head">
         <h1>Messages</h1>
         <LiveBadge state={live.value} />
       </div>
-      <Compose onQueued={(msg) => ((notice.value = msg), load())} />
+      {can("messages.send") ? <Compose onQueued={(msg) => ((notice.value = msg), load())} /> : null}
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter and sort messages">
         <Select label="Status" value={params.value.get("status") ?? ""} options={[["", "Any"], ...STATUSES.map((s) => [s, s] as [string, string])]} onChange={(v) => setParam("status", v)} />
         <Select label="Priority" value={params.value.get("priority") ?? ""} options={[["", "Any"], ...PRIORITIES.map((s) => [s, s] as [string, string])]} onChange={(v) => setParam("priority", v)} />
@@ -158,7 +163,7 @@ function MessageList() {
       ) : null}
       <p aria-live="polite" class="notice-line">{notice.value}</p>
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
-      {selected.value.size ? (
+      {changes && selected.value.size ? (
         <div class="bulk" role="region" aria-label="Selected messages">
           <span>{selected.value.size} selected</span>
           <button type="button" onClick={() => bulk("queued")}>Retry selected</button>
@@ -171,46 +176,52 @@ function MessageList() {
             <table class="messages cards">
               <thead>
                 <tr>
-                  <th scope="col">
-                    <input
-                      type="checkbox"
-                      aria-label="Select all messages on this page"
-                      checked={l.messages.every((m) => selected.value.has(m.id))}
-                      onChange={(e) => (selected.value = (e.target as HTMLInputElement).checked ? new Set(l.messages.map((m) => m.id)) : new Set())}
-                    />
-                  </th>
+                  {changes ? (
+                    <th scope="col">
+                      <input
+                        type="checkbox"
+                        aria-label="Select all messages on this page"
+                        checked={l.messages.every((m) => selected.value.has(m.id))}
+                        onChange={(e) => (selected.value = (e.target as HTMLInputElement).checked ? new Set(l.messages.map((m) => m.id)) : new Set())}
+                      />
+                    </th>
+                  ) : null}
                   <th scope="col">Recipient</th>
                   <th scope="col">Text</th>
                   <th scope="col">Status</th>
                   <th scope="col">Priority</th>
                   <th scope="col">Created</th>
-                  <th scope="col">Actions</th>
+                  {changes ? <th scope="col">Actions</th> : null}
                 </tr>
               </thead>
               <tbody>
                 {l.messages.map((m) => (
                   <tr key={m.id} data-message-id={m.id}>
-                    <td data-label="Select">
-                      <input type="checkbox" aria-label={`Select the message to ${m.recipientPhone}`} checked={selected.value.has(m.id)} onChange={(e) => toggle(m.id, (e.target as HTMLInputElement).checked)} />
-                    </td>
+                    {changes ? (
+                      <td data-label="Select">
+                        <input type="checkbox" aria-label={`Select the message to ${m.recipientPhone}`} checked={selected.value.has(m.id)} onChange={(e) => toggle(m.id, (e.target as HTMLInputElement).checked)} />
+                      </td>
+                    ) : null}
                     <td data-label="Recipient">
-                      <a href={`/messages/${encodeURIComponent(m.id)}`}>{m.recipientName ? `${m.recipientName} ` : ""}{m.recipientPhone}</a>
+                      <a href={`/messages/${encodeURIComponent(m.id)}`}>{m.recipientName ? `${m.recipientName} ` : ""}{fmtPhone(m.recipientPhone)}</a>
                     </td>
                     <td class="content" data-label="Text">{m.content}</td>
                     <td data-label="Status">
-                      <span class={`badge status-${m.status}`}>{m.status}</span>
+                      <span class={`badge status-${m.status}`}>{STAGE_WORDS[m.stage] ?? m.status}</span>
                       {m.status === "failed" && m.failureReason ? <span class="hint reason-line">{failureSentence(String(m.failureReason))}</span> : null}
                     </td>
                     <td data-label="Priority">{m.priority}</td>
                     <td data-label="Created">{fmtDate(m.createdAt)}</td>
-                    <td class="actions" data-label="Actions">
-                      {m.status === "failed" ? (
-                        <button type="button" aria-label={`Retry the message to ${m.recipientPhone}`} onClick={() => change(m, "queued")}>Retry</button>
-                      ) : null}
-                      {m.status === "queued" ? (
-                        <button type="button" class="secondary" aria-label={`Cancel the message to ${m.recipientPhone}`} onClick={() => change(m, "cancelled")}>Cancel</button>
-                      ) : null}
-                    </td>
+                    {changes ? (
+                      <td class="actions" data-label="Actions">
+                        {m.status === "failed" ? (
+                          <button type="button" aria-label={`Retry the message to ${m.recipientPhone}`} onClick={() => change(m, "queued")}>Retry</button>
+                        ) : null}
+                        {m.status === "queued" ? (
+                          <button type="button" class="secondary" aria-label={`Cancel the message to ${m.recipientPhone}`} onClick={() => change(m, "cancelled")}>Cancel</button>
+                        ) : null}
+                      </td>
+                    ) : null}
                   </tr>
                 ))}
               </tbody>
@@ -410,8 +421,8 @@ function MessageDetail(props: { id: string }) {
   const lastPhone = [...timeline.value].reverse().find((e) => e.kind === "leased");
   const rows: Array<[string, unknown]> = x
     ? [
-        ["Recipient", `${x.recipientName ? x.recipientName + " " : ""}${x.recipientPhone}`],
-        ["Status", x.status],
+        ["Recipient", `${x.recipientName ? x.recipientName + " " : ""}${fmtPhone(x.recipientPhone)}`],
+        ["Status", STAGE_WORDS[messageStage(x.status, x.status === "queued" && timeline.value[timeline.value.length - 1]?.kind === "leased", x.metadata?.deliveredAt)]],
         ["Priority", x.priority],
         // A test text the owner sent to their own phone (docs/forms.md, "Testing a form").
         ["Form", x.formName ?? (x.metadata?.source === "test" ? `Test of “${String(x.metadata.formName ?? "a form")}”` : "— (written by hand)")],
@@ -445,8 +456,8 @@ function MessageDetail(props: { id: string }) {
             ))}
           </dl>
           <p class="actions">
-            {x.status === "failed" ? <button type="button" onClick={() => change("queued")}>Retry</button> : null}
-            {x.status === "queued" ? <button type="button" class="secondary" onClick={() => change("cancelled")}>Cancel</button> : null}
+            {x.status === "failed" && can("phone.report") ? <button type="button" onClick={() => change("queued")}>Retry</button> : null}
+            {x.status === "queued" && can("phone.report") ? <button type="button" class="secondary" onClick={() => change("cancelled")}>Cancel</button> : null}
           </p>
           <h2>Timeline</h2>
           <ol class="timeline" data-testid="message-timeline">

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import "uplot/dist/uPlot.min.css";
-import { api, errorText } from "../api";
+import { api, errorText, isOperator } from "../api";
 import { fmtAge, fmtNum, zone } from "../format";
 import { PRIORITIES_BY_RANK } from "../../src/domain/statuses";
 import { dayAxis, dayPoints, dayText } from "../day-axis";
@@ -36,7 +36,7 @@ export function Overview() {
   }, []);
   const d = data.value;
   const warnings = d ? healthWarnings(d.health, d.queue.oldestDueAt, now, fmtAge) : [];
-  const status = d ? statusWarnings(d) : [];
+  const status = d ? statusWarnings({ ...d, cliCommand: isOperator() ? d.cliCommand : null }) : [];
   return (
     <section>
       <h1>Overview</h1>
@@ -71,7 +71,7 @@ export function Overview() {
             <Tile label="Failed attempts today" value={fmtNum(d.phones.failedAttemptsToday)} href="/devices" />
             <Tile label="Phones online" value={`${fmtNum(d.phones.online)} of ${fmtNum(d.phones.total)}`} href="/devices" />
             <Tile label="Last backup" value={backupAge(d.health, fmtAge)} />
-            <Tile label="Replica" value={replicaTile(d.health, fmtAge)} href="/settings#replication" />
+            <Tile label="Replica" value={replicaTile(d.health, fmtAge)} href="/settings/server#replication" />
           </div>
           <p class="hint">
             “Failed for good” counts today’s texts that will not be tried again. “Failed attempts” counts every time a phone could not send a text today, including texts that were then tried again and sent; the Devices page shows the same figure per phone.

@@ -50,7 +50,7 @@ export function AccountLimits(props: { info: AccountInfo | null; error: string }
   const a = props.info;
   return (
     <>
-      <h2>Account limits</h2>
+      <h2>Sending limits</h2>
       {props.error ? <p class="error" role="alert">{props.error}</p> : null}
       {a ? (
         <>
@@ -70,12 +70,6 @@ export function AccountLimits(props: { info: AccountInfo | null; error: string }
               </dd>
             </div>
             <div>
-              <dt>API requests</dt>
-              <dd>
-                {fmtNum(a.limits.apiRequestsPerHour)} an hour per key, at most {fmtNum(a.limits.apiBurstPerMinute)} in a minute
-              </dd>
-            </div>
-            <div>
               <dt>Home country</dt>
               <dd>{a.account.defaultCountry} (what new forms accept numbers from)</dd>
             </div>
@@ -89,6 +83,21 @@ export function AccountLimits(props: { info: AccountInfo | null; error: string }
           )}
         </>
       ) : null}
+    </>
+  );
+}
+
+/** Settings → Developers: how many API requests a key may make (set by the server's operator). */
+export function ApiLimits(props: { info: AccountInfo | null }) {
+  const a = props.info;
+  if (!a) return null;
+  return (
+    <>
+      <h2>API requests</h2>
+      <p data-testid="api-limits">
+        Each API key may make {fmtNum(a.limits.apiRequestsPerHour)} requests an hour, at most {fmtNum(a.limits.apiBurstPerMinute)} in a minute. The dashboard
+        does not count against them.
+      </p>
     </>
   );
 }
@@ -144,8 +153,7 @@ export function Backups(props: { info: AccountInfo | null }) {
       <>
         <h2 id="backups">Backups</h2>
         <p class="notice">
-          Backups are made by whoever runs the Textwire server (its operator): they cover every account on it. Signed in with their operator key, this page
-          offers a backup download and lists the scheduled ones.
+          Backups are made by whoever runs the Textwire server (its operator): they cover every account on it.
         </p>
       </>
     );

@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText, isAdmin } from "../api";
+import { api, can, errorText } from "../api";
 import { useSave } from "../act";
 import type { Answer } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
@@ -154,7 +154,7 @@ export function BusinessProfile() {
 export function BusinessNameAsk() {
   const missing = useSignal(false);
   useEffect(() => {
-    if (!isAdmin()) return;
+    if (!can("settings.read")) return;
     api("/account/profile")
       .then((r) => (missing.value = !r.data.nameSet))
       .catch(() => {});
@@ -162,7 +162,7 @@ export function BusinessNameAsk() {
   if (!missing.value) return null;
   return (
     <p class="notice" data-testid="business-name-ask">
-      <a href="/settings#business">Add your business name</a>: customers see it in replies.
+      <a href="/settings/business">Add your business name</a>: customers see it in replies.
     </p>
   );
 }

@@ -6,7 +6,7 @@
 import { splitTags } from "../../src/domain/tags";
 import { useEffect } from "preact/hooks";
 import { useSignal, type Signal } from "@preact/signals";
-import { api, ApiError, errorText, fieldErrorsOf } from "../api";
+import { api, ApiError, can, errorText, fieldErrorsOf } from "../api";
 import type { KeywordReply } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
 import { Confirm } from "../components/Confirm";
@@ -58,8 +58,14 @@ function commonWordsText(err: ApiError, uses: Record<string, KeywordUse>): strin
 
 const isCommonWords = (e: unknown): e is ApiError => e instanceof ApiError && e.code === "COMMON_WORDS_UNCONFIRMED";
 
-/** The automatic answers to STOP, START and HELP and the words that trigger them (GET/PUT /v1/account/settings). */
-export function Replies() {
+/**
+ * The automatic answers to STOP, START and HELP (`part` "replies": Settings → Business) or the
+ * words that trigger them ("keywords": Settings → Texting rules), GET/PUT /v1/account/settings;
+ * each page saves only its own part.
+ */
+export function Replies(props: { part: "replies" | "keywords" }) {
+  const replies = props.part === "replies" ? REPLIES : [];
+  const keywords = props.part === "keywords" ? KEYWORDS : [];
   const values = useSignal<Record<string, string> | null>(null);
   const preview = useSignal<Record<string, string>>({});
   const notice = useSignal("");
@@ -85,13 +91,13 @@ export function Replies() {
     confirming.value = null;
     try {
       const json: Record<string, unknown> = {};
-      for (const [k] of REPLIES) json[k] = v[k];
-      for (const [k] of KEYWORDS) json[k] = keywordLines(v[k]);
+      for (const [k] of replies) json[k] = v[k];
+      for (const [k] of keywords) json[k] = keywordLines(v[k]);
       if (confirmCommonWords) json.confirmCommonWords = true;
       const r = await api("/account/settings", { method: "PUT", json });
       show(r.data.settings);
       preview.value = r.data.preview;
-      notice.value = "Replies saved.";
+      notice.value = props.part === "replies" ? "Replies saved." : "Words saved.";
     } catch (err) {
       if (isCommonWords(err)) {
         notice.value = "";
@@ -112,15 +118,27 @@ export function Replies() {
   })();
   return (
     <>
-      <h2>Automatic replies</h2>
-      <p>
-        Sent once when someone texts a keyword. Texting STOP always stops all texts to that number, whatever the reply says; {"{{accountName}}"} is replaced by the
-        business name.
-      </p>
+      {props.part === "replies" ? (
+        <>
+          <h2>Automatic replies</h2>
+          <p>
+            Sent once when someone texts a keyword. Texting STOP always stops all texts to that number, whatever the reply says; {"{{accountName}}"} is replaced by
+            the business name.
+          </p>
+        </>
+      ) : (
+        <>
+          <h2>Words that stop and start texts</h2>
+          <p>
+            A customer who texts one of these words stops (or starts again) every text to their number, or gets the help reply. The replies themselves are on{" "}
+            <a href="/settings/business">Business</a>.
+          </p>
+        </>
+      )}
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
       {v ? (
         <form class="notes" onSubmit={(e) => (e.preventDefault(), save(false))}>
-          {REPLIES.map(([k, label]) => (
+          {replies.map(([k, label]) => (
             <span class="field wide" key={k}>
               <label for={`reply-${k}`}>{label}</label>
               <textarea
@@ -135,7 +153,7 @@ export function Replies() {
               <FieldError errors={errs} name={k} id={`reply-${k}-error`} />
             </span>
           ))}
-          {KEYWORDS.map(([k, label, use]) => (
+          {keywords.map(([k, label, use]) => (
             <span class="field wide" key={k}>
               <label for={`keywords-${k}`}>{label}</label>
               <textarea
@@ -150,6 +168,8 @@ export function Replies() {
               <FieldError errors={errs} name={k} id={`keywords-${k}-error`} />
             </span>
           ))}
+{props.part === "keywords" ? (
+            <>
           <small class="hint">
             A text triggers a keyword only when it is exactly that word or phrase: any case, with punctuation and spaces around it ignored. A text with other words is a
             sentence and never triggers anything.
@@ -159,7 +179,9 @@ export function Replies() {
             <input id="keywords-try" autocomplete="off" value={tryText.value} aria-describedby="keywords-try-result" onInput={(e) => (tryText.value = (e.target as HTMLInputElement).value)} />
             <small id="keywords-try-result" class="hint" aria-live="polite">{tried ?? ""}</small>
           </span>
-          <button type="submit">Save replies</button>
+            </>
+          ) : null}
+          <button type="submit">{props.part === "replies" ? "Save replies" : "Save words"}</button>
           <span aria-live="polite">{notice.value}</span>
         </form>
       ) : null}
@@ -283,7 +305,7 @@ export function KeywordReplies() {
       <h2>Keyword replies</h2>
       <p>
         Answer a word your customers text, such as HOURS, with a reply of your own, and tag them. Each customer gets a reply at most once an hour, never after they
-        texted STOP; the STOP, START and HELP words above always come first.
+        texted STOP; the STOP, START and HELP words (Settings → Texting rules) always come first.
       </p>
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
       {list && list.length === 0 ? <p class="hint">No keyword replies yet.</p> : null}
@@ -371,5 +393,18 @@ export function KeywordReplies() {
         onCancel={() => (deleting.value = null)}
       />
     </>
+  );
+}
+
+/** Automations → Keyword replies (/automations/keyword-replies): the owner's answers to words such as HOURS. */
+export function KeywordRepliesPage() {
+  return (
+    <section>
+      <p>
+        <a href="/automations">← All automations</a>
+      </p>
+      <h1>Automations: keyword replies</h1>
+      {can("settings.read") ? <KeywordReplies /> : <p class="notice">Only an owner or an admin of the account can see and change keyword replies.</p>}
+    </section>
   );
 }

@@ -1,14 +1,15 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText, session } from "../api";
+import { api, errorText, isOperator, session } from "../api";
 import { act } from "../act";
-import type { Person } from "../api-types";
+import type { Person, SignedInBrowser } from "../api-types";
 import { Confirm } from "../components/Confirm";
 import { navigate } from "../router";
+import { fmtDate } from "../format";
 
 const ROLES = [
-  { value: "owner", label: "Owner — everything, including people and API keys" },
-  { value: "admin", label: "Admin — everything but people and API keys" },
+  { value: "owner", label: "Owner — everything, including people and the developer settings" },
+  { value: "admin", label: "Admin — everything but people and access for other tools" },
   { value: "staff", label: "Staff — messages, conversations, contacts, broadcasts" },
   { value: "viewer", label: "Viewer — can look, not change" },
 ];
@@ -20,6 +21,7 @@ export function People() {
   const notice = useSignal("");
   const inviteRole = useSignal("staff");
   const link = useSignal("");
+  const addressSet = useSignal(true);
   const removing = useSignal<Person | null>(null);
   const load = () =>
     api("/people")
@@ -33,6 +35,7 @@ export function People() {
     link.value = "";
     await act(notice, () => api("/invitations", { method: "POST", json: { role: inviteRole.value } }), (r) => {
       link.value = r.data.url;
+      addressSet.value = r.data.addressSet;
       return "Invitation link ready: give it to the person. It works once, for 72 hours.";
     });
   }
@@ -88,6 +91,19 @@ export function People() {
           <button type="button" onClick={() => navigator.clipboard?.writeText(link.value).then(() => (notice.value = "Link copied"), () => (notice.value = "Select the link and copy it"))}>
             Copy link
           </button>
+          {addressSet.value ? null : (
+            <p class="notice" data-testid="invite-address-warning">
+              No server address is set, so this link uses the address this browser reached the server by; it may not open on the person's own phone or computer.
+              {isOperator() ? (
+                <>
+                  {" "}
+                  <a href="/settings/server">Set the server address</a>, then make a new link.
+                </>
+              ) : (
+                " Ask whoever runs the server to set its address, then make a new link."
+              )}
+            </p>
+          )}
         </div>
       ) : null}
       <Confirm
@@ -148,4 +164,72 @@ export function YourAccount() {
       </button>
     </>
   );
+}
+
+/** The browsers signed in to the account (owners): who, from where, since when; end any of them. */
+export function Sessions() {
+  const rows = useSignal<SignedInBrowser[] | null>(null);
+  const error = useSignal("");
+  const load = () =>
+    api("/sessions")
+      .then((r) => (rows.value = r.data.sessions))
+      .catch((e) => (error.value = errorText(e)));
+  useEffect(() => {
+    load();
+  }, []);
+  async function end(s: SignedInBrowser) {
+    try {
+      await api(`/sessions/${encodeURIComponent(s.id)}`, { method: "DELETE" });
+      if (s.current) session.value = null;
+    } catch (e) {
+      error.value = errorText(e);
+    }
+    load();
+  }
+  return (
+    <>
+      <h2>Signed-in browsers</h2>
+      {error.value ? <p class="error" role="alert">{error.value}</p> : null}
+      {rows.value ? (
+        <div class="table-wrap">
+          <table class="cards">
+            <thead>
+              <tr>
+                <th scope="col">Browser</th>
+                <th scope="col">Address</th>
+                <th scope="col">Who</th>
+                <th scope="col">Signed in</th>
+                <th scope="col">Last seen</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.value.map((s) => (
+                <tr key={s.id}>
+                  <td data-label="Browser">{browserName(s.userAgent)}{s.current ? " (this one)" : ""}</td>
+                  <td data-label="Address">{s.ipAddress ?? "—"}</td>
+                  <td data-label="Who">{s.user ? `${s.user.name} (${s.user.email})` : <>API key <code>…{s.keyLast4}</code></>}</td>
+                  <td data-label="Signed in">{fmtDate(s.createdAt)}</td>
+                  <td data-label="Last seen">{fmtDate(s.lastSeenAt)}</td>
+                  <td data-label="Actions">
+                    <button type="button" class="secondary" aria-label={`End the session of ${browserName(s.userAgent)} signed in ${fmtDate(s.createdAt)}`} onClick={() => end(s)}>
+                      End
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </>
+  );
+}
+
+function browserName(ua: string | null): string {
+  if (!ua) return "Unknown browser";
+  const m = /(Edg|Firefox|Chrome|Safari)\/[\d.]+/.exec(ua);
+  const os = /(Android|iPhone|iPad|Windows|Mac OS X|Linux)/.exec(ua)?.[1];
+  const name = m ? { Edg: "Edge", Firefox: "Firefox", Chrome: "Chrome", Safari: "Safari" }[m[1]] : ua.slice(0, 40);
+  return os ? `${name} on ${os.replace("Mac OS X", "Mac")}` : name!;
 }

@@ -89,7 +89,7 @@ export function Replication(props: { info: AccountInfo | null }) {
           />
           <span class="hint" id="replica-url-hint">
             A folder on another disk: <code>file:///mnt/backup/textwire</code>. Another computer: <code>sftp://user@host/backups/textwire</code>. Storage:{" "}
-            <code>s3://bucket/textwire</code>, with <code>?endpoint=https://…</code> for R2, B2 or MinIO — its keys go in the server's environment
+            <code>s3://bucket/textwire</code>, with <code>?endpoint=https://…</code> for R2, B2 or MinIO — its access credentials go in the server's environment
             (LITESTREAM_ACCESS_KEY_ID and LITESTREAM_SECRET_ACCESS_KEY), never here. Empty turns replication off.
           </span>
         </span>

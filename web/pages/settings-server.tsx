@@ -2,7 +2,7 @@ import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText } from "../api";
 import { useSave } from "../act";
-import type { AccountInfo, Answer, StoredBackups } from "../api-types";
+import type { Answer, StoredBackups } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
 import { fmtDate } from "../format";
 
@@ -12,21 +12,10 @@ type PlainHttpForm = Answer<"/v1/forms-over-http">["data"][number];
 
 
 /**
- * Settings → Server (operators): the address forms and phones are given, and HTTPS. Both are
- * server-wide; a flag given where the server starts wins, and the page says so.
+ * Settings → Server (operators): the address forms and phones are given. Server-wide; a flag
+ * given where the server starts wins, and the page says so.
  */
-export function ServerSettings(props: { info: AccountInfo | null }) {
-  const operator = props.info?.access.operator === true;
-  if (!props.info || !operator) return null;
-  return (
-    <>
-      <ServerAddress />
-      <HttpsStatus />
-    </>
-  );
-}
-
-function ServerAddress() {
+export function ServerAddress() {
   const view = useSignal<AddressView | null>(null);
   const url = useSignal("");
   const { busy, notice, error, fieldErrors: errs, save: saving } = useSave();
@@ -96,7 +85,8 @@ function ServerAddress() {
   );
 }
 
-function HttpsStatus() {
+/** Settings → Server → HTTPS (operators): its own component, so HTTPS actions can join it. */
+export function HttpsStatus() {
   const v = useSignal<HttpsView | null>(null);
   const error = useSignal("");
   useEffect(() => {
@@ -114,13 +104,20 @@ function HttpsStatus() {
           <dl class="facts" data-testid="https-status">
             <div>
               <dt>HTTPS</dt>
-              <dd>On, port {h.port}{h.certificate === "local-ca" ? " (this server's own certificate, from textwire tls init)" : ""}</dd>
+              <dd>
+                On, port {h.port}
+                {h.certificate === "local-ca"
+                  ? " (this server's own certificate, from textwire tls init: for your phones and your own devices; a public website's forms need a certificate every browser trusts, see Get a certificate)"
+                  : h.certificate === "public"
+                    ? " (a public certificate every browser trusts, renewed by itself)"
+                    : ""}
+              </dd>
             </div>
             <div>
               <dt>Certificate valid until</dt>
               <dd class={h.daysLeft !== null && h.daysLeft < 30 ? "error" : undefined}>
                 {h.certificateExpiresAt ? fmtDate(h.certificateExpiresAt) : "unknown"}
-                {h.daysLeft !== null ? (h.daysLeft < 0 ? " — expired: renew it (textwire tls renew) and restart" : ` (${h.daysLeft} days left)`) : ""}
+                {h.daysLeft !== null ? (h.daysLeft < 0 ? (h.certificate === "public" ? " — expired: see Get a certificate above" : " — expired: renew it (textwire tls renew) and restart") : ` (${h.daysLeft} days left)`) : ""}
               </dd>
             </div>
             <div>
@@ -132,7 +129,7 @@ function HttpsStatus() {
           <p class="notice" data-testid="https-status">
             {h.behindProxy
               ? "This server speaks plain HTTP behind a reverse proxy (--trust-proxy), which does HTTPS."
-              : "HTTPS is off. On a local network, run textwire tls init and restart: HTTPS then answers on port 8443 and the old address on 8080 keeps working."}
+              : `HTTPS is off. For a public website's forms, use Get a certificate above. For your phones on a local network only, run textwire tls init and restart: HTTPS then answers on port 8443 and this server's plain-HTTP port${h.port !== null ? ` (${h.port})` : ""} keeps working, forwarding to it.`}
           </p>
         )
       ) : null}

@@ -1,239 +1,223 @@
+/**
+ * Settings as a few short pages, each with its own address (/settings/<page>), shown only to the
+ * people whose role may use it (docs/dashboard.md, "Settings"): /settings itself is a small index.
+ * A new settings page is one entry in SETTINGS_PAGES.
+ */
+import type { ComponentType } from "preact";
 import { useEffect } from "preact/hooks";
-import { useSignal } from "@preact/signals";
-import { api, errorText, isAdmin, isOwner, session } from "../api";
-import { act } from "../act";
-import type { ApiKey, SignedInBrowser } from "../api-types";
-import { Confirm } from "../components/Confirm";
-import { fmtDate } from "../format";
-import { AccountLimits, Backups, useAccount } from "./settings-account";
+import { can, isOperator, isPerson } from "../api";
+import { navigate, path } from "../router";
+import { AccountLimits, ApiLimits, Backups, useAccount } from "./settings-account";
 import { Replication } from "./settings-replication";
 import { BusinessProfile } from "./settings-business";
-import { ServerSettings } from "./settings-server";
-import { People, YourAccount } from "./settings-people";
-import { KeywordReplies, Replies } from "./settings-keywords";
-
+import { HttpsStatus, ServerAddress } from "./settings-server";
+import { PublicCertificate } from "./settings-certificate";
+import { People, Sessions, YourAccount } from "./settings-people";
+import { Replies } from "./settings-keywords";
 import { SmsgateClients } from "./settings-smsgate";
 import { BeingTold } from "./settings-me";
+import { ApiKeys } from "./settings-api-keys";
+import { EventEndpoints } from "./settings-endpoints";
 
+export interface SettingsPage {
+  slug: string;
+  title: string;
+  /** One line on the index: what is on the page. */
+  blurb: string;
+  /** Whether the signed-in person (or key) may use the page: it is listed and opened only then. */
+  shown: () => boolean;
+  view: ComponentType;
+}
 
-const PERMISSION_NAMES: Record<string, string> = { admin_access: "Admin", standard_access: "Standard" };
+/** Your own profile: password and sign-out; a person's notification choices belong here too. */
+function ProfilePage() {
+  return (
+    <>
+      <YourAccount />
+      <BeingTold />
+    </>
+  );
+}
+
+function BusinessPage() {
+  return (
+    <>
+      <BusinessProfile />
+      <Replies part="replies" />
+    </>
+  );
+}
+
+function PeoplePage() {
+  return (
+    <>
+      {isPerson() && can("people.manage") ? <People /> : null}
+      {can("sessions.manage") ? <Sessions /> : null}
+    </>
+  );
+}
+
+function PhonesPage() {
+  const { info, error } = useAccount();
+  return (
+    <>
+      <h2>Phones</h2>
+      <p>
+        The Android phones that send your texts, each with its own send rate and daily limit, are on the <a href="/devices">Devices</a> page
+        {can("devices.write") ? (
+          <>
+            ; <a href="/devices/add">add a phone</a> there too
+          </>
+        ) : null}
+        .
+      </p>
+      <AccountLimits info={info.value} error={error.value} />
+    </>
+  );
+}
+
+function TextingRulesPage() {
+  return (
+    <>
+      <Replies part="keywords" />
+      <h2>Quiet hours</h2>
+      <p>
+        Quiet hours (when no text goes out, so nobody is woken up) and the most texts one number gets a day are set on each form, beside its text:{" "}
+        <a href="/forms">open a form</a>. Texts that fall in quiet hours wait until they end.
+      </p>
+    </>
+  );
+}
+
+function DevelopersPage() {
+  const { info } = useAccount();
+  return (
+    <>
+      <p>For connecting other tools and apps to Textwire. Nothing here is needed to send texts from your website's forms.</p>
+      {can("api-keys.manage") ? <ApiKeys /> : null}
+      <ApiLimits info={info.value} />
+      {can("event-endpoints.read") ? <EventEndpoints /> : null}
+      {can("settings.write") ? <SmsgateClients /> : null}
+    </>
+  );
+}
+
+/** Operators only. The HTTPS section is its own component (HttpsStatus) so it can grow on its own. */
+function ServerPage() {
+  const { info } = useAccount();
+  return (
+    <>
+      <p>These settings are for the whole server, every account on it.</p>
+      <ServerAddress />
+      <PublicCertificate />
+      <HttpsStatus />
+      <Backups info={info.value} />
+      <Replication info={info.value} />
+    </>
+  );
+}
+
+export const SETTINGS_PAGES: SettingsPage[] = [
+  { slug: "me", title: "Your profile", blurb: "Your password, signing out of every browser, and the texts that tell you of new requests.", shown: isPerson, view: ProfilePage },
+  { slug: "business", title: "Business", blurb: "Your business name, country and time zone, and the replies customers get.", shown: () => can("settings.write"), view: BusinessPage },
+  { slug: "people", title: "People", blurb: "Who signs in, their roles, invitations and the signed-in browsers.", shown: () => (isPerson() && can("people.manage")) || can("sessions.manage"), view: PeoplePage },
+  { slug: "phones", title: "Phones and sending limits", blurb: "Your phones, and how many texts your account may send.", shown: () => can("account.read"), view: PhonesPage },
+  { slug: "texting", title: "Texting rules", blurb: "The words that stop and restart texts, and quiet hours.", shown: () => can("settings.write"), view: TextingRulesPage },
+  {
+    slug: "developers",
+    title: "Developers",
+    blurb: "API keys, event endpoints and their signing secrets, SMSGate apps.",
+    shown: () => can("api-keys.manage") || can("event-endpoints.read") || can("settings.write"),
+    view: DevelopersPage,
+  },
+  { slug: "server", title: "Server", blurb: "The server's address, HTTPS, backups and replication.", shown: isOperator, view: ServerPage },
+];
+
+/** Where an old Settings anchor (/settings#backups) lives now. */
+const OLD_ANCHORS: Record<string, string> = {
+  business: "/settings/business",
+  backups: "/settings/server#backups",
+  "server-address": "/settings/server#server-address",
+  https: "/settings/server#https",
+  replication: "/settings/server#replication",
+  "smsgate-clients": "/settings/developers#smsgate-clients",
+  "keyword-replies": "/automations/keyword-replies",
+};
 
 export function Settings() {
-  const { info, error } = useAccount();
-  if (!isAdmin()) {
+  const slug = path.value.split("/")[2];
+  // A link to a section (/settings/server#backups): its sections load on their own, so look a moment later.
+  useEffect(() => {
+    const id = location.hash.slice(1);
+    if (!slug || !id) return;
+    const t = setTimeout(() => document.getElementById(id)?.scrollIntoView(), 400);
+    return () => clearTimeout(t);
+  }, [slug]);
+  if (!slug) {
+    const moved = OLD_ANCHORS[location.hash.slice(1)];
+    if (moved) {
+      queueMicrotask(() => navigate(moved, true));
+      return null;
+    }
+    return <SettingsIndex />;
+  }
+  const page = SETTINGS_PAGES.find((p) => p.slug === slug);
+  if (!page || !page.shown()) {
     return (
       <section>
+        <SettingsNav />
         <h1>Settings</h1>
-        {session.value?.user ? (
-          <p class="notice">The account's settings are changed by its owners and admins.</p>
-        ) : (
-          <p class="notice">
-            You are signed in with a standard key. API keys, sessions and the account's settings can only be seen and changed with an admin key: sign out and sign in
-            with one.
-          </p>
-        )}
-        <YourAccount />
-        <BeingTold />
-        <AccountLimits info={info.value} error={error.value} />
-        <Backups info={info.value} />
+        <p class="notice">{page ? "This settings page is not part of your role. The pages you can use are listed above." : "There is no such settings page."}</p>
       </section>
     );
   }
+  const View = page.view;
   return (
-    <section>
-      <h1>Settings</h1>
-      <BusinessProfile />
-      <YourAccount />
-      <BeingTold />
-      {isOwner() && session.value?.user ? <People /> : null}
-      {isOwner() ? <ApiKeys /> : null}
-      {isOwner() ? <Sessions /> : null}
-      <AccountLimits info={info.value} error={error.value} />
-      <Replies />
-      <KeywordReplies />
-
-      <SmsgateClients />
-      <Backups info={info.value} />
-      <ServerSettings info={info.value} />
-      <Replication info={info.value} />
+    <section class="settings-page">
+      <SettingsNav current={page.slug} />
+      <h1>{page.title}</h1>
+      <View />
     </section>
   );
 }
 
-function ApiKeys() {
-  const keys = useSignal<ApiKey[] | null>(null);
-  const error = useSignal("");
-  const notice = useSignal("");
-  const permission = useSignal("standard_access");
-  const fresh = useSignal<{ apiKey: string; permission: string } | null>(null);
-  const revoking = useSignal<ApiKey | null>(null);
-  const load = () =>
-    api("/api-keys")
-      .then((r) => (keys.value = r.data.keys))
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-  }, []);
-  async function create(e: Event) {
-    e.preventDefault();
-    await act(
-      notice,
-      () => api("/api-keys", { method: "POST", json: { permission: permission.value } }),
-      (r) => {
-        fresh.value = { apiKey: r.data.apiKey, permission: r.data.permission };
-        return "";
-      },
-      load,
-    );
-  }
-  async function revoke() {
-    const k = revoking.value;
-    revoking.value = null;
-    if (!k) return;
-    await act(notice, () => api(`/api-keys/${encodeURIComponent(k.keyId)}`, { method: "DELETE" }), () => `Key ${k.key} revoked. Everything using it, dashboard sessions included, stops working now.`, load);
-  }
+/** The settings pages this person may use, as a row of links above each page. */
+function SettingsNav(props: { current?: string }) {
   return (
-    <>
-      <h2>API keys</h2>
-      <p>
-        Each website, phone or tool should have its own key, so one can be revoked without touching the others. A <strong>standard</strong> key can read and send;
-        an <strong>admin</strong> key can also change forms, import and export contacts, and manage keys.
-      </p>
-      <form class="inline-form" onSubmit={create}>
-        <span class="field">
-          <label for="new-key-permission">Permission of the new key</label>
-          <select id="new-key-permission" value={permission.value} onChange={(e) => (permission.value = (e.target as HTMLSelectElement).value)}>
-            <option value="standard_access">Standard</option>
-            <option value="admin_access">Admin</option>
-          </select>
-        </span>
-        <button type="submit">Create key</button>
-      </form>
-      {fresh.value ? (
-        <div class="fresh-key" role="status">
-          <p>
-            <strong>New {PERMISSION_NAMES[fresh.value.permission]} key — copy it now, it is shown only this once:</strong>
-          </p>
-          <code class="secret" data-testid="new-key">{fresh.value.apiKey}</code>{" "}
-          <button type="button" class="secondary" onClick={() => navigator.clipboard?.writeText(fresh.value!.apiKey).then(() => (notice.value = "Key copied."))}>
-            Copy key
-          </button>{" "}
-          <button type="button" class="secondary" onClick={() => (fresh.value = null)}>
-            I have stored it
-          </button>
-        </div>
-      ) : null}
-      <p aria-live="polite" class="notice-line">{notice.value}</p>
-      {error.value ? <p class="error" role="alert">{error.value}</p> : null}
-      {keys.value ? (
-        <div class="table-wrap">
-          <table class="cards">
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Permission</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">State</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.value.map((k) => (
-                <tr key={k.keyId} data-key-id={k.keyId}>
-                  <td data-label="Key"><code>{k.key}</code></td>
-                  <td data-label="Permission">{PERMISSION_NAMES[k.permission]}{k.operator ? " (server operator)" : ""}</td>
-                  <td data-label="Created">{fmtDate(k.createdAt)}</td>
-                  <td data-label="Last used">{fmtDate(k.lastUsedAt)}</td>
-                  <td data-label="State">{k.revokedAt ? `revoked ${fmtDate(k.revokedAt)}` : "active"}</td>
-                  <td data-label="Actions">
-                    {k.revokedAt ? null : (
-                      <button type="button" class="secondary" aria-label={`Revoke key ${k.key}`} onClick={() => (revoking.value = k)}>
-                        Revoke
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
-      <Confirm
-        open={revoking.value !== null}
-        title="Revoke this key?"
-        body={`Key ${revoking.value?.key ?? ""} stops working at once: every website, phone or tool using it, and every dashboard session opened with it.`}
-        action="Revoke key"
-        onConfirm={revoke}
-        onCancel={() => (revoking.value = null)}
-      />
-    </>
+    <nav aria-label="Settings" class="settings-nav">
+      <ul>
+        <li>
+          <a href="/settings" aria-current={props.current === undefined ? "page" : undefined}>
+            All settings
+          </a>
+        </li>
+        {SETTINGS_PAGES.filter((p) => p.shown()).map((p) => (
+          <li key={p.slug}>
+            <a href={`/settings/${p.slug}`} aria-current={props.current === p.slug ? "page" : undefined}>
+              {p.title}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
   );
 }
 
-function Sessions() {
-  const rows = useSignal<SignedInBrowser[] | null>(null);
-  const error = useSignal("");
-  const load = () =>
-    api("/sessions")
-      .then((r) => (rows.value = r.data.sessions))
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-  }, []);
-  async function end(s: SignedInBrowser) {
-    try {
-      await api(`/sessions/${encodeURIComponent(s.id)}`, { method: "DELETE" });
-      if (s.current) session.value = null;
-    } catch (e) {
-      error.value = errorText(e);
-    }
-    load();
-  }
+function SettingsIndex() {
+  const pages = SETTINGS_PAGES.filter((p) => p.shown());
   return (
-    <>
-      <h2>Signed-in browsers</h2>
-      {error.value ? <p class="error" role="alert">{error.value}</p> : null}
-      {rows.value ? (
-        <div class="table-wrap">
-          <table class="cards">
-            <thead>
-              <tr>
-                <th scope="col">Browser</th>
-                <th scope="col">Address</th>
-                <th scope="col">Key or person</th>
-                <th scope="col">Signed in</th>
-                <th scope="col">Last seen</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.value.map((s) => (
-                <tr key={s.id}>
-                  <td data-label="Browser">{browserName(s.userAgent)}{s.current ? " (this one)" : ""}</td>
-                  <td data-label="Address">{s.ipAddress ?? "—"}</td>
-                  <td data-label="Key or person">{s.user ? `${s.user.name} (${s.user.email})` : <code>…{s.keyLast4}</code>}</td>
-                  <td data-label="Signed in">{fmtDate(s.createdAt)}</td>
-                  <td data-label="Last seen">{fmtDate(s.lastSeenAt)}</td>
-                  <td data-label="Actions">
-                    <button type="button" class="secondary" aria-label={`End the session of ${browserName(s.userAgent)} signed in ${fmtDate(s.createdAt)}`} onClick={() => end(s)}>
-                      End
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
-    </>
+    <section>
+      <h1>Settings</h1>
+      <ul class="settings-index">
+        {pages.map((p) => (
+          <li key={p.slug}>
+            <a href={`/settings/${p.slug}`}>{p.title}</a>
+            <span class="hint"> — {p.blurb}</span>
+          </li>
+        ))}
+      </ul>
+      {isOperator() ? null : <p class="hint">Backups are made by whoever runs the Textwire server, who also looks after its address and HTTPS.</p>}
+      {!can("settings.write") ? <p class="hint">The business's settings are changed by its owners and admins.</p> : null}
+    </section>
   );
-}
-
-function browserName(ua: string | null): string {
-  if (!ua) return "Unknown browser";
-  const m = /(Edg|Firefox|Chrome|Safari)\/[\d.]+/.exec(ua);
-  const os = /(Android|iPhone|iPad|Windows|Mac OS X|Linux)/.exec(ua)?.[1];
-  const name = m ? { Edg: "Edge", Firefox: "Firefox", Chrome: "Chrome", Safari: "Safari" }[m[1]] : ua.slice(0, 40);
-  return os ? `${name} on ${os.replace("Mac OS X", "Mac")}` : name!;
 }

@@ -1,5 +1,6 @@
 import { useSignal } from "@preact/signals";
-import { api, errorText, session } from "../api";
+import { useEffect } from "preact/hooks";
+import { api, errorText, fetchSession, session } from "../api";
 import type { Answer } from "../api-types";
 import { navigate } from "../router";
 
@@ -55,9 +56,10 @@ function submitWithLink(
     state.error.value = "";
     state.busy.value = true;
     try {
-      const r = await api<Answer<"/v1/setup", "post"> | Answer<"/v1/invitations/accept", "post">>(path.slice("/v1".length), { method: "POST", json: { token: fragmentToken(), ...json() } });
+      await api<Answer<"/v1/setup", "post"> | Answer<"/v1/invitations/accept", "post">>(path.slice("/v1".length), { method: "POST", json: { token: fragmentToken(), ...json() } });
+      const signedIn = await fetchSession();
       history.replaceState(null, "", location.pathname);
-      session.value = r.data;
+      session.value = signedIn;
       navigate(next, true);
     } catch (err) {
       state.error.value = errorText(err);
@@ -78,8 +80,81 @@ function PersonFields(props: { name: { value: string }; email: { value: string }
   );
 }
 
+type LinkState = "ready" | "used" | "expired" | "unknown";
+/** What a link that no longer works says, before any form (docs/dashboard.md, "Signing in and the pages"). */
+const DEAD_LINK: Record<"setup" | "invitation", Record<Exclude<LinkState, "ready">, string>> = {
+  setup: {
+    used: "This server is already set up: this setup link has been used. Sign in with your e-mail and password.",
+    expired: "This setup link has expired (it works for 24 hours). On the server, run `textwire setup-link` for a new one.",
+    unknown: "This setup link does not work: it was mistyped, or a newer one replaced it. On the server, run `textwire setup-link` for a new one.",
+  },
+  invitation: {
+    used: "This invitation has already been used. If it was you, sign in with your e-mail and password; otherwise ask the person who invited you for a new link.",
+    expired: "This invitation has expired (it works for 72 hours). Ask the person who invited you for a new link.",
+    unknown: "This invitation link does not work: it may be incomplete. Ask the person who invited you for a new link.",
+  },
+};
+
+/** Reads whether the link in the address still works, without using it; null while asking. */
+function useLinkState<T extends { state: LinkState }>(path: "/setup/state" | "/invitations/state") {
+  const state = useSignal<T | null>(null);
+  const error = useSignal("");
+  useEffect(() => {
+    const token = fragmentToken();
+    if (!token) {
+      state.value = { state: "unknown" } as T;
+      return;
+    }
+    api<{ data: T }>(path, { method: "POST", json: { token } })
+      .then((r) => (state.value = r.data))
+      .catch((e) => (error.value = errorText(e)));
+  }, []);
+  return { state, error };
+}
+
+/** The page of a link that does not work: what happened and what to do, and no form. */
+function DeadLink(props: { title: string; text: string }) {
+  return (
+    <main id="main" class="sign-in">
+      <div class="card">
+        <h1>{props.title}</h1>
+        <p class="notice" role="status">
+          {props.text}
+        </p>
+        <p>
+          <a href="/sign-in">Go to sign in</a>
+        </p>
+      </div>
+    </main>
+  );
+}
+
+function Checking(props: { error: string }) {
+  return (
+    <main id="main" class="sign-in">
+      {props.error ? (
+        <p class="error" role="alert">
+          {props.error}
+        </p>
+      ) : (
+        <p class="loading" role="status">
+          Checking the link…
+        </p>
+      )}
+    </main>
+  );
+}
+
 /** First run: the business's name, where it is, and its owner (docs/dashboard.md, "First run"). */
 export function Setup() {
+  const link = useLinkState<{ state: LinkState }>("/setup/state");
+  const l = link.state.value;
+  if (!l) return <Checking error={link.error.value} />;
+  if (l.state !== "ready") return <DeadLink title="Set up Textwire" text={DEAD_LINK.setup[l.state]} />;
+  return <SetupForm />;
+}
+
+function SetupForm() {
   const business = useSignal("");
   const country = useSignal(browserCountry());
   const zone = useSignal(browserZone());
@@ -116,8 +191,25 @@ export function Setup() {
   );
 }
 
-/** An invited person joins: their name, e-mail and password. */
+const ROLE_WORDS: Record<string, string> = {
+  owner: "an owner: everything, including people and the account's settings",
+  admin: "an admin: everything but people",
+  staff: "staff: messages, conversations, contacts and broadcasts",
+  viewer: "a viewer: you can look at everything, not change it",
+};
+
+type InvitationState = { state: LinkState; businessName: string | null; role: string | null };
+
+/** An invited person joins: the page names the business and the role, then asks their name, e-mail and password. */
 export function Invite() {
+  const link = useLinkState<InvitationState>("/invitations/state");
+  const l = link.state.value;
+  if (!l) return <Checking error={link.error.value} />;
+  if (l.state !== "ready") return <DeadLink title="Join Textwire" text={DEAD_LINK.invitation[l.state]} />;
+  return <InviteForm business={l.businessName} role={l.role} />;
+}
+
+function InviteForm(props: { business: string | null; role: string | null }) {
   const name = useSignal("");
   const email = useSignal("");
   const password = useSignal("");
@@ -127,8 +219,10 @@ export function Invite() {
   return (
     <main id="main" class="sign-in">
       <form onSubmit={submit} class="card">
-        <h1>Join Textwire</h1>
-        <p>You were invited to this business's dashboard. Choose how you will sign in.</p>
+        <h1>{props.business ? `Join ${props.business} on Textwire` : "Join Textwire"}</h1>
+        <p data-testid="invitation-role">
+          You were invited to {props.business ?? "this business"}'s dashboard as {ROLE_WORDS[props.role ?? ""] ?? props.role}. Choose how you will sign in.
+        </p>
         <PersonFields name={name} email={email} password={password} />
         {error.value ? (
           <p class="error" role="alert">
@@ -157,13 +251,13 @@ export function Welcome() {
           <a href="/devices">Connect your first phone</a>: the Android phone that sends the texts.
         </li>
         <li>
-          <a href="/settings">Turn on HTTPS</a> before phones or forms reach this server from outside your network.
+          <a href="/settings/server#https">Turn on HTTPS</a> before phones or forms reach this server from outside your network.
         </li>
         <li>
-          <a href="/settings">Set up backups</a> so a lost disk does not lose your contacts.
+          <a href="/settings/server#backups">Set up backups</a> so a lost disk does not lose your contacts.
         </li>
         <li>
-          <a href="/settings">Invite your staff</a> (Settings → People).
+          <a href="/settings/people">Invite your staff</a> (Settings → People).
         </li>
       </ol>
       <p>

@@ -1,6 +1,6 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
-import { api, errorText, session } from "../api";
+import { api, errorText, fetchSession, session } from "../api";
 import type { Answer } from "../api-types";
 import { navigate } from "../router";
 
@@ -24,8 +24,8 @@ export function SignIn() {
     busy.value = true;
     try {
       const json = withKey.value ? { apiKey: key.value.trim() } : { email: email.value, password: password.value };
-      const r = await api<Answer<"/v1/session", "post">>("/session", { method: "POST", json });
-      session.value = r.data;
+      await api<Answer<"/v1/session", "post">>("/session", { method: "POST", json });
+      session.value = await fetchSession();
       const next = new URLSearchParams(location.search).get("next");
       navigate(next && next.startsWith("/") && !next.startsWith("//") ? next : "/overview", true);
     } catch (err) {
@@ -81,7 +81,7 @@ export function SignIn() {
           </a>{" "}
           {withKey.value ? null : "(advanced)"}
         </p>
-        {withKey.value ? null : <p class="hint">Forgot your password? Ask an owner of the account, or run <code>textwire users reset-password EMAIL</code> on the server.</p>}
+        {withKey.value ? null : <p class="hint">Forgot your password? Ask an owner of the account, or whoever runs the Textwire server, to reset it.</p>}
       </form>
     </main>
   );

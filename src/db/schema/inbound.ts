@@ -38,6 +38,9 @@ export const inboundMessages = sqliteTable(
      * read. Migration 0037.
      */
     history: integer("history", { mode: "boolean" }).notNull().default(false),
+    /** The SIM slot (1-3) and the phone's own number it arrived on, as the phone reported them (migration 0052). */
+    simNumber: integer("sim_number"),
+    recipient: text("recipient"),
   },
   (t) => [
     index("inbound_account_created_idx").on(t.accountId, t.createdAt),

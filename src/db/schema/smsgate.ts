@@ -62,4 +62,35 @@ export const smsgateClients = sqliteTable("smsgate_clients", {
   quietHours: text("quiet_hours"),
   recipientLimitPerDay: integer("recipient_limit_per_day"),
   updatedAt: text("updated_at").notNull(),
+  /**
+   * Signs the account's SMSGate JWTs (HS256, migration 0052): needed in clear to verify, like the
+   * signing key; made on first use, never shown (docs/api-decisions.md, "The SMSGate ecosystem, every call").
+   */
+  tokenSecret: text("token_secret"),
 });
+
+/**
+ * The JWTs of POST /3rdparty/v1/auth/token and their refresh tokens (migration 0052): only the
+ * claims that decide whether one still works, never the token itself. `key_id` is the key that
+ * asked (a token dies with it); `parent_jti` ties a refresh token to its access token, so revoking
+ * one revokes the pair.
+ */
+export const smsgateTokens = sqliteTable(
+  "smsgate_tokens",
+  {
+    jti: text("jti").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id, { onDelete: "cascade" }),
+    keyId: text("key_id").notNull(),
+    /** "access" | "refresh". */
+    tokenUse: text("token_use").notNull(),
+    parentJti: text("parent_jti"),
+    /** JSON array of SMSGate scopes (for a refresh token: the access token's). */
+    scopes: text("scopes").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    revokedAt: text("revoked_at"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("smsgate_tokens_account_idx").on(t.accountId, t.expiresAt), index("smsgate_tokens_parent_idx").on(t.parentJti)],
+);

@@ -174,17 +174,24 @@ export function isOperatorKey(sqlite: Database, keyId: string): boolean {
   return (sqlite.query("SELECT operator FROM api_keys WHERE id = ?1").get(keyId) as { operator: number } | null)?.operator === 1;
 }
 
+const KEY_WITH_ACCOUNT = `SELECT k.id AS keyId, k.key_hash AS keyHash, k.account_id AS accountId, k.permission, k.operator, k.revoked_at AS revokedAt,
+        a.id, a.name, a.plan, a.api_limit_per_hour AS apiLimitPerHour, a.api_burst_per_minute AS apiBurstPerMinute,
+        a.monthly_quota AS monthlyQuota, a.default_country AS defaultCountry, a.created_at AS createdAt
+   FROM api_keys k JOIN accounts a ON a.id = k.account_id`;
+
+function keyWithAccount(sqlite: Database, where: "k.key_hash = ?" | "k.id = ?", value: string): KeyWithAccount | null {
+  const row = sqlite.query(`${KEY_WITH_ACCOUNT} WHERE ${where}`).get(value) as (Omit<KeyWithAccount, "operator"> & { operator: number }) | null;
+  return row ? { ...row, operator: row.operator === 1 } : null;
+}
+
+/** A key with its account by the key's id (an SMSGate token acts for the key that asked for it). */
+export function findKeyById(sqlite: Database, keyId: string): KeyWithAccount | null {
+  return keyWithAccount(sqlite, "k.id = ?", keyId);
+}
+
 /** The key by its hash with its account, or null (revoked keys included: the caller refuses them). */
 export function findKeyByHash(sqlite: Database, keyHash: string): KeyWithAccount | null {
-  const row = sqlite
-    .query(
-      `SELECT k.id AS keyId, k.key_hash AS keyHash, k.account_id AS accountId, k.permission, k.operator, k.revoked_at AS revokedAt,
-              a.id, a.name, a.plan, a.api_limit_per_hour AS apiLimitPerHour, a.api_burst_per_minute AS apiBurstPerMinute,
-              a.monthly_quota AS monthlyQuota, a.default_country AS defaultCountry, a.created_at AS createdAt
-         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
-    )
-    .get(keyHash) as (Omit<KeyWithAccount, "operator"> & { operator: number }) | null;
-  return row ? { ...row, operator: row.operator === 1 } : null;
+  return keyWithAccount(sqlite, "k.key_hash = ?", keyHash);
 }
 
 export function touchApiKey(sqlite: Database, keyId: string, lastUsedAt: string): void {

@@ -8,6 +8,8 @@ import type { conversations } from "../schema/contacts";
 import type { ContactFilter } from "../../domain/contact-query";
 import { filterSql } from "./contact-filter";
 import type { ContactRow } from "./contacts";
+import { messageStage, type MessageStage } from "../../domain/message-stage";
+import type { MessageStatus } from "../../domain/statuses";
 
 /** A conversation as listed: its contact's columns and the conversation's. */
 export type ConversationRow = Pick<ContactRow, "firstName" | "lastName" | "phoneNumber" | "status" | "optedOut"> &
@@ -81,6 +83,8 @@ export interface ThreadItem {
   content: string;
   /** outbound: queued|sent|failed|cancelled; inbound: received. */
   status: string;
+  /** outbound: where the text is (src/domain/message-stage.ts: with-phone, delivered, …); inbound: received. */
+  stage: MessageStage | "received";
   /** When it happened: createdAt (outbound), receivedAt (inbound). */
   at: string;
   sentAt: string | null;
@@ -105,17 +109,22 @@ export function listThread(sqlite: Database, accountId: string, contactId: strin
   const dir = order === "asc" ? "ASC" : "DESC";
   return sqlite
     .query(
-      `SELECT id, direction, content, status, at, sentAt, failureReason, receivedAt, readAt, keyword, createdAt, history FROM (
+      `SELECT id, direction, content, status, at, sentAt, failureReason, receivedAt, readAt, keyword, createdAt, history, leased, deliveredAt FROM (
          SELECT id, 'outbound' AS direction, content, status, created_at AS at, sent_at AS sentAt, failure_reason AS failureReason,
-           NULL AS receivedAt, NULL AS readAt, NULL AS keyword, created_at AS createdAt, 0 AS history, created_at AS sk, 1 AS side, rowid AS rid
+           NULL AS receivedAt, NULL AS readAt, NULL AS keyword, created_at AS createdAt, 0 AS history, created_at AS sk, 1 AS side, rowid AS rid,
+           lease_expires_at IS NOT NULL AS leased, json_extract(metadata, '$.deliveredAt') AS deliveredAt
          FROM messages WHERE contact_id = ?1 AND account_id = ?2
          UNION ALL
-         SELECT id, 'inbound', body, 'received', received_at, NULL, NULL, received_at, read_at, keyword, created_at, history, min(received_at, created_at), 0, rowid
+         SELECT id, 'inbound', body, 'received', received_at, NULL, NULL, received_at, read_at, keyword, created_at, history, min(received_at, created_at), 0, rowid, 0, NULL
          FROM inbound_messages WHERE contact_id = ?1 AND account_id = ?2)
        ORDER BY sk ${dir}, side ${dir}, rid ${dir} LIMIT ?3 OFFSET ?4`,
     )
     .all(contactId, accountId, limit, offset)
-    .map((r) => ({ ...(r as ThreadItem), history: (r as { history: number }).history === 1 }));
+    .map((raw) => {
+      const { leased, deliveredAt, ...r } = raw as Omit<ThreadItem, "history" | "stage"> & { history: number; leased: number; deliveredAt: string | null };
+      const stage = r.direction === "inbound" ? ("received" as const) : messageStage(r.status as MessageStatus, leased === 1, deliveredAt);
+      return { ...r, stage, history: r.history === 1 };
+    });
 }
 
 export function countThread(sqlite: Database, accountId: string, contactId: string): number {

@@ -34,7 +34,10 @@ export function eventStore(sqlite: Database) {
        SELECT e.id, w.id, e.account_id, e.type, 'pending', 0, e.created_at, e.created_at, e.created_at
          FROM events e JOIN webhook_endpoints w ON w.account_id = e.account_id AND w.is_active = 1
         WHERE e.seq > ?1 AND e.seq <= ?2 AND e.type <> 'ping'
-          AND EXISTS (SELECT 1 FROM json_each(w.events) j WHERE j.value = '*' OR j.value = e.type)`,
+          AND EXISTS (SELECT 1 FROM json_each(w.events) j WHERE (j.value = '*' AND e.type NOT IN ('message.attempt_failed', 'sms:data-received', 'mms:received')) OR j.value = e.type)
+          -- An SMSGate registration's deviceId: only that phone's texts (docs/api-decisions.md, "The SMSGate ecosystem, every call").
+          AND (w.device_id IS NULL OR w.device_id = coalesce(json_extract(e.payload, '$.data.message.deviceId'), json_extract(e.payload, '$.data.deviceId'),
+                 json_extract(e.payload, '$.data.message.metadata.leases[#-1].deviceId')))`,
     ),
     maxSeq: q("SELECT coalesce(max(seq), 0) AS s FROM events"),
     doneSeq: q("SELECT done_seq AS s FROM event_fanout WHERE id = 1"),

@@ -28,9 +28,10 @@ export type RecipientContact = { id: string; phone_number: string; first_name: s
 /** A page row of the messages list. */
 export type ListRow = Pick<
   MessageRow,
-  "id" | "content" | "recipient_phone" | "recipient_name" | "form_name" | "status" | "priority" | "sent_at" | "created_at" | "scheduled_for" | "form_id" | "contact_id"
->;
-export const LIST_COLUMNS = "id, content, recipient_phone, recipient_name, form_name, status, priority, sent_at, created_at, scheduled_for, form_id, contact_id";
+  "id" | "content" | "recipient_phone" | "recipient_name" | "form_name" | "status" | "priority" | "sent_at" | "created_at" | "scheduled_for" | "form_id" | "contact_id" | "lease_expires_at"
+> & { delivered_at: string | null };
+export const LIST_COLUMNS =
+  "id, content, recipient_phone, recipient_name, form_name, status, priority, sent_at, created_at, scheduled_for, form_id, contact_id, lease_expires_at, json_extract(metadata, '$.deliveredAt') AS delivered_at";
 
 const ACCOUNTS_SQL = "SELECT id FROM accounts ORDER BY id";
 /**

@@ -28,6 +28,8 @@ export interface RecipientView {
   /** The phone that last held the message (its lease history), for the state's deviceId. */
   last_holder: string | null;
   content: string | null;
+  /** The reason of a phone's failure report Textwire will try again (null: none, or the last attempt's lease ran out unreported). */
+  retry_reason: string | null;
 }
 
 export interface SmsgateListFilter {
@@ -54,7 +56,8 @@ export function smsgateStore(sqlite: Database) {
     recipients: q(
       `SELECT r.position, r.phone_number, r.message_id, r.error, r.processed_at, m.status, m.lease_token, m.lease_device_id, m.sent_at,
               m.failure_reason, json_extract(m.metadata, '$.deliveredAt') AS delivered_at, m.updated_at,
-              coalesce(m.lease_device_id, json_extract(m.metadata, '$.leases[#-1].deviceId')) AS last_holder, m.content
+              coalesce(m.lease_device_id, json_extract(m.metadata, '$.leases[#-1].deviceId')) AS last_holder, m.content,
+              CASE WHEN json_extract(m.metadata, '$.lastFailedLease') IS NOT NULL THEN json_extract(m.metadata, '$.failures[#-1].reason') END AS retry_reason
          FROM smsgate_recipients r LEFT JOIN messages m ON m.id = r.message_id
         WHERE r.account_id = ?1 AND r.smsgate_id = ?2 ORDER BY r.position`,
     ),
@@ -74,6 +77,7 @@ export function smsgateStore(sqlite: Database) {
       `SELECT m.id FROM smsgate_recipients r JOIN messages m ON m.id = r.message_id
         WHERE r.account_id = ?1 AND r.smsgate_id = ?2 AND m.status = 'queued' AND m.lease_token IS NULL`,
     ),
+    countFailedSince: q("SELECT count(*) AS n FROM messages WHERE account_id = ?1 AND status = 'failed' AND created_at >= ?2"),
     countRecentTo: q(
       "SELECT count(*) AS n FROM messages WHERE account_id = ?1 AND recipient_phone = ?2 AND created_at >= ?3 AND status IN ('queued', 'sent')",
     ),
@@ -98,17 +102,26 @@ export function smsgateStore(sqlite: Database) {
     optionsOf: (messageId: string) =>
       s.options.get(messageId) as { messageId: string; simNumber: number | null; withDeliveryReport: number; smsgateId: string } | null,
     markProcessed: (messageId: string, atIso: string) => void s.markProcessed.run(messageId, atIso),
-    list(accountId: string, f: SmsgateListFilter, newestFirst: boolean, limit: number, offset: number): { rows: SmsgateMessageRow[]; total: number } {
-      const where = ["account_id = ?"];
+    /** A page of the account's messages; `total` counts them all unless `counted` is false (then -1). */
+    list(accountId: string, f: SmsgateListFilter, newestFirst: boolean, limit: number, offset: number, counted = true): { rows: SmsgateMessageRow[]; total: number } {
+      const where = ["g.account_id = ?"];
       const params: Array<string | number> = [accountId];
-      if (f.from !== undefined) (where.push("created_at >= ?"), params.push(f.from));
-      if (f.to !== undefined) (where.push("created_at < ?"), params.push(f.to));
-      if (f.deviceId !== undefined) (where.push("device_id = ?"), params.push(f.deviceId));
+      if (f.from !== undefined) (where.push("g.created_at >= ?"), params.push(f.from));
+      if (f.to !== undefined) (where.push("g.created_at < ?"), params.push(f.to));
+      // The phone the client named, or else the one that took (last held) one of its texts.
+      if (f.deviceId !== undefined) {
+        where.push(
+          `(g.device_id = ? OR (g.device_id IS NULL AND EXISTS (SELECT 1 FROM smsgate_recipients r JOIN messages m ON m.id = r.message_id
+             WHERE r.account_id = g.account_id AND r.smsgate_id = g.id
+               AND coalesce(m.lease_device_id, json_extract(m.metadata, '$.leases[#-1].deviceId')) = ?)))`,
+        );
+        params.push(f.deviceId, f.deviceId);
+      }
       const cond = where.join(" AND ");
-      const total = (sqlite.query(`SELECT count(*) AS n FROM smsgate_messages WHERE ${cond}`).get(...params) as { n: number }).n;
+      const total = counted ? (sqlite.query(`SELECT count(*) AS n FROM smsgate_messages g WHERE ${cond}`).get(...params) as { n: number }).n : -1;
       const order = newestFirst ? "DESC" : "ASC";
       const rows = sqlite
-        .query(`SELECT * FROM smsgate_messages WHERE ${cond} ORDER BY created_at ${order}, id ${order} LIMIT ? OFFSET ?`)
+        .query(`SELECT g.* FROM smsgate_messages g WHERE ${cond} ORDER BY g.created_at ${order}, g.id ${order} LIMIT ? OFFSET ?`)
         .all(...params, limit, offset) as SmsgateMessageRow[];
       return { rows, total };
     },
@@ -117,6 +130,8 @@ export function smsgateStore(sqlite: Database) {
     expiryJudged: (accountId: string, id: string) => void s.expiryJudged.run(accountId, id),
     /** The recipients' messages still queued and held by no phone (what a cancel or an expiry may still stop). */
     notHandedOut: (accountId: string, id: string) => (s.notHandedOut.all(accountId, id) as Array<{ id: string }>).map((r) => r.id),
+    /** Texts of the account created since then that failed (the local server's messages:failed check). */
+    countFailedSince: (accountId: string, sinceIso: string) => (s.countFailedSince.get(accountId, sinceIso) as { n: number }).n,
     countRecentTo: (accountId: string, phone: string, sinceIso: string) => (s.countRecentTo.get(accountId, phone, sinceIso) as { n: number }).n,
   };
 }

@@ -65,6 +65,7 @@ export const ThreadAnswer = t.Object({
         direction: t.UnionEnum(["outbound", "inbound"]),
         content: t.String(),
         status: t.String({ description: "queued | sent | failed | cancelled (outbound); received (inbound)" }),
+        stage: t.String({ description: "outbound: queued | with-phone (a phone took it, no report yet) | sent | delivered (reported reaching the handset) | failed | cancelled; inbound: received" }),
         at: t.String({ description: "createdAt (outbound) or receivedAt (inbound): the time order" }),
         sentAt: Nullable(t.String()),
         failureReason: Nullable(t.String()),

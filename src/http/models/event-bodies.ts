@@ -7,7 +7,7 @@
  */
 import { t } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
-import { DELIVERY_TIMEOUT_MS, RETRY_SCHEDULE_MS, type EventType } from "../../domain/outbound-events";
+import { DELIVERY_TIMEOUT_MS, RETRY_SCHEDULE_MS, type EventType, type SmsgateOnlyEvent } from "../../domain/outbound-events";
 import { humanDuration } from "../../domain/duration";
 import { NullableString, NullableTimestamp, Timestamp } from "./common";
 import { Contact } from "./contacts";
@@ -29,7 +29,7 @@ interface EventDoc {
 const message = (summary: string, description?: string): EventDoc => ({ data: t.Object({ message: Message }), summary, description });
 const contact = (summary: string, description?: string): EventDoc => ({ data: t.Object({ contact: Contact }), summary, description });
 
-const EVENTS: Record<EventType, EventDoc> = {
+const EVENTS: Record<Exclude<EventType, SmsgateOnlyEvent>, EventDoc> = {
   "message.queued": message("A message was queued", "A new message (form submission, API, broadcast, keyword reply) or one put back in the queue after a failed attempt that will be retried."),
   "message.sent": message("A phone reported a message sent"),
   "message.delivered": message("A phone reported a message delivered to the handset", "The delivery time is in `message.metadata.deliveredAt`."),

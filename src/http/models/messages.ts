@@ -3,6 +3,7 @@ import { IntParam, PageQuery, checked, Envelope, Timestamp, NullableTimestamp, N
 import { MESSAGE_STATUSES } from "../../domain/message-transitions";
 import { PRIORITIES } from "../../domain/form-definition";
 import { FAILURE_HISTORY_MAX, LEASE_HISTORY_MAX } from "../../db/message-history";
+import { MESSAGE_STAGES } from "../../domain/message-stage";
 
 const MessageStatus = literals(MESSAGE_STATUSES);
 const Priority = literals(PRIORITIES);
@@ -129,6 +130,9 @@ export const MessageSummary = t.Object(
     scheduledFor: Timestamp,
     sentAt: NullableTimestamp,
     createdAt: Timestamp,
+    stage: t.UnionEnum([...MESSAGE_STAGES], {
+      description: "where the text is, in the dashboard's words: queued; with-phone (a phone took it and has not reported yet); sent; delivered (the phone reported it reached the handset); failed; cancelled",
+    }),
   },
   { additionalProperties: true },
 );

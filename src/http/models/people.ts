@@ -33,6 +33,7 @@ export const InvitationAnswer = Envelope(
     url: t.String({ description: "the one-time link to give the person (works once, for 72 hours)" }),
     role: Role,
     expiresAt: t.String(),
+    addressSet: t.Boolean({ description: "false while no server address is set (Settings → Server): the link then uses the address this request came in on, which may not work from the person's own device" }),
   }),
 );
 export const PersonRemoved = Envelope(t.Object({ deletedId: t.String() }));

@@ -29,7 +29,7 @@ export const HttpsStatusAnswer = t.Object({
   status: t.Literal("success"),
   data: t.Object({
     on: t.Boolean({ description: "the server speaks HTTPS" }),
-    certificate: Nullable(t.UnionEnum(["local-ca", "certificate"]), "local-ca: from `textwire tls init`; certificate: given with --tls-cert"),
+    certificate: Nullable(t.UnionEnum(["local-ca", "certificate", "public"]), "local-ca: from `textwire tls init`; certificate: given with --tls-cert; public: from an ACME CA (--domain or \"Get a certificate\")"),
     certificateExpiresAt: Nullable(t.String({ format: "date-time" }), "when the certificate expires"),
     daysLeft: Nullable(t.Integer(), "days until it expires (negative: expired)"),
     port: Nullable(t.Integer({ minimum: 0 }), "the port the server listens on"),
@@ -37,6 +37,35 @@ export const HttpsStatusAnswer = t.Object({
     behindProxy: t.Boolean({ description: "--trust-proxy: a reverse proxy in front may do HTTPS" }),
   }),
 });
+
+export const PublicCertificateAnswer = t.Object({
+  status: t.Literal("success"),
+  message: t.Optional(t.String()),
+  data: t.Object({
+    source: Nullable(t.UnionEnum(["flag", "setting"]), "flag: --domain; setting: saved here; null: no public certificate wanted"),
+    domains: t.Array(t.String(), { description: "the names the certificate is for" }),
+    email: Nullable(t.String(), "the address the certificate authority writes to"),
+    state: t.UnionEnum(["off", "waiting", "obtaining", "valid", "failed"], { description: "failed: see lastError; the previous certificate (or plain HTTP) is served meanwhile" }),
+    certificate: Nullable(
+      t.Object({ domains: t.Array(t.String()), notAfter: t.String({ format: "date-time" }), issuedAt: t.String({ format: "date-time" }), daysLeft: t.Integer() }),
+      "the certificate kept for these names",
+    ),
+    lastError: Nullable(t.String(), "what went wrong last, in plain words, and what to check"),
+    lastAttemptAt: Nullable(t.String({ format: "date-time" }), "when the certificate authority was last asked"),
+    nextAttemptAt: Nullable(t.String({ format: "date-time" }), "the next check (renewal 30 days before expiry, or a retry)"),
+    plainPort: t.Integer({ description: "the port the certificate authority's check (HTTP-01, port 80 from the internet) must reach" }),
+    httpsPort: t.Integer({ description: "the port HTTPS answers on once the certificate is in use" }),
+    directoryUrl: t.String({ description: "the certificate authority (ACME directory)" }),
+  }),
+});
+
+export const PublicCertificateBody = t.Object(
+  {
+    domains: t.Union([t.String({ maxLength: 2000 }), t.Null()], { description: "the public name(s) of this server, comma-separated (sms.example.com); null or \"\" turns it off" }),
+    email: t.Optional(t.Union([t.String({ maxLength: 254 }), t.Null()], { description: "optional: the certificate authority writes to it before a certificate expires" })),
+  },
+  { additionalProperties: false },
+);
 
 export const PlainHttpFormsAnswer = t.Object({
   status: t.Literal("success"),

@@ -33,6 +33,17 @@ export const SessionAnswer = t.Object({
   data: t.Object({ ...SessionFields, csrfToken: t.String({ description: "send it as X-CSRF-Token on every POST, PUT, PATCH and DELETE" }) }),
 });
 
+/** GET /v1/session: the session, and what it may do (the dashboard shows only those actions). */
+export const CurrentSessionAnswer = t.Object({
+  status: t.Literal("success"),
+  data: t.Object({
+    ...SessionFields,
+    csrfToken: t.String({ description: "send it as X-CSRF-Token on every POST, PUT, PATCH and DELETE" }),
+    can: t.Array(t.String(), { description: "the permissions this session holds, by name (e.g. forms.write, broadcasts.write, operator): the routes' own permission names" }),
+    operator: t.Boolean({ description: "whether it acts as the server's operator (backups, server address, HTTPS, replication)" }),
+  }),
+});
+
 export const SessionListAnswer = t.Object({
   status: t.Literal("success"),
   data: t.Object({ sessions: t.Array(t.Object({ ...SessionFields, keyLast4: t.Union([t.String(), t.Null()]), current: t.Boolean() })) }),

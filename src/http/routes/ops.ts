@@ -59,7 +59,11 @@ export function opsRoutes(deps: AppDeps) {
   try {
     certPem = deps.config.tlsCert && deps.config.tlsKey ? readFileSync(deps.config.tlsCert, "utf8") : undefined;
   } catch {}
-  const tlsOf = () => (certPem ? { tls: tlsExpiry(certPem, deps.clock()) } : {});
+  // What HTTPS serves now (a public certificate arrives and renews while running), else the file's.
+  const tlsOf = () => {
+    const pem = deps.httpsStatus.listening?.tls?.cert ?? certPem;
+    return pem ? { tls: tlsExpiry(pem, deps.clock()) } : {};
+  };
   // The schedule in force now (flags or the dashboard's); its reader is remade when it changes.
   let backup: { key: string; read: () => ReturnType<ReturnType<typeof backupHealth>> } | undefined;
   const backupOf = () => {

@@ -88,7 +88,8 @@ export function peopleRoutes(deps: AppDeps) {
         const inv = deps.people.invite(auth.accountId, (body as { role?: unknown }).role, auth.user?.id ?? null);
         set.status = 201;
         set.headers["cache-control"] = "no-store";
-        return { status: "success" as const, data: { url: `${deps.serverAddress.publicAddress(stateOf(request).origin).url}/invite#${inv.token}`, role: inv.role, expiresAt: inv.expiresAt } };
+        const address = deps.serverAddress.publicAddress(stateOf(request).origin);
+        return { status: "success" as const, data: { url: `${address.url}/invite#${inv.token}`, role: inv.role, expiresAt: inv.expiresAt, addressSet: address.source !== "request" } };
       },
       { permission: "people.manage", rateLimit: "api-key", body: InviteBody, response: { 201: InvitationAnswer }, detail: { summary: "A one-time invitation link for a role (72 h; owner)", tags: ["Account"] } },
     )

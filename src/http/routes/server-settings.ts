@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authOf, stateOf } from "../context";
-import { HttpsStatusAnswer, PlainHttpFormsAnswer, ServerAddressAnswer, ServerAddressBody, ServerSettingsAnswer } from "../models/server-settings";
+import { HttpsStatusAnswer, PlainHttpFormsAnswer, PublicCertificateAnswer, PublicCertificateBody, ServerAddressAnswer, ServerAddressBody, ServerSettingsAnswer } from "../models/server-settings";
 import { backupsView } from "../../services/backup-schedule";
 import { routeAccess } from "../plugins/route-access";
 
@@ -67,6 +67,35 @@ export function serverSettingsRoutes(deps: AppDeps) {
       response: { 200: HttpsStatusAnswer },
       detail: { summary: "HTTPS on or off, its ports and the certificate's expiry (operator)", tags: ["Operations"] },
     })
+    .get("/v1/admin/certificate", () => ({ status: "success" as const, data: deps.publicCertificate.view() }), {
+      permission: "operator", rateLimit: "api-key",
+      response: { 200: PublicCertificateAnswer },
+      detail: {
+        summary: "The public certificate: names, state, expiry, last failure (operator)",
+        description: "A certificate every browser trusts, from an ACME CA (Let's Encrypt), for --domain or the names saved here. Renewed 30 days before expiry without a restart.",
+        tags: ["Operations"],
+      },
+    })
+    .put(
+      "/v1/admin/certificate",
+      ({ body }) => ({
+        status: "success" as const,
+        message: body.domains ? "Getting a certificate" : "Public certificate turned off",
+        data: deps.publicCertificate.set({ domains: body.domains, email: body.email }),
+      }),
+      {
+        permission: "operator", rateLimit: "api-key",
+        body: PublicCertificateBody,
+        response: { 200: PublicCertificateAnswer },
+        detail: {
+          "x-errors": ["VALIDATION_ERROR", "INVALID_STATE"],
+          summary: "Get a certificate for these names (operator)",
+          description:
+            "Saves the names and asks the CA at once (watch `state` and `lastError` with GET). The CA checks http://<name>/ on port 80 from the internet: the name must point to this server and port 80 reach its plain-HTTP port. Once issued, HTTPS starts on `httpsPort` and plain HTTP answers 308 to it. Refused with INVALID_STATE while the server runs with --domain.",
+          tags: ["Operations"],
+        },
+      },
+    )
     .get("/v1/forms-over-http", ({ request }) => ({ status: "success" as const, data: deps.plainHttpPosts.list(authOf(request).accountId) }), {
       permission: "forms.read", rateLimit: "api-key",
       response: { 200: PlainHttpFormsAnswer },

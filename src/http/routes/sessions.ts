@@ -2,11 +2,12 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { AppError } from "../../errors";
 import { authOf, stateOf } from "../context";
-import { SessionAnswer, SessionEnded, SessionIdParam, SessionListAnswer, SignedOut, SignInBody } from "../models/sessions";
+import { CurrentSessionAnswer, SessionAnswer, SessionEnded, SessionIdParam, SessionListAnswer, SignedOut, SignInBody } from "../models/sessions";
 import { sessionCookie, viewOf, type SessionView } from "../../services/sessions";
 import { KEY_FORMAT } from "../../services/accounts";
 import { describeProvided } from "../access";
 import { routeAccess } from "../plugins/route-access";
+import { permissionsHeld } from "../authorize";
 
 /** Sessions are the dashboard's; the API itself keeps Bearer keys. */
 function currentSession(request: Request) {
@@ -73,9 +74,10 @@ export function sessionsRoutes(deps: AppDeps) {
       ({ request, set }) => {
         const s = currentSession(request);
         set.headers["cache-control"] = "no-store";
-        return { status: "success" as const, data: { ...viewOf(s), csrfToken: s.csrfToken } };
+        const auth = authOf(request);
+        return { status: "success" as const, data: { ...viewOf(s), csrfToken: s.csrfToken, can: permissionsHeld(auth), operator: auth.operator } };
       },
-      { permission: "session.own", rateLimit: "api-key", response: { 200: SessionAnswer }, detail: { summary: "The signed-in dashboard session (with its CSRF token)", tags: ["Dashboard"], "x-errors": ["SESSION_NOT_FOUND"] } },
+      { permission: "session.own", rateLimit: "api-key", response: { 200: CurrentSessionAnswer }, detail: { summary: "The signed-in dashboard session (with its CSRF token)", tags: ["Dashboard"], "x-errors": ["SESSION_NOT_FOUND"] } },
     )
     .delete(
       "/v1/session",

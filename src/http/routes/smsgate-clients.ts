@@ -18,7 +18,7 @@ export function smsgateClientsRoutes(deps: AppDeps) {
     return {
       baseUrl: deps.serverAddress.publicAddress(stateOf(request).origin).url.replace(/\/+$/, "") + THIRDPARTY_PREFIX,
       login: accountId,
-      passwordHint: "An API key of this account (Settings → API keys): a standard key can send; registering webhooks needs an admin key",
+      passwordHint: "An API key of this account (Settings → Developers → API keys): a standard key can send; registering webhooks needs an admin key",
       signingKey: deps.thirdParty.signingKey(accountId),
       ...deps.thirdParty.rules(accountId),
     };

@@ -66,6 +66,6 @@ describe("whole-account pages merged from the status ranges", () => {
     const d = s.running.deps;
     expect(d.messages.list(s.accountId, { page: 1000, limit: 50 }).messages).toEqual([]);
     const [first] = d.messages.list(s.accountId, { limit: 1 }).messages;
-    expect(Object.keys(first).sort()).toEqual(["contactId", "content", "createdAt", "formId", "formName", "id", "priority", "recipientName", "recipientPhone", "scheduledFor", "sentAt", "status"]);
+    expect(Object.keys(first).sort()).toEqual(["contactId", "content", "createdAt", "formId", "formName", "id", "priority", "recipientName", "recipientPhone", "scheduledFor", "sentAt", "stage", "status"]);
   });
 });

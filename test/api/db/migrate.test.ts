@@ -158,7 +158,9 @@ describe("migrate", () => {
     const up = lines();
     const b = await startTestServer({ db: path }, { logger: up.logger });
     await b.stop();
-    const said = up.out.filter((l) => l.includes("upgrad"));
+    // First a copy of the file as it was (src/db/upgrade-copy.ts), then the steps.
+    expect(up.out[0]).toStartWith("copied the database before upgrading it");
+    const said = up.out.filter((l) => l.includes("upgrad") && !l.startsWith("copied the database"));
     expect(said[0]).toContain("upgrading the database; leave the server running");
     expect(said[0]).toContain(`"toSchema":${SCHEMA_VERSION}`);
     expect(said.slice(1).map((l) => JSON.parse(l.slice(l.indexOf("{"))).step)).toEqual(["1 of 2", "2 of 2"]);

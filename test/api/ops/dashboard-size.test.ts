@@ -36,7 +36,7 @@ describe("the dashboard sizes in docs/development.md come from the build", () =>
     // The bytes the server sends for each (src/dashboard/assets.ts serves precompress()'s brotli).
     const served = s.firstLoad.files.reduce((n, p) => n + precompress(files.find((f) => f.path === p)!.bytes).br.length, 0);
     expect(s.firstLoad.bytes).toBe(served);
-    expect(s.later.map((l) => l.packages).flat().sort()).toEqual(["uplot", "uqr"]);
+    expect(s.later.map((l) => l.packages).flat().sort()).toEqual(["libphonenumber-js", "uplot", "uqr"]);
   });
 
   test("a running server sends exactly that many bytes for its first page (brotli accepted)", async () => {

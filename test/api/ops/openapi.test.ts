@@ -197,7 +197,7 @@ describe("GET /v1/openapi.json", () => {
     const with409 = Object.entries<any>(doc.paths)
       .flatMap(([p, ops]) => Object.entries<any>(ops).filter(([, op]) => op.responses["409"]).map(([m]) => `${m.toUpperCase()} ${p}`))
       .sort();
-    expect(with409).toEqual(["DELETE /v1/api-keys/{id}", "DELETE /v1/messages/{id}", "POST /v1/contacts", "POST /v1/forms", "POST /v1/forms/{id}/test", "POST /v1/messages", "PUT /v1/contacts/{id}", "PUT /v1/forms/{id}", "PUT /v1/messages/{id}/status", "PUT /v1/admin/replication", "PUT /v1/admin/server-address", "PUT /v1/admin/backups",
+    expect(with409).toEqual(["DELETE /v1/api-keys/{id}", "DELETE /v1/messages/{id}", "POST /v1/contacts", "POST /v1/forms", "POST /v1/forms/{id}/test", "POST /v1/messages", "PUT /v1/contacts/{id}", "PUT /v1/forms/{id}", "PUT /v1/messages/{id}/status", "PUT /v1/admin/replication", "PUT /v1/admin/server-address", "PUT /v1/admin/backups", "PUT /v1/admin/certificate",
       // People: the last owner stays, an e-mail signs in one person, setup runs once.
       "PATCH /v1/people/{id}", "DELETE /v1/people/{id}", "POST /v1/invitations/accept", "POST /v1/setup",
       // Keywords that are everyday words wait for confirmCommonWords.

@@ -165,7 +165,7 @@ describe("the systemd unit takes every setting from the env file; the operations
     expect(exec).toEqual(["ExecStart=/usr/local/bin/textwire serve"]);
     const envNames = new Set(OPTIONS.map((o) => envName(o.flag)));
     const defaults = lines.filter((l) => l.startsWith("Environment=")).map((l) => l.slice("Environment=".length).split("=")[0]);
-    expect(defaults.sort()).toEqual(["TEXTWIRE_DB", "TEXTWIRE_HOST", "TEXTWIRE_LOG_FORMAT", "TEXTWIRE_PORT"]);
+    expect(defaults.sort()).toEqual(["TEXTWIRE_DB", "TEXTWIRE_LOG_FORMAT"]);
     for (const d of defaults) expect(envNames.has(d)).toBe(true);
     // systemd: EnvironmentFile= overrides Environment=, so it must be there (after them, for readers).
     const fileLine = lines.findIndex((l) => l.startsWith("EnvironmentFile=-/etc/textwire/textwire.env"));
@@ -186,8 +186,8 @@ describe("the systemd unit takes every setting from the env file; the operations
     for (const d of dirs) expect(writable.some((w) => d === w || d.startsWith(w + "/"))).toBe(true);
   });
 
-  test("the operations guide creates the textwire user before anything is chowned to it", () => {
-    const created = readme.indexOf("useradd --system");
+  test("the operations guide creates the textwire user (textwire service install does) before anything is chowned to it", () => {
+    const created = readme.indexOf("sudo textwire service install");
     expect(created).toBeGreaterThan(0);
     for (const m of readme.matchAll(/chown textwire|sudo -u textwire/g)) expect(m.index!).toBeGreaterThan(created);
   });
@@ -238,11 +238,11 @@ describe("the start line and the plain-HTTP warning", () => {
     expect(listed.line).toContain("forwarded headers honoured from 10.0.0.2, fd00::/8");
   }, 60_000);
 
-  test("with TLS and --redirect-port the start line names the redirect listener's port", async () => {
+  test("with TLS and --redirect-port the start line names the plain-HTTP port and the HTTPS port", async () => {
     const db = freshDb();
     expect(await runCli(["tls", "init", "--db", db], { out() {}, err() {}, env: {}, isTTY: false })).toBe(0);
     const { line, err } = await startOnce(["--redirect-port", "0"], db);
-    expect(line).toMatch(/^Textwire listening on https:\/\/127\.0\.0\.1:\d+ \(.*local CA.*\); plain-HTTP redirect to HTTPS on port \d+$/);
+    expect(line).toMatch(/^Textwire listening on https:\/\/127\.0\.0\.1:\d+ \(.*local CA.*\); plain HTTP on port \d+ forwards to HTTPS on port \d+$/);
     expect(err).not.toContain("serving plain HTTP");
   }, 60_000);
 });

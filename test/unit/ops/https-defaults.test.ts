@@ -1,19 +1,29 @@
 import { describe, expect, test } from "bun:test";
-import { httpsPortDefaults } from "../../../src/config";
+import { ConfigError, defaultServeConfig, withHttpsPorts, type ServeConfig } from "../../../src/config";
 import { choosePublicAddress, parsePublicAddress } from "../../../src/domain/public-address";
 import { parseBusinessProfile, replyName } from "../../../src/domain/business-profile";
 
-describe("ports when HTTPS is turned on", () => {
-  const none = () => false;
-  test("with a certificate and no --port: HTTPS on 8443, the old port 8080 redirects", () => {
-    expect(httpsPortDefaults(true, none)).toEqual({ TEXTWIRE_PORT: "8443", TEXTWIRE_REDIRECT_PORT: "8080" });
+describe("ports when HTTPS is turned on: the plain-HTTP port keeps answering, whatever --port was", () => {
+  const cfg = (o: Partial<ServeConfig>) => defaultServeConfig(o);
+  const given = (...flags: string[]) => (f: string) => flags.includes(f);
+  test("tls init / --tls-cert and no --port: HTTPS on 8443, the old port 8080 forwards", () => {
+    expect(withHttpsPorts(cfg({ tlsCert: "c", tlsKey: "k" }), given())).toMatchObject({ port: 8443, redirectPort: 8080 });
   });
-  test("a chosen --port is kept (no redirect listener unless asked); a chosen --redirect-port is kept", () => {
-    expect(httpsPortDefaults(true, (f) => f === "port")).toEqual({});
-    expect(httpsPortDefaults(true, (f) => f === "redirect-port")).toEqual({ TEXTWIRE_PORT: "8443" });
+  test("a chosen --port stays the plain port and forwards; HTTPS on --https-port (8443 when not given)", () => {
+    expect(withHttpsPorts(cfg({ tlsCert: "c", tlsKey: "k", port: 9000 }), given("port"))).toMatchObject({ port: 8443, redirectPort: 9000 });
+    expect(withHttpsPorts(cfg({ tlsCert: "c", tlsKey: "k", port: 9000, httpsPort: 9443 }), given("port", "https-port"))).toMatchObject({ port: 9443, redirectPort: 9000 });
   });
-  test("plain HTTP: nothing changes", () => {
-    expect(httpsPortDefaults(false, none)).toEqual({});
+  test("--domain: plain HTTP on 80 and HTTPS on 443 unless told otherwise", () => {
+    expect(withHttpsPorts(cfg({ domains: ["sms.example.com"] }), given())).toMatchObject({ port: 443, redirectPort: 80 });
+    expect(withHttpsPorts(cfg({ domains: ["sms.example.com"], port: 8080, httpsPort: 8443 }), given("port", "https-port"))).toMatchObject({ port: 8443, redirectPort: 8080 });
+  });
+  test("the older --redirect-port form keeps its meaning: HTTPS on --port", () => {
+    expect(withHttpsPorts(cfg({ tlsCert: "c", tlsKey: "k", redirectPort: 8080 }), given("redirect-port"))).toMatchObject({ port: 8443, redirectPort: 8080 });
+    expect(withHttpsPorts(cfg({ tlsCert: "c", tlsKey: "k", port: 443, redirectPort: 80 }), given("port", "redirect-port"))).toMatchObject({ port: 443, redirectPort: 80 });
+  });
+  test("the same port for both is refused; plain HTTP changes nothing", () => {
+    expect(() => withHttpsPorts(cfg({ tlsCert: "c", tlsKey: "k", port: 8443 }), given("port"))).toThrow(ConfigError);
+    expect(withHttpsPorts(cfg({ port: 9000 }), given("port"))).toMatchObject({ port: 9000, redirectPort: undefined });
   });
 });
 

@@ -38,6 +38,14 @@ describe("the Overview's status warnings", () => {
     expect(w.text).toContain("npx textwire serve --backup-dir");
     expect(statusWarnings(facts({ plainHttpFromOutside: true, noPhone: true, backupsOff: true })).map((x) => x.id)).toEqual(["plain-http", "no-phone", "backups-off"]);
   });
+
+  test("anyone but the operator (no cliCommand) reads no shell command and gets no link to the operator's settings", () => {
+    const backups = backupsOffWarning(facts({ backupsOff: true }, undefined, null))!;
+    const http = plainHttpWarning(facts({ plainHttpFromOutside: true }, undefined, null))!;
+    for (const w of [backups, http]) expect(w.text).not.toMatch(/textwire|--|FOLDER/);
+    expect(backups.text).toContain("Whoever runs the Textwire server should turn on scheduled backups");
+    expect(backups.link).toBeUndefined();
+  });
 });
 
 describe("plain HTTP from outside", () => {

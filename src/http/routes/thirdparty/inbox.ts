@@ -1,8 +1,11 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../../deps";
 import { AppError, validationError } from "../../../errors";
 import { authOf } from "../../context";
 import { routeAccess } from "../../plugins/route-access";
+import { listSmsgateInbox } from "../../../services/thirdparty-inbox";
+
+const text = t.Optional(t.String({ maxLength: 200 }));
 
 const hidden = { hide: true, tags: ["SMSGate third-party API"] };
 
@@ -43,9 +46,27 @@ export function thirdPartyInboxRoutes(deps: AppDeps) {
   };
   return new Elysia({ name: "thirdparty-inbox" })
     .use(routeAccess)
+    .get(
+      "/inbox",
+      ({ request, query, set }) => {
+        const { items, total } = listSmsgateInbox(deps.sqlite, authOf(request).accountId, query as Record<string, string | undefined>);
+        set.headers["X-Total-Count"] = String(total);
+        return items;
+      },
+      {
+        permission: "conversations.read", rateLimit: "api-key",
+        query: t.Object({ type: text, limit: text, offset: text, from: text, to: text, deviceId: text, includeAttachments: text }, { additionalProperties: true }),
+        detail: { ...hidden, summary: "Received texts, newest first (SMSGate; X-Total-Count)" },
+      },
+    )
     .post("/inbox/export", ({ request, body }) => ask(request, body, true), {
       permission: "conversations.write", rateLimit: "api-key",
       detail: { ...hidden, summary: "Ask a phone to send its received texts again (SMSGate)" },
+    })
+    // client-py's export_inbox posts here (android_sms_gateway/client.py, export_inbox).
+    .post("/messages/inbox/export", ({ request, body }) => ask(request, body, true), {
+      permission: "conversations.write", rateLimit: "api-key",
+      detail: { ...hidden, summary: "Ask a phone to send its received texts again (SMSGate; client-py's path)" },
     })
     .post("/inbox/refresh", ({ request, body }) => ask(request, body, false), {
       permission: "conversations.write", rateLimit: "api-key",

@@ -4,9 +4,10 @@ import { THIRDPARTY_PREFIX } from "../../access";
 import { thirdPartyMessagesRoutes } from "./messages";
 import { thirdPartyWebhooksRoutes } from "./webhooks";
 import { thirdPartyDevicesRoutes } from "./devices";
-import { thirdPartyHealthRoutes } from "./health";
+import { rootProbeRoutes, thirdPartyHealthRoutes } from "./health";
 import { thirdPartySettingsRoutes } from "./settings";
 import { thirdPartyInboxRoutes } from "./inbox";
+import { thirdPartyAuthRoutes } from "./auth";
 
 /**
  * SMSGate's third-party API at /3rdparty/v1, so SMSGate's own clients (the npm package, client-go,
@@ -20,14 +21,17 @@ import { thirdPartyInboxRoutes } from "./inbox";
  * /v1/openapi.json: the shapes are SMSGate's, documented by SMSGate.
  *
  * One file per SMSGate resource: messages.ts, webhooks.ts, devices.ts, health.ts (no key),
- * settings.ts, inbox.ts (inbox export and refresh, and logs: 501).
+ * settings.ts, inbox.ts (the inbox list, export and refresh, and logs: 501), auth.ts (the JWTs).
  */
 export function thirdPartyRoutes(deps: AppDeps) {
-  return new Elysia({ name: "thirdparty-routes", prefix: THIRDPARTY_PREFIX })
+  const api = new Elysia({ name: "thirdparty-api", prefix: THIRDPARTY_PREFIX })
     .use(thirdPartyMessagesRoutes(deps))
     .use(thirdPartyWebhooksRoutes(deps))
     .use(thirdPartyDevicesRoutes(deps))
     .use(thirdPartyHealthRoutes(deps))
     .use(thirdPartySettingsRoutes(deps))
-    .use(thirdPartyInboxRoutes(deps));
+    .use(thirdPartyInboxRoutes(deps))
+    .use(thirdPartyAuthRoutes(deps));
+  // SMSGate's server also answers its three probes at its root (no key).
+  return new Elysia({ name: "thirdparty-routes" }).use(api).use(rootProbeRoutes(deps));
 }

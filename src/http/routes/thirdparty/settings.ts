@@ -4,6 +4,7 @@ import { AppError } from "../../../errors";
 import { holdsPermission } from "../../authorize";
 import { authOf } from "../../context";
 import { routeAccess } from "../../plugins/route-access";
+import { snakeCaseSettings } from "../../../domain/smsgate-settings";
 
 const hidden = { hide: true, tags: ["SMSGate third-party API"] };
 
@@ -16,7 +17,8 @@ function setsSigningKey(body: unknown): boolean {
 }
 
 /**
- * SMSGate's settings: one document per account, in SMSGate's camelCase shape, mapped onto the
+ * SMSGate's settings: one document per account, answered in SMSGate's snake_case (either spelling
+ * is taken; stored camelCase), mapped onto the
  * account's phones' own settings and announced to them (services/smsgate-settings.ts). PUT
  * replaces, PATCH merges; both answer the document as stored. Reading needs what reading phones
  * needs; changing them what changing a phone needs (docs/api-decisions.md, "SMSGate third-party
@@ -35,11 +37,11 @@ export function thirdPartySettingsRoutes(deps: AppDeps) {
         details: { field: "webhooks.signingKey", required: "admin_access" },
       });
     }
-    return deps.smsgateSettings.update(auth.accountId, body, mode, reader(request));
+    return snakeCaseSettings(deps.smsgateSettings.update(auth.accountId, body, mode, reader(request)));
   };
   return new Elysia({ name: "thirdparty-settings", prefix: "/settings" })
     .use(routeAccess)
-    .get("", ({ request }) => deps.smsgateSettings.get(authOf(request).accountId, reader(request)), {
+    .get("", ({ request }) => snakeCaseSettings(deps.smsgateSettings.get(authOf(request).accountId, reader(request))), {
       permission: "devices.read", rateLimit: "api-key",
       detail: { ...hidden, summary: "The phones' settings (SMSGate)" },
     })

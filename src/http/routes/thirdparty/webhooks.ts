@@ -8,13 +8,14 @@ const hidden = { hide: true, tags: ["SMSGate third-party API"] };
 
 /**
  * SMSGate's webhooks, kept as outbound event endpoints of format "smsgate" (services/thirdparty-webhooks.ts).
- * Admin keys, as /v1/webhook-endpoints: a registration decides what leaves the server.
+ * Listing takes any key, as SMSGate's documentation says; registering and deleting need an admin
+ * key, as /v1/webhook-endpoints: a registration decides what leaves the server.
  */
 export function thirdPartyWebhooksRoutes(deps: AppDeps) {
   return new Elysia({ name: "thirdparty-webhooks", prefix: "/webhooks" })
     .use(routeAccess)
     .get("", ({ request }) => deps.thirdPartyWebhooks.list(authOf(request).accountId), {
-      permission: "event-endpoints.read", rateLimit: "api-key", response: { 200: t.Array(SmsgateWebhook) }, detail: { ...hidden, summary: "List webhooks (SMSGate)" },
+      permission: "messages.read", rateLimit: "api-key", response: { 200: t.Array(SmsgateWebhook) }, detail: { ...hidden, summary: "List webhooks (SMSGate)" },
     })
     .post(
       "",
