@@ -11,6 +11,8 @@ import { opsRoutes } from "./http/routes/ops";
 import { mobileRoutes } from "./http/routes/mobile";
 import { devicesRoutes } from "./http/routes/devices";
 import { tlsRoutes } from "./http/routes/tls";
+import { submissionsRoutes } from "./http/routes/submissions";
+import { peopleMeRoutes } from "./http/routes/people-me";
 import { inboundRoutes } from "./http/routes/inbound";
 import { sessionsRoutes } from "./http/routes/sessions";
 import { peopleRoutes } from "./http/routes/people";
@@ -35,6 +37,7 @@ export function createApp(deps: AppDeps) {
     .use(formsRoutes(deps))
     .use(webhookRoutes(deps))
     .use(inboundRoutes(deps))
+    .use(submissionsRoutes(deps))
     .use(accountSettingsRoutes(deps))
     .use(keywordRepliesRoutes(deps))
     .use(accountRoutes(deps))
@@ -48,6 +51,7 @@ export function createApp(deps: AppDeps) {
     .use(automationsRoutes(deps))
     .use(opsRoutes(deps))
     .use(sessionsRoutes(deps))
+    .use(peopleMeRoutes(deps))
     .use(peopleRoutes(deps))
     .use(linkStateRoutes(deps))
     .use(liveRoutes(deps))

@@ -43,6 +43,8 @@ export const DEFAULT_DEVICE_OFFLINE_AFTER = "2m";
 export const DEFAULT_DEVICE_LIMIT_PER_MINUTE = 600;
 /** Due messages with no device asking for work this long: the queue is stuck (the queue.stuck event; /health). */
 export const DEFAULT_STUCK_AFTER = "10m";
+/** After a text (or e-mail) to someone on the team, the next waits this long; what arrives meanwhile is told in one. */
+export const DEFAULT_TEAM_NOTICE_GAP = "2m";
 /** Days outbound events and their delivery log are kept. */
 export const DEFAULT_EVENT_RETENTION_DAYS = 30;
 /** Failed authentications (a key presented and refused) allowed per client IP per minute. */
@@ -77,6 +79,9 @@ export const OPTIONS: OptionSpec[] = [
   { flag: "auth-failures-per-minute", type: "int", default: DEFAULT_AUTH_FAILURES_PER_MINUTE, min: 1, help: "refused API keys allowed per client IP per minute; then every key from that IP gets 429 until the bucket refills" },
   { flag: "log-format", type: "string", help: "access log format: pretty | json (default: pretty on a TTY, else json)" },
   { flag: "backup-dir", type: "string", help: "folder for scheduled backups (with --backup-every)" },
+  { flag: "smtp-url", type: "string", help: "SMTP server for the team's e-mail notifications, e.g. smtps://user:password@mail.example.com:465 or smtp://mail.example.com:587 (STARTTLS when offered) [default: none: no e-mail]" },
+  { flag: "team-notice-gap", type: "string", default: DEFAULT_TEAM_NOTICE_GAP, help: "after a text or e-mail telling someone on the team of new requests or replies, the next waits this long and tells everything that arrived meanwhile at once (e.g. 2m, 30s)" },
+  { flag: "smtp-from", type: "string", help: "the From address of notification e-mails, e.g. Textwire <textwire@example.com> (default: textwire@<the SMTP server's domain>)" },
   { flag: "backup-every", type: "string", help: "scheduled backup interval, e.g. 24h, 30m, 7d (default 24h when --backup-dir is set)" },
   { flag: "backup-keep", type: "int", default: 7, min: 1, help: "scheduled backups to keep" },
   { flag: "captcha-verify-url-turnstile", type: "string", help: "siteverify URL for Turnstile (default Cloudflare's; for tests or a proxy)" },
@@ -194,6 +199,11 @@ export interface ServeConfig {
   port: number;
   host: string;
   publicUrl?: string;
+  /** SMTP for the team's e-mail notifications (a secret: never logged); unset: no e-mail. */
+  smtpUrl?: string;
+  smtpFrom?: string;
+  /** --team-notice-gap in ms. */
+  teamNoticeGapMs: number;
   tlsCert?: string;
   tlsKey?: string;
   redirectPort?: number;
@@ -356,6 +366,15 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
       throw new ConfigError(`--replicate: ${(err as Error).message}`);
     }
   }
+  const smtpUrl = (o["smtp-url"] as string | undefined)?.trim() || undefined;
+  if (smtpUrl !== undefined) {
+    let u: URL | null = null;
+    try {
+      u = new URL(smtpUrl);
+    } catch {}
+    // The URL holds a password: the error never repeats it.
+    if (!u || (u.protocol !== "smtp:" && u.protocol !== "smtps:") || !u.hostname) throw new ConfigError("--smtp-url: expected smtp://host[:port] or smtps://host[:port], with user:password@ when the server asks for them");
+  }
   const replicaCheckpoints = o["replica-checkpoints"] as string;
   if (replicaCheckpoints !== "litestream" && replicaCheckpoints !== "own") throw new ConfigError(`--replica-checkpoints: expected litestream or own, got "${replicaCheckpoints}"`);
   return {
@@ -363,6 +382,9 @@ export function buildServeConfig(parsed: ParsedArgs, env: Env, isTTY: boolean): 
     port: o.port as number,
     host: o.host as string,
     publicUrl: publicUrl?.replace(/\/+$/, ""),
+    smtpUrl,
+    smtpFrom: (o["smtp-from"] as string | undefined)?.trim() || undefined,
+    teamNoticeGapMs: durationFlag("team-notice-gap", o["team-notice-gap"] as string),
     tlsCert,
     tlsKey,
     redirectPort: o["redirect-port"] as number | undefined,

@@ -37,6 +37,9 @@ import { QueueWatch } from "./services/queue-watch";
 import { SpamCounter } from "./services/spam";
 import { CaptchaVerifier } from "./services/captcha";
 import { InboundService } from "./services/inbound";
+import { SubmissionInboxService } from "./services/submission-inbox";
+import { TeamNoticeService } from "./services/team-notices";
+import { smtpSender } from "./services/smtp-mail";
 import { SmsgateSettingsService } from "./services/smsgate-settings";
 import { AccountSettingsService } from "./services/account-settings";
 import { KeywordReplyService } from "./services/keyword-replies";
@@ -118,6 +121,10 @@ export interface AppDeps {
   eventEndpoints: EventEndpointService;
   /** Texts the phones received: `deps.inbound.receive(accountId, {from, body, receivedAt, deviceId?, externalId?})`. */
   inbound: InboundService;
+  /** Submissions as the team reads them (the inbox, GET /v1/submissions, the CSV export). */
+  submissionInbox: SubmissionInboxService;
+  /** What the team is told (PATCH /v1/people/me) and the notifier that texts or e-mails them. */
+  teamNotices: TeamNoticeService;
   /** Keyword lists and replies per account (GET/PUT /v1/account/settings). */
   accountSettings: AccountSettingsService;
   /** The owner's automatic answers to keywords such as HOURS (/v1/keyword-replies). */
@@ -291,6 +298,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     accountSettings,
     conversations: new ConversationService(sqlite, clock, contacts),
     keywordReplies,
+    submissionInbox: new SubmissionInboxService(sqlite, clock),
+    teamNotices: undefined as unknown as TeamNoticeService,
     inbound: new InboundService(sqlite, clock, accountSettings, queue, seq, leases, quota, changes, keywordReplies),
     broadcasts,
     automations,
@@ -335,6 +344,19 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     httpsStatus: new HttpsStatusService(config, clock),
   };
   deps.lifecycle.push(deps.plainHttpPosts.lifecycle());
+  // The team's notices: links to the dashboard at the server address (else the port listened on).
+  deps.teamNotices = new TeamNoticeService(
+    sqlite,
+    clock,
+    queue,
+    seq,
+    leases,
+    () => deps.serverAddress.publicAddress(`http://localhost:${deps.httpsStatus.listening?.port ?? config.port}`).url,
+    logger,
+    config.smtpUrl ? smtpSender(config.smtpUrl, config.smtpFrom) : null,
+    config.teamNoticeGapMs,
+  );
+  deps.lifecycle.push(deps.teamNotices.lifecycle());
   deps.lifecycle.push(deps.publicCertificate.lifecycle());
   // Replication (docs/api-decisions.md, "Continuous replication with Litestream"): first in the
   // list (after the checkpointer, which server.ts puts before it), so Litestream is stopped after

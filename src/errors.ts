@@ -24,6 +24,7 @@ export const ERROR_CATALOGUE = {
   KEY_NOT_FOUND: { status: 404, message: "API key not found" },
   PERSON_NOT_FOUND: { status: 404, message: "No such person in this account" },
   KEYWORD_REPLY_NOT_FOUND: { status: 404, message: "Keyword reply not found" },
+  SUBMISSION_NOT_FOUND: { status: 404, message: "Submission not found" },
   METHOD_NOT_ALLOWED: { status: 405, message: "This path does not take that method" },
   DUPLICATE_FORM_NAME: { status: 409, message: "A form with this name already exists" },
   DUPLICATE_PHONE_NUMBER: { status: 409, message: "A contact with this phone number already exists" },

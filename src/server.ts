@@ -93,7 +93,12 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
   }
   // The flags' schedule or the dashboard's; a change from the dashboard re-arms it (no restart).
   const backups = scheduledBackups({ dbPath: config.db, schedule: () => deps.backupSchedule.current(), clock, logger });
-  deps.backupSchedule.onChange = () => backups.reload();
+  // A schedule just saved makes its first backup at once (docs/api-decisions.md, "The owner hears
+  // back", forms and backups).
+  deps.backupSchedule.onChange = (saved) => {
+    backups.reload();
+    return saved ? backups.runNow() : undefined;
+  };
   deps.lifecycle.push(backups);
   const started: typeof deps.lifecycle = [];
   const begun: typeof deps.lifecycle = [];

@@ -1453,6 +1453,24 @@ export interface paths {
         patch: operations["patchV1PeopleById"];
         trace?: never;
     };
+    "/v1/people/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your mobile number and what you are told about (a person's session) */
+        get: operations["getV1PeopleMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change your mobile number, what you are told about and your quiet hours; fields not given stay */
+        patch: operations["patchV1PeopleMe"];
+        trace?: never;
+    };
     "/v1/session": {
         parameters: {
             query?: never;
@@ -1578,6 +1596,77 @@ export interface paths {
         put?: never;
         /** Whether the setup link still works (it is not used up) */
         post: operations["postV1SetupState"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/submissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List submissions (what visitors sent), newest first */
+        get: operations["getV1Submissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/submissions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One submission */
+        get: operations["getV1SubmissionsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/submissions/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark a submission read (the inbox's unread mark; the first time stays) */
+        post: operations["postV1SubmissionsByIdRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/submissions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export submissions as CSV, streamed (admin)
+         * @description Requires an **admin_access** key.
+         */
+        get: operations["getV1SubmissionsExport"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2602,7 +2691,7 @@ export interface components {
             type: "endpoint.disabled";
         };
         /** @enum {string} */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_TRANSITION" | "AUTHENTICATION_ERROR" | "PERMISSION_ERROR" | "CSRF_TOKEN_INVALID" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "FORM_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_NOT_FOUND" | "DEVICE_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_URL_NOT_ALLOWED" | "BROADCAST_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "AUTOMATION_RUN_NOT_FOUND" | "SESSION_NOT_FOUND" | "KEY_NOT_FOUND" | "PERSON_NOT_FOUND" | "KEYWORD_REPLY_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DUPLICATE_FORM_NAME" | "DUPLICATE_PHONE_NUMBER" | "EMAIL_TAKEN" | "LAST_OWNER" | "COMMON_WORDS_UNCONFIRMED" | "INVALID_STATE" | "AUTOMATION_INACTIVE" | "LEASE_CONFLICT" | "RECIPIENT_OPTED_OUT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CAPTCHA_FAILED" | "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "FORM_DISABLED" | "SERVICE_UNAVAILABLE" | "CAPTCHA_UNAVAILABLE";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_TRANSITION" | "AUTHENTICATION_ERROR" | "PERMISSION_ERROR" | "CSRF_TOKEN_INVALID" | "ORIGIN_NOT_ALLOWED" | "NOT_FOUND" | "FORM_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_NOT_FOUND" | "DEVICE_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "EVENT_NOT_FOUND" | "WEBHOOK_URL_NOT_ALLOWED" | "BROADCAST_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "AUTOMATION_RUN_NOT_FOUND" | "SESSION_NOT_FOUND" | "KEY_NOT_FOUND" | "PERSON_NOT_FOUND" | "KEYWORD_REPLY_NOT_FOUND" | "SUBMISSION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DUPLICATE_FORM_NAME" | "DUPLICATE_PHONE_NUMBER" | "EMAIL_TAKEN" | "LAST_OWNER" | "COMMON_WORDS_UNCONFIRMED" | "INVALID_STATE" | "AUTOMATION_INACTIVE" | "LEASE_CONFLICT" | "RECIPIENT_OPTED_OUT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "CAPTCHA_FAILED" | "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "FORM_DISABLED" | "SERVICE_UNAVAILABLE" | "CAPTCHA_UNAVAILABLE";
         ErrorEnvelope: {
             code?: components["schemas"]["ErrorCode"];
             /** @description depends on the code, e.g. {field, requirement, provided} for VALIDATION_ERROR, {limit, window, retryAfter} for RATE_LIMIT_EXCEEDED */
@@ -6434,7 +6523,7 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     })[];
-                    /** @description default true: a text from the contact stops the run */
+                    /** @description a text from the contact stops the run; default true, but false for an automation made only of date-relative steps (a reminder is not cancelled by a thank-you) */
                     stopOnReply?: boolean;
                     /** @description contact statuses that stop the run, e.g. ["converted"] */
                     stopOnStatus?: ("new" | "contacted" | "responded" | "converted")[];
@@ -6786,7 +6875,7 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     })[];
-                    /** @description default true: a text from the contact stops the run */
+                    /** @description a text from the contact stops the run; default true, but false for an automation made only of date-relative steps (a reminder is not cancelled by a thank-you) */
                     stopOnReply?: boolean;
                     /** @description contact statuses that stop the run, e.g. ["converted"] */
                     stopOnStatus?: ("new" | "contacted" | "responded" | "converted")[];
@@ -10622,7 +10711,10 @@ export interface operations {
     };
     postV1ContactsImport: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: check every row as the import would and save nothing (the answer lists each row that would be refused, with its row number and reason) */
+                dryRun?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -10656,6 +10748,11 @@ export interface operations {
                     "application/json": {
                         data: {
                             created: number;
+                            /**
+                             * @description present with ?dryRun=true: the counts are what the import would do; nothing was saved
+                             * @constant
+                             */
+                            dryRun?: true;
                             /** @description refused rows (row 1 is the header) */
                             errors: ({
                                 field: string;
@@ -12283,7 +12380,7 @@ export interface operations {
                         placeholder?: string;
                         required?: boolean;
                         /** @enum {string} */
-                        type: "text" | "email" | "phone" | "number" | "url" | "date";
+                        type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
                         /** @description keys depend on the field type */
                         validation?: {
                             domains?: string[];
@@ -12324,6 +12421,7 @@ export interface operations {
                             /** @description public site key, used by the embed snippet */
                             siteKey?: string;
                         } | null;
+                        consentField?: string | null;
                         defaultPriority?: "low" | "normal" | "high" | "urgent";
                         delayMinutes?: number;
                         /** @description recommended 10; 0 = off (default) */
@@ -12331,6 +12429,8 @@ export interface operations {
                         errorUrl?: string | null;
                         honeypotField?: string | null;
                         ipLimitPerMinute?: number | null;
+                        /** @description the language of its texts (a tag such as en-US, en-GB, fr), default en-US: a date field reads "Thu, Dec 10" in it */
+                        language?: string;
                         /** @description automatic retries: send attempts per message */
                         maxAttempts?: number;
                         /**
@@ -12376,7 +12476,7 @@ export interface operations {
                                     placeholder?: string;
                                     required?: boolean;
                                     /** @enum {string} */
-                                    type: "text" | "email" | "phone" | "number" | "url" | "date";
+                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
                                     /** @description keys depend on the field type */
                                     validation?: {
                                         domains?: string[];
@@ -12415,6 +12515,7 @@ export interface operations {
                                         /** @description public site key, used by the embed snippet */
                                         siteKey?: string;
                                     } | null;
+                                    consentField?: string | null;
                                     defaultPriority?: "low" | "normal" | "high" | "urgent";
                                     delayMinutes?: number;
                                     /** @description recommended 10; 0 = off (default) */
@@ -12422,6 +12523,8 @@ export interface operations {
                                     errorUrl?: string | null;
                                     honeypotField?: string | null;
                                     ipLimitPerMinute?: number | null;
+                                    /** @description the language of its texts (a tag such as en-US, en-GB, fr), default en-US: a date field reads "Thu, Dec 10" in it */
+                                    language?: string;
                                     /** @description automatic retries: send attempts per message */
                                     maxAttempts?: number;
                                     /**
@@ -12674,7 +12777,7 @@ export interface operations {
                                     placeholder?: string;
                                     required?: boolean;
                                     /** @enum {string} */
-                                    type: "text" | "email" | "phone" | "number" | "url" | "date";
+                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
                                     /** @description keys depend on the field type */
                                     validation?: {
                                         domains?: string[];
@@ -12713,6 +12816,7 @@ export interface operations {
                                         /** @description public site key, used by the embed snippet */
                                         siteKey?: string;
                                     } | null;
+                                    consentField?: string | null;
                                     defaultPriority?: "low" | "normal" | "high" | "urgent";
                                     delayMinutes?: number;
                                     /** @description recommended 10; 0 = off (default) */
@@ -12720,6 +12824,8 @@ export interface operations {
                                     errorUrl?: string | null;
                                     honeypotField?: string | null;
                                     ipLimitPerMinute?: number | null;
+                                    /** @description the language of its texts (a tag such as en-US, en-GB, fr), default en-US: a date field reads "Thu, Dec 10" in it */
+                                    language?: string;
                                     /** @description automatic retries: send attempts per message */
                                     maxAttempts?: number;
                                     /**
@@ -12846,7 +12952,7 @@ export interface operations {
                         placeholder?: string;
                         required?: boolean;
                         /** @enum {string} */
-                        type: "text" | "email" | "phone" | "number" | "url" | "date";
+                        type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
                         /** @description keys depend on the field type */
                         validation?: {
                             domains?: string[];
@@ -12887,6 +12993,7 @@ export interface operations {
                             /** @description public site key, used by the embed snippet */
                             siteKey?: string;
                         } | null;
+                        consentField?: string | null;
                         defaultPriority?: "low" | "normal" | "high" | "urgent";
                         delayMinutes?: number;
                         /** @description recommended 10; 0 = off (default) */
@@ -12894,6 +13001,8 @@ export interface operations {
                         errorUrl?: string | null;
                         honeypotField?: string | null;
                         ipLimitPerMinute?: number | null;
+                        /** @description the language of its texts (a tag such as en-US, en-GB, fr), default en-US: a date field reads "Thu, Dec 10" in it */
+                        language?: string;
                         /** @description automatic retries: send attempts per message */
                         maxAttempts?: number;
                         /**
@@ -12939,7 +13048,7 @@ export interface operations {
                                     placeholder?: string;
                                     required?: boolean;
                                     /** @enum {string} */
-                                    type: "text" | "email" | "phone" | "number" | "url" | "date";
+                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
                                     /** @description keys depend on the field type */
                                     validation?: {
                                         domains?: string[];
@@ -12978,6 +13087,7 @@ export interface operations {
                                         /** @description public site key, used by the embed snippet */
                                         siteKey?: string;
                                     } | null;
+                                    consentField?: string | null;
                                     defaultPriority?: "low" | "normal" | "high" | "urgent";
                                     delayMinutes?: number;
                                     /** @description recommended 10; 0 = off (default) */
@@ -12985,6 +13095,8 @@ export interface operations {
                                     errorUrl?: string | null;
                                     honeypotField?: string | null;
                                     ipLimitPerMinute?: number | null;
+                                    /** @description the language of its texts (a tag such as en-US, en-GB, fr), default en-US: a date field reads "Thu, Dec 10" in it */
+                                    language?: string;
                                     /** @description automatic retries: send attempts per message */
                                     maxAttempts?: number;
                                     /**
@@ -16576,6 +16688,8 @@ export interface operations {
                     "application/json": {
                         data: {
                             duplicate: boolean;
+                            /** @description true: the sender is one of the team's own mobiles (their profile's number): nothing was stored, and contactId is empty */
+                            fromTeam?: boolean;
                             message: {
                                 body: string;
                                 contactId: string;
@@ -16618,6 +16732,8 @@ export interface operations {
                     "application/json": {
                         data: {
                             duplicate: boolean;
+                            /** @description true: the sender is one of the team's own mobiles (their profile's number): nothing was stored, and contactId is empty */
+                            fromTeam?: boolean;
                             message: {
                                 body: string;
                                 contactId: string;
@@ -17580,6 +17696,283 @@ export interface operations {
             };
             /** @description Conflict with the current state. Codes: LAST_OWNER */
             409: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request body too large. Codes: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getV1PeopleMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description whether the server can send e-mail (the operator set --smtp-url) */
+                            emailAvailable: boolean;
+                            notifications: {
+                                email: boolean;
+                                replies: boolean;
+                                submissions: boolean;
+                            };
+                            /** @description E.164 */
+                            phoneNumber: string | null;
+                            quietHours: {
+                                /** @description HH:MM */
+                                end: string;
+                                /** @description HH:MM, 24-hour clock */
+                                start: string;
+                            } | null;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. Codes: SESSION_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    patchV1PeopleMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description what you want to hear about; fields not given stay */
+                    notifications?: {
+                        /** @description also by e-mail, to your sign-in address (when the server has SMTP) */
+                        email?: boolean;
+                        /** @description a text (or e-mail) for each customer's reply */
+                        replies?: boolean;
+                        /** @description a text (or e-mail) for each new form request */
+                        submissions?: boolean;
+                    };
+                    /** @description your mobile number, e.g. +14155552671 (a US number may be written nationally); null removes it */
+                    phoneNumber?: string | null;
+                    /** @description no team texts between start and end, in the business's time zone; null: any time */
+                    quietHours?: {
+                        /** @description HH:MM */
+                        end: string;
+                        /** @description HH:MM, 24-hour clock */
+                        start: string;
+                    } | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description whether the server can send e-mail (the operator set --smtp-url) */
+                            emailAvailable: boolean;
+                            notifications: {
+                                email: boolean;
+                                replies: boolean;
+                                submissions: boolean;
+                            };
+                            /** @description E.164 */
+                            phoneNumber: string | null;
+                            quietHours: {
+                                /** @description HH:MM */
+                                end: string;
+                                /** @description HH:MM, 24-hour clock */
+                                start: string;
+                            } | null;
+                        };
+                        message?: string;
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["CsrfTokenInvalid"];
+            /** @description Not found. Codes: SESSION_NOT_FOUND */
+            404: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
                     "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
@@ -18810,6 +19203,535 @@ export interface operations {
             };
             /** @description Body is not JSON. Codes: UNSUPPORTED_MEDIA_TYPE */
             415: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getV1Submissions: {
+        parameters: {
+            query?: {
+                /** @description only this contact's submissions */
+                contactId?: string;
+                /** @description only this form's submissions */
+                formId?: string;
+                /** @description ISO 8601 date or date-time, inclusive */
+                from?: string;
+                /** @description page size, 1-100 (default 50) */
+                limit?: number;
+                /** @description page number, 1-1000000 (default 1) */
+                page?: number;
+                /** @description true: only those that queued no text (any reason); false: only those that did or were duplicates; or one reason */
+                suppressed?: "true" | "false" | "opted-out" | "no-consent" | "recipient-limit";
+                /** @description ISO 8601 date or date-time, exclusive */
+                to?: string;
+                /** @description true: only those nobody opened yet; false: only opened ones */
+                unread?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            pagination: {
+                                limit: number;
+                                page: number;
+                                total: number;
+                                totalPages: number;
+                            };
+                            submissions: {
+                                contactId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                formId: string;
+                                formName: string;
+                                id: string;
+                                /** @description the text it queued (a duplicate: the first one's); null when none */
+                                messageId: string | null;
+                                /** @description when someone on the team first opened it; null: unread */
+                                readAt: string | null;
+                                /** @description why no text was queued; opted-out: reply another way */
+                                suppressed: ("opted-out" | "no-consent" | "recipient-limit") | null;
+                                /** @description what the visitor sent, in the form's field order, each with its label (empty for a submission accepted before this was kept) */
+                                values: {
+                                    /** @description the field's name as posted */
+                                    field: string;
+                                    /** @description the form's label for it (or the name in words) */
+                                    label: string;
+                                    /** @description the value as the visitor sent it (phone numbers in E.164) */
+                                    value: string;
+                                }[];
+                            }[];
+                        };
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. Codes: FORM_NOT_FOUND, CONTACT_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getV1SubmissionsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            submission: {
+                                contactId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                formId: string;
+                                formName: string;
+                                id: string;
+                                /** @description the text it queued (a duplicate: the first one's); null when none */
+                                messageId: string | null;
+                                /** @description when someone on the team first opened it; null: unread */
+                                readAt: string | null;
+                                /** @description why no text was queued; opted-out: reply another way */
+                                suppressed: ("opted-out" | "no-consent" | "recipient-limit") | null;
+                                /** @description what the visitor sent, in the form's field order, each with its label (empty for a submission accepted before this was kept) */
+                                values: {
+                                    /** @description the field's name as posted */
+                                    field: string;
+                                    /** @description the form's label for it (or the name in words) */
+                                    label: string;
+                                    /** @description the value as the visitor sent it (phone numbers in E.164) */
+                                    value: string;
+                                }[];
+                            };
+                        };
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. Codes: NOT_FOUND, SUBMISSION_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postV1SubmissionsByIdRead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            submission: {
+                                contactId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                formId: string;
+                                formName: string;
+                                id: string;
+                                /** @description the text it queued (a duplicate: the first one's); null when none */
+                                messageId: string | null;
+                                /** @description when someone on the team first opened it; null: unread */
+                                readAt: string | null;
+                                /** @description why no text was queued; opted-out: reply another way */
+                                suppressed: ("opted-out" | "no-consent" | "recipient-limit") | null;
+                                /** @description what the visitor sent, in the form's field order, each with its label (empty for a submission accepted before this was kept) */
+                                values: {
+                                    /** @description the field's name as posted */
+                                    field: string;
+                                    /** @description the form's label for it (or the name in words) */
+                                    label: string;
+                                    /** @description the value as the visitor sent it (phone numbers in E.164) */
+                                    value: string;
+                                }[];
+                            };
+                        };
+                        /** @constant */
+                        status: "success";
+                    };
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["CsrfTokenInvalid"];
+            /** @description Not found. Codes: NOT_FOUND, SUBMISSION_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limit or quota exceeded. Codes: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected error (the response carries a request id). Codes: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getV1SubmissionsExport: {
+        parameters: {
+            query?: {
+                /** @description only this contact's submissions */
+                contactId?: string;
+                /** @description only this form's submissions */
+                formId?: string;
+                /** @description ISO 8601 date or date-time, inclusive */
+                from?: string;
+                /** @description as for the list */
+                suppressed?: "true" | "false" | "opted-out" | "no-consent" | "recipient-limit";
+                /** @description ISO 8601 date or date-time, exclusive */
+                to?: string;
+                /** @description as for the list */
+                unread?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The submissions as a CSV file */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Validation failed. Codes: VALIDATION_ERROR, WEBHOOK_URL_NOT_ALLOWED */
+            400: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: AUTHENTICATION_ERROR */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the permission this endpoint requires. Codes: PERMISSION_ERROR */
+            403: {
+                headers: {
+                    "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
+                    "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not found. Codes: FORM_NOT_FOUND, CONTACT_NOT_FOUND */
+            404: {
                 headers: {
                     "X-RateLimit-Burst-Limit": components["headers"]["XRateLimitBurstLimit"];
                     "X-RateLimit-Burst-Remaining": components["headers"]["XRateLimitBurstRemaining"];

@@ -1,4 +1,5 @@
 /** A contact's name and tags as the dashboard's fields hold them (pure; unit-tested). */
+import { splitTags } from "../src/domain/tags";
 import { fullName } from "../src/domain/contact-name";
 
 export const nameOf = (c: { firstName: string | null; lastName: string | null }) => fullName(c.firstName, c.lastName);
@@ -8,4 +9,5 @@ export function splitName(text: string): { firstName: string | null; lastName: s
   const words = text.trim().split(/\s+/).filter(Boolean);
   return { firstName: words[0] ?? null, lastName: words.slice(1).join(" ") || null };
 }
-export const parseTags = (text: string) => [...new Set(text.split(",").map((t) => t.trim()).filter(Boolean))];
+/** Tags as typed: split on commas or semicolons, as everywhere (src/domain/tags.ts). */
+export const parseTags = (text: string) => splitTags(text);

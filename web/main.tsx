@@ -12,6 +12,7 @@ import { Contacts } from "./pages/contacts";
 import { Settings } from "./pages/settings";
 import { Forms } from "./pages/forms";
 import { Conversations } from "./pages/conversations";
+import { Inbox } from "./pages/inbox";
 import { Broadcasts } from "./pages/broadcasts";
 import { Automations } from "./pages/automations";
 import { Devices } from "./pages/devices";
@@ -19,6 +20,7 @@ import { Invite, Setup, Welcome } from "./pages/setup";
 
 const PAGES = [
   { href: "/overview", name: "Overview", view: Overview },
+  { href: "/inbox", name: "Requests", view: Inbox },
   { href: "/forms", name: "Forms", view: Forms },
   { href: "/messages", name: "Messages", view: Messages },
   { href: "/conversations", name: "Conversations", view: Conversations },

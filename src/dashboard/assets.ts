@@ -7,7 +7,7 @@ import { EMBEDDED_WEB } from "./embedded.gen";
  * start). Every page URL answers index.html (the app routes in the browser), so reload and back
  * work; hashed assets are cached for a year, index.html never.
  */
-export const DASHBOARD_PAGES = ["overview", "forms", "messages", "conversations", "contacts", "broadcasts", "automations", "devices", "settings", "sign-in", "setup", "invite", "welcome"] as const;
+export const DASHBOARD_PAGES = ["overview", "inbox", "forms", "messages", "conversations", "contacts", "broadcasts", "automations", "devices", "settings", "sign-in", "setup", "invite", "welcome"] as const;
 
 /** default-src 'self' and nothing inline: the dashboard's own files are all it may load or run. */
 export const DASHBOARD_CSP =

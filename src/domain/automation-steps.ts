@@ -95,6 +95,10 @@ export function parseAutomationBody(body: unknown, current?: AutomationInput): {
     });
   }
   if (errors.length) return { ok: false, errors };
+  // Reminders are not cancelled by a thank-you: an automation made only of date-relative steps
+  // ("the day before the pickup") does not stop on a reply unless asked (docs/api-decisions.md,
+  // "The owner hears back", reminders and backups).
+  if (pick("stopOnReply") === undefined) bools.stopOnReply = defaultStopOnReply(steps);
   return {
     ok: true,
     value: {
@@ -107,6 +111,11 @@ export function parseAutomationBody(body: unknown, current?: AutomationInput): {
       restartOnResubmit: bools.restartOnResubmit,
     },
   };
+}
+
+/** stopOnReply when not given: false for an automation made only of date-relative steps, else true. */
+export function defaultStopOnReply(steps: ReadonlyArray<{ relativeTo?: string }>): boolean {
+  return !(steps.length > 0 && steps.every((st) => st.relativeTo !== undefined));
 }
 
 function parseStep(s: unknown, at: string, errors: FieldError[]): AutomationStep | null {

@@ -12,6 +12,7 @@
  *
  * Pure: no database.
  */
+import { splitTags } from "./tags";
 import type { FieldError } from "./submission";
 import { acceptedColumnsText, importTarget, PHONE_COLUMN_NAMES, type ImportTarget } from "./import-columns";
 import { BASE_COLUMNS, CUSTOM_PREFIX } from "./contact-columns";
@@ -232,7 +233,7 @@ export function importRowBody(
     }
     switch (m.name) {
       case "tags":
-        body.tags = v.split(TAG_SEPARATOR).map((t) => t.trim()).filter(Boolean);
+        body.tags = splitTags(v);
         break;
       case "status":
         if (v !== "") body.status = v;

@@ -2,6 +2,7 @@
  * Parsing of the contacts list / search / export / analytics parameters. Every bad
  * value is reported by parameter name with the allowed values; nothing here touches the database.
  */
+import { splitTags } from "./tags";
 import { CONTACT_STATUSES, isContactStatus, type ContactStatus, isValidCustomFieldName } from "./contact-update";
 import { enumError, parsePaging, parsePeriodAndZone, parseQueryDate } from "./query-params";
 import type { Period } from "./time-series";
@@ -50,10 +51,10 @@ export function parseDateParam(v: string): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
 
-/** Comma-separated tags → list; empty items ignored. */
+/** Tags separated by commas or semicolons → list (splitTags); empty items ignored. */
 export function parseTagList(v: string | undefined, name: string, errors: FieldError[]): string[] | undefined {
   if (v === undefined) return undefined;
-  const tags = [...new Set(v.split(",").map((t) => t.trim()).filter(Boolean))];
+  const tags = splitTags(v);
   if (tags.length === 0) return undefined;
   if (tags.length > MAX_FILTER_TAGS) {
     errors.push({ field: name, message: `${name} may list at most ${MAX_FILTER_TAGS} tags`, requirement: `at most ${MAX_FILTER_TAGS} tags`, provided: tags.length });

@@ -10,7 +10,7 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
-const INPUT_TYPES: Record<FieldDef["type"], string> = { text: "text", email: "email", phone: "tel", number: "number", url: "url", date: "date" };
+const INPUT_TYPES: Record<FieldDef["type"], string> = { text: "text", longText: "textarea", email: "email", phone: "tel", number: "number", url: "url", date: "date" };
 
 // Maps: a field named `constructor` or `toString` must not find Object.prototype's members.
 const BUILTIN_LABELS: ReadonlyMap<string, string> = new Map([
@@ -46,6 +46,8 @@ export interface EmbedInput {
   fields: readonly FieldDef[];
   honeypotField: string | null;
   captcha: Pick<CaptchaSettings, "provider" | "siteKey"> | null;
+  /** settings.consentField: a checkbox the visitor ticks to agree to texts (null: none). */
+  consentField?: string | null;
 }
 
 export function embedSnippet(f: EmbedInput): string {
@@ -65,12 +67,25 @@ export function embedSnippet(f: EmbedInput): string {
     const autocomplete = AUTOCOMPLETE.get(field.name);
     if (autocomplete) attrs.push(`autocomplete="${autocomplete}"`);
     const v = field.validation ?? {};
-    if (field.type === "text" && typeof v.maxLength === "number") attrs.push(`maxlength="${v.maxLength}"`);
-    if (field.type === "text" && typeof v.minLength === "number") attrs.push(`minlength="${v.minLength}"`);
+    const texty = field.type === "text" || field.type === "longText";
+    if (texty && typeof v.maxLength === "number") attrs.push(`maxlength="${v.maxLength}"`);
+    if (texty && typeof v.minLength === "number") attrs.push(`minlength="${v.minLength}"`);
     if (field.type === "number" && typeof v.min === "number") attrs.push(`min="${v.min}"`);
     if (field.type === "number" && typeof v.max === "number") attrs.push(`max="${v.max}"`);
     if (field.type === "number" && v.integer !== true) attrs.push('step="any"');
-    lines.push(`  <p>`, `    <label for="${id}">${escapeHtml(label)}${required ? " *" : ""}</label>`, `    <input ${attrs.join(" ")}>`, `  </p>`);
+    // A long text is a textarea (no type attribute), several lines high.
+    const control = field.type === "longText" ? `<textarea ${attrs.filter((a) => !a.startsWith("type=")).join(" ")} rows="5"></textarea>` : `<input ${attrs.join(" ")}>`;
+    lines.push(`  <p>`, `    <label for="${id}">${escapeHtml(label)}${required ? " *" : ""}</label>`, `    ${control}`, `  </p>`);
+  }
+  if (f.consentField) {
+    // Not required: a visitor who leaves it unticked is still heard (no text is sent to them).
+    const id = `tw-${f.consentField}`;
+    lines.push(
+      `  <p>`,
+      `    <input id="${escapeHtml(id)}" name="${escapeHtml(f.consentField)}" type="checkbox" value="yes">`,
+      `    <label for="${escapeHtml(id)}">I agree to receive text messages from ${escapeHtml(f.formName)}. Reply STOP to opt out.</label>`,
+      `  </p>`,
+    );
   }
   if (f.honeypotField) {
     lines.push(

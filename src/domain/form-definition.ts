@@ -26,7 +26,8 @@ import {
 export { codePointLength, compilePattern, DATE_FORMATS, DEFAULT_DATE_FORMAT, hasNestedUnboundedQuantifier, parseDateBound, parseDateInFormat, type DateFormat };
 import { DEFAULT_MAX_ATTEMPTS, maxAttemptsError } from "./retry-policy";
 
-export const FIELD_TYPES = ["text", "email", "phone", "number", "url", "date"] as const;
+/** longText: free text on several lines (a textarea), up to MAX_LONG_TEXT_LENGTH characters. */
+export const FIELD_TYPES = ["text", "longText", "email", "phone", "number", "url", "date"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 export const FIELD_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -41,6 +42,7 @@ export const MAX_DELAY_MINUTES = 525_600; // one year
 /** Validation keys accepted per field type; `message` (custom error text) is accepted for all. */
 export const VALIDATION_KEYS: Record<FieldType, readonly string[]> = {
   text: ["minLength", "maxLength", "pattern"],
+  longText: ["minLength", "maxLength"],
   email: ["domains", "required"],
   phone: ["format", "regions"],
   number: ["min", "max", "integer"],
@@ -120,7 +122,8 @@ function checkValidation(type: FieldType, validation: unknown, path: string, err
   }
 
   switch (type) {
-    case "text": {
+    case "text":
+    case "longText": {
       let okMin = true;
       let okMax = true;
       if (has("minLength") && !isNonNegativeInteger(v.minLength)) {
@@ -313,6 +316,8 @@ export interface FormSettings {
   maxAttempts: number;
   /** The posted field that must hold a truthy value before a text is sent; null = none. */
   consentField: string | null;
+  /** The language its texts are written in (a BCP 47 tag): how dates read in them ("Thu, Dec 10"). */
+  language: string;
 }
 
 export const DEFAULT_FORM_SETTINGS: Readonly<FormSettings> = Object.freeze({
@@ -323,6 +328,7 @@ export const DEFAULT_FORM_SETTINGS: Readonly<FormSettings> = Object.freeze({
   defaultPriority: "normal",
   maxAttempts: DEFAULT_MAX_ATTEMPTS,
   consentField: null,
+  language: "en-US",
 });
 
 const SETTINGS_KEYS: string[] = [...Object.keys(DEFAULT_FORM_SETTINGS), ...PROTECTION_SETTING_KEYS];
@@ -368,6 +374,9 @@ export function validateFormSettings(settings: unknown, fields?: unknown, stored
   if (s.consentField !== undefined && s.consentField !== null && !(typeof s.consentField === "string" && CONSENT_FIELD_RE.test(s.consentField))) {
     errors.push({ field: "settings.consentField", message: "consentField must be the name of the form's consent checkbox (letters, digits, _ or -, up to 100), or null" });
   }
+  if (s.language !== undefined && !isKnownLanguage(s.language)) {
+    errors.push({ field: "settings.language", message: "language must be a language tag such as en-US, en-GB, fr or de-CH" });
+  }
   return errors;
 }
 
@@ -388,7 +397,18 @@ export function resolveFormSettings(settings: unknown): FormSettings {
       : DEFAULT_FORM_SETTINGS.defaultPriority,
     maxAttempts: maxAttemptsError(s.maxAttempts) === null && typeof s.maxAttempts === "number" ? s.maxAttempts : DEFAULT_FORM_SETTINGS.maxAttempts,
     consentField: typeof s.consentField === "string" && CONSENT_FIELD_RE.test(s.consentField) ? s.consentField : null,
+    language: isKnownLanguage(s.language) ? s.language : DEFAULT_FORM_SETTINGS.language,
   };
+}
+
+/** A language tag the server can write dates in (Intl knows it). */
+export function isKnownLanguage(v: unknown): v is string {
+  if (typeof v !== "string" || v.length === 0 || v.length > 35 || !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(v)) return false;
+  try {
+    return Intl.DateTimeFormat.supportedLocalesOf([v]).length > 0;
+  } catch {
+    return false;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -82,6 +82,8 @@ export const MAX_PERSON_NAME_LENGTH = 50;
 export const MAX_EMAIL_LENGTH = 254;
 export const MAX_SOURCE_LENGTH = 100;
 export const MAX_CUSTOM_VALUE_LENGTH = 500;
+/** Longest value of a declared longText field, in characters. */
+export const MAX_LONG_TEXT_LENGTH = 5_000;
 export const MAX_CUSTOM_KEY_LENGTH = 64;
 /** `provided` in an error echoes at most this many characters of the posted value. */
 export const MAX_PROVIDED_LENGTH = 100;
@@ -166,7 +168,8 @@ const NUMERIC = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
  */
 function checkByType(name: string, type: FieldType, text: string, raw: unknown, v: FieldValidation, def: FieldDef | undefined): Check {
   switch (type) {
-    case "text": {
+    case "text":
+    case "longText": {
       const len = codePointLength(text);
       if (typeof v.minLength === "number" && len < v.minLength) {
         return failure(`${name} must be at least ${v.minLength} characters`, `minLength ${v.minLength}`, SAY.tooShort(fieldLabel(name, def), v.minLength));
@@ -366,7 +369,8 @@ export function validateSubmission(
         continue;
       }
     }
-    const value = checkKey(key);
+    // A long text ("Message") may hold a paragraph or two; any other value a line.
+    const value = checkKey(key, undefined, declared.get(key)?.type === "longText" ? MAX_LONG_TEXT_LENGTH : maxCustom);
     if (value !== undefined) custom.push([key, value]);
   }
 

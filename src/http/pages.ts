@@ -60,8 +60,13 @@ function page(title: string, formName: string | null, body: string, back: string
   );
 }
 
-export function thankYouPage(formName: string | null, back: string | null): string {
-  return page("Thank you!", formName, "<p>Your message was received. We will be in touch by text message shortly.</p>", back);
+/**
+ * `textComing`: false when no text will follow (the number opted out, no consent, the day's
+ * limit for the number): the visitor is thanked without being promised one.
+ */
+export function thankYouPage(formName: string | null, back: string | null, textComing = true): string {
+  const words = textComing ? "Your message was received. We will be in touch by text message shortly." : "Your message was received. We will be in touch soon.";
+  return page("Thank you!", formName, `<p>${words}</p>`, back);
 }
 
 /**

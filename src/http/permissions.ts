@@ -25,6 +25,8 @@ export const KEY_PERMISSIONS = {
   /** The embed snippet shows the form's intake address. */
   "forms.embed": "admin_access",
   "messages.read": "standard_access",
+  /** What visitors sent through the forms (the inbox), and its unread mark. */
+  "submissions.read": "standard_access",
   "messages.send": "standard_access",
   "messages.write": "standard_access",
   /** A phone polling with a key: asking for work, and reporting what it sent or received. */
@@ -64,6 +66,7 @@ const ALL = Object.keys(KEY_PERMISSIONS) as KeyPermission[];
 const STAFF: readonly KeyPermission[] = [
   "account.read", "forms.read", "devices.read", "session.own",
   "messages.read", "messages.send", "messages.write",
+  "submissions.read",
   // The dashboard's Retry and Cancel of one message use PUT /v1/messages/:id/status.
   "phone.report",
   "conversations.read", "conversations.write",

@@ -15,6 +15,7 @@
  *   turned off); `processStops` then cancels the marked runs' unsent messages. It runs when a
  *   contact or message change is announced, on a timer, and at boot (a mark a crash left).
  */
+import { dateVariables } from "../domain/date-words";
 import type { Database } from "bun:sqlite";
 import type { Changes } from "../lib/changes";
 import type { Clock } from "../lib/clock";
@@ -157,6 +158,8 @@ interface RunContext {
   formName: string;
   fields: FieldDef[];
   timezone: string;
+  /** The form's language: how its date fields read in the texts (src/domain/date-words.ts). */
+  language: string;
   quietHours: QuietHours | null;
   recipientLimitPerDay: number | null;
   consentField: string | null;
@@ -571,6 +574,8 @@ export class AutomationService {
           timezone: ctx.timezone,
         }),
         ...custom,
+        // "ready for pickup on Thu, Dec 10", not on 2026-12-10 (dates as of the step's own day).
+        ...dateVariables(ctx.fields, custom, ctx.language, clock.date),
       };
       const rendered = renderTemplate(step.template, vars);
       const m = { id: newId(), accountId: a.accountId, priority: ctx.priority, scheduledFor: at, seq: this.seq.next() };
@@ -886,6 +891,7 @@ export class AutomationService {
       formName: form.name,
       fields: parseFields(form.fields),
       timezone: s.timezone,
+      language: s.language,
       quietHours: p.quietHours,
       recipientLimitPerDay: p.recipientLimitPerDay,
       consentField: s.consentField,

@@ -28,8 +28,13 @@ export interface BackupScheduleView {
 
 export class BackupScheduleService {
   private cached: { schedule: BackupSchedule; at: string } | null | undefined;
-  /** Told after a change, so the scheduler re-arms (set by server.ts). */
-  onChange: () => void = () => {};
+  /**
+   * Told after a change, so the scheduler re-arms (set by server.ts); with `saved` a schedule was
+   * saved and the first backup is made at once, not one interval later (its run is returned).
+   */
+  onChange: (saved: boolean) => Promise<void> | void = () => {};
+  /** The first backup of the schedule saved last, while it runs. */
+  firstBackup: Promise<void> | undefined;
 
   constructor(
     private readonly sqlite: Database,
@@ -94,7 +99,8 @@ export class BackupScheduleService {
       upsertServerSetting(this.sqlite, { key: BACKUP_SCHEDULE_KEY, value: JSON.stringify(schedule), updatedAt: iso(this.clock()) });
     }
     this.cached = undefined;
-    this.onChange();
+    const run = this.onChange(body.directory !== null);
+    this.firstBackup = run ?? undefined;
     return this.get();
   }
 }

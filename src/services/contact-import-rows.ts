@@ -73,7 +73,10 @@ export class ContactImporter {
    * A row with any problem is skipped whole and reported; the report keeps the first
    * MAX_IMPORT_ERRORS problems and counts the rest.
    */
-  async importRows(accountId: string, batches: AsyncIterable<ImportLine[]>): Promise<ImportResult> {
+  async importRows(accountId: string, batches: AsyncIterable<ImportLine[]>, opts: { dryRun?: boolean } = {}): Promise<ImportResult> {
+    const dryRun = opts.dryRun === true;
+    /** A dry run's contacts as the rows before would have left them, by phone (null: not known). */
+    const seen = new Map<string, ContactState>();
     const result: ImportResult = { created: 0, updated: 0, errors: [] };
     const tally = { errors: 0, refusedRows: 0 };
     const report = (row: number, field: string, message: string) => {
@@ -94,35 +97,36 @@ export class ContactImporter {
         // A slice commits without waiting for the disk (synchronous=NORMAL, still atomic in WAL
         // mode); the import's last commit below waits for it and so covers every slice before it.
         // The setting goes back before anything else can run, so other writes stay FULL.
-        if (this.gate?.closed) await this.gate.wait();
+        if (this.gate?.closed && !dryRun) await this.gate.wait();
         const cancelled: string[] = [];
-        this.store.relaxedSync(() => {
-          // The slice's new contacts of a form: one rollup upsert per form and quarter hour at its end.
-          this.sqlite.transaction(() => derivedCounts(this.sqlite).batch(() => {
-            const until = performance.now() + IMPORT_SLICE_MS;
-            while (at < batch.length && performance.now() < until) {
-              const r = batch[at++];
-              rowNo = r.row ?? rowNo + 1;
-              if (!header) {
-                if (r.error) throw validationError([{ field: "header", message: `the header row cannot be read: ${r.error}`, requirement: "a header row of column names", provided: null }]);
-                const h = parseImportHeader(r.cells);
-                if (!h.ok) throw validationError(h.errors);
-                header = h.header;
-                width = r.cells.length;
-                continue;
-              }
-              if (r.error) {
-                // e.g. an unterminated quote or an over-long cell: the row's cells cannot be trusted.
-                tally.refusedRows++;
-                report(rowNo, "row", r.error);
-                continue;
-              }
-              const before = tally.errors;
-              this.importRow(accountId, header, width, r.cells, rowNo, report, result, formOk, cancelled, waiting);
-              if (tally.errors > before) tally.refusedRows++;
+        // A dry run reads and writes nothing but its report: no transaction, the same checks.
+        const slice = (fn: () => void) => (dryRun ? fn() : this.store.relaxedSync(() => this.sqlite.transaction(() => derivedCounts(this.sqlite).batch(fn))()));
+        // The slice's new contacts of a form: one rollup upsert per form and quarter hour at its end.
+        slice(() => {
+          const until = performance.now() + IMPORT_SLICE_MS;
+          while (at < batch.length && performance.now() < until) {
+            const r = batch[at++];
+            rowNo = r.row ?? rowNo + 1;
+            if (!header) {
+              if (r.error) throw validationError([{ field: "header", message: `the header row cannot be read: ${r.error}`, requirement: "a header row of column names", provided: null }]);
+              const h = parseImportHeader(r.cells);
+              if (!h.ok) throw validationError(h.errors);
+              header = h.header;
+              width = r.cells.length;
+              continue;
             }
-            this.flushCreated(accountId, waiting);
-          }))();
+            if (r.error) {
+              // e.g. an unterminated quote or an over-long cell: the row's cells cannot be trusted.
+              tally.refusedRows++;
+              report(rowNo, "row", r.error);
+              continue;
+            }
+            const before = tally.errors;
+            if (dryRun) this.checkRow(accountId, header, width, r.cells, rowNo, report, result, seen);
+            else this.importRow(accountId, header, width, r.cells, rowNo, report, result, formOk, cancelled, waiting);
+            if (tally.errors > before) tally.refusedRows++;
+          }
+          if (!dryRun) this.flushCreated(accountId, waiting);
         });
         // An import that opts contacts out cancels their queued messages: out of the queue too.
         if (cancelled.length) this.withdraw(cancelled);
@@ -130,7 +134,7 @@ export class ContactImporter {
       }
     }
     if (!header) throw validationError([{ field: "body", message: "the file is empty; send a header row and data rows", requirement: "a header row and data rows", provided: null }]);
-    if (result.created + result.updated > 0) {
+    if (!dryRun && result.created + result.updated > 0) {
       // The durable point before the 200 (ContactStore.syncCommit).
       this.store.syncCommit(accountId);
     }
@@ -140,6 +144,71 @@ export class ContactImporter {
     }
     result.refusedRows = tally.refusedRows;
     return result;
+  }
+
+  /**
+   * A dry run's row: every check importRow makes (the cells, the contact's fields, the opt-out
+   * columns, createdAt, the custom field limit against the contact as the file's earlier rows
+   * would have left it), counted as it would be written, nothing written (docs/api-decisions.md,
+   * "The owner hears back", the import preview).
+   */
+  private checkRow(
+    accountId: string,
+    header: ImportHeader,
+    width: number,
+    cells: string[],
+    rowNo: number,
+    report: (row: number, field: string, message: string) => void,
+    result: ImportResult,
+    seen: Map<string, ContactState>,
+  ) {
+    const checked = this.rowPatch(header, width, cells, rowNo, report);
+    if (!checked) return;
+    const patch = checked.patch;
+    const phone = patch.phoneNumber!;
+    let current = seen.get(phone);
+    if (!current) {
+      const stored = this.upserts.findByPhone(accountId, phone);
+      if (stored) current = stateOf(stored);
+    }
+    if (!current) {
+      seen.set(phone, newContactState(patch));
+      result.created++;
+      return;
+    }
+    const next = applyContactPatch(current, patch);
+    try {
+      assertCustomFieldLimit(next);
+    } catch (err) {
+      // The import's own refusal, word for word (importRow reports it from the same throw).
+      const first = (err as AppError).errors?.[0];
+      report(rowNo, first?.field ?? "customFields", first?.message ?? (err as Error).message);
+      return;
+    }
+    seen.set(phone, next);
+    result.updated++;
+  }
+
+  /** A row's cells read and checked (the import and its dry run alike); null (problems reported) when refused. */
+  private rowPatch(header: ImportHeader, width: number, cells: string[], rowNo: number, report: (row: number, field: string, message: string) => void) {
+    if (cells.length !== width) {
+      report(rowNo, "row", `row has ${cells.length} cells; the header has ${width}`);
+      return null;
+    }
+    const { body, createdAt, formId, optedOut, optedOutAt } = importRowBody(header, cells);
+    const v = validateContactInput(body, "create");
+    const rowErrors = v.ok ? [] : v.errors;
+    const optOut = parseImportOptOut(optedOut, optedOutAt, this.clock(), rowErrors);
+    let createdMs: number | null = null;
+    if (createdAt !== undefined) {
+      createdMs = parseIsoTimestamp(createdAt);
+      if (createdMs === null) rowErrors.push({ field: "createdAt", message: "createdAt must be an ISO 8601 timestamp" });
+    }
+    if (!v.ok || rowErrors.length) {
+      for (const e of rowErrors) report(rowNo, e.field, e.message);
+      return null;
+    }
+    return { patch: v.patch, createdMs, formId, optOut };
   }
 
   private importRow(
@@ -154,24 +223,9 @@ export class ContactImporter {
     cancelled: string[],
     batch: ContactInsertBatch,
   ) {
-    if (cells.length !== width) {
-      report(rowNo, "row", `row has ${cells.length} cells; the header has ${width}`);
-      return;
-    }
-    const { body, createdAt, formId, optedOut, optedOutAt } = importRowBody(header, cells);
-    const v = validateContactInput(body, "create");
-    const rowErrors = v.ok ? [] : v.errors;
-    const optOut = parseImportOptOut(optedOut, optedOutAt, this.clock(), rowErrors);
-    let createdMs: number | null = null;
-    if (createdAt !== undefined) {
-      createdMs = parseIsoTimestamp(createdAt);
-      if (createdMs === null) rowErrors.push({ field: "createdAt", message: "createdAt must be an ISO 8601 timestamp" });
-    }
-    if (!v.ok || rowErrors.length) {
-      for (const e of rowErrors) report(rowNo, e.field, e.message);
-      return;
-    }
-    const patch = v.patch;
+    const checked = this.rowPatch(header, width, cells, rowNo, report);
+    if (!checked) return;
+    const { patch, createdMs, formId, optOut } = checked;
     // The same number earlier in this slice: write it first, so this row finds and updates it.
     if (batch.hasPhone(patch.phoneNumber!)) this.flushCreated(accountId, batch);
     const existing = this.upserts.findByPhone(accountId, patch.phoneNumber!);
@@ -219,19 +273,7 @@ export class ContactImporter {
    * rewritten only when they change.
    */
   private importUpdate(accountId: string, stored: StoredContactRow, patch: ContactPatch) {
-    const current: ContactState = {
-      firstName: stored.firstName,
-      lastName: stored.lastName,
-      email: stored.email,
-      phoneNumber: stored.phoneNumber,
-      status: stored.status,
-      tags: JSON.parse(stored.tags),
-      customFields: JSON.parse(stored.customFields),
-      notes: stored.notes,
-      source: stored.source,
-      lastResponseAt: stored.lastResponseAt,
-    };
-    const next = applyContactPatch(current, patch);
+    const next = applyContactPatch(stateOf(stored), patch);
     assertCustomFieldLimit(next);
     const columns = {
       firstName: next.firstName,
@@ -250,6 +292,22 @@ export class ContactImporter {
     this.upserts.update(accountId, stored, columns, nextUpdatedAt(this.clock(), stored.updatedAt));
   }
 
+}
+
+/** A stored contact as the patch rules take it. */
+function stateOf(stored: StoredContactRow): ContactState {
+  return {
+    firstName: stored.firstName,
+    lastName: stored.lastName,
+    email: stored.email,
+    phoneNumber: stored.phoneNumber,
+    status: stored.status,
+    tags: JSON.parse(stored.tags),
+    customFields: JSON.parse(stored.customFields),
+    notes: stored.notes,
+    source: stored.source,
+    lastResponseAt: stored.lastResponseAt,
+  };
 }
 
 /** A patch may add custom fields past the per-contact limit: refused like a bad field. */

@@ -312,9 +312,9 @@ export class ContactService {
   }
 
   /** Upserts contacts by phone from rows of cells (contact-import-rows.ts); announced once at the end. */
-  async importRows(accountId: string, batches: AsyncIterable<ImportLine[]>): Promise<ImportResult> {
-    const result = await this.importer.importRows(accountId, batches);
-    if (result.created + result.updated > 0) this.changes?.contact(accountId, "updated");
+  async importRows(accountId: string, batches: AsyncIterable<ImportLine[]>, opts: { dryRun?: boolean } = {}): Promise<ImportResult> {
+    const result = await this.importer.importRows(accountId, batches, opts);
+    if (!opts.dryRun && result.created + result.updated > 0) this.changes?.contact(accountId, "updated");
     return result;
   }
 

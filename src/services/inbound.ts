@@ -55,6 +55,7 @@ import type { MessageRow } from "../db/message-rows";
 import { emitEvent } from "./events";
 import { contactPayload, emitContact, emitMessageStatus } from "./event-payloads";
 import { recipientName } from "../domain/contact-name";
+import { findNotificationPrefs, teamMemberByPhone, updateNotificationPrefs } from "../db/stores/team-notices";
 
 /** The API's inbound message. */
 export interface InboundMessage {
@@ -108,6 +109,8 @@ export interface ReceiveOutcome {
   cancelledMessageIds: string[];
   /** The confirmation or help reply queued, if any. */
   replyMessageId: string | null;
+  /** From one of the team's own mobiles: not stored as a customer's text. */
+  fromTeam?: boolean;
 }
 
 export function toInboundMessage(r: InboundRow): InboundMessage {
@@ -159,6 +162,10 @@ export class InboundService {
     const v = validateInbound(input as unknown as Record<string, unknown>, now);
     if (!v.ok) throw validationError(v.errors);
     const value = v.value;
+    // A text from one of the team's own mobiles is no customer's (docs/api-decisions.md, "The owner
+    // hears back", the team is told): no contact, no conversation, no keyword reply.
+    const member = teamMemberByPhone(this.sqlite, accountId, value.from);
+    if (member) return this.fromTeam(accountId, member, value, now);
     const history = this.isHistory(accountId, value, now);
     // History is no command: neither a keyword nor a keyword reply.
     const keyword = history ? null : keywordOf(value.body, this.settings.resolved(accountId));
@@ -190,6 +197,33 @@ export class InboundService {
     }
     const { reply: _reply, ...outcome } = out;
     return outcome;
+  }
+
+  /**
+   * A team member's text: stored nowhere. STOP (an opt-out keyword) switches their team texts off,
+   * as a customer's STOP would stop texts to them; they switch them on again in their profile.
+   */
+  private fromTeam(accountId: string, member: { id: string; name: string }, value: ValidInbound, now: number): ReceiveOutcome {
+    if (keywordOf(value.body, this.settings.resolved(accountId)) === "opt-out") {
+      const p = findNotificationPrefs(this.sqlite, member.id);
+      if (p) updateNotificationPrefs(this.sqlite, member.id, { ...p, notifySubmissions: false, notifyReplies: false }, iso(now));
+    }
+    const at = iso(now);
+    const message: InboundMessage = {
+      id: newId(),
+      direction: "inbound",
+      contactId: "",
+      from: value.from,
+      body: value.body,
+      receivedAt: iso(value.receivedAt),
+      deviceId: value.deviceId,
+      externalId: value.externalId,
+      keyword: null,
+      history: false,
+      readAt: at,
+      createdAt: at,
+    };
+    return { message, duplicate: false, contactCreated: false, cancelledMessageIds: [], replyMessageId: null, fromTeam: true };
   }
 
   /** Whether the text is history its phone sends again (an inbox export asked of it), not a new one. */

@@ -54,6 +54,18 @@ async function runsOf(id: string, q = "") {
 }
 
 describe("automations: CRUD and validation", () => {
+  test("stopOnReply not given: false for date reminders only, true when a step counts from the submission; kept on PUT", async () => {
+    // Off: the other tests' submissions must not start these.
+    const { stopOnReply: _a, ...mixed } = twoSteps({ isActive: false });
+    expect((await createAutomation(mixed)).stopOnReply).toBe(true);
+    const reminders = { ...mixed, steps: [mixed.steps[1], { template: "See you today!", relativeTo: "appointment", offset: "0d", sendAt: "08:00" }] };
+    const r = await createAutomation(reminders);
+    expect(r.stopOnReply).toBe(false);
+    expect((await createAutomation({ ...reminders, stopOnReply: true })).stopOnReply).toBe(true);
+    // A PUT that leaves it out keeps what it was.
+    expect((await expectStatus(await s.api(`/automations/${r.id}`, { method: "PUT", json: { name: "Pickup reminder" } }), 200)).data.automation.stopOnReply).toBe(false);
+  });
+
   test("create answers 201 with the automation; GET, list with run counts, PUT, DELETE", async () => {
     const a = await createAutomation();
     expect(a).toMatchObject({ formId, isActive: true, stopOnReply: true, stopOnStatus: ["converted"], restartOnResubmit: true, runs: { active: 0, completed: 0, stopped: 0 } });

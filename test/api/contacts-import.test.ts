@@ -303,3 +303,40 @@ describe("new contacts are written many per statement (import speed)", () => {
     }
   });
 });
+
+describe("the import's dry run tells the truth", () => {
+  test("?dryRun=true lists every row the import would refuse, with its row number and reason, and saves nothing; the import then does exactly that", async () => {
+    const t = await startTestServer();
+    try {
+      const csv = [
+        "phone,firstName,email,tags",
+        "+12015550801,Ann,ann@example.com,\"vip, spring\"",
+        "12345,Bob,,",
+        "+12015550802,Cy,not-an-email,",
+        "+12015550803,Di,,a;b",
+        "+12015550801,Ann,,returning",
+        "+12015550804,Ed",
+      ].join("\n");
+      const dry = await expectStatus(await t.api("/contacts/import?dryRun=true", { method: "POST", body: csv, headers: { "Content-Type": "text/csv" } }), 200);
+      expect(dry.data.dryRun).toBe(true);
+      expect(dry.message).toContain("nothing saved");
+      expect(dry.data).toMatchObject({ created: 2, updated: 1 });
+      expect(dry.data.errors.map((e: any) => [e.row, e.field])).toEqual([
+        [3, "phoneNumber"],
+        [4, "email"],
+        [7, "row"],
+      ]);
+      expect((await contacts(t)).length).toBe(0);
+      const real = await expectStatus(await postCsv(t, csv), 200);
+      expect(real.data.dryRun).toBeUndefined();
+      expect({ created: real.data.created, updated: real.data.updated, errors: real.data.errors }).toEqual({ created: dry.data.created, updated: dry.data.updated, errors: dry.data.errors });
+      // Tags written "vip, spring" or "a;b" are split the same way (one rule).
+      const byPhone = new Map((await contacts(t)).map((c: any) => [c.phoneNumber, c]));
+      expect(byPhone.get("+12015550801").tags).toEqual(["returning"]);
+      expect(byPhone.get("+12015550803").tags).toEqual(["a", "b"]);
+      expect((await expectStatus(await t.api("/contacts/import?dryRun=maybe", { method: "POST", body: csv, headers: { "Content-Type": "text/csv" } }), 400)).errors[0].field).toBe("dryRun");
+    } finally {
+      await t.stop();
+    }
+  });
+});

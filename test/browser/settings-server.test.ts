@@ -85,8 +85,10 @@ describe("Settings: business, server address, HTTPS, backups", () => {
         await page.getByText("cannot write to this folder").first().waitFor();
         await folder.fill(join(dir, `backups-${label}`));
         await page.getByRole("button", { name: "Save backup schedule" }).click();
-        await page.getByText("Saved. Backups follow this schedule from now on.").waitFor();
+        await page.getByText("Saved. A backup was made now; the next ones follow this schedule.").waitFor();
         expect((await server.api("/admin/backups")).data).toMatchObject({ scheduled: true, directory: join(dir, `backups-${label}`), source: "setting" });
+        // The first backup is made when the schedule is saved, not a day later.
+        expect((await server.api("/admin/backups")).data.backups.length).toBeGreaterThanOrEqual(1);
 
         expect(await sidewaysOverflow(page, width)).toEqual([]);
         await expectAccessible(page, `settings at ${label} px`);

@@ -1,3 +1,4 @@
+import { splitTags } from "../../src/domain/tags";
 import { errAttrs, FieldError, type ApiFieldErrors } from "./FieldError";
 
 /**
@@ -19,7 +20,7 @@ export interface SegmentDraft {
 export function segmentOf(d: SegmentDraft): Record<string, unknown> {
   const s: Record<string, unknown> = {};
   if (d.status) s.status = d.status;
-  const tags = [...new Set(d.tags.split(",").map((t) => t.trim()).filter(Boolean))];
+  const tags = splitTags(d.tags);
   if (tags.length) s.tags = tags;
   if (d.formId) s.formId = d.formId;
   if (d.search.trim()) s.search = d.search.trim();

@@ -4,6 +4,7 @@
  * contacts" (a dry-run count, then a second click). docs/api-decisions.md, "Dashboard: Automations";
  * the owner's guide is docs/automations.md.
  */
+import { Fragment } from "preact";
 import { useEffect } from "preact/hooks";
 import { useComputed, useSignal } from "@preact/signals";
 import { api, can, errorText, fieldErrorsOf } from "../api";
@@ -211,6 +212,19 @@ interface StepDraft {
   sendAt: string;
 }
 
+/** What each stop rule does, with an example, in the builder's words. */
+const STOP_EXAMPLES = {
+  reply: 'For example, Ann texts back "Thanks!": the texts not sent yet are cancelled.',
+  status: (st: string) =>
+    st === "converted"
+      ? "For example, you mark Ann converted after she orders: no more follow-ups."
+      : st === "responded"
+        ? "For example, Ann answers and her status moves to responded: the rest is cancelled."
+        : st === "contacted"
+          ? "For example, you mark Ann contacted after calling her: the texts not sent yet are cancelled."
+          : `For example, you set Ann's status to ${st}: the texts not sent yet are cancelled.`,
+};
+
 const newStep = (): StepDraft => ({ template: "", when: "delay", amount: "1", unit: "d", relativeTo: "", direction: "before", sendAt: "10:00" });
 
 function draftOf(s: Step): StepDraft {
@@ -267,6 +281,8 @@ function AutomationEditor(props: { id?: string }) {
   const formId = useSignal("");
   const steps = useSignal<StepDraft[]>([{ ...newStep(), template: "Thanks {{firstName}}! How did we do? {{reviewLink | https://g.page/r/yourshop}}", amount: "2" }]);
   const stopOnReply = useSignal(true);
+  /** Whether the owner ticked or unticked "they reply" (else it follows the steps: docs/automations.md). */
+  const replyTouched = useSignal(false);
   const stopOnStatus = useSignal<string[]>(["converted"]);
   const restartOnResubmit = useSignal(false);
   const isActive = useSignal(true);
@@ -311,6 +327,11 @@ function AutomationEditor(props: { id?: string }) {
     isActive.value = a.isActive;
   }
   const dateFields = useComputed(() => (form.value?.fields ?? []).filter((f) => f.type === "date"));
+  // As the API decides when it is not told: only date steps → a reply does not stop it.
+  const allDateSteps = steps.value.length > 0 && steps.value.every((st) => st.when === "date");
+  useEffect(() => {
+    if (!props.id && !replyTouched.value) stopOnReply.value = !allDateSteps;
+  }, [allDateSteps]);
   const insertable = useComputed(() => {
     const own = (form.value?.fields ?? []).filter((f) => f.name).map((f) => [f.name, f.label || f.name] as const);
     const builtins = [
@@ -500,17 +521,33 @@ function AutomationEditor(props: { id?: string }) {
           <fieldset class="choices">
             <legend>Stops by itself when</legend>
             <label>
-              <input type="checkbox" checked={stopOnReply.value} onChange={(e) => (stopOnReply.value = (e.target as HTMLInputElement).checked)} /> they reply
+              <input
+                type="checkbox"
+                checked={stopOnReply.value}
+                aria-describedby="stop-reply-example"
+                onChange={(e) => ((replyTouched.value = true), (stopOnReply.value = (e.target as HTMLInputElement).checked))}
+              />{" "}
+              they reply
             </label>
+            <small class="hint" id="stop-reply-example">
+              {STOP_EXAMPLES.reply}
+              {allDateSteps ? " Off by default here: these texts are reminders about a date, and a thank-you should not cancel them." : ""}
+            </small>
             {CONTACT_STATUSES.map((st) => (
-              <label key={st}>
-                <input
-                  type="checkbox"
-                  checked={stopOnStatus.value.includes(st)}
-                  onChange={(e) => (stopOnStatus.value = (e.target as HTMLInputElement).checked ? [...stopOnStatus.value, st] : stopOnStatus.value.filter((x) => x !== st))}
-                />{" "}
-                their status becomes {st}
-              </label>
+              <Fragment key={st}>
+                <label>
+                  <input
+                    type="checkbox"
+                    checked={stopOnStatus.value.includes(st)}
+                    aria-describedby={`stop-status-${st}-example`}
+                    onChange={(e) => (stopOnStatus.value = (e.target as HTMLInputElement).checked ? [...stopOnStatus.value, st] : stopOnStatus.value.filter((x) => x !== st))}
+                  />{" "}
+                  their status becomes {st}
+                </label>
+                <small class="hint" id={`stop-status-${st}-example`}>
+                  {STOP_EXAMPLES.status(st)}
+                </small>
+              </Fragment>
             ))}
             <small class="hint">It always stops when they reply STOP, when the contact is deleted, and when you turn it off.</small>
             <FieldError errors={errs} name="stopOnStatus" id="stop-status-error" />

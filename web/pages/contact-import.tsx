@@ -1,3 +1,4 @@
+import { useEffect } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import Papa from "papaparse";
 import { api, errorText } from "../api";
@@ -15,12 +16,13 @@ const TARGETS: Array<[string, string]> = [
   ["Name", "Full name (split into first and last)"],
   ["email", "E-mail"],
   ["status", "Status"],
-  ["tags", "Tags (separated by ;)"],
+  ["tags", "Tags (separated by , or ;)"],
   ["notes", "Notes"],
   ["source", "Source"],
 ];
 const PREVIEW_ROWS = 5;
-const E164ISH = /\d{6,}/;
+/** The whole file is checked by the server (a dry run) this long after the last change of a column's choice. */
+const CHECK_AFTER_MS = 400;
 
 interface Parsed {
   header: string[];
@@ -47,6 +49,9 @@ export function ContactImport() {
   const error = useSignal("");
   const busy = useSignal(false);
   const result = useSignal<Answer<"/v1/contacts/import", "post">["data"] | null>(null);
+  /** The server's dry run of the whole file with the chosen columns: what the import will do. */
+  const check = useSignal<Answer<"/v1/contacts/import", "post">["data"] | null>(null);
+  const checking = useSignal(false);
 
   async function choose(e: Event) {
     const f = (e.target as HTMLInputElement).files?.[0] ?? null;
@@ -78,31 +83,55 @@ export function ContactImport() {
     const phone = mapping.value.indexOf("phoneNumber");
     const problems: string[] = [];
     if (phone < 0) problems.push("Choose which column holds the phone number.");
-    const rows = p.rows.slice(0, PREVIEW_ROWS).map((r, n) => {
-      const issue = phone >= 0 && !E164ISH.test((r[phone] ?? "").replace(/\D/g, "")) ? `Row ${n + 2}: no phone number` : null;
-      if (issue) problems.push(issue);
-      return cols.map((c) => r[c.i] ?? "");
-    });
+    // Each row's own problems come from the server's dry run of the whole file (below).
+    const rows = p.rows.slice(0, PREVIEW_ROWS).map((r) => cols.map((c) => r[c.i] ?? ""));
     const dup = mapping.value.filter((m, i) => m && mapping.value.indexOf(m) !== i);
     if (dup.length) problems.push(`Two columns are set to ${[...new Set(dup)].join(", ")}: choose one.`);
     return { heads: cols.map((c) => TARGETS.find(([v]) => v === c.m)?.[1] ?? c.m.replace("customFields.", "Custom field ")), rows, problems, total: p.rows.length };
   });
 
-  async function submit() {
+  /** The file as the import is sent: the chosen columns, re-written as CSV. */
+  function upload(): { body: BodyInit; type: string } | null {
     const f = file.value;
-    if (!f) return;
+    if (!f) return null;
+    const p = parsed.value;
+    if (!p) return { body: f, type: f.type || "application/octet-stream" };
+    const keep = mapping.value.map((m, i) => ({ m, i })).filter((c) => c.m);
+    return { body: Papa.unparse([keep.map((c) => c.m), ...p.rows.map((r) => keep.map((c) => r[c.i] ?? ""))]), type: "text/csv" };
+  }
+
+  // Every change of the columns' choices: the server checks every row as the import would.
+  useEffect(() => {
+    check.value = null;
+    const pv = preview.value;
+    if (!pv || pv.problems.length) return;
+    let gone = false;
+    const timer = setTimeout(async () => {
+      const u = upload();
+      if (!u) return;
+      checking.value = true;
+      try {
+        const r = await api("/contacts/import?dryRun=true", { method: "POST", body: u.body, headers: { "Content-Type": u.type } });
+        if (!gone) check.value = r.data;
+      } catch (e) {
+        if (!gone) error.value = errorText(e);
+      } finally {
+        if (!gone) checking.value = false;
+      }
+    }, CHECK_AFTER_MS);
+    return () => {
+      gone = true;
+      clearTimeout(timer);
+    };
+  }, [parsed.value, mapping.value.join("\u0000")]);
+
+  async function submit() {
+    const u = upload();
+    if (!u) return;
     busy.value = true;
     error.value = "";
     try {
-      let body: BodyInit = f;
-      let type = f.type || "application/octet-stream";
-      const p = parsed.value;
-      if (p) {
-        const keep = mapping.value.map((m, i) => ({ m, i })).filter((c) => c.m);
-        body = Papa.unparse([keep.map((c) => c.m), ...p.rows.map((r) => keep.map((c) => r[c.i] ?? ""))]);
-        type = "text/csv";
-      }
-      const r = await api("/contacts/import", { method: "POST", body, headers: { "Content-Type": type } });
+      const r = await api("/contacts/import", { method: "POST", body: u.body, headers: { "Content-Type": u.type } });
       result.value = r.data;
     } catch (e) {
       error.value = errorText(e);
@@ -191,13 +220,32 @@ export function ContactImport() {
                   ))}
                 </ul>
               ) : null}
+              <h2>3. What the import will do</h2>
+              {checking.value && !check.value ? <p role="status">Checking every row…</p> : null}
+              {check.value ? (
+                <div role="status" data-testid="import-check">
+                  <p>
+                    Every row checked, nothing saved yet: {check.value.created} to add, {check.value.updated} to update,{" "}
+                    {new Set(check.value.errors.map((x) => x.row)).size} row(s) will be refused.
+                  </p>
+                  {check.value.errors.length ? (
+                    <ul class="warning-list" aria-label="Rows that will be refused">
+                      {check.value.errors.map((x, i) => (
+                        <li class="warning" key={i}>
+                          Row {x.row}: {plainProblem(x.field, x.message, contactLabel)}
+                        </li>
+                      ))}
+                    </ul>
+                  ) : null}
+                </div>
+              ) : null}
             </>
           ) : null}
         </>
       ) : null}
       {file.value ? (
         <p>
-          <button type="button" disabled={busy.value || (pv ? pv.problems.some((x) => !x.startsWith("Row")) : false)} onClick={submit}>
+          <button type="button" disabled={busy.value || (pv ? pv.problems.length > 0 : false)} onClick={submit}>
             Import contacts
           </button>
         </p>

@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, can, errorText, fieldErrorsOf } from "../api";
+import { noTextWords, RequestAnswers, type Request } from "./inbox";
 import type { Answer, ConsentEntry, Contact } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
 import { navigate } from "../router";
@@ -37,6 +38,7 @@ export function ContactPage(props: { id: string }) {
   const total = useSignal(0);
   const consent = useSignal<ConsentEntry[]>([]);
   const runs = useSignal<ContactRun[]>([]);
+  const requests = useSignal<Request[]>([]);
   /** The labels of the fields of the form that made the contact: its details are named by them. */
   const labels = useSignal<Map<string, string>>(new Map());
   const error = useSignal("");
@@ -46,11 +48,13 @@ export function ContactPage(props: { id: string }) {
   async function load() {
     try {
       const id = encodeURIComponent(props.id);
-      const [r, h, k] = await Promise.all([
+      const [r, h, k, q] = await Promise.all([
         api<Answer<"/v1/contacts/{id}">>(`/contacts/${id}`),
         api(`/contacts/${id}/messages?limit=50`),
         api<Answer<"/v1/contacts/{id}/consent-history">>(`/contacts/${id}/consent-history?limit=50`),
+        api<Answer<"/v1/submissions">>(`/submissions?contactId=${id}&limit=50`),
       ]);
+      requests.value = q.data.submissions;
       c.value = r.data.contact;
       runs.value = r.data.automationRuns;
       const formId = r.data.contact.formId;
@@ -155,14 +159,22 @@ export function ContactPage(props: { id: string }) {
           <p>
             <a href={`/messages?contactId=${encodeURIComponent(x.id)}`}>Texts to {who} on the Messages page</a>
           </p>
-          {history.value.length ? (
-            <ol class="timeline">
-              {history.value.map((m) => (
-                <li key={m.id} class={`msg-${m.direction}`}>
-                  <span class="when">{fmtDate(m.direction === "inbound" ? m.receivedAt : m.createdAt)}</span>{" "}
-                  <strong>{m.direction === "inbound" ? "They wrote" : `Text ${m.status}`}</strong>: {m.content}
-                </li>
-              ))}
+          {history.value.length || requests.value.length ? (
+            <ol class="timeline" aria-label="Timeline, newest first">
+              {timelineOf(history.value, requests.value).map((item) =>
+                item.kind === "request" ? (
+                  <li key={item.r.id} class="timeline-request">
+                    <span class="when">{fmtDate(item.r.createdAt)}</span> <strong>Sent the form {item.r.formName}</strong>
+                    {item.r.suppressed ? ` (${noTextWords(item.r.suppressed)})` : ""} · <a href={`/inbox/${encodeURIComponent(item.r.id)}`}>Open request</a>
+                    <RequestAnswers request={item.r} />
+                  </li>
+                ) : (
+                  <li key={item.m.id} class={`msg-${item.m.direction}`}>
+                    <span class="when">{fmtDate(item.m.direction === "inbound" ? item.m.receivedAt : item.m.createdAt)}</span>{" "}
+                    <strong>{item.m.direction === "inbound" ? "They wrote" : `Text ${item.m.status}`}</strong>: {item.m.content}
+                  </li>
+                ),
+              )}
             </ol>
           ) : (
             <p>No messages yet.</p>
@@ -325,4 +337,13 @@ function describeAdded(x: Contact): string {
   if (!k) return when;
   const how: Record<string, string> = { webhook: "from a website form", import: "by an import", manual: "by hand", api: "through the API", inbound: "when they texted you" };
   return [when, how[k.source] ?? k.source, describeWho(k.by)].filter(Boolean).join(", ");
+}
+
+/** Texts and form requests in one timeline, newest first. */
+function timelineOf(messages: Array<Record<string, any>>, requests: Request[]) {
+  const items: Array<{ kind: "message"; at: string; m: Record<string, any> } | { kind: "request"; at: string; r: Request }> = [
+    ...messages.map((m) => ({ kind: "message" as const, at: String(m.direction === "inbound" ? m.receivedAt : m.createdAt), m })),
+    ...requests.map((r) => ({ kind: "request" as const, at: r.createdAt, r })),
+  ];
+  return items.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
 }

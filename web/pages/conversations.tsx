@@ -8,6 +8,7 @@ import { fmtDate } from "../format";
 import { path } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
 import { nameOf } from "../contact-names";
+import { RequestAnswers, noTextWords, type Request } from "./inbox";
 import { fmtPhone } from "../phone-format";
 import { STAGE_WORDS } from "../stage-words";
 import type { MessageStage } from "../../src/domain/message-stage";
@@ -94,6 +95,7 @@ function ConversationList() {
 function Thread(props: { contactId: string }) {
   const contact = useSignal<Conversation["contact"] | null>(null);
   const messages = useSignal<ThreadMessage[]>([]);
+  const requests = useSignal<Request[]>([]);
   const error = useSignal("");
   const reply = useSignal("");
   const notice = useSignal("");
@@ -103,6 +105,9 @@ function Thread(props: { contactId: string }) {
       const r = await api(`/conversations/${encodeURIComponent(props.contactId)}?order=desc&limit=${THREAD_PAGE}`);
       contact.value = r.data.contact;
       messages.value = [...r.data.messages].reverse();
+      // The requests that started it (and any since), shown in the thread at their time.
+      const q = await api<Answer<"/v1/submissions">>(`/submissions?contactId=${encodeURIComponent(props.contactId)}&limit=20`).catch(() => null);
+      requests.value = q ? [...q.data.submissions].reverse() : [];
       if (markRead && r.data.messages.some((m: ThreadMessage) => m.direction === "inbound")) {
         await api(`/conversations/${encodeURIComponent(props.contactId)}/read`, { method: "POST" });
       }
@@ -145,17 +150,31 @@ function Thread(props: { contactId: string }) {
       ) : null}
       {error.value ? <p class="error" role="alert">{error.value}</p> : null}
       <ol class="thread" aria-label="Messages, oldest first">
-        {messages.value.map((m) => (
-          <li key={m.id} class={`bubble ${m.direction}`}>
-            <span class="visually-hidden">{m.direction === "inbound" ? "They wrote:" : "You sent:"}</span>
-            <span class="bubble-text">{m.content}</span>
-            <span class="when">
-              {fmtDate(m.at)}
-              {m.direction === "outbound" ? ` · ${STAGE_WORDS[m.stage as MessageStage] ?? m.status}${m.status === "failed" || m.status === "cancelled" ? (m.failureReason ? `: ${failureSentence(m.failureReason)}` : "") : ""}` : m.history ? " · an earlier text the phone sent again: nothing was done" : m.keyword ? ` · keyword ${m.keyword}` : ""}
-            </span>
-            {m.direction === "outbound" && m.failureReason && (m.status === "failed" || m.status === "cancelled") ? <span class="when code-detail">Code: {m.failureReason}</span> : null}
-          </li>
-        ))}
+        {threadOf(messages.value, requests.value).map((item) =>
+          item.kind === "request" ? (
+            <li key={item.q.id} class="bubble inbound request">
+              <span class="visually-hidden">They sent the form:</span>
+              <strong>
+                Request through {item.q.formName}
+                {item.q.suppressed ? ` (${noTextWords(item.q.suppressed)})` : ""}
+              </strong>
+              <RequestAnswers request={item.q} />
+              <span class="when">
+                {fmtDate(item.q.createdAt)} · <a href={`/inbox/${encodeURIComponent(item.q.id)}`}>Open request</a>
+              </span>
+            </li>
+          ) : (
+            <li key={item.m.id} class={`bubble ${item.m.direction}`}>
+              <span class="visually-hidden">{item.m.direction === "inbound" ? "They wrote:" : "You sent:"}</span>
+              <span class="bubble-text">{item.m.content}</span>
+              <span class="when">
+                {fmtDate(item.m.at)}
+                {item.m.direction === "outbound" ? ` · ${STAGE_WORDS[item.m.stage as MessageStage] ?? item.m.status}${item.m.status === "failed" || item.m.status === "cancelled" ? (item.m.failureReason ? `: ${failureSentence(item.m.failureReason)}` : "") : ""}` : item.m.history ? " · an earlier text the phone sent again: nothing was done" : item.m.keyword ? ` · keyword ${item.m.keyword}` : ""}
+              </span>
+              {item.m.direction === "outbound" && item.m.failureReason && (item.m.status === "failed" || item.m.status === "cancelled") ? <span class="when code-detail">Code: {item.m.failureReason}</span> : null}
+            </li>
+          ),
+        )}
       </ol>
       <div ref={end} />
       {c && !c.optedOut && can("messages.send") ? (
@@ -168,4 +187,14 @@ function Thread(props: { contactId: string }) {
       ) : null}
     </section>
   );
+}
+
+/** Texts and the form requests in one thread, oldest first (a request comes before the text it queued). */
+function threadOf(messages: ThreadMessage[], requests: Request[]) {
+  const items: Array<{ kind: "message"; at: string; m: ThreadMessage } | { kind: "request"; at: string; q: Request }> = [
+    ...requests.map((q) => ({ kind: "request" as const, at: q.createdAt, q })),
+    ...messages.map((m) => ({ kind: "message" as const, at: m.at, m })),
+  ];
+  // Stable: a request and its text of the same instant keep the request first.
+  return items.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }

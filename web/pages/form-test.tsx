@@ -78,7 +78,11 @@ export function TestSubmission(props: { formId: string; fields: FormField[] }) {
         {others.map((f, i) => (
           <span class="field" key={f.name}>
             <label for={`test-field-${i}`}>{f.label || f.name}</label>
-            <input id={`test-field-${i}`} value={values.value[f.name] ?? ""} onInput={(e) => (values.value = { ...values.value, [f.name]: (e.target as HTMLInputElement).value })} />
+            {f.type === "longText" ? (
+              <textarea id={`test-field-${i}`} rows={3} value={values.value[f.name] ?? ""} onInput={(e) => (values.value = { ...values.value, [f.name]: (e.target as HTMLTextAreaElement).value })} />
+            ) : (
+              <input id={`test-field-${i}`} value={values.value[f.name] ?? ""} onInput={(e) => (values.value = { ...values.value, [f.name]: (e.target as HTMLInputElement).value })} />
+            )}
           </span>
         ))}
         <span class="field">

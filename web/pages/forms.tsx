@@ -57,7 +57,11 @@ import type { Form, FormField, FormSummary } from "../api-types";
 /** The forms pages' own words when the browser will not copy. */
 const COPY_REFUSED = "Copying is not allowed here: select the text and copy it.";
 
-const FIELD_TYPES = ["text", "email", "phone", "number", "url", "date"];
+const FIELD_TYPES = ["text", "longText", "email", "phone", "number", "url", "date"];
+/** The field types as the builder names them. */
+const TYPE_NAMES: Record<string, string> = { text: "Short text", longText: "Long text (several lines)", email: "E-mail", phone: "Phone", number: "Number", url: "Web address", date: "Date" };
+/** The consent checkbox's name when the builder adds one. */
+const CONSENT_FIELD = "consent";
 const SAMPLE_BY_TYPE: Record<string, string> = { text: "Sample", email: "ada@example.com", phone: "+14155550123", number: "42", url: "https://example.com", date: "2026-05-01" };
 const SAMPLE_BUILTINS: Record<string, string> = { firstName: "Ada", lastName: "Lovelace", fullName: "Ada Lovelace", email: "ada@example.com", phoneNumber: "+14155550123", source: "website" };
 
@@ -372,7 +376,7 @@ function FormEditor(props: { id?: string }) {
                   <label for={`field-type-${i}`}>Field {i + 1} type</label>
                   <select id={`field-type-${i}`} value={f.type} onChange={(e) => setField(i, { type: (e.target as HTMLSelectElement).value as FormField["type"] })} {...errAttrs(fieldErrors.value, `fields[${i}].type`, `field-type-${i}-error`)}>
                     {FIELD_TYPES.map((t) => (
-                      <option key={t} value={t}>{t}</option>
+                      <option key={t} value={t}>{TYPE_NAMES[t] ?? t}</option>
                     ))}
                   </select>
                   <FieldError errors={fieldErrors.value} name={`fields[${i}].type`} id={`field-type-${i}-error`} />
@@ -409,6 +413,19 @@ function FormEditor(props: { id?: string }) {
             <button type="button" class="secondary" onClick={() => (fields.value = [...fields.value, { name: "", type: "text", required: false }])}>
               Add a field
             </button>
+            <label class="check">
+              <input
+                type="checkbox"
+                checked={typeof settings.value.consentField === "string"}
+                aria-describedby="form-consent-help"
+                onChange={(e) => setSetting("consentField", (e.target as HTMLInputElement).checked ? (settings.value.consentField ?? CONSENT_FIELD) : null)}
+              />{" "}
+              Consent box: visitors tick “I agree to receive text messages”
+            </label>
+            <small class="hint" id="form-consent-help">
+              Added to the form's HTML below. A visitor who leaves it unticked is still heard (the request is in Requests), but gets no text.
+            </small>
+            <FieldError errors={fieldErrors.value} name="settings.consentField" id="form-consent-error" />
           </fieldset>
           <span class="field wide">
             <label for="form-template">Text message template</label>

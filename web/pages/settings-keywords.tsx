@@ -3,6 +3,7 @@
  * replies (the owner's own answers, such as HOURS). docs/api-decisions.md, "Keyword phrases" and
  * "Keyword replies".
  */
+import { splitTags } from "../../src/domain/tags";
 import { useEffect } from "preact/hooks";
 import { useSignal, type Signal } from "@preact/signals";
 import { api, ApiError, can, errorText, fieldErrorsOf } from "../api";
@@ -242,7 +243,7 @@ export function KeywordReplies() {
     const json: Record<string, unknown> = {
       keywords: keywordLines(d.keywords),
       reply: d.reply,
-      addTags: d.addTags.split(",").map((t) => t.trim()).filter(Boolean),
+      addTags: splitTags(d.addTags),
       setStatus: d.setStatus === "" ? null : d.setStatus,
       isActive: d.isActive,
     };

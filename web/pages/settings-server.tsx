@@ -158,7 +158,8 @@ export function BackupSchedule(props: { list: StoredBackups; onSaved: () => void
       const r = await api("/admin/backups", { method: "PUT", json });
       if (!r.data.scheduled) dir.value = "";
       props.onSaved();
-      return r.data.scheduled ? "Saved. Backups follow this schedule from now on." : "Scheduled backups are off.";
+      // Saving makes a backup at once (the route waits a few seconds for it).
+      return r.data.scheduled ? "Saved. A backup was made now; the next ones follow this schedule." : "Scheduled backups are off.";
     });
   }
   return (

@@ -15,6 +15,7 @@ import { PublicCertificate } from "./settings-certificate";
 import { People, Sessions, YourAccount } from "./settings-people";
 import { Replies } from "./settings-keywords";
 import { SmsgateClients } from "./settings-smsgate";
+import { BeingTold } from "./settings-me";
 import { ApiKeys } from "./settings-api-keys";
 import { EventEndpoints } from "./settings-endpoints";
 
@@ -30,7 +31,12 @@ export interface SettingsPage {
 
 /** Your own profile: password and sign-out; a person's notification choices belong here too. */
 function ProfilePage() {
-  return <YourAccount />;
+  return (
+    <>
+      <YourAccount />
+      <BeingTold />
+    </>
+  );
 }
 
 function BusinessPage() {
@@ -112,7 +118,7 @@ function ServerPage() {
 }
 
 export const SETTINGS_PAGES: SettingsPage[] = [
-  { slug: "me", title: "Your profile", blurb: "Your password, and signing out of every browser.", shown: isPerson, view: ProfilePage },
+  { slug: "me", title: "Your profile", blurb: "Your password, signing out of every browser, and the texts that tell you of new requests.", shown: isPerson, view: ProfilePage },
   { slug: "business", title: "Business", blurb: "Your business name, country and time zone, and the replies customers get.", shown: () => can("settings.write"), view: BusinessPage },
   { slug: "people", title: "People", blurb: "Who signs in, their roles, invitations and the signed-in browsers.", shown: () => (isPerson() && can("people.manage")) || can("sessions.manage"), view: PeoplePage },
   { slug: "phones", title: "Phones and sending limits", blurb: "Your phones, and how many texts your account may send.", shown: () => can("account.read"), view: PhonesPage },

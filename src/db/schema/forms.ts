@@ -34,7 +34,7 @@ export const forms = sqliteTable(
   ],
 );
 
-/** One row per accepted webhook submission, for statistics. */
+/** One row per accepted webhook submission: statistics, and what the visitor sent (migration 0044). */
 export const submissions = sqliteTable(
   "submissions",
   {
@@ -48,8 +48,15 @@ export const submissions = sqliteTable(
     messageId: text("message_id"),
     newContact: integer("new_contact", { mode: "boolean" }).notNull(),
     createdAt: text("created_at").notNull(),
+    /** JSON object of the posted values by field name (null: accepted before migration 0044). */
+    formValues: text("form_values"),
+    /** Why no text was queued: opted-out, no-consent, recipient-limit; null otherwise. */
+    suppressed: text("suppressed"),
+    /** When someone on the team opened it (the inbox's unread mark). */
+    readAt: text("read_at"),
   },
   (t) => [
+    index("submissions_contact_idx").on(t.contactId),
     // (form, created) serves form stats' residue and form deletes; (account, created) had no
     // reader and went in migration 0024 (one b-tree fewer per applied submission).
     index("submissions_form_created_idx").on(t.formId, t.createdAt),

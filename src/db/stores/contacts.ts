@@ -264,6 +264,8 @@ export class ContactStore {
       this.sqlite.query(`SELECT id FROM messages WHERE contact_id = ? AND account_id = ? AND status = 'queued'`).all(id, accountId) as Array<{ id: string }>
     ).map((r) => r.id);
     this.sqlite.query(`DELETE FROM messages WHERE contact_id = ? AND account_id = ?`).run(id, accountId);
+    // What they sent through the forms is theirs too (docs/api-decisions.md, "The owner hears back", every request kept).
+    this.sqlite.query(`DELETE FROM submissions WHERE contact_id = ? AND account_id = ?`).run(id, accountId);
     this.sqlite.query(`DELETE FROM contacts WHERE id = ? AND account_id = ?`).run(id, accountId);
     return removedQueued;
   }

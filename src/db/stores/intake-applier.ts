@@ -41,8 +41,8 @@ const MESSAGE_INSERT = `INSERT INTO messages (id, account_id, form_id, form_name
          status, priority, priority_rank, webhook_data, template_used, scheduled_for, retry_count, metadata, seq,
          lease_expiries, created_at, updated_at)`;
 const MESSAGE_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, 0, ?, ?, 0, ?, ?)";
-const SUBMISSION_INSERT = "INSERT INTO submissions (id, account_id, form_id, contact_id, message_id, new_contact, created_at)";
-const SUBMISSION_VALUES = "(?, ?, ?, ?, ?, ?, ?)";
+const SUBMISSION_INSERT = "INSERT INTO submissions (id, account_id, form_id, contact_id, message_id, new_contact, created_at, form_values, suppressed)";
+const SUBMISSION_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 /** Every statement the applier runs, prepared on `sqlite`. */
 export function intakeApplierStore(sqlite: Database) {

@@ -6,7 +6,8 @@ import type { Database } from "bun:sqlite";
 import type { invitations, users } from "../schema";
 import type { Role } from "../../domain/people";
 
-export type UserRow = typeof users.$inferSelect;
+/** A person as sign-in and roles read them (their notification choices: stores/team-notices.ts). */
+export type UserRow = Omit<typeof users.$inferSelect, "phoneNumber" | "notifySubmissions" | "notifyReplies" | "notifyEmail" | "quietStart" | "quietEnd">;
 export type InvitationRow = typeof invitations.$inferSelect;
 
 const USER_COLUMNS = `id, account_id AS accountId, email, name, password_hash AS passwordHash, role, created_at AS createdAt, updated_at AS updatedAt`;

@@ -24,7 +24,7 @@ export const AutomationBody = t.Object(
     formId: checked(t.String(), "the form whose submissions start a run"),
     isActive: t.Optional(checked(t.Boolean(), "default true; false stops every active run")),
     steps: checked(t.Array(AutomationStep, { minItems: 1, maxItems: 20 }), "1-20 steps: {template, delay | relativeTo + offset, sendAt?}"),
-    stopOnReply: t.Optional(checked(t.Boolean(), "default true: a text from the contact stops the run")),
+    stopOnReply: t.Optional(checked(t.Boolean(), "a text from the contact stops the run; default true, but false for an automation made only of date-relative steps (a reminder is not cancelled by a thank-you)")),
     stopOnStatus: t.Optional(checked(t.Array(literals(CONTACT_STATUSES)), "contact statuses that stop the run, e.g. [\"converted\"]")),
     restartOnResubmit: t.Optional(checked(t.Boolean(), "default false: a new submission while a run is active is ignored; true: it starts the run again")),
   },

@@ -241,6 +241,7 @@ export const ImportAnswer = Envelope(
       errors: t.Array(t.Object({ row: t.Integer({ minimum: 1 }), field: t.String(), message: t.String() }, { additionalProperties: true }), {
         description: "refused rows (row 1 is the header)",
       }),
+      dryRun: t.Optional(t.Literal(true, { description: "present with ?dryRun=true: the counts are what the import would do; nothing was saved" })),
     },
     { additionalProperties: true },
   ),

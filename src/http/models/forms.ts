@@ -74,6 +74,8 @@ export const FormSettings = t.Object(
     quietHours: t.Optional(
       t.Union([t.Object({ start: t.String({ pattern: HHMM }), end: t.String({ pattern: HHMM }) }, { description: "in the form's time zone" }), t.Null()]),
     ),
+    consentField: t.Optional(t.Union([t.String({ description: "the name of the consent checkbox: no text unless it is ticked (the request is kept all the same)" }), t.Null()])),
+    language: t.Optional(t.String({ description: 'the language of its texts (a tag such as en-US, en-GB, fr), default en-US: a date field reads "Thu, Dec 10" in it' })),
   },
   { description: "Form settings" },
 );

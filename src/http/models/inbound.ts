@@ -29,7 +29,11 @@ const Paging = t.Object({ total: t.Integer(), page: t.Integer(), limit: t.Intege
 export const InboundAnswer = t.Object({
   status: t.Literal("success"),
   message: t.String(),
-  data: t.Object({ message: InboundMessage, duplicate: t.Boolean() }),
+  data: t.Object({
+    message: InboundMessage,
+    duplicate: t.Boolean(),
+    fromTeam: t.Optional(t.Boolean({ description: "true: the sender is one of the team's own mobiles (their profile's number): nothing was stored, and contactId is empty" })),
+  }),
 });
 
 const QueryText = (description: string) => t.Optional(t.String({ description }));

@@ -7,6 +7,9 @@ import { backupsView } from "../../services/backup-schedule";
 import { routeAccess } from "../plugins/route-access";
 
 /** `GET /v1/account` (any key: what the account may do and has used) and the operator's list of scheduled backups. */
+/** How long saving a backup schedule waits for its first backup before answering (ms). */
+const FIRST_BACKUP_WAIT_MS = 5_000;
+
 export function accountRoutes(deps: AppDeps) {
   const overview = new AccountOverviewService(deps.sqlite);
   const backups = () => backupsView(deps.backupSchedule, deps.config.backupKeep);
@@ -32,9 +35,12 @@ export function accountRoutes(deps: AppDeps) {
     )
     .put(
       "/v1/admin/backups",
-      ({ body }) => {
+      async ({ body }) => {
         deps.backupSchedule.set(body);
-        return { status: "success" as const, message: body.directory ? "Backup schedule saved" : "Scheduled backups turned off", data: backups() };
+        // The first backup starts now; a small database's is listed in this answer already.
+        const first = deps.backupSchedule.firstBackup;
+        if (first) await Promise.race([first, Bun.sleep(FIRST_BACKUP_WAIT_MS)]);
+        return { status: "success" as const, message: body.directory ? "Backup schedule saved; a backup is made at once" : "Scheduled backups turned off", data: backups() };
       },
       {
         permission: "operator", rateLimit: "api-key",

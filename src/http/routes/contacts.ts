@@ -1,8 +1,8 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../deps";
 import { AppError, validationError } from "../../errors";
 import { authOf, stateOf } from "../context";
-import { IdParam } from "../models/common";
+import { EnumQuery, IdParam } from "../models/common";
 import {
   AnalyticsQuery,
   BulkBody,
@@ -35,7 +35,7 @@ import {
   SearchBody,
 } from "../models/contacts";
 import { parseAnalyticsQuery, parseListQuery, parseSearchBody } from "../../domain/contact-query";
-import { parsePaging } from "../../domain/query-params";
+import { enumError, parsePaging } from "../../domain/query-params";
 import type { FieldError } from "../../domain/submission";
 import { readImportUpload } from "../import-upload";
 import { importBatches } from "../../services/contact-import";
@@ -113,14 +113,20 @@ export function contactsRoutes(deps: AppDeps) {
     )
     .post(
       "/import",
-      async ({ request }) => {
+      async ({ request, query }) => {
+        const dryRun = query.dryRun === "true";
+        if (query.dryRun !== undefined && query.dryRun !== "true" && query.dryRun !== "false") throw validationError([enumError("dryRun", ["true", "false"], String(query.dryRun).slice(0, 100))]);
         const upload = await readImportUpload(request, IMPORT_BODY_LIMIT);
-        const { refusedRows, ...data } = await deps.contacts.importRows(authOf(request).accountId, importBatches(upload.format, upload.body));
+        const { refusedRows, ...data } = await deps.contacts.importRows(authOf(request).accountId, importBatches(upload.format, upload.body), { dryRun });
+        if (dryRun) {
+          return { status: "success", message: `Checked, nothing saved: ${data.created} would be created, ${data.updated} updated, ${refusedRows ?? 0} rows refused`, data: { ...data, dryRun: true } };
+        }
         return { status: "success", message: `Imported: ${data.created} created, ${data.updated} updated, ${refusedRows ?? 0} rows refused`, data };
       },
       {
         permission: "contacts.import", rateLimit: "api-key",
         parse: "none",
+        query: t.Object({ dryRun: EnumQuery(["true", "false"], "true: check every row as the import would and save nothing (the answer lists each row that would be refused, with its row number and reason)") }, { additionalProperties: true }),
         response: { 200: ImportAnswer },
         detail: {
           summary: "Import contacts from CSV or XLSX (sent as is or as a form upload); upsert by phone (admin)",

@@ -135,7 +135,7 @@ export function formsRoutes(deps: AppDeps) {
         const form = deps.forms.get(authOf(request).accountId, params.id);
         const p = resolveProtection(form.settings);
         const webhookUrl = webhookUrlFor(deps, request, form.webhookToken);
-        const html = embedSnippet({ formName: form.name, webhookUrl, fields: form.fields, honeypotField: p.honeypotField, captcha: p.captcha });
+        const html = embedSnippet({ formName: form.name, webhookUrl, fields: form.fields, honeypotField: p.honeypotField, captcha: p.captcha, consentField: typeof form.settings.consentField === "string" ? form.settings.consentField : null });
         if (prefersHtml(request.headers.get("accept"))) {
           return new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8", "X-Content-Type-Options": "nosniff" } });
         }

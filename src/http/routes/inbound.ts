@@ -15,7 +15,8 @@ export function inboundRoutes(deps: AppDeps) {
       "/v1/messages/inbound",
       ({ request, body, set }) => {
         const r = deps.inbound.handle(authOf(request).accountId, body as Parameters<typeof deps.inbound.handle>[1]);
-        set.status = r.duplicate ? 200 : 201;
+        set.status = r.duplicate || r.fromTeam ? 200 : 201;
+        if (r.fromTeam) return { status: "success" as const, message: "From a team member's mobile: not stored as a customer's text", data: { message: r.message, duplicate: false, fromTeam: true } };
         return { status: "success" as const, message: r.duplicate ? "Already received" : "Inbound message stored", data: { message: r.message, duplicate: r.duplicate } };
       },
       {

@@ -120,7 +120,7 @@ export function webhookRoutes(deps: AppDeps) {
     const p = form?.protection;
     if (!(result instanceof AppError)) {
       if (p?.successUrl) return new Response(null, { status: 303, headers: { Location: p.successUrl } });
-      return new Response(thankYouPage(form?.name ?? null, back), { status: 200, headers: PAGE_HEADERS });
+      return new Response(thankYouPage(form?.name ?? null, back, !suppressedAnswer(result.body)), { status: 200, headers: PAGE_HEADERS });
     }
     const field = typeof result.details?.field === "string" ? result.details.field : undefined;
     if (p?.errorUrl) {
@@ -206,4 +206,13 @@ function answerHeaders(state: RequestState, replayed: boolean): Record<string, s
   if (state.headers["X-RateLimit-Limit"] === undefined) return own;
   state.headersDone = true;
   return { ...state.headers, ...own, "X-Request-Id": state.requestId, "X-API-Version": "v1" };
+}
+
+/** Whether an accepted submission's answer says no text will be sent (its data.suppressed). */
+function suppressedAnswer(body: string): boolean {
+  try {
+    return typeof (JSON.parse(body) as { data?: { suppressed?: unknown } }).data?.suppressed === "string";
+  } catch {
+    return false;
+  }
 }

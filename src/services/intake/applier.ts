@@ -36,6 +36,8 @@ export interface IntakeEntry {
   messageId: string | null;
   /** ISO instant of the request. */
   at: string;
+  /** Why no text was queued (opted-out, no-consent, recipient-limit); absent otherwise. */
+  suppressed?: string;
   message?: {
     content: string;
     priority: string;
@@ -288,7 +290,7 @@ export class IntakeApplier {
         ]);
         recordMessageInsert(this.sqlite, { accountId: e.accountId, formId: e.formId, contactId: contact.id, status: "queued", priorityRank: m.priorityRank, createdAt: e.at, sentAt: null, failureReason: null });
       }
-      submissions.push([e.submissionId, e.accountId, e.formId, contact.id, e.messageId, newContact ? 1 : 0, e.at]);
+      submissions.push([e.submissionId, e.accountId, e.formId, contact.id, e.messageId, newContact ? 1 : 0, e.at, formValuesOf(e), e.suppressed ?? null]);
       // A new contact is inserted with this entry's form and time (its first in the chunk).
       recordFormRows(this.sqlite, { accountId: e.accountId, formId: e.formId, createdAt: e.at, submissions: 1, newContacts: newContact ? 1 : 0 });
     }
@@ -355,7 +357,7 @@ export class IntakeApplier {
     recordFormRows(this.sqlite, { accountId: e.accountId, formId: e.formId, createdAt: e.at, submissions: 1, newContacts: newContact });
     const m = e.message;
     if (e.kind !== "queued" || m === undefined) {
-      this.sql.submissionInsert.run(e.submissionId, e.accountId, e.formId, contactId, e.messageId, newContact, e.at);
+      this.sql.submissionInsert.run(e.submissionId, e.accountId, e.formId, contactId, e.messageId, newContact, e.at, formValuesOf(e), e.suppressed ?? null);
       // No text, but the contact was written all the same (a held or suppressed submission):
       // every change of a contact is announced (docs/api-decisions.md, "The phone path, round two").
       emitContact(this.sqlite, e.accountId, contactId, existing ? "contact.updated" : "contact.created", Date.parse(e.at));
@@ -383,11 +385,25 @@ export class IntakeApplier {
     );
     // Outside an applier batch (the in-memory inline apply) the group commit's batch sums it.
     recordMessageInsert(this.sqlite, { accountId: e.accountId, formId: e.formId, contactId, status: "queued", priorityRank: m.priorityRank, createdAt: e.at, sentAt: null, failureReason: null });
-    this.sql.submissionInsert.run(e.submissionId, e.accountId, e.formId, contactId, e.messageId, newContact, e.at);
+    this.sql.submissionInsert.run(e.submissionId, e.accountId, e.formId, contactId, e.messageId, newContact, e.at, formValuesOf(e), null);
     emitSubmission(
       this.sqlite,
       { accountId: e.accountId, formId: e.formId, formName: e.formName, submissionId: e.submissionId, contactId, newContact: !existing, messageId: e.messageId!, answer: m.answer },
       Date.parse(e.at),
     );
   }
+}
+
+/**
+ * What the visitor sent, by field name, as one compact JSON object: built from the entry's
+ * values (nothing more travels in the intake row), labels left to the form at answer time
+ * (docs/api-decisions.md, "The owner hears back", every request kept).
+ */
+export function formValuesOf(e: Pick<IntakeEntry, "phone" | "firstName" | "lastName" | "email" | "source" | "custom">): string {
+  const v: Record<string, string> = { phoneNumber: e.phone };
+  if (e.firstName !== null) v.firstName = e.firstName;
+  if (e.lastName !== null) v.lastName = e.lastName;
+  if (e.email !== null) v.email = e.email;
+  if (e.source !== null) v.source = e.source;
+  return JSON.stringify(Object.assign(v, e.custom));
 }

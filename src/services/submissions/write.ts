@@ -15,6 +15,7 @@ import { PRIORITY_RANK } from "../../queue/priority-queue";
 import type { Sequence } from "../../lib/seq";
 import { validateSubmission } from "../../domain/submission";
 import { builtinVariables, renderTemplate } from "../../domain/template";
+import { dateVariables } from "../../domain/date-words";
 import { smsInfo } from "../../domain/sms-encoding";
 import { deferForDailyLimit } from "../../domain/daily-limit";
 import { checkCountry, checkInsertedValues } from "../../domain/protection";
@@ -77,19 +78,19 @@ export function checkSubmission(form: WebhookForm, body: Record<string, unknown>
 
   // Spread defines own properties (a `__proto__` field stays a value) and renderTemplate reads
   // own properties only.
-  const vars: Record<string, string> = {
-    ...builtinVariables({
-      firstName: v.firstName,
-      lastName: v.lastName,
-      email: v.email,
-      phoneNumber: v.phoneNumber,
-      source: v.source,
-      formName: form.name,
-      now,
-      timezone: form.settings.timezone,
-    }),
-    ...v.custom,
-  };
+  const builtins = builtinVariables({
+    firstName: v.firstName,
+    lastName: v.lastName,
+    email: v.email,
+    phoneNumber: v.phoneNumber,
+    source: v.source,
+    formName: form.name,
+    now,
+    timezone: form.settings.timezone,
+  });
+  const vars: Record<string, string> = { ...builtins, ...v.custom };
+  // Date fields read as people write them ("Thu, Dec 10"), in the form's language.
+  if (form.fields.some((f) => f.type === "date")) Object.assign(vars, dateVariables(form.fields, v.custom, form.settings.language, builtins.date));
   const rendered = renderTemplate(form.messageTemplate, vars);
   return { value: v, rendered, sms: smsInfo(rendered.content) };
 }
@@ -187,11 +188,12 @@ export class SubmissionWrite {
               status: "success",
               message:
                 suppressed === "opted-out"
-                  ? "Submission received; no text is sent because this number opted out (replied STOP)"
+                  ? "Thank you, your message was received; we will reply another way, as this number opted out of texts (no text is sent)"
                   : "Submission received; no text is sent because the consent box was not ticked",
               data: { messageId: null, contactId, queuePosition: null, estimatedDelivery: null, suppressed },
             });
             if (key !== undefined) this.idempotency.insert(form.id, key, 200, body, input.bodyHash ?? null, nowIso);
+            entry.suppressed = suppressed;
             const intakeSeq = this.record(entry, now, 0);
             return { status: 200, body, created: true, contactId, queued: false, intakeSeq };
           }
@@ -199,6 +201,7 @@ export class SubmissionWrite {
           if (held) {
             entry.kind = "held";
             entry.messageId = held.firstMessageId;
+            if (held.firstMessageId === null) entry.suppressed = "recipient-limit";
             const intakeSeq = this.record(entry, now, 0);
             return { ...held.answer, intakeSeq };
           }

@@ -334,6 +334,31 @@ const CASES: Record<string, () => Promise<void>> = {
   "GET /v1/conversations/{contactId}": async () => {
     expectHttp(await api.GET("/v1/conversations/{contactId}", { params: { path: { contactId: ctx.contactId } } }), 200);
   },
+  "GET /v1/submissions": async () => {
+    const r = await api.GET("/v1/submissions", { params: { query: { limit: 5 } } });
+    expectHttp(r, 200);
+    expect(Array.isArray(r.data!.data.submissions)).toBe(true);
+  },
+  "GET /v1/submissions/export": async () => {
+    expectHttp(await api.GET("/v1/submissions/export", { parseAs: "text" }), 200);
+  },
+  "GET /v1/submissions/{id}": async () => {
+    const first = (await api.GET("/v1/submissions", {})).data!.data.submissions[0];
+    if (first) expectHttp(await api.GET("/v1/submissions/{id}", { params: { path: { id: first.id } } }), 200);
+    expectHttp(await api.GET("/v1/submissions/{id}", { params: { path: { id: "00000000-0000-4000-8000-000000000000" } } }), 404);
+  },
+  "POST /v1/submissions/{id}/read": async () => {
+    const first = (await api.GET("/v1/submissions", {})).data!.data.submissions[0];
+    if (first) expectHttp(await api.POST("/v1/submissions/{id}/read", { params: { path: { id: first.id } } }), 200);
+    expectHttp(await api.POST("/v1/submissions/{id}/read", { params: { path: { id: "00000000-0000-4000-8000-000000000000" } } }), 404);
+  },
+  "GET /v1/people/me": async () => {
+    // A key has no profile: a person's session does.
+    expectHttp(await api.GET("/v1/people/me", {}), 404);
+  },
+  "PATCH /v1/people/me": async () => {
+    expectHttp(await api.PATCH("/v1/people/me", { body: { phoneNumber: "+14155550199" } }), 404);
+  },
   "POST /v1/conversations/{contactId}/read": async () => {
     expectHttp(await api.POST("/v1/conversations/{contactId}/read", { params: { path: { contactId: ctx.contactId } } }), 200);
   },

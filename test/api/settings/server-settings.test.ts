@@ -77,21 +77,23 @@ describe("the public address: flag > setting > the request's own", () => {
 });
 
 describe("scheduled backups set from the dashboard", () => {
-  test("a writable folder is saved (created when missing) and the scheduler picks it up without a restart", async () => {
+  test("a writable folder is saved (created when missing), its first backup is made at once, and the scheduler picks it up without a restart", async () => {
     const dir = join(tempDir("textwire-sched-"), "nested", "backups");
     expect((await expectStatus(await s.api("/admin/backups"), 200)).data).toMatchObject({ scheduled: false, source: null });
     const b = await expectStatus(await s.api("/admin/backups", { method: "PUT", json: { directory: dir, everyMinutes: 5, keep: 2 } }), 200);
     expect(b.data).toMatchObject({ scheduled: true, directory: dir, everyMinutes: 5, keep: 2, source: "setting" });
     expect(existsSync(dir)).toBe(true);
-    expect(readdirSync(dir)).toEqual([]); // the write test leaves nothing behind
+    // The first backup is made at once, not one interval later; the write test leaves nothing else.
+    expect(b.data.backups.length).toBe(1);
+    expect(readdirSync(dir).filter((f) => !f.endsWith(".db"))).toEqual([]);
     // /health shows the schedule in force.
     const h = await (await fetch(`${s.url}/health`)).json() as any;
     expect(h.backup).toMatchObject({ everySeconds: 300 });
     // The running scheduler uses the new folder: one run now.
     const sched = s.running.deps.lifecycle.find((p) => p.name === "scheduled-backups") as unknown as { runNow(): Promise<void> };
     await sched.runNow();
-    expect(readdirSync(dir).filter((f) => f.endsWith(".db")).length).toBe(1);
-    expect((await expectStatus(await s.api("/admin/backups"), 200)).data.backups.length).toBe(1);
+    expect(readdirSync(dir).filter((f) => f.endsWith(".db")).length).toBe(2);
+    expect((await expectStatus(await s.api("/admin/backups"), 200)).data.backups.length).toBe(2);
   });
 
   test("a folder the server cannot write to, a relative path or bad numbers: a plain error, nothing saved", async () => {

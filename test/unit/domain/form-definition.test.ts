@@ -383,6 +383,7 @@ describe("validateFormSettings", () => {
       timezone: "Europe/Paris",
       rateLimitPerDay: 20,
       maxAttempts: 2,
+      language: "en-US",
       defaultPriority: "high",
       consentField: null,
     });
