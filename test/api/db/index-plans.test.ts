@@ -132,6 +132,7 @@ const CASES: Array<{ index: string; need: string; run: () => unknown }> = [
   { index: "messages_seq_idx", need: "the boot's next message sequence (max(seq))", run: () => largestMessageSeq(s.running.deps.sqlite) },
   // submissions
   { index: "submissions_form_created_idx", need: "a deleted form's submissions; a form's submissions in a range (form stats' edges)", run: () => del(() => `/forms/${goneFormId}`)() },
+  { index: "submissions_contact_idx", need: "a contact's requests (the contact's timeline, GET /v1/submissions?contactId=); a deleted contact's requests", run: get(() => `/submissions?contactId=${contactId}`) },
   // conversations
   { index: "conversations_account_last_idx", need: "Conversations list, latest first", run: get("/conversations") },
   { index: "conversations_account_unread_idx", need: "the unread total (partial: unread only)", run: get("/conversations") },
