@@ -360,6 +360,8 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.thirdParty = new ThirdPartyMessages(sqlite, clock, queue, seq, leases, messages, quota, changes, logger);
   deps.lifecycle.push(deps.thirdParty.lifecycle());
   deps.devices.smsgateHandedOut = (id, now) => deps.thirdParty.handedOut(id, now);
+  deps.devices.smsgateRequested = (id) => deps.thirdParty.requested(id);
+  deps.devices.sending.settingsOf = (accountId) => deps.accountSettings.resolved(accountId).sending;
   deps.thirdPartyWebhooks = new ThirdPartyWebhooks(sqlite, clock, events, deps.thirdParty, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost });
   // SMSGate's sms:received becomes an inbound message.
   deps.devices.inbound = deps.inbound;

@@ -34,6 +34,7 @@ import m31 from "../../drizzle/0032_consent_history.sql" with { type: "text" };
 import m32 from "../../drizzle/0035_page_counts.sql" with { type: "text" };
 import m33 from "../../drizzle/0036_smsgate_settings.sql" with { type: "text" };
 import m34 from "../../drizzle/0037_resent_history.sql" with { type: "text" };
+import m35 from "../../drizzle/0040_sending_budgets.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number; sql: string }> = [
   { idx: 0, tag: "0000_initial_schema", when: 1795322538054, sql: m0 },
@@ -71,4 +72,5 @@ export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number
   { idx: 35, tag: "0035_page_counts", when: 1797600000000, sql: m32 },
   { idx: 36, tag: "0036_smsgate_settings", when: 1797800000000, sql: m33 },
   { idx: 37, tag: "0037_resent_history", when: 1797900000000, sql: m34 },
+  { idx: 40, tag: "0040_sending_budgets", when: 1802000000000, sql: m35 },
 ];

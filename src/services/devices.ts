@@ -19,6 +19,7 @@ import { BucketRegistry, perMinute, type LimitResult } from "../limits/token-buc
 import type { Priority } from "../queue/priority-queue";
 import * as store from "../db/stores/devices";
 import type { DeviceRow } from "../db/stores/devices";
+import type { MessageRow } from "../db/message-rows";
 import type { LeaseService, LeasedMessage, PhoneAsking } from "./leases";
 import { LEASE_SECONDS_DEFAULT } from "./leases";
 import type { MessageService } from "./messages";
@@ -33,6 +34,10 @@ import { machineAddresses } from "../tls/local-ca";
 import { phoneSettingsFrom, sendRateOf, type PhoneSettings } from "../domain/smsgate-settings";
 import { EXPORT_OPEN_MS } from "../domain/inbound";
 import type { SmsgateSettingsService } from "./smsgate-settings";
+import { SendingCapacity, readDeviceLimits, slotsOf, type CapacityView, type DeviceLimitsDoc } from "./sending-capacity";
+import { SendingFailures } from "./sending-failures";
+import { appMessageSettings, parseLimits } from "../domain/sending-budget";
+import type { FieldError } from "../domain/submission";
 
 export type { InboundReceiver };
 
@@ -71,6 +76,10 @@ export interface DeviceView {
   sentToday: number;
   failedToday: number;
   online: boolean;
+  /** Its own limits and its SIMs' as set (null keys: the account's). */
+  limits: DeviceLimitsDoc;
+  /** What it may still be handed in each window, and its pause (services/sending-capacity.ts). */
+  capacity: CapacityView;
 }
 
 export class DeviceService {
@@ -95,6 +104,15 @@ export class DeviceService {
    * made, recorded as handed out (services/thirdparty-messages.ts); null for any other text.
    */
   smsgateHandedOut: (messageId: string, now: number) => { simNumber: number | null; withDeliveryReport: boolean } | null = () => null;
+  /**
+   * The phone or SIM an SMSGate-API request named for a text (deviceId, simNumber), which wins over
+   * every other choice (services/thirdparty-messages.ts); null for any other text.
+   */
+  smsgateRequested: (messageId: string) => { deviceId: string | null; simNumber: number | null } | null = () => null;
+  /** Budgets, windows, pauses and sticky senders (services/sending-capacity.ts). */
+  readonly sending: SendingCapacity;
+  /** Pauses after failures, failover, device.paused / device.resumed (services/sending-failures.ts). */
+  readonly failures: SendingFailures;
   private oldestCache: { at: number; value: string | null } | undefined;
 
   constructor(
@@ -110,6 +128,20 @@ export class DeviceService {
     private readonly changes: Changes,
   ) {
     this.events = new DeviceEventHub(queue, clock);
+    this.sending = new SendingCapacity(sqlite, clock, (accountId) => {
+      const now = this.clock();
+      const connected = this.events.connectedDevices();
+      return store.listDevices(this.sqlite, accountId).map((d) => {
+        const last = this.lastSeen(d);
+        return { device: d, online: this.online(d, now, connected), lastSeenMs: last ? Date.parse(last) : null, streaming: connected.has(d.id) };
+      });
+    });
+    this.failures = new SendingFailures(sqlite, clock, logger, this.sending, leases, {
+      view: (d) => this.viewOf(d),
+      released: (d, n) => n > 0 && this.logger.warn("phone paused: its leased texts went back to the queue", { deviceId: d.id, name: d.name, released: n }),
+      wake: (accountId) => this.events.notify(accountId),
+      holderOf: (d) => this.holderOf(d),
+    });
     this.reports = new PhoneReports(sqlite, clock, logger, metrics, messages, leases, changes, this);
     this.requests = new BucketRegistry({ clock, capacity: config.deviceLimitPerMinute, refillPerMs: perMinute(config.deviceLimitPerMinute) });
     this.lastWorkRequestAt = clock();
@@ -130,9 +162,12 @@ export class DeviceService {
     return {
       name: "device-offline-sweep",
       start: () => {
+        this.sending.load();
         this.timer = setInterval(() => {
           this.sweepOffline();
           this.notePresence();
+          this.failures.sweep();
+          this.sending.prune();
         }, OFFLINE_SWEEP_MS);
         (this.timer as { unref?: () => void }).unref?.();
         store.pruneCallbackEvents(this.sqlite, iso(this.clock() - CALLBACK_DEDUPE_MS));
@@ -243,7 +278,15 @@ export class DeviceService {
 
   /** The phone as the leasing service sees it: its holder mark and its own send rate. */
   private asking(device: DeviceRow): PhoneAsking {
-    return { id: device.id, accountId: device.accountId, holder: this.holderOf(device), sendRatePerMinute: this.sendRate(device) };
+    return {
+      id: device.id, accountId: device.accountId, holder: this.holderOf(device), sendRatePerMinute: this.sendRate(device),
+      gate: () => {
+        const now = this.clock();
+        const r = this.sending.readiness(device, now);
+        if (!r.ready) return { waitMs: r.waitMs };
+        return this.sending.gateFor(device, now, (id) => this.smsgateRequested(id), (other) => this.events.nudgeLater(device.accountId, other, 0));
+      },
+    };
   }
 
   /** Leases up to `limit` due messages to the device (LeaseService.leaseToPhone); a held-back phone is nudged later. */
@@ -275,7 +318,7 @@ export class DeviceService {
           id: m.id,
           textMessage: { text: m.content },
           phoneNumbers: [m.recipientPhone],
-          simNumber: smsgate?.simNumber ?? null,
+          simNumber: smsgate?.simNumber ?? m.sim ?? null,
           withDeliveryReport: smsgate?.withDeliveryReport ?? true,
           isEncrypted: false,
           priority: APP_PRIORITY[m.priority],
@@ -298,7 +341,7 @@ export class DeviceService {
         const at = iso(this.clock());
         d = {
           id: newId(), accountId, kind: "recipe", externalId: ext, name: (name?.trim() || ext).slice(0, DEVICE_NAME_MAX), tokenHash: null,
-          signingKey: null, pushToken: null, simCards: "[]", appVersion: null, lastSeenAt: at, lastIp: ip, battery: null, sendRatePerMinute: null,
+          signingKey: null, pushToken: null, simCards: "[]", appVersion: null, lastSeenAt: at, lastIp: ip, battery: null, sendRatePerMinute: null, sendingLimits: null,
           createdAt: at, updatedAt: at,
         };
         store.insertDevice(this.sqlite, d);
@@ -307,6 +350,11 @@ export class DeviceService {
     }
     this.touch(d, ip, userAgent);
     return d;
+  }
+
+  /** A send result the phone reported: pauses and failover (services/sending-failures.ts). */
+  sendResult(device: DeviceRow, row: MessageRow, result: "sent" | "failed", reason: string | null): void {
+    this.failures.reported(device, row, result, reason);
   }
 
   /** Counts a report of the device in its per-day and Prometheus figures. */
@@ -332,15 +380,18 @@ export class DeviceService {
    */
   settings(device: DeviceRow): PhoneSettings {
     const rate = this.sendRate(device);
-    const interval = Math.floor(60 / rate);
+    const budget = this.sending.limits(device);
+    const fromBudget = appMessageSettings(budget);
+    const interval = Math.max(Math.floor(60 / rate), fromBudget.send_interval_min);
     const ping = Math.max(5, Math.min(PING_INTERVAL_SECONDS_MAX, Math.floor(this.config.deviceOfflineAfterMs / 2_000)));
     const own: PhoneSettings = {
-      messages: { send_interval_min: interval, send_interval_max: interval, limit_period: "PerMinute", limit_value: rate },
+      messages: { send_interval_min: interval, send_interval_max: Math.max(interval, fromBudget.send_interval_max), limit_period: "PerMinute", limit_value: Math.min(rate, fromBudget.limit_value) },
       ping: { interval_seconds: ping },
       webhooks: { signing_key: device.signingKey },
       gateway: { notification_channel: "SSE_ONLY" },
     };
-    return this.smsgateSettings ? phoneSettingsFrom(own, this.smsgateSettings.peek(device.accountId), ping) : own;
+    const merged = this.smsgateSettings ? phoneSettingsFrom(own, this.smsgateSettings.peek(device.accountId), ping) : own;
+    return { ...merged, messages: clampToBudget(merged.messages, budget) };
   }
 
   /** GET /webhooks: the phone callbacks — Textwire's own receiver for the events it uses. */
@@ -372,7 +423,14 @@ export class DeviceService {
     return {
       id: d.id, name: d.name, kind: d.kind, appVersion: d.appVersion, simCards: sims, lastSeenAt: this.lastSeen(d), lastIp: this.seen.get(d.id)?.ip ?? d.lastIp,
       battery: d.battery, sendRatePerMinute: this.sendRate(d), sentToday: c?.sent ?? 0, failedToday: c?.failed ?? 0, online: this.online(d, now, connected),
+      limits: readDeviceLimits(d.sendingLimits), capacity: this.sending.capacity(d, now),
     };
+  }
+
+  /** One phone as the API shows it (events' `device`). */
+  viewOf(d: DeviceRow): DeviceView {
+    const now = this.clock();
+    return this.view(d, store.deviceDayCounts(this.sqlite, d.accountId, iso(now).slice(0, 10)), now, this.events.connectedDevices());
   }
 
   /**
@@ -405,10 +463,13 @@ export class DeviceService {
     return this.view(this.own(accountId, id), store.deviceDayCounts(this.sqlite, accountId, iso(now).slice(0, 10)), now, this.events.connectedDevices());
   }
 
-  /** PATCH /v1/devices/<id>: name and sendRatePerMinute (null = the server default). */
-  update(accountId: string, id: string, body: { name?: unknown; sendRatePerMinute?: unknown }): DeviceView {
+  /**
+   * PATCH /v1/devices/<id>: name, sendRatePerMinute (null = the server default), `limits` (the
+   * phone's own; null = the account's) and `sims: [{slot, limits}]` (a SIM's own; null removes).
+   */
+  update(accountId: string, id: string, body: { name?: unknown; sendRatePerMinute?: unknown; limits?: unknown; sims?: unknown }): DeviceView {
     const d = this.own(accountId, id);
-    const errs: Array<{ field: string; message: string; requirement?: string; provided?: unknown }> = [];
+    const errs: FieldError[] = [];
     const patch: Partial<DeviceRow> = {};
     if (body.name !== undefined) {
       if (typeof body.name !== "string" || !body.name.trim() || body.name.length > DEVICE_NAME_MAX) {
@@ -421,12 +482,18 @@ export class DeviceService {
         errs.push({ field: "sendRatePerMinute", message: "sendRatePerMinute must be a whole number from 1 to 10000, or null for the server default", requirement: "1-10000 or null", provided: r });
       } else patch.sendRatePerMinute = r as number | null;
     }
+    if (body.limits !== undefined || body.sims !== undefined) {
+      const doc = patchDeviceLimits(readDeviceLimits(d.sendingLimits), body.limits, body.sims, errs);
+      if (doc) patch.sendingLimits = doc.sims.length || Object.keys(doc.limits).length ? JSON.stringify(doc) : null;
+    }
     if (errs.length) throw validationError(errs);
     if (Object.keys(patch).length) {
       patch.updatedAt = nextUpdatedAt(this.clock(), d.updatedAt);
       store.updateDevice(this.sqlite, d.id, patch);
       for (const [k, r] of this.recipes) if (r.id === d.id) this.recipes.delete(k);
-      if (patch.sendRatePerMinute !== undefined) this.events.emit(accountId, "SettingsUpdated", null, d.id);
+      // The app's own limits derive from them (GET /settings): it fetches them again.
+      if (patch.sendRatePerMinute !== undefined || patch.sendingLimits !== undefined) this.events.emit(accountId, "SettingsUpdated", null, d.id);
+      if (patch.sendingLimits !== undefined) this.events.notify(accountId);
       this.changes.device(accountId, "updated", this.clock());
     }
     return this.get(accountId, id);
@@ -435,7 +502,10 @@ export class DeviceService {
   /** DELETE /v1/devices/<id>: its token stops working at once and its leases go back to the queue. */
   remove(accountId: string, id: string): { deletedId: string } {
     const d = this.own(accountId, id);
-    store.deleteDevice(this.sqlite, accountId, d.id);
+    this.sqlite.transaction(() => {
+      store.deleteDevice(this.sqlite, accountId, d.id);
+      this.sending.forgetDevice(d.id);
+    })();
     for (const [k, r] of this.recipes) if (r.id === d.id) this.recipes.delete(k);
     this.seen.delete(d.id);
     this.leases.forgetPhone(d.id);
@@ -574,4 +644,79 @@ export class DeviceService {
     return { devicesOnline, oldestDueSeconds, queue: stuck ? "stuck" : "ok" };
   }
 
+}
+
+/** SIM slots a phone may name (SMSGate's simNumber). */
+export const SIM_SLOT_MAX = 8;
+
+/**
+ * Applies PATCH /v1/devices/<id> `limits` and `sims` to the stored document; errors are pushed
+ * (field named: `limits.partsPerHour`, `sims[0].slot`), and null is returned when there is one.
+ */
+export function patchDeviceLimits(doc: DeviceLimitsDoc, limits: unknown, sims: unknown, errs: FieldError[]): DeviceLimitsDoc | null {
+  const before = errs.length;
+  const next: DeviceLimitsDoc = { limits: { ...doc.limits }, sims: doc.sims.map((s) => ({ ...s })) };
+  if (limits !== undefined) {
+    const r = parseLimits(limits, "limits");
+    if (!r.ok) errs.push(...r.errors);
+    else next.limits = limits === null ? {} : { ...next.limits, ...r.limits, ...nullsOf(limits) };
+  }
+  if (sims !== undefined) {
+    if (!Array.isArray(sims) || sims.length > SIM_SLOT_MAX) {
+      errs.push({ field: "sims", message: `sims must be a list of at most ${SIM_SLOT_MAX} {slot, limits}`, requirement: "array", provided: Array.isArray(sims) ? `${sims.length} items` : typeof sims });
+    } else {
+      sims.forEach((item, i) => {
+        const f = `sims[${i}]`;
+        if (typeof item !== "object" || item === null || Array.isArray(item)) {
+          errs.push({ field: f, message: `${f} must be {slot, limits}`, requirement: "object", provided: typeof item });
+          return;
+        }
+        const o = item as Record<string, unknown>;
+        const slot = o.slot;
+        if (typeof slot !== "number" || !Number.isInteger(slot) || slot < 1 || slot > SIM_SLOT_MAX) {
+          errs.push({ field: `${f}.slot`, message: `slot must be the SIM's number, 1 to ${SIM_SLOT_MAX}`, requirement: `integer 1-${SIM_SLOT_MAX}`, provided: slot ?? null });
+          return;
+        }
+        if (!Object.hasOwn(o, "limits")) {
+          errs.push({ field: `${f}.limits`, message: "limits is required (null removes the SIM's own limits)", requirement: "object or null", provided: null });
+          return;
+        }
+        const r = parseLimits(o.limits, `${f}.limits`);
+        if (!r.ok) return void errs.push(...r.errors);
+        const at = next.sims.findIndex((s) => s.slot === slot);
+        const merged = o.limits === null ? {} : { ...(at >= 0 ? next.sims[at].limits : {}), ...r.limits, ...nullsOf(o.limits) };
+        for (const k of Object.keys(merged)) if ((merged as Record<string, unknown>)[k] === undefined) delete (merged as Record<string, unknown>)[k];
+        if (at >= 0) next.sims.splice(at, 1);
+        if (Object.keys(merged).length) next.sims.push({ slot, limits: merged });
+      });
+      next.sims.sort((a, b) => a.slot - b.slot);
+    }
+  }
+  for (const k of Object.keys(next.limits)) if ((next.limits as Record<string, unknown>)[k] === undefined) delete (next.limits as Record<string, unknown>)[k];
+  return errs.length > before ? null : next;
+}
+
+/** Keys sent as null: back to the level above (undefined, dropped when stored). */
+function nullsOf(v: unknown): Record<string, undefined> {
+  const out: Record<string, undefined> = {};
+  if (typeof v === "object" && v !== null) for (const [k, x] of Object.entries(v)) if (x === null) out[k] = undefined;
+  return out;
+}
+
+/**
+ * The app's own sending settings never allow more than the budget (docs/phones.md): its
+ * per-period cap at most the budget's for that period, its pause at least the budget's spacing.
+ */
+export function clampToBudget(m: PhoneSettings["messages"], b: import("../domain/sending-budget").SendingLimits): PhoneSettings["messages"] {
+  const out = { ...m } as PhoneSettings["messages"] & Record<string, unknown>;
+  const cap: Record<string, number> = { PerMinute: b.partsPerMinute, PerHour: b.partsPerHour, PerDay: b.partsPerDay };
+  const period = typeof out.limit_period === "string" ? out.limit_period : "Disabled";
+  if (!(period in cap)) {
+    out.limit_period = "PerMinute";
+    out.limit_value = b.partsPerMinute;
+  } else out.limit_value = Math.min(typeof out.limit_value === "number" ? out.limit_value : cap[period], cap[period]);
+  const min = Math.max(typeof out.send_interval_min === "number" ? out.send_interval_min : 0, b.spacingSeconds.min);
+  out.send_interval_min = min;
+  out.send_interval_max = Math.max(typeof out.send_interval_max === "number" ? out.send_interval_max : 0, min);
+  return out;
 }

@@ -53,6 +53,8 @@ export interface PhoneRegistry {
   holderOf(device: DeviceRow): string;
   touch(device: DeviceRow, ip: string): void;
   inbound: InboundReceiver | undefined;
+  /** A send result applied: the budgets' pauses and failover (services/sending-failures.ts). */
+  sendResult(device: DeviceRow, row: MessageRow, result: "sent" | "failed", reason: string | null): void;
 }
 
 export class PhoneReports {
@@ -153,6 +155,7 @@ export class PhoneReports {
           if (row.status !== "queued" || (row.lease_token === null && leaseToken !== undefined && lastFailedLease(row.metadata) === leaseToken)) return false;
           this.messages.updateStatus(device.accountId, r.id, { status: "failed", failureReason: r.failureReason, leaseToken }, { quiet: true });
           this.countResult(device, "failed");
+          this.registry.sendResult(device, row, "failed", r.failureReason);
           return true;
         }
       }
@@ -169,6 +172,7 @@ export class PhoneReports {
     const t = believedTime(given, leasedAt, this.clock());
     this.messages.updateStatus(device.accountId, row.id, { status: "sent", sentAt: iso(t.at), leaseToken }, { deviceSentAt: t.deviceTime, quiet: true });
     this.countResult(device, "sent");
+    this.registry.sendResult(device, row, "sent", null);
     return true;
   }
 

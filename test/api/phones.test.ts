@@ -96,7 +96,10 @@ describe("the device token", () => {
     const p = await phone(s);
     expect(p.settings.gateway.notification_channel).toBe("SSE_ONLY");
     expect(p.settings.messages.limit_period).toBe("PerMinute");
-    expect(p.settings.messages.limit_value).toBe(50);
+    // The app's own cap is the sending budget's parts a minute (20 by default), below the server's 50.
+    expect(p.settings.messages.limit_value).toBe(20);
+    expect(p.settings.messages.send_interval_min).toBe(3);
+    expect(p.settings.messages.send_interval_max).toBe(8);
     expect(p.settings.ping.interval_seconds).toBe(60);
     expect(typeof p.settings.webhooks.signing_key).toBe("string");
     expect(p.webhooks.map((w) => w.event).sort()).toEqual(["sms:delivered", "sms:failed", "sms:received", "sms:sent", "system:ping"]);
@@ -168,7 +171,8 @@ describe("GET and PATCH /message", () => {
     const p = await phone(s, { behaviour: "hold" });
     await expectStatus(await s.api(`/devices/${p.id}`, { method: "PATCH", json: { sendRatePerMinute: 2 } }), 200);
     const now = Date.now();
-    for (let i = 0; i < 5; i++) insertMessage(d, s.accountId, { createdAt: iso(now - 100 + i), scheduledFor: iso(now - 100) });
+    // New numbers: the earlier tests' phones (still online) keep their own contacts (sticky sender).
+    for (let i = 0; i < 5; i++) insertMessage(d, s.accountId, { createdAt: iso(now - 100 + i), scheduledFor: iso(now - 100), phone: `+1415555${3100 + i}` });
     const msgs = await expectStatus(await fetch(`${mobile(s)}/message`, { headers: { Authorization: `Bearer ${p.token}` } }), 200);
     expect(msgs.length).toBe(2);
     const st = await expectStatus(await fetch(`${mobile(s)}/settings`, { headers: { Authorization: `Bearer ${p.token}` } }), 200);
