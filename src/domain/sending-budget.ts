@@ -299,10 +299,12 @@ export function spacingMs(s: Spacing, random: number): number {
 /**
  * What the SMSGate app is told to do itself (GET /settings `messages`): never more than the
  * budget allows. The app counts messages, not parts, so its per-minute cap is the parts budget
- * (a text is at least one part); its own random pause is the budget's spacing.
+ * (a text is at least one part). The server hands texts out one at a time after the random
+ * pause it draws; the app is told the shortest pause, so it never sends faster even when two
+ * hand-outs arrive together, and never adds a second random pause on top.
  */
 export function appMessageSettings(l: SendingLimits): { send_interval_min: number; send_interval_max: number; limit_period: "PerMinute"; limit_value: number } {
-  return { send_interval_min: l.spacingSeconds.min, send_interval_max: l.spacingSeconds.max, limit_period: "PerMinute", limit_value: l.partsPerMinute };
+  return { send_interval_min: l.spacingSeconds.min, send_interval_max: l.spacingSeconds.min, limit_period: "PerMinute", limit_value: l.partsPerMinute };
 }
 
 /**

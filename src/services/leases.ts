@@ -332,12 +332,12 @@ export class LeaseService {
     const run = this.sqlite.transaction(() => {
       const out: Array<{ row: MessageRow; token: string; sim?: number }> = [];
       let walked = 0;
-      for (let round = 0; (gate ? walked < GATED_WALK_MAX && !gate.full : round < 5) && out.length < allowed; round++) {
+      for (let round = 0; (gate ? walked < GATED_WALK_MAX : round < 5) && out.length < allowed; round++) {
         const due = round === 0 ? firstDue : this.queue.takeDue(accountId, now, want(allowed - out.length), (id) => this.leases.has(id) || suppressed.has(id) || taken.has(id) || refused.has(id));
         if (due.length === 0) break;
         let skipped = 0;
         for (const e of due) {
-          if (out.length >= allowed || (gate && (walked >= GATED_WALK_MAX || gate.full))) break;
+          if (out.length >= allowed || (gate && walked >= GATED_WALK_MAX)) break;
           walked++;
           if (cancelIfOptedOutAtLease(this.sqlite, e.id, iso(now))) {
             emitMessageStatus(this.sqlite, accountId, e.id, "cancelled", now);
@@ -394,6 +394,12 @@ export class LeaseService {
     if (!b) this.phoneBuckets.set(phone.id, (b = new TokenBucket(rate, perMinute(rate), now)));
     else b.reconfigure(now, rate, perMinute(rate));
     return b;
+  }
+
+  /** Whether the phone's own send rate lets it take one more text now (a phone never seen: yes). */
+  phoneMayTake(id: string): boolean {
+    const b = this.phoneBuckets.get(id);
+    return !b || b.peek(this.clock()) >= 1;
   }
 
   /** A removed phone's send bucket goes with it. */

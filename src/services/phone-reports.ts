@@ -55,6 +55,8 @@ export interface PhoneRegistry {
   inbound: InboundReceiver | undefined;
   /** A send result applied: the budgets' pauses and failover (services/sending-failures.ts). */
   sendResult(device: DeviceRow, row: MessageRow, result: "sent" | "failed", reason: string | null): void;
+  /** A text from `from` arrived on this phone and SIM: its next texts go from there (sticky sender). */
+  textReceived(device: DeviceRow, from: string, simNumber: number | null): void;
 }
 
 export class PhoneReports {
@@ -272,6 +274,7 @@ export class PhoneReports {
     // The app's own id of the received text: a text reported twice is stored once.
     const externalId = typeof payload.messageId === "string" && payload.messageId ? payload.messageId.slice(0, 100) : eventId;
     inbound.receive(device.accountId, { from, body: payload.message, receivedAt, deviceId: device.id, externalId });
+    this.registry.textReceived(device, from, typeof payload.simNumber === "number" ? payload.simNumber : null);
     return true;
   }
 }

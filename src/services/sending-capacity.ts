@@ -24,18 +24,12 @@ import { sendingStore, type PauseRow, type SendingStore } from "../db/stores/sen
 import { messagesOf } from "../db/stores/messages";
 import { noteLeaseSender } from "../db/message-history";
 import {
-  DAY_MS, HOUR_MS, MINUTE_MS, MONTH_MS, WindowLog, partsOf, resolveLimits,
+  DAY_MS, HOUR_MS, MINUTE_MS, MONTH_MS, WindowLog, partsOf, resolveLimits, spacingMs,
   type LimitsOverride, type SendingLimits, type WaitReason, type WindowUse,
 } from "../domain/sending-budget";
 
 /** A sticky contact moves to another phone once its own is paused or offline this long. */
 export const STICKY_MOVE_AFTER_MINUTES_DEFAULT = 10;
-/**
- * A phone is handed the texts it will send within this time: the app sends them one after the
- * other with its own pause (the budget's spacing), and each is counted in the windows at the
- * earliest moment the phone can send it (docs/phones.md, "How fast a phone sends").
- */
-export const HAND_OUT_HORIZON_MS = 60_000;
 /** Hand-outs older than the longest window are pruned this often. */
 export const HANDOUT_PRUNE_EVERY_MS = 3_600_000;
 
@@ -84,7 +78,7 @@ export interface FleetPhone {
   online: boolean;
   /** Epoch ms of the last sign of life, or null. */
   lastSeenMs: number | null;
-  /** Its live event stream is open: told to ask, it asks at once. */
+  /** Its live event stream is open and its send rate lets it take a text: told to ask, it takes it. */
   streaming: boolean;
 }
 
@@ -95,7 +89,7 @@ export interface Admission {
   recipient: string;
   accountId: string;
   moved: string | null;
-  /** When the phone can send it at the earliest: counted in the windows at that moment. */
+  /** When it is counted in the windows (the hand-out). */
   at: number;
 }
 
@@ -103,8 +97,6 @@ export interface Admission {
 export interface SendingGate {
   /** At most this many texts in this hand-out. */
   max: number;
-  /** The phone has enough in hand for now: the walk stops. */
-  full: boolean;
   admit(messageId: string, accountId: string): Admission | null;
   /** Inside the lease's transaction: the hand-out is counted (row + memory). */
   leased(messageId: string, a: Admission): void;
@@ -157,6 +149,8 @@ export class SendingCapacity {
     private readonly clock: Clock,
     /** The account's phones with their presence (DeviceService). */
     private readonly fleet: (accountId: string) => FleetPhone[],
+    /** The random pause's source (tests and the simulator fix it). */
+    private readonly random: () => number = Math.random,
   ) {
     this.store = sendingStore(sqlite);
   }
@@ -277,13 +271,13 @@ export class SendingCapacity {
 
   /**
    * Whether the phone may be handed anything now; when not, how long until it may (every SIM
-   * paused, or texts already in hand fill its next HAND_OUT_HORIZON_MS at its spacing).
+   * paused, or the random pause after its last text not yet over).
    */
   readiness(device: DeviceRow, now = this.clock()): { ready: true } | { ready: false; waitMs: number } {
     const paused = this.phonePausedUntil(device, now);
     if (paused) return { ready: false, waitMs: paused.until - now };
     const next = this.nextAt.get(device.id) ?? 0;
-    if (next > now + HAND_OUT_HORIZON_MS) return { ready: false, waitMs: next - now - HAND_OUT_HORIZON_MS };
+    if (next > now) return { ready: false, waitMs: next - now };
     return { ready: true };
   }
 
@@ -314,25 +308,20 @@ export class SendingCapacity {
     const messages = messagesOf(this.sqlite);
     const preferred = new Set<string>();
     const myLeft = () => this.hourLeft(device.id, device, now);
-    // When the phone can send its next text: after the ones it holds, at its shortest pause.
-    let cursor = Math.max(now, this.nextAt.get(device.id) ?? 0);
     const gate: SendingGate = {
-      max: Number.MAX_SAFE_INTEGER,
-      full: false,
+      // One text at a time while a pause applies: it is handed out when the phone can send it, so
+      // the windows count what Android and the carrier see (docs/phones.md, "How fast a phone sends").
+      max: spacing.max > 0 ? 1 : Number.MAX_SAFE_INTEGER,
       preferred,
       nudgeOther,
       retryAt: undefined,
       after: () => {
         const next = this.nextAt.get(device.id);
-        return next !== undefined && next > now + HAND_OUT_HORIZON_MS ? next - now - HAND_OUT_HORIZON_MS : undefined;
+        return next !== undefined && next > now ? next - now : undefined;
       },
       rollback: () => this.reload(),
       admit: (messageId, accountId) => {
-        if (cursor > now + HAND_OUT_HORIZON_MS) {
-          gate.full = true;
-          return null;
-        }
-        const at = cursor;
+        const at = now;
         const row = messages.find(accountId, messageId);
         if (!row) return null;
         const parts = partsOf(row.content);
@@ -390,8 +379,7 @@ export class SendingCapacity {
         this.store.insertHandout({ deviceId: device.id, slot: a.slot, at: a.at, parts: a.parts, recipient: a.recipient });
         noteLeaseSender(this.sqlite, messageId, a.slot, a.moved);
         this.addToMemory(device.id, a.slot, a.at, a.parts, a.recipient);
-        cursor = a.at + spacing.min * 1_000;
-        this.nextAt.set(device.id, cursor);
+        this.nextAt.set(device.id, now + spacingMs(spacing, this.random()));
       },
     };
     return gate;

@@ -96,10 +96,7 @@ describe("the device token", () => {
     const p = await phone(s);
     expect(p.settings.gateway.notification_channel).toBe("SSE_ONLY");
     expect(p.settings.messages.limit_period).toBe("PerMinute");
-    // The app's own cap is the sending budget's parts a minute (20 by default), below the server's 50.
-    expect(p.settings.messages.limit_value).toBe(20);
-    expect(p.settings.messages.send_interval_min).toBe(3);
-    expect(p.settings.messages.send_interval_max).toBe(8);
+    expect(p.settings.messages.limit_value).toBe(50);
     expect(p.settings.ping.interval_seconds).toBe(60);
     expect(typeof p.settings.webhooks.signing_key).toBe("string");
     expect(p.webhooks.map((w) => w.event).sort()).toEqual(["sms:delivered", "sms:failed", "sms:received", "sms:sent", "system:ping"]);

