@@ -355,13 +355,22 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.lifecycle.push(leases.lifecycle());
   deps.devices = new DeviceService(sqlite, clock, leases, messages, config, () => deps.metrics, logger, queue, changes);
   deps.lifecycle.push(deps.devices.lifecycle());
-  deps.broadcasts.phones = (accountId) => deps.devices.sendingCapacity(accountId);
+  deps.broadcasts.phones = (accountId) => {
+    const f = deps.devices.estimator.summary(accountId);
+    const ahead = deps.queue.size(accountId);
+    return {
+      phonesConnected: f.phonesConnected, phones: f.phones, basis: f.basis, ratePerMinute: Math.max(1, Math.round(f.textsPerHour / 60)),
+      durationMs: (n) => deps.devices.estimator.duration(accountId, ahead, n).ms,
+    };
+  };
 
   deps.thirdParty = new ThirdPartyMessages(sqlite, clock, queue, seq, leases, messages, quota, changes, logger);
   deps.lifecycle.push(deps.thirdParty.lifecycle());
   deps.devices.smsgateHandedOut = (id, now) => deps.thirdParty.handedOut(id, now);
   deps.devices.smsgateRequested = (id) => deps.thirdParty.requested(id);
   deps.devices.sending.settingsOf = (accountId) => deps.accountSettings.resolved(accountId).sending;
+  // Every estimatedDelivery comes from the phones' real capacity (services/sending-estimate.ts).
+  deps.queue.estimator = (accountId, position, scheduledFor, now) => deps.devices.estimator.estimate(accountId, position, scheduledFor, now);
   deps.thirdPartyWebhooks = new ThirdPartyWebhooks(sqlite, clock, events, deps.thirdParty, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost });
   // SMSGate's sms:received becomes an inbound message.
   deps.devices.inbound = deps.inbound;

@@ -175,6 +175,11 @@ export class WindowLog {
     return this.entries.length - this.head;
   }
 
+  /** Hand-outs after `t`, oldest first. */
+  since(t: number): HandOut[] {
+    return this.entries.slice(this.firstAfter(t));
+  }
+
   /** The latest hand-out, or undefined. */
   last(): HandOut | undefined {
     return this.size ? this.entries[this.entries.length - 1] : undefined;

@@ -34,7 +34,8 @@ import { machineAddresses } from "../tls/local-ca";
 import { phoneSettingsFrom, sendRateOf, type PhoneSettings } from "../domain/smsgate-settings";
 import { EXPORT_OPEN_MS } from "../domain/inbound";
 import type { SmsgateSettingsService } from "./smsgate-settings";
-import { SendingCapacity, readDeviceLimits, slotsOf, type CapacityView, type DeviceLimitsDoc } from "./sending-capacity";
+import { SendingCapacity, readDeviceLimits, slotsOf, type CapacityView, type DeviceLimitsDoc, type FleetPhone } from "./sending-capacity";
+import { SendingEstimator } from "./sending-estimate";
 import { SendingFailures } from "./sending-failures";
 import { appMessageSettings } from "../domain/sending-budget";
 import { clampToBudget, patchDeviceLimits } from "./device-limits";
@@ -112,6 +113,8 @@ export class DeviceService {
   smsgateRequested: (messageId: string) => { deviceId: string | null; simNumber: number | null } | null = () => null;
   /** Budgets, windows, pauses and sticky senders (services/sending-capacity.ts). */
   readonly sending: SendingCapacity;
+  /** When queued texts go out, from the phones' real capacity (services/sending-estimate.ts). */
+  readonly estimator: SendingEstimator;
   /** Pauses after failures, failover, device.paused / device.resumed (services/sending-failures.ts). */
   readonly failures: SendingFailures;
   private oldestCache: { at: number; value: string | null } | undefined;
@@ -129,14 +132,8 @@ export class DeviceService {
     private readonly changes: Changes,
   ) {
     this.events = new DeviceEventHub(queue, clock);
-    this.sending = new SendingCapacity(sqlite, clock, (accountId) => {
-      const now = this.clock();
-      const connected = this.events.connectedDevices();
-      return store.listDevices(this.sqlite, accountId).map((d) => {
-        const last = this.lastSeen(d);
-        return { device: d, online: this.online(d, now, connected), lastSeenMs: last ? Date.parse(last) : null, streaming: connected.has(d.id) && this.leases.phoneMayTake(d.id) };
-      });
-    });
+    this.sending = new SendingCapacity(sqlite, clock, (accountId) => this.fleet(accountId));
+    this.estimator = new SendingEstimator(clock, this.sending, (accountId) => this.fleet(accountId));
     this.failures = new SendingFailures(sqlite, clock, logger, this.sending, leases, {
       view: (d) => this.viewOf(d),
       released: (d, n) => n > 0 && this.logger.warn("phone paused: its leased texts went back to the queue", { deviceId: d.id, name: d.name, released: n }),
@@ -434,6 +431,16 @@ export class DeviceService {
       battery: d.battery, sendRatePerMinute: this.sendRate(d), sentToday: c?.sent ?? 0, failedToday: c?.failed ?? 0, online: this.online(d, now, connected),
       limits: readDeviceLimits(d.sendingLimits), capacity: this.sending.capacity(d, now),
     };
+  }
+
+  /** The account's phones with their presence (the capacity model's and the hand-out rules' view). */
+  fleet(accountId: string): FleetPhone[] {
+    const now = this.clock();
+    const connected = this.events.connectedDevices();
+    return store.listDevices(this.sqlite, accountId).map((d) => {
+      const last = this.lastSeen(d);
+      return { device: d, online: this.online(d, now, connected), lastSeenMs: last ? Date.parse(last) : null, streaming: connected.has(d.id) && this.leases.phoneMayTake(d.id) };
+    });
   }
 
   /** One phone as the API shows it (events' `device`). */
