@@ -22,6 +22,7 @@ import { MonthlyQuota } from "./services/quota";
 import { SubmissionService, IDEMPOTENCY_SWEEP_MS } from "./services/submissions";
 import { TestSubmissions } from "./services/submissions/test";
 import { queueSync } from "./services/queue-sync";
+import { waitingOf } from "./services/sending-capacity";
 import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
 import { ThirdPartyMessages } from "./services/thirdparty-messages";
@@ -369,6 +370,14 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.devices.smsgateHandedOut = (id, now) => deps.thirdParty.handedOut(id, now);
   deps.devices.smsgateRequested = (id) => deps.thirdParty.requested(id);
   deps.devices.sending.settingsOf = (accountId) => deps.accountSettings.resolved(accountId).sending;
+  deps.messages.waiting = (row) => {
+    const now = clock();
+    return waitingOf(
+      deps.devices.sending, deps.devices.fleet(row.account_id),
+      { accountId: row.account_id, recipient: row.recipient_phone, content: row.content, scheduledFor: Date.parse(row.scheduled_for), quiet: false },
+      now, () => deps.queue.position(row.id, now, config.sendRatePerMinute)?.estimatedDelivery ?? now,
+    );
+  };
   // Every estimatedDelivery comes from the phones' real capacity (services/sending-estimate.ts).
   deps.queue.estimator = (accountId, position, scheduledFor, now) => deps.devices.estimator.estimate(accountId, position, scheduledFor, now);
   deps.thirdPartyWebhooks = new ThirdPartyWebhooks(sqlite, clock, events, deps.thirdParty, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost });

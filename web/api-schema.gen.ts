@@ -4527,22 +4527,20 @@ export interface operations {
                     /** @description how the phones send: limits (partsPerMinute, partsPerHour, partsPerDay, newRecipientsPerDay, newRecipientsPerMonth, spacingSeconds {min, max}: every phone's and SIM's budget unless it sets its own; null keys = default) and stickyMoveAfterMinutes (a contact's texts move off its own phone once that phone is paused or offline this long, default 10); null = defaults */
                     sending?: ({
                         /** @description sending limits; a key set to null, or the whole object null, goes back to the level above */
-                        limits?: ({
-                            /** @description whole number ≥ 1 */
-                            newRecipientsPerDay?: unknown;
-                            /** @description whole number ≥ newRecipientsPerDay */
-                            newRecipientsPerMonth?: unknown;
-                            /** @description whole number ≥ partsPerHour */
-                            partsPerDay?: unknown;
-                            /** @description whole number ≥ partsPerMinute */
-                            partsPerHour?: unknown;
-                            /** @description whole number ≥ 1, or null for the level above */
-                            partsPerMinute?: unknown;
-                            /** @description {min, max}: whole seconds, min ≤ max */
-                            spacingSeconds?: unknown;
-                        } & {
-                            [key: string]: unknown;
-                        }) | null;
+                        limits?: {
+                            newRecipientsPerDay?: number | null;
+                            /** @description at least newRecipientsPerDay */
+                            newRecipientsPerMonth?: number | null;
+                            /** @description at least partsPerHour */
+                            partsPerDay?: number | null;
+                            /** @description at least partsPerMinute */
+                            partsPerHour?: number | null;
+                            partsPerMinute?: number | null;
+                            spacingSeconds?: {
+                                max: number;
+                                min: number;
+                            } | null;
+                        } | null;
                         /** @description whole minutes ≥ 1, or null for the default (10) */
                         stickyMoveAfterMinutes?: unknown;
                     } & {
@@ -12107,22 +12105,20 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description sending limits; a key set to null, or the whole object null, goes back to the level above */
-                    limits?: ({
-                        /** @description whole number ≥ 1 */
-                        newRecipientsPerDay?: unknown;
-                        /** @description whole number ≥ newRecipientsPerDay */
-                        newRecipientsPerMonth?: unknown;
-                        /** @description whole number ≥ partsPerHour */
-                        partsPerDay?: unknown;
-                        /** @description whole number ≥ partsPerMinute */
-                        partsPerHour?: unknown;
-                        /** @description whole number ≥ 1, or null for the level above */
-                        partsPerMinute?: unknown;
-                        /** @description {min, max}: whole seconds, min ≤ max */
-                        spacingSeconds?: unknown;
-                    } & {
-                        [key: string]: unknown;
-                    }) | null;
+                    limits?: {
+                        newRecipientsPerDay?: number | null;
+                        /** @description at least newRecipientsPerDay */
+                        newRecipientsPerMonth?: number | null;
+                        /** @description at least partsPerHour */
+                        partsPerDay?: number | null;
+                        /** @description at least partsPerMinute */
+                        partsPerHour?: number | null;
+                        partsPerMinute?: number | null;
+                        spacingSeconds?: {
+                            max: number;
+                            min: number;
+                        } | null;
+                    } | null;
                     /** @description 1-100 characters */
                     name?: string;
                     /** @description messages per minute this phone is handed (1-10000), null = the server's --send-rate-per-minute */
@@ -16305,10 +16301,21 @@ export interface operations {
                                 expiresAt?: string;
                                 /** @enum {string} */
                                 kind: "created" | "scheduled" | "leased" | "lease_expired" | "attempt_failed" | "sent" | "delivered" | "failed" | "cancelled";
+                                /** @description leased: why it went from another phone or SIM than its contact's own */
+                                moved?: string;
                                 reason?: string | null;
                                 /** @description attempt_failed: when the message went back to the queue */
                                 retryAt?: string;
+                                /** @description leased: the SIM it was handed out with (SMSGate simNumber; 0: the phone's own choice) */
+                                sim?: number;
                             }[];
+                            waiting?: {
+                                /** @description phone-budget, new-recipient-limit, quiet-hours, scheduled, no-phone, phone-paused or in-queue */
+                                reason: string;
+                                until: string | null;
+                                /** @description the same in plain words */
+                                words: string;
+                            };
                         };
                         message?: string;
                         /** @constant */

@@ -23,23 +23,27 @@ export const SendingLimitsOverride = t.Partial(SendingLimits);
  * A body's limits: an object (or null: back to the level above). Each key's value is checked by
  * the domain (parseLimits), which names the exact field and says why; the document shows the types.
  */
-export const LimitsInput = t.Union(
-  [
-    t.Object(
-      {
-        partsPerMinute: t.Optional(t.Unknown({ description: "whole number ≥ 1, or null for the level above" })),
-        partsPerHour: t.Optional(t.Unknown({ description: "whole number ≥ partsPerMinute" })),
-        partsPerDay: t.Optional(t.Unknown({ description: "whole number ≥ partsPerHour" })),
-        newRecipientsPerDay: t.Optional(t.Unknown({ description: "whole number ≥ 1" })),
-        newRecipientsPerMonth: t.Optional(t.Unknown({ description: "whole number ≥ newRecipientsPerDay" })),
-        spacingSeconds: t.Optional(t.Unknown({ description: "{min, max}: whole seconds, min ≤ max" })),
-      },
-      { additionalProperties: true },
-    ),
-    t.Null(),
-  ],
-  { description: "sending limits; a key set to null, or the whole object null, goes back to the level above" },
+const LimitsShape = t.Object(
+  {
+    partsPerMinute: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()])),
+    partsPerHour: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()], { description: "at least partsPerMinute" })),
+    partsPerDay: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()], { description: "at least partsPerHour" })),
+    newRecipientsPerDay: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()])),
+    newRecipientsPerMonth: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()], { description: "at least newRecipientsPerDay" })),
+    spacingSeconds: t.Optional(t.Union([t.Object({ min: t.Integer({ minimum: 0 }), max: t.Integer({ minimum: 0 }) }, { description: "min ≤ max" }), t.Null()])),
+  },
+  { additionalProperties: false },
 );
+
+/**
+ * A body's limits: an object (or null: back to the level above). Open at run time and checked by
+ * the domain (parseLimits), which names the exact field and says why (a union here would be
+ * coerced or reported as a whole); the document shows the shape it accepts.
+ */
+export const LimitsInput = t.Unknown({
+  "x-type": t.Union([LimitsShape, t.Null()]),
+  description: "sending limits; a key set to null, or the whole object null, goes back to the level above",
+});
 
 export const SimLimitsInput = t.Array(t.Unknown({ description: "{slot: 1-8 (its SMSGate simNumber), limits: {…} or null to remove}" }), {
   description: "a SIM's own limits, on top of the phone's",
