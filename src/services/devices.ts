@@ -37,7 +37,7 @@ import type { SmsgateSettingsService } from "./smsgate-settings";
 import { SendingCapacity, readDeviceLimits, slotsOf, type CapacityView, type DeviceLimitsDoc, type FleetPhone } from "./sending-capacity";
 import { SendingEstimator } from "./sending-estimate";
 import { SendingFailures } from "./sending-failures";
-import { appMessageSettings } from "../domain/sending-budget";
+import { appMessageSettings, parseLimits, resolveLimits, type LimitsOverride } from "../domain/sending-budget";
 import { clampToBudget, patchDeviceLimits } from "./device-limits";
 import type { FieldError } from "../domain/submission";
 
@@ -500,7 +500,17 @@ export class DeviceService {
     }
     if (body.limits !== undefined || body.sims !== undefined) {
       const doc = patchDeviceLimits(readDeviceLimits(d.sendingLimits), body.limits, body.sims, errs);
-      if (doc) patch.sendingLimits = doc.sims.length || Object.keys(doc.limits).length ? JSON.stringify(doc) : null;
+      // What results must still nest with the account's own (an hour no smaller than a minute).
+      if (doc) {
+        const account = this.sending.settingsOf(accountId).limits;
+        const whole = (field: string, ...levels: LimitsOverride[]) => {
+          const r = parseLimits(resolveLimits(account, ...levels), field);
+          if (!r.ok) errs.push(...r.errors);
+        };
+        whole("limits", doc.limits);
+        doc.sims.forEach((sim, i) => whole(`sims[${i}].limits`, doc.limits, sim.limits));
+      }
+      if (doc && !errs.length) patch.sendingLimits = doc.sims.length || Object.keys(doc.limits).length ? JSON.stringify(doc) : null;
     }
     if (errs.length) throw validationError(errs);
     if (Object.keys(patch).length) {
