@@ -280,6 +280,12 @@ export class WindowLog {
     return leaving[lastOf.size - limit] + windowMs;
   }
 
+  /** The earliest time ≥ now at which `parts` more fit in every parts window (recipients aside). */
+  partsFitAt(limits: SendingLimits, now: number, parts = 1): number {
+    const fit = (windowMs: number, limit: number) => this.partsFreeAt(now, windowMs, Math.max(limit, parts), parts);
+    return Math.max(fit(MINUTE_MS, limits.partsPerMinute), fit(HOUR_MS, limits.partsPerHour), fit(DAY_MS, limits.partsPerDay));
+  }
+
   /**
    * May a text of `parts` parts to `recipient` be handed out at `now` under `limits`? When not,
    * the reason and the earliest time it could (spacing is the caller's: it is per phone).

@@ -278,6 +278,9 @@ export class SendingCapacity {
     if (paused) return { ready: false, waitMs: paused.until - now };
     const next = this.nextAt.get(device.id) ?? 0;
     if (next > now) return { ready: false, waitMs: next - now };
+    // Not even one part fits in the phone's windows: no walk of the queue can find anything.
+    const fits = this.phoneLog(device.id).partsFitAt(this.limits(device), now);
+    if (fits > now) return { ready: false, waitMs: fits - now };
     return { ready: true };
   }
 
