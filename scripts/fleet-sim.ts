@@ -75,12 +75,12 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
     const deps = running.deps;
     const { account } = deps.accounts.createAccount({ name: "Fleet" });
     const accountId = account.id;
-    const phones: Array<{ device: DeviceRow; sent: number[]; silent: boolean }> = [];
+    const phones: Array<{ device: DeviceRow; sent: number[]; silent: boolean; nextPoll: number }> = [];
     for (let i = 0; i < o.phones; i++) {
       const { token } = deps.devices.createRegistrationToken(accountId, {});
       const sims = Array.from({ length: o.sims }, (_, s) => ({ slotIndex: s, simNumber: s + 1 }));
       const r = deps.devices.register(`Bearer ${token}`.slice(7), { name: `phone-${i + 1}`, simCards: sims }, "127.0.0.1");
-      phones.push({ device: deps.devices.authenticate(r.token)!, sent: [], silent: false });
+      phones.push({ device: deps.devices.authenticate(r.token)!, sent: [], silent: false, nextPoll: now });
     }
     const estimateOf = new Map<string, { at: number; submitted: number }>();
     const handedAt = new Map<string, { at: number; device: string }>();
@@ -99,6 +99,8 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
       const pos = deps.queue.position(id, now, 50)!;
       estimateOf.set(id, { at: pos.estimatedDelivery, submitted: now });
       deps.leases.notify(accountId);
+      // MessageEnqueued: every phone asks now.
+      for (const p of phones) p.nextPoll = now;
       return id;
     };
     const numberOf = (k: number) => `+1415${String(2000000 + k).padStart(7, "0")}`;
@@ -131,7 +133,10 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
       for (const p of phones) {
         if (p.silent) continue;
         deps.devices.touch(p.device, "127.0.0.1");
+        if (p.nextPoll > now) continue;
         const leased = deps.devices.leaseTo(p.device, 100);
+        // Nothing now: the app waits for the server's next MessageEnqueued, at the latest its 30 s ping.
+        p.nextPoll = now + (leased.length ? 1_000 : 30_000);
         if (!leased.length) continue;
         handed += leased.length;
         const items: unknown[] = [];
@@ -160,7 +165,8 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
       const broadcastDone = [...estimateOf.keys()].every((id) => handedAt.has(id));
       if (broadcastDone && now - start > 3_600_000) break;
       // A second at a time while texts flow; while every phone waits, up to 10 s (the next form sooner).
-      now += handed > 0 ? 1_000 : Math.max(1_000, Math.min(10_000, nextForm - now));
+      const wake = Math.min(nextForm, ...phones.filter((p) => !p.silent).map((p) => p.nextPoll));
+      now += handed > 0 ? 1_000 : Math.max(1_000, Math.min(30_000, wake - now));
     }
     const errors: number[] = [];
     let within = 0;
