@@ -164,8 +164,13 @@ export class DeviceService {
         this.timer = setInterval(() => {
           this.sweepOffline();
           this.notePresence();
-          this.failures.sweep();
-          this.sending.prune();
+          // A locked database (another process past the busy timeout) must not stop the timer: next second.
+          try {
+            this.failures.sweep();
+            this.sending.prune();
+          } catch (err) {
+            this.logger.warn("sending budgets: sweep deferred", { error: String(err).slice(0, 200) });
+          }
         }, OFFLINE_SWEEP_MS);
         (this.timer as { unref?: () => void }).unref?.();
         store.pruneCallbackEvents(this.sqlite, iso(this.clock() - CALLBACK_DEDUPE_MS));
