@@ -22,6 +22,7 @@ import { MonthlyQuota } from "./services/quota";
 import { SubmissionService, IDEMPOTENCY_SWEEP_MS } from "./services/submissions";
 import { TestSubmissions } from "./services/submissions/test";
 import { queueSync } from "./services/queue-sync";
+import { waitingOf } from "./services/sending-capacity";
 import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
 import { ThirdPartyMessages } from "./services/thirdparty-messages";
@@ -386,11 +387,30 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   deps.lifecycle.push(leases.lifecycle());
   deps.devices = new DeviceService(sqlite, clock, leases, messages, config, () => deps.metrics, logger, queue, changes);
   deps.lifecycle.push(deps.devices.lifecycle());
-  deps.broadcasts.phones = (accountId) => deps.devices.sendingCapacity(accountId);
+  deps.broadcasts.phones = (accountId) => {
+    const f = deps.devices.estimator.summary(accountId);
+    const ahead = deps.queue.size(accountId);
+    return {
+      phonesConnected: f.phonesConnected, phones: f.phones, basis: f.basis, ratePerMinute: Math.max(1, Math.round(f.textsPerHour / 60)),
+      durationMs: (n) => deps.devices.estimator.duration(accountId, ahead, n).ms,
+    };
+  };
 
   deps.thirdParty = new ThirdPartyMessages(sqlite, clock, queue, seq, leases, messages, quota, changes, logger);
   deps.lifecycle.push(deps.thirdParty.lifecycle());
   deps.devices.smsgateHandedOut = (id, now) => deps.thirdParty.handedOut(id, now);
+  deps.devices.smsgateRequested = (id) => deps.thirdParty.requested(id);
+  deps.devices.sending.settingsOf = (accountId) => deps.accountSettings.resolved(accountId).sending;
+  deps.messages.waiting = (row) => {
+    const now = clock();
+    return waitingOf(
+      deps.devices.sending, deps.devices.fleet(row.account_id),
+      { accountId: row.account_id, recipient: row.recipient_phone, content: row.content, scheduledFor: Date.parse(row.scheduled_for), quiet: false },
+      now, () => deps.queue.position(row.id, now, config.sendRatePerMinute)?.estimatedDelivery ?? now,
+    );
+  };
+  // Every estimatedDelivery comes from the phones' real capacity (services/sending-estimate.ts).
+  deps.queue.estimator = (accountId, position, scheduledFor, now) => deps.devices.estimator.estimate(accountId, position, scheduledFor, now);
   deps.thirdPartyWebhooks = new ThirdPartyWebhooks(sqlite, clock, events, deps.thirdParty, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost });
   // SMSGate's sms:received becomes an inbound message.
   deps.devices.inbound = deps.inbound;

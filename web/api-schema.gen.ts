@@ -855,7 +855,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename a phone or set its send rate
+         * Rename a phone, set its send rate, or its and its SIMs' sending limits
          * @description Requires an **admin_access** key.
          */
         patch: operations["patchV1DevicesById"];
@@ -1975,6 +1975,48 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "device.paused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A phone or SIM stopped being handed texts after a failure it reported
+         * @description Its texts in hand went back to the queue for phones with budget; docs/phones.md says what to do for each reason.
+         *
+         *     Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventDevicePaused"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "device.resumed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A paused phone or SIM is handed texts again
+         * @description Posted to each active endpoint whose `events` list takes this type (or `*`), signed the Standard Webhooks way: `webhook-id` (the event id: dedupe on it), `webhook-timestamp` (Unix seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` with the endpoint's whsec_ secret; two space-separated signatures while a rotated secret overlaps). Answer any 2xx within 10 s; anything else is retried after 5s, 5m, 30m, 2h, 5h, 10h, 10h.
+         */
+        post: operations["eventDeviceResumed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "endpoint.disabled": {
         parameters: {
             query?: never;
@@ -2617,12 +2659,117 @@ export interface components {
                     appVersion: string | null;
                     /** @description percent, when the app reported it */
                     battery: number | null;
+                    capacity: {
+                        left: {
+                            newRecipientsThisMonth: number;
+                            newRecipientsToday: number;
+                            partsThisHour: number;
+                            partsThisMinute: number;
+                            partsToday: number;
+                        };
+                        limits: {
+                            /** @description distinct numbers not texted in the last 24 hours */
+                            newRecipientsPerDay: number;
+                            /** @description distinct numbers not texted in the last 30 days */
+                            newRecipientsPerMonth: number;
+                            partsPerDay: number;
+                            partsPerHour: number;
+                            /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                            partsPerMinute: number;
+                            /** @description a random pause between two texts of one phone */
+                            spacingSeconds: {
+                                max: number;
+                                min: number;
+                            };
+                        };
+                        nextTextAt: string | null;
+                        pausedUntil: string | null;
+                        /** @description android-limit, no-service, radio-off or repeated-failures */
+                        pauseReason: string | null;
+                        sims: {
+                            left: {
+                                newRecipientsThisMonth: number;
+                                newRecipientsToday: number;
+                                partsThisHour: number;
+                                partsThisMinute: number;
+                                partsToday: number;
+                            };
+                            limits: {
+                                /** @description distinct numbers not texted in the last 24 hours */
+                                newRecipientsPerDay: number;
+                                /** @description distinct numbers not texted in the last 30 days */
+                                newRecipientsPerMonth: number;
+                                partsPerDay: number;
+                                partsPerHour: number;
+                                /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                partsPerMinute: number;
+                                /** @description a random pause between two texts of one phone */
+                                spacingSeconds: {
+                                    max: number;
+                                    min: number;
+                                };
+                            };
+                            pausedUntil: string | null;
+                            pauseReason: string | null;
+                            /** @description the SIM's number (SMSGate simNumber); 0: the phone's only or default SIM */
+                            slot: number;
+                            used: {
+                                newRecipientsLastDay: number;
+                                newRecipientsLastMonth: number;
+                                partsLastDay: number;
+                                partsLastHour: number;
+                                partsLastMinute: number;
+                            };
+                        }[];
+                        used: {
+                            newRecipientsLastDay: number;
+                            newRecipientsLastMonth: number;
+                            partsLastDay: number;
+                            partsLastHour: number;
+                            partsLastMinute: number;
+                        };
+                    };
                     failedToday: number;
                     id: string;
                     /** @enum {string} */
                     kind: "smsgate" | "recipe";
                     lastIp: string | null;
                     lastSeenAt: string | null;
+                    limits: {
+                        limits: {
+                            /** @description distinct numbers not texted in the last 24 hours */
+                            newRecipientsPerDay?: number;
+                            /** @description distinct numbers not texted in the last 30 days */
+                            newRecipientsPerMonth?: number;
+                            partsPerDay?: number;
+                            partsPerHour?: number;
+                            /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                            partsPerMinute?: number;
+                            /** @description a random pause between two texts of one phone */
+                            spacingSeconds?: {
+                                max: number;
+                                min: number;
+                            };
+                        };
+                        sims: {
+                            limits: {
+                                /** @description distinct numbers not texted in the last 24 hours */
+                                newRecipientsPerDay?: number;
+                                /** @description distinct numbers not texted in the last 30 days */
+                                newRecipientsPerMonth?: number;
+                                partsPerDay?: number;
+                                partsPerHour?: number;
+                                /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                partsPerMinute?: number;
+                                /** @description a random pause between two texts of one phone */
+                                spacingSeconds?: {
+                                    max: number;
+                                    min: number;
+                                };
+                            };
+                            slot: number;
+                        }[];
+                    };
                     name: string;
                     online: boolean;
                     /** @description messages per minute this phone is handed (its own, else the server's --send-rate-per-minute) */
@@ -2647,12 +2794,117 @@ export interface components {
                     appVersion: string | null;
                     /** @description percent, when the app reported it */
                     battery: number | null;
+                    capacity: {
+                        left: {
+                            newRecipientsThisMonth: number;
+                            newRecipientsToday: number;
+                            partsThisHour: number;
+                            partsThisMinute: number;
+                            partsToday: number;
+                        };
+                        limits: {
+                            /** @description distinct numbers not texted in the last 24 hours */
+                            newRecipientsPerDay: number;
+                            /** @description distinct numbers not texted in the last 30 days */
+                            newRecipientsPerMonth: number;
+                            partsPerDay: number;
+                            partsPerHour: number;
+                            /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                            partsPerMinute: number;
+                            /** @description a random pause between two texts of one phone */
+                            spacingSeconds: {
+                                max: number;
+                                min: number;
+                            };
+                        };
+                        nextTextAt: string | null;
+                        pausedUntil: string | null;
+                        /** @description android-limit, no-service, radio-off or repeated-failures */
+                        pauseReason: string | null;
+                        sims: {
+                            left: {
+                                newRecipientsThisMonth: number;
+                                newRecipientsToday: number;
+                                partsThisHour: number;
+                                partsThisMinute: number;
+                                partsToday: number;
+                            };
+                            limits: {
+                                /** @description distinct numbers not texted in the last 24 hours */
+                                newRecipientsPerDay: number;
+                                /** @description distinct numbers not texted in the last 30 days */
+                                newRecipientsPerMonth: number;
+                                partsPerDay: number;
+                                partsPerHour: number;
+                                /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                partsPerMinute: number;
+                                /** @description a random pause between two texts of one phone */
+                                spacingSeconds: {
+                                    max: number;
+                                    min: number;
+                                };
+                            };
+                            pausedUntil: string | null;
+                            pauseReason: string | null;
+                            /** @description the SIM's number (SMSGate simNumber); 0: the phone's only or default SIM */
+                            slot: number;
+                            used: {
+                                newRecipientsLastDay: number;
+                                newRecipientsLastMonth: number;
+                                partsLastDay: number;
+                                partsLastHour: number;
+                                partsLastMinute: number;
+                            };
+                        }[];
+                        used: {
+                            newRecipientsLastDay: number;
+                            newRecipientsLastMonth: number;
+                            partsLastDay: number;
+                            partsLastHour: number;
+                            partsLastMinute: number;
+                        };
+                    };
                     failedToday: number;
                     id: string;
                     /** @enum {string} */
                     kind: "smsgate" | "recipe";
                     lastIp: string | null;
                     lastSeenAt: string | null;
+                    limits: {
+                        limits: {
+                            /** @description distinct numbers not texted in the last 24 hours */
+                            newRecipientsPerDay?: number;
+                            /** @description distinct numbers not texted in the last 30 days */
+                            newRecipientsPerMonth?: number;
+                            partsPerDay?: number;
+                            partsPerHour?: number;
+                            /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                            partsPerMinute?: number;
+                            /** @description a random pause between two texts of one phone */
+                            spacingSeconds?: {
+                                max: number;
+                                min: number;
+                            };
+                        };
+                        sims: {
+                            limits: {
+                                /** @description distinct numbers not texted in the last 24 hours */
+                                newRecipientsPerDay?: number;
+                                /** @description distinct numbers not texted in the last 30 days */
+                                newRecipientsPerMonth?: number;
+                                partsPerDay?: number;
+                                partsPerHour?: number;
+                                /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                partsPerMinute?: number;
+                                /** @description a random pause between two texts of one phone */
+                                spacingSeconds?: {
+                                    max: number;
+                                    min: number;
+                                };
+                            };
+                            slot: number;
+                        }[];
+                    };
                     name: string;
                     online: boolean;
                     /** @description messages per minute this phone is handed (its own, else the server's --send-rate-per-minute) */
@@ -2669,6 +2921,283 @@ export interface components {
             timestamp: string;
             /** @constant */
             type: "device.online";
+        };
+        /** @description A phone or SIM stopped being handed texts after a failure it reported */
+        DevicePausedEvent: {
+            data: {
+                device: {
+                    appVersion: string | null;
+                    /** @description percent, when the app reported it */
+                    battery: number | null;
+                    capacity: {
+                        left: {
+                            newRecipientsThisMonth: number;
+                            newRecipientsToday: number;
+                            partsThisHour: number;
+                            partsThisMinute: number;
+                            partsToday: number;
+                        };
+                        limits: {
+                            /** @description distinct numbers not texted in the last 24 hours */
+                            newRecipientsPerDay: number;
+                            /** @description distinct numbers not texted in the last 30 days */
+                            newRecipientsPerMonth: number;
+                            partsPerDay: number;
+                            partsPerHour: number;
+                            /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                            partsPerMinute: number;
+                            /** @description a random pause between two texts of one phone */
+                            spacingSeconds: {
+                                max: number;
+                                min: number;
+                            };
+                        };
+                        nextTextAt: string | null;
+                        pausedUntil: string | null;
+                        /** @description android-limit, no-service, radio-off or repeated-failures */
+                        pauseReason: string | null;
+                        sims: {
+                            left: {
+                                newRecipientsThisMonth: number;
+                                newRecipientsToday: number;
+                                partsThisHour: number;
+                                partsThisMinute: number;
+                                partsToday: number;
+                            };
+                            limits: {
+                                /** @description distinct numbers not texted in the last 24 hours */
+                                newRecipientsPerDay: number;
+                                /** @description distinct numbers not texted in the last 30 days */
+                                newRecipientsPerMonth: number;
+                                partsPerDay: number;
+                                partsPerHour: number;
+                                /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                partsPerMinute: number;
+                                /** @description a random pause between two texts of one phone */
+                                spacingSeconds: {
+                                    max: number;
+                                    min: number;
+                                };
+                            };
+                            pausedUntil: string | null;
+                            pauseReason: string | null;
+                            /** @description the SIM's number (SMSGate simNumber); 0: the phone's only or default SIM */
+                            slot: number;
+                            used: {
+                                newRecipientsLastDay: number;
+                                newRecipientsLastMonth: number;
+                                partsLastDay: number;
+                                partsLastHour: number;
+                                partsLastMinute: number;
+                            };
+                        }[];
+                        used: {
+                            newRecipientsLastDay: number;
+                            newRecipientsLastMonth: number;
+                            partsLastDay: number;
+                            partsLastHour: number;
+                            partsLastMinute: number;
+                        };
+                    };
+                    failedToday: number;
+                    id: string;
+                    /** @enum {string} */
+                    kind: "smsgate" | "recipe";
+                    lastIp: string | null;
+                    lastSeenAt: string | null;
+                    limits: {
+                        limits: {
+                            /** @description distinct numbers not texted in the last 24 hours */
+                            newRecipientsPerDay?: number;
+                            /** @description distinct numbers not texted in the last 30 days */
+                            newRecipientsPerMonth?: number;
+                            partsPerDay?: number;
+                            partsPerHour?: number;
+                            /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                            partsPerMinute?: number;
+                            /** @description a random pause between two texts of one phone */
+                            spacingSeconds?: {
+                                max: number;
+                                min: number;
+                            };
+                        };
+                        sims: {
+                            limits: {
+                                /** @description distinct numbers not texted in the last 24 hours */
+                                newRecipientsPerDay?: number;
+                                /** @description distinct numbers not texted in the last 30 days */
+                                newRecipientsPerMonth?: number;
+                                partsPerDay?: number;
+                                partsPerHour?: number;
+                                /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                partsPerMinute?: number;
+                                /** @description a random pause between two texts of one phone */
+                                spacingSeconds?: {
+                                    max: number;
+                                    min: number;
+                                };
+                            };
+                            slot: number;
+                        }[];
+                    };
+                    name: string;
+                    online: boolean;
+                    /** @description messages per minute this phone is handed (its own, else the server's --send-rate-per-minute) */
+                    sendRatePerMinute: number;
+                    sentToday: number;
+                    /** @description the app's SIM cards as it reported them */
+                    simCards: unknown[];
+                };
+                /** Format: date-time */
+                pausedUntil: string;
+                /** @description android-limit, no-service, radio-off or repeated-failures */
+                pauseReason: string;
+                /** @description the SIM paused; null: the whole phone (Android's limit is per phone) */
+                slot: number | null;
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "device.paused";
+        };
+        /** @description A paused phone or SIM is handed texts again */
+        DeviceResumedEvent: {
+            data: {
+                device: {
+                    appVersion: string | null;
+                    /** @description percent, when the app reported it */
+                    battery: number | null;
+                    capacity: {
+                        left: {
+                            newRecipientsThisMonth: number;
+                            newRecipientsToday: number;
+                            partsThisHour: number;
+                            partsThisMinute: number;
+                            partsToday: number;
+                        };
+                        limits: {
+                            /** @description distinct numbers not texted in the last 24 hours */
+                            newRecipientsPerDay: number;
+                            /** @description distinct numbers not texted in the last 30 days */
+                            newRecipientsPerMonth: number;
+                            partsPerDay: number;
+                            partsPerHour: number;
+                            /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                            partsPerMinute: number;
+                            /** @description a random pause between two texts of one phone */
+                            spacingSeconds: {
+                                max: number;
+                                min: number;
+                            };
+                        };
+                        nextTextAt: string | null;
+                        pausedUntil: string | null;
+                        /** @description android-limit, no-service, radio-off or repeated-failures */
+                        pauseReason: string | null;
+                        sims: {
+                            left: {
+                                newRecipientsThisMonth: number;
+                                newRecipientsToday: number;
+                                partsThisHour: number;
+                                partsThisMinute: number;
+                                partsToday: number;
+                            };
+                            limits: {
+                                /** @description distinct numbers not texted in the last 24 hours */
+                                newRecipientsPerDay: number;
+                                /** @description distinct numbers not texted in the last 30 days */
+                                newRecipientsPerMonth: number;
+                                partsPerDay: number;
+                                partsPerHour: number;
+                                /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                partsPerMinute: number;
+                                /** @description a random pause between two texts of one phone */
+                                spacingSeconds: {
+                                    max: number;
+                                    min: number;
+                                };
+                            };
+                            pausedUntil: string | null;
+                            pauseReason: string | null;
+                            /** @description the SIM's number (SMSGate simNumber); 0: the phone's only or default SIM */
+                            slot: number;
+                            used: {
+                                newRecipientsLastDay: number;
+                                newRecipientsLastMonth: number;
+                                partsLastDay: number;
+                                partsLastHour: number;
+                                partsLastMinute: number;
+                            };
+                        }[];
+                        used: {
+                            newRecipientsLastDay: number;
+                            newRecipientsLastMonth: number;
+                            partsLastDay: number;
+                            partsLastHour: number;
+                            partsLastMinute: number;
+                        };
+                    };
+                    failedToday: number;
+                    id: string;
+                    /** @enum {string} */
+                    kind: "smsgate" | "recipe";
+                    lastIp: string | null;
+                    lastSeenAt: string | null;
+                    limits: {
+                        limits: {
+                            /** @description distinct numbers not texted in the last 24 hours */
+                            newRecipientsPerDay?: number;
+                            /** @description distinct numbers not texted in the last 30 days */
+                            newRecipientsPerMonth?: number;
+                            partsPerDay?: number;
+                            partsPerHour?: number;
+                            /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                            partsPerMinute?: number;
+                            /** @description a random pause between two texts of one phone */
+                            spacingSeconds?: {
+                                max: number;
+                                min: number;
+                            };
+                        };
+                        sims: {
+                            limits: {
+                                /** @description distinct numbers not texted in the last 24 hours */
+                                newRecipientsPerDay?: number;
+                                /** @description distinct numbers not texted in the last 30 days */
+                                newRecipientsPerMonth?: number;
+                                partsPerDay?: number;
+                                partsPerHour?: number;
+                                /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                partsPerMinute?: number;
+                                /** @description a random pause between two texts of one phone */
+                                spacingSeconds?: {
+                                    max: number;
+                                    min: number;
+                                };
+                            };
+                            slot: number;
+                        }[];
+                    };
+                    name: string;
+                    online: boolean;
+                    /** @description messages per minute this phone is handed (its own, else the server's --send-rate-per-minute) */
+                    sendRatePerMinute: number;
+                    sentToday: number;
+                    /** @description the app's SIM cards as it reported them */
+                    simCards: unknown[];
+                };
+                slot: number | null;
+            };
+            /**
+             * Format: date-time
+             * @description when the event happened
+             */
+            timestamp: string;
+            /** @constant */
+            type: "device.resumed";
         };
         /** @description An endpoint was disabled after every delivery to it failed for 3 days */
         EndpointDisabledEvent: {
@@ -2719,6 +3248,10 @@ export interface components {
                             contactId: string;
                             /** @description true: the same submission within the form's duplicate window; nothing new queued */
                             duplicate?: boolean;
+                            /** @description how estimatedDelivery was found: from the connected phones' budgets, or as if the account's phones were connected (none is now) */
+                            estimate?: {
+                                basis: "connected-phones" | "no-phone-connected";
+                            };
                             estimatedDelivery: string | null;
                             /** @description null when no message was queued (suppressed) */
                             messageId: string | null;
@@ -4033,6 +4566,24 @@ export interface operations {
                                 optInReply: string;
                                 optOutKeywords: string[];
                                 optOutReply: string;
+                                sending: {
+                                    limits: {
+                                        /** @description distinct numbers not texted in the last 24 hours */
+                                        newRecipientsPerDay: number;
+                                        /** @description distinct numbers not texted in the last 30 days */
+                                        newRecipientsPerMonth: number;
+                                        partsPerDay: number;
+                                        partsPerHour: number;
+                                        /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                        partsPerMinute: number;
+                                        /** @description a random pause between two texts of one phone */
+                                        spacingSeconds: {
+                                            max: number;
+                                            min: number;
+                                        };
+                                    };
+                                    stickyMoveAfterMinutes: number;
+                                };
                             };
                             updatedAt: string | null;
                         };
@@ -4124,6 +4675,28 @@ export interface operations {
                     optOutKeywords?: string[] | null;
                     /** @description confirmation of an opt-out, 1-306 characters; {{accountName}} is replaced; null = default */
                     optOutReply?: string | null;
+                    /** @description how the phones send: limits (partsPerMinute, partsPerHour, partsPerDay, newRecipientsPerDay, newRecipientsPerMonth, spacingSeconds {min, max}: every phone's and SIM's budget unless it sets its own; null keys = default) and stickyMoveAfterMinutes (a contact's texts move off its own phone once that phone is paused or offline this long, default 10); null = defaults */
+                    sending?: ({
+                        /** @description sending limits; a key set to null, or the whole object null, goes back to the level above */
+                        limits?: {
+                            newRecipientsPerDay?: number | null;
+                            /** @description at least newRecipientsPerDay */
+                            newRecipientsPerMonth?: number | null;
+                            /** @description at least partsPerHour */
+                            partsPerDay?: number | null;
+                            /** @description at least partsPerMinute */
+                            partsPerHour?: number | null;
+                            partsPerMinute?: number | null;
+                            spacingSeconds?: {
+                                max: number;
+                                min: number;
+                            } | null;
+                        } | null;
+                        /** @description whole minutes ≥ 1, or null for the default (10) */
+                        stickyMoveAfterMinutes?: unknown;
+                    } & {
+                        [key: string]: unknown;
+                    }) | null;
                 };
             };
         };
@@ -4154,6 +4727,24 @@ export interface operations {
                                 optInReply: string;
                                 optOutKeywords: string[];
                                 optOutReply: string;
+                                sending: {
+                                    limits: {
+                                        /** @description distinct numbers not texted in the last 24 hours */
+                                        newRecipientsPerDay: number;
+                                        /** @description distinct numbers not texted in the last 30 days */
+                                        newRecipientsPerMonth: number;
+                                        partsPerDay: number;
+                                        partsPerHour: number;
+                                        /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                        partsPerMinute: number;
+                                        /** @description a random pause between two texts of one phone */
+                                        spacingSeconds: {
+                                            max: number;
+                                            min: number;
+                                        };
+                                    };
+                                    stickyMoveAfterMinutes: number;
+                                };
                             };
                             updatedAt: string | null;
                         };
@@ -7901,14 +8492,18 @@ export interface operations {
                         data: {
                             /** @description the business's time zone (Settings → Business), UTC when none was chosen: the dashboard's zone for dates */
                             accountTimeZone: string;
-                            /** @description with the phones connected now; texts already waiting from other sources are not counted */
+                            /** @description from the phones' budgets, spacing and pauses, with the texts already waiting counted (docs/phones.md) */
                             estimate: {
-                                /** @description null: no phone connected, the texts wait until one is */
+                                /** @description no-phone-connected: the time is as if the account's phones were connected */
+                                basis?: "connected-phones" | "no-phone-connected";
+                                /** @description when the last text is handed to a phone, from the phones' budgets (as if connected when none is) */
                                 finishesAt: string | null;
                                 /** @description from startsAt to finishesAt, rounded up */
                                 minutes: number | null;
+                                /** @description the account's phones the estimate counts on */
+                                phones?: number;
                                 phonesConnected: number;
-                                /** @description what the connected phones send a minute together, capped by the account's send rate; 0 = none connected */
+                                /** @description what the phones keep up a minute together in the long run, within their budgets (docs/phones.md) */
                                 ratePerMinute: number;
                                 /** Format: date-time */
                                 startsAt: string;
@@ -11451,12 +12046,117 @@ export interface operations {
                                 appVersion: string | null;
                                 /** @description percent, when the app reported it */
                                 battery: number | null;
+                                capacity: {
+                                    left: {
+                                        newRecipientsThisMonth: number;
+                                        newRecipientsToday: number;
+                                        partsThisHour: number;
+                                        partsThisMinute: number;
+                                        partsToday: number;
+                                    };
+                                    limits: {
+                                        /** @description distinct numbers not texted in the last 24 hours */
+                                        newRecipientsPerDay: number;
+                                        /** @description distinct numbers not texted in the last 30 days */
+                                        newRecipientsPerMonth: number;
+                                        partsPerDay: number;
+                                        partsPerHour: number;
+                                        /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                        partsPerMinute: number;
+                                        /** @description a random pause between two texts of one phone */
+                                        spacingSeconds: {
+                                            max: number;
+                                            min: number;
+                                        };
+                                    };
+                                    nextTextAt: string | null;
+                                    pausedUntil: string | null;
+                                    /** @description android-limit, no-service, radio-off or repeated-failures */
+                                    pauseReason: string | null;
+                                    sims: {
+                                        left: {
+                                            newRecipientsThisMonth: number;
+                                            newRecipientsToday: number;
+                                            partsThisHour: number;
+                                            partsThisMinute: number;
+                                            partsToday: number;
+                                        };
+                                        limits: {
+                                            /** @description distinct numbers not texted in the last 24 hours */
+                                            newRecipientsPerDay: number;
+                                            /** @description distinct numbers not texted in the last 30 days */
+                                            newRecipientsPerMonth: number;
+                                            partsPerDay: number;
+                                            partsPerHour: number;
+                                            /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                            partsPerMinute: number;
+                                            /** @description a random pause between two texts of one phone */
+                                            spacingSeconds: {
+                                                max: number;
+                                                min: number;
+                                            };
+                                        };
+                                        pausedUntil: string | null;
+                                        pauseReason: string | null;
+                                        /** @description the SIM's number (SMSGate simNumber); 0: the phone's only or default SIM */
+                                        slot: number;
+                                        used: {
+                                            newRecipientsLastDay: number;
+                                            newRecipientsLastMonth: number;
+                                            partsLastDay: number;
+                                            partsLastHour: number;
+                                            partsLastMinute: number;
+                                        };
+                                    }[];
+                                    used: {
+                                        newRecipientsLastDay: number;
+                                        newRecipientsLastMonth: number;
+                                        partsLastDay: number;
+                                        partsLastHour: number;
+                                        partsLastMinute: number;
+                                    };
+                                };
                                 failedToday: number;
                                 id: string;
                                 /** @enum {string} */
                                 kind: "smsgate" | "recipe";
                                 lastIp: string | null;
                                 lastSeenAt: string | null;
+                                limits: {
+                                    limits: {
+                                        /** @description distinct numbers not texted in the last 24 hours */
+                                        newRecipientsPerDay?: number;
+                                        /** @description distinct numbers not texted in the last 30 days */
+                                        newRecipientsPerMonth?: number;
+                                        partsPerDay?: number;
+                                        partsPerHour?: number;
+                                        /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                        partsPerMinute?: number;
+                                        /** @description a random pause between two texts of one phone */
+                                        spacingSeconds?: {
+                                            max: number;
+                                            min: number;
+                                        };
+                                    };
+                                    sims: {
+                                        limits: {
+                                            /** @description distinct numbers not texted in the last 24 hours */
+                                            newRecipientsPerDay?: number;
+                                            /** @description distinct numbers not texted in the last 30 days */
+                                            newRecipientsPerMonth?: number;
+                                            partsPerDay?: number;
+                                            partsPerHour?: number;
+                                            /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                            partsPerMinute?: number;
+                                            /** @description a random pause between two texts of one phone */
+                                            spacingSeconds?: {
+                                                max: number;
+                                                min: number;
+                                            };
+                                        };
+                                        slot: number;
+                                    }[];
+                                };
                                 name: string;
                                 online: boolean;
                                 /** @description messages per minute this phone is handed (its own, else the server's --send-rate-per-minute) */
@@ -11544,12 +12244,117 @@ export interface operations {
                                 appVersion: string | null;
                                 /** @description percent, when the app reported it */
                                 battery: number | null;
+                                capacity: {
+                                    left: {
+                                        newRecipientsThisMonth: number;
+                                        newRecipientsToday: number;
+                                        partsThisHour: number;
+                                        partsThisMinute: number;
+                                        partsToday: number;
+                                    };
+                                    limits: {
+                                        /** @description distinct numbers not texted in the last 24 hours */
+                                        newRecipientsPerDay: number;
+                                        /** @description distinct numbers not texted in the last 30 days */
+                                        newRecipientsPerMonth: number;
+                                        partsPerDay: number;
+                                        partsPerHour: number;
+                                        /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                        partsPerMinute: number;
+                                        /** @description a random pause between two texts of one phone */
+                                        spacingSeconds: {
+                                            max: number;
+                                            min: number;
+                                        };
+                                    };
+                                    nextTextAt: string | null;
+                                    pausedUntil: string | null;
+                                    /** @description android-limit, no-service, radio-off or repeated-failures */
+                                    pauseReason: string | null;
+                                    sims: {
+                                        left: {
+                                            newRecipientsThisMonth: number;
+                                            newRecipientsToday: number;
+                                            partsThisHour: number;
+                                            partsThisMinute: number;
+                                            partsToday: number;
+                                        };
+                                        limits: {
+                                            /** @description distinct numbers not texted in the last 24 hours */
+                                            newRecipientsPerDay: number;
+                                            /** @description distinct numbers not texted in the last 30 days */
+                                            newRecipientsPerMonth: number;
+                                            partsPerDay: number;
+                                            partsPerHour: number;
+                                            /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                            partsPerMinute: number;
+                                            /** @description a random pause between two texts of one phone */
+                                            spacingSeconds: {
+                                                max: number;
+                                                min: number;
+                                            };
+                                        };
+                                        pausedUntil: string | null;
+                                        pauseReason: string | null;
+                                        /** @description the SIM's number (SMSGate simNumber); 0: the phone's only or default SIM */
+                                        slot: number;
+                                        used: {
+                                            newRecipientsLastDay: number;
+                                            newRecipientsLastMonth: number;
+                                            partsLastDay: number;
+                                            partsLastHour: number;
+                                            partsLastMinute: number;
+                                        };
+                                    }[];
+                                    used: {
+                                        newRecipientsLastDay: number;
+                                        newRecipientsLastMonth: number;
+                                        partsLastDay: number;
+                                        partsLastHour: number;
+                                        partsLastMinute: number;
+                                    };
+                                };
                                 failedToday: number;
                                 id: string;
                                 /** @enum {string} */
                                 kind: "smsgate" | "recipe";
                                 lastIp: string | null;
                                 lastSeenAt: string | null;
+                                limits: {
+                                    limits: {
+                                        /** @description distinct numbers not texted in the last 24 hours */
+                                        newRecipientsPerDay?: number;
+                                        /** @description distinct numbers not texted in the last 30 days */
+                                        newRecipientsPerMonth?: number;
+                                        partsPerDay?: number;
+                                        partsPerHour?: number;
+                                        /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                        partsPerMinute?: number;
+                                        /** @description a random pause between two texts of one phone */
+                                        spacingSeconds?: {
+                                            max: number;
+                                            min: number;
+                                        };
+                                    };
+                                    sims: {
+                                        limits: {
+                                            /** @description distinct numbers not texted in the last 24 hours */
+                                            newRecipientsPerDay?: number;
+                                            /** @description distinct numbers not texted in the last 30 days */
+                                            newRecipientsPerMonth?: number;
+                                            partsPerDay?: number;
+                                            partsPerHour?: number;
+                                            /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                            partsPerMinute?: number;
+                                            /** @description a random pause between two texts of one phone */
+                                            spacingSeconds?: {
+                                                max: number;
+                                                min: number;
+                                            };
+                                        };
+                                        slot: number;
+                                    }[];
+                                };
                                 name: string;
                                 online: boolean;
                                 /** @description messages per minute this phone is handed (its own, else the server's --send-rate-per-minute) */
@@ -11757,10 +12562,27 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description sending limits; a key set to null, or the whole object null, goes back to the level above */
+                    limits?: {
+                        newRecipientsPerDay?: number | null;
+                        /** @description at least newRecipientsPerDay */
+                        newRecipientsPerMonth?: number | null;
+                        /** @description at least partsPerHour */
+                        partsPerDay?: number | null;
+                        /** @description at least partsPerMinute */
+                        partsPerHour?: number | null;
+                        partsPerMinute?: number | null;
+                        spacingSeconds?: {
+                            max: number;
+                            min: number;
+                        } | null;
+                    } | null;
                     /** @description 1-100 characters */
                     name?: string;
                     /** @description messages per minute this phone is handed (1-10000), null = the server's --send-rate-per-minute */
                     sendRatePerMinute?: number | null;
+                    /** @description a SIM's own limits, on top of the phone's */
+                    sims?: unknown[];
                 };
             };
         };
@@ -11783,12 +12605,117 @@ export interface operations {
                                 appVersion: string | null;
                                 /** @description percent, when the app reported it */
                                 battery: number | null;
+                                capacity: {
+                                    left: {
+                                        newRecipientsThisMonth: number;
+                                        newRecipientsToday: number;
+                                        partsThisHour: number;
+                                        partsThisMinute: number;
+                                        partsToday: number;
+                                    };
+                                    limits: {
+                                        /** @description distinct numbers not texted in the last 24 hours */
+                                        newRecipientsPerDay: number;
+                                        /** @description distinct numbers not texted in the last 30 days */
+                                        newRecipientsPerMonth: number;
+                                        partsPerDay: number;
+                                        partsPerHour: number;
+                                        /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                        partsPerMinute: number;
+                                        /** @description a random pause between two texts of one phone */
+                                        spacingSeconds: {
+                                            max: number;
+                                            min: number;
+                                        };
+                                    };
+                                    nextTextAt: string | null;
+                                    pausedUntil: string | null;
+                                    /** @description android-limit, no-service, radio-off or repeated-failures */
+                                    pauseReason: string | null;
+                                    sims: {
+                                        left: {
+                                            newRecipientsThisMonth: number;
+                                            newRecipientsToday: number;
+                                            partsThisHour: number;
+                                            partsThisMinute: number;
+                                            partsToday: number;
+                                        };
+                                        limits: {
+                                            /** @description distinct numbers not texted in the last 24 hours */
+                                            newRecipientsPerDay: number;
+                                            /** @description distinct numbers not texted in the last 30 days */
+                                            newRecipientsPerMonth: number;
+                                            partsPerDay: number;
+                                            partsPerHour: number;
+                                            /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                            partsPerMinute: number;
+                                            /** @description a random pause between two texts of one phone */
+                                            spacingSeconds: {
+                                                max: number;
+                                                min: number;
+                                            };
+                                        };
+                                        pausedUntil: string | null;
+                                        pauseReason: string | null;
+                                        /** @description the SIM's number (SMSGate simNumber); 0: the phone's only or default SIM */
+                                        slot: number;
+                                        used: {
+                                            newRecipientsLastDay: number;
+                                            newRecipientsLastMonth: number;
+                                            partsLastDay: number;
+                                            partsLastHour: number;
+                                            partsLastMinute: number;
+                                        };
+                                    }[];
+                                    used: {
+                                        newRecipientsLastDay: number;
+                                        newRecipientsLastMonth: number;
+                                        partsLastDay: number;
+                                        partsLastHour: number;
+                                        partsLastMinute: number;
+                                    };
+                                };
                                 failedToday: number;
                                 id: string;
                                 /** @enum {string} */
                                 kind: "smsgate" | "recipe";
                                 lastIp: string | null;
                                 lastSeenAt: string | null;
+                                limits: {
+                                    limits: {
+                                        /** @description distinct numbers not texted in the last 24 hours */
+                                        newRecipientsPerDay?: number;
+                                        /** @description distinct numbers not texted in the last 30 days */
+                                        newRecipientsPerMonth?: number;
+                                        partsPerDay?: number;
+                                        partsPerHour?: number;
+                                        /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                        partsPerMinute?: number;
+                                        /** @description a random pause between two texts of one phone */
+                                        spacingSeconds?: {
+                                            max: number;
+                                            min: number;
+                                        };
+                                    };
+                                    sims: {
+                                        limits: {
+                                            /** @description distinct numbers not texted in the last 24 hours */
+                                            newRecipientsPerDay?: number;
+                                            /** @description distinct numbers not texted in the last 30 days */
+                                            newRecipientsPerMonth?: number;
+                                            partsPerDay?: number;
+                                            partsPerHour?: number;
+                                            /** @description SMS parts a minute (a long text counts each part; Android allows an app 30) */
+                                            partsPerMinute?: number;
+                                            /** @description a random pause between two texts of one phone */
+                                            spacingSeconds?: {
+                                                max: number;
+                                                min: number;
+                                            };
+                                        };
+                                        slot: number;
+                                    }[];
+                                };
                                 name: string;
                                 online: boolean;
                                 /** @description messages per minute this phone is handed (its own, else the server's --send-rate-per-minute) */
@@ -13972,6 +14899,10 @@ export interface operations {
                             contactId: string;
                             /** @description true: the same submission within the form's duplicate window; nothing new queued */
                             duplicate?: boolean;
+                            /** @description how estimatedDelivery was found: from the connected phones' budgets, or as if the account's phones were connected (none is now) */
+                            estimate?: {
+                                basis: "connected-phones" | "no-phone-connected";
+                            };
                             estimatedDelivery: string | null;
                             /** @description null when no message was queued (suppressed) */
                             messageId: string | null;
@@ -15990,10 +16921,21 @@ export interface operations {
                                 expiresAt?: string;
                                 /** @enum {string} */
                                 kind: "created" | "scheduled" | "leased" | "lease_expired" | "attempt_failed" | "sent" | "delivered" | "failed" | "cancelled";
+                                /** @description leased: why it went from another phone or SIM than its contact's own */
+                                moved?: string;
                                 reason?: string | null;
                                 /** @description attempt_failed: when the message went back to the queue */
                                 retryAt?: string;
+                                /** @description leased: the SIM it was handed out with (SMSGate simNumber; 0: the phone's own choice) */
+                                sim?: number;
                             }[];
+                            waiting?: {
+                                /** @description phone-budget, new-recipient-limit, quiet-hours, scheduled, no-phone, phone-paused or in-queue */
+                                reason: string;
+                                until: string | null;
+                                /** @description the same in plain words */
+                                words: string;
+                            };
                         };
                         message?: string;
                         /** @constant */
@@ -19900,8 +20842,8 @@ export interface operations {
                     allowInsecure?: boolean;
                     /** @description free text, at most 500 characters */
                     description?: string | null;
-                    /** @description ["*"] or any of message.queued, message.sent, message.delivered, message.failed, message.cancelled, contact.created, contact.updated, contact.opted_out, contact.opted_in, inbound.received, form.submission, automation.run.started, automation.run.stopped, automation.run.completed, device.offline, device.online, queue.stuck, replication.stalled, endpoint.disabled */
-                    events: ("*" | "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.cancelled" | "contact.created" | "contact.updated" | "contact.opted_out" | "contact.opted_in" | "inbound.received" | "form.submission" | "automation.run.started" | "automation.run.stopped" | "automation.run.completed" | "device.offline" | "device.online" | "queue.stuck" | "replication.stalled" | "endpoint.disabled")[];
+                    /** @description ["*"] or any of message.queued, message.sent, message.delivered, message.failed, message.cancelled, contact.created, contact.updated, contact.opted_out, contact.opted_in, inbound.received, form.submission, automation.run.started, automation.run.stopped, automation.run.completed, device.offline, device.online, device.paused, device.resumed, queue.stuck, replication.stalled, endpoint.disabled */
+                    events: ("*" | "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.cancelled" | "contact.created" | "contact.updated" | "contact.opted_out" | "contact.opted_in" | "inbound.received" | "form.submission" | "automation.run.started" | "automation.run.stopped" | "automation.run.completed" | "device.offline" | "device.online" | "device.paused" | "device.resumed" | "queue.stuck" | "replication.stalled" | "endpoint.disabled")[];
                     /** @description true (default) or false */
                     isActive?: boolean;
                     /**
@@ -20203,8 +21145,8 @@ export interface operations {
                     allowInsecure?: boolean;
                     /** @description free text, at most 500 characters; null clears it */
                     description?: string | null;
-                    /** @description ["*"] or any of message.queued, message.sent, message.delivered, message.failed, message.cancelled, contact.created, contact.updated, contact.opted_out, contact.opted_in, inbound.received, form.submission, automation.run.started, automation.run.stopped, automation.run.completed, device.offline, device.online, queue.stuck, replication.stalled, endpoint.disabled */
-                    events?: ("*" | "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.cancelled" | "contact.created" | "contact.updated" | "contact.opted_out" | "contact.opted_in" | "inbound.received" | "form.submission" | "automation.run.started" | "automation.run.stopped" | "automation.run.completed" | "device.offline" | "device.online" | "queue.stuck" | "replication.stalled" | "endpoint.disabled")[];
+                    /** @description ["*"] or any of message.queued, message.sent, message.delivered, message.failed, message.cancelled, contact.created, contact.updated, contact.opted_out, contact.opted_in, inbound.received, form.submission, automation.run.started, automation.run.stopped, automation.run.completed, device.offline, device.online, device.paused, device.resumed, queue.stuck, replication.stalled, endpoint.disabled */
+                    events?: ("*" | "message.queued" | "message.sent" | "message.delivered" | "message.failed" | "message.cancelled" | "contact.created" | "contact.updated" | "contact.opted_out" | "contact.opted_in" | "inbound.received" | "form.submission" | "automation.run.started" | "automation.run.stopped" | "automation.run.completed" | "device.offline" | "device.online" | "device.paused" | "device.resumed" | "queue.stuck" | "replication.stalled" | "endpoint.disabled")[];
                     /** @description false pauses deliveries; true resumes them (and re-enables a disabled endpoint) */
                     isActive?: boolean;
                     /**
@@ -21113,6 +22055,64 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DeviceOnlineEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventDevicePaused: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DevicePausedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer acknowledges the event */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventDeviceResumed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event's id: the same on every retry and redelivery (dedupe on it) */
+                "webhook-id": string;
+                /** @description `v1,<base64 signature>`, space-separated when two secrets sign (after a rotation) */
+                "webhook-signature": string;
+                /** @description Unix time (seconds) of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceResumedEvent"];
             };
         };
         responses: {

@@ -91,3 +91,43 @@ export function latestLease(metadata: string | null): { at: string; deviceId: st
   if (!l || typeof l !== "object" || typeof l.at !== "string") return null;
   return { at: l.at, deviceId: typeof l.deviceId === "string" ? l.deviceId : null };
 }
+
+/**
+ * The SIM the latest lease was given with (0: the phone's own choice) and, when the text went to
+ * another phone or SIM than its contact's own, why (GET /v1/messages/{id}'s timeline). Written in
+ * the lease's transaction, on the row the lease just wrote.
+ */
+export function noteLeaseSender(sqlite: Database, id: string, slot: number, moved: string | null): void {
+  sqlite
+    .query(
+      `UPDATE messages SET metadata = ${ifJson(
+        `CASE WHEN json_type(metadata, '$.leases[#-1]') = 'object'
+           THEN json_set(metadata, '$.leases[#-1].sim', ?2${moved === null ? "" : ", '$.leases[#-1].moved', ?3"}) ELSE metadata END`,
+      )} WHERE id = ?1`,
+    )
+    .run(id, slot, ...(moved === null ? [] : [moved]));
+}
+
+/** Ids of the still-queued messages `holder` holds a lease on, given with SIM `slot`. */
+export function leasedOnSlot(sqlite: Database, holder: string, slot: number): string[] {
+  return (
+    sqlite
+      .query(
+        `SELECT id FROM messages WHERE lease_device_id = ?1 AND status = 'queued' AND lease_expires_at IS NOT NULL AND lease_token IS NOT NULL
+           AND coalesce(json_extract(metadata, '$.leases[#-1].sim'), 0) = ?2`,
+      )
+      .all(holder, slot) as Array<{ id: string }>
+  ).map((r) => r.id);
+}
+
+/** The SIM slot the latest lease was given with (0: the phone's own choice, or unknown). */
+export function latestLeaseSim(metadata: string | null): number {
+  try {
+    const leases = (JSON.parse(metadata || "{}") as { leases?: unknown })?.leases;
+    if (!Array.isArray(leases) || leases.length === 0) return 0;
+    const sim = (leases[leases.length - 1] as { sim?: unknown } | null)?.sim;
+    return typeof sim === "number" && Number.isInteger(sim) ? sim : 0;
+  } catch {
+    return 0;
+  }
+}

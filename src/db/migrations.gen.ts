@@ -35,9 +35,10 @@ import m32 from "../../drizzle/0035_page_counts.sql" with { type: "text" };
 import m33 from "../../drizzle/0036_smsgate_settings.sql" with { type: "text" };
 import m34 from "../../drizzle/0037_resent_history.sql" with { type: "text" };
 import m35 from "../../drizzle/0038_invitation_email.sql" with { type: "text" };
-import m36 from "../../drizzle/0044_submission_values.sql" with { type: "text" };
-import m37 from "../../drizzle/0045_team_notifications.sql" with { type: "text" };
-import m38 from "../../drizzle/0052_smsgate_ecosystem.sql" with { type: "text" };
+import m36 from "../../drizzle/0040_sending_budgets.sql" with { type: "text" };
+import m37 from "../../drizzle/0044_submission_values.sql" with { type: "text" };
+import m38 from "../../drizzle/0045_team_notifications.sql" with { type: "text" };
+import m39 from "../../drizzle/0052_smsgate_ecosystem.sql" with { type: "text" };
 
 export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number; sql: string }> = [
   { idx: 0, tag: "0000_initial_schema", when: 1795322538054, sql: m0 },
@@ -76,7 +77,8 @@ export const EMBEDDED_MIGRATIONS: Array<{ idx: number; tag: string; when: number
   { idx: 36, tag: "0036_smsgate_settings", when: 1797800000000, sql: m33 },
   { idx: 37, tag: "0037_resent_history", when: 1797900000000, sql: m34 },
   { idx: 38, tag: "0038_invitation_email", when: 1801800000000, sql: m35 },
-  { idx: 44, tag: "0044_submission_values", when: 1802400000000, sql: m36 },
-  { idx: 45, tag: "0045_team_notifications", when: 1802500000000, sql: m37 },
-  { idx: 52, tag: "0052_smsgate_ecosystem", when: 1803200000000, sql: m38 },
+  { idx: 40, tag: "0040_sending_budgets", when: 1802000000000, sql: m36 },
+  { idx: 44, tag: "0044_submission_values", when: 1802400000000, sql: m37 },
+  { idx: 45, tag: "0045_team_notifications", when: 1802500000000, sql: m38 },
+  { idx: 52, tag: "0052_smsgate_ecosystem", when: 1803200000000, sql: m39 },
 ];

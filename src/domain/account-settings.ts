@@ -14,15 +14,28 @@ import {
   type KeywordLists,
 } from "./keywords";
 import type { FieldError } from "./submission";
+import { parseLimits, resolveLimits, type LimitsOverride, type SendingLimits } from "./sending-budget";
+
+/** How the account's phones send (docs/phones.md, "How fast a phone sends"). */
+export interface SendingSettingsOf<L> {
+  /** Every phone's and SIM's budget unless the phone or SIM sets its own. */
+  limits: L;
+  /** A contact's texts move off its own phone once that phone is paused or offline this long. */
+  stickyMoveAfterMinutes: number;
+}
 
 export interface AccountSettings extends KeywordLists {
   optOutReply: string;
   optInReply: string;
   helpReply: string;
+  sending: SendingSettingsOf<SendingLimits>;
 }
 
 /** What is stored: the owner's own values only. */
-export type StoredAccountSettings = Partial<AccountSettings>;
+export type StoredAccountSettings = Partial<Omit<AccountSettings, "sending">> & { sending?: Partial<SendingSettingsOf<LimitsOverride>> };
+
+export const STICKY_MOVE_AFTER_MINUTES_DEFAULT = 10;
+export const STICKY_MOVE_AFTER_MINUTES_MAX = 7 * 24 * 60;
 
 /** `{{accountName}}` in a reply is replaced by the account's name when it is sent. */
 export const ACCOUNT_NAME_PLACEHOLDER = "{{accountName}}";
@@ -35,7 +48,7 @@ export const DEFAULT_REPLIES = Object.freeze({
 
 export const KEYWORD_LIST_KEYS = ["optOutKeywords", "optInKeywords", "helpKeywords"] as const;
 export const REPLY_KEYS = ["optOutReply", "optInReply", "helpReply"] as const;
-export const ACCOUNT_SETTING_KEYS = [...KEYWORD_LIST_KEYS, ...REPLY_KEYS] as const;
+export const ACCOUNT_SETTING_KEYS = [...KEYWORD_LIST_KEYS, ...REPLY_KEYS, "sending"] as const;
 /** Not a setting: `true` saves keywords that are everyday words (docs/api-decisions.md, "Keyword phrases"). */
 export const CONFIRM_COMMON_WORDS = "confirmCommonWords";
 /** What each list does (for the words too common for it). */
@@ -60,7 +73,49 @@ export function resolveAccountSettings(stored: StoredAccountSettings): AccountSe
     optOutReply: stored.optOutReply ?? DEFAULT_REPLIES.optOutReply,
     optInReply: stored.optInReply ?? DEFAULT_REPLIES.optInReply,
     helpReply: stored.helpReply ?? DEFAULT_REPLIES.helpReply,
+    sending: {
+      limits: resolveLimits(stored.sending?.limits),
+      stickyMoveAfterMinutes: stored.sending?.stickyMoveAfterMinutes ?? STICKY_MOVE_AFTER_MINUTES_DEFAULT,
+    },
   };
+}
+
+/**
+ * `sending` of a PUT body: `limits` (keys given replace, null keys or a null object go back to
+ * the defaults) and `stickyMoveAfterMinutes` (whole minutes ≥ 1; null = default).
+ */
+function applySendingPatch(stored: StoredAccountSettings["sending"], v: unknown, errors: FieldError[]): StoredAccountSettings["sending"] | undefined {
+  if (v === null) return undefined;
+  if (typeof v !== "object" || Array.isArray(v)) {
+    errors.push({ field: "sending", message: "sending must be an object {limits, stickyMoveAfterMinutes}", requirement: "object", provided: typeof v });
+    return stored;
+  }
+  const o = v as Record<string, unknown>;
+  const next: NonNullable<StoredAccountSettings["sending"]> = { ...stored, ...(stored?.limits ? { limits: { ...stored.limits } } : {}) };
+  for (const k of Object.keys(o)) {
+    if (k !== "limits" && k !== "stickyMoveAfterMinutes") errors.push({ field: `sending.${k.slice(0, 50)}`, message: "sending has only limits and stickyMoveAfterMinutes", requirement: "limits, stickyMoveAfterMinutes", provided: k.slice(0, 50) });
+  }
+  if (Object.hasOwn(o, "limits")) {
+    const r = parseLimits(o.limits, "sending.limits");
+    if (!r.ok) errors.push(...r.errors);
+    else if (o.limits === null) delete next.limits;
+    else {
+      const merged: Record<string, unknown> = { ...next.limits, ...r.limits };
+      for (const [k, x] of Object.entries(o.limits as Record<string, unknown>)) if (x === null) delete merged[k];
+      next.limits = merged as LimitsOverride;
+      // The merged set must still nest (an hour may not allow less than a minute).
+      const check = parseLimits({ ...resolveLimits(next.limits) }, "sending.limits");
+      if (!check.ok) errors.push(...check.errors);
+    }
+  }
+  if (Object.hasOwn(o, "stickyMoveAfterMinutes")) {
+    const m = o.stickyMoveAfterMinutes;
+    if (m === null) delete next.stickyMoveAfterMinutes;
+    else if (typeof m !== "number" || !Number.isInteger(m) || m < 1 || m > STICKY_MOVE_AFTER_MINUTES_MAX) {
+      errors.push({ field: "sending.stickyMoveAfterMinutes", message: `stickyMoveAfterMinutes must be a whole number of minutes from 1 to ${STICKY_MOVE_AFTER_MINUTES_MAX}`, requirement: `integer 1-${STICKY_MOVE_AFTER_MINUTES_MAX}`, provided: m });
+    } else next.stickyMoveAfterMinutes = m;
+  }
+  return next;
 }
 
 /** A reply as sent: the placeholder replaced by the account's name. */
@@ -90,6 +145,11 @@ export function applySettingsPatch(
     if (!(ACCOUNT_SETTING_KEYS as readonly string[]).includes(k)) {
       errors.push({ field: k, message: `unknown setting '${k.slice(0, 50)}'; allowed: ${ACCOUNT_SETTING_KEYS.join(", ")}`, requirement: ACCOUNT_SETTING_KEYS.join(", "), provided: k.slice(0, 50) });
     }
+  }
+  if (Object.hasOwn(b, "sending")) {
+    const sending = applySendingPatch(stored.sending, b.sending, errors);
+    if (sending === undefined) delete next.sending;
+    else next.sending = sending;
   }
   for (const k of KEYWORD_LIST_KEYS) {
     if (!Object.hasOwn(b, k)) continue;
@@ -187,6 +247,15 @@ export function parseStoredSettings(text: string | null | undefined): StoredAcco
     const out: StoredAccountSettings = {};
     for (const k of KEYWORD_LIST_KEYS) if (Array.isArray(v[k]) && v[k].every((w: unknown) => typeof w === "string")) out[k] = v[k];
     for (const k of REPLY_KEYS) if (typeof v[k] === "string") out[k] = v[k];
+    if (typeof v.sending === "object" && v.sending !== null) {
+      // Stored by applySettingsPatch, so already checked; read back only what still checks.
+      const limits = parseLimits(v.sending.limits ?? null, "sending.limits");
+      const m = v.sending.stickyMoveAfterMinutes;
+      out.sending = {
+        ...(limits.ok && v.sending.limits ? { limits: limits.limits } : {}),
+        ...(Number.isInteger(m) && m >= 1 && m <= STICKY_MOVE_AFTER_MINUTES_MAX ? { stickyMoveAfterMinutes: m } : {}),
+      };
+    }
     return out;
   } catch {
     return {};

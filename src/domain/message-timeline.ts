@@ -15,6 +15,10 @@ export interface TimelineEvent {
   deviceName?: string | null;
   /** leased: when the lease ends (or ended) unless the phone reports first. */
   expiresAt?: string;
+  /** leased: the SIM it was handed out with (0: the phone's own choice). */
+  sim?: number;
+  /** leased: why it went from another phone or SIM than its contact's own. */
+  moved?: string;
   /** attempt_failed / failed / cancelled: the reason given. */
   reason?: string | null;
   /** attempt_failed: when the message went back to the queue (automatic retry) or was sent again by the owner. */
@@ -65,7 +69,9 @@ export function messageTimeline(m: TimelineInput, nameOf: (deviceId: string) => 
     const last = i === leases.length - 1;
     // The lease held now: its row has the live expiry (a phone's "Processed" may have moved it).
     const expiresAt = last && m.leaseExpiresAt && m.leaseDeviceId === id ? m.leaseExpiresAt : time(l.expiresAt);
-    out.push({ at, kind: "leased", ...device(id), ...(expiresAt ? { expiresAt } : {}) });
+    const sim = typeof l.sim === "number" && Number.isInteger(l.sim) ? { sim: l.sim } : {};
+    const moved = str(l.moved) !== undefined ? { moved: str(l.moved)! } : {};
+    out.push({ at, kind: "leased", ...device(id), ...(expiresAt ? { expiresAt } : {}), ...sim, ...moved });
     if (l.expired === true && expiresAt) out.push({ at: expiresAt, kind: "lease_expired", ...device(id) });
   });
   for (const f of failures) {

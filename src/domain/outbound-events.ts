@@ -22,6 +22,8 @@ export const EVENT_TYPES = [
   "automation.run.completed",
   "device.offline",
   "device.online",
+  "device.paused",
+  "device.resumed",
   "queue.stuck",
   "replication.stalled",
   "endpoint.disabled",

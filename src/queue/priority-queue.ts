@@ -431,11 +431,21 @@ export class MessageQueue {
     return this.accounts.get(accountId)?.nextDueAt(now);
   }
 
+  /**
+   * When the text at a position will be handed to a phone, from the phones' real capacity
+   * (services/sending-estimate.ts, set at wiring); unset, the contract's plain formula.
+   */
+  estimator: ((accountId: string, queuePosition: number, scheduledFor: number, now: number) => { at: number; basis: string }) | undefined;
+
   /** The message's `queuePosition` and `estimatedDelivery` (epoch ms); undefined if not queued. */
-  position(id: string, now: number, sendRatePerMinute: number): { queuePosition: number; estimatedDelivery: number } | undefined {
+  position(id: string, now: number, sendRatePerMinute: number): { queuePosition: number; estimatedDelivery: number; basis?: string } | undefined {
     const node = this.byId.get(id);
     if (node === undefined) return undefined;
     const queuePosition = this.accounts.get(node.accountId)!.rank(node);
+    if (this.estimator) {
+      const e = this.estimator(node.accountId, queuePosition, node.scheduledFor, now);
+      return { queuePosition, estimatedDelivery: e.at, basis: e.basis };
+    }
     return { queuePosition, estimatedDelivery: estimateDelivery(node.scheduledFor, queuePosition, now, sendRatePerMinute) };
   }
 

@@ -140,7 +140,7 @@ export class BroadcastService {
    * What the account's connected phones can send a minute (services/devices.ts; set by deps.ts,
    * which makes the phones after the broadcasts). Until then: none connected.
    */
-  phones: (accountId: string) => { phonesConnected: number; ratePerMinute: number } = () => ({ phonesConnected: 0, ratePerMinute: 0 });
+  phones: (accountId: string) => { phonesConnected: number; ratePerMinute: number; phones?: number; basis?: "connected-phones" | "no-phone-connected"; durationMs?: (n: number) => number } = () => ({ phonesConnected: 0, ratePerMinute: 0 });
 
   constructor(
     private readonly sqlite: Database,
@@ -238,7 +238,10 @@ export class BroadcastService {
       const sending = quotaLeft === null ? recipients : Math.min(recipients, quotaLeft);
       const capacity = this.phones(accountId);
       const start = Math.max(req.scheduledFor ?? now, now);
-      const plan = planSending({ count: sending, start, pacePerMinute: req.sendRatePerMinute, quiet: { hours: quietHours, timezone }, phoneRatePerMinute: capacity.ratePerMinute });
+      const plan = planSending({ count: sending, start, pacePerMinute: req.sendRatePerMinute, quiet: { hours: quietHours, timezone }, phoneRatePerMinute: Math.max(capacity.ratePerMinute, capacity.durationMs ? 1 : 0) });
+      // Unpaced, the phones' real capacity says when the last goes (services/sending-estimate.ts),
+      // with the texts already waiting ahead of them counted; as if connected when none is.
+      if (!req.sendRatePerMinute && capacity.durationMs && sending > 0) plan.finishesAt = plan.firstDueAt + capacity.durationMs(sending);
       return {
         dryRun: true as const,
         recipients,
@@ -250,6 +253,8 @@ export class BroadcastService {
         quietHours: { hours: quietHours, timezone, delayed: plan.delayedByQuietHours },
         estimate: {
           phonesConnected: capacity.phonesConnected,
+          phones: capacity.phones ?? capacity.phonesConnected,
+          basis: capacity.basis ?? (capacity.phonesConnected ? "connected-phones" : "no-phone-connected"),
           ratePerMinute: capacity.ratePerMinute,
           startsAt: iso(plan.firstDueAt),
           finishesAt: plan.finishesAt === null ? null : iso(plan.finishesAt),

@@ -19,6 +19,7 @@ import { BucketRegistry, perMinute, type LimitResult } from "../limits/token-buc
 import type { Priority } from "../queue/priority-queue";
 import * as store from "../db/stores/devices";
 import type { DeviceRow } from "../db/stores/devices";
+import type { MessageRow } from "../db/message-rows";
 import type { LeaseService, LeasedMessage, PhoneAsking } from "./leases";
 import { LEASE_SECONDS_DEFAULT } from "./leases";
 import type { MessageService } from "./messages";
@@ -33,6 +34,12 @@ import { machineAddresses } from "../tls/local-ca";
 import { phoneSettingsFrom, sendRateOf, type PhoneSettings } from "../domain/smsgate-settings";
 import { EXPORT_OPEN_MS } from "../domain/inbound";
 import type { SmsgateSettingsService } from "./smsgate-settings";
+import { SendingCapacity, readDeviceLimits, slotsOf, type CapacityView, type DeviceLimitsDoc, type FleetPhone } from "./sending-capacity";
+import { SendingEstimator } from "./sending-estimate";
+import { SendingFailures } from "./sending-failures";
+import { appMessageSettings, parseLimits, resolveLimits, type LimitsOverride } from "../domain/sending-budget";
+import { clampToBudget, patchDeviceLimits } from "./device-limits";
+import type { FieldError } from "../domain/submission";
 
 export type { InboundReceiver };
 
@@ -71,6 +78,10 @@ export interface DeviceView {
   sentToday: number;
   failedToday: number;
   online: boolean;
+  /** Its own limits and its SIMs' as set (null keys: the account's). */
+  limits: DeviceLimitsDoc;
+  /** What it may still be handed in each window, and its pause (services/sending-capacity.ts). */
+  capacity: CapacityView;
 }
 
 export class DeviceService {
@@ -95,6 +106,17 @@ export class DeviceService {
    * made, recorded as handed out (services/thirdparty-messages.ts); null for any other text.
    */
   smsgateHandedOut: (messageId: string, now: number) => { simNumber: number | null; withDeliveryReport: boolean } | null = () => null;
+  /**
+   * The phone or SIM an SMSGate-API request named for a text (deviceId, simNumber), which wins over
+   * every other choice (services/thirdparty-messages.ts); null for any other text.
+   */
+  smsgateRequested: (messageId: string) => { deviceId: string | null; simNumber: number | null } | null = () => null;
+  /** Budgets, windows, pauses and sticky senders (services/sending-capacity.ts). */
+  readonly sending: SendingCapacity;
+  /** When queued texts go out, from the phones' real capacity (services/sending-estimate.ts). */
+  readonly estimator: SendingEstimator;
+  /** Pauses after failures, failover, device.paused / device.resumed (services/sending-failures.ts). */
+  readonly failures: SendingFailures;
   private oldestCache: { at: number; value: string | null } | undefined;
 
   constructor(
@@ -110,6 +132,14 @@ export class DeviceService {
     private readonly changes: Changes,
   ) {
     this.events = new DeviceEventHub(queue, clock);
+    this.sending = new SendingCapacity(sqlite, clock, (accountId) => this.fleet(accountId));
+    this.estimator = new SendingEstimator(clock, this.sending, (accountId) => this.fleet(accountId));
+    this.failures = new SendingFailures(sqlite, clock, logger, this.sending, leases, {
+      view: (d) => this.viewOf(d),
+      released: (d, n) => n > 0 && this.logger.warn("phone paused: its leased texts went back to the queue", { deviceId: d.id, name: d.name, released: n }),
+      wake: (accountId) => this.events.notify(accountId),
+      holderOf: (d) => this.holderOf(d),
+    });
     this.reports = new PhoneReports(sqlite, clock, logger, metrics, messages, leases, changes, this);
     this.requests = new BucketRegistry({ clock, capacity: config.deviceLimitPerMinute, refillPerMs: perMinute(config.deviceLimitPerMinute) });
     this.lastWorkRequestAt = clock();
@@ -130,9 +160,17 @@ export class DeviceService {
     return {
       name: "device-offline-sweep",
       start: () => {
+        this.sending.load();
         this.timer = setInterval(() => {
           this.sweepOffline();
           this.notePresence();
+          // A locked database (another process past the busy timeout) must not stop the timer: next second.
+          try {
+            this.failures.sweep();
+            this.sending.prune();
+          } catch (err) {
+            this.logger.warn("sending budgets: sweep deferred", { error: String(err).slice(0, 200) });
+          }
         }, OFFLINE_SWEEP_MS);
         (this.timer as { unref?: () => void }).unref?.();
         store.pruneCallbackEvents(this.sqlite, iso(this.clock() - CALLBACK_DEDUPE_MS));
@@ -243,7 +281,15 @@ export class DeviceService {
 
   /** The phone as the leasing service sees it: its holder mark and its own send rate. */
   private asking(device: DeviceRow): PhoneAsking {
-    return { id: device.id, accountId: device.accountId, holder: this.holderOf(device), sendRatePerMinute: this.sendRate(device) };
+    return {
+      id: device.id, accountId: device.accountId, holder: this.holderOf(device), sendRatePerMinute: this.sendRate(device),
+      gate: () => {
+        const now = this.clock();
+        const r = this.sending.readiness(device, now);
+        if (!r.ready) return { waitMs: r.waitMs };
+        return this.sending.gateFor(device, now, (id) => this.smsgateRequested(id), (other) => this.events.nudgeLater(device.accountId, other, 0));
+      },
+    };
   }
 
   /** Leases up to `limit` due messages to the device (LeaseService.leaseToPhone); a held-back phone is nudged later. */
@@ -275,7 +321,7 @@ export class DeviceService {
           id: m.id,
           textMessage: { text: m.content },
           phoneNumbers: [m.recipientPhone],
-          simNumber: smsgate?.simNumber ?? null,
+          simNumber: smsgate?.simNumber ?? m.sim ?? null,
           withDeliveryReport: smsgate?.withDeliveryReport ?? true,
           isEncrypted: false,
           priority: APP_PRIORITY[m.priority],
@@ -298,7 +344,7 @@ export class DeviceService {
         const at = iso(this.clock());
         d = {
           id: newId(), accountId, kind: "recipe", externalId: ext, name: (name?.trim() || ext).slice(0, DEVICE_NAME_MAX), tokenHash: null,
-          signingKey: null, pushToken: null, simCards: "[]", appVersion: null, lastSeenAt: at, lastIp: ip, battery: null, sendRatePerMinute: null,
+          signingKey: null, pushToken: null, simCards: "[]", appVersion: null, lastSeenAt: at, lastIp: ip, battery: null, sendRatePerMinute: null, sendingLimits: null,
           createdAt: at, updatedAt: at,
         };
         store.insertDevice(this.sqlite, d);
@@ -307,6 +353,19 @@ export class DeviceService {
     }
     this.touch(d, ip, userAgent);
     return d;
+  }
+
+  /** A send result the phone reported: pauses and failover (services/sending-failures.ts). */
+  sendResult(device: DeviceRow, row: MessageRow, result: "sent" | "failed", reason: string | null): void {
+    this.failures.reported(device, row, result, reason);
+  }
+
+  /** A text from `from` arrived on this phone and SIM (sticky sender: services/sending-capacity.ts). */
+  textReceived(device: DeviceRow, from: string, simNumber: number | null): void {
+    if (!/^\+\d{6,15}$/.test(from)) return;
+    const slots = slotsOf(device);
+    const slot = simNumber !== null && slots.includes(simNumber) ? simNumber : slots[0];
+    this.sending.noteExchange(device.accountId, from, device.id, slot, this.clock());
   }
 
   /** Counts a report of the device in its per-day and Prometheus figures. */
@@ -332,15 +391,18 @@ export class DeviceService {
    */
   settings(device: DeviceRow): PhoneSettings {
     const rate = this.sendRate(device);
-    const interval = Math.floor(60 / rate);
+    const budget = this.sending.limits(device);
+    const fromBudget = appMessageSettings(budget);
+    const interval = Math.max(Math.floor(60 / rate), fromBudget.send_interval_min);
     const ping = Math.max(5, Math.min(PING_INTERVAL_SECONDS_MAX, Math.floor(this.config.deviceOfflineAfterMs / 2_000)));
     const own: PhoneSettings = {
-      messages: { send_interval_min: interval, send_interval_max: interval, limit_period: "PerMinute", limit_value: rate },
+      messages: { send_interval_min: interval, send_interval_max: Math.max(interval, fromBudget.send_interval_max), limit_period: "PerMinute", limit_value: Math.min(rate, fromBudget.limit_value) },
       ping: { interval_seconds: ping },
       webhooks: { signing_key: device.signingKey },
       gateway: { notification_channel: "SSE_ONLY" },
     };
-    return this.smsgateSettings ? phoneSettingsFrom(own, this.smsgateSettings.peek(device.accountId), ping) : own;
+    const merged = this.smsgateSettings ? phoneSettingsFrom(own, this.smsgateSettings.peek(device.accountId), ping) : own;
+    return { ...merged, messages: clampToBudget(merged.messages, budget) };
   }
 
   /** GET /webhooks: the phone callbacks — Textwire's own receiver for the events it uses. */
@@ -372,7 +434,24 @@ export class DeviceService {
     return {
       id: d.id, name: d.name, kind: d.kind, appVersion: d.appVersion, simCards: sims, lastSeenAt: this.lastSeen(d), lastIp: this.seen.get(d.id)?.ip ?? d.lastIp,
       battery: d.battery, sendRatePerMinute: this.sendRate(d), sentToday: c?.sent ?? 0, failedToday: c?.failed ?? 0, online: this.online(d, now, connected),
+      limits: readDeviceLimits(d.sendingLimits), capacity: this.sending.capacity(d, now),
     };
+  }
+
+  /** The account's phones with their presence (the capacity model's and the hand-out rules' view). */
+  fleet(accountId: string): FleetPhone[] {
+    const now = this.clock();
+    const connected = this.events.connectedDevices();
+    return store.listDevices(this.sqlite, accountId).map((d) => {
+      const last = this.lastSeen(d);
+      return { device: d, online: this.online(d, now, connected), lastSeenMs: last ? Date.parse(last) : null, streaming: connected.has(d.id) && this.leases.phoneMayTake(d.id) };
+    });
+  }
+
+  /** One phone as the API shows it (events' `device`). */
+  viewOf(d: DeviceRow): DeviceView {
+    const now = this.clock();
+    return this.view(d, store.deviceDayCounts(this.sqlite, d.accountId, iso(now).slice(0, 10)), now, this.events.connectedDevices());
   }
 
   /**
@@ -405,10 +484,13 @@ export class DeviceService {
     return this.view(this.own(accountId, id), store.deviceDayCounts(this.sqlite, accountId, iso(now).slice(0, 10)), now, this.events.connectedDevices());
   }
 
-  /** PATCH /v1/devices/<id>: name and sendRatePerMinute (null = the server default). */
-  update(accountId: string, id: string, body: { name?: unknown; sendRatePerMinute?: unknown }): DeviceView {
+  /**
+   * PATCH /v1/devices/<id>: name, sendRatePerMinute (null = the server default), `limits` (the
+   * phone's own; null = the account's) and `sims: [{slot, limits}]` (a SIM's own; null removes).
+   */
+  update(accountId: string, id: string, body: { name?: unknown; sendRatePerMinute?: unknown; limits?: unknown; sims?: unknown }): DeviceView {
     const d = this.own(accountId, id);
-    const errs: Array<{ field: string; message: string; requirement?: string; provided?: unknown }> = [];
+    const errs: FieldError[] = [];
     const patch: Partial<DeviceRow> = {};
     if (body.name !== undefined) {
       if (typeof body.name !== "string" || !body.name.trim() || body.name.length > DEVICE_NAME_MAX) {
@@ -421,12 +503,28 @@ export class DeviceService {
         errs.push({ field: "sendRatePerMinute", message: "sendRatePerMinute must be a whole number from 1 to 10000, or null for the server default", requirement: "1-10000 or null", provided: r });
       } else patch.sendRatePerMinute = r as number | null;
     }
+    if (body.limits !== undefined || body.sims !== undefined) {
+      const doc = patchDeviceLimits(readDeviceLimits(d.sendingLimits), body.limits, body.sims, errs);
+      // What results must still nest with the account's own (an hour no smaller than a minute).
+      if (doc) {
+        const account = this.sending.settingsOf(accountId).limits;
+        const whole = (field: string, ...levels: LimitsOverride[]) => {
+          const r = parseLimits(resolveLimits(account, ...levels), field);
+          if (!r.ok) errs.push(...r.errors);
+        };
+        whole("limits", doc.limits);
+        doc.sims.forEach((sim, i) => whole(`sims[${i}].limits`, doc.limits, sim.limits));
+      }
+      if (doc && !errs.length) patch.sendingLimits = doc.sims.length || Object.keys(doc.limits).length ? JSON.stringify(doc) : null;
+    }
     if (errs.length) throw validationError(errs);
     if (Object.keys(patch).length) {
       patch.updatedAt = nextUpdatedAt(this.clock(), d.updatedAt);
       store.updateDevice(this.sqlite, d.id, patch);
       for (const [k, r] of this.recipes) if (r.id === d.id) this.recipes.delete(k);
-      if (patch.sendRatePerMinute !== undefined) this.events.emit(accountId, "SettingsUpdated", null, d.id);
+      // The app's own limits derive from them (GET /settings): it fetches them again.
+      if (patch.sendRatePerMinute !== undefined || patch.sendingLimits !== undefined) this.events.emit(accountId, "SettingsUpdated", null, d.id);
+      if (patch.sendingLimits !== undefined) this.events.notify(accountId);
       this.changes.device(accountId, "updated", this.clock());
     }
     return this.get(accountId, id);
@@ -435,7 +533,10 @@ export class DeviceService {
   /** DELETE /v1/devices/<id>: its token stops working at once and its leases go back to the queue. */
   remove(accountId: string, id: string): { deletedId: string } {
     const d = this.own(accountId, id);
-    store.deleteDevice(this.sqlite, accountId, d.id);
+    this.sqlite.transaction(() => {
+      store.deleteDevice(this.sqlite, accountId, d.id);
+      this.sending.forgetDevice(d.id);
+    })();
     for (const [k, r] of this.recipes) if (r.id === d.id) this.recipes.delete(k);
     this.seen.delete(d.id);
     this.leases.forgetPhone(d.id);

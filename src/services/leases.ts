@@ -31,6 +31,7 @@ import { emitMessageStatus } from "./event-payloads";
 import { cancelIfOptedOutAtLease } from "./opt-outs";
 import { scheduleRetry } from "./retries";
 import { messagesOf, type MessageStore } from "../db/stores/messages";
+import type { SendingGate } from "./sending-capacity";
 
 export const LEASE_SECONDS_DEFAULT = 300;
 export const LEASE_SECONDS_MIN = 30;
@@ -40,10 +41,17 @@ export const WAIT_SECONDS_MAX = 30;
 /** How often the timer looks for expired leases. */
 export const LEASE_SWEEP_EVERY_MS = 1_000;
 export const NO_REPORT_REASON = "no-report";
+/**
+ * A phone's gate may refuse texts (another phone's contact, a budget): the walk looks at most this
+ * many due texts per request, so a long run of refusals costs a bounded walk.
+ */
+export const GATED_WALK_MAX = 512;
 
 export interface LeasedMessage extends Message {
   leaseToken: string;
   leaseExpiresAt: string;
+  /** The SIM chosen by the phone's budgets (1-based simNumber); absent or 0: the phone's own choice. */
+  sim?: number;
 }
 
 export interface NextResult {
@@ -61,6 +69,11 @@ export interface PhoneAsking {
   holder: string;
   /** Its own cap, on top of the account's. */
   sendRatePerMinute: number;
+  /**
+   * Its sending budgets (services/sending-capacity.ts): a gate for this request, or how long until
+   * it may take anything. Absent: no budget applies (an API client).
+   */
+  gate?: () => SendingGate | { waitMs: number };
 }
 
 export interface LeaseConfig {
@@ -194,12 +207,16 @@ export class LeaseService {
   /**
    * Ends at once every lease held by `holder` (a device gone offline): the messages return to the
    * queue for other devices. Counted as an expiry, so the no-report cut-off still applies (the
-   * phone may have sent before it vanished). Returns how many came back.
+   * phone may have sent before it vanished). `only`: just these of its leases (a paused SIM's).
+   * Returns how many came back.
    */
-  releaseHolder(holder: string): number {
+  releaseHolder(holder: string, only?: string[], opts: { tellHolder?: boolean } = {}): number {
     const now = this.clock();
-    const ids = this.store.heldBy(holder);
+    const held = this.store.heldBy(holder);
+    const ids = only ? held.filter((id) => only.includes(id)) : held;
     if (ids.length === 0) return 0;
+    // A paused phone is still there: told MessageCancelled, it drops what it was not yet sending.
+    if (opts.tellHolder) for (const id of ids) { const h = this.holders.get(id); if (h) this.cancelled(h.accountId, id, h.holder); }
     // Moving the expiry to now lets the one sweep rule decide: back to the queue, or no-report.
     this.sqlite.transaction(() => {
       for (const id of ids) this.store.expireLeaseAt(id, iso(now));
@@ -288,7 +305,7 @@ export class LeaseService {
   }
 
   /** Leases up to `limit` due messages of the account, in queue order. */
-  next(accountId: string, opts: { limit: number; leaseSeconds: number; deviceId?: string | null }): NextResult {
+  next(accountId: string, opts: { limit: number; leaseSeconds: number; deviceId?: string | null; gate?: SendingGate }): NextResult {
     const now = this.clock();
     this.maybeSweep(now);
     const bucket = this.bucket(accountId, now);
@@ -305,29 +322,55 @@ export class LeaseService {
     // out; the walk then goes on for the slots it would have taken.
     const suppressed = new Set<string>();
     const taken = new Set<string>();
-    const firstDue = this.queue.takeDue(accountId, now, allowed, (id) => this.leases.has(id));
+    // Texts the phone's gate refused (another phone's contact, over a budget): skipped, not lost.
+    const refused = new Set<string>();
+    const gate = opts.gate;
+    // With a gate, the walk looks further ahead than it hands out: refusals are expected.
+    const want = (n: number) => (gate ? Math.max(n, 64) : n);
+    const firstDue = this.queue.takeDue(accountId, now, want(allowed), (id) => this.leases.has(id));
     if (firstDue.length === 0) return { messages: [] };
-    const leased = this.sqlite.transaction(() => {
-      const out: Array<{ row: MessageRow; token: string }> = [];
-      for (let round = 0; round < 5 && out.length < allowed; round++) {
-        const due = round === 0 ? firstDue : this.queue.takeDue(accountId, now, allowed - out.length, (id) => this.leases.has(id) || suppressed.has(id) || taken.has(id));
+    const run = this.sqlite.transaction(() => {
+      const out: Array<{ row: MessageRow; token: string; sim?: number }> = [];
+      let walked = 0;
+      for (let round = 0; (gate ? walked < GATED_WALK_MAX : round < 5) && out.length < allowed; round++) {
+        const due = round === 0 ? firstDue : this.queue.takeDue(accountId, now, want(allowed - out.length), (id) => this.leases.has(id) || suppressed.has(id) || taken.has(id) || refused.has(id));
         if (due.length === 0) break;
         let skipped = 0;
         for (const e of due) {
+          if (out.length >= allowed || (gate && walked >= GATED_WALK_MAX)) break;
+          walked++;
           if (cancelIfOptedOutAtLease(this.sqlite, e.id, iso(now))) {
             emitMessageStatus(this.sqlite, accountId, e.id, "cancelled", now);
             suppressed.add(e.id);
             skipped++;
             continue;
           }
+          const admitted = gate ? gate.admit(e.id, accountId) : null;
+          if (gate && !admitted) {
+            refused.add(e.id);
+            skipped++;
+            continue;
+          }
           const token = crypto.randomUUID();
           const row = this.store.lease(token, expiresIso, device, e.id, iso(now));
-          if (row) out.push({ row, token }), taken.add(row.id);
+          if (row) {
+            if (admitted) gate!.leased(row.id, admitted);
+            out.push({ row, token, ...(admitted && admitted.slot > 0 ? { sim: admitted.slot } : {}) });
+            taken.add(row.id);
+          }
         }
         if (skipped === 0) break;
       }
       return out;
-    })();
+    });
+    let leased: Array<{ row: MessageRow; token: string; sim?: number }>;
+    try {
+      leased = run();
+    } catch (err) {
+      // The gate counted in memory what the rolled-back rows no longer say.
+      gate?.rollback();
+      throw err;
+    }
     if (suppressed.size > 0) {
       this.withdraw(suppressed);
       this.changes.message(accountId, "settled", "queue");
@@ -335,10 +378,10 @@ export class LeaseService {
     if (leased.length === 0) return { messages: [] };
     bucket.take(now, leased.length);
     const messages: LeasedMessage[] = [];
-    for (const { row, token } of leased) {
+    for (const { row, token, sim } of leased) {
       this.leases.set(row.id, expiresAt);
       if (device) this.holders.set(row.id, { accountId, holder: device });
-      messages.push({ ...toMessage(row), leaseToken: token, leaseExpiresAt: expiresIso });
+      messages.push({ ...toMessage(row), leaseToken: token, leaseExpiresAt: expiresIso, ...(sim ? { sim } : {}) });
     }
     if (expiresAt < this.earliest) this.earliest = expiresAt;
     this.changes.message(accountId, "leased", "queue");
@@ -351,6 +394,12 @@ export class LeaseService {
     if (!b) this.phoneBuckets.set(phone.id, (b = new TokenBucket(rate, perMinute(rate), now)));
     else b.reconfigure(now, rate, perMinute(rate));
     return b;
+  }
+
+  /** Whether the phone's own send rate lets it take one more text now (a phone never seen: yes). */
+  phoneMayTake(id: string): boolean {
+    const b = this.phoneBuckets.get(id);
+    return !b || b.peek(this.clock()) >= 1;
   }
 
   /** A removed phone's send bucket goes with it. */
@@ -367,12 +416,27 @@ export class LeaseService {
     const now = this.clock();
     this.askedForWork(phone.accountId);
     const bucket = this.phoneBucket(phone, now);
-    const allowed = Math.min(limit, bucket.peek(now));
+    let allowed = Math.min(limit, bucket.peek(now));
     if (allowed <= 0) {
       nudge(bucket.msUntil(now, 1));
       return [];
     }
-    const r = this.next(phone.accountId, { limit: allowed, leaseSeconds, deviceId: phone.holder });
+    const g = phone.gate?.();
+    if (g && "waitMs" in g) {
+      // Paused, or its spacing not yet over: asked again when it is (if work is due then).
+      if (this.queue.takeDue(phone.accountId, now, 1, (id) => this.leases.has(id)).length > 0) nudge(g.waitMs);
+      return [];
+    }
+    const gate = g as SendingGate | undefined;
+    if (gate) allowed = Math.min(allowed, gate.max);
+    const r = this.next(phone.accountId, { limit: allowed, leaseSeconds, deviceId: phone.holder, gate });
+    if (gate) {
+      for (const other of gate.preferred) gate.nudgeOther(other);
+      // Spacing: the next text is handed out once it is over; a text held for a budget, once it fits.
+      const wait = gate.after();
+      if (wait !== undefined && r.messages.length > 0) nudge(wait);
+      else if (r.messages.length === 0 && gate.retryAt !== undefined) nudge(Math.max(0, gate.retryAt - now));
+    }
     bucket.take(now, r.messages.length);
     if (r.rateLimitedForMs !== undefined) nudge(r.rateLimitedForMs);
     else if (r.messages.length === allowed && allowed < limit) nudge(bucket.msUntil(now, 1));
@@ -390,7 +454,7 @@ export class LeaseService {
       if (bucket.peek(this.clock()) < 1) return null;
     }
     const left = Math.max(0, waitSeconds - (performance.now() - started) / 1_000);
-    const m = await this.waitNext(phone.accountId, { leaseSeconds, deviceId: phone.holder }, left);
+    const m = await this.waitNext(phone.accountId, { leaseSeconds, deviceId: phone.holder, gate: phone.gate }, left);
     if (m) bucket.take(this.clock(), 1);
     return m;
   }
@@ -399,10 +463,11 @@ export class LeaseService {
    * Leases one message, waiting up to `waitSeconds` (wall time) for one to become available.
    * Returns null when none did.
    */
-  async waitNext(accountId: string, opts: { leaseSeconds: number; deviceId?: string | null }, waitSeconds: number): Promise<LeasedMessage | null> {
+  async waitNext(accountId: string, opts: { leaseSeconds: number; deviceId?: string | null; gate?: PhoneAsking["gate"] }, waitSeconds: number): Promise<LeasedMessage | null> {
     const deadline = performance.now() + waitSeconds * 1_000;
     for (;;) {
-      const r = this.next(accountId, { ...opts, limit: 1 });
+      const g = opts.gate?.();
+      const r: NextResult = g && "waitMs" in g ? { messages: [], rateLimitedForMs: g.waitMs } : this.next(accountId, { leaseSeconds: opts.leaseSeconds, deviceId: opts.deviceId, limit: 1, gate: g as SendingGate | undefined });
       if (r.messages.length > 0) return r.messages[0];
       const remaining = deadline - performance.now();
       if (remaining <= 0 || this.stopped) return null;

@@ -8,6 +8,7 @@
  * transaction that changed a message's queued-ness has committed, and the change is then
  * announced (src/lib/changes.ts).
  */
+import type { Waiting } from "./sending-capacity";
 import type { Actor } from "../domain/people";
 import type { Database } from "bun:sqlite";
 import { AppError } from "../errors";
@@ -64,8 +65,11 @@ export class MessageService {
     return toMessage(this.getRow(accountId, id));
   }
 
-  /** The message and its timeline of states and leases (the dashboard's detail view). */
-  getWithTimeline(accountId: string, id: string): { message: Message; timeline: TimelineEvent[] } {
+  /** Why a queued text waits (services/sending-capacity.ts, waitingOf; set by deps.ts). */
+  waiting: ((row: MessageRow) => Waiting | null) | undefined;
+
+  /** The message and its timeline of states and leases (the dashboard's detail view); `waiting` while queued. */
+  getWithTimeline(accountId: string, id: string): { message: Message; timeline: TimelineEvent[]; waiting?: Waiting } {
     const row = this.getRow(accountId, id);
     const message = toMessage(row);
     const holders = Array.isArray(message.metadata.leases) ? message.metadata.leases.map((l: any) => l?.deviceId).filter((x: unknown): x is string => typeof x === "string") : [];
@@ -84,7 +88,8 @@ export class MessageService {
       },
       (d) => names.get(d) ?? null,
     );
-    return { message, timeline };
+    const waiting = row.status === "queued" && row.lease_token === null ? this.waiting?.(row) : null;
+    return { message, timeline, ...(waiting ? { waiting } : {}) };
   }
 
   list(accountId: string, q: ListQuery) {

@@ -55,6 +55,10 @@ export interface PhoneRegistry {
   holderOf(device: DeviceRow): string;
   touch(device: DeviceRow, ip: string): void;
   inbound: InboundReceiver | undefined;
+  /** A send result applied: the budgets' pauses and failover (services/sending-failures.ts). */
+  sendResult(device: DeviceRow, row: MessageRow, result: "sent" | "failed", reason: string | null): void;
+  /** A text from `from` arrived on this phone and SIM: its next texts go from there (sticky sender). */
+  textReceived(device: DeviceRow, from: string, simNumber: number | null): void;
 }
 
 export class PhoneReports {
@@ -155,6 +159,7 @@ export class PhoneReports {
           if (row.status !== "queued" || (row.lease_token === null && leaseToken !== undefined && lastFailedLease(row.metadata) === leaseToken)) return false;
           this.messages.updateStatus(device.accountId, r.id, { status: "failed", failureReason: r.failureReason, leaseToken }, { quiet: true });
           this.countResult(device, "failed");
+          this.registry.sendResult(device, row, "failed", r.failureReason);
           return true;
         }
       }
@@ -171,6 +176,7 @@ export class PhoneReports {
     const t = believedTime(given, leasedAt, this.clock());
     this.messages.updateStatus(device.accountId, row.id, { status: "sent", sentAt: iso(t.at), leaseToken }, { deviceSentAt: t.deviceTime, quiet: true });
     this.countResult(device, "sent");
+    this.registry.sendResult(device, row, "sent", null);
     return true;
   }
 
@@ -288,6 +294,7 @@ export class PhoneReports {
     // The app's own id of the received text: a text reported twice is stored once.
     const externalId = typeof payload.messageId === "string" && payload.messageId ? payload.messageId.slice(0, 100) : eventId;
     inbound.receive(device.accountId, { from, body: payload.message, receivedAt, deviceId: device.id, externalId, simNumber: payload.simNumber, recipient: payload.recipient });
+    this.registry.textReceived(device, from, typeof payload.simNumber === "number" ? payload.simNumber : null);
     return true;
   }
 }

@@ -375,6 +375,12 @@ export class ThirdPartyMessages {
    * What a phone is handed with a text sent through SMSGate's API (its SIM and delivery-report
    * choice), marking it Processed's time; null for any other text.
    */
+  /** The phone and SIM the client's request named for a text (they win over every other choice); null for any other text. */
+  requested(messageId: string): { deviceId: string | null; simNumber: number | null } | null {
+    const o = this.store.optionsOf(messageId);
+    return o ? { deviceId: o.deviceId, simNumber: o.simNumber } : null;
+  }
+
   handedOut(messageId: string, now: number): { simNumber: number | null; withDeliveryReport: boolean } | null {
     const o = this.store.optionsOf(messageId);
     if (!o) return null;

@@ -11,6 +11,9 @@ import { SmsGateEmulator } from "../helpers/smsgate-emulator";
 let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer({ sendRatePerMinute: 100_000 });
+  // 1,000 texts in hand at once: far past a real phone's budget, which this test is not about.
+  const many = { partsPerMinute: 100_000, partsPerHour: 100_000, partsPerDay: 100_000, newRecipientsPerDay: 100_000, newRecipientsPerMonth: 100_000, spacingSeconds: { min: 0, max: 0 } };
+  await expectStatus(await s.api("/account/settings", { method: "PUT", json: { sending: { limits: many } } }), 200);
 });
 afterAll(async () => {
   await s.stop();

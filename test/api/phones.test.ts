@@ -168,7 +168,8 @@ describe("GET and PATCH /message", () => {
     const p = await phone(s, { behaviour: "hold" });
     await expectStatus(await s.api(`/devices/${p.id}`, { method: "PATCH", json: { sendRatePerMinute: 2 } }), 200);
     const now = Date.now();
-    for (let i = 0; i < 5; i++) insertMessage(d, s.accountId, { createdAt: iso(now - 100 + i), scheduledFor: iso(now - 100) });
+    // New numbers: the earlier tests' phones (still online) keep their own contacts (sticky sender).
+    for (let i = 0; i < 5; i++) insertMessage(d, s.accountId, { createdAt: iso(now - 100 + i), scheduledFor: iso(now - 100), phone: `+1415555${3100 + i}` });
     const msgs = await expectStatus(await fetch(`${mobile(s)}/message`, { headers: { Authorization: `Bearer ${p.token}` } }), 200);
     expect(msgs.length).toBe(2);
     const st = await expectStatus(await fetch(`${mobile(s)}/settings`, { headers: { Authorization: `Bearer ${p.token}` } }), 200);

@@ -647,7 +647,8 @@ describe("monthly quota", () => {
 describe("queue positions", () => {
   test("urgent first, then high, normal, low; within a priority by scheduledFor, then creation order", async () => {
     const now = Date.parse("2026-04-01T10:00:00.000Z");
-    const t = await startTestServer({ sendRatePerMinute: 60 }, { clock: () => now });
+    // The phones' real budgets give the times (docs/phones.md): none registered, so as if one were.
+    const t = await startTestServer({ sendRatePerMinute: 60 }, { clock: () => now, sendingLimits: "real" });
     try {
       const normal = await createForm(t, { settings: { defaultPriority: "normal" } });
       const urgent = await createForm(t, { settings: { defaultPriority: "urgent" } });
@@ -660,7 +661,9 @@ describe("queue positions", () => {
       expect(n1.estimatedDelivery).toBe("2026-04-01T10:00:00.000Z");
       const n2 = await sub(normal);
       expect(n2.queuePosition).toBe(2);
-      expect(n2.estimatedDelivery).toBe("2026-04-01T10:00:01.000Z"); // 1 ahead at 60/min
+      // 1 ahead, and the default budget's pause between two texts of a phone is 3-8 s (5.5 on average).
+      expect(n2.estimatedDelivery).toBe("2026-04-01T10:00:05.500Z");
+      expect(n2.estimate).toEqual({ basis: "no-phone-connected" });
       const l1 = await sub(low);
       expect(l1.queuePosition).toBe(3);
       const u1 = await sub(urgent);

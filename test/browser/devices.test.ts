@@ -118,10 +118,33 @@ describe("Devices at 1280 px", () => {
     await page.getByRole("button", { name: "Change Shop phone" }).click();
     await dialog.getByLabel("Use the server's default rate instead").check();
     await dialog.getByRole("button", { name: "Save" }).click();
-    await page.getByText("Saved: Shop phone sends up to 50 texts a minute.").waitFor();
+    // The phone's own budget (20 parts a minute by default) is below the server's 50.
+    await page.getByText("Saved: Shop phone sends at most 20 texts a minute and 200 an hour.").waitFor();
     expect((await server.api("/devices")).data.devices[0].sendRatePerMinute).toBe(50);
     expect(errors).toEqual([]);
   }, 45_000);
+
+  test("the phone's day: \"1 of 200 this hour\"; its limits change in plain words, a bad one is refused by name", async () => {
+    const row = page.getByRole("row", { name: /Shop phone/ });
+    expect(await row.textContent()).toContain("1 of 200 this hour");
+    await page.getByRole("button", { name: "Change Shop phone" }).click();
+    const dialog = page.getByRole("dialog", { name: /^Change / });
+    await dialog.getByRole("group", { name: /At most this many texts/ }).waitFor();
+    expect(await dialog.getByLabel("Per minute").inputValue()).toBe("20");
+    await dialog.getByLabel("Per hour").fill("10");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await dialog.getByRole("alert").waitFor();
+    // 20 a minute but 10 an hour: the server names what is wrong.
+    expect(await dialog.getByRole("alert").textContent()).toContain("partsPerMinute must not be more than partsPerHour");
+    await dialog.getByLabel("Per hour").fill("150");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Saved: Shop phone sends at most 20 texts a minute and 150 an hour.").waitFor();
+    await page.getByRole("row", { name: /Shop phone/ }).filter({ hasText: "1 of 150 this hour" }).waitFor();
+    expect((await server.api("/devices")).data.devices[0].limits).toEqual({ limits: { partsPerHour: 150 }, sims: [] });
+    await expectAccessible(page, "Devices, limits");
+    await screenshot(page, "devices-limits-1280");
+    expect(errors).toEqual([]);
+  }, 30_000);
 
   test("the Overview shows phones online (n of m) and the backup state", async () => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Overview", exact: true }).click();
@@ -145,6 +168,7 @@ describe("Devices at 390 px (dark)", () => {
       await page.getByRole("heading", { level: 2, name: /Shop phone/ }).waitFor();
       expect(await page.getByRole("table").count()).toBe(0);
       expect(await page.getByRole("listitem").filter({ hasText: "Shop phone" }).textContent()).toContain("Sent today1");
+      expect(await page.getByRole("listitem").filter({ hasText: "Shop phone" }).textContent()).toContain("This hour1 of 150 this hour");
       await page.getByRole("button", { name: "Change Shop phone" }).waitFor();
       await fitsWidth(page, 390);
       await expectAccessible(page, "Devices at 390 px");

@@ -12,7 +12,8 @@ import { launchBrowser, startServerProcess, watchErrors, openContext, signIn, DE
 const NAV = ["Overview", "Forms", "Messages", "Conversations", "Contacts", "Broadcasts", "Devices", "Settings"];
 /** Requests a page may make when it opens (the Overview: its own answer and /health). */
 const MAX_REQUESTS: Record<string, number> = {
-  Overview: 3,
+  // The overview, /health and the phones (a paused phone is named: docs/phones.md).
+  Overview: 4,
   // Settings is a stack of sections, each loading its own part (keys, sessions, limits, replies,
   // keyword replies, SMSGate clients, backups, replication, the public certificate); bounded here so
   // it cannot grow unseen.

@@ -25,7 +25,20 @@ export function tempDir(prefix = "textwire-test-"): string {
 }
 
 /** Starts the real server on a free port with a fresh temporary database file. */
-export async function startTestServer(overrides: Partial<ServeConfig> = {}, opts: { clock?: Clock; dir?: string; logger?: Logger; outbound?: OutboundOptions } = {}): Promise<TestServer> {
+/**
+ * The account budget tests run with unless they ask for the real one (`sendingLimits: "real"`):
+ * most tests hand many texts to one phone in a second, which a real budget paces over minutes
+ * (docs/phones.md, "How fast a phone sends"). A phone's or SIM's own limits still apply.
+ */
+export const UNBOUNDED_SENDING_LIMITS = Object.freeze({
+  partsPerMinute: 1_000_000, partsPerHour: 1_000_000, partsPerDay: 1_000_000, newRecipientsPerDay: 1_000_000, newRecipientsPerMonth: 1_000_000,
+  spacingSeconds: Object.freeze({ min: 0, max: 0 }),
+});
+
+export async function startTestServer(
+  overrides: Partial<ServeConfig> = {},
+  opts: { clock?: Clock; dir?: string; logger?: Logger; outbound?: OutboundOptions; sendingLimits?: "real" | "unbounded" } = {},
+): Promise<TestServer> {
   const dir = opts.dir ?? tempDir();
   const dbPath = overrides.db ?? join(dir, "textwire.db");
   let first: { accountId: string; apiKey: string } | undefined;
@@ -35,6 +48,11 @@ export async function startTestServer(overrides: Partial<ServeConfig> = {}, opts
     outbound: opts.outbound,
     onFirstKey: (k) => (first = k),
   });
+  if (opts.sendingLimits !== "real") {
+    const sending = running.deps.devices.sending;
+    const own = sending.settingsOf;
+    sending.settingsOf = (accountId) => ({ ...own(accountId), limits: { ...UNBOUNDED_SENDING_LIMITS, spacingSeconds: { min: 0, max: 0 } } });
+  }
   // Tests read SQLite directly behind the API right after a webhook's 200: the same read barrier an
   // API request passes, taken synchronously, so they see what was acknowledged.
   const sqlite = running.deps.sqlite;

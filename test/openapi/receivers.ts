@@ -29,6 +29,8 @@ export const RECEIVERS: { [T in keyof webhooks]: (body: EventBody<T>) => string 
   "automation.run.completed": (e) => `${e.type}: ${e.data.run.id} at ${e.data.run.finishedAt ?? "?"}, ${e.data.run.steps.filter((x) => x.status === "skipped").length} skipped`,
   "device.online": (e) => `${e.type}: ${e.data.device.name} (${e.data.device.kind}) online ${e.data.device.online}`,
   "device.offline": (e) => `${e.type}: ${e.data.device.name} last seen ${e.data.device.lastSeenAt ?? "never"}`,
+  "device.paused": (e) => `${e.type}: ${e.data.device.name} SIM ${e.data.slot ?? "all"} until ${e.data.pausedUntil} (${e.data.pauseReason})`,
+  "device.resumed": (e) => `${e.type}: ${e.data.device.name} SIM ${e.data.slot ?? "all"}`,
   "queue.stuck": (e) => `${e.type}: ${e.data.queue.queuedMessages} queued, last poll ${e.data.queue.lastDevicePollAt ?? "never"}, after ${e.data.queue.stuckAfterSeconds} s`,
   "endpoint.disabled": (e) => `${e.type}: ${e.data.endpoint.url}: ${e.data.endpoint.disabledReason} (${e.data.endpoint.disabledAt})`,
   "replication.stalled": (e) => `${e.type}: ${e.data.replication.target} ${e.data.replication.lagSeconds} s behind, last sync ${e.data.replication.lastSyncAt ?? "never"}${e.data.replication.lastError ? ` (${e.data.replication.lastError})` : ""}`,

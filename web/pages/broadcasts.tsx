@@ -399,10 +399,14 @@ function Confirmation(props: {
   const perText = p.segments.min === p.segments.max ? plural(p.segments.max, "text", "texts") : `${fmtNum(p.segments.min)} to ${fmtNum(p.segments.max)} texts`;
   const starts = p.scheduledFor ? `Starts ${whenInWords(p.scheduledFor, props.zone)}` : "Starts now";
   const e = p.estimate;
+  // The time comes from the phones' own limits (docs/phones.md): as if connected when none is.
+  const phones = e.phones ?? e.phonesConnected;
   const time =
-    e.phonesConnected === 0
-      ? "No phone connected: texts wait until one is."
-      : `Takes ${minutesInWords(e.minutes ?? 0)} with ${plural(e.phonesConnected, "phone", "phones")} connected (${fmtNum(e.ratePerMinute)} texts a minute).`;
+    e.basis === "no-phone-connected" || e.phonesConnected === 0
+      ? e.minutes === null
+        ? "No phone connected: texts wait until one is."
+        : `No phone is connected right now. Once ${phones > 1 ? "they are" : "one is"}, about ${minutesInWords(e.minutes)} with your ${plural(Math.max(1, phones), "phone", "phones")}.`
+      : `About ${minutesInWords(e.minutes ?? 0)} with your ${plural(e.phonesConnected, "phone", "phones")}, within their sending limits.`;
   const action = `Send to ${plural(p.sending, "person", "people")}`;
   return (
     <section class="notice confirm-broadcast" aria-labelledby="bc-confirm-title" tabIndex={-1} ref={props.sectionRef as any}>

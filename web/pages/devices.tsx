@@ -83,7 +83,7 @@ function DeviceList() {
                   <th scope="col" class="num">Battery</th>
                   <th scope="col" class="num">Sent today</th>
                   <th scope="col" class="num">Failed attempts today</th>
-                  <th scope="col" class="num">Send rate</th>
+                  <th scope="col">This hour</th>
                   {admin ? <th scope="col">Actions</th> : null}
                 </tr>
               </thead>
@@ -101,7 +101,9 @@ function DeviceList() {
                     <td class="num">{d.battery === null ? "—" : `${d.battery} %`}</td>
                     <td class="num">{fmtNum(d.sentToday)}</td>
                     <td class={`num${d.failedToday > 0 ? " status-failed" : ""}`}>{fmtNum(d.failedToday)}</td>
-                    <td class="num">{fmtNum(d.sendRatePerMinute)} a minute</td>
+                    <td>
+                      <Budget device={d} />
+                    </td>
                     {admin ? (
                       <td class="device-actions">
                         <Actions device={d} onEdit={() => (editing.value = d)} onRemove={() => (removing.value = d)} />
@@ -138,8 +140,10 @@ function DeviceList() {
                     <dd>{fmtNum(d.failedToday)}</dd>
                   </div>
                   <div>
-                    <dt>Send rate</dt>
-                    <dd>{fmtNum(d.sendRatePerMinute)} a minute</dd>
+                    <dt>This hour</dt>
+                    <dd>
+                      <Budget device={d} />
+                    </dd>
                   </div>
                 </dl>
                 {admin ? (
@@ -206,13 +210,61 @@ function EmptyState(props: { admin: boolean }) {
   );
 }
 
-/** Rename a phone or set its own send rate (empty = the server's default). */
+/** Why a phone or SIM is paused, in the owner's words (docs/phones.md, "When a phone or SIM is paused"). */
+export function pauseWords(reason: string | null): string {
+  switch (reason) {
+    case "android-limit":
+      return "Android's own sending limit was reached; it goes on by itself within a minute. To raise the limit, see the phones guide.";
+    case "no-service":
+      return "The SIM had no signal; texts go from your other phones or SIMs meanwhile.";
+    case "radio-off":
+      return "The phone's radio is off (airplane mode?); texts go from your other phones or SIMs meanwhile.";
+    case "repeated-failures":
+      return "Several texts in a row failed; it is tried again after a pause.";
+    default:
+      return reason ?? "";
+  }
+}
+
+/** "142 of 200 this hour", each SIM's when there are several, and a pause in plain words. */
+function Budget(props: { device: Device }) {
+  const c = props.device.capacity;
+  const of = (used: number, limit: number) => `${fmtNum(used)} of ${fmtNum(limit)} this hour`;
+  return (
+    <span class="budget">
+      {of(c.used.partsLastHour, c.limits.partsPerHour)}
+      {c.sims.length > 1
+        ? c.sims.map((sim) => (
+            <span key={sim.slot} class="hint">
+              SIM {sim.slot}: {of(sim.used.partsLastHour, sim.limits.partsPerHour)}
+              {sim.pausedUntil ? ` — paused until ${fmtDate(sim.pausedUntil)}` : ""}
+            </span>
+          ))
+        : null}
+      {c.pausedUntil ? (
+        <span class="hint status-failed">
+          Paused until {fmtDate(c.pausedUntil)}: {pauseWords(c.pauseReason)}
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
+const LIMIT_FIELDS = [
+  ["partsPerMinute", "Per minute", "Android lets an app send 30 a minute; 20 leaves room for your own texts."],
+  ["partsPerHour", "Per hour", "Carriers look hard at personal SIMs that send more than a few hundred an hour."],
+  ["partsPerDay", "Per day", ""],
+  ["newRecipientsPerDay", "New numbers per day", "Numbers this phone has not texted in the last 24 hours."],
+] as const;
+
+/** Rename a phone, set its own send rate (empty = the server's default) and its sending limits. */
 function EditPhone(props: { device: Device | null; onDone: (message?: string) => void }) {
   const ref = useRef<HTMLDialogElement>(null);
   const name = useSignal("");
   const rate = useSignal("");
   const useDefault = useSignal(false);
   const error = useSignal("");
+  const limits = useSignal<Record<string, string>>({});
   const d = props.device;
   useEffect(() => {
     const el = ref.current;
@@ -222,13 +274,23 @@ function EditPhone(props: { device: Device | null; onDone: (message?: string) =>
       rate.value = "";
       useDefault.value = false;
       error.value = "";
+      const l = d.capacity.limits;
+      limits.value = { ...Object.fromEntries(LIMIT_FIELDS.map(([k]) => [k, String(l[k])])), spacingMin: String(l.spacingSeconds.min), spacingMax: String(l.spacingSeconds.max) };
       if (!el.open) el.showModal();
     } else if (el.open) el.close();
   }, [d]);
   async function save(e: Event) {
     e.preventDefault();
     if (!d) return;
-    const body: { name?: string; sendRatePerMinute?: number | null } = {};
+    const body: { name?: string; sendRatePerMinute?: number | null; limits?: Record<string, unknown> } = {};
+    // Only what the owner changed becomes the phone's own; the server checks every value.
+    const own: Record<string, unknown> = {};
+    const l = d.capacity.limits;
+    for (const [k] of LIMIT_FIELDS) if (limits.value[k] !== String(l[k])) own[k] = Number(limits.value[k]);
+    if (limits.value.spacingMin !== String(l.spacingSeconds.min) || limits.value.spacingMax !== String(l.spacingSeconds.max)) {
+      own.spacingSeconds = { min: Number(limits.value.spacingMin), max: Number(limits.value.spacingMax) };
+    }
+    if (Object.keys(own).length) body.limits = own;
     if (name.value.trim() !== d.name) body.name = name.value.trim();
     const r = rate.value.trim();
     if (useDefault.value) body.sendRatePerMinute = null;
@@ -243,7 +305,8 @@ function EditPhone(props: { device: Device | null; onDone: (message?: string) =>
     if (!Object.keys(body).length) return props.onDone();
     try {
       const res = await api<Answer<"/v1/devices/{id}", "patch">>(`/devices/${encodeURIComponent(d.id)}`, { method: "PATCH", json: body });
-      props.onDone(`Saved: ${res.data.device.name} sends up to ${fmtNum(res.data.device.sendRatePerMinute)} texts a minute.`);
+      const l = res.data.device.capacity.limits;
+      props.onDone(`Saved: ${res.data.device.name} sends at most ${fmtNum(Math.min(l.partsPerMinute, res.data.device.sendRatePerMinute))} texts a minute and ${fmtNum(l.partsPerHour)} an hour.`);
     } catch (err) {
       error.value = errorText(err);
     }
@@ -275,6 +338,34 @@ function EditPhone(props: { device: Device | null; onDone: (message?: string) =>
           <input type="checkbox" checked={useDefault.value} onChange={(e) => (useDefault.value = (e.target as HTMLInputElement).checked)} />
           Use the server's default rate instead
         </label>
+        <fieldset class="limits">
+          <legend>At most this many texts (a long text counts as 2 or more)</legend>
+          {LIMIT_FIELDS.map(([k, label, hint]) => (
+            <span class="field" key={k}>
+              <label for={`limit-${k}`}>{label}</label>
+              <input
+                id={`limit-${k}`}
+                inputMode="numeric"
+                value={limits.value[k] ?? ""}
+                aria-describedby={hint ? `limit-${k}-hint` : undefined}
+                onInput={(e) => (limits.value = { ...limits.value, [k]: (e.target as HTMLInputElement).value })}
+              />
+              {hint ? (
+                <span id={`limit-${k}-hint`} class="hint">
+                  {hint}
+                </span>
+              ) : null}
+            </span>
+          ))}
+          <span class="field">
+            <label for="limit-spacing-min">Pause between texts, from (seconds)</label>
+            <input id="limit-spacing-min" inputMode="numeric" value={limits.value.spacingMin ?? ""} onInput={(e) => (limits.value = { ...limits.value, spacingMin: (e.target as HTMLInputElement).value })} />
+          </span>
+          <span class="field">
+            <label for="limit-spacing-max">to (seconds)</label>
+            <input id="limit-spacing-max" inputMode="numeric" value={limits.value.spacingMax ?? ""} onInput={(e) => (limits.value = { ...limits.value, spacingMax: (e.target as HTMLInputElement).value })} />
+          </span>
+        </fieldset>
         {error.value ? <p class="error" role="alert">{error.value}</p> : null}
         <div class="dialog-actions">
           <button type="submit">Save</button>

@@ -376,7 +376,7 @@ export function stepText(e: TimelineEvent): string {
     case "scheduled":
       return "Due to go out";
     case "leased":
-      return `Handed to ${phoneName(e)} to send${e.expiresAt ? `, to report back by ${fmtDate(e.expiresAt)}` : ""}`;
+      return `Handed to ${phoneName(e)}${e.sim ? ` (SIM ${e.sim})` : ""} to send${e.expiresAt ? `, to report back by ${fmtDate(e.expiresAt)}` : ""}${e.moved ? `. It moved from the contact's usual phone: ${e.moved}` : ""}`;
     case "lease_expired":
       return `${phoneName(e)} did not report back in time; the message went back to the queue`;
     case "attempt_failed":
@@ -395,12 +395,15 @@ export function stepText(e: TimelineEvent): string {
 function MessageDetail(props: { id: string }) {
   const m = useSignal<any>(null);
   const timeline = useSignal<TimelineEvent[]>([]);
+  /** Why a queued text is not out yet, in plain words (docs/phones.md, "How fast a phone sends"). */
+  const waiting = useSignal<{ reason: string; until: string | null; words: string } | null>(null);
   const error = useSignal("");
   const load = () =>
     api(`/messages/${encodeURIComponent(props.id)}`)
       .then((r) => {
         m.value = r.data.message;
         timeline.value = r.data.timeline ?? [];
+        waiting.value = r.data.waiting ?? null;
         error.value = "";
       })
       .catch((e) => (error.value = errorText(e)));
@@ -431,7 +434,8 @@ function MessageDetail(props: { id: string }) {
         ["Sent", fmtDate(x.sentAt)],
         ["Why it failed", x.failureReason ? <ReasonText code={x.failureReason} /> : "—"],
         ["Times sent again", x.retryCount ?? 0],
-        ["Phone", lastPhone ? (lastPhone.deviceName ?? lastPhone.deviceId ?? "—") : "— (not handed to a phone yet)"],
+        ["Phone", lastPhone ? `${lastPhone.deviceName ?? lastPhone.deviceId ?? "—"}${lastPhone.sim ? `, SIM ${lastPhone.sim}` : ""}` : "— (not handed to a phone yet)"],
+        ...(waiting.value ? [["Waiting", `${waiting.value.words}${waiting.value.until ? ` Until about ${fmtDate(waiting.value.until)}.` : ""}`] as [string, unknown]] : []),
       ]
     : [];
   return (

@@ -2,7 +2,8 @@ import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import "uplot/dist/uPlot.min.css";
 import { api, errorText, isOperator } from "../api";
-import { fmtAge, fmtNum, zone } from "../format";
+import { fmtAge, fmtDate, fmtNum, zone } from "../format";
+import { pauseWords } from "./devices";
 import { PRIORITIES_BY_RANK } from "../../src/domain/statuses";
 import { dayAxis, dayPoints, dayText } from "../day-axis";
 import { healthWarnings, replicationText, statusWarnings, type Health } from "../warnings";
@@ -14,12 +15,28 @@ const PRIORITIES = PRIORITIES_BY_RANK;
 
 interface OverviewData extends OverviewInfo {
   health: Health;
+  /** Phones paused after a failure they reported, with why (docs/phones.md, "When a phone or SIM is paused"). */
+  paused: Array<{ id: string; text: string }>;
 }
 
 /** Two requests: the Overview's own answer and the server's health (docs/api-decisions.md, "The dashboard never locks itself out; honest status"). */
 async function loadOverview(): Promise<OverviewData> {
-  const [o, health] = await Promise.all([api<Answer<"/v1/overview">>(`/overview?timezone=${encodeURIComponent(zone)}`), fetch("/health").then((r) => r.json() as Promise<Health>)]);
-  return { ...o.data, health };
+  const [o, health, devices] = await Promise.all([
+    api<Answer<"/v1/overview">>(`/overview?timezone=${encodeURIComponent(zone)}`),
+    fetch("/health").then((r) => r.json() as Promise<Health>),
+    api<Answer<"/v1/devices">>("/devices").catch(() => null),
+  ]);
+  const paused = (devices?.data.devices ?? []).flatMap((d) => {
+    const c = d.capacity;
+    const out: Array<{ id: string; text: string }> = [];
+    if (c.pausedUntil) out.push({ id: `paused-${d.id}`, text: `“${d.name}” is paused until ${fmtDate(c.pausedUntil)}. ${pauseWords(c.pauseReason)}` });
+    else
+      for (const sim of c.sims) {
+        if (sim.pausedUntil) out.push({ id: `paused-${d.id}-${sim.slot}`, text: `SIM ${sim.slot || 1} of “${d.name}” is paused until ${fmtDate(sim.pausedUntil)}. ${pauseWords(sim.pauseReason)}` });
+      }
+    return out;
+  });
+  return { ...o.data, health, paused };
 }
 
 export function Overview() {
@@ -46,8 +63,13 @@ export function Overview() {
       {d ? (
         <>
           <div class="warnings" aria-live="polite">
-            {warnings.length || status.length ? (
+            {warnings.length || status.length || d.paused.length ? (
               <ul class="warning-list">
+                {d.paused.map((w) => (
+                  <li key={w.id} class="warning" data-warning="phone-paused">
+                    {w.text} <a href="/devices">See your phones</a>
+                  </li>
+                ))}
                 {status.map((w) => (
                   <li key={w.id} class="warning" data-warning={w.id}>
                     {w.text} {w.link ? <a href={w.link.href}>{w.link.text}</a> : null}

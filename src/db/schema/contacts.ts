@@ -34,6 +34,8 @@ export const contacts = sqliteTable(
     optedOutAt: text("opted_out_at"),
     /** JSON {source: webhook|import|manual|api|inbound, formId?, at, ipAddress?}: how the contact entered. */
     consent: text("consent"),
+    /** The contact's own IANA time zone (migration 0040); null = the form's. */
+    timeZone: text("time_zone"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },

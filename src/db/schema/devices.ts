@@ -30,6 +30,8 @@ export const devices = sqliteTable(
     battery: integer("battery"),
     /** null = the server's --send-rate-per-minute. */
     sendRatePerMinute: integer("send_rate_per_minute"),
+    /** Its own sending limits and its SIMs' (JSON {limits, sims: [{slot, limits}]}; null = the account's; migration 0040). */
+    sendingLimits: text("sending_limits"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -99,4 +101,44 @@ export const inboxExports = sqliteTable(
   requestedAt: text("requested_at").notNull(),
   },
   (t) => [index("inbox_exports_device_idx").on(t.deviceId, t.requestedAt)],
+);
+
+/**
+ * One row per text handed to a phone (migration 0040): the SIM slot (0 = the phone's own
+ * choice), the time (epoch ms) and parts. The budgets' rolling windows are rebuilt from it at boot
+ * (src/services/sending-capacity.ts); written in the lease's own transaction.
+ */
+export const sendHandouts = sqliteTable("send_handouts", {
+  deviceId: text("device_id").notNull(),
+  slot: integer("slot").notNull(),
+  at: integer("at").notNull(),
+  parts: integer("parts").notNull(),
+  recipient: text("recipient").notNull(),
+});
+
+/** A phone's (slot -1) or SIM's pause after failures it reported, until `until` (epoch ms). */
+export const sendPauses = sqliteTable(
+  "send_pauses",
+  {
+    deviceId: text("device_id").notNull(),
+    slot: integer("slot").notNull(),
+    until: integer("until").notNull(),
+    reason: text("reason").notNull(),
+    failures: integer("failures").notNull(),
+    since: integer("since").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.deviceId, t.slot] })],
+);
+
+/** The phone and SIM each number last exchanged texts with (the sticky sender). */
+export const contactSenders = sqliteTable(
+  "contact_senders",
+  {
+    accountId: text("account_id").notNull(),
+    phone: text("phone").notNull(),
+    deviceId: text("device_id").notNull(),
+    slot: integer("slot").notNull(),
+    at: integer("at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.phone] })],
 );

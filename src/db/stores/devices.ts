@@ -10,16 +10,16 @@ export type RegistrationTokenRow = typeof deviceRegistrationTokens.$inferSelect;
 
 const DEVICE_COLS = `id, account_id AS accountId, kind, external_id AS externalId, name, token_hash AS tokenHash,
   signing_key AS signingKey, push_token AS pushToken, sim_cards AS simCards, app_version AS appVersion,
-  last_seen_at AS lastSeenAt, last_ip AS lastIp, battery, send_rate_per_minute AS sendRatePerMinute,
+  last_seen_at AS lastSeenAt, last_ip AS lastIp, battery, send_rate_per_minute AS sendRatePerMinute, sending_limits AS sendingLimits,
   created_at AS createdAt, updated_at AS updatedAt`;
 
 export function insertDevice(db: Database, d: DeviceRow): void {
   db.query(
     `INSERT INTO devices (id, account_id, kind, external_id, name, token_hash, signing_key, push_token, sim_cards, app_version,
-       last_seen_at, last_ip, battery, send_rate_per_minute, created_at, updated_at)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)`,
+       last_seen_at, last_ip, battery, send_rate_per_minute, created_at, updated_at, sending_limits)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)`,
   ).run(d.id, d.accountId, d.kind, d.externalId, d.name, d.tokenHash, d.signingKey, d.pushToken, d.simCards, d.appVersion,
-    d.lastSeenAt, d.lastIp, d.battery, d.sendRatePerMinute, d.createdAt, d.updatedAt);
+    d.lastSeenAt, d.lastIp, d.battery, d.sendRatePerMinute, d.createdAt, d.updatedAt, d.sendingLimits ?? null);
 }
 
 export function findDeviceByTokenHash(db: Database, hash: string): DeviceRow | null {
@@ -43,7 +43,7 @@ export function listDevices(db: Database, accountId?: string): DeviceRow[] {
 export function updateDevice(db: Database, id: string, patch: Partial<DeviceRow>): void {
   const cols: Record<string, string> = {
     name: "name", pushToken: "push_token", simCards: "sim_cards", appVersion: "app_version", lastSeenAt: "last_seen_at",
-    lastIp: "last_ip", battery: "battery", sendRatePerMinute: "send_rate_per_minute", updatedAt: "updated_at",
+    lastIp: "last_ip", battery: "battery", sendRatePerMinute: "send_rate_per_minute", sendingLimits: "sending_limits", updatedAt: "updated_at",
   };
   const sets: string[] = [];
   const params: Array<string | number | null> = [];

@@ -62,7 +62,7 @@ export function smsgateStore(sqlite: Database) {
         WHERE r.account_id = ?1 AND r.smsgate_id = ?2 ORDER BY r.position`,
     ),
     options: q(
-      `SELECT r.message_id AS messageId, g.sim_number AS simNumber, g.with_delivery_report AS withDeliveryReport, r.smsgate_id AS smsgateId
+      `SELECT r.message_id AS messageId, g.sim_number AS simNumber, g.with_delivery_report AS withDeliveryReport, r.smsgate_id AS smsgateId, g.device_id AS deviceId
          FROM smsgate_recipients r INDEXED BY smsgate_recipients_message_idx
          JOIN smsgate_messages g ON g.account_id = r.account_id AND g.id = r.smsgate_id
         WHERE r.message_id = ?1`,
@@ -100,7 +100,7 @@ export function smsgateStore(sqlite: Database) {
     recipients: (accountId: string, id: string) => s.recipients.all(accountId, id) as RecipientView[],
     /** What a phone needs of an SMSGate message it is handed (null: not sent through SMSGate's API). */
     optionsOf: (messageId: string) =>
-      s.options.get(messageId) as { messageId: string; simNumber: number | null; withDeliveryReport: number; smsgateId: string } | null,
+      s.options.get(messageId) as { messageId: string; simNumber: number | null; withDeliveryReport: number; smsgateId: string; deviceId: string | null } | null,
     markProcessed: (messageId: string, atIso: string) => void s.markProcessed.run(messageId, atIso),
     /** A page of the account's messages; `total` counts them all unless `counted` is false (then -1). */
     list(accountId: string, f: SmsgateListFilter, newestFirst: boolean, limit: number, offset: number, counted = true): { rows: SmsgateMessageRow[]; total: number } {

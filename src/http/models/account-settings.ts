@@ -2,6 +2,7 @@ import { t } from "elysia";
 import type { TSchema } from "@sinclair/typebox";
 import { ACCOUNT_SETTING_KEYS, MAX_KEYWORDS, MAX_REPLY_LENGTH } from "../../domain/account-settings";
 import { checked } from "./common";
+import { LimitsInput, SendingLimits } from "./sending";
 import { MAX_KEYWORD_LENGTH } from "../../domain/keywords";
 import { MAX_BUSINESS_NAME_LENGTH } from "../../domain/business-profile";
 
@@ -18,6 +19,10 @@ const SETTINGS: Record<(typeof ACCOUNT_SETTING_KEYS)[number] | "confirmCommonWor
   optOutReply: [Reply, `confirmation of an opt-out, 1-${MAX_REPLY_LENGTH} characters; {{accountName}} is replaced; null = default`],
   optInReply: [Reply, "confirmation of an opt-in; null = default"],
   helpReply: [Reply, "answer to HELP; null = default"],
+  sending: [
+    t.Union([t.Object({ limits: t.Optional(LimitsInput), stickyMoveAfterMinutes: t.Optional(t.Unknown({ description: "whole minutes ≥ 1, or null for the default (10)" })) }, { additionalProperties: true }), t.Null()]),
+    "how the phones send: limits (partsPerMinute, partsPerHour, partsPerDay, newRecipientsPerDay, newRecipientsPerMonth, spacingSeconds {min, max}: every phone's and SIM's budget unless it sets its own; null keys = default) and stickyMoveAfterMinutes (a contact's texts move off its own phone once that phone is paused or offline this long, default 10); null = defaults",
+  ],
   confirmCommonWords: [t.Boolean(), "true saves keywords that are everyday words (\"me\", \"ok\", \"thanks\"); without it a list given with one it did not hold is refused with 409 COMMON_WORDS_UNCONFIRMED"],
 };
 const each = <T>(f: (type: TSchema, description: string) => T) => Object.fromEntries(Object.entries(SETTINGS).map(([k, [type, d]]) => [k, f(type, d)]));
@@ -38,6 +43,7 @@ const Settings = t.Object({
   optOutReply: t.String(),
   optInReply: t.String(),
   helpReply: t.String(),
+  sending: t.Object({ limits: SendingLimits, stickyMoveAfterMinutes: t.Integer({ minimum: 1 }) }),
 });
 
 export const AccountSettingsAnswer = t.Object({

@@ -111,12 +111,14 @@ export const BroadcastPreviewAnswer = Envelope(
     estimate: t.Object(
       {
         phonesConnected: Count,
-        ratePerMinute: t.Integer({ minimum: 0, description: "what the connected phones send a minute together, capped by the account's send rate; 0 = none connected" }),
+        phones: t.Optional(t.Integer({ minimum: 0, description: "the account's phones the estimate counts on" })),
+        basis: t.Optional(t.Union([t.Literal("connected-phones"), t.Literal("no-phone-connected")], { description: "no-phone-connected: the time is as if the account's phones were connected" })),
+        ratePerMinute: t.Integer({ minimum: 0, description: "what the phones keep up a minute together in the long run, within their budgets (docs/phones.md)" }),
         startsAt: Timestamp,
-        finishesAt: t.Union([Timestamp, t.Null()], { description: "null: no phone connected, the texts wait until one is" }),
+        finishesAt: t.Union([Timestamp, t.Null()], { description: "when the last text is handed to a phone, from the phones' budgets (as if connected when none is)" }),
         minutes: t.Union([Count, t.Null()], { description: "from startsAt to finishesAt, rounded up" }),
       },
-      { description: "with the phones connected now; texts already waiting from other sources are not counted" },
+      { description: "from the phones' budgets, spacing and pauses, with the texts already waiting counted (docs/phones.md)" },
     ),
     scheduledFor: t.Union([Timestamp, t.Null()], { description: "the start asked for when it is later than now; null = now" }),
     accountTimeZone: t.String({ description: "the business's time zone (Settings → Business), UTC when none was chosen: the dashboard's zone for dates" }),

@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { checked, Envelope, literals, NullableString, NullableTimestamp, Timestamp } from "./common";
+import { Capacity, DeviceLimits, LimitsInput, SimLimitsInput } from "./sending";
 import { DEVICE_NAME_MAX, REGISTRATION_TOKEN_HOURS_DEFAULT, REGISTRATION_TOKEN_HOURS_MAX } from "../../services/device-registration";
 
 /** The app's SimCard (slotIndex, simNumber, phoneNumber, carrierName, iccid; the app redacts the last three). */
@@ -85,6 +86,8 @@ export const DeviceView = t.Object({
   sentToday: t.Integer({ minimum: 0 }),
   failedToday: t.Integer({ minimum: 0 }),
   online: t.Boolean(),
+  limits: DeviceLimits,
+  capacity: Capacity,
 });
 
 export const DevicePatchBody = t.Object({
@@ -92,6 +95,8 @@ export const DevicePatchBody = t.Object({
   sendRatePerMinute: t.Optional(
     checked(t.Union([t.Integer({ minimum: 1, maximum: 10_000 }), t.Null()]), "messages per minute this phone is handed (1-10000), null = the server's --send-rate-per-minute"),
   ),
+  limits: t.Optional(LimitsInput),
+  sims: t.Optional(SimLimitsInput),
 });
 
 // ---------------------------------------------------------------------------------------------

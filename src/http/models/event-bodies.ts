@@ -69,6 +69,20 @@ const EVENTS: Record<Exclude<EventType, SmsgateOnlyEvent>, EventDoc> = {
   "automation.run.completed": { data: t.Object({ run: AutomationRun }), summary: "An automation's run went through all its steps" },
   "device.online": { data: t.Object({ device: DeviceView }), summary: "A phone came back (it asked for work again)" },
   "device.offline": { data: t.Object({ device: DeviceView }), summary: "A phone went quiet for longer than --device-offline-after" },
+  "device.paused": {
+    data: t.Object({
+      device: DeviceView,
+      slot: t.Union([t.Integer({ minimum: 1 }), t.Null()], { description: "the SIM paused; null: the whole phone (Android's limit is per phone)" }),
+      pausedUntil: Timestamp,
+      pauseReason: t.String({ description: "android-limit, no-service, radio-off or repeated-failures" }),
+    }),
+    summary: "A phone or SIM stopped being handed texts after a failure it reported",
+    description: "Its texts in hand went back to the queue for phones with budget; docs/phones.md says what to do for each reason.",
+  },
+  "device.resumed": {
+    data: t.Object({ device: DeviceView, slot: t.Union([t.Integer({ minimum: 1 }), t.Null()]) }),
+    summary: "A paused phone or SIM is handed texts again",
+  },
   "queue.stuck": {
     data: t.Object({
       queue: t.Object({

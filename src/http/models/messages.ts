@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { Waiting } from "./sending";
 import { IntParam, PageQuery, checked, Envelope, Timestamp, NullableTimestamp, NullableString, PageInfo, Deleted, literals, Actor } from "./common";
 import { MESSAGE_STATUSES } from "../../domain/message-transitions";
 import { PRIORITIES } from "../../domain/form-definition";
@@ -151,6 +152,8 @@ export const TimelineEvent = t.Object({
   retryAt: t.Optional(t.String({ description: "attempt_failed: when the message went back to the queue" })),
   by: t.Optional(literals(["automatic", "owner"])),
   deviceTime: t.Optional(t.String({ description: "sent / delivered: the time the phone reported, when it lay before its lease or ahead of the server's clock and the server's time was recorded instead" })),
+  sim: t.Optional(t.Integer({ minimum: 0, description: "leased: the SIM it was handed out with (SMSGate simNumber; 0: the phone's own choice)" })),
+  moved: t.Optional(t.String({ description: "leased: why it went from another phone or SIM than its contact's own" })),
 });
 export const MessageAnswer = Envelope(
   t.Object({
@@ -158,6 +161,7 @@ export const MessageAnswer = Envelope(
     timeline: t.Array(TimelineEvent, {
       description: `oldest first; the latest ${LEASE_HISTORY_MAX} leases and ${FAILURE_HISTORY_MAX} failed attempts are kept per message`,
     }),
+    waiting: t.Optional(Waiting),
   }),
 );
 export const QueuedAnswer = Envelope(

@@ -40,6 +40,12 @@ export const SubmissionAnswer = Envelope(
       contactId: t.String({ description: "the contact created or updated" }),
       queuePosition: t.Union([t.Integer({ minimum: 1 }), t.Null()]),
       estimatedDelivery: t.Union([Timestamp, t.Null()]),
+      estimate: t.Optional(
+        t.Object(
+          { basis: t.Union([t.Literal("connected-phones"), t.Literal("no-phone-connected")]) },
+          { description: "how estimatedDelivery was found: from the connected phones' budgets, or as if the account's phones were connected (none is now)" },
+        ),
+      ),
       duplicate: t.Optional(t.Boolean({ description: "true: the same submission within the form's duplicate window; nothing new queued" })),
       suppressed: t.Optional(t.String({ description: 'why no message was queued, e.g. "recipient-limit"' })),
     },

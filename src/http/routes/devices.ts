@@ -44,7 +44,7 @@ export function devicesRoutes(deps: AppDeps) {
         params: IdParam,
         body: DevicePatchBody,
         response: { 200: DeviceAnswer },
-        detail: { summary: "Rename a phone or set its send rate", tags, "x-errors": notFound },
+        detail: { summary: "Rename a phone, set its send rate, or its and its SIMs' sending limits", tags, "x-errors": notFound },
       },
     )
     .delete("/:id", ({ request, params }) => ({ status: "success", data: deps.devices.remove(authOf(request).accountId, params.id) }), {

@@ -245,6 +245,8 @@ export class SubmissionWrite {
                 contactId,
                 queuePosition: pos.queuePosition,
                 estimatedDelivery: new Date(pos.estimatedDelivery).toISOString(),
+                // On what the time rests: "no-phone-connected" when it is as if the phones were (docs/phones.md).
+                ...(pos.basis ? { estimate: { basis: pos.basis } } : {}),
               },
             });
             entry.kind = "queued";

@@ -105,6 +105,13 @@ async function driveEveryEvent() {
   devices.notePresence(clock());
   await expectStatus(await mobile("GET"), 200);
   devices.notePresence(clock());
+  // Android's own limit refuses a text: the phone is paused for its minute, then resumes.
+  await expectStatus(await api("/messages", "POST", { phoneNumber: "+14155550106", content: "Over the limit" }), 201);
+  const limited: Array<{ id: string }> = await expectStatus(await mobile("GET"), 200);
+  const failure = "Send result: RESULT_ERROR_LIMIT_EXCEEDED (Failed because we reached the sending queue limit)";
+  await expectStatus(await mobile("PATCH", limited.map((m) => ({ id: m.id, state: "Failed", recipients: [{ phoneNumber: "+14155550106", state: "Failed", error: failure }], states: { Failed: at(0) } }))), 204);
+  offset += 61_000;
+  devices.failures.sweep(clock());
 
   // The queue: a due message and no phone asking for work for --stuck-after (10 min).
   await expectStatus(await api("/messages", "POST", { phoneNumber: "+14155550104", content: "Anyone there?" }), 201);
