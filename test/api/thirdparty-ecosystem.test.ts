@@ -415,15 +415,16 @@ describe("webhook payloads as SMSGate sends them", () => {
     expect((await call("POST", "/webhooks", { json: { id: "sent", url: `http://127.0.0.1:${receiver.port}/sent`, event: "sms:sent" } })).status).toBe(201);
     const sent = (await call("POST", "/messages", { json: { id: "retry-me", textMessage: { text: "See you at 6" }, phoneNumbers: ["+12025550115"], simNumber: 1 } })).body;
     expect(sent.id).toBe("retry-me");
-    const taken = [await reportUntil(p, "+12025550115", "Failed", "RESULT_ERROR_NO_SERVICE")];
-    // Textwire will try again (a transient failure), yet the client reads Failed now.
+    const taken = [await reportUntil(p, "+12025550115", "Failed", "RESULT_ERROR_GENERIC_FAILURE")];
+    // Textwire will try again (a transient failure, and one generic failure does not pause the
+    // phone: docs/phones.md, pauses and failover), yet the client reads Failed now.
     const state = await call("GET", "/messages/retry-me");
-    expect(state.body).toMatchObject({ state: "Failed", recipients: [{ phoneNumber: "+12025550115", state: "Failed", error: "RESULT_ERROR_NO_SERVICE" }], states: { Failed: expect.any(String) } });
+    expect(state.body).toMatchObject({ state: "Failed", recipients: [{ phoneNumber: "+12025550115", state: "Failed", error: "RESULT_ERROR_GENERIC_FAILURE" }], states: { Failed: expect.any(String) } });
     const msg = ts.running.deps.sqlite.query("SELECT status FROM messages WHERE id = ?").get(taken[0].id) as { status: string };
     expect(msg.status).toBe("queued");
     expect((await call("GET", "/messages?state=Failed&limit=100")).body.map((m: any) => m.id)).toContain("retry-me");
     const failed = await until("sms:failed", () => received.find((r) => r.path === "/fails"));
-    expect(failed.body).toMatchObject({ event: "sms:failed", deviceId: p.id, webhookId: "fails", payload: { messageId: "retry-me", phoneNumber: "+12025550115", recipient: "+12025550115", simNumber: 1, partsCount: 1, reason: "RESULT_ERROR_NO_SERVICE", failedAt: expect.any(String) } });
+    expect(failed.body).toMatchObject({ event: "sms:failed", deviceId: p.id, webhookId: "fails", payload: { messageId: "retry-me", phoneNumber: "+12025550115", recipient: "+12025550115", simNumber: 1, partsCount: 1, reason: "RESULT_ERROR_GENERIC_FAILURE", failedAt: expect.any(String) } });
     // Textwire's /v1 endpoints never see the attempt event.
     expect((ts.running.deps.sqlite.query("SELECT count(*) AS n FROM events WHERE type = 'message.attempt_failed'").get() as { n: number }).n).toBeGreaterThan(0);
 

@@ -12,7 +12,7 @@ let browser: Browser;
 let formId: string;
 
 async function person(name: string, email: string, password: string) {
-  const inv = await server.api("/invitations", { method: "POST", json: { role: "staff" } });
+  const inv = await server.api("/invitations", { method: "POST", json: { role: "staff", email } });
   const token = String(inv.data.url).split("#")[1];
   const res = await fetch(`${server.url}/v1/invitations/accept`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ token, name, email, password }) });
   expect(res.status).toBe(201);
