@@ -26,7 +26,7 @@ test("requests acknowledged before a kill are told once after the restart", asyn
   try {
     const form = ((await (await api(s.url, "/forms", { method: "POST", json: { name: "Contact us", messageTemplate: "Thanks!", fields: [{ name: "message", type: "longText" }], settings: { delayMinutes: 0 } } })).json()) as any).data.form;
     // A staff person with a mobile who wants to hear about requests.
-    const inv = ((await (await api(s.url, "/invitations", { method: "POST", json: { role: "staff" } })).json()) as any).data;
+    const inv = ((await (await api(s.url, "/invitations", { method: "POST", json: { role: "staff", email: "sam@bakery.example" } })).json()) as any).data;
     const token = String(inv.url).split("#")[1];
     const joined = await fetch(`${s.url}/v1/invitations/accept`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ token, name: "Sam", email: "sam@bakery.example", password: "flour-and-sugar-9" }) });
     expect(joined.status).toBe(201);
