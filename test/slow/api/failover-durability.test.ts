@@ -110,36 +110,18 @@ describe("failover across kills", () => {
       p.sent.push(id);
       p.unreported.push({ id, state: "Sent" });
     };
-    /** The app's event stream: MessageCancelled makes the phone drop the text. */
-    const listen = (p: Phone): AbortController => {
-      const abort = new AbortController();
-      void (async () => {
-        try {
-          const res = await mobile(p, "/events", { signal: abort.signal });
-          const reader = res.body!.getReader();
-          const dec = new TextDecoder();
-          let buf = "";
-          for (;;) {
-            const { done, value } = await reader.read();
-            if (done) return;
-            buf += dec.decode(value, { stream: true });
-            let i: number;
-            while ((i = buf.indexOf("\n\n")) >= 0) {
-              const block = buf.slice(0, i);
-              buf = buf.slice(i + 2);
-              if (!/event:\s*MessageCancelled/.test(block)) continue;
-              const data = block.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("");
-              const id = (JSON.parse(data) as { messageId: string }).messageId;
-              if (p.held.delete(id)) p.cancels++;
-            }
-          }
-        } catch {
-          // Cut by the kill, or closed at the round's end.
-        }
-      })();
-      return abort;
+    /** The app's event stream (on this run's server): MessageCancelled makes the phone drop the text. */
+    const listen = (p: Phone): { abort(): void } => {
+      const stream = new SmsGateEmulator({ base: `${server.url}/api/mobile/v1`, pullOnEvents: false });
+      stream.token = p.emu.token;
+      stream.onEvent = (name, data) => {
+        if (name === "MessageCancelled" && p.held.delete((JSON.parse(data) as { messageId: string }).messageId)) p.cancels++;
+      };
+      // Cut by the kill, or closed at the round's end.
+      stream.connect().catch(() => {});
+      return { abort: () => stream.disconnect() };
     };
-    const connected = async (abort: AbortController[]) => {
+    const connected = async (abort: Array<{ abort(): void }>) => {
       // Let the streams open before the failover starts (each is a request the server answers at once).
       await Bun.sleep(100);
       return abort;
