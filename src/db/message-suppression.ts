@@ -58,22 +58,27 @@ export function optOutConfirmedSince(sqlite: Database, accountId: string, phone:
 }
 
 /**
- * Lease time: whether this queued message must not go out — its recipient opted out and it is
- * not a keyword reply. One primary-key probe and one (account_id, phone_number) probe.
+ * Of a batch of the queue walk, the messages whose recipient opted out after they were queued
+ * and that are not keyword replies: cancelled rather than handed out. One statement (the ids as
+ * a JSON array).
  */
-export function isSuppressedAtLease(sqlite: Database, messageId: string): boolean {
-  const r = sqlite
+export function suppressedAtLease(sqlite: Database, messageIds: string[]): Set<string> {
+  const out = new Set<string>();
+  if (messageIds.length === 0) return out;
+  const rows = sqlite
     .query(
-      `SELECT m.metadata FROM messages m JOIN contacts c ON c.account_id = m.account_id AND c.phone_number = m.recipient_phone
-       WHERE m.id = ?1 AND c.opted_out = 1`,
+      `SELECT m.id, m.metadata FROM messages m JOIN contacts c ON c.account_id = m.account_id AND c.phone_number = m.recipient_phone
+       WHERE m.id IN (SELECT value FROM json_each(?1)) AND c.opted_out = 1`,
     )
-    .get(messageId) as { metadata: string } | null;
-  if (!r) return false;
-  try {
-    return JSON.parse(r.metadata)?.source !== KEYWORD_REPLY_SOURCE;
-  } catch {
-    return true;
+    .all(JSON.stringify(messageIds)) as Array<{ id: string; metadata: string }>;
+  for (const r of rows) {
+    let keywordReply = false;
+    try {
+      keywordReply = JSON.parse(r.metadata)?.source === KEYWORD_REPLY_SOURCE;
+    } catch {}
+    if (!keywordReply) out.add(r.id);
   }
+  return out;
 }
 
 export function cancelSuppressed(sqlite: Database, messageId: string, nowIso: string): void {

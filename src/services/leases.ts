@@ -28,7 +28,7 @@ import type { Lifecycle } from "../lib/lifecycle";
 import type { Changes } from "../lib/changes";
 import { toMessage, type Message, type MessageRow } from "../db/message-rows";
 import { emitMessageStatus } from "./event-payloads";
-import { cancelIfOptedOutAtLease } from "./opt-outs";
+import { optedOutAtLease } from "./opt-outs";
 import { scheduleRetry } from "./retries";
 import { messagesOf, type MessageStore } from "../db/stores/messages";
 import type { SendingGate } from "./sending-capacity";
@@ -336,10 +336,11 @@ export class LeaseService {
         const due = round === 0 ? firstDue : this.queue.takeDue(accountId, now, want(allowed - out.length), (id) => this.leases.has(id) || suppressed.has(id) || taken.has(id) || refused.has(id));
         if (due.length === 0) break;
         let skipped = 0;
+        const cancelIfOptedOut = optedOutAtLease(this.sqlite, due.map((e) => e.id));
         for (const e of due) {
           if (out.length >= allowed || (gate && walked >= GATED_WALK_MAX)) break;
           walked++;
-          if (cancelIfOptedOutAtLease(this.sqlite, e.id, iso(now))) {
+          if (cancelIfOptedOut(e.id, iso(now))) {
             emitMessageStatus(this.sqlite, accountId, e.id, "cancelled", now);
             suppressed.add(e.id);
             skipped++;

@@ -11,7 +11,7 @@
  * - import: a row's optedOut/optedOutAt cells — `parseImportOptOut`, `importOptOut`;
  * - enqueue: a submission (`submissionSuppression`), a manual send (`refuseIfOptedOut`), a
  *   broadcast (its segment leaves out OPTED_OUT_SQL, src/db/broadcast-store.ts);
- * - lease: a message whose number opted out after it was queued — `cancelIfOptedOutAtLease`.
+ * - lease: a message whose number opted out after it was queued — `optedOutAtLease`.
  *
  * Every change of the opt-out is recorded in the contact's consent history (consent_history):
  * what, how, the reason, who and when (docs/api-decisions.md, "Contact care").
@@ -28,7 +28,7 @@ import type { FieldError } from "../domain/submission";
 import { optOutOf, writeOptOut, type ContactLink, type Recipient } from "../db/stores/contacts";
 import { appendConsentEntry, type ConsentSource } from "../db/stores/consent-history";
 import type { Actor } from "../domain/people";
-import { cancelQueuedTo, cancelSuppressed, isSuppressedAtLease, optOutConfirmedSince } from "../db/message-suppression";
+import { cancelQueuedTo, cancelSuppressed, optOutConfirmedSince, suppressedAtLease } from "../db/message-suppression";
 import { emitContact, emitMessageStatus } from "./event-payloads";
 
 export { OPTED_OUT_REASON, KEYWORD_REPLY_SOURCE } from "../db/message-suppression";
@@ -134,12 +134,17 @@ export function refuseIfOptedOut(contact: Pick<Recipient, "id" | "phoneNumber" |
 
 /**
  * Lease time: a queued message whose recipient opted out after it was queued (and that is not a
- * keyword reply) is cancelled instead of handed out. Returns whether it was.
+ * keyword reply) is cancelled instead of handed out. A batch of the queue walk is looked up in one
+ * statement; the function returned cancels one of them if the look-up found it, and says whether it
+ * did (docs/api-decisions.md, "Sending engine: crash safety and the queue walk").
  */
-export function cancelIfOptedOutAtLease(sqlite: Database, messageId: string, nowIso: string): boolean {
-  if (!isSuppressedAtLease(sqlite, messageId)) return false;
-  cancelSuppressed(sqlite, messageId, nowIso);
-  return true;
+export function optedOutAtLease(sqlite: Database, messageIds: string[]): (messageId: string, nowIso: string) => boolean {
+  const found = suppressedAtLease(sqlite, messageIds);
+  return (messageId, nowIso) => {
+    if (!found.has(messageId)) return false;
+    cancelSuppressed(sqlite, messageId, nowIso);
+    return true;
+  };
 }
 
 /**

@@ -22,6 +22,7 @@ import type { Clock } from "../lib/clock";
 import type { DeviceRow } from "../db/stores/devices";
 import { sendingStore, type PauseRow, type SendingStore } from "../db/stores/sending";
 import { messagesOf } from "../db/stores/messages";
+import { TextFactsCache } from "./text-facts";
 import { noteLeaseSender } from "../db/message-history";
 import {
   DAY_MS, HOUR_MS, MINUTE_MS, MONTH_MS, WindowLog, partsOf, resolveLimits, spacingMs,
@@ -141,6 +142,8 @@ export class SendingCapacity {
   /** Pauses by device + slot (slot −1: the whole phone). `until` 0: over, resumption announced. */
   private readonly pauses = new Map<string, PauseRow>();
   private prunedAt = 0;
+  /** The queued texts' recipients and parts, read once each (services/text-facts.ts). */
+  private readonly texts: TextFactsCache;
   /** The account's settings (deps.ts sets it from the account settings service). */
   settingsOf: (accountId: string) => SendingSettings = () => ({ limits: {}, stickyMoveAfterMinutes: STICKY_MOVE_AFTER_MINUTES_DEFAULT });
 
@@ -153,6 +156,8 @@ export class SendingCapacity {
     private readonly random: () => number = Math.random,
   ) {
     this.store = sendingStore(sqlite);
+    const messages = messagesOf(sqlite);
+    this.texts = new TextFactsCache((accountId, id) => messages.find(accountId, id));
   }
 
   /** Boot: the windows from the hand-outs of the last 30 days, and the pauses. */
@@ -308,7 +313,12 @@ export class SendingCapacity {
     const moveMs = this.stickyMoveMs(device.accountId);
     const slots = slotsOf(device);
     const spacing = this.limits(device).spacingSeconds;
-    const messages = messagesOf(this.sqlite);
+    // Who each contact last exchanged texts with, looked up once per request (nothing in a walk changes it).
+    const senders = new Map<string, ReturnType<SendingStore["sender"]>>();
+    const senderOf = (accountId: string, phone: string) => {
+      if (!senders.has(phone)) senders.set(phone, this.store.sender(accountId, phone));
+      return senders.get(phone)!;
+    };
     const preferred = new Set<string>();
     const myLeft = () => this.hourLeft(device.id, device, now);
     const gate: SendingGate = {
@@ -325,17 +335,15 @@ export class SendingCapacity {
       rollback: () => this.reload(),
       admit: (messageId, accountId) => {
         const at = now;
-        const row = messages.find(accountId, messageId);
-        if (!row) return null;
-        const parts = partsOf(row.content);
-        const recipient = row.recipient_phone;
-        const asked = requestedOf(messageId);
+        const text = this.texts.get(accountId, messageId, requestedOf);
+        if (!text) return null;
+        const { parts, recipient, asked } = text;
         let candidates: number[];
         let moved: string | null = null;
         if (asked?.deviceId && asked.deviceId !== device.id) return null;
         if (asked?.simNumber) candidates = [asked.simNumber];
         else {
-          const sticky = asked?.deviceId ? null : this.store.sender(accountId, recipient);
+          const sticky = asked?.deviceId ? null : senderOf(accountId, recipient);
           if (sticky && sticky.deviceId !== device.id) {
             const gone = this.goneReason(byId.get(sticky.deviceId), sticky.slot, now, moveMs);
             if (gone === null) return null;

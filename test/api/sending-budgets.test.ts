@@ -94,6 +94,27 @@ describe("the server keeps to the budget", () => {
     expect((await device(p.id)).capacity.used.partsLastMinute).toBe(3);
   });
 
+  test("at its new-recipient limit a phone walks past new numbers to a number it has texted, every time", async () => {
+    clear();
+    await removePhones();
+    const p = await phone();
+    await expectStatus(await s.api(`/devices/${p.id}`, { method: "PATCH", json: { limits: { newRecipientsPerDay: 2, spacingSeconds: { min: 0, max: 0 } } } }), 200);
+    const known = number();
+    due({ phone: known });
+    due();
+    expect(await take(p)).toHaveLength(2);
+    const fresh = Array.from({ length: 100 }, () => due());
+    const again = due({ phone: known });
+    // The same walk twice (the second from memory, docs/api-decisions.md "Sending engine: crash
+    // safety and the queue walk"): only the known number's text leaves.
+    expect((await take(p)).map((m) => m.id)).toEqual([again]);
+    expect(await take(p)).toEqual([]);
+    const detail = (await expectStatus(await s.api(`/messages/${fresh[99]}`), 200)).data;
+    expect(detail.waiting).toMatchObject({ reason: "new-recipient-limit" });
+    const later = due({ phone: known });
+    expect((await take(p)).map((m) => m.id)).toEqual([later]);
+  });
+
   test("one text at a time after the random pause: the next waits for it", async () => {
     clear();
     const p = await phone();

@@ -23,6 +23,8 @@ export interface EmulatorOptions {
   behaviour?: "deliver" | "hold" | "fail";
   /** Minutes east of UTC the phone's clock reports dates in (exercises zone parsing). */
   offsetMinutes?: number;
+  /** false: the event stream only records events (a test that asks for work itself). Default true. */
+  pullOnEvents?: boolean;
 }
 
 /** Gson's yyyy-MM-dd'T'HH:mm:ss.SSSXXX. */
@@ -129,12 +131,12 @@ export class SmsGateEmulator {
             const name = event ?? "MessageEnqueued";
             this.events.push({ event: name, data, at: performance.now() });
             this.onEvent?.(name, data);
-            if (name === "MessageEnqueued") this.pullInBackground();
+            if (name === "MessageEnqueued" && this.opts.pullOnEvents !== false) this.pullInBackground();
           }
         }
       } catch {}
     })();
-    this.pullInBackground();
+    if (this.opts.pullOnEvents !== false) this.pullInBackground();
   }
 
   /**

@@ -32,7 +32,7 @@ function importedNames(text: string): string[] {
 
 describe("opt-outs have one home", () => {
   test("only opt-outs.ts calls the store functions that write the opt-out or act on it", () => {
-    const guarded = ["writeOptOut", "optOutOf", "cancelQueuedTo", "optOutConfirmedSince", "isSuppressedAtLease", "cancelSuppressed", "appendConsentEntry"];
+    const guarded = ["writeOptOut", "optOutOf", "cancelQueuedTo", "optOutConfirmedSince", "suppressedAtLease", "cancelSuppressed", "appendConsentEntry"];
     const offenders = files
       .filter((f) => f.path !== HOME && !f.path.startsWith("db/"))
       .flatMap((f) => importedNames(f.text).filter((n) => guarded.includes(n)).map((n) => `${f.path} imports ${n}`));
