@@ -1,7 +1,7 @@
 /**
  * A contact's own time zone (docs/contacts.md, "Time zone"): an optional IANA name set by the
- * API, an import or the dashboard, else guessed from the number's country where that country
- * keeps one zone. Quiet hours and automations' sendAt use it when known, the form's zone
+ * API, an import, the dashboard or a form's `timezone` field, else guessed from the number's
+ * country where that country keeps one zone. Quiet hours and automations' sendAt use it when known, the form's zone
  * otherwise. Pure: no database, no clock.
  */
 import { parsePhone } from "./phone";
@@ -77,9 +77,14 @@ export function guessTimeZone(phoneE164: string): string | null {
   return country ? (SINGLE_ZONE_COUNTRIES[country] ?? null) : null;
 }
 
-/** The zone a contact's texts keep to: their own when known, the form's otherwise. */
-export function contactZone(contactTimeZone: string | null | undefined, formTimeZone: string): string {
-  return contactTimeZone ? contactTimeZone : formTimeZone;
+/**
+ * The zone a contact's texts keep to: their own when set, else the guess from their number, else
+ * the form's. The guess is made when used, never stored: setting or clearing `timeZone` is the
+ * owner's, and a contact made before the table knew their country gets it at once.
+ */
+export function contactZone(contactTimeZone: string | null | undefined, phoneE164: string | null | undefined, formTimeZone: string): string {
+  if (contactTimeZone) return contactTimeZone;
+  return (phoneE164 ? guessTimeZone(phoneE164) : null) ?? formTimeZone;
 }
 
 /** A time zone as sent: its canonical IANA spelling, or null when Intl does not know it. */

@@ -32,17 +32,19 @@ describe("guessTimeZone", () => {
 });
 
 describe("contactZone", () => {
-  test("the contact's own zone wins; the form's otherwise", () => {
-    expect(contactZone("Europe/London", "America/Chicago")).toBe("Europe/London");
-    expect(contactZone(null, "America/Chicago")).toBe("America/Chicago");
-    expect(contactZone(undefined, "UTC")).toBe("UTC");
+  test("the contact's own zone wins, then the number's guess, then the form's", () => {
+    expect(contactZone("Europe/London", "+14155552671", "America/Chicago")).toBe("Europe/London");
+    expect(contactZone("Asia/Tokyo", "+33612345678", "America/Chicago")).toBe("Asia/Tokyo");
+    expect(contactZone(null, "+33612345678", "America/Chicago")).toBe("Europe/Paris");
+    expect(contactZone(null, "+14155552671", "America/Chicago")).toBe("America/Chicago");
+    expect(contactZone(undefined, null, "UTC")).toBe("UTC");
   });
   test("quiet hours read in the chosen zone", () => {
     // 03:00 UTC in January: 22:00 in Chicago (quiet), 03:00 in London (quiet until 08:00 London).
     const at = Date.parse("2026-01-15T03:00:00Z");
     const quiet = { start: "21:00", end: "08:00" };
-    expect(new Date(afterQuietHours(at, contactZone("Europe/London", "America/Chicago"), quiet)).toISOString()).toBe("2026-01-15T08:00:00.000Z");
-    expect(new Date(afterQuietHours(at, contactZone(null, "America/Chicago"), quiet)).toISOString()).toBe("2026-01-15T14:00:00.000Z");
+    expect(new Date(afterQuietHours(at, contactZone("Europe/London", "+14155552671", "America/Chicago"), quiet)).toISOString()).toBe("2026-01-15T08:00:00.000Z");
+    expect(new Date(afterQuietHours(at, contactZone(null, "+14155552671", "America/Chicago"), quiet)).toISOString()).toBe("2026-01-15T14:00:00.000Z");
   });
 });
 
