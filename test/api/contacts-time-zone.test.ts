@@ -81,3 +81,24 @@ describe("automations' sendAt in the contact's zone", () => {
     }
   });
 });
+
+describe("a form field of type timezone", () => {
+  test("a valid zone sets the contact's own zone (canonical) and their quiet hours; a bad one is a 400 naming the field", async () => {
+    const form = formBody({
+      fields: [{ name: "firstName", type: "text" }, { name: "zone", type: "timezone", label: "Your time zone" }],
+      settings: { delayMinutes: 0, timezone: "America/New_York", quietHours: { start: "21:00", end: "08:00" } },
+    });
+    const fid = (await expectStatus(await s.api("/forms", { method: "POST", json: form }), 201)).data.form.id;
+    const ok = (await expectStatus(await submit({ phoneNumber: "+14155550331", zone: "europe/london" }, fid), 200)).data;
+    // 23:00 in London: quiet until 08:00 London, though New York's evening is not quiet.
+    expect(await scheduledFor(ok.messageId)).toBe("2026-10-31T08:00:00.000Z");
+    const c = (await expectStatus(await s.api(`/contacts/${ok.contactId}`), 200)).data.contact;
+    expect(c.timeZone).toBe("Europe/London");
+    expect(c.customFields.zone).toBe("Europe/London");
+    const bad = await expectStatus(await submit({ phoneNumber: "+14155550332", zone: "Atlantis/Deep" }, fid), 400);
+    expect(JSON.stringify(bad)).toContain("zone");
+    expect(JSON.stringify(bad)).toContain("Your time zone");
+    const refused = await expectStatus(await s.api("/forms", { method: "POST", json: formBody({ fields: [{ name: "zone", type: "timezone", validation: { format: "x" } }] }) }), 400);
+    expect(refused.errors[0].field).toContain("fields[0].validation");
+  });
+});

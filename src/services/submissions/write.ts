@@ -176,6 +176,7 @@ export class SubmissionWrite {
             email: v.email ?? null,
             custom: v.custom,
             source: v.source ?? null,
+            ...(v.timeZone ? { timeZone: v.timeZone } : {}),
             consent: JSON.stringify({ source: "webhook", formId: form.id, at: nowIso, ipAddress: input.ipAddress }),
             submissionId: newId(),
             messageId: null,
@@ -211,7 +212,8 @@ export class SubmissionWrite {
           // the daily limit counts the form's days.
           const quiet = protection.quietHours;
           const tz = settings.timezone;
-          const quietTz = contactZone(existing?.timeZone ?? null, v.phoneNumber, tz);
+          const ownZone = v.timeZone ?? existing?.timeZone ?? null;
+          const quietTz = contactZone(ownZone, v.phoneNumber, tz);
           const unmoved = now + settings.delayMinutes * MINUTE_MS;
           let scheduledFor = afterQuietHours(unmoved, quietTz, quiet);
           const perDay = settings.rateLimitPerDay;
