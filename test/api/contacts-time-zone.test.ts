@@ -46,6 +46,21 @@ describe("contacts' timeZone on the API", () => {
   });
 });
 
+describe("contacts' timeZone in an import", () => {
+  test("a Time Zone column sets, changes and clears the zone; a bad cell is that row's error naming timeZone", async () => {
+    const csv = (rows: string) => s.api("/contacts/import", { method: "POST", body: `Phone,Time Zone\n${rows}`, headers: { "Content-Type": "text/csv" } });
+    const first = await expectStatus(await csv("+14155550341,asia/tokyo\n+14155550342,Nowhere/Here\n"), 200);
+    expect(first.data.created).toBe(1);
+    expect(first.data.errors).toEqual([{ row: 3, field: "timeZone", message: expect.stringContaining("IANA") }]);
+    const find = async () => (await expectStatus(await s.api("/contacts?search=4155550341"), 200)).data.contacts[0];
+    expect((await expectStatus(await s.api(`/contacts/${(await find()).id}`), 200)).data.contact.timeZone).toBe("Asia/Tokyo");
+    expect((await expectStatus(await csv("+14155550341,Europe/Paris\n"), 200)).data.updated).toBe(1);
+    expect((await expectStatus(await s.api(`/contacts/${(await find()).id}`), 200)).data.contact.timeZone).toBe("Europe/Paris");
+    await expectStatus(await csv("+14155550341,\n"), 200);
+    expect((await expectStatus(await s.api(`/contacts/${(await find()).id}`), 200)).data.contact.timeZone).toBeNull();
+  });
+});
+
 describe("quiet hours in the contact's zone", () => {
   test("a contact in London waits for 08:00 London; one without a zone follows the form's (New York, not quiet yet)", async () => {
     await expectStatus(await s.api("/contacts", { method: "POST", json: { phoneNumber: "+14155550311", timeZone: "Europe/London" } }), 201);
