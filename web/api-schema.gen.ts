@@ -2449,6 +2449,8 @@ export interface components {
                     /** @enum {string} */
                     status: "new" | "contacted" | "responded" | "converted";
                     tags: string[];
+                    /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                    timeZone?: string | null;
                     /** Format: date-time */
                     updatedAt: string;
                 } & {
@@ -2512,6 +2514,8 @@ export interface components {
                     /** @enum {string} */
                     status: "new" | "contacted" | "responded" | "converted";
                     tags: string[];
+                    /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                    timeZone?: string | null;
                     /** Format: date-time */
                     updatedAt: string;
                 } & {
@@ -2575,6 +2579,8 @@ export interface components {
                     /** @enum {string} */
                     status: "new" | "contacted" | "responded" | "converted";
                     tags: string[];
+                    /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                    timeZone?: string | null;
                     /** Format: date-time */
                     updatedAt: string;
                 } & {
@@ -2638,6 +2644,8 @@ export interface components {
                     /** @enum {string} */
                     status: "new" | "contacted" | "responded" | "converted";
                     tags: string[];
+                    /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                    timeZone?: string | null;
                     /** Format: date-time */
                     updatedAt: string;
                 } & {
@@ -3311,6 +3319,8 @@ export interface components {
                         /** @enum {string} */
                         status: "new" | "contacted" | "responded" | "converted";
                         tags: string[];
+                        /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                        timeZone?: string | null;
                         /** Format: date-time */
                         updatedAt: string;
                     } & {
@@ -3380,6 +3390,8 @@ export interface components {
                     /** @enum {string} */
                     status: "new" | "contacted" | "responded" | "converted";
                     tags: string[];
+                    /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                    timeZone?: string | null;
                     /** Format: date-time */
                     updatedAt: string;
                 } & {
@@ -9212,6 +9224,8 @@ export interface operations {
                     status?: "new" | "contacted" | "responded" | "converted";
                     /** @description array of ≤ 50 strings (≤ 50 characters, no , or ;); replaces the tags */
                     tags?: string[];
+                    /** @description the contact's own IANA time zone, e.g. Europe/London; null or empty clears (the number's country or the form's zone applies) */
+                    timeZone?: string | null;
                 } & {
                     [key: string]: unknown;
                 };
@@ -9278,6 +9292,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "new" | "contacted" | "responded" | "converted";
                                 tags: string[];
+                                /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                                timeZone?: string | null;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -9502,6 +9518,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "new" | "contacted" | "responded" | "converted";
                                 tags: string[];
+                                /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                                timeZone?: string | null;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -9631,6 +9649,8 @@ export interface operations {
                     status?: "new" | "contacted" | "responded" | "converted";
                     /** @description array of ≤ 50 strings (≤ 50 characters, no , or ;); replaces the tags */
                     tags?: string[];
+                    /** @description the contact's own IANA time zone, e.g. Europe/London; null or empty clears (the number's country or the form's zone applies) */
+                    timeZone?: string | null;
                 } & {
                     [key: string]: unknown;
                 };
@@ -9697,6 +9717,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "new" | "contacted" | "responded" | "converted";
                                 tags: string[];
+                                /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                                timeZone?: string | null;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -10262,6 +10284,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "new" | "contacted" | "responded" | "converted";
                                 tags: string[];
+                                /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                                timeZone?: string | null;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -10460,6 +10484,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "new" | "contacted" | "responded" | "converted";
                                 tags: string[];
+                                /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                                timeZone?: string | null;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -13307,7 +13333,7 @@ export interface operations {
                         placeholder?: string;
                         required?: boolean;
                         /** @enum {string} */
-                        type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
+                        type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date" | "timezone";
                         /** @description keys depend on the field type */
                         validation?: {
                             domains?: string[];
@@ -13403,7 +13429,7 @@ export interface operations {
                                     placeholder?: string;
                                     required?: boolean;
                                     /** @enum {string} */
-                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
+                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date" | "timezone";
                                     /** @description keys depend on the field type */
                                     validation?: {
                                         domains?: string[];
@@ -13704,7 +13730,7 @@ export interface operations {
                                     placeholder?: string;
                                     required?: boolean;
                                     /** @enum {string} */
-                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
+                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date" | "timezone";
                                     /** @description keys depend on the field type */
                                     validation?: {
                                         domains?: string[];
@@ -13879,7 +13905,7 @@ export interface operations {
                         placeholder?: string;
                         required?: boolean;
                         /** @enum {string} */
-                        type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
+                        type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date" | "timezone";
                         /** @description keys depend on the field type */
                         validation?: {
                             domains?: string[];
@@ -13975,7 +14001,7 @@ export interface operations {
                                     placeholder?: string;
                                     required?: boolean;
                                     /** @enum {string} */
-                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
+                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date" | "timezone";
                                     /** @description keys depend on the field type */
                                     validation?: {
                                         domains?: string[];
