@@ -7008,7 +7008,7 @@ export interface operations {
                                     offset?: string;
                                     /** @description instead of delay: a date field of the form */
                                     relativeTo?: string;
-                                    /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                                    /** @description HH:MM in the contact's own time zone when known, else the form's: the step goes at that time of day (date steps default to 09:00) */
                                     sendAt?: string;
                                     /** @description the text; the form's template rules, {{x | fallback}} included */
                                     template: string;
@@ -7119,7 +7119,7 @@ export interface operations {
                         offset?: string;
                         /** @description instead of delay: a date field of the form */
                         relativeTo?: string;
-                        /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                        /** @description HH:MM in the contact's own time zone when known, else the form's: the step goes at that time of day (date steps default to 09:00) */
                         sendAt?: string;
                         /** @description the text; the form's template rules, {{x | fallback}} included */
                         template: string;
@@ -7181,7 +7181,7 @@ export interface operations {
                                     offset?: string;
                                     /** @description instead of delay: a date field of the form */
                                     relativeTo?: string;
-                                    /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                                    /** @description HH:MM in the contact's own time zone when known, else the form's: the step goes at that time of day (date steps default to 09:00) */
                                     sendAt?: string;
                                     /** @description the text; the form's template rules, {{x | fallback}} included */
                                     template: string;
@@ -7349,7 +7349,7 @@ export interface operations {
                                     offset?: string;
                                     /** @description instead of delay: a date field of the form */
                                     relativeTo?: string;
-                                    /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                                    /** @description HH:MM in the contact's own time zone when known, else the form's: the step goes at that time of day (date steps default to 09:00) */
                                     sendAt?: string;
                                     /** @description the text; the form's template rules, {{x | fallback}} included */
                                     template: string;
@@ -7471,7 +7471,7 @@ export interface operations {
                         offset?: string;
                         /** @description instead of delay: a date field of the form */
                         relativeTo?: string;
-                        /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                        /** @description HH:MM in the contact's own time zone when known, else the form's: the step goes at that time of day (date steps default to 09:00) */
                         sendAt?: string;
                         /** @description the text; the form's template rules, {{x | fallback}} included */
                         template: string;
@@ -7533,7 +7533,7 @@ export interface operations {
                                     offset?: string;
                                     /** @description instead of delay: a date field of the form */
                                     relativeTo?: string;
-                                    /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                                    /** @description HH:MM in the contact's own time zone when known, else the form's: the step goes at that time of day (date steps default to 09:00) */
                                     sendAt?: string;
                                     /** @description the text; the form's template rules, {{x | fallback}} included */
                                     template: string;

@@ -28,7 +28,7 @@ import { DEFAULT_MAX_ATTEMPTS, maxAttemptsError } from "./retry-policy";
 
 /**
  * longText: free text on several lines (a textarea), up to MAX_LONG_TEXT_LENGTH characters.
- * timezone: an IANA zone name that becomes the contact's own zone (docs/forms.md, "Field types").
+ * timezone: an IANA zone name that becomes the contact's own zone (docs/forms.md, "The customer's time zone").
  */
 export const FIELD_TYPES = ["text", "longText", "email", "phone", "number", "url", "date", "timezone"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];

@@ -244,7 +244,7 @@ function checkByType(name: string, type: FieldType, text: string, raw: unknown, 
       return pass(text);
     }
     case "timezone": {
-      // Stored in its canonical spelling; it sets the contact's own zone (docs/forms.md, "Field types").
+      // Stored in its canonical spelling; it sets the contact's own zone (docs/forms.md, "The customer's time zone").
       const zone = parseContactTimeZone(text);
       return zone ? pass(zone) : failure(`${name} must be an IANA time zone such as Europe/London`, "IANA time zone name", SAY.timeZone(fieldLabel(name, def)));
     }

@@ -29,7 +29,7 @@ export interface IntakeEntry {
   email: string | null;
   custom: Record<string, string>;
   source: string | null;
-  /** A form's `timezone` field: the contact's own zone from now on (docs/forms.md, "Field types"). */
+  /** A form's `timezone` field: the contact's own zone from now on (docs/forms.md, "The customer's time zone"). */
   timeZone?: string;
   /** contacts.consent JSON for a new contact. */
   consent: string;
