@@ -229,7 +229,7 @@ export function validateContactInput(body: unknown, mode: "create" | "update" | 
     else {
       const zone = parseContactTimeZone(v);
       if (zone === null) {
-        errors.push({ field: "timeZone", message: "timeZone must be an IANA time zone such as Europe/London or America/Chicago, or null", requirement: "IANA time zone name", provided: cut(v) });
+        errors.push({ field: "timeZone", message: "timeZone must be an IANA time zone name such as Europe/London or America/Chicago", requirement: "IANA time zone name, or null to clear it", provided: cut(v) });
       } else patch.timeZone = zone;
     }
   }
