@@ -11248,6 +11248,8 @@ export interface operations {
                         /** @enum {string} */
                         status?: "new" | "contacted" | "responded" | "converted";
                         tags?: string[];
+                        /** @description the contact's own IANA time zone; null when none is set */
+                        timeZone?: string | null;
                         /** Format: date-time */
                         updatedAt?: string;
                     } & {

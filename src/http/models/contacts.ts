@@ -283,6 +283,7 @@ export const ExportedContact = t.Partial(t.Object(
     customFields: CustomFields,
     optedOut: t.Boolean({ description: "true: the contact asked not to be texted" }),
     optedOutAt: NullableTimestamp,
+    timeZone: t.Union([t.String(), t.Null()], { description: "the contact's own IANA time zone; null when none is set" }),
   },
   { additionalProperties: true },
 ), { additionalProperties: true, description: "every column, or with ?fields= only the columns asked for" });
