@@ -2449,6 +2449,8 @@ export interface components {
                     /** @enum {string} */
                     status: "new" | "contacted" | "responded" | "converted";
                     tags: string[];
+                    /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                    timeZone?: string | null;
                     /** Format: date-time */
                     updatedAt: string;
                 } & {
@@ -2512,6 +2514,8 @@ export interface components {
                     /** @enum {string} */
                     status: "new" | "contacted" | "responded" | "converted";
                     tags: string[];
+                    /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                    timeZone?: string | null;
                     /** Format: date-time */
                     updatedAt: string;
                 } & {
@@ -2575,6 +2579,8 @@ export interface components {
                     /** @enum {string} */
                     status: "new" | "contacted" | "responded" | "converted";
                     tags: string[];
+                    /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                    timeZone?: string | null;
                     /** Format: date-time */
                     updatedAt: string;
                 } & {
@@ -2638,6 +2644,8 @@ export interface components {
                     /** @enum {string} */
                     status: "new" | "contacted" | "responded" | "converted";
                     tags: string[];
+                    /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                    timeZone?: string | null;
                     /** Format: date-time */
                     updatedAt: string;
                 } & {
@@ -3311,6 +3319,8 @@ export interface components {
                         /** @enum {string} */
                         status: "new" | "contacted" | "responded" | "converted";
                         tags: string[];
+                        /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                        timeZone?: string | null;
                         /** Format: date-time */
                         updatedAt: string;
                     } & {
@@ -3380,6 +3390,8 @@ export interface components {
                     /** @enum {string} */
                     status: "new" | "contacted" | "responded" | "converted";
                     tags: string[];
+                    /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                    timeZone?: string | null;
                     /** Format: date-time */
                     updatedAt: string;
                 } & {
@@ -6996,7 +7008,7 @@ export interface operations {
                                     offset?: string;
                                     /** @description instead of delay: a date field of the form */
                                     relativeTo?: string;
-                                    /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                                    /** @description HH:MM in the contact's own time zone when known, else the form's: the step goes at that time of day (date steps default to 09:00) */
                                     sendAt?: string;
                                     /** @description the text; the form's template rules, {{x | fallback}} included */
                                     template: string;
@@ -7107,7 +7119,7 @@ export interface operations {
                         offset?: string;
                         /** @description instead of delay: a date field of the form */
                         relativeTo?: string;
-                        /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                        /** @description HH:MM in the contact's own time zone when known, else the form's: the step goes at that time of day (date steps default to 09:00) */
                         sendAt?: string;
                         /** @description the text; the form's template rules, {{x | fallback}} included */
                         template: string;
@@ -7169,7 +7181,7 @@ export interface operations {
                                     offset?: string;
                                     /** @description instead of delay: a date field of the form */
                                     relativeTo?: string;
-                                    /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                                    /** @description HH:MM in the contact's own time zone when known, else the form's: the step goes at that time of day (date steps default to 09:00) */
                                     sendAt?: string;
                                     /** @description the text; the form's template rules, {{x | fallback}} included */
                                     template: string;
@@ -7337,7 +7349,7 @@ export interface operations {
                                     offset?: string;
                                     /** @description instead of delay: a date field of the form */
                                     relativeTo?: string;
-                                    /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                                    /** @description HH:MM in the contact's own time zone when known, else the form's: the step goes at that time of day (date steps default to 09:00) */
                                     sendAt?: string;
                                     /** @description the text; the form's template rules, {{x | fallback}} included */
                                     template: string;
@@ -7459,7 +7471,7 @@ export interface operations {
                         offset?: string;
                         /** @description instead of delay: a date field of the form */
                         relativeTo?: string;
-                        /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                        /** @description HH:MM in the contact's own time zone when known, else the form's: the step goes at that time of day (date steps default to 09:00) */
                         sendAt?: string;
                         /** @description the text; the form's template rules, {{x | fallback}} included */
                         template: string;
@@ -7521,7 +7533,7 @@ export interface operations {
                                     offset?: string;
                                     /** @description instead of delay: a date field of the form */
                                     relativeTo?: string;
-                                    /** @description HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00) */
+                                    /** @description HH:MM in the contact's own time zone when known, else the form's: the step goes at that time of day (date steps default to 09:00) */
                                     sendAt?: string;
                                     /** @description the text; the form's template rules, {{x | fallback}} included */
                                     template: string;
@@ -9212,6 +9224,8 @@ export interface operations {
                     status?: "new" | "contacted" | "responded" | "converted";
                     /** @description array of ≤ 50 strings (≤ 50 characters, no , or ;); replaces the tags */
                     tags?: string[];
+                    /** @description the contact's own IANA time zone, e.g. Europe/London; null or empty clears (the number's country or the form's zone applies) */
+                    timeZone?: string | null;
                 } & {
                     [key: string]: unknown;
                 };
@@ -9278,6 +9292,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "new" | "contacted" | "responded" | "converted";
                                 tags: string[];
+                                /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                                timeZone?: string | null;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -9502,6 +9518,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "new" | "contacted" | "responded" | "converted";
                                 tags: string[];
+                                /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                                timeZone?: string | null;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -9631,6 +9649,8 @@ export interface operations {
                     status?: "new" | "contacted" | "responded" | "converted";
                     /** @description array of ≤ 50 strings (≤ 50 characters, no , or ;); replaces the tags */
                     tags?: string[];
+                    /** @description the contact's own IANA time zone, e.g. Europe/London; null or empty clears (the number's country or the form's zone applies) */
+                    timeZone?: string | null;
                 } & {
                     [key: string]: unknown;
                 };
@@ -9697,6 +9717,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "new" | "contacted" | "responded" | "converted";
                                 tags: string[];
+                                /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                                timeZone?: string | null;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -10262,6 +10284,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "new" | "contacted" | "responded" | "converted";
                                 tags: string[];
+                                /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                                timeZone?: string | null;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -10460,6 +10484,8 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "new" | "contacted" | "responded" | "converted";
                                 tags: string[];
+                                /** @description the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's) */
+                                timeZone?: string | null;
                                 /** Format: date-time */
                                 updatedAt: string;
                             } & {
@@ -11222,6 +11248,8 @@ export interface operations {
                         /** @enum {string} */
                         status?: "new" | "contacted" | "responded" | "converted";
                         tags?: string[];
+                        /** @description the contact's own IANA time zone; null when none is set */
+                        timeZone?: string | null;
                         /** Format: date-time */
                         updatedAt?: string;
                     } & {
@@ -13307,7 +13335,7 @@ export interface operations {
                         placeholder?: string;
                         required?: boolean;
                         /** @enum {string} */
-                        type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
+                        type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date" | "timezone";
                         /** @description keys depend on the field type */
                         validation?: {
                             domains?: string[];
@@ -13403,7 +13431,7 @@ export interface operations {
                                     placeholder?: string;
                                     required?: boolean;
                                     /** @enum {string} */
-                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
+                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date" | "timezone";
                                     /** @description keys depend on the field type */
                                     validation?: {
                                         domains?: string[];
@@ -13704,7 +13732,7 @@ export interface operations {
                                     placeholder?: string;
                                     required?: boolean;
                                     /** @enum {string} */
-                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
+                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date" | "timezone";
                                     /** @description keys depend on the field type */
                                     validation?: {
                                         domains?: string[];
@@ -13879,7 +13907,7 @@ export interface operations {
                         placeholder?: string;
                         required?: boolean;
                         /** @enum {string} */
-                        type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
+                        type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date" | "timezone";
                         /** @description keys depend on the field type */
                         validation?: {
                             domains?: string[];
@@ -13975,7 +14003,7 @@ export interface operations {
                                     placeholder?: string;
                                     required?: boolean;
                                     /** @enum {string} */
-                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date";
+                                    type: "text" | "longText" | "email" | "phone" | "number" | "url" | "date" | "timezone";
                                     /** @description keys depend on the field type */
                                     validation?: {
                                         domains?: string[];

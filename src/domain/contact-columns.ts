@@ -23,6 +23,7 @@ export const BASE_COLUMNS = [
   "optedOutAt",
   "createdAt",
   "updatedAt",
+  "timeZone",
 ] as const;
 export type BaseColumn = (typeof BASE_COLUMNS)[number];
 

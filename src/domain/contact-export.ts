@@ -115,6 +115,8 @@ export interface ExportContact {
   optedOutAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /** The contact's own IANA zone (docs/contacts.md, "Time zone"). */
+  timeZone: string | null;
 }
 
 /** One flat, neutralised row of cells in `columns` order (messageCount stays a number). */

@@ -13,6 +13,8 @@
  *   to delete that key. Keys are 1-64 characters without `"`, `\` or control characters; a contact
  *   holds at most 100 custom fields.
  * - notes ≤ 5000 characters; source ≤ 100; lastResponseAt an ISO 8601 timestamp or null.
+ * - timeZone is an IANA name Intl knows (stored in its canonical spelling), or null / "" to clear
+ *   it (docs/contacts.md, "Time zone").
  * - phoneNumber is normalised to E.164 like the webhook does (US when no country code).
  * - Any other key is refused by name (read-only fields such as messageCount included), so a
  *   typo never looks like a successful update.
@@ -22,6 +24,7 @@
 import { normalizePhone } from "./phone";
 import { isValidEmail, MAX_PERSON_NAME_LENGTH, MAX_CUSTOM_VALUE_LENGTH, MAX_CUSTOM_KEY_LENGTH, MAX_SOURCE_LENGTH, type FieldError } from "./submission";
 import { parseIsoTimestamp } from "./message-transitions";
+import { parseContactTimeZone } from "./contact-time-zone";
 
 export const CONTACT_STATUSES = ["new", "contacted", "responded", "converted"] as const;
 export type ContactStatus = (typeof CONTACT_STATUSES)[number];
@@ -42,6 +45,7 @@ export const UPDATABLE_FIELDS = [
   "notes",
   "source",
   "lastResponseAt",
+  "timeZone",
 ] as const;
 
 export function isContactStatus(v: unknown): v is ContactStatus {
@@ -64,6 +68,8 @@ export interface ContactPatch {
   source?: string | null;
   /** ISO 8601 UTC with ms, or null. */
   lastResponseAt?: string | null;
+  /** IANA, canonical; null clears (the form's zone applies). */
+  timeZone?: string | null;
 }
 
 export type PatchResult = { ok: true; patch: ContactPatch } | { ok: false; errors: FieldError[] };
@@ -217,6 +223,16 @@ export function validateContactInput(body: unknown, mode: "create" | "update" | 
       } else patch.lastResponseAt = new Date(ms).toISOString();
     }
   }
+  if (has("timeZone")) {
+    const v = b.timeZone;
+    if (v === null || v === "") patch.timeZone = null;
+    else {
+      const zone = parseContactTimeZone(v);
+      if (zone === null) {
+        errors.push({ field: "timeZone", message: "timeZone must be an IANA time zone name such as Europe/London or America/Chicago", requirement: "IANA time zone name, or null to clear it", provided: cut(v) });
+      } else patch.timeZone = zone;
+    }
+  }
   if (has("phoneNumber")) {
     if (mode === "bulk") {
       errors.push({ field: "phoneNumber", message: "phoneNumber cannot be set on many contacts at once", requirement: "absent in bulk updates", provided: cut(b.phoneNumber) });
@@ -246,18 +262,20 @@ export interface ContactState {
   notes: string | null;
   source: string | null;
   lastResponseAt: string | null;
+  /** The contact's own IANA zone; null = the form's. */
+  timeZone: string | null;
 }
 
 /** A new contact: the defaults, then a validated create patch (which always holds phoneNumber). */
 export function newContactState(patch: ContactPatch): ContactState {
-  const empty: ContactState = { firstName: null, lastName: null, email: null, phoneNumber: patch.phoneNumber!, status: "new", tags: [], customFields: {}, notes: null, source: null, lastResponseAt: null };
+  const empty: ContactState = { firstName: null, lastName: null, email: null, phoneNumber: patch.phoneNumber!, status: "new", tags: [], customFields: {}, notes: null, source: null, lastResponseAt: null, timeZone: null };
   return applyContactPatch(empty, patch);
 }
 
 /** Tags replace; custom fields merge (null deletes); everything else overwrites. */
 export function applyContactPatch(current: ContactState, patch: ContactPatch): ContactState {
   const next: ContactState = { ...current, customFields: { ...current.customFields }, tags: [...current.tags] };
-  for (const k of ["firstName", "lastName", "email", "notes", "source", "lastResponseAt"] as const) {
+  for (const k of ["firstName", "lastName", "email", "notes", "source", "lastResponseAt", "timeZone"] as const) {
     if (patch[k] !== undefined) next[k] = patch[k] ?? null;
   }
   if (patch.phoneNumber !== undefined) next.phoneNumber = patch.phoneNumber;

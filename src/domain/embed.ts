@@ -10,7 +10,7 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
-const INPUT_TYPES: Record<FieldDef["type"], string> = { text: "text", longText: "textarea", email: "email", phone: "tel", number: "number", url: "url", date: "date" };
+const INPUT_TYPES: Record<FieldDef["type"], string> = { text: "text", longText: "textarea", email: "email", phone: "tel", number: "number", url: "url", date: "date", timezone: "text" };
 
 // Maps: a field named `constructor` or `toString` must not find Object.prototype's members.
 const BUILTIN_LABELS: ReadonlyMap<string, string> = new Map([
@@ -64,6 +64,7 @@ export function embedSnippet(f: EmbedInput): string {
     const attrs = [`id="${id}"`, `name="${escapeHtml(field.name)}"`, `type="${type}"`];
     if (required) attrs.push("required");
     if (field.placeholder) attrs.push(`placeholder="${escapeHtml(field.placeholder)}"`);
+    else if (field.type === "timezone") attrs.push('placeholder="Europe/London"');
     const autocomplete = AUTOCOMPLETE.get(field.name);
     if (autocomplete) attrs.push(`autocomplete="${autocomplete}"`);
     const v = field.validation ?? {};

@@ -26,8 +26,11 @@ import {
 export { codePointLength, compilePattern, DATE_FORMATS, DEFAULT_DATE_FORMAT, hasNestedUnboundedQuantifier, parseDateBound, parseDateInFormat, type DateFormat };
 import { DEFAULT_MAX_ATTEMPTS, maxAttemptsError } from "./retry-policy";
 
-/** longText: free text on several lines (a textarea), up to MAX_LONG_TEXT_LENGTH characters. */
-export const FIELD_TYPES = ["text", "longText", "email", "phone", "number", "url", "date"] as const;
+/**
+ * longText: free text on several lines (a textarea), up to MAX_LONG_TEXT_LENGTH characters.
+ * timezone: an IANA zone name that becomes the contact's own zone (docs/forms.md, "The customer's time zone").
+ */
+export const FIELD_TYPES = ["text", "longText", "email", "phone", "number", "url", "date", "timezone"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 export const FIELD_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -48,6 +51,7 @@ export const VALIDATION_KEYS: Record<FieldType, readonly string[]> = {
   number: ["min", "max", "integer"],
   url: ["protocols", "domains"],
   date: ["format", "min", "max"],
+  timezone: [],
 };
 
 export const URL_PROTOCOLS = ["http", "https"] as const;

@@ -21,6 +21,7 @@ export const COLUMN_ALIASES: Readonly<Partial<Record<BaseColumn | "fullName", re
   email: ["E-mail", "Email Address", "E-mail Address", "Mail"],
   tags: ["Tag", "Labels"],
   notes: ["Note", "Comments"],
+  timeZone: ["Time Zone", "Timezone", "TZ"],
 };
 
 /** The header's spelling, ignoring what people vary: case, spaces, `_`, `-`, `.`. */
@@ -46,7 +47,7 @@ export function importTarget(header: string): ImportTarget | null {
 
 /** The names an import accepts, for error messages: "phoneNumber (or Phone, Mobile, …), …". */
 export function acceptedColumnsText(): string {
-  const fields: Array<BaseColumn | "fullName"> = ["phoneNumber", "firstName", "lastName", "fullName", "email", "status", "tags", "source", "notes", "formId", "createdAt", "lastResponseAt"];
+  const fields: Array<BaseColumn | "fullName"> = ["phoneNumber", "firstName", "lastName", "fullName", "email", "status", "tags", "source", "notes", "formId", "createdAt", "lastResponseAt", "timeZone"];
   const parts = fields.map((f) => {
     const aliases = COLUMN_ALIASES[f] ?? [];
     if (f === "fullName") return `Name (or ${aliases.slice(1).join(", ")}; split into first and last name)`;

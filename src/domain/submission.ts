@@ -8,6 +8,7 @@
  */
 import { normalizePhone, type PhoneFormat } from "./phone";
 import { SAY, declaredLabel, fieldLabel } from "./visitor-words";
+import { parseContactTimeZone } from "./contact-time-zone";
 import {
   BUILTIN_FIELD_NAMES,
   DEFAULT_DATE_FORMAT,
@@ -67,6 +68,8 @@ export interface SubmissionValue {
   lastName?: string;
   email?: string;
   source?: string;
+  /** The value of the form's first `timezone` field, when posted: the contact's own zone. */
+  timeZone?: string;
   /** Every other submitted, non-empty key (declared or not) as a string; phone fields in E.164. */
   custom: Record<string, string>;
 }
@@ -240,6 +243,11 @@ function checkByType(name: string, type: FieldType, text: string, raw: unknown, 
       if (max && iso > max) return failure(`${name} must be on or before ${v.max}`, `max ${v.max}`, SAY.dateUntil(fieldLabel(name, def), String(v.max)));
       return pass(text);
     }
+    case "timezone": {
+      // Stored in its canonical spelling; it sets the contact's own zone (docs/forms.md, "The customer's time zone").
+      const zone = parseContactTimeZone(text);
+      return zone ? pass(zone) : failure(`${name} must be an IANA time zone such as Europe/London`, "IANA time zone name", SAY.timeZone(fieldLabel(name, def)));
+    }
   }
 }
 
@@ -315,6 +323,8 @@ export function validateSubmission(
       }
       // A declared phone field stores its E.164 form; the built-in phoneNumber already does.
       if (def.type === "phone" && !builtin) stored = r.value;
+      // A declared time zone stores its canonical spelling (the contact's zone reads the same).
+      if (def.type === "timezone") stored = r.value;
     }
     return stored;
   };
@@ -381,5 +391,11 @@ export function validateSubmission(
   if (lastName !== undefined) value.lastName = lastName;
   if (email !== undefined) value.email = email;
   if (source !== undefined) value.source = source;
+  for (const [name, def] of declared) {
+    if (def.type === "timezone" && value.custom[name] !== undefined) {
+      value.timeZone = value.custom[name];
+      break;
+    }
+  }
   return { ok: true, value };
 }

@@ -54,6 +54,7 @@ export const SAY = {
   urlProtocol: (label: string, protocols: readonly string[]) => `Please enter a web address starting with ${protocols.map((p) => `${p}://`).join(" or ")} in ${q(label)}.`,
   urlDomain: (label: string, domains: readonly string[]) => `Please enter a link to ${domains.join(" or ")} in ${q(label)}.`,
   date: (label: string, format: string) => `Please enter a date written as ${format} in ${q(label)}.`,
+  timeZone: (label: string) => `Please choose a time zone such as Europe/London in ${q(label)}.`,
   dateFrom: (label: string, min: string) => `Please enter a date on or after ${min} in ${q(label)}.`,
   dateUntil: (label: string, max: string) => `Please enter a date on or before ${max} in ${q(label)}.`,
   noLinks: (label: string) => `Please leave links out of ${q(label)}.`,

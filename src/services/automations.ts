@@ -40,6 +40,7 @@ import { parseFilter } from "../domain/contact-query";
 import { resolveFormSettings } from "../domain/form-definition";
 import { resolveProtection } from "../domain/protection";
 import { afterQuietHours, type QuietHours } from "../domain/quiet-hours";
+import { contactZone } from "../domain/contact-time-zone";
 import { builtinVariables, renderTemplate } from "../domain/template";
 import { isConsentGiven } from "../domain/keywords";
 import { parseDateInFormat, type DateFormat } from "../domain/field-values";
@@ -501,6 +502,8 @@ export class AutomationService {
     } else if (skip) return skip;
     const a = ctx.a;
     const custom = parseCustom(contact.customFields);
+    // Step times and quiet hours keep to the contact's own zone when known (docs/contacts.md, "Time zone").
+    const tz = contactZone(contact.timeZone, contact.phoneNumber, ctx.timezone);
     const times = ctx.steps.map((step) => {
       let date: string | null = null;
       if (step.relativeTo !== undefined) {
@@ -509,11 +512,11 @@ export class AutomationService {
         const format = (typeof field?.validation?.format === "string" ? field.validation.format : "YYYY-MM-DD") as DateFormat;
         date = typeof raw === "string" ? (parseDateInFormat(raw, format) ?? parseDateInFormat(raw, "YYYY-MM-DD")) : null;
       }
-      const key = `${ctx.steps.indexOf(step)} ${start} ${now} ${date}`;
+      const key = `${ctx.steps.indexOf(step)} ${start} ${now} ${date} ${tz}`;
       let cached = ctx.times.get(key);
       if (cached === undefined) {
-        const t = stepTime(step, { start, now, timezone: ctx.timezone, date });
-        cached = "at" in t ? { at: afterQuietHours(t.at, ctx.timezone, ctx.quietHours) } : t;
+        const t = stepTime(step, { start, now, timezone: tz, date });
+        cached = "at" in t ? { at: afterQuietHours(t.at, tz, ctx.quietHours) } : t;
         if (ctx.times.size < 10_000) ctx.times.set(key, cached);
       }
       return cached;

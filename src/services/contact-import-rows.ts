@@ -285,6 +285,7 @@ export class ContactImporter {
       lastResponseAt: next.lastResponseAt,
       source: next.source,
       notes: next.notes,
+      timeZone: next.timeZone,
       searchText: contactSearchText(next),
     };
     // contact_tags follows the tags column by trigger (migration 0020).
@@ -307,6 +308,7 @@ function stateOf(stored: StoredContactRow): ContactState {
     notes: stored.notes,
     source: stored.source,
     lastResponseAt: stored.lastResponseAt,
+    timeZone: stored.timeZone,
   };
 }
 

@@ -37,7 +37,7 @@ describe("POST /contacts", () => {
     expect(c.tags).toEqual(["vip", "lead"]);
     expect(c.customFields).toEqual({ company: "Acme" });
     expect(Object.keys(c).sort()).toEqual(
-      ["createdAt", "customFields", "email", "firstName", "formId", "formName", "id", "lastContactedAt", "lastName", "lastResponseAt", "messageCount", "notes", "phoneNumber", "source", "status", "tags", "updatedAt", "optedOut", "optedOutAt", "consent"].sort(),
+      ["createdAt", "customFields", "email", "firstName", "formId", "formName", "id", "lastContactedAt", "lastName", "lastResponseAt", "messageCount", "notes", "phoneNumber", "source", "status", "tags", "updatedAt", "optedOut", "optedOutAt", "consent", "timeZone"].sort(),
     );
     const row = db().query("SELECT search_text, tags FROM contacts WHERE id = ?").get(c.id) as any;
     expect(row.search_text).toContain("jane doe");

@@ -49,6 +49,7 @@ test("Add contact → edit → Opt out with a reason (the form then queues nothi
   await page.getByLabel("E-mail").fill("ann@example.com");
   await page.getByLabel("Tags").fill("vip, walk-in");
   await page.getByLabel("Notes").fill("Prefers mornings");
+  await page.getByLabel("Time zone (leave empty for the form's)").fill("europe/london");
   await page.getByRole("button", { name: "Add a detail" }).click();
   await page.getByLabel("What (detail 1)").fill("Dog");
   await page.getByLabel("Value (detail 1)").fill("Rex");
@@ -57,7 +58,8 @@ test("Add contact → edit → Opt out with a reason (the form then queues nothi
   await page.getByRole("heading", { level: 1, name: "Contacts: Ann Lee" }).waitFor();
   const ann = await contactByPhone("+14155550177");
   const stored = (await server.api(`/contacts/${ann.id}`)).data.contact;
-  expect(stored).toMatchObject({ firstName: "Ann", lastName: "Lee", email: "ann@example.com", tags: ["vip", "walk-in"], notes: "Prefers mornings", customFields: { Dog: "Rex" } });
+  expect(stored).toMatchObject({ firstName: "Ann", lastName: "Lee", email: "ann@example.com", tags: ["vip", "walk-in"], notes: "Prefers mornings", customFields: { Dog: "Rex" }, timeZone: "Europe/London" });
+  await page.getByText("Europe/London (quiet hours and reminders follow it)").waitFor();
   expect(stored.consent).toMatchObject({ source: "manual", by: { type: "key" } });
 
   // A second contact; giving it Ann's number says who has it, with a link.
@@ -69,7 +71,12 @@ test("Add contact → edit → Opt out with a reason (the form then queues nothi
   await page.getByRole("button", { name: "Save changes" }).click();
   await page.getByRole("alert").filter({ hasText: "Another contact already has this phone number" }).getByRole("link", { name: "Ann Lee" }).waitFor();
   expect((await contactByPhone("+14155550178")).firstName).toBe("Bob");
+  // A time zone the browser's list does not hold is refused under its field, in its own name.
   await page.getByLabel("Phone number").fill("+1 415 555 0179");
+  await page.getByLabel("Time zone (leave empty for the form's)").fill("Mars/Base");
+  await page.getByRole("button", { name: "Save changes" }).click();
+  await page.getByText("Time zone must be an IANA time zone name such as Europe/London").waitFor();
+  await page.getByLabel("Time zone (leave empty for the form's)").fill("");
   await page.getByRole("button", { name: "Save changes" }).click();
   await page.getByText("Bob Stone: changes saved.").waitFor();
   expect(await contactByPhone("+14155550179")).toMatchObject({ firstName: "Bob", lastName: "Stone" });

@@ -21,11 +21,15 @@ const LABELS: Array<[RegExp, string]> = [
   [/\bemail\b/g, "E-mail"],
   [/\btags\b/g, "Tags"],
   [/\bnotes\b/g, "Notes"],
+  [/\btimeZone\b/g, "Time zone"],
   [/\bcustomFields\b\.?/g, "Other details: "],
 ];
 const plain = (msg: string) => LABELS.reduce((m, [re, label]) => m.replace(re, label), msg);
 
 type Detail = { name: string; value: string };
+
+/** The browser's list of IANA zones, offered as the customer's own (docs/contacts.md, "Time zone"). */
+const ZONES: string[] = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
 
 /** Another contact has the number: who, to link to. */
 type Clash = { id: string; label: string };
@@ -39,6 +43,7 @@ export function ContactForm(props: { contact?: Contact; submitLabel: string; onS
   const status = useSignal<Contact["status"]>(c?.status ?? "new");
   const tags = useSignal(c?.tags.join(", ") ?? "");
   const notes = useSignal(c?.notes ?? "");
+  const timeZone = useSignal(c?.timeZone ?? "");
   const rows = useSignal<Detail[]>(Object.entries(c?.customFields ?? {}).map(([name, value]) => ({ name, value: String(value) })));
   const errors = useSignal<ApiFieldErrors>([]);
   const error = useSignal("");
@@ -58,6 +63,7 @@ export function ContactForm(props: { contact?: Contact; submitLabel: string; onS
       email: email.value.trim() || null,
       tags: parseTags(tags.value),
       notes: notes.value.trim() || null,
+      timeZone: timeZone.value.trim() || null,
       customFields: custom,
     };
     if (c) b.status = status.value;
@@ -115,6 +121,12 @@ export function ContactForm(props: { contact?: Contact; submitLabel: string; onS
           </span>
         ) : null}
         {text("tags", "Tags", "tags", tags, { placeholder: "vip, spring (commas between)" })}
+        {text("tz", "Time zone (leave empty for the form's)", "timeZone", timeZone, { list: `${idp}-zones`, autoComplete: "off", placeholder: "Europe/London" })}
+        <datalist id={`${idp}-zones`}>
+          {ZONES.map((z) => (
+            <option key={z} value={z} />
+          ))}
+        </datalist>
       </div>
       {clash.value ? (
         <p class="error" role="alert">

@@ -99,6 +99,7 @@ export function ContactPage(props: { id: string }) {
         ["Added", describeAdded(x)],
         ["Last texted", fmtDate(x.lastContactedAt)],
         ["Last reply", fmtDate(x.lastResponseAt)],
+        ["Time zone", x.timeZone ? `${x.timeZone} (quiet hours and reminders follow it)` : "The form's (or the number's country's)"],
         ...Object.entries(x.customFields ?? {}).map(([k, v]) => [labels.value.get(k) ?? detailName(k), String(v)] as [string, string]),
       ]
     : [];

@@ -57,12 +57,12 @@ import type { Form, FormField, FormSummary } from "../api-types";
 /** The forms pages' own words when the browser will not copy. */
 const COPY_REFUSED = "Copying is not allowed here: select the text and copy it.";
 
-const FIELD_TYPES = ["text", "longText", "email", "phone", "number", "url", "date"];
+const FIELD_TYPES = ["text", "longText", "email", "phone", "number", "url", "date", "timezone"];
 /** The field types as the builder names them. */
-const TYPE_NAMES: Record<string, string> = { text: "Short text", longText: "Long text (several lines)", email: "E-mail", phone: "Phone", number: "Number", url: "Web address", date: "Date" };
+const TYPE_NAMES: Record<string, string> = { text: "Short text", longText: "Long text (several lines)", email: "E-mail", phone: "Phone", number: "Number", url: "Web address", date: "Date", timezone: "Time zone (the customer's own)" };
 /** The consent checkbox's name when the builder adds one. */
 const CONSENT_FIELD = "consent";
-const SAMPLE_BY_TYPE: Record<string, string> = { text: "Sample", email: "ada@example.com", phone: "+14155550123", number: "42", url: "https://example.com", date: "2026-05-01" };
+const SAMPLE_BY_TYPE: Record<string, string> = { text: "Sample", email: "ada@example.com", phone: "+14155550123", number: "42", url: "https://example.com", date: "2026-05-01", timezone: "Europe/London" };
 const SAMPLE_BUILTINS: Record<string, string> = { firstName: "Ada", lastName: "Lovelace", fullName: "Ada Lovelace", email: "ada@example.com", phoneNumber: "+14155550123", source: "website" };
 
 

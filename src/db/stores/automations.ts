@@ -277,10 +277,12 @@ export interface RunContact {
   status: string;
   optedOut: number;
   consent: string | null;
+  /** The contact's own IANA zone; null = the number's guess or the form's. */
+  timeZone: string | null;
 }
 
 const CONTACT_COLUMNS = `c.id, c.phone_number AS phoneNumber, c.first_name AS firstName, c.last_name AS lastName, c.email, c.source,
-  c.custom_fields AS customFields, c.status, c.opted_out AS optedOut, c.consent`;
+  c.custom_fields AS customFields, c.status, c.opted_out AS optedOut, c.consent, c.time_zone AS timeZone`;
 
 export function runContact(sqlite: Database, accountId: string, contactId: string): RunContact | null {
   return (sqlite.query(`SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE c.id = ?1 AND c.account_id = ?2`).get(contactId, accountId) as RunContact | null) ?? null;

@@ -16,22 +16,22 @@ import { recordFormRows } from "../derived-counts";
 
 /** Columns of a new contact, in the order of `contactInsertValues`. */
 export const CONTACT_INSERT_COLUMNS = `(id, account_id, phone_number, first_name, last_name, email, status, form_id, custom_fields, tags,
-    last_contacted_at, last_response_at, message_count, source, notes, search_text, created_at, updated_at, consent)`;
+    last_contacted_at, last_response_at, message_count, source, notes, search_text, created_at, updated_at, consent, time_zone)`;
 /** One row's placeholders: last_contacted_at starts NULL and message_count 0. */
-export const CONTACT_INSERT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, 0, ?, ?, ?, ?, ?, ?)";
-const PARAMS_PER_ROW = 17;
+export const CONTACT_INSERT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, 0, ?, ?, ?, ?, ?, ?, ?)";
+const PARAMS_PER_ROW = 18;
 /** Where account_id, form_id and created_at sit in a row's values. */
 const ACCOUNT_ID_AT = 1;
 const FORM_ID_AT = 7;
 const CREATED_AT_AT = 14;
 
-/** Rows per statement: 100 × 17 parameters, well under SQLite's 32,766. */
+/** Rows per statement: 100 × 18 parameters, well under SQLite's 32,766. */
 export const CONTACT_BATCH_ROWS = 100;
 
 export interface PendingContact {
   id: string;
   phoneNumber: string;
-  /** The 17 values of CONTACT_INSERT_ROW, in order. */
+  /** The 18 values of CONTACT_INSERT_ROW, in order. */
   values: SQLQueryBindings[];
 }
 

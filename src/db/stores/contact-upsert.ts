@@ -16,7 +16,7 @@ type ContactRow = typeof contacts.$inferSelect;
 /** A stored contact's columns, as stored (JSON text for custom fields and tags), typed from the schema. */
 export type StoredContactRow = Pick<
   ContactRow,
-  "id" | "phoneNumber" | "firstName" | "lastName" | "email" | "status" | "customFields" | "tags" | "lastResponseAt" | "source" | "notes" | "searchText" | "updatedAt"
+  "id" | "phoneNumber" | "firstName" | "lastName" | "email" | "status" | "customFields" | "tags" | "lastResponseAt" | "source" | "notes" | "searchText" | "updatedAt" | "timeZone"
 > & {
   /** 0 or 1: a plain SQL read gives the boolean column as SQLite stores it. */
   optedOut: number;
@@ -33,6 +33,7 @@ export const UPSERT_COLUMNS = [
   ["last_response_at", "lastResponseAt"],
   ["source", "source"],
   ["notes", "notes"],
+  ["time_zone", "timeZone"],
   ["search_text", "searchText"],
 ] as const satisfies ReadonlyArray<readonly [string, keyof StoredContactRow]>;
 
@@ -46,7 +47,7 @@ export class ContactUpserts {
   constructor(private readonly sqlite: Database) {
     this.byPhone = sqlite.query(
       `SELECT id, phone_number AS phoneNumber, first_name AS firstName, last_name AS lastName, email, status, custom_fields AS customFields, tags,
-         last_response_at AS lastResponseAt, source, notes, search_text AS searchText, opted_out AS optedOut, updated_at AS updatedAt
+         last_response_at AS lastResponseAt, source, notes, time_zone AS timeZone, search_text AS searchText, opted_out AS optedOut, updated_at AS updatedAt
        FROM contacts WHERE account_id = ? AND phone_number = ?`,
     );
   }

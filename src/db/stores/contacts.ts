@@ -49,7 +49,7 @@ export interface Contact extends ContactState {
 const CONTACT_SELECT = `c.id, c.phone_number AS phoneNumber, c.first_name AS firstName, c.last_name AS lastName,
   c.email, c.status, c.form_id AS formId, f.name AS formName, c.custom_fields AS customFields, c.tags,
   c.last_contacted_at AS lastContactedAt, c.last_response_at AS lastResponseAt, c.message_count AS messageCount,
-  c.source, c.notes, c.opted_out AS optedOut, c.opted_out_at AS optedOutAt, c.consent, c.created_at AS createdAt, c.updated_at AS updatedAt`;
+  c.source, c.notes, c.opted_out AS optedOut, c.opted_out_at AS optedOutAt, c.consent, c.created_at AS createdAt, c.updated_at AS updatedAt, c.time_zone AS timeZone`;
 const CONTACT_FROM = `contacts c LEFT JOIN forms f ON f.id = c.form_id`;
 
 /** What SQLite returns for CONTACT_SELECT: the row's columns, the boolean as 0/1, plus the form's name. */
@@ -205,7 +205,7 @@ export class ContactStore {
     this.byPhone = q(`SELECT id FROM contacts WHERE account_id = ? AND phone_number = ?`);
     this.insertRow = q(`INSERT INTO contacts ${CONTACT_INSERT_COLUMNS} VALUES ${CONTACT_INSERT_ROW}`);
     this.updateRow = q(`UPDATE contacts SET phone_number = ?, first_name = ?, last_name = ?, email = ?, status = ?, custom_fields = ?, tags = ?,
-          last_response_at = ?, source = ?, notes = ?, search_text = ?, updated_at = ? WHERE id = ? AND account_id = ?`);
+          last_response_at = ?, source = ?, notes = ?, time_zone = ?, search_text = ?, updated_at = ? WHERE id = ? AND account_id = ?`);
     this.formOfAccount = q(`SELECT id FROM forms WHERE id = ? AND account_id = ?`);
   }
 
@@ -228,7 +228,7 @@ export class ContactStore {
   update(accountId: string, id: string, s: ContactState, updatedAt: string): void {
     this.updateRow.run(
       s.phoneNumber, s.firstName, s.lastName, s.email, s.status, JSON.stringify(s.customFields), JSON.stringify(s.tags),
-      s.lastResponseAt, s.source, s.notes, contactSearchText(s), updatedAt, id, accountId,
+      s.lastResponseAt, s.source, s.notes, s.timeZone, contactSearchText(s), updatedAt, id, accountId,
     );
   }
 

@@ -59,6 +59,8 @@ export function intakeApplierStore(sqlite: Database) {
       `UPDATE contacts SET first_name = ?, last_name = ?, email = ?, custom_fields = ?, source = ?, search_text = ?, updated_at = ?
         WHERE id = ?`,
     ) as Statement<unknown, any[]>,
+    /** A form's timezone field sets the contact's own zone (docs/forms.md, "The customer's time zone"). */
+    contactTimeZone: sqlite.prepare("UPDATE contacts SET time_zone = ? WHERE id = ?") as Statement<unknown, [string, string]>,
     messageInsert: sqlite.prepare(`${MESSAGE_INSERT} VALUES ${MESSAGE_VALUES}`) as Statement<unknown, any[]>,
     submissionInsert: sqlite.prepare(`${SUBMISSION_INSERT} VALUES ${SUBMISSION_VALUES}`) as Statement<unknown, any[]>,
     contactInserts: new MultiInsert(sqlite, CONTACT_INSERT, CONTACT_VALUES),

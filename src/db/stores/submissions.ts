@@ -21,7 +21,7 @@ export type WebhookFormRow = Pick<Form, "id" | "accountId" | "name" | "messageTe
 };
 
 /** The account's contact with a phone number, and its opt-out flag as stored (0 or 1). */
-export type SubmissionContact = Pick<typeof contacts.$inferSelect, "id"> & { optedOut: number };
+export type SubmissionContact = Pick<typeof contacts.$inferSelect, "id" | "timeZone"> & { optedOut: number };
 
 /** The latest message to a number from a form (the duplicate window's answer). */
 export type LatestMessage = Pick<typeof messages.$inferSelect, "id" | "scheduledFor" | "sentAt" | "status">;
@@ -52,7 +52,7 @@ export function submissionStore(sqlite: Database): SubmissionStore {
     formByToken: sqlite.prepare(`SELECT ${FORM_COLUMNS} FROM forms f JOIN accounts a ON a.id = f.account_id WHERE f.webhook_token = ?`),
     formExists: sqlite.prepare("SELECT id FROM forms WHERE id = ?"),
     formHasAutomation: sqlite.prepare("SELECT 1 AS x FROM automations WHERE form_id = ? AND is_active = 1 AND deleted_at IS NULL LIMIT 1"),
-    contactByPhone: sqlite.prepare("SELECT id, opted_out AS optedOut FROM contacts WHERE account_id = ? AND phone_number = ?"),
+    contactByPhone: sqlite.prepare("SELECT id, opted_out AS optedOut, time_zone AS timeZone FROM contacts WHERE account_id = ? AND phone_number = ?"),
     lastMessageTo: sqlite.prepare(
       `SELECT id, scheduled_for AS scheduledFor, sent_at AS sentAt, status FROM messages
         WHERE account_id = ? AND recipient_phone = ? AND form_id = ? AND created_at >= ? AND status IN ('queued', 'sent')

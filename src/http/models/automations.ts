@@ -13,7 +13,7 @@ export const AutomationStep = t.Object(
     delay: t.Optional(t.String({ description: "after the submission (or the start): 30m, 2h, 2d, 1w; days and weeks are calendar days in the form's zone" })),
     relativeTo: t.Optional(t.String({ description: "instead of delay: a date field of the form" })),
     offset: t.Optional(t.String({ description: "with relativeTo: -1d (the day before), 0d (default), 2h…" })),
-    sendAt: t.Optional(t.String({ pattern: HHMM, description: "HH:MM in the form's time zone: the step goes at that time of day (date steps default to 09:00)" })),
+    sendAt: t.Optional(t.String({ pattern: HHMM, description: "HH:MM in the contact's own time zone when known, else the form's: the step goes at that time of day (date steps default to 09:00)" })),
   },
   { additionalProperties: true },
 );

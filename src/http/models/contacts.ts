@@ -80,6 +80,7 @@ const contactFields = {
     notes: field("at most 5000 characters", t.Union([t.String({ maxLength: 5000 }), t.Null()])),
     source: field("at most 100 characters", t.Union([t.String({ maxLength: 100 }), t.Null()])),
     lastResponseAt: field("ISO 8601 timestamp or null", t.Union([t.String({ format: "date-time" }), t.Null()])),
+    timeZone: field("the contact's own IANA time zone, e.g. Europe/London; null or empty clears (the number's country or the form's zone applies)", t.Union([t.String({ maxLength: 64 }), t.Null()])),
     optedOut: field("true: never text this number (queued texts are cancelled); false: opt back in", t.Boolean()),
     consent: field('on create only: {"source": "manual"} (you added the customer by hand) or {"source": "api"} (default)', t.Object({ source: literals(["manual", "api"]) })),
 };
@@ -146,6 +147,7 @@ export const Contact = t.Object(
     messageCount: Count,
     source: NullableString,
     notes: NullableString,
+    timeZone: t.Optional(t.Union([t.String(), t.Null()], { description: "the contact's own IANA time zone; null when none is set (quiet hours and sendAt then use the number's country when it has one zone, else the form's)" })),
     optedOut: t.Optional(t.Boolean({ description: "true: the contact asked not to be texted" })),
     optedOutAt: NullableTimestamp,
     consent: t.Union([Consent, t.Null()], { description: "how the contact entered (null for contacts from before consent was recorded)" }),
@@ -281,6 +283,7 @@ export const ExportedContact = t.Partial(t.Object(
     customFields: CustomFields,
     optedOut: t.Boolean({ description: "true: the contact asked not to be texted" }),
     optedOutAt: NullableTimestamp,
+    timeZone: t.Union([t.String(), t.Null()], { description: "the contact's own IANA time zone; null when none is set" }),
   },
   { additionalProperties: true },
 ), { additionalProperties: true, description: "every column, or with ?fields= only the columns asked for" });

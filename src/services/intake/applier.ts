@@ -29,6 +29,8 @@ export interface IntakeEntry {
   email: string | null;
   custom: Record<string, string>;
   source: string | null;
+  /** A form's `timezone` field: the contact's own zone from now on (docs/forms.md, "The customer's time zone"). */
+  timeZone?: string;
   /** contacts.consent JSON for a new contact. */
   consent: string;
   submissionId: string;
@@ -314,6 +316,8 @@ export class IntakeApplier {
     this.sql.contactUpdates.run(updates);
     this.sql.contactTouches.run(touches);
     this.sql.contactInserts.run(inserts);
+    // Rare (forms with a timezone field): one statement per entry that sets a zone, in order.
+    for (const e of entries) if (e.timeZone) this.sql.contactTimeZone.run(e.timeZone, contacts.get(`${e.accountId}\u0000${e.phone}`)!.id);
     this.sql.messageInserts.run(messages);
     this.sql.submissionInserts.run(submissions);
   }
@@ -353,6 +357,7 @@ export class IntakeApplier {
         e.consent,
       );
     }
+    if (e.timeZone) this.sql.contactTimeZone.run(e.timeZone, contactId);
     const newContact = existing ? 0 : 1;
     recordFormRows(this.sqlite, { accountId: e.accountId, formId: e.formId, createdAt: e.at, submissions: 1, newContacts: newContact });
     const m = e.message;

@@ -20,6 +20,7 @@ import { smsInfo } from "../../domain/sms-encoding";
 import { deferForDailyLimit } from "../../domain/daily-limit";
 import { checkCountry, checkInsertedValues } from "../../domain/protection";
 import { afterQuietHours } from "../../domain/quiet-hours";
+import { contactZone } from "../../domain/contact-time-zone";
 import { quotaExceeded, type MonthlyQuota } from "../quota";
 import type { LeaseService } from "../leases";
 import type { IntakeEntry } from "../intake/applier";
@@ -175,6 +176,7 @@ export class SubmissionWrite {
             email: v.email ?? null,
             custom: v.custom,
             source: v.source ?? null,
+            ...(v.timeZone ? { timeZone: v.timeZone } : {}),
             consent: JSON.stringify({ source: "webhook", formId: form.id, at: nowIso, ipAddress: input.ipAddress }),
             submissionId: newId(),
             messageId: null,
@@ -206,10 +208,14 @@ export class SubmissionWrite {
             return { ...held.answer, intakeSeq };
           }
           // Schedule: the form's delay, out of quiet hours, then past the daily limit if the day is full.
+          // Quiet hours keep to the contact's own zone when known (docs/contacts.md, "Time zone");
+          // the daily limit counts the form's days.
           const quiet = protection.quietHours;
           const tz = settings.timezone;
+          const ownZone = v.timeZone ?? existing?.timeZone ?? null;
+          const quietTz = contactZone(ownZone, v.phoneNumber, tz);
           const unmoved = now + settings.delayMinutes * MINUTE_MS;
-          let scheduledFor = afterQuietHours(unmoved, tz, quiet);
+          let scheduledFor = afterQuietHours(unmoved, quietTz, quiet);
           const perDay = settings.rateLimitPerDay;
           if (perDay !== null) {
             scheduledFor = deferForDailyLimit(
@@ -220,7 +226,7 @@ export class SubmissionWrite {
                 this.store.countScheduled.get(form.id, new Date(from).toISOString(), new Date(to).toISOString())!.n +
                 this.intake.countScheduled(form.id, from, to, appliedSeq),
               undefined,
-              quiet ? (at) => afterQuietHours(at, tz, quiet) : undefined,
+              quiet ? (at) => afterQuietHours(at, quietTz, quiet) : undefined,
             );
           }
           const messageId = newId();
@@ -231,7 +237,7 @@ export class SubmissionWrite {
           this.queue.insert({ id: messageId, accountId: form.accountId, priority, scheduledFor, seq });
           try {
             const pos = this.queue.position(messageId, now, this.sendRatePerMinute)!;
-            const quietMoved = quiet !== null ? afterQuietHours(unmoved, tz, quiet) : unmoved;
+            const quietMoved = quiet !== null ? afterQuietHours(unmoved, quietTz, quiet) : unmoved;
             const deferred = scheduledFor > quietMoved;
             const body = JSON.stringify({
               status: "success",

@@ -181,7 +181,7 @@ describe("GET /v1/openapi.json", () => {
     expect(wh.parameters).toContainEqual(expect.objectContaining({ name: "Idempotency-Key", in: "header", required: false, schema: expect.objectContaining({ maxLength: 255 }) }));
     const create = doc.paths["/v1/forms"].post.requestBody.content["application/json"].schema;
     expect(create.required).toEqual(["name", "messageTemplate", "fields"]);
-    expect(create.properties.fields.items.properties.type.enum).toEqual(["text", "longText", "email", "phone", "number", "url", "date"]);
+    expect(create.properties.fields.items.properties.type.enum).toEqual(["text", "longText", "email", "phone", "number", "url", "date", "timezone"]);
     expect(doc.paths["/v1/forms/{id}"].put.requestBody.content["application/json"].schema.required).toBeUndefined();
     const status = doc.paths["/v1/messages/{id}/status"].put.requestBody.content["application/json"].schema;
     expect(status.required).toEqual(["status"]);

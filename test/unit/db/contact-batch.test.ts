@@ -32,7 +32,7 @@ describe("statement sizes (import speed)", () => {
         const phone = `+1201555${String(1000 + seq++)}`;
         ids.push(id);
         const at = "2026-11-20T10:00:00.000Z";
-        batch.add({ id, phoneNumber: phone, values: [id, "a1", phone, `F${i}`, null, null, "new", null, "{}", JSON.stringify([`t${i % 3}`, "all"]), null, null, null, phone.slice(1), at, at, null] });
+        batch.add({ id, phoneNumber: phone, values: [id, "a1", phone, `F${i}`, null, null, "new", null, "{}", JSON.stringify([`t${i % 3}`, "all"]), null, null, null, phone.slice(1), at, at, null, null] });
       }
       expect(batch.flush()).toEqual(ids);
       const rows = db.query("SELECT id, phone_number AS p, first_name AS f FROM contacts WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as Array<{ id: string; p: string; f: string }>;

@@ -3,7 +3,7 @@ import { applyContactPatch, longerThan, validateContactInput, type ContactState 
 
 const base: ContactState = {
   firstName: "A", lastName: "B", email: "a@b.co", phoneNumber: "+12015550100", status: "new",
-  tags: ["x"], customFields: { k: "1", j: "2" }, notes: null, source: null, lastResponseAt: null,
+  tags: ["x"], customFields: { k: "1", j: "2" }, notes: null, source: null, lastResponseAt: null, timeZone: null,
 };
 
 describe("validateContactInput", () => {

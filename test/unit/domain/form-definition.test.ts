@@ -93,7 +93,7 @@ describe("validateFormFields: name", () => {
   test.each([["constructor"], ["__proto__"], ["toString"], ["hasOwnProperty"], ["valueOf"], ["__defineGetter__"]])(
     "%p is a name like any other, of any type",
     (name) => {
-      for (const type of ["text", "email", "phone", "number", "url", "date"]) expect(one({ name, type })).toEqual([]);
+      for (const type of ["text", "email", "phone", "number", "url", "date", "timezone"]) expect(one({ name, type })).toEqual([]);
       expect(paths(validateFormFields([{ name, type: "text" }, { name, type: "text" }]))).toEqual(["fields[1].name"]);
     },
   );
