@@ -82,6 +82,7 @@ import {
   runsOfContact,
   segmentContacts,
   stepsOfRuns,
+  submissionValues,
   stoppingRuns,
   textsInDayBefore,
   updateAutomation,
@@ -486,7 +487,7 @@ export class AutomationService {
     if (runOfSubmission(this.sqlite, r.automationId, r.submissionId)) return;
     const contact = runContact(this.sqlite, r.accountId, r.contactId);
     if (!contact) return;
-    const run = this.startRun(ctx, contact, Date.parse(r.createdAt), r.submissionId, now, out);
+    const run = this.startRun(ctx, contact, Date.parse(r.createdAt), r.submissionId, now, out, submissionValues(this.sqlite, r.submissionId));
     // A reply that came between the submission and this moment (the inbox waited) stops it too.
     if (typeof run === "object" && ctx.a.stopOnReply === 1 && repliedSince(this.sqlite, contact.id, r.createdAt)) markRunStopping(this.sqlite, run.runId, "replied");
   }
@@ -495,13 +496,15 @@ export class AutomationService {
    * Inside the caller's transaction: the contact's run with every step's row and message, or the
    * reason it gets none. A resubmission stops the active run first when restartOnResubmit.
    */
-  private startRun(ctx: RunContext, contact: RunContact, start: number, submissionId: string | null, now: number, out: Outcome): RunSkip | { runId: string } {
+  private startRun(ctx: RunContext, contact: RunContact, start: number, submissionId: string | null, now: number, out: Outcome, given: Record<string, string> = {}): RunSkip | { runId: string } {
     const skip = this.runSkip(ctx, contact);
     if (skip === "already-running" && submissionId !== null && ctx.a.restartOnResubmit === 1) {
       this.stopRun(activeRun(this.sqlite, ctx.a.id, contact.id)!, "restarted", now, out);
     } else if (skip) return skip;
     const a = ctx.a;
-    const custom = parseCustom(contact.customFields);
+    // Dates from the run's own submission first: the applier may have merged a later submission of
+    // the same number into the contact before this run starts (docs/automations.md).
+    const custom = { ...parseCustom(contact.customFields), ...given };
     // Step times and quiet hours keep to the contact's own zone when known (docs/contacts.md, "Time zone").
     const tz = contactZone(contact.timeZone, contact.phoneNumber, ctx.timezone);
     const times = ctx.steps.map((step) => {

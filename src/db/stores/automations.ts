@@ -288,6 +288,25 @@ export function runContact(sqlite: Database, accountId: string, contactId: strin
   return (sqlite.query(`SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE c.id = ?1 AND c.account_id = ?2`).get(contactId, accountId) as RunContact | null) ?? null;
 }
 
+/**
+ * The values a submission's visitor sent (its `form_values` JSON, written by the applier with the
+ * row), or an empty object: a run reads the dates its own submission gave, not what a later
+ * submission of the same number has since written on the contact.
+ */
+export function submissionValues(sqlite: Database, submissionId: string): Record<string, string> {
+  const row = sqlite.query("SELECT form_values AS v FROM submissions WHERE id = ?1").get(submissionId) as { v: string | null } | null;
+  if (!row?.v) return {};
+  try {
+    const o = JSON.parse(row.v) as unknown;
+    if (!o || typeof o !== "object" || Array.isArray(o)) return {};
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(o)) if (typeof v === "string") out[k] = v;
+    return out;
+  } catch {
+    return {};
+  }
+}
+
 /** The next `limit` contacts of a segment after `cursor` (up to `lastContactId`), in id order. */
 export function segmentContacts(sqlite: Database, accountId: string, filter: ContactFilter, lastContactId: string, cursor: string, limit: number): RunContact[] {
   const f = filterSql(accountId, filter);
