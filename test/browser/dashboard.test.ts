@@ -374,6 +374,9 @@ describe("phone, 390 px", () => {
       await page.keyboard.type(server.adminKey);
       await page.keyboard.press("Enter");
       await page.getByRole("heading", { level: 1, name: /Overview/ }).waitFor();
+      // The new page has settled once focus moved to its content (which also closes the menu); on a
+      // loaded machine that comes a moment after the heading.
+      await page.waitForFunction("document.activeElement && document.activeElement.id === \"main\"");
       const nav = page.getByRole("navigation", { name: "Main" });
       // The menu opens from the keyboard and its links are reached with Tab.
       await page.getByRole("button", { name: "Menu" }).focus();
