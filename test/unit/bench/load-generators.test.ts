@@ -100,6 +100,8 @@ describe.skipIf(!wrkPath())("a wrk run against a recording server", () => {
     const r = await runWrk(`http://127.0.0.1:${server.port}`, ["a"], { concurrency: 8, seconds: 2, offset: 0, threads: 2, rate: 100 });
     expect(r.errors).toBe(0);
     expect(r.requests).toBeGreaterThan(0);
-    expect(r.requests).toBeLessThanOrEqual(206);
+    // Against the run's own measured length (wrk's clock), not the 2 s asked for: a loaded machine
+    // stretches the run, and a schedule that holds its rate stays within it whatever the load.
+    expect(r.requests).toBeLessThanOrEqual(Math.ceil(100 * r.seconds) + 6);
   });
 });
