@@ -22,7 +22,7 @@ import { MonthlyQuota } from "./services/quota";
 import { SubmissionService, IDEMPOTENCY_SWEEP_MS } from "./services/submissions";
 import { TestSubmissions } from "./services/submissions/test";
 import { queueSync } from "./services/queue-sync";
-import { waitingOf } from "./services/sending-capacity";
+import { waitingOf } from "./services/waiting";
 import { LeaseService } from "./services/leases";
 import { MessageService } from "./services/messages";
 import { ThirdPartyMessages } from "./services/thirdparty-messages";

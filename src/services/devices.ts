@@ -34,11 +34,11 @@ import { machineAddresses } from "../tls/local-ca";
 import { phoneSettingsFrom, sendRateOf, type PhoneSettings } from "../domain/smsgate-settings";
 import { EXPORT_OPEN_MS } from "../domain/inbound";
 import type { SmsgateSettingsService } from "./smsgate-settings";
-import { SendingCapacity, readDeviceLimits, slotsOf, type CapacityView, type DeviceLimitsDoc, type FleetPhone } from "./sending-capacity";
+import { SendingCapacity, type CapacityView, type FleetPhone } from "./sending-capacity";
 import { SendingEstimator } from "./sending-estimate";
 import { SendingFailures } from "./sending-failures";
 import { appMessageSettings, parseLimits, resolveLimits, type LimitsOverride } from "../domain/sending-budget";
-import { clampToBudget, patchDeviceLimits } from "./device-limits";
+import { clampToBudget, patchDeviceLimits, readDeviceLimits, slotsOf, type DeviceLimitsDoc } from "./device-limits";
 import type { FieldError } from "../domain/submission";
 
 export type { InboundReceiver };

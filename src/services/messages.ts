@@ -8,7 +8,7 @@
  * transaction that changed a message's queued-ness has committed, and the change is then
  * announced (src/lib/changes.ts).
  */
-import type { Waiting } from "./sending-capacity";
+import type { Waiting } from "./waiting";
 import type { Actor } from "../domain/people";
 import type { Database } from "bun:sqlite";
 import { AppError } from "../errors";
