@@ -246,9 +246,20 @@ class AccountQueue {
   }
 }
 
+/** When the text at a position will be handed to a phone: `at` epoch ms, and what it rests on. */
+export type QueueEstimator = (accountId: string, queuePosition: number, scheduledFor: number, now: number) => { at: number; basis: string };
+
 export class MessageQueue {
   private byId = new IdIndex<Node>();
   private accounts = new Map<string, AccountQueue>();
+
+  constructor(
+    /**
+     * From the phones' real capacity (services/sending-estimate.ts, given by the wiring); without
+     * it, the contract's plain formula (estimateDelivery).
+     */
+    private readonly estimator?: QueueEstimator,
+  ) {}
 
   /**
    * Replaces the whole queue with `entries` (any order; a repeated id keeps its last entry).
@@ -382,11 +393,6 @@ export class MessageQueue {
     return this.accounts.get(accountId)?.nextDueAt(now);
   }
 
-  /**
-   * When the text at a position will be handed to a phone, from the phones' real capacity
-   * (services/sending-estimate.ts, set at wiring); unset, the contract's plain formula.
-   */
-  estimator: ((accountId: string, queuePosition: number, scheduledFor: number, now: number) => { at: number; basis: string }) | undefined;
 
   /** The message's `queuePosition` and `estimatedDelivery` (epoch ms); undefined if not queued. */
   position(id: string, now: number, sendRatePerMinute: number): { queuePosition: number; estimatedDelivery: number; basis?: string } | undefined {

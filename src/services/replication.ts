@@ -70,6 +70,12 @@ export interface ReplicationOptions {
    * it nothing to upload, and the replica could not be confirmed current until the next write.
    */
   heartbeat?: () => void;
+  /**
+   * Told when replication is turned on or off, so the checkpointer follows Litestream's rules. Not
+   * when Litestream merely restarts: an idle TRUNCATE in that pause would make the restarted
+   * Litestream begin a new generation (a full snapshot).
+   */
+  onActive?: (active: boolean) => void;
 }
 
 type Pos = [index: number, offset: number];
@@ -107,12 +113,6 @@ export class ReplicationSupervisor {
   private shadowGeneration = "";
   private metricsReadAt = 0;
 
-  /**
-   * Told when replication is turned on or off, so the checkpointer follows Litestream's rules (set
-   * by server.ts). Not when Litestream merely restarts: an idle TRUNCATE in that pause would make
-   * the restarted Litestream begin a new generation (a full snapshot).
-   */
-  onActive: (active: boolean) => void = () => {};
   private ready = false;
 
   constructor(private readonly o: ReplicationOptions) {}
@@ -165,7 +165,7 @@ export class ReplicationSupervisor {
     this.replicaGeneration = "";
     this.shadowGeneration = "";
     this.generation++;
-    this.onActive(Boolean(target));
+    this.o.onActive?.(Boolean(target));
     if (!target) return;
     this.o.logger.info("replicating the database", { to: displayReplica(target), source });
     if (target.type === "file" && sameDisk(this.o.dbPath, target.path)) {

@@ -106,8 +106,6 @@ export class SendingCapacity {
   private prunedAt = 0;
   /** The queued texts' recipients and parts, read once each (services/text-facts.ts). */
   private readonly texts: TextFactsCache;
-  /** The account's settings (deps.ts sets it from the account settings service). */
-  settingsOf: (accountId: string) => SendingSettings = () => ({ limits: {}, stickyMoveAfterMinutes: STICKY_MOVE_AFTER_MINUTES_DEFAULT });
 
   constructor(
     private readonly sqlite: Database,
@@ -116,6 +114,8 @@ export class SendingCapacity {
     private readonly fleet: (accountId: string) => FleetPhone[],
     /** The random pause's source (tests and the simulator fix it). */
     private readonly random: () => number = Math.random,
+    /** The account's `sending` settings (the account settings service); tests may replace it. */
+    public settingsOf: (accountId: string) => SendingSettings = () => ({ limits: {}, stickyMoveAfterMinutes: STICKY_MOVE_AFTER_MINUTES_DEFAULT }),
   ) {
     this.store = sendingStore(sqlite);
     const messages = messagesOf(sqlite);
