@@ -59,6 +59,7 @@ import type { HttpsStatusService } from "./services/https-status";
 import type { Changes } from "./lib/changes";
 import type { AccountOverviewService } from "./services/account-overview";
 import type { DashboardOverviewService } from "./services/dashboard-overview";
+import type { DeviceRegistry } from "./services/device-registry";
 
 export type { Lifecycle };
 
@@ -108,8 +109,10 @@ export interface AppDeps {
   /** SMSGate's /3rdparty/v1/webhooks: outbound endpoints of format "smsgate". */
   thirdPartyWebhooks: ThirdPartyWebhooks;
   analytics: AnalyticsService;
-  /** Phones: SMSGate mobile API, device registry, per-device limits, SSE events. */
+  /** Phones: SMSGate mobile API, presence, leasing to a phone, SSE events. */
   devices: DeviceService;
+  /** The account's phones as the dashboard and SMSGate's API see them; recipe phones; send rates. */
+  deviceRegistry: DeviceRegistry;
   /** Outbound events: the outbox (`emitEvent(sqlite, …)` writes through it), its dispatcher and the endpoints. */
   events: EventOutbox;
   dispatcher: EventDispatcher;

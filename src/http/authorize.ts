@@ -74,7 +74,7 @@ export function createAuthorizer(deps: AppDeps) {
     if (route.rateLimit === "device" || route.rateLimit === "device-report") {
       // A phone polling with a key counts against its own limiter, never the key's hourly API
       // limit; a report is counted but never refused.
-      const device = deps.devices.recipe(auth.accountId, req.headers.get("x-device-id"), req.headers.get("x-device-name"), state.clientIp, req.headers.get("user-agent"));
+      const device = deps.deviceRegistry.recipe(auth.accountId, req.headers.get("x-device-id"), req.headers.get("x-device-name"), state.clientIp, req.headers.get("user-agent"));
       const drl = deps.devices.limit(device?.id ?? `key:${auth.keyId}`);
       if (!drl.allowed && route.rateLimit === "device") {
         const retryAfter = Math.ceil(drl.retryAfterMs / 1000);

@@ -1,6 +1,6 @@
 /**
  * Parts with a life of their own: timers, writers, the queue rebuild. Started in order, stopped in
- * reverse (src/deps.ts builds the list). A leaf module so that services can offer a Lifecycle
+ * reverse (src/wiring/lifecycle.ts declares the list). A leaf module so that services can offer a Lifecycle
  * without importing the container that lists them.
  */
 export interface Lifecycle {

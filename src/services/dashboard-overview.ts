@@ -7,7 +7,7 @@
 import { PRIORITIES_BY_RANK, type Priority } from "../domain/statuses";
 import { classifyAddress } from "../domain/event-url";
 import type { AnalyticsService } from "./analytics";
-import type { DeviceService } from "./devices";
+import type { DeviceRegistry } from "./device-registry";
 import type { MessageService } from "./messages";
 import type { CliCommand } from "../lib/cli-command";
 
@@ -41,7 +41,7 @@ export class DashboardOverviewService {
   constructor(
     private readonly messages: MessageService,
     private readonly analytics: AnalyticsService,
-    private readonly devices: DeviceService,
+    private readonly devices: DeviceRegistry,
   ) {}
 
   get(accountId: string, timezone: string | undefined, now: number, facts: OverviewFacts): DashboardOverview {

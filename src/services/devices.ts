@@ -1,19 +1,18 @@
 /**
- * Phones: the device registry (list, rename, remove, recipes), per-device limits and send
- * rates, presence and offline release, and the figures /health and /metrics show. Its other
- * jobs have their own modules: registering (device-registration.ts), a phone's reports and phone
- * callbacks (phone-reports.ts), its event stream (device-events.ts). Leasing goes through
+ * Phones, as the SMSGate app and recipe phones meet the server (docs/phones.md): the mobile API
+ * (registering, the device's own record, its settings and phone callbacks), leasing to a phone
+ * with its own send rate and budgets, its reports, and the offline sweep with device.online /
+ * device.offline. Its other jobs have their own modules: presence (phone-presence.ts), the
+ * registry the dashboard reads (device-registry.ts), registering (device-registration.ts), a
+ * phone's reports and phone callbacks (phone-reports.ts), its event stream (device-events.ts),
+ * budgets and pauses (sending-capacity.ts, sending-failures.ts). Leasing goes through
  * LeaseService (leaseToPhone: the same rules as /v1/messages/next, with the phone's own rate).
- *
- * Kept whole at a little over 450 lines: presence and the recipe cache are one in-memory state
- * that authentication, the offline sweep and the device views all read.
  */
 import { choosePublicAddress, type PublicAddress } from "../domain/public-address";
 import type { Database } from "bun:sqlite";
 
 import { AppError, validationError } from "../errors";
 import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
-import { newId, UUID_RE } from "../lib/ids";
 import type { Logger } from "../lib/log";
 import { BucketRegistry, perMinute, type LimitResult } from "../limits/token-bucket";
 import type { Priority } from "../queue/priority-queue";
@@ -28,21 +27,20 @@ import type { DeviceEventHub } from "./device-events";
 import { emitEvent } from "./events";
 import type { Changes } from "../lib/changes";
 import { CALLBACK_DEDUPE_MS, CALLBACK_EVENTS, PhoneReports, type InboundReceiver } from "./phone-reports";
-import { createRegistrationToken, deviceOfToken, DEVICE_NAME_MAX, registerPhone } from "./device-registration";
+import { createRegistrationToken, deviceOfToken, registerPhone } from "./device-registration";
 import { mobileApiUrls } from "../domain/mobile-api-urls";
 import { machineAddresses } from "../tls/local-ca";
-import { phoneSettingsFrom, sendRateOf, type PhoneSettings } from "../domain/smsgate-settings";
+import { phoneSettingsFrom, type PhoneSettings } from "../domain/smsgate-settings";
 import type { SmsgateSettingsService } from "./smsgate-settings";
-import type { CapacityView, FleetPhone, SendingCapacity } from "./sending-capacity";
+import type { SendingCapacity } from "./sending-capacity";
 import type { SendingEstimator } from "./sending-estimate";
 import type { PhonePresence } from "./phone-presence";
-import { requestInboxExport } from "./inbox-export";
+import type { DeviceRegistry, DeviceView } from "./device-registry";
 import { SendingFailures } from "./sending-failures";
-import { appMessageSettings, parseLimits, resolveLimits, type LimitsOverride } from "../domain/sending-budget";
-import { clampToBudget, patchDeviceLimits, readDeviceLimits, slotsOf, type DeviceLimitsDoc } from "./device-limits";
-import type { FieldError } from "../domain/submission";
+import { appMessageSettings } from "../domain/sending-budget";
+import { clampToBudget, slotsOf } from "./device-limits";
 
-export type { InboundReceiver };
+export type { DeviceView, InboundReceiver };
 
 /** GET /message hands out at most this many messages (the app's own page size). */
 export const MOBILE_MESSAGES_MAX = 100;
@@ -60,25 +58,6 @@ export interface DevicesConfig {
   deviceLimitPerMinute: number;
   publicUrl?: string;
   trustProxy?: boolean;
-}
-
-export interface DeviceView {
-  id: string;
-  name: string;
-  kind: "smsgate" | "recipe";
-  appVersion: string | null;
-  simCards: unknown[];
-  lastSeenAt: string | null;
-  lastIp: string | null;
-  battery: number | null;
-  sendRatePerMinute: number;
-  sentToday: number;
-  failedToday: number;
-  online: boolean;
-  /** Its own limits and its SIMs' as set (null keys: the account's). */
-  limits: DeviceLimitsDoc;
-  /** What it may still be handed in each window, and its pause (services/sending-capacity.ts). */
-  capacity: CapacityView;
 }
 
 /** What the phones need from the rest of the server, given by the wiring (src/wiring/phones.ts). */
@@ -105,8 +84,6 @@ export class DeviceService {
   /** A phone's reports and phone callbacks (services/phone-reports.ts). */
   private readonly reports: PhoneReports;
   private readonly requests: BucketRegistry;
-  /** Recipe devices by account + X-Device-Id. */
-  private readonly recipes = new Map<string, DeviceRow>();
   private timer: ReturnType<typeof setInterval> | undefined;
   /** Budgets, windows, pauses and sticky senders (services/sending-capacity.ts). */
   readonly sending: SendingCapacity;
@@ -118,6 +95,8 @@ export class DeviceService {
   readonly events: DeviceEventHub;
   /** Who is there: last seen, online, the fleet (services/phone-presence.ts). */
   private readonly presence: PhonePresence;
+  /** The phones as the dashboard sees them, recipes, send rates (services/device-registry.ts). */
+  private readonly registry: DeviceRegistry;
   /** The phones' links to the rest of the server. */
   private readonly links: DeviceLinks;
 
@@ -131,11 +110,12 @@ export class DeviceService {
     private readonly logger: Logger,
     /** Phones' reports are announced once per batch, after commit, as the phone's ("device"). */
     private readonly changes: Changes,
-    parts: { events: DeviceEventHub; presence: PhonePresence; sending: SendingCapacity; estimator: SendingEstimator },
+    parts: { events: DeviceEventHub; presence: PhonePresence; sending: SendingCapacity; estimator: SendingEstimator; registry: DeviceRegistry },
     links: Partial<DeviceLinks> = {},
   ) {
     this.events = parts.events;
     this.presence = parts.presence;
+    this.registry = parts.registry;
     this.sending = parts.sending;
     this.estimator = parts.estimator;
     this.links = {
@@ -146,10 +126,10 @@ export class DeviceService {
       smsgateRequested: links.smsgateRequested ?? (() => null),
     };
     this.failures = new SendingFailures(sqlite, clock, logger, this.sending, leases, {
-      view: (d) => this.viewOf(d),
+      view: (d) => this.registry.viewOf(d),
       released: (d, n) => n > 0 && this.logger.warn("phone paused: its leased texts went back to the queue", { deviceId: d.id, name: d.name, released: n }),
       wake: (accountId) => this.events.notify(accountId),
-      holderOf: (d) => this.holderOf(d),
+      holderOf: (d) => this.registry.holderOf(d),
     });
     this.reports = new PhoneReports(sqlite, clock, logger, metrics, messages, leases, changes, this);
     this.requests = new BucketRegistry({ clock, capacity: config.deviceLimitPerMinute, refillPerMs: perMinute(config.deviceLimitPerMinute) });
@@ -158,7 +138,7 @@ export class DeviceService {
       if (c.what === "queued") this.events.notify(c.accountId);
     });
     leases.onCancel((accountId, messageId, holder) => {
-      const device = this.holderDevice(accountId, holder);
+      const device = this.registry.holderDevice(accountId, holder);
       if (device) this.events.emit(accountId, "MessageCancelled", { messageId }, device.id);
     });
   }
@@ -249,38 +229,21 @@ export class DeviceService {
   deviceInfo(device: DeviceRow | null, ip: string) {
     return {
       externalIp: ip,
-      device: device ? { id: device.id, name: device.name, createdAt: device.createdAt, updatedAt: device.updatedAt, lastSeen: this.lastSeen(device) } : null,
+      device: device ? { id: device.id, name: device.name, createdAt: device.createdAt, updatedAt: device.updatedAt, lastSeen: this.presence.lastSeen(device) } : null,
     };
   }
 
   // ------------------------------------------------------------ messages
 
-  /**
-   * The phone's send rate: its own (or the server's), and never more than the account's SMSGate
-   * settings let the phone send, so nothing waits on the phone until its lease runs out.
-   */
-  private sendRate(device: DeviceRow): number {
-    const own = device.sendRatePerMinute ?? this.config.sendRatePerMinute;
-    return this.links.smsgateSettings ? sendRateOf(own, this.links.smsgateSettings.peek(device.accountId)) : own;
-  }
-
-  /** How a device's leases are marked (lease_device_id): SMSGate by id, recipes by their X-Device-Id. */
+  /** How a device's leases are marked (lease_device_id): see DeviceRegistry.holderOf. */
   holderOf(device: DeviceRow): string {
-    return device.kind === "recipe" ? device.externalId! : device.id;
-  }
-
-  private holderDevice(accountId: string, holder: string): DeviceRow | null {
-    if (UUID_RE.test(holder)) {
-      const d = store.findDevice(this.sqlite, holder);
-      if (d && d.accountId === accountId && d.kind === "smsgate") return d;
-    }
-    return this.recipes.get(accountId + "\u0000" + holder) ?? store.findDeviceByExternalId(this.sqlite, accountId, holder);
+    return this.registry.holderOf(device);
   }
 
   /** The phone as the leasing service sees it: its holder mark and its own send rate. */
   private asking(device: DeviceRow): PhoneAsking {
     return {
-      id: device.id, accountId: device.accountId, holder: this.holderOf(device), sendRatePerMinute: this.sendRate(device),
+      id: device.id, accountId: device.accountId, holder: this.registry.holderOf(device), sendRatePerMinute: this.registry.sendRate(device),
       gate: () => {
         const now = this.clock();
         const r = this.sending.readiness(device, now);
@@ -329,30 +292,6 @@ export class DeviceService {
     )();
   }
 
-  /** Recipes (key + X-Device-Id): the device row, created on first sight with X-Device-Name. */
-  recipe(accountId: string, externalId: string | null, name: string | null, ip: string, userAgent?: string | null): DeviceRow | null {
-    if (!externalId) return null;
-    const ext = externalId.trim().slice(0, DEVICE_NAME_MAX);
-    if (!ext) return null;
-    const key = accountId + "\u0000" + ext;
-    let d: DeviceRow | null | undefined = this.recipes.get(key);
-    if (!d) {
-      d = store.findDeviceByExternalId(this.sqlite, accountId, ext);
-      if (!d) {
-        const at = iso(this.clock());
-        d = {
-          id: newId(), accountId, kind: "recipe", externalId: ext, name: (name?.trim() || ext).slice(0, DEVICE_NAME_MAX), tokenHash: null,
-          signingKey: null, pushToken: null, simCards: "[]", appVersion: null, lastSeenAt: at, lastIp: ip, battery: null, sendRatePerMinute: null, sendingLimits: null,
-          createdAt: at, updatedAt: at,
-        };
-        store.insertDevice(this.sqlite, d);
-      }
-      this.recipes.set(key, d);
-    }
-    this.touch(d, ip, userAgent);
-    return d;
-  }
-
   /** A send result the phone reported: pauses and failover (services/sending-failures.ts). */
   sendResult(device: DeviceRow, row: MessageRow, result: "sent" | "failed", reason: string | null): void {
     this.failures.reported(device, row, result, reason);
@@ -388,7 +327,7 @@ export class DeviceService {
    * settings document over them (domain/smsgate-settings.ts, phoneSettingsFrom).
    */
   settings(device: DeviceRow): PhoneSettings {
-    const rate = this.sendRate(device);
+    const rate = this.registry.sendRate(device);
     const budget = this.sending.limits(device);
     const fromBudget = appMessageSettings(budget);
     const interval = Math.max(Math.floor(60 / rate), fromBudget.send_interval_min);
@@ -412,151 +351,6 @@ export class DeviceService {
 
   // ------------------------------------------------------------ registry
 
-  private lastSeen(device: DeviceRow): string | null {
-    return this.presence.lastSeen(device);
-  }
-
-  online(device: DeviceRow, now = this.clock(), connected?: Set<string>): boolean {
-    return this.presence.online(device, now, connected);
-  }
-
-  private view(d: DeviceRow, counts: Map<string, { sent: number; failed: number }>, now: number, connected: Set<string>): DeviceView {
-    let sims: unknown[] = [];
-    try {
-      sims = JSON.parse(d.simCards);
-    } catch {}
-    const c = counts.get(d.id);
-    return {
-      id: d.id, name: d.name, kind: d.kind, appVersion: d.appVersion, simCards: sims, lastSeenAt: this.lastSeen(d), lastIp: this.presence.lastIp(d),
-      battery: d.battery, sendRatePerMinute: this.sendRate(d), sentToday: c?.sent ?? 0, failedToday: c?.failed ?? 0, online: this.online(d, now, connected),
-      limits: readDeviceLimits(d.sendingLimits), capacity: this.sending.capacity(d, now),
-    };
-  }
-
-  /** The account's phones with their presence: see PhonePresence.fleet. */
-  fleet(accountId: string): FleetPhone[] {
-    return this.presence.fleet(accountId);
-  }
-
-  /** One phone as the API shows it (events' `device`). */
-  viewOf(d: DeviceRow): DeviceView {
-    const now = this.clock();
-    return this.view(d, store.deviceDayCounts(this.sqlite, d.accountId, iso(now).slice(0, 10)), now, this.events.connectedDevices());
-  }
-
-  /**
-   * What the account's connected phones can send a minute together, capped by the account's own
-   * send rate (leasing applies both): the broadcast confirmation's estimate.
-   */
-  sendingCapacity(accountId: string): { phonesConnected: number; ratePerMinute: number } {
-    const now = this.clock();
-    const connected = this.events.connectedDevices();
-    const online = store.listDevices(this.sqlite, accountId).filter((d) => this.online(d, now, connected));
-    const phones = online.reduce((sum, d) => sum + this.sendRate(d), 0);
-    return { phonesConnected: online.length, ratePerMinute: online.length ? Math.min(phones, this.config.sendRatePerMinute) : 0 };
-  }
-
-  list(accountId: string): { devices: DeviceView[] } {
-    const now = this.clock();
-    const counts = store.deviceDayCounts(this.sqlite, accountId, iso(now).slice(0, 10));
-    const connected = this.events.connectedDevices();
-    return { devices: store.listDevices(this.sqlite, accountId).map((d) => this.view(d, counts, now, connected)) };
-  }
-
-  private own(accountId: string, id: string): DeviceRow {
-    const d = UUID_RE.test(id) ? store.findDevice(this.sqlite, id) : null;
-    if (!d || d.accountId !== accountId) throw new AppError("DEVICE_NOT_FOUND", { details: { deviceId: id } });
-    return d;
-  }
-
-  get(accountId: string, id: string): DeviceView {
-    const now = this.clock();
-    return this.view(this.own(accountId, id), store.deviceDayCounts(this.sqlite, accountId, iso(now).slice(0, 10)), now, this.events.connectedDevices());
-  }
-
-  /**
-   * PATCH /v1/devices/<id>: name, sendRatePerMinute (null = the server default), `limits` (the
-   * phone's own; null = the account's) and `sims: [{slot, limits}]` (a SIM's own; null removes).
-   */
-  update(accountId: string, id: string, body: { name?: unknown; sendRatePerMinute?: unknown; limits?: unknown; sims?: unknown }): DeviceView {
-    const d = this.own(accountId, id);
-    const errs: FieldError[] = [];
-    const patch: Partial<DeviceRow> = {};
-    if (body.name !== undefined) {
-      if (typeof body.name !== "string" || !body.name.trim() || body.name.length > DEVICE_NAME_MAX) {
-        errs.push({ field: "name", message: `name must be 1-${DEVICE_NAME_MAX} characters`, provided: body.name });
-      } else patch.name = body.name.trim();
-    }
-    if (body.sendRatePerMinute !== undefined) {
-      const r = body.sendRatePerMinute;
-      if (r !== null && (typeof r !== "number" || !Number.isInteger(r) || r < 1 || r > 10_000)) {
-        errs.push({ field: "sendRatePerMinute", message: "sendRatePerMinute must be a whole number from 1 to 10000, or null for the server default", requirement: "1-10000 or null", provided: r });
-      } else patch.sendRatePerMinute = r as number | null;
-    }
-    if (body.limits !== undefined || body.sims !== undefined) {
-      const doc = patchDeviceLimits(readDeviceLimits(d.sendingLimits), body.limits, body.sims, errs);
-      // What results must still nest with the account's own (an hour no smaller than a minute).
-      if (doc) {
-        const account = this.sending.settingsOf(accountId).limits;
-        const whole = (field: string, ...levels: LimitsOverride[]) => {
-          const r = parseLimits(resolveLimits(account, ...levels), field);
-          if (!r.ok) errs.push(...r.errors);
-        };
-        whole("limits", doc.limits);
-        doc.sims.forEach((sim, i) => whole(`sims[${i}].limits`, doc.limits, sim.limits));
-      }
-      if (doc && !errs.length) patch.sendingLimits = doc.sims.length || Object.keys(doc.limits).length ? JSON.stringify(doc) : null;
-    }
-    if (errs.length) throw validationError(errs);
-    if (Object.keys(patch).length) {
-      patch.updatedAt = nextUpdatedAt(this.clock(), d.updatedAt);
-      store.updateDevice(this.sqlite, d.id, patch);
-      for (const [k, r] of this.recipes) if (r.id === d.id) this.recipes.delete(k);
-      // The app's own limits derive from them (GET /settings): it fetches them again.
-      if (patch.sendRatePerMinute !== undefined || patch.sendingLimits !== undefined) this.events.emit(accountId, "SettingsUpdated", null, d.id);
-      if (patch.sendingLimits !== undefined) this.events.notify(accountId);
-      this.changes.device(accountId, "updated", this.clock());
-    }
-    return this.get(accountId, id);
-  }
-
-  /** DELETE /v1/devices/<id>: its token stops working at once and its leases go back to the queue. */
-  remove(accountId: string, id: string): { deletedId: string } {
-    const d = this.own(accountId, id);
-    this.sqlite.transaction(() => {
-      store.deleteDevice(this.sqlite, accountId, d.id);
-      this.sending.forgetDevice(d.id);
-    })();
-    for (const [k, r] of this.recipes) if (r.id === d.id) this.recipes.delete(k);
-    this.presence.forget(d.id);
-    this.leases.forgetPhone(d.id);
-    this.leases.releaseHolder(this.holderOf(d));
-    this.changes.device(accountId, "removed", this.clock());
-    return { deletedId: d.id };
-  }
-
-  /**
-   * The account's phones as SMSGate's third-party API lists them (GET /3rdparty/v1/devices:
-   * client-go's Device): `lastSeen` is never empty (a phone is seen when it registers).
-   */
-  smsgateDevices(accountId: string) {
-    return store.listDevices(this.sqlite, accountId).map((d) => {
-      let sims: unknown = [];
-      try {
-        sims = JSON.parse(d.simCards);
-      } catch {}
-      return {
-        id: d.id, name: d.name, createdAt: d.createdAt, updatedAt: d.updatedAt, lastSeen: this.lastSeen(d) ?? d.createdAt,
-        ...(Array.isArray(sims) && sims.length ? { simCards: sims } : {}),
-      };
-    });
-  }
-
-  /** POST …/inbox/export: see services/inbox-export.ts. */
-  requestInboxExport(accountId: string, deviceId: string | null, sinceText: unknown, untilText: unknown): { deviceIds: string[] } {
-    return requestInboxExport({ sqlite: this.sqlite, clock: this.clock, logger: this.logger, events: this.events, own: (id: string) => this.own(accountId, id) }, accountId, deviceId, sinceText, untilText);
-  }
-
   // ------------------------------------------------------------ offline, health
 
   /** Releases at once the leases of devices silent for --device-offline-after. */
@@ -564,8 +358,8 @@ export class DeviceService {
     let released = 0;
     const connected = this.events.connectedDevices();
     for (const h of store.leaseHolders(this.sqlite)) {
-      const d = this.holderDevice(h.accountId, h.holder);
-      if (!d || this.online(d, now, connected)) continue;
+      const d = this.registry.holderDevice(h.accountId, h.holder);
+      if (!d || this.presence.online(d, now, connected)) continue;
       const n = this.leases.releaseHolder(h.holder);
       if (n > 0) this.logger.warn("device offline: its leased messages went back to the queue", { deviceId: d.id, name: d.name, released: n });
       released += n;
@@ -587,7 +381,7 @@ export class DeviceService {
     const next = new Map<string, boolean>();
     const changed: Array<{ d: DeviceRow; online: boolean }> = [];
     for (const d of devices) {
-      const online = this.online(d, now, connected);
+      const online = this.presence.online(d, now, connected);
       next.set(d.id, online);
       if (!first && (this.lastOnline!.get(d.id) ?? false) !== online) changed.push({ d, online });
     }
@@ -596,7 +390,7 @@ export class DeviceService {
     const day = iso(now).slice(0, 10);
     this.sqlite.transaction(() => {
       for (const { d, online } of changed) {
-        emitEvent(this.sqlite, d.accountId, online ? "device.online" : "device.offline", () => ({ device: this.view(d, store.deviceDayCounts(this.sqlite, d.accountId, day), now, connected) }), now);
+        emitEvent(this.sqlite, d.accountId, online ? "device.online" : "device.offline", () => ({ device: this.registry.view(d, store.deviceDayCounts(this.sqlite, d.accountId, day), now, connected) }), now);
       }
     })();
   }

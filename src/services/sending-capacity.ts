@@ -23,7 +23,7 @@ import type { DeviceRow } from "../db/stores/devices";
 import { sendingStore, type PauseRow, type SendingStore } from "../db/stores/sending";
 import { messagesOf } from "../db/stores/messages";
 import { TextFactsCache } from "./text-facts";
-import { readDeviceLimits, slotsOf, type DeviceLimitsDoc, type SendingSettings } from "./device-limits";
+import { readDeviceLimits, slotsOf, type SendingSettings } from "./device-limits";
 import { noteLeaseSender } from "../db/message-history";
 import {
   DAY_MS, HOUR_MS, MINUTE_MS, MONTH_MS, WindowLog, partsOf, resolveLimits, spacingMs,

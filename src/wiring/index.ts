@@ -36,7 +36,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const phones = buildPhoneCapacity(sqlite, config, clock, core, accounts.accountSettings);
   const messaging = buildMessaging(sqlite, config, clock, logger, core, accounts, addresses, phones);
   const smsgate = buildSmsgate(sqlite, config, clock, logger, core, { messages: messaging.messages, accounts: accounts.accounts, phoneEvents: phones.events, resolve: outbound.resolve });
-  const devices = buildDevices(sqlite, config, clock, logger, core, phones, messaging.messages, {
+  const { devices, deviceRegistry } = buildDevices(sqlite, config, clock, logger, core, phones, messaging.messages, {
     // SMSGate's sms:received becomes an inbound message.
     inbound: messaging.inbound,
     smsgateSettings: smsgate.smsgateSettings,
@@ -96,6 +96,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     ...smsgate,
     analytics: ops.analytics,
     devices,
+    deviceRegistry,
     events: core.events,
     dispatcher: ops.dispatcher,
     eventEndpoints: ops.eventEndpoints,
@@ -119,7 +120,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     replicationSettings: ops.replicationSettings,
     ...addresses,
     backupSchedule: ops.backupSchedule,
-    dashboardOverview: new DashboardOverviewService(messaging.messages, ops.analytics, devices),
+    dashboardOverview: new DashboardOverviewService(messaging.messages, ops.analytics, deviceRegistry),
   };
   return deps;
 }

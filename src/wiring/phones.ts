@@ -15,6 +15,7 @@ import { PhonePresence } from "../services/phone-presence";
 import { SendingCapacity } from "../services/sending-capacity";
 import { SendingEstimator } from "../services/sending-estimate";
 import { DeviceService, type DeviceLinks } from "../services/devices";
+import { DeviceRegistry } from "../services/device-registry";
 import type { AccountSettingsService } from "../services/account-settings";
 import type { MessageService } from "../services/messages";
 import type { Core } from "./core";
@@ -38,7 +39,9 @@ export function buildDevices(
   capacity: PhoneCapacity,
   messages: MessageService,
   links: DeviceLinks,
-): DeviceService {
+) {
   const { events, presence, sending, estimator } = capacity;
-  return new DeviceService(sqlite, clock, core.leases, messages, config, () => core.metrics, logger, core.changes, { events, presence, sending, estimator }, links);
+  const deviceRegistry = new DeviceRegistry(sqlite, clock, logger, config, presence, sending, events, core.leases, core.changes, links.smsgateSettings);
+  const devices = new DeviceService(sqlite, clock, core.leases, messages, config, () => core.metrics, logger, core.changes, { events, presence, sending, estimator, registry: deviceRegistry }, links);
+  return { devices, deviceRegistry };
 }

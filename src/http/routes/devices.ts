@@ -25,12 +25,12 @@ export function devicesRoutes(deps: AppDeps) {
         detail: { summary: "Create a registration token for the SMSGate app (shown once)", tags },
       },
     )
-    .get("/", ({ request }) => ({ status: "success", data: deps.devices.list(authOf(request).accountId) }), {
+    .get("/", ({ request }) => ({ status: "success", data: deps.deviceRegistry.list(authOf(request).accountId) }), {
       permission: "devices.read", rateLimit: "api-key",
       response: { 200: DeviceListAnswer },
       detail: { summary: "Phones that poll: SMSGate apps and key-polling recipes (X-Device-Id)", tags },
     })
-    .get("/:id", ({ request, params }) => ({ status: "success", data: { device: deps.devices.get(authOf(request).accountId, params.id) } }), {
+    .get("/:id", ({ request, params }) => ({ status: "success", data: { device: deps.deviceRegistry.get(authOf(request).accountId, params.id) } }), {
       permission: "devices.read", rateLimit: "api-key",
       params: IdParam,
       response: { 200: DeviceAnswer },
@@ -38,7 +38,7 @@ export function devicesRoutes(deps: AppDeps) {
     })
     .patch(
       "/:id",
-      ({ request, params, body }) => ({ status: "success", data: { device: deps.devices.update(authOf(request).accountId, params.id, body) } }),
+      ({ request, params, body }) => ({ status: "success", data: { device: deps.deviceRegistry.update(authOf(request).accountId, params.id, body) } }),
       {
         permission: "devices.write", rateLimit: "api-key",
         params: IdParam,
@@ -47,7 +47,7 @@ export function devicesRoutes(deps: AppDeps) {
         detail: { summary: "Rename a phone, set its send rate, or its and its SIMs' sending limits", tags, "x-errors": notFound },
       },
     )
-    .delete("/:id", ({ request, params }) => ({ status: "success", data: deps.devices.remove(authOf(request).accountId, params.id) }), {
+    .delete("/:id", ({ request, params }) => ({ status: "success", data: deps.deviceRegistry.remove(authOf(request).accountId, params.id) }), {
       permission: "devices.write", rateLimit: "api-key",
       params: IdParam,
       response: { 200: Deleted },

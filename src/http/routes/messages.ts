@@ -32,7 +32,7 @@ import { routeAccess } from "../plugins/route-access";
 export function messagesRoutes(deps: AppDeps) {
   /** A recipe phone named by X-Device-Id (registered by the outer handler on first sight). */
   const recipeOf = (request: Request) =>
-    deps.devices.recipe(authOf(request).accountId, request.headers.get("x-device-id"), request.headers.get("x-device-name"), stateOf(request).clientIp);
+    deps.deviceRegistry.recipe(authOf(request).accountId, request.headers.get("x-device-id"), request.headers.get("x-device-name"), stateOf(request).clientIp);
   return new Elysia({ name: "messages-routes", prefix: "/v1/messages" })
     .use(routeAccess)
     .get(

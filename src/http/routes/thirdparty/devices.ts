@@ -14,14 +14,14 @@ const hidden = { hide: true, tags: ["SMSGate third-party API"] };
 export function thirdPartyDevicesRoutes(deps: AppDeps) {
   return new Elysia({ name: "thirdparty-devices", prefix: "/devices" })
     .use(routeAccess)
-    .get("", ({ request }) => deps.devices.smsgateDevices(authOf(request).accountId), {
+    .get("", ({ request }) => deps.deviceRegistry.smsgateDevices(authOf(request).accountId), {
       permission: "devices.read", rateLimit: "api-key",
       detail: { ...hidden, summary: "List phones (SMSGate)" },
     })
     .delete(
       "/:id",
       ({ request, params }) => {
-        deps.devices.remove(authOf(request).accountId, params.id);
+        deps.deviceRegistry.remove(authOf(request).accountId, params.id);
         return new Response(null, { status: 204 });
       },
       {

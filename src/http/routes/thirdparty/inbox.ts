@@ -41,7 +41,7 @@ function objectBody(body: unknown): Body {
 export function thirdPartyInboxRoutes(deps: AppDeps) {
   const ask = (request: Request, body: unknown, required: boolean) => {
     const b = objectBody(body);
-    deps.devices.requestInboxExport(authOf(request).accountId, deviceIdOf(b, required), b?.since, b?.until);
+    deps.deviceRegistry.requestInboxExport(authOf(request).accountId, deviceIdOf(b, required), b?.since, b?.until);
     return new Response(null, { status: 202 });
   };
   return new Elysia({ name: "thirdparty-inbox" })
