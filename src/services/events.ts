@@ -73,6 +73,12 @@ export class EventOutbox {
     return id;
   }
 
+  /** Events were written by another connection (the intake applier): fanned out on the next wake. */
+  written(): void {
+    this.needsFanout = true;
+    this.wake();
+  }
+
   wake(): void {
     if (this.wakeScheduled) return;
     this.wakeScheduled = true;

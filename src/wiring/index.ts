@@ -51,10 +51,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     for (const id of accountIds) core.leases.notify(id);
     // Applied submissions of a form with an automation wait in its inbox (migration 0030).
     messaging.automations.sweep();
-    if (emitted) {
-      core.events.needsFanout = true;
-      core.events.wake();
-    }
+    if (emitted) core.events.written();
   });
 
   const { metrics } = core;
