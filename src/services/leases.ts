@@ -29,6 +29,7 @@ import type { Changes } from "../lib/changes";
 import { toMessage, type Message, type MessageRow } from "../db/message-rows";
 import { emitMessageStatus } from "./event-payloads";
 import { optedOutAtLease } from "./opt-outs";
+import { requeue } from "./sending";
 import { scheduleRetry } from "./retries";
 import { messagesOf, type MessageStore } from "../db/stores/messages";
 import type { SendingGate } from "./sending-capacity";
@@ -282,7 +283,7 @@ export class LeaseService {
     for (const r of retried) {
       this.leases.delete(r.id);
       this.queue.remove(r.id);
-      this.queue.insert({ id: r.id, accountId: r.account_id, priority: r.priority, scheduledFor: r.scheduledFor, seq: r.seq });
+      requeue(this.queue, [{ id: r.id, accountId: r.account_id, priority: r.priority, scheduledFor: r.scheduledFor, seq: r.seq }]);
     }
     for (const r of back) this.leases.delete(r.id);
     this.recomputeEarliest();

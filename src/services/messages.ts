@@ -28,7 +28,7 @@ import { ManualMessages } from "./manual-messages";
 
 export { MESSAGE_SORTS, type ListQuery, type MessageSort } from "./message-listing";
 export { BULK_MAX_IDS, type StatusBody, type StatusOptions, type StatusResult } from "./message-status";
-export { MANUAL_CONTENT_MAX, newQueuedRow, queueEntryOf } from "./manual-messages";
+export { MANUAL_CONTENT_MAX } from "./manual-messages";
 
 export class MessageService {
   private readonly store: MessageStore;
