@@ -20,7 +20,7 @@ import { iso } from "../lib/clock";
 import { humanDuration } from "../domain/duration";
 import { canonicalTimeZone, dayBoundaries, periodWindow, type Period } from "../domain/time-series";
 import { parsePeriodAndZone } from "../domain/query-params";
-import { RollupStore, sumIntervals, type IntervalSums } from "../db/message-rollups";
+import { sumIntervals, type IntervalSums, type RollupStore } from "../db/message-rollups";
 import { NEW_CONTACTS, SUBMISSIONS } from "../db/derived-counts";
 import type { FieldError } from "../domain/submission";
 import type { FormService } from "./forms";
@@ -60,14 +60,12 @@ function meanSeconds(sums: IntervalSums): number | null {
 }
 
 export class AnalyticsService {
-  private readonly rollups: RollupStore;
 
   constructor(
     private readonly sqlite: Database,
     private readonly forms: FormService,
-  ) {
-    this.rollups = new RollupStore(sqlite);
-  }
+    private readonly rollups: RollupStore,
+  ) {}
 
   /** GET /messages/analytics */
   messages(accountId: string, q: { period?: string; formId?: string; timezone?: string }, now: number) {

@@ -31,7 +31,7 @@ import { emitMessageStatus } from "./event-payloads";
 import { optedOutAtLease } from "./opt-outs";
 import { requeue } from "./sending";
 import { scheduleRetry } from "./retries";
-import { messagesOf, type MessageStore } from "../db/stores/messages";
+import type { MessageStore } from "../db/stores/messages";
 import type { SendingGate } from "./sending-capacity";
 import { LeaseWaiters } from "./lease-waiters";
 
@@ -94,7 +94,6 @@ export class LeaseService {
   private readonly buckets = new Map<string, TokenBucket>();
   /** Each phone's own send rate (its settings' sendRatePerMinute), by device id. */
   private readonly phoneBuckets = new Map<string, TokenBucket>();
-  private readonly store: MessageStore;
   private timer: ReturnType<typeof setInterval> | undefined;
   /** Called when a leased message is cancelled or deleted (SSE MessageCancelled to its holder). */
   private readonly cancelListeners: Array<(accountId: string, messageId: string, holder: string) => void> = [];
@@ -110,9 +109,8 @@ export class LeaseService {
      * only left the queue (the dashboard's live feed cares, phones do not).
      */
     private readonly changes: Changes,
-  ) {
-    this.store = messagesOf(sqlite);
-  }
+    private readonly store: MessageStore,
+  ) {}
 
   /** Reloads the leases SQLite holds (boot), after the queue has been rebuilt. */
   load(): void {

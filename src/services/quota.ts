@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Clock } from "../lib/clock";
 import { AppError } from "../errors";
-import { monthlyUsageStore, type MonthlyUsageStore } from "../db/stores/monthly-usage";
+import type { MonthlyUsageStore } from "../db/stores/monthly-usage";
 
 /**
  * Monthly message quota (accounts.monthly_quota; null = none). Each account with a quota has an
@@ -49,15 +49,13 @@ export function nextMonthStartUtc(ms: number): number {
 
 export class MonthlyQuota {
   private readonly tallies = new Map<string, Tally>();
-  private readonly usage: MonthlyUsageStore;
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
+    private readonly usage: MonthlyUsageStore,
     /** Messages acknowledged but not yet in monthly_usage (the webhook intake), read in the same snapshot. */
     private readonly unapplied: (accountId: string, monthStart: number) => number = () => 0,
-  ) {
-    this.usage = monthlyUsageStore(sqlite);
-  }
+  ) {}
 
   private tally(accountId: string): Tally {
     const month = monthStartUtc(this.clock());

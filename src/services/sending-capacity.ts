@@ -20,8 +20,8 @@
 import type { Database } from "bun:sqlite";
 import type { Clock } from "../lib/clock";
 import type { DeviceRow } from "../db/stores/devices";
-import { sendingStore, type PauseRow, type SendingStore } from "../db/stores/sending";
-import { messagesOf } from "../db/stores/messages";
+import type { PauseRow, SendingStore } from "../db/stores/sending";
+import type { MessageStore } from "../db/stores/messages";
 import { TextFactsCache } from "./text-facts";
 import { readDeviceLimits, slotsOf, type SendingSettings } from "./device-limits";
 import { noteLeaseSender } from "../db/message-history";
@@ -96,7 +96,6 @@ export interface CapacityView extends WindowCapacity {
 const key = (deviceId: string, slot: number) => `${deviceId}\u0000${slot}`;
 
 export class SendingCapacity {
-  private readonly store: SendingStore;
   private readonly phoneLogs = new Map<string, WindowLog>();
   private readonly simLogs = new Map<string, WindowLog>();
   /** Each phone's earliest next hand-out (its random spacing after the last one). */
@@ -110,15 +109,15 @@ export class SendingCapacity {
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
-    /** The account's phones with their presence (DeviceService). */
+    private readonly store: SendingStore,
+    messages: MessageStore,
+    /** The account's phones with their presence (services/phone-presence.ts). */
     private readonly fleet: (accountId: string) => FleetPhone[],
     /** The random pause's source (tests and the simulator fix it). */
     private readonly random: () => number = Math.random,
     /** The account's `sending` settings (the account settings service); tests may replace it. */
     public settingsOf: (accountId: string) => SendingSettings = () => ({ limits: {}, stickyMoveAfterMinutes: STICKY_MOVE_AFTER_MINUTES_DEFAULT }),
   ) {
-    this.store = sendingStore(sqlite);
-    const messages = messagesOf(sqlite);
     this.texts = new TextFactsCache((accountId, id) => messages.find(accountId, id));
   }
 

@@ -22,7 +22,7 @@ import {
   TOKEN_ISSUER,
   verifyToken,
 } from "../domain/smsgate-tokens";
-import { smsgateTokenStore, type SmsgateTokenStore } from "../db/stores/smsgate-tokens";
+import type { SmsgateTokenStore } from "../db/stores/smsgate-tokens";
 import type { AccountService } from "./accounts";
 import type { ThirdPartyMessages } from "./thirdparty-messages";
 
@@ -45,7 +45,6 @@ export interface TokenAnswer {
 const newJti = () => randomBytes(16).toString("base64url").slice(0, 21);
 
 export class SmsgateTokens {
-  private readonly store: SmsgateTokenStore;
 
   constructor(
     private readonly sqlite: Database,
@@ -53,9 +52,8 @@ export class SmsgateTokens {
     private readonly accounts: Pick<AccountService, "authKeyOf">,
     /** Makes the account's SMSGate row (its signing key) on first use. */
     private readonly clients: Pick<ThirdPartyMessages, "signingKey">,
-  ) {
-    this.store = smsgateTokenStore(sqlite);
-  }
+    private readonly store: SmsgateTokenStore,
+  ) {}
 
   /** POST /auth/token: a pair for the calling key (or the key behind the calling token). */
   issue(auth: AuthKey, body: unknown): TokenAnswer {

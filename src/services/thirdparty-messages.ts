@@ -30,7 +30,7 @@ import { OPTED_OUT_REASON } from "../db/message-suppression";
 import { messagesOf } from "../db/stores/messages";
 import { findBusinessProfile } from "../db/stores/accounts";
 import { listDevices } from "../db/stores/devices";
-import { smsgateOf, type RecipientView, type SmsgateMessageRow, type SmsgateStore } from "../db/stores/smsgate";
+import type { RecipientView, SmsgateMessageRow, SmsgateStore } from "../db/stores/smsgate";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
 import type { LeaseService } from "./leases";
 import type { MessageService } from "./messages";
@@ -80,7 +80,6 @@ export interface SmsgateClientRules {
 }
 
 export class ThirdPartyMessages {
-  private readonly store: SmsgateStore;
   private expiryTimer: ReturnType<typeof setTimeout> | undefined;
   private expiryAt = Infinity;
   private stopped = true;
@@ -95,8 +94,8 @@ export class ThirdPartyMessages {
     private readonly quota: MonthlyQuota,
     private readonly changes: Changes,
     private readonly logger: Logger,
+    private readonly store: SmsgateStore,
   ) {
-    this.store = smsgateOf(sqlite);
     this.sending = new Sending(sqlite, queue, leases, changes);
   }
 

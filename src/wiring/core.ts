@@ -29,6 +29,7 @@ import { SubmissionIntake } from "../services/intake/intake";
 import { intakeStore } from "../db/stores/intake";
 import { StageTiming } from "../lib/stage-timing";
 import { Changes } from "../lib/changes";
+import type { Stores } from "./stores";
 
 export type Core = ReturnType<typeof buildCore>;
 
@@ -37,6 +38,7 @@ export function buildCore(
   config: ServeConfig,
   clock: Clock,
   logger: Logger,
+  stores: Stores,
   late: { estimate: QueueEstimator; routes: () => RouteInfo[] },
 ) {
   const db = wrapDb(sqlite);
@@ -62,9 +64,9 @@ export function buildCore(
     timing: stageTiming,
   });
   const appliedSeq = intakeStore(sqlite).appliedSeq;
-  const quota = new MonthlyQuota(sqlite, clock, (accountId, monthStart) => intake.pendingMessages(accountId, monthStart, appliedSeq()));
+  const quota = new MonthlyQuota(sqlite, clock, stores.monthlyUsage, (accountId, monthStart) => intake.pendingMessages(accountId, monthStart, appliedSeq()));
   const changes = new Changes();
-  const leases = new LeaseService(sqlite, clock, queue, config, changes);
+  const leases = new LeaseService(sqlite, clock, queue, config, changes, stores.messages);
   const events = new EventOutbox(sqlite);
   registerOutbox(sqlite, events);
   const metrics = new Metrics({ dbPath: config.db, queue, routes: late.routes, schemaVersion: SCHEMA_VERSION });

@@ -2,7 +2,7 @@
  * `createDeps`: the server's parts, built once per server (and per test) in dependency order
  * (docs/architecture.md, "Wiring"). Each module here builds one part from the parts before it:
  *
- *   core → accounts → addresses → phones' capacity → messaging → SMSGate's API → devices → operations
+ *   stores → core → accounts → addresses → phones' capacity → messaging → SMSGate's API → devices → operations
  *
  * and ./lifecycle.ts declares the start and stop order once. No part is filled in after it is
  * built: where two parts read each other, one is given a callback that asks the other only once
@@ -14,6 +14,7 @@ import type { ServeConfig } from "../config";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/log";
 import type { AppDeps, OutboundOptions } from "../deps";
+import { buildStores } from "./stores";
 import { buildCore } from "./core";
 import { buildAccounts } from "./accounts";
 import { buildAddresses } from "./addresses";
@@ -26,16 +27,17 @@ import { deviceGauges, intakeGauges } from "./gauges";
 import { DashboardOverviewService } from "../services/dashboard-overview";
 
 export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger, outbound: OutboundOptions = {}): AppDeps {
-  const core = buildCore(sqlite, config, clock, logger, {
+  const stores = buildStores(sqlite);
+  const core = buildCore(sqlite, config, clock, logger, stores, {
     // Every estimatedDelivery comes from the phones' real capacity (services/sending-estimate.ts).
     estimate: (accountId, position, scheduledFor, now) => phones.estimator.estimate(accountId, position, scheduledFor, now),
     routes: () => deps.routes(),
   });
   const accounts = buildAccounts(sqlite, core.db, config, clock, core.leases);
   const addresses = buildAddresses(sqlite, config, clock, logger);
-  const phones = buildPhoneCapacity(sqlite, config, clock, core, accounts.accountSettings);
+  const phones = buildPhoneCapacity(sqlite, config, clock, core, stores, accounts.accountSettings);
   const messaging = buildMessaging(sqlite, config, clock, logger, core, accounts, addresses, phones);
-  const smsgate = buildSmsgate(sqlite, config, clock, logger, core, { messages: messaging.messages, accounts: accounts.accounts, phoneEvents: phones.events, resolve: outbound.resolve });
+  const smsgate = buildSmsgate(sqlite, config, clock, logger, core, stores, { messages: messaging.messages, accounts: accounts.accounts, phoneEvents: phones.events, resolve: outbound.resolve });
   const { devices, deviceRegistry } = buildDevices(sqlite, config, clock, logger, core, phones, messaging.messages, {
     // SMSGate's sms:received becomes an inbound message.
     inbound: messaging.inbound,
@@ -44,7 +46,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
     smsgateHandedOut: (id, now) => smsgate.thirdParty.handedOut(id, now),
     smsgateRequested: (id) => smsgate.thirdParty.requested(id),
   });
-  const ops = buildOperations(sqlite, config, clock, logger, core, accounts.forms, outbound);
+  const ops = buildOperations(sqlite, config, clock, logger, core, stores, accounts.forms, outbound);
 
   // Applied submissions wake the phones waiting for work and the event dispatcher.
   core.intake.onApplied((accountIds, emitted) => {

@@ -21,10 +21,11 @@ import { AnalyticsService } from "../services/analytics";
 import type { FormService } from "../services/forms";
 import type { OutboundOptions } from "../deps";
 import type { Core } from "./core";
+import type { Stores } from "./stores";
 
 export type Operations = ReturnType<typeof buildOperations>;
 
-export function buildOperations(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger, core: Core, forms: FormService, outbound: OutboundOptions) {
+export function buildOperations(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger, core: Core, stores: Stores, forms: FormService, outbound: OutboundOptions) {
   // Off the request path (--checkpoint background): its own thread and connection.
   const checkpointer = config.checkpoint === "background" ? new Checkpointer(sqlite, config.db, logger, { gate: core.writeGate }) : null;
   // Replication (docs/api-decisions.md, "Continuous replication with Litestream"). The setting and
@@ -72,6 +73,6 @@ export function buildOperations(sqlite: Database, config: ServeConfig, clock: Cl
     eventEndpoints: new EventEndpointService(sqlite, clock, core.events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost }),
     queueWatch: new QueueWatch(sqlite, clock, core.queue, core.leases, config.stuckAfterMs, core.changes),
     exports: new ExportService(sqlite, config.db, clock, logger),
-    analytics: new AnalyticsService(sqlite, forms),
+    analytics: new AnalyticsService(sqlite, forms, stores.rollups),
   };
 }

@@ -19,14 +19,15 @@ import { DeviceRegistry } from "../services/device-registry";
 import type { AccountSettingsService } from "../services/account-settings";
 import type { MessageService } from "../services/messages";
 import type { Core } from "./core";
+import type { Stores } from "./stores";
 
 export type PhoneCapacity = ReturnType<typeof buildPhoneCapacity>;
 
-export function buildPhoneCapacity(sqlite: Database, config: ServeConfig, clock: Clock, core: Core, accountSettings: AccountSettingsService) {
+export function buildPhoneCapacity(sqlite: Database, config: ServeConfig, clock: Clock, core: Core, stores: Stores, accountSettings: AccountSettingsService) {
   const events = new DeviceEventHub(core.queue, clock);
   const presence = new PhonePresence(sqlite, clock, events, core.leases, config, core.changes);
   const fleet = (accountId: string) => presence.fleet(accountId);
-  const sending = new SendingCapacity(sqlite, clock, fleet, Math.random, (accountId) => accountSettings.resolved(accountId).sending);
+  const sending = new SendingCapacity(sqlite, clock, stores.sending, stores.messages, fleet, Math.random, (accountId) => accountSettings.resolved(accountId).sending);
   return { events, presence, fleet, sending, estimator: new SendingEstimator(clock, sending, fleet) };
 }
 

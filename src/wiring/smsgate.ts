@@ -16,6 +16,7 @@ import type { AccountService } from "../services/accounts";
 import type { MessageService } from "../services/messages";
 import type { DeviceEventHub } from "../services/device-events";
 import type { Core } from "./core";
+import type { Stores } from "./stores";
 
 export type Smsgate = ReturnType<typeof buildSmsgate>;
 
@@ -25,14 +26,15 @@ export function buildSmsgate(
   clock: Clock,
   logger: Logger,
   core: Core,
+  stores: Stores,
   deps: { messages: MessageService; accounts: AccountService; phoneEvents: DeviceEventHub; resolve: HostResolver | undefined },
 ) {
-  const thirdParty = new ThirdPartyMessages(sqlite, clock, core.queue, core.seq, core.leases, deps.messages, core.quota, core.changes, logger);
+  const thirdParty = new ThirdPartyMessages(sqlite, clock, core.queue, core.seq, core.leases, deps.messages, core.quota, core.changes, logger, stores.smsgate);
   return {
     thirdParty,
     thirdPartyWebhooks: new ThirdPartyWebhooks(sqlite, clock, core.events, thirdParty, { allowPrivate: config.allowPrivateWebhookUrls, resolve: deps.resolve ?? resolveHost }),
     // The account's SMSGate settings document: over the phones' own settings, and announced to them.
     smsgateSettings: new SmsgateSettingsService(sqlite, clock, (accountId) => deps.phoneEvents.emit(accountId, "SettingsUpdated", null), thirdParty),
-    smsgateTokens: new SmsgateTokens(sqlite, clock, deps.accounts, thirdParty),
+    smsgateTokens: new SmsgateTokens(sqlite, clock, deps.accounts, thirdParty, stores.smsgateTokens),
   };
 }

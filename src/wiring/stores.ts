@@ -1,0 +1,25 @@
+/**
+ * The stores the wiring hands to services (docs/architecture.md, "Wiring"): built here, once per
+ * server, on the server's connection, and passed in at construction — a service does not build
+ * the store it reads and writes.
+ */
+import type { Database } from "bun:sqlite";
+import { messagesOf } from "../db/stores/messages";
+import { sendingStore } from "../db/stores/sending";
+import { monthlyUsageStore } from "../db/stores/monthly-usage";
+import { smsgateOf } from "../db/stores/smsgate";
+import { smsgateTokenStore } from "../db/stores/smsgate-tokens";
+import { RollupStore } from "../db/message-rollups";
+
+export type Stores = ReturnType<typeof buildStores>;
+
+export function buildStores(sqlite: Database) {
+  return {
+    messages: messagesOf(sqlite),
+    sending: sendingStore(sqlite),
+    monthlyUsage: monthlyUsageStore(sqlite),
+    smsgate: smsgateOf(sqlite),
+    smsgateTokens: smsgateTokenStore(sqlite),
+    rollups: new RollupStore(sqlite),
+  };
+}
