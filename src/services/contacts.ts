@@ -13,8 +13,8 @@ import { contactSearchText } from "../domain/contact-search";
 import { applyContactPatch, newContactState, validateContactInput, type ContactPatch, type ContactState } from "../domain/contact-update";
 import type { ContactListQuery, AnalyticsQuery } from "../domain/contact-query";
 import type { PendingContact } from "../db/stores/contact-batch";
-import { ContactLists } from "../db/stores/contact-list";
-import { ContactStore, type ConsentRecord, type Contact } from "../db/stores/contacts";
+import type { ContactLists } from "../db/stores/contact-list";
+import type { ConsentRecord, Contact, ContactStore } from "../db/stores/contacts";
 import type { FormService } from "./forms";
 import { emitContact } from "./event-payloads";
 import { parseManualReason, parseOptOutFields, setOptOut } from "./opt-outs";
@@ -39,13 +39,13 @@ export interface NewContactOptions {
 }
 
 export class ContactService {
-  private readonly store: ContactStore;
-  private readonly lists: ContactLists;
   private readonly importer: ContactImporter;
 
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
+    private readonly store: ContactStore,
+    private readonly lists: ContactLists,
     private readonly forms: FormService,
     /** After a commit that cancelled queued messages (an opt-out): out of the queue and leases. */
     private readonly withdraw: (ids: string[]) => void = () => {},
@@ -54,8 +54,6 @@ export class ContactService {
     /** Contact changes are announced after commit (the dashboard's live feed listens). */
     private readonly changes?: Changes,
   ) {
-    this.store = new ContactStore(sqlite);
-    this.lists = new ContactLists(sqlite);
     this.importer = new ContactImporter(sqlite, clock, this.store, this, withdraw, gate);
   }
 

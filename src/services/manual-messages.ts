@@ -16,7 +16,7 @@ import { smsInfo } from "../domain/sms-encoding";
 import { enumError } from "../domain/query-params";
 import { maxAttemptsError } from "../domain/retry-policy";
 import { toMessage, type Message } from "../db/message-rows";
-import { messagesOf, type MessageRow, type MessageStore, type RecipientContact } from "../db/stores/messages";
+import type { MessageRow, MessageStore, RecipientContact } from "../db/stores/messages";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
 import type { LeaseService } from "./leases";
 import { refuseIfOptedOut } from "./opt-outs";
@@ -29,7 +29,6 @@ export const MANUAL_CONTENT_MAX = 1_600;
 type FieldErr = { field: string; message: string; requirement?: string; provided?: unknown };
 
 export class ManualMessages {
-  private readonly store: MessageStore;
   private readonly sending: Sending;
 
   constructor(
@@ -39,9 +38,9 @@ export class ManualMessages {
     private readonly seq: Sequence,
     leases: LeaseService,
     private readonly sendRatePerMinute: () => number,
+    private readonly store: MessageStore,
     private readonly quota?: MonthlyQuota,
   ) {
-    this.store = messagesOf(sqlite);
     this.sending = new Sending(sqlite, queue, leases);
   }
 

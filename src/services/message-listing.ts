@@ -5,7 +5,7 @@
  * status filters").
  */
 import type { Database } from "bun:sqlite";
-import { RollupStore } from "../db/message-rollups";
+import type { RollupStore } from "../db/message-rollups";
 import { AppError, validationError } from "../errors";
 import { iso } from "../lib/clock";
 import { messageStage } from "../domain/message-stage";
@@ -14,7 +14,7 @@ import { PRIORITY_RANK, type Priority } from "../queue/priority-queue";
 import { isMessageStatus, MESSAGE_STATUSES, PRIORITIES, type MessageStatus } from "../domain/statuses";
 import { enumError, parsePaging, parseQueryDate } from "../domain/query-params";
 import { listByStatusMerge } from "../db/message-list";
-import { LIST_COLUMNS, messagesOf, type MessageRow, type MessageStore } from "../db/stores/messages";
+import { LIST_COLUMNS, type MessageRow, type MessageStore } from "../db/stores/messages";
 
 export const MESSAGE_SORTS = ["createdAt", "scheduledFor", "sentAt", "priority"] as const;
 export type MessageSort = (typeof MESSAGE_SORTS)[number];
@@ -56,15 +56,14 @@ export function getMessageRow(store: MessageStore, accountId: string, id: string
 }
 
 export class MessageListing {
-  private readonly store: MessageStore;
-  private readonly rollups: RollupStore;
   /** Count/summary answers, valid while the connection has made no change since (total_changes()). */
   private countCache = new Map<string, { version: number; summary: Record<MessageStatus, number> }>();
 
-  constructor(private readonly sqlite: Database) {
-    this.store = messagesOf(sqlite);
-    this.rollups = new RollupStore(sqlite);
-  }
+  constructor(
+    private readonly sqlite: Database,
+    private readonly store: MessageStore,
+    private readonly rollups: RollupStore,
+  ) {}
 
   list(accountId: string, q: ListQuery) {
     const errors: FieldErr[] = [];

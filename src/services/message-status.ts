@@ -14,7 +14,7 @@ import { normalizeDeviceTime } from "../domain/device-time";
 import { accountTimeZone } from "../db/stores/devices";
 import { lastFailedLease } from "../db/message-retries";
 import { recordOwnerRetry } from "../db/message-history";
-import { messagesOf, type MessageRow, type MessageStore } from "../db/stores/messages";
+import type { MessageRow, MessageStore } from "../db/stores/messages";
 import type { Changes } from "../lib/changes";
 import type { LeaseService } from "./leases";
 import { emitContact, emitMessageStatus } from "./event-payloads";
@@ -55,7 +55,6 @@ export interface StatusResult {
 type FieldErr = { field: string; message: string; requirement?: string; provided?: unknown };
 
 export class MessageStatusChanges {
-  private readonly store: MessageStore;
 
   constructor(
     private readonly sqlite: Database,
@@ -63,9 +62,8 @@ export class MessageStatusChanges {
     private readonly queue: MessageQueue,
     private readonly leases: LeaseService,
     private readonly changes: Changes,
-  ) {
-    this.store = messagesOf(sqlite);
-  }
+    private readonly store: MessageStore,
+  ) {}
 
   /**
    * Applies one status request. Validation → 400 VALIDATION_ERROR; an illegal move → 400

@@ -12,46 +12,38 @@ import type { Waiting } from "./waiting";
 import type { Actor } from "../domain/people";
 import type { Database } from "bun:sqlite";
 import { AppError } from "../errors";
-import type { Clock } from "../lib/clock";
-import type { MessageQueue } from "../queue/priority-queue";
-import type { Sequence } from "../lib/seq";
 import type { Changes } from "../lib/changes";
 import { deviceNames } from "../db/message-history";
 import { toMessage, type Message } from "../db/message-rows";
-import { messagesOf, type MessageRow, type MessageStore } from "../db/stores/messages";
+import type { MessageRow, MessageStore } from "../db/stores/messages";
 import { messageTimeline, type TimelineEvent } from "../domain/message-timeline";
-import type { MonthlyQuota } from "./quota";
 import type { LeaseService } from "./leases";
-import { findMessageRow, getMessageRow, MessageListing, type ListQuery } from "./message-listing";
-import { MessageStatusChanges, type StatusBody, type StatusOptions, type StatusResult } from "./message-status";
-import { ManualMessages } from "./manual-messages";
+import { findMessageRow, getMessageRow, type ListQuery, type MessageListing } from "./message-listing";
+import type { MessageStatusChanges, StatusBody, StatusOptions, StatusResult } from "./message-status";
+import type { ManualMessages } from "./manual-messages";
 
 export { MESSAGE_SORTS, type ListQuery, type MessageSort } from "./message-listing";
 export { BULK_MAX_IDS, type StatusBody, type StatusOptions, type StatusResult } from "./message-status";
 export { MANUAL_CONTENT_MAX } from "./manual-messages";
 
 export class MessageService {
-  private readonly store: MessageStore;
   private readonly listing: MessageListing;
   private readonly status: MessageStatusChanges;
   private readonly manual: ManualMessages;
 
   constructor(
     private readonly sqlite: Database,
-    clock: Clock,
-    queue: MessageQueue,
-    seq: Sequence,
     private readonly leases: LeaseService,
-    sendRatePerMinute: () => number,
     private readonly changes: Changes,
-    quota?: MonthlyQuota,
+    private readonly store: MessageStore,
+    /** Its jobs: the list and its filters, status changes, manual texts (built by the wiring). */
+    parts: { listing: MessageListing; status: MessageStatusChanges; manual: ManualMessages },
     /** Why a queued text waits (services/waiting.ts, from the phones' capacity). */
     private readonly waiting?: (row: MessageRow) => Waiting | null,
   ) {
-    this.store = messagesOf(sqlite);
-    this.listing = new MessageListing(sqlite);
-    this.status = new MessageStatusChanges(sqlite, clock, queue, leases, changes);
-    this.manual = new ManualMessages(sqlite, clock, queue, seq, leases, sendRatePerMinute, quota);
+    this.listing = parts.listing;
+    this.status = parts.status;
+    this.manual = parts.manual;
   }
 
   /** Another account's message is answered exactly like one that does not exist. */

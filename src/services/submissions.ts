@@ -28,9 +28,9 @@ import type { SubmissionIntake } from "./intake/intake";
 import type { CaptchaVerifier } from "./captcha";
 import type { SpamCounter } from "./spam";
 import type { Metrics } from "./metrics";
-import { intakeStore } from "../db/stores/intake";
-import { submissionStore } from "../db/stores/submissions";
-import { idempotencyStore, type IdempotencyStore } from "../db/stores/idempotency";
+import type { IntakeStore } from "../db/stores/intake";
+import type { SubmissionStore } from "../db/stores/submissions";
+import type { IdempotencyStore } from "../db/stores/idempotency";
 import { WebhookFormLookup, type WebhookForm } from "./submissions/form-lookup";
 import { SubmissionWrite, type SubmissionAnswer, type SubmissionInput } from "./submissions/write";
 import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_TTL_MS, keyReused } from "./submissions/idempotency";
@@ -103,11 +103,11 @@ export class SubmissionService {
     leases: Pick<LeaseService, "notify">,
     intake: SubmissionIntake,
     private readonly guards: AcceptGuards,
+    stores: { submissions: SubmissionStore; idempotency: IdempotencyStore; intake: IntakeStore },
   ) {
-    const store = submissionStore(sqlite);
-    this.lookup = new WebhookFormLookup(sqlite, store);
-    this.idempotency = idempotencyStore(sqlite);
-    this.write = new SubmissionWrite(clock, writer, queue, seq, quota, sendRatePerMinute, leases, intake, intakeStore(sqlite), store, this.idempotency);
+    this.lookup = new WebhookFormLookup(sqlite, stores.submissions);
+    this.idempotency = stores.idempotency;
+    this.write = new SubmissionWrite(clock, writer, queue, seq, quota, sendRatePerMinute, leases, intake, stores.intake, stores.submissions, this.idempotency);
   }
 
   /**

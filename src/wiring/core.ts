@@ -26,7 +26,6 @@ import { EventOutbox, registerOutbox } from "../services/events";
 import { SpamCounter } from "../services/spam";
 import { CaptchaVerifier } from "../services/captcha";
 import { SubmissionIntake } from "../services/intake/intake";
-import { intakeStore } from "../db/stores/intake";
 import { StageTiming } from "../lib/stage-timing";
 import { Changes } from "../lib/changes";
 import type { Stores } from "./stores";
@@ -63,7 +62,7 @@ export function buildCore(
     },
     timing: stageTiming,
   });
-  const appliedSeq = intakeStore(sqlite).appliedSeq;
+  const appliedSeq = stores.intake.appliedSeq;
   const quota = new MonthlyQuota(sqlite, clock, stores.monthlyUsage, (accountId, monthStart) => intake.pendingMessages(accountId, monthStart, appliedSeq()));
   const changes = new Changes();
   const leases = new LeaseService(sqlite, clock, queue, config, changes, stores.messages);

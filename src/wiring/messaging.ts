@@ -15,6 +15,9 @@ import { SubmissionService } from "../services/submissions";
 import { TestSubmissions } from "../services/submissions/test";
 import { waitingOf } from "../services/waiting";
 import { MessageService } from "../services/messages";
+import { MessageListing } from "../services/message-listing";
+import { MessageStatusChanges } from "../services/message-status";
+import { ManualMessages } from "../services/manual-messages";
 import { InboundService } from "../services/inbound";
 import { SubmissionInboxService } from "../services/submission-inbox";
 import { TeamNoticeService } from "../services/team-notices";
@@ -25,13 +28,14 @@ import { BroadcastService } from "../services/broadcasts";
 import { AutomationService } from "../services/automations";
 import { MessageFeed } from "../services/message-feed";
 import type { Core } from "./core";
+import type { Stores } from "./stores";
 import type { Accounts } from "./accounts";
 import type { Addresses } from "./addresses";
 import type { PhoneCapacity } from "./phones";
 
 export type Messaging = ReturnType<typeof buildMessaging>;
 
-export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger, core: Core, a: Accounts, addresses: Addresses, phones: PhoneCapacity) {
+export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger, core: Core, stores: Stores, a: Accounts, addresses: Addresses, phones: PhoneCapacity) {
   const { queue, seq, leases, quota, writer, changes } = core;
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases, core.intake, {
     formLimiter: core.webhookLimiter,
@@ -41,9 +45,14 @@ export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clo
     spam: core.spam,
     metrics: () => core.metrics,
     timing: core.stageTiming,
-  });
+  }, { submissions: stores.submissions, idempotency: stores.idempotency, intake: stores.intake });
   // Why a queued text waits, from the phones' real capacity (services/waiting.ts).
-  const messages = new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, changes, quota, (row) => {
+  const parts = {
+    listing: new MessageListing(sqlite, stores.messages, stores.rollups),
+    status: new MessageStatusChanges(sqlite, clock, queue, leases, changes, stores.messages),
+    manual: new ManualMessages(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, stores.messages, quota),
+  };
+  const messages = new MessageService(sqlite, leases, changes, stores.messages, parts, (row) => {
     const now = clock();
     return waitingOf(
       phones.sending, phones.fleet(row.account_id),
@@ -62,7 +71,7 @@ export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clo
     messages,
   );
   const keywordReplies = new KeywordReplyService(sqlite, clock, a.accountSettings, seq, quota);
-  const contacts = new ContactService(sqlite, clock, a.forms, (ids) => leases.withdraw(ids), core.writeGate, changes);
+  const contacts = new ContactService(sqlite, clock, stores.contacts, stores.contactLists, a.forms, (ids) => leases.withdraw(ids), core.writeGate, changes);
   // What a broadcast's confirmation says of the phones (services/sending-estimate.ts).
   const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, a.accounts, writer, logger, changes, (accountId) => {
     const f = phones.estimator.summary(accountId);

@@ -10,6 +10,11 @@ import { monthlyUsageStore } from "../db/stores/monthly-usage";
 import { smsgateOf } from "../db/stores/smsgate";
 import { smsgateTokenStore } from "../db/stores/smsgate-tokens";
 import { RollupStore } from "../db/message-rollups";
+import { ContactStore } from "../db/stores/contacts";
+import { ContactLists } from "../db/stores/contact-list";
+import { submissionStore } from "../db/stores/submissions";
+import { idempotencyStore } from "../db/stores/idempotency";
+import { intakeStore } from "../db/stores/intake";
 
 export type Stores = ReturnType<typeof buildStores>;
 
@@ -21,5 +26,10 @@ export function buildStores(sqlite: Database) {
     smsgate: smsgateOf(sqlite),
     smsgateTokens: smsgateTokenStore(sqlite),
     rollups: new RollupStore(sqlite),
+    contacts: new ContactStore(sqlite),
+    contactLists: new ContactLists(sqlite),
+    submissions: submissionStore(sqlite),
+    idempotency: idempotencyStore(sqlite),
+    intake: intakeStore(sqlite),
   };
 }
