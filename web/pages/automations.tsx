@@ -9,7 +9,7 @@ import { useEffect } from "preact/hooks";
 import { useComputed, useSignal } from "@preact/signals";
 import { api, can, errorText, fieldErrorsOf } from "../api";
 import { act } from "../act";
-import type { Answer } from "../api-types";
+import type { Answer, Query } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path } from "../router";
 import { renderTemplate } from "../../src/domain/template";
@@ -106,12 +106,12 @@ function AutomationList() {
   /** The one question open (the dialog's title id is shared, so one Confirm per page). */
   const asking = useSignal<Question | null>(null);
   const load = () =>
-    api("/automations?limit=100")
+    api.get("/v1/automations", { query: { limit: 100 } })
       .then((r) => ((list.value = r.data.automations), (error.value = "")))
       .catch((e) => (error.value = errorText(e)));
   useEffect(() => {
     load();
-    api("/forms?limit=100")
+    api.get("/v1/forms", { query: { limit: 100 } })
       .then((r) => (forms.value = new Map(r.data.forms.map((f: { id: string; name: string }) => [f.id, f.name]))))
       .catch(() => {});
   }, []);
@@ -119,13 +119,13 @@ function AutomationList() {
     list.value = list.value?.map((x) => (x.id === a.id ? { ...x, isActive } : x)) ?? null;
     await act(
       notice,
-      () => api(`/automations/${enc(a.id)}`, { method: "PUT", json: { isActive } }),
+      () => api.put("/v1/automations/{id}", { path: { id: a.id }, json: { isActive } }),
       () => (isActive ? `${a.name} is on: new submissions start it.` : `${a.name} is off: its runs stopped and their waiting texts were cancelled.`),
       load,
     );
   }
   async function remove(a: Automation) {
-    await act(notice, () => api(`/automations/${enc(a.id)}`, { method: "DELETE" }), () => `${a.name} deleted; its waiting texts were cancelled.`, load);
+    await act(notice, () => api.delete("/v1/automations/{id}", { path: { id: a.id } }), () => `${a.name} deleted; its waiting texts were cancelled.`, load);
   }
   const admin = can("automations.write");
   return (
@@ -283,7 +283,7 @@ function AutomationEditor(props: { id?: string }) {
   const stopOnReply = useSignal(true);
   /** Whether the owner ticked or unticked "they reply" (else it follows the steps: docs/automations.md). */
   const replyTouched = useSignal(false);
-  const stopOnStatus = useSignal<string[]>(["converted"]);
+  const stopOnStatus = useSignal<Automation["stopOnStatus"]>(["converted"]);
   const restartOnResubmit = useSignal(false);
   const isActive = useSignal(true);
   const forms = useSignal<Array<{ id: string; name: string }>>([]);
@@ -295,14 +295,14 @@ function AutomationEditor(props: { id?: string }) {
   const admin = can("automations.write");
 
   useEffect(() => {
-    api("/forms?limit=100")
+    api.get("/v1/forms", { query: { limit: 100 } })
       .then((r) => {
         forms.value = r.data.forms.map((f: { id: string; name: string }) => ({ id: f.id, name: f.name }));
         if (!props.id && !formId.value && forms.value.length) formId.value = forms.value[0].id;
       })
       .catch((e) => (error.value = errorText(e)));
     if (props.id)
-      api(`/automations/${enc(props.id)}`)
+      api.get("/v1/automations/{id}", { path: { id: props.id } })
         .then((r) => show(r.data.automation))
         .catch((e) => (error.value = errorText(e)));
   }, [props.id]);
@@ -310,7 +310,7 @@ function AutomationEditor(props: { id?: string }) {
   useEffect(() => {
     if (!formId.value) return;
     let gone = false;
-    api(`/forms/${enc(formId.value)}`)
+    api.get("/v1/forms/{id}", { path: { id: formId.value } })
       .then((r) => !gone && (form.value = r.data.form))
       .catch(() => !gone && (form.value = null));
     return () => void (gone = true);
@@ -368,7 +368,7 @@ function AutomationEditor(props: { id?: string }) {
     notice.value = "";
     fieldErrors.value = [];
     try {
-      const r = props.id ? await api(`/automations/${enc(props.id)}`, { method: "PUT", json: body() }) : await api("/automations", { method: "POST", json: body() });
+      const r = props.id ? await api.put("/v1/automations/{id}", { path: { id: props.id }, json: body() }) : await api.post("/v1/automations", { json: body() });
       if (!props.id) {
         navigate(`/automations/${enc(r.data.automation.id)}`, true);
         return;
@@ -383,7 +383,7 @@ function AutomationEditor(props: { id?: string }) {
   async function remove() {
     if (!props.id) return;
     try {
-      await api(`/automations/${enc(props.id)}`, { method: "DELETE" });
+      await api.delete("/v1/automations/{id}", { path: { id: props.id } });
       navigate("/automations");
     } catch (e) {
       error.value = errorText(e);
@@ -619,7 +619,7 @@ const contactName = (r: Run) => {
 };
 
 function RunList(props: { automation: Automation }) {
-  const status = useSignal("");
+  const status = useSignal<NonNullable<Query<"/v1/automations/{id}/runs">["status"]> | "">("");
   const page = useSignal(1);
   const runs = useSignal<Run[] | null>(null);
   const totalPages = useSignal(0);
@@ -635,16 +635,15 @@ function RunList(props: { automation: Automation }) {
     stopping.value = null;
     await act(
       notice,
-      () => api(`/automations/${enc(props.automation.id)}/runs/${enc(r.id)}/stop`, { method: "POST" }),
+      () => api.post("/v1/automations/{id}/runs/{runId}/stop", { path: { id: props.automation.id, runId: r.id } }),
       (res) => (res.data.changed ? `Stopped for ${contactName(r)}: their texts not sent yet are cancelled.` : `It had already ${res.data.run.status === "completed" ? "finished" : "stopped"} for ${contactName(r)}.`),
       load,
     );
   }
   const load = () => {
-    const q = new URLSearchParams({ page: String(page.value), limit: "20" });
-    if (status.value) q.set("status", status.value);
-    const id = enc(props.automation.id);
-    Promise.all([api(`/automations/${id}/runs?${q}`), api(`/automations/${id}`)])
+    const id = props.automation.id;
+    const query: Query<"/v1/automations/{id}/runs"> = { page: page.value, limit: 20, status: status.value || undefined };
+    Promise.all([api.get("/v1/automations/{id}/runs", { path: { id }, query }), api.get("/v1/automations/{id}", { path: { id } })])
       .then(([r, a]) => {
         runs.value = r.data.runs;
         totalPages.value = r.data.pagination.totalPages;
@@ -670,7 +669,7 @@ function RunList(props: { automation: Automation }) {
       <div class="filters">
         <span class="field">
           <label for="runs-status">Show</label>
-          <select id="runs-status" value={status.value} onChange={(e) => ((status.value = (e.target as HTMLSelectElement).value), (page.value = 1))}>
+          <select id="runs-status" value={status.value} onChange={(e) => ((status.value = (e.target as HTMLSelectElement).value as typeof status.value), (page.value = 1))}>
             <option value="">everyone</option>
             <option value="active">going</option>
             <option value="completed">finished</option>
@@ -745,7 +744,7 @@ function RunList(props: { automation: Automation }) {
 // ---------------------------------------------------------------------------------------------
 // Start for existing contacts
 
-type StartCount = { contacts: number; starting: number; skipped: Record<string, number> };
+type StartCount = Answer<"/v1/automations/{id}/start", "post">["data"];
 const LEFT_OUT_WORDS: Record<string, string> = {
   "opted-out": "opted out",
   status: "already in a status that stops it",
@@ -760,7 +759,7 @@ function StartForExisting(props: { automation: Automation; forms: Array<{ id: st
   const fieldErrors = useSignal<ApiFieldErrors>([]);
   const notice = useSignal("");
   const busy = useSignal(false);
-  const url = `/automations/${enc(props.automation.id)}/start`;
+  const start = (dryRun: boolean) => api.post("/v1/automations/{id}/start", { path: { id: props.automation.id }, query: dryRun ? { dryRun } : undefined, json: { segment: segmentOf(seg.value) } });
   async function preview(e: Event) {
     e.preventDefault();
     error.value = "";
@@ -768,7 +767,7 @@ function StartForExisting(props: { automation: Automation; forms: Array<{ id: st
     fieldErrors.value = [];
     busy.value = true;
     try {
-      count.value = (await api(`${url}?dryRun=true`, { method: "POST", json: { segment: segmentOf(seg.value) } })).data;
+      count.value = (await start(true)).data;
     } catch (err) {
       error.value = errorText(err);
       fieldErrors.value = fieldErrorsOf(err);
@@ -776,10 +775,10 @@ function StartForExisting(props: { automation: Automation; forms: Array<{ id: st
       busy.value = false;
     }
   }
-  async function start() {
+  async function startNow() {
     busy.value = true;
     try {
-      const r = await api(url, { method: "POST", json: { segment: segmentOf(seg.value) } });
+      const r = await start(false);
       notice.value = `Starting for ${fmtNum(r.data.starting)} ${r.data.starting === 1 ? "contact" : "contacts"}; they appear below as their runs are made.`;
       count.value = null;
     } catch (err) {
@@ -821,7 +820,7 @@ function StartForExisting(props: { automation: Automation; forms: Array<{ id: st
               </ul>
             ) : null}
             {c.starting > 0 ? (
-              <button type="button" disabled={busy.value} onClick={start}>
+              <button type="button" disabled={busy.value} onClick={startNow}>
                 Start for {fmtNum(c.starting)} {c.starting === 1 ? "contact" : "contacts"}
               </button>
             ) : null}

@@ -2,7 +2,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, can, errorText, isPerson } from "../api";
 import { act } from "../act";
-import type { Broadcast, BroadcastPreview } from "../api-types";
+import type { Broadcast, BroadcastPreview, RequestBody } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
 import { instantOfLocalTime } from "../../src/domain/quiet-hours";
 import { LiveBadge, useLiveMessages } from "../live";
@@ -58,7 +58,7 @@ export function Broadcasts() {
   /** The business's zone (Settings → Business), as the dry run reports it; dates are shown in it. */
   const timeZone = useSignal<string | null>(null);
   const load = () =>
-    api("/broadcasts?limit=50")
+    api.get("/v1/broadcasts", { query: { limit: 50 } })
       .then((r) => ((list.value = r.data.broadcasts), (error.value = "")))
       .catch((e) => (error.value = errorText(e)));
   useEffect(() => {
@@ -69,7 +69,7 @@ export function Broadcasts() {
     const b = cancelling.value;
     cancelling.value = null;
     if (!b) return;
-    await act(notice, () => api(`/broadcasts/${encodeURIComponent(b.id)}/cancel`, { method: "POST" }), (r) => r.message, load);
+    await act(notice, () => api.post("/v1/broadcasts/{id}/cancel", { path: { id: b.id } }), (r) => r.message ?? "", load);
   }
   const admin = can("broadcasts.write");
   return (
@@ -135,6 +135,8 @@ export function Broadcasts() {
   );
 }
 
+type Segment = NonNullable<RequestBody<"/v1/broadcasts", "post">["segment"]>;
+
 function NewBroadcast(props: { onSent: (notice: string) => void; onZone: (timeZone: string) => void }) {
   const name = useSignal("");
   const content = useSignal("Hi {{firstName}}, ");
@@ -142,7 +144,7 @@ function NewBroadcast(props: { onSent: (notice: string) => void; onZone: (timeZo
   const tags = useSignal("");
   const formId = useSignal("");
   const search = useSignal("");
-  const priority = useSignal("normal");
+  const priority = useSignal<NonNullable<RequestBody<"/v1/broadcasts", "post">["priority"]>>("normal");
   const when = useSignal<"now" | "later">("now");
   const laterDate = useSignal("");
   const laterTime = useSignal("09:00");
@@ -159,14 +161,14 @@ function NewBroadcast(props: { onSent: (notice: string) => void; onZone: (timeZo
   const confirmRef = useRef<HTMLElement>(null);
 
   useEffect(() => {
-    api("/forms?limit=100")
-      .then((r) => (forms.value = r.data.forms.map((f: any) => ({ id: f.id, name: f.name }))))
+    api.get("/v1/forms", { query: { limit: 100 } })
+      .then((r) => (forms.value = r.data.forms.map((f) => ({ id: f.id, name: f.name }))))
       .catch(() => {});
   }, []);
   const zone = () => count.value?.accountTimeZone ?? "UTC";
   const segment = () => {
-    const s: Record<string, unknown> = {};
-    if (status.value) s.status = status.value;
+    const s: Segment = {};
+    if (status.value) s.status = status.value as Segment["status"];
     const t = parseTags(tags.value);
     if (t.length) s.tags = t;
     if (formId.value) s.formId = formId.value;
@@ -190,8 +192,9 @@ function NewBroadcast(props: { onSent: (notice: string) => void; onZone: (timeZo
     timer.current = setTimeout(async () => {
       const n = ++asked.current;
       try {
-        const r = await api("/broadcasts?dryRun=true", { method: "POST", json: body() });
+        const r = await api.post("/v1/broadcasts", { query: { dryRun: true }, json: body() });
         if (n === asked.current) {
+          if ("broadcast" in r.data) return; // a dry run never sends
           count.value = r.data;
           countError.value = "";
           props.onZone(r.data.accountTimeZone);
@@ -227,7 +230,8 @@ function NewBroadcast(props: { onSent: (notice: string) => void; onZone: (timeZo
     const json = body();
     checking.value = true;
     try {
-      const r = await api("/broadcasts?dryRun=true", { method: "POST", json });
+      const r = await api.post("/v1/broadcasts", { query: { dryRun: true }, json });
+      if ("broadcast" in r.data) return; // a dry run never sends
       confirming.value = { body: JSON.stringify(json), preview: r.data };
       count.value = r.data;
       requestAnimationFrame(() => confirmRef.current?.focus());
@@ -248,8 +252,9 @@ function NewBroadcast(props: { onSent: (notice: string) => void; onZone: (timeZo
     }
     sending.value = true;
     try {
-      const r = await api("/broadcasts", { method: "POST", json: JSON.parse(c.body) });
-      const b = r.data.broadcast as Broadcast;
+      const r = await api.post("/v1/broadcasts", { json: JSON.parse(c.body) });
+      if (!("broadcast" in r.data)) return; // asked without dryRun: always the broadcast
+      const b: Broadcast = r.data.broadcast;
       const later = b.status === "scheduled" ? ` It starts ${whenInWords(b.scheduledFor, zone())}.` : "";
       props.onSent(`${b.name}: ${plural(c.preview.sending, "text", "texts")} ${b.status === "scheduled" ? "scheduled" : "being queued"}.${later}`);
       confirming.value = null;

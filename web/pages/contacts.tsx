@@ -1,8 +1,8 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
-import { api, can, errorText } from "../api";
+import { api, can, errorText, queryFrom } from "../api";
 import { act } from "../act";
-import type { Answer, Contact, ContactListItem } from "../api-types";
+import type { Answer, Contact, ContactListItem, RequestBody } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
 import { Select } from "../components/Select";
@@ -61,7 +61,7 @@ function ContactList() {
     try {
       const q = query();
       q.set("limit", "50");
-      const r = await api(`/contacts?${q}`);
+      const r = await api.get("/v1/contacts", { query: queryFrom("/v1/contacts", q) });
       if (n === reloads.current) {
         list.value = r.data;
         error.value = "";
@@ -78,8 +78,8 @@ function ContactList() {
     load();
   }, [search.value]);
   useEffect(() => {
-    api("/forms?limit=100")
-      .then((r) => (forms.value = r.data.forms.map((f: any) => ({ id: f.id, name: f.name }))))
+    api.get("/v1/forms", { query: { limit: 100 } })
+      .then((r) => (forms.value = r.data.forms.map((f) => ({ id: f.id, name: f.name }))))
       .catch(() => {});
   }, []);
 
@@ -94,8 +94,8 @@ function ContactList() {
     clearTimeout(timer.current);
     timer.current = setTimeout(() => setParam(k, v.trim()), SEARCH_DEBOUNCE_MS);
   }
-  async function update(c: ContactListItem, changes: Partial<Contact>, what: string) {
-    await act(notice, () => api(`/contacts/${encodeURIComponent(c.id)}`, { method: "PUT", json: changes }), () => `${nameOf(c) || c.phoneNumber}: ${what} saved.`, load);
+  async function update(c: ContactListItem, changes: RequestBody<"/v1/contacts/{id}", "put">, what: string) {
+    await act(notice, () => api.put("/v1/contacts/{id}", { path: { id: c.id }, json: changes }), () => `${nameOf(c) || c.phoneNumber}: ${what} saved.`, load);
   }
 
   function toggle(id: string, on: boolean) {
@@ -280,12 +280,12 @@ function BulkBar(props: { ids: string[]; notice: { value: string }; onDone: () =
     type Out = { data: { updated?: number; optedOut?: number; deleted?: number; errors: Array<{ id: string; message: string }> } };
     const call = (): Promise<Out> =>
       x.kind === "tag"
-        ? api("/contacts/bulk", { method: "PUT", json: { contactIds: ids, updates: { addTags: [x.tag] } } })
+        ? api.put("/v1/contacts/bulk", { json: { contactIds: ids, updates: { addTags: [x.tag] } } })
         : x.kind === "status"
-          ? api("/contacts/bulk", { method: "PUT", json: { contactIds: ids, updates: { status: x.status } } })
+          ? api.put("/v1/contacts/bulk", { json: { contactIds: ids, updates: { status: x.status } } })
           : x.kind === "opt-out"
-            ? api("/contacts/bulk/opt-out", { method: "POST", json: { contactIds: ids, ...(x.reason ? { reason: x.reason } : {}) } })
-            : api("/contacts/bulk/delete", { method: "POST", json: { contactIds: ids } });
+            ? api.post("/v1/contacts/bulk/opt-out", { json: { contactIds: ids, ...(x.reason ? { reason: x.reason } : {}) } })
+            : api.post("/v1/contacts/bulk/delete", { json: { contactIds: ids } });
     await act(
       props.notice as any,
       call,

@@ -28,7 +28,7 @@ function DeviceList() {
   const removing = useSignal<Device | null>(null);
   const now = useSignal(Date.now());
   const load = () =>
-    api<Answer<"/v1/devices">>("/devices")
+    api.get("/v1/devices")
       .then((r) => {
         devices.value = r.data.devices;
         now.value = Date.now();
@@ -46,7 +46,7 @@ function DeviceList() {
     const d = removing.value;
     removing.value = null;
     if (!d) return;
-    await act(notice, () => api(`/devices/${encodeURIComponent(d.id)}`, { method: "DELETE" }), () => `${d.name} was removed. It can no longer fetch texts; any it held go to your other phones.`, load);
+    await act(notice, () => api.delete("/v1/devices/{id}", { path: { id: d.id } }), () => `${d.name} was removed. It can no longer fetch texts; any it held go to your other phones.`, load);
   }
   const list = devices.value;
   const admin = can("devices.write");
@@ -304,7 +304,7 @@ function EditPhone(props: { device: Device | null; onDone: (message?: string) =>
     }
     if (!Object.keys(body).length) return props.onDone();
     try {
-      const res = await api<Answer<"/v1/devices/{id}", "patch">>(`/devices/${encodeURIComponent(d.id)}`, { method: "PATCH", json: body });
+      const res = await api.patch("/v1/devices/{id}", { path: { id: d.id }, json: body });
       const l = res.data.device.capacity.limits;
       props.onDone(`Saved: ${res.data.device.name} sends at most ${fmtNum(Math.min(l.partsPerMinute, res.data.device.sendRatePerMinute))} texts a minute and ${fmtNum(l.partsPerHour)} an hour.`);
     } catch (err) {

@@ -1,7 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, can, errorText } from "../api";
-import type { Answer, FormSummary } from "../api-types";
+import type { Answer, Query, FormSummary } from "../api-types";
 import { fmtDate } from "../format";
 import { navigate, path, search } from "../router";
 import { Pager } from "../components/Pager";
@@ -54,10 +54,8 @@ function RequestList() {
     navigate(`/inbox${s ? `?${s}` : ""}`, true);
   };
   const load = () => {
-    const q = new URLSearchParams({ limit: String(PAGE_SIZE), page: String(page) });
-    if (formId) q.set("formId", formId);
-    if (unreadOnly) q.set("unread", "true");
-    return api(`/submissions?${q}`)
+    const query: Query<"/v1/submissions"> = { limit: PAGE_SIZE, page, formId: formId || undefined, unread: unreadOnly ? "true" : undefined };
+    return api.get("/v1/submissions", { query })
       .then((r) => ((list.value = r.data), (error.value = "")))
       .catch((e) => (error.value = errorText(e)));
   };
@@ -65,7 +63,7 @@ function RequestList() {
     load();
   }, [formId, unreadOnly, page]);
   useEffect(() => {
-    api("/forms?limit=100")
+    api.get("/v1/forms", { query: { limit: 100 } })
       .then((r) => (forms.value = r.data.forms))
       .catch(() => {});
   }, []);
@@ -135,7 +133,7 @@ function RequestView(props: { id: string }) {
   const error = useSignal("");
   useEffect(() => {
     // Opening it marks it read (the first time stays).
-    api(`/submissions/${encodeURIComponent(props.id)}/read`, { method: "POST" })
+    api.post("/v1/submissions/{id}/read", { path: { id: props.id } })
       .then((a) => ((r.value = a.data.submission), (error.value = "")))
       .catch((e) => (error.value = errorText(e)));
   }, [props.id]);

@@ -22,9 +22,9 @@ interface OverviewData extends OverviewInfo {
 /** Two requests: the Overview's own answer and the server's health (docs/api-decisions.md, "The dashboard never locks itself out; honest status"). */
 async function loadOverview(): Promise<OverviewData> {
   const [o, health, devices] = await Promise.all([
-    api<Answer<"/v1/overview">>(`/overview?timezone=${encodeURIComponent(zone)}`),
+    api.get("/v1/overview", { query: { timezone: zone } }),
     fetch("/health").then((r) => r.json() as Promise<Health>),
-    api<Answer<"/v1/devices">>("/devices").catch(() => null),
+    api.get("/v1/devices").catch(() => null),
   ]);
   const paused = (devices?.data.devices ?? []).flatMap((d) => {
     const c = d.capacity;

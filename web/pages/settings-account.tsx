@@ -35,7 +35,7 @@ export function useAccount() {
   const info = useSignal<AccountInfo | null>(null);
   const error = useSignal("");
   useEffect(() => {
-    api("/account")
+    api.get("/v1/account")
       .then((r) => {
         info.value = r.data;
         cliCommand.value = r.data.cliCommand;
@@ -111,7 +111,7 @@ export function Backups(props: { info: AccountInfo | null }) {
   const operator = props.info?.access.operator === true;
   // First load: the operator's settings in one answer, shared with the other sections.
   const load = (first = false) =>
-    (first ? api("/admin/settings").then((r) => ({ data: r.data.backups })) : api("/admin/backups"))
+    (first ? api.get("/v1/admin/settings").then((r) => ({ data: r.data.backups })) : api.get("/v1/admin/backups"))
       .then((r) => (list.value = r.data))
       .catch((e) => (error.value = errorText(e)));
   useEffect(() => {

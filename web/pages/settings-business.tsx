@@ -58,7 +58,7 @@ export function BusinessProfile() {
     zone.value = p.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? "UTC";
   };
   useEffect(() => {
-    api("/account/profile")
+    api.get("/v1/account/profile")
       .then((r) => fill(r.data))
       .catch((e) => (error.value = errorText(e)));
   }, []);
@@ -66,7 +66,7 @@ export function BusinessProfile() {
   async function save(e: Event) {
     e.preventDefault();
     await saving(async () => {
-      const r = await api("/account/profile", { method: "PUT", json: { name: name.value, country: country.value, timeZone: zone.value.trim() } });
+      const r = await api.put("/v1/account/profile", { json: { name: name.value, country: country.value, timeZone: zone.value.trim() } });
       fill(r.data);
       return "Saved. Replies now carry your business name.";
     });
@@ -155,7 +155,7 @@ export function BusinessNameAsk() {
   const missing = useSignal(false);
   useEffect(() => {
     if (!can("settings.read")) return;
-    api("/account/profile")
+    api.get("/v1/account/profile")
       .then((r) => (missing.value = !r.data.nameSet))
       .catch(() => {});
   }, []);

@@ -33,7 +33,7 @@ export function EventEndpoints() {
   const removing = useSignal<Endpoint | null>(null);
   const writable = can("event-endpoints.write");
   const load = () =>
-    api("/webhook-endpoints")
+    api.get("/v1/webhook-endpoints")
       .then((r) => ((list.value = r.data.endpoints), (error.value = "")))
       .catch((e) => (error.value = errorText(e)));
   useEffect(() => {
@@ -43,7 +43,7 @@ export function EventEndpoints() {
     e.preventDefault();
     fieldErrors.value = [];
     try {
-      const r = await api("/webhook-endpoints", { method: "POST", json: { url: url.value.trim(), events: ["*"], ...(description.value.trim() ? { description: description.value.trim() } : {}) } });
+      const r = await api.post("/v1/webhook-endpoints", { json: { url: url.value.trim(), events: ["*"], ...(description.value.trim() ? { description: description.value.trim() } : {}) } });
       secret.value = { url: r.data.endpoint.url, secret: r.data.endpoint.secret };
       url.value = "";
       description.value = "";
@@ -57,7 +57,7 @@ export function EventEndpoints() {
   async function rotate(x: Endpoint) {
     await act(
       notice,
-      () => api(`/webhook-endpoints/${encodeURIComponent(x.id)}/rotate-secret`, { method: "POST" }),
+      () => api.post("/v1/webhook-endpoints/{id}/rotate-secret", { path: { id: x.id } }),
       (r) => {
         secret.value = { url: x.url, secret: r.data.endpoint.secret };
         return "New signing secret made: the old one keeps signing for a while, so update your receiver now.";
@@ -69,7 +69,7 @@ export function EventEndpoints() {
     const x = removing.value;
     removing.value = null;
     if (!x) return;
-    await act(notice, () => api(`/webhook-endpoints/${encodeURIComponent(x.id)}`, { method: "DELETE" }), () => `Removed ${x.url}: it gets no more events.`, load);
+    await act(notice, () => api.delete("/v1/webhook-endpoints/{id}", { path: { id: x.id } }), () => `Removed ${x.url}: it gets no more events.`, load);
   }
   const errs = fieldErrors.value;
   return (

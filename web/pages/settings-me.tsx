@@ -40,7 +40,7 @@ export function BeingTold() {
   };
   useEffect(() => {
     if (!user) return;
-    api<Answer<"/v1/people/me">>("/people/me")
+    api.get("/v1/people/me")
       .then((r) => show(r.data))
       .catch((e) => (loadError.value = errorText(e)));
   }, [user?.id]);
@@ -49,14 +49,11 @@ export function BeingTold() {
   async function submit(e: Event) {
     e.preventDefault();
     await save(async () => {
-      const r = await api<Answer<"/v1/people/me", "patch">>("/people/me", {
-        method: "PATCH",
-        json: {
+      const r = await api.patch("/v1/people/me", { json: {
           phoneNumber: phone.value.trim() === "" ? null : phone.value,
           notifications: { submissions: requests.value, replies: replies.value, ...(t?.emailAvailable ? { email: email.value } : {}) },
           quietHours: quiet.value ? { start: start.value, end: end.value } : null,
-        },
-      });
+        } });
       show(r.data);
       const what = [r.data.notifications.submissions ? "new requests" : "", r.data.notifications.replies ? "customers' replies" : ""].filter(Boolean).join(" and ");
       return what ? `Saved. You will be told about ${what}.` : "Saved. You will not be told about anything.";

@@ -20,14 +20,14 @@ export function ServerAddress() {
   const url = useSignal("");
   const { busy, notice, error, fieldErrors: errs, save: saving } = useSave();
   useEffect(() => {
-    api("/admin/settings")
+    api.get("/v1/admin/settings")
       .then((r) => ((view.value = r.data.serverAddress), (url.value = r.data.serverAddress.savedUrl ?? "")))
       .catch((e) => (error.value = errorText(e)));
   }, []);
   async function save(e: Event) {
     e.preventDefault();
     await saving(async () => {
-      const r = await api("/admin/server-address", { method: "PUT", json: { url: url.value.trim() || null } });
+      const r = await api.put("/v1/admin/server-address", { json: { url: url.value.trim() || null } });
       view.value = r.data;
       url.value = r.data.savedUrl ?? "";
       return r.data.savedUrl ? "Saved. Webhook addresses, embed code and the phone setup now use this address." : "Cleared.";
@@ -90,7 +90,7 @@ export function HttpsStatus() {
   const v = useSignal<HttpsView | null>(null);
   const error = useSignal("");
   useEffect(() => {
-    api("/admin/settings")
+    api.get("/v1/admin/settings")
       .then((r) => (v.value = r.data.https))
       .catch((e) => (error.value = errorText(e)));
   }, []);
@@ -155,7 +155,7 @@ export function BackupSchedule(props: { list: StoredBackups; onSaved: () => void
     e.preventDefault();
     await saving(async () => {
       const json = off || !dir.value.trim() ? { directory: null } : { directory: dir.value.trim(), everyMinutes: Number(every.value), keep: Number(keep.value) };
-      const r = await api("/admin/backups", { method: "PUT", json });
+      const r = await api.put("/v1/admin/backups", { json });
       if (!r.data.scheduled) dir.value = "";
       props.onSaved();
       // Saving makes a backup at once (the route waits a few seconds for it).
@@ -215,7 +215,7 @@ export function BackupSchedule(props: { list: StoredBackups; onSaved: () => void
 export function FormsOverHttp() {
   const list = useSignal<PlainHttpForm[]>([]);
   useEffect(() => {
-    api("/forms-over-http")
+    api.get("/v1/forms-over-http")
       .then((r) => (list.value = r.data))
       .catch(() => {});
   }, []);

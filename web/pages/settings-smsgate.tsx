@@ -32,7 +32,7 @@ export function SmsgateClients() {
     limit.value = v.recipientLimitPerDay === null ? "" : String(v.recipientLimitPerDay);
   };
   useEffect(() => {
-    api("/account/smsgate-clients")
+    api.get("/v1/account/smsgate-clients")
       .then((r) => show(r.data))
       .catch((e) => (error.value = errorText(e)));
   }, []);
@@ -40,10 +40,7 @@ export function SmsgateClients() {
     e.preventDefault();
     await saving(async () => {
       const n = limit.value.trim();
-      const r = await api("/account/smsgate-clients", {
-        method: "PUT",
-        json: { quietHours: quietOn.value ? { start: start.value, end: end.value } : null, recipientLimitPerDay: n === "" ? null : Number(n) },
-      });
+      const r = await api.put("/v1/account/smsgate-clients", { json: { quietHours: quietOn.value ? { start: start.value, end: end.value } : null, recipientLimitPerDay: n === "" ? null : Number(n) } });
       show(r.data);
       return "Saved. Texts sent from SMSGate apps follow these rules from now on.";
     });
