@@ -8,6 +8,8 @@ import { Fragment } from "preact";
 import { useEffect } from "preact/hooks";
 import { useComputed, useSignal } from "@preact/signals";
 import { api, can, errorText, fieldErrorsOf } from "../api";
+import { useResource } from "../resource";
+import { FormSelect, useFormChoices } from "../components/FormPicker";
 import { act } from "../act";
 import type { Answer, Query } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
@@ -99,22 +101,11 @@ function convertedText(a: Automation): string {
 }
 
 function AutomationList() {
-  const list = useSignal<Automation[] | null>(null);
-  const forms = useSignal<Map<string, string>>(new Map());
-  const error = useSignal("");
+  const forms = useFormChoices();
   const notice = useSignal("");
   /** The one question open (the dialog's title id is shared, so one Confirm per page). */
   const asking = useSignal<Question | null>(null);
-  const load = () =>
-    api.get("/v1/automations", { query: { limit: 100 } })
-      .then((r) => ((list.value = r.data.automations), (error.value = "")))
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-    api.get("/v1/forms", { query: { limit: 100 } })
-      .then((r) => (forms.value = new Map(r.data.forms.map((f: { id: string; name: string }) => [f.id, f.name]))))
-      .catch(() => {});
-  }, []);
+  const { data: list, error, load } = useResource(() => api.get("/v1/automations", { query: { limit: 100 } }).then((r) => r.data.automations));
   async function setActive(a: Automation, isActive: boolean) {
     list.value = list.value?.map((x) => (x.id === a.id ? { ...x, isActive } : x)) ?? null;
     await act(
@@ -153,7 +144,7 @@ function AutomationList() {
                   <a href={`/automations/${enc(a.id)}`}>{a.name}</a>
                   <span class="hint"> · {a.steps.length === 1 ? "1 text" : `${a.steps.length} texts`}</span>
                 </td>
-                <td data-label="Form">{forms.value.get(a.formId) ?? "—"}</td>
+                <td data-label="Form">{forms.value.find((f) => f.id === a.formId)?.name ?? "—"}</td>
                 <td data-label="People">
                   {fmtNum(a.runs.active)} going · {fmtNum(a.runs.completed)} finished · {fmtNum(a.runs.stopped)} stopped
                 </td>
@@ -286,21 +277,20 @@ function AutomationEditor(props: { id?: string }) {
   const stopOnStatus = useSignal<Automation["stopOnStatus"]>(["converted"]);
   const restartOnResubmit = useSignal(false);
   const isActive = useSignal(true);
-  const forms = useSignal<Array<{ id: string; name: string }>>([]);
-  const form = useSignal<FormInfo | null>(null);
   const error = useSignal("");
+  const forms = useFormChoices({
+    onLoad: (all) => {
+      if (!props.id && !formId.value && all.length) formId.value = all[0].id;
+    },
+    onError: (message) => (error.value = message),
+  });
+  const form = useSignal<FormInfo | null>(null);
   const fieldErrors = useSignal<ApiFieldErrors>([]);
   const notice = useSignal("");
   const asking = useSignal<Question | null>(null);
   const admin = can("automations.write");
 
   useEffect(() => {
-    api.get("/v1/forms", { query: { limit: 100 } })
-      .then((r) => {
-        forms.value = r.data.forms.map((f: { id: string; name: string }) => ({ id: f.id, name: f.name }));
-        if (!props.id && !formId.value && forms.value.length) formId.value = forms.value[0].id;
-      })
-      .catch((e) => (error.value = errorText(e)));
     if (props.id)
       api.get("/v1/automations/{id}", { path: { id: props.id } })
         .then((r) => show(r.data.automation))
@@ -409,13 +399,15 @@ function AutomationEditor(props: { id?: string }) {
             <FieldError errors={errs} name="name" id="auto-name-error" />
           </span>
           <span class="field wide">
-            <label for="auto-form">Starts when someone fills in</label>
-            <select id="auto-form" value={formId.value} onChange={(e) => (formId.value = (e.target as HTMLSelectElement).value)} {...errAttrs(errs, "formId", "auto-form-error", "auto-form-help")}>
-              {forms.value.length ? null : <option value="">No forms yet</option>}
-              {forms.value.map((f) => (
-                <option key={f.id} value={f.id}>{f.name}</option>
-              ))}
-            </select>
+            <FormSelect
+              id="auto-form"
+              label="Starts when someone fills in"
+              none="No forms yet"
+              value={formId.value}
+              forms={forms.value}
+              onChange={(v) => (formId.value = v)}
+              aria={errAttrs(errs, "formId", "auto-form-error", "auto-form-help")}
+            />
             <small id="auto-form-help" class="hint">
               Times are in the form's time zone{zone ? ` (${zone})` : ""}.
             </small>
@@ -621,12 +613,19 @@ const contactName = (r: Run) => {
 function RunList(props: { automation: Automation }) {
   const status = useSignal<NonNullable<Query<"/v1/automations/{id}/runs">["status"]> | "">("");
   const page = useSignal(1);
-  const runs = useSignal<Run[] | null>(null);
-  const totalPages = useSignal(0);
-  const total = useSignal(0);
-  const error = useSignal("");
+  const id = props.automation.id;
+  const { data, error, load } = useResource(
+    () => {
+      const query: Query<"/v1/automations/{id}/runs"> = { page: page.value, limit: 20, status: status.value || undefined };
+      return Promise.all([api.get("/v1/automations/{id}/runs", { path: { id }, query }), api.get("/v1/automations/{id}", { path: { id } })]);
+    },
+    [id, props.automation.updatedAt, status.value, page.value],
+  );
+  const runs = useComputed(() => data.value?.[0].data.runs ?? null);
+  const totalPages = useComputed(() => data.value?.[0].data.pagination.totalPages ?? 0);
+  const total = useComputed(() => data.value?.[0].data.pagination.total ?? 0);
   /** The counts as of the last read (the builder above keeps what the owner is editing). */
-  const counts = useSignal<Automation>(props.automation);
+  const counts = useComputed(() => data.value?.[1].data.automation ?? props.automation);
   /** The run whose "Stop" asks (null: none). */
   const stopping = useSignal<Run | null>(null);
   const notice = useSignal("");
@@ -640,20 +639,6 @@ function RunList(props: { automation: Automation }) {
       load,
     );
   }
-  const load = () => {
-    const id = props.automation.id;
-    const query: Query<"/v1/automations/{id}/runs"> = { page: page.value, limit: 20, status: status.value || undefined };
-    Promise.all([api.get("/v1/automations/{id}/runs", { path: { id }, query }), api.get("/v1/automations/{id}", { path: { id } })])
-      .then(([r, a]) => {
-        runs.value = r.data.runs;
-        totalPages.value = r.data.pagination.totalPages;
-        total.value = r.data.pagination.total;
-        counts.value = a.data.automation;
-        error.value = "";
-      })
-      .catch((e) => (error.value = errorText(e)));
-  };
-  useEffect(load, [props.automation.id, props.automation.updatedAt, status.value, page.value]);
   // A submission, a text sent or a reply changes the runs: read them again.
   const live = useLiveMessages(load);
   const a = counts.value;

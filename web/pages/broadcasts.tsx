@@ -1,6 +1,8 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, can, errorText, isPerson } from "../api";
+import { useResource } from "../resource";
+import { FormSelect, useFormChoices } from "../components/FormPicker";
 import { act } from "../act";
 import type { Broadcast, BroadcastPreview, RequestBody } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
@@ -51,19 +53,11 @@ function minutesInWords(m: number): string {
 }
 
 export function Broadcasts() {
-  const list = useSignal<Broadcast[] | null>(null);
-  const error = useSignal("");
   const notice = useSignal("");
   const cancelling = useSignal<Broadcast | null>(null);
   /** The business's zone (Settings → Business), as the dry run reports it; dates are shown in it. */
   const timeZone = useSignal<string | null>(null);
-  const load = () =>
-    api.get("/v1/broadcasts", { query: { limit: 50 } })
-      .then((r) => ((list.value = r.data.broadcasts), (error.value = "")))
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-  }, []);
+  const { data: list, error, load } = useResource(() => api.get("/v1/broadcasts", { query: { limit: 50 } }).then((r) => r.data.broadcasts));
   const live = useLiveMessages(() => load());
   async function cancel() {
     const b = cancelling.value;
@@ -148,7 +142,7 @@ function NewBroadcast(props: { onSent: (notice: string) => void; onZone: (timeZo
   const when = useSignal<"now" | "later">("now");
   const laterDate = useSignal("");
   const laterTime = useSignal("09:00");
-  const forms = useSignal<Array<{ id: string; name: string }>>([]);
+  const forms = useFormChoices();
   const count = useSignal<BroadcastPreview | null>(null);
   const countError = useSignal("");
   const error = useSignal("");
@@ -160,11 +154,6 @@ function NewBroadcast(props: { onSent: (notice: string) => void; onZone: (timeZo
   const asked = useRef(0);
   const confirmRef = useRef<HTMLElement>(null);
 
-  useEffect(() => {
-    api.get("/v1/forms", { query: { limit: 100 } })
-      .then((r) => (forms.value = r.data.forms.map((f) => ({ id: f.id, name: f.name }))))
-      .catch(() => {});
-  }, []);
   const zone = () => count.value?.accountTimeZone ?? "UTC";
   const segment = () => {
     const s: Segment = {};
@@ -301,13 +290,7 @@ function NewBroadcast(props: { onSent: (notice: string) => void; onZone: (timeZo
             <input id="bc-tags" value={tags.value} onInput={on(tags)} placeholder="vip, spring" />
           </span>
           <span class="field">
-            <label for="bc-form">From form</label>
-            <select id="bc-form" value={formId.value} onChange={on(formId)}>
-              <option value="">Any form</option>
-              {forms.value.map((f) => (
-                <option key={f.id} value={f.id}>{f.name}</option>
-              ))}
-            </select>
+            <FormSelect id="bc-form" label="From form" any="Any form" value={formId.value} forms={forms.value} onChange={(v) => ((formId.value = v), changed())} />
           </span>
           <span class="field">
             <label for="bc-search">Matching (name, e-mail, phone)</label>

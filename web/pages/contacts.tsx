@@ -1,6 +1,8 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import { api, can, errorText, queryFrom } from "../api";
+import { useResource } from "../resource";
+import { FormSelect, useFormChoices } from "../components/FormPicker";
 import { act } from "../act";
 import type { Answer, Contact, ContactListItem, RequestBody } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
@@ -38,15 +40,12 @@ export function Contacts() {
 
 function ContactList() {
   const params = useComputed(() => new URLSearchParams(search.value));
-  const list = useSignal<Answer<"/v1/contacts">["data"] | null>(null);
-  const forms = useSignal<Array<{ id: string; name: string }>>([]);
-  const error = useSignal("");
+  const forms = useFormChoices();
   const notice = useSignal(takeFlash());
   const selected = useSignal<Set<string>>(new Set());
   const searchText = useSignal(params.value.get("search") ?? "");
   const tagText = useSignal(params.value.get("tags") ?? "");
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const reloads = useRef(0);
 
   const query = () => {
     const q = new URLSearchParams();
@@ -56,32 +55,26 @@ function ContactList() {
     }
     return q;
   };
-  async function load() {
-    const n = ++reloads.current;
-    try {
+  const {
+    data: list,
+    error,
+    load,
+  } = useResource(
+    () => {
       const q = query();
       q.set("limit", "50");
-      const r = await api.get("/v1/contacts", { query: queryFrom("/v1/contacts", q) });
-      if (n === reloads.current) {
-        list.value = r.data;
-        error.value = "";
-        // The selection keeps only contacts still shown.
-        const shown = new Set(r.data.contacts.map((c: ContactListItem) => c.id));
+      return api.get("/v1/contacts", { query: queryFrom("/v1/contacts", q) }).then((r) => r.data);
+    },
+    [search.value],
+    {
+      // The selection keeps only contacts still shown.
+      onLoad: (l) => {
+        const shown = new Set(l.contacts.map((c) => c.id));
         const kept = [...selected.value].filter((id) => shown.has(id));
         if (kept.length !== selected.value.size) selected.value = new Set(kept);
-      }
-    } catch (e) {
-      error.value = errorText(e);
-    }
-  }
-  useEffect(() => {
-    load();
-  }, [search.value]);
-  useEffect(() => {
-    api.get("/v1/forms", { query: { limit: 100 } })
-      .then((r) => (forms.value = r.data.forms.map((f) => ({ id: f.id, name: f.name }))))
-      .catch(() => {});
-  }, []);
+      },
+    },
+  );
 
   function setParam(k: string, v: string) {
     const q = new URLSearchParams(search.value);
@@ -162,7 +155,9 @@ function ContactList() {
             }}
           />
         </span>
-        <Select label="Form" value={params.value.get("formId") ?? ""} options={[["", "Any form"], ...forms.value.map((f) => [f.id, f.name] as [string, string])]} onChange={(v) => setParam("formId", v)} />
+        <span class="field">
+          <FormSelect id="f-form" label="Form" any="Any form" value={params.value.get("formId") ?? ""} forms={forms.value} onChange={(v) => setParam("formId", v)} />
+        </span>
         <Select label="Sort contacts by" value={params.value.get("sortBy") ?? "createdAt"} options={SORTS} onChange={(v) => setParam("sortBy", v)} />
         <Select label="Sort order" value={params.value.get("order") ?? "desc"} options={[["desc", "Descending"], ["asc", "Ascending"]]} onChange={(v) => setParam("order", v)} />
       </form>

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, can, errorText } from "../api";
+import { useResource } from "../resource";
 import { act } from "../act";
 import type { Answer, Query, Conversation, ThreadMessage } from "../api-types";
 import { failureSentence } from "../failure-reasons";
@@ -24,19 +25,12 @@ export function Conversations() {
 }
 
 function ConversationList() {
-  const list = useSignal<Answer<"/v1/conversations">["data"] | null>(null);
-  const error = useSignal("");
   const searchText = useSignal("");
   const unreadOnly = useSignal(false);
-  const load = () => {
+  const { data: list, error, load } = useResource(() => {
     const query: Query<"/v1/conversations"> = { limit: 100, search: searchText.value.trim() || undefined, unread: unreadOnly.value || undefined };
-    return api.get("/v1/conversations", { query })
-      .then((r) => ((list.value = r.data), (error.value = "")))
-      .catch((e) => (error.value = errorText(e)));
-  };
-  useEffect(() => {
-    load();
-  }, []);
+    return api.get("/v1/conversations", { query }).then((r) => r.data);
+  });
   const live = useLiveMessages(() => load());
   const l = list.value;
   return (

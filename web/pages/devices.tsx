@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, can, errorText, isPerson } from "../api";
+import { useResource } from "../resource";
 import { act } from "../act";
 import type { Answer, Device } from "../api-types";
 import { fmtAge, fmtDate, fmtNum } from "../format";
@@ -21,24 +22,14 @@ export function Devices() {
 }
 
 function DeviceList() {
-  const devices = useSignal<Device[] | null>(null);
-  const error = useSignal("");
   const notice = useSignal("");
   const editing = useSignal<Device | null>(null);
   const removing = useSignal<Device | null>(null);
   const now = useSignal(Date.now());
-  const load = () =>
-    api.get("/v1/devices")
-      .then((r) => {
-        devices.value = r.data.devices;
-        now.value = Date.now();
-        error.value = "";
-      })
-      .catch((e) => (error.value = errorText(e)));
+  const { data: devices, error, load } = useResource(() => api.get("/v1/devices").then((r) => r.data.devices), [], { onLoad: () => (now.value = Date.now()) });
   // Today's counts change with every report a phone makes: the live feed says when.
   useLiveMessages(() => load());
   useEffect(() => {
-    load();
     const timer = setInterval(load, REFRESH_MS);
     return () => clearInterval(timer);
   }, []);

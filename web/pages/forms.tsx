@@ -2,6 +2,7 @@ import { FormsOverHttp } from "./settings-server";
 import { useEffect } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import { api, can, errorText, fieldErrorsOf } from "../api";
+import { useResource } from "../resource";
 import { act } from "../act";
 import { fmtDate } from "../format";
 import { navigate, path } from "../router";
@@ -97,19 +98,11 @@ function ReadOnly(props: { text: string }) {
 }
 
 function FormList() {
-  const forms = useSignal<FormSummary[] | null>(null);
-  const error = useSignal("");
   const notice = useSignal("");
   const deleting = useSignal<FormSummary | null>(null);
   const rotating = useSignal<FormSummary | null>(null);
   const typed = useSignal("");
-  const load = () =>
-    api.get("/v1/forms", { query: { limit: 100, counts: true } })
-      .then((r) => (forms.value = r.data.forms))
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-  }, []);
+  const { data: forms, error, load } = useResource(() => api.get("/v1/forms", { query: { limit: 100, counts: true } }).then((r) => r.data.forms));
   async function setActive(f: FormSummary, isActive: boolean) {
     // Shown at once: a re-render while the change is on its way must not flip the box back.
     forms.value = forms.value?.map((x) => (x.id === f.id ? { ...x, isActive } : x)) ?? null;

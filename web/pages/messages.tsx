@@ -1,6 +1,8 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import { api, can, errorText, queryFrom } from "../api";
+import { useResource } from "../resource";
+import { FormSelect, useFormChoices } from "../components/FormPicker";
 import { act } from "../act";
 import type { Answer, Message, MessageList, RequestBody } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
@@ -45,11 +47,8 @@ export function Messages() {
 
 function MessageList() {
   const params = useComputed(() => new URLSearchParams(search.value));
-  const list = useSignal<MessageList["data"] | null>(null);
-  const error = useSignal("");
   const notice = useSignal("");
   const selected = useSignal<Set<string>>(new Set());
-  const reloads = useRef(0);
 
   const query = () => {
     const q = new URLSearchParams();
@@ -65,27 +64,10 @@ function MessageList() {
     q.set("limit", "50");
     return q;
   };
-  async function load() {
-    const n = ++reloads.current;
-    try {
-      const r = await api.get("/v1/messages", { query: queryFrom("/v1/messages", query()) });
-      if (n !== reloads.current) return; // a newer load is on its way
-      list.value = r.data;
-      error.value = "";
-    } catch (e) {
-      error.value = errorText(e);
-    }
-  }
-  useEffect(() => {
-    load();
-  }, [search.value]);
+  // Only the newest answer is shown (a newer load may be on its way).
+  const { data: list, error, load } = useResource(() => api.get("/v1/messages", { query: queryFrom("/v1/messages", query()) }).then((r) => r.data), [search.value]);
 
-  const forms = useSignal<Array<{ id: string; name: string }>>([]);
-  useEffect(() => {
-    api.get("/v1/forms", { query: { limit: 100 } })
-      .then((r) => (forms.value = r.data.forms.map((f) => ({ id: f.id, name: f.name }))))
-      .catch(() => {});
-  }, []);
+  const forms = useFormChoices();
 
   // New, sent and failed messages appear without a reload: the server pushes each change.
   const live = useLiveMessages(() => load());
@@ -138,12 +120,9 @@ function MessageList() {
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter and sort messages">
         <Select label="Status" value={params.value.get("status") ?? ""} options={[["", "Any"], ...STATUSES.map((s) => [s, s] as [string, string])]} onChange={(v) => setParam("status", v)} />
         <Select label="Priority" value={params.value.get("priority") ?? ""} options={[["", "Any"], ...PRIORITIES.map((s) => [s, s] as [string, string])]} onChange={(v) => setParam("priority", v)} />
-        <Select
-          label="Form"
-          value={params.value.get("formId") ?? ""}
-          options={[["", "Any form"], ...forms.value.map((f) => [f.id, f.name] as [string, string])]}
-          onChange={(v) => setParam("formId", v)}
-        />
+        <span class="field">
+          <FormSelect id="f-form" label="Form" any="Any form" value={params.value.get("formId") ?? ""} forms={forms.value} onChange={(v) => setParam("formId", v)} />
+        </span>
         <ContactFilter contactId={params.value.get("contactId") ?? ""} onChange={(v) => setParam("contactId", v)} />
         <span class="field">
           <label for="f-from">Created from</label>
@@ -393,23 +372,11 @@ export function stepText(e: TimelineEvent): string {
 }
 
 function MessageDetail(props: { id: string }) {
-  const m = useSignal<Answer<"/v1/messages/{id}">["data"]["message"] | null>(null);
-  const timeline = useSignal<TimelineEvent[]>([]);
+  const { data, error, load } = useResource(() => api.get("/v1/messages/{id}", { path: { id: props.id } }).then((r) => r.data), [props.id]);
+  const m = useComputed(() => data.value?.message ?? null);
+  const timeline = useComputed<TimelineEvent[]>(() => data.value?.timeline ?? []);
   /** Why a queued text is not out yet, in plain words (docs/phones.md, "How fast a phone sends"). */
-  const waiting = useSignal<{ reason: string; until: string | null; words: string } | null>(null);
-  const error = useSignal("");
-  const load = () =>
-    api.get("/v1/messages/{id}", { path: { id: props.id } })
-      .then((r) => {
-        m.value = r.data.message;
-        timeline.value = r.data.timeline ?? [];
-        waiting.value = r.data.waiting ?? null;
-        error.value = "";
-      })
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-  }, [props.id]);
+  const waiting = useComputed(() => data.value?.waiting ?? null);
   // A phone taking, sending or failing this message shows here without a reload.
   const live = useLiveMessages(() => load());
   async function change(status: "queued" | "cancelled") {

@@ -2,6 +2,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import "uplot/dist/uPlot.min.css";
 import { api, errorText, isOperator } from "../api";
+import { useResource } from "../resource";
 import { fmtAge, fmtDate, fmtNum, zone } from "../format";
 import { pauseWords } from "./devices";
 import { PRIORITIES_BY_RANK } from "../../src/domain/statuses";
@@ -40,17 +41,8 @@ async function loadOverview(): Promise<OverviewData> {
 }
 
 export function Overview() {
-  const data = useSignal<OverviewData | null>(null);
-  const error = useSignal("");
+  const { data, error } = useResource(loadOverview, [], { onLoad: (d) => (cliCommand.value = d.cliCommand) });
   const now = Date.now();
-  useEffect(() => {
-    loadOverview()
-      .then((d) => {
-        data.value = d;
-        cliCommand.value = d.cliCommand;
-      })
-      .catch((e) => (error.value = errorText(e)));
-  }, []);
   const d = data.value;
   const warnings = d ? healthWarnings(d.health, d.queue.oldestDueAt, now, fmtAge) : [];
   const status = d ? statusWarnings({ ...d, cliCommand: isOperator() ? d.cliCommand : null }) : [];

@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText } from "../api";
+import { useResource } from "../resource";
 import { act } from "../act";
 import type { ApiKey, RequestBody } from "../api-types";
 import { Confirm } from "../components/Confirm";
@@ -13,19 +14,11 @@ const PERMISSION_NAMES: Record<string, string> = { admin_access: "Admin", standa
  * keys (docs/dashboard.md, "Settings").
  */
 export function ApiKeys() {
-  const keys = useSignal<ApiKey[] | null>(null);
-  const error = useSignal("");
   const notice = useSignal("");
   const permission = useSignal<NonNullable<RequestBody<"/v1/api-keys", "post">["permission"]>>("standard_access");
   const fresh = useSignal<{ apiKey: string; permission: string } | null>(null);
   const revoking = useSignal<ApiKey | null>(null);
-  const load = () =>
-    api.get("/v1/api-keys")
-      .then((r) => (keys.value = r.data.keys))
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-  }, []);
+  const { data: keys, error, load } = useResource(() => api.get("/v1/api-keys").then((r) => r.data.keys));
   async function create(e: Event) {
     e.preventDefault();
     await act(

@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, can, errorText } from "../api";
+import { useResource } from "../resource";
 import { useSave } from "../act";
 import type { Answer } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
@@ -57,11 +58,7 @@ export function BusinessProfile() {
     country.value = p.country;
     zone.value = p.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? "UTC";
   };
-  useEffect(() => {
-    api.get("/v1/account/profile")
-      .then((r) => fill(r.data))
-      .catch((e) => (error.value = errorText(e)));
-  }, []);
+  useResource(() => api.get("/v1/account/profile").then((r) => r.data), [], { error, onLoad: fill });
 
   async function save(e: Event) {
     e.preventDefault();

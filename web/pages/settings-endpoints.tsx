@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, can, errorText, fieldErrorsOf } from "../api";
+import { useResource } from "../resource";
 import { act } from "../act";
 import type { Answer } from "../api-types";
 import { Confirm } from "../components/Confirm";
@@ -23,8 +24,6 @@ function stateOf(e: Endpoint): string {
  * shown once. Endpoints an SMSGate app registered are listed too.
  */
 export function EventEndpoints() {
-  const list = useSignal<Endpoint[] | null>(null);
-  const error = useSignal("");
   const notice = useSignal("");
   const url = useSignal("");
   const description = useSignal("");
@@ -32,13 +31,7 @@ export function EventEndpoints() {
   const secret = useSignal<{ url: string; secret: string } | null>(null);
   const removing = useSignal<Endpoint | null>(null);
   const writable = can("event-endpoints.write");
-  const load = () =>
-    api.get("/v1/webhook-endpoints")
-      .then((r) => ((list.value = r.data.endpoints), (error.value = "")))
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-  }, []);
+  const { data: list, error, load } = useResource(() => api.get("/v1/webhook-endpoints").then((r) => r.data.endpoints));
   async function add(e: Event) {
     e.preventDefault();
     fieldErrors.value = [];

@@ -7,7 +7,8 @@ import { splitTags } from "../../src/domain/tags";
 import { useEffect } from "preact/hooks";
 import { useSignal, type Signal } from "@preact/signals";
 import { api, ApiError, can, errorText, fieldErrorsOf } from "../api";
-import type { KeywordReply, RequestBody } from "../api-types";
+import { useResource } from "../resource";
+import type { Answer, KeywordReply, RequestBody } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
 import { Confirm } from "../components/Confirm";
 import { CardTable } from "../components/CardTable";
@@ -73,17 +74,13 @@ export function Replies(props: { part: "replies" | "keywords" }) {
   const fieldErrors = useSignal<Array<{ field: string; message: string }>>([]);
   const confirming = useSignal<string | null>(null);
   const tryText = useSignal("");
-  const show = (settings: Record<string, any>) => {
+  const show = (settings: Answer<"/v1/account/settings">["data"]["settings"]) => {
     const v: Record<string, string> = {};
     for (const [k] of REPLIES) v[k] = settings[k];
-    for (const [k] of KEYWORDS) v[k] = (settings[k] as string[]).join("\n");
+    for (const [k] of KEYWORDS) v[k] = settings[k].join("\n");
     values.value = v;
   };
-  useEffect(() => {
-    api.get("/v1/account/settings")
-      .then((r) => (show(r.data.settings), (preview.value = r.data.preview)))
-      .catch((e) => (error.value = errorText(e)));
-  }, []);
+  useResource(() => api.get("/v1/account/settings").then((r) => r.data), [], { error, onLoad: (d) => (show(d.settings), (preview.value = d.preview)) });
   async function save(confirmCommonWords: boolean) {
     const v = values.value;
     if (!v) return;
@@ -219,21 +216,13 @@ const nameOf = (r: KeywordReply) => r.keywords.join(", ");
 
 /** The owner's keyword replies (GET/POST /v1/keyword-replies, PUT/DELETE /v1/keyword-replies/<id>). */
 export function KeywordReplies() {
-  const rules = useSignal<KeywordReply[] | null>(null);
-  const error = useSignal("");
   const notice = useSignal("");
   const draft = useSignal<Draft>(EMPTY);
   const editing = useSignal<KeywordReply | null>(null);
   const fieldErrors = useSignal<Array<{ field: string; message: string }>>([]);
   const confirming = useSignal<string | null>(null);
   const deleting = useSignal<KeywordReply | null>(null);
-  const load = () =>
-    api.get("/v1/keyword-replies")
-      .then((r) => ((rules.value = r.data.keywordReplies), (error.value = "")))
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-  }, []);
+  const { data: rules, error, load } = useResource(() => api.get("/v1/keyword-replies").then((r) => r.data.keywordReplies));
   const set = (patch: Partial<Draft>) => (draft.value = { ...draft.value, ...patch });
 
   async function save(confirmCommonWords: boolean) {

@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText, session } from "../api";
+import { useResource } from "../resource";
 import { useSave } from "../act";
 import type { Answer } from "../api-types";
 import { FieldError, errAttrs } from "../components/FieldError";
@@ -38,12 +39,8 @@ export function BeingTold() {
     start.value = t.quietHours?.start ?? NIGHT.start;
     end.value = t.quietHours?.end ?? NIGHT.end;
   };
-  useEffect(() => {
-    if (!user) return;
-    api.get("/v1/people/me")
-      .then((r) => show(r.data))
-      .catch((e) => (loadError.value = errorText(e)));
-  }, [user?.id]);
+  // Only a person has their own settings (a key's session shows none of this).
+  useResource(() => api.get("/v1/people/me").then((r) => r.data), [user?.id], { error: loadError, onLoad: show, when: Boolean(user) });
   if (!user) return null;
   const t = told.value;
   async function submit(e: Event) {

@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText, isOperator, session } from "../api";
+import { useResource } from "../resource";
 import { act } from "../act";
 import type { Person, SignedInBrowser } from "../api-types";
 
@@ -173,15 +174,7 @@ export function YourAccount() {
 
 /** The browsers signed in to the account (owners): who, from where, since when; end any of them. */
 export function Sessions() {
-  const rows = useSignal<SignedInBrowser[] | null>(null);
-  const error = useSignal("");
-  const load = () =>
-    api.get("/v1/sessions")
-      .then((r) => (rows.value = r.data.sessions))
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-  }, []);
+  const { data: rows, error, load } = useResource(() => api.get("/v1/sessions").then((r) => r.data.sessions));
   async function end(s: SignedInBrowser) {
     try {
       await api.delete("/v1/sessions/{id}", { path: { id: s.id } });

@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText } from "../api";
+import { useResource } from "../resource";
 import { useSave } from "../act";
 import type { Answer, StoredBackups } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
@@ -19,11 +20,10 @@ export function ServerAddress() {
   const view = useSignal<AddressView | null>(null);
   const url = useSignal("");
   const { busy, notice, error, fieldErrors: errs, save: saving } = useSave();
-  useEffect(() => {
-    api.get("/v1/admin/settings")
-      .then((r) => ((view.value = r.data.serverAddress), (url.value = r.data.serverAddress.savedUrl ?? "")))
-      .catch((e) => (error.value = errorText(e)));
-  }, []);
+  useResource(() => api.get("/v1/admin/settings").then((r) => r.data.serverAddress), [], {
+    error,
+    onLoad: (a) => ((view.value = a), (url.value = a.savedUrl ?? "")),
+  });
   async function save(e: Event) {
     e.preventDefault();
     await saving(async () => {
@@ -87,13 +87,7 @@ export function ServerAddress() {
 
 /** Settings → Server → HTTPS (operators): its own component, so HTTPS actions can join it. */
 export function HttpsStatus() {
-  const v = useSignal<HttpsView | null>(null);
-  const error = useSignal("");
-  useEffect(() => {
-    api.get("/v1/admin/settings")
-      .then((r) => (v.value = r.data.https))
-      .catch((e) => (error.value = errorText(e)));
-  }, []);
+  const { data: v, error } = useResource(() => api.get("/v1/admin/settings").then((r) => r.data.https));
   const h = v.value;
   return (
     <>

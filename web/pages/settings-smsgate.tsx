@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText } from "../api";
+import { useResource } from "../resource";
 import { useSave } from "../act";
 import type { Answer } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
@@ -31,11 +32,7 @@ export function SmsgateClients() {
     }
     limit.value = v.recipientLimitPerDay === null ? "" : String(v.recipientLimitPerDay);
   };
-  useEffect(() => {
-    api.get("/v1/account/smsgate-clients")
-      .then((r) => show(r.data))
-      .catch((e) => (error.value = errorText(e)));
-  }, []);
+  useResource(() => api.get("/v1/account/smsgate-clients").then((r) => r.data), [], { error, onLoad: show });
   async function save(e: Event) {
     e.preventDefault();
     await saving(async () => {

@@ -1,6 +1,7 @@
 import { useSignal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { api, errorText, fetchSession, session } from "../api";
+import { useResource } from "../resource";
 import type { Answer } from "../api-types";
 import { navigate } from "../router";
 
@@ -96,18 +97,10 @@ const DEAD_LINK: Record<"setup" | "invitation", Record<Exclude<LinkState, "ready
 
 /** Reads whether the link in the address still works, without using it; null while asking. */
 function useLinkState<T extends { state: LinkState }>(ask: (token: string) => Promise<{ data: T }>, none: T) {
-  const state = useSignal<T | null>(null);
-  const error = useSignal("");
-  useEffect(() => {
+  const { data: state, error } = useResource(() => {
     const token = fragmentToken();
-    if (!token) {
-      state.value = none;
-      return;
-    }
-    ask(token)
-      .then((r) => (state.value = r.data))
-      .catch((e) => (error.value = errorText(e)));
-  }, []);
+    return token ? ask(token).then((r) => r.data) : Promise.resolve(none);
+  });
   return { state, error };
 }
 
