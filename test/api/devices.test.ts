@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, tempDir, type TestServer } from "../helpers/server";
 import { insertContact, insertForm, insertMessage, iso, row } from "../helpers/fixtures";
-import { messageOf } from "../helpers/reads";
+import { messageOf, raiseApiLimits } from "../helpers/reads";
 
 // insertMessage and insertContact (SQL) arrange queued messages in a given order and age; what
 // leasing and reports changed is read back through the API (stage, timeline, status).
@@ -12,9 +12,7 @@ const T0 = Date.parse("2026-11-20T12:00:00.000Z");
 async function server(overrides = {}) {
   const clock = { now: T0 };
   const s = await startTestServer(overrides, { clock: () => clock.now });
-  // These tests read back through the API more than a key's default burst allows while their
-  // clock stands still: the operator raises the account's limits (`textwire accounts update`).
-  s.running.deps.accounts.updateAccount(s.accountId, { apiBurstPerMinute: 100_000, apiLimitPerHour: 1_000_000 });
+  raiseApiLimits(s);
   return { s, clock };
 }
 /** The contact as GET /v1/contacts/:id shows it. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
 import { insertContact, insertMessage, iso } from "../helpers/fixtures";
-import { messageOf } from "../helpers/reads";
+import { messageOf, raiseApiLimits } from "../helpers/reads";
 
 const T0 = Date.parse("2026-11-23T09:00:00.000Z");
 
@@ -12,9 +12,7 @@ const clock = { now: T0 };
 beforeAll(async () => {
   s = await startTestServer({}, { clock: () => clock.now });
   standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
-  // These tests read back through the API more than a key's default burst allows while their
-  // clock stands still: the operator raises the account's limits (`textwire accounts update`).
-  s.running.deps.accounts.updateAccount(s.accountId, { apiBurstPerMinute: 100_000, apiLimitPerHour: 1_000_000 });
+  raiseApiLimits(s);
   await expectStatus(await s.api("/account/profile", { method: "PUT", json: { name: "Acme Plumbing", country: "US", timeZone: "UTC" } }), 200);
   formId = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form.id;
 });

@@ -21,3 +21,24 @@ export async function messageOf(ts: TestServer, id: string, key = ts.adminKey): 
     if (page * 100 >= d.pagination.total) return { ...body.data.message, timeline: body.data.timeline };
   }
 }
+
+/** A contact as GET /contacts/:id shows it (null when the key's account has no such contact). */
+export async function contactOf(ts: TestServer, id: string, key = ts.adminKey): Promise<Record<string, any> | null> {
+  const res = await ts.api(`/contacts/${id}`, { key });
+  if (res.status === 404) return null;
+  return (await expectStatus(res, 200)).data.contact;
+}
+
+/** The total a list answers with (`/messages?formId=…`, `/contacts`, `/submissions`). */
+export async function listTotal(ts: TestServer, path: string, key = ts.adminKey): Promise<number> {
+  return (await expectStatus(await ts.api(path, { key }), 200)).data.pagination.total as number;
+}
+
+/**
+ * The operator's `textwire accounts update --api-burst … --api-limit …` (no API changes it): a
+ * test that reads back through the API many times while its clock stands still would otherwise
+ * spend its key's per-minute burst.
+ */
+export function raiseApiLimits(ts: TestServer, accountId = ts.accountId): void {
+  ts.running.deps.accounts.updateAccount(accountId, { apiBurstPerMinute: 100_000, apiLimitPerHour: 1_000_000 });
+}
