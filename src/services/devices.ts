@@ -21,12 +21,10 @@ import type { DeviceRow } from "../db/stores/devices";
 import type { MessageRow } from "../db/message-rows";
 import type { LeaseService, LeasedMessage, PhoneAsking } from "./leases";
 import { LEASE_SECONDS_DEFAULT } from "./leases";
-import type { MessageService } from "./messages";
-import type { Metrics } from "./metrics";
 import type { DeviceEventHub } from "./device-events";
 import { emitEvent } from "./events";
 import type { Changes } from "../lib/changes";
-import { CALLBACK_DEDUPE_MS, CALLBACK_EVENTS, PhoneReports, type InboundReceiver } from "./phone-reports";
+import { CALLBACK_DEDUPE_MS, CALLBACK_EVENTS, type InboundReceiver, type PhoneReports } from "./phone-reports";
 import { createRegistrationToken, deviceOfToken, registerPhone } from "./device-registration";
 import { mobileApiUrls } from "../domain/mobile-api-urls";
 import { machineAddresses } from "../tls/local-ca";
@@ -36,9 +34,9 @@ import type { SendingCapacity } from "./sending-capacity";
 import type { SendingEstimator } from "./sending-estimate";
 import type { PhonePresence } from "./phone-presence";
 import type { DeviceRegistry, DeviceView } from "./device-registry";
-import { SendingFailures } from "./sending-failures";
+import type { SendingFailures } from "./sending-failures";
 import { appMessageSettings } from "../domain/sending-budget";
-import { clampToBudget, slotsOf } from "./device-limits";
+import { clampToBudget } from "./device-limits";
 
 export type { DeviceView, InboundReceiver };
 
@@ -104,13 +102,19 @@ export class DeviceService {
     private readonly sqlite: Database,
     private readonly clock: Clock,
     private readonly leases: LeaseService,
-    messages: MessageService,
     private readonly config: DevicesConfig,
-    metrics: () => Metrics,
     private readonly logger: Logger,
     /** Phones' reports are announced once per batch, after commit, as the phone's ("device"). */
     private readonly changes: Changes,
-    parts: { events: DeviceEventHub; presence: PhonePresence; sending: SendingCapacity; estimator: SendingEstimator; registry: DeviceRegistry },
+    parts: {
+      events: DeviceEventHub;
+      presence: PhonePresence;
+      sending: SendingCapacity;
+      estimator: SendingEstimator;
+      registry: DeviceRegistry;
+      failures: SendingFailures;
+      reports: PhoneReports;
+    },
     links: Partial<DeviceLinks> = {},
   ) {
     this.events = parts.events;
@@ -125,13 +129,8 @@ export class DeviceService {
       smsgateHandedOut: links.smsgateHandedOut ?? (() => null),
       smsgateRequested: links.smsgateRequested ?? (() => null),
     };
-    this.failures = new SendingFailures(sqlite, clock, logger, this.sending, leases, {
-      view: (d) => this.registry.viewOf(d),
-      released: (d, n) => n > 0 && this.logger.warn("phone paused: its leased texts went back to the queue", { deviceId: d.id, name: d.name, released: n }),
-      wake: (accountId) => this.events.notify(accountId),
-      holderOf: (d) => this.registry.holderOf(d),
-    });
-    this.reports = new PhoneReports(sqlite, clock, logger, metrics, messages, leases, changes, this);
+    this.failures = parts.failures;
+    this.reports = parts.reports;
     this.requests = new BucketRegistry({ clock, capacity: config.deviceLimitPerMinute, refillPerMs: perMinute(config.deviceLimitPerMinute) });
     // New work may be waiting: the account's phones hear MessageEnqueued.
     changes.on("message", (c) => {
@@ -299,10 +298,7 @@ export class DeviceService {
 
   /** A text from `from` arrived on this phone and SIM (sticky sender: services/sending-capacity.ts). */
   textReceived(device: DeviceRow, from: string, simNumber: number | null): void {
-    if (!/^\+\d{6,15}$/.test(from)) return;
-    const slots = slotsOf(device);
-    const slot = simNumber !== null && slots.includes(simNumber) ? simNumber : slots[0];
-    this.sending.noteExchange(device.accountId, from, device.id, slot, this.clock());
+    this.sending.noteReceived(device, from, simNumber, this.clock());
   }
 
   /** Counts a report of the device in its per-day and Prometheus figures. */

@@ -15,7 +15,7 @@ import type { Logger } from "../lib/log";
 import type { Changes } from "../lib/changes";
 import * as store from "../db/stores/devices";
 import type { DeviceRow } from "../db/stores/devices";
-import { messagesOf, type MessageRow } from "../db/stores/messages";
+import type { MessageRow, MessageStore } from "../db/stores/messages";
 import { latestLease } from "../db/message-history";
 import { lastFailedLease } from "../db/message-retries";
 import { RELAYED_EVENTS } from "../domain/smsgate-webhook";
@@ -71,6 +71,7 @@ export class PhoneReports {
     private readonly leases: LeaseService,
     private readonly changes: Changes,
     private readonly registry: PhoneRegistry,
+    private readonly store: MessageStore,
   ) {}
 
   private holderOf(device: DeviceRow): string {
@@ -191,7 +192,7 @@ export class PhoneReports {
     const now = this.clock();
     const t = believedTime(given, leasedAt, now);
     this.sqlite.transaction(() => {
-      const messages = messagesOf(this.sqlite);
+      const messages = this.store;
       messages.setDeliveredAt(accountId, id, iso(t.at), nextUpdatedAt(now, row.updated_at));
       // The phone's own time was not believed (docs/devices.md): its raw text stays for the timeline.
       if (t.deviceTime !== undefined) messages.setDeviceDeliveredAt(id, t.deviceTime);

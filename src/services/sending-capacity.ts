@@ -362,6 +362,14 @@ export class SendingCapacity {
    * contact's next texts go from it. A hand-out alone is no exchange: a text handed to a phone
    * that vanished never reached the customer.
    */
+  /** A text from `from` arrived on this phone and SIM: its next texts go from there (sticky sender). */
+  noteReceived(device: DeviceRow, from: string, simNumber: number | null, at: number): void {
+    if (!/^\+\d{6,15}$/.test(from)) return;
+    const slots = slotsOf(device);
+    const slot = simNumber !== null && slots.includes(simNumber) ? simNumber : slots[0];
+    this.noteExchange(device.accountId, from, device.id, slot, at);
+  }
+
   noteExchange(accountId: string, phone: string, deviceId: string, slot: number, at: number): void {
     this.store.setSender({ accountId, phone, deviceId, slot, at });
   }

@@ -38,7 +38,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   const phones = buildPhoneCapacity(sqlite, config, clock, core, stores, accounts.accountSettings);
   const messaging = buildMessaging(sqlite, config, clock, logger, core, stores, accounts, addresses, phones);
   const smsgate = buildSmsgate(sqlite, config, clock, logger, core, stores, { messages: messaging.messages, accounts: accounts.accounts, phoneEvents: phones.events, resolve: outbound.resolve });
-  const { devices, deviceRegistry } = buildDevices(sqlite, config, clock, logger, core, phones, messaging.messages, {
+  const { devices, deviceRegistry } = buildDevices(sqlite, config, clock, logger, core, phones, stores, messaging.messages, {
     // SMSGate's sms:received becomes an inbound message.
     inbound: messaging.inbound,
     smsgateSettings: smsgate.smsgateSettings,

@@ -16,6 +16,8 @@ import { SendingCapacity } from "../services/sending-capacity";
 import { SendingEstimator } from "../services/sending-estimate";
 import { DeviceService, type DeviceLinks } from "../services/devices";
 import { DeviceRegistry } from "../services/device-registry";
+import { SendingFailures } from "../services/sending-failures";
+import { PhoneReports } from "../services/phone-reports";
 import type { AccountSettingsService } from "../services/account-settings";
 import type { MessageService } from "../services/messages";
 import type { Core } from "./core";
@@ -38,11 +40,28 @@ export function buildDevices(
   logger: Logger,
   core: Core,
   capacity: PhoneCapacity,
+  stores: Stores,
   messages: MessageService,
   links: DeviceLinks,
 ) {
   const { events, presence, sending, estimator } = capacity;
-  const deviceRegistry = new DeviceRegistry(sqlite, clock, logger, config, presence, sending, events, core.leases, core.changes, links.smsgateSettings);
-  const devices = new DeviceService(sqlite, clock, core.leases, messages, config, () => core.metrics, logger, core.changes, { events, presence, sending, estimator, registry: deviceRegistry }, links);
+  const { leases, changes } = core;
+  const deviceRegistry = new DeviceRegistry(sqlite, clock, logger, config, presence, sending, events, leases, changes, links.smsgateSettings);
+  // Pauses after failures and failover (services/sending-failures.ts).
+  const failures = new SendingFailures(sqlite, clock, logger, sending, leases, {
+    view: (d) => deviceRegistry.viewOf(d),
+    released: (d, n) => n > 0 && logger.warn("phone paused: its leased texts went back to the queue", { deviceId: d.id, name: d.name, released: n }),
+    wake: (accountId) => events.notify(accountId),
+    holderOf: (d) => deviceRegistry.holderOf(d),
+  });
+  // A phone's reports and phone callbacks (services/phone-reports.ts).
+  const reports = new PhoneReports(sqlite, clock, logger, () => core.metrics, messages, leases, changes, {
+    holderOf: (d) => deviceRegistry.holderOf(d),
+    touch: (d, ip) => presence.touch(d, ip),
+    inbound: links.inbound,
+    sendResult: (d, row, result, reason) => failures.reported(d, row, result, reason),
+    textReceived: (d, from, simNumber) => sending.noteReceived(d, from, simNumber, clock()),
+  }, stores.messages);
+  const devices = new DeviceService(sqlite, clock, leases, config, logger, changes, { events, presence, sending, estimator, registry: deviceRegistry, failures, reports }, links);
   return { devices, deviceRegistry };
 }
