@@ -27,7 +27,7 @@ import type { FieldError } from "../domain/submission";
 import { SIGNING_KEY_MAX, SIGNING_KEY_MIN } from "../domain/smsgate-settings";
 import { groupState, parseSendRequest, priorityOf, recipientState, smsgateListRange, SMSGATE_STATES, type SmsgateState } from "../domain/smsgate-message";
 import { OPTED_OUT_REASON } from "../db/message-suppression";
-import { messagesOf } from "../db/stores/messages";
+import type { MessageStore } from "../db/stores/messages";
 import { findBusinessProfile } from "../db/stores/accounts";
 import { listDevices } from "../db/stores/devices";
 import type { RecipientView, SmsgateMessageRow, SmsgateStore } from "../db/stores/smsgate";
@@ -95,6 +95,7 @@ export class ThirdPartyMessages {
     private readonly changes: Changes,
     private readonly logger: Logger,
     private readonly store: SmsgateStore,
+    private readonly messageStore: MessageStore,
   ) {
     this.sending = new Sending(sqlite, queue, leases, changes);
   }
@@ -189,11 +190,10 @@ export class ThirdPartyMessages {
     const sendAt = sendTime({ at: Math.max(now, req.scheduleAt ?? now), timezone: tz, hours: rules.quietHours });
     const info = smsInfo(req.text);
     const createdAt = iso(now);
-    const msgStore = messagesOf(this.sqlite);
     const rows: ReturnType<typeof newQueuedRow>[] = [];
     const recipients: Array<{ phone: string; messageId: string | null; error: string | null }> = [];
     for (const phone of numbers) {
-      const contact = msgStore.recipientByPhone(accountId, phone);
+      const contact = this.messageStore.recipientByPhone(accountId, phone);
       const admitted = admit({
         recipient: contact && { optedOut: contact.opted_out === 1 },
         recipientLimit: { perDay: rules.recipientLimitPerDay, sentInDay: () => this.store.countRecentTo(accountId, phone, iso(now - DAY_MS)) },
