@@ -86,6 +86,7 @@ const DAY_MS = 86_400_000;
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
 export class BroadcastService {
+  private readonly sending: Sending;
   /** Broadcasts whose queuing loop is running in this process. */
   private readonly running = new Set<string>();
   private stopped = false;
@@ -109,8 +110,6 @@ export class BroadcastService {
   ) {
     this.sending = new Sending(sqlite, queue, leases);
   }
-
-  private readonly sending: Sending;
 
   view(b: BroadcastRecord): Broadcast {
     const counts = broadcastMessageCounts(this.sqlite, b.id);

@@ -138,6 +138,8 @@ export interface InboundListQuery {
 }
 
 export class InboundService {
+  private readonly sending: Sending;
+
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
@@ -151,8 +153,6 @@ export class InboundService {
   ) {
     this.sending = new Sending(sqlite, queue, leases);
   }
-
-  private readonly sending: Sending;
 
   /** Stores one received text (see the module comment); throws VALIDATION_ERROR for bad input. */
   receive(accountId: string, input: InboundInput): InboundMessage {

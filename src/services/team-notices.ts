@@ -74,6 +74,8 @@ export interface NotificationSettings {
 export type MailSender = (mail: { to: string; subject: string; text: string; messageId: string }) => Promise<void>;
 
 export class TeamNoticeService {
+  /** A notice is a text to a team member's own mobile: no contact, so no opt-out or consent to ask; it goes through the one sending path's write and queue steps. */
+  private readonly sending: Sending;
   private timer: ReturnType<typeof setInterval> | undefined;
   private running: Promise<void> | null = null;
   private sweptAt = 0;
@@ -93,9 +95,6 @@ export class TeamNoticeService {
   ) {
     this.sending = new Sending(sqlite, queue, leases);
   }
-
-  /** A notice is a text to a team member's own mobile: no contact, so no opt-out or consent to ask; it goes through the one sending path's write and queue steps. */
-  private readonly sending: Sending;
 
   settings(userId: string): NotificationSettings {
     const p = findNotificationPrefs(this.sqlite, userId);

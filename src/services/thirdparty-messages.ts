@@ -80,6 +80,7 @@ export interface SmsgateClientRules {
 }
 
 export class ThirdPartyMessages {
+  private readonly sending: Sending;
   private readonly store: SmsgateStore;
   private expiryTimer: ReturnType<typeof setTimeout> | undefined;
   private expiryAt = Infinity;
@@ -99,8 +100,6 @@ export class ThirdPartyMessages {
     this.store = smsgateOf(sqlite);
     this.sending = new Sending(sqlite, queue, leases, changes);
   }
-
-  private readonly sending: Sending;
 
   // ------------------------------------------------------------ the account's SMSGate settings
 
