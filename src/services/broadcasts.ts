@@ -85,16 +85,20 @@ export interface Broadcast {
 const DAY_MS = 86_400_000;
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
+/** The account's phones as a broadcast's confirmation counts them. */
+export interface BroadcastPhones {
+  phonesConnected: number;
+  ratePerMinute: number;
+  phones?: number;
+  basis?: "connected-phones" | "no-phone-connected";
+  durationMs?: (n: number) => number;
+}
+
 export class BroadcastService {
   private readonly sending: Sending;
   /** Broadcasts whose queuing loop is running in this process. */
   private readonly running = new Set<string>();
   private stopped = false;
-  /**
-   * What the account's connected phones can send a minute (services/devices.ts; set by deps.ts,
-   * which makes the phones after the broadcasts). Until then: none connected.
-   */
-  phones: (accountId: string) => { phonesConnected: number; ratePerMinute: number; phones?: number; basis?: "connected-phones" | "no-phone-connected"; durationMs?: (n: number) => number } = () => ({ phonesConnected: 0, ratePerMinute: 0 });
 
   constructor(
     private readonly sqlite: Database,
@@ -107,6 +111,8 @@ export class BroadcastService {
     private readonly writer: GroupCommitWriter,
     private readonly logger: Logger,
     private readonly changes: Changes,
+    /** What the account's connected phones can send a minute (services/sending-estimate.ts). */
+    private readonly phones: (accountId: string) => BroadcastPhones = () => ({ phonesConnected: 0, ratePerMinute: 0 }),
   ) {
     this.sending = new Sending(sqlite, queue, leases);
   }
