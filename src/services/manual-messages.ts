@@ -18,7 +18,6 @@ import { maxAttemptsError } from "../domain/retry-policy";
 import { toMessage, type Message } from "../db/message-rows";
 import { messagesOf, type MessageRow, type MessageStore, type RecipientContact } from "../db/stores/messages";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
-import type { LeaseService } from "./leases";
 import { refuseIfOptedOut } from "./opt-outs";
 import { admit, newQueuedRow, queueEntryOf, Sending } from "./sending";
 import { fullName } from "../domain/contact-name";
@@ -30,19 +29,17 @@ type FieldErr = { field: string; message: string; requirement?: string; provided
 
 export class ManualMessages {
   private readonly store: MessageStore;
-  private readonly sending: Sending;
 
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
     private readonly queue: MessageQueue,
     private readonly seq: Sequence,
-    leases: LeaseService,
+    private readonly sending: Sending,
     private readonly sendRatePerMinute: () => number,
     private readonly quota?: MonthlyQuota,
   ) {
     this.store = messagesOf(sqlite);
-    this.sending = new Sending(sqlite, queue, leases);
   }
 
   /**

@@ -25,6 +25,7 @@ import type { LeaseService } from "./leases";
 import { findMessageRow, getMessageRow, MessageListing, type ListQuery } from "./message-listing";
 import { MessageStatusChanges, type StatusBody, type StatusOptions, type StatusResult } from "./message-status";
 import { ManualMessages } from "./manual-messages";
+import type { Sending } from "./sending";
 
 export { MESSAGE_SORTS, type ListQuery, type MessageSort } from "./message-listing";
 export { BULK_MAX_IDS, type StatusBody, type StatusOptions, type StatusResult } from "./message-status";
@@ -42,6 +43,7 @@ export class MessageService {
     queue: MessageQueue,
     seq: Sequence,
     private readonly leases: LeaseService,
+    sending: Sending,
     sendRatePerMinute: () => number,
     private readonly changes: Changes,
     quota?: MonthlyQuota,
@@ -51,7 +53,7 @@ export class MessageService {
     this.store = messagesOf(sqlite);
     this.listing = new MessageListing(sqlite);
     this.status = new MessageStatusChanges(sqlite, clock, queue, leases, changes);
-    this.manual = new ManualMessages(sqlite, clock, queue, seq, leases, sendRatePerMinute, quota);
+    this.manual = new ManualMessages(sqlite, clock, queue, seq, sending, sendRatePerMinute, quota);
   }
 
   /** Another account's message is answered exactly like one that does not exist. */

@@ -28,10 +28,8 @@ import { afterQuietHours, isValidQuietHours } from "../domain/quiet-hours";
 import { noticeEmail, noticeText, type NoticeItem } from "../domain/team-notice";
 import { labelledValues, requestPreview } from "../domain/submission-values";
 import { smsInfo } from "../domain/sms-encoding";
-import type { MessageQueue } from "../queue/priority-queue";
 import type { Sequence } from "../lib/seq";
-import type { LeaseService } from "./leases";
-import { newQueuedRow, queueEntryOf, Sending } from "./sending";
+import { newQueuedRow, queueEntryOf, type Sending } from "./sending";
 import type { MessageRow } from "../db/message-rows";
 import {
   deleteNotices,
@@ -74,8 +72,6 @@ export interface NotificationSettings {
 export type MailSender = (mail: { to: string; subject: string; text: string; messageId: string }) => Promise<void>;
 
 export class TeamNoticeService {
-  /** A notice is a text to a team member's own mobile: no contact, so no opt-out or consent to ask; it goes through the one sending path's write and queue steps. */
-  private readonly sending: Sending;
   private timer: ReturnType<typeof setInterval> | undefined;
   private running: Promise<void> | null = null;
   private sweptAt = 0;
@@ -83,18 +79,16 @@ export class TeamNoticeService {
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
-    queue: MessageQueue,
+    /** A notice is a text to a team member's own mobile: no contact, so no opt-out or consent to ask; it goes through the one sending path's write and queue steps. */
+    private readonly sending: Sending,
     private readonly seq: Sequence,
-    leases: Pick<LeaseService, "notify">,
     /** The dashboard's origin for links (the server address: flag > setting > the listener's). */
     private readonly origin: () => string,
     private readonly logger: Logger,
     /** null: no SMTP configured (e-mail cannot be chosen). */
     private readonly mail: MailSender | null,
     private readonly gapMs: number = NOTICE_GAP_MS,
-  ) {
-    this.sending = new Sending(sqlite, queue, leases);
-  }
+  ) {}
 
   settings(userId: string): NotificationSettings {
     const p = findNotificationPrefs(this.sqlite, userId);

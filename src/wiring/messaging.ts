@@ -32,7 +32,7 @@ import type { PhoneCapacity } from "./phones";
 export type Messaging = ReturnType<typeof buildMessaging>;
 
 export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger, core: Core, a: Accounts, addresses: Addresses, phones: PhoneCapacity) {
-  const { queue, seq, leases, quota, writer, changes } = core;
+  const { queue, seq, leases, sending, quota, writer, changes } = core;
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases, core.intake, {
     formLimiter: core.webhookLimiter,
     ipLimiter: core.webhookIpLimiter,
@@ -43,7 +43,7 @@ export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clo
     timing: core.stageTiming,
   });
   // Why a queued text waits, from the phones' real capacity (services/waiting.ts).
-  const messages = new MessageService(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, changes, quota, (row) => {
+  const messages = new MessageService(sqlite, clock, queue, seq, leases, sending, () => config.sendRatePerMinute, changes, quota, (row) => {
     const now = clock();
     return waitingOf(
       phones.sending, phones.fleet(row.account_id),
@@ -64,7 +64,7 @@ export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clo
   const keywordReplies = new KeywordReplyService(sqlite, clock, a.accountSettings, seq, quota);
   const contacts = new ContactService(sqlite, clock, a.forms, (ids) => leases.withdraw(ids), core.writeGate, changes);
   // What a broadcast's confirmation says of the phones (services/sending-estimate.ts).
-  const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, a.accounts, writer, logger, changes, (accountId) => {
+  const broadcasts = new BroadcastService(sqlite, clock, sending, seq, leases, quota, a.accounts, writer, logger, changes, (accountId) => {
     const f = phones.estimator.summary(accountId);
     const ahead = queue.size(accountId);
     return {
@@ -80,16 +80,15 @@ export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clo
     contacts,
     conversations: new ConversationService(sqlite, clock, contacts),
     submissionInbox: new SubmissionInboxService(sqlite, clock),
-    inbound: new InboundService(sqlite, clock, a.accountSettings, queue, seq, leases, quota, changes, keywordReplies),
+    inbound: new InboundService(sqlite, clock, a.accountSettings, sending, seq, leases, quota, changes, keywordReplies),
     broadcasts,
-    automations: new AutomationService(sqlite, clock, queue, seq, leases, quota, a.accounts, writer, logger, changes),
+    automations: new AutomationService(sqlite, clock, sending, seq, leases, quota, a.accounts, writer, logger, changes),
     // The team's notices: links to the dashboard at the server address (else the port listened on).
     teamNotices: new TeamNoticeService(
       sqlite,
       clock,
-      queue,
+      sending,
       seq,
-      leases,
       () => addresses.serverAddress.publicAddress(`http://localhost:${addresses.httpsStatus.listening?.port ?? config.port}`).url,
       logger,
       config.smtpUrl ? smtpSender(config.smtpUrl, config.smtpFrom) : null,

@@ -27,7 +27,7 @@ export function buildSmsgate(
   core: Core,
   deps: { messages: MessageService; accounts: AccountService; phoneEvents: DeviceEventHub; resolve: HostResolver | undefined },
 ) {
-  const thirdParty = new ThirdPartyMessages(sqlite, clock, core.queue, core.seq, core.leases, deps.messages, core.quota, core.changes, logger);
+  const thirdParty = new ThirdPartyMessages(sqlite, clock, core.sending, core.seq, deps.messages, core.quota, core.changes, logger);
   return {
     thirdParty,
     thirdPartyWebhooks: new ThirdPartyWebhooks(sqlite, clock, core.events, thirdParty, { allowPrivate: config.allowPrivateWebhookUrls, resolve: deps.resolve ?? resolveHost }),

@@ -11,6 +11,8 @@
  * - `requeue()`: an existing row going back into the in-memory queue (a released lease, a retry, a
  *   status moved back to queued); the caller wakes the phones as its own rule says.
  *
+ * One instance for the server (src/wiring/core.ts), given to every service that queues a text.
+ *
  * Paths: the webhook (services/submissions/write.ts admits inside its group-commit job and puts the
  * entry in the queue before the commit, via `queueAhead`; the intake applier then writes the row in
  * its batch), manual and test texts, broadcasts, automation runs, keyword replies, inbound
