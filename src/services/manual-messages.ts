@@ -19,7 +19,7 @@ import { toMessage, type Message } from "../db/message-rows";
 import { messagesOf, type MessageRow, type MessageStore, type RecipientContact } from "../db/stores/messages";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
 import { refuseIfOptedOut } from "./opt-outs";
-import { admit, newQueuedRow, queueEntryOf, Sending } from "./sending";
+import { admit, newQueuedRow, queueEntryOf, type Sending } from "./sending";
 import { fullName } from "../domain/contact-name";
 
 /** Manual message content: the same bound as a form's template. */
