@@ -24,12 +24,12 @@ import type { Lifecycle } from "../lib/lifecycle";
 import type { Logger } from "../lib/log";
 import type { FieldError } from "../domain/submission";
 import { normalizePhone } from "../domain/phone";
-import { afterQuietHours, isValidQuietHours } from "../domain/quiet-hours";
+import { isValidQuietHours } from "../domain/quiet-hours";
 import { noticeEmail, noticeText, type NoticeItem } from "../domain/team-notice";
 import { labelledValues, requestPreview } from "../domain/submission-values";
 import { smsInfo } from "../domain/sms-encoding";
 import type { Sequence } from "../lib/seq";
-import { newQueuedRow, queueEntryOf, type Sending } from "./sending";
+import { newQueuedRow, queueEntryOf, sendTime, type Sending } from "./sending";
 import type { MessageRow } from "../db/message-rows";
 import {
   deleteNotices,
@@ -197,7 +197,8 @@ export class TeamNoticeService {
     const out: PendingNotice[][] = [];
     for (const list of byUser.values()) {
       const u = list[0];
-      if (u.quietStart && u.quietEnd && afterQuietHours(now, u.timeZone ?? "UTC", { start: u.quietStart, end: u.quietEnd }) > now) continue;
+      // The member's own quiet hours, by the sending path's rule (services/sending/admit.ts).
+      if (u.quietStart && u.quietEnd && sendTime({ at: now, timezone: u.timeZone ?? "UTC", hours: { start: u.quietStart, end: u.quietEnd } }) > now) continue;
       const last = lastNoticeSentAt(this.sqlite, u.userId, channel);
       if (last !== null && now - Date.parse(last) < this.gapMs) continue;
       out.push(list);
