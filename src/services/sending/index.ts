@@ -15,8 +15,8 @@
  *
  * Paths: the webhook (services/submissions/write.ts admits inside its group-commit job and puts the
  * entry in the queue before the commit, via `queueAhead`; the intake applier then writes the row in
- * its batch), manual and test texts, broadcasts, automation runs, keyword replies, inbound
- * keyword replies, the SMSGate client API and team notices. test/unit/sending-home.test.ts checks
+ * its batch), manual and test texts, broadcasts, automation runs, the owner's keyword replies,
+ * the replies to STOP/START/HELP, the SMSGate client API and team notices. test/unit/sending-home.test.ts checks
  * that nothing else calls `queue.insert`, inserts into `messages` or decides an opt-out.
  */
 import type { Database } from "bun:sqlite";
