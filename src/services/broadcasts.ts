@@ -12,7 +12,7 @@ import { AppError, validationError } from "../errors";
 import { iso, type Clock } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
 import type { Logger } from "../lib/log";
-import type { MessageQueue, Priority } from "../queue/priority-queue";
+import type { Priority } from "../queue/priority-queue";
 import type { Sequence } from "../lib/seq";
 import type { LeaseService } from "./leases";
 import type { MonthlyQuota } from "./quota";
@@ -26,7 +26,7 @@ import { smsInfo } from "../domain/sms-encoding";
 import type { MessageStatus } from "../domain/message-transitions";
 import type { FieldError } from "../domain/submission";
 import { emitMessageStatus } from "./event-payloads";
-import { admit, Sending, templateMessageOf } from "./sending";
+import { admit, templateMessageOf, type Sending } from "./sending";
 import { resolveProtection } from "../domain/protection";
 import { resolveFormSettings } from "../domain/form-definition";
 import type { QuietHours } from "../domain/quiet-hours";
@@ -102,7 +102,7 @@ export class BroadcastService {
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
-    queue: MessageQueue,
+    private readonly sending: Sending,
     private readonly seq: Sequence,
     private readonly leases: LeaseService,
     private readonly quota: MonthlyQuota,
@@ -113,10 +113,7 @@ export class BroadcastService {
     /** What the account's connected phones can send a minute (services/sending-estimate.ts). */
     private readonly phones: (accountId: string) => BroadcastPhones = () => ({ phonesConnected: 0, ratePerMinute: 0 }),
   ) {
-    this.sending = new Sending(sqlite, queue, leases);
   }
-
-  private readonly sending: Sending;
 
   view(b: BroadcastRecord): Broadcast {
     const counts = broadcastMessageCounts(this.sqlite, b.id);

@@ -27,7 +27,8 @@
  * action: no keyword, no auto-reply or keyword reply, no contact status change, no automation stop
  * (the trigger skips `history` rows), born read; its event says `history: true`
  * (docs/api-decisions.md, "SMSGate: signing key in the settings document, and re-sent history").
- * The queue and the leases are told after the commit (LeaseService.withdraw, queue.insert).
+ * The queue and the leases are told after the commit (LeaseService.withdraw; the reply through the
+ * one sending path, src/services/sending).
  */
 import type { Changes } from "../lib/changes";
 import type { Database } from "bun:sqlite";
@@ -43,13 +44,12 @@ import { findContactByPhone, insertRespondedContact, markContactResponded } from
 import { applyKeyword, KEYWORD_REPLY_SOURCE } from "./opt-outs";
 import { keywordOf, type KeywordKind } from "../domain/keywords";
 import { smsInfo } from "../domain/sms-encoding";
-import { PRIORITY_RANK, type MessageQueue } from "../queue/priority-queue";
 import type { Sequence } from "../lib/seq";
 import type { LeaseService } from "./leases";
 import type { MonthlyQuota } from "./quota";
 import type { AccountSettingsService } from "./account-settings";
 import type { KeywordReplyService } from "./keyword-replies";
-import { newQueuedRow, queueEntryOf, Sending, writeQueued } from "./sending";
+import { newQueuedRow, queueEntryOf, writeQueued, type Sending } from "./sending";
 import type { MessageRow } from "../db/message-rows";
 import { emitEvent } from "./events";
 import { contactPayload, emitContact, emitMessageStatus } from "./event-payloads";
@@ -142,17 +142,13 @@ export class InboundService {
     private readonly sqlite: Database,
     private readonly clock: Clock,
     private readonly settings: AccountSettingsService,
-    queue: MessageQueue,
+    private readonly sending: Sending,
     private readonly seq: Sequence,
-    private readonly leases: Pick<LeaseService, "withdraw" | "notify">,
+    private readonly leases: Pick<LeaseService, "withdraw">,
     private readonly quota: MonthlyQuota,
     private readonly changes: Changes,
     private readonly keywordReplies: KeywordReplyService,
-  ) {
-    this.sending = new Sending(sqlite, queue, leases);
-  }
-
-  private readonly sending: Sending;
+  ) {}
 
   /** Stores one received text (see the module comment); throws VALIDATION_ERROR for bad input. */
   receive(accountId: string, input: InboundInput): InboundMessage {

@@ -18,9 +18,8 @@ import { maxAttemptsError } from "../domain/retry-policy";
 import { toMessage, type Message } from "../db/message-rows";
 import type { MessageRow, MessageStore, RecipientContact } from "../db/stores/messages";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
-import type { LeaseService } from "./leases";
 import { refuseIfOptedOut } from "./opt-outs";
-import { admit, newQueuedRow, queueEntryOf, Sending } from "./sending";
+import { admit, newQueuedRow, queueEntryOf, type Sending } from "./sending";
 import { fullName } from "../domain/contact-name";
 
 /** Manual message content: the same bound as a form's template. */
@@ -29,19 +28,17 @@ export const MANUAL_CONTENT_MAX = 1_600;
 type FieldErr = { field: string; message: string; requirement?: string; provided?: unknown };
 
 export class ManualMessages {
-  private readonly sending: Sending;
 
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
     private readonly queue: MessageQueue,
     private readonly seq: Sequence,
-    leases: LeaseService,
+    private readonly sending: Sending,
     private readonly sendRatePerMinute: () => number,
     private readonly store: MessageStore,
     private readonly quota?: MonthlyQuota,
   ) {
-    this.sending = new Sending(sqlite, queue, leases);
   }
 
   /**

@@ -34,7 +34,6 @@ import { cancelQueuedTo, cancelSuppressed, optOutConfirmedSince, suppressedAtLea
 import { emitContact, emitMessageStatus } from "./event-payloads";
 
 export { OPTED_OUT_REASON, KEYWORD_REPLY_SOURCE } from "../db/message-suppression";
-export { OPTED_OUT_SQL } from "../db/stores/contacts";
 
 /** How an opt-out change came about, for the consent history. */
 export interface OptOutHow {

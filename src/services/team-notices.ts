@@ -24,14 +24,12 @@ import type { Lifecycle } from "../lib/lifecycle";
 import type { Logger } from "../lib/log";
 import type { FieldError } from "../domain/submission";
 import { normalizePhone } from "../domain/phone";
-import { afterQuietHours, isValidQuietHours } from "../domain/quiet-hours";
+import { isValidQuietHours } from "../domain/quiet-hours";
 import { noticeEmail, noticeText, type NoticeItem } from "../domain/team-notice";
 import { labelledValues, requestPreview } from "../domain/submission-values";
 import { smsInfo } from "../domain/sms-encoding";
-import type { MessageQueue } from "../queue/priority-queue";
 import type { Sequence } from "../lib/seq";
-import type { LeaseService } from "./leases";
-import { newQueuedRow, queueEntryOf, Sending } from "./sending";
+import { newQueuedRow, queueEntryOf, sendTime, type Sending } from "./sending";
 import type { MessageRow } from "../db/message-rows";
 import {
   deleteNotices,
@@ -81,21 +79,16 @@ export class TeamNoticeService {
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
-    queue: MessageQueue,
+    /** A notice is a text to a team member's own mobile: no contact, so no opt-out or consent to ask; it goes through the one sending path's write and queue steps. */
+    private readonly sending: Sending,
     private readonly seq: Sequence,
-    leases: Pick<LeaseService, "notify">,
     /** The dashboard's origin for links (the server address: flag > setting > the listener's). */
     private readonly origin: () => string,
     private readonly logger: Logger,
     /** null: no SMTP configured (e-mail cannot be chosen). */
     private readonly mail: MailSender | null,
     private readonly gapMs: number = NOTICE_GAP_MS,
-  ) {
-    this.sending = new Sending(sqlite, queue, leases);
-  }
-
-  /** A notice is a text to a team member's own mobile: no contact, so no opt-out or consent to ask; it goes through the one sending path's write and queue steps. */
-  private readonly sending: Sending;
+  ) {}
 
   settings(userId: string): NotificationSettings {
     const p = findNotificationPrefs(this.sqlite, userId);
@@ -204,7 +197,8 @@ export class TeamNoticeService {
     const out: PendingNotice[][] = [];
     for (const list of byUser.values()) {
       const u = list[0];
-      if (u.quietStart && u.quietEnd && afterQuietHours(now, u.timeZone ?? "UTC", { start: u.quietStart, end: u.quietEnd }) > now) continue;
+      // The member's own quiet hours, by the sending path's rule (services/sending/admit.ts).
+      if (u.quietStart && u.quietEnd && sendTime({ at: now, timezone: u.timeZone ?? "UTC", hours: { start: u.quietStart, end: u.quietEnd } }) > now) continue;
       const last = lastNoticeSentAt(this.sqlite, u.userId, channel);
       if (last !== null && now - Date.parse(last) < this.gapMs) continue;
       out.push(list);

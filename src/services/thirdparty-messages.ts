@@ -16,7 +16,6 @@ import { newId } from "../lib/ids";
 import type { Logger } from "../lib/log";
 import type { Lifecycle } from "../lib/lifecycle";
 import type { Changes } from "../lib/changes";
-import type { MessageQueue } from "../queue/priority-queue";
 import type { Sequence } from "../lib/seq";
 import type { Actor } from "../domain/people";
 import { normalizePhone } from "../domain/phone";
@@ -32,10 +31,9 @@ import { findBusinessProfile } from "../db/stores/accounts";
 import { listDevices } from "../db/stores/devices";
 import type { RecipientView, SmsgateMessageRow, SmsgateStore } from "../db/stores/smsgate";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
-import type { LeaseService } from "./leases";
 import type { MessageService } from "./messages";
 import { MANUAL_CONTENT_MAX } from "./manual-messages";
-import { admit, newQueuedRow, queueEntryOf, Sending, sendTime } from "./sending";
+import { admit, newQueuedRow, queueEntryOf, sendTime, type Sending } from "./sending";
 import { fullName } from "../domain/contact-name";
 import { factsOf, statesOf } from "./thirdparty-states";
 
@@ -87,9 +85,8 @@ export class ThirdPartyMessages {
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
-    queue: MessageQueue,
+    private readonly sending: Sending,
     private readonly seq: Sequence,
-    leases: LeaseService,
     private readonly messages: MessageService,
     private readonly quota: MonthlyQuota,
     private readonly changes: Changes,
@@ -97,10 +94,7 @@ export class ThirdPartyMessages {
     private readonly store: SmsgateStore,
     private readonly messageStore: MessageStore,
   ) {
-    this.sending = new Sending(sqlite, queue, leases, changes);
   }
-
-  private readonly sending: Sending;
 
   // ------------------------------------------------------------ the account's SMSGate settings
 

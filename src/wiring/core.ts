@@ -22,6 +22,7 @@ import { GroupCommitWriter } from "../db/group-commit";
 import { WriteGate } from "../db/write-gate";
 import { MonthlyQuota } from "../services/quota";
 import { LeaseService } from "../services/leases";
+import { Sending } from "../services/sending";
 import { EventOutbox, registerOutbox } from "../services/events";
 import { SpamCounter } from "../services/spam";
 import { CaptchaVerifier } from "../services/captcha";
@@ -66,6 +67,8 @@ export function buildCore(
   const quota = new MonthlyQuota(sqlite, clock, stores.monthlyUsage, (accountId, monthStart) => intake.pendingMessages(accountId, monthStart, appliedSeq()));
   const changes = new Changes();
   const leases = new LeaseService(sqlite, clock, queue, config, changes, stores.messages);
+  // The one sending path (services/sending): every service that queues a text is given this one.
+  const sending = new Sending(sqlite, queue, leases, changes);
   const events = new EventOutbox(sqlite);
   registerOutbox(sqlite, events);
   const metrics = new Metrics({ dbPath: config.db, queue, routes: late.routes, schemaVersion: SCHEMA_VERSION });
@@ -80,6 +83,7 @@ export function buildCore(
     quota,
     changes,
     leases,
+    sending,
     events,
     metrics,
     apiLimiter: new ApiLimiter({ clock }),

@@ -36,7 +36,7 @@ import type { PhoneCapacity } from "./phones";
 export type Messaging = ReturnType<typeof buildMessaging>;
 
 export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger, core: Core, stores: Stores, a: Accounts, addresses: Addresses, phones: PhoneCapacity) {
-  const { queue, seq, leases, quota, writer, changes } = core;
+  const { queue, seq, leases, sending, quota, writer, changes } = core;
   const submissions = new SubmissionService(sqlite, clock, writer, queue, seq, quota, config.sendRatePerMinute, leases, core.intake, {
     formLimiter: core.webhookLimiter,
     ipLimiter: core.webhookIpLimiter,
@@ -50,7 +50,7 @@ export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clo
   const parts = {
     listing: new MessageListing(sqlite, stores.messages, stores.rollups),
     status: new MessageStatusChanges(sqlite, clock, queue, leases, changes, stores.messages),
-    manual: new ManualMessages(sqlite, clock, queue, seq, leases, () => config.sendRatePerMinute, stores.messages, quota),
+    manual: new ManualMessages(sqlite, clock, queue, seq, sending, () => config.sendRatePerMinute, stores.messages, quota),
   };
   const messages = new MessageService(sqlite, leases, changes, stores.messages, parts, (row) => {
     const now = clock();
@@ -73,7 +73,7 @@ export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clo
   const keywordReplies = new KeywordReplyService(sqlite, clock, a.accountSettings, seq, quota);
   const contacts = new ContactService(sqlite, clock, stores.contacts, stores.contactLists, a.forms, (ids) => leases.withdraw(ids), core.writeGate, changes);
   // What a broadcast's confirmation says of the phones (services/sending-estimate.ts).
-  const broadcasts = new BroadcastService(sqlite, clock, queue, seq, leases, quota, a.accounts, writer, logger, changes, (accountId) => {
+  const broadcasts = new BroadcastService(sqlite, clock, sending, seq, leases, quota, a.accounts, writer, logger, changes, (accountId) => {
     const f = phones.estimator.summary(accountId);
     const ahead = queue.size(accountId);
     return {
@@ -89,16 +89,15 @@ export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clo
     contacts,
     conversations: new ConversationService(sqlite, clock, contacts),
     submissionInbox: new SubmissionInboxService(sqlite, clock),
-    inbound: new InboundService(sqlite, clock, a.accountSettings, queue, seq, leases, quota, changes, keywordReplies),
+    inbound: new InboundService(sqlite, clock, a.accountSettings, sending, seq, leases, quota, changes, keywordReplies),
     broadcasts,
-    automations: new AutomationService(sqlite, clock, queue, seq, leases, quota, a.accounts, writer, logger, changes),
+    automations: new AutomationService(sqlite, clock, sending, seq, leases, quota, a.accounts, writer, logger, changes),
     // The team's notices: links to the dashboard at the server address (else the port listened on).
     teamNotices: new TeamNoticeService(
       sqlite,
       clock,
-      queue,
+      sending,
       seq,
-      leases,
       () => addresses.serverAddress.publicAddress(`http://localhost:${addresses.httpsStatus.listening?.port ?? config.port}`).url,
       logger,
       config.smtpUrl ? smtpSender(config.smtpUrl, config.smtpFrom) : null,

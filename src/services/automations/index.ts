@@ -26,7 +26,6 @@ import { iso } from "../../lib/clock";
 import { newId, UUID_RE } from "../../lib/ids";
 import type { Logger } from "../../lib/log";
 import { AppError, validationError } from "../../errors";
-import type { MessageQueue } from "../../queue/priority-queue";
 import type { Sequence } from "../../lib/seq";
 import type { LeaseService } from "../leases";
 import type { MonthlyQuota } from "../quota";
@@ -51,7 +50,7 @@ import {
   updateAutomation,
   type AutomationRecord,
 } from "../../db/stores/automations";
-import { Sending } from "../sending";
+import type { Sending } from "../sending";
 import { AutomationEngine } from "./engine";
 import { outcome, parseFields, Runs } from "./runs";
 import { AutomationStarts } from "./starts";
@@ -72,7 +71,7 @@ export class AutomationService {
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
-    queue: MessageQueue,
+    sending: Sending,
     seq: Sequence,
     leases: Pick<LeaseService, "notify" | "withdraw">,
     quota: MonthlyQuota,
@@ -81,7 +80,7 @@ export class AutomationService {
     logger: Logger,
     changes: Changes,
   ) {
-    this.runRules = new Runs(sqlite, seq, quota, accounts, new Sending(sqlite, queue, leases, changes), leases, changes);
+    this.runRules = new Runs(sqlite, seq, quota, accounts, sending, leases, changes);
     this.engine = new AutomationEngine(sqlite, clock, this.runRules, logger);
     this.starts = new AutomationStarts(sqlite, clock, this.runRules, writer, logger);
     // A reply, an opt-out, a status or a deleted contact marked runs in its own transaction:

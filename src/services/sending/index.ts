@@ -11,10 +11,12 @@
  * - `requeue()`: an existing row going back into the in-memory queue (a released lease, a retry, a
  *   status moved back to queued); the caller wakes the phones as its own rule says.
  *
+ * One instance for the server (src/wiring/core.ts), given to every service that queues a text.
+ *
  * Paths: the webhook (services/submissions/write.ts admits inside its group-commit job and puts the
  * entry in the queue before the commit, via `queueAhead`; the intake applier then writes the row in
- * its batch), manual and test texts, broadcasts, automation runs, keyword replies, inbound
- * keyword replies, the SMSGate client API and team notices. test/unit/sending-home.test.ts checks
+ * its batch), manual and test texts, broadcasts, automation runs, the owner's keyword replies,
+ * the replies to STOP/START/HELP, the SMSGate client API and team notices. test/unit/sending-home.test.ts checks
  * that nothing else calls `queue.insert`, inserts into `messages` or decides an opt-out.
  */
 import type { Database } from "bun:sqlite";

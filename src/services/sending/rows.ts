@@ -12,16 +12,9 @@ import { recipientName } from "../../domain/contact-name";
 import { smsInfo } from "../../domain/sms-encoding";
 import { iso } from "../../lib/clock";
 import { newId } from "../../lib/ids";
-import { PRIORITY_RANK, type Priority } from "../../queue/priority-queue";
+import { PRIORITY_RANK, type Priority, type QueueEntry } from "../../queue/priority-queue";
 
-/** What the in-memory queue holds of a queued message. */
-export interface QueueEntry {
-  id: string;
-  accountId: string;
-  priority: Priority;
-  scheduledFor: number;
-  seq: number;
-}
+export type { QueueEntry };
 
 /**
  * A new message written outside a form (a manual message, a keyword reply, a team notice, an
