@@ -12,8 +12,8 @@ import { applyContactPatch, customFieldsWithinLimit, MAX_CUSTOM_FIELDS, newConta
 import { parseImportHeader, importRowBody, type ImportHeader } from "../domain/contact-export";
 import { parseIsoTimestamp } from "../domain/message-transitions";
 import { derivedCounts } from "../db/derived-counts";
-import { CONTACT_BATCH_ROWS, ContactInsertBatch } from "../db/stores/contact-batch";
-import { ContactUpserts, type StoredContactRow } from "../db/stores/contact-upsert";
+import { CONTACT_BATCH_ROWS, ContactInsertBatch } from "../db/stores/contacts/batch";
+import { ContactUpserts, type StoredContactRow } from "../db/stores/contacts/upsert";
 import type { ConsentRecord, ContactStore } from "../db/stores/contacts";
 import { emitContact } from "./event-payloads";
 import { importOptOut, parseImportOptOut, setOptOut } from "./opt-outs";
@@ -44,7 +44,7 @@ export const MAX_IMPORT_ERRORS = 1_000;
 export const IMPORT_SLICE_MS = 10;
 
 export class ContactImporter {
-  /** The import's statements for contacts that exist (db/stores/contact-upsert.ts). */
+  /** The import's statements for contacts that exist (db/stores/contacts/upsert.ts). */
   private readonly upserts: ContactUpserts;
 
   constructor(
@@ -87,7 +87,7 @@ export class ContactImporter {
     let header: ImportHeader | null = null;
     let width = 0;
     let rowNo = 0; // as a spreadsheet shows it: the header is row 1
-    // New contacts are written many per statement (db/stores/contact-batch.ts), within each slice.
+    // New contacts are written many per statement (db/stores/contacts/batch.ts), within each slice.
     const waiting = new ContactInsertBatch(this.sqlite);
     for await (const batch of batches) {
       let at = 0;
@@ -269,7 +269,7 @@ export class ContactImporter {
 
   /**
    * applyPatch for an import row: the same contact afterwards, from the row the phone lookup read
-   * (no second read) and writing only the columns that change (db/stores/contact-upsert.ts); tags are
+   * (no second read) and writing only the columns that change (db/stores/contacts/upsert.ts); tags are
    * rewritten only when they change.
    */
   private importUpdate(accountId: string, stored: StoredContactRow, patch: ContactPatch) {

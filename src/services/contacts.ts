@@ -1,6 +1,6 @@
 /**
  * Contacts: reading, creating, changing and deleting them through the API. Listing is planned
- * in src/db/stores/contact-list.ts, imports are written by contact-import-rows.ts, analytics are
+ * in src/db/stores/contacts/list.ts, imports are written by contact-import-rows.ts, analytics are
  * counted by contact-analytics.ts, and every opt-out goes through opt-outs.ts.
  */
 import type { Database } from "bun:sqlite";
@@ -12,8 +12,8 @@ import { newId, UUID_RE } from "../lib/ids";
 import { contactSearchText } from "../domain/contact-search";
 import { applyContactPatch, newContactState, validateContactInput, type ContactPatch, type ContactState } from "../domain/contact-update";
 import type { ContactListQuery, AnalyticsQuery } from "../domain/contact-query";
-import type { PendingContact } from "../db/stores/contact-batch";
-import { ContactLists } from "../db/stores/contact-list";
+import type { PendingContact } from "../db/stores/contacts/batch";
+import { ContactLists } from "../db/stores/contacts/list";
 import { ContactStore, type ConsentRecord, type Contact } from "../db/stores/contacts";
 import type { FormService } from "./forms";
 import { emitContact } from "./event-payloads";

@@ -9,8 +9,8 @@ import { iso, type Clock } from "../lib/clock";
 import { parseFilter } from "../domain/contact-query";
 import { enumError, parsePaging } from "../domain/query-params";
 import type { FieldError } from "../domain/submission";
-import { countConversations, countThread, lastMessageOf, listConversations, listThread, unreadTotal } from "../db/stores/conversations";
-import { markInboundRead } from "../db/inbound-messages";
+import { countConversations, countThread, lastMessageOf, listConversations, listThread, unreadTotal } from "../db/stores/contacts/conversations";
+import { markInboundRead } from "../db/stores/inbound-messages";
 import type { ContactService } from "./contacts";
 
 /** Characters of the last message shown in the list. */

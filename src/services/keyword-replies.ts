@@ -31,8 +31,8 @@ import {
 } from "../db/stores/keyword-replies";
 import { contactTagsAndStatus, writeContactTagsAndStatus } from "../db/stores/contacts";
 import { findAccount } from "../db/stores/accounts";
-import { insertQueuedMessage } from "../db/message-suppression";
-import type { MessageRow } from "../db/message-rows";
+import { insertQueuedMessage } from "../db/stores/messages/suppression";
+import type { MessageRow } from "../db/stores/messages/rows";
 import {
   commonReplyWords,
   keywordCollisions,

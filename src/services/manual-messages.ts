@@ -3,7 +3,7 @@
  * message starts from (keyword replies use it too).
  */
 import type { Database } from "bun:sqlite";
-import { insertQueuedMessage } from "../db/message-suppression";
+import { insertQueuedMessage } from "../db/stores/messages/suppression";
 import type { Actor } from "../domain/people";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock } from "../lib/clock";
@@ -17,7 +17,7 @@ import { normalizePhone } from "../domain/phone";
 import { smsInfo } from "../domain/sms-encoding";
 import { enumError } from "../domain/query-params";
 import { maxAttemptsError } from "../domain/retry-policy";
-import { toMessage, type Message } from "../db/message-rows";
+import { toMessage, type Message } from "../db/stores/messages/rows";
 import { messagesOf, type MessageRow, type MessageStore, type RecipientContact } from "../db/stores/messages";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
 import type { LeaseService } from "./leases";

@@ -23,7 +23,7 @@ import type { DeviceRow } from "../db/stores/devices";
 import { sendingStore, type PauseRow, type SendingStore } from "../db/stores/sending";
 import { messagesOf } from "../db/stores/messages";
 import { TextFactsCache } from "./text-facts";
-import { noteLeaseSender } from "../db/message-history";
+import { noteLeaseSender } from "../db/stores/messages/history";
 import {
   DAY_MS, HOUR_MS, MINUTE_MS, MONTH_MS, WindowLog, partsOf, resolveLimits, spacingMs,
   type LimitsOverride, type SendingLimits, type WaitReason, type WindowUse,

@@ -32,8 +32,8 @@ import type { MessageQueue } from "../queue/priority-queue";
 import type { Sequence } from "../lib/seq";
 import type { LeaseService } from "./leases";
 import { newQueuedRow, queueEntryOf } from "./manual-messages";
-import { insertQueuedMessage } from "../db/message-suppression";
-import type { MessageRow } from "../db/message-rows";
+import { insertQueuedMessage } from "../db/stores/messages/suppression";
+import type { MessageRow } from "../db/stores/messages/rows";
 import {
   deleteNotices,
   findNotificationPrefs,

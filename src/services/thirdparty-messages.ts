@@ -26,7 +26,7 @@ import { MAX_RECIPIENT_LIMIT_PER_DAY } from "../domain/protection";
 import type { FieldError } from "../domain/submission";
 import { SIGNING_KEY_MAX, SIGNING_KEY_MIN } from "../domain/smsgate-settings";
 import { groupState, parseSendRequest, priorityOf, recipientState, smsgateListRange, SMSGATE_STATES, type SmsgateState } from "../domain/smsgate-message";
-import { insertQueuedMessage, OPTED_OUT_REASON } from "../db/message-suppression";
+import { insertQueuedMessage, OPTED_OUT_REASON } from "../db/stores/messages/suppression";
 import { messagesOf } from "../db/stores/messages";
 import { findBusinessProfile } from "../db/stores/accounts";
 import { listDevices } from "../db/stores/devices";

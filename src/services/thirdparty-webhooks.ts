@@ -14,7 +14,7 @@ import { newId } from "../lib/ids";
 import { isRelayed, SMSGATE_EVENTS, smsgateEventOf, textwireEventsOf, type RelayedEvent, type SmsgateEvent } from "../domain/smsgate-webhook";
 import { emitEvent } from "./events";
 import { smsInfo } from "../domain/sms-encoding";
-import { findInboundPhoneFacts } from "../db/inbound-messages";
+import { findInboundPhoneFacts } from "../db/stores/inbound-messages";
 import type { EndpointRow } from "../db/stores/events";
 import { listDevices } from "../db/stores/devices";
 import { smsgateOf } from "../db/stores/smsgate";

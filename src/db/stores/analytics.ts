@@ -1,5 +1,5 @@
 /**
- * Read-only figures the analytics service needs beyond the rollups (src/db/message-rollups.ts):
+ * Read-only figures the analytics service needs beyond the rollups (src/db/stores/messages/rollups.ts):
  * queries that span contacts and received texts and belong to no one entity's store.
  */
 import type { Database } from "bun:sqlite";

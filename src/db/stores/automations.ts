@@ -5,7 +5,7 @@
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { ContactFilter } from "../../domain/contact-query";
-import { filterSql } from "./contact-filter";
+import { filterSql } from "./contacts/filter";
 
 export interface AutomationRecord {
   id: string;

@@ -6,7 +6,7 @@ import type { Database, SQLQueryBindings } from "bun:sqlite";
 import { recordMessageInsert } from "../derived-counts";
 import type { broadcasts } from "../schema/broadcasts";
 import type { ContactFilter } from "../../domain/contact-query";
-import { filterSql } from "./contact-filter";
+import { filterSql } from "./contacts/filter";
 import { OPTED_OUT_SQL } from "./contacts";
 import { MESSAGE_STATUSES, type MessageStatus } from "../../domain/statuses";
 

@@ -1,20 +1,19 @@
 /**
  * The contacts store: every statement on the contacts table outside its store parts
- * (contact-list.ts plans list pages, contact-batch.ts writes import rows many per statement,
- * contact-upsert.ts updates import rows, contact-search-pending.ts keeps the search index,
- * contact-filter.ts turns a filter into SQL, conversations.ts reads threads, contact-analytics.ts
- * counts). Row types come from the drizzle schema; the opt-out columns are written by
+ * (list.ts plans list pages, batch.ts writes import rows many per statement, upsert.ts
+ * updates import rows, search-pending.ts keeps the search index, filter.ts turns a filter into
+ * SQL, conversations.ts reads threads, analytics.ts counts), all in this folder. Row types come from the drizzle schema; the opt-out columns are written by
  * `writeOptOut` alone, which only src/services/opt-outs.ts calls (docs/api-decisions.md, "One
  * home per rule: opt-outs and contacts").
  */
 import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
-import { contactSearchText } from "../../domain/contact-search";
-import type { ContactState } from "../../domain/contact-update";
-import type { Actor } from "../../domain/people";
-import type { ContactFilter } from "../../domain/contact-query";
-import { filterSql } from "./contact-filter";
-import type { contacts } from "../schema/contacts";
-import { CONTACT_INSERT_COLUMNS, CONTACT_INSERT_ROW, recordContactInsert } from "./contact-batch";
+import { contactSearchText } from "../../../domain/contact-search";
+import type { ContactState } from "../../../domain/contact-update";
+import type { Actor } from "../../../domain/people";
+import type { ContactFilter } from "../../../domain/contact-query";
+import { filterSql } from "./filter";
+import type { contacts } from "../../schema/contacts";
+import { CONTACT_INSERT_COLUMNS, CONTACT_INSERT_ROW, recordContactInsert } from "./batch";
 
 /** A contacts row as the schema types it: the one ContactRow. */
 export type ContactRow = typeof contacts.$inferSelect;

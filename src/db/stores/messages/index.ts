@@ -1,21 +1,21 @@
 /**
  * The messages store: the statements the messages, leasing, phones and outbound-event services
- * run on the `messages` table. Its parts for one concern each stay beside it in src/db/ —
- * message-history.ts (the metadata timeline), message-retries.ts, message-suppression.ts (opt-out
- * writes), message-list.ts (whole-account pages), message-rollups.ts and derived-counts.ts — and
- * message-rows.ts maps a row to the API's Message.
+ * run on the `messages` table. Its parts for one concern each sit beside it in this folder —
+ * history.ts (the metadata timeline), retries.ts, suppression.ts (opt-out writes), list.ts
+ * (whole-account pages), rollups.ts (src/db/derived-counts.ts keeps the counters) — and rows.ts
+ * maps a row to the API's Message.
  *
  * One store per connection (`messageStore(sqlite)`); every statement is prepared when the store is
  * made, so the hot paths (leasing, a phone's reports) never prepare per call. A call made inside a
  * caller's transaction is part of it.
  */
 import type { Database, Statement } from "bun:sqlite";
-import type { MessageStatus, Priority } from "../../domain/statuses";
-import { PRIORITIES_BY_RANK, MESSAGE_STATUSES } from "../../domain/statuses";
-import type { QueueEntry, QueueLoadAdd } from "../../queue/priority-queue";
-import { QUEUED_SCHEDULED_MS_SQL } from "../schema/messages";
-import type { MessageRow } from "../message-rows";
-import { appendLeaseSql, extendLeaseSql, MARK_LEASE_EXPIRED_SQL, setMetadataSql } from "../message-history";
+import type { MessageStatus, Priority } from "../../../domain/statuses";
+import { PRIORITIES_BY_RANK, MESSAGE_STATUSES } from "../../../domain/statuses";
+import type { QueueEntry, QueueLoadAdd } from "../../../queue/priority-queue";
+import { QUEUED_SCHEDULED_MS_SQL } from "../../schema/messages";
+import type { MessageRow } from "./rows";
+import { appendLeaseSql, extendLeaseSql, MARK_LEASE_EXPIRED_SQL, setMetadataSql } from "./history";
 
 export type { MessageRow };
 

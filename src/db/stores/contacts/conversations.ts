@@ -4,12 +4,12 @@
  * contact's messages in both directions.
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import type { conversations } from "../schema/contacts";
-import type { ContactFilter } from "../../domain/contact-query";
-import { filterSql } from "./contact-filter";
-import type { ContactRow } from "./contacts";
-import { messageStage, type MessageStage } from "../../domain/message-stage";
-import type { MessageStatus } from "../../domain/statuses";
+import type { conversations } from "../../schema/contacts";
+import type { ContactFilter } from "../../../domain/contact-query";
+import { filterSql } from "./filter";
+import type { ContactRow } from "./index";
+import { messageStage, type MessageStage } from "../../../domain/message-stage";
+import type { MessageStatus } from "../../../domain/statuses";
 
 /** A conversation as listed: its contact's columns and the conversation's. */
 export type ConversationRow = Pick<ContactRow, "firstName" | "lastName" | "phoneNumber" | "status" | "optedOut"> &

@@ -9,7 +9,7 @@
  * row for an unchanged contact. The row written is the same either way.
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import type { contacts } from "../schema/contacts";
+import type { contacts } from "../../schema/contacts";
 
 type ContactRow = typeof contacts.$inferSelect;
 

@@ -3,7 +3,7 @@
  * form) by status, the mean time to a first response, and per form. The service turns them into rates.
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import type { ContactRow } from "./contacts";
+import type { ContactRow } from "./index";
 
 export interface ContactWindowCounts {
   byStatus: Array<{ status: ContactRow["status"]; n: number }>;
