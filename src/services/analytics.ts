@@ -14,7 +14,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { formNames } from "../db/stores/forms";
-import { replyCounts } from "../db/stores/analytics";
+import { replyCounts } from "../db/stores/contacts/analytics";
 import { validationError } from "../errors";
 import { iso } from "../lib/clock";
 import { humanDuration } from "../domain/duration";

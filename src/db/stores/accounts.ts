@@ -8,6 +8,8 @@ import type { Database } from "bun:sqlite";
 import type { accounts, apiKeys } from "../schema";
 import { invalidateWebhookForms } from "../webhook-form-cache";
 import { DEFAULT_PHONE_COUNTRY } from "../../domain/phone";
+import { countAccountContacts } from "./contacts";
+import { countAccountMessages } from "./messages";
 
 /** An accounts row as the services see it (the zone column is not read by them). */
 export type AccountRecord = Omit<typeof accounts.$inferSelect, "timeZone" | "nameSetAt">;
@@ -124,8 +126,8 @@ export function accountFootprint(sqlite: Database, id: string): { forms: number;
   const n = (sql: string) => (sqlite.query(sql).get(id) as { n: number }).n;
   return {
     forms: n("SELECT count(*) AS n FROM forms WHERE account_id = ?"),
-    contacts: n("SELECT count(*) AS n FROM contacts WHERE account_id = ?"),
-    messages: n("SELECT count(*) AS n FROM messages WHERE account_id = ?"),
+    contacts: countAccountContacts(sqlite, id),
+    messages: countAccountMessages(sqlite, id),
     activeKeys: n("SELECT count(*) AS n FROM api_keys WHERE account_id = ? AND revoked_at IS NULL"),
   };
 }

@@ -4,8 +4,11 @@
  * transactions (docs/api-decisions.md, "Automations").
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import type { ContactFilter } from "../../domain/contact-query";
-import { filterSql } from "./contacts/filter";
+// The statements on contacts and messages a run needs live in their tables' folders; these names
+// stay importable from here (docs/api-decisions.md, "The house, round two: stores by table").
+export { contactsOfRuns, runContact, segmentContacts, type RunContact } from "./contacts/segments";
+export { cancelRunMessages } from "./messages/templates";
+export { textsInDayBefore } from "./messages/recipient-limits";
 
 export interface AutomationRecord {
   id: string;
@@ -159,15 +162,6 @@ export function automationNames(sqlite: Database, accountId: string, ids: string
     .all(accountId, ...unique) as Array<{ id: string; name: string; deletedAt: string | null }>;
 }
 
-/** Who the runs are for, as a list shows them (a deleted contact has no row). */
-export function contactsOfRuns(sqlite: Database, accountId: string, contactIds: string[]): Array<{ id: string; firstName: string | null; lastName: string | null; phoneNumber: string }> {
-  const ids = [...new Set(contactIds)];
-  if (ids.length === 0) return [];
-  return sqlite
-    .query(`SELECT id, first_name AS firstName, last_name AS lastName, phone_number AS phoneNumber FROM contacts WHERE account_id = ? AND id IN (${ids.map(() => "?").join(",")})`)
-    .all(accountId, ...ids) as Array<{ id: string; firstName: string | null; lastName: string | null; phoneNumber: string }>;
-}
-
 export interface RunFilter {
   status?: string;
   contactId?: string;
@@ -223,23 +217,6 @@ export function finishRun(sqlite: Database, id: string, status: "completed" | "s
 }
 
 /**
- * Cancels the run's steps whose message is still queued (leased ones too: the phone's report for
- * them is then refused by the usual transition rules); returns their ids. updated_at moves
- * strictly forward (the nextUpdatedAt rule), computed in SQL.
- */
-export function cancelRunMessages(sqlite: Database, runId: string, reason: string, nowIso: string): string[] {
-  const rows = sqlite
-    .query(
-      `UPDATE messages SET status = 'cancelled', failure_reason = ?3, lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL,
-         updated_at = CASE WHEN updated_at < ?2 THEN ?2 ELSE strftime('%Y-%m-%dT%H:%M:%fZ', julianday(updated_at) + 0.001 / 86400.0) END
-       WHERE id IN (SELECT message_id FROM automation_run_steps WHERE run_id = ?1 AND message_id IS NOT NULL) AND status = 'queued'
-       RETURNING id`,
-    )
-    .all(runId, nowIso, reason) as Array<{ id: string }>;
-  return rows.map((r) => r.id);
-}
-
-/**
  * Of the next `limit` active runs past their last step after the cursor (ends_at, id) — a bounded
  * page of automation_runs_due_idx, so runs held up by queued messages (no phone online) are not
  * read again on every call — those with nothing of theirs still queued. `last` is the page's end
@@ -266,28 +243,6 @@ export function completableRuns(sqlite: Database, nowIso: string, after: { endsA
 
 // ---- contacts and messages -------------------------------------------------------------------
 
-export interface RunContact {
-  id: string;
-  phoneNumber: string;
-  firstName: string | null;
-  lastName: string | null;
-  email: string | null;
-  source: string | null;
-  customFields: string;
-  status: string;
-  optedOut: number;
-  consent: string | null;
-  /** The contact's own IANA zone; null = the number's guess or the form's. */
-  timeZone: string | null;
-}
-
-const CONTACT_COLUMNS = `c.id, c.phone_number AS phoneNumber, c.first_name AS firstName, c.last_name AS lastName, c.email, c.source,
-  c.custom_fields AS customFields, c.status, c.opted_out AS optedOut, c.consent, c.time_zone AS timeZone`;
-
-export function runContact(sqlite: Database, accountId: string, contactId: string): RunContact | null {
-  return (sqlite.query(`SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE c.id = ?1 AND c.account_id = ?2`).get(contactId, accountId) as RunContact | null) ?? null;
-}
-
 /**
  * The values a submission's visitor sent (its `form_values` JSON, written by the applier with the
  * row), or an empty object: a run reads the dates its own submission gave, not what a later
@@ -305,31 +260,6 @@ export function submissionValues(sqlite: Database, submissionId: string): Record
   } catch {
     return {};
   }
-}
-
-/** The next `limit` contacts of a segment after `cursor` (up to `lastContactId`), in id order. */
-export function segmentContacts(sqlite: Database, accountId: string, filter: ContactFilter, lastContactId: string, cursor: string, limit: number): RunContact[] {
-  const f = filterSql(accountId, filter);
-  // Walk the primary key from the cursor, as the broadcasts' chunks do (src/db/stores/broadcasts.ts).
-  const where = f.where.replace(/^c\.account_id = \?/, "+c.account_id = ?");
-  return sqlite
-    .query(`SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE ${where} AND c.id <= ? AND c.id > ? ORDER BY c.id LIMIT ?`)
-    .all(...f.params, lastContactId, cursor, limit) as RunContact[];
-}
-
-/**
- * Texts to the number queued or sent and due in the 24 hours up to `at` (the per-recipient limit
- * as it will stand when a step goes out). One range of messages_account_recipient_created_idx.
- */
-export function textsInDayBefore(sqlite: Database, accountId: string, phone: string, fromIso: string, atIso: string): number {
-  return (
-    sqlite
-      .query(
-        `SELECT COUNT(*) AS n FROM messages WHERE account_id = ?1 AND recipient_phone = ?2 AND status IN ('queued', 'sent')
-           AND scheduled_for > ?3 AND scheduled_for <= ?4`,
-      )
-      .get(accountId, phone, fromIso, atIso) as { n: number }
-  ).n;
 }
 
 // ---- inbox -----------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import type { ContactFilter } from "../../../domain/contact-query";
 import { filterSql } from "./filter";
 import type { contacts } from "../../schema/contacts";
 import { CONTACT_INSERT_COLUMNS, CONTACT_INSERT_ROW, recordContactInsert } from "./batch";
+import { countContactMessages, deleteContactMessages } from "../messages/deletes";
 
 /** A contacts row as the schema types it: the one ContactRow. */
 export type ContactRow = typeof contacts.$inferSelect;
@@ -121,6 +122,42 @@ export function findRecipient(sqlite: Database, accountId: string, by: { id: str
       : sqlite.query(`SELECT ${cols} FROM contacts WHERE account_id = ?2 AND phone_number = ?1`).get(by.phone, accountId)
   ) as (Omit<Recipient, "optedOut"> & { optedOut: number }) | null;
   return r ? { ...r, optedOut: r.optedOut === 1 } : null;
+}
+
+/** Deletes the contacts a form created (after their messages: stores/messages/deletes.ts). */
+export function deleteFormContacts(sqlite: Database, accountId: string, formId: string): void {
+  sqlite.query("DELETE FROM contacts WHERE account_id = ? AND form_id = ?").run(accountId, formId);
+}
+
+/** Contacts per form, and how many of them converted (the forms list's figures). */
+export function contactCountsByForm(sqlite: Database, formIds: string[]): Array<{ formId: string; n: number; converted: number }> {
+  return sqlite
+    .query(
+      `SELECT form_id AS formId, count(*) AS n, coalesce(sum(status = 'converted'), 0) AS converted FROM contacts
+       WHERE form_id IN (${formIds.map(() => "?").join(", ")}) GROUP BY form_id`,
+    )
+    .all(...formIds) as Array<{ formId: string; n: number; converted: number }>;
+}
+
+/** The account's contacts (what deleting it removes). */
+export function countAccountContacts(sqlite: Database, accountId: string): number {
+  return (sqlite.query("SELECT count(*) AS n FROM contacts WHERE account_id = ?").get(accountId) as { n: number }).n;
+}
+
+/** The contact exists in the account. */
+export function contactInAccount(sqlite: Database, accountId: string, id: string): boolean {
+  return sqlite.query("SELECT 1 AS x FROM contacts WHERE id = ?1 AND account_id = ?2").get(id, accountId) !== null;
+}
+
+/** A message to the contact became sent: its count, last contact time and status move with it. */
+export function countSentOnContact(sqlite: Database, accountId: string, contactId: string, sentAt: string, updatedAt: string): void {
+  sqlite
+    .query(
+      `UPDATE contacts SET last_contacted_at = ?1, message_count = message_count + 1,
+         status = CASE WHEN status = 'new' THEN 'contacted' ELSE status END, updated_at = ?2
+       WHERE id = ?3 AND account_id = ?4`,
+    )
+    .run(sentAt, updatedAt, contactId, accountId);
 }
 
 /** The SQL test, over alias `c`, of a contact that opted out (a broadcast leaves them out). */
@@ -252,17 +289,14 @@ export class ContactStore {
         .all(id, accountId, limit, offset) as Array<TimelineItem & { at: string; rid: number }>
     ).map(({ at: _at, rid: _rid, receivedAt, ...m }) => (m.direction === "inbound" ? { ...m, receivedAt } : m));
     const total =
-      (this.sqlite.query(`SELECT count(*) AS n FROM messages WHERE contact_id = ? AND account_id = ?`).get(id, accountId) as { n: number }).n +
+      countContactMessages(this.sqlite, accountId, id) +
       (this.sqlite.query(`SELECT count(*) AS n FROM inbound_messages WHERE contact_id = ? AND account_id = ?`).get(id, accountId) as { n: number }).n;
     return { messages, total };
   }
 
   /** Deletes the contact and its messages; returns the ids of those that were queued. */
   deleteWithMessages(accountId: string, id: string): string[] {
-    const removedQueued = (
-      this.sqlite.query(`SELECT id FROM messages WHERE contact_id = ? AND account_id = ? AND status = 'queued'`).all(id, accountId) as Array<{ id: string }>
-    ).map((r) => r.id);
-    this.sqlite.query(`DELETE FROM messages WHERE contact_id = ? AND account_id = ?`).run(id, accountId);
+    const removedQueued = deleteContactMessages(this.sqlite, accountId, id);
     // What they sent through the forms is theirs too (docs/api-decisions.md, "The owner hears back", every request kept).
     this.sqlite.query(`DELETE FROM submissions WHERE contact_id = ? AND account_id = ?`).run(id, accountId);
     this.sqlite.query(`DELETE FROM contacts WHERE id = ? AND account_id = ?`).run(id, accountId);
