@@ -234,7 +234,7 @@ export class ContactImporter {
         // Effects stay in file order: the waiting creations go first.
         this.flushCreated(accountId, batch);
         this.importUpdate(accountId, existing, patch);
-        cancelled.push(...importOptOut(this.sqlite, this.clock, accountId, { id: existing.id, optedOut: existing.optedOut === 1 }, patch.phoneNumber!, optOut));
+        cancelled.push(...importOptOut(this.sqlite, this.clock, accountId, { id: existing.id, optedOut: existing.optedOut }, patch.phoneNumber!, optOut));
         // One contact.updated per row, after its opt-out too (docs/api-decisions.md, "The phone path, round two").
         emitContact(this.sqlite, accountId, existing.id, "contact.updated", this.clock());
         result.updated++;

@@ -78,7 +78,7 @@ export class SmsgateTokens {
         throw new AppError("AUTHENTICATION_ERROR", { message: "This refresh token was already used or revoked: ask for a new token with POST /auth/token" });
       }
       this.store.revoke(auth.accountId, row.jti, iso(now));
-      return this.pair(auth.accountId, row.key_id, JSON.parse(row.scopes) as string[], null, row.jti);
+      return this.pair(auth.accountId, row.key_id, row.scopes, null, row.jti);
     })();
   }
 
@@ -104,7 +104,7 @@ export class SmsgateTokens {
     if (!verifyToken(presented, secret, this.clock())) return null;
     const key = this.accounts.authKeyOf(row.key_id);
     if (!key || key.accountId !== row.account_id) return null;
-    const scopes = row.token_use === "refresh" ? [REFRESH_SCOPE] : (JSON.parse(row.scopes) as string[]);
+    const scopes = row.token_use === "refresh" ? [REFRESH_SCOPE] : (row.scopes);
     return { ...key, token: { jti: row.jti, scopes } };
   }
 
@@ -136,10 +136,9 @@ export class SmsgateTokens {
     const refreshExp = iat + REFRESH_TTL_SECONDS;
     const access = { jti: newJti(), sub: accountId, iss: TOKEN_ISSUER, iat, exp: accessExp, scopes };
     const refresh = { jti: newJti(), sub: accountId, iss: TOKEN_ISSUER, iat, exp: refreshExp, scopes: [REFRESH_SCOPE] };
-    const scopesJson = JSON.stringify(scopes);
-    this.store.insert({ jti: access.jti, account_id: accountId, key_id: keyId, token_use: "access", parent_jti: parent, scopes: scopesJson, expires_at: iso(accessExp * 1000), created_at: nowIso });
+    this.store.insert({ jti: access.jti, account_id: accountId, key_id: keyId, token_use: "access", parent_jti: parent, scopes, expires_at: iso(accessExp * 1000), created_at: nowIso });
     // Revoking the access token (its jti) revokes this refresh token too.
-    this.store.insert({ jti: refresh.jti, account_id: accountId, key_id: keyId, token_use: "refresh", parent_jti: access.jti, scopes: scopesJson, expires_at: iso(refreshExp * 1000), created_at: nowIso });
+    this.store.insert({ jti: refresh.jti, account_id: accountId, key_id: keyId, token_use: "refresh", parent_jti: access.jti, scopes, expires_at: iso(refreshExp * 1000), created_at: nowIso });
     const accessToken = signToken(access, secret);
     const refreshToken = signToken(refresh, secret);
     const expiresAt = iso(accessExp * 1000);

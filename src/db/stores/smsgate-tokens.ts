@@ -6,7 +6,10 @@ import type { Database } from "bun:sqlite";
 import type { RawRow } from "./row";
 import type { smsgateTokens } from "../schema";
 
-export type SmsgateTokenRow = RawRow<typeof smsgateTokens>;
+type Raw = RawRow<typeof smsgateTokens>;
+
+/** A token's claims as stored, its scopes parsed (stored as a JSON array). */
+export type SmsgateTokenRow = Omit<Raw, "scopes"> & { scopes: string[] };
 
 export function smsgateTokenStore(sqlite: Database) {
   const q = sqlite.query.bind(sqlite);
@@ -29,8 +32,11 @@ export function smsgateTokenStore(sqlite: Database) {
     /** Sets the secret unless one is set already (two first requests at once keep one). */
     setSecretOnce: (accountId: string, secret: string) => void s.setSecret.run(accountId, secret),
     insert: (r: Omit<SmsgateTokenRow, "revoked_at">) =>
-      void s.insert.run(r.jti, r.account_id, r.key_id, r.token_use, r.parent_jti, r.scopes, r.expires_at, r.created_at),
-    find: (jti: string) => s.find.get(jti) as SmsgateTokenRow | null,
+      void s.insert.run(r.jti, r.account_id, r.key_id, r.token_use, r.parent_jti, JSON.stringify(r.scopes), r.expires_at, r.created_at),
+    find: (jti: string): SmsgateTokenRow | null => {
+      const r = s.find.get(jti) as Raw | null;
+      return r && { ...r, scopes: JSON.parse(r.scopes) as string[] };
+    },
     exists: (accountId: string, jti: string) => s.exists.get(accountId, jti) !== null,
     /** Revokes the token and the tokens issued with it (an access token's refresh token). */
     revoke: (accountId: string, jti: string, atIso: string) => s.revoke.run(accountId, jti, atIso).changes,
