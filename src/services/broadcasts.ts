@@ -30,9 +30,23 @@ import { emitMessageStatus } from "./event-payloads";
 import { resolveProtection } from "../domain/protection";
 import { resolveFormSettings } from "../domain/form-definition";
 import type { QuietHours } from "../domain/quiet-hours";
-import { advanceBroadcast, findBroadcast, insertBroadcast, listBroadcasts, setBroadcastStatus, unfinishedBroadcasts, type BroadcastRecord } from "../db/stores/broadcasts";
-import { broadcastMessageCounts, cancelBroadcastMessages, insertTemplateMessage, type TemplateMessage } from "../db/stores/messages/templates";
-import { countSegment, newestContactId, segmentChunk, type Exclusion } from "../db/stores/contacts/segments";
+import {
+  advanceBroadcast,
+  broadcastMessageCounts,
+  cancelBroadcastMessages,
+  countSegment,
+  findBroadcast,
+  insertBroadcast,
+  insertTemplateMessage,
+  type TemplateMessage,
+  listBroadcasts,
+  newestContactId,
+  segmentChunk,
+  setBroadcastStatus,
+  unfinishedBroadcasts,
+  type BroadcastRecord,
+  type Exclusion,
+} from "../db/stores/broadcasts";
 import { findBusinessProfile } from "../db/stores/accounts";
 import { formSettingsJson } from "../db/stores/forms";
 import { recipientName } from "../domain/contact-name";

@@ -192,7 +192,7 @@ export class ThirdPartyMessages {
     const recipients: Array<{ phone: string; messageId: string | null; error: string | null }> = [];
     for (const phone of numbers) {
       const contact = msgStore.recipientByPhone(accountId, phone);
-      if (contact?.optedOut) {
+      if (contact?.opted_out === 1) {
         recipients.push({ phone, messageId: null, error: OPTED_OUT_REASON });
         continue;
       }
@@ -205,7 +205,7 @@ export class ThirdPartyMessages {
         contact_id: contact?.id ?? null,
         content: req.text,
         recipient_phone: phone,
-        recipient_name: contact ? fullName(contact.firstName, contact.lastName) || null : null,
+        recipient_name: contact ? fullName(contact.first_name, contact.last_name) || null : null,
         priority,
         scheduled_for: iso(sendAt),
         metadata: JSON.stringify({

@@ -6,6 +6,11 @@
 import type { Database } from "bun:sqlite";
 import type { broadcasts } from "../schema/broadcasts";
 
+// A broadcast's contacts and messages live in their tables' folders; these names stay importable
+// from here (docs/api-decisions.md, "The house, round two: stores by table").
+export { countSegment, newestContactId, segmentChunk, type Exclusion, type SegmentContact } from "./contacts/segments";
+export { broadcastMessageCounts, cancelBroadcastMessages, insertTemplateMessage, type TemplateMessage } from "./messages/templates";
+
 export type BroadcastRecord = typeof broadcasts.$inferSelect;
 
 const COLUMNS = `id, account_id AS accountId, name, content, segment, priority, scheduled_for AS scheduledFor,
