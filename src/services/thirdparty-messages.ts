@@ -196,7 +196,7 @@ export class ThirdPartyMessages {
     for (const phone of numbers) {
       const contact = msgStore.recipientByPhone(accountId, phone);
       const admitted = admit({
-        recipient: contact && { optedOut: contact.opted_out === 1 },
+        recipient: contact && { optedOut: contact.optedOut },
         recipientLimit: { perDay: rules.recipientLimitPerDay, sentInDay: () => this.store.countRecentTo(accountId, phone, iso(now - DAY_MS)) },
       });
       if (!admitted.ok) {
@@ -208,7 +208,7 @@ export class ThirdPartyMessages {
         contact_id: contact?.id ?? null,
         content: req.text,
         recipient_phone: phone,
-        recipient_name: contact ? fullName(contact.first_name, contact.last_name) || null : null,
+        recipient_name: contact ? fullName(contact.firstName, contact.lastName) || null : null,
         priority,
         scheduled_for: iso(sendAt),
         metadata: JSON.stringify({

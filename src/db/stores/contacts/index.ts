@@ -144,21 +144,6 @@ export function countAccountContacts(sqlite: Database, accountId: string): numbe
   return (sqlite.query("SELECT count(*) AS n FROM contacts WHERE account_id = ?").get(accountId) as { n: number }).n;
 }
 
-/**
- * A manual text's recipient as the sending paths read it (the message row's column names, the
- * opt-out as stored, 0 or 1); new code uses findRecipient.
- */
-export type RecipientContact = { id: string; phone_number: string; first_name: string | null; last_name: string | null; opted_out: number };
-
-export function recipientContact(sqlite: Database, accountId: string, by: { id: string } | { phone: string }): RecipientContact | null {
-  const cols = "id, phone_number, first_name, last_name, opted_out";
-  return (
-    "id" in by
-      ? sqlite.query(`SELECT ${cols} FROM contacts WHERE id = ?1 AND account_id = ?2`).get(by.id, accountId)
-      : sqlite.query(`SELECT ${cols} FROM contacts WHERE account_id = ?1 AND phone_number = ?2`).get(accountId, by.phone)
-  ) as RecipientContact | null;
-}
-
 /** The contact exists in the account. */
 export function contactInAccount(sqlite: Database, accountId: string, id: string): boolean {
   return sqlite.query("SELECT 1 AS x FROM contacts WHERE id = ?1 AND account_id = ?2").get(id, accountId) !== null;

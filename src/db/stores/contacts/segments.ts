@@ -6,7 +6,7 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { ContactFilter } from "../../../domain/contact-query";
 import { filterSql } from "./filter";
-import { OPTED_OUT_SQL } from "./index";
+import { OPTED_OUT_SQL, type ContactRow } from "./index";
 
 /**
  * SQL that holds a segment: the contact filter of the list API, contacts up to `lastContactId`
@@ -100,26 +100,17 @@ export function segmentChunk(sqlite: Database, accountId: string, filter: Contac
 }
 
 /** A contact as an automation's run reads it (the start rules, the template's values). */
-export interface RunContact {
-  id: string;
-  phoneNumber: string;
-  firstName: string | null;
-  lastName: string | null;
-  email: string | null;
-  source: string | null;
-  customFields: string;
-  status: string;
-  optedOut: number;
-  consent: string | null;
-  /** The contact's own IANA zone; null = the number's guess or the form's. */
-  timeZone: string | null;
-}
+export type RunContact = Pick<ContactRow, "id" | "phoneNumber" | "firstName" | "lastName" | "email" | "source" | "customFields" | "status" | "optedOut" | "consent" | "timeZone">;
+
+/** A plain SQL read gives the opt-out as SQLite stores it (0 or 1). */
+const runContactOf = (r: Omit<RunContact, "optedOut"> & { optedOut: number }): RunContact => ({ ...r, optedOut: r.optedOut === 1 });
 
 const CONTACT_COLUMNS = `c.id, c.phone_number AS phoneNumber, c.first_name AS firstName, c.last_name AS lastName, c.email, c.source,
   c.custom_fields AS customFields, c.status, c.opted_out AS optedOut, c.consent, c.time_zone AS timeZone`;
 
 export function runContact(sqlite: Database, accountId: string, contactId: string): RunContact | null {
-  return (sqlite.query(`SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE c.id = ?1 AND c.account_id = ?2`).get(contactId, accountId) as RunContact | null) ?? null;
+  const r = sqlite.query(`SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE c.id = ?1 AND c.account_id = ?2`).get(contactId, accountId) as Parameters<typeof runContactOf>[0] | null;
+  return r ? runContactOf(r) : null;
 }
 
 /** The next `limit` contacts of a segment after `cursor` (up to `lastContactId`), in id order. */
@@ -127,9 +118,11 @@ export function segmentContacts(sqlite: Database, accountId: string, filter: Con
   const f = filterSql(accountId, filter);
   // Walk the primary key from the cursor, as the broadcasts' chunks do (segmentChunk above).
   const where = f.where.replace(/^c\.account_id = \?/, "+c.account_id = ?");
-  return sqlite
-    .query(`SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE ${where} AND c.id <= ? AND c.id > ? ORDER BY c.id LIMIT ?`)
-    .all(...f.params, lastContactId, cursor, limit) as RunContact[];
+  return (
+    sqlite
+      .query(`SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE ${where} AND c.id <= ? AND c.id > ? ORDER BY c.id LIMIT ?`)
+      .all(...f.params, lastContactId, cursor, limit) as Array<Parameters<typeof runContactOf>[0]>
+  ).map(runContactOf);
 }
 
 /** Who the runs are for, as a list shows them (a deleted contact has no row). */

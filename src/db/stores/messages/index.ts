@@ -15,7 +15,7 @@ import { PRIORITIES_BY_RANK, MESSAGE_STATUSES } from "../../../domain/statuses";
 import type { QueueEntry, QueueLoadAdd } from "../../../queue/priority-queue";
 import { QUEUED_SCHEDULED_MS_SQL } from "../../schema/messages";
 import type { MessageRow } from "./rows";
-import { contactInAccount, countSentOnContact, recipientContact, type RecipientContact } from "../contacts";
+import { contactInAccount, countSentOnContact, findRecipient, type Recipient } from "../contacts";
 import { appendLeaseSql, extendLeaseSql, MARK_LEASE_EXPIRED_SQL, setMetadataSql } from "./history";
 
 export type { MessageRow };
@@ -26,7 +26,7 @@ export type ExpiredLease = Pick<MessageRow, "id" | "account_id" | "lease_expirie
 export type HeldLease = Pick<MessageRow, "id" | "account_id" | "lease_expires_at" | "lease_device_id">;
 /** What a manual message needs of its recipient's contact. */
 /** A manual message's recipient (the contacts store reads it). */
-export type { RecipientContact } from "../contacts";
+export type { Recipient as RecipientContact } from "../contacts";
 /** A page row of the messages list. */
 export type ListRow = Pick<
   MessageRow,
@@ -166,8 +166,8 @@ export function messageStore(sqlite: Database) {
     setDeviceDeliveredAt: (id: string, deviceTime: string) => void s.deviceDeliveredAt.run(id, deviceTime),
     delete: (accountId: string, id: string) => void s.delete.run(id, accountId),
     /** A manual message's recipient: the account's contact by id, or by phone number. */
-    recipientById: (accountId: string, contactId: string): RecipientContact | null => recipientContact(sqlite, accountId, { id: contactId }),
-    recipientByPhone: (accountId: string, phone: string): RecipientContact | null => recipientContact(sqlite, accountId, { phone }),
+    recipientById: (accountId: string, contactId: string): Recipient | null => findRecipient(sqlite, accountId, { id: contactId }),
+    recipientByPhone: (accountId: string, phone: string): Recipient | null => findRecipient(sqlite, accountId, { phone }),
   };
 }
 
