@@ -75,12 +75,7 @@ export function accountName(sqlite: Database, accountId: string): string | null 
 }
 
 /** The business profile: the name (and whether a person set it), country and time zone. */
-export interface BusinessProfileRow {
-  name: string;
-  nameSetAt: string | null;
-  defaultCountry: string | null;
-  timeZone: string | null;
-}
+export type BusinessProfileRow = Pick<typeof accounts.$inferSelect, "name" | "nameSetAt" | "defaultCountry" | "timeZone">;
 
 export function findBusinessProfile(sqlite: Database, accountId: string): BusinessProfileRow | null {
   return (

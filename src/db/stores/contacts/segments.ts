@@ -73,15 +73,8 @@ export function countSegment(
   return { recipients: r.total - suppressed, suppressed, optedOut: r.optedOut, overLimit: r.overLimit };
 }
 
-export interface SegmentContact {
-  id: string;
-  phoneNumber: string;
-  firstName: string | null;
-  lastName: string | null;
-  email: string | null;
-  customFields: string;
-  excluded: number;
-}
+/** A contact of the segment, and whether it gets no text (1: opted out or at the per-recipient limit). */
+export type SegmentContact = Pick<ContactRow, "id" | "phoneNumber" | "firstName" | "lastName" | "email" | "customFields"> & { excluded: number };
 
 /** The next `limit` contacts of the segment after `cursor`, in id order. */
 export function segmentChunk(sqlite: Database, accountId: string, filter: ContactFilter, lastContactId: string, cursor: string, limit: number, x: Exclusion): SegmentContact[] {
