@@ -14,7 +14,8 @@ import { parseIsoTimestamp } from "../domain/message-transitions";
 import { derivedCounts } from "../db/derived-counts";
 import { CONTACT_BATCH_ROWS, ContactInsertBatch } from "../db/stores/contacts/batch";
 import { ContactUpserts, type StoredContactRow } from "../db/stores/contacts/upsert";
-import type { ConsentRecord, ContactStore } from "../db/stores/contacts";
+import { relaxedSync, syncImportCommit, type ConsentRecord } from "../db/stores/contacts";
+import { formBelongsTo } from "../db/stores/forms";
 import { emitContact } from "./event-payloads";
 import { importOptOut, parseImportOptOut, setOptOut } from "./opt-outs";
 import type { ContactService } from "./contacts";
@@ -50,7 +51,6 @@ export class ContactImporter {
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
-    private readonly store: ContactStore,
     /** New contacts are made as the API makes them (newContactRow, insertState). */
     private readonly contacts: ContactService,
     /** After a commit that cancelled queued messages (an opt-out): out of the queue and leases. */
@@ -100,7 +100,7 @@ export class ContactImporter {
         if (this.gate?.closed && !dryRun) await this.gate.wait();
         const cancelled: string[] = [];
         // A dry run reads and writes nothing but its report: no transaction, the same checks.
-        const slice = (fn: () => void) => (dryRun ? fn() : this.store.relaxedSync(() => this.sqlite.transaction(() => derivedCounts(this.sqlite).batch(fn))()));
+        const slice = (fn: () => void) => (dryRun ? fn() : relaxedSync(this.sqlite, () => this.sqlite.transaction(() => derivedCounts(this.sqlite).batch(fn))()));
         // The slice's new contacts of a form: one rollup upsert per form and quarter hour at its end.
         slice(() => {
           const until = performance.now() + IMPORT_SLICE_MS;
@@ -135,8 +135,8 @@ export class ContactImporter {
     }
     if (!header) throw validationError([{ field: "body", message: "the file is empty; send a header row and data rows", requirement: "a header row and data rows", provided: null }]);
     if (!dryRun && result.created + result.updated > 0) {
-      // The durable point before the 200 (ContactStore.syncCommit).
-      this.store.syncCommit(accountId);
+      // The durable point before the 200 (syncImportCommit).
+      syncImportCommit(this.sqlite, accountId);
     }
     if (tally.errors > result.errors.length) {
       result.errorCount = tally.errors;
@@ -242,7 +242,7 @@ export class ContactImporter {
       }
       let form: string | null = null;
       if (formId !== undefined) {
-        if (!formOk.has(formId)) formOk.set(formId, this.store.formBelongsTo(formId, accountId));
+        if (!formOk.has(formId)) formOk.set(formId, formBelongsTo(this.sqlite, formId, accountId));
         if (formOk.get(formId)) form = formId;
       }
       // A create patch holds at most MAX_CUSTOM_FIELDS fields (validateContactInput) and a new

@@ -14,7 +14,7 @@ import { applyContactPatch, newContactState, validateContactInput, type ContactP
 import type { ContactListQuery, AnalyticsQuery } from "../domain/contact-query";
 import type { PendingContact } from "../db/stores/contacts/batch";
 import { ContactLists } from "../db/stores/contacts/list";
-import { ContactStore, type ConsentRecord, type Contact } from "../db/stores/contacts";
+import { contactIdByPhone, contactTimeline, deleteContactWithMessages, findContact, inContactSavepoint, insertContact, updateContact, type ConsentRecord, type Contact } from "../db/stores/contacts";
 import type { FormService } from "./forms";
 import { emitContact } from "./event-payloads";
 import { parseManualReason, parseOptOutFields, setOptOut } from "./opt-outs";
@@ -39,7 +39,6 @@ export interface NewContactOptions {
 }
 
 export class ContactService {
-  private readonly store: ContactStore;
   private readonly lists: ContactLists;
   private readonly importer: ContactImporter;
 
@@ -54,9 +53,8 @@ export class ContactService {
     /** Contact changes are announced after commit (the dashboard's live feed listens). */
     private readonly changes?: Changes,
   ) {
-    this.store = new ContactStore(sqlite);
     this.lists = new ContactLists(sqlite);
-    this.importer = new ContactImporter(sqlite, clock, this.store, this, withdraw, gate);
+    this.importer = new ContactImporter(sqlite, clock, this, withdraw, gate);
   }
 
   private now(after?: string): string {
@@ -70,7 +68,7 @@ export class ContactService {
 
   /** Another account's contact is answered exactly like a contact that does not exist. */
   get(accountId: string, id: string): Contact {
-    const contact = UUID_RE.test(id) ? this.store.find(accountId, id) : null;
+    const contact = UUID_RE.test(id) ? findContact(this.sqlite, accountId, id) : null;
     if (!contact) throw new AppError("CONTACT_NOT_FOUND", { message: `Contact ${id.slice(0, 64)} not found`, details: { contactId: id.slice(0, 64) } });
     return contact;
   }
@@ -81,7 +79,7 @@ export class ContactService {
    */
   messages(accountId: string, id: string, paging: { page: number; limit: number }) {
     this.get(accountId, id);
-    return this.store.timeline(accountId, id, paging.limit, (paging.page - 1) * paging.limit);
+    return contactTimeline(this.sqlite, accountId, id, paging.limit, (paging.page - 1) * paging.limit);
   }
 
   private duplicate(existingContactId: string, phone: string): AppError {
@@ -93,7 +91,7 @@ export class ContactService {
   }
 
   private assertPhoneFree(accountId: string, phone: string, exceptId: string | null) {
-    const clash = this.store.idByPhone(accountId, phone);
+    const clash = contactIdByPhone(this.sqlite, accountId, phone);
     if (clash !== null && clash !== exceptId) throw this.duplicate(clash, phone);
   }
 
@@ -116,7 +114,7 @@ export class ContactService {
    */
   insertState(accountId: string, s: ContactState, opts: NewContactOptions = {}, announce = true): string {
     const row = this.newContactRow(accountId, s, opts);
-    this.store.insert(row.values);
+    insertContact(this.sqlite, row.values);
     if (announce) emitContact(this.sqlite, accountId, row.id, "contact.created", this.clock());
     return row.id;
   }
@@ -129,7 +127,7 @@ export class ContactService {
     const next = applyContactPatch(current, patch);
     assertCustomFieldLimit(next);
     if (patch.phoneNumber !== undefined && patch.phoneNumber !== current.phoneNumber) this.assertPhoneFree(accountId, patch.phoneNumber, current.id);
-    this.store.update(accountId, current.id, next, this.now(current.updatedAt));
+    updateContact(this.sqlite, accountId, current.id, next, this.now(current.updatedAt));
     if (announce) emitContact(this.sqlite, accountId, current.id, "contact.updated", this.clock());
   }
 
@@ -182,7 +180,7 @@ export class ContactService {
    */
   delete(accountId: string, id: string): { deletedId: string } {
     this.get(accountId, id);
-    const removedQueued = this.sqlite.transaction(() => this.store.deleteWithMessages(accountId, id))();
+    const removedQueued = this.sqlite.transaction(() => deleteContactWithMessages(this.sqlite, accountId, id))();
     this.changes?.contact(accountId, "deleted");
     this.withdraw(removedQueued);
     return { deletedId: id };
@@ -207,7 +205,7 @@ export class ContactService {
     this.sqlite.transaction(() => {
       for (const id of ids) {
         try {
-          this.store.inSavepoint(() => fn(this.get(accountId, id)));
+          inContactSavepoint(this.sqlite, () => fn(this.get(accountId, id)));
           done++;
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
@@ -301,7 +299,7 @@ export class ContactService {
     if (extra !== undefined) errs.push({ field: extra.slice(0, 64), message: `Only contactIds can be given here, not ${extra.slice(0, 64)}`, requirement: "contactIds only", provided: null });
     if (errs.length) throw validationError(errs);
     const removedQueued: string[] = [];
-    const { done, errors } = this.eachContact(accountId, ids, (c) => removedQueued.push(...this.store.deleteWithMessages(accountId, c.id)));
+    const { done, errors } = this.eachContact(accountId, ids, (c) => removedQueued.push(...deleteContactWithMessages(this.sqlite, accountId, c.id)));
     if (done > 0) this.changes?.contact(accountId, "deleted");
     this.withdraw(removedQueued);
     return { deleted: done, errors };

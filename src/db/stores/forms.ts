@@ -132,6 +132,11 @@ export function formTallies(
   return { messages, contacts };
 }
 
+/** The form is the account's (an import row's formId). */
+export function formBelongsTo(sqlite: Database, formId: string, accountId: string): boolean {
+  return sqlite.query("SELECT id FROM forms WHERE id = ? AND account_id = ?").get(formId, accountId) !== null;
+}
+
 /** Gives the form a new webhook token; false when the form is not the account's. */
 export function updateWebhookToken(sqlite: Database, accountId: string, formId: string, token: string, updatedAt: string): boolean {
   const changed = sqlite.query("UPDATE forms SET webhook_token = ?, updated_at = ? WHERE id = ? AND account_id = ?").run(token, updatedAt, formId, accountId).changes === 1;
