@@ -76,9 +76,19 @@ export function countSegment(
 /** A contact of the segment, and whether it gets no text (1: opted out or at the per-recipient limit). */
 export type SegmentContact = Pick<ContactRow, "id" | "phoneNumber" | "firstName" | "lastName" | "email" | "customFields"> & { excluded: number };
 
+/** Where a walk through a segment is: the account's contacts by `filter` up to `lastContactId`, the next `limit` after `cursor`. */
+export interface SegmentWalk {
+  accountId: string;
+  filter: ContactFilter;
+  lastContactId: string;
+  cursor: string;
+  limit: number;
+}
+
 /** The next `limit` contacts of the segment after `cursor`, in id order. */
-export function segmentChunk(sqlite: Database, accountId: string, filter: ContactFilter, lastContactId: string, cursor: string, limit: number, x: Exclusion): SegmentContact[] {
-  const s = segmentWhere(accountId, filter, lastContactId);
+export function segmentChunk(sqlite: Database, w: SegmentWalk, x: Exclusion): SegmentContact[] {
+  const { accountId, cursor, limit } = w;
+  const s = segmentWhere(accountId, w.filter, w.lastContactId);
   const e = exclusionSql(x);
   // Walk the primary key from the cursor (`+` keeps SQLite off the account index, which would
   // read and sort every contact of the account for each chunk).
@@ -107,8 +117,9 @@ export function runContact(sqlite: Database, accountId: string, contactId: strin
 }
 
 /** The next `limit` contacts of a segment after `cursor` (up to `lastContactId`), in id order. */
-export function segmentContacts(sqlite: Database, accountId: string, filter: ContactFilter, lastContactId: string, cursor: string, limit: number): RunContact[] {
-  const f = filterSql(accountId, filter);
+export function segmentContacts(sqlite: Database, w: SegmentWalk): RunContact[] {
+  const { lastContactId, cursor, limit } = w;
+  const f = filterSql(w.accountId, w.filter);
   // Walk the primary key from the cursor, as the broadcasts' chunks do (segmentChunk above).
   const where = f.where.replace(/^c\.account_id = \?/, "+c.account_id = ?");
   return (
