@@ -41,8 +41,8 @@ export class ConversationService {
       else errors.push(enumError("unread", ["true", "false"], raw.unread.slice(0, 100)));
     }
     if (errors.length) throw validationError(errors);
-    const total = countConversations(this.sqlite, accountId, f, unread);
-    const rows = total > (page - 1) * limit ? listConversations(this.sqlite, accountId, f, unread, limit, (page - 1) * limit) : [];
+    const total = countConversations(this.sqlite, accountId, { filter: f, unread });
+    const rows = total > (page - 1) * limit ? listConversations(this.sqlite, accountId, { filter: f, unread }, { limit, offset: (page - 1) * limit }) : [];
     return {
       conversations: rows.map((r) => {
         const last = lastMessageOf(this.sqlite, r.contactId);
@@ -77,7 +77,7 @@ export class ConversationService {
     if (errors.length) throw validationError(errors);
     const c = this.contacts.get(accountId, contactId);
     const total = countThread(this.sqlite, accountId, c.id);
-    const messages = total > (page - 1) * limit ? listThread(this.sqlite, accountId, c.id, order, limit, (page - 1) * limit) : [];
+    const messages = total > (page - 1) * limit ? listThread(this.sqlite, accountId, c.id, { order, limit, offset: (page - 1) * limit }) : [];
     return {
       contact: { id: c.id, firstName: c.firstName, lastName: c.lastName, phoneNumber: c.phoneNumber, status: c.status, optedOut: c.optedOut },
       messages,
