@@ -27,7 +27,7 @@
  * indexes the commits wrote, per row), --current (only the applier as it runs, e.g. under `bun --cpu-prof`).
  * --search-ab: new contacts left pending for the search index (migration 0023) against the index
  * written by the contacts insert trigger (before 0023); for the first, the background indexing of
- * the pending contacts afterwards (src/db/stores/contact-search-pending.ts) is timed on its own.
+ * the pending contacts afterwards (src/db/stores/contacts/search-pending.ts) is timed on its own.
  */
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import type { Database } from "bun:sqlite";
@@ -41,7 +41,7 @@ import { IntakeApplier } from "../../src/services/intake/applier";
 import { machineLine } from "./lib/proc";
 import { phoneFor } from "./lib/phones";
 import { derivedCounts } from "../../src/db/derived-counts";
-import { INDEX_CHUNK_ROWS, PendingSearchIndex } from "../../src/db/stores/contact-search-pending";
+import { INDEX_CHUNK_ROWS, PendingSearchIndex } from "../../src/db/stores/contacts/search-pending";
 
 const argv = process.argv.slice(2);
 const opt = (name: string, def: number) => (argv.includes(`--${name}`) ? Number(argv[argv.indexOf(`--${name}`) + 1]) : def);

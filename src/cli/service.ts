@@ -67,7 +67,8 @@ export function serviceCommand(parsed: ParsedArgs, io: CliIO, run: Run = default
     return 0;
   }
   // Every serve option given here becomes a TEXTWIRE_* line, as given (checked by serve at start).
-  const user = typeof parsed.flags.get("user") === "string" ? (parsed.flags.get("user") as string) : "textwire";
+  const given = parsed.flags.get("user");
+  const user = typeof given === "string" ? given : "textwire";
   if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(user)) throw new UsageError(`--user: "${user}" is not a user name`);
   const o = resolveOptions(parsed, OPTIONS, io.env, OWN_FLAGS);
   const dbGiven = o.db as string;

@@ -17,7 +17,4 @@ export function hasTable(db: Database, name: string): boolean {
   return db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1").get(name) !== null;
 }
 
-/** The largest message sequence number stored (0 for none): the queue's creation order starts past it. */
-export function largestMessageSeq(db: Database): number {
-  return (db.query("SELECT coalesce(max(seq), 0) AS m FROM messages").get() as { m: number }).m;
-}
+export { largestMessageSeq } from "./stores/messages";

@@ -6,7 +6,7 @@
  * src/db rather than in one entity's store.
  */
 import type { Database } from "bun:sqlite";
-import { rollupRebuildSteps } from "./message-rollups";
+import { rollupRebuildSteps } from "./stores/messages/rollups";
 import type { RawRow } from "./stores/row";
 import type { messageRollups } from "./schema/rollups";
 

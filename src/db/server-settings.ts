@@ -18,6 +18,20 @@ export function findServerSetting(sqlite: Database, key: string): ServerSettingR
   return sqlite.query("SELECT key, value, updated_at AS updatedAt FROM server_settings WHERE key = ?1").get(key) as ServerSettingRow | null;
 }
 
+/**
+ * A setting stored as JSON, parsed, with its updated_at; null when unset or not valid JSON (the
+ * caller checks the shape it expects).
+ */
+export function findServerSettingJson(sqlite: Database, key: string): { value: unknown; updatedAt: string } | null {
+  const row = findServerSetting(sqlite, key);
+  if (!row) return null;
+  try {
+    return { value: JSON.parse(row.value) as unknown, updatedAt: row.updatedAt };
+  } catch {
+    return null;
+  }
+}
+
 export function upsertServerSetting(sqlite: Database, row: ServerSettingRow): void {
   sqlite
     .query("INSERT INTO server_settings (key, value, updated_at) VALUES (?1, ?2, ?3) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at")

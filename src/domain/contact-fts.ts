@@ -9,7 +9,7 @@
  * Cost: ~140 trigrams per contact, and FTS5 flushes its pending terms at every statement
  * savepoint, so a trigger-fed insert cost ~55-60 us. Since migration 0023 a new contact is not
  * indexed by its writer: it waits in contacts_fts_pending and the applier Worker indexes pending
- * contacts in multi-row chunks (db/stores/contact-search-pending.ts); searches also read the pending
+ * contacts in multi-row chunks (db/stores/contacts/search-pending.ts); searches also read the pending
  * rows, through the same exact tests.
  */
 export type FtsColumn = "search_text" | "custom_fields";

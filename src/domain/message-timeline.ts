@@ -1,7 +1,7 @@
 /**
  * A message's timeline for the detail view (GET /v1/messages/{id}): derived from what the row
  * keeps — created/scheduled/sent times, the lease history and failed attempts in its metadata
- * (db/message-history.ts, db/message-retries.ts) and the final status. Pure: no clock, no db.
+ * (db/stores/messages/history.ts, db/stores/messages/retries.ts) and the final status. Pure: no clock, no db.
  */
 
 export type TimelineKind = "created" | "scheduled" | "leased" | "lease_expired" | "attempt_failed" | "sent" | "delivered" | "failed" | "cancelled";

@@ -4,7 +4,7 @@
  *
  * Days are calendar days in the requested IANA zone: their start instants are computed in JS
  * (src/domain/time-series.ts). Message figures come from the rollups (migration 0015,
- * src/db/message-rollups.ts): each day is whole UTC days plus or minus a few hour and quarter-hour
+ * src/db/stores/messages/rollups.ts): each day is whole UTC days plus or minus a few hour and quarter-hour
  * buckets, exact in every zone, so a year costs a few hundred small rows whatever the volume.
  * Submissions and contacts per day are range counts on (form_id, created_at).
  *
@@ -14,13 +14,13 @@
  */
 import type { Database } from "bun:sqlite";
 import { formNames } from "../db/stores/forms";
-import { replyCounts } from "../db/stores/analytics";
+import { replyCounts } from "../db/stores/contacts/analytics";
 import { validationError } from "../errors";
 import { iso } from "../lib/clock";
 import { humanDuration } from "../domain/duration";
 import { canonicalTimeZone, dayBoundaries, periodWindow, type Period } from "../domain/time-series";
 import { parsePeriodAndZone } from "../domain/query-params";
-import { sumIntervals, type IntervalSums, type RollupStore } from "../db/message-rollups";
+import { sumIntervals, type IntervalSums, type RollupStore } from "../db/stores/messages/rollups";
 import { NEW_CONTACTS, SUBMISSIONS } from "../db/derived-counts";
 import type { FieldError } from "../domain/submission";
 import type { FormService } from "./forms";

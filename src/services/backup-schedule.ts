@@ -11,7 +11,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock } from "../lib/clock";
 import type { FieldError } from "../domain/submission";
-import { BACKUP_SCHEDULE_KEY, deleteServerSetting, findServerSetting, upsertServerSetting } from "../db/server-settings";
+import { BACKUP_SCHEDULE_KEY, deleteServerSetting, findServerSettingJson, upsertServerSetting } from "../db/server-settings";
 import type { BackupSchedule } from "./backups";
 import { listStoredBackups } from "./stored-backups";
 
@@ -44,13 +44,11 @@ export class BackupScheduleService {
 
   private saved(): { schedule: BackupSchedule; at: string } | null {
     if (this.cached === undefined) {
-      const row = findServerSetting(this.sqlite, BACKUP_SCHEDULE_KEY);
+      const row = findServerSettingJson(this.sqlite, BACKUP_SCHEDULE_KEY);
       this.cached = null;
-      if (row) {
-        try {
-          const v = JSON.parse(row.value) as BackupSchedule;
-          if (typeof v.dir === "string" && Number.isInteger(v.everyMs) && v.everyMs > 0 && Number.isInteger(v.keep) && v.keep > 0) this.cached = { schedule: v, at: row.updatedAt };
-        } catch {}
+      const v = row?.value as BackupSchedule | null | undefined;
+      if (row && v && typeof v === "object" && typeof v.dir === "string" && Number.isInteger(v.everyMs) && v.everyMs > 0 && Number.isInteger(v.keep) && v.keep > 0) {
+        this.cached = { schedule: v, at: row.updatedAt };
       }
     }
     return this.cached;

@@ -184,7 +184,7 @@ export class BroadcastService {
     const counted = countSegment(this.sqlite, accountId, req.filter, lastContactId, exclusion);
     const { recipients, suppressed } = counted;
     if (opts.dryRun) {
-      const samples = segmentChunk(this.sqlite, accountId, req.filter, lastContactId, "", 50, exclusion)
+      const samples = segmentChunk(this.sqlite, { accountId, filter: req.filter, lastContactId, cursor: "", limit: 50 }, exclusion)
         .filter((c) => !c.excluded)
         .slice(0, DRY_RUN_SAMPLES)
         .map((c) => {
@@ -271,7 +271,7 @@ export class BroadcastService {
     let seen = 0;
     let cursor = "";
     while (seen < sending) {
-      const rows = segmentChunk(this.sqlite, accountId, filter, lastContactId, cursor, SEGMENT_WALK_CHUNK, exclusion);
+      const rows = segmentChunk(this.sqlite, { accountId, filter, lastContactId, cursor, limit: SEGMENT_WALK_CHUNK }, exclusion);
       for (const c of rows) {
         if (c.excluded || seen >= sending) continue;
         const n = smsInfo(renderBroadcast(content, c).content).segments;
@@ -357,7 +357,7 @@ export class BroadcastService {
         const b = findBroadcast(this.sqlite, accountId, id);
         if (!b || b.status !== "queuing") return false;
         const filter = this.filterOf(b);
-        const rows = segmentChunk(this.sqlite, accountId, filter, b.lastContactId, b.cursor, BROADCAST_CHUNK, {
+        const rows = segmentChunk(this.sqlite, { accountId, filter, lastContactId: b.lastContactId, cursor: b.cursor, limit: BROADCAST_CHUNK }, {
           recipientLimitPerDay: b.recipientLimitPerDay,
           since: iso(now - DAY_MS),
         });

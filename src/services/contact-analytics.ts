@@ -11,7 +11,7 @@ import { CONTACT_STATUSES, type ContactStatus } from "../domain/contact-update";
 import type { AnalyticsQuery } from "../domain/contact-query";
 import { periodWindow } from "../domain/time-series";
 import { humanDuration } from "../domain/duration";
-import { contactWindowCounts } from "../db/stores/contact-analytics";
+import { contactWindowCounts } from "../db/stores/contacts/analytics";
 import type { FormService } from "./forms";
 
 export function contactAnalytics(sqlite: Database, clock: Clock, forms: FormService, accountId: string, q: AnalyticsQuery) {

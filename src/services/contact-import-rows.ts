@@ -12,9 +12,10 @@ import { applyContactPatch, customFieldsWithinLimit, MAX_CUSTOM_FIELDS, newConta
 import { parseImportHeader, importRowBody, type ImportHeader } from "../domain/contact-export";
 import { parseIsoTimestamp } from "../domain/message-transitions";
 import { derivedCounts } from "../db/derived-counts";
-import { CONTACT_BATCH_ROWS, ContactInsertBatch } from "../db/stores/contact-batch";
-import { ContactUpserts, type StoredContactRow } from "../db/stores/contact-upsert";
-import type { ConsentRecord, ContactStore } from "../db/stores/contacts";
+import { CONTACT_BATCH_ROWS, ContactInsertBatch } from "../db/stores/contacts/batch";
+import { ContactUpserts, type StoredContactRow } from "../db/stores/contacts/upsert";
+import { relaxedSync, syncImportCommit, type ConsentRecord } from "../db/stores/contacts";
+import { formBelongsTo } from "../db/stores/forms";
 import { emitContact } from "./event-payloads";
 import { importOptOut, parseImportOptOut, setOptOut } from "./opt-outs";
 import type { ContactService } from "./contacts";
@@ -44,13 +45,12 @@ export const MAX_IMPORT_ERRORS = 1_000;
 export const IMPORT_SLICE_MS = 10;
 
 export class ContactImporter {
-  /** The import's statements for contacts that exist (db/stores/contact-upsert.ts). */
+  /** The import's statements for contacts that exist (db/stores/contacts/upsert.ts). */
   private readonly upserts: ContactUpserts;
 
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
-    private readonly store: ContactStore,
     /** New contacts are made as the API makes them (newContactRow, insertState). */
     private readonly contacts: ContactService,
     /** After a commit that cancelled queued messages (an opt-out): out of the queue and leases. */
@@ -87,7 +87,7 @@ export class ContactImporter {
     let header: ImportHeader | null = null;
     let width = 0;
     let rowNo = 0; // as a spreadsheet shows it: the header is row 1
-    // New contacts are written many per statement (db/stores/contact-batch.ts), within each slice.
+    // New contacts are written many per statement (db/stores/contacts/batch.ts), within each slice.
     const waiting = new ContactInsertBatch(this.sqlite);
     for await (const batch of batches) {
       let at = 0;
@@ -100,7 +100,7 @@ export class ContactImporter {
         if (this.gate?.closed && !dryRun) await this.gate.wait();
         const cancelled: string[] = [];
         // A dry run reads and writes nothing but its report: no transaction, the same checks.
-        const slice = (fn: () => void) => (dryRun ? fn() : this.store.relaxedSync(() => this.sqlite.transaction(() => derivedCounts(this.sqlite).batch(fn))()));
+        const slice = (fn: () => void) => (dryRun ? fn() : relaxedSync(this.sqlite, () => this.sqlite.transaction(() => derivedCounts(this.sqlite).batch(fn))()));
         // The slice's new contacts of a form: one rollup upsert per form and quarter hour at its end.
         slice(() => {
           const until = performance.now() + IMPORT_SLICE_MS;
@@ -135,8 +135,8 @@ export class ContactImporter {
     }
     if (!header) throw validationError([{ field: "body", message: "the file is empty; send a header row and data rows", requirement: "a header row and data rows", provided: null }]);
     if (!dryRun && result.created + result.updated > 0) {
-      // The durable point before the 200 (ContactStore.syncCommit).
-      this.store.syncCommit(accountId);
+      // The durable point before the 200 (syncImportCommit).
+      syncImportCommit(this.sqlite, accountId);
     }
     if (tally.errors > result.errors.length) {
       result.errorCount = tally.errors;
@@ -234,7 +234,7 @@ export class ContactImporter {
         // Effects stay in file order: the waiting creations go first.
         this.flushCreated(accountId, batch);
         this.importUpdate(accountId, existing, patch);
-        cancelled.push(...importOptOut(this.sqlite, this.clock, accountId, { id: existing.id, optedOut: existing.optedOut === 1 }, patch.phoneNumber!, optOut));
+        cancelled.push(...importOptOut(this.sqlite, this.clock, accountId, { id: existing.id, optedOut: existing.optedOut }, patch.phoneNumber!, optOut));
         // One contact.updated per row, after its opt-out too (docs/api-decisions.md, "The phone path, round two").
         emitContact(this.sqlite, accountId, existing.id, "contact.updated", this.clock());
         result.updated++;
@@ -242,7 +242,7 @@ export class ContactImporter {
       }
       let form: string | null = null;
       if (formId !== undefined) {
-        if (!formOk.has(formId)) formOk.set(formId, this.store.formBelongsTo(formId, accountId));
+        if (!formOk.has(formId)) formOk.set(formId, formBelongsTo(this.sqlite, formId, accountId));
         if (formOk.get(formId)) form = formId;
       }
       // A create patch holds at most MAX_CUSTOM_FIELDS fields (validateContactInput) and a new
@@ -269,7 +269,7 @@ export class ContactImporter {
 
   /**
    * applyPatch for an import row: the same contact afterwards, from the row the phone lookup read
-   * (no second read) and writing only the columns that change (db/stores/contact-upsert.ts); tags are
+   * (no second read) and writing only the columns that change (db/stores/contacts/upsert.ts); tags are
    * rewritten only when they change.
    */
   private importUpdate(accountId: string, stored: StoredContactRow, patch: ContactPatch) {

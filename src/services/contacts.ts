@@ -1,6 +1,6 @@
 /**
  * Contacts: reading, creating, changing and deleting them through the API. Listing is planned
- * in src/db/stores/contact-list.ts, imports are written by contact-import-rows.ts, analytics are
+ * in src/db/stores/contacts/list.ts, imports are written by contact-import-rows.ts, analytics are
  * counted by contact-analytics.ts, and every opt-out goes through opt-outs.ts.
  */
 import type { Database } from "bun:sqlite";
@@ -12,9 +12,9 @@ import { newId, UUID_RE } from "../lib/ids";
 import { contactSearchText } from "../domain/contact-search";
 import { applyContactPatch, newContactState, validateContactInput, type ContactPatch, type ContactState } from "../domain/contact-update";
 import type { ContactListQuery, AnalyticsQuery } from "../domain/contact-query";
-import type { PendingContact } from "../db/stores/contact-batch";
-import type { ContactLists } from "../db/stores/contact-list";
-import type { ConsentRecord, Contact, ContactStore } from "../db/stores/contacts";
+import type { PendingContact } from "../db/stores/contacts/batch";
+import type { ContactLists } from "../db/stores/contacts/list";
+import { contactIdByPhone, contactTimeline, deleteContactWithMessages, findContact, inContactSavepoint, insertContact, updateContact, type ConsentRecord, type Contact } from "../db/stores/contacts";
 import type { FormService } from "./forms";
 import { emitContact } from "./event-payloads";
 import { parseManualReason, parseOptOutFields, setOptOut } from "./opt-outs";
@@ -44,7 +44,6 @@ export class ContactService {
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
-    private readonly store: ContactStore,
     private readonly lists: ContactLists,
     private readonly forms: FormService,
     /** After a commit that cancelled queued messages (an opt-out): out of the queue and leases. */
@@ -54,7 +53,7 @@ export class ContactService {
     /** Contact changes are announced after commit (the dashboard's live feed listens). */
     private readonly changes?: Changes,
   ) {
-    this.importer = new ContactImporter(sqlite, clock, this.store, this, withdraw, gate);
+    this.importer = new ContactImporter(sqlite, clock, this, withdraw, gate);
   }
 
   private now(after?: string): string {
@@ -68,7 +67,7 @@ export class ContactService {
 
   /** Another account's contact is answered exactly like a contact that does not exist. */
   get(accountId: string, id: string): Contact {
-    const contact = UUID_RE.test(id) ? this.store.find(accountId, id) : null;
+    const contact = UUID_RE.test(id) ? findContact(this.sqlite, accountId, id) : null;
     if (!contact) throw new AppError("CONTACT_NOT_FOUND", { message: `Contact ${id.slice(0, 64)} not found`, details: { contactId: id.slice(0, 64) } });
     return contact;
   }
@@ -79,7 +78,7 @@ export class ContactService {
    */
   messages(accountId: string, id: string, paging: { page: number; limit: number }) {
     this.get(accountId, id);
-    return this.store.timeline(accountId, id, paging.limit, (paging.page - 1) * paging.limit);
+    return contactTimeline(this.sqlite, accountId, id, paging.limit, (paging.page - 1) * paging.limit);
   }
 
   private duplicate(existingContactId: string, phone: string): AppError {
@@ -91,7 +90,7 @@ export class ContactService {
   }
 
   private assertPhoneFree(accountId: string, phone: string, exceptId: string | null) {
-    const clash = this.store.idByPhone(accountId, phone);
+    const clash = contactIdByPhone(this.sqlite, accountId, phone);
     if (clash !== null && clash !== exceptId) throw this.duplicate(clash, phone);
   }
 
@@ -114,7 +113,7 @@ export class ContactService {
    */
   insertState(accountId: string, s: ContactState, opts: NewContactOptions = {}, announce = true): string {
     const row = this.newContactRow(accountId, s, opts);
-    this.store.insert(row.values);
+    insertContact(this.sqlite, row.values);
     if (announce) emitContact(this.sqlite, accountId, row.id, "contact.created", this.clock());
     return row.id;
   }
@@ -127,7 +126,7 @@ export class ContactService {
     const next = applyContactPatch(current, patch);
     assertCustomFieldLimit(next);
     if (patch.phoneNumber !== undefined && patch.phoneNumber !== current.phoneNumber) this.assertPhoneFree(accountId, patch.phoneNumber, current.id);
-    this.store.update(accountId, current.id, next, this.now(current.updatedAt));
+    updateContact(this.sqlite, accountId, current.id, next, this.now(current.updatedAt));
     if (announce) emitContact(this.sqlite, accountId, current.id, "contact.updated", this.clock());
   }
 
@@ -180,7 +179,7 @@ export class ContactService {
    */
   delete(accountId: string, id: string): { deletedId: string } {
     this.get(accountId, id);
-    const removedQueued = this.sqlite.transaction(() => this.store.deleteWithMessages(accountId, id))();
+    const removedQueued = this.sqlite.transaction(() => deleteContactWithMessages(this.sqlite, accountId, id))();
     this.changes?.contact(accountId, "deleted");
     this.withdraw(removedQueued);
     return { deletedId: id };
@@ -205,7 +204,7 @@ export class ContactService {
     this.sqlite.transaction(() => {
       for (const id of ids) {
         try {
-          this.store.inSavepoint(() => fn(this.get(accountId, id)));
+          inContactSavepoint(this.sqlite, () => fn(this.get(accountId, id)));
           done++;
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
@@ -299,7 +298,7 @@ export class ContactService {
     if (extra !== undefined) errs.push({ field: extra.slice(0, 64), message: `Only contactIds can be given here, not ${extra.slice(0, 64)}`, requirement: "contactIds only", provided: null });
     if (errs.length) throw validationError(errs);
     const removedQueued: string[] = [];
-    const { done, errors } = this.eachContact(accountId, ids, (c) => removedQueued.push(...this.store.deleteWithMessages(accountId, c.id)));
+    const { done, errors } = this.eachContact(accountId, ids, (c) => removedQueued.push(...deleteContactWithMessages(this.sqlite, accountId, c.id)));
     if (done > 0) this.changes?.contact(accountId, "deleted");
     this.withdraw(removedQueued);
     return { deleted: done, errors };

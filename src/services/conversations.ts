@@ -9,8 +9,8 @@ import { iso, type Clock } from "../lib/clock";
 import { parseFilter } from "../domain/contact-query";
 import { enumError, parsePaging } from "../domain/query-params";
 import type { FieldError } from "../domain/submission";
-import { countConversations, countThread, lastMessageOf, listConversations, listThread, unreadTotal } from "../db/stores/conversations";
-import { markInboundRead } from "../db/inbound-messages";
+import { countConversations, countThread, lastMessageOf, listConversations, listThread, unreadTotal } from "../db/stores/contacts/conversations";
+import { markInboundRead } from "../db/stores/inbound-messages";
 import type { ContactService } from "./contacts";
 
 /** Characters of the last message shown in the list. */
@@ -41,8 +41,8 @@ export class ConversationService {
       else errors.push(enumError("unread", ["true", "false"], raw.unread.slice(0, 100)));
     }
     if (errors.length) throw validationError(errors);
-    const total = countConversations(this.sqlite, accountId, f, unread);
-    const rows = total > (page - 1) * limit ? listConversations(this.sqlite, accountId, f, unread, limit, (page - 1) * limit) : [];
+    const total = countConversations(this.sqlite, accountId, { filter: f, unread });
+    const rows = total > (page - 1) * limit ? listConversations(this.sqlite, accountId, { filter: f, unread }, { limit, offset: (page - 1) * limit }) : [];
     return {
       conversations: rows.map((r) => {
         const last = lastMessageOf(this.sqlite, r.contactId);
@@ -77,7 +77,7 @@ export class ConversationService {
     if (errors.length) throw validationError(errors);
     const c = this.contacts.get(accountId, contactId);
     const total = countThread(this.sqlite, accountId, c.id);
-    const messages = total > (page - 1) * limit ? listThread(this.sqlite, accountId, c.id, order, limit, (page - 1) * limit) : [];
+    const messages = total > (page - 1) * limit ? listThread(this.sqlite, accountId, c.id, { order, limit, offset: (page - 1) * limit }) : [];
     return {
       contact: { id: c.id, firstName: c.firstName, lastName: c.lastName, phoneNumber: c.phoneNumber, status: c.status, optedOut: c.optedOut },
       messages,

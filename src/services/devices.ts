@@ -18,7 +18,7 @@ import { BucketRegistry, perMinute, type LimitResult } from "../limits/token-buc
 import type { Priority } from "../queue/priority-queue";
 import * as store from "../db/stores/devices";
 import type { DeviceRow } from "../db/stores/devices";
-import type { MessageRow } from "../db/message-rows";
+import type { MessageRow } from "../db/stores/messages/rows";
 import type { LeaseService, LeasedMessage, PhoneAsking } from "./leases";
 import { LEASE_SECONDS_DEFAULT } from "./leases";
 import type { DeviceEventHub } from "./device-events";

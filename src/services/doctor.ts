@@ -40,7 +40,7 @@ import {
 } from "../db/doctor-checks";
 import { intakeMismatches } from "../db/stores/intake";
 import { IntakeApplier, type IntakeEntry } from "./intake/applier";
-import { searchIndexDifferences } from "../db/stores/contact-search-pending";
+import { searchIndexDifferences } from "../db/stores/contacts/search-pending";
 
 export interface Difference {
   structure: "message_rollups" | "message_counts" | "monthly_usage" | "contacts_fts" | "contact_tags" | "submission_intake" | "conversations";

@@ -218,7 +218,7 @@ export class EventDispatcher implements Lifecycle {
     }
     // One lookup per attempt; the request goes to these very addresses (outbound-http.ts).
     const addresses = await this.resolve(url.hostname);
-    const verdict = judgeEventTarget(url, addresses, { allowInsecure: ep.allow_insecure === 1, allowPrivate: this.opts.allowPrivate });
+    const verdict = judgeEventTarget(url, addresses, { allowInsecure: ep.allow_insecure, allowPrivate: this.opts.allowPrivate });
     if (!verdict.ok) return { ok: false, status: null, body: null, error: `refused: ${verdict.reason}` };
     const now = this.clock();
     const secrets = [ep.secret];
@@ -276,10 +276,10 @@ export class EventDispatcher implements Lifecycle {
         let disabled = false;
         if (ep) {
           const since = ep.failing_since ?? at;
-          if (ep.is_active === 1 && now - Date.parse(since) >= DISABLE_AFTER_MS) {
+          if (ep.is_active && now - Date.parse(since) >= DISABLE_AFTER_MS) {
             disabled = true;
             const reason = `every delivery failed for ${Math.round(DISABLE_AFTER_MS / 86_400_000)} days (last: ${o.error})`;
-            this.outbox.store.updateEndpoint({ ...ep, failing_since: since, is_active: 0, disabled_at: at, disabled_reason: reason, updated_at: at });
+            this.outbox.store.updateEndpoint({ ...ep, failing_since: since, is_active: false, disabled_at: at, disabled_reason: reason, updated_at: at });
             this.outbox.store.failPendingOf(endpointId, "endpoint disabled", at);
             // Told to the account's other endpoints (this one is inactive now), in this transaction.
             this.outbox.reload();

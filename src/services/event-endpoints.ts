@@ -11,7 +11,7 @@ import type { DeliveryRow, EndpointRow } from "../db/stores/events";
 import { ALL_EVENTS, EVENT_TYPES, formatSecret, isEventType, SECRET_BYTES, SECRET_OVERLAP_MS } from "../domain/outbound-events";
 import { judgeEventTarget } from "../domain/event-url";
 import { enumError, parsePaging, parseQueryDate } from "../domain/query-params";
-import { parseEvents, type EventOutbox } from "./events";
+import type { EventOutbox } from "./events";
 
 export const MAX_ENDPOINTS_PER_ACCOUNT = 20;
 export const URL_MAX = 2_000;
@@ -58,10 +58,10 @@ export function toEndpoint(r: EndpointRow, now: number): WebhookEndpoint {
     id: r.id,
     format: r.format,
     url: r.url,
-    events: parseEvents(r),
+    events: r.events,
     description: r.description,
-    isActive: r.is_active === 1,
-    allowInsecure: r.allow_insecure === 1,
+    isActive: r.is_active,
+    allowInsecure: r.allow_insecure,
     disabledAt: r.disabled_at,
     disabledReason: r.disabled_reason,
     previousSecretExpiresAt: overlap,
@@ -102,7 +102,7 @@ export interface EndpointInput {
 export function newEndpointRow(f: Pick<EndpointRow, "account_id" | "url" | "events" | "description" | "allow_insecure" | "secret" | "created_at"> & Partial<EndpointRow>): EndpointRow {
   return {
     id: newId(),
-    is_active: 1,
+    is_active: true,
     previous_secret: null,
     previous_secret_expires_at: null,
     failing_since: null,
@@ -199,7 +199,7 @@ export class EventEndpointService {
     if (errs.length) throw validationError(errs);
     // The target is judged whenever the URL or allowInsecure changes.
     const url = out.url ?? current?.url;
-    const allowInsecure = out.allowInsecure ?? current?.allow_insecure === 1;
+    const allowInsecure = out.allowInsecure ?? current?.allow_insecure === true;
     if (url !== undefined && (out.url !== undefined || out.allowInsecure !== undefined)) await checkReceiverUrl(url, this.opts, allowInsecure);
     return out;
   }
@@ -221,10 +221,10 @@ export class EventEndpointService {
     const row = newEndpointRow({
       account_id: accountId,
       url: v.url!,
-      events: JSON.stringify(v.events),
+      events: v.events!,
       description: v.description ?? null,
-      is_active: v.isActive === false ? 0 : 1,
-      allow_insecure: v.allowInsecure ? 1 : 0,
+      is_active: v.isActive !== false,
+      allow_insecure: v.allowInsecure === true,
       secret: this.newSecret(),
       created_at: at,
     });
@@ -244,18 +244,18 @@ export class EventEndpointService {
     const now = this.clock();
     const next: EndpointRow = { ...this.row(accountId, id) };
     if (v.url !== undefined) next.url = v.url;
-    if (v.events !== undefined) next.events = JSON.stringify(v.events);
+    if (v.events !== undefined) next.events = v.events;
     if (v.description !== undefined) next.description = v.description;
-    if (v.allowInsecure !== undefined) next.allow_insecure = v.allowInsecure ? 1 : 0;
+    if (v.allowInsecure !== undefined) next.allow_insecure = v.allowInsecure;
     if (v.isActive !== undefined) {
-      next.is_active = v.isActive ? 1 : 0;
+      next.is_active = v.isActive;
       // Turning a disabled endpoint back on starts its health count afresh.
       if (v.isActive) Object.assign(next, { disabled_at: null, disabled_reason: null, failing_since: null });
     }
     next.updated_at = nextUpdatedAt(now, current.updated_at);
     this.sqlite.transaction(() => this.store.updateEndpoint(next))();
     this.outbox.reload();
-    if (next.is_active === 1) this.outbox.wake();
+    if (next.is_active) this.outbox.wake();
     return toEndpoint(next, now);
   }
 
@@ -329,7 +329,7 @@ export class EventEndpointService {
   /** Queues a `ping` event to this endpoint alone (whatever it subscribes to, active or not). */
   test(accountId: string, id: string): { eventId: string; deliveryId: number } {
     const ep = this.row(accountId, id);
-    if (ep.is_active !== 1) {
+    if (!ep.is_active) {
       throw new AppError("INVALID_STATE", { message: "This endpoint is not active; set isActive to true before sending a test event", details: { endpointId: id, disabledReason: ep.disabled_reason } });
     }
     const now = this.clock();

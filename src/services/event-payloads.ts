@@ -5,7 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { readContact } from "../db/stores/contacts";
-import { toMessage } from "../db/message-rows";
+import { toMessage } from "../db/stores/messages/rows";
 import { messagesOf } from "../db/stores/messages";
 import type { MessageStatus } from "../domain/message-transitions";
 import { emitEvent } from "./events";

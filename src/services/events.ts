@@ -19,7 +19,7 @@ import type { Database } from "bun:sqlite";
 import { iso } from "../lib/clock";
 import { newId } from "../lib/ids";
 import { eventBody, subscribes, type EventType } from "../domain/outbound-events";
-import { eventStore, type EndpointRow, type EventStore } from "../db/stores/events";
+import { eventStore, type EventStore } from "../db/stores/events";
 
 interface Subscriber {
   id: string;
@@ -45,7 +45,7 @@ export class EventOutbox {
     const m = new Map<string, Subscriber[]>();
     for (const r of this.store.listActiveEndpoints()) {
       const list = m.get(r.account_id) ?? [];
-      list.push({ id: r.id, events: parseEvents(r) });
+      list.push({ id: r.id, events: r.events });
       m.set(r.account_id, list);
     }
     this.subscribers = m;
@@ -89,14 +89,6 @@ export class EventOutbox {
   }
 }
 
-export function parseEvents(r: Pick<EndpointRow, "events">): string[] {
-  try {
-    const v = JSON.parse(r.events);
-    return Array.isArray(v) ? v.filter((x) => typeof x === "string") : [];
-  } catch {
-    return [];
-  }
-}
 
 /** The outbox of each open database: what emitEvent writes through. */
 const outboxes = new WeakMap<Database, EventOutbox>();

@@ -1,6 +1,6 @@
 /**
  * Streaming contact exports: JSON, CSV (papaparse) or XLSX (exceljs's
- * streaming workbook writer), read from a SQLite cursor (iterateContacts in src/db/stores/contacts.ts) a chunk at a time as
+ * streaming workbook writer), read from a SQLite cursor (iterateContacts in src/db/stores/contacts/index.ts) a chunk at a time as
  * the client reads, so memory stays flat whatever the row count.
  *
  * The cursor runs on its own read-only connection inside one read transaction: the export is a

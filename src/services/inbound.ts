@@ -39,7 +39,7 @@ import { EXPORT_OPEN_MS, isResentHistory, validateInbound, type InboundInput as 
 import { listInboxExports } from "../db/stores/devices";
 import { parsePaging, parseQueryDate } from "../domain/query-params";
 import type { FieldError } from "../domain/submission";
-import { countInbound, findInboundByExternalId, insertInbound, listInbound, type InboundFilter, type InboundRow } from "../db/inbound-messages";
+import { countInbound, findInboundByExternalId, insertInbound, listInbound, type InboundFilter, type InboundRow } from "../db/stores/inbound-messages";
 import { findContactByPhone, insertRespondedContact, markContactResponded } from "../db/stores/contacts";
 import { applyKeyword, KEYWORD_REPLY_SOURCE } from "./opt-outs";
 import { keywordOf, type KeywordKind } from "../domain/keywords";
@@ -50,7 +50,7 @@ import type { MonthlyQuota } from "./quota";
 import type { AccountSettingsService } from "./account-settings";
 import type { KeywordReplyService } from "./keyword-replies";
 import { newQueuedRow, queueEntryOf, writeQueued, type Sending } from "./sending";
-import type { MessageRow } from "../db/message-rows";
+import type { MessageRow } from "../db/stores/messages/rows";
 import { emitEvent } from "./events";
 import { contactPayload, emitContact, emitMessageStatus } from "./event-payloads";
 import { recipientName } from "../domain/contact-name";

@@ -31,7 +31,7 @@ import {
 } from "../db/stores/keyword-replies";
 import { contactTagsAndStatus, writeContactTagsAndStatus } from "../db/stores/contacts";
 import { findAccount } from "../db/stores/accounts";
-import type { MessageRow } from "../db/message-rows";
+import type { MessageRow } from "../db/stores/messages/rows";
 import {
   commonReplyWords,
   keywordCollisions,

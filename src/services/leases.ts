@@ -26,7 +26,7 @@ import type { MessageQueue, Priority } from "../queue/priority-queue";
 import { TokenBucket, perMinute } from "../limits/token-bucket";
 import type { Lifecycle } from "../lib/lifecycle";
 import type { Changes } from "../lib/changes";
-import { toMessage, type Message, type MessageRow } from "../db/message-rows";
+import { toMessage, type Message, type MessageRow } from "../db/stores/messages/rows";
 import { emitMessageStatus } from "./event-payloads";
 import { optedOutAtLease } from "./opt-outs";
 import { requeue } from "./sending";

@@ -15,7 +15,7 @@ import { normalizePhone } from "../domain/phone";
 import { smsInfo } from "../domain/sms-encoding";
 import { enumError } from "../domain/query-params";
 import { maxAttemptsError } from "../domain/retry-policy";
-import { toMessage, type Message } from "../db/message-rows";
+import { toMessage, type Message } from "../db/stores/messages/rows";
 import type { MessageRow, MessageStore, RecipientContact } from "../db/stores/messages";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
 import { refuseIfOptedOut } from "./opt-outs";
@@ -91,18 +91,18 @@ export class ManualMessages {
     } else {
       contact = this.store.recipientByPhone(accountId, e164!);
     }
-    const recipient = contact && { id: contact.id, phoneNumber: contact.phone_number, optedOut: contact.opted_out === 1 };
+    const recipient = contact && { id: contact.id, phoneNumber: contact.phoneNumber, optedOut: contact.optedOut };
     if (!admit({ recipient }).ok) refuseIfOptedOut(recipient);
     const text = content as string;
     const info = smsInfo(text);
     const prio = (priority ?? "normal") as Priority;
-    const name = contact ? fullName(contact.first_name, contact.last_name) || null : null;
+    const name = contact ? fullName(contact.firstName, contact.lastName) || null : null;
     const createdAt = iso(now);
     const row = newQueuedRow({
       account_id: accountId,
       contact_id: contact?.id ?? null,
       content: text,
-      recipient_phone: contact?.phone_number ?? e164!,
+      recipient_phone: contact?.phoneNumber ?? e164!,
       recipient_name: name,
       priority: prio,
       scheduled_for: iso(when),
@@ -133,7 +133,7 @@ export class ManualMessages {
     t: { phone: string; content: string; form: { id: string; name: string }; monthlyQuota: number | null; actor?: Actor },
   ): { message: Message; queuePosition: number; estimatedDelivery: string } {
     const contact = this.store.recipientByPhone(accountId, t.phone);
-    const recipient = contact && { id: contact.id, phoneNumber: contact.phone_number, optedOut: contact.opted_out === 1 };
+    const recipient = contact && { id: contact.id, phoneNumber: contact.phoneNumber, optedOut: contact.optedOut };
     if (!admit({ recipient }).ok) refuseIfOptedOut(recipient);
     const now = this.clock();
     const info = smsInfo(t.content);

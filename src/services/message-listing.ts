@@ -5,7 +5,7 @@
  * status filters").
  */
 import type { Database } from "bun:sqlite";
-import type { RollupStore } from "../db/message-rollups";
+import type { RollupStore } from "../db/stores/messages/rollups";
 import { AppError, validationError } from "../errors";
 import { iso } from "../lib/clock";
 import { messageStage } from "../domain/message-stage";
@@ -13,7 +13,7 @@ import { UUID_RE } from "../lib/ids";
 import { PRIORITY_RANK, type Priority } from "../queue/priority-queue";
 import { isMessageStatus, MESSAGE_STATUSES, PRIORITIES, type MessageStatus } from "../domain/statuses";
 import { enumError, parsePaging, parseQueryDate } from "../domain/query-params";
-import { listByStatusMerge } from "../db/message-list";
+import { listByStatusMerge } from "../db/stores/messages/list";
 import { LIST_COLUMNS, type MessageRow, type MessageStore } from "../db/stores/messages";
 
 export const MESSAGE_SORTS = ["createdAt", "scheduledFor", "sentAt", "priority"] as const;
@@ -152,7 +152,7 @@ export class MessageListing {
     let dir = order === "desc" ? "DESC" : "ASC";
     if (sortBy === "priority") dir = order === "desc" ? "ASC" : "DESC";
     const orderBy = sortBy === "priority" ? `priority_rank ${dir}, created_at ${dir}, rowid ${dir}` : `${col} ${dir}, rowid ${dir}`;
-    // Whole-account pages by created or scheduled time merge the status ranges (src/db/message-list.ts);
+    // Whole-account pages by created or scheduled time merge the status ranges (src/db/stores/messages/list.ts);
     // a priority filter by created time has its own index.
     const merge = q.status === undefined && q.formId === undefined && q.contactId === undefined && (sortBy === "scheduledFor" || (sortBy === "createdAt" && q.priority === undefined));
     const rows = merge

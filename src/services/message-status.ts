@@ -12,8 +12,8 @@ import { decideTransition, isMessageStatus, MESSAGE_STATUSES, type MessageStatus
 import { enumError } from "../domain/query-params";
 import { normalizeDeviceTime } from "../domain/device-time";
 import { accountTimeZone } from "../db/stores/devices";
-import { lastFailedLease } from "../db/message-retries";
-import { recordOwnerRetry } from "../db/message-history";
+import { lastFailedLease } from "../db/stores/messages/retries";
+import { recordOwnerRetry } from "../db/stores/messages/history";
 import type { MessageRow, MessageStore } from "../db/stores/messages";
 import type { Changes } from "../lib/changes";
 import type { LeaseService } from "./leases";

@@ -30,10 +30,10 @@ import type { FieldError } from "../domain/submission";
 import { optOutOf, writeOptOut, type ContactLink, type Recipient } from "../db/stores/contacts";
 import { appendConsentEntry, type ConsentSource } from "../db/stores/consent-history";
 import type { Actor } from "../domain/people";
-import { cancelQueuedTo, cancelSuppressed, optOutConfirmedSince, suppressedAtLease } from "../db/message-suppression";
+import { cancelQueuedTo, cancelSuppressed, optOutConfirmedSince, suppressedAtLease } from "../db/stores/messages/suppression";
 import { emitContact, emitMessageStatus } from "./event-payloads";
 
-export { OPTED_OUT_REASON, KEYWORD_REPLY_SOURCE } from "../db/message-suppression";
+export { OPTED_OUT_REASON, KEYWORD_REPLY_SOURCE } from "../db/stores/messages/suppression";
 
 /** How an opt-out change came about, for the consent history. */
 export interface OptOutHow {

@@ -16,7 +16,7 @@ import { AppError, validationError } from "../errors";
 import { iso, type Clock } from "../lib/clock";
 import type { Lifecycle } from "../lib/lifecycle";
 import type { Logger } from "../lib/log";
-import { deleteServerSetting, findServerSetting, upsertServerSetting } from "../db/server-settings";
+import { deleteServerSetting, findServerSettingJson, upsertServerSetting } from "../db/server-settings";
 import {
   certificateCurrent,
   certificateUsable,
@@ -101,14 +101,9 @@ export class PublicCertificateService {
   private cache = new Map<string, unknown>();
 
   private readJson<T>(key: string): T | null {
-    if (this.cache.has(key)) return this.cache.get(key) as T | null;
-    const row = findServerSetting(this.sqlite, key);
-    let value: T | null = null;
-    try {
-      value = row ? (JSON.parse(row.value) as T) : null;
-    } catch {}
-    this.cache.set(key, value);
-    return value;
+    if (!this.cache.has(key)) this.cache.set(key, findServerSettingJson(this.sqlite, key)?.value ?? null);
+    // What was written under this key is a T (writeJson's callers); the cache holds it untyped.
+    return (this.cache.get(key) ?? null) as T | null;
   }
 
   private writeJson(key: string, value: unknown): void {

@@ -8,7 +8,7 @@
 import type { Database } from "bun:sqlite";
 import { iso } from "../lib/clock";
 import { decideRetry } from "../domain/retry-policy";
-import { effectiveMaxAttempts, requeueForRetry } from "../db/message-retries";
+import { effectiveMaxAttempts, requeueForRetry } from "../db/stores/messages/retries";
 import { emitMessageStatus, messagePayload } from "./event-payloads";
 import { emitEvent } from "./events";
 

@@ -22,7 +22,7 @@ import {
   TOKEN_ISSUER,
   verifyToken,
 } from "../domain/smsgate-tokens";
-import type { SmsgateTokenStore } from "../db/stores/smsgate-tokens";
+import { countLiveTokens, deleteExpiredTokens, findToken, insertToken, revokeToken, setTokenSecretOnce, tokenExists, tokenSecret } from "../db/stores/smsgate-tokens";
 import type { AccountService } from "./accounts";
 import type { ThirdPartyMessages } from "./thirdparty-messages";
 
@@ -45,14 +45,12 @@ export interface TokenAnswer {
 const newJti = () => randomBytes(16).toString("base64url").slice(0, 21);
 
 export class SmsgateTokens {
-
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
     private readonly accounts: Pick<AccountService, "authKeyOf">,
     /** Makes the account's SMSGate row (its signing key) on first use. */
     private readonly clients: Pick<ThirdPartyMessages, "signingKey">,
-    private readonly store: SmsgateTokenStore,
   ) {}
 
   /** POST /auth/token: a pair for the calling key (or the key behind the calling token). */
@@ -71,21 +69,21 @@ export class SmsgateTokens {
     const jti = auth.token?.jti;
     const now = this.clock();
     return this.sqlite.transaction(() => {
-      const row = jti ? this.store.find(jti) : null;
+      const row = jti ? findToken(this.sqlite, jti) : null;
       if (!row || row.token_use !== "refresh" || row.account_id !== auth.accountId || row.revoked_at !== null || readClaims(presented)?.jti !== jti) {
         throw new AppError("AUTHENTICATION_ERROR", { message: "This refresh token was already used or revoked: ask for a new token with POST /auth/token" });
       }
-      this.store.revoke(auth.accountId, row.jti, iso(now));
-      return this.pair(auth.accountId, row.key_id, JSON.parse(row.scopes) as string[], null, row.jti);
+      revokeToken(this.sqlite, auth.accountId, row.jti, iso(now));
+      return this.pair(auth.accountId, row.key_id, row.scopes, null, row.jti);
     })();
   }
 
   /** DELETE /auth/token/{jti}: the token and its refresh token stop working; 404 for none of this account's. */
   revoke(accountId: string, jti: string): void {
-    if (jti.length > 64 || !this.store.exists(accountId, jti)) {
+    if (jti.length > 64 || !tokenExists(this.sqlite, accountId, jti)) {
       throw new AppError("NOT_FOUND", { message: "No token of this account has that id", details: { jti: jti.slice(0, 64) } });
     }
-    this.store.revoke(accountId, jti, iso(this.clock()));
+    revokeToken(this.sqlite, accountId, jti, iso(this.clock()));
   }
 
   /**
@@ -96,22 +94,22 @@ export class SmsgateTokens {
     if (!looksLikeJwt(presented)) return null;
     const claims = readClaims(presented);
     if (!claims) return null;
-    const secret = this.store.secret(claims.sub);
-    const row = secret ? this.store.find(claims.jti) : null;
+    const secret = tokenSecret(this.sqlite, claims.sub);
+    const row = secret ? findToken(this.sqlite, claims.jti) : null;
     if (!secret || !row || row.account_id !== claims.sub || row.revoked_at !== null) return null;
     if (!verifyToken(presented, secret, this.clock())) return null;
     const key = this.accounts.authKeyOf(row.key_id);
     if (!key || key.accountId !== row.account_id) return null;
-    const scopes = row.token_use === "refresh" ? [REFRESH_SCOPE] : (JSON.parse(row.scopes) as string[]);
+    const scopes = row.token_use === "refresh" ? [REFRESH_SCOPE] : (row.scopes);
     return { ...key, token: { jti: row.jti, scopes } };
   }
 
   private secretOf(accountId: string): string {
     this.clients.signingKey(accountId);
-    let secret = this.store.secret(accountId);
+    let secret = tokenSecret(this.sqlite, accountId);
     if (!secret) {
-      this.store.setSecretOnce(accountId, randomBytes(32).toString("base64url"));
-      secret = this.store.secret(accountId)!;
+      setTokenSecretOnce(this.sqlite, accountId, randomBytes(32).toString("base64url"));
+      secret = tokenSecret(this.sqlite, accountId)!;
     }
     return secret;
   }
@@ -120,8 +118,8 @@ export class SmsgateTokens {
   private pair(accountId: string, keyId: string, scopes: string[], ttl: number | null, parent: string | null): TokenAnswer {
     const now = this.clock();
     const nowIso = iso(now);
-    this.store.deleteExpired(accountId, nowIso);
-    if (this.store.countLive(accountId, nowIso) + 2 > MAX_LIVE_TOKENS_PER_ACCOUNT) {
+    deleteExpiredTokens(this.sqlite, accountId, nowIso);
+    if (countLiveTokens(this.sqlite, accountId, nowIso) + 2 > MAX_LIVE_TOKENS_PER_ACCOUNT) {
       throw new AppError("INVALID_STATE", {
         message: `An account can hold at most ${MAX_LIVE_TOKENS_PER_ACCOUNT} live tokens: revoke some (DELETE /auth/token/{jti}) or let them expire`,
         details: { limit: MAX_LIVE_TOKENS_PER_ACCOUNT },
@@ -134,10 +132,9 @@ export class SmsgateTokens {
     const refreshExp = iat + REFRESH_TTL_SECONDS;
     const access = { jti: newJti(), sub: accountId, iss: TOKEN_ISSUER, iat, exp: accessExp, scopes };
     const refresh = { jti: newJti(), sub: accountId, iss: TOKEN_ISSUER, iat, exp: refreshExp, scopes: [REFRESH_SCOPE] };
-    const scopesJson = JSON.stringify(scopes);
-    this.store.insert({ jti: access.jti, account_id: accountId, key_id: keyId, token_use: "access", parent_jti: parent, scopes: scopesJson, expires_at: iso(accessExp * 1000), created_at: nowIso });
+    insertToken(this.sqlite, { jti: access.jti, account_id: accountId, key_id: keyId, token_use: "access", parent_jti: parent, scopes, expires_at: iso(accessExp * 1000), created_at: nowIso });
     // Revoking the access token (its jti) revokes this refresh token too.
-    this.store.insert({ jti: refresh.jti, account_id: accountId, key_id: keyId, token_use: "refresh", parent_jti: access.jti, scopes: scopesJson, expires_at: iso(refreshExp * 1000), created_at: nowIso });
+    insertToken(this.sqlite, { jti: refresh.jti, account_id: accountId, key_id: keyId, token_use: "refresh", parent_jti: access.jti, scopes, expires_at: iso(refreshExp * 1000), created_at: nowIso });
     const accessToken = signToken(access, secret);
     const refreshToken = signToken(refresh, secret);
     const expiresAt = iso(accessExp * 1000);

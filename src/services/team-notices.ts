@@ -30,7 +30,7 @@ import { labelledValues, requestPreview } from "../domain/submission-values";
 import { smsInfo } from "../domain/sms-encoding";
 import type { Sequence } from "../lib/seq";
 import { newQueuedRow, queueEntryOf, sendTime, type Sending } from "./sending";
-import type { MessageRow } from "../db/message-rows";
+import type { MessageRow } from "../db/stores/messages/rows";
 import {
   deleteNotices,
   findNotificationPrefs,

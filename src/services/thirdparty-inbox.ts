@@ -8,7 +8,7 @@ import type { Database } from "bun:sqlite";
 import { validationError } from "../errors";
 import type { FieldError } from "../domain/submission";
 import { smsgateListRange } from "../domain/smsgate-message";
-import { listInboundForSmsgate } from "../db/inbound-messages";
+import { listInboundForSmsgate } from "../db/stores/inbound-messages";
 
 export const INBOX_TYPES = ["SMS", "DATA_SMS", "MMS", "MMS_DOWNLOADED"] as const;
 export const INBOX_LIMIT_DEFAULT = 50;

@@ -25,7 +25,7 @@ import { MAX_RECIPIENT_LIMIT_PER_DAY } from "../domain/protection";
 import type { FieldError } from "../domain/submission";
 import { SIGNING_KEY_MAX, SIGNING_KEY_MIN } from "../domain/smsgate-settings";
 import { groupState, parseSendRequest, priorityOf, recipientState, smsgateListRange, SMSGATE_STATES, type SmsgateState } from "../domain/smsgate-message";
-import { OPTED_OUT_REASON } from "../db/message-suppression";
+import { OPTED_OUT_REASON } from "../db/stores/messages/suppression";
 import type { MessageStore } from "../db/stores/messages";
 import { findBusinessProfile } from "../db/stores/accounts";
 import { listDevices } from "../db/stores/devices";
@@ -189,7 +189,7 @@ export class ThirdPartyMessages {
     for (const phone of numbers) {
       const contact = this.messageStore.recipientByPhone(accountId, phone);
       const admitted = admit({
-        recipient: contact && { optedOut: contact.opted_out === 1 },
+        recipient: contact && { optedOut: contact.optedOut },
         recipientLimit: { perDay: rules.recipientLimitPerDay, sentInDay: () => this.store.countRecentTo(accountId, phone, iso(now - DAY_MS)) },
       });
       if (!admitted.ok) {
@@ -201,7 +201,7 @@ export class ThirdPartyMessages {
         contact_id: contact?.id ?? null,
         content: req.text,
         recipient_phone: phone,
-        recipient_name: contact ? fullName(contact.first_name, contact.last_name) || null : null,
+        recipient_name: contact ? fullName(contact.firstName, contact.lastName) || null : null,
         priority,
         scheduled_for: iso(sendAt),
         metadata: JSON.stringify({

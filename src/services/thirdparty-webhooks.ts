@@ -14,7 +14,7 @@ import { newId } from "../lib/ids";
 import { isRelayed, SMSGATE_EVENTS, smsgateEventOf, textwireEventsOf, type RelayedEvent, type SmsgateEvent } from "../domain/smsgate-webhook";
 import { emitEvent } from "./events";
 import { smsInfo } from "../domain/sms-encoding";
-import { findInboundPhoneFacts } from "../db/inbound-messages";
+import { findInboundPhoneFacts } from "../db/stores/inbound-messages";
 import type { EndpointRow } from "../db/stores/events";
 import { listDevices } from "../db/stores/devices";
 import { smsgateOf } from "../db/stores/smsgate";
@@ -77,10 +77,10 @@ export class ThirdPartyWebhooks {
         this.outbox.store.updateEndpoint({
           ...current,
           url,
-          events: JSON.stringify(textwireEventsOf(event)),
-          allow_insecure: url.startsWith("http:") ? 1 : 0,
+          events: textwireEventsOf(event),
+          allow_insecure: url.startsWith("http:"),
           secret,
-          is_active: 1,
+          is_active: true,
           disabled_at: null,
           disabled_reason: null,
           failing_since: null,
@@ -96,11 +96,11 @@ export class ThirdPartyWebhooks {
         newEndpointRow({
           account_id: accountId,
           url,
-          events: JSON.stringify(textwireEventsOf(event)),
+          events: textwireEventsOf(event),
           description: `SMSGate webhook ${externalId} (${event})`,
           // SMSGate's clients send http:// addresses (Home Assistant on the LAN): the address is
           // still judged (no metadata or loopback; private only with --allow-private-webhook-urls).
-          allow_insecure: url.startsWith("http:") ? 1 : 0,
+          allow_insecure: url.startsWith("http:"),
           secret,
           created_at: at,
           format: "smsgate",
@@ -123,11 +123,7 @@ export class ThirdPartyWebhooks {
 }
 
 function toWebhook(r: EndpointRow): SmsgateWebhook {
-  let events: string[] = [];
-  try {
-    events = JSON.parse(r.events) as string[];
-  } catch {}
-  return { id: r.external_id ?? r.id, event: smsgateEventOf(events[0] ?? "") ?? "system:ping", url: r.url, deviceId: r.device_id };
+  return { id: r.external_id ?? r.id, event: smsgateEventOf(r.events[0] ?? "") ?? "system:ping", url: r.url, deviceId: r.device_id };
 }
 
 /** The phone events relayed as they came (src/domain/smsgate-webhook.ts, RELAYED_EVENTS): the fields kept, and their longest text. */

@@ -71,7 +71,7 @@ export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clo
     messages,
   );
   const keywordReplies = new KeywordReplyService(sqlite, clock, a.accountSettings, seq, quota);
-  const contacts = new ContactService(sqlite, clock, stores.contacts, stores.contactLists, a.forms, (ids) => leases.withdraw(ids), core.writeGate, changes);
+  const contacts = new ContactService(sqlite, clock, stores.contactLists, a.forms, (ids) => leases.withdraw(ids), core.writeGate, changes);
   // What a broadcast's confirmation says of the phones (services/sending-estimate.ts).
   const broadcasts = new BroadcastService(sqlite, clock, sending, seq, leases, quota, a.accounts, writer, logger, changes, (accountId) => {
     const f = phones.estimator.summary(accountId);

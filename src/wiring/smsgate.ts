@@ -35,6 +35,6 @@ export function buildSmsgate(
     thirdPartyWebhooks: new ThirdPartyWebhooks(sqlite, clock, core.events, thirdParty, { allowPrivate: config.allowPrivateWebhookUrls, resolve: deps.resolve ?? resolveHost }),
     // The account's SMSGate settings document: over the phones' own settings, and announced to them.
     smsgateSettings: new SmsgateSettingsService(sqlite, clock, (accountId) => deps.phoneEvents.emit(accountId, "SettingsUpdated", null), thirdParty),
-    smsgateTokens: new SmsgateTokens(sqlite, clock, deps.accounts, thirdParty, stores.smsgateTokens),
+    smsgateTokens: new SmsgateTokens(sqlite, clock, deps.accounts, thirdParty),
   };
 }

@@ -8,10 +8,8 @@ import { messagesOf } from "../db/stores/messages";
 import { sendingStore } from "../db/stores/sending";
 import { monthlyUsageStore } from "../db/stores/monthly-usage";
 import { smsgateOf } from "../db/stores/smsgate";
-import { smsgateTokenStore } from "../db/stores/smsgate-tokens";
-import { RollupStore } from "../db/message-rollups";
-import { ContactStore } from "../db/stores/contacts";
-import { ContactLists } from "../db/stores/contact-list";
+import { RollupStore } from "../db/stores/messages/rollups";
+import { ContactLists } from "../db/stores/contacts/list";
 import { submissionStore } from "../db/stores/submissions";
 import { idempotencyStore } from "../db/stores/idempotency";
 import { intakeStore } from "../db/stores/intake";
@@ -24,9 +22,7 @@ export function buildStores(sqlite: Database) {
     sending: sendingStore(sqlite),
     monthlyUsage: monthlyUsageStore(sqlite),
     smsgate: smsgateOf(sqlite),
-    smsgateTokens: smsgateTokenStore(sqlite),
     rollups: new RollupStore(sqlite),
-    contacts: new ContactStore(sqlite),
     contactLists: new ContactLists(sqlite),
     submissions: submissionStore(sqlite),
     idempotency: idempotencyStore(sqlite),

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer, withServer } from "../helpers/server";
 import { insertContact, nextPhone } from "../helpers/contact-fixtures";
-import { PendingSearchIndex, searchIndexDifferences } from "../../src/db/stores/contact-search-pending";
+import { PendingSearchIndex, searchIndexDifferences } from "../../src/db/stores/contacts/search-pending";
 
 let s: TestServer;
 beforeAll(async () => {

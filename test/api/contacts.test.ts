@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer, withServer } from "../helpers/server";
 import { insertContact, insertForm, insertMessage } from "../helpers/contact-fixtures";
-import { filterSql } from "../../src/db/stores/contact-filter";
+import { filterSql } from "../../src/db/stores/contacts/filter";
 
 let s: TestServer;
 let standardKey: string;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
 import { checkDerived, rebuildDerived } from "../../src/services/doctor";
 import { derivedCounts } from "../../src/db/derived-counts";
-import { PendingSearchIndex } from "../../src/db/stores/contact-search-pending";
+import { PendingSearchIndex } from "../../src/db/stores/contacts/search-pending";
 import { runCli } from "../../src/main";
 import type { CliIO } from "../../src/cli/common";
 

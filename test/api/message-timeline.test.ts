@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { iso, row } from "../helpers/fixtures";
-import { LEASE_HISTORY_MAX } from "../../src/db/message-history";
+import { LEASE_HISTORY_MAX } from "../../src/db/stores/messages/history";
 
 const T0 = Date.parse("2026-11-20T12:00:00.000Z");
 

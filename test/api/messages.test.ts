@@ -454,7 +454,7 @@ describe("GET /messages: filters, sorts, pagination", () => {
           const plan = (original(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((r) => r.detail);
           const lines = plan.filter((l) => /\bmessages\b/.test(l));
           expect(lines.length).toBeGreaterThan(0);
-          // A merged whole-account page reads its rows by rowid (src/db/message-list.ts).
+          // A merged whole-account page reads its rows by rowid (src/db/stores/messages/list.ts).
           for (const line of lines) expect(line).toMatch(/^SEARCH .*USING ((COVERING )?INDEX|INTEGER PRIMARY KEY \(rowid=\?\))/);
           if (/ORDER BY/.test(sql)) expect(plan.join(" | ")).not.toContain("TEMP B-TREE FOR ORDER BY");
         }

@@ -12,7 +12,7 @@ import { expectStatus, startTestServer, type TestServer } from "../helpers/serve
 import { SmsGateEmulator, gsonDate } from "../helpers/smsgate-emulator";
 import { createLogger } from "../../src/lib/log";
 import { SMSGATE_EVENTS } from "../../src/domain/smsgate-webhook";
-import { requeueForRetry } from "../../src/db/message-retries";
+import { requeueForRetry } from "../../src/db/stores/messages/retries";
 
 let ts: TestServer;
 let standardKey: string;

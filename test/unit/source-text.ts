@@ -1,6 +1,20 @@
 /**
- * Source text helpers shared by the fitness tests that read src/ (sql-location, sending-home).
+ * Source text helpers shared by the fitness tests that read src/ (sql-location, sending-home,
+ * stores-by-table).
  */
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+/** Every .ts/.tsx file under `dir` (no declarations, no generated *.gen.ts, no node_modules). */
+export function sourceFiles(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) {
+      if (name !== "node_modules") sourceFiles(p, out);
+    } else if (/\.tsx?$/.test(name) && !name.endsWith(".d.ts") && !name.endsWith(".gen.ts")) out.push(p);
+  }
+  return out;
+}
 
 /**
  * The text with comments blanked out (same length, newlines kept, so offsets still give line

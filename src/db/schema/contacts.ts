@@ -108,7 +108,7 @@ export const conversations = sqliteTable(
 /**
  * Contacts whose text is not in the search index contacts_fts yet (migration 0023): a new
  * contact's rowid lands here (trigger), and the intake applier Worker indexes pending rows off the
- * write path (src/db/stores/contact-search-pending.ts). Searches read these rows too, so they stay exact.
+ * write path (src/db/stores/contacts/search-pending.ts). Searches read these rows too, so they stay exact.
  */
 export const contactsFtsPending = sqliteTable("contacts_fts_pending", {
   /** contacts.rowid. */

@@ -64,7 +64,7 @@ export const messages = sqliteTable(
     /** Per-recipient limit and duplicate window of public forms (migration 0006). */
     index("messages_account_recipient_created_idx").on(t.accountId, t.recipientPhone, t.createdAt),
     // Whole-account pages by created or scheduled time merge the four status ranges of these two
-    // (src/db/message-list.ts; migration 0019 dropped (account_id, created_at), (account_id,
+    // (src/db/stores/messages/list.ts; migration 0019 dropped (account_id, created_at), (account_id,
     // scheduled_for) and (scheduled_for) WHERE queued: fewer entries per inserted message).
     index("messages_account_status_created_idx").on(t.accountId, t.status, t.createdAt),
     index("messages_account_status_scheduled_idx").on(t.accountId, t.status, t.scheduledFor),

@@ -8,6 +8,8 @@ import type { Database } from "bun:sqlite";
 import type { accounts, apiKeys } from "../schema";
 import { invalidateWebhookForms } from "../webhook-form-cache";
 import { DEFAULT_PHONE_COUNTRY } from "../../domain/phone";
+import { countAccountContacts } from "./contacts";
+import { countAccountMessages } from "./messages";
 
 /** An accounts row as the services see it (the zone column is not read by them). */
 export type AccountRecord = Omit<typeof accounts.$inferSelect, "timeZone" | "nameSetAt">;
@@ -73,12 +75,7 @@ export function accountName(sqlite: Database, accountId: string): string | null 
 }
 
 /** The business profile: the name (and whether a person set it), country and time zone. */
-export interface BusinessProfileRow {
-  name: string;
-  nameSetAt: string | null;
-  defaultCountry: string | null;
-  timeZone: string | null;
-}
+export type BusinessProfileRow = Pick<typeof accounts.$inferSelect, "name" | "nameSetAt" | "defaultCountry" | "timeZone">;
 
 export function findBusinessProfile(sqlite: Database, accountId: string): BusinessProfileRow | null {
   return (
@@ -124,8 +121,8 @@ export function accountFootprint(sqlite: Database, id: string): { forms: number;
   const n = (sql: string) => (sqlite.query(sql).get(id) as { n: number }).n;
   return {
     forms: n("SELECT count(*) AS n FROM forms WHERE account_id = ?"),
-    contacts: n("SELECT count(*) AS n FROM contacts WHERE account_id = ?"),
-    messages: n("SELECT count(*) AS n FROM messages WHERE account_id = ?"),
+    contacts: countAccountContacts(sqlite, id),
+    messages: countAccountMessages(sqlite, id),
     activeKeys: n("SELECT count(*) AS n FROM api_keys WHERE account_id = ? AND revoked_at IS NULL"),
   };
 }

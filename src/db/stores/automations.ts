@@ -4,22 +4,21 @@
  * transactions (docs/api-decisions.md, "Automations").
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import type { ContactFilter } from "../../domain/contact-query";
-import { filterSql } from "./contact-filter";
+import type { automationInbox, automationRuns, automationRunSteps, automations, automationStarts } from "../schema/automations";
+// The statements on contacts and messages a run needs live in their tables' folders; these names
+// stay importable from here (docs/api-decisions.md, "The house, round two: stores by table").
+export { contactsOfRuns, runContact, segmentContacts, type RunContact } from "./contacts/segments";
+export { cancelRunMessages } from "./messages/templates";
+export { textsInDayBefore } from "./messages/recipient-limits";
 
-export interface AutomationRecord {
-  id: string;
-  accountId: string;
-  formId: string;
-  name: string;
-  isActive: number;
-  steps: string;
-  stopOnReply: number;
-  stopOnStatus: string;
-  restartOnResubmit: number;
-  deletedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
+/** An automation as stored, typed from the schema: its flags as booleans, its steps and statuses as their JSON text. */
+export type AutomationRecord = typeof automations.$inferSelect;
+
+/** A plain SQL read gives the boolean columns as SQLite stores them (0 or 1). */
+type StoredAutomation = Omit<AutomationRecord, "isActive" | "stopOnReply" | "restartOnResubmit"> & { isActive: number; stopOnReply: number; restartOnResubmit: number };
+
+function automationOf(r: StoredAutomation): AutomationRecord {
+  return { ...r, isActive: r.isActive === 1, stopOnReply: r.stopOnReply === 1, restartOnResubmit: r.restartOnResubmit === 1 };
 }
 
 const COLUMNS = `id, account_id AS accountId, form_id AS formId, name, is_active AS isActive, steps, stop_on_reply AS stopOnReply,
@@ -31,7 +30,7 @@ export function insertAutomation(sqlite: Database, a: AutomationRecord): void {
       `INSERT INTO automations (id, account_id, form_id, name, is_active, steps, stop_on_reply, stop_on_status, restart_on_resubmit, deleted_at, created_at, updated_at)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NULL, ?10, ?11)`,
     )
-    .run(a.id, a.accountId, a.formId, a.name, a.isActive, a.steps, a.stopOnReply, a.stopOnStatus, a.restartOnResubmit, a.createdAt, a.updatedAt);
+    .run(a.id, a.accountId, a.formId, a.name, a.isActive ? 1 : 0, a.steps, a.stopOnReply ? 1 : 0, a.stopOnStatus, a.restartOnResubmit ? 1 : 0, a.createdAt, a.updatedAt);
 }
 
 export function updateAutomation(sqlite: Database, a: AutomationRecord): void {
@@ -40,7 +39,7 @@ export function updateAutomation(sqlite: Database, a: AutomationRecord): void {
       `UPDATE automations SET form_id = ?2, name = ?3, is_active = ?4, steps = ?5, stop_on_reply = ?6, stop_on_status = ?7, restart_on_resubmit = ?8, updated_at = ?9
        WHERE id = ?1`,
     )
-    .run(a.id, a.formId, a.name, a.isActive, a.steps, a.stopOnReply, a.stopOnStatus, a.restartOnResubmit, a.updatedAt);
+    .run(a.id, a.formId, a.name, a.isActive ? 1 : 0, a.steps, a.stopOnReply ? 1 : 0, a.stopOnStatus, a.restartOnResubmit ? 1 : 0, a.updatedAt);
 }
 
 /** Deleted automations stay (their runs' history); they are 404 to the API and start nothing. */
@@ -50,20 +49,22 @@ export function markAutomationDeleted(sqlite: Database, id: string, at: string):
 
 /** A live (not deleted) automation of the account. */
 export function findAutomation(sqlite: Database, accountId: string, id: string): AutomationRecord | null {
-  return (sqlite.query(`SELECT ${COLUMNS} FROM automations WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL`).get(id, accountId) as AutomationRecord | null) ?? null;
+  const r = sqlite.query(`SELECT ${COLUMNS} FROM automations WHERE id = ?1 AND account_id = ?2 AND deleted_at IS NULL`).get(id, accountId) as StoredAutomation | null;
+  return r ? automationOf(r) : null;
 }
 
 /** Any automation by id (the engine: a run's automation may have been deleted since). */
 export function findAutomationById(sqlite: Database, id: string): AutomationRecord | null {
-  return (sqlite.query(`SELECT ${COLUMNS} FROM automations WHERE id = ?1`).get(id) as AutomationRecord | null) ?? null;
+  const r = sqlite.query(`SELECT ${COLUMNS} FROM automations WHERE id = ?1`).get(id) as StoredAutomation | null;
+  return r ? automationOf(r) : null;
 }
 
 export function listAutomations(sqlite: Database, accountId: string, page: number, limit: number): { rows: AutomationRecord[]; total: number } {
   const rows = sqlite
     .query(`SELECT ${COLUMNS} FROM automations WHERE account_id = ?1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?2 OFFSET ?3`)
-    .all(accountId, limit, (page - 1) * limit) as AutomationRecord[];
+    .all(accountId, limit, (page - 1) * limit) as StoredAutomation[];
   const total = (sqlite.query("SELECT COUNT(*) AS n FROM automations WHERE account_id = ?1 AND deleted_at IS NULL").get(accountId) as { n: number }).n;
-  return { rows, total };
+  return { rows: rows.map(automationOf), total };
 }
 
 /** Runs of an automation by status (one range of automation_runs_list_idx per status). */
@@ -86,18 +87,7 @@ export function stoppedRunCounts(sqlite: Database, automationId: string): Array<
 
 // ---- runs and steps --------------------------------------------------------------------------
 
-export interface RunRecord {
-  id: string;
-  automationId: string;
-  accountId: string;
-  contactId: string;
-  submissionId: string | null;
-  status: "active" | "completed" | "stopped";
-  stopReason: string | null;
-  startedAt: string;
-  endsAt: string;
-  finishedAt: string | null;
-}
+export type RunRecord = typeof automationRuns.$inferSelect;
 
 const RUN_COLUMNS = `id, automation_id AS automationId, account_id AS accountId, contact_id AS contactId, submission_id AS submissionId, status,
   stop_reason AS stopReason, started_at AS startedAt, ends_at AS endsAt, finished_at AS finishedAt`;
@@ -124,13 +114,7 @@ export function runOfSubmission(sqlite: Database, automationId: string, submissi
   return sqlite.query("SELECT 1 AS x FROM automation_runs WHERE automation_id = ?1 AND submission_id = ?2").get(automationId, submissionId) !== null;
 }
 
-export interface StepRecord {
-  runId: string;
-  stepIndex: number;
-  scheduledFor: string | null;
-  messageId: string | null;
-  skipped: string | null;
-}
+export type StepRecord = typeof automationRunSteps.$inferSelect;
 
 export function insertStep(sqlite: Database, s: StepRecord): void {
   sqlite
@@ -157,15 +141,6 @@ export function automationNames(sqlite: Database, accountId: string, ids: string
   return sqlite
     .query(`SELECT id, name, deleted_at AS deletedAt FROM automations WHERE account_id = ? AND id IN (${unique.map(() => "?").join(",")})`)
     .all(accountId, ...unique) as Array<{ id: string; name: string; deletedAt: string | null }>;
-}
-
-/** Who the runs are for, as a list shows them (a deleted contact has no row). */
-export function contactsOfRuns(sqlite: Database, accountId: string, contactIds: string[]): Array<{ id: string; firstName: string | null; lastName: string | null; phoneNumber: string }> {
-  const ids = [...new Set(contactIds)];
-  if (ids.length === 0) return [];
-  return sqlite
-    .query(`SELECT id, first_name AS firstName, last_name AS lastName, phone_number AS phoneNumber FROM contacts WHERE account_id = ? AND id IN (${ids.map(() => "?").join(",")})`)
-    .all(accountId, ...ids) as Array<{ id: string; firstName: string | null; lastName: string | null; phoneNumber: string }>;
 }
 
 export interface RunFilter {
@@ -223,23 +198,6 @@ export function finishRun(sqlite: Database, id: string, status: "completed" | "s
 }
 
 /**
- * Cancels the run's steps whose message is still queued (leased ones too: the phone's report for
- * them is then refused by the usual transition rules); returns their ids. updated_at moves
- * strictly forward (the nextUpdatedAt rule), computed in SQL.
- */
-export function cancelRunMessages(sqlite: Database, runId: string, reason: string, nowIso: string): string[] {
-  const rows = sqlite
-    .query(
-      `UPDATE messages SET status = 'cancelled', failure_reason = ?3, lease_token = NULL, lease_expires_at = NULL, lease_device_id = NULL,
-         updated_at = CASE WHEN updated_at < ?2 THEN ?2 ELSE strftime('%Y-%m-%dT%H:%M:%fZ', julianday(updated_at) + 0.001 / 86400.0) END
-       WHERE id IN (SELECT message_id FROM automation_run_steps WHERE run_id = ?1 AND message_id IS NOT NULL) AND status = 'queued'
-       RETURNING id`,
-    )
-    .all(runId, nowIso, reason) as Array<{ id: string }>;
-  return rows.map((r) => r.id);
-}
-
-/**
  * Of the next `limit` active runs past their last step after the cursor (ends_at, id) — a bounded
  * page of automation_runs_due_idx, so runs held up by queued messages (no phone online) are not
  * read again on every call — those with nothing of theirs still queued. `last` is the page's end
@@ -266,28 +224,6 @@ export function completableRuns(sqlite: Database, nowIso: string, after: { endsA
 
 // ---- contacts and messages -------------------------------------------------------------------
 
-export interface RunContact {
-  id: string;
-  phoneNumber: string;
-  firstName: string | null;
-  lastName: string | null;
-  email: string | null;
-  source: string | null;
-  customFields: string;
-  status: string;
-  optedOut: number;
-  consent: string | null;
-  /** The contact's own IANA zone; null = the number's guess or the form's. */
-  timeZone: string | null;
-}
-
-const CONTACT_COLUMNS = `c.id, c.phone_number AS phoneNumber, c.first_name AS firstName, c.last_name AS lastName, c.email, c.source,
-  c.custom_fields AS customFields, c.status, c.opted_out AS optedOut, c.consent, c.time_zone AS timeZone`;
-
-export function runContact(sqlite: Database, accountId: string, contactId: string): RunContact | null {
-  return (sqlite.query(`SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE c.id = ?1 AND c.account_id = ?2`).get(contactId, accountId) as RunContact | null) ?? null;
-}
-
 /**
  * The values a submission's visitor sent (its `form_values` JSON, written by the applier with the
  * row), or an empty object: a run reads the dates its own submission gave, not what a later
@@ -307,41 +243,9 @@ export function submissionValues(sqlite: Database, submissionId: string): Record
   }
 }
 
-/** The next `limit` contacts of a segment after `cursor` (up to `lastContactId`), in id order. */
-export function segmentContacts(sqlite: Database, accountId: string, filter: ContactFilter, lastContactId: string, cursor: string, limit: number): RunContact[] {
-  const f = filterSql(accountId, filter);
-  // Walk the primary key from the cursor, as the broadcasts' chunks do (src/db/stores/broadcasts.ts).
-  const where = f.where.replace(/^c\.account_id = \?/, "+c.account_id = ?");
-  return sqlite
-    .query(`SELECT ${CONTACT_COLUMNS} FROM contacts c WHERE ${where} AND c.id <= ? AND c.id > ? ORDER BY c.id LIMIT ?`)
-    .all(...f.params, lastContactId, cursor, limit) as RunContact[];
-}
-
-/**
- * Texts to the number queued or sent and due in the 24 hours up to `at` (the per-recipient limit
- * as it will stand when a step goes out). One range of messages_account_recipient_created_idx.
- */
-export function textsInDayBefore(sqlite: Database, accountId: string, phone: string, fromIso: string, atIso: string): number {
-  return (
-    sqlite
-      .query(
-        `SELECT COUNT(*) AS n FROM messages WHERE account_id = ?1 AND recipient_phone = ?2 AND status IN ('queued', 'sent')
-           AND scheduled_for > ?3 AND scheduled_for <= ?4`,
-      )
-      .get(accountId, phone, fromIso, atIso) as { n: number }
-  ).n;
-}
-
 // ---- inbox -----------------------------------------------------------------------------------
 
-export interface InboxRow {
-  seq: number;
-  automationId: string;
-  submissionId: string;
-  contactId: string;
-  accountId: string;
-  createdAt: string;
-}
+export type InboxRow = typeof automationInbox.$inferSelect;
 
 export function inboxBatch(sqlite: Database, limit: number): InboxRow[] {
   return sqlite
@@ -362,19 +266,7 @@ export function deleteInboxRow(sqlite: Database, seq: number): void {
 
 // ---- start jobs ------------------------------------------------------------------------------
 
-export interface StartRecord {
-  id: string;
-  automationId: string;
-  accountId: string;
-  segment: string;
-  lastContactId: string;
-  cursor: string;
-  status: "running" | "done";
-  started: number;
-  skipped: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type StartRecord = typeof automationStarts.$inferSelect;
 
 const START_COLUMNS = `id, automation_id AS automationId, account_id AS accountId, segment, last_contact_id AS lastContactId, cursor, status, started, skipped,
   created_at AS createdAt, updated_at AS updatedAt`;

@@ -118,15 +118,9 @@ export function setAccountTimeZone(db: Database, accountId: string, tz: string |
   return db.query("UPDATE accounts SET time_zone = ?2 WHERE id = ?1").run(accountId, tz).changes > 0;
 }
 
-/** Lease holders (lease_device_id values) with their count of leased, still-queued messages. */
-export function leaseHolders(db: Database): Array<{ holder: string; accountId: string; n: number }> {
-  return db
-    .query(
-      `SELECT lease_device_id AS holder, account_id AS accountId, COUNT(*) AS n FROM messages
-       WHERE status = 'queued' AND lease_expires_at IS NOT NULL AND lease_token IS NOT NULL AND lease_device_id IS NOT NULL GROUP BY lease_device_id, account_id`,
-    )
-    .all() as Array<{ holder: string; accountId: string; n: number }>;
-}
+// Read from the messages table: its statement lives in stores/messages/ (docs/api-decisions.md,
+// "The house, round two: stores by table").
+export { leaseHolders } from "./messages";
 
 /**
  * Oldest scheduled_for among due queued messages (all accounts), or null: the first entry of each

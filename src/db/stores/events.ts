@@ -7,8 +7,26 @@ import type { Database } from "bun:sqlite";
 import type { webhookEndpoints, eventDeliveries, events } from "../schema/events";
 import type { RawRow } from "./row";
 
-/** Rows as stored (`SELECT *`), typed from the drizzle schema (src/db/schema/events.ts). */
-export type EndpointRow = RawRow<typeof webhookEndpoints>;
+type RawEndpoint = RawRow<typeof webhookEndpoints>;
+
+/**
+ * An endpoint, typed from the drizzle schema (src/db/schema/events.ts): its flags as booleans and
+ * its event types parsed (stored as 0/1 and a JSON array; a malformed list reads as none).
+ */
+export type EndpointRow = Omit<RawEndpoint, "is_active" | "allow_insecure" | "events"> & { is_active: boolean; allow_insecure: boolean; events: string[] };
+
+function endpointOf(r: RawEndpoint): EndpointRow {
+  let events: string[] = [];
+  try {
+    const v = JSON.parse(r.events) as unknown;
+    if (Array.isArray(v)) events = v.filter((x): x is string => typeof x === "string");
+  } catch {
+    /* a malformed stored list: no event types */
+  }
+  return { ...r, is_active: r.is_active === 1, allow_insecure: r.allow_insecure === 1, events };
+}
+
+/** Rows as stored (`SELECT *`), typed from the drizzle schema. */
 export type EventRow = RawRow<typeof events>;
 export type DeliveryRow = RawRow<typeof eventDeliveries>;
 
@@ -18,6 +36,8 @@ export interface DeliveryFilter {
   createdAfter?: string;
   createdBefore?: string;
 }
+
+const nullable = (r: RawEndpoint | null): EndpointRow | null => (r ? endpointOf(r) : null);
 
 export function eventStore(sqlite: Database) {
   const q = sqlite.query.bind(sqlite);
@@ -80,14 +100,14 @@ export function eventStore(sqlite: Database) {
     hasUnfanned: () => (s.maxSeq.get() as { s: number }).s > (s.doneSeq.get() as { s: number }).s,
     findEvent: (accountId: string, id: string) => s.eventById.get(id, accountId) as EventRow | null,
     eventPayload: (id: string) => (s.eventPayload.get(id) as { payload: string } | null)?.payload ?? null,
-    listActiveEndpoints: () => s.activeEndpoints.all() as EndpointRow[],
-    listEndpoints: (accountId: string) => s.endpointsOf.all(accountId) as EndpointRow[],
-    findEndpoint: (accountId: string, id: string) => s.endpointById.get(id, accountId) as EndpointRow | null,
-    findEndpointById: (id: string) => s.endpointAnyAccount.get(id) as EndpointRow | null,
+    listActiveEndpoints: (): EndpointRow[] => (s.activeEndpoints.all() as RawEndpoint[]).map(endpointOf),
+    listEndpoints: (accountId: string): EndpointRow[] => (s.endpointsOf.all(accountId) as RawEndpoint[]).map(endpointOf),
+    findEndpoint: (accountId: string, id: string): EndpointRow | null => nullable(s.endpointById.get(id, accountId) as RawEndpoint | null),
+    findEndpointById: (id: string): EndpointRow | null => nullable(s.endpointAnyAccount.get(id) as RawEndpoint | null),
     countEndpoints: (accountId: string) => (s.countEndpoints.get(accountId) as { n: number }).n,
     /** An SMSGate client's registration by its own id. */
-    findEndpointByExternalId: (accountId: string, externalId: string) => s.endpointByExternalId.get(accountId, externalId) as EndpointRow | null,
-    listSmsgateEndpoints: (accountId: string) => s.smsgateEndpointsOf.all(accountId) as EndpointRow[],
+    findEndpointByExternalId: (accountId: string, externalId: string): EndpointRow | null => nullable(s.endpointByExternalId.get(accountId, externalId) as RawEndpoint | null),
+    listSmsgateEndpoints: (accountId: string): EndpointRow[] => (s.smsgateEndpointsOf.all(accountId) as RawEndpoint[]).map(endpointOf),
     /** SMSGate's device filter of a registration (kept and shown back). */
     setEndpointDevice: (id: string, deviceId: string | null) => void sqlite.query("UPDATE webhook_endpoints SET device_id = ?2 WHERE id = ?1").run(id, deviceId),
     insertEndpoint(r: EndpointRow) {
@@ -97,7 +117,7 @@ export function eventStore(sqlite: Database) {
              previous_secret_expires_at, failing_since, disabled_at, disabled_reason, created_at, updated_at, format, external_id, device_id)
            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)`,
         )
-        .run(r.id, r.account_id, r.url, r.events, r.description, r.is_active, r.allow_insecure, r.secret, r.previous_secret,
+        .run(r.id, r.account_id, r.url, JSON.stringify(r.events), r.description, r.is_active ? 1 : 0, r.allow_insecure ? 1 : 0, r.secret, r.previous_secret,
           r.previous_secret_expires_at, r.failing_since, r.disabled_at, r.disabled_reason, r.created_at, r.updated_at, r.format, r.external_id, r.device_id);
     },
     updateEndpoint(r: EndpointRow) {
@@ -107,7 +127,7 @@ export function eventStore(sqlite: Database) {
              previous_secret = ?8, previous_secret_expires_at = ?9, failing_since = ?10, disabled_at = ?11, disabled_reason = ?12,
              updated_at = ?13 WHERE id = ?1`,
         )
-        .run(r.id, r.url, r.events, r.description, r.is_active, r.allow_insecure, r.secret, r.previous_secret, r.previous_secret_expires_at,
+        .run(r.id, r.url, JSON.stringify(r.events), r.description, r.is_active ? 1 : 0, r.allow_insecure ? 1 : 0, r.secret, r.previous_secret, r.previous_secret_expires_at,
           r.failing_since, r.disabled_at, r.disabled_reason, r.updated_at);
     },
     deleteEndpoint: (accountId: string, id: string) => sqlite.query("DELETE FROM webhook_endpoints WHERE id = ?1 AND account_id = ?2").run(id, accountId).changes,

@@ -9,6 +9,8 @@ import type { Db } from "../open";
 import { forms } from "../schema";
 import { invalidateWebhookForms } from "../webhook-form-cache";
 import { LEVEL_DAY } from "../../domain/rollup-buckets";
+import { deleteFormMessages } from "./messages/deletes";
+import { contactCountsByForm, deleteFormContacts } from "./contacts";
 
 export type FormRow = Omit<typeof forms.$inferSelect, "plainHttpPostAt">;
 
@@ -84,18 +86,9 @@ export function updateForm(db: Db, accountId: string, id: string, patch: Partial
  */
 export function deleteFormCascade(db: Db, accountId: string, id: string): string[] {
   const sqlite = db.$client;
-  const removedQueued = (
-    sqlite
-      .query(
-        `SELECT id FROM messages WHERE status = 'queued' AND account_id = ?1 AND (form_id = ?2
-           OR contact_id IN (SELECT id FROM contacts WHERE form_id = ?2 AND account_id = ?1))`,
-      )
-      .all(accountId, id) as Array<{ id: string }>
-  ).map((r) => r.id);
-  sqlite.query("DELETE FROM messages WHERE account_id = ?1 AND contact_id IN (SELECT id FROM contacts WHERE form_id = ?2 AND account_id = ?1)").run(accountId, id);
-  sqlite.query("DELETE FROM messages WHERE account_id = ? AND form_id = ?").run(accountId, id);
+  const removedQueued = deleteFormMessages(sqlite, accountId, id);
   sqlite.query("DELETE FROM submissions WHERE form_id = ?").run(id);
-  sqlite.query("DELETE FROM contacts WHERE account_id = ? AND form_id = ?").run(accountId, id);
+  deleteFormContacts(sqlite, accountId, id);
   sqlite.query("DELETE FROM forms WHERE account_id = ? AND id = ?").run(accountId, id);
   invalidateWebhookForms(sqlite);
   return removedQueued;
@@ -135,13 +128,13 @@ export function formTallies(
        WHERE account_id = ?1 AND form_id IN (${marks}) AND level = ${LEVEL_DAY} AND reason = '' GROUP BY form_id`,
     )
     .all(accountId, ...formIds) as Array<{ formId: string; n: number; sent: number }>;
-  const contacts = sqlite
-    .query(
-      `SELECT form_id AS formId, count(*) AS n, coalesce(sum(status = 'converted'), 0) AS converted FROM contacts
-       WHERE form_id IN (${formIds.map(() => "?").join(", ")}) GROUP BY form_id`,
-    )
-    .all(...formIds) as Array<{ formId: string; n: number; converted: number }>;
+  const contacts = contactCountsByForm(sqlite, formIds);
   return { messages, contacts };
+}
+
+/** The form is the account's (an import row's formId). */
+export function formBelongsTo(sqlite: Database, formId: string, accountId: string): boolean {
+  return sqlite.query("SELECT id FROM forms WHERE id = ? AND account_id = ?").get(formId, accountId) !== null;
 }
 
 /** Gives the form a new webhook token; false when the form is not the account's. */

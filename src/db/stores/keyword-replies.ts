@@ -9,8 +9,6 @@ import type { RawRow } from "./row";
 
 export type KeywordReplyRecord = typeof keywordReplies.$inferSelect;
 
-/** metadata.source of a keyword reply's message (not a STOP/START/HELP reply: it never goes to an opted-out number). */
-export const KEYWORD_RULE_SOURCE = "keyword-rule";
 
 type Raw = RawRow<typeof keywordReplies>;
 
@@ -63,20 +61,6 @@ export function deleteKeywordReply(sqlite: Database, accountId: string, id: stri
   return sqlite.query("DELETE FROM keyword_replies WHERE id = ?1 AND account_id = ?2").run(id, accountId).changes > 0;
 }
 
-/**
- * Whether the rule answered this number since `since` (a reply queued or gone out; a cancelled
- * one told nobody). Read from the messages themselves, inside the inbound text's transaction, so
- * two texts arriving together and a restart in between see the same answer. One range of
- * messages_account_recipient_created_idx.
- */
-export function ruleAnsweredSince(sqlite: Database, accountId: string, phone: string, ruleId: string, since: string): boolean {
-  return (
-    sqlite
-      .query(
-        `SELECT 1 AS x FROM messages WHERE account_id = ?1 AND recipient_phone = ?2 AND created_at >= ?3 AND status <> 'cancelled'
-           AND CASE WHEN json_valid(metadata) THEN json_extract(metadata, '$.source') IS '${KEYWORD_RULE_SOURCE}' AND json_extract(metadata, '$.keywordReplyId') IS ?4 ELSE 0 END
-         LIMIT 1`,
-      )
-      .get(accountId, phone, since, ruleId) !== null
-  );
-}
+// Read from the messages table: its statement lives in stores/messages/ (docs/api-decisions.md,
+// "The house, round two: stores by table").
+export { KEYWORD_RULE_SOURCE, ruleAnsweredSince } from "./messages/recipient-limits";

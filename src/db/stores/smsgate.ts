@@ -6,6 +6,8 @@
 import type { Database } from "bun:sqlite";
 import type { RawRow } from "./row";
 import type { smsgateClients, smsgateMessages, smsgateRecipients } from "../schema";
+import { countFailedSince } from "./messages";
+import { textsToSince } from "./messages/recipient-limits";
 
 export type SmsgateMessageRow = RawRow<typeof smsgateMessages>;
 export type SmsgateRecipientRow = RawRow<typeof smsgateRecipients>;
@@ -77,10 +79,6 @@ export function smsgateStore(sqlite: Database) {
       `SELECT m.id FROM smsgate_recipients r JOIN messages m ON m.id = r.message_id
         WHERE r.account_id = ?1 AND r.smsgate_id = ?2 AND m.status = 'queued' AND m.lease_token IS NULL`,
     ),
-    countFailedSince: q("SELECT count(*) AS n FROM messages WHERE account_id = ?1 AND status = 'failed' AND created_at >= ?2"),
-    countRecentTo: q(
-      "SELECT count(*) AS n FROM messages WHERE account_id = ?1 AND recipient_phone = ?2 AND created_at >= ?3 AND status IN ('queued', 'sent')",
-    ),
   };
   return {
     client: (accountId: string) => s.client.get(accountId) as SmsgateClientRow | null,
@@ -131,8 +129,8 @@ export function smsgateStore(sqlite: Database) {
     /** The recipients' messages still queued and held by no phone (what a cancel or an expiry may still stop). */
     notHandedOut: (accountId: string, id: string) => (s.notHandedOut.all(accountId, id) as Array<{ id: string }>).map((r) => r.id),
     /** Texts of the account created since then that failed (the local server's messages:failed check). */
-    countFailedSince: (accountId: string, sinceIso: string) => (s.countFailedSince.get(accountId, sinceIso) as { n: number }).n,
-    countRecentTo: (accountId: string, phone: string, sinceIso: string) => (s.countRecentTo.get(accountId, phone, sinceIso) as { n: number }).n,
+    countFailedSince: (accountId: string, sinceIso: string) => countFailedSince(sqlite, accountId, sinceIso),
+    countRecentTo: (accountId: string, phone: string, sinceIso: string) => textsToSince(sqlite, accountId, phone, sinceIso),
   };
 }
 

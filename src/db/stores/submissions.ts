@@ -2,15 +2,18 @@
  * What accepting a webhook submission reads (services/submissions.ts): the form and its
  * account by the address's token, whether the form still exists, the account's contact by phone,
  * and the counts its limits need (duplicate window, per-recipient and daily limits). These reads
- * touch forms, accounts, contacts and messages, but they are the submission's: prepared once on
- * the main connection for the hot path, and read inside the group-commit job together with the
+ * touch forms, accounts, contacts and messages (those on contacts and messages live in their
+ * tables' folders, stores/contacts/accepting.ts and stores/messages/accepting.ts, and are gathered
+ * here): prepared once on the main connection for the hot path, and read inside the group-commit job together with the
  * intake's applied mark (docs/api-decisions.md, "One home per rule: accepting a submission").
  */
 import type { Database, Statement } from "bun:sqlite";
 import type { forms } from "../schema/forms";
 import type { accounts } from "../schema/accounts";
-import type { contacts } from "../schema/contacts";
-import type { messages } from "../schema/messages";
+import { acceptingContactStatements, type SubmissionContact } from "./contacts/accepting";
+import { acceptingMessageStatements, type LatestMessage } from "./messages/accepting";
+
+export type { LatestMessage, SubmissionContact };
 
 type Form = typeof forms.$inferSelect;
 
@@ -19,12 +22,6 @@ export type WebhookFormRow = Pick<Form, "id" | "accountId" | "name" | "messageTe
   isActive: number;
   monthlyQuota: (typeof accounts.$inferSelect)["monthlyQuota"];
 };
-
-/** The account's contact with a phone number, and its opt-out flag as stored (0 or 1). */
-export type SubmissionContact = Pick<typeof contacts.$inferSelect, "id" | "timeZone"> & { optedOut: number };
-
-/** The latest message to a number from a form (the duplicate window's answer). */
-export type LatestMessage = Pick<typeof messages.$inferSelect, "id" | "scheduledFor" | "sentAt" | "status">;
 
 const FORM_COLUMNS = `f.id, f.account_id AS accountId, f.name, f.message_template AS messageTemplate, f.is_active AS isActive, f.fields,
          f.settings, f.updated_at AS updatedAt, a.monthly_quota AS monthlyQuota`;
@@ -52,15 +49,7 @@ export function submissionStore(sqlite: Database): SubmissionStore {
     formByToken: sqlite.prepare(`SELECT ${FORM_COLUMNS} FROM forms f JOIN accounts a ON a.id = f.account_id WHERE f.webhook_token = ?`),
     formExists: sqlite.prepare("SELECT id FROM forms WHERE id = ?"),
     formHasAutomation: sqlite.prepare("SELECT 1 AS x FROM automations WHERE form_id = ? AND is_active = 1 AND deleted_at IS NULL LIMIT 1"),
-    contactByPhone: sqlite.prepare("SELECT id, opted_out AS optedOut, time_zone AS timeZone FROM contacts WHERE account_id = ? AND phone_number = ?"),
-    lastMessageTo: sqlite.prepare(
-      `SELECT id, scheduled_for AS scheduledFor, sent_at AS sentAt, status FROM messages
-        WHERE account_id = ? AND recipient_phone = ? AND form_id = ? AND created_at >= ? AND status IN ('queued', 'sent')
-        ORDER BY created_at DESC LIMIT 1`,
-    ),
-    countRecentTo: sqlite.prepare(
-      "SELECT count(*) AS n FROM messages WHERE account_id = ? AND recipient_phone = ? AND created_at >= ? AND status IN ('queued', 'sent')",
-    ),
-    countScheduled: sqlite.prepare("SELECT count(*) AS n FROM messages WHERE form_id = ? AND scheduled_for >= ? AND scheduled_for < ?"),
+    ...acceptingContactStatements(sqlite),
+    ...acceptingMessageStatements(sqlite),
   };
 }

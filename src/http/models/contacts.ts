@@ -120,7 +120,7 @@ const Count = t.Integer({ minimum: 0 });
  */
 const CustomFields = t.Object({}, { additionalProperties: t.String() });
 
-/** How a contact entered, recorded when it was created (src/db/stores/contacts.ts ConsentRecord). */
+/** How a contact entered, recorded when it was created (src/db/stores/contacts/index.ts ConsentRecord). */
 const Consent = t.Object({
   source: literals(["webhook", "import", "manual", "api", "inbound"]),
   formId: t.Optional(t.String({ description: "webhook: the form posted to" })),

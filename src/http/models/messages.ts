@@ -3,7 +3,7 @@ import { Waiting } from "./sending";
 import { IntParam, PageQuery, checked, Envelope, Timestamp, NullableTimestamp, NullableString, PageInfo, Deleted, literals, Actor } from "./common";
 import { MESSAGE_STATUSES } from "../../domain/message-transitions";
 import { PRIORITIES } from "../../domain/form-definition";
-import { FAILURE_HISTORY_MAX, LEASE_HISTORY_MAX } from "../../db/message-history";
+import { FAILURE_HISTORY_MAX, LEASE_HISTORY_MAX } from "../../db/stores/messages/history";
 import { MESSAGE_STAGES } from "../../domain/message-stage";
 
 const MessageStatus = literals(MESSAGE_STATUSES);

@@ -154,7 +154,7 @@ export class AutomationEngine {
     if (!contact) return;
     const run = this.runs.startRun(ctx, contact, Date.parse(r.createdAt), r.submissionId, now, out, submissionValues(this.sqlite, r.submissionId));
     // A reply that came between the submission and this moment (the inbox waited) stops it too.
-    if (typeof run === "object" && ctx.a.stopOnReply === 1 && repliedSince(this.sqlite, contact.id, r.createdAt)) markRunStopping(this.sqlite, run.runId, "replied");
+    if (typeof run === "object" && ctx.a.stopOnReply && repliedSince(this.sqlite, contact.id, r.createdAt)) markRunStopping(this.sqlite, run.runId, "replied");
   }
 
   /**

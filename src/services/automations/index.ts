@@ -262,11 +262,11 @@ export class AutomationService {
     return {
       formId: v.formId,
       name: v.name,
-      isActive: v.isActive ? 1 : 0,
+      isActive: v.isActive,
       steps: JSON.stringify(v.steps),
-      stopOnReply: v.stopOnReply ? 1 : 0,
+      stopOnReply: v.stopOnReply,
       stopOnStatus: JSON.stringify(v.stopOnStatus),
-      restartOnResubmit: v.restartOnResubmit ? 1 : 0,
+      restartOnResubmit: v.restartOnResubmit,
     };
   }
 
@@ -274,11 +274,11 @@ export class AutomationService {
     return {
       name: a.name,
       formId: a.formId,
-      isActive: a.isActive === 1,
+      isActive: a.isActive,
       steps: JSON.parse(a.steps) as AutomationStep[],
-      stopOnReply: a.stopOnReply === 1,
+      stopOnReply: a.stopOnReply,
       stopOnStatus: JSON.parse(a.stopOnStatus) as AutomationInput["stopOnStatus"],
-      restartOnResubmit: a.restartOnResubmit === 1,
+      restartOnResubmit: a.restartOnResubmit,
     };
   }
 

@@ -96,7 +96,7 @@ export class Runs {
    */
   startRun(ctx: RunContext, contact: RunContact, start: number, submissionId: string | null, now: number, out: Outcome, given: Record<string, string> = {}): RunSkip | { runId: string } {
     const skip = this.runSkip(ctx, contact);
-    if (skip === "already-running" && submissionId !== null && ctx.a.restartOnResubmit === 1) {
+    if (skip === "already-running" && submissionId !== null && ctx.a.restartOnResubmit) {
       this.stopRun(activeRun(this.sqlite, ctx.a.id, contact.id)!, "restarted", now, out);
     } else if (skip) return skip;
     const a = ctx.a;
@@ -210,7 +210,7 @@ export class Runs {
   /** Why the contact gets no run of this automation now; null: it does. */
   runSkip(ctx: RunContext, c: RunContact): RunSkip | null {
     // Asked in this order (a status stop before a missing consent box, as the counts say).
-    if (!admit({ recipient: { optedOut: c.optedOut === 1 } }).ok) return "opted-out";
+    if (!admit({ recipient: { optedOut: c.optedOut } }).ok) return "opted-out";
     if (ctx.stopOnStatus.includes(c.status)) return "status";
     if (!admit({ consent: { field: ctx.consentField, values: parseObject(c.customFields), vouched: consentVouched(parseObject(c.consent)) } }).ok) return "no-consent";
     if (hasActiveRun(this.sqlite, ctx.a.id, c.id)) return "already-running";

@@ -75,7 +75,7 @@ export class AutomationStarts {
     const skipped = Object.fromEntries(RUN_SKIP_REASONS.map((r) => [r, 0])) as Record<RunSkip, number>;
     let cursor = "";
     for (;;) {
-      const rows = segmentContacts(this.sqlite, accountId, filter, lastContactId, cursor, 1_000);
+      const rows = segmentContacts(this.sqlite, { accountId, filter, lastContactId, cursor, limit: 1_000 });
       for (const c of rows) {
         contacts++;
         const why = this.runs.runSkip(ctx, c);
@@ -191,7 +191,7 @@ export class AutomationStarts {
       advanceStart(this.sqlite, jobId, { cursor: job.cursor, started: 0, skipped: job.skipped, done: true, updatedAt: now });
       return false;
     }
-    const rows = segmentContacts(this.sqlite, job.accountId, this.runs.filterOf(job.segment), job.lastContactId, job.cursor, START_CHUNK);
+    const rows = segmentContacts(this.sqlite, { accountId: job.accountId, filter: this.runs.filterOf(job.segment), lastContactId: job.lastContactId, cursor: job.cursor, limit: START_CHUNK });
     const skipped = JSON.parse(job.skipped) as Record<string, number>;
     let started = 0;
     for (const c of rows) {

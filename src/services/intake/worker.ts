@@ -9,7 +9,7 @@ import { EventOutbox, registerOutbox } from "../events";
 import { APPLY_BATCH_MAX, IntakeApplier, type BatchResult } from "./applier";
 import { SLOT_APPLIED, SLOT_APPLIER_HOLDS, SLOT_DURABLE, SLOT_MAIN_WANTS } from "./applier-lock";
 import { GATE_MAX_WAIT_MS } from "../../db/write-gate";
-import { INDEX_CHUNK_ROWS, PendingSearchIndex } from "../../db/stores/contact-search-pending";
+import { INDEX_CHUNK_ROWS, PendingSearchIndex } from "../../db/stores/contacts/search-pending";
 
 declare const self: Worker;
 
@@ -48,7 +48,7 @@ const INDEX_QUIET_MS = 200;
 
 let connection: Database | undefined;
 let applier: IntakeApplier | undefined;
-/** The search index's pending contacts (src/db/stores/contact-search-pending.ts), indexed when the intake is idle. */
+/** The search index's pending contacts (src/db/stores/contacts/search-pending.ts), indexed when the intake is idle. */
 let search: PendingSearchIndex | undefined;
 let indexTimer: ReturnType<typeof setTimeout> | undefined;
 /** PRAGMA data_version at the last look: it moves when another connection commits. */

@@ -5,7 +5,7 @@
  * what the webhook's job admitted, see index.ts). test/unit/sending-home.test.ts keeps it so.
  */
 import type { Database } from "bun:sqlite";
-import { insertMessageRow } from "../../db/message-suppression";
+import { insertMessageRow } from "../../db/stores/messages/suppression";
 import { insertTemplateMessage, type TemplateMessage } from "../../db/stores/broadcasts";
 import type { MessageRow } from "../../db/stores/messages";
 import { recipientName } from "../../domain/contact-name";

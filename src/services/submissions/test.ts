@@ -11,7 +11,7 @@ import { validationError } from "../../errors";
 import type { Actor } from "../../domain/people";
 import { normalizePhone } from "../../domain/phone";
 import { fieldLabel } from "../../domain/visitor-words";
-import type { Message } from "../../db/message-rows";
+import type { Message } from "../../db/stores/messages/rows";
 import type { WebhookForm } from "./form-lookup";
 import { checkSubmission } from "./write";
 

@@ -3,7 +3,7 @@ import type { Database } from "bun:sqlite";
 import { startTestServer, expectStatus, type TestServer } from "../../helpers/server";
 import { insertContact, insertForm, insertMessage } from "../../helpers/fixtures";
 import { formTallies } from "../../../src/db/stores/forms";
-import { countConversations, unreadTotal } from "../../../src/db/stores/conversations";
+import { countConversations, unreadTotal } from "../../../src/db/stores/contacts/conversations";
 
 // The counts the dashboard asks on every visit of Forms and Conversations read a few small rows
 // or an index alone, never every message or every contact of the account (docs/api-decisions.md,
@@ -99,7 +99,7 @@ describe("the Conversations page's counts", () => {
 
     for (const unread of [undefined, true, false] as const) {
       let n = -1;
-      const ran = capture(sqlite, () => (n = countConversations(sqlite, s.accountId, {}, unread)));
+      const ran = capture(sqlite, () => (n = countConversations(sqlite, s.accountId, { filter: {}, unread })));
       expect(ran.map((q) => q.sql).join("\n")).not.toMatch(/\bcontacts\b/);
       const expected = (
         sqlite
@@ -108,13 +108,13 @@ describe("the Conversations page's counts", () => {
       ).n;
       expect(n).toBe(expected);
     }
-    expect(countConversations(sqlite, s.accountId, {}, true)).toBe(1);
+    expect(countConversations(sqlite, s.accountId, { filter: {}, unread: true })).toBe(1);
     // A filter on the contacts keeps the join (and its answer).
-    expect(countConversations(sqlite, s.accountId, { status: "converted" }, undefined)).toBe(
+    expect(countConversations(sqlite, s.accountId, { filter: { status: "converted" } })).toBe(
       (sqlite.query("SELECT count(*) AS n FROM conversations v JOIN contacts c ON c.id = v.contact_id WHERE v.account_id = ?1 AND c.status = 'converted'").get(s.accountId) as { n: number }).n,
     );
     // Tenant isolation: the other account's conversation is not in this account's figure.
-    expect(countConversations(sqlite, other.account.id, {}, undefined)).toBe(1);
+    expect(countConversations(sqlite, other.account.id, { filter: {} })).toBe(1);
     const d = (await expectStatus(await s.api("/conversations?limit=5"), 200)).data;
     expect(d.pagination.total).toBe(joined);
     expect(d.unreadTotal).toBe(1);

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { migrate } from "../../../src/db/migrate";
-import { CONTACT_BATCH_ROWS, ContactInsertBatch, chunkSize } from "../../../src/db/stores/contact-batch";
+import { CONTACT_BATCH_ROWS, ContactInsertBatch, chunkSize } from "../../../src/db/stores/contacts/batch";
 
 let db: Database;
 beforeEach(() => {

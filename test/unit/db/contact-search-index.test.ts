@@ -10,12 +10,12 @@ import { join } from "node:path";
 import { openSqlite } from "../../../src/db/open";
 import { migrate } from "../../../src/db/migrate";
 import { EMBEDDED_MIGRATIONS } from "../../../src/db/migrations.gen";
-import { filterSql } from "../../../src/db/stores/contact-filter";
+import { filterSql } from "../../../src/db/stores/contacts/filter";
 import { contactSearchText } from "../../../src/domain/contact-search";
 import { ftsMatch } from "../../../src/domain/contact-fts";
 import { searchPattern } from "../../../src/domain/contact-query";
 import { tempDir } from "../../helpers/server";
-import { searchIndexDifferences } from "../../../src/db/stores/contact-search-pending";
+import { searchIndexDifferences } from "../../../src/db/stores/contacts/search-pending";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));

@@ -1,6 +1,6 @@
 /**
  * Migration 0023: new contacts wait in contacts_fts_pending and are indexed later, in chunks
- * (src/db/stores/contact-search-pending.ts). Searches are exact in every state — pending, indexed, and
+ * (src/db/stores/contacts/search-pending.ts). Searches are exact in every state — pending, indexed, and
  * after updates and deletes of either — `textwire doctor --check` finds a pending row missing or
  * extra, and `--rebuild` repairs it.
  */
@@ -10,10 +10,10 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { openSqlite } from "../../../src/db/open";
 import { migrate } from "../../../src/db/migrate";
-import { filterSql } from "../../../src/db/stores/contact-filter";
+import { filterSql } from "../../../src/db/stores/contacts/filter";
 import { contactSearchText } from "../../../src/domain/contact-search";
 import { searchPattern } from "../../../src/domain/contact-query";
-import { PendingSearchIndex, searchIndexDifferences } from "../../../src/db/stores/contact-search-pending";
+import { PendingSearchIndex, searchIndexDifferences } from "../../../src/db/stores/contacts/search-pending";
 import { checkDerived, rebuildDerived } from "../../../src/services/doctor";
 import { tempDir } from "../../helpers/server";
 

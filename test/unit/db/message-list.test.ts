@@ -3,7 +3,7 @@ import { startTestServer, type TestServer } from "../../helpers/server";
 import { insertForm, insertMessage } from "../../helpers/fixtures";
 
 // Migration 0019: a whole-account page by created or scheduled time merges the four status ranges
-// of (account_id, status, time) (src/db/message-list.ts). Its pages must be exactly those of one
+// of (account_id, status, time) (src/db/stores/messages/list.ts). Its pages must be exactly those of one
 // ordered read of the account's messages, ties (equal times) included, on every page.
 let s: TestServer;
 beforeAll(async () => {

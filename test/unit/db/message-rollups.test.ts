@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../helpers/server";
 import { insertForm, insertMessage } from "../../helpers/fixtures";
-import { RollupStore } from "../../../src/db/message-rollups";
+import { RollupStore } from "../../../src/db/stores/messages/rollups";
 import { derivedCounts } from "../../../src/db/derived-counts";
 import { bucketIndex, dayBoundaries, periodWindow } from "../../../src/domain/time-series";
 import { prefixOf } from "../../../src/domain/rollup-buckets";

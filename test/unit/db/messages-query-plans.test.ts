@@ -5,7 +5,7 @@ import { insertContact, insertForm, insertMessage } from "../../helpers/fixtures
 import { Sequence } from "../../../src/lib/seq";
 import { largestMessageSeq } from "../../../src/db/database-info";
 import { OLDEST_DUE_SQL } from "../../../src/db/stores/devices";
-import { RollupStore } from "../../../src/db/message-rollups";
+import { RollupStore } from "../../../src/db/stores/messages/rollups";
 
 // With the analytics indexes gone and the lease index partial (migration 0015),
 // every filter and sort of the messages list, the lease (next) path and the queue/lease boot and

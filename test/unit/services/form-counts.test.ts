@@ -16,7 +16,7 @@ import { createDeps, type AppDeps } from "../../../src/deps";
 import { defaultServeConfig } from "../../../src/config";
 import { IntakeApplier, type IntakeEntry } from "../../../src/services/intake/applier";
 import { checkDerived, rebuildDerived } from "../../../src/services/doctor";
-import { RollupStore } from "../../../src/db/message-rollups";
+import { RollupStore } from "../../../src/db/stores/messages/rollups";
 import { derivedCounts, NEW_CONTACTS, SUBMISSIONS } from "../../../src/db/derived-counts";
 import { bucketIndex, dayBoundaries, periodWindow } from "../../../src/domain/time-series";
 import { tempDir } from "../../helpers/server";

@@ -3,7 +3,7 @@
  * form) by status, the mean time to a first response, and per form. The service turns them into rates.
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import type { ContactRow } from "./contacts";
+import type { ContactRow } from "./index";
 
 export interface ContactWindowCounts {
   byStatus: Array<{ status: ContactRow["status"]; n: number }>;
@@ -28,4 +28,19 @@ export function contactWindowCounts(sqlite: Database, accountId: string, fromIso
     )
     .all(...params) as ContactWindowCounts["byForm"];
   return { byStatus, response, byForm };
+}
+
+/**
+ * Of the account's contacts texted since `sinceIso` (their last text was sent then or later; one
+ * form's when formId is given), how many sent a text back since then. Read from the partial index
+ * of texted contacts alone (migration 0018), not every contact row.
+ */
+export function replyCounts(sqlite: Database, accountId: string, formId: string | null, sinceIso: string): { texted: number; replied: number } {
+  return sqlite
+    .query(
+      `SELECT COUNT(*) AS texted, COALESCE(SUM(EXISTS (SELECT 1 FROM inbound_messages i WHERE i.contact_id = c.id AND i.received_at >= ?3)), 0) AS replied
+       FROM contacts c INDEXED BY contacts_account_contacted_idx
+       WHERE c.account_id = ?2 AND c.last_contacted_at IS NOT NULL AND c.last_contacted_at >= ?3 AND (?1 IS NULL OR c.form_id = ?1)`,
+    )
+    .get(formId, accountId, sinceIso) as { texted: number; replied: number };
 }

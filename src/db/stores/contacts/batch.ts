@@ -12,7 +12,7 @@
  * and before its transaction commits.
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import { recordFormRows } from "../derived-counts";
+import { recordFormRows } from "../../derived-counts";
 
 /** Columns of a new contact, in the order of `contactInsertValues`. */
 export const CONTACT_INSERT_COLUMNS = `(id, account_id, phone_number, first_name, last_name, email, status, form_id, custom_fields, tags,

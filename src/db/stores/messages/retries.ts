@@ -4,7 +4,7 @@
  * callers own the transaction.
  */
 import type { Database } from "bun:sqlite";
-import { DEFAULT_MAX_ATTEMPTS } from "../domain/retry-policy";
+import { DEFAULT_MAX_ATTEMPTS } from "../../../domain/retry-policy";
 
 /** The message's own maxAttempts, else its form's settings.maxAttempts, else the default. */
 export function effectiveMaxAttempts(sqlite: Database, messageId: string): number {

@@ -2,7 +2,7 @@
  * A message's lease history, kept small inside its `metadata` (no table of its own): the detail
  * view's timeline (GET /v1/messages/{id}) needs each lease's phone and expiry, which the lease
  * columns forget when the lease ends. `metadata.leases` holds the latest LEASE_HISTORY_MAX leases
- * `{at, deviceId, expiresAt, expired?}`; `metadata.failures` (message-retries.ts) holds the failed
+ * `{at, deviceId, expiresAt, expired?}`; `metadata.failures` (retries.ts) holds the failed
  * attempts, an owner's retry included (`by: "owner"`). SQL fragments for the statements that
  * already write the row, so recording costs no extra write.
  */

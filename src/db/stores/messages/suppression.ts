@@ -5,8 +5,8 @@
  * ones are called by src/services/opt-outs.ts alone (test/unit/opt-outs-home.test.ts).
  */
 import type { Database } from "bun:sqlite";
-import { recordMessageInsert } from "./derived-counts";
-import type { MessageRow } from "./message-rows";
+import { recordMessageInsert } from "../../derived-counts";
+import type { MessageRow } from "./rows";
 
 /** failureReason of messages cancelled because their recipient opted out. */
 export const OPTED_OUT_REASON = "opted-out";

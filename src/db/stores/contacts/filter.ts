@@ -3,8 +3,8 @@
  * account: used by the contact list, exports, conversations and broadcast audiences.
  */
 import type { SQLQueryBindings } from "bun:sqlite";
-import { ftsMatch } from "../../domain/contact-fts";
-import type { ContactFilter } from "../../domain/contact-query";
+import { ftsMatch } from "../../../domain/contact-fts";
+import type { ContactFilter } from "../../../domain/contact-query";
 
 /** The rowids of the account's contacts having one tag, in rowid order (contact_tags' key). */
 export const TAG_ROWIDS = "SELECT contact_rowid FROM contact_tags WHERE account_id = ? AND tag = ?";

@@ -1,11 +1,11 @@
 /**
  * Planning a page of the contact list: which index drives it, how the total is counted, and a
  * cache of totals and matching rowids between requests. All of it is SQL built from the filter
- * (contact-filter.ts), so it lives with the store; ContactService.list answers with it.
+ * (filter.ts), so it lives with the store; ContactService.list answers with it.
  */
 import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
-import type { ContactFilter, ContactListQuery } from "../../domain/contact-query";
-import { filterSql, TAG_ROWIDS, TAG_STATUS_ROWIDS, type TagMode } from "./contact-filter";
+import type { ContactFilter, ContactListQuery } from "../../../domain/contact-query";
+import { filterSql, TAG_ROWIDS, TAG_STATUS_ROWIDS, type TagMode } from "./filter";
 
 /** A row of the list: the columns the dashboard's table shows. */
 export interface ContactListItem {

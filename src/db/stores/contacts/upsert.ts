@@ -9,18 +9,18 @@
  * row for an unchanged contact. The row written is the same either way.
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import type { contacts } from "../schema/contacts";
+import type { contacts } from "../../schema/contacts";
 
 type ContactRow = typeof contacts.$inferSelect;
 
-/** A stored contact's columns, as stored (JSON text for custom fields and tags), typed from the schema. */
+/**
+ * A stored contact's columns, typed from the schema: custom fields and tags as their stored JSON
+ * text (an import writes only the columns whose text changes), the opt-out as a boolean.
+ */
 export type StoredContactRow = Pick<
   ContactRow,
-  "id" | "phoneNumber" | "firstName" | "lastName" | "email" | "status" | "customFields" | "tags" | "lastResponseAt" | "source" | "notes" | "searchText" | "updatedAt" | "timeZone"
-> & {
-  /** 0 or 1: a plain SQL read gives the boolean column as SQLite stores it. */
-  optedOut: number;
-};
+  "id" | "phoneNumber" | "firstName" | "lastName" | "email" | "status" | "customFields" | "tags" | "lastResponseAt" | "source" | "notes" | "searchText" | "updatedAt" | "timeZone" | "optedOut"
+>;
 
 /** The columns an import row may change, with their StoredContactRow key. */
 export const UPSERT_COLUMNS = [
@@ -54,7 +54,9 @@ export class ContactUpserts {
 
   /** The account's contact with this (E.164) number, or null. */
   findByPhone(accountId: string, phone: string): StoredContactRow | null {
-    return this.byPhone.get(accountId, phone) as StoredContactRow | null;
+    // A plain SQL read gives the boolean column as SQLite stores it (0 or 1).
+    const r = this.byPhone.get(accountId, phone) as (Omit<StoredContactRow, "optedOut"> & { optedOut: number }) | null;
+    return r && { ...r, optedOut: r.optedOut === 1 };
   }
 
   /**

@@ -3,7 +3,7 @@
  * connection; `sqlite.query` caches each statement, so the hot ones are prepared once.
  */
 import type { Database } from "bun:sqlite";
-import type { inboundMessages } from "./schema";
+import type { inboundMessages } from "../schema";
 
 export type InboundRow = typeof inboundMessages.$inferSelect;
 

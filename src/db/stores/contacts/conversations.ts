@@ -4,12 +4,12 @@
  * contact's messages in both directions.
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import type { conversations } from "../schema/contacts";
-import type { ContactFilter } from "../../domain/contact-query";
-import { filterSql } from "./contact-filter";
-import type { ContactRow } from "./contacts";
-import { messageStage, type MessageStage } from "../../domain/message-stage";
-import type { MessageStatus } from "../../domain/statuses";
+import type { conversations } from "../../schema/contacts";
+import type { ContactFilter } from "../../../domain/contact-query";
+import { filterSql } from "./filter";
+import type { ContactRow } from "./index";
+import { messageStage, type MessageStage } from "../../../domain/message-stage";
+import type { MessageStatus } from "../../../domain/statuses";
 
 /** A conversation as listed: its contact's columns and the conversation's. */
 export type ConversationRow = Pick<ContactRow, "firstName" | "lastName" | "phoneNumber" | "status" | "optedOut"> &
@@ -24,8 +24,21 @@ function conversationWhere(accountId: string, f: ContactFilter, unread: boolean 
   return { where, params: w.params };
 }
 
-export function listConversations(sqlite: Database, accountId: string, f: ContactFilter, unread: boolean | undefined, limit: number, offset: number): ConversationRow[] {
-  const { where, params } = conversationWhere(accountId, f, unread);
+/** Which conversations: the contact filter of the list API, and read state (undefined: either). */
+export interface ConversationFilter {
+  filter: ContactFilter;
+  unread?: boolean;
+}
+
+/** A page of rows: how many, after how many. */
+export interface RowPage {
+  limit: number;
+  offset: number;
+}
+
+export function listConversations(sqlite: Database, accountId: string, q: ConversationFilter, page: RowPage): ConversationRow[] {
+  const { limit, offset } = page;
+  const { where, params } = conversationWhere(accountId, q.filter, q.unread);
   const rows = sqlite
     .query(
       `SELECT c.id AS contactId, c.first_name AS firstName, c.last_name AS lastName, c.phone_number AS phoneNumber, c.status,
@@ -38,7 +51,8 @@ export function listConversations(sqlite: Database, accountId: string, f: Contac
   return rows.map((r) => ({ ...r, optedOut: r.optedOut === 1 }));
 }
 
-export function countConversations(sqlite: Database, accountId: string, f: ContactFilter, unread: boolean | undefined): number {
+export function countConversations(sqlite: Database, accountId: string, q: ConversationFilter): number {
+  const { filter: f, unread } = q;
   // Without a condition on the contacts, the conversations are counted alone: every one has its
   // contact (the foreign key cascades) in its account, so the join only cost a contact lookup per
   // conversation — the whole account's, on every visit (docs/api-decisions.md, "Pages with years of data").
@@ -105,8 +119,9 @@ export interface ThreadItem {
  * first: a reply never precedes what it answers. docs/api-decisions.md, "The dashboard at phone
  * width, in plain words".
  */
-export function listThread(sqlite: Database, accountId: string, contactId: string, order: "asc" | "desc", limit: number, offset: number): ThreadItem[] {
-  const dir = order === "asc" ? "ASC" : "DESC";
+export function listThread(sqlite: Database, accountId: string, contactId: string, q: RowPage & { order: "asc" | "desc" }): ThreadItem[] {
+  const { limit, offset } = q;
+  const dir = q.order === "asc" ? "ASC" : "DESC";
   return sqlite
     .query(
       `SELECT id, direction, content, status, at, sentAt, failureReason, receivedAt, readAt, keyword, createdAt, history, leased, deliveredAt FROM (

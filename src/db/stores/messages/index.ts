@@ -1,21 +1,22 @@
 /**
  * The messages store: the statements the messages, leasing, phones and outbound-event services
- * run on the `messages` table. Its parts for one concern each stay beside it in src/db/ —
- * message-history.ts (the metadata timeline), message-retries.ts, message-suppression.ts (opt-out
- * writes), message-list.ts (whole-account pages), message-rollups.ts and derived-counts.ts — and
- * message-rows.ts maps a row to the API's Message.
+ * run on the `messages` table. Its parts for one concern each sit beside it in this folder —
+ * history.ts (the metadata timeline), retries.ts, suppression.ts (opt-out writes), list.ts
+ * (whole-account pages), rollups.ts (src/db/derived-counts.ts keeps the counters) — and rows.ts
+ * maps a row to the API's Message.
  *
  * One store per connection (`messageStore(sqlite)`); every statement is prepared when the store is
  * made, so the hot paths (leasing, a phone's reports) never prepare per call. A call made inside a
  * caller's transaction is part of it.
  */
 import type { Database, Statement } from "bun:sqlite";
-import type { MessageStatus, Priority } from "../../domain/statuses";
-import { PRIORITIES_BY_RANK, MESSAGE_STATUSES } from "../../domain/statuses";
-import type { QueueEntry, QueueLoadAdd } from "../../queue/priority-queue";
-import { QUEUED_SCHEDULED_MS_SQL } from "../schema/messages";
-import type { MessageRow } from "../message-rows";
-import { appendLeaseSql, extendLeaseSql, MARK_LEASE_EXPIRED_SQL, setMetadataSql } from "../message-history";
+import type { MessageStatus, Priority } from "../../../domain/statuses";
+import { PRIORITIES_BY_RANK, MESSAGE_STATUSES } from "../../../domain/statuses";
+import type { QueueEntry, QueueLoadAdd } from "../../../queue/priority-queue";
+import { QUEUED_SCHEDULED_MS_SQL } from "../../schema/messages";
+import type { MessageRow } from "./rows";
+import { contactInAccount, countSentOnContact, findRecipient, type Recipient } from "../contacts";
+import { appendLeaseSql, extendLeaseSql, MARK_LEASE_EXPIRED_SQL, setMetadataSql } from "./history";
 
 export type { MessageRow };
 
@@ -24,7 +25,8 @@ export type ExpiredLease = Pick<MessageRow, "id" | "account_id" | "lease_expirie
 /** A lease SQLite holds (boot reload). */
 export type HeldLease = Pick<MessageRow, "id" | "account_id" | "lease_expires_at" | "lease_device_id">;
 /** What a manual message needs of its recipient's contact. */
-export type RecipientContact = { id: string; phone_number: string; first_name: string | null; last_name: string | null; opted_out: number };
+/** A manual message's recipient (the contacts store reads it). */
+export type { Recipient as RecipientContact } from "../contacts";
 /** A page row of the messages list. */
 export type ListRow = Pick<
   MessageRow,
@@ -74,7 +76,6 @@ export function messageStore(sqlite: Database) {
       "SELECT status, SUM(n) AS n FROM message_counts WHERE account_id = ?1 AND (?2 < 0 OR priority_rank = ?2) GROUP BY status",
     ) as Statement<{ status: string; n: number }, [string, number]>,
     formOwned: q("SELECT 1 AS x FROM forms WHERE id = ?1 AND account_id = ?2"),
-    contactOwned: q("SELECT 1 AS x FROM contacts WHERE id = ?1 AND account_id = ?2"),
     // Leasing (src/services/leases.ts).
     lease: q(
       `UPDATE messages SET lease_token = ?1, lease_expires_at = ?2, lease_device_id = ?3, last_lease_token = ?1,
@@ -110,20 +111,10 @@ export function messageStore(sqlite: Database) {
          lease_expiries = CASE WHEN ?1 = 'queued' THEN 0 ELSE lease_expiries END
        WHERE id = ?6`,
     ),
-    contactSent: q(
-      `UPDATE contacts SET last_contacted_at = ?1, message_count = message_count + 1,
-         status = CASE WHEN status = 'new' THEN 'contacted' ELSE status END, updated_at = ?2
-       WHERE id = ?3 AND account_id = ?4`,
-    ),
     deviceSentAt: q(`UPDATE messages SET metadata = ${setMetadataSql("'$.deviceTimes.sentAt'", "?2")} WHERE id = ?1`),
     deliveredAt: q(`UPDATE messages SET metadata = ${setMetadataSql("'$.deliveredAt'", "?3")}, updated_at = ?4 WHERE id = ?1 AND account_id = ?2`),
     deviceDeliveredAt: q(`UPDATE messages SET metadata = ${setMetadataSql("'$.deviceTimes.deliveredAt'", "?2")} WHERE id = ?1`),
     delete: q("DELETE FROM messages WHERE id = ?1 AND account_id = ?2"),
-    contactById: q("SELECT id, phone_number, first_name, last_name, opted_out FROM contacts WHERE id = ?1 AND account_id = ?2") as Statement<RecipientContact, [string, string]>,
-    contactByPhone: q("SELECT id, phone_number, first_name, last_name, opted_out FROM contacts WHERE account_id = ?1 AND phone_number = ?2") as Statement<
-      RecipientContact,
-      [string, string]
-    >,
   };
   return {
     /** The account's message, or null (another account's is not found). */
@@ -135,7 +126,7 @@ export function messageStore(sqlite: Database) {
     /** Per-status counts kept by triggers (migration 0001); rank -1 = every priority. */
     counters: (accountId: string, rank: number) => s.counters.all(accountId, rank),
     ownsForm: (accountId: string, id: string): boolean => s.formOwned.get(id, accountId) !== null,
-    ownsContact: (accountId: string, id: string): boolean => s.contactOwned.get(id, accountId) !== null,
+    ownsContact: (accountId: string, id: string): boolean => contactInAccount(sqlite, accountId, id),
     /** One page of the list: conditions and order built by the messages-list service from fixed fragments. */
     page: (where: string[], params: Array<string | number>, orderBy: string, limit: number, offset: number): ListRow[] =>
       sqlite.query(`SELECT ${LIST_COLUMNS} FROM messages WHERE ${where.join(" AND ")} ORDER BY ${orderBy} LIMIT ? OFFSET ?`).all(...params, limit, offset) as ListRow[],
@@ -168,15 +159,15 @@ export function messageStore(sqlite: Database) {
     setStatus: (id: string, n: { status: MessageStatus; sentAt: string | null; failureReason: string | null; retryCount: number; updatedAt: string }) =>
       void s.setStatus.run(n.status, n.sentAt, n.failureReason, n.retryCount, n.updatedAt, id),
     /** A message became sent: its contact's count, last contact time and status move with it. */
-    countSentOnContact: (accountId: string, contactId: string, sentAt: string, updatedAt: string) => void s.contactSent.run(sentAt, updatedAt, contactId, accountId),
+    countSentOnContact: (accountId: string, contactId: string, sentAt: string, updatedAt: string) => countSentOnContact(sqlite, accountId, contactId, sentAt, updatedAt),
     /** The phone's own sentAt, kept for the timeline when it was not believed (docs/devices.md). */
     setDeviceSentAt: (id: string, deviceSentAt: string) => void s.deviceSentAt.run(id, deviceSentAt),
     setDeliveredAt: (accountId: string, id: string, atIso: string, updatedAt: string) => void s.deliveredAt.run(id, accountId, atIso, updatedAt),
     setDeviceDeliveredAt: (id: string, deviceTime: string) => void s.deviceDeliveredAt.run(id, deviceTime),
     delete: (accountId: string, id: string) => void s.delete.run(id, accountId),
     /** A manual message's recipient: the account's contact by id, or by phone number. */
-    recipientById: (accountId: string, contactId: string): RecipientContact | null => s.contactById.get(contactId, accountId) ?? null,
-    recipientByPhone: (accountId: string, phone: string): RecipientContact | null => s.contactByPhone.get(accountId, phone) ?? null,
+    recipientById: (accountId: string, contactId: string): Recipient | null => findRecipient(sqlite, accountId, { id: contactId }),
+    recipientByPhone: (accountId: string, phone: string): Recipient | null => findRecipient(sqlite, accountId, { phone }),
   };
 }
 
@@ -189,4 +180,29 @@ export function messagesOf(sqlite: Database): MessageStore {
   let store = stores.get(sqlite);
   if (!store) stores.set(sqlite, (store = messageStore(sqlite)));
   return store;
+}
+
+/** The account's messages (what deleting it removes). */
+export function countAccountMessages(sqlite: Database, accountId: string): number {
+  return (sqlite.query("SELECT count(*) AS n FROM messages WHERE account_id = ?").get(accountId) as { n: number }).n;
+}
+
+/** The largest message sequence number stored (0 for none): the queue's creation order starts past it. */
+export function largestMessageSeq(sqlite: Database): number {
+  return (sqlite.query("SELECT coalesce(max(seq), 0) AS m FROM messages").get() as { m: number }).m;
+}
+
+/** Lease holders (lease_device_id values) with their count of leased, still-queued messages. */
+export function leaseHolders(sqlite: Database): Array<{ holder: string; accountId: string; n: number }> {
+  return sqlite
+    .query(
+      `SELECT lease_device_id AS holder, account_id AS accountId, COUNT(*) AS n FROM messages
+       WHERE status = 'queued' AND lease_expires_at IS NOT NULL AND lease_token IS NOT NULL AND lease_device_id IS NOT NULL GROUP BY lease_device_id, account_id`,
+    )
+    .all() as Array<{ holder: string; accountId: string; n: number }>;
+}
+
+/** Failed messages of the account created since `sinceIso` (the SMSGate health figure). */
+export function countFailedSince(sqlite: Database, accountId: string, sinceIso: string): number {
+  return (sqlite.query("SELECT count(*) AS n FROM messages WHERE account_id = ?1 AND status = 'failed' AND created_at >= ?2").get(accountId, sinceIso) as { n: number }).n;
 }

@@ -1,20 +1,20 @@
 /**
  * The contacts store: every statement on the contacts table outside its store parts
- * (contact-list.ts plans list pages, contact-batch.ts writes import rows many per statement,
- * contact-upsert.ts updates import rows, contact-search-pending.ts keeps the search index,
- * contact-filter.ts turns a filter into SQL, conversations.ts reads threads, contact-analytics.ts
- * counts). Row types come from the drizzle schema; the opt-out columns are written by
+ * (list.ts plans list pages, batch.ts writes import rows many per statement, upsert.ts
+ * updates import rows, search-pending.ts keeps the search index, filter.ts turns a filter into
+ * SQL, conversations.ts reads threads, analytics.ts counts), all in this folder. Row types come from the drizzle schema; the opt-out columns are written by
  * `writeOptOut` alone, which only src/services/opt-outs.ts calls (docs/api-decisions.md, "One
  * home per rule: opt-outs and contacts").
  */
-import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
-import { contactSearchText } from "../../domain/contact-search";
-import type { ContactState } from "../../domain/contact-update";
-import type { Actor } from "../../domain/people";
-import type { ContactFilter } from "../../domain/contact-query";
-import { filterSql } from "./contact-filter";
-import type { contacts } from "../schema/contacts";
-import { CONTACT_INSERT_COLUMNS, CONTACT_INSERT_ROW, recordContactInsert } from "./contact-batch";
+import type { Database, SQLQueryBindings } from "bun:sqlite";
+import { contactSearchText } from "../../../domain/contact-search";
+import type { ContactState } from "../../../domain/contact-update";
+import type { Actor } from "../../../domain/people";
+import type { ContactFilter } from "../../../domain/contact-query";
+import { filterSql } from "./filter";
+import type { contacts } from "../../schema/contacts";
+import { CONTACT_INSERT_COLUMNS, CONTACT_INSERT_ROW, recordContactInsert } from "./batch";
+import { countContactMessages, deleteContactMessages } from "../messages/deletes";
 
 /** A contacts row as the schema types it: the one ContactRow. */
 export type ContactRow = typeof contacts.$inferSelect;
@@ -124,6 +124,42 @@ export function findRecipient(sqlite: Database, accountId: string, by: { id: str
   return r ? { ...r, optedOut: r.optedOut === 1 } : null;
 }
 
+/** Deletes the contacts a form created (after their messages: stores/messages/deletes.ts). */
+export function deleteFormContacts(sqlite: Database, accountId: string, formId: string): void {
+  sqlite.query("DELETE FROM contacts WHERE account_id = ? AND form_id = ?").run(accountId, formId);
+}
+
+/** Contacts per form, and how many of them converted (the forms list's figures). */
+export function contactCountsByForm(sqlite: Database, formIds: string[]): Array<{ formId: string; n: number; converted: number }> {
+  return sqlite
+    .query(
+      `SELECT form_id AS formId, count(*) AS n, coalesce(sum(status = 'converted'), 0) AS converted FROM contacts
+       WHERE form_id IN (${formIds.map(() => "?").join(", ")}) GROUP BY form_id`,
+    )
+    .all(...formIds) as Array<{ formId: string; n: number; converted: number }>;
+}
+
+/** The account's contacts (what deleting it removes). */
+export function countAccountContacts(sqlite: Database, accountId: string): number {
+  return (sqlite.query("SELECT count(*) AS n FROM contacts WHERE account_id = ?").get(accountId) as { n: number }).n;
+}
+
+/** The contact exists in the account. */
+export function contactInAccount(sqlite: Database, accountId: string, id: string): boolean {
+  return sqlite.query("SELECT 1 AS x FROM contacts WHERE id = ?1 AND account_id = ?2").get(id, accountId) !== null;
+}
+
+/** A message to the contact became sent: its count, last contact time and status move with it. */
+export function countSentOnContact(sqlite: Database, accountId: string, contactId: string, sentAt: string, updatedAt: string): void {
+  sqlite
+    .query(
+      `UPDATE contacts SET last_contacted_at = ?1, message_count = message_count + 1,
+         status = CASE WHEN status = 'new' THEN 'contacted' ELSE status END, updated_at = ?2
+       WHERE id = ?3 AND account_id = ?4`,
+    )
+    .run(sentAt, updatedAt, contactId, accountId);
+}
+
 /** The SQL test, over alias `c`, of a contact that opted out (a broadcast leaves them out). */
 export const OPTED_OUT_SQL = "c.opted_out = 1";
 
@@ -188,121 +224,99 @@ export type TimelineItem = {
   receivedAt?: string | null;
 };
 
-/**
- * The statements ContactService runs per request, prepared once per connection. Callers own
- * transactions.
- */
-export class ContactStore {
-  private readonly byId: Statement;
-  private readonly byPhone: Statement;
-  private readonly insertRow: Statement;
-  private readonly updateRow: Statement;
-  private readonly formOfAccount: Statement;
+// ---- what ContactService runs per request (callers own transactions) ----------------------------
 
-  constructor(private readonly sqlite: Database) {
-    const q = (s: string) => sqlite.query(s);
-    this.byId = q(`SELECT ${CONTACT_SELECT} FROM ${CONTACT_FROM} WHERE c.id = ? AND c.account_id = ?`);
-    this.byPhone = q(`SELECT id FROM contacts WHERE account_id = ? AND phone_number = ?`);
-    this.insertRow = q(`INSERT INTO contacts ${CONTACT_INSERT_COLUMNS} VALUES ${CONTACT_INSERT_ROW}`);
-    this.updateRow = q(`UPDATE contacts SET phone_number = ?, first_name = ?, last_name = ?, email = ?, status = ?, custom_fields = ?, tags = ?,
-          last_response_at = ?, source = ?, notes = ?, time_zone = ?, search_text = ?, updated_at = ? WHERE id = ? AND account_id = ?`);
-    this.formOfAccount = q(`SELECT id FROM forms WHERE id = ? AND account_id = ?`);
-  }
+export function findContact(sqlite: Database, accountId: string, id: string): Contact | null {
+  const row = sqlite.query(`SELECT ${CONTACT_SELECT} FROM ${CONTACT_FROM} WHERE c.id = ? AND c.account_id = ?`).get(id, accountId) as ContactRead | null;
+  return row ? toContact(row) : null;
+}
 
-  find(accountId: string, id: string): Contact | null {
-    const row = this.byId.get(id, accountId) as ContactRead | null;
-    return row ? toContact(row) : null;
-  }
+export function contactIdByPhone(sqlite: Database, accountId: string, phone: string): string | null {
+  return (sqlite.query(`SELECT id FROM contacts WHERE account_id = ? AND phone_number = ?`).get(accountId, phone) as { id: string } | null)?.id ?? null;
+}
 
-  idByPhone(accountId: string, phone: string): string | null {
-    return (this.byPhone.get(accountId, phone) as { id: string } | null)?.id ?? null;
-  }
+/** Writes a new contact from its CONTACT_INSERT_ROW values, and counts it. */
+export function insertContact(sqlite: Database, values: SQLQueryBindings[]): void {
+  sqlite.query(`INSERT INTO contacts ${CONTACT_INSERT_COLUMNS} VALUES ${CONTACT_INSERT_ROW}`).run(...values);
+  recordContactInsert(sqlite, values);
+}
 
-  /** Writes a new contact from its CONTACT_INSERT_ROW values, and counts it. */
-  insert(values: SQLQueryBindings[]): void {
-    this.insertRow.run(...values);
-    recordContactInsert(this.sqlite, values);
-  }
-
-  /** Rewrites every column a patch may change (contact_tags follows by trigger). */
-  update(accountId: string, id: string, s: ContactState, updatedAt: string): void {
-    this.updateRow.run(
+/** Rewrites every column a patch may change (contact_tags follows by trigger). */
+export function updateContact(sqlite: Database, accountId: string, id: string, s: ContactState, updatedAt: string): void {
+  sqlite
+    .query(
+      `UPDATE contacts SET phone_number = ?, first_name = ?, last_name = ?, email = ?, status = ?, custom_fields = ?, tags = ?,
+          last_response_at = ?, source = ?, notes = ?, time_zone = ?, search_text = ?, updated_at = ? WHERE id = ? AND account_id = ?`,
+    )
+    .run(
       s.phoneNumber, s.firstName, s.lastName, s.email, s.status, JSON.stringify(s.customFields), JSON.stringify(s.tags),
       s.lastResponseAt, s.source, s.notes, s.timeZone, contactSearchText(s), updatedAt, id, accountId,
     );
-  }
+}
 
-  formBelongsTo(formId: string, accountId: string): boolean {
-    return this.formOfAccount.get(formId, accountId) !== null;
-  }
+/** A contact's texts in both directions, newest first, and how many there are in all. */
+export function contactTimeline(sqlite: Database, accountId: string, id: string, limit: number, offset: number): { messages: TimelineItem[]; total: number } {
+  const messages = (
+    sqlite
+      .query(
+        `SELECT * FROM (
+           SELECT m.id, 'outbound' AS direction, m.content, m.status, m.sent_at AS sentAt, coalesce(f.name, m.form_name) AS formName,
+             m.created_at AS createdAt, NULL AS receivedAt, m.created_at AS at, m.rowid AS rid
+           FROM messages m LEFT JOIN forms f ON f.id = m.form_id WHERE m.contact_id = ?1 AND m.account_id = ?2
+           UNION ALL
+           SELECT i.id, 'inbound', i.body, 'received', NULL, NULL, i.created_at, i.received_at, i.received_at, i.rowid
+           FROM inbound_messages i WHERE i.contact_id = ?1 AND i.account_id = ?2)
+         ORDER BY at DESC, rid DESC LIMIT ?3 OFFSET ?4`,
+      )
+      .all(id, accountId, limit, offset) as Array<TimelineItem & { at: string; rid: number }>
+  ).map(({ at: _at, rid: _rid, receivedAt, ...m }) => (m.direction === "inbound" ? { ...m, receivedAt } : m));
+  const total =
+    countContactMessages(sqlite, accountId, id) +
+    (sqlite.query(`SELECT count(*) AS n FROM inbound_messages WHERE contact_id = ? AND account_id = ?`).get(id, accountId) as { n: number }).n;
+  return { messages, total };
+}
 
-  /** Both directions, newest first, and how many there are in all. */
-  timeline(accountId: string, id: string, limit: number, offset: number): { messages: TimelineItem[]; total: number } {
-    const messages = (
-      this.sqlite
-        .query(
-          `SELECT * FROM (
-             SELECT m.id, 'outbound' AS direction, m.content, m.status, m.sent_at AS sentAt, coalesce(f.name, m.form_name) AS formName,
-               m.created_at AS createdAt, NULL AS receivedAt, m.created_at AS at, m.rowid AS rid
-             FROM messages m LEFT JOIN forms f ON f.id = m.form_id WHERE m.contact_id = ?1 AND m.account_id = ?2
-             UNION ALL
-             SELECT i.id, 'inbound', i.body, 'received', NULL, NULL, i.created_at, i.received_at, i.received_at, i.rowid
-             FROM inbound_messages i WHERE i.contact_id = ?1 AND i.account_id = ?2)
-           ORDER BY at DESC, rid DESC LIMIT ?3 OFFSET ?4`,
-        )
-        .all(id, accountId, limit, offset) as Array<TimelineItem & { at: string; rid: number }>
-    ).map(({ at: _at, rid: _rid, receivedAt, ...m }) => (m.direction === "inbound" ? { ...m, receivedAt } : m));
-    const total =
-      (this.sqlite.query(`SELECT count(*) AS n FROM messages WHERE contact_id = ? AND account_id = ?`).get(id, accountId) as { n: number }).n +
-      (this.sqlite.query(`SELECT count(*) AS n FROM inbound_messages WHERE contact_id = ? AND account_id = ?`).get(id, accountId) as { n: number }).n;
-    return { messages, total };
-  }
+/** Deletes the contact and its messages; returns the ids of those that were queued. */
+export function deleteContactWithMessages(sqlite: Database, accountId: string, id: string): string[] {
+  const removedQueued = deleteContactMessages(sqlite, accountId, id);
+  // What they sent through the forms is theirs too (docs/api-decisions.md, "The owner hears back", every request kept).
+  sqlite.query(`DELETE FROM submissions WHERE contact_id = ? AND account_id = ?`).run(id, accountId);
+  sqlite.query(`DELETE FROM contacts WHERE id = ? AND account_id = ?`).run(id, accountId);
+  return removedQueued;
+}
 
-  /** Deletes the contact and its messages; returns the ids of those that were queued. */
-  deleteWithMessages(accountId: string, id: string): string[] {
-    const removedQueued = (
-      this.sqlite.query(`SELECT id FROM messages WHERE contact_id = ? AND account_id = ? AND status = 'queued'`).all(id, accountId) as Array<{ id: string }>
-    ).map((r) => r.id);
-    this.sqlite.query(`DELETE FROM messages WHERE contact_id = ? AND account_id = ?`).run(id, accountId);
-    // What they sent through the forms is theirs too (docs/api-decisions.md, "The owner hears back", every request kept).
-    this.sqlite.query(`DELETE FROM submissions WHERE contact_id = ? AND account_id = ?`).run(id, accountId);
-    this.sqlite.query(`DELETE FROM contacts WHERE id = ? AND account_id = ?`).run(id, accountId);
-    return removedQueued;
+/** Runs `fn` in a savepoint inside the caller's transaction: all of it or none (a bulk update's one contact). */
+export function inContactSavepoint<T>(sqlite: Database, fn: () => T): T {
+  sqlite.exec("SAVEPOINT contact");
+  try {
+    const out = fn();
+    sqlite.exec("RELEASE contact");
+    return out;
+  } catch (err) {
+    sqlite.exec("ROLLBACK TO contact");
+    sqlite.exec("RELEASE contact");
+    throw err;
   }
+}
 
-  /** Runs `fn` in a savepoint inside the caller's transaction: all of it or none (a bulk update's one contact). */
-  inSavepoint<T>(fn: () => T): T {
-    this.sqlite.exec("SAVEPOINT contact");
-    try {
-      const out = fn();
-      this.sqlite.exec("RELEASE contact");
-      return out;
-    } catch (err) {
-      this.sqlite.exec("ROLLBACK TO contact");
-      this.sqlite.exec("RELEASE contact");
-      throw err;
-    }
+/**
+ * Runs `fn` with synchronous=NORMAL (an import slice commits without waiting for the disk, still
+ * atomic in WAL mode), then puts the connection's setting back before anything else can run.
+ */
+export function relaxedSync<T>(sqlite: Database, fn: () => T): T {
+  const sync = (sqlite.query("PRAGMA synchronous").get() as { synchronous: number }).synchronous;
+  sqlite.exec("PRAGMA synchronous = NORMAL");
+  try {
+    return fn();
+  } finally {
+    sqlite.exec(`PRAGMA synchronous = ${sync}`);
   }
+}
 
-  /**
-   * Runs `fn` with synchronous=NORMAL (an import slice commits without waiting for the disk, still
-   * atomic in WAL mode), then puts the connection's setting back before anything else can run.
-   */
-  relaxedSync<T>(fn: () => T): T {
-    const sync = (this.sqlite.query("PRAGMA synchronous").get() as { synchronous: number }).synchronous;
-    this.sqlite.exec("PRAGMA synchronous = NORMAL");
-    try {
-      return fn();
-    } finally {
-      this.sqlite.exec(`PRAGMA synchronous = ${sync}`);
-    }
-  }
-
-  /**
-   * The durable point of an import: a commit that writes a page, at the connection's own
-   * setting, syncs the WAL and with it every relaxed slice before (a no-op rewrite of the account row).
-   */
-  syncCommit(accountId: string): void {
-    this.sqlite.transaction(() => this.sqlite.query("UPDATE accounts SET name = name WHERE id = ?").run(accountId))();
-  }
+/**
+ * The durable point of an import: a commit that writes a page, at the connection's own
+ * setting, syncs the WAL and with it every relaxed slice before (a no-op rewrite of the account row).
+ */
+export function syncImportCommit(sqlite: Database, accountId: string): void {
+  sqlite.transaction(() => sqlite.query("UPDATE accounts SET name = name WHERE id = ?").run(accountId))();
 }

@@ -1,10 +1,10 @@
 import type { Database, Statement } from "bun:sqlite";
-import type { RawRow } from "./stores/row";
-import type { messages } from "./schema/messages";
-import { MESSAGE_STATUSES } from "../domain/statuses";
-import { LEVEL_DAY, REASON_LEVEL, prefixOf, type Prefix } from "../domain/rollup-buckets";
-import { NEW_CONTACTS, ROLLUP_VALUES, rollupDeltas, SUBMISSIONS, type MessageFacts, type RollupValues } from "./derived-counts";
-import type { messageRollups } from "./schema/rollups";
+import type { RawRow } from "../row";
+import type { messages } from "../../schema/messages";
+import { MESSAGE_STATUSES } from "../../../domain/statuses";
+import { LEVEL_DAY, REASON_LEVEL, prefixOf, type Prefix } from "../../../domain/rollup-buckets";
+import { NEW_CONTACTS, ROLLUP_VALUES, rollupDeltas, SUBMISSIONS, type MessageFacts, type RollupValues } from "../../derived-counts";
+import type { messageRollups } from "../../schema/rollups";
 
 /**
  * Reads of message_rollups (migrations 0015, 0021) and sums over arbitrary time intervals: each

@@ -2,11 +2,11 @@
  * A message row as stored, and the API's Message read from it. Shared by the messages service,
  * leases, phones and outbound event payloads, which all show a message the same way.
  */
-import type { MessageStatus } from "../domain/message-transitions";
-import type { Priority } from "../queue/priority-queue";
-import type { RawRow } from "./stores/row";
-import type { Actor } from "../domain/people";
-import type { messages } from "./schema/messages";
+import type { MessageStatus } from "../../../domain/message-transitions";
+import type { Priority } from "../../../queue/priority-queue";
+import type { RawRow } from "../row";
+import type { Actor } from "../../../domain/people";
+import type { messages } from "../../schema/messages";
 
 /** A `messages` row as stored (`SELECT *`), typed from the drizzle schema. */
 export type MessageRow = RawRow<typeof messages>;

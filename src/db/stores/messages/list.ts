@@ -10,7 +10,7 @@
  * only then reads the page's rows by rowid. Same order (time, then rowid), ties included.
  */
 import type { Database } from "bun:sqlite";
-import { MESSAGE_STATUSES as STATUSES } from "../domain/statuses";
+import { MESSAGE_STATUSES as STATUSES } from "../../../domain/statuses";
 
 export interface StatusMergePage {
   /** Columns of `messages` to return (unqualified names). */
