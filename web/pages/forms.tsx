@@ -231,6 +231,10 @@ const zones = (() => {
   }
 })();
 
+/** A form's settings as the editor holds them (the API's, GET /v1/forms/{id}). */
+type Settings = Partial<Form["settings"]>;
+type SetSetting = <K extends keyof Settings>(k: K, v: Settings[K]) => void;
+
 /** One field of the form in the builder: its name, type, label, maximum length and whether it is required. */
 function FieldRow(props: { i: number; field: FormField; errors: ApiFieldErrors; onChange: (patch: Partial<FormField>) => void; onRemove: () => void }) {
   const { i, field: f, errors } = props;
@@ -282,7 +286,7 @@ function FieldRow(props: { i: number; field: FormField; errors: ApiFieldErrors; 
 }
 
 /** "Sending": the form's time zone, delay, daily limit, priority and quiet hours. */
-function SendingFields(props: { settings: Record<string, any>; errors: ApiFieldErrors; setSetting: (k: string, v: unknown) => void; setQuiet: (part: "start" | "end", v: string) => void }) {
+function SendingFields(props: { settings: Settings; errors: ApiFieldErrors; setSetting: SetSetting; setQuiet: (part: "start" | "end", v: string) => void }) {
   const { settings, errors } = props;
   return (
     <fieldset>
@@ -308,7 +312,7 @@ function SendingFields(props: { settings: Record<string, any>; errors: ApiFieldE
       </span>
       <span class="field">
         <label for="form-priority">Priority</label>
-        <select id="form-priority" value={settings.defaultPriority ?? "normal"} onChange={(e) => props.setSetting("defaultPriority", (e.target as HTMLSelectElement).value)} {...errAttrs(errors, "settings.defaultPriority", "form-priority-error")}>
+        <select id="form-priority" value={settings.defaultPriority ?? "normal"} onChange={(e) => props.setSetting("defaultPriority", (e.target as HTMLSelectElement).value as Settings["defaultPriority"])} {...errAttrs(errors, "settings.defaultPriority", "form-priority-error")}>
           {PRIORITIES.map((x) => (
             <option key={x} value={x}>{x}</option>
           ))}
@@ -409,7 +413,7 @@ function FormEditor(props: { id?: string }) {
   const description = useSignal("");
   const template = useSignal("Hi {{firstName}}, thanks for contacting us! We will reply soon.");
   const fields = useSignal<FormField[]>([{ name: "firstName", type: "text", label: "First name", required: false }]);
-  const settings = useSignal<Record<string, any>>({ timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC", delayMinutes: 0, defaultPriority: "normal" });
+  const settings = useSignal<Settings>({ timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC", delayMinutes: 0, defaultPriority: "normal" });
   const draft = useSignal<ProtectionDraft>(draftFromSettings({}));
   const country = useSignal("US");
   const form = useSignal<Form | null>(null);
@@ -463,7 +467,7 @@ function FormEditor(props: { id?: string }) {
   function setField(i: number, patch: Partial<FormField>) {
     fields.value = fields.value.map((f, j) => (j === i ? { ...f, ...patch } : f));
   }
-  function setSetting(k: string, v: unknown) {
+  function setSetting<K extends keyof Settings>(k: K, v: Settings[K]) {
     settings.value = { ...settings.value, [k]: v };
   }
   async function save(e: Event) {
