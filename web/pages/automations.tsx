@@ -10,6 +10,7 @@ import { useComputed, useSignal, type Signal } from "@preact/signals";
 import { api, can, errorText, fieldErrorsOf } from "../api";
 import { useResource } from "../resource";
 import { FormSelect, useFormChoices } from "../components/FormPicker";
+import { SaveProblems } from "../components/SaveProblems";
 import { act } from "../act";
 import type { Answer, Form, Query } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
@@ -442,7 +443,7 @@ function AutomationEditor(props: { id?: string }) {
           <label class="check">
             <input type="checkbox" checked={isActive.value} onChange={(e) => (isActive.value = (e.target as HTMLInputElement).checked)} /> On: new submissions start it
           </label>
-          <SaveProblems errs={errs} error={error.value} />
+          <SaveProblems errors={errs} error={error.value} what="automation" one="thing" many="things" />
           {admin ? (
             <p>
               <button type="submit">{props.id ? "Save automation" : "Create automation"}</button> <span aria-live="polite">{notice.value}</span>
@@ -632,22 +633,6 @@ function TimeLine(props: { formName: string | undefined; drafts: StepDraft[]; fo
       </ol>
     </aside>
   );
-}
-
-/** Why the automation was not saved: each field's problem, or the API's words. */
-function SaveProblems(props: { errs: ApiFieldErrors; error: string }) {
-  return props.errs.length ? (
-      <div class="error" role="alert">
-        <p>The automation was not saved: {props.errs.length === 1 ? "one thing needs" : `${props.errs.length} things need`} a change (marked above).</p>
-        <ul>
-          {props.errs.map((x) => (
-            <li key={x.field + x.message}>{x.message}</li>
-          ))}
-        </ul>
-      </div>
-    ) : props.error ? (
-      <p class="error" role="alert">{props.error}</p>
-    ) : null;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@ import { FormsOverHttp } from "./settings-server";
 import { useEffect } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import { api, can, errorText, fieldErrorsOf } from "../api";
+import { SaveProblems } from "../components/SaveProblems";
 import { useResource } from "../resource";
 import { act } from "../act";
 import { fmtDate } from "../format";
@@ -332,22 +333,6 @@ function SendingFields(props: { settings: Settings; errors: ApiFieldErrors; setS
   );
 }
 
-/** Why the form was not saved: each setting's problem in the builder's words, or the API's words. */
-function FormSaveProblems(props: { errors: ApiFieldErrors; error: string }) {
-  return props.errors.length ? (
-      <div class="error" role="alert">
-        <p>The form was not saved: {props.errors.length === 1 ? "one setting needs" : `${props.errors.length} settings need`} a change (marked above).</p>
-        <ul>
-          {props.errors.map((x) => (
-            <li key={x.field + x.message}>{plainProblem(x.field, x.message, builderLabel)}</li>
-          ))}
-        </ul>
-      </div>
-    ) : props.error ? (
-      <p class="error" role="alert">{props.error}</p>
-    ) : null;
-}
-
 /**
  * Where the form posts: its webhook address (copy, make a new one), the HTML to embed, and a
  * test submission.
@@ -584,7 +569,7 @@ function FormEditor(props: { id?: string }) {
             errors={fieldErrors.value}
             onRecommended={() => (draft.value = recommendedDraft(draft.value, country.value))}
           />
-          <FormSaveProblems errors={fieldErrors.value} error={error.value} />
+          <SaveProblems errors={fieldErrors.value} error={error.value} what="form" one="setting" many="settings" say={(x) => plainProblem(x.field, x.message, builderLabel)} />
           </fieldset>
           {canEdit ? (
             <p>
