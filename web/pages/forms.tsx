@@ -424,22 +424,24 @@ function FormEditor(props: { id?: string }) {
       return;
     }
     homeCountry().then((c) => (country.value = c));
-    api.get("/v1/forms/{id}", { path: { id: props.id } })
-      .then((r) => {
-        const f: Form = r.data.form;
-        form.value = f;
-        name.value = f.name;
-        description.value = f.description ?? "";
-        template.value = f.messageTemplate;
-        fields.value = f.fields;
-        settings.value = f.settings;
-        draft.value = draftFromSettings(f.settings);
-      })
-      .catch((e) => (error.value = errorText(e)));
     api.get("/v1/forms/{id}/embed", { path: { id: props.id } })
       .then((r) => ((embed.value = r.data.html), (addressSource.value = r.data.addressSource)))
       .catch(() => {});
   }, [props.id]);
+  // A saved form: the builder starts from what is stored.
+  useResource(() => api.get("/v1/forms/{id}", { path: { id: props.id ?? "" } }).then((r) => r.data.form), [props.id], {
+    error,
+    when: Boolean(props.id),
+    onLoad: (f) => {
+      form.value = f;
+      name.value = f.name;
+      description.value = f.description ?? "";
+      template.value = f.messageTemplate;
+      fields.value = f.fields;
+      settings.value = f.settings;
+      draft.value = draftFromSettings(f.settings);
+    },
+  });
 
   const preview = useComputed(() => {
     // A Map and own keys: a field named `constructor` or `__proto__` previews like any other.
