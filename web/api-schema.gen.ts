@@ -10115,7 +10115,16 @@ export interface operations {
                     "application/json": {
                         data: {
                             messages: {
-                                [key: string]: unknown;
+                                content: string;
+                                createdAt: string;
+                                /** @enum {string} */
+                                direction: "outbound" | "inbound";
+                                formName?: string | null;
+                                id: string;
+                                receivedAt?: string | null;
+                                sentAt?: string | null;
+                                /** @description a sent text's status (queued | sent | failed | cancelled); received for one they sent */
+                                status: string;
                             }[];
                             total: number;
                         };

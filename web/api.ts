@@ -80,7 +80,7 @@ export const api = {
 };
 
 /** What a call may carry: the address's parameters, a JSON body, or a file (`body`, with its Content-Type in `headers`). */
-type RawInit = { path?: Record<string, string>; query?: Record<string, string | number | boolean | undefined>; json?: unknown; body?: BodyInit; headers?: Record<string, string> };
+type RawInit = { path?: Record<string, string>; query?: Record<string, string | number | boolean | undefined>; json?: unknown; body?: NonNullable<RequestInit["body"]>; headers?: Record<string, string> };
 
 /** The address with its `{name}` parts filled in (encoded) and the query's defined values appended. */
 export function address(path: string, init: Pick<RawInit, "path" | "query"> = {}): string {

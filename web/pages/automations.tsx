@@ -6,12 +6,13 @@
  */
 import { Fragment } from "preact";
 import { useEffect } from "preact/hooks";
-import { useComputed, useSignal } from "@preact/signals";
+import { useComputed, useSignal, type Signal } from "@preact/signals";
 import { api, can, errorText, fieldErrorsOf } from "../api";
 import { useResource } from "../resource";
 import { FormSelect, useFormChoices } from "../components/FormPicker";
+import { SaveProblems } from "../components/SaveProblems";
 import { act } from "../act";
-import type { Answer, Query } from "../api-types";
+import type { Answer, Form, Query } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path } from "../router";
 import { renderTemplate } from "../../src/domain/template";
@@ -31,7 +32,8 @@ import { KeywordRepliesPage } from "./settings-keywords";
 type Automation = Answer<"/v1/automations/{id}">["data"]["automation"];
 type Step = Automation["steps"][number];
 type Run = Answer<"/v1/automations/{id}/runs">["data"]["runs"][number];
-type FormInfo = { id: string; name: string; fields: Array<{ name: string; type: string; label?: string }>; settings: { timezone?: string } };
+/** The chosen form (GET /v1/forms/{id}): its fields for "Insert a field", date steps and the preview, and its zone. */
+type FormInfo = Form;
 
 const enc = encodeURIComponent;
 const UNITS: Array<[string, string]> = [
@@ -266,6 +268,21 @@ function previewText(template: string, form: FormInfo | null): string {
   return renderTemplate(template, vars).content;
 }
 
+/** The chosen form's fields (for "Insert a field", date steps and the preview) and its zone; null while none is chosen or it cannot be read. */
+function useChosenForm(formId: string): Signal<FormInfo | null> {
+  const form = useSignal<FormInfo | null>(null);
+  useEffect(() => {
+    if (!formId) return;
+    let gone = false;
+    api
+      .get("/v1/forms/{id}", { path: { id: formId } })
+      .then((r) => !gone && (form.value = r.data.form))
+      .catch(() => !gone && (form.value = null));
+    return () => void (gone = true);
+  }, [formId]);
+  return form;
+}
+
 function AutomationEditor(props: { id?: string }) {
   const automation = useSignal<Automation | null>(null);
   const name = useSignal("");
@@ -284,27 +301,13 @@ function AutomationEditor(props: { id?: string }) {
     },
     onError: (message) => (error.value = message),
   });
-  const form = useSignal<FormInfo | null>(null);
+  const form = useChosenForm(formId.value);
   const fieldErrors = useSignal<ApiFieldErrors>([]);
   const notice = useSignal("");
   const asking = useSignal<Question | null>(null);
   const admin = can("automations.write");
 
-  useEffect(() => {
-    if (props.id)
-      api.get("/v1/automations/{id}", { path: { id: props.id } })
-        .then((r) => show(r.data.automation))
-        .catch((e) => (error.value = errorText(e)));
-  }, [props.id]);
-  // The chosen form's fields (for "Insert a field", date steps and the preview) and its zone.
-  useEffect(() => {
-    if (!formId.value) return;
-    let gone = false;
-    api.get("/v1/forms/{id}", { path: { id: formId.value } })
-      .then((r) => !gone && (form.value = r.data.form))
-      .catch(() => !gone && (form.value = null));
-    return () => void (gone = true);
-  }, [formId.value]);
+  useResource(() => api.get("/v1/automations/{id}", { path: { id: props.id ?? "" } }).then((r) => r.data.automation), [props.id], { error, onLoad: show, when: Boolean(props.id) });
 
   function show(a: Automation) {
     automation.value = a;
@@ -413,172 +416,41 @@ function AutomationEditor(props: { id?: string }) {
             </small>
             <FieldError errors={errs} name="formId" id="auto-form-error" />
           </span>
-          {drafts.map((d, i) => {
-            const at = `steps[${i}]`;
-            const text = previewText(d.template, form.value);
-            const own = errs.filter((x) => x.field === at);
-            return (
-              <fieldset key={i} class="step">
-                <legend>Text {i + 1}</legend>
-                {own.length ? (
-                  <small class="field-error" id={`step-${i}-error`}>
-                    {own.map((x) => x.message).join(" ")}
-                  </small>
-                ) : null}
-                <div class="step-when">
-                  <span class="field">
-                    <label for={`step-when-${i}`}>Text {i + 1} goes</label>
-                    <select id={`step-when-${i}`} value={d.when} onChange={(e) => setStep(i, { when: (e.target as HTMLSelectElement).value as StepDraft["when"], relativeTo: d.relativeTo || dateFields.value[0]?.name || "" })}>
-                      <option value="delay">after the form is filled in</option>
-                      <option value="date" disabled={!dateFields.value.length && d.when !== "date"}>
-                        around a date they gave{dateFields.value.length ? "" : " (the form has no date field)"}
-                      </option>
-                    </select>
-                  </span>
-                  <span class="field">
-                    <label for={`step-amount-${i}`}>Text {i + 1}: how many</label>
-                    <input
-                      id={`step-amount-${i}`}
-                      class="amount"
-                      inputMode="numeric"
-                      value={d.amount}
-                      onInput={(e) => setStep(i, { amount: (e.target as HTMLInputElement).value })}
-                      {...errAttrs(errs, d.when === "delay" ? `${at}.delay` : `${at}.offset`, `step-amount-${i}-error`)}
-                    />
-                    <FieldError errors={errs} name={d.when === "delay" ? `${at}.delay` : `${at}.offset`} id={`step-amount-${i}-error`} />
-                  </span>
-                  <span class="field">
-                    <label for={`step-unit-${i}`}>Text {i + 1}: unit</label>
-                    <select id={`step-unit-${i}`} value={d.unit} onChange={(e) => setStep(i, { unit: (e.target as HTMLSelectElement).value })}>
-                      {UNITS.map(([v, t]) => (
-                        <option key={v} value={v}>{t}</option>
-                      ))}
-                    </select>
-                  </span>
-                  {d.when === "date" ? (
-                    <>
-                      <span class="field">
-                        <label for={`step-direction-${i}`}>Text {i + 1}: before or after</label>
-                        <select id={`step-direction-${i}`} value={d.direction} onChange={(e) => setStep(i, { direction: (e.target as HTMLSelectElement).value as StepDraft["direction"] })}>
-                          <option value="before">before</option>
-                          <option value="after">after</option>
-                        </select>
-                      </span>
-                      <span class="field">
-                        <label for={`step-date-${i}`}>Text {i + 1}: the date</label>
-                        <select id={`step-date-${i}`} value={d.relativeTo} onChange={(e) => setStep(i, { relativeTo: (e.target as HTMLSelectElement).value })} {...errAttrs(errs, `${at}.relativeTo`, `step-date-${i}-error`)}>
-                          {dateFields.value.some((f) => f.name === d.relativeTo) ? null : <option value={d.relativeTo}>{d.relativeTo || "Choose…"}</option>}
-                          {dateFields.value.map((f) => (
-                            <option key={f.name} value={f.name}>{f.label || f.name}</option>
-                          ))}
-                        </select>
-                        <FieldError errors={errs} name={`${at}.relativeTo`} id={`step-date-${i}-error`} />
-                      </span>
-                    </>
-                  ) : null}
-                  <span class="field">
-                    <label for={`step-at-${i}`}>Text {i + 1}: at (time of day)</label>
-                    <input id={`step-at-${i}`} type="time" value={d.sendAt} onInput={(e) => setStep(i, { sendAt: (e.target as HTMLInputElement).value })} {...errAttrs(errs, `${at}.sendAt`, `step-at-${i}-error`, `step-at-${i}-help`)} />
-                    <small id={`step-at-${i}-help`} class="hint">
-                      {d.when === "date" ? `Empty: ${DEFAULT_DATE_SEND_AT}.` : "Empty: the same time of day as the form."}
-                    </small>
-                    <FieldError errors={errs} name={`${at}.sendAt`} id={`step-at-${i}-error`} />
-                  </span>
-                </div>
-                <span class="field wide">
-                  <label for={`step-text-${i}`}>Text {i + 1}: message</label>
-                  <textarea id={`step-text-${i}`} rows={3} maxLength={1600} required value={d.template} onInput={(e) => setStep(i, { template: (e.target as HTMLTextAreaElement).value })} {...errAttrs(errs, `${at}.template`, `step-text-${i}-error`)} />
-                  <FieldError errors={errs} name={`${at}.template`} id={`step-text-${i}-error`} />
-                </span>
-                <InsertField id={`step-insert-${i}`} textareaId={`step-text-${i}`} value={d.template} onChange={(v) => setStep(i, { template: v })} fields={insertable.value} />
-                <div class="step-preview">
-                  <span class="label-text">Text {i + 1} as Ann gets it</span>
-                  <blockquote class="sms" data-testid={`step-preview-${i}`}>{text}</blockquote>
-                  <TextSize content={text} />
-                </div>
-                {drafts.length > 1 ? (
-                  <button type="button" class="secondary" aria-label={`Remove text ${i + 1}`} onClick={() => (steps.value = drafts.filter((_, j) => j !== i))}>
-                    Remove
-                  </button>
-                ) : null}
-              </fieldset>
-            );
-          })}
+          {drafts.map((d, i) => (
+            <StepFields
+              key={i}
+              i={i}
+              draft={d}
+              count={drafts.length}
+              errs={errs}
+              form={form.value}
+              dateFields={dateFields.value}
+              insertable={insertable.value}
+              onChange={(patch) => setStep(i, patch)}
+              onRemove={() => (steps.value = drafts.filter((_, j) => j !== i))}
+            />
+          ))}
           <FieldError errors={errs.filter((x) => x.field === "steps")} name="steps" id="steps-error" />
           <p>
             <button type="button" class="secondary" disabled={drafts.length >= 20} onClick={() => (steps.value = [...drafts, newStep()])}>
               Add a text
             </button>
           </p>
-          <fieldset class="choices">
-            <legend>Stops by itself when</legend>
-            <label>
-              <input
-                type="checkbox"
-                checked={stopOnReply.value}
-                aria-describedby="stop-reply-example"
-                onChange={(e) => ((replyTouched.value = true), (stopOnReply.value = (e.target as HTMLInputElement).checked))}
-              />{" "}
-              they reply
-            </label>
-            <small class="hint" id="stop-reply-example">
-              {STOP_EXAMPLES.reply}
-              {allDateSteps ? " Off by default here: these texts are reminders about a date, and a thank-you should not cancel them." : ""}
-            </small>
-            {CONTACT_STATUSES.map((st) => (
-              <Fragment key={st}>
-                <label>
-                  <input
-                    type="checkbox"
-                    checked={stopOnStatus.value.includes(st)}
-                    aria-describedby={`stop-status-${st}-example`}
-                    onChange={(e) => (stopOnStatus.value = (e.target as HTMLInputElement).checked ? [...stopOnStatus.value, st] : stopOnStatus.value.filter((x) => x !== st))}
-                  />{" "}
-                  their status becomes {st}
-                </label>
-                <small class="hint" id={`stop-status-${st}-example`}>
-                  {STOP_EXAMPLES.status(st)}
-                </small>
-              </Fragment>
-            ))}
-            <small class="hint">It always stops when they reply STOP, when the contact is deleted, and when you turn it off.</small>
-            <FieldError errors={errs} name="stopOnStatus" id="stop-status-error" />
-          </fieldset>
+          <StopRules stopOnReply={stopOnReply} replyTouched={replyTouched} stopOnStatus={stopOnStatus} allDateSteps={allDateSteps} errs={errs} />
           <label class="check">
             <input type="checkbox" checked={restartOnResubmit.value} onChange={(e) => (restartOnResubmit.value = (e.target as HTMLInputElement).checked)} /> Start over when they fill in the form again
           </label>
           <label class="check">
             <input type="checkbox" checked={isActive.value} onChange={(e) => (isActive.value = (e.target as HTMLInputElement).checked)} /> On: new submissions start it
           </label>
-          {errs.length ? (
-            <div class="error" role="alert">
-              <p>The automation was not saved: {errs.length === 1 ? "one thing needs" : `${errs.length} things need`} a change (marked above).</p>
-              <ul>
-                {errs.map((x) => (
-                  <li key={x.field + x.message}>{x.message}</li>
-                ))}
-              </ul>
-            </div>
-          ) : error.value ? (
-            <p class="error" role="alert">{error.value}</p>
-          ) : null}
+          <SaveProblems errors={errs} error={error.value} what="automation" one="thing" many="things" />
           {admin ? (
             <p>
               <button type="submit">{props.id ? "Save automation" : "Create automation"}</button> <span aria-live="polite">{notice.value}</span>
             </p>
           ) : null}
         </fieldset>
-        <aside class="preview" aria-labelledby="timeline-title">
-          <h2 id="timeline-title">Time line</h2>
-          <p class="hint">For someone who fills in {forms.value.find((f) => f.id === formId.value)?.name ?? "the form"}:</p>
-          <ol class="time-line" aria-label="Time line">
-            {drafts.map((d, i) => (
-              <li key={i}>
-                <strong>{whenText(stepOf(d), fields)}</strong> — {excerpt(previewText(d.template, form.value)) || "(no text yet)"}
-              </li>
-            ))}
-          </ol>
-        </aside>
+        <TimeLine formName={forms.value.find((f) => f.id === formId.value)?.name} drafts={drafts} form={form.value} />
       </form>
       {props.id && automation.value ? (
         <>
@@ -598,6 +470,168 @@ function AutomationEditor(props: { id?: string }) {
       ) : null}
       <Ask question={asking} />
     </section>
+  );
+}
+
+/** One text of the automation: when it goes (after the form, or around a date it gave) and what it says, with its preview. */
+function StepFields(props: {
+  i: number;
+  draft: StepDraft;
+  count: number;
+  errs: ApiFieldErrors;
+  form: FormInfo | null;
+  dateFields: FormInfo["fields"];
+  insertable: ReadonlyArray<readonly [string, string]>;
+  onChange: (patch: Partial<StepDraft>) => void;
+  onRemove: () => void;
+}) {
+  const { i, draft: d, errs, dateFields } = props;
+  const at = `steps[${i}]`;
+  const text = previewText(d.template, props.form);
+  const own = errs.filter((x) => x.field === at);
+  return (
+    <fieldset class="step">
+      <legend>Text {i + 1}</legend>
+      {own.length ? (
+        <small class="field-error" id={`step-${i}-error`}>
+          {own.map((x) => x.message).join(" ")}
+        </small>
+      ) : null}
+      <div class="step-when">
+        <span class="field">
+          <label for={`step-when-${i}`}>Text {i + 1} goes</label>
+          <select id={`step-when-${i}`} value={d.when} onChange={(e) => props.onChange({ when: (e.target as HTMLSelectElement).value as StepDraft["when"], relativeTo: d.relativeTo || dateFields[0]?.name || "" })}>
+            <option value="delay">after the form is filled in</option>
+            <option value="date" disabled={!dateFields.length && d.when !== "date"}>
+              around a date they gave{dateFields.length ? "" : " (the form has no date field)"}
+            </option>
+          </select>
+        </span>
+        <span class="field">
+          <label for={`step-amount-${i}`}>Text {i + 1}: how many</label>
+          <input
+            id={`step-amount-${i}`}
+            class="amount"
+            inputMode="numeric"
+            value={d.amount}
+            onInput={(e) => props.onChange({ amount: (e.target as HTMLInputElement).value })}
+            {...errAttrs(errs, d.when === "delay" ? `${at}.delay` : `${at}.offset`, `step-amount-${i}-error`)}
+          />
+          <FieldError errors={errs} name={d.when === "delay" ? `${at}.delay` : `${at}.offset`} id={`step-amount-${i}-error`} />
+        </span>
+        <span class="field">
+          <label for={`step-unit-${i}`}>Text {i + 1}: unit</label>
+          <select id={`step-unit-${i}`} value={d.unit} onChange={(e) => props.onChange({ unit: (e.target as HTMLSelectElement).value })}>
+            {UNITS.map(([v, t]) => (
+              <option key={v} value={v}>{t}</option>
+            ))}
+          </select>
+        </span>
+        {d.when === "date" ? (
+          <>
+            <span class="field">
+              <label for={`step-direction-${i}`}>Text {i + 1}: before or after</label>
+              <select id={`step-direction-${i}`} value={d.direction} onChange={(e) => props.onChange({ direction: (e.target as HTMLSelectElement).value as StepDraft["direction"] })}>
+                <option value="before">before</option>
+                <option value="after">after</option>
+              </select>
+            </span>
+            <span class="field">
+              <label for={`step-date-${i}`}>Text {i + 1}: the date</label>
+              <select id={`step-date-${i}`} value={d.relativeTo} onChange={(e) => props.onChange({ relativeTo: (e.target as HTMLSelectElement).value })} {...errAttrs(errs, `${at}.relativeTo`, `step-date-${i}-error`)}>
+                {dateFields.some((f) => f.name === d.relativeTo) ? null : <option value={d.relativeTo}>{d.relativeTo || "Choose…"}</option>}
+                {dateFields.map((f) => (
+                  <option key={f.name} value={f.name}>{f.label || f.name}</option>
+                ))}
+              </select>
+              <FieldError errors={errs} name={`${at}.relativeTo`} id={`step-date-${i}-error`} />
+            </span>
+          </>
+        ) : null}
+        <span class="field">
+          <label for={`step-at-${i}`}>Text {i + 1}: at (time of day)</label>
+          <input id={`step-at-${i}`} type="time" value={d.sendAt} onInput={(e) => props.onChange({ sendAt: (e.target as HTMLInputElement).value })} {...errAttrs(errs, `${at}.sendAt`, `step-at-${i}-error`, `step-at-${i}-help`)} />
+          <small id={`step-at-${i}-help`} class="hint">
+            {d.when === "date" ? `Empty: ${DEFAULT_DATE_SEND_AT}.` : "Empty: the same time of day as the form."}
+          </small>
+          <FieldError errors={errs} name={`${at}.sendAt`} id={`step-at-${i}-error`} />
+        </span>
+      </div>
+      <span class="field wide">
+        <label for={`step-text-${i}`}>Text {i + 1}: message</label>
+        <textarea id={`step-text-${i}`} rows={3} maxLength={1600} required value={d.template} onInput={(e) => props.onChange({ template: (e.target as HTMLTextAreaElement).value })} {...errAttrs(errs, `${at}.template`, `step-text-${i}-error`)} />
+        <FieldError errors={errs} name={`${at}.template`} id={`step-text-${i}-error`} />
+      </span>
+      <InsertField id={`step-insert-${i}`} textareaId={`step-text-${i}`} value={d.template} onChange={(v) => props.onChange({ template: v })} fields={props.insertable} />
+      <div class="step-preview">
+        <span class="label-text">Text {i + 1} as Ann gets it</span>
+        <blockquote class="sms" data-testid={`step-preview-${i}`}>{text}</blockquote>
+        <TextSize content={text} />
+      </div>
+      {props.count > 1 ? (
+        <button type="button" class="secondary" aria-label={`Remove text ${i + 1}`} onClick={props.onRemove}>
+          Remove
+        </button>
+      ) : null}
+    </fieldset>
+  );
+}
+
+/** "Stops by itself when": a reply, or a status the owner ticks. */
+function StopRules(props: { stopOnReply: Signal<boolean>; replyTouched: Signal<boolean>; stopOnStatus: Signal<Automation["stopOnStatus"]>; allDateSteps: boolean; errs: ApiFieldErrors }) {
+  const { stopOnReply, replyTouched, stopOnStatus, allDateSteps, errs } = props;
+  return (
+    <fieldset class="choices">
+      <legend>Stops by itself when</legend>
+      <label>
+        <input
+          type="checkbox"
+          checked={stopOnReply.value}
+          aria-describedby="stop-reply-example"
+          onChange={(e) => ((replyTouched.value = true), (stopOnReply.value = (e.target as HTMLInputElement).checked))}
+        />{" "}
+        they reply
+      </label>
+      <small class="hint" id="stop-reply-example">
+        {STOP_EXAMPLES.reply}
+        {allDateSteps ? " Off by default here: these texts are reminders about a date, and a thank-you should not cancel them." : ""}
+      </small>
+      {CONTACT_STATUSES.map((st) => (
+        <Fragment key={st}>
+          <label>
+            <input
+              type="checkbox"
+              checked={stopOnStatus.value.includes(st)}
+              aria-describedby={`stop-status-${st}-example`}
+              onChange={(e) => (stopOnStatus.value = (e.target as HTMLInputElement).checked ? [...stopOnStatus.value, st] : stopOnStatus.value.filter((x) => x !== st))}
+            />{" "}
+            their status becomes {st}
+          </label>
+          <small class="hint" id={`stop-status-${st}-example`}>
+            {STOP_EXAMPLES.status(st)}
+          </small>
+        </Fragment>
+      ))}
+      <small class="hint">It always stops when they reply STOP, when the contact is deleted, and when you turn it off.</small>
+      <FieldError errors={errs} name="stopOnStatus" id="stop-status-error" />
+    </fieldset>
+  );
+}
+
+/** Beside the builder: each text's time and first words, for someone who fills in the form. */
+function TimeLine(props: { formName: string | undefined; drafts: StepDraft[]; form: FormInfo | null }) {
+  return (
+    <aside class="preview" aria-labelledby="timeline-title">
+      <h2 id="timeline-title">Time line</h2>
+      <p class="hint">For someone who fills in {props.formName ?? "the form"}:</p>
+      <ol class="time-line" aria-label="Time line">
+        {props.drafts.map((d, i) => (
+          <li key={i}>
+            <strong>{whenText(stepOf(d), props.form?.fields ?? [])}</strong> — {excerpt(previewText(d.template, props.form)) || "(no text yet)"}
+          </li>
+        ))}
+      </ol>
+    </aside>
   );
 }
 

@@ -10,6 +10,8 @@ import { ContactForm, nameOf } from "./contact-form";
 import { RUN_STATUS_WORDS, stepLine, stoppedBecause } from "../automation-words";
 import { fmtPhone } from "../phone-format";
 
+/** A text in either direction on the contact's page (GET /v1/contacts/{id}/messages). */
+type HistoryMessage = Answer<"/v1/contacts/{id}/messages">["data"]["messages"][number];
 type ContactRun = Answer<"/v1/contacts/{id}">["data"]["automationRuns"][number];
 
 /**
@@ -34,7 +36,7 @@ export function detailName(key: string): string {
 
 export function ContactPage(props: { id: string }) {
   const c = useSignal<Contact | null>(null);
-  const history = useSignal<Array<Record<string, any>>>([]);
+  const history = useSignal<HistoryMessage[]>([]);
   const total = useSignal(0);
   const consent = useSignal<ConsentEntry[]>([]);
   const runs = useSignal<ContactRun[]>([]);
@@ -342,8 +344,8 @@ function describeAdded(x: Contact): string {
 }
 
 /** Texts and form requests in one timeline, newest first. */
-function timelineOf(messages: Array<Record<string, any>>, requests: Request[]) {
-  const items: Array<{ kind: "message"; at: string; m: Record<string, any> } | { kind: "request"; at: string; r: Request }> = [
+function timelineOf(messages: HistoryMessage[], requests: Request[]) {
+  const items: Array<{ kind: "message"; at: string; m: HistoryMessage } | { kind: "request"; at: string; r: Request }> = [
     ...messages.map((m) => ({ kind: "message" as const, at: String(m.direction === "inbound" ? m.receivedAt : m.createdAt), m })),
     ...requests.map((r) => ({ kind: "request" as const, at: r.createdAt, r })),
   ];

@@ -3,7 +3,7 @@ import { useSignal } from "@preact/signals";
 import { api, can, errorText, isPerson } from "../api";
 import { useResource } from "../resource";
 import { act } from "../act";
-import type { Answer, Device } from "../api-types";
+import type { Answer, Device, RequestBody } from "../api-types";
 import { fmtAge, fmtDate, fmtNum } from "../format";
 import { path } from "../router";
 import { useLiveMessages } from "../live";
@@ -273,9 +273,9 @@ function EditPhone(props: { device: Device | null; onDone: (message?: string) =>
   async function save(e: Event) {
     e.preventDefault();
     if (!d) return;
-    const body: { name?: string; sendRatePerMinute?: number | null; limits?: Record<string, unknown> } = {};
+    const body: RequestBody<"/v1/devices/{id}", "patch"> = {};
     // Only what the owner changed becomes the phone's own; the server checks every value.
-    const own: Record<string, unknown> = {};
+    const own: NonNullable<typeof body.limits> = {};
     const l = d.capacity.limits;
     for (const [k] of LIMIT_FIELDS) if (limits.value[k] !== String(l[k])) own[k] = Number(limits.value[k]);
     if (limits.value.spacingMin !== String(l.spacingSeconds.min) || limits.value.spacingMax !== String(l.spacingSeconds.max)) {

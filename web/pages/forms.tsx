@@ -2,6 +2,7 @@ import { FormsOverHttp } from "./settings-server";
 import { useEffect } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import { api, can, errorText, fieldErrorsOf } from "../api";
+import { SaveProblems } from "../components/SaveProblems";
 import { useResource } from "../resource";
 import { act } from "../act";
 import { fmtDate } from "../format";
@@ -16,7 +17,7 @@ import { CopyButton } from "../components/CopyButton";
 
 import { draftFromSettings, recommendedDraft, settingsFromDraft, type ProtectionDraft } from "../form-protection";
 import { ProtectionFields } from "./form-protection";
-import { errAttrs, FieldError } from "../components/FieldError";
+import { errAttrs, FieldError, type ApiFieldErrors } from "../components/FieldError";
 import { CardTable } from "../components/CardTable";
 import { TestSubmission } from "./form-test";
 import { labelFrom, plainProblem } from "../plain-problems";
@@ -231,12 +232,173 @@ const zones = (() => {
   }
 })();
 
+/** A form's settings as the editor holds them (the API's, GET /v1/forms/{id}). */
+type Settings = Partial<Form["settings"]>;
+type SetSetting = <K extends keyof Settings>(k: K, v: Settings[K]) => void;
+
+/** One field of the form in the builder: its name, type, label, maximum length and whether it is required. */
+function FieldRow(props: { i: number; field: FormField; errors: ApiFieldErrors; onChange: (patch: Partial<FormField>) => void; onRemove: () => void }) {
+  const { i, field: f, errors } = props;
+  return (
+    <div class="field-row">
+      <span class="field">
+        <label for={`field-name-${i}`}>Field {i + 1} name</label>
+        <input id={`field-name-${i}`} required value={f.name} onInput={(e) => props.onChange({ name: (e.target as HTMLInputElement).value.trim() })} {...errAttrs(errors, `fields[${i}].name`, `field-name-${i}-error`)} />
+        <FieldError errors={errors} name={`fields[${i}].name`} id={`field-name-${i}-error`} />
+      </span>
+      <span class="field">
+        <label for={`field-type-${i}`}>Field {i + 1} type</label>
+        <select id={`field-type-${i}`} value={f.type} onChange={(e) => props.onChange({ type: (e.target as HTMLSelectElement).value as FormField["type"] })} {...errAttrs(errors, `fields[${i}].type`, `field-type-${i}-error`)}>
+          {FIELD_TYPES.map((t) => (
+            <option key={t} value={t}>{TYPE_NAMES[t] ?? t}</option>
+          ))}
+        </select>
+        <FieldError errors={errors} name={`fields[${i}].type`} id={`field-type-${i}-error`} />
+      </span>
+      <span class="field">
+        <label for={`field-label-${i}`}>Field {i + 1} label</label>
+        <input id={`field-label-${i}`} value={f.label ?? ""} onInput={(e) => props.onChange({ label: (e.target as HTMLInputElement).value || undefined })} {...errAttrs(errors, `fields[${i}].label`, `field-label-${i}-error`)} />
+        <FieldError errors={errors} name={`fields[${i}].label`} id={`field-label-${i}-error`} />
+      </span>
+      <span class="field">
+        <label for={`field-max-${i}`}>Field {i + 1} maximum length</label>
+        <input
+          id={`field-max-${i}`}
+          type="number"
+          min={1}
+          value={f.validation?.maxLength ?? ""}
+          onInput={(e) => {
+            const v = (e.target as HTMLInputElement).value;
+            const { maxLength: _drop, ...rest } = f.validation ?? {};
+            props.onChange({ validation: v ? { ...rest, maxLength: Number(v) } : Object.keys(rest).length ? rest : undefined });
+          }}
+          {...errAttrs(errors, `fields[${i}].validation`, `field-max-${i}-error`)}
+        />
+        <FieldError errors={errors} name={`fields[${i}].validation`} id={`field-max-${i}-error`} />
+      </span>
+      <label class="check">
+        <input type="checkbox" checked={!!f.required} onChange={(e) => props.onChange({ required: (e.target as HTMLInputElement).checked })} /> Field {i + 1} required
+      </label>
+      <button type="button" class="secondary" aria-label={`Remove field ${i + 1}`} onClick={props.onRemove}>
+        Remove
+      </button>
+    </div>
+  );
+}
+
+/** "Sending": the form's time zone, delay, daily limit, priority and quiet hours. */
+function SendingFields(props: { settings: Settings; errors: ApiFieldErrors; setSetting: SetSetting; setQuiet: (part: "start" | "end", v: string) => void }) {
+  const { settings, errors } = props;
+  return (
+    <fieldset>
+      <legend>Sending</legend>
+      <span class="field">
+        <label for="form-zone">Time zone</label>
+        <select id="form-zone" value={settings.timezone ?? "UTC"} onChange={(e) => props.setSetting("timezone", (e.target as HTMLSelectElement).value)} {...errAttrs(errors, "settings.timezone", "form-zone-error")}>
+          {(zones.includes(settings.timezone ?? "UTC") ? zones : [settings.timezone ?? "UTC", ...zones]).map((z) => (
+            <option key={z} value={z}>{z}</option>
+          ))}
+        </select>
+        <FieldError errors={errors} name="settings.timezone" id="form-zone-error" />
+      </span>
+      <span class="field">
+        <label for="form-delay">Delay before sending (minutes)</label>
+        <input id="form-delay" type="number" min={0} value={settings.delayMinutes ?? 0} onInput={(e) => props.setSetting("delayMinutes", Number((e.target as HTMLInputElement).value))} {...errAttrs(errors, "settings.delayMinutes", "form-delay-error")} />
+        <FieldError errors={errors} name="settings.delayMinutes" id="form-delay-error" />
+      </span>
+      <span class="field">
+        <label for="form-daily">Daily limit (empty: none)</label>
+        <input id="form-daily" type="number" min={1} value={settings.rateLimitPerDay ?? ""} onInput={(e) => props.setSetting("rateLimitPerDay", (e.target as HTMLInputElement).value ? Number((e.target as HTMLInputElement).value) : null)} {...errAttrs(errors, "settings.rateLimitPerDay", "form-daily-error")} />
+        <FieldError errors={errors} name="settings.rateLimitPerDay" id="form-daily-error" />
+      </span>
+      <span class="field">
+        <label for="form-priority">Priority</label>
+        <select id="form-priority" value={settings.defaultPriority ?? "normal"} onChange={(e) => props.setSetting("defaultPriority", (e.target as HTMLSelectElement).value as Settings["defaultPriority"])} {...errAttrs(errors, "settings.defaultPriority", "form-priority-error")}>
+          {PRIORITIES.map((x) => (
+            <option key={x} value={x}>{x}</option>
+          ))}
+        </select>
+        <FieldError errors={errors} name="settings.defaultPriority" id="form-priority-error" />
+      </span>
+      <span class="field">
+        <label for="form-quiet-start">Quiet hours from</label>
+        <input id="form-quiet-start" type="time" value={settings.quietHours?.start ?? ""} onInput={(e) => props.setQuiet("start", (e.target as HTMLInputElement).value)} />
+      </span>
+      <span class="field">
+        <label for="form-quiet-end">Quiet hours until</label>
+        <input id="form-quiet-end" type="time" value={settings.quietHours?.end ?? ""} onInput={(e) => props.setQuiet("end", (e.target as HTMLInputElement).value)} {...errAttrs(errors, "settings.quietHours", "form-quiet-error")} />
+        <FieldError errors={errors} name="settings.quietHours" id="form-quiet-error" />
+      </span>
+    </fieldset>
+  );
+}
+
+/**
+ * Where the form posts: its webhook address (copy, make a new one), the HTML to embed, and a
+ * test submission.
+ */
+function FormAddresses(props: {
+  form: Form;
+  embed: string;
+  addressSource: string;
+  canEdit: boolean;
+  notice: string;
+  onNotice: (message: string) => void;
+  asking: boolean;
+  onAsk: (open: boolean) => void;
+  onRotate: () => void;
+}) {
+  const { form } = props;
+  return (
+    <>
+      <h2>Webhook address</h2>
+      <p>
+        <code>{form.webhookUrl}</code>{" "}
+        <CopyButton text={form.webhookUrl} onDone={(m) => props.onNotice(m)} refused={COPY_REFUSED}>Copy webhook address</CopyButton>{" "}
+        {props.canEdit ? <button type="button" class="secondary" onClick={() => props.onAsk(true)}>Make a new address</button> : null}
+      </p>
+      {props.canEdit ? (
+        <p class="hint">
+          Make a new address when strangers post to the form: the old address stops working at once, so paste the new one (or the new HTML below) into your
+          website.
+        </p>
+      ) : null}
+      {props.addressSource === "request" ? (
+        <p class="notice" data-testid="address-from-browser">
+          No server address is set, so these addresses use the one your browser used. Before you publish the form, have whoever runs the server set it in
+          Settings → Server: a website must keep the same address.
+        </p>
+      ) : null}
+      {props.embed ? (
+        <>
+          <h2>Embed on your website</h2>
+          <label for="embed-code">HTML to paste into your page</label>
+          <textarea id="embed-code" class="code" rows={8} readOnly value={props.embed} />
+          <p>
+            <CopyButton text={props.embed} onDone={(m) => props.onNotice(m)} refused={COPY_REFUSED}>Copy the HTML</CopyButton>
+          </p>
+        </>
+      ) : null}
+      {!props.canEdit ? <span aria-live="polite">{props.notice}</span> : null}
+      <TestSubmission key={form.id} formId={form.id} fields={form.fields} />
+      <Confirm
+        open={props.asking}
+        title="Make a new webhook address?"
+        body="The current address stops working at once; contacts, messages and statistics stay with the form. Update every website or tool that posts to it."
+        action="Make a new address"
+        onConfirm={props.onRotate}
+        onCancel={() => props.onAsk(false)}
+      />
+    </>
+  );
+}
+
 function FormEditor(props: { id?: string }) {
   const name = useSignal("");
   const description = useSignal("");
   const template = useSignal("Hi {{firstName}}, thanks for contacting us! We will reply soon.");
   const fields = useSignal<FormField[]>([{ name: "firstName", type: "text", label: "First name", required: false }]);
-  const settings = useSignal<Record<string, any>>({ timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC", delayMinutes: 0, defaultPriority: "normal" });
+  const settings = useSignal<Settings>({ timezone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC", delayMinutes: 0, defaultPriority: "normal" });
   const draft = useSignal<ProtectionDraft>(draftFromSettings({}));
   const country = useSignal("US");
   const form = useSignal<Form | null>(null);
@@ -262,22 +424,24 @@ function FormEditor(props: { id?: string }) {
       return;
     }
     homeCountry().then((c) => (country.value = c));
-    api.get("/v1/forms/{id}", { path: { id: props.id } })
-      .then((r) => {
-        const f: Form = r.data.form;
-        form.value = f;
-        name.value = f.name;
-        description.value = f.description ?? "";
-        template.value = f.messageTemplate;
-        fields.value = f.fields;
-        settings.value = f.settings;
-        draft.value = draftFromSettings(f.settings);
-      })
-      .catch((e) => (error.value = errorText(e)));
     api.get("/v1/forms/{id}/embed", { path: { id: props.id } })
       .then((r) => ((embed.value = r.data.html), (addressSource.value = r.data.addressSource)))
       .catch(() => {});
   }, [props.id]);
+  // A saved form: the builder starts from what is stored.
+  useResource(() => api.get("/v1/forms/{id}", { path: { id: props.id ?? "" } }).then((r) => r.data.form), [props.id], {
+    error,
+    when: Boolean(props.id),
+    onLoad: (f) => {
+      form.value = f;
+      name.value = f.name;
+      description.value = f.description ?? "";
+      template.value = f.messageTemplate;
+      fields.value = f.fields;
+      settings.value = f.settings;
+      draft.value = draftFromSettings(f.settings);
+    },
+  });
 
   const preview = useComputed(() => {
     // A Map and own keys: a field named `constructor` or `__proto__` previews like any other.
@@ -290,7 +454,7 @@ function FormEditor(props: { id?: string }) {
   function setField(i: number, patch: Partial<FormField>) {
     fields.value = fields.value.map((f, j) => (j === i ? { ...f, ...patch } : f));
   }
-  function setSetting(k: string, v: unknown) {
+  function setSetting<K extends keyof Settings>(k: K, v: Settings[K]) {
     settings.value = { ...settings.value, [k]: v };
   }
   async function save(e: Event) {
@@ -359,49 +523,7 @@ function FormEditor(props: { id?: string }) {
             <legend>Fields of the form (besides the phone number)</legend>
             <FieldError errors={fieldErrors.value.filter((x) => x.field === "fields")} name="fields" id="fields-error" />
             {fields.value.map((f, i) => (
-              <div class="field-row" key={i}>
-                <span class="field">
-                  <label for={`field-name-${i}`}>Field {i + 1} name</label>
-                  <input id={`field-name-${i}`} required value={f.name} onInput={(e) => setField(i, { name: (e.target as HTMLInputElement).value.trim() })} {...errAttrs(fieldErrors.value, `fields[${i}].name`, `field-name-${i}-error`)} />
-                  <FieldError errors={fieldErrors.value} name={`fields[${i}].name`} id={`field-name-${i}-error`} />
-                </span>
-                <span class="field">
-                  <label for={`field-type-${i}`}>Field {i + 1} type</label>
-                  <select id={`field-type-${i}`} value={f.type} onChange={(e) => setField(i, { type: (e.target as HTMLSelectElement).value as FormField["type"] })} {...errAttrs(fieldErrors.value, `fields[${i}].type`, `field-type-${i}-error`)}>
-                    {FIELD_TYPES.map((t) => (
-                      <option key={t} value={t}>{TYPE_NAMES[t] ?? t}</option>
-                    ))}
-                  </select>
-                  <FieldError errors={fieldErrors.value} name={`fields[${i}].type`} id={`field-type-${i}-error`} />
-                </span>
-                <span class="field">
-                  <label for={`field-label-${i}`}>Field {i + 1} label</label>
-                  <input id={`field-label-${i}`} value={f.label ?? ""} onInput={(e) => setField(i, { label: (e.target as HTMLInputElement).value || undefined })} {...errAttrs(fieldErrors.value, `fields[${i}].label`, `field-label-${i}-error`)} />
-                  <FieldError errors={fieldErrors.value} name={`fields[${i}].label`} id={`field-label-${i}-error`} />
-                </span>
-                <span class="field">
-                  <label for={`field-max-${i}`}>Field {i + 1} maximum length</label>
-                  <input
-                    id={`field-max-${i}`}
-                    type="number"
-                    min={1}
-                    value={f.validation?.maxLength ?? ""}
-                    onInput={(e) => {
-                      const v = (e.target as HTMLInputElement).value;
-                      const { maxLength: _drop, ...rest } = f.validation ?? {};
-                      setField(i, { validation: v ? { ...rest, maxLength: Number(v) } : Object.keys(rest).length ? rest : undefined });
-                    }}
-                    {...errAttrs(fieldErrors.value, `fields[${i}].validation`, `field-max-${i}-error`)}
-                  />
-                  <FieldError errors={fieldErrors.value} name={`fields[${i}].validation`} id={`field-max-${i}-error`} />
-                </span>
-                <label class="check">
-                  <input type="checkbox" checked={!!f.required} onChange={(e) => setField(i, { required: (e.target as HTMLInputElement).checked })} /> Field {i + 1} required
-                </label>
-                <button type="button" class="secondary" aria-label={`Remove field ${i + 1}`} onClick={() => (fields.value = fields.value.filter((_, j) => j !== i))}>
-                  Remove
-                </button>
-              </div>
+              <FieldRow key={i} i={i} field={f} errors={fieldErrors.value} onChange={(patch) => setField(i, patch)} onRemove={() => (fields.value = fields.value.filter((_, j) => j !== i))} />
             ))}
             <button type="button" class="secondary" onClick={() => (fields.value = [...fields.value, { name: "", type: "text", required: false }])}>
               Add a field
@@ -442,64 +564,14 @@ function FormEditor(props: { id?: string }) {
               ["time", "The time"] as const,
             ]}
           />
-          <fieldset>
-            <legend>Sending</legend>
-            <span class="field">
-              <label for="form-zone">Time zone</label>
-              <select id="form-zone" value={settings.value.timezone ?? "UTC"} onChange={(e) => setSetting("timezone", (e.target as HTMLSelectElement).value)} {...errAttrs(fieldErrors.value, "settings.timezone", "form-zone-error")}>
-                {(zones.includes(settings.value.timezone ?? "UTC") ? zones : [settings.value.timezone ?? "UTC", ...zones]).map((z) => (
-                  <option key={z} value={z}>{z}</option>
-                ))}
-              </select>
-              <FieldError errors={fieldErrors.value} name="settings.timezone" id="form-zone-error" />
-            </span>
-            <span class="field">
-              <label for="form-delay">Delay before sending (minutes)</label>
-              <input id="form-delay" type="number" min={0} value={settings.value.delayMinutes ?? 0} onInput={(e) => setSetting("delayMinutes", Number((e.target as HTMLInputElement).value))} {...errAttrs(fieldErrors.value, "settings.delayMinutes", "form-delay-error")} />
-              <FieldError errors={fieldErrors.value} name="settings.delayMinutes" id="form-delay-error" />
-            </span>
-            <span class="field">
-              <label for="form-daily">Daily limit (empty: none)</label>
-              <input id="form-daily" type="number" min={1} value={settings.value.rateLimitPerDay ?? ""} onInput={(e) => setSetting("rateLimitPerDay", (e.target as HTMLInputElement).value ? Number((e.target as HTMLInputElement).value) : null)} {...errAttrs(fieldErrors.value, "settings.rateLimitPerDay", "form-daily-error")} />
-              <FieldError errors={fieldErrors.value} name="settings.rateLimitPerDay" id="form-daily-error" />
-            </span>
-            <span class="field">
-              <label for="form-priority">Priority</label>
-              <select id="form-priority" value={settings.value.defaultPriority ?? "normal"} onChange={(e) => setSetting("defaultPriority", (e.target as HTMLSelectElement).value)} {...errAttrs(fieldErrors.value, "settings.defaultPriority", "form-priority-error")}>
-                {PRIORITIES.map((x) => (
-                  <option key={x} value={x}>{x}</option>
-                ))}
-              </select>
-              <FieldError errors={fieldErrors.value} name="settings.defaultPriority" id="form-priority-error" />
-            </span>
-            <span class="field">
-              <label for="form-quiet-start">Quiet hours from</label>
-              <input id="form-quiet-start" type="time" value={settings.value.quietHours?.start ?? ""} onInput={(e) => setQuiet("start", (e.target as HTMLInputElement).value)} />
-            </span>
-            <span class="field">
-              <label for="form-quiet-end">Quiet hours until</label>
-              <input id="form-quiet-end" type="time" value={settings.value.quietHours?.end ?? ""} onInput={(e) => setQuiet("end", (e.target as HTMLInputElement).value)} {...errAttrs(fieldErrors.value, "settings.quietHours", "form-quiet-error")} />
-              <FieldError errors={fieldErrors.value} name="settings.quietHours" id="form-quiet-error" />
-            </span>
-          </fieldset>
+          <SendingFields settings={settings.value} errors={fieldErrors.value} setSetting={setSetting} setQuiet={setQuiet} />
           <ProtectionFields
             draft={draft.value}
             onChange={(d) => (draft.value = d)}
             errors={fieldErrors.value}
             onRecommended={() => (draft.value = recommendedDraft(draft.value, country.value))}
           />
-          {fieldErrors.value.length ? (
-            <div class="error" role="alert">
-              <p>The form was not saved: {fieldErrors.value.length === 1 ? "one setting needs" : `${fieldErrors.value.length} settings need`} a change (marked above).</p>
-              <ul>
-                {fieldErrors.value.map((x) => (
-                  <li key={x.field + x.message}>{plainProblem(x.field, x.message, builderLabel)}</li>
-                ))}
-              </ul>
-            </div>
-          ) : error.value ? (
-            <p class="error" role="alert">{error.value}</p>
-          ) : null}
+          <SaveProblems errors={fieldErrors.value} error={error.value} what="form" one="setting" many="settings" say={(x) => plainProblem(x.field, x.message, builderLabel)} />
           </fieldset>
           {canEdit ? (
             <p>
@@ -516,46 +588,17 @@ function FormEditor(props: { id?: string }) {
         </aside>
       </form>
       {form.value ? (
-        <>
-          <h2>Webhook address</h2>
-          <p>
-            <code>{form.value.webhookUrl}</code>{" "}
-            <CopyButton text={form.value!.webhookUrl} onDone={(m) => (notice.value = m)} refused={COPY_REFUSED}>Copy webhook address</CopyButton>{" "}
-            {canEdit ? <button type="button" class="secondary" onClick={() => (rotating.value = true)}>Make a new address</button> : null}
-          </p>
-          {canEdit ? (
-            <p class="hint">
-              Make a new address when strangers post to the form: the old address stops working at once, so paste the new one (or the new HTML below) into your
-              website.
-            </p>
-          ) : null}
-          {addressSource.value === "request" ? (
-            <p class="notice" data-testid="address-from-browser">
-              No server address is set, so these addresses use the one your browser used. Before you publish the form, have whoever runs the server set it in
-              Settings → Server: a website must keep the same address.
-            </p>
-          ) : null}
-          {embed.value ? (
-            <>
-              <h2>Embed on your website</h2>
-              <label for="embed-code">HTML to paste into your page</label>
-              <textarea id="embed-code" class="code" rows={8} readOnly value={embed.value} />
-              <p>
-                <CopyButton text={embed.value} onDone={(m) => (notice.value = m)} refused={COPY_REFUSED}>Copy the HTML</CopyButton>
-              </p>
-            </>
-          ) : null}
-          {!canEdit ? <span aria-live="polite">{notice.value}</span> : null}
-          <TestSubmission key={form.value.id} formId={form.value.id} fields={form.value.fields} />
-          <Confirm
-            open={rotating.value}
-            title="Make a new webhook address?"
-            body="The current address stops working at once; contacts, messages and statistics stay with the form. Update every website or tool that posts to it."
-            action="Make a new address"
-            onConfirm={rotate}
-            onCancel={() => (rotating.value = false)}
-          />
-        </>
+        <FormAddresses
+          form={form.value}
+          embed={embed.value}
+          addressSource={addressSource.value}
+          canEdit={canEdit}
+          notice={notice.value}
+          onNotice={(m) => (notice.value = m)}
+          asking={rotating.value}
+          onAsk={(open) => (rotating.value = open)}
+          onRotate={rotate}
+        />
       ) : null}
     </section>
   );

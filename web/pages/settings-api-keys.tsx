@@ -3,7 +3,7 @@ import { useSignal } from "@preact/signals";
 import { api, errorText } from "../api";
 import { useResource } from "../resource";
 import { act } from "../act";
-import type { ApiKey, RequestBody } from "../api-types";
+import type { Answer, ApiKey, RequestBody } from "../api-types";
 import { Confirm } from "../components/Confirm";
 import { fmtDate } from "../format";
 
@@ -16,7 +16,7 @@ const PERMISSION_NAMES: Record<string, string> = { admin_access: "Admin", standa
 export function ApiKeys() {
   const notice = useSignal("");
   const permission = useSignal<NonNullable<RequestBody<"/v1/api-keys", "post">["permission"]>>("standard_access");
-  const fresh = useSignal<{ apiKey: string; permission: string } | null>(null);
+  const fresh = useSignal<Pick<Answer<"/v1/api-keys", "post">["data"], "apiKey" | "permission"> | null>(null);
   const revoking = useSignal<ApiKey | null>(null);
   const { data: keys, error, load } = useResource(() => api.get("/v1/api-keys").then((r) => r.data.keys));
   async function create(e: Event) {

@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText } from "../api";
+import { useResource } from "../resource";
 import { useSave } from "../act";
 import type { Answer } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
@@ -25,20 +26,14 @@ export function PublicCertificate() {
   const view = useSignal<CertificateView | null>(null);
   const domains = useSignal("");
   const email = useSignal("");
-  const loadError = useSignal("");
   const { busy, notice, error, fieldErrors: errs, save: saving } = useSave();
-  const load = () =>
-    api.get("/v1/admin/certificate")
-      .then((r) => {
-        view.value = r.data;
-        if (!domains.value) domains.value = r.data.domains.join(", ");
-        if (!email.value) email.value = r.data.email ?? "";
-        return r.data;
-      })
-      .catch((e) => ((loadError.value = errorText(e)), null));
-  useEffect(() => {
-    void load();
-  }, []);
+  const { error: loadError, load } = useResource(() => api.get("/v1/admin/certificate").then((r) => r.data), [], {
+    onLoad: (c) => {
+      view.value = c;
+      if (!domains.value) domains.value = c.domains.join(", ");
+      if (!email.value) email.value = c.email ?? "";
+    },
+  });
   // While the CA is being asked, look again every 2 s (a few seconds to a minute).
   useEffect(() => {
     const s = view.value?.state;

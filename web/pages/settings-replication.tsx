@@ -3,14 +3,9 @@ import { useSignal } from "@preact/signals";
 import { api, ApiError, errorText } from "../api";
 import { fmtAge, fmtDate } from "../format";
 import { replicationText, type ReplicationStatus } from "../warnings";
-import type { AccountInfo } from "../api-types";
+import type { AccountInfo, Answer } from "../api-types";
 
-interface ReplicationView {
-  savedUrl: string | null;
-  savedAt: string | null;
-  flagUrl: string | null;
-  status: ReplicationStatus & { source: "flag" | "setting" | null; running: boolean; lastError: string | null };
-}
+type ReplicationView = Answer<"/v1/admin/replication">["data"];
 
 /** Settings → Replication (operators): where the database is copied continuously, and how it goes. */
 export function Replication(props: { info: AccountInfo | null }) {

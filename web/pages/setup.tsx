@@ -96,10 +96,10 @@ const DEAD_LINK: Record<"setup" | "invitation", Record<Exclude<LinkState, "ready
 };
 
 /** Reads whether the link in the address still works, without using it; null while asking. */
-function useLinkState<T extends { state: LinkState }>(ask: (token: string) => Promise<{ data: T }>, none: T) {
+function useLinkState<T extends { state: LinkState }>(ask: (token: string) => Promise<T>, none: T) {
   const { data: state, error } = useResource(() => {
     const token = fragmentToken();
-    return token ? ask(token).then((r) => r.data) : Promise.resolve(none);
+    return token ? ask(token) : Promise.resolve(none);
   });
   return { state, error };
 }
@@ -139,7 +139,7 @@ function Checking(props: { error: string }) {
 
 /** First run: the business's name, where it is, and its owner (docs/dashboard.md, "First run"). */
 export function Setup() {
-  const link = useLinkState((token) => api.post("/v1/setup/state", { json: { token } }), { state: "unknown" });
+  const link = useLinkState((token) => api.post("/v1/setup/state", { json: { token } }).then((r) => r.data), { state: "unknown" });
   const l = link.state.value;
   if (!l) return <Checking error={link.error.value} />;
   if (l.state !== "ready") return <DeadLink title="Set up Textwire" text={DEAD_LINK.setup[l.state]} />;
@@ -192,7 +192,7 @@ const ROLE_WORDS: Record<string, string> = {
 
 /** An invited person joins: the page names the business and the role, then asks their name and a password (the e-mail is the one the invitation was made for). */
 export function Invite() {
-  const link = useLinkState((token) => api.post("/v1/invitations/state", { json: { token } }), { state: "unknown", businessName: null, role: null, expiresAt: null });
+  const link = useLinkState((token) => api.post("/v1/invitations/state", { json: { token } }).then((r) => r.data), { state: "unknown", businessName: null, role: null, expiresAt: null });
   const l = link.state.value;
   if (!l) return <Checking error={link.error.value} />;
   if (l.state !== "ready") return <DeadLink title="Join Textwire" text={DEAD_LINK.invitation[l.state]} />;

@@ -188,9 +188,23 @@ export const ContactListAnswer = Envelope(t.Object({ contacts: t.Array(ContactSu
 export type ContactList = Static<typeof ContactListAnswer>["data"];
 export const ContactDeleted = Deleted;
 
+/** A text either way on the contact's time line (the contacts store's TimelineItem): a sent one has sentAt and formName, a received one receivedAt. */
+const ContactTimelineMessage = t.Object(
+  {
+    id: t.String(),
+    direction: literals(["outbound", "inbound"]),
+    content: t.String(),
+    status: t.String({ description: "a sent text's status (queued | sent | failed | cancelled); received for one they sent" }),
+    sentAt: t.Optional(NullableString),
+    formName: t.Optional(NullableString),
+    createdAt: t.String(),
+    receivedAt: t.Optional(NullableString),
+  },
+  { description: "a text sent or received, newest first" },
+);
 export const ContactMessagesAnswer = Envelope(
   t.Object({
-    messages: t.Array(t.Record(t.String(), t.Unknown(), { description: "a message, as in GET /v1/messages/{id}" })),
+    messages: t.Array(ContactTimelineMessage),
     total: Count,
   }),
 );
