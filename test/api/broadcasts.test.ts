@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { insertContact } from "../helpers/contact-fixtures";
 import { BROADCAST_CHUNK } from "../../src/services/broadcasts";
+import { newApiKey } from "../helpers/reads";
 
 // insertContact (SQL) arranges many contacts at once, with tags and fields; everything a
 // broadcast did is read back through the API.
@@ -48,7 +49,7 @@ describe("broadcasts", () => {
     vip.push(insertContact(db, s.accountId, { firstName: "Bob", tags: ["vip", "late"], status: "contacted" }));
     vip.push(insertContact(db, s.accountId, { tags: ["vip"] }));
     for (let i = 0; i < BROADCAST_CHUNK * 2 + 17; i++) insertContact(db, s.accountId, { firstName: `P${i}` });
-    standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+    standardKey = await newApiKey(s, "standard_access");
   });
   afterAll(() => s.stop());
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { startTestServer, expectStatus, tempDir, type TestServer } from "../helpers/server";
-import { contactByPhone, messagesToPhone, raiseApiLimits } from "../helpers/reads";
+import { contactByPhone, messagesToPhone, newApiKey, raiseApiLimits } from "../helpers/reads";
 
 const T0 = Date.parse("2026-11-23T09:00:00.000Z");
 const HOUR = 3_600_000;
@@ -15,7 +15,7 @@ let standardKey: string;
 const clock = { now: T0 };
 beforeAll(async () => {
   s = await startTestServer({ allowPrivateWebhookUrls: true }, { clock: () => clock.now });
-  standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+  standardKey = await newApiKey(s, "standard_access");
   raiseApiLimits(s);
   await expectStatus(await s.api("/account/profile", { method: "PUT", json: { name: "Acme Plumbing", country: "US", timeZone: "UTC" } }), 200);
   // An endpoint, so contact events are written to the outbox (and can be read back).

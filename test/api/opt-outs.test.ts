@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
 import { insertContact, insertMessage, iso } from "../helpers/fixtures";
-import { cancelAllQueued as clearQueue, contactByPhone, messageOf, messagesToPhone, raiseApiLimits } from "../helpers/reads";
+import { cancelAllQueued as clearQueue, contactByPhone, messageOf, messagesToPhone, newApiKey, raiseApiLimits } from "../helpers/reads";
 
 const T0 = Date.parse("2026-11-23T09:00:00.000Z");
 
@@ -11,7 +11,7 @@ let formId: string;
 const clock = { now: T0 };
 beforeAll(async () => {
   s = await startTestServer({}, { clock: () => clock.now });
-  standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+  standardKey = await newApiKey(s, "standard_access");
   raiseApiLimits(s);
   await expectStatus(await s.api("/account/profile", { method: "PUT", json: { name: "Acme Plumbing", country: "US", timeZone: "UTC" } }), 200);
   formId = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form.id;

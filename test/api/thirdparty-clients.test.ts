@@ -3,6 +3,7 @@ import { createHmac } from "node:crypto";
 import Client, { ProcessState, WebHookEventType, type HttpClient } from "android-sms-gateway";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { SmsGateEmulator, gsonDate } from "../helpers/smsgate-emulator";
+import { newApiKey } from "../helpers/reads";
 
 /**
  * SMSGate's own clients against Textwire, unchanged but for the base URL and the credentials: the
@@ -202,7 +203,7 @@ describe("the npm package android-sms-gateway 3.0", () => {
     expect(await client.getSettings()).toEqual({ webhooks: { signing_key: "go-spelled-key-0001", retry_count: 2 } } as never);
 
     // A standard key reads the document without the key, and may not set it.
-    const staff = new Client(ts.accountId, ts.running.deps.accounts.createKey(ts.accountId, "standard_access").apiKey, new FetchClient(), `${ts.url}/3rdparty/v1`);
+    const staff = new Client(ts.accountId, (await newApiKey(ts, "standard_access")), new FetchClient(), `${ts.url}/3rdparty/v1`);
     expect(await staff.getSettings()).toEqual({ webhooks: { retry_count: 2 } } as never);
     const refused = (await staff.patchSettings({ webhooks: { signingKey: "staff-key-12345" } }).catch((e) => e)) as { status: number };
     expect(refused.status).toBe(403);

@@ -13,6 +13,7 @@ import { SmsGateEmulator, gsonDate } from "../helpers/smsgate-emulator";
 import { createLogger } from "../../src/lib/log";
 import { SMSGATE_EVENTS } from "../../src/domain/smsgate-webhook";
 import { requeueForRetry } from "../../src/db/message-retries";
+import { newApiKey } from "../helpers/reads";
 
 let ts: TestServer;
 let standardKey: string;
@@ -34,7 +35,7 @@ beforeAll(async () => {
     },
   });
   ts = await startTestServer({ allowPrivateWebhookUrls: true, sendRatePerMinute: 600 }, { logger: createLogger("json", (l) => logLines.push(l)) });
-  standardKey = ts.running.deps.accounts.createKey(ts.accountId, "standard_access").apiKey;
+  standardKey = await newApiKey(ts, "standard_access");
   const o = ts.running.deps.accounts.createAccount({ name: "Other shop" });
   other = { accountId: o.account.id, key: o.apiKey };
   // Every call of three libraries in one file: above a plan's burst limit, which is not what is tested here.
@@ -285,7 +286,7 @@ describe("client-go v1.13.2 (smsgateway/client.go)", () => {
     expect((await call("GET", "/messages?limit=1", { auth: `Bearer ${std.access_token}` })).status).toBe(200);
     ts.running.deps.accounts.revokeKey(keyId);
     await expectError(await call("GET", "/messages?limit=1", { auth: `Bearer ${std.access_token}` }), 401);
-    standardKey = ts.running.deps.accounts.createKey(ts.accountId, "standard_access").apiKey;
+    standardKey = await newApiKey(ts, "standard_access");
 
     // At most 1,000 live tokens per account (each request makes two): then 409 until some are revoked or expire.
     const db = ts.running.deps.sqlite;

@@ -63,3 +63,8 @@ export async function cancelAllQueued(ts: TestServer, key = ts.adminKey): Promis
   const ids = (await expectStatus(await ts.api("/messages?status=queued&limit=100", { key }), 200)).data.messages.map((m: { id: string }) => m.id);
   if (ids.length) await expectStatus(await ts.api("/messages/bulk", { method: "PUT", key, json: { messageIds: ids, status: "cancelled" } }), 200);
 }
+
+/** A new API key of the server's first account, made as its owner makes one (POST /v1/api-keys with the admin key). */
+export async function newApiKey(ts: TestServer, permission: "admin_access" | "standard_access" = "standard_access"): Promise<string> {
+  return (await expectStatus(await ts.api("/api-keys", { method: "POST", json: { permission } }), 201)).data.apiKey as string;
+}
