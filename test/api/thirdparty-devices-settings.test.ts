@@ -222,7 +222,7 @@ describe("GET/PUT/PATCH /settings", () => {
     const own = p.settings.webhooks.signing_key;
     expect(own).toEqual(expect.any(String));
     await expectStatus(await tp("/settings", { method: "PATCH", json: { webhooks: { signingKey: "account-key-for-receivers" } } }), 200);
-    expect(ts.running.deps.thirdParty.signingKey(ts.accountId)).toBe("account-key-for-receivers");
+    expect((await (await ts.api("/account/smsgate-clients")).json() as any).data.signingKey).toBe("account-key-for-receivers");
     await p.loadSettings();
     expect(p.settings.webhooks.signing_key).toBe(own);
     p.webhooks = p.webhooks.map((w) => ({ ...w, url: w.url.replace(/^https:/, "http:") })); // the test server speaks plain HTTP

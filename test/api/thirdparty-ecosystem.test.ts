@@ -382,7 +382,7 @@ describe("webhook payloads as SMSGate sends them", () => {
     const fromB = received.find((r) => r.path === "/any" && r.body.payload.message === "From B")!;
     expect(fromB.body.payload).toMatchObject({ sender: "+14155550132", recipient: null, simNumber: 2, partsCount: 1 });
     // Signed with the account's SMSGate key, as before.
-    const key = ts.running.deps.thirdParty.signingKey(ts.accountId);
+    const key = ((await (await ts.api("/account/smsgate-clients")).json()) as any).data.signingKey as string;
     expect(fromB.signature).toBe(createHmac("sha256", key).update(fromB.raw + fromB.timestamp).digest("hex"));
     await call("DELETE", "/webhooks/only-a");
     await call("DELETE", "/webhooks/any-phone");
