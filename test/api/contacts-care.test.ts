@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
+import { setupLink } from "../helpers/scenario";
 import { messageOf, newApiKey } from "../helpers/reads";
 
 /**
@@ -25,7 +26,7 @@ beforeAll(async () => {
   formId = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form.id;
   // Events are stored only for a subscribed endpoint.
   await expectStatus(await s.api("/webhook-endpoints", { method: "POST", json: { url: `http://127.0.0.1:${rx.port}/`, events: ["*"], allowInsecure: true } }), 201);
-  const link = s.running.deps.setup.newLink()!;
+  const link = setupLink(s)!;
   const res = await fetch(`${s.base}/setup`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
