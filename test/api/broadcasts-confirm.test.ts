@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { insertContact } from "../helpers/contact-fixtures";
-import { listTotal } from "../helpers/reads";
+import { broadcastQueued, listTotal } from "../helpers/reads";
 
 /**
  * The confirmation before a broadcast is sent (docs/api-decisions.md, "Confirmed broadcasts"):
@@ -64,8 +64,7 @@ describe("the dry run names who is skipped and why", () => {
     expect(q).toMatchObject({ recipients: 7, suppressed: 3, sending: 2, skipped: { optedOut: 3, recipientLimit: 0, monthlyQuota: 5 } });
     // Sending queues exactly `sending` texts and skips the rest.
     const r = await expectStatus(await s.api("/broadcasts", { method: "POST", key: acct.key, json: { name: "Sale", content: "Sale today", segment: { tags: ["sale"] }, recipientLimitPerDay: 1 } }), 202);
-    await s.running.deps.broadcasts.idle();
-    const b = (await expectStatus(await s.api(`/broadcasts/${r.data.broadcastId}`, { key: acct.key }), 200)).data.broadcast;
+    const b = await broadcastQueued(s, r.data.broadcastId, acct.key);
     // The broadcast's `skipped` counts both: the 4 left out and the 4 past the quota.
     expect(b).toMatchObject({ recipients: 6, suppressed: 4, skipped: 8, messages: { total: 2 } });
   });
@@ -172,7 +171,7 @@ describe("texts, quiet hours and the time to send", () => {
     const past = await preview(s, { name: "x", content: "Hi", segment: { tags: ["t"] }, scheduledFor: "2020-01-01T00:00:00.000Z" });
     expect(past.scheduledFor).toBeNull();
     const r = await expectStatus(await s.api("/broadcasts", { method: "POST", json: { name: "Morning", content: "Hi", segment: { tags: ["t"] }, scheduledFor: later } }), 202);
-    await s.running.deps.broadcasts.idle();
+    await broadcastQueued(s, r.data.broadcastId);
     const id = r.data.broadcastId;
     const listed = (await expectStatus(await s.api("/broadcasts"), 200)).data.broadcasts.find((b: any) => b.id === id);
     expect(listed).toMatchObject({ status: "scheduled", scheduledFor: later, messages: { queued: 100 } });
@@ -180,7 +179,7 @@ describe("texts, quiet hours and the time to send", () => {
     expect(c.data).toMatchObject({ cancelled: 100, broadcast: { status: "cancelled", messages: { queued: 0, cancelled: 100 } } });
     // Once the start has passed it is sending ("queued") again.
     const r2 = await expectStatus(await s.api("/broadcasts", { method: "POST", json: { name: "Soon", content: "Hi", segment: { tags: ["t"] }, scheduledFor: later } }), 202);
-    await s.running.deps.broadcasts.idle();
+    await broadcastQueued(s, r2.data.broadcastId);
     clock.now = Date.parse(later) + 1;
     expect((await expectStatus(await s.api(`/broadcasts/${r2.data.broadcastId}`), 200)).data.broadcast.status).toBe("queued");
     await expectStatus(await s.api(`/broadcasts/${r2.data.broadcastId}/cancel`, { method: "POST" }), 200);

@@ -68,3 +68,16 @@ export async function cancelAllQueued(ts: TestServer, key = ts.adminKey): Promis
 export async function newApiKey(ts: TestServer, permission: "admin_access" | "standard_access" = "standard_access"): Promise<string> {
   return (await expectStatus(await ts.api("/api-keys", { method: "POST", json: { permission } }), 201)).data.apiKey as string;
 }
+
+/**
+ * Waits until a broadcast has written a text for each of its recipients (its queuing runs after
+ * the 202) and returns it as GET /broadcasts/:id shows it.
+ */
+export async function broadcastQueued(ts: TestServer, id: string, key = ts.adminKey): Promise<Record<string, any>> {
+  for (let i = 0; ; i++) {
+    const b = (await expectStatus(await ts.api(`/broadcasts/${id}`, { key }), 200)).data.broadcast;
+    if (b.status !== "queuing" && b.messages.total + b.skipped >= b.recipients) return b;
+    if (i > 1000) throw new Error(`broadcast ${id} still queuing: ${JSON.stringify(b)}`);
+    await Bun.sleep(10);
+  }
+}
