@@ -98,7 +98,7 @@ describe("GET /v1/forms?counts=true", () => {
     await submit(a.id, "+12015550153");
     await submit(a.id, "+12015550154");
     await expectStatus(await s.api(`/contacts/${first.contactId}`, { method: "PUT", key: acct.apiKey, json: { status: "converted" } }), 200);
-    s.running.deps.sqlite.query("UPDATE messages SET status = 'sent', sent_at = ?2 WHERE id = ?1").run(first.messageId, new Date().toISOString());
+    await expectStatus(await s.api(`/messages/${first.messageId}/status`, { method: "PUT", key: acct.apiKey, json: { status: "sent", sentAt: new Date().toISOString() } }), 200);
 
     const plain = (await expectStatus(await s.api("/forms", { key: acct.apiKey }), 200)).data.forms;
     expect(plain.every((f: any) => !("counts" in f))).toBe(true);

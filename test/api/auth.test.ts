@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
+import { newApiKey } from "../helpers/reads";
 
 let s: TestServer;
 let standardKey: string;
 
 beforeAll(async () => {
   s = await startTestServer();
-  standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+  standardKey = await newApiKey(s, "standard_access");
 });
 afterAll(() => s.stop());
 
@@ -34,9 +35,9 @@ describe("authentication", () => {
   });
 
   test("a revoked key stops working at once", async () => {
-    const k = s.running.deps.accounts.createKey(s.accountId, "standard_access");
+    const k = (await expectStatus(await s.api("/api-keys", { method: "POST", json: { permission: "standard_access" } }), 201)).data;
     await expectStatus(await s.api("/forms", { key: k.apiKey }), 200);
-    expect(s.running.deps.accounts.revokeKey(k.keyId)).toBe(true);
+    await expectStatus(await s.api(`/api-keys/${k.keyId}`, { method: "DELETE" }), 200);
     await expectStatus(await s.api("/forms", { key: k.apiKey }), 401);
   });
 

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
+import { newApiKey } from "../helpers/reads";
 
 let s: TestServer;
 let standardKey: string;
@@ -16,7 +17,7 @@ beforeAll(async () => {
   s = await startTestServer();
   // Many small calls per test: the account's burst is not what is tested here.
   s.running.deps.accounts.updateAccount(s.accountId, { apiLimitPerHour: 100_000, apiBurstPerMinute: 10_000 });
-  standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+  standardKey = await newApiKey(s, "standard_access");
   const form = formBody({ fields: [{ name: "firstName", type: "text" }], settings: { delayMinutes: 0, timezone: "UTC" } });
   formId = (await expectStatus(await s.api("/forms", { method: "POST", json: form }), 201)).data.form.id;
 });

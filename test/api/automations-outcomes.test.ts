@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
+import { newApiKey } from "../helpers/reads";
 
 /**
  * The counts the dashboard's list of automations shows beside each one: its runs by state, and
@@ -12,7 +13,7 @@ let formId: string;
 
 beforeAll(async () => {
   s = await startTestServer();
-  standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+  standardKey = await newApiKey(s, "standard_access");
   const form = formBody({ fields: [{ name: "firstName", type: "text" }], settings: { delayMinutes: 0, timezone: "UTC" } });
   formId = (await expectStatus(await s.api("/forms", { method: "POST", json: form }), 201)).data.form.id;
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
+import { listTotal, messageOf, newApiKey } from "../helpers/reads";
 
 // 10:00 in New York on Friday 30 October 2026 (EDT, UTC-4); the clocks go back on Sunday 1 November.
 const T0 = Date.parse("2026-10-30T14:00:00.000Z");
@@ -12,7 +13,7 @@ const clock = { now: T0 };
 
 beforeAll(async () => {
   s = await startTestServer({}, { clock: () => clock.now });
-  standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+  standardKey = await newApiKey(s, "standard_access");
   const form = formBody({
     fields: [
       { name: "firstName", type: "text" },
@@ -31,7 +32,6 @@ const submit = (json: Record<string, unknown>, id = formId) =>
   fetch(`${s.base}/forms/${id}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(json) });
 const inbound = (from: string, body: string) =>
   fetch(`${s.base}/messages/${standardKey}/inbound`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ from, body, receivedAt: clock.now }) });
-const rows = (sql: string, ...p: any[]) => s.running.deps.sqlite.query(sql).all(...p) as any[];
 
 const twoSteps = (over: Record<string, unknown> = {}) => ({
   name: `Thanks and reminder ${crypto.randomUUID().slice(0, 6)}`,
@@ -82,7 +82,8 @@ describe("automations: CRUD and validation", () => {
   });
 
   test("validation errors name the step and the field, and nothing is created", async () => {
-    const before = rows("SELECT COUNT(*) AS n FROM automations")[0].n;
+    const automations = () => listTotal(s, "/automations");
+    const before = await automations();
     const r = await expectStatus(
       await s.api("/automations", {
         method: "POST",
@@ -100,7 +101,7 @@ describe("automations: CRUD and validation", () => {
     );
     const fields = r.errors.map((e: any) => e.field);
     expect(fields).toEqual(expect.arrayContaining(["steps[0].delay", "steps[1].template", "steps[1].offset", "steps[1].sendAt", "steps[2].delay", "steps[3].delay", "stopOnStatus"]));
-    expect(rows("SELECT COUNT(*) AS n FROM automations")[0].n).toBe(before);
+    expect(await automations()).toBe(before);
   });
 
   test("relativeTo that is not a date field of the form is 400 naming the step", async () => {
@@ -156,7 +157,7 @@ describe("automations: runs", () => {
     const [after] = await runsOf(a.id);
     expect(after).toMatchObject({ id: run.id, status: "stopped", stoppedReason: "replied" });
     expect(after.steps.map((x: any) => x.status)).toEqual(["cancelled", "cancelled"]);
-    expect(rows("SELECT status FROM messages WHERE id IN (?, ?)", run.steps[0].messageId, run.steps[1].messageId).map((r) => r.status)).toEqual(["cancelled", "cancelled"]);
+    for (const step of run.steps) expect((await messageOf(s, step.messageId))!.status).toBe("cancelled");
     expect(s.running.deps.queue.has(run.steps[0].messageId)).toBe(false);
     expect((await runsOf(a.id, "?status=stopped")).length).toBe(1);
     expect((await runsOf(a.id, "?status=active")).length).toBe(0);
@@ -312,10 +313,10 @@ describe("automations: start for existing contacts", () => {
     await mk({ firstName: "C", status: "converted" });
     await mk({ firstName: "D", optedOut: true });
     const segment = { tags: ["winback"] };
-    const before = rows("SELECT COUNT(*) AS n FROM messages")[0].n;
+    const before = await listTotal(s, "/messages");
     const dry = (await expectStatus(await s.api(`/automations/${a.id}/start?dryRun=true`, { method: "POST", json: { segment } }), 200)).data;
     expect(dry).toEqual({ dryRun: true, contacts: 4, starting: 2, skipped: { "opted-out": 1, status: 1, "no-consent": 0, "already-running": 0 } });
-    expect(rows("SELECT COUNT(*) AS n FROM messages")[0].n).toBe(before);
+    expect(await listTotal(s, "/messages")).toBe(before);
     expect((await expectStatus(await s.api(`/automations/${a.id}/start`, { method: "POST", json: { segment, dryRun: true } }), 200)).data.starting).toBe(2);
     const r = (await expectStatus(await s.api(`/automations/${a.id}/start`, { method: "POST", json: { segment } }), 202)).data;
     expect(r).toMatchObject({ dryRun: false, contacts: 4, starting: 2 });

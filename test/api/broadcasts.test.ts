@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { insertContact } from "../helpers/contact-fixtures";
 import { BROADCAST_CHUNK } from "../../src/services/broadcasts";
+import { broadcastQueued, newApiKey } from "../helpers/reads";
 
 // insertContact (SQL) arranges many contacts at once, with tags and fields; everything a
 // broadcast did is read back through the API.
@@ -26,15 +27,7 @@ async function broadcastMessages(s: TestServer, id: string, key = s.adminKey): P
   }
 }
 
-/** Waits until the broadcast has written a text for each of its recipients (its queuing runs after the 202). */
-async function queued(s: TestServer, id: string, key = s.adminKey) {
-  for (let i = 0; ; i++) {
-    const b = (await expectStatus(await s.api(`/broadcasts/${id}`, { key }), 200)).data.broadcast;
-    if (b.status !== "queuing" && b.messages.total + b.skipped >= b.recipients) return b;
-    if (i > 1000) throw new Error(`broadcast ${id} still queuing: ${JSON.stringify(b)}`);
-    await Bun.sleep(10);
-  }
-}
+const queued = broadcastQueued;
 
 describe("broadcasts", () => {
   let s: TestServer;
@@ -48,7 +41,7 @@ describe("broadcasts", () => {
     vip.push(insertContact(db, s.accountId, { firstName: "Bob", tags: ["vip", "late"], status: "contacted" }));
     vip.push(insertContact(db, s.accountId, { tags: ["vip"] }));
     for (let i = 0; i < BROADCAST_CHUNK * 2 + 17; i++) insertContact(db, s.accountId, { firstName: `P${i}` });
-    standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+    standardKey = await newApiKey(s, "standard_access");
   });
   afterAll(() => s.stop());
 

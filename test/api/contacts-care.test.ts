@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
-import { messageOf } from "../helpers/reads";
+import { setupLink } from "../helpers/scenario";
+import { messageOf, newApiKey } from "../helpers/reads";
 
 /**
  * Contact care through the API (docs/api-decisions.md, "Contact care"): who added a contact,
@@ -20,12 +21,12 @@ const rx = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response
 
 beforeAll(async () => {
   s = await startTestServer({ allowPrivateWebhookUrls: true }, { clock: () => clock.now });
-  standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+  standardKey = await newApiKey(s, "standard_access");
   otherAdmin = s.running.deps.accounts.createAccount({ name: "Other" }).apiKey;
   formId = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form.id;
   // Events are stored only for a subscribed endpoint.
   await expectStatus(await s.api("/webhook-endpoints", { method: "POST", json: { url: `http://127.0.0.1:${rx.port}/`, events: ["*"], allowInsecure: true } }), 201);
-  const link = s.running.deps.setup.newLink()!;
+  const link = setupLink(s)!;
   const res = await fetch(`${s.base}/setup`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },

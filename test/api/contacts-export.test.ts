@@ -4,6 +4,7 @@ import ExcelJS from "exceljs";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { insertContact, insertForm } from "../helpers/contact-fixtures";
 import { BASE_COLUMNS } from "../../src/domain/contact-export";
+import { newApiKey } from "../helpers/reads";
 
 let s: TestServer;
 let standardKey: string;
@@ -12,7 +13,7 @@ let ids: Record<string, string> = {};
 
 beforeAll(async () => {
   s = await startTestServer();
-  standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+  standardKey = await newApiKey(s, "standard_access");
   const d = s.running.deps.sqlite;
   formId = insertForm(d, s.accountId, "Landing page");
   ids.ann = insertContact(d, s.accountId, {

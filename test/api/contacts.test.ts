@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer, withServer } from "../helpers/server";
 import { insertContact, insertForm, insertMessage } from "../helpers/contact-fixtures";
 import { filterSql } from "../../src/db/stores/contacts/filter";
+import { newApiKey } from "../helpers/reads";
 
 let s: TestServer;
 let standardKey: string;
@@ -10,7 +11,7 @@ let otherAccountId: string;
 
 beforeAll(async () => {
   s = await startTestServer();
-  standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+  standardKey = await newApiKey(s, "standard_access");
   const other = s.running.deps.accounts.createAccount({ name: "Other" });
   otherAdmin = other.apiKey;
   otherAccountId = other.account.id;

@@ -122,7 +122,7 @@ describe("messages analytics replyRate", () => {
     const before = (await expectStatus(await s.api("/messages/analytics?period=7d"), 200)).data.analytics;
     for (const id of texted) {
       const m = insertMessage(s.running.deps, s.accountId, { contactId: id, status: "queued" });
-      s.running.deps.messages.updateStatus(s.accountId, m, { status: "sent", sentAt: iso(clock.now) });
+      await expectStatus(await s.api(`/messages/${m}/status`, { method: "PUT", json: { status: "sent", sentAt: iso(clock.now) } }), 200);
     }
     tick();
     await expectStatus(await inbound("+14155550310", "ok"), 201);

@@ -3,6 +3,7 @@ import { Webhook } from "standardwebhooks";
 import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
 import { waitFor } from "../helpers/event-receiver-client";
 import type { QueueWatch } from "../../src/services/queue-watch";
+import { newApiKey, raiseApiLimits } from "../helpers/reads";
 
 const SHORT_SCHEDULE = [50, 50, 50, 50, 50, 50, 50];
 
@@ -72,7 +73,7 @@ describe("webhook endpoints: create, read, change, delete", () => {
   });
 
   test("a standard key is refused (403); another account's endpoint is not found (404)", async () => {
-    const std = ts.running.deps.accounts.createKey(ts.accountId, "standard_access").apiKey;
+    const std = await newApiKey(ts, "standard_access");
     expect((await expectStatus(await ts.api("/webhook-endpoints", { key: std }), 403)).code).toBe("PERMISSION_ERROR");
     expect((await expectStatus(await ts.api("/webhook-endpoints", { method: "POST", key: std, json: { url: "https://10.0.0.5/", events: ["*"] } }), 403)).code).toBe("PERMISSION_ERROR");
     const other = ts.running.deps.accounts.createAccount({ name: "Other" });
@@ -157,7 +158,7 @@ describe("signing secret rotation", () => {
   beforeAll(async () => {
     ts = await startTestServer({ allowPrivateWebhookUrls: true, eventRetryScheduleMs: SHORT_SCHEDULE }, { clock });
     // The fake clock stands still, so the API limiter would never refill while the test polls.
-    ts.running.deps.sqlite.query("UPDATE accounts SET api_limit_per_hour = 1000000, api_burst_per_minute = 1000000").run();
+    raiseApiLimits(ts);
   });
   afterAll(async () => {
     await ts.stop();
@@ -216,7 +217,7 @@ describe("delivery log, redeliver, test ping, disabling, pruning", () => {
   beforeAll(async () => {
     ts = await startTestServer({ allowPrivateWebhookUrls: true, eventRetryScheduleMs: SHORT_SCHEDULE }, { clock });
     // The fake clock stands still, so the API limiter would never refill while the test polls.
-    ts.running.deps.sqlite.query("UPDATE accounts SET api_limit_per_hour = 1000000, api_burst_per_minute = 1000000").run();
+    raiseApiLimits(ts);
   });
   afterAll(async () => {
     await ts.stop();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
+import { contactOf, messageOf } from "../helpers/reads";
 
 let s: TestServer;
 let otherAdmin: string;
@@ -222,26 +223,26 @@ describe("DELETE /forms/:id", () => {
   test("cascades to submissions, messages and the contacts the form created", async () => {
     const f = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form;
     const other = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form;
-    const db = s.running.deps.sqlite;
-    const now = new Date().toISOString();
-    const ins = (table: string, row: Record<string, unknown>) =>
-      db.prepare(`INSERT INTO ${table} (${Object.keys(row).join(",")}) VALUES (${Object.keys(row).map(() => "?").join(",")})`).run(...(Object.values(row) as any[]));
-    ins("contacts", { id: "c-own", account_id: s.accountId, phone_number: "+12015550101", form_id: f.id, created_at: now, updated_at: now });
-    ins("contacts", { id: "c-other", account_id: s.accountId, phone_number: "+12015550102", form_id: other.id, created_at: now, updated_at: now });
-    ins("messages", { id: "m-own", account_id: s.accountId, form_id: f.id, contact_id: "c-own", content: "x", recipient_phone: "+12015550101", scheduled_for: now, seq: 1, created_at: now, updated_at: now });
-    // A message from the other form to the deleted form's contact goes with the contact.
-    ins("messages", { id: "m-cross", account_id: s.accountId, form_id: other.id, contact_id: "c-own", content: "x", recipient_phone: "+12015550101", scheduled_for: now, seq: 2, created_at: now, updated_at: now });
-    ins("messages", { id: "m-keep", account_id: s.accountId, form_id: other.id, contact_id: "c-other", content: "x", recipient_phone: "+12015550102", scheduled_for: now, seq: 3, created_at: now, updated_at: now });
-    ins("submissions", { id: "s-own", account_id: s.accountId, form_id: f.id, contact_id: "c-own", message_id: "m-own", new_contact: 1, created_at: now });
-    s.running.deps.queue.insert({ id: "m-own", accountId: s.accountId, priority: "normal", scheduledFor: Date.now(), seq: 1 });
-    s.running.deps.queue.insert({ id: "m-keep", accountId: s.accountId, priority: "normal", scheduledFor: Date.now(), seq: 3 });
+    // Made as visitors make them: a post to each form, and one to the other form from the deleted
+    // form's contact (the same number: the same contact, still the deleted form's).
+    const submit = async (formId: string, phoneNumber: string) =>
+      (await expectStatus(await fetch(`${s.base}/forms/${formId}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ phoneNumber }) }), 200)).data;
+    const own = await submit(f.id, "+12015550101");
+    const kept = await submit(other.id, "+12015550102");
+    const cross = await submit(other.id, "+12015550101");
+    expect(cross.contactId).toBe(own.contactId);
+    expect(s.running.deps.queue.has(own.messageId)).toBe(true);
 
     await expectStatus(await s.api(`/forms/${f.id}`, { method: "DELETE" }), 200);
-    const ids = (sql: string) => (db.query(sql).all() as Array<{ id: string }>).map((r) => r.id).sort();
-    expect(ids("SELECT id FROM contacts WHERE id LIKE 'c-%'")).toEqual(["c-other"]);
-    expect(ids("SELECT id FROM messages WHERE id LIKE 'm-%'")).toEqual(["m-keep"]);
-    expect(ids("SELECT id FROM submissions WHERE id LIKE 's-%'")).toEqual([]);
-    expect(s.running.deps.queue.has("m-own")).toBe(false);
-    expect(s.running.deps.queue.has("m-keep")).toBe(true);
+    expect(await contactOf(s, own.contactId)).toBeNull();
+    expect(await contactOf(s, kept.contactId)).not.toBeNull();
+    // A message from the other form to the deleted form's contact goes with the contact.
+    for (const m of [own, cross]) expect(await messageOf(s, m.messageId)).toBeNull();
+    expect(await messageOf(s, kept.messageId)).not.toBeNull();
+    const formsOfSubmissions = (await expectStatus(await s.api("/submissions?limit=100"), 200)).data.submissions.map((x: any) => x.formId);
+    expect(formsOfSubmissions).not.toContain(f.id);
+    expect(formsOfSubmissions).toContain(other.id);
+    expect(s.running.deps.queue.has(own.messageId)).toBe(false);
+    expect(s.running.deps.queue.has(kept.messageId)).toBe(true);
   });
 });

@@ -7,6 +7,7 @@ import { DEFAULT_AUTH_FAILURES_PER_MINUTE } from "../../src/config";
 import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
 import { insertMessage, iso, row } from "../helpers/fixtures";
 import { rawRequest } from "../helpers/raw-http";
+import { newApiKey } from "../helpers/reads";
 
 const T0 = Date.parse("2026-11-20T12:00:00.000Z");
 
@@ -234,7 +235,7 @@ describe("smaller deviations", () => {
   });
 
   test("a permission error names the real method and path", async () => {
-    const std = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+    const std = await newApiKey(s, "standard_access");
     const id = crypto.randomUUID();
     const b = await expectStatus(await s.api(`/forms/${id}`, { method: "DELETE", key: std }), 403);
     expect(b.details.endpoint).toBe(`DELETE /forms/${id}`);

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
+import { setupLink } from "../helpers/scenario";
 
 const OWNER = { name: "Rosa Owner", email: "rosa@bakery.example", password: "blue-bicycle-42" };
 
@@ -33,14 +34,14 @@ describe("the setup link's state", () => {
   afterAll(() => ts.stop());
 
   test("ready, replaced (unknown), expired and used — reading it never uses it", async () => {
-    const old = ts.running.deps.setup.newLink()!;
-    const link = ts.running.deps.setup.newLink()!;
+    const old = setupLink(ts)!;
+    const link = setupLink(ts)!;
     expect((await expectStatus(await post(ts, "/setup/state", { token: old.token }), 200)).data.state).toBe("unknown");
     expect((await expectStatus(await post(ts, "/setup/state", { token: link.token }), 200)).data.state).toBe("ready");
     expect((await expectStatus(await post(ts, "/setup/state", { token: link.token }), 200)).data.state).toBe("ready");
     now += 24 * 3600_000 + 1;
     expect((await expectStatus(await post(ts, "/setup/state", { token: link.token }), 200)).data.state).toBe("expired");
-    const fresh = ts.running.deps.setup.newLink()!;
+    const fresh = setupLink(ts)!;
     await expectStatus(await post(ts, "/setup", { token: fresh.token, businessName: "Rosa's Bakery", ...OWNER }), 201);
     expect((await expectStatus(await post(ts, "/setup/state", { token: fresh.token }), 200)).data.state).toBe("used");
   });
@@ -63,7 +64,7 @@ describe("invitation links", () => {
   let owner: Awaited<ReturnType<typeof browserOf>>;
   beforeAll(async () => {
     ts = await startTestServer({ authFailuresPerMinute: 1000 }, { clock: () => now });
-    const link = ts.running.deps.setup.newLink()!;
+    const link = setupLink(ts)!;
     owner = await browserOf(ts, await post(ts, "/setup", { token: link.token, businessName: "Rosa's Bakery", country: "US", ...OWNER }));
   });
   afterAll(() => ts.stop());

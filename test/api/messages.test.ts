@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { insertContact, insertForm, insertMessage, iso } from "../helpers/fixtures";
+import { newApiKey } from "../helpers/reads";
 
 let s: TestServer;
 let standardKey: string;
@@ -10,7 +11,7 @@ let now = Date.parse("2026-11-20T12:00:00.000Z");
 
 beforeAll(async () => {
   s = await startTestServer({}, { clock: () => now });
-  standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+  standardKey = await newApiKey(s, "standard_access");
   const other = s.running.deps.accounts.createAccount({ name: "Other" });
   otherKey = other.apiKey;
   otherAccount = other.account.id;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
 import { insertContact, insertMessage, iso } from "../helpers/fixtures";
-import { messageOf, raiseApiLimits } from "../helpers/reads";
+import { cancelAllQueued as clearQueue, contactByPhone, messageOf, messagesToPhone, newApiKey, raiseApiLimits } from "../helpers/reads";
 
 const T0 = Date.parse("2026-11-23T09:00:00.000Z");
 
@@ -11,7 +11,7 @@ let formId: string;
 const clock = { now: T0 };
 beforeAll(async () => {
   s = await startTestServer({}, { clock: () => clock.now });
-  standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+  standardKey = await newApiKey(s, "standard_access");
   raiseApiLimits(s);
   await expectStatus(await s.api("/account/profile", { method: "PUT", json: { name: "Acme Plumbing", country: "US", timeZone: "UTC" } }), 200);
   formId = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form.id;
@@ -27,25 +27,10 @@ const submit = (json: Record<string, unknown>, id = formId) =>
   fetch(`${s.base}/forms/${id}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(json) });
 // What the requests changed is read back through the API: contactOf and messagesTo find the
 // contact by its number and its messages (each read whole: status, failureReason, metadata).
-/** The contact of the number, as the API shows it (undefined when none), with a key of its account. */
-const contactOf = async (phone: string, key = s.adminKey) => {
-  const found = (await expectStatus(await s.api(`/contacts?limit=100&search=${encodeURIComponent(phone.slice(2))}`, { key }), 200)).data.contacts as any[];
-  const c = found.find((x) => x.phoneNumber === phone);
-  return c && (await expectStatus(await s.api(`/contacts/${c.id}`, { key }), 200)).data.contact;
-};
-/** Every text to the number, oldest first, as GET /messages/:id shows each. */
-const messagesTo = async (phone: string, key = s.adminKey) => {
-  const c = await contactOf(phone, key);
-  if (!c) return [];
-  const list = (await expectStatus(await s.api(`/messages?limit=100&order=asc&contactId=${c.id}`, { key }), 200)).data.messages as any[];
-  return Promise.all(list.map(async (m) => (await messageOf(s, m.id, key))!));
-};
+const contactOf = async (phone: string, key = s.adminKey): Promise<any> => contactByPhone(s, phone, key);
+const messagesTo = (phone: string, key = s.adminKey) => messagesToPhone(s, phone, key);
 const leaseAll = async () => (await expectStatus(await s.api("/messages/next", { method: "POST", json: { limit: 50 } }), 200)).data.messages as any[];
-/** Clears the queue between tests: every queued text of the account cancelled, as the dashboard's bulk cancel does. */
-const cancelAllQueued = async () => {
-  const ids = (await expectStatus(await s.api("/messages?status=queued&limit=100"), 200)).data.messages.map((m: any) => m.id);
-  if (ids.length) await expectStatus(await s.api("/messages/bulk", { method: "PUT", json: { messageIds: ids, status: "cancelled" } }), 200);
-};
+const cancelAllQueued = () => clearQueue(s);
 
 describe("STOP through POST /v1/messages/<KEY>/inbound", () => {
   test("cancels every queued message to the number and queues exactly one urgent confirmation", async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
+import { setupLink } from "../helpers/scenario";
 
 const OWNER = { name: "Olga Owner", email: "olga@shop.example", password: "blue-bicycle-42" };
 
@@ -25,7 +26,7 @@ async function sessionOf(res: Response) {
 }
 
 async function setupOwner(ts: TestServer, over: Record<string, unknown> = {}) {
-  const link = ts.running.deps.setup.newLink()!;
+  const link = setupLink(ts)!;
   return sessionOf(await post(ts, "/setup", { token: link.token, businessName: "Rosa's Bakery", country: "us", timeZone: "America/Chicago", ...OWNER, ...over }));
 }
 
@@ -48,7 +49,7 @@ describe("first run in the browser", () => {
     expect((await expectStatus(await fetch(`${ts.base}/setup`), 200)).data.needed).toBe(true);
     const bad = await expectStatus(await post(ts, "/setup", { token: "x".repeat(43), businessName: "B", ...OWNER }), 401);
     expect(bad.message).toContain("setup link");
-    const link = ts.running.deps.setup.newLink()!;
+    const link = setupLink(ts)!;
     now += 24 * 3600_000 + 1;
     await expectStatus(await post(ts, "/setup", { token: link.token, businessName: "B", ...OWNER }), 401);
     expect((await expectStatus(await fetch(`${ts.base}/setup`), 200)).data.needed).toBe(true);
@@ -57,7 +58,7 @@ describe("first run in the browser", () => {
   test("one setup link makes one owner, even for requests at the same moment; the others get the late visitor's answer", async () => {
     const t2 = await startTestServer();
     try {
-      const link = t2.running.deps.setup.newLink()!;
+      const link = setupLink(t2)!;
       const answers = await Promise.all(
         Array.from({ length: 5 }, (_, i) => post(t2, "/setup", { token: link.token, businessName: "Race", name: `Owner ${i}`, email: `race${i}@shop.example`, password: "blue-bicycle-42" })),
       );
@@ -77,13 +78,13 @@ describe("first run in the browser", () => {
   });
 
   test("a new link replaces the old one", async () => {
-    const first = ts.running.deps.setup.newLink()!;
-    ts.running.deps.setup.newLink();
+    const first = setupLink(ts)!;
+    setupLink(ts);
     await expectStatus(await post(ts, "/setup", { token: first.token, businessName: "B", ...OWNER }), 401);
   });
 
   test("password rules and missing fields are answered in plain words, nothing created", async () => {
-    const link = ts.running.deps.setup.newLink()!;
+    const link = setupLink(ts)!;
     const short = await expectStatus(await post(ts, "/setup", { token: link.token, businessName: "B", ...OWNER, password: "short" }), 400);
     expect(short.message).toBe("Choose a password of at least 10 characters");
     const common = await expectStatus(await post(ts, "/setup", { token: link.token, businessName: "B", ...OWNER, password: "Password123" }), 400);
@@ -96,7 +97,7 @@ describe("first run in the browser", () => {
   });
 
   test("setup adopts the headless first account, names the business, signs the owner in; the token works once", async () => {
-    const link = ts.running.deps.setup.newLink()!;
+    const link = setupLink(ts)!;
     const res = await post(ts, "/setup", { token: link.token, businessName: "Rosa's Bakery", country: "us", timeZone: "America/Chicago", ...OWNER });
     const s = await sessionOf(res);
     expect(s.data.accountId).toBe(ts.accountId);
@@ -108,7 +109,7 @@ describe("first run in the browser", () => {
     const again = await expectStatus(await post(ts, "/setup", { token: link.token, businessName: "X", ...OWNER, email: "x@y.example" }), 409);
     expect(again.message).toContain("already set up");
     expect((await expectStatus(await fetch(`${ts.base}/setup`), 200)).data.needed).toBe(false);
-    expect(ts.running.deps.setup.newLink()).toBeNull();
+    expect(setupLink(ts)).toBeNull();
     // A key's session names nobody.
     const keySession = await sessionOf(await post(ts, "/session", { apiKey: ts.adminKey }));
     expect((await expectStatus(await browser(ts, keySession)("/session"), 200)).data.user).toBeNull();

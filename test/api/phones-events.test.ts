@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
+import { broadcastQueued } from "../helpers/reads";
 import { insertMessage } from "../helpers/fixtures";
 import { SmsGateEmulator } from "../helpers/smsgate-emulator";
 
@@ -90,8 +91,8 @@ describe("MessageCancelled reaches the phone holding a message, however it was c
     const p = await holdingPhone();
     const c = (await expectStatus(await s.api("/contacts", { method: "POST", json: { phoneNumber: "+12015550177", tags: ["b"] } }), 201)).data.contact;
     const b = await expectStatus(await s.api("/broadcasts", { method: "POST", json: { name: "B", content: "Hi", segment: { tags: ["b"] } } }), 202);
-    await s.running.deps.broadcasts.idle();
-    const [bm] = s.running.deps.sqlite.query("SELECT id FROM messages WHERE broadcast_id = ?").all(b.data.broadcastId) as any[];
+    await broadcastQueued(s, b.data.broadcastId);
+    const [bm] = (await expectStatus(await s.api(`/messages?contactId=${c.id}`), 200)).data.messages as Array<{ id: string }>;
     await until("the phone holds the broadcast text", async () => (await p.pull(), p.taken.includes(bm.id)));
     await expectStatus(await s.api(`/broadcasts/${b.data.broadcastId}/cancel`, { method: "POST" }), 200);
     await until("MessageCancelled for the broadcast", () => cancelledIds(p).includes(bm.id));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
+import { cancelAllQueued, raiseApiLimits } from "../helpers/reads";
 import { insertContact, insertMessage, iso } from "../helpers/fixtures";
 import { SmsGateEmulator, gsonDate } from "../helpers/smsgate-emulator";
 import { waitFor } from "../helpers/event-receiver-client";
@@ -28,6 +29,7 @@ const rx = Bun.serve({
 });
 beforeAll(async () => {
   s = await startTestServer({ sendRatePerMinute: 10_000, allowPrivateWebhookUrls: true });
+  raiseApiLimits(s);
   const ep = await expectStatus(await s.api("/webhook-endpoints", { method: "POST", json: { url: `http://127.0.0.1:${rx.port}/`, events: ["*"], allowInsecure: true } }), 201);
   secret = ep.data.endpoint.secret;
   endpointId = ep.data.endpoint.id;
@@ -63,16 +65,12 @@ async function refused(reason: string): Promise<number> {
   const m = new RegExp(`^textwire_device_reports_refused_total\\{reason="${reason}"\\} (\\d+)$`, "m").exec(text);
   return m ? Number(m[1]) : 0;
 }
-/** Leaves nothing queued for the next test's phones. */
-function clearQueue() {
-  for (const r of s.running.deps.sqlite.query("SELECT id FROM messages WHERE status = 'queued' AND account_id = ?").all(s.accountId) as Array<{ id: string }>) {
-    s.running.deps.messages.updateStatus(s.accountId, r.id, { status: "cancelled" });
-  }
-}
+/** Leaves nothing queued for the next test's phones (the dashboard's bulk cancel). */
+const clearQueue = () => cancelAllQueued(s);
 
 describe("a phone reports only on what it holds", () => {
   test("D2's Failed for D1's message changes nothing (counted, 204); D1's Sent then applies", async () => {
-    clearQueue();
+    await clearQueue();
     const d1 = await phone();
     const d2 = await phone();
     const m = due();
@@ -95,7 +93,7 @@ describe("a phone reports only on what it holds", () => {
   });
 
   test("a phone cannot report a message leased through an API key; the key holder's report with its lease token still applies", async () => {
-    clearQueue();
+    await clearQueue();
     const d1 = await phone();
     const m = due();
     const leased = (await expectStatus(await s.api("/messages/next", { method: "POST", json: { limit: 1 } }), 200)).data.messages;
@@ -108,7 +106,7 @@ describe("a phone reports only on what it holds", () => {
   });
 
   test("a queued message nobody leased is refused; an unknown id is refused; a late repeat of the holder's own Sent is harmless", async () => {
-    clearQueue();
+    await clearQueue();
     const d1 = await phone();
     const free = due({ scheduledFor: iso(Date.now() + 3_600_000) });
     const before = await refused("not_holder");
@@ -129,7 +127,7 @@ describe("a phone reports only on what it holds", () => {
   });
 
   test("after the lease ends with nobody else holding it, the late holder's Sent counts; once another phone leased it, it does not", async () => {
-    clearQueue();
+    await clearQueue();
     const d1 = await phone();
     const d2 = await phone();
     const a = due();
@@ -151,7 +149,7 @@ describe("a phone reports only on what it holds", () => {
 
 describe("one bad item never blocks its batch", () => {
   test("the poisoned batch: a null recipient is refused, the good item is applied, 204", async () => {
-    clearQueue();
+    await clearQueue();
     const d1 = await phone();
     const m1 = due();
     const m2 = due();
@@ -164,7 +162,7 @@ describe("one bad item never blocks its batch", () => {
   });
 
   test("state must be one of the app's values: a list like [\"Sent\"] is refused", async () => {
-    clearQueue();
+    await clearQueue();
     const d1 = await phone();
     const m = due();
     await take(d1);
@@ -177,7 +175,7 @@ describe("one bad item never blocks its batch", () => {
   });
 
   test("every field with wrong types, null and huge values: never a 5xx, the good item beside it always applies", async () => {
-    clearQueue();
+    await clearQueue();
     const d1 = await phone();
     // ~70 texts in a few seconds: far past a real phone's budget, which this test is not about.
     const many = { partsPerMinute: 100_000, partsPerHour: 100_000, partsPerDay: 100_000, newRecipientsPerDay: 100_000, newRecipientsPerMonth: 100_000, spacingSeconds: { min: 0, max: 0 } };
@@ -205,7 +203,7 @@ describe("one bad item never blocks its batch", () => {
       if (r.status !== 204) throw new Error(`${JSON.stringify(item).slice(0, 200)}: ${r.status} ${(await r.text()).slice(0, 300)}`);
       expect(statusOf(m)).toBe("queued");
       expect(statusOf(good)).toBe("sent");
-      clearQueue();
+      await clearQueue();
     }
     // A huge failure reason is cut to the stored length, not refused.
     const m = due();
@@ -217,7 +215,7 @@ describe("one bad item never blocks its batch", () => {
   });
 
   test("dates outside [lease − 5 min, now + 5 min] give way to the server's time; the phone's is kept in the timeline", async () => {
-    clearQueue();
+    await clearQueue();
     const d1 = await phone();
     const m = due();
     await take(d1);
@@ -247,7 +245,7 @@ describe("events match the data", () => {
   const ofType = (t: string) => got.filter((e) => e.type === t);
 
   test("a Sent report from the phone: contact.updated with the new status, messageCount and lastContactedAt; exactly once", async () => {
-    clearQueue();
+    await clearQueue();
     const d1 = await phone();
     const contactId = insertContact(s.running.deps, s.accountId, { phone: "+14155550177", firstName: "Bo" });
     const m = due({ contactId, phone: "+14155550177" });
@@ -276,7 +274,7 @@ describe("events match the data", () => {
 
 describe("STOP twice through the phone's sms:received", () => {
   test("the first STOP's confirmation stays queued; no second one", async () => {
-    clearQueue();
+    await clearQueue();
     const d1 = await phone();
     const from = "+14155550188";
     const received = (id: string, message: string) => d1.webhook("sms:received", { messageId: id, message, phoneNumber: from, simNumber: 1, receivedAt: gsonDate(Date.now()) }, { id: `evt-${id}` });

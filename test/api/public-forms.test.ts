@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
+import { newApiKey } from "../helpers/reads";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -452,7 +453,7 @@ describe("rotating the webhook address", () => {
 
   test("admin only; another account's form is 404", async () => {
     const form = await createForm(s);
-    const standard = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+    const standard = await newApiKey(s, "standard_access");
     for (const [method, path] of [["POST", "rotate-webhook"], ["GET", "embed"]]) {
       const res = await s.api(`/forms/${form.id}/${path}`, { method, key: standard });
       expect((await expectStatus(res, 403)).code).toBe("PERMISSION_ERROR");

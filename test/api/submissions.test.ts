@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
+import { newApiKey } from "../helpers/reads";
 
 /**
  * Every accepted submission is kept with what the visitor sent and listed for the team
@@ -143,7 +144,7 @@ describe("hostile input and other accounts", () => {
   });
 
   test("the export is for admins; a standard key reads the list", async () => {
-    const std = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+    const std = await newApiKey(s, "standard_access");
     await expectStatus(await s.api("/submissions", { key: std }), 200);
     expect((await expectStatus(await s.api("/submissions/export", { key: std }), 403)).code).toBe("PERMISSION_ERROR");
   });

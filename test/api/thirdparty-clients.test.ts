@@ -3,6 +3,7 @@ import { createHmac } from "node:crypto";
 import Client, { ProcessState, WebHookEventType, type HttpClient } from "android-sms-gateway";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { SmsGateEmulator, gsonDate } from "../helpers/smsgate-emulator";
+import { newApiKey } from "../helpers/reads";
 
 /**
  * SMSGate's own clients against Textwire, unchanged but for the base URL and the credentials: the
@@ -66,6 +67,9 @@ async function until<T>(what: string, fn: () => T | undefined | false | Promise<
   }
 }
 
+/** The account's signing key for SMSGate-format webhooks, as Settings → SMSGate clients shows it. */
+const signingKey = async () => ((await (await ts.api("/account/smsgate-clients")).json()) as any).data.signingKey as string;
+
 describe("the npm package android-sms-gateway 3.0", () => {
   let client: Client;
   let phone: SmsGateEmulator;
@@ -115,7 +119,7 @@ describe("the npm package android-sms-gateway 3.0", () => {
 
     // One sms:sent per number, in SMSGate's body, verified by the documented scheme (the package has no helper).
     await until("two sms:sent deliveries", () => received.length >= 2);
-    const key = ts.running.deps.thirdParty.signingKey(ts.accountId);
+    const key = (await signingKey());
     const bodies = received.map((r) => {
       expect(r.timestamp).toMatch(/^\d+$/);
       expect(r.signature).toBe(createHmac("sha256", key).update(r.body + r.timestamp).digest("hex"));
@@ -142,8 +146,10 @@ describe("the npm package android-sms-gateway 3.0", () => {
 
   test("a signing key set like SMSGate's settings signs the next delivery (here the endpoint's test ping, as system:ping)", async () => {
     const hook = await client.registerWebhook({ id: "ping-hook", event: WebHookEventType.SmsDelivered, url: `http://127.0.0.1:${receiver.port}/ping` });
-    ts.running.deps.thirdParty.setSigningKey(ts.accountId, "my-own-signing-key");
-    expect(() => ts.running.deps.thirdParty.setSigningKey(ts.accountId, "short")).toThrow(/signingKey/);
+    await client.patchSettings({ webhooks: { signingKey: "my-own-signing-key" } });
+    const short = (await client.patchSettings({ webhooks: { signingKey: "short" } }).catch((e) => e)) as { status: number; body: string };
+    expect(short.status).toBe(400);
+    expect(JSON.parse(short.body).message).toContain("signingKey");
     const endpoint = ((await (await ts.api("/webhook-endpoints")).json()) as any).data.endpoints.find((e: any) => e.url === hook.url);
     const before = received.length;
     const tr = await ts.api(`/webhook-endpoints/${endpoint.id}/test`, { method: "POST" });
@@ -159,7 +165,7 @@ describe("the npm package android-sms-gateway 3.0", () => {
     const path = "/keyed";
     await client.registerWebhook({ id: "keyed-hook", event: WebHookEventType.SmsSent, url: `http://127.0.0.1:${receiver.port}${path}` });
     // The key is part of the document an admin reads, as on SMSGate's server.
-    const current = ts.running.deps.thirdParty.signingKey(ts.accountId);
+    const current = (await signingKey());
     expect(((await client.getSettings()).webhooks as Record<string, unknown> | undefined)?.signing_key).toBe(current);
 
     // One text sent and reported Sent: its sms:sent delivery must verify with `key`.
@@ -190,7 +196,7 @@ describe("the npm package android-sms-gateway 3.0", () => {
       body: JSON.stringify({ webhooks: { signing_key: "go-spelled-key-0001" } }),
     });
     expect(go.status).toBe(200);
-    expect(ts.running.deps.thirdParty.signingKey(ts.accountId)).toBe("go-spelled-key-0001");
+    expect((await signingKey())).toBe("go-spelled-key-0001");
     // Shown in Settings → SMSGate clients too: one key.
     expect(((await (await ts.api("/account/smsgate-clients")).json()) as any).data.signingKey).toBe("go-spelled-key-0001");
 
@@ -202,11 +208,11 @@ describe("the npm package android-sms-gateway 3.0", () => {
     expect(await client.getSettings()).toEqual({ webhooks: { signing_key: "go-spelled-key-0001", retry_count: 2 } } as never);
 
     // A standard key reads the document without the key, and may not set it.
-    const staff = new Client(ts.accountId, ts.running.deps.accounts.createKey(ts.accountId, "standard_access").apiKey, new FetchClient(), `${ts.url}/3rdparty/v1`);
+    const staff = new Client(ts.accountId, (await newApiKey(ts, "standard_access")), new FetchClient(), `${ts.url}/3rdparty/v1`);
     expect(await staff.getSettings()).toEqual({ webhooks: { retry_count: 2 } } as never);
     const refused = (await staff.patchSettings({ webhooks: { signingKey: "staff-key-12345" } }).catch((e) => e)) as { status: number };
     expect(refused.status).toBe(403);
-    expect(ts.running.deps.thirdParty.signingKey(ts.accountId)).toBe("go-spelled-key-0001");
+    expect((await signingKey())).toBe("go-spelled-key-0001");
 
     await client.updateSettings({});
     await client.deleteWebhook("keyed-hook");

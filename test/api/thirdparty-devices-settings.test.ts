@@ -8,6 +8,7 @@ import { expectStatus, formBody, startTestServer, type TestServer } from "../hel
 import { insertMessage } from "../helpers/fixtures";
 import { SmsGateEmulator } from "../helpers/smsgate-emulator";
 import { BARRIER_MAX_WAIT_MS } from "../../src/services/intake/intake";
+import { newApiKey } from "../helpers/reads";
 
 let ts: TestServer;
 let other: { accountId: string; key: string };
@@ -18,7 +19,7 @@ beforeAll(async () => {
   ts = await startTestServer({ sendRatePerMinute: 600 });
   const o = ts.running.deps.accounts.createAccount({ name: "Other shop" });
   other = { accountId: o.account.id, key: o.apiKey };
-  standardKey = ts.running.deps.accounts.createKey(ts.accountId, "standard_access").apiKey;
+  standardKey = await newApiKey(ts, "standard_access");
 });
 afterAll(async () => {
   for (const p of phones) p.disconnect();
@@ -221,7 +222,7 @@ describe("GET/PUT/PATCH /settings", () => {
     const own = p.settings.webhooks.signing_key;
     expect(own).toEqual(expect.any(String));
     await expectStatus(await tp("/settings", { method: "PATCH", json: { webhooks: { signingKey: "account-key-for-receivers" } } }), 200);
-    expect(ts.running.deps.thirdParty.signingKey(ts.accountId)).toBe("account-key-for-receivers");
+    expect((await (await ts.api("/account/smsgate-clients")).json() as any).data.signingKey).toBe("account-key-for-receivers");
     await p.loadSettings();
     expect(p.settings.webhooks.signing_key).toBe(own);
     p.webhooks = p.webhooks.map((w) => ({ ...w, url: w.url.replace(/^https:/, "http:") })); // the test server speaks plain HTTP

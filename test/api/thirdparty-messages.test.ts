@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { expectStatus as expectHttp, startTestServer, type TestServer } from "../helpers/server";
 import { SmsGateEmulator, gsonDate } from "../helpers/smsgate-emulator";
 
 /**
@@ -179,8 +179,11 @@ describe("send", () => {
 });
 
 describe("the account's rules for SMSGate clients", () => {
+  /** Settings → SMSGate clients, as the owner saves them (PUT /v1/account/smsgate-clients). */
+  const setRules = async (json: Record<string, unknown>) => expectHttp(await ts.api("/account/smsgate-clients", { method: "PUT", json }), 200);
+
   test("the per-recipient limit makes the extra recipient Failed with recipient-limit", async () => {
-    ts.running.deps.thirdParty.setRules(ts.accountId, { recipientLimitPerDay: 1 });
+    await setRules({ recipientLimitPerDay: 1 });
     try {
       const a = phone();
       const first = await expectStatus(await tp("/messages", { method: "POST", json: { message: "1", phoneNumbers: [a] } }), 202);
@@ -188,7 +191,7 @@ describe("the account's rules for SMSGate clients", () => {
       const second = await expectStatus(await tp("/messages", { method: "POST", json: { message: "2", phoneNumbers: [a] } }), 202);
       expect(second.recipients).toEqual([{ phoneNumber: a, state: "Failed", error: "recipient-limit" }]);
     } finally {
-      ts.running.deps.thirdParty.setRules(ts.accountId, { recipientLimitPerDay: null });
+      await setRules({ recipientLimitPerDay: null });
     }
   });
 
@@ -196,21 +199,23 @@ describe("the account's rules for SMSGate clients", () => {
     // Quiet from an hour ago to an hour from now (UTC: the account has no time zone set).
     const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
     const now = Date.now() + offsetMs;
-    ts.running.deps.thirdParty.setRules(ts.accountId, { quietHours: { start: hhmm(now - 3_600_000), end: hhmm(now + 3_600_000) } });
+    await setRules({ quietHours: { start: hhmm(now - 3_600_000), end: hhmm(now + 3_600_000) } });
     try {
       const body = await expectStatus(await tp("/messages", { method: "POST", json: { message: "q", phoneNumbers: [phone()] } }), 202);
       const at = Date.parse(messagesOf(body.id)[0].scheduled_for);
       expect(at).toBeGreaterThan(now + 3_500_000);
       expect(body.recipients[0].state).toBe("Pending");
     } finally {
-      ts.running.deps.thirdParty.setRules(ts.accountId, { quietHours: null });
+      await setRules({ quietHours: null });
     }
   });
 
-  test("rules refuse bad values plainly and change nothing", () => {
-    expect(() => ts.running.deps.thirdParty.setRules(ts.accountId, { quietHours: { start: "25:00", end: "08:00" } })).toThrow(/quietHours/);
-    expect(() => ts.running.deps.thirdParty.setRules(ts.accountId, { recipientLimitPerDay: 0 })).toThrow(/recipientLimitPerDay/);
-    expect(ts.running.deps.thirdParty.rules(ts.accountId)).toEqual({ quietHours: null, recipientLimitPerDay: null });
+  test("rules refuse bad values plainly and change nothing", async () => {
+    for (const [json, field] of [[{ quietHours: { start: "25:00", end: "08:00" } }, "quietHours"], [{ recipientLimitPerDay: 0 }, "recipientLimitPerDay"]] as const) {
+      const bad = await expectHttp(await ts.api("/account/smsgate-clients", { method: "PUT", json }), 400);
+      expect(bad.errors.map((e: any) => e.field)).toEqual([field]);
+    }
+    expect((await expectHttp(await ts.api("/account/smsgate-clients"), 200)).data).toMatchObject({ quietHours: null, recipientLimitPerDay: null });
   });
 });
 
@@ -366,7 +371,7 @@ describe("Settings → SMSGate clients (GET/PUT /v1/account/smsgate-clients)", (
     const bad = await ts.api("/account/smsgate-clients", { method: "PUT", json: { recipientLimitPerDay: 0, quietHours: "night" } });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as any).errors.map((e: any) => e.field).sort()).toEqual(["quietHours", "recipientLimitPerDay"]);
-    expect(ts.running.deps.thirdParty.rules(ts.accountId)).toEqual({ recipientLimitPerDay: 3, quietHours: { start: "21:00", end: "08:00" } });
+    expect((await expectHttp(await ts.api("/account/smsgate-clients"), 200)).data).toMatchObject({ recipientLimitPerDay: 3, quietHours: { start: "21:00", end: "08:00" } });
     const off = await ts.api("/account/smsgate-clients", { method: "PUT", json: { recipientLimitPerDay: null, quietHours: null } });
     expect(((await off.json()) as any).data).toMatchObject({ recipientLimitPerDay: null, quietHours: null });
     const std = ((await (await ts.api("/api-keys", { method: "POST", json: { permission: "standard_access" } })).json()) as any).data.apiKey;

@@ -42,3 +42,42 @@ export async function listTotal(ts: TestServer, path: string, key = ts.adminKey)
 export function raiseApiLimits(ts: TestServer, accountId = ts.accountId): void {
   ts.running.deps.accounts.updateAccount(accountId, { apiBurstPerMinute: 100_000, apiLimitPerHour: 1_000_000 });
 }
+
+/** The contact with this number, as GET /contacts/:id shows it (undefined when the account has none). */
+export async function contactByPhone(ts: TestServer, phone: string, key = ts.adminKey): Promise<Record<string, any> | undefined> {
+  const found = (await expectStatus(await ts.api(`/contacts?limit=100&search=${encodeURIComponent(phone.replace(/^\+1/, ""))}`, { key }), 200)).data.contacts as any[];
+  const c = found.find((x) => x.phoneNumber === phone);
+  return c && (await contactOf(ts, c.id, key))!;
+}
+
+/** Every text to the number's contact, oldest first, each as messageOf shows it. */
+export async function messagesToPhone(ts: TestServer, phone: string, key = ts.adminKey): Promise<Array<Record<string, any>>> {
+  const c = await contactByPhone(ts, phone, key);
+  if (!c) return [];
+  const list = (await expectStatus(await ts.api(`/messages?limit=100&order=asc&contactId=${c.id}`, { key }), 200)).data.messages as Array<{ id: string }>;
+  return Promise.all(list.map(async (m) => (await messageOf(ts, m.id, key))!));
+}
+
+/** Cancels every queued text of the account, as the dashboard's bulk cancel does (a test clearing the queue). */
+export async function cancelAllQueued(ts: TestServer, key = ts.adminKey): Promise<void> {
+  const ids = (await expectStatus(await ts.api("/messages?status=queued&limit=100", { key }), 200)).data.messages.map((m: { id: string }) => m.id);
+  if (ids.length) await expectStatus(await ts.api("/messages/bulk", { method: "PUT", key, json: { messageIds: ids, status: "cancelled" } }), 200);
+}
+
+/** A new API key of the server's first account, made as its owner makes one (POST /v1/api-keys with the admin key). */
+export async function newApiKey(ts: TestServer, permission: "admin_access" | "standard_access" = "standard_access"): Promise<string> {
+  return (await expectStatus(await ts.api("/api-keys", { method: "POST", json: { permission } }), 201)).data.apiKey as string;
+}
+
+/**
+ * Waits until a broadcast has written a text for each of its recipients (its queuing runs after
+ * the 202) and returns it as GET /broadcasts/:id shows it.
+ */
+export async function broadcastQueued(ts: TestServer, id: string, key = ts.adminKey): Promise<Record<string, any>> {
+  for (let i = 0; ; i++) {
+    const b = (await expectStatus(await ts.api(`/broadcasts/${id}`, { key }), 200)).data.broadcast;
+    if (b.status !== "queuing" && b.messages.total + b.skipped >= b.recipients) return b;
+    if (i > 1000) throw new Error(`broadcast ${id} still queuing: ${JSON.stringify(b)}`);
+    await Bun.sleep(10);
+  }
+}

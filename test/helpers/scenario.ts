@@ -46,6 +46,14 @@ const postJson = (ts: TestServer, path: string, json: unknown, headers: Record<s
   fetch(`${ts.base}${path}`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(json) });
 
 /**
+ * A new setup link, as the server prints it in its log for the operator (the one thing the API
+ * cannot hand out); null once a person exists. Each call replaces the last link.
+ */
+export function setupLink(ts: TestServer): { token: string; expiresAt: string } | null {
+  return ts.running.deps.setup.newLink();
+}
+
+/**
  * One caller of each kind on the server's first account, made the way people make them: the owner
  * through the setup link, the others invited by her and joining through their links, the keys
  * created through POST /v1/api-keys. The setup link is the one thing the API cannot hand out (the
@@ -53,7 +61,7 @@ const postJson = (ts: TestServer, path: string, json: unknown, headers: Record<s
  */
 export async function makeCallers(ts: TestServer): Promise<Callers> {
   const emails: Record<SessionRole, string> = { owner: "olga@shop.example", admin: "ada@shop.example", staff: "sam@shop.example", viewer: "vic@shop.example" };
-  const link = ts.running.deps.setup.newLink();
+  const link = setupLink(ts);
   if (!link) throw new Error("the server offers no setup link (a person already exists)");
   const owner = await sessionOf(await postJson(ts, "/setup", { token: link.token, businessName: "Rosa's Bakery", country: "us", timeZone: "America/Chicago", name: "Olga Owner", email: emails.owner, password: PASSWORD }));
   const sessions = { owner } as Record<SessionRole, Session>;

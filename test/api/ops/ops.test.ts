@@ -7,13 +7,14 @@ import { SCHEMA_VERSION } from "../../../src/db/migrate";
 import { IN_MEMORY_BYTES } from "../../../src/lib/file-response";
 import { VERSION } from "../../../src/version";
 import { expectStatus, formBody, startTestServer, type TestServer } from "../../helpers/server";
+import { newApiKey } from "../../helpers/reads";
 
 let s: TestServer;
 let standardKey: string;
 
 beforeAll(async () => {
   s = await startTestServer();
-  standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+  standardKey = await newApiKey(s, "standard_access");
 });
 afterAll(() => s.stop());
 

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../../helpers/server";
+import { newApiKey } from "../../helpers/reads";
 
 let s: TestServer;
 let standardKey: string;
 beforeAll(async () => {
   s = await startTestServer();
-  standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+  standardKey = await newApiKey(s, "standard_access");
 });
 afterAll(() => s.stop());
 
@@ -41,8 +42,7 @@ describe("the business's name in replies", () => {
     await expectStatus(await inbound(stop, "STOP"), 201);
     expect(replyTo(stop)).toBe("You're unsubscribed from Rosa's Bakery. Reply START to resubscribe.");
     // The country is the account's home country (how numbers without +code are read).
-    expect((await expectStatus(await s.api("/account"), 200)).data).toBeDefined();
-    expect((s.running.deps.sqlite.query("SELECT default_country AS c, time_zone AS z FROM accounts WHERE id = ?").get(s.accountId) as any)).toEqual({ c: "GB", z: "Europe/London" });
+    expect((await expectStatus(await s.api("/account/profile"), 200)).data).toMatchObject({ country: "GB", timeZone: "Europe/London" });
   });
 
   test("an account created with a name (accounts create) uses it at once", () => {

@@ -2,13 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expectStatus, formBody, startTestServer, tempDir, withServer, type TestServer } from "../../helpers/server";
+import { newApiKey } from "../../helpers/reads";
 
 let s: TestServer;
 let adminKey: string;
 let formId: string;
 beforeAll(async () => {
   s = await startTestServer();
-  adminKey = s.running.deps.accounts.createKey(s.accountId, "admin_access").apiKey;
+  adminKey = await newApiKey(s, "admin_access");
   formId = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form.id;
 });
 afterAll(() => s.stop());

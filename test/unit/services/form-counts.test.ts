@@ -120,6 +120,7 @@ afterAll(() => {
 });
 
 describe("form stats' submissions and new contacts from the rollups", () => {
+  // A year of submissions through the applier: seconds on a busy machine (a bound, not a speed check).
   test("webhook submissions applied in chunks (repeat numbers included) over 13 months", async () => {
     const r = rng(22);
     const known: string[] = [];
@@ -135,7 +136,7 @@ describe("form stats' submissions and new contacts from the rollups", () => {
     expect(count("SELECT COUNT(*) AS n FROM submission_intake")).toBe(0);
     expect(count("SELECT COUNT(*) AS n FROM submissions")).toBe(300);
     expectStatsEqualDirect("webhook");
-  });
+  }, 60_000);
 
   test("the applier's one-entry path records the same", async () => {
     await submit(forms[2], phone(), NOW - 3 * DAY + 7 * 60_000);
@@ -153,7 +154,7 @@ describe("form stats' submissions and new contacts from the rollups", () => {
     )();
     expect(count("SELECT COUNT(*) AS n FROM submissions WHERE form_id = ?1", forms[2])).toBe(2);
     expectStatsEqualDirect("one entry");
-  });
+  }, 60_000);
 
   test("a failing chunk's records are rolled back with it", () => {
     const before = sqlite.query("SELECT SUM(submissions) AS s, SUM(new_contacts) AS c FROM message_rollups").get();

@@ -229,7 +229,7 @@ describe("chunks (multi-row inserts) and row by row", () => {
     expect(chunked[1].length).toBe(173);
     expect(chunked).toEqual(dump(other));
     expect(checkDerived(t.sqlite).differences).toEqual([]);
-  });
+  }, 60_000);
 });
 
 describe("textwire doctor and the intake", () => {
