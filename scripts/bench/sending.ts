@@ -6,7 +6,7 @@
  * submission (p50 / p90, as a share of the wait; and the share within 20 % or 60 s), failover time
  * after phone 1 goes silent (2 phones and up), and the share of replies kept on the contact's phone.
  *
- *   bun scripts/bench/sending.ts [broadcast=2000] [formsPerHour=30] [hours=200]
+ *   bun scripts/bench/sending.ts [broadcast=2000] [formsPerHour=4] [hours=400]
  *
  * Figures: docs/development.md, "Benchmarks".
  */
@@ -14,8 +14,8 @@ import { cpus, release, totalmem } from "node:os";
 import { runFleet } from "../fleet-sim";
 
 const broadcast = Number(process.argv[2] ?? 2000);
-const formsPerHour = Number(process.argv[3] ?? 30);
-const hours = Number(process.argv[4] ?? 200);
+const formsPerHour = Number(process.argv[3] ?? 4);
+const hours = Number(process.argv[4] ?? 400);
 const cpu = cpus();
 console.log(`machine: ${cpu.length} × ${cpu[0]?.model ?? "?"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Linux ${release()}, bun ${Bun.version}`);
 console.log(`broadcast ${broadcast}, ${formsPerHour} form texts an hour, at most ${hours} simulated hours`);

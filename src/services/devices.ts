@@ -134,6 +134,7 @@ export class DeviceService {
     this.events = new DeviceEventHub(queue, clock);
     this.sending = new SendingCapacity(sqlite, clock, (accountId) => this.fleet(accountId));
     this.estimator = new SendingEstimator(clock, this.sending, (accountId) => this.fleet(accountId));
+    this.estimator.textsAhead = (accountId, n) => this.sending.textsAhead(accountId, queue.takeDue(accountId, Number.MAX_SAFE_INTEGER, n), (id) => this.smsgateRequested(id));
     this.failures = new SendingFailures(sqlite, clock, logger, this.sending, leases, {
       view: (d) => this.viewOf(d),
       released: (d, n) => n > 0 && this.logger.warn("phone paused: its leased texts went back to the queue", { deviceId: d.id, name: d.name, released: n }),
