@@ -43,6 +43,8 @@ export interface FleetOptions {
   hours: number;
   /** Deterministic randomness. */
   seed?: number;
+  /** Stop once phone 1's texts and one of its contacts have moved (a failover run, not a whole broadcast). */
+  untilFailover?: boolean;
 }
 
 export interface FleetResult {
@@ -284,6 +286,7 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
         deps.devices.sweepOffline(now);
         deps.leases.maybeSweep(now);
       }
+      if (o.untilFailover && silentAt !== null && heldAtSilence.every((id) => handedAt.has(id)) && (stickyMoveAt !== null || now - silentAt > 3_600_000)) break;
       const followUpsDone = followUps.every((f) => handedAt.has(f.id));
       if (broadcastDoneAt !== null && followUpsDone && (silentAt === null ? !dying : heldAtSilence.every((id) => handedAt.has(id)))) break;
       // The next thing that happens: a phone asks or sends, a form; the sweeps'

@@ -71,6 +71,15 @@ interface Lane {
   recipients: SimWindow[];
 }
 
+/** How long a number of texts take with the account's phones (services/sending-estimate.ts, `textsTime`). */
+export interface SendingTime {
+  texts: number;
+  minutes: number;
+  phones: number;
+  phonesConnected: number;
+  basis: EstimateBasis;
+}
+
 export interface FleetSummary {
   basis: EstimateBasis;
   phones: number;
@@ -200,6 +209,16 @@ export class SendingEstimator {
     if (n <= 0) return { ms: 0, basis: this.phones(accountId, now).basis };
     const last = this.estimate(accountId, ahead + n, now, now);
     return { ms: Math.max(0, last.at - now), basis: last.basis };
+  }
+
+  /**
+   * How long `n` texts take once due, behind what the queue holds, with the phones as the answer
+   * names them (an automation start's `sending`: "about 3 h 20 min with your 2 phones").
+   */
+  textsTime(accountId: string, ahead: number, n: number, now = this.clock()): SendingTime {
+    const f = this.summary(accountId, now);
+    const d = this.duration(accountId, ahead, n, now);
+    return { texts: n, minutes: Math.ceil(d.ms / 60_000), phones: f.phones, phonesConnected: f.phonesConnected, basis: d.basis };
   }
 
   /** The fleet as the dashboard and the broadcast confirmation describe it. */

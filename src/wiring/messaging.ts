@@ -14,6 +14,7 @@ import { ContactService } from "../services/contacts";
 import { SubmissionService } from "../services/submissions";
 import { TestSubmissions } from "../services/submissions/test";
 import { waitingOf } from "../services/waiting";
+import { heldByQuietHours } from "../services/quiet-wait";
 import { MessageService } from "../services/messages";
 import { InboundService } from "../services/inbound";
 import { SubmissionInboxService } from "../services/submission-inbox";
@@ -47,7 +48,7 @@ export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clo
     const now = clock();
     return waitingOf(
       phones.sending, phones.fleet(row.account_id),
-      { accountId: row.account_id, recipient: row.recipient_phone, content: row.content, scheduledFor: Date.parse(row.scheduled_for), quiet: false },
+      { accountId: row.account_id, recipient: row.recipient_phone, content: row.content, scheduledFor: Date.parse(row.scheduled_for), quiet: Date.parse(row.scheduled_for) > now && heldByQuietHours(sqlite, row) },
       now, () => queue.position(row.id, now, config.sendRatePerMinute)?.estimatedDelivery ?? now,
     );
   });
@@ -72,6 +73,9 @@ export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clo
       durationMs: (n) => phones.estimator.duration(accountId, ahead, n).ms,
     };
   });
+  const automations = new AutomationService(sqlite, clock, queue, seq, leases, quota, a.accounts, writer, logger, changes);
+  // A start's first texts: how long the phones take over them, behind the queue (services/sending-estimate.ts).
+  automations.sendingTime = (accountId, n) => phones.estimator.textsTime(accountId, queue.size(accountId), n);
   return {
     submissions,
     messages,
@@ -82,7 +86,7 @@ export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clo
     submissionInbox: new SubmissionInboxService(sqlite, clock),
     inbound: new InboundService(sqlite, clock, a.accountSettings, queue, seq, leases, quota, changes, keywordReplies),
     broadcasts,
-    automations: new AutomationService(sqlite, clock, queue, seq, leases, quota, a.accounts, writer, logger, changes),
+    automations,
     // The team's notices: links to the dashboard at the server address (else the port listened on).
     teamNotices: new TeamNoticeService(
       sqlite,

@@ -306,3 +306,9 @@ export class ContactStore {
     this.sqlite.transaction(() => this.sqlite.query("UPDATE accounts SET name = name WHERE id = ?").run(accountId))();
   }
 }
+
+/** The contact's own time zone (IANA), or null (unknown, or no such contact in the account). */
+export function contactTimeZoneOf(sqlite: Database, accountId: string, id: string): string | null {
+  const r = sqlite.query("SELECT time_zone AS z FROM contacts WHERE id = ?1 AND account_id = ?2").get(id, accountId) as { z: string | null } | null;
+  return r?.z ?? null;
+}
