@@ -211,7 +211,8 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
         if (broadcastIds.has(m.id) && --broadcastLeft === 0) broadcastDoneAt = now;
         if (silentAt !== null && stickyMoveAt === null && p !== dying && replied.get(m.recipientPhone) === dying?.device.id) stickyMoveAt = now;
       }
-      if (p === dying && !p.silent && now - start >= o.offlineAtMinutes! * 60_000) {
+      // Holding a broadcast text (a new number, no phone of its own to wait for).
+      if (p === dying && !p.silent && now - start >= o.offlineAtMinutes! * 60_000 && leased.some((m) => broadcastIds.has(m.id))) {
         // Handed a text, it goes silent: the texts stay leased to it until the server gives up on it.
         p.silent = true;
         silentAt = now;
@@ -332,7 +333,7 @@ export async function runFleet(o: FleetOptions): Promise<FleetResult> {
       phones: o.phones,
       simulatedHours: Math.round(hours * 10) / 10,
       handedOut: handedAt.size,
-      textsPerHour: Math.round(handedAt.size / (bcHours ?? hours)),
+      textsPerHour: Math.round([...handedAt.values()].filter((h) => broadcastDoneAt === null || h.at <= broadcastDoneAt).length / (bcHours ?? hours)),
       firstHour: handedFirstHour,
       broadcastHours: bcHours === null ? null : Math.round(bcHours * 10) / 10,
       limitErrors,

@@ -45,18 +45,25 @@ class SimWindow {
     private readonly limit: number,
   ) {}
 
+  /** A hand-out at `at`; what left the window by then is dropped (a lane's times only grow). */
   add(at: number, parts: number): void {
     this.times.push(at);
     this.parts.push(parts);
     this.sum += parts;
+    while (this.head < this.times.length && this.times[this.head] <= at - this.ms) this.sum -= this.parts[this.head++];
   }
 
-  /** The earliest time ≥ t at which `need` more fit. */
+  /**
+   * The earliest time ≥ t at which `need` more fit. Reads only: the deal asks every lane about
+   * times it may not take (another lane is sooner), so nothing is dropped here.
+   */
   freeAt(t: number, need: number): number {
-    while (this.head < this.times.length && this.times[this.head] <= t - this.ms) this.sum -= this.parts[this.head++];
-    if (this.sum + need <= Math.max(this.limit, need)) return t;
-    let left = this.sum;
-    for (let i = this.head; i < this.times.length; i++) {
+    let i = this.head;
+    let sum = this.sum;
+    while (i < this.times.length && this.times[i] <= t - this.ms) sum -= this.parts[i++];
+    if (sum + need <= Math.max(this.limit, need)) return t;
+    let left = sum;
+    for (; i < this.times.length; i++) {
       left -= this.parts[i];
       if (left + need <= this.limit) return this.times[i] + this.ms;
     }
