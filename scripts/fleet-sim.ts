@@ -2,7 +2,7 @@
 /**
  * A fleet of pretend phones on a simulated clock, in one process with the real server's services
  * (the same leasing, budgets, reports and failover the mobile API calls). Each phone behaves as
- * the SMSGate app does (docs/phones.md, "The fleet simulator"):
+ * the SMSGate app does (docs/development.md, "Sending benchmark (phones' budgets)"):
  * - its event stream is open: it asks for work (GET /message) when the server says
  *   MessageEnqueued — at once for new work, or after the wait the server chose (its spacing, a
  *   budget's window) — and on its own every 15 minutes besides;

@@ -4,7 +4,7 @@ import { insertMessage, iso } from "../helpers/fixtures";
 import { SmsGateEmulator } from "../helpers/smsgate-emulator";
 
 /**
- * Every `waiting.reason` a queued text gives (docs/phones.md, "Why a text waits"), each produced
+ * Every `waiting.reason` a queued text gives (docs/phones.md, "How fast a phone sends"), each produced
  * for real and read through GET /v1/messages/<id>, with the plain words the dashboard shows.
  * no-phone, phone-budget and new-recipient-limit: test/api/sending-budgets.test.ts.
  */
