@@ -8117,6 +8117,14 @@ export interface operations {
                             contacts: number;
                             /** @constant */
                             dryRun: true;
+                            /** @description Present when someone starts: the first step's texts take about `minutes` with the phones once due (with none connected, as if the account's phones were) */
+                            sending?: {
+                                basis: "connected-phones" | "no-phone-connected";
+                                minutes: number;
+                                phones: number;
+                                phonesConnected: number;
+                                texts: number;
+                            };
                             /** @description contacts of the segment left out, by reason (RUN_SKIP_REASONS: no other key) */
                             skipped: {
                                 "already-running": number;
@@ -8149,6 +8157,14 @@ export interface operations {
                             contacts: number;
                             /** @constant */
                             dryRun: false;
+                            /** @description Present when someone starts: the first step's texts take about `minutes` with the phones once due (with none connected, as if the account's phones were) */
+                            sending?: {
+                                basis: "connected-phones" | "no-phone-connected";
+                                minutes: number;
+                                phones: number;
+                                phonesConnected: number;
+                                texts: number;
+                            };
                             /** @description contacts of the segment left out, by reason (RUN_SKIP_REASONS: no other key) */
                             skipped: {
                                 "already-running": number;

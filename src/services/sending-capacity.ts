@@ -431,6 +431,13 @@ export class SendingCapacity {
     return s ? { deviceId: s.deviceId, slot: s.slot } : null;
   }
 
+  /** Parts and recipient of queued texts, in the order given (the estimate deals them). */
+  textsAhead(accountId: string, entries: Array<{ id: string }>, requestedOf: (messageId: string) => { deviceId: string | null; simNumber: number | null } | null): Array<{ parts: number; recipient: string }> {
+    const out: Array<{ parts: number; recipient: string }> = [];
+    for (const e of entries) out.push(this.texts.get(accountId, e.id, requestedOf) ?? { parts: 1, recipient: "" });
+    return out;
+  }
+
   /** The earliest next hand-out time of the phone (spacing), for the estimate. */
   nextHandOutAt(deviceId: string): number {
     return this.nextAt.get(deviceId) ?? 0;

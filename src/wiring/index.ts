@@ -35,7 +35,7 @@ export function createDeps(sqlite: Database, config: ServeConfig, clock: Clock, 
   });
   const accounts = buildAccounts(sqlite, core.db, config, clock, core.leases);
   const addresses = buildAddresses(sqlite, config, clock, logger);
-  const phones = buildPhoneCapacity(sqlite, config, clock, core, stores, accounts.accountSettings);
+  const phones = buildPhoneCapacity(sqlite, config, clock, core, stores, accounts.accountSettings, (id) => smsgate.thirdParty.requested(id));
   const messaging = buildMessaging(sqlite, config, clock, logger, core, stores, accounts, addresses, phones);
   const smsgate = buildSmsgate(sqlite, config, clock, logger, core, stores, { messages: messaging.messages, accounts: accounts.accounts, phoneEvents: phones.events, resolve: outbound.resolve });
   const { devices, deviceRegistry } = buildDevices(sqlite, config, clock, logger, core, phones, stores, messaging.messages, {

@@ -14,6 +14,7 @@ import { ContactService } from "../services/contacts";
 import { SubmissionService } from "../services/submissions";
 import { TestSubmissions } from "../services/submissions/test";
 import { waitingOf } from "../services/waiting";
+import { heldByQuietHours } from "../services/quiet-wait";
 import { MessageService } from "../services/messages";
 import { MessageListing } from "../services/message-listing";
 import { MessageStatusChanges } from "../services/message-status";
@@ -56,7 +57,7 @@ export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clo
     const now = clock();
     return waitingOf(
       phones.sending, phones.fleet(row.account_id),
-      { accountId: row.account_id, recipient: row.recipient_phone, content: row.content, scheduledFor: Date.parse(row.scheduled_for), quiet: false },
+      { accountId: row.account_id, recipient: row.recipient_phone, content: row.content, scheduledFor: Date.parse(row.scheduled_for), quiet: Date.parse(row.scheduled_for) > now && heldByQuietHours(sqlite, row) },
       now, () => queue.position(row.id, now, config.sendRatePerMinute)?.estimatedDelivery ?? now,
     );
   });
@@ -81,6 +82,9 @@ export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clo
       durationMs: (n) => phones.estimator.duration(accountId, ahead, n).ms,
     };
   });
+  // An automation start says how long the phones take over its first texts (services/sending-estimate.ts).
+  const automations = new AutomationService(sqlite, clock, sending, seq, leases, quota, a.accounts, writer, logger, changes, (accountId, n) => phones.estimator.textsTime(accountId, queue.size(accountId), n));
+  // A start's first texts: how long the phones take over them, behind the queue (services/sending-estimate.ts).
   return {
     submissions,
     messages,
@@ -91,7 +95,7 @@ export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clo
     submissionInbox: new SubmissionInboxService(sqlite, clock),
     inbound: new InboundService(sqlite, clock, a.accountSettings, sending, seq, leases, quota, changes, keywordReplies),
     broadcasts,
-    automations: new AutomationService(sqlite, clock, sending, seq, leases, quota, a.accounts, writer, logger, changes),
+    automations,
     // The team's notices: links to the dashboard at the server address (else the port listened on).
     teamNotices: new TeamNoticeService(
       sqlite,

@@ -25,12 +25,18 @@ import type { Stores } from "./stores";
 
 export type PhoneCapacity = ReturnType<typeof buildPhoneCapacity>;
 
-export function buildPhoneCapacity(sqlite: Database, config: ServeConfig, clock: Clock, core: Core, stores: Stores, accountSettings: AccountSettingsService) {
+export function buildPhoneCapacity(
+  sqlite: Database, config: ServeConfig, clock: Clock, core: Core, stores: Stores, accountSettings: AccountSettingsService,
+  /** Which phone or SIM an SMSGate API request named for a text (runs only once the server is up). */
+  smsgateRequested: (messageId: string) => { deviceId: string | null; simNumber: number | null } | null,
+) {
   const events = new DeviceEventHub(core.queue, clock);
   const presence = new PhonePresence(sqlite, clock, events, core.leases, config, core.changes);
   const fleet = (accountId: string) => presence.fleet(accountId);
   const sending = new SendingCapacity(sqlite, clock, stores.sending, stores.messages, fleet, Math.random, (accountId) => accountSettings.resolved(accountId).sending);
-  return { events, presence, fleet, sending, estimator: new SendingEstimator(clock, sending, fleet) };
+  // The estimate deals the queued texts themselves, in queue order (services/sending-estimate.ts).
+  const textsAhead = (accountId: string, n: number) => sending.textsAhead(accountId, core.queue.takeDue(accountId, Number.MAX_SAFE_INTEGER, n), smsgateRequested);
+  return { events, presence, fleet, sending, estimator: new SendingEstimator(clock, sending, fleet, textsAhead) };
 }
 
 export function buildDevices(

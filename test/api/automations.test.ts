@@ -315,11 +315,15 @@ describe("automations: start for existing contacts", () => {
     const segment = { tags: ["winback"] };
     const before = await listTotal(s, "/messages");
     const dry = (await expectStatus(await s.api(`/automations/${a.id}/start?dryRun=true`, { method: "POST", json: { segment } }), 200)).data;
-    expect(dry).toEqual({ dryRun: true, contacts: 4, starting: 2, skipped: { "opted-out": 1, status: 1, "no-consent": 0, "already-running": 0 } });
+    expect(dry).toEqual({
+      dryRun: true, contacts: 4, starting: 2, skipped: { "opted-out": 1, status: 1, "no-consent": 0, "already-running": 0 },
+      // How long the phones take over the first texts: the capacity model (docs/phones.md, "How fast a phone sends").
+      sending: { texts: 2, minutes: expect.any(Number), phones: expect.any(Number), phonesConnected: expect.any(Number), basis: expect.stringMatching(/^(connected-phones|no-phone-connected)$/) },
+    });
     expect(await listTotal(s, "/messages")).toBe(before);
     expect((await expectStatus(await s.api(`/automations/${a.id}/start`, { method: "POST", json: { segment, dryRun: true } }), 200)).data.starting).toBe(2);
     const r = (await expectStatus(await s.api(`/automations/${a.id}/start`, { method: "POST", json: { segment } }), 202)).data;
-    expect(r).toMatchObject({ dryRun: false, contacts: 4, starting: 2 });
+    expect(r).toMatchObject({ dryRun: false, contacts: 4, starting: 2, sending: { texts: 2 } });
     await s.running.deps.automations.idle();
     const runs = await runsOf(a.id);
     expect(runs).toHaveLength(2);

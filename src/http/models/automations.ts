@@ -142,9 +142,22 @@ const Skipped = t.Object(
   { description: "contacts of the segment left out, by reason (RUN_SKIP_REASONS: no other key)" },
 );
 
-export const StartPreviewAnswer = Envelope(t.Object({ dryRun: t.Literal(true), contacts: Count, starting: Count, skipped: Skipped }), {
+/** How long the phones take over the start's first texts once due (the capacity model: docs/phones.md, "How fast a phone sends"). */
+const StartSending = t.Optional(
+  t.Object(
+    {
+      texts: Count,
+      minutes: Count,
+      phones: Count,
+      phonesConnected: Count,
+      basis: t.Union([t.Literal("connected-phones"), t.Literal("no-phone-connected")]),
+    },
+    { description: "Present when someone starts: the first step's texts take about `minutes` with the phones once due (with none connected, as if the account's phones were)" },
+  ),
+);
+export const StartPreviewAnswer = Envelope(t.Object({ dryRun: t.Literal(true), contacts: Count, starting: Count, skipped: Skipped, sending: StartSending }), {
   description: "Dry run: how many contacts would start and who is skipped and why; nothing started",
 });
-export const StartAcceptedAnswer = Envelope(t.Object({ dryRun: t.Literal(false), startId: t.String(), contacts: Count, starting: Count, skipped: Skipped }), {
+export const StartAcceptedAnswer = Envelope(t.Object({ dryRun: t.Literal(false), startId: t.String(), contacts: Count, starting: Count, skipped: Skipped, sending: StartSending }), {
   description: "Accepted; the runs are being created",
 });

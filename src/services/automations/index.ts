@@ -54,6 +54,7 @@ import type { Sending } from "../sending";
 import { AutomationEngine } from "./engine";
 import { outcome, parseFields, Runs } from "./runs";
 import { AutomationStarts } from "./starts";
+import type { SendingTime } from "../sending-estimate";
 import { runView, runViews, STOP_REASONS, type AutomationView, type RunView, type StopReason } from "./views";
 
 export { AUTOMATION_SWEEP_MS } from "./engine";
@@ -79,6 +80,8 @@ export class AutomationService {
     writer: GroupCommitWriter,
     logger: Logger,
     changes: Changes,
+    /** How long the phones take over n texts (the capacity model, services/sending-estimate.ts). */
+    private readonly sendingTime?: (accountId: string, n: number) => SendingTime,
   ) {
     this.runRules = new Runs(sqlite, seq, quota, accounts, sending, leases, changes);
     this.engine = new AutomationEngine(sqlite, clock, this.runRules, logger);
@@ -195,9 +198,15 @@ export class AutomationService {
     return { run: runView(this.sqlite, runId)!, changed };
   }
 
-  /** POST /v1/automations/<id>/start (starts.ts). */
+  /**
+   * How long the phones take over `n` texts (the capacity model, services/sending-estimate.ts;
+   * set at wiring). Unset: the answer gives no `sending`.
+   */
+
+  /** POST /v1/automations/<id>/start (starts.ts), with how long the first step's texts take once due. */
   async start(accountId: string, id: string, body: unknown, opts: { dryRun: boolean }) {
-    return this.starts.start(this.find(accountId, id), body, opts);
+    const r = await this.starts.start(this.find(accountId, id), body, opts);
+    return r.starting > 0 && this.sendingTime ? { ...r, sending: this.sendingTime(accountId, r.starting) } : r;
   }
 
   /** Resolves when no start job is running in this process (tests, benchmarks, shutdown). */

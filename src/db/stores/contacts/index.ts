@@ -320,3 +320,9 @@ export function relaxedSync<T>(sqlite: Database, fn: () => T): T {
 export function syncImportCommit(sqlite: Database, accountId: string): void {
   sqlite.transaction(() => sqlite.query("UPDATE accounts SET name = name WHERE id = ?").run(accountId))();
 }
+
+/** The contact's own time zone (IANA), or null (unknown, or no such contact in the account). */
+export function contactTimeZoneOf(sqlite: Database, accountId: string, id: string): string | null {
+  const r = sqlite.query("SELECT time_zone AS z FROM contacts WHERE id = ?1 AND account_id = ?2").get(id, accountId) as { z: string | null } | null;
+  return r?.z ?? null;
+}
