@@ -4,9 +4,8 @@ import type { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import type { ServeConfig } from "./config";
 import { openSqlite } from "./db/open";
-import { Checkpointer } from "./db/checkpointer";
 import { migrate, SCHEMA_VERSION, SchemaTooNewError } from "./db/migrate";
-import { acquireLock, scheduledBackups } from "./services/backups";
+import { acquireLock } from "./services/backups";
 import { existsSync } from "node:fs";
 import { Database as SqliteDatabase } from "bun:sqlite";
 import { schemaVersionOf } from "./db/database-info";
@@ -84,22 +83,6 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     throw err;
   }
   const deps = createDeps(sqlite, config, clock, logger, opts.outbound);
-  // First in the list: started before the writer takes requests, stopped after its last flush.
-  if (config.checkpoint === "background") {
-    const checkpointer = new Checkpointer(sqlite, config.db, logger, { gate: deps.writeGate });
-    deps.lifecycle.unshift(checkpointer);
-    // While replication is on, checkpoints follow Litestream's rules (src/db/checkpointer.ts).
-    if (config.replicaCheckpoints === "litestream") deps.replication.onActive = (on) => checkpointer.setReplication(on);
-  }
-  // The flags' schedule or the dashboard's; a change from the dashboard re-arms it (no restart).
-  const backups = scheduledBackups({ dbPath: config.db, schedule: () => deps.backupSchedule.current(), clock, logger });
-  // A schedule just saved makes its first backup at once (docs/api-decisions.md, "The owner hears
-  // back", forms and backups).
-  deps.backupSchedule.onChange = (saved) => {
-    backups.reload();
-    return saved ? backups.runNow() : undefined;
-  };
-  deps.lifecycle.push(backups);
   const started: typeof deps.lifecycle = [];
   const begun: typeof deps.lifecycle = [];
   let listeners: Listeners | undefined;

@@ -8117,14 +8117,12 @@ export interface operations {
                             contacts: number;
                             /** @constant */
                             dryRun: true;
-                            /** @description contacts of the segment left out, by reason */
+                            /** @description contacts of the segment left out, by reason (RUN_SKIP_REASONS: no other key) */
                             skipped: {
                                 "already-running": number;
                                 "no-consent": number;
                                 "opted-out": number;
                                 status: number;
-                            } & {
-                                [key: string]: unknown;
                             };
                             starting: number;
                         };
@@ -8151,14 +8149,12 @@ export interface operations {
                             contacts: number;
                             /** @constant */
                             dryRun: false;
-                            /** @description contacts of the segment left out, by reason */
+                            /** @description contacts of the segment left out, by reason (RUN_SKIP_REASONS: no other key) */
                             skipped: {
                                 "already-running": number;
                                 "no-consent": number;
                                 "opted-out": number;
                                 status: number;
-                            } & {
-                                [key: string]: unknown;
                             };
                             startId: string;
                             starting: number;
@@ -11665,13 +11661,13 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description page size, 1-100 (default 50) */
-                limit?: string;
-                /** @description page number, from 1 (default 1) */
-                page?: string;
+                limit?: number;
+                /** @description page number, 1-1000000 (default 1) */
+                page?: number;
                 /** @description matches the contact's name, e-mail or phone digits */
                 search?: string;
                 /** @description the contact's status: new | contacted | responded | converted */
-                status?: string;
+                status?: "new" | "contacted" | "responded" | "converted";
                 /** @description true: only conversations with unread received texts; false: only read ones */
                 unread?: boolean;
             };
@@ -11794,11 +11790,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description page size, 1-100 (default 50) */
-                limit?: string;
+                limit?: number;
                 /** @description asc (default: time order, oldest first) | desc */
-                order?: string;
-                /** @description page number, from 1 (default 1) */
-                page?: string;
+                order?: "asc" | "desc";
+                /** @description page number, 1-1000000 (default 1) */
+                page?: number;
             };
             header?: never;
             path: {

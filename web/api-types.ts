@@ -6,17 +6,49 @@
  */
 import type { paths } from "./api-schema.gen";
 
-type Method = "get" | "post" | "put" | "patch" | "delete";
+export type Method = "get" | "post" | "put" | "patch" | "delete";
 type Json<R> = R extends { content: { "application/json": infer B } } ? B : never;
 
-/** The JSON body of an operation's success answer (200, or 201 for a create). */
+type Success = 200 | 201 | 202 | 204;
+/**
+ * The JSON body of an operation's success answer: 200, 201 for a create, 202 for work accepted,
+ * null for 204. An operation with two (a dry run's 200 and the real call's 202) answers either,
+ * and the page tells them apart by a field.
+ */
 export type Answer<P extends keyof paths, M extends Method = "get"> = paths[P][M] extends { responses: infer R }
-  ? R extends { 200: infer Ok }
-    ? Json<Ok>
-    : R extends { 201: infer Created }
-      ? Json<Created>
-      : never
+  ? { [C in keyof R & Success]: C extends 204 ? null : Json<R[C]> }[keyof R & Success]
   : never;
+
+/** The addresses that answer method `M`. */
+export type PathsWith<M extends Method> = { [P in keyof paths]: paths[P] extends Record<M, object> ? P : never }[keyof paths];
+/** The operation behind `M P`. */
+export type Op<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
+
+type Parameters<O> = O extends { parameters: infer X } ? X : never;
+type PathParams<O> = Parameters<O> extends { path: infer X } ? NonNullable<X> : never;
+type QueryParams<O> = NonNullable<Parameters<O> extends { query?: infer X } ? X : never>;
+type Body<O> = O extends { requestBody?: infer B } ? NonNullable<B> : never;
+type JsonBody<O> = Body<O> extends { content: { "application/json": infer J } } ? J : never;
+type Uploads<O> = Exclude<keyof (Body<O> extends { content: infer C } ? C : never), "application/json">;
+
+/**
+ * What a call of operation `O` carries: its path parameters (required when the address has any),
+ * its query (every key the document lists, nothing else), its JSON body (required when the
+ * operation requires one) or, for an upload, a file `body` with its Content-Type in `headers`.
+ */
+export type Init<O> = ([PathParams<O>] extends [never] ? { path?: undefined } : { path: PathParams<O> }) &
+  ([QueryParams<O>] extends [never] ? { query?: undefined } : { query?: QueryParams<O> }) &
+  ([JsonBody<O>] extends [never]
+    ? { json?: undefined }
+    : O extends { requestBody: object }
+      ? [Uploads<O>] extends [never]
+        ? { json: JsonBody<O> }
+        : { json?: JsonBody<O> }
+      : { json?: JsonBody<O> }) &
+  ([Uploads<O>] extends [never] ? { body?: undefined } : { body?: NonNullable<RequestInit["body"]> }) & { headers?: Record<string, string> };
+
+/** The optional or required `init` argument of a call of `O`. */
+export type InitArgs<O> = {} extends Init<O> ? [init?: Init<O>] : [init: Init<O>];
 
 /** The signed-in session as GET/POST /v1/session answer it. */
 export type Session = Answer<"/v1/session">["data"];
@@ -53,10 +85,15 @@ export type ThreadMessage = Answer<"/v1/conversations/{contactId}">["data"]["mes
 
 export type Broadcast = Answer<"/v1/broadcasts">["data"]["broadcasts"][number];
 /** POST /v1/broadcasts?dryRun=true: the confirmation's figures. */
-export type BroadcastPreview = Answer<"/v1/broadcasts", "post">["data"];
+export type BroadcastPreview = Exclude<Answer<"/v1/broadcasts", "post">["data"], { broadcast: unknown }>;
 
 export type Device = Answer<"/v1/devices">["data"]["devices"][number];
 export type RegistrationToken = Answer<"/v1/devices/registration-tokens", "post">["data"];
 export type Person = Answer<"/v1/people">["data"]["people"][number];
 /** A keyword reply (GET /v1/keyword-replies). */
 export type KeywordReply = Answer<"/v1/keyword-replies">["data"]["keywordReplies"][number];
+
+/** The query of `M P`: every parameter the document lists for it. */
+export type Query<P extends keyof paths, M extends Method = "get"> = QueryParams<Op<P, M>>;
+/** The JSON body `M P` takes. */
+export type RequestBody<P extends keyof paths, M extends Method> = JsonBody<Op<P, M>>;

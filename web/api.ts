@@ -1,5 +1,5 @@
 import { signal } from "@preact/signals";
-import type { Session } from "./api-types";
+import type { Answer, InitArgs, Op, PathsWith, Query, Session } from "./api-types";
 import { retryDelaySeconds } from "./retry";
 
 export type { Session };
@@ -22,7 +22,7 @@ export const isPerson = (): boolean => Boolean(session.value?.user);
  * signed in (which would send it to the Overview instead of where it was going).
  */
 export async function fetchSession(): Promise<Session> {
-  return (await api<{ data: Session }>("/session")).data;
+  return (await api.get("/v1/session")).data;
 }
 /** People and API keys are an owner's (an admin key's session keeps them, as before people existed). */
 export const isOwner = () => (session.value?.user ? session.value.user.role === "owner" : isAdmin());
@@ -57,25 +57,56 @@ async function waitBusy(id: number, seconds: number): Promise<void> {
   }
 }
 
-/** Calls the /v1 API with the session cookie; state-changing calls carry the CSRF token. */
 /**
- * GETs in flight, by path: sections of one page that read the same answer (Settings' business
+ * GETs in flight, by address: sections of one page that read the same answer (Settings' business
  * profile and replies, the account's limits) share one request instead of asking twice.
  */
 const inFlight = new Map<string, Promise<unknown>>();
 
-export function api<T = any>(path: string, init: { method?: string; json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {}): Promise<T> {
-  const method = init.method ?? "GET";
-  if (method !== "GET" || init.headers !== undefined) return request<T>(path, init);
-  const pending = inFlight.get(path);
+/**
+ * The typed client: `api.get("/v1/forms/{id}", { path: { id } })`. The address, its path and
+ * query parameters, the JSON body and the answer are the OpenAPI document's own
+ * (web/api-schema.gen.ts), so `tsc -p web` refuses a call the API would not take and a page that
+ * reads a field the API does not answer (docs/api-decisions.md, "The house, round two: a typed
+ * dashboard"). Every call keeps the session cookie, the CSRF token, the busy-server retry and the
+ * error envelope of `request` below.
+ */
+export const api = {
+  get: <P extends PathsWith<"get">>(path: P, ...init: InitArgs<Op<P, "get">>) => call<Answer<P, "get">>("GET", path, init[0]),
+  post: <P extends PathsWith<"post">>(path: P, ...init: InitArgs<Op<P, "post">>) => call<Answer<P, "post">>("POST", path, init[0]),
+  put: <P extends PathsWith<"put">>(path: P, ...init: InitArgs<Op<P, "put">>) => call<Answer<P, "put">>("PUT", path, init[0]),
+  patch: <P extends PathsWith<"patch">>(path: P, ...init: InitArgs<Op<P, "patch">>) => call<Answer<P, "patch">>("PATCH", path, init[0]),
+  delete: <P extends PathsWith<"delete">>(path: P, ...init: InitArgs<Op<P, "delete">>) => call<Answer<P, "delete">>("DELETE", path, init[0]),
+};
+
+/** What a call may carry: the address's parameters, a JSON body, or a file (`body`, with its Content-Type in `headers`). */
+type RawInit = { path?: Record<string, string>; query?: Record<string, string | number | boolean | undefined>; json?: unknown; body?: BodyInit; headers?: Record<string, string> };
+
+/** The address with its `{name}` parts filled in (encoded) and the query's defined values appended. */
+export function address(path: string, init: Pick<RawInit, "path" | "query"> = {}): string {
+  let url = path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const v = init.path?.[name];
+    if (v === undefined) throw new Error(`No value for {${name}} in ${path}`);
+    return encodeURIComponent(v);
+  });
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(init.query ?? {})) if (v !== undefined) q.set(k, String(v));
+  const qs = q.toString();
+  if (qs) url += "?" + qs;
+  return url;
+}
+
+function call<T>(method: string, path: string, init: RawInit = {}): Promise<T> {
+  const url = address(path, init);
+  if (method !== "GET" || init.headers !== undefined) return request<T>(method, url, init);
+  const pending = inFlight.get(url);
   if (pending) return pending as Promise<T>;
-  const p = request<T>(path, init).finally(() => inFlight.delete(path));
-  inFlight.set(path, p);
+  const p = request<T>(method, url, init).finally(() => inFlight.delete(url));
+  inFlight.set(url, p);
   return p;
 }
 
-async function request<T>(path: string, init: { method?: string; json?: unknown; body?: BodyInit; headers?: Record<string, string> }): Promise<T> {
-  const method = init.method ?? "GET";
+async function request<T>(method: string, url: string, init: RawInit): Promise<T> {
   const headers: Record<string, string> = { Accept: "application/json", ...init.headers };
   let body = init.body;
   if (init.json !== undefined) {
@@ -86,10 +117,10 @@ async function request<T>(path: string, init: { method?: string; json?: unknown;
   try {
     for (let attempt = 0; ; attempt++) {
       if (method !== "GET" && method !== "HEAD" && session.value) headers["X-CSRF-Token"] = session.value.csrfToken;
-      const res = await fetch(`/v1${path}`, { method, headers, body, credentials: "same-origin" });
+      const res = await fetch(url, { method, headers, body, credentials: "same-origin" });
       // A 429 or 503 is refused before anything changes, so asking again is safe for every method.
       // Signing in is the exception: its 429 (too many failed tries) is for the person to read.
-      if ((res.status === 429 || res.status === 503) && !(path === "/session" && method === "POST")) {
+      if ((res.status === 429 || res.status === 503) && !(url === "/v1/session" && method === "POST")) {
         await res.arrayBuffer().catch(() => {});
         await waitBusy(id, retryDelaySeconds(attempt, res.headers.get("retry-after")));
         continue;
@@ -104,7 +135,7 @@ async function request<T>(path: string, init: { method?: string; json?: unknown;
       }
       if (!res.ok) {
         // The session ended (signed out elsewhere, expired, or its key was revoked).
-        if (res.status === 401 && path !== "/session") session.value = null;
+        if (res.status === 401 && url !== "/v1/session") session.value = null;
         throw new ApiError(res.status, data?.code ?? "HTTP_" + res.status, data?.message ?? `Request failed (${res.status})`, data);
       }
       return data as T;
@@ -112,6 +143,15 @@ async function request<T>(path: string, init: { method?: string; json?: unknown;
   } finally {
     showWait(id, null);
   }
+}
+
+/**
+ * The filters a list page keeps in its own address (what the person chose, or a link brought),
+ * passed on to the API as they are: the API checks each one and refuses a wrong one in plain
+ * words, as it does for any client. The one place the dashboard's query is not checked by `tsc`.
+ */
+export function queryFrom<P extends PathsWith<"get">>(_path: P, q: URLSearchParams): Query<P> {
+  return Object.fromEntries(q) as Query<P>;
 }
 
 export const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));

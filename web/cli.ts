@@ -15,7 +15,7 @@ let loading: Promise<unknown> | null = null;
 export function useCliCommand(): string {
   useEffect(() => {
     if (cliCommand.value !== null || loading) return;
-    loading = api<{ data: AccountInfo }>("/account")
+    loading = api.get("/v1/account")
       .then((r) => (cliCommand.value = r.data.cliCommand))
       .catch(() => (loading = null));
   }, []);

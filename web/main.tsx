@@ -33,7 +33,7 @@ const PAGES = [
 
 function App() {
   useEffect(() => {
-    api<Answer<"/v1/session">>("/session")
+    api.get("/v1/session")
       .then((r) => (session.value = r.data))
       .catch(() => (session.value = null));
   }, []);
@@ -67,7 +67,7 @@ function Layout(props: { current?: string; children: any }) {
   }, [props.current]);
   async function signOut() {
     try {
-      await api("/session", { method: "DELETE" });
+      await api.delete("/v1/session");
     } finally {
       session.value = null;
       navigate("/sign-in", true);

@@ -14,7 +14,7 @@ let loading = false;
 function load(): void {
   if (loading) return;
   loading = true;
-  Promise.all([import("libphonenumber-js/min"), api<{ data: AccountInfo }>("/account")])
+  Promise.all([import("libphonenumber-js/min"), api.get("/v1/account")])
     .then(([lib, r]) => {
       const home = r.data.account.defaultCountry;
       formatter.value = (e164) => {

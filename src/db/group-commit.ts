@@ -107,7 +107,7 @@ export class GroupCommitWriter {
   private held = false;
   /**
    * Null when the write lock's other user (the intake applier) is not in a turn; else a promise
-   * that settles when its turn ended, during which it starts no new one (set by deps).
+   * that settles when its turn ended, during which it starts no new one (given at construction).
    */
   beforeLock: (() => Promise<void> | null) | undefined;
   /** A flush is waiting for `beforeLock`. */
@@ -133,7 +133,13 @@ export class GroupCommitWriter {
     private readonly logger?: Logger,
     private readonly gate?: WriteGate,
     sync: CommitSync = { mode: "inline" },
+    /** The other writer's handshake (the intake applier), the stop on a failed sync, stage sums. */
+    hooks: { lockListener?: (wanted: boolean) => void; beforeLock?: () => Promise<void> | null; onSyncFailure?: (err: SyncFailedError) => void; timing?: StageTiming | null } = {},
   ) {
+    if (hooks.lockListener) this.lockListeners.push(hooks.lockListener);
+    this.beforeLock = hooks.beforeLock;
+    this.onSyncFailure = hooks.onSyncFailure;
+    this.timing = hooks.timing ?? null;
     this.derived = derivedCounts(sqlite);
     this.begin = sqlite.prepare("BEGIN IMMEDIATE");
     this.commit = sqlite.prepare("COMMIT");

@@ -91,8 +91,11 @@ export function cancelSuppressed(sqlite: Database, messageId: string, nowIso: st
     .run(messageId, OPTED_OUT_REASON, nowIso);
 }
 
-/** Writes a message made by newQueuedRow (a keyword reply, a manual message) and counts it. */
-export function insertQueuedMessage(sqlite: Database, r: MessageRow): void {
+/**
+ * Writes a queued message made by newQueuedRow (a manual text, a keyword reply, a team notice, an
+ * SMSGate client's text) and counts it. Called by src/services/sending alone (its rows.ts).
+ */
+export function insertMessageRow(sqlite: Database, r: MessageRow): void {
   sqlite
     .query(
       `INSERT INTO messages (id, account_id, form_id, form_name, contact_id, content, recipient_phone, recipient_name, status,

@@ -28,11 +28,6 @@ export interface BackupScheduleView {
 
 export class BackupScheduleService {
   private cached: { schedule: BackupSchedule; at: string } | null | undefined;
-  /**
-   * Told after a change, so the scheduler re-arms (set by server.ts); with `saved` a schedule was
-   * saved and the first backup is made at once, not one interval later (its run is returned).
-   */
-  onChange: (saved: boolean) => Promise<void> | void = () => {};
   /** The first backup of the schedule saved last, while it runs. */
   firstBackup: Promise<void> | undefined;
 
@@ -40,6 +35,11 @@ export class BackupScheduleService {
     private readonly sqlite: Database,
     private readonly clock: Clock,
     private readonly flag: BackupSchedule | undefined,
+    /**
+     * Told after a change, so the scheduler re-arms; with `saved` a schedule was saved and the
+     * first backup is made at once, not one interval later (its run is returned).
+     */
+    private readonly onChange: (saved: boolean) => Promise<void> | void = () => {},
   ) {}
 
   private saved(): { schedule: BackupSchedule; at: string } | null {

@@ -13,7 +13,6 @@ import { iso, type Clock } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
 import type { Logger } from "../lib/log";
 import type { MessageQueue, Priority } from "../queue/priority-queue";
-import { PRIORITY_RANK } from "../queue/priority-queue";
 import type { Sequence } from "../lib/seq";
 import type { LeaseService } from "./leases";
 import type { MonthlyQuota } from "./quota";
@@ -27,6 +26,7 @@ import { smsInfo } from "../domain/sms-encoding";
 import type { MessageStatus } from "../domain/message-transitions";
 import type { FieldError } from "../domain/submission";
 import { emitMessageStatus } from "./event-payloads";
+import { admit, Sending, templateMessageOf } from "./sending";
 import { resolveProtection } from "../domain/protection";
 import { resolveFormSettings } from "../domain/form-definition";
 import type { QuietHours } from "../domain/quiet-hours";
@@ -37,8 +37,6 @@ import {
   countSegment,
   findBroadcast,
   insertBroadcast,
-  insertTemplateMessage,
-  type TemplateMessage,
   listBroadcasts,
   newestContactId,
   segmentChunk,
@@ -49,7 +47,6 @@ import {
 } from "../db/stores/broadcasts";
 import { findBusinessProfile } from "../db/stores/accounts";
 import { formSettingsJson } from "../db/stores/forms";
-import { recipientName } from "../domain/contact-name";
 
 /**
  * Recipients per write job while queuing. Each chunk is one job of the group-commit writer, so it
@@ -88,64 +85,24 @@ export interface Broadcast {
 const DAY_MS = 86_400_000;
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
-/**
- * The message a template gives one contact, outside any form: a broadcast's, or an automation
- * step's (services/automations.ts). `origin` opens its metadata (where it comes from); the
- * text's length, variables, encoding and segments follow, as for every message.
- */
-export function templateMessageOf(
-  m: { id: string; priority: Priority; scheduledFor: number; seq: number },
-  t: {
-    accountId: string;
-    contact: { id: string; phoneNumber: string; firstName: string | null; lastName: string | null };
-    rendered: { content: string; variablesUsed: string[] };
-    template: string;
-    origin: Record<string, unknown>;
-    maxAttempts: number | null;
-    broadcastId: string | null;
-    createdAt: string;
-  },
-): TemplateMessage {
-  const info = smsInfo(t.rendered.content);
-  return {
-    id: m.id,
-    accountId: t.accountId,
-    contactId: t.contact.id,
-    content: t.rendered.content,
-    recipientPhone: t.contact.phoneNumber,
-    recipientName: recipientName(t.contact),
-    priority: m.priority,
-    priorityRank: PRIORITY_RANK[m.priority],
-    templateUsed: t.template,
-    scheduledFor: iso(m.scheduledFor),
-    metadata: JSON.stringify({
-      ...t.origin,
-      messageLength: t.rendered.content.length,
-      variablesUsed: t.rendered.variablesUsed,
-      encoding: info.encoding,
-      segments: info.segments,
-    }),
-    seq: m.seq,
-    maxAttempts: t.maxAttempts,
-    broadcastId: t.broadcastId,
-    createdAt: t.createdAt,
-  };
+/** The account's phones as a broadcast's confirmation counts them. */
+export interface BroadcastPhones {
+  phonesConnected: number;
+  ratePerMinute: number;
+  phones?: number;
+  basis?: "connected-phones" | "no-phone-connected";
+  durationMs?: (n: number) => number;
 }
 
 export class BroadcastService {
   /** Broadcasts whose queuing loop is running in this process. */
   private readonly running = new Set<string>();
   private stopped = false;
-  /**
-   * What the account's connected phones can send a minute (services/devices.ts; set by deps.ts,
-   * which makes the phones after the broadcasts). Until then: none connected.
-   */
-  phones: (accountId: string) => { phonesConnected: number; ratePerMinute: number; phones?: number; basis?: "connected-phones" | "no-phone-connected"; durationMs?: (n: number) => number } = () => ({ phonesConnected: 0, ratePerMinute: 0 });
 
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
-    private readonly queue: MessageQueue,
+    queue: MessageQueue,
     private readonly seq: Sequence,
     private readonly leases: LeaseService,
     private readonly quota: MonthlyQuota,
@@ -153,7 +110,13 @@ export class BroadcastService {
     private readonly writer: GroupCommitWriter,
     private readonly logger: Logger,
     private readonly changes: Changes,
-  ) {}
+    /** What the account's connected phones can send a minute (services/sending-estimate.ts). */
+    private readonly phones: (accountId: string) => BroadcastPhones = () => ({ phonesConnected: 0, ratePerMinute: 0 }),
+  ) {
+    this.sending = new Sending(sqlite, queue, leases);
+  }
+
+  private readonly sending: Sending;
 
   view(b: BroadcastRecord): Broadcast {
     const counts = broadcastMessageCounts(this.sqlite, b.id);
@@ -406,15 +369,18 @@ export class BroadcastService {
         let skipped = 0;
         const createdAt = iso(now);
         for (const c of rows) {
+          // Opted out or over the per-recipient limit: the segment's SQL applied the same rules
+          // (OPTED_OUT_SQL, the contacts store's form of opt-outs.ts's mayText).
           if (c.excluded) {
             skipped++;
             continue;
           }
-          if (quota !== null && this.quota.reserve(accountId, quota)) {
+          const admitted = admit({ quota: { quota: this.quota, accountId, limit: quota } });
+          if (!admitted.ok) {
             skipped++;
             continue;
           }
-          if (quota !== null) reserved++;
+          if (admitted.reserved) reserved++;
           const rendered = renderBroadcast(b.content, c);
           const due = recipientDueAt(start, b.queuedCount + created.length, b.sendRatePerMinute, quiet);
           const m = {
@@ -423,8 +389,7 @@ export class BroadcastService {
             scheduledFor: due,
             seq: this.seq.next(),
           };
-          insertTemplateMessage(
-            this.sqlite,
+          this.sending.writeTemplate(
             templateMessageOf(m, {
               accountId,
               contact: c,
@@ -435,8 +400,8 @@ export class BroadcastService {
               broadcastId: b.id,
               createdAt,
             }),
+            now,
           );
-          emitMessageStatus(this.sqlite, accountId, m.id, "queued", now);
           created.push(m);
         }
         const done = rows.length < BROADCAST_CHUNK;
@@ -448,8 +413,7 @@ export class BroadcastService {
       throw err;
     }
     for (let i = 0; i < reserved; i++) this.quota.settle(accountId, true);
-    for (const m of created) this.queue.insert({ id: m.id, accountId, priority: m.priority, scheduledFor: m.scheduledFor, seq: m.seq });
-    if (created.length) this.leases.notify(accountId);
+    this.sending.queued(created.map((m) => ({ id: m.id, accountId, priority: m.priority, scheduledFor: m.scheduledFor, seq: m.seq })));
     return more;
   }
 

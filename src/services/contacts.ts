@@ -177,14 +177,15 @@ export class ContactService {
   }
 
   /**
-   * Deletes the contact and its message history in one transaction; returns the ids of its
-   * queued messages so the caller can take them out of the in-memory queue after the commit.
+   * Deletes the contact and its message history in one transaction; its queued messages leave
+   * the in-memory queue (and any lease on them ends) after the commit.
    */
-  delete(accountId: string, id: string): { deletedId: string; removedQueued: string[] } {
+  delete(accountId: string, id: string): { deletedId: string } {
     this.get(accountId, id);
-    const out = this.sqlite.transaction(() => ({ deletedId: id, removedQueued: this.store.deleteWithMessages(accountId, id) }))();
+    const removedQueued = this.sqlite.transaction(() => this.store.deleteWithMessages(accountId, id))();
     this.changes?.contact(accountId, "deleted");
-    return out;
+    this.withdraw(removedQueued);
+    return { deletedId: id };
   }
 
   /** `contactIds` of a bulk body: 1 to MAX_BULK_IDS ids (an error in `errs` otherwise). */
@@ -291,8 +292,8 @@ export class ContactService {
     return { optedOut: done, errors };
   }
 
-  /** Deletes many contacts with their message history; returns the queued message ids for the caller to withdraw. */
-  bulkDelete(accountId: string, body: unknown): { deleted: number; errors: Array<{ id: string; code: string; message: string }>; removedQueued: string[] } {
+  /** Deletes many contacts with their message history; their queued messages leave the queue after the commit. */
+  bulkDelete(accountId: string, body: unknown): { deleted: number; errors: Array<{ id: string; code: string; message: string }> } {
     const b = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
     const errs: FieldError[] = [];
     const ids = this.bulkIds(b.contactIds, errs);
@@ -302,7 +303,8 @@ export class ContactService {
     const removedQueued: string[] = [];
     const { done, errors } = this.eachContact(accountId, ids, (c) => removedQueued.push(...this.store.deleteWithMessages(accountId, c.id)));
     if (done > 0) this.changes?.contact(accountId, "deleted");
-    return { deleted: done, errors, removedQueued };
+    this.withdraw(removedQueued);
+    return { deleted: done, errors };
   }
 
   /** A contact's consent history, newest first (GET /v1/contacts/<id>/consent-history). */

@@ -6,10 +6,50 @@
 import type { FieldError } from "../domain/submission";
 import { parseLimits, type SendingLimits } from "../domain/sending-budget";
 import type { PhoneSettings } from "../domain/smsgate-settings";
-import type { DeviceLimitsDoc } from "./sending-capacity";
+import type { DeviceRow } from "../db/stores/devices";
+import type { LimitsOverride } from "../domain/sending-budget";
 
 /** SIM slots a phone may name (SMSGate's simNumber). */
 export const SIM_SLOT_MAX = 8;
+
+/** The account's `sending` settings (GET/PUT /v1/account/settings). */
+export interface SendingSettings {
+  limits: LimitsOverride;
+  stickyMoveAfterMinutes: number;
+}
+
+/** A phone's own limits and its SIMs' (PATCH /v1/devices/<id> `{limits, sims}`), as stored. */
+export interface DeviceLimitsDoc {
+  limits: LimitsOverride;
+  sims: Array<{ slot: number; limits: LimitsOverride }>;
+}
+
+export function readDeviceLimits(json: string | null | undefined): DeviceLimitsDoc {
+  try {
+    const v = json ? (JSON.parse(json) as Partial<DeviceLimitsDoc>) : {};
+    return { limits: v.limits && typeof v.limits === "object" ? v.limits : {}, sims: Array.isArray(v.sims) ? v.sims : [] };
+  } catch {
+    return { limits: {}, sims: [] };
+  }
+}
+
+/**
+ * The SIM slots a phone sends from: the app's SIM cards when it has two or more (SMSGate's
+ * `simNumber`, 1-based), else 0 — the phone's own default SIM, no `simNumber` sent.
+ */
+export function slotsOf(device: Pick<DeviceRow, "simCards">): number[] {
+  let sims: unknown;
+  try {
+    sims = JSON.parse(device.simCards);
+  } catch {}
+  if (!Array.isArray(sims) || sims.length < 2) return [0];
+  return sims.map((s, i) => {
+    const o = typeof s === "object" && s !== null ? (s as Record<string, unknown>) : {};
+    // The app's SimCard: simNumber is 1-based, slotIndex 0-based.
+    const n = typeof o.simNumber === "number" ? o.simNumber : typeof o.slotIndex === "number" ? o.slotIndex + 1 : NaN;
+    return Number.isInteger(n) && n >= 1 && n <= 8 ? n : i + 1;
+  });
+}
 
 /**
  * Applies PATCH /v1/devices/<id> `limits` and `sims` to the stored document; errors are pushed

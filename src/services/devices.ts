@@ -24,7 +24,7 @@ import type { LeaseService, LeasedMessage, PhoneAsking } from "./leases";
 import { LEASE_SECONDS_DEFAULT } from "./leases";
 import type { MessageService } from "./messages";
 import type { Metrics } from "./metrics";
-import { DeviceEventHub } from "./device-events";
+import type { DeviceEventHub } from "./device-events";
 import { emitEvent } from "./events";
 import type { Changes } from "../lib/changes";
 import { CALLBACK_DEDUPE_MS, CALLBACK_EVENTS, PhoneReports, type InboundReceiver } from "./phone-reports";
@@ -32,27 +32,24 @@ import { createRegistrationToken, deviceOfToken, DEVICE_NAME_MAX, registerPhone 
 import { mobileApiUrls } from "../domain/mobile-api-urls";
 import { machineAddresses } from "../tls/local-ca";
 import { phoneSettingsFrom, sendRateOf, type PhoneSettings } from "../domain/smsgate-settings";
-import { EXPORT_OPEN_MS } from "../domain/inbound";
 import type { SmsgateSettingsService } from "./smsgate-settings";
-import { SendingCapacity, readDeviceLimits, slotsOf, type CapacityView, type DeviceLimitsDoc, type FleetPhone } from "./sending-capacity";
-import { SendingEstimator } from "./sending-estimate";
+import type { CapacityView, FleetPhone, SendingCapacity } from "./sending-capacity";
+import type { SendingEstimator } from "./sending-estimate";
+import type { PhonePresence } from "./phone-presence";
+import { requestInboxExport } from "./inbox-export";
 import { SendingFailures } from "./sending-failures";
 import { appMessageSettings, parseLimits, resolveLimits, type LimitsOverride } from "../domain/sending-budget";
-import { clampToBudget, patchDeviceLimits } from "./device-limits";
+import { clampToBudget, patchDeviceLimits, readDeviceLimits, slotsOf, type DeviceLimitsDoc } from "./device-limits";
 import type { FieldError } from "../domain/submission";
 
 export type { InboundReceiver };
 
 /** GET /message hands out at most this many messages (the app's own page size). */
 export const MOBILE_MESSAGES_MAX = 100;
-/** Presence (last seen, last IP) is written to SQLite at most this often per device. */
-export const PRESENCE_WRITE_MS = 30_000;
 /** How often the offline sweep looks for silent devices that hold leases. */
 export const OFFLINE_SWEEP_MS = 1_000;
 /** SMSGate's ping interval we ask for (never more than half the offline window). */
 export const PING_INTERVAL_SECONDS_MAX = 60;
-/** /health and /metrics recompute the oldest due message at most this often. */
-export const HEALTH_CACHE_MS = 1_000;
 /** SMSGate priority: 100 and up skips the phone's own delays and limits. */
 export const APP_PRIORITY: Record<Priority, number> = { urgent: 100, high: 50, normal: 0, low: -50 };
 
@@ -84,56 +81,70 @@ export interface DeviceView {
   capacity: CapacityView;
 }
 
-export class DeviceService {
-  readonly events: DeviceEventHub;
-  /** A phone's reports and phone callbacks (services/phone-reports.ts). */
-  private readonly reports: PhoneReports;
-  /** Presence in memory: written through to SQLite at most every PRESENCE_WRITE_MS. */
-  private readonly seen = new Map<string, { at: number; ip: string; written: number }>();
-  private readonly requests: BucketRegistry;
-  /** Recipe devices by account + X-Device-Id. */
-  private readonly recipes = new Map<string, DeviceRow>();
-  /** Last time any device asked for work (the stuck check). */
-  private lastWorkRequestAt: number;
-  private timer: ReturnType<typeof setInterval> | undefined;
+/** What the phones need from the rest of the server, given by the wiring (src/wiring/phones.ts). */
+export interface DeviceLinks {
+  /** SMSGate's sms:received becomes an inbound message. */
   inbound: InboundReceiver | undefined;
-  /** The account's SMSGate settings document (/3rdparty/v1/settings): set by deps.ts. */
+  /** The account's SMSGate settings document (/3rdparty/v1/settings). */
   smsgateSettings: Pick<SmsgateSettingsService, "peek"> | undefined;
-  /** The address phones are given (flag > Settings → Server address > the request's own): set by deps.ts. */
-  publicAddress: (origin: string) => PublicAddress = (origin) => choosePublicAddress(this.config.publicUrl, null, origin);
+  /** The address phones are given (flag > Settings → Server address > the request's own). */
+  publicAddress: (origin: string) => PublicAddress;
   /**
    * A text sent through SMSGate's third-party API: the SIM and delivery-report choice its client
    * made, recorded as handed out (services/thirdparty-messages.ts); null for any other text.
    */
-  smsgateHandedOut: (messageId: string, now: number) => { simNumber: number | null; withDeliveryReport: boolean } | null = () => null;
+  smsgateHandedOut: (messageId: string, now: number) => { simNumber: number | null; withDeliveryReport: boolean } | null;
   /**
    * The phone or SIM an SMSGate-API request named for a text (deviceId, simNumber), which wins over
    * every other choice (services/thirdparty-messages.ts); null for any other text.
    */
-  smsgateRequested: (messageId: string) => { deviceId: string | null; simNumber: number | null } | null = () => null;
+  smsgateRequested: (messageId: string) => { deviceId: string | null; simNumber: number | null } | null;
+}
+
+export class DeviceService {
+  /** A phone's reports and phone callbacks (services/phone-reports.ts). */
+  private readonly reports: PhoneReports;
+  private readonly requests: BucketRegistry;
+  /** Recipe devices by account + X-Device-Id. */
+  private readonly recipes = new Map<string, DeviceRow>();
+  private timer: ReturnType<typeof setInterval> | undefined;
   /** Budgets, windows, pauses and sticky senders (services/sending-capacity.ts). */
   readonly sending: SendingCapacity;
   /** When queued texts go out, from the phones' real capacity (services/sending-estimate.ts). */
   readonly estimator: SendingEstimator;
   /** Pauses after failures, failover, device.paused / device.resumed (services/sending-failures.ts). */
   readonly failures: SendingFailures;
-  private oldestCache: { at: number; value: string | null } | undefined;
+
+  readonly events: DeviceEventHub;
+  /** Who is there: last seen, online, the fleet (services/phone-presence.ts). */
+  private readonly presence: PhonePresence;
+  /** The phones' links to the rest of the server. */
+  private readonly links: DeviceLinks;
 
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
     private readonly leases: LeaseService,
-    private readonly messages: MessageService,
+    messages: MessageService,
     private readonly config: DevicesConfig,
-    private readonly metrics: () => Metrics,
+    metrics: () => Metrics,
     private readonly logger: Logger,
-    queue: ConstructorParameters<typeof DeviceEventHub>[0],
     /** Phones' reports are announced once per batch, after commit, as the phone's ("device"). */
     private readonly changes: Changes,
+    parts: { events: DeviceEventHub; presence: PhonePresence; sending: SendingCapacity; estimator: SendingEstimator },
+    links: Partial<DeviceLinks> = {},
   ) {
-    this.events = new DeviceEventHub(queue, clock);
-    this.sending = new SendingCapacity(sqlite, clock, (accountId) => this.fleet(accountId));
-    this.estimator = new SendingEstimator(clock, this.sending, (accountId) => this.fleet(accountId));
+    this.events = parts.events;
+    this.presence = parts.presence;
+    this.sending = parts.sending;
+    this.estimator = parts.estimator;
+    this.links = {
+      inbound: links.inbound,
+      smsgateSettings: links.smsgateSettings,
+      publicAddress: links.publicAddress ?? ((origin) => choosePublicAddress(this.config.publicUrl, null, origin)),
+      smsgateHandedOut: links.smsgateHandedOut ?? (() => null),
+      smsgateRequested: links.smsgateRequested ?? (() => null),
+    };
     this.failures = new SendingFailures(sqlite, clock, logger, this.sending, leases, {
       view: (d) => this.viewOf(d),
       released: (d, n) => n > 0 && this.logger.warn("phone paused: its leased texts went back to the queue", { deviceId: d.id, name: d.name, released: n }),
@@ -142,13 +153,9 @@ export class DeviceService {
     });
     this.reports = new PhoneReports(sqlite, clock, logger, metrics, messages, leases, changes, this);
     this.requests = new BucketRegistry({ clock, capacity: config.deviceLimitPerMinute, refillPerMs: perMinute(config.deviceLimitPerMinute) });
-    this.lastWorkRequestAt = clock();
     // New work may be waiting: the account's phones hear MessageEnqueued.
     changes.on("message", (c) => {
       if (c.what === "queued") this.events.notify(c.accountId);
-    });
-    changes.on("device", (c) => {
-      if (c.what === "asked-for-work") this.lastWorkRequestAt = c.at;
     });
     leases.onCancel((accountId, messageId, holder) => {
       const device = this.holderDevice(accountId, holder);
@@ -179,7 +186,7 @@ export class DeviceService {
         if (this.timer) clearInterval(this.timer);
         this.timer = undefined;
         this.events.stop();
-        this.flushPresence();
+        this.presence.flush();
       },
     };
   }
@@ -192,7 +199,7 @@ export class DeviceService {
    */
   createRegistrationToken(accountId: string, body: { reusable?: unknown; expiresInHours?: unknown } = {}, origin = "") {
     const created = createRegistrationToken(this.sqlite, this.clock, accountId, body);
-    const address = this.publicAddress(origin);
+    const address = this.links.publicAddress(origin);
     const urls = mobileApiUrls({ publicUrl: address.source === "request" ? undefined : address.url, origin, behindProxy: this.config.trustProxy ?? false, addresses: machineAddresses() });
     return { ...created, mobileApiUrls: urls };
   }
@@ -201,7 +208,7 @@ export class DeviceService {
   register(presented: string | null, body: Record<string, unknown>, ip: string) {
     const now = this.clock();
     const r = registerPhone(this.sqlite, now, presented, body, ip);
-    this.seen.set(r.id, { at: now, ip, written: now });
+    this.presence.registered(r.id, ip, now);
     this.logger.info("device registered", { deviceId: r.id, accountId: r.login, name: r.name });
     this.changes.device(r.login, "registered", now);
     return { id: r.id, token: r.token, login: r.login, password: null };
@@ -212,23 +219,14 @@ export class DeviceService {
     return deviceOfToken(this.sqlite, presented);
   }
 
-  /** Marks the device present (every authenticated request); user agent gives the app version. */
+  /** Marks the device present (every authenticated request): see PhonePresence.touch. */
   touch(device: DeviceRow, ip: string, userAgent?: string | null): void {
-    const now = this.clock();
-    const s = this.seen.get(device.id);
-    const version = userAgent ? /^me\.capcom\.smsgateway\/(\S+)/.exec(userAgent)?.[1] ?? null : null;
-    if (version && version !== device.appVersion) {
-      store.updateDevice(this.sqlite, device.id, { appVersion: version });
-      device.appVersion = version;
-    }
-    if (!s || now - s.written >= PRESENCE_WRITE_MS || s.ip !== ip) {
-      store.updateDevice(this.sqlite, device.id, { lastSeenAt: iso(now), lastIp: ip });
-      this.seen.set(device.id, { at: now, ip, written: now });
-    } else s.at = now;
+    this.presence.touch(device, ip, userAgent);
   }
 
-  private flushPresence(): void {
-    for (const [id, s] of this.seen) if (s.at > s.written) store.updateDevice(this.sqlite, id, { lastSeenAt: iso(s.at), lastIp: s.ip });
+  /** SMSGate's sms:received becomes an inbound message (services/phone-reports.ts). */
+  get inbound(): InboundReceiver | undefined {
+    return this.links.inbound;
   }
 
   /** Per-device request limiter (--device-limit-per-minute); takes one token. */
@@ -263,7 +261,7 @@ export class DeviceService {
    */
   private sendRate(device: DeviceRow): number {
     const own = device.sendRatePerMinute ?? this.config.sendRatePerMinute;
-    return this.smsgateSettings ? sendRateOf(own, this.smsgateSettings.peek(device.accountId)) : own;
+    return this.links.smsgateSettings ? sendRateOf(own, this.links.smsgateSettings.peek(device.accountId)) : own;
   }
 
   /** How a device's leases are marked (lease_device_id): SMSGate by id, recipes by their X-Device-Id. */
@@ -287,7 +285,7 @@ export class DeviceService {
         const now = this.clock();
         const r = this.sending.readiness(device, now);
         if (!r.ready) return { waitMs: r.waitMs };
-        return this.sending.gateFor(device, now, (id) => this.smsgateRequested(id), (other) => this.events.nudgeLater(device.accountId, other, 0));
+        return this.sending.gateFor(device, now, (id) => this.links.smsgateRequested(id), (other) => this.events.nudgeLater(device.accountId, other, 0));
       },
     };
   }
@@ -316,7 +314,7 @@ export class DeviceService {
     const now = this.clock();
     return this.sqlite.transaction(() =>
       leased.map((m) => {
-        const smsgate = this.smsgateHandedOut(m.id, now);
+        const smsgate = this.links.smsgateHandedOut(m.id, now);
         return {
           id: m.id,
           textMessage: { text: m.content },
@@ -401,13 +399,13 @@ export class DeviceService {
       webhooks: { signing_key: device.signingKey },
       gateway: { notification_channel: "SSE_ONLY" },
     };
-    const merged = this.smsgateSettings ? phoneSettingsFrom(own, this.smsgateSettings.peek(device.accountId), ping) : own;
+    const merged = this.links.smsgateSettings ? phoneSettingsFrom(own, this.links.smsgateSettings.peek(device.accountId), ping) : own;
     return { ...merged, messages: clampToBudget(merged.messages, budget) };
   }
 
   /** GET /webhooks: the phone callbacks — Textwire's own receiver for the events it uses. */
   callbacks(device: DeviceRow, origin: string) {
-    const base = this.publicAddress(origin).url.replace(/^http:/, "https:");
+    const base = this.links.publicAddress(origin).url.replace(/^http:/, "https:");
     const url = `${base}/api/mobile/v1/webhooks/${device.id}`;
     return CALLBACK_EVENTS.map((event) => ({ id: `textwire-${event.replace(":", "-")}`, url, event }));
   }
@@ -415,14 +413,11 @@ export class DeviceService {
   // ------------------------------------------------------------ registry
 
   private lastSeen(device: DeviceRow): string | null {
-    const s = this.seen.get(device.id);
-    return s ? iso(s.at) : device.lastSeenAt;
+    return this.presence.lastSeen(device);
   }
 
   online(device: DeviceRow, now = this.clock(), connected?: Set<string>): boolean {
-    if ((connected ?? this.events.connectedDevices()).has(device.id)) return true;
-    const last = this.lastSeen(device);
-    return last !== null && now - Date.parse(last) < this.config.deviceOfflineAfterMs;
+    return this.presence.online(device, now, connected);
   }
 
   private view(d: DeviceRow, counts: Map<string, { sent: number; failed: number }>, now: number, connected: Set<string>): DeviceView {
@@ -432,20 +427,15 @@ export class DeviceService {
     } catch {}
     const c = counts.get(d.id);
     return {
-      id: d.id, name: d.name, kind: d.kind, appVersion: d.appVersion, simCards: sims, lastSeenAt: this.lastSeen(d), lastIp: this.seen.get(d.id)?.ip ?? d.lastIp,
+      id: d.id, name: d.name, kind: d.kind, appVersion: d.appVersion, simCards: sims, lastSeenAt: this.lastSeen(d), lastIp: this.presence.lastIp(d),
       battery: d.battery, sendRatePerMinute: this.sendRate(d), sentToday: c?.sent ?? 0, failedToday: c?.failed ?? 0, online: this.online(d, now, connected),
       limits: readDeviceLimits(d.sendingLimits), capacity: this.sending.capacity(d, now),
     };
   }
 
-  /** The account's phones with their presence (the capacity model's and the hand-out rules' view). */
+  /** The account's phones with their presence: see PhonePresence.fleet. */
   fleet(accountId: string): FleetPhone[] {
-    const now = this.clock();
-    const connected = this.events.connectedDevices();
-    return store.listDevices(this.sqlite, accountId).map((d) => {
-      const last = this.lastSeen(d);
-      return { device: d, online: this.online(d, now, connected), lastSeenMs: last ? Date.parse(last) : null, streaming: connected.has(d.id) && this.leases.phoneMayTake(d.id) };
-    });
+    return this.presence.fleet(accountId);
   }
 
   /** One phone as the API shows it (events' `device`). */
@@ -538,7 +528,7 @@ export class DeviceService {
       this.sending.forgetDevice(d.id);
     })();
     for (const [k, r] of this.recipes) if (r.id === d.id) this.recipes.delete(k);
-    this.seen.delete(d.id);
+    this.presence.forget(d.id);
     this.leases.forgetPhone(d.id);
     this.leases.releaseHolder(this.holderOf(d));
     this.changes.device(accountId, "removed", this.clock());
@@ -562,68 +552,9 @@ export class DeviceService {
     });
   }
 
-  /**
-   * Asks phones to send the texts they received between `since` and `until` again
-   * (MessagesExportRequested over their live event stream, as SMSGate's server does); they
-   * arrive as sms:received and each is applied once (inbound texts are kept per phone and message
-   * id) and, being history, take no action (the request is recorded for that). `deviceId` null:
-   * every SMSGate phone of the account that is connected. A phone that is not connected would
-   * never hear it: that is said (409), not acknowledged and lost.
-   */
+  /** POST …/inbox/export: see services/inbox-export.ts. */
   requestInboxExport(accountId: string, deviceId: string | null, sinceText: unknown, untilText: unknown): { deviceIds: string[] } {
-    const errs: Array<{ field: string; message: string; requirement: string; provided: unknown }> = [];
-    const when = (field: string, v: unknown): number => {
-      const ms = typeof v === "string" && /^\d{4}-\d{2}-\d{2}T/.test(v) ? Date.parse(v) : NaN;
-      if (Number.isNaN(ms)) errs.push({ field, message: `${field} must be a date and time such as 2026-01-31T00:00:00Z`, requirement: "ISO 8601 date-time", provided: v ?? null });
-      return ms;
-    };
-    const since = when("since", sinceText);
-    const until = when("until", untilText);
-    if (!errs.length && since > until) errs.push({ field: "until", message: "until must not be before since", requirement: ">= since", provided: untilText });
-    if (errs.length) throw validationError(errs);
-    const connected = this.events.connectedDevices();
-    let targets: DeviceRow[];
-    if (deviceId !== null) {
-      const d = this.own(accountId, deviceId);
-      if (d.kind !== "smsgate" || !connected.has(d.id)) {
-        throw new AppError("INVALID_STATE", {
-          message: d.kind !== "smsgate"
-            ? `"${d.name}" polls with an API key, not the SMSGate app: it cannot send its received texts again`
-            : `The phone "${d.name}" is not connected right now: open the SMSGate app on it, check it is online, and ask again`,
-          details: { deviceId: d.id, connected: false },
-        });
-      }
-      targets = [d];
-    } else {
-      targets = store.listDevices(this.sqlite, accountId).filter((d) => d.kind === "smsgate" && connected.has(d.id));
-      if (!targets.length) {
-        throw new AppError("INVALID_STATE", { message: "None of this account's phones is connected right now: open the SMSGate app on one, check it is online, and ask again", details: { connected: 0 } });
-      }
-    }
-    // SMSGate's server sends RFC 3339 times without fractions, and strings only (the app reads a map of strings).
-    const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-    const data = { since: rfc3339(since), until: rfc3339(until), messageTypes: "SMS", webhookDelivery: "Individual", triggerWebhooks: "true" };
-    // Remembered before the phones are asked (so the texts they send again are taken as history,
-    // not new replies: domain/inbound.ts, isResentHistory), and forgotten for a phone the request
-    // did not reach: the record never lags the request (docs/api-decisions.md, "Nothing the phone
-    // reports is lost, and nobody takes the dashboard: hardening round three").
-    const now = this.clock();
-    const requestedAt = iso(now);
-    this.sqlite.transaction(() => {
-      for (const d of targets) {
-        store.insertInboxExport(this.sqlite, { accountId, deviceId: d.id, since: iso(since), until: iso(until), requestedAt }, iso(now - EXPORT_OPEN_MS));
-      }
-    })();
-    const sentTo: string[] = [];
-    try {
-      for (const d of targets) if (this.events.emit(accountId, "MessagesExportRequested", data, d.id) > 0) sentTo.push(d.id);
-    } finally {
-      const missed = targets.filter((d) => !sentTo.includes(d.id));
-      if (missed.length) this.sqlite.transaction(() => missed.forEach((d) => store.deleteInboxExport(this.sqlite, d.id, requestedAt)))();
-    }
-    if (!sentTo.length) throw new AppError("INVALID_STATE", { message: "The phone's connection closed just now: ask again in a moment", details: { connected: 0 } });
-    this.logger.info("inbox export requested", { accountId, deviceIds: sentTo, since: data.since, until: data.until });
-    return { deviceIds: sentTo };
+    return requestInboxExport({ sqlite: this.sqlite, clock: this.clock, logger: this.logger, events: this.events, own: (id: string) => this.own(accountId, id) }, accountId, deviceId, sinceText, untilText);
   }
 
   // ------------------------------------------------------------ offline, health
@@ -643,7 +574,7 @@ export class DeviceService {
   }
 
   /** Online state per device as last seen by notePresence (device.online / device.offline events). */
-  private presence: Map<string, boolean> | undefined;
+  private lastOnline: Map<string, boolean> | undefined;
 
   /**
    * Emits device.online / device.offline for every device whose state changed since the last
@@ -652,15 +583,15 @@ export class DeviceService {
   notePresence(now = this.clock()): void {
     const connected = this.events.connectedDevices();
     const devices = store.listDevices(this.sqlite);
-    const first = this.presence === undefined;
+    const first = this.lastOnline === undefined;
     const next = new Map<string, boolean>();
     const changed: Array<{ d: DeviceRow; online: boolean }> = [];
     for (const d of devices) {
       const online = this.online(d, now, connected);
       next.set(d.id, online);
-      if (!first && (this.presence!.get(d.id) ?? false) !== online) changed.push({ d, online });
+      if (!first && (this.lastOnline!.get(d.id) ?? false) !== online) changed.push({ d, online });
     }
-    this.presence = next;
+    this.lastOnline = next;
     if (!changed.length) return;
     const day = iso(now).slice(0, 10);
     this.sqlite.transaction(() => {
@@ -670,18 +601,8 @@ export class DeviceService {
     })();
   }
 
-  /** /health and /metrics figures (all accounts). */
+  /** /health and /metrics figures (all accounts): see PhonePresence.health. */
   health(now = this.clock()): { devicesOnline: number; oldestDueSeconds: number | null; queue: "ok" | "stuck" } {
-    const connected = this.events.connectedDevices();
-    const devicesOnline = store.listDevices(this.sqlite).filter((d) => this.online(d, now, connected)).length;
-    // The oldest due message walks the queued rows: computed at most once a second (monitors poll).
-    if (!this.oldestCache || now - this.oldestCache.at >= HEALTH_CACHE_MS || now < this.oldestCache.at) {
-      this.oldestCache = { at: now, value: store.oldestDue(this.sqlite, iso(now)) };
-    }
-    const oldest = this.oldestCache.value;
-    const oldestDueSeconds = oldest === null ? null : Math.max(0, Math.floor((now - Date.parse(oldest)) / 1000));
-    const stuck = oldest !== null && now - this.lastWorkRequestAt >= this.config.stuckAfterMs;
-    return { devicesOnline, oldestDueSeconds, queue: stuck ? "stuck" : "ok" };
+    return this.presence.health(now);
   }
-
 }

@@ -86,7 +86,12 @@ function checkDescription(d: unknown, errors: Array<{ field: string; message: st
 }
 
 export class FormService {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    /** After a commit that deleted queued messages: out of the in-memory queue, leases ended (LeaseService.withdraw). */
+    private readonly withdraw: (ids: string[]) => void = () => {},
+  ) {}
 
   list(accountId: string, q: { page: number; limit: number; isActive?: boolean; search?: string }) {
     const { rows, total } = listForms(this.db, accountId, q);
@@ -209,11 +214,13 @@ export class FormService {
 
   /**
    * Deletes the form with its submissions, messages, and the contacts it created together with
-   * their message history — one transaction. Returns the ids of queued messages that went with
-   * it, so the caller can take them out of the in-memory queue after the commit.
+   * their message history — one transaction. The queued messages that went with it leave the
+   * in-memory queue after the commit.
    */
-  delete(accountId: string, id: string): { deletedId: string; removedQueued: string[] } {
+  delete(accountId: string, id: string): { deletedId: string } {
     this.get(accountId, id);
-    return this.db.$client.transaction(() => ({ deletedId: id, removedQueued: deleteFormCascade(this.db, accountId, id) }))();
+    const removedQueued = this.db.$client.transaction(() => deleteFormCascade(this.db, accountId, id))();
+    this.withdraw(removedQueued);
+    return { deletedId: id };
   }
 }

@@ -40,7 +40,6 @@ import { parsePaging, parseQueryDate } from "../domain/query-params";
 import type { FieldError } from "../domain/submission";
 import { countInbound, findInboundByExternalId, insertInbound, listInbound, type InboundFilter, type InboundRow } from "../db/inbound-messages";
 import { findContactByPhone, insertRespondedContact, markContactResponded } from "../db/stores/contacts";
-import { insertQueuedMessage } from "../db/message-suppression";
 import { applyKeyword, KEYWORD_REPLY_SOURCE } from "./opt-outs";
 import { keywordOf, type KeywordKind } from "../domain/keywords";
 import { smsInfo } from "../domain/sms-encoding";
@@ -50,7 +49,7 @@ import type { LeaseService } from "./leases";
 import type { MonthlyQuota } from "./quota";
 import type { AccountSettingsService } from "./account-settings";
 import type { KeywordReplyService } from "./keyword-replies";
-import { newQueuedRow, queueEntryOf } from "./manual-messages";
+import { newQueuedRow, queueEntryOf, Sending, writeQueued } from "./sending";
 import type { MessageRow } from "../db/message-rows";
 import { emitEvent } from "./events";
 import { contactPayload, emitContact, emitMessageStatus } from "./event-payloads";
@@ -143,13 +142,17 @@ export class InboundService {
     private readonly sqlite: Database,
     private readonly clock: Clock,
     private readonly settings: AccountSettingsService,
-    private readonly queue: MessageQueue,
+    queue: MessageQueue,
     private readonly seq: Sequence,
     private readonly leases: Pick<LeaseService, "withdraw" | "notify">,
     private readonly quota: MonthlyQuota,
     private readonly changes: Changes,
     private readonly keywordReplies: KeywordReplyService,
-  ) {}
+  ) {
+    this.sending = new Sending(sqlite, queue, leases);
+  }
+
+  private readonly sending: Sending;
 
   /** Stores one received text (see the module comment); throws VALIDATION_ERROR for bad input. */
   receive(accountId: string, input: InboundInput): InboundMessage {
@@ -187,8 +190,7 @@ export class InboundService {
     // Committed: the queue and the leases follow.
     if (out.cancelledMessageIds.length > 0) this.leases.withdraw(out.cancelledMessageIds);
     if (out.reply) {
-      this.queue.insert(queueEntryOf(out.reply));
-      this.leases.notify(accountId);
+      this.sending.queued([queueEntryOf(out.reply)]);
     }
     if (!out.duplicate) {
       // A text a phone received is the phone's news; one posted through the API is the caller's.
@@ -319,7 +321,8 @@ export class InboundService {
       seq: this.seq.next(),
       created_at: at,
     });
-    insertQueuedMessage(this.sqlite, row);
+    // The replies the law asks for: opt-outs.ts (applyKeyword) decided this one is sent, opted out or not.
+    writeQueued(this.sqlite, row, null);
     return row;
   }
 

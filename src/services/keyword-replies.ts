@@ -31,7 +31,6 @@ import {
 } from "../db/stores/keyword-replies";
 import { contactTagsAndStatus, writeContactTagsAndStatus } from "../db/stores/contacts";
 import { findAccount } from "../db/stores/accounts";
-import { insertQueuedMessage } from "../db/message-suppression";
 import type { MessageRow } from "../db/message-rows";
 import {
   commonReplyWords,
@@ -49,7 +48,7 @@ import { smsInfo } from "../domain/sms-encoding";
 import type { Sequence } from "../lib/seq";
 import type { MonthlyQuota } from "./quota";
 import { commonWordsError, type AccountSettingsService } from "./account-settings";
-import { newQueuedRow } from "./manual-messages";
+import { admit, newQueuedRow, writeQueued } from "./sending";
 
 /** A keyword reply as the API shows it. */
 export interface KeywordReply extends KeywordReplyInput {
@@ -159,7 +158,7 @@ export class KeywordReplyService {
 
   /** Takes a unit of the account's monthly quota for a reply; false when the month's quota is used up (no reply then). */
   reserve(accountId: string): boolean {
-    return this.quota.reserve(accountId, findAccount(this.sqlite, accountId)?.monthlyQuota ?? null) === null;
+    return admit({ quota: { quota: this.quota, accountId, limit: findAccount(this.sqlite, accountId)?.monthlyQuota ?? null } }).ok;
   }
 
   settle(accountId: string, created: boolean): void {
@@ -193,7 +192,7 @@ export class KeywordReplyService {
         writeContactTagsAndStatus(this.sqlite, c.contactId, JSON.stringify(tags), status, updatedAt);
       }
     }
-    if (c.optedOut || !mayQueue) return { reply: null, updatedAt };
+    if (!mayQueue || !admit({ recipient: { optedOut: c.optedOut } }).ok) return { reply: null, updatedAt };
     if (ruleAnsweredSince(this.sqlite, accountId, c.phone, stored.id, iso(now - KEYWORD_REPLY_INTERVAL_MS))) return { reply: null, updatedAt };
     const text = this.settings.render(accountId, v.reply);
     const info = smsInfo(text);
@@ -210,7 +209,7 @@ export class KeywordReplyService {
       seq: this.seq.next(),
       created_at: at,
     });
-    insertQueuedMessage(this.sqlite, row);
+    writeQueued(this.sqlite, row, null);
     return { reply: row, updatedAt };
   }
 }

@@ -29,9 +29,11 @@ import type { Changes } from "../lib/changes";
 import { toMessage, type Message, type MessageRow } from "../db/message-rows";
 import { emitMessageStatus } from "./event-payloads";
 import { optedOutAtLease } from "./opt-outs";
+import { requeue } from "./sending";
 import { scheduleRetry } from "./retries";
 import { messagesOf, type MessageStore } from "../db/stores/messages";
 import type { SendingGate } from "./sending-capacity";
+import { LeaseWaiters } from "./lease-waiters";
 
 export const LEASE_SECONDS_DEFAULT = 300;
 export const LEASE_SECONDS_MIN = 30;
@@ -88,13 +90,12 @@ export class LeaseService {
   private readonly holders = new Map<string, { accountId: string; holder: string }>();
   /** Earliest expiresAt among `leases` (Infinity when none): the lazy sweep is free until then. */
   private earliest = Infinity;
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new LeaseWaiters();
   private readonly buckets = new Map<string, TokenBucket>();
   /** Each phone's own send rate (its settings' sendRatePerMinute), by device id. */
   private readonly phoneBuckets = new Map<string, TokenBucket>();
   private readonly store: MessageStore;
   private timer: ReturnType<typeof setInterval> | undefined;
-  private stopped = false;
   /** Called when a leased message is cancelled or deleted (SSE MessageCancelled to its holder). */
   private readonly cancelListeners: Array<(accountId: string, messageId: string, holder: string) => void> = [];
 
@@ -128,7 +129,7 @@ export class LeaseService {
     return {
       name: "lease-sweeper",
       start: () => {
-        this.stopped = false;
+        this.waiters.stopped = false;
         this.load();
         this.timer = setInterval(() => this.maybeSweep(this.clock()), LEASE_SWEEP_EVERY_MS);
         (this.timer as { unref?: () => void }).unref?.();
@@ -146,9 +147,7 @@ export class LeaseService {
    * the server's drain of in-flight requests is not held up for their whole wait.
    */
   releaseWaiters(): void {
-    this.stopped = true;
-    for (const set of this.waiters.values()) for (const wake of set) wake();
-    this.waiters.clear();
+    this.waiters.releaseAll();
   }
 
   isLeased(id: string): boolean {
@@ -181,10 +180,7 @@ export class LeaseService {
   /** Wakes long-polling `next` calls of the account: call after putting a message in the queue. */
   notify(accountId: string): void {
     this.changes.message(accountId, "queued", "queue");
-    const set = this.waiters.get(accountId);
-    if (!set) return;
-    this.waiters.delete(accountId);
-    for (const wake of set) wake();
+    this.waiters.wake(accountId);
   }
 
   /**
@@ -287,7 +283,7 @@ export class LeaseService {
     for (const r of retried) {
       this.leases.delete(r.id);
       this.queue.remove(r.id);
-      this.queue.insert({ id: r.id, accountId: r.account_id, priority: r.priority, scheduledFor: r.scheduledFor, seq: r.seq });
+      requeue(this.queue, [{ id: r.id, accountId: r.account_id, priority: r.priority, scheduledFor: r.scheduledFor, seq: r.seq }]);
     }
     for (const r of back) this.leases.delete(r.id);
     this.recomputeEarliest();
@@ -471,33 +467,19 @@ export class LeaseService {
       const r: NextResult = g && "waitMs" in g ? { messages: [], rateLimitedForMs: g.waitMs } : this.next(accountId, { leaseSeconds: opts.leaseSeconds, deviceId: opts.deviceId, limit: 1, gate: g as SendingGate | undefined });
       if (r.messages.length > 0) return r.messages[0];
       const remaining = deadline - performance.now();
-      if (remaining <= 0 || this.stopped) return null;
+      if (remaining <= 0 || this.waiters.stopped) return null;
       const now = this.clock();
       let sleep = remaining;
       const due = this.queue.nextDueAt(accountId, now);
       if (due !== undefined) sleep = Math.min(sleep, Math.max(5, due - now));
       if (this.earliest !== Infinity) sleep = Math.min(sleep, Math.max(5, this.earliest - now));
       if (r.rateLimitedForMs !== undefined) sleep = Math.min(sleep, Math.max(5, r.rateLimitedForMs));
-      await this.park(accountId, sleep);
+      await this.waiters.park(accountId, sleep);
     }
-  }
-
-  private park(accountId: string, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      let set = this.waiters.get(accountId);
-      if (!set) this.waiters.set(accountId, (set = new Set()));
-      const wake = () => {
-        clearTimeout(timer);
-        this.waiters.get(accountId)?.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      set.add(wake);
-    });
   }
 
   /** Waiters parked per account (tests, metrics). */
   waiting(accountId: string): number {
-    return this.waiters.get(accountId)?.size ?? 0;
+    return this.waiters.count(accountId);
   }
 }

@@ -1,15 +1,13 @@
 /**
- * Messages written outside a form: a manual message (POST /v1/messages), and the row every such
- * message starts from (keyword replies use it too).
+ * Messages written outside a form: a manual message (POST /v1/messages) and a test submission's
+ * text, through the one sending path (src/services/sending).
  */
 import type { Database } from "bun:sqlite";
-import { insertQueuedMessage } from "../db/message-suppression";
 import type { Actor } from "../domain/people";
 import { AppError, validationError } from "../errors";
 import { iso, type Clock } from "../lib/clock";
-import { newId, UUID_RE } from "../lib/ids";
+import { UUID_RE } from "../lib/ids";
 import type { MessageQueue, Priority } from "../queue/priority-queue";
-import { PRIORITY_RANK } from "../queue/priority-queue";
 import type { Sequence } from "../lib/seq";
 import { parseIsoTimestamp } from "../domain/message-transitions";
 import { PRIORITIES } from "../domain/statuses";
@@ -21,66 +19,30 @@ import { toMessage, type Message } from "../db/message-rows";
 import { messagesOf, type MessageRow, type MessageStore, type RecipientContact } from "../db/stores/messages";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
 import type { LeaseService } from "./leases";
-import { emitMessageStatus } from "./event-payloads";
 import { refuseIfOptedOut } from "./opt-outs";
+import { admit, newQueuedRow, queueEntryOf, Sending } from "./sending";
 import { fullName } from "../domain/contact-name";
 
 /** Manual message content: the same bound as a form's template. */
 export const MANUAL_CONTENT_MAX = 1_600;
 
-/**
- * A new message written outside a form (a manual message, a keyword reply): queued, never leased,
- * with no form, webhook data or template; `created_at` is also its `updated_at`.
- */
-export function newQueuedRow(
-  f: Pick<MessageRow, "account_id" | "contact_id" | "content" | "recipient_phone" | "recipient_name" | "priority" | "scheduled_for" | "metadata" | "seq" | "created_at"> &
-    Partial<Pick<MessageRow, "max_attempts" | "created_by">>,
-): MessageRow {
-  return {
-    id: newId(),
-    form_id: null,
-    form_name: null,
-    status: "queued",
-    priority_rank: PRIORITY_RANK[f.priority],
-    webhook_data: null,
-    template_used: null,
-    sent_at: null,
-    failure_reason: null,
-    retry_count: 0,
-    lease_token: null,
-    lease_expires_at: null,
-    lease_device_id: null,
-    lease_expiries: 0,
-    last_lease_token: null,
-    max_attempts: null,
-    broadcast_id: null,
-    created_by: null,
-    cancelled_by: null,
-    updated_at: f.created_at,
-    ...f,
-  };
-}
-
-/** The queue entry of a queued message row. */
-export function queueEntryOf(r: Pick<MessageRow, "id" | "account_id" | "priority" | "scheduled_for" | "seq">) {
-  return { id: r.id, accountId: r.account_id, priority: r.priority, scheduledFor: Date.parse(r.scheduled_for), seq: r.seq };
-}
-
 type FieldErr = { field: string; message: string; requirement?: string; provided?: unknown };
 
 export class ManualMessages {
   private readonly store: MessageStore;
+  private readonly sending: Sending;
 
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
     private readonly queue: MessageQueue,
     private readonly seq: Sequence,
-    private readonly leases: LeaseService,
+    leases: LeaseService,
     private readonly sendRatePerMinute: () => number,
     private readonly quota?: MonthlyQuota,
   ) {
     this.store = messagesOf(sqlite);
+    this.sending = new Sending(sqlite, queue, leases);
   }
 
   /**
@@ -133,7 +95,8 @@ export class ManualMessages {
     } else {
       contact = this.store.recipientByPhone(accountId, e164!);
     }
-    refuseIfOptedOut(contact && { id: contact.id, phoneNumber: contact.phone_number, optedOut: contact.opted_out === 1 });
+    const recipient = contact && { id: contact.id, phoneNumber: contact.phone_number, optedOut: contact.opted_out === 1 };
+    if (!admit({ recipient }).ok) refuseIfOptedOut(recipient);
     const text = content as string;
     const info = smsInfo(text);
     const prio = (priority ?? "normal") as Priority;
@@ -174,7 +137,8 @@ export class ManualMessages {
     t: { phone: string; content: string; form: { id: string; name: string }; monthlyQuota: number | null; actor?: Actor },
   ): { message: Message; queuePosition: number; estimatedDelivery: string } {
     const contact = this.store.recipientByPhone(accountId, t.phone);
-    refuseIfOptedOut(contact && { id: contact.id, phoneNumber: contact.phone_number, optedOut: contact.opted_out === 1 });
+    const recipient = contact && { id: contact.id, phoneNumber: contact.phone_number, optedOut: contact.opted_out === 1 };
+    if (!admit({ recipient }).ok) refuseIfOptedOut(recipient);
     const now = this.clock();
     const info = smsInfo(t.content);
     const row = newQueuedRow({
@@ -207,21 +171,17 @@ export class ManualMessages {
   private enqueue(row: MessageRow, monthlyQuota: number | null, now: number): { message: Message; queuePosition: number; estimatedDelivery: string } {
     const accountId = row.account_id;
     // Manual messages count against the account's monthly message quota like webhook ones.
-    const refusal = this.quota?.reserve(accountId, monthlyQuota);
-    if (refusal) throw quotaExceeded(refusal, this.clock());
-    const reserved = monthlyQuota !== null;
+    const admitted = this.quota ? admit({ quota: { quota: this.quota, accountId, limit: monthlyQuota } }) : { ok: true as const, reserved: false };
+    if (!admitted.ok) throw quotaExceeded(admitted.quota!, this.clock());
+    const reserved = admitted.reserved;
     try {
-      this.sqlite.transaction(() => {
-        insertQueuedMessage(this.sqlite, row);
-        emitMessageStatus(this.sqlite, accountId, row.id, "queued", now);
-      })();
+      this.sqlite.transaction(() => this.sending.write(row, now))();
     } catch (err) {
       if (reserved) this.quota?.settle(accountId, false);
       throw err;
     }
     if (reserved) this.quota?.settle(accountId, true);
-    this.queue.insert(queueEntryOf(row));
-    this.leases.notify(accountId);
+    this.sending.queued([queueEntryOf(row)]);
     const pos = this.queue.position(row.id, now, this.sendRatePerMinute())!;
     return { message: toMessage(row), queuePosition: pos.queuePosition, estimatedDelivery: iso(pos.estimatedDelivery) };
   }

@@ -20,7 +20,7 @@ import type { LeaseService } from "./leases";
 import { emitContact, emitMessageStatus } from "./event-payloads";
 import { scheduleRetry } from "./retries";
 import { getMessageRow } from "./message-listing";
-import { queueEntryOf } from "./manual-messages";
+import { queueEntryOf, requeue } from "./sending";
 import type { Actor } from "../domain/people";
 
 /** PUT /messages/bulk: ids per request. */
@@ -157,7 +157,7 @@ export class MessageStatusChanges {
     if (e.endLease && e.cancelledLease) this.leases.cancelled(e.cancelledLease.accountId, e.endLease, e.cancelledLease.holder);
     if (e.dequeue) this.queue.remove(e.dequeue);
     if (e.enqueue) {
-      this.queue.insert(queueEntryOf(e.enqueue));
+      requeue(this.queue, [queueEntryOf(e.enqueue)]);
       this.leases.notify(e.enqueue.account_id);
     }
   }

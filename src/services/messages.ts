@@ -8,7 +8,7 @@
  * transaction that changed a message's queued-ness has committed, and the change is then
  * announced (src/lib/changes.ts).
  */
-import type { Waiting } from "./sending-capacity";
+import type { Waiting } from "./waiting";
 import type { Actor } from "../domain/people";
 import type { Database } from "bun:sqlite";
 import { AppError } from "../errors";
@@ -28,7 +28,7 @@ import { ManualMessages } from "./manual-messages";
 
 export { MESSAGE_SORTS, type ListQuery, type MessageSort } from "./message-listing";
 export { BULK_MAX_IDS, type StatusBody, type StatusOptions, type StatusResult } from "./message-status";
-export { MANUAL_CONTENT_MAX, newQueuedRow, queueEntryOf } from "./manual-messages";
+export { MANUAL_CONTENT_MAX } from "./manual-messages";
 
 export class MessageService {
   private readonly store: MessageStore;
@@ -45,6 +45,8 @@ export class MessageService {
     sendRatePerMinute: () => number,
     private readonly changes: Changes,
     quota?: MonthlyQuota,
+    /** Why a queued text waits (services/waiting.ts, from the phones' capacity). */
+    private readonly waiting?: (row: MessageRow) => Waiting | null,
   ) {
     this.store = messagesOf(sqlite);
     this.listing = new MessageListing(sqlite);
@@ -64,9 +66,6 @@ export class MessageService {
   get(accountId: string, id: string): Message {
     return toMessage(this.getRow(accountId, id));
   }
-
-  /** Why a queued text waits (services/sending-capacity.ts, waitingOf; set by deps.ts). */
-  waiting: ((row: MessageRow) => Waiting | null) | undefined;
 
   /** The message and its timeline of states and leases (the dashboard's detail view); `waiting` while queued. */
   getWithTimeline(accountId: string, id: string): { message: Message; timeline: TimelineEvent[]; waiting?: Waiting } {

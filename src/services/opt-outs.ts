@@ -9,8 +9,10 @@
  * - manual: POST /v1/contacts/<id>/opt-out and /opt-in (a reason, who) — `parseManualReason`,
  *   `setOptOut`; POST/PUT /v1/contacts `optedOut` — `parseOptOutFields`, `setOptOut`;
  * - import: a row's optedOut/optedOutAt cells — `parseImportOptOut`, `importOptOut`;
- * - enqueue: a submission (`submissionSuppression`), a manual send (`refuseIfOptedOut`), a
- *   broadcast (its segment leaves out OPTED_OUT_SQL, src/db/broadcast-store.ts);
+ * - enqueue: whether a number may be texted (`mayText`) and whether a form's consent box was
+ *   ticked (`consentGiven`), asked by every sending path through src/services/sending (a manual
+ *   send's refusal: `refuseIfOptedOut`); a broadcast's segment
+ *   leaves out the same contacts in SQL (OPTED_OUT_SQL, the contacts store's form of `mayText`);
  * - lease: a message whose number opted out after it was queued — `optedOutAtLease`.
  *
  * Every change of the opt-out is recorded in the contact's consent history (consent_history):
@@ -113,18 +115,33 @@ export function applyKeyword(
 }
 
 /**
- * A submission to an opted-out number, or one without its form's consent box ticked, is saved
- * but sends no message (docs/api-decisions.md, "Replies, opt-outs and consent").
+ * THE opt-out decision at enqueue, asked by every sending path (src/services/sending/admit.ts): an
+ * opted-out number gets no text, except the replies the law asks for (the confirmation of its own
+ * STOP, HELP's answer) — docs/api-decisions.md, "Replies, opt-outs and consent".
  */
-export function submissionSuppression(numberOptedOut: boolean, consentField: string | null, body: Record<string, unknown>): "opted-out" | "no-consent" | null {
-  if (numberOptedOut) return "opted-out";
-  if (consentField !== null && !isConsentGiven(Object.hasOwn(body, consentField) ? body[consentField] : undefined)) return "no-consent";
-  return null;
+export function mayText(recipient: { optedOut: boolean } | null | undefined, opts: { keywordReply?: boolean } = {}): boolean {
+  // Truthiness, not `=== true`: a store that still hands back SQLite's 0/1 must not let a text through.
+  return opts.keywordReply === true || !recipient?.optedOut;
+}
+
+/**
+ * THE consent rule (docs/api-decisions.md, "Replies, opt-outs and consent"): with a consent field
+ * on the form, a text needs that box ticked in `values` (the submission, or the contact's stored
+ * fields) — unless the owner vouched for the contact (added by import, the API, the dashboard).
+ */
+export function consentGiven(consentField: string | null, values: Record<string, unknown>, vouched = false): boolean {
+  if (consentField === null || vouched) return true;
+  return isConsentGiven(Object.hasOwn(values, consentField) ? values[consentField] : undefined);
+}
+
+/** Whether the contact's stored consent record says the owner added it (anything but a form's submission). */
+export function consentVouched(consent: Record<string, unknown>): boolean {
+  return consent.source !== undefined && consent.source !== "webhook";
 }
 
 /** A manual message to a contact that opted out is refused (409 RECIPIENT_OPTED_OUT); nothing is queued. */
 export function refuseIfOptedOut(contact: Pick<Recipient, "id" | "phoneNumber" | "optedOut"> | null): void {
-  if (contact?.optedOut) {
+  if (contact && !mayText(contact)) {
     throw new AppError("RECIPIENT_OPTED_OUT", {
       message: `${contact.phoneNumber} replied STOP (opted out of texts); nothing was queued. They can text START to opt back in.`,
       details: { contactId: contact.id, phoneNumber: contact.phoneNumber },

@@ -50,10 +50,12 @@ export function nextMonthStartUtc(ms: number): number {
 export class MonthlyQuota {
   private readonly tallies = new Map<string, Tally>();
   private readonly usage: MonthlyUsageStore;
-  /** Messages acknowledged but not yet in monthly_usage (the webhook intake), read in the same snapshot. */
-  unapplied: (accountId: string, monthStart: number) => number = () => 0;
-
-  constructor(private readonly sqlite: Database, private readonly clock: Clock) {
+  constructor(
+    private readonly sqlite: Database,
+    private readonly clock: Clock,
+    /** Messages acknowledged but not yet in monthly_usage (the webhook intake), read in the same snapshot. */
+    private readonly unapplied: (accountId: string, monthStart: number) => number = () => 0,
+  ) {
     this.usage = monthlyUsageStore(sqlite);
   }
 

@@ -10,7 +10,8 @@ import { AppError, validationError } from "../errors";
 import { iso, type Clock } from "../lib/clock";
 import { parseReplicaUrl, redactReplicaUrl, ReplicaUrlError } from "../domain/replica-url";
 import { deleteServerSetting, findServerSetting, listOperatorAccountIds, REPLICATION_STARTED_KEY, REPLICATION_URL_KEY, upsertServerSetting } from "../db/server-settings";
-import type { ReplicationHealth, ReplicationSupervisor, StalledNotice } from "./replication";
+import type { ReplicationSupervisor } from "./replication";
+import type { ReplicationHealth, StalledNotice } from "./replication-health";
 import { emitEvent } from "./events";
 
 export interface ReplicationSettingsView {

@@ -24,22 +24,20 @@
  * time since then while the replica is behind (0 when it holds all). Litestream sees a commit
  * within its monitor interval (LITESTREAM_MONITOR_MS), which comes on top.
  *
- * Kept whole (about 560 lines): the child process, its generation, the shadow-WAL position and
- * the lag it yields are one supervisor's state; start, restart, stall and stop each read all of it.
+ * The child process, its generation, the shadow-WAL position and the lag it yields are one
+ * supervisor's state, kept here; the files Litestream leaves next to the database (its log, its
+ * pid file) are read and cleaned up by ./litestream-files.ts.
  */
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
-import { StringDecoder } from "node:string_decoder";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { iso, type Clock } from "../lib/clock";
 import type { Logger } from "../lib/log";
 import { displayReplica, parseReplicaUrl, type ReplicaTarget } from "../domain/replica-url";
+import { REPLICATION_FAIL_AFTER_S, REPLICATION_WARN_AFTER_S, replicationMetricsLines, type ReplicationHealth, type ReplicationState, type StalledNotice } from "./replication-health";
+import { clearPid, finishOrphan, LogTail, STOP_GRACE_MS, writePid } from "./litestream-files";
 import { findLitestream, LitestreamMissingError, litestreamSyncErrors, parseLitestreamLine, writeLitestreamConfig } from "./litestream";
 
-/** A replica this far behind is a warning on /health and the Overview. */
-export const REPLICATION_WARN_AFTER_S = 10;
-/** This far behind is a failure: /health says "stalled" and a replication.stalled event goes out. */
-export const REPLICATION_FAIL_AFTER_S = 60;
 /** How often Litestream's figures are read (the lag's resolution). */
 export const REPLICATION_POLL_MS = 200;
 /** How often Litestream's metrics endpoint is read (its sync error count). */
@@ -50,38 +48,9 @@ export const RESTART_BACKOFF_MS = [1_000, 2_000, 5_000, 10_000, 30_000];
 const BACKOFF_RESET_AFTER_MS = 60_000;
 /** Litestream's nice level (0 = the server's own priority); see launch(). */
 export const LITESTREAM_NICE = 10;
-/** How long Litestream gets for its last sync after SIGTERM before it is killed. */
-export const STOP_GRACE_MS = 15_000;
-/** Litestream's log file is emptied once this much of it has been read. */
-const LOG_KEEP_BYTES = 1 << 20;
 
 /** Litestream lines that report each routine upload (several a second under load): not logged. */
 const ROUTINE = new Set(["write wal segment", "wal segment written", "write snapshot", "snapshot written", "checkpoint"]);
-
-export type ReplicationState = "off" | "starting" | "ok" | "behind" | "stalled";
-
-export interface ReplicationHealth {
-  state: ReplicationState;
-  /** Seconds the replica may be missing (0: it holds every write Litestream has seen); null when off. */
-  lagSeconds: number | null;
-  /** The last moment the replica was confirmed to hold every write; null before the first. */
-  lastSyncAt: string | null;
-  /** Where to, with any password replaced by ***; null when off. */
-  target: string | null;
-  /** "flag" (--replicate / TEXTWIRE_REPLICATE), "setting" (saved from the dashboard) or null. */
-  source: "flag" | "setting" | null;
-  /** Whether the Litestream process runs right now. */
-  running: boolean;
-  /** The last error Litestream reported (or why it cannot run), in its words; null when none since it last caught up. */
-  lastError: string | null;
-}
-
-export interface StalledNotice {
-  target: string;
-  lagSeconds: number;
-  lastSyncAt: string | null;
-  lastError: string | null;
-}
 
 export interface ReplicationOptions {
   dbPath: string;
@@ -101,6 +70,12 @@ export interface ReplicationOptions {
    * it nothing to upload, and the replica could not be confirmed current until the next write.
    */
   heartbeat?: () => void;
+  /**
+   * Told when replication is turned on or off, so the checkpointer follows Litestream's rules. Not
+   * when Litestream merely restarts: an idle TRUNCATE in that pause would make the restarted
+   * Litestream begin a new generation (a full snapshot).
+   */
+  onActive?: (active: boolean) => void;
 }
 
 type Pos = [index: number, offset: number];
@@ -112,7 +87,7 @@ export class ReplicationSupervisor {
   private source: "flag" | "setting" | null = null;
   private child: Subprocess | undefined;
   /** Litestream's log file, read from `offset` at every poll. */
-  private log: { path: string; offset: number; decoder: StringDecoder; rest: string } | undefined;
+  private log: LogTail | undefined;
   private configRemove: (() => void) | undefined;
   private metricsUrl: string | undefined;
   private stopping = false;
@@ -138,12 +113,6 @@ export class ReplicationSupervisor {
   private shadowGeneration = "";
   private metricsReadAt = 0;
 
-  /**
-   * Told when replication is turned on or off, so the checkpointer follows Litestream's rules (set
-   * by server.ts). Not when Litestream merely restarts: an idle TRUNCATE in that pause would make
-   * the restarted Litestream begin a new generation (a full snapshot).
-   */
-  onActive: (active: boolean) => void = () => {};
   private ready = false;
 
   constructor(private readonly o: ReplicationOptions) {}
@@ -196,7 +165,7 @@ export class ReplicationSupervisor {
     this.replicaGeneration = "";
     this.shadowGeneration = "";
     this.generation++;
-    this.onActive(Boolean(target));
+    this.o.onActive?.(Boolean(target));
     if (!target) return;
     this.o.logger.info("replicating the database", { to: displayReplica(target), source });
     if (target.type === "file" && sameDisk(this.o.dbPath, target.path)) {
@@ -245,7 +214,7 @@ export class ReplicationSupervisor {
       if (fd !== undefined) closeSync(fd);
     }
     this.child = child;
-    this.log = { path: logPath, offset: 0, decoder: new StringDecoder("utf8"), rest: "" };
+    this.log = new LogTail(logPath);
     this.childStartedAt = this.o.clock();
     this.syncErrorBase = this.counters.syncErrorsSeen;
     writePid(this.o.dbPath, child.pid, cfg.file);
@@ -255,43 +224,7 @@ export class ReplicationSupervisor {
 
   /** Reads what Litestream logged since the last look, line by line (every poll, and when it exits). */
   private readLog(): void {
-    const l = this.log;
-    if (!l) return;
-    let size: number;
-    try {
-      size = statSync(l.path).size;
-    } catch {
-      return;
-    }
-    if (size < l.offset) l.offset = 0;
-    if (size > l.offset) {
-      const buf = Buffer.alloc(Math.min(size - l.offset, LOG_KEEP_BYTES));
-      let n = 0;
-      try {
-        const fd = openSync(l.path, "r");
-        try {
-          n = readSync(fd, buf, 0, buf.length, l.offset);
-        } finally {
-          closeSync(fd);
-        }
-      } catch {
-        return;
-      }
-      l.offset += n;
-      const text = l.rest + l.decoder.write(buf.subarray(0, n));
-      const lines = text.split("\n");
-      l.rest = lines.pop() ?? "";
-      for (const line of lines) this.line(line);
-    }
-    // Read to the end and grown large: emptied (Litestream appends, so its next line starts at 0).
-    if (l.offset >= LOG_KEEP_BYTES) {
-      try {
-        if (statSync(l.path).size === l.offset) {
-          truncateSync(l.path, 0);
-          l.offset = 0;
-        }
-      } catch {}
-    }
+    this.log?.read((line) => this.line(line));
   }
 
   private line(text: string) {
@@ -335,7 +268,8 @@ export class ReplicationSupervisor {
       this.child = undefined;
       // Its last words (the last upload, an error) before the folder goes.
       this.readLog();
-      if (this.log?.rest.trim()) this.line(this.log.rest);
+      const last = this.log?.rest();
+      if (last?.trim()) this.line(last);
       this.log = undefined;
     }
     this.configRemove?.();
@@ -499,27 +433,7 @@ export class ReplicationSupervisor {
   }
 
   metricsLines(): string[] {
-    const h = this.health();
-    return [
-      "# HELP textwire_replication_enabled 1 while the database is replicated (--replicate or the dashboard setting)",
-      "# TYPE textwire_replication_enabled gauge",
-      `textwire_replication_enabled ${h.state === "off" ? 0 : 1}`,
-      "# HELP textwire_replication_lag_seconds How long the replica may be missing writes (0 when it holds all)",
-      "# TYPE textwire_replication_lag_seconds gauge",
-      `textwire_replication_lag_seconds ${h.lagSeconds ?? 0}`,
-      "# HELP textwire_replication_last_sync_timestamp_seconds When the replica was last confirmed to hold every write (Unix time; 0 before the first)",
-      "# TYPE textwire_replication_last_sync_timestamp_seconds gauge",
-      `textwire_replication_last_sync_timestamp_seconds ${h.lastSyncAt ? Math.floor(Date.parse(h.lastSyncAt) / 1000) : 0}`,
-      "# HELP textwire_replication_sync_errors_total Failed Litestream syncs (its own count) plus errors it logged",
-      "# TYPE textwire_replication_sync_errors_total counter",
-      `textwire_replication_sync_errors_total ${this.counters.syncErrorsSeen + this.counters.errors}`,
-      "# HELP textwire_replication_restarts_total Times Litestream died and was started again",
-      "# TYPE textwire_replication_restarts_total counter",
-      `textwire_replication_restarts_total ${this.counters.restarts}`,
-      "# HELP textwire_replication_running 1 while the Litestream process runs",
-      "# TYPE textwire_replication_running gauge",
-      `textwire_replication_running ${h.running ? 1 : 0}`,
-    ];
+    return replicationMetricsLines(this.health(), this.counters);
   }
 
   /** Stops Litestream with SIGTERM (its last sync) and waits for it; killed after STOP_GRACE_MS. */
@@ -554,69 +468,6 @@ async function freePort(): Promise<number> {
   const port = s.port;
   s.stop(true);
   return port;
-}
-
-const pidPath = (dbPath: string) => `${dbPath}.litestream.pid`;
-
-/** `<db>.litestream.pid`: the running Litestream's pid, and the folder of its configuration. */
-function writePid(dbPath: string, pid: number, configFile: string) {
-  try {
-    writeFileSync(pidPath(dbPath), `${pid}\n${dirname(configFile)}\n`);
-  } catch {}
-}
-
-function clearPid(dbPath: string, pid: number) {
-  try {
-    if (readFileSync(pidPath(dbPath), "utf8").split("\n")[0] === String(pid)) rmSync(pidPath(dbPath), { force: true });
-  } catch {}
-}
-
-/**
- * A Litestream that an earlier Textwire on this database left running (a server killed outright:
- * its Litestream got SIGTERM and is making its last sync, or never got it where setpriv is
- * missing) would replicate alongside the new one: at every start (replicating or not) it is asked
- * to stop (SIGTERM: its last sync) and waited for, up to STOP_GRACE_MS, then killed; its
- * configuration folder is removed. Only a process whose command line is Litestream's replicate is
- * touched.
- */
-export async function finishOrphan(dbPath: string, logger: Logger): Promise<void> {
-  const file = pidPath(dbPath);
-  if (!existsSync(file)) return;
-  const [pidText, configDir] = readFileSync(file, "utf8").split("\n");
-  const pid = Number(pidText);
-  rmSync(file, { force: true });
-  const removeConfig = () => {
-    // Its configuration (an SFTP password, maybe) is not left in the temp folder either.
-    if (configDir && basename(configDir).startsWith("textwire-litestream-")) rmSync(configDir, { recursive: true, force: true });
-  };
-  if (!Number.isInteger(pid) || pid <= 1 || !isLitestream(pid)) return removeConfig();
-  try {
-    process.kill(pid, "SIGTERM");
-  } catch {
-    return removeConfig();
-  }
-  const deadline = Date.now() + STOP_GRACE_MS;
-  while (isLitestream(pid) && Date.now() < deadline) await Bun.sleep(50);
-  if (isLitestream(pid)) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {}
-    logger.warn("stopped a Litestream left running by an earlier Textwire on this database (it did not finish its last sync in time)", { pid });
-  } else {
-    logger.info("a Litestream left by an earlier Textwire on this database finished its last sync", { pid });
-  }
-  removeConfig();
-}
-
-/** Whether `pid` runs Litestream's replicate (a zombie or another program does not count). */
-function isLitestream(pid: number): boolean {
-  try {
-    if (/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"))) return false;
-    const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-    return cmd.includes("litestream") && cmd.includes("replicate");
-  } catch {
-    return false;
-  }
 }
 
 /** Whether a file replica's folder (or its nearest existing parent) is on the database's device. */

@@ -23,6 +23,7 @@ import type { DeviceRow } from "../db/stores/devices";
 import { sendingStore, type PauseRow, type SendingStore } from "../db/stores/sending";
 import { messagesOf } from "../db/stores/messages";
 import { TextFactsCache } from "./text-facts";
+import { readDeviceLimits, slotsOf, type DeviceLimitsDoc, type SendingSettings } from "./device-limits";
 import { noteLeaseSender } from "../db/message-history";
 import {
   DAY_MS, HOUR_MS, MINUTE_MS, MONTH_MS, WindowLog, partsOf, resolveLimits, spacingMs,
@@ -33,45 +34,6 @@ import {
 export const STICKY_MOVE_AFTER_MINUTES_DEFAULT = 10;
 /** Hand-outs older than the longest window are pruned this often. */
 export const HANDOUT_PRUNE_EVERY_MS = 3_600_000;
-
-/** The account's `sending` settings (GET/PUT /v1/account/settings). */
-export interface SendingSettings {
-  limits: LimitsOverride;
-  stickyMoveAfterMinutes: number;
-}
-
-/** A phone's own limits and its SIMs' (PATCH /v1/devices/<id> `{limits, sims}`), as stored. */
-export interface DeviceLimitsDoc {
-  limits: LimitsOverride;
-  sims: Array<{ slot: number; limits: LimitsOverride }>;
-}
-
-export function readDeviceLimits(json: string | null | undefined): DeviceLimitsDoc {
-  try {
-    const v = json ? (JSON.parse(json) as Partial<DeviceLimitsDoc>) : {};
-    return { limits: v.limits && typeof v.limits === "object" ? v.limits : {}, sims: Array.isArray(v.sims) ? v.sims : [] };
-  } catch {
-    return { limits: {}, sims: [] };
-  }
-}
-
-/**
- * The SIM slots a phone sends from: the app's SIM cards when it has two or more (SMSGate's
- * `simNumber`, 1-based), else 0 — the phone's own default SIM, no `simNumber` sent.
- */
-export function slotsOf(device: Pick<DeviceRow, "simCards">): number[] {
-  let sims: unknown;
-  try {
-    sims = JSON.parse(device.simCards);
-  } catch {}
-  if (!Array.isArray(sims) || sims.length < 2) return [0];
-  return sims.map((s, i) => {
-    const o = typeof s === "object" && s !== null ? (s as Record<string, unknown>) : {};
-    // The app's SimCard: simNumber is 1-based, slotIndex 0-based.
-    const n = typeof o.simNumber === "number" ? o.simNumber : typeof o.slotIndex === "number" ? o.slotIndex + 1 : NaN;
-    return Number.isInteger(n) && n >= 1 && n <= 8 ? n : i + 1;
-  });
-}
 
 /** A phone of the account as presence sees it. */
 export interface FleetPhone {
@@ -144,8 +106,6 @@ export class SendingCapacity {
   private prunedAt = 0;
   /** The queued texts' recipients and parts, read once each (services/text-facts.ts). */
   private readonly texts: TextFactsCache;
-  /** The account's settings (deps.ts sets it from the account settings service). */
-  settingsOf: (accountId: string) => SendingSettings = () => ({ limits: {}, stickyMoveAfterMinutes: STICKY_MOVE_AFTER_MINUTES_DEFAULT });
 
   constructor(
     private readonly sqlite: Database,
@@ -154,6 +114,8 @@ export class SendingCapacity {
     private readonly fleet: (accountId: string) => FleetPhone[],
     /** The random pause's source (tests and the simulator fix it). */
     private readonly random: () => number = Math.random,
+    /** The account's `sending` settings (the account settings service); tests may replace it. */
+    public settingsOf: (accountId: string) => SendingSettings = () => ({ limits: {}, stickyMoveAfterMinutes: STICKY_MOVE_AFTER_MINUTES_DEFAULT }),
   ) {
     this.store = sendingStore(sqlite);
     const messages = messagesOf(sqlite);
@@ -466,58 +428,4 @@ export class SendingCapacity {
   nextHandOutAt(deviceId: string): number {
     return this.nextAt.get(deviceId) ?? 0;
   }
-}
-
-/** Why a queued text is not out yet (GET /v1/messages/{id} `waiting`). */
-export interface Waiting {
-  reason: "scheduled" | "quiet-hours" | "no-phone" | "phone-paused" | "phone-budget" | "new-recipient-limit" | "in-queue";
-  until: string | null;
-  words: string;
-}
-
-const WAIT_WORDS: Record<Waiting["reason"], string> = {
-  scheduled: "Scheduled to go later.",
-  "quiet-hours": "Waiting for the end of quiet hours.",
-  "no-phone": "Waiting for a phone: none is connected. Open the SMSGate app on your phone and check it is online.",
-  "phone-paused": "Its phone is paused after a problem sending; it goes once the phone resumes, or from another phone.",
-  "phone-budget": "Waiting so the phone stays within its sending limits (Android's and the carrier's).",
-  "new-recipient-limit": "Waiting: the phone has texted as many new numbers as its SIM safely can for now.",
-  "in-queue": "Next in line: it goes after the texts ahead of it.",
-};
-
-/**
- * Why a queued, unleased text waits, in the rules' own terms (the first that holds): its time has
- * not come, no phone is connected, its phone is paused, or no phone's budget has room for it yet.
- */
-export function waitingOf(
-  capacity: SendingCapacity,
-  fleet: FleetPhone[],
-  m: { accountId: string; recipient: string; content: string; scheduledFor: number; quiet: boolean },
-  now: number,
-  estimate: () => number,
-): Waiting {
-  const iso = (ms: number) => new Date(ms).toISOString();
-  const said = (reason: Waiting["reason"], until: number | null): Waiting => ({ reason, until: until === null ? null : iso(until), words: WAIT_WORDS[reason] });
-  if (m.scheduledFor > now) return said(m.quiet ? "quiet-hours" : "scheduled", m.scheduledFor);
-  const online = fleet.filter((p) => p.online);
-  if (!online.length) return said("no-phone", null);
-  const sticky = capacity.senderOf(m.accountId, m.recipient);
-  const own = sticky ? online.find((p) => p.device.id === sticky.deviceId) : undefined;
-  const candidates = own ? [own] : online;
-  if (own && sticky) {
-    const p = capacity.blocking(own.device.id, sticky.slot, now);
-    if (p) return said("phone-paused", p.until);
-  }
-  const parts = partsOf(m.content);
-  let best: { reason: WaitReason; until: number } | null = null;
-  for (const p of candidates) {
-    for (const slot of slotsOf(p.device)) {
-      if (capacity.blocking(p.device.id, slot, now)) continue;
-      const f = capacity.fits(p.device, slot, parts, m.recipient, now);
-      if (f.ok) return said("in-queue", estimate());
-      if (!best || f.until < best.until) best = f;
-    }
-  }
-  if (!best) return said("phone-paused", null);
-  return said(best.reason, best.until);
 }

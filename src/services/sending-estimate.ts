@@ -14,7 +14,8 @@
  */
 import type { Clock } from "../lib/clock";
 import { DAY_MS, HOUR_MS, MINUTE_MS, MONTH_MS, resolveLimits, textsPerHour, type SendingLimits } from "../domain/sending-budget";
-import { slotsOf, type FleetPhone, type SendingCapacity } from "./sending-capacity";
+import type { FleetPhone, SendingCapacity } from "./sending-capacity";
+import { slotsOf } from "./device-limits";
 
 export type EstimateBasis = "connected-phones" | "no-phone-connected";
 

@@ -24,7 +24,7 @@ import { classifyFailure, pauseFor } from "../domain/send-failure";
 import { emitEvent } from "./events";
 import type { LeaseService } from "./leases";
 import type { SendingCapacity } from "./sending-capacity";
-import { slotsOf } from "./sending-capacity";
+import { slotsOf } from "./device-limits";
 
 export interface FailoverHooks {
   view(d: DeviceRow): unknown;

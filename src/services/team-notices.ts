@@ -31,8 +31,7 @@ import { smsInfo } from "../domain/sms-encoding";
 import type { MessageQueue } from "../queue/priority-queue";
 import type { Sequence } from "../lib/seq";
 import type { LeaseService } from "./leases";
-import { newQueuedRow, queueEntryOf } from "./manual-messages";
-import { insertQueuedMessage } from "../db/message-suppression";
+import { newQueuedRow, queueEntryOf, Sending } from "./sending";
 import type { MessageRow } from "../db/message-rows";
 import {
   deleteNotices,
@@ -82,16 +81,21 @@ export class TeamNoticeService {
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
-    private readonly queue: MessageQueue,
+    queue: MessageQueue,
     private readonly seq: Sequence,
-    private readonly leases: Pick<LeaseService, "notify">,
+    leases: Pick<LeaseService, "notify">,
     /** The dashboard's origin for links (the server address: flag > setting > the listener's). */
     private readonly origin: () => string,
     private readonly logger: Logger,
     /** null: no SMTP configured (e-mail cannot be chosen). */
     private readonly mail: MailSender | null,
     private readonly gapMs: number = NOTICE_GAP_MS,
-  ) {}
+  ) {
+    this.sending = new Sending(sqlite, queue, leases);
+  }
+
+  /** A notice is a text to a team member's own mobile: no contact, so no opt-out or consent to ask; it goes through the one sending path's write and queue steps. */
+  private readonly sending: Sending;
 
   settings(userId: string): NotificationSettings {
     const p = findNotificationPrefs(this.sqlite, userId);
@@ -268,14 +272,11 @@ export class TeamNoticeService {
           seq: this.seq.next(),
           created_at: at,
         });
-        insertQueuedMessage(this.sqlite, row);
+        this.sending.write(row, null);
         // Only the notices still pending are this text's: none is ever told twice.
         if (markNoticesSent(this.sqlite, ids, at, row.id) !== ids.length) throw new Error("team notices changed meanwhile");
       })();
-      if (row) {
-        this.queue.insert(queueEntryOf(row));
-        this.leases.notify(u.accountId);
-      }
+      if (row) this.sending.queued([queueEntryOf(row)]);
     }
   }
 

@@ -21,12 +21,12 @@ import type { Sequence } from "../lib/seq";
 import type { Actor } from "../domain/people";
 import { normalizePhone } from "../domain/phone";
 import { smsInfo } from "../domain/sms-encoding";
-import { afterQuietHours, isValidQuietHours, type QuietHours } from "../domain/quiet-hours";
+import { isValidQuietHours, type QuietHours } from "../domain/quiet-hours";
 import { MAX_RECIPIENT_LIMIT_PER_DAY } from "../domain/protection";
 import type { FieldError } from "../domain/submission";
 import { SIGNING_KEY_MAX, SIGNING_KEY_MIN } from "../domain/smsgate-settings";
 import { groupState, parseSendRequest, priorityOf, recipientState, smsgateListRange, SMSGATE_STATES, type SmsgateState } from "../domain/smsgate-message";
-import { insertQueuedMessage, OPTED_OUT_REASON } from "../db/message-suppression";
+import { OPTED_OUT_REASON } from "../db/message-suppression";
 import { messagesOf } from "../db/stores/messages";
 import { findBusinessProfile } from "../db/stores/accounts";
 import { listDevices } from "../db/stores/devices";
@@ -34,8 +34,8 @@ import { smsgateOf, type RecipientView, type SmsgateMessageRow, type SmsgateStor
 import { quotaExceeded, type MonthlyQuota } from "./quota";
 import type { LeaseService } from "./leases";
 import type { MessageService } from "./messages";
-import { MANUAL_CONTENT_MAX, newQueuedRow, queueEntryOf } from "./manual-messages";
-import { emitMessageStatus } from "./event-payloads";
+import { MANUAL_CONTENT_MAX } from "./manual-messages";
+import { admit, newQueuedRow, queueEntryOf, Sending, sendTime } from "./sending";
 import { fullName } from "../domain/contact-name";
 import { factsOf, statesOf } from "./thirdparty-states";
 
@@ -88,16 +88,19 @@ export class ThirdPartyMessages {
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
-    private readonly queue: MessageQueue,
+    queue: MessageQueue,
     private readonly seq: Sequence,
-    private readonly leases: LeaseService,
+    leases: LeaseService,
     private readonly messages: MessageService,
     private readonly quota: MonthlyQuota,
     private readonly changes: Changes,
     private readonly logger: Logger,
   ) {
     this.store = smsgateOf(sqlite);
+    this.sending = new Sending(sqlite, queue, leases, changes);
   }
+
+  private readonly sending: Sending;
 
   // ------------------------------------------------------------ the account's SMSGate settings
 
@@ -184,7 +187,7 @@ export class ThirdPartyMessages {
     const rules = this.rules(accountId);
     const tz = findBusinessProfile(this.sqlite, accountId)?.timeZone ?? "UTC";
     const priority = priorityOf(req.priority);
-    const sendAt = afterQuietHours(Math.max(now, req.scheduleAt ?? now), tz, rules.quietHours);
+    const sendAt = sendTime({ at: Math.max(now, req.scheduleAt ?? now), timezone: tz, hours: rules.quietHours });
     const info = smsInfo(req.text);
     const createdAt = iso(now);
     const msgStore = messagesOf(this.sqlite);
@@ -192,12 +195,12 @@ export class ThirdPartyMessages {
     const recipients: Array<{ phone: string; messageId: string | null; error: string | null }> = [];
     for (const phone of numbers) {
       const contact = msgStore.recipientByPhone(accountId, phone);
-      if (contact?.opted_out === 1) {
-        recipients.push({ phone, messageId: null, error: OPTED_OUT_REASON });
-        continue;
-      }
-      if (rules.recipientLimitPerDay !== null && this.store.countRecentTo(accountId, phone, iso(now - DAY_MS)) >= rules.recipientLimitPerDay) {
-        recipients.push({ phone, messageId: null, error: RECIPIENT_LIMIT_REASON });
+      const admitted = admit({
+        recipient: contact && { optedOut: contact.opted_out === 1 },
+        recipientLimit: { perDay: rules.recipientLimitPerDay, sentInDay: () => this.store.countRecentTo(accountId, phone, iso(now - DAY_MS)) },
+      });
+      if (!admitted.ok) {
+        recipients.push({ phone, messageId: null, error: admitted.reason === "opted-out" ? OPTED_OUT_REASON : RECIPIENT_LIMIT_REASON });
         continue;
       }
       const row = newQueuedRow({
@@ -233,10 +236,10 @@ export class ThirdPartyMessages {
     };
     if (limited) {
       for (let i = 0; i < rows.length; i++) {
-        const refusal = this.quota.reserve(accountId, opts.monthlyQuota);
-        if (refusal) {
+        const admitted = admit({ quota: { quota: this.quota, accountId, limit: opts.monthlyQuota } });
+        if (!admitted.ok) {
           settle(false);
-          throw quotaExceeded(refusal, now);
+          throw quotaExceeded(admitted.quota!, now);
         }
         reserved++;
       }
@@ -255,10 +258,7 @@ export class ThirdPartyMessages {
       this.sqlite.transaction(() => {
         if (this.store.group(accountId, id)) throw duplicateId(id);
         this.store.insertGroup(group);
-        for (const row of rows) {
-          insertQueuedMessage(this.sqlite, row);
-          emitMessageStatus(this.sqlite, accountId, row.id, "queued", now);
-        }
+        for (const row of rows) this.sending.write(row, now);
         recipients.forEach((r, position) =>
           this.store.insertRecipient({ account_id: accountId, smsgate_id: id, position, phone_number: r.phone, message_id: r.messageId, error: r.error }),
         );
@@ -269,11 +269,7 @@ export class ThirdPartyMessages {
       throw err;
     }
     settle(true);
-    for (const row of rows) this.queue.insert(queueEntryOf(row));
-    if (rows.length > 0) {
-      this.leases.notify(accountId);
-      this.changes.message(accountId, "queued", "api");
-    }
+    this.sending.queued(rows.map(queueEntryOf), "api");
     if (group.expiry_pending === 1) this.scheduleExpiry(req.validUntil!);
     return this.state(accountId, id);
   }

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, tempDir, type TestServer } from "../helpers/server";
 import { insertContact, insertForm, insertMessage, iso, row } from "../helpers/fixtures";
+import { messageOf, raiseApiLimits } from "../helpers/reads";
+
+// insertMessage and insertContact (SQL) arrange queued messages in a given order and age; what
+// leasing and reports changed is read back through the API (stage, timeline, status).
 import { rmSync } from "node:fs";
 
 const T0 = Date.parse("2026-11-20T12:00:00.000Z");
@@ -8,10 +12,16 @@ const T0 = Date.parse("2026-11-20T12:00:00.000Z");
 async function server(overrides = {}) {
   const clock = { now: T0 };
   const s = await startTestServer(overrides, { clock: () => clock.now });
+  raiseApiLimits(s);
   return { s, clock };
 }
 /** The contact as GET /v1/contacts/:id shows it. */
 const contactOf = async (s: TestServer, id: string) => (await expectStatus(await s.api(`/contacts/${id}`), 200)).data.contact;
+/** The message as the API shows it (GET /messages/:id with its list stage and timeline). */
+const shown = async (s: TestServer, id: string) => (await messageOf(s, id))!;
+/** The timeline's leases and lease expiries: who holds (held) the message, until when. */
+const leasesOf = (m: Record<string, any>) => m.timeline.filter((e: any) => e.kind === "leased");
+const expiriesOf = (m: Record<string, any>) => m.timeline.filter((e: any) => e.kind === "lease_expired").length;
 const next = async (s: TestServer, json: Record<string, unknown> = {}, key?: string) =>
   (await expectStatus(await s.api("/messages/next", { method: "POST", json, key }), 200)).data;
 
@@ -34,7 +44,9 @@ describe("POST /messages/next", () => {
       expect(m.leaseExpiresAt).toBe(iso(T0 + 120_000));
       expect(m.status).toBe("queued");
       expect(m).toHaveProperty("webhookData");
-      expect(row(d.sqlite, m.id)).toMatchObject({ lease_token: m.leaseToken, lease_expires_at: m.leaseExpiresAt, lease_device_id: "pixel-7" });
+      const held = await shown(s, m.id);
+      expect(held.stage).toBe("with-phone");
+      expect(leasesOf(held).at(-1)).toMatchObject({ deviceId: "pixel-7", expiresAt: m.leaseExpiresAt });
     }
     // Leased messages are not handed out again; the future one is not due yet.
     expect((await next(s, { limit: 10 })).messages).toEqual([]);
@@ -90,13 +102,13 @@ describe("leases: reports, stale tokens, expiry", () => {
     const b = (await next(s, { leaseSeconds: 30, deviceId: "B" })).messages[0];
     expect(b.id).toBe(id);
     expect(b.leaseToken).not.toBe(a.leaseToken);
-    expect(row(d.sqlite, id).lease_expiries).toBe(1);
+    expect(expiriesOf(await shown(s, id))).toBe(1);
     const stale = await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "failed", failureReason: "network-error", leaseToken: a.leaseToken } }), 409);
     expect(stale.code).toBe("LEASE_CONFLICT");
-    expect(row(d.sqlite, id).status).toBe("queued");
+    expect(await shown(s, id)).toMatchObject({ status: "queued", stage: "with-phone" });
     const sentAt = iso(clock.now);
     await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "sent", sentAt, leaseToken: b.leaseToken } }), 200);
-    expect(row(d.sqlite, id)).toMatchObject({ status: "sent", lease_token: null, lease_expires_at: null });
+    expect(await shown(s, id)).toMatchObject({ status: "sent", stage: "sent" });
     expect(await contactOf(s, contactId)).toMatchObject({ messageCount: 1, status: "contacted" });
     // B retrying its report after a timeout: idempotent, not double counted.
     await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "sent", sentAt, leaseToken: b.leaseToken } }), 200);
@@ -109,7 +121,7 @@ describe("leases: reports, stale tokens, expiry", () => {
     const a = (await next(s, { leaseSeconds: 30 })).messages[0];
     clock.now += 31_000;
     d.leases.sweep(clock.now);
-    expect(row(d.sqlite, id).lease_token).toBeNull();
+    expect((await shown(s, id)).stage).toBe("queued");
     await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "sent", sentAt: iso(clock.now), leaseToken: a.leaseToken } }), 200);
   });
 
@@ -123,14 +135,22 @@ describe("leases: reports, stale tokens, expiry", () => {
       expect(m.map((x: any) => x.id)).toEqual([id]);
       clock.now += 30_000; // expires exactly at leaseExpiresAt
       d.leases.sweep(clock.now); // the timer's job, run by hand with the fake clock
-      if (attempt < 3) expect(row(d.sqlite, id)).toMatchObject({ status: "queued", lease_expiries: attempt, lease_token: null });
+      if (attempt < 3) {
+        const m = await shown(s, id);
+        expect(m).toMatchObject({ status: "queued", stage: "queued" });
+        expect(expiriesOf(m)).toBe(attempt);
+      }
     }
-    expect(row(d.sqlite, id)).toMatchObject({ status: "failed", failure_reason: "no-report", lease_expiries: 3 });
+    const failed = await shown(s, id);
+    expect(failed).toMatchObject({ status: "failed", failureReason: "no-report" });
+    expect(expiriesOf(failed)).toBe(3);
     expect(d.queue.has(id)).toBe(false);
     expect((await next(s, { limit: 50 })).messages).toEqual([]);
     // A client retry starts over.
     await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "queued" } }), 200);
-    expect(row(d.sqlite, id)).toMatchObject({ status: "queued", retry_count: 1, lease_expiries: 0 });
+    expect(await shown(s, id)).toMatchObject({ status: "queued", retryCount: 1 });
+    // The API shows no running count of expired leases; the retry must start it again (read in SQL).
+    expect(row(d.sqlite, id).lease_expiries).toBe(0);
     expect((await next(s)).messages[0].id).toBe(id);
     await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "cancelled" } }), 200);
   });
@@ -144,7 +164,7 @@ describe("leases: reports, stale tokens, expiry", () => {
     clock.now += 30_000;
     const body = await expectStatus(await waiting, 200); // the timer swept (≤ 1 s) and notified
     expect(body.data.message.id).toBe(id);
-    expect(row(d.sqlite, id).lease_expiries).toBe(1);
+    expect(expiriesOf(await shown(s, id))).toBe(1);
     await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "cancelled" } }), 200);
   });
 
@@ -207,7 +227,7 @@ describe("GET /messages/next (flat, long-poll)", () => {
     const body = await expectStatus(pathRes, 200);
     expect(body.data.message.id).toBe(id);
     expect(body.data.message.leaseToken).toBeString();
-    expect(row(s.running.deps.sqlite, id).lease_device_id).toBe("tasker");
+    expect(leasesOf(await shown(s, id)).at(-1).deviceId).toBe("tasker");
     for (const qs of ["?wait=31", "?wait=-1", "?wait=x", "?leaseSeconds=10"]) await expectStatus(await s.api(`/messages/next${qs}`), 400);
   });
 
@@ -290,11 +310,11 @@ describe("scripts/device-sim end to end", () => {
       const tally = JSON.parse(out.trim().split("\n").pop()!);
       expect(tally.sent + tally.failed).toBe(12);
       expect(tally.conflicts + tally.errors).toBe(0);
-      const rows = ids.map((id) => row(d.sqlite, id));
+      const rows = await Promise.all(ids.map((id) => shown(s, id)));
       expect(rows.every((r) => r.status === "sent" || r.status === "failed")).toBe(true);
       expect(rows.filter((r) => r.status === "sent").length).toBe(tally.sent);
-      for (const r of rows.filter((r) => r.status === "failed")) expect(["invalid-phone", "rate-limit", "network-error"]).toContain(r.failure_reason);
-      expect(rows.every((r) => r.lease_token === null)).toBe(true);
+      for (const r of rows.filter((r) => r.status === "failed")) expect(["invalid-phone", "rate-limit", "network-error"]).toContain(r.failureReason);
+      expect(rows.some((r) => r.stage === "with-phone")).toBe(false);
       expect(d.queue.size(s.accountId)).toBe(0);
       const c = await contactOf(s, contactId);
       expect(c.messageCount).toBe(tally.sent);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
-import { insertContact, insertForm, insertMessage, iso, row } from "../helpers/fixtures";
+import { insertContact, insertForm, insertMessage, iso } from "../helpers/fixtures";
 
 let s: TestServer;
 let standardKey: string;
@@ -17,7 +17,16 @@ beforeAll(async () => {
 });
 afterAll(() => s.stop());
 
+// insertMessage and insertContact (SQL) only arrange what the API cannot make in one step: a
+// message already sent or failed without a phone, one of another account, contacts with a given
+// status. What the requests changed is read back through the API (shown, contactOf, total).
 const deps = () => s.running.deps;
+/** A message as GET /messages/:id shows it (null when it is not found), read with the account's own key. */
+async function shown(id: string, key = s.adminKey): Promise<Record<string, any> | null> {
+  const res = await s.api(`/messages/${id}`, { key });
+  if (res.status === 404) return null;
+  return (await expectStatus(res, 200)).data.message;
+}
 /** What the API shows: a contact, and the number of contacts or messages of the admin key's account. */
 const contactOf = async (id: string) => (await expectStatus(await s.api(`/contacts/${id}`), 200)).data.contact;
 const total = async (path: "/contacts" | "/messages") => (await expectStatus(await s.api(path), 200)).data.pagination.total as number;
@@ -49,7 +58,7 @@ describe("path key and Bearer", () => {
     const listB = await expectStatus(await s.api("/messages"), 200);
     expect(listA.data.pagination.total).toBe(listB.data.pagination.total);
     await expectStatus(await pathApi(`/${m.messageId}/status`, { method: "PUT", json: { status: "cancelled" } }), 200);
-    expect(row(deps().sqlite, m.messageId).status).toBe("cancelled");
+    expect((await shown(m.messageId))!.status).toBe("cancelled");
   });
 
   test("a wrong key in the path is 401; a standard key may use every messages route", async () => {
@@ -70,7 +79,7 @@ describe("path key and Bearer", () => {
       const body = await expectStatus(await s.api(path, { method, json, key: otherKey }), 404);
       expect(body.code).toBe("MESSAGE_NOT_FOUND");
     }
-    expect(row(deps().sqlite, m.messageId).status).toBe("queued");
+    expect((await shown(m.messageId))!.status).toBe("queued");
     const bulk = await expectStatus(await s.api("/messages/bulk", { method: "PUT", key: otherKey, json: { messageIds: [m.messageId], status: "cancelled" } }), 200);
     expect(bulk.data).toEqual({ updated: 0, errors: [{ id: m.messageId, code: "MESSAGE_NOT_FOUND", message: "Message not found" }] });
     await expectStatus(await s.api("/messages/not-a-uuid"), 404);
@@ -171,19 +180,19 @@ describe("PUT /messages/<id>/status: transitions", () => {
     const v = await setStatus(id, { status: "failed" }, 400);
     expect(v.code).toBe("VALIDATION_ERROR");
     expect(v.details.field).toBe("failureReason");
-    expect(row(deps().sqlite, id).status).toBe("queued");
+    expect((await shown(id))!.status).toBe("queued");
     await setStatus(id, { status: "failed", failureReason: "invalid-phone" }, 200);
-    expect(row(deps().sqlite, id)).toMatchObject({ status: "failed", failure_reason: "invalid-phone" });
+    expect(await shown(id)).toMatchObject({ status: "failed", failureReason: "invalid-phone" });
     expect(deps().queue.has(id)).toBe(false);
     await setStatus(id, { status: "failed", failureReason: "invalid-phone" }, 200);
     const diff = await setStatus(id, { status: "failed", failureReason: "rate-limit" }, 400);
     expect(diff.message).toBe("Invalid status transition");
     const r = await setStatus(id, { status: "queued" }, 200);
     expect(r.data.status).toBe("queued");
-    expect(row(deps().sqlite, id)).toMatchObject({ status: "queued", retry_count: 1, failure_reason: null });
+    expect(await shown(id)).toMatchObject({ status: "queued", retryCount: 1, failureReason: null });
     expect(deps().queue.has(id)).toBe(true);
     await setStatus(id, { status: "queued" }, 200);
-    expect(row(deps().sqlite, id).retry_count).toBe(1);
+    expect((await shown(id))!.retryCount).toBe(1);
   });
 
   test("queued → sent needs a valid sentAt", async () => {
@@ -193,7 +202,7 @@ describe("PUT /messages/<id>/status: transitions", () => {
       expect(b.code).toBe("VALIDATION_ERROR");
       expect(b.details.field).toBe("sentAt");
     }
-    expect(row(deps().sqlite, id).status).toBe("queued");
+    expect((await shown(id))!.status).toBe("queued");
   });
 
   test("queued → cancelled; repeats are no-ops; nothing leaves cancelled", async () => {
@@ -207,7 +216,7 @@ describe("PUT /messages/<id>/status: transitions", () => {
       expect(b.details).toMatchObject({ currentStatus: "cancelled", requestedStatus: to.status });
       expect(typeof b.details.message).toBe("string");
     }
-    expect(row(deps().sqlite, id).status).toBe("cancelled");
+    expect((await shown(id))!.status).toBe("cancelled");
   });
 
   test("every refused move from sent and failed", async () => {
@@ -221,8 +230,8 @@ describe("PUT /messages/<id>/status: transitions", () => {
       const b = await setStatus(failed, to, 400);
       expect(b.details).toMatchObject({ currentStatus: "failed", requestedStatus: to.status });
     }
-    expect(row(deps().sqlite, sent).status).toBe("sent");
-    expect(row(deps().sqlite, failed).status).toBe("failed");
+    expect((await shown(sent))!.status).toBe("sent");
+    expect((await shown(failed))!.status).toBe("failed");
   });
 
   test("unknown status → 400 VALIDATION_ERROR naming status; missing body → 400", async () => {
@@ -240,14 +249,14 @@ describe("DELETE /messages/<id>", () => {
     const q = insertMessage(deps(), s.accountId);
     const r = await expectStatus(await s.api(`/messages/${q}`, { method: "DELETE" }), 200);
     expect(r.data).toEqual({ deletedId: q });
-    expect(row(deps().sqlite, q)).toBeNull();
+    expect(await shown(q)).toBeNull();
     expect(deps().queue.has(q)).toBe(false);
     await expectStatus(await s.api(`/messages/${q}`, { method: "DELETE" }), 404);
     for (const status of ["sent", "failed", "cancelled"] as const) {
       const id = insertMessage(deps(), s.accountId, { status });
       const b = await expectStatus(await s.api(`/messages/${id}`, { method: "DELETE" }), 409);
       expect(b).toMatchObject({ code: "INVALID_STATE", details: { currentStatus: status } });
-      expect(row(deps().sqlite, id).status).toBe(status);
+      expect((await shown(id))!.status).toBe(status);
     }
   });
 });
@@ -275,8 +284,8 @@ describe("PUT /messages/bulk", () => {
     expect(byId[foreign].code).toBe("MESSAGE_NOT_FOUND");
     expect(byId[missing].code).toBe("MESSAGE_NOT_FOUND");
     for (const e of r.data.errors) expect(typeof e.message).toBe("string");
-    expect(row(deps().sqlite, a).status).toBe("sent");
-    expect(row(deps().sqlite, foreign).status).toBe("queued");
+    expect((await shown(a))!.status).toBe("sent");
+    expect((await shown(foreign, otherKey))!.status).toBe("queued");
     expect((await contactOf(contactId)).messageCount).toBe(2);
     expect(deps().queue.has(a) || deps().queue.has(b)).toBe(false);
   });
@@ -296,7 +305,7 @@ describe("PUT /messages/bulk", () => {
       expect(b.code).toBe("VALIDATION_ERROR");
       expect(b.details.field).toBe(field);
     }
-    expect(row(deps().sqlite, id).status).toBe("queued");
+    expect((await shown(id))!.status).toBe("queued");
     const ok = await expectStatus(await s.api("/messages/bulk", { method: "PUT", json: { messageIds: Array.from({ length: 1000 }, (_, i) => (i === 0 ? id : crypto.randomUUID())), status: "failed", failureReason: "rate-limit" } }), 200);
     expect(ok.data.updated).toBe(1);
     expect(ok.data.errors.length).toBe(999);

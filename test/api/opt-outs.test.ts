@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
 import { insertContact, insertMessage, iso } from "../helpers/fixtures";
+import { messageOf, raiseApiLimits } from "../helpers/reads";
 
 const T0 = Date.parse("2026-11-23T09:00:00.000Z");
 
@@ -11,7 +12,8 @@ const clock = { now: T0 };
 beforeAll(async () => {
   s = await startTestServer({}, { clock: () => clock.now });
   standardKey = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
-  s.running.deps.accountSettings.setBusinessProfile(s.accountId, { name: "Acme Plumbing", country: "US", timeZone: "UTC" });
+  raiseApiLimits(s);
+  await expectStatus(await s.api("/account/profile", { method: "PUT", json: { name: "Acme Plumbing", country: "US", timeZone: "UTC" } }), 200);
   formId = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form.id;
 });
 afterAll(() => s.stop());
@@ -23,12 +25,26 @@ const inbound = (from: string, body: string, key = standardKey) =>
   fetch(`${s.base}/messages/${key}/inbound`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ from, body, receivedAt: clock.now }) });
 const submit = (json: Record<string, unknown>, id = formId) =>
   fetch(`${s.base}/forms/${id}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(json) });
-const rows = (sql: string, ...p: any[]) => s.running.deps.sqlite.query(sql).all(...p) as any[];
-const messagesTo = (phone: string) => rows("SELECT id, status, failure_reason, priority, content, metadata FROM messages WHERE recipient_phone = ? ORDER BY seq", phone);
-const contactOf = (phone: string) => rows("SELECT * FROM contacts WHERE phone_number = ? AND account_id = ?", phone, s.accountId)[0];
+// What the requests changed is read back through the API: contactOf and messagesTo find the
+// contact by its number and its messages (each read whole: status, failureReason, metadata).
+/** The contact of the number, as the API shows it (undefined when none), with a key of its account. */
+const contactOf = async (phone: string, key = s.adminKey) => {
+  const found = (await expectStatus(await s.api(`/contacts?limit=100&search=${encodeURIComponent(phone.slice(2))}`, { key }), 200)).data.contacts as any[];
+  const c = found.find((x) => x.phoneNumber === phone);
+  return c && (await expectStatus(await s.api(`/contacts/${c.id}`, { key }), 200)).data.contact;
+};
+/** Every text to the number, oldest first, as GET /messages/:id shows each. */
+const messagesTo = async (phone: string, key = s.adminKey) => {
+  const c = await contactOf(phone, key);
+  if (!c) return [];
+  const list = (await expectStatus(await s.api(`/messages?limit=100&order=asc&contactId=${c.id}`, { key }), 200)).data.messages as any[];
+  return Promise.all(list.map(async (m) => (await messageOf(s, m.id, key))!));
+};
 const leaseAll = async () => (await expectStatus(await s.api("/messages/next", { method: "POST", json: { limit: 50 } }), 200)).data.messages as any[];
-const cancelAllQueued = () => {
-  for (const m of rows("SELECT id, account_id FROM messages WHERE status = 'queued'")) s.running.deps.messages.updateStatus(m.account_id, m.id, { status: "cancelled" });
+/** Clears the queue between tests: every queued text of the account cancelled, as the dashboard's bulk cancel does. */
+const cancelAllQueued = async () => {
+  const ids = (await expectStatus(await s.api("/messages?status=queued&limit=100"), 200)).data.messages.map((m: any) => m.id);
+  if (ids.length) await expectStatus(await s.api("/messages/bulk", { method: "PUT", json: { messageIds: ids, status: "cancelled" } }), 200);
 };
 
 describe("STOP through POST /v1/messages/<KEY>/inbound", () => {
@@ -44,19 +60,19 @@ describe("STOP through POST /v1/messages/<KEY>/inbound", () => {
 
     const b = await expectStatus(await inbound(phone, "Stop!"), 201);
     expect(b.data.message.keyword).toBe("opt-out");
-    const after = messagesTo(phone);
-    expect(after.filter((m) => m.id === web || m.id === manual).map((m) => [m.status, m.failure_reason])).toEqual([
+    const after = (await messagesTo(phone));
+    expect(after.filter((m) => m.id === web || m.id === manual).map((m) => [m.status, m.failureReason])).toEqual([
       ["cancelled", "opted-out"],
       ["cancelled", "opted-out"],
     ]);
     const replies = after.filter((m) => m.status === "queued");
     expect(replies).toHaveLength(1);
     expect(replies[0]).toMatchObject({ priority: "urgent", content: "You're unsubscribed from Acme Plumbing. Reply START to resubscribe." });
-    expect(JSON.parse(replies[0].metadata)).toMatchObject({ source: "keyword-reply", keyword: "opt-out" });
-    expect(rows("SELECT status FROM messages WHERE id = ?", untouched)[0].status).toBe("queued");
-    const c = contactOf(phone);
-    expect(c.opted_out).toBe(1);
-    expect(c.opted_out_at).toBe(iso(T0));
+    expect(replies[0].metadata).toMatchObject({ source: "keyword-reply", keyword: "opt-out" });
+    expect((await messageOf(s, untouched))!.status).toBe("queued");
+    const c = (await contactOf(phone));
+    expect(c.optedOut).toBe(true);
+    expect(c.optedOutAt).toBe(iso(T0));
     // The API shows it.
     const api = (await expectStatus(await s.api(`/contacts/${c.id}`), 200)).data.contact;
     expect(api).toMatchObject({ optedOut: true, optedOutAt: iso(T0), status: "responded" });
@@ -65,64 +81,64 @@ describe("STOP through POST /v1/messages/<KEY>/inbound", () => {
     expect(next).toContain(replies[0].id);
     expect(next).not.toContain(manual);
     expect(s.running.deps.queue.position(web, clock.now, 60)).toBeUndefined();
-    cancelAllQueued();
+    await cancelAllQueued();
   });
 
   test("a second STOP queues no second confirmation; START re-enables with one optInReply", async () => {
     const phone = newPhone();
     await expectStatus(await inbound(phone, "STOP"), 201);
-    expect(messagesTo(phone)).toHaveLength(1);
+    expect((await messagesTo(phone))).toHaveLength(1);
     await expectStatus(await inbound(phone, "stop"), 201);
     await expectStatus(await inbound(phone, "UNSUBSCRIBE"), 201);
-    expect(messagesTo(phone)).toHaveLength(1);
+    expect((await messagesTo(phone))).toHaveLength(1);
     await expectStatus(await inbound(phone, "Start"), 201);
-    const c = contactOf(phone);
-    expect([c.opted_out, c.opted_out_at]).toEqual([0, null]);
-    const all = messagesTo(phone);
+    const c = (await contactOf(phone));
+    expect([c.optedOut, c.optedOutAt]).toEqual([false, null]);
+    const all = (await messagesTo(phone));
     expect(all).toHaveLength(2);
     expect(all[1].content).toBe("You're resubscribed to Acme Plumbing. Reply STOP to unsubscribe.");
     // Texting again works.
     await expectStatus(await s.api("/messages", { method: "POST", json: { phoneNumber: phone, content: "Welcome back" } }), 201);
-    cancelAllQueued();
+    await cancelAllQueued();
   });
 
   test("STOP twice still confirms once: the second neither cancels the pending confirmation (leased or not) nor queues another", async () => {
     const phone = newPhone();
     await expectStatus(await inbound(phone, "STOP"), 201);
     await expectStatus(await inbound(phone, "stop"), 201);
-    let all = messagesTo(phone);
-    expect(all.map((m) => [m.status, JSON.parse(m.metadata).keyword])).toEqual([["queued", "opt-out"]]);
+    let all = (await messagesTo(phone));
+    expect(all.map((m) => [m.status, m.metadata.keyword])).toEqual([["queued", "opt-out"]]);
     // Leased to a phone already: a third opt-out keyword leaves it with its holder.
     expect((await leaseAll()).map((m) => m.id)).toContain(all[0].id);
     await expectStatus(await inbound(phone, "UNSUBSCRIBE"), 201);
-    all = messagesTo(phone);
+    all = (await messagesTo(phone));
     expect(all.map((m) => m.status)).toEqual(["queued"]);
-    expect(rows("SELECT lease_token FROM messages WHERE id = ?", all[0].id)[0].lease_token).not.toBeNull();
-    cancelAllQueued();
+    expect((await messageOf(s, all[0].id))!.stage).toBe("with-phone");
+    await cancelAllQueued();
   });
 
   test("STOP keeps a pending HELP answer and cancels a pending resubscribe confirmation (no longer true)", async () => {
     const phone = newPhone();
     await expectStatus(await inbound(phone, "HELP"), 201);
     await expectStatus(await inbound(phone, "STOP"), 201);
-    expect(messagesTo(phone).map((m) => [m.status, JSON.parse(m.metadata).keyword])).toEqual([["queued", "help"], ["queued", "opt-out"]]);
-    cancelAllQueued();
+    expect((await messagesTo(phone)).map((m) => [m.status, m.metadata.keyword])).toEqual([["queued", "help"], ["queued", "opt-out"]]);
+    await cancelAllQueued();
     await expectStatus(await inbound(phone, "START"), 201);
     await expectStatus(await inbound(phone, "STOP"), 201);
-    const last = messagesTo(phone).slice(-2);
-    expect(last.map((m) => [m.status, JSON.parse(m.metadata).keyword])).toEqual([["cancelled", "opt-in"], ["queued", "opt-out"]]);
-    cancelAllQueued();
+    const last = (await messagesTo(phone)).slice(-2);
+    expect(last.map((m) => [m.status, m.metadata.keyword])).toEqual([["cancelled", "opt-in"], ["queued", "opt-out"]]);
+    await cancelAllQueued();
   });
 
   test("a STOP from a number the owner opted out gets the one confirmation; the next STOP none", async () => {
     const phone = newPhone();
     const c = (await expectStatus(await s.api("/contacts", { method: "POST", json: { phoneNumber: phone, optedOut: true } }), 201)).data.contact;
     expect(c.optedOut).toBe(true);
-    expect(messagesTo(phone)).toHaveLength(0);
+    expect((await messagesTo(phone))).toHaveLength(0);
     await expectStatus(await inbound(phone, "STOP"), 201);
     await expectStatus(await inbound(phone, "STOP"), 201);
-    expect(messagesTo(phone).map((m) => [m.status, JSON.parse(m.metadata).keyword])).toEqual([["queued", "opt-out"]]);
-    cancelAllQueued();
+    expect((await messagesTo(phone)).map((m) => [m.status, m.metadata.keyword])).toEqual([["queued", "opt-out"]]);
+    await cancelAllQueued();
   });
 
   test("'stop by later' and 'STOP 12345' are replies, not opt-outs; YES from a subscribed contact sends nothing", async () => {
@@ -132,22 +148,22 @@ describe("STOP through POST /v1/messages/<KEY>/inbound", () => {
       const b = await expectStatus(await inbound(phone, text), 201);
       expect(b.data.message.keyword).toBe(text === "Yes" ? "opt-in" : null);
     }
-    expect(contactOf(phone).opted_out).toBe(0);
-    expect(messagesTo(phone).map((m) => m.status)).toEqual(["queued"]);
-    cancelAllQueued();
+    expect((await contactOf(phone)).optedOut).toBe(false);
+    expect((await messagesTo(phone)).map((m) => m.status)).toEqual(["queued"]);
+    await cancelAllQueued();
   });
 
   test("HELP is answered every time, also when opted out, and that answer is leased", async () => {
     const phone = newPhone();
     await expectStatus(await inbound(phone, "STOP"), 201);
-    cancelAllQueued();
+    await cancelAllQueued();
     await expectStatus(await inbound(phone, "help"), 201);
-    const help = messagesTo(phone).filter((m) => m.status === "queued");
+    const help = (await messagesTo(phone)).filter((m) => m.status === "queued");
     expect(help).toHaveLength(1);
     expect(help[0].content).toContain("Acme Plumbing");
     expect(help[0].content).toContain("Reply STOP to unsubscribe");
     expect((await leaseAll()).map((m) => m.id)).toEqual([help[0].id]);
-    cancelAllQueued();
+    await cancelAllQueued();
   });
 
   test("the confirmation goes out even when the monthly quota is used up, and is counted", async () => {
@@ -156,10 +172,10 @@ describe("STOP through POST /v1/messages/<KEY>/inbound", () => {
     await expectStatus(await s.api("/messages", { method: "POST", json: { phoneNumber: newPhone(), content: "first" }, key: acct.apiKey }), 201);
     expect((await expectStatus(await s.api("/messages", { method: "POST", json: { phoneNumber: phone, content: "x" }, key: acct.apiKey }), 429)).code).toBe("QUOTA_EXCEEDED");
     await expectStatus(await inbound(phone, "STOP", acct.apiKey), 201);
-    const reply = rows("SELECT content FROM messages WHERE account_id = ? AND recipient_phone = ?", acct.account.id, phone);
+    const reply = await messagesTo(phone, acct.apiKey);
     expect(reply.map((r) => r.content)).toEqual(["You're unsubscribed from Tiny Shop. Reply START to resubscribe."]);
-    expect(rows("SELECT sum(n) AS n FROM monthly_usage WHERE account_id = ?", acct.account.id)[0].n).toBe(2);
-    cancelAllQueued();
+    expect((await expectStatus(await s.api("/account", { key: acct.apiKey }), 200)).data.usage.messages).toBe(2);
+    await cancelAllQueued();
   });
 
   test("a repeated report of the same STOP (same externalId) changes nothing", async () => {
@@ -167,8 +183,8 @@ describe("STOP through POST /v1/messages/<KEY>/inbound", () => {
     const json = { from: phone, body: "STOP", receivedAt: clock.now, deviceId: "p1", externalId: "x-1" };
     await expectStatus(await s.api("/messages/inbound", { method: "POST", json, key: standardKey }), 201);
     await expectStatus(await s.api("/messages/inbound", { method: "POST", json, key: standardKey }), 200);
-    expect(messagesTo(phone)).toHaveLength(1);
-    cancelAllQueued();
+    expect((await messagesTo(phone))).toHaveLength(1);
+    await cancelAllQueued();
   });
 });
 
@@ -176,14 +192,14 @@ describe("suppression", () => {
   test("a webhook for an opted-out number saves the contact and submission, answers 200 with messageId null and queues nothing", async () => {
     const phone = newPhone();
     await expectStatus(await inbound(phone, "STOP"), 201);
-    cancelAllQueued();
-    const before = messagesTo(phone).length;
+    await cancelAllQueued();
+    const before = (await messagesTo(phone)).length;
     const b = await expectStatus(await submit({ phoneNumber: phone, firstName: "Bob" }), 200);
     expect(b.data).toMatchObject({ messageId: null, suppressed: "opted-out", queuePosition: null, estimatedDelivery: null });
-    expect(b.data.contactId).toBe(contactOf(phone).id);
-    expect(contactOf(phone).first_name).toBe("Bob");
-    expect(messagesTo(phone)).toHaveLength(before);
-    expect(rows("SELECT message_id FROM submissions WHERE contact_id = ? ORDER BY created_at DESC LIMIT 1", b.data.contactId)[0].message_id).toBeNull();
+    expect(b.data.contactId).toBe((await contactOf(phone)).id);
+    expect((await contactOf(phone)).firstName).toBe("Bob");
+    expect((await messagesTo(phone))).toHaveLength(before);
+    expect((await expectStatus(await s.api(`/submissions?contactId=${b.data.contactId}`), 200)).data.submissions[0].messageId).toBeNull();
     // An Idempotency-Key replay gives the same answer.
     const k = { "Content-Type": "application/json", "Idempotency-Key": "sup-1" };
     const first = await (await fetch(`${s.base}/forms/${formId}/webhook`, { method: "POST", headers: k, body: JSON.stringify({ phoneNumber: phone }) })).text();
@@ -195,13 +211,13 @@ describe("suppression", () => {
   test("a manual message to an opted-out number is 409 RECIPIENT_OPTED_OUT, by number or by contact", async () => {
     const phone = newPhone();
     await expectStatus(await inbound(phone, "QUIT"), 201);
-    cancelAllQueued();
-    const before = messagesTo(phone).length;
+    await cancelAllQueued();
+    const before = (await messagesTo(phone)).length;
     const a = await expectStatus(await s.api("/messages", { method: "POST", json: { phoneNumber: phone, content: "hi" } }), 409);
     expect(a.code).toBe("RECIPIENT_OPTED_OUT");
-    const b = await expectStatus(await s.api("/messages", { method: "POST", json: { contactId: contactOf(phone).id, content: "hi" } }), 409);
+    const b = await expectStatus(await s.api("/messages", { method: "POST", json: { contactId: (await contactOf(phone)).id, content: "hi" } }), 409);
     expect(b.code).toBe("RECIPIENT_OPTED_OUT");
-    expect(messagesTo(phone)).toHaveLength(before);
+    expect((await messagesTo(phone))).toHaveLength(before);
   });
 
   test("a lease never hands out a message whose recipient opted out after it was queued", async () => {
@@ -215,9 +231,9 @@ describe("suppression", () => {
     s.running.deps.sqlite.query("UPDATE contacts SET opted_out = 1 WHERE id = ?").run(cid);
     const got = await leaseAll();
     expect(got.map((m) => m.id)).toEqual([other]);
-    expect(rows("SELECT status, failure_reason FROM messages WHERE id = ?", id)[0]).toEqual({ status: "cancelled", failure_reason: "opted-out" });
+    expect(await messageOf(s, id)).toMatchObject({ status: "cancelled", failureReason: "opted-out" });
     expect(await leaseAll()).toEqual([]);
-    cancelAllQueued();
+    await cancelAllQueued();
   });
 
   test("broadcasts skip opted-out contacts and count them as suppressed", async () => {
@@ -238,8 +254,8 @@ describe("optedOut on contacts", () => {
     const m = (await expectStatus(await s.api("/messages", { method: "POST", json: { contactId: c.id, content: "x" } }), 201)).data.messageId;
     const u = (await expectStatus(await s.api(`/contacts/${c.id}`, { method: "PUT", json: { optedOut: true } }), 200)).data.contact;
     expect(u).toMatchObject({ optedOut: true, optedOutAt: iso(clock.now) });
-    expect(rows("SELECT status, failure_reason FROM messages WHERE id = ?", m)[0]).toEqual({ status: "cancelled", failure_reason: "opted-out" });
-    expect(messagesTo(phone)).toHaveLength(1);
+    expect(await messageOf(s, m)).toMatchObject({ status: "cancelled", failureReason: "opted-out" });
+    expect((await messagesTo(phone))).toHaveLength(1);
     const bad = await expectStatus(await s.api(`/contacts/${c.id}`, { method: "PUT", json: { optedOut: "yes" } }), 400);
     expect(bad.errors.map((e: any) => e.field)).toEqual(["optedOut"]);
     expect((await expectStatus(await s.api(`/contacts/${c.id}`, { method: "PUT", json: { optedOut: false } }), 200)).data.contact).toMatchObject({ optedOut: false, optedOutAt: null });
@@ -265,7 +281,7 @@ describe("optedOut on contacts", () => {
   test("exports carry optedOut/optedOutAt; an import sets an opt-out, an empty cell never clears it, false does", async () => {
     const phone = newPhone();
     await expectStatus(await inbound(phone, "STOP"), 201);
-    cancelAllQueued();
+    await cancelAllQueued();
     const csv = await (await s.api(`/contacts/export?format=csv&fields=phoneNumber,optedOut,optedOutAt`)).text();
     expect(csv.split("\r\n")[0]).toBe("phoneNumber,optedOut,optedOutAt");
     expect(csv).toContain(`${phone},true,${iso(T0)}`);
@@ -278,15 +294,15 @@ describe("optedOut on contacts", () => {
     const imp = (body: string) => s.api("/contacts/import", { method: "POST", body, headers: { "Content-Type": "text/csv" } });
     const r = (await expectStatus(await imp(`phoneNumber,optedOut,optedOutAt\n${fresh},true,2026-01-02T03:04:05Z\n${plain},,\n${phone},,\n`), 200)).data;
     expect(r).toMatchObject({ created: 2, updated: 1, errors: [] });
-    expect([contactOf(fresh).opted_out, contactOf(fresh).opted_out_at]).toEqual([1, "2026-01-02T03:04:05.000Z"]);
-    expect(JSON.parse(contactOf(fresh).consent)).toMatchObject({ source: "import" });
-    expect(contactOf(plain).opted_out).toBe(0);
-    expect(contactOf(phone).opted_out).toBe(1);
+    expect([((await contactOf(fresh))).optedOut, ((await contactOf(fresh))).optedOutAt]).toEqual([true, "2026-01-02T03:04:05.000Z"]);
+    expect(((await contactOf(fresh))).consent).toMatchObject({ source: "import" });
+    expect((await contactOf(plain)).optedOut).toBe(false);
+    expect((await contactOf(phone)).optedOut).toBe(true);
     await expectStatus(await imp(`phoneNumber,optedOut\n${phone},false\n${plain},maybe\n`), 200).then((b) => {
       expect(b.data.updated).toBe(1);
       expect(b.data.errors).toEqual([{ row: 3, field: "optedOut", message: expect.any(String) }]);
     });
-    expect(contactOf(phone).opted_out).toBe(0);
+    expect((await contactOf(phone)).optedOut).toBe(false);
   });
 });
 
@@ -296,7 +312,7 @@ describe("consent", () => {
     const b = await expectStatus(await submit({ phoneNumber: phone }), 200);
     const c = (await expectStatus(await s.api(`/contacts/${b.data.contactId}`), 200)).data.contact;
     expect(c.consent).toEqual({ source: "webhook", formId, at: iso(clock.now), ipAddress: "127.0.0.1" });
-    cancelAllQueued();
+    await cancelAllQueued();
   });
 
   test("settings.consentField: no truthy value → saved, no-consent, nothing queued; ticked → queued", async () => {
@@ -306,8 +322,8 @@ describe("consent", () => {
       const phone = newPhone();
       const b = await expectStatus(await submit({ phoneNumber: phone, ...(v === undefined ? {} : { smsConsent: v }) }, f.id), 200);
       expect(b.data).toMatchObject({ messageId: null, suppressed: "no-consent" });
-      expect(contactOf(phone)).toBeDefined();
-      expect(messagesTo(phone)).toHaveLength(0);
+      expect((await contactOf(phone))).toBeDefined();
+      expect((await messagesTo(phone))).toHaveLength(0);
     }
     const form = new URLSearchParams({ phoneNumber: newPhone(), smsConsent: "on" });
     const ok = await fetch(`${s.base}/forms/${f.id}/webhook`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: form.toString() });
@@ -315,7 +331,7 @@ describe("consent", () => {
     expect(typeof body.data.messageId).toBe("string");
     expect(body.data.suppressed).toBeUndefined();
     expect((await expectStatus(await s.api("/forms", { method: "POST", json: formBody({ settings: { consentField: "has space" } }) }), 400)).errors[0].field).toBe("settings.consentField");
-    cancelAllQueued();
+    await cancelAllQueued();
   });
 });
 
@@ -338,14 +354,14 @@ describe("GET/PUT /v1/account/settings", () => {
     expect(put.preview.optOutReply).toBe("Acme Plumbing: done, no more texts.");
     const phone = newPhone();
     await expectStatus(await inbound(phone, "arret"), 201);
-    expect(messagesTo(phone).map((m) => m.content)).toEqual(["Acme Plumbing: done, no more texts."]);
+    expect((await messagesTo(phone)).map((m) => m.content)).toEqual(["Acme Plumbing: done, no more texts."]);
     // UNSUBSCRIBE is no longer a keyword of this account.
     const phone2 = newPhone();
     await expectStatus(await inbound(phone2, "unsubscribe"), 201);
-    expect(contactOf(phone2).opted_out).toBe(0);
+    expect((await contactOf(phone2)).optedOut).toBe(false);
     // null restores the defaults.
     const reset = (await expectStatus(await s.api("/account/settings", { method: "PUT", json: { optOutKeywords: null, optOutReply: null } }), 200)).data;
     expect(reset.settings.optOutKeywords).toContain("UNSUBSCRIBE");
-    cancelAllQueued();
+    await cancelAllQueued();
   });
 });

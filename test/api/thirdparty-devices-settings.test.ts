@@ -112,10 +112,6 @@ describe("DELETE /devices/{id}", () => {
     expect(theirList.some((x: { id: string }) => x.id === theirs.id)).toBe(true);
   });
 
-  test("a standard key may not remove a phone (403)", async () => {
-    const p = await phone();
-    await expectSmsgateError(await tp(`/devices/${p.id}`, { method: "DELETE", auth: basic(ts.accountId, standardKey) }), 403, "PERMISSION_ERROR");
-  });
 });
 
 describe("GET /health", () => {
@@ -194,11 +190,6 @@ describe("GET/PUT/PATCH /settings", () => {
     const notJson = await fetch(`${ts.url}/3rdparty/v1/settings`, { method: "PUT", headers: { Authorization: basic(ts.accountId, ts.adminKey), "Content-Type": "application/json" }, body: "{nope" });
     expect(notJson.status).toBe(400);
     expect(await expectStatus(await tp("/settings"), 200)).toEqual(before);
-  });
-
-  test("a standard key may read but not change them (403)", async () => {
-    await expectStatus(await tp("/settings", { auth: basic(ts.accountId, standardKey) }), 200);
-    await expectSmsgateError(await tp("/settings", { method: "PATCH", json: {}, auth: basic(ts.accountId, standardKey) }), 403, "PERMISSION_ERROR");
   });
 
   test("the phones get them: SettingsUpdated on their stream, then their own settings carry the values", async () => {

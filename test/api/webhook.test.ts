@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
+import { contactOf, listTotal, messageOf, raiseApiLimits } from "../helpers/reads";
+
+// What a submission wrote is read back through the API (the message, the contact, the lists'
+// totals); SQL remains only where the API shows nothing of it (a submission's new-contact mark).
 
 let s: TestServer;
 
 beforeAll(async () => {
   s = await startTestServer();
+  raiseApiLimits(s);
 });
 afterAll(() => s.stop());
 
@@ -25,11 +30,10 @@ function post(t: TestServer, formId: string, body: unknown, init: { headers?: Re
 }
 
 const rows = (t: TestServer, sql: string, ...params: any[]) => t.running.deps.sqlite.query(sql).all(...params) as any[];
-const count = (t: TestServer, table: string, where = "1=1", ...params: any[]) =>
-  (t.running.deps.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).get(...params) as { n: number }).n;
 
-function totals(t: TestServer) {
-  return { messages: count(t, "messages"), contacts: count(t, "contacts"), submissions: count(t, "submissions") };
+/** What the account holds, as the API counts it: nothing written is nothing counted. */
+async function totals(t: TestServer) {
+  return { messages: await listTotal(t, "/messages"), contacts: await listTotal(t, "/contacts"), submissions: await listTotal(t, "/submissions") };
 }
 
 let phoneCounter = 1000;
@@ -56,30 +60,32 @@ describe("accepting a submission", () => {
     expect(res.headers.get("X-RateLimit-Limit")).toBe("100");
     expect(res.headers.get("X-Request-Id")).toBeTruthy();
 
-    const [m] = rows(s, "SELECT * FROM messages WHERE id = ?", body.data.messageId);
+    const m = (await messageOf(s, body.data.messageId))!;
     expect(m.status).toBe("queued");
     expect(m.priority).toBe("normal");
-    expect(m.priority_rank).toBe(2);
     expect(m.content).toBe("Hi Ann from Acme");
-    expect(m.recipient_phone).toBe(phone);
-    expect(m.recipient_name).toBe("Ann Lee");
-    expect(m.contact_id).toBe(body.data.contactId);
-    expect(m.form_id).toBe(form.id);
-    expect(m.form_name).toBe(form.name);
-    expect(m.template_used).toBe("Hi {{firstName}} from {{company}}");
-    expect(JSON.parse(m.webhook_data)).toEqual({ phoneNumber: phone, firstName: "Ann", lastName: "Lee", email: "ann@example.com", company: "Acme" });
-    expect(m.scheduled_for).toBe(m.created_at);
-    const meta = JSON.parse(m.metadata);
+    expect(m.recipientPhone).toBe(phone);
+    expect(m.recipientName).toBe("Ann Lee");
+    expect(m.contactId).toBe(body.data.contactId);
+    expect(m.formId).toBe(form.id);
+    expect(m.formName).toBe(form.name);
+    expect(m.templateUsed).toBe("Hi {{firstName}} from {{company}}");
+    expect(m.webhookData).toEqual({ phoneNumber: phone, firstName: "Ann", lastName: "Lee", email: "ann@example.com", company: "Acme" });
+    expect(m.scheduledFor).toBe(m.createdAt);
+    const meta = m.metadata;
     expect(meta).toMatchObject({ messageLength: 16, variablesUsed: ["firstName", "company"], source: "webhook", ipAddress: "127.0.0.1", encoding: "GSM-7", segments: 1 });
     expect(typeof meta.userAgent).toBe("string");
     expect(s.running.deps.queue.has(m.id)).toBe(true);
 
-    const [c] = rows(s, "SELECT * FROM contacts WHERE id = ?", body.data.contactId);
-    expect(c).toMatchObject({ phone_number: phone, first_name: "Ann", last_name: "Lee", email: "ann@example.com", status: "new", form_id: form.id });
-    expect(JSON.parse(c.custom_fields)).toEqual({ company: "Acme" });
-    expect(c.search_text).toContain("ann");
-    const [sub] = rows(s, "SELECT * FROM submissions WHERE message_id = ?", m.id);
-    expect(sub).toMatchObject({ form_id: form.id, contact_id: c.id, new_contact: 1 });
+    const c = (await contactOf(s, body.data.contactId))!;
+    expect(c).toMatchObject({ phoneNumber: phone, firstName: "Ann", lastName: "Lee", email: "ann@example.com", status: "new", formId: form.id });
+    expect(c.customFields).toEqual({ company: "Acme" });
+    expect((await expectStatus(await s.api("/contacts?search=ann%20lee"), 200)).data.contacts.map((x: any) => x.id)).toContain(c.id);
+    const subs = (await expectStatus(await s.api(`/submissions?contactId=${c.id}`), 200)).data.submissions;
+    expect(subs).toHaveLength(1);
+    expect(subs[0]).toMatchObject({ formId: form.id, contactId: c.id, messageId: m.id, suppressed: null });
+    // Whether the submission made the contact is not shown by the API.
+    expect(rows(s, "SELECT new_contact FROM submissions WHERE message_id = ?", m.id)[0].new_contact).toBe(1);
   });
 
   test("application/x-www-form-urlencoded (plain HTML forms) is accepted", async () => {
@@ -89,10 +95,10 @@ describe("accepting a submission", () => {
       raw: "phoneNumber=%28415%29+555-2699&firstName=Jos%C3%A9&company=Caf%C3%A9",
     });
     const body = await expectStatus(res, 200);
-    const [m] = rows(s, "SELECT * FROM messages WHERE id = ?", body.data.messageId);
-    expect(m.recipient_phone).toBe("+14155552699");
+    const m = (await messageOf(s, body.data.messageId))!;
+    expect(m.recipientPhone).toBe("+14155552699");
     expect(m.content).toStartWith("Hi José,");
-    expect(JSON.parse(m.webhook_data)).toEqual({ phoneNumber: "(415) 555-2699", firstName: "José", company: "Café" });
+    expect(m.webhookData).toEqual({ phoneNumber: "(415) 555-2699", firstName: "José", company: "Café" });
   });
 
   test("OPTIONS preflight answers any origin", async () => {
@@ -121,7 +127,7 @@ describe("failure codes (nothing written)", () => {
   });
 
   test("unknown, malformed and deleted form ids are 404 NOT_FOUND with details.formId, never 401", async () => {
-    const before = totals(s);
+    const before = (await totals(s));
     const unknown = crypto.randomUUID();
     for (const id of [unknown, "not-a-uuid", "123"]) {
       const body = await expectStatus(await post(s, id, { phoneNumber: nextPhone() }), 404);
@@ -133,13 +139,13 @@ describe("failure codes (nothing written)", () => {
     const body = await expectStatus(await post(s, doomed.id, { phoneNumber: nextPhone() }), 404);
     expect(body.code).toBe("NOT_FOUND");
     expect(body.details.formId).toBe(doomed.id);
-    expect(totals(s)).toEqual(before);
+    expect((await totals(s))).toEqual(before);
   });
 
   test("inactive form: 503 FORM_DISABLED with formId and action", async () => {
     const f = await createForm(s);
     await expectStatus(await s.api(`/forms/${f.id}`, { method: "PUT", json: { isActive: false } }), 200);
-    const before = totals(s);
+    const before = (await totals(s));
     const res = await post(s, f.id, { phoneNumber: nextPhone() });
     const body = await expectStatus(res, 503);
     expect(body.code).toBe("FORM_DISABLED");
@@ -147,13 +153,13 @@ describe("failure codes (nothing written)", () => {
     expect(typeof body.details.action).toBe("string");
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     expect(res.headers.get("X-RateLimit-Limit")).toBe("100");
-    expect(totals(s)).toEqual(before);
+    expect((await totals(s))).toEqual(before);
     await expectStatus(await s.api(`/forms/${f.id}`, { method: "PUT", json: { isActive: true } }), 200);
     await expectStatus(await post(s, f.id, { phoneNumber: nextPhone() }), 200);
   });
 
   test("body over 10 KB: 413 with limit and provided (Content-Length and chunked)", async () => {
-    const before = totals(s);
+    const before = (await totals(s));
     const big = JSON.stringify({ phoneNumber: nextPhone(), note: "x".repeat(10_300) });
     const res = await post(s, form.id, null, { raw: big });
     const body = await expectStatus(res, 413);
@@ -174,7 +180,7 @@ describe("failure codes (nothing written)", () => {
     expect(chunked.code).toBe("PAYLOAD_TOO_LARGE");
     expect(chunked.details.limit).toBe(10240);
     expect(chunked.details.provided).toBeGreaterThan(10240);
-    expect(totals(s)).toEqual(before);
+    expect((await totals(s))).toEqual(before);
   });
 
   test("a body of exactly 10 240 bytes is accepted, also chunked", async () => {
@@ -195,13 +201,13 @@ describe("failure codes (nothing written)", () => {
   });
 
   test("malformed JSON, non-object JSON: 400 VALIDATION_ERROR", async () => {
-    const before = totals(s);
+    const before = (await totals(s));
     for (const raw of ["{", '{"phoneNumber": }', "", "[1,2]", "null", '"text"', "42"]) {
       const body = await expectStatus(await post(s, form.id, null, { raw }), 400);
       expect(body.code).toBe("VALIDATION_ERROR");
       expect(body.details.field).toBe("body");
     }
-    expect(totals(s)).toEqual(before);
+    expect((await totals(s))).toEqual(before);
   });
 
   test("other content types: 415 UNSUPPORTED_MEDIA_TYPE", async () => {
@@ -212,14 +218,14 @@ describe("failure codes (nothing written)", () => {
   });
 
   test("missing phoneNumber: 400 with details {field, requirement, provided}", async () => {
-    const before = totals(s);
+    const before = (await totals(s));
     const body = await expectStatus(await post(s, form.id, { firstName: "Ann" }), 400);
     expect(body.code).toBe("VALIDATION_ERROR");
     expect(body.details.field).toBe("phoneNumber");
     expect(body.details).toHaveProperty("requirement");
     expect(body.details).toHaveProperty("provided");
     expect(body.errors[0].field).toBe("phoneNumber");
-    expect(totals(s)).toEqual(before);
+    expect((await totals(s))).toEqual(before);
   });
 
   test("every failing field is listed in errors[]", async () => {
@@ -252,8 +258,7 @@ describe("phone input forms", () => {
     ["+44 7400 123456", "+447400123456"],
   ])("%s is stored as %s", async (input, e164) => {
     const body = await expectStatus(await post(s, form.id, { phoneNumber: input }), 200);
-    const [m] = rows(s, "SELECT recipient_phone FROM messages WHERE id = ?", body.data.messageId);
-    expect(m.recipient_phone).toBe(e164);
+    expect((await messageOf(s, body.data.messageId))!.recipientPhone).toBe(e164);
   });
 
   test.each([["123"], ["+442071838750"], ["+18005550199"], ["(123) 456-7890"], ["call me"]])("%s is refused", async (input) => {
@@ -311,12 +316,12 @@ describe("field validation keys through HTTP", () => {
   ];
   test.each(cases)("%s: %p passes, %p fails", async (field, good, bad) => {
     await expectStatus(await post(s, form.id, { phoneNumber: nextPhone(), [field]: good }), 200);
-    const before = totals(s);
+    const before = (await totals(s));
     const body = await expectStatus(await post(s, form.id, { phoneNumber: nextPhone(), [field]: bad }), 400);
     expect(body.code).toBe("VALIDATION_ERROR");
     expect(body.details.field).toBe(field);
     expect(body.errors.map((e: any) => e.field)).toEqual([field]);
-    expect(totals(s)).toEqual(before);
+    expect((await totals(s))).toEqual(before);
   });
 
   test("a field's custom message is used", async () => {
@@ -344,8 +349,7 @@ describe("field validation keys through HTTP", () => {
 
   test("a declared phone field is stored in E.164 in customFields", async () => {
     const body = await expectStatus(await post(s, form.id, { phoneNumber: nextPhone(), uk: "+44 7400 123456" }), 200);
-    const [c] = rows(s, "SELECT custom_fields FROM contacts WHERE id = ?", body.data.contactId);
-    expect(JSON.parse(c.custom_fields).uk).toBe("+447400123456");
+    expect((await contactOf(s, body.data.contactId))!.customFields.uk).toBe("+447400123456");
   });
 });
 
@@ -353,8 +357,8 @@ describe("templates", () => {
   async function render(template: string, data: Record<string, unknown>, settings: Record<string, unknown> = { timezone: "UTC" }, fields?: unknown[]) {
     const f = await createForm(s, { messageTemplate: template, settings, ...(fields ? { fields } : {}) });
     const body = await expectStatus(await post(s, f.id, { phoneNumber: nextPhone(), ...data }), 200);
-    const [m] = rows(s, "SELECT content, metadata FROM messages WHERE id = ?", body.data.messageId);
-    return { content: m.content as string, meta: JSON.parse(m.metadata), form: f };
+    const m = (await messageOf(s, body.data.messageId))!;
+    return { content: m.content as string, meta: m.metadata, form: f };
   }
 
   test("whitespace inside braces is trimmed; names are case-sensitive; missing → empty", async () => {
@@ -408,7 +412,7 @@ describe("contacts from submissions", () => {
     const phone = nextPhone();
     const a = await expectStatus(await post(s, f1.id, { phoneNumber: phone, firstName: "Ann", email: "ann@a.co", color: "red", size: "M" }), 200);
     const contactId = a.data.contactId;
-    s.running.deps.sqlite.query("UPDATE contacts SET status = 'responded', tags = '[\"vip\"]' WHERE id = ?").run(contactId);
+    await expectStatus(await s.api(`/contacts/${contactId}`, { method: "PUT", json: { status: "responded", tags: ["vip"] } }), 200);
     const digits = phone.slice(2);
     const b = await expectStatus(
       await post(s, f2.id, { phoneNumber: `(${digits.slice(0, 3)}) ${digits.slice(3, 6)}-${digits.slice(6)}`, lastName: "Lee", email: "ann@b.co", color: "blue", source: "ads" }),
@@ -416,22 +420,23 @@ describe("contacts from submissions", () => {
     );
     expect(b.data.contactId).toBe(contactId);
     expect(b.data.messageId).not.toBe(a.data.messageId);
-    const [c] = rows(s, "SELECT * FROM contacts WHERE id = ?", contactId);
-    expect(c.first_name).toBe("Ann");
-    expect(c.last_name).toBe("Lee");
+    const c = (await contactOf(s, contactId))!;
+    expect(c.firstName).toBe("Ann");
+    expect(c.lastName).toBe("Lee");
     expect(c.email).toBe("ann@b.co");
-    expect(JSON.parse(c.custom_fields)).toEqual({ color: "blue", size: "M" });
+    expect(c.customFields).toEqual({ color: "blue", size: "M" });
     expect(c.source).toBe("ads"); // was empty
     expect(c.status).toBe("responded");
-    expect(c.tags).toBe('["vip"]');
-    expect(c.form_id).toBe(f1.id);
-    expect(c.search_text).toContain("lee");
-    expect(count(s, "contacts", "phone_number = ?", phone)).toBe(1);
-    const [m] = rows(s, "SELECT recipient_name FROM messages WHERE id = ?", b.data.messageId);
-    expect(m.recipient_name).toBe("Ann Lee");
+    expect(c.tags).toEqual(["vip"]);
+    expect(c.formId).toBe(f1.id);
+    const found = (await expectStatus(await s.api(`/contacts?limit=100&search=${digits}`), 200)).data.contacts.filter((x: any) => x.phoneNumber === phone);
+    expect(found.map((x: any) => x.id)).toEqual([contactId]);
+    expect((await expectStatus(await s.api("/contacts?search=ann%20lee&limit=100"), 200)).data.contacts.map((x: any) => x.id)).toContain(contactId);
+    expect((await messageOf(s, b.data.messageId))!.recipientName).toBe("Ann Lee");
     // A later source does not replace the first.
     await expectStatus(await post(s, f1.id, { phoneNumber: phone, source: "radio" }), 200);
-    expect(rows(s, "SELECT source FROM contacts WHERE id = ?", contactId)[0].source).toBe("ads");
+    expect((await contactOf(s, contactId))!.source).toBe("ads");
+    // Whether each submission made the contact is not shown by the API.
     const subs = rows(s, "SELECT new_contact FROM submissions WHERE contact_id = ? ORDER BY created_at, id", contactId).map((r) => r.new_contact);
     expect(subs).toEqual([1, 0, 0]);
   });
@@ -454,16 +459,16 @@ describe("Idempotency-Key", () => {
     const first = await post(s, f.id, { phoneNumber: phone, firstName: "A" }, { headers: { "Idempotency-Key": "order-1" } });
     const text1 = await first.text();
     expect(first.status).toBe(200);
-    const before = totals(s);
+    const before = (await totals(s));
     const again = await post(s, f.id, { phoneNumber: phone, firstName: "A" }, { headers: { "Idempotency-Key": "order-1" } });
     expect(again.status).toBe(200);
     expect(await again.text()).toBe(text1);
-    expect(totals(s)).toEqual(before);
+    expect((await totals(s))).toEqual(before);
     // The same key with another body is refused, nothing written.
     const changed = await post(s, f.id, { phoneNumber: phone, firstName: "Changed" }, { headers: { "Idempotency-Key": "order-1" } });
     expect((await expectStatus(changed, 422)).code).toBe("IDEMPOTENCY_KEY_REUSED");
-    expect(totals(s)).toEqual(before);
-    expect(rows(s, "SELECT first_name FROM contacts WHERE phone_number = ?", phone)[0].first_name).toBe("A");
+    expect((await totals(s))).toEqual(before);
+    expect((await expectStatus(await s.api(`/contacts?limit=100&search=${phone.slice(2)}`), 200)).data.contacts.find((x: any) => x.phoneNumber === phone).firstName).toBe("A");
     // A new key is a new submission.
     const other = await expectStatus(await post(s, f.id, { phoneNumber: phone }, { headers: { "Idempotency-Key": "order-2" } }), 200);
     expect(other.data.messageId).not.toBe(JSON.parse(text1).data.messageId);
@@ -479,7 +484,7 @@ describe("Idempotency-Key", () => {
 
   test("concurrent duplicates create one message", async () => {
     const f = await createForm(s);
-    const before = count(s, "messages", "form_id = ?", f.id);
+    const before = await listTotal(s, `/messages?formId=${f.id}`);
     const phone = nextPhone();
     const answers = await Promise.all(
       Array.from({ length: 20 }, () => post(s, f.id, { phoneNumber: phone }, { headers: { "Idempotency-Key": "same" } }).then(async (r) => [r.status, await r.text()] as const)),
@@ -488,16 +493,16 @@ describe("Idempotency-Key", () => {
       expect(status).toBe(200);
       expect(text).toBe(answers[0][1]);
     }
-    expect(count(s, "messages", "form_id = ?", f.id)).toBe(before + 1);
+    expect(await listTotal(s, `/messages?formId=${f.id}`)).toBe(before + 1);
   });
 
   test("a key over 255 characters is 400", async () => {
     const f = await createForm(s);
-    const before = totals(s);
+    const before = (await totals(s));
     const body = await expectStatus(await post(s, f.id, { phoneNumber: nextPhone() }, { headers: { "Idempotency-Key": "k".repeat(256) } }), 400);
     expect(body.code).toBe("VALIDATION_ERROR");
     expect(body.details.field).toBe("Idempotency-Key");
-    expect(totals(s)).toEqual(before);
+    expect((await totals(s))).toEqual(before);
     await expectStatus(await post(s, f.id, { phoneNumber: nextPhone() }, { headers: { "Idempotency-Key": "k".repeat(255) } }), 200);
   });
 
@@ -536,7 +541,7 @@ describe("per-form rate limit", () => {
         expect(res.headers.get("X-RateLimit-Limit")).toBe("3");
         expect(res.headers.get("X-RateLimit-Remaining")).toBe(String(2 - i));
       }
-      const before = totals(t);
+      const before = (await totals(t));
       const res = await post(t, f.id, { phoneNumber: nextPhone() });
       const body = await expectStatus(res, 429);
       expect(body.code).toBe("RATE_LIMIT_EXCEEDED");
@@ -546,7 +551,7 @@ describe("per-form rate limit", () => {
       expect(res.headers.get("X-RateLimit-Remaining")).toBe("0");
       expect(res.headers.get("X-RateLimit-Burst-Limit")).toBe("3");
       expect(res.headers.get("X-RateLimit-Burst-Remaining")).toBe("0");
-      expect(totals(t)).toEqual(before);
+      expect((await totals(t))).toEqual(before);
       await expectStatus(await post(t, g.id, { phoneNumber: nextPhone() }), 200);
       now += 20_000; // one token back (3 per minute)
       await expectStatus(await post(t, f.id, { phoneNumber: nextPhone() }), 200);
@@ -566,8 +571,7 @@ describe("daily limit deferral (settings.rateLimitPerDay)", () => {
       const f = await createForm(t, { settings: { timezone: "America/New_York", rateLimitPerDay: 2 } });
       const sched = async () => {
         const body = await expectStatus(await post(t, f.id, { phoneNumber: nextPhone() }), 200);
-        const [m] = rows(t, "SELECT scheduled_for FROM messages WHERE id = ?", body.data.messageId);
-        return { scheduledFor: m.scheduled_for as string, body };
+        return { scheduledFor: (await messageOf(t, body.data.messageId))!.scheduledFor as string, body };
       };
       expect((await sched()).scheduledFor).toBe("2026-03-11T02:30:00.000Z");
       expect((await sched()).scheduledFor).toBe("2026-03-11T02:30:00.000Z");
@@ -576,7 +580,7 @@ describe("daily limit deferral (settings.rateLimitPerDay)", () => {
       expect(third.body.data.estimatedDelivery).toBe("2026-03-11T04:00:00.000Z");
       expect((await sched()).scheduledFor).toBe("2026-03-11T04:00:00.000Z");
       expect((await sched()).scheduledFor).toBe("2026-03-12T04:00:00.000Z"); // day after is full too
-      expect(count(t, "contacts", "form_id = ?", f.id)).toBe(5);
+      expect(await listTotal(t, `/contacts?formId=${f.id}`)).toBe(5);
       // Next local day: the deferred messages already fill 11 March, so 12 March is next.
       now = Date.parse("2026-03-11T15:00:00.000Z");
       expect((await sched()).scheduledFor).toBe("2026-03-12T04:00:00.000Z");
@@ -589,9 +593,9 @@ describe("daily limit deferral (settings.rateLimitPerDay)", () => {
   test("delayMinutes sets scheduledFor = createdAt + delay", async () => {
     const f = await createForm(s, { settings: { delayMinutes: 90 } });
     const body = await expectStatus(await post(s, f.id, { phoneNumber: nextPhone() }), 200);
-    const [m] = rows(s, "SELECT scheduled_for, created_at FROM messages WHERE id = ?", body.data.messageId);
-    expect(Date.parse(m.scheduled_for) - Date.parse(m.created_at)).toBe(90 * 60_000);
-    expect(body.data.estimatedDelivery).toBe(m.scheduled_for);
+    const m = (await messageOf(s, body.data.messageId))!;
+    expect(Date.parse(m.scheduledFor) - Date.parse(m.createdAt)).toBe(90 * 60_000);
+    expect(body.data.estimatedDelivery).toBe(m.scheduledFor);
   });
 });
 
@@ -604,7 +608,7 @@ describe("monthly quota", () => {
       const f = await createForm(t, {}, acct.apiKey);
       await expectStatus(await post(t, f.id, { phoneNumber: nextPhone() }), 200);
       await expectStatus(await post(t, f.id, { phoneNumber: nextPhone() }), 200);
-      const before = totals(t);
+      const before = (await totals(t));
       const refused = await post(t, f.id, { phoneNumber: nextPhone() });
       // Retry-After and retryAfter: the seconds until the quota resets (60 s to midnight UTC).
       expect(refused.headers.get("retry-after")).toBe("60");
@@ -612,7 +616,7 @@ describe("monthly quota", () => {
       expect(body.code).toBe("QUOTA_EXCEEDED");
       expect(body.retryAfter).toBe(60);
       expect(body.details).toEqual({ limit: 2, used: 2, resetsAt: "2026-06-01T00:00:00.000Z", retryAfter: 60, action: `textwire accounts update ${acct.account.id} --monthly-quota N` });
-      expect(totals(t)).toEqual(before);
+      expect((await totals(t))).toEqual(before);
       // Accounts without a quota are unaffected.
       const mine = await createForm(t);
       await expectStatus(await post(t, mine.id, { phoneNumber: nextPhone() }), 200);
@@ -677,7 +681,7 @@ describe("queue positions", () => {
       expect(n3.queuePosition).toBe(5); // urgent, high, n1, n2, n3 | delayed, low
       const q = t.running.deps.queue;
       expect([u1, h1, n1, n2, n3, d1, l1].map((x) => q.rank(x.messageId))).toEqual([1, 2, 3, 4, 5, 6, 7]);
-      const msgs = rows(t, "SELECT priority FROM messages WHERE id IN (?, ?)", u1.messageId, h1.messageId).map((r) => r.priority).sort();
+      const msgs = (await Promise.all([u1.messageId, h1.messageId].map((id) => messageOf(t, id)))).map((m) => m!.priority).sort();
       expect(msgs).toEqual(["high", "urgent"]);
     } finally {
       await t.stop();
@@ -715,7 +719,7 @@ describe("queue positions", () => {
         const b = await expectStatus(await post(t, forms[i % 4].id, { phoneNumber: nextPhone() }), 200);
         ids.push(b.data.messageId);
       }
-      // A message that is no longer queued must not come back.
+      // A message that is no longer queued must not come back (sent behind the queue's back: SQL arranges it).
       t.running.deps.sqlite.query("UPDATE messages SET status = 'sent', sent_at = created_at WHERE id = ?").run(ids[0]);
       t.running.deps.queue.remove(ids[0]);
       const q1 = t.running.deps.queue;
@@ -746,13 +750,13 @@ describe("database unavailable", () => {
       const f = await createForm(t);
       t.running.deps.sqlite.exec("PRAGMA busy_timeout = 50");
       other.exec("BEGIN IMMEDIATE");
-      const before = totals(t);
+      const before = (await totals(t));
       const res = await post(t, f.id, { phoneNumber: nextPhone() });
       const body = await expectStatus(res, 503);
       expect(body.code).toBe("SERVICE_UNAVAILABLE");
       expect(res.headers.get("Retry-After")).toBe("1");
       other.exec("ROLLBACK");
-      expect(totals(t)).toEqual(before);
+      expect((await totals(t))).toEqual(before);
       expect(t.running.deps.queue.size()).toBe(0);
       await expectStatus(await post(t, f.id, { phoneNumber: nextPhone() }), 200);
     } finally {
@@ -767,13 +771,13 @@ describe("a write that fails after the queue entry went in", () => {
     const t = await startTestServer();
     try {
       const f = await createForm(t);
-      const before = totals(t);
+      const before = (await totals(t));
       // Stands in for an I/O error on the job's last write.
       t.running.deps.sqlite.run("CREATE TEMP TRIGGER idem_fails BEFORE INSERT ON idempotency_keys BEGIN SELECT RAISE(ABORT, 'disk says no'); END");
       const res = await post(t, f.id, { phoneNumber: nextPhone() }, { headers: { "Idempotency-Key": "k-fails" } });
       expect(res.status).toBe(500);
-      expect(totals(t)).toEqual(before);
-      expect(t.running.deps.queue.size()).toBe(count(t, "messages", "status = 'queued'"));
+      expect((await totals(t))).toEqual(before);
+      expect(t.running.deps.queue.size()).toBe(await listTotal(t, "/messages?status=queued"));
       // The next submission is unaffected and is the only one the queue holds.
       t.running.deps.sqlite.run("DROP TRIGGER temp.idem_fails");
       const ok = await expectStatus(await post(t, f.id, { phoneNumber: nextPhone() }), 200);

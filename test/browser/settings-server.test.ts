@@ -69,7 +69,7 @@ describe("Settings: business, server address, HTTPS, backups", () => {
         await page.getByTestId("https-status").waitFor();
 
         // Get a certificate: an IP address is refused in plain words, beside its field (a valid
-        // name would ask Let's Encrypt itself: the flow is tested against Pebble in test/api/ops/acme.test.ts).
+        // name would ask Let's Encrypt itself: the flow is tested against Pebble in test/slow/ops/acme.test.ts).
         await page.getByRole("heading", { name: "Get a certificate" }).waitFor();
         await page.getByLabel("Public name").fill("192.168.1.20");
         await page.getByRole("button", { name: "Get a certificate" }).click();

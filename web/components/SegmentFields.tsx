@@ -1,4 +1,5 @@
 import { splitTags } from "../../src/domain/tags";
+import type { RequestBody } from "../api-types";
 import { errAttrs, FieldError, type ApiFieldErrors } from "./FieldError";
 
 /**
@@ -7,6 +8,9 @@ import { errAttrs, FieldError, type ApiFieldErrors } from "./FieldError";
  * libphonenumber's metadata into the dashboard's first load.
  */
 export const CONTACT_STATUSES = ["new", "contacted", "responded", "converted"] as const satisfies ReadonlyArray<import("../../src/domain/contact-update").ContactStatus>;
+
+/** The API's `segment` (POST /v1/broadcasts and an automation's start take the same). */
+type Segment = NonNullable<RequestBody<"/v1/broadcasts", "post">["segment"]>;
 
 /** Which contacts, as the broadcasts' segment filters (status, all these tags, from a form, matching). */
 export interface SegmentDraft {
@@ -17,9 +21,9 @@ export interface SegmentDraft {
 }
 
 /** The API's `segment` object: only the filters that are set (none = every contact). */
-export function segmentOf(d: SegmentDraft): Record<string, unknown> {
-  const s: Record<string, unknown> = {};
-  if (d.status) s.status = d.status;
+export function segmentOf(d: SegmentDraft): Segment {
+  const s: Segment = {};
+  if (d.status) s.status = d.status as Segment["status"];
   const tags = splitTags(d.tags);
   if (tags.length) s.tags = tags;
   if (d.formId) s.formId = d.formId;

@@ -58,8 +58,8 @@ function Wizard() {
     connected.value = null;
     (async () => {
       try {
-        const before = await api<Answer<"/v1/devices">>("/devices");
-        const r = await api<Answer<"/v1/devices/registration-tokens", "post">>("/devices/registration-tokens", { method: "POST", json: {} });
+        const before = await api.get("/v1/devices");
+        const r = await api.post("/v1/devices/registration-tokens", { json: {} });
         if (gone) return;
         known.value = new Set(before.data.devices.map((d) => d.id));
         reg.value = r.data;
@@ -84,7 +84,7 @@ function Wizard() {
     const seen = known.value;
     const timer = setInterval(async () => {
       try {
-        const r = await api<Answer<"/v1/devices">>("/devices");
+        const r = await api.get("/v1/devices");
         const fresh = r.data.devices.find((d) => !seen.has(d.id) && d.kind === "smsgate");
         if (fresh) connected.value = fresh;
       } catch {}

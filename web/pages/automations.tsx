@@ -8,8 +8,10 @@ import { Fragment } from "preact";
 import { useEffect } from "preact/hooks";
 import { useComputed, useSignal } from "@preact/signals";
 import { api, can, errorText, fieldErrorsOf } from "../api";
+import { useResource } from "../resource";
+import { FormSelect, useFormChoices } from "../components/FormPicker";
 import { act } from "../act";
-import type { Answer } from "../api-types";
+import type { Answer, Query } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path } from "../router";
 import { renderTemplate } from "../../src/domain/template";
@@ -99,33 +101,22 @@ function convertedText(a: Automation): string {
 }
 
 function AutomationList() {
-  const list = useSignal<Automation[] | null>(null);
-  const forms = useSignal<Map<string, string>>(new Map());
-  const error = useSignal("");
+  const forms = useFormChoices();
   const notice = useSignal("");
   /** The one question open (the dialog's title id is shared, so one Confirm per page). */
   const asking = useSignal<Question | null>(null);
-  const load = () =>
-    api("/automations?limit=100")
-      .then((r) => ((list.value = r.data.automations), (error.value = "")))
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-    api("/forms?limit=100")
-      .then((r) => (forms.value = new Map(r.data.forms.map((f: { id: string; name: string }) => [f.id, f.name]))))
-      .catch(() => {});
-  }, []);
+  const { data: list, error, load } = useResource(() => api.get("/v1/automations", { query: { limit: 100 } }).then((r) => r.data.automations));
   async function setActive(a: Automation, isActive: boolean) {
     list.value = list.value?.map((x) => (x.id === a.id ? { ...x, isActive } : x)) ?? null;
     await act(
       notice,
-      () => api(`/automations/${enc(a.id)}`, { method: "PUT", json: { isActive } }),
+      () => api.put("/v1/automations/{id}", { path: { id: a.id }, json: { isActive } }),
       () => (isActive ? `${a.name} is on: new submissions start it.` : `${a.name} is off: its runs stopped and their waiting texts were cancelled.`),
       load,
     );
   }
   async function remove(a: Automation) {
-    await act(notice, () => api(`/automations/${enc(a.id)}`, { method: "DELETE" }), () => `${a.name} deleted; its waiting texts were cancelled.`, load);
+    await act(notice, () => api.delete("/v1/automations/{id}", { path: { id: a.id } }), () => `${a.name} deleted; its waiting texts were cancelled.`, load);
   }
   const admin = can("automations.write");
   return (
@@ -153,7 +144,7 @@ function AutomationList() {
                   <a href={`/automations/${enc(a.id)}`}>{a.name}</a>
                   <span class="hint"> · {a.steps.length === 1 ? "1 text" : `${a.steps.length} texts`}</span>
                 </td>
-                <td data-label="Form">{forms.value.get(a.formId) ?? "—"}</td>
+                <td data-label="Form">{forms.value.find((f) => f.id === a.formId)?.name ?? "—"}</td>
                 <td data-label="People">
                   {fmtNum(a.runs.active)} going · {fmtNum(a.runs.completed)} finished · {fmtNum(a.runs.stopped)} stopped
                 </td>
@@ -283,26 +274,25 @@ function AutomationEditor(props: { id?: string }) {
   const stopOnReply = useSignal(true);
   /** Whether the owner ticked or unticked "they reply" (else it follows the steps: docs/automations.md). */
   const replyTouched = useSignal(false);
-  const stopOnStatus = useSignal<string[]>(["converted"]);
+  const stopOnStatus = useSignal<Automation["stopOnStatus"]>(["converted"]);
   const restartOnResubmit = useSignal(false);
   const isActive = useSignal(true);
-  const forms = useSignal<Array<{ id: string; name: string }>>([]);
-  const form = useSignal<FormInfo | null>(null);
   const error = useSignal("");
+  const forms = useFormChoices({
+    onLoad: (all) => {
+      if (!props.id && !formId.value && all.length) formId.value = all[0].id;
+    },
+    onError: (message) => (error.value = message),
+  });
+  const form = useSignal<FormInfo | null>(null);
   const fieldErrors = useSignal<ApiFieldErrors>([]);
   const notice = useSignal("");
   const asking = useSignal<Question | null>(null);
   const admin = can("automations.write");
 
   useEffect(() => {
-    api("/forms?limit=100")
-      .then((r) => {
-        forms.value = r.data.forms.map((f: { id: string; name: string }) => ({ id: f.id, name: f.name }));
-        if (!props.id && !formId.value && forms.value.length) formId.value = forms.value[0].id;
-      })
-      .catch((e) => (error.value = errorText(e)));
     if (props.id)
-      api(`/automations/${enc(props.id)}`)
+      api.get("/v1/automations/{id}", { path: { id: props.id } })
         .then((r) => show(r.data.automation))
         .catch((e) => (error.value = errorText(e)));
   }, [props.id]);
@@ -310,7 +300,7 @@ function AutomationEditor(props: { id?: string }) {
   useEffect(() => {
     if (!formId.value) return;
     let gone = false;
-    api(`/forms/${enc(formId.value)}`)
+    api.get("/v1/forms/{id}", { path: { id: formId.value } })
       .then((r) => !gone && (form.value = r.data.form))
       .catch(() => !gone && (form.value = null));
     return () => void (gone = true);
@@ -368,7 +358,7 @@ function AutomationEditor(props: { id?: string }) {
     notice.value = "";
     fieldErrors.value = [];
     try {
-      const r = props.id ? await api(`/automations/${enc(props.id)}`, { method: "PUT", json: body() }) : await api("/automations", { method: "POST", json: body() });
+      const r = props.id ? await api.put("/v1/automations/{id}", { path: { id: props.id }, json: body() }) : await api.post("/v1/automations", { json: body() });
       if (!props.id) {
         navigate(`/automations/${enc(r.data.automation.id)}`, true);
         return;
@@ -383,7 +373,7 @@ function AutomationEditor(props: { id?: string }) {
   async function remove() {
     if (!props.id) return;
     try {
-      await api(`/automations/${enc(props.id)}`, { method: "DELETE" });
+      await api.delete("/v1/automations/{id}", { path: { id: props.id } });
       navigate("/automations");
     } catch (e) {
       error.value = errorText(e);
@@ -409,13 +399,15 @@ function AutomationEditor(props: { id?: string }) {
             <FieldError errors={errs} name="name" id="auto-name-error" />
           </span>
           <span class="field wide">
-            <label for="auto-form">Starts when someone fills in</label>
-            <select id="auto-form" value={formId.value} onChange={(e) => (formId.value = (e.target as HTMLSelectElement).value)} {...errAttrs(errs, "formId", "auto-form-error", "auto-form-help")}>
-              {forms.value.length ? null : <option value="">No forms yet</option>}
-              {forms.value.map((f) => (
-                <option key={f.id} value={f.id}>{f.name}</option>
-              ))}
-            </select>
+            <FormSelect
+              id="auto-form"
+              label="Starts when someone fills in"
+              none="No forms yet"
+              value={formId.value}
+              forms={forms.value}
+              onChange={(v) => (formId.value = v)}
+              aria={errAttrs(errs, "formId", "auto-form-error", "auto-form-help")}
+            />
             <small id="auto-form-help" class="hint">
               Times are in the form's time zone{zone ? ` (${zone})` : ""}.
             </small>
@@ -619,14 +611,21 @@ const contactName = (r: Run) => {
 };
 
 function RunList(props: { automation: Automation }) {
-  const status = useSignal("");
+  const status = useSignal<NonNullable<Query<"/v1/automations/{id}/runs">["status"]> | "">("");
   const page = useSignal(1);
-  const runs = useSignal<Run[] | null>(null);
-  const totalPages = useSignal(0);
-  const total = useSignal(0);
-  const error = useSignal("");
+  const id = props.automation.id;
+  const { data, error, load } = useResource(
+    () => {
+      const query: Query<"/v1/automations/{id}/runs"> = { page: page.value, limit: 20, status: status.value || undefined };
+      return Promise.all([api.get("/v1/automations/{id}/runs", { path: { id }, query }), api.get("/v1/automations/{id}", { path: { id } })]);
+    },
+    [id, props.automation.updatedAt, status.value, page.value],
+  );
+  const runs = useComputed(() => data.value?.[0].data.runs ?? null);
+  const totalPages = useComputed(() => data.value?.[0].data.pagination.totalPages ?? 0);
+  const total = useComputed(() => data.value?.[0].data.pagination.total ?? 0);
   /** The counts as of the last read (the builder above keeps what the owner is editing). */
-  const counts = useSignal<Automation>(props.automation);
+  const counts = useComputed(() => data.value?.[1].data.automation ?? props.automation);
   /** The run whose "Stop" asks (null: none). */
   const stopping = useSignal<Run | null>(null);
   const notice = useSignal("");
@@ -635,26 +634,11 @@ function RunList(props: { automation: Automation }) {
     stopping.value = null;
     await act(
       notice,
-      () => api(`/automations/${enc(props.automation.id)}/runs/${enc(r.id)}/stop`, { method: "POST" }),
+      () => api.post("/v1/automations/{id}/runs/{runId}/stop", { path: { id: props.automation.id, runId: r.id } }),
       (res) => (res.data.changed ? `Stopped for ${contactName(r)}: their texts not sent yet are cancelled.` : `It had already ${res.data.run.status === "completed" ? "finished" : "stopped"} for ${contactName(r)}.`),
       load,
     );
   }
-  const load = () => {
-    const q = new URLSearchParams({ page: String(page.value), limit: "20" });
-    if (status.value) q.set("status", status.value);
-    const id = enc(props.automation.id);
-    Promise.all([api(`/automations/${id}/runs?${q}`), api(`/automations/${id}`)])
-      .then(([r, a]) => {
-        runs.value = r.data.runs;
-        totalPages.value = r.data.pagination.totalPages;
-        total.value = r.data.pagination.total;
-        counts.value = a.data.automation;
-        error.value = "";
-      })
-      .catch((e) => (error.value = errorText(e)));
-  };
-  useEffect(load, [props.automation.id, props.automation.updatedAt, status.value, page.value]);
   // A submission, a text sent or a reply changes the runs: read them again.
   const live = useLiveMessages(load);
   const a = counts.value;
@@ -670,7 +654,7 @@ function RunList(props: { automation: Automation }) {
       <div class="filters">
         <span class="field">
           <label for="runs-status">Show</label>
-          <select id="runs-status" value={status.value} onChange={(e) => ((status.value = (e.target as HTMLSelectElement).value), (page.value = 1))}>
+          <select id="runs-status" value={status.value} onChange={(e) => ((status.value = (e.target as HTMLSelectElement).value as typeof status.value), (page.value = 1))}>
             <option value="">everyone</option>
             <option value="active">going</option>
             <option value="completed">finished</option>
@@ -745,7 +729,7 @@ function RunList(props: { automation: Automation }) {
 // ---------------------------------------------------------------------------------------------
 // Start for existing contacts
 
-type StartCount = { contacts: number; starting: number; skipped: Record<string, number> };
+type StartCount = Answer<"/v1/automations/{id}/start", "post">["data"];
 const LEFT_OUT_WORDS: Record<string, string> = {
   "opted-out": "opted out",
   status: "already in a status that stops it",
@@ -760,7 +744,7 @@ function StartForExisting(props: { automation: Automation; forms: Array<{ id: st
   const fieldErrors = useSignal<ApiFieldErrors>([]);
   const notice = useSignal("");
   const busy = useSignal(false);
-  const url = `/automations/${enc(props.automation.id)}/start`;
+  const start = (dryRun: boolean) => api.post("/v1/automations/{id}/start", { path: { id: props.automation.id }, query: dryRun ? { dryRun } : undefined, json: { segment: segmentOf(seg.value) } });
   async function preview(e: Event) {
     e.preventDefault();
     error.value = "";
@@ -768,7 +752,7 @@ function StartForExisting(props: { automation: Automation; forms: Array<{ id: st
     fieldErrors.value = [];
     busy.value = true;
     try {
-      count.value = (await api(`${url}?dryRun=true`, { method: "POST", json: { segment: segmentOf(seg.value) } })).data;
+      count.value = (await start(true)).data;
     } catch (err) {
       error.value = errorText(err);
       fieldErrors.value = fieldErrorsOf(err);
@@ -776,10 +760,10 @@ function StartForExisting(props: { automation: Automation; forms: Array<{ id: st
       busy.value = false;
     }
   }
-  async function start() {
+  async function startNow() {
     busy.value = true;
     try {
-      const r = await api(url, { method: "POST", json: { segment: segmentOf(seg.value) } });
+      const r = await start(false);
       notice.value = `Starting for ${fmtNum(r.data.starting)} ${r.data.starting === 1 ? "contact" : "contacts"}; they appear below as their runs are made.`;
       count.value = null;
     } catch (err) {
@@ -821,7 +805,7 @@ function StartForExisting(props: { automation: Automation; forms: Array<{ id: st
               </ul>
             ) : null}
             {c.starting > 0 ? (
-              <button type="button" disabled={busy.value} onClick={start}>
+              <button type="button" disabled={busy.value} onClick={startNow}>
                 Start for {fmtNum(c.starting)} {c.starting === 1 ? "contact" : "contacts"}
               </button>
             ) : null}

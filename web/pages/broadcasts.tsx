@@ -1,8 +1,10 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, can, errorText, isPerson } from "../api";
+import { useResource } from "../resource";
+import { FormSelect, useFormChoices } from "../components/FormPicker";
 import { act } from "../act";
-import type { Broadcast, BroadcastPreview } from "../api-types";
+import type { Broadcast, BroadcastPreview, RequestBody } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
 import { instantOfLocalTime } from "../../src/domain/quiet-hours";
 import { LiveBadge, useLiveMessages } from "../live";
@@ -51,25 +53,17 @@ function minutesInWords(m: number): string {
 }
 
 export function Broadcasts() {
-  const list = useSignal<Broadcast[] | null>(null);
-  const error = useSignal("");
   const notice = useSignal("");
   const cancelling = useSignal<Broadcast | null>(null);
   /** The business's zone (Settings → Business), as the dry run reports it; dates are shown in it. */
   const timeZone = useSignal<string | null>(null);
-  const load = () =>
-    api("/broadcasts?limit=50")
-      .then((r) => ((list.value = r.data.broadcasts), (error.value = "")))
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-  }, []);
+  const { data: list, error, load } = useResource(() => api.get("/v1/broadcasts", { query: { limit: 50 } }).then((r) => r.data.broadcasts));
   const live = useLiveMessages(() => load());
   async function cancel() {
     const b = cancelling.value;
     cancelling.value = null;
     if (!b) return;
-    await act(notice, () => api(`/broadcasts/${encodeURIComponent(b.id)}/cancel`, { method: "POST" }), (r) => r.message, load);
+    await act(notice, () => api.post("/v1/broadcasts/{id}/cancel", { path: { id: b.id } }), (r) => r.message ?? "", load);
   }
   const admin = can("broadcasts.write");
   return (
@@ -135,6 +129,8 @@ export function Broadcasts() {
   );
 }
 
+type Segment = NonNullable<RequestBody<"/v1/broadcasts", "post">["segment"]>;
+
 function NewBroadcast(props: { onSent: (notice: string) => void; onZone: (timeZone: string) => void }) {
   const name = useSignal("");
   const content = useSignal("Hi {{firstName}}, ");
@@ -142,11 +138,11 @@ function NewBroadcast(props: { onSent: (notice: string) => void; onZone: (timeZo
   const tags = useSignal("");
   const formId = useSignal("");
   const search = useSignal("");
-  const priority = useSignal("normal");
+  const priority = useSignal<NonNullable<RequestBody<"/v1/broadcasts", "post">["priority"]>>("normal");
   const when = useSignal<"now" | "later">("now");
   const laterDate = useSignal("");
   const laterTime = useSignal("09:00");
-  const forms = useSignal<Array<{ id: string; name: string }>>([]);
+  const forms = useFormChoices();
   const count = useSignal<BroadcastPreview | null>(null);
   const countError = useSignal("");
   const error = useSignal("");
@@ -158,15 +154,10 @@ function NewBroadcast(props: { onSent: (notice: string) => void; onZone: (timeZo
   const asked = useRef(0);
   const confirmRef = useRef<HTMLElement>(null);
 
-  useEffect(() => {
-    api("/forms?limit=100")
-      .then((r) => (forms.value = r.data.forms.map((f: any) => ({ id: f.id, name: f.name }))))
-      .catch(() => {});
-  }, []);
   const zone = () => count.value?.accountTimeZone ?? "UTC";
   const segment = () => {
-    const s: Record<string, unknown> = {};
-    if (status.value) s.status = status.value;
+    const s: Segment = {};
+    if (status.value) s.status = status.value as Segment["status"];
     const t = parseTags(tags.value);
     if (t.length) s.tags = t;
     if (formId.value) s.formId = formId.value;
@@ -190,8 +181,9 @@ function NewBroadcast(props: { onSent: (notice: string) => void; onZone: (timeZo
     timer.current = setTimeout(async () => {
       const n = ++asked.current;
       try {
-        const r = await api("/broadcasts?dryRun=true", { method: "POST", json: body() });
+        const r = await api.post("/v1/broadcasts", { query: { dryRun: true }, json: body() });
         if (n === asked.current) {
+          if ("broadcast" in r.data) return; // a dry run never sends
           count.value = r.data;
           countError.value = "";
           props.onZone(r.data.accountTimeZone);
@@ -227,7 +219,8 @@ function NewBroadcast(props: { onSent: (notice: string) => void; onZone: (timeZo
     const json = body();
     checking.value = true;
     try {
-      const r = await api("/broadcasts?dryRun=true", { method: "POST", json });
+      const r = await api.post("/v1/broadcasts", { query: { dryRun: true }, json });
+      if ("broadcast" in r.data) return; // a dry run never sends
       confirming.value = { body: JSON.stringify(json), preview: r.data };
       count.value = r.data;
       requestAnimationFrame(() => confirmRef.current?.focus());
@@ -248,8 +241,9 @@ function NewBroadcast(props: { onSent: (notice: string) => void; onZone: (timeZo
     }
     sending.value = true;
     try {
-      const r = await api("/broadcasts", { method: "POST", json: JSON.parse(c.body) });
-      const b = r.data.broadcast as Broadcast;
+      const r = await api.post("/v1/broadcasts", { json: JSON.parse(c.body) });
+      if (!("broadcast" in r.data)) return; // asked without dryRun: always the broadcast
+      const b: Broadcast = r.data.broadcast;
       const later = b.status === "scheduled" ? ` It starts ${whenInWords(b.scheduledFor, zone())}.` : "";
       props.onSent(`${b.name}: ${plural(c.preview.sending, "text", "texts")} ${b.status === "scheduled" ? "scheduled" : "being queued"}.${later}`);
       confirming.value = null;
@@ -296,13 +290,7 @@ function NewBroadcast(props: { onSent: (notice: string) => void; onZone: (timeZo
             <input id="bc-tags" value={tags.value} onInput={on(tags)} placeholder="vip, spring" />
           </span>
           <span class="field">
-            <label for="bc-form">From form</label>
-            <select id="bc-form" value={formId.value} onChange={on(formId)}>
-              <option value="">Any form</option>
-              {forms.value.map((f) => (
-                <option key={f.id} value={f.id}>{f.name}</option>
-              ))}
-            </select>
+            <FormSelect id="bc-form" label="From form" any="Any form" value={formId.value} forms={forms.value} onChange={(v) => ((formId.value = v), changed())} />
           </span>
           <span class="field">
             <label for="bc-search">Matching (name, e-mail, phone)</label>

@@ -50,7 +50,7 @@ export function ContactExport() {
   const formName = useSignal<string | null>(null);
   useEffect(() => {
     const formId = params.get("formId");
-    if (formId) api(`/forms/${encodeURIComponent(formId)}`).then((r) => (formName.value = r.data.form?.name ?? null)).catch(() => {});
+    if (formId) api.get("/v1/forms/{id}", { path: { id: formId } }).then((r) => (formName.value = r.data.form?.name ?? null)).catch(() => {});
   }, []);
 
   const describe = (k: string, v: string) =>

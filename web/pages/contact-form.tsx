@@ -1,6 +1,6 @@
 import { useSignal } from "@preact/signals";
 import { api, ApiError, errorText, fieldErrorsOf } from "../api";
-import type { Contact } from "../api-types";
+import type { Contact, RequestBody } from "../api-types";
 import { FieldError, errAttrs, type ApiFieldErrors } from "../components/FieldError";
 import { nameOf, parseTags, splitName } from "../contact-names";
 
@@ -51,12 +51,12 @@ export function ContactForm(props: { contact?: Contact; submitLabel: string; onS
   const busy = useSignal(false);
   const idp = c ? `edit-${c.id.slice(0, 8)}` : "new";
 
-  function body(): Record<string, unknown> {
+  function body(): RequestBody<"/v1/contacts", "post"> & RequestBody<"/v1/contacts/{id}", "put"> {
     const custom: Record<string, string | null> = {};
     for (const r of rows.value) if (r.name.trim()) custom[r.name.trim()] = r.value;
     // Details the person removed are deleted (customFields merge; null deletes a key).
     for (const k of Object.keys(c?.customFields ?? {})) if (!(k in custom)) custom[k] = null;
-    const b: Record<string, unknown> = {
+    const b: ReturnType<typeof body> = {
       phoneNumber: phone.value,
       // Sent only when changed: a stored first name of two words ("Mary Ann") is kept as it is.
       ...(name.value.trim() !== startName ? splitName(name.value) : {}),
@@ -79,7 +79,7 @@ export function ContactForm(props: { contact?: Contact; submitLabel: string; onS
     error.value = "";
     clash.value = null;
     try {
-      const r = await api<{ data: { contact: Contact } }>(c ? `/contacts/${encodeURIComponent(c.id)}` : "/contacts", { method: c ? "PUT" : "POST", json: body() });
+      const r = c ? await api.put("/v1/contacts/{id}", { path: { id: c.id }, json: body() }) : await api.post("/v1/contacts", { json: body() });
       props.onSaved(r.data.contact);
     } catch (err) {
       // One Name field holds both names: its problems are shown under it.
@@ -87,7 +87,7 @@ export function ContactForm(props: { contact?: Contact; submitLabel: string; onS
       if (err instanceof ApiError && err.code === "DUPLICATE_PHONE_NUMBER" && typeof err.body?.details?.existingContactId === "string") {
         const id = err.body.details.existingContactId as string;
         clash.value = { id, label: "that contact" };
-        api<{ data: { contact: Contact } }>(`/contacts/${encodeURIComponent(id)}`)
+        api.get("/v1/contacts/{id}", { path: { id } })
           .then((o) => (clash.value = { id, label: nameOf(o.data.contact) || o.data.contact.phoneNumber }))
           .catch(() => {});
       } else error.value = errors.value.length ? "Please check the marked fields." : plain(errorText(err));

@@ -111,7 +111,7 @@ export function ContactImport() {
       if (!u) return;
       checking.value = true;
       try {
-        const r = await api("/contacts/import?dryRun=true", { method: "POST", body: u.body, headers: { "Content-Type": u.type } });
+        const r = await api.post("/v1/contacts/import", { query: { dryRun: "true" }, body: u.body, headers: { "Content-Type": u.type } });
         if (!gone) check.value = r.data;
       } catch (e) {
         if (!gone) error.value = errorText(e);
@@ -131,7 +131,7 @@ export function ContactImport() {
     busy.value = true;
     error.value = "";
     try {
-      const r = await api("/contacts/import", { method: "POST", body: u.body, headers: { "Content-Type": u.type } });
+      const r = await api.post("/v1/contacts/import", { body: u.body, headers: { "Content-Type": u.type } });
       result.value = r.data;
     } catch (e) {
       error.value = errorText(e);

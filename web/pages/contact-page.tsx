@@ -47,19 +47,19 @@ export function ContactPage(props: { id: string }) {
   const deleting = useSignal(false);
   async function load() {
     try {
-      const id = encodeURIComponent(props.id);
+      const id = props.id;
       const [r, h, k, q] = await Promise.all([
-        api<Answer<"/v1/contacts/{id}">>(`/contacts/${id}`),
-        api(`/contacts/${id}/messages?limit=50`),
-        api<Answer<"/v1/contacts/{id}/consent-history">>(`/contacts/${id}/consent-history?limit=50`),
-        api<Answer<"/v1/submissions">>(`/submissions?contactId=${id}&limit=50`),
+        api.get("/v1/contacts/{id}", { path: { id } }),
+        api.get("/v1/contacts/{id}/messages", { path: { id }, query: { limit: 50 } }),
+        api.get("/v1/contacts/{id}/consent-history", { path: { id }, query: { limit: 50 } }),
+        api.get("/v1/submissions", { query: { contactId: id, limit: 50 } }),
       ]);
       requests.value = q.data.submissions;
       c.value = r.data.contact;
       runs.value = r.data.automationRuns;
       const formId = r.data.contact.formId;
       if (formId) {
-        api<Answer<"/v1/forms/{id}">>(`/forms/${encodeURIComponent(formId)}`)
+        api.get("/v1/forms/{id}", { path: { id: formId } })
           .then((f) => (labels.value = new Map(f.data.form.fields.filter((x) => x.label).map((x) => [x.name, x.label as string]))))
           .catch(() => {});
       }
@@ -79,7 +79,7 @@ export function ContactPage(props: { id: string }) {
   async function remove() {
     deleting.value = false;
     try {
-      await api(`/contacts/${encodeURIComponent(props.id)}`, { method: "DELETE" });
+      await api.delete("/v1/contacts/{id}", { path: { id: props.id } });
       flash = `${who} deleted, with their texts and conversation.`;
       navigate("/contacts");
     } catch (e) {
@@ -209,7 +209,7 @@ function AutomationRuns(props: { runs: ContactRun[]; who: string; onDone: (msg: 
   async function stop(r: ContactRun) {
     stopping.value = null;
     try {
-      const a = await api<Answer<"/v1/automations/{id}/runs/{runId}/stop", "post">>(`/automations/${encodeURIComponent(r.automationId)}/runs/${encodeURIComponent(r.id)}/stop`, { method: "POST" });
+      const a = await api.post("/v1/automations/{id}/runs/{runId}/stop", { path: { id: r.automationId, runId: r.id } });
       error.value = "";
       props.onDone(
         a.data.changed
@@ -283,7 +283,8 @@ function OptOutPanel(props: { contact: Contact; onDone: (msg: string) => void })
     busy.value = true;
     error.value = "";
     try {
-      await api(`/contacts/${encodeURIComponent(props.contact.id)}/${out ? "opt-in" : "opt-out"}`, { method: "POST", json: reason.value.trim() ? { reason: reason.value.trim() } : {} });
+      const init = { path: { id: props.contact.id }, json: reason.value.trim() ? { reason: reason.value.trim() } : {} };
+      await (out ? api.post("/v1/contacts/{id}/opt-in", init) : api.post("/v1/contacts/{id}/opt-out", init));
       reason.value = "";
       props.onDone(out ? `${who} opted back in: texts are allowed again.` : `${who} opted out: no more texts are sent to ${fmtPhone(props.contact.phoneNumber)}.`);
     } catch (err) {

@@ -1,8 +1,10 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
-import { api, can, errorText } from "../api";
+import { api, can, errorText, queryFrom } from "../api";
+import { useResource } from "../resource";
+import { FormSelect, useFormChoices } from "../components/FormPicker";
 import { act } from "../act";
-import type { Answer, Contact, ContactListItem } from "../api-types";
+import type { Answer, Contact, ContactListItem, RequestBody } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
 import { Select } from "../components/Select";
@@ -38,15 +40,12 @@ export function Contacts() {
 
 function ContactList() {
   const params = useComputed(() => new URLSearchParams(search.value));
-  const list = useSignal<Answer<"/v1/contacts">["data"] | null>(null);
-  const forms = useSignal<Array<{ id: string; name: string }>>([]);
-  const error = useSignal("");
+  const forms = useFormChoices();
   const notice = useSignal(takeFlash());
   const selected = useSignal<Set<string>>(new Set());
   const searchText = useSignal(params.value.get("search") ?? "");
   const tagText = useSignal(params.value.get("tags") ?? "");
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const reloads = useRef(0);
 
   const query = () => {
     const q = new URLSearchParams();
@@ -56,32 +55,26 @@ function ContactList() {
     }
     return q;
   };
-  async function load() {
-    const n = ++reloads.current;
-    try {
+  const {
+    data: list,
+    error,
+    load,
+  } = useResource(
+    () => {
       const q = query();
       q.set("limit", "50");
-      const r = await api(`/contacts?${q}`);
-      if (n === reloads.current) {
-        list.value = r.data;
-        error.value = "";
-        // The selection keeps only contacts still shown.
-        const shown = new Set(r.data.contacts.map((c: ContactListItem) => c.id));
+      return api.get("/v1/contacts", { query: queryFrom("/v1/contacts", q) }).then((r) => r.data);
+    },
+    [search.value],
+    {
+      // The selection keeps only contacts still shown.
+      onLoad: (l) => {
+        const shown = new Set(l.contacts.map((c) => c.id));
         const kept = [...selected.value].filter((id) => shown.has(id));
         if (kept.length !== selected.value.size) selected.value = new Set(kept);
-      }
-    } catch (e) {
-      error.value = errorText(e);
-    }
-  }
-  useEffect(() => {
-    load();
-  }, [search.value]);
-  useEffect(() => {
-    api("/forms?limit=100")
-      .then((r) => (forms.value = r.data.forms.map((f: any) => ({ id: f.id, name: f.name }))))
-      .catch(() => {});
-  }, []);
+      },
+    },
+  );
 
   function setParam(k: string, v: string) {
     const q = new URLSearchParams(search.value);
@@ -94,8 +87,8 @@ function ContactList() {
     clearTimeout(timer.current);
     timer.current = setTimeout(() => setParam(k, v.trim()), SEARCH_DEBOUNCE_MS);
   }
-  async function update(c: ContactListItem, changes: Partial<Contact>, what: string) {
-    await act(notice, () => api(`/contacts/${encodeURIComponent(c.id)}`, { method: "PUT", json: changes }), () => `${nameOf(c) || c.phoneNumber}: ${what} saved.`, load);
+  async function update(c: ContactListItem, changes: RequestBody<"/v1/contacts/{id}", "put">, what: string) {
+    await act(notice, () => api.put("/v1/contacts/{id}", { path: { id: c.id }, json: changes }), () => `${nameOf(c) || c.phoneNumber}: ${what} saved.`, load);
   }
 
   function toggle(id: string, on: boolean) {
@@ -162,7 +155,9 @@ function ContactList() {
             }}
           />
         </span>
-        <Select label="Form" value={params.value.get("formId") ?? ""} options={[["", "Any form"], ...forms.value.map((f) => [f.id, f.name] as [string, string])]} onChange={(v) => setParam("formId", v)} />
+        <span class="field">
+          <FormSelect id="f-form" label="Form" any="Any form" value={params.value.get("formId") ?? ""} forms={forms.value} onChange={(v) => setParam("formId", v)} />
+        </span>
         <Select label="Sort contacts by" value={params.value.get("sortBy") ?? "createdAt"} options={SORTS} onChange={(v) => setParam("sortBy", v)} />
         <Select label="Sort order" value={params.value.get("order") ?? "desc"} options={[["desc", "Descending"], ["asc", "Ascending"]]} onChange={(v) => setParam("order", v)} />
       </form>
@@ -280,12 +275,12 @@ function BulkBar(props: { ids: string[]; notice: { value: string }; onDone: () =
     type Out = { data: { updated?: number; optedOut?: number; deleted?: number; errors: Array<{ id: string; message: string }> } };
     const call = (): Promise<Out> =>
       x.kind === "tag"
-        ? api("/contacts/bulk", { method: "PUT", json: { contactIds: ids, updates: { addTags: [x.tag] } } })
+        ? api.put("/v1/contacts/bulk", { json: { contactIds: ids, updates: { addTags: [x.tag] } } })
         : x.kind === "status"
-          ? api("/contacts/bulk", { method: "PUT", json: { contactIds: ids, updates: { status: x.status } } })
+          ? api.put("/v1/contacts/bulk", { json: { contactIds: ids, updates: { status: x.status } } })
           : x.kind === "opt-out"
-            ? api("/contacts/bulk/opt-out", { method: "POST", json: { contactIds: ids, ...(x.reason ? { reason: x.reason } : {}) } })
-            : api("/contacts/bulk/delete", { method: "POST", json: { contactIds: ids } });
+            ? api.post("/v1/contacts/bulk/opt-out", { json: { contactIds: ids, ...(x.reason ? { reason: x.reason } : {}) } })
+            : api.post("/v1/contacts/bulk/delete", { json: { contactIds: ids } });
     await act(
       props.notice as any,
       call,

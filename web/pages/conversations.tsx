@@ -1,8 +1,9 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, can, errorText } from "../api";
+import { useResource } from "../resource";
 import { act } from "../act";
-import type { Answer, Conversation, ThreadMessage } from "../api-types";
+import type { Answer, Query, Conversation, ThreadMessage } from "../api-types";
 import { failureSentence } from "../failure-reasons";
 import { fmtDate } from "../format";
 import { path } from "../router";
@@ -24,21 +25,12 @@ export function Conversations() {
 }
 
 function ConversationList() {
-  const list = useSignal<Answer<"/v1/conversations">["data"] | null>(null);
-  const error = useSignal("");
   const searchText = useSignal("");
   const unreadOnly = useSignal(false);
-  const load = () => {
-    const q = new URLSearchParams({ limit: "100" });
-    if (searchText.value.trim()) q.set("search", searchText.value.trim());
-    if (unreadOnly.value) q.set("unread", "true");
-    return api(`/conversations?${q}`)
-      .then((r) => ((list.value = r.data), (error.value = "")))
-      .catch((e) => (error.value = errorText(e)));
-  };
-  useEffect(() => {
-    load();
-  }, []);
+  const { data: list, error, load } = useResource(() => {
+    const query: Query<"/v1/conversations"> = { limit: 100, search: searchText.value.trim() || undefined, unread: unreadOnly.value || undefined };
+    return api.get("/v1/conversations", { query }).then((r) => r.data);
+  });
   const live = useLiveMessages(() => load());
   const l = list.value;
   return (
@@ -102,14 +94,14 @@ function Thread(props: { contactId: string }) {
   const end = useRef<HTMLDivElement>(null);
   async function load(markRead: boolean) {
     try {
-      const r = await api(`/conversations/${encodeURIComponent(props.contactId)}?order=desc&limit=${THREAD_PAGE}`);
+      const r = await api.get("/v1/conversations/{contactId}", { path: { contactId: props.contactId }, query: { order: "desc", limit: THREAD_PAGE } });
       contact.value = r.data.contact;
       messages.value = [...r.data.messages].reverse();
       // The requests that started it (and any since), shown in the thread at their time.
-      const q = await api<Answer<"/v1/submissions">>(`/submissions?contactId=${encodeURIComponent(props.contactId)}&limit=20`).catch(() => null);
+      const q = await api.get("/v1/submissions", { query: { contactId: props.contactId, limit: 20 } }).catch(() => null);
       requests.value = q ? [...q.data.submissions].reverse() : [];
       if (markRead && r.data.messages.some((m: ThreadMessage) => m.direction === "inbound")) {
-        await api(`/conversations/${encodeURIComponent(props.contactId)}/read`, { method: "POST" });
+        await api.post("/v1/conversations/{contactId}/read", { path: { contactId: props.contactId } });
       }
       queueMicrotask(() => end.current?.scrollIntoView({ block: "nearest" }));
     } catch (e) {
@@ -124,7 +116,7 @@ function Thread(props: { contactId: string }) {
     e.preventDefault();
     await act(
       notice,
-      () => api("/messages", { method: "POST", json: { contactId: props.contactId, content: reply.value } }),
+      () => api.post("/v1/messages", { json: { contactId: props.contactId, content: reply.value } }),
       () => {
         reply.value = "";
         return "Reply queued.";

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, can, errorText, isPerson } from "../api";
+import { useResource } from "../resource";
 import { act } from "../act";
 import type { Answer, Device } from "../api-types";
 import { fmtAge, fmtDate, fmtNum } from "../format";
@@ -21,24 +22,14 @@ export function Devices() {
 }
 
 function DeviceList() {
-  const devices = useSignal<Device[] | null>(null);
-  const error = useSignal("");
   const notice = useSignal("");
   const editing = useSignal<Device | null>(null);
   const removing = useSignal<Device | null>(null);
   const now = useSignal(Date.now());
-  const load = () =>
-    api<Answer<"/v1/devices">>("/devices")
-      .then((r) => {
-        devices.value = r.data.devices;
-        now.value = Date.now();
-        error.value = "";
-      })
-      .catch((e) => (error.value = errorText(e)));
+  const { data: devices, error, load } = useResource(() => api.get("/v1/devices").then((r) => r.data.devices), [], { onLoad: () => (now.value = Date.now()) });
   // Today's counts change with every report a phone makes: the live feed says when.
   useLiveMessages(() => load());
   useEffect(() => {
-    load();
     const timer = setInterval(load, REFRESH_MS);
     return () => clearInterval(timer);
   }, []);
@@ -46,7 +37,7 @@ function DeviceList() {
     const d = removing.value;
     removing.value = null;
     if (!d) return;
-    await act(notice, () => api(`/devices/${encodeURIComponent(d.id)}`, { method: "DELETE" }), () => `${d.name} was removed. It can no longer fetch texts; any it held go to your other phones.`, load);
+    await act(notice, () => api.delete("/v1/devices/{id}", { path: { id: d.id } }), () => `${d.name} was removed. It can no longer fetch texts; any it held go to your other phones.`, load);
   }
   const list = devices.value;
   const admin = can("devices.write");
@@ -304,7 +295,7 @@ function EditPhone(props: { device: Device | null; onDone: (message?: string) =>
     }
     if (!Object.keys(body).length) return props.onDone();
     try {
-      const res = await api<Answer<"/v1/devices/{id}", "patch">>(`/devices/${encodeURIComponent(d.id)}`, { method: "PATCH", json: body });
+      const res = await api.patch("/v1/devices/{id}", { path: { id: d.id }, json: body });
       const l = res.data.device.capacity.limits;
       props.onDone(`Saved: ${res.data.device.name} sends at most ${fmtNum(Math.min(l.partsPerMinute, res.data.device.sendRatePerMinute))} texts a minute and ${fmtNum(l.partsPerHour)} an hour.`);
     } catch (err) {

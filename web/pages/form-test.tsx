@@ -43,9 +43,9 @@ export function TestSubmission(props: { formId: string; fields: FormField[] }) {
     const sendTo = sendToMe.value ? myPhone.value.trim() : null;
     try {
       const [r, phones] = await Promise.all([
-        api(`/forms/${encodeURIComponent(props.formId)}/test`, { method: "POST", json: { values: sample, sendTo } }),
+        api.post("/v1/forms/{id}/test", { path: { id: props.formId }, json: { values: sample, sendTo } }),
         // Whether a phone is connected decides between an estimated time and "texts wait".
-        sendTo ? api<Answer<"/v1/devices">>("/devices").then((d) => d.data.devices.some((x) => x.online), () => true) : Promise.resolve(true),
+        sendTo ? api.get("/v1/devices").then((d) => d.data.devices.some((x) => x.online), () => true) : Promise.resolve(true),
       ]);
       if (sendTo) {
         try {

@@ -2,6 +2,7 @@ import { FormsOverHttp } from "./settings-server";
 import { useEffect } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
 import { api, can, errorText, fieldErrorsOf } from "../api";
+import { useResource } from "../resource";
 import { act } from "../act";
 import { fmtDate } from "../format";
 import { navigate, path } from "../router";
@@ -69,7 +70,7 @@ const SAMPLE_BUILTINS: Record<string, string> = { firstName: "Ada", lastName: "L
 /** The account's home country (GET /v1/account), read once per page load: every API call counts against the key's limit. */
 let homeCountryOnce: Promise<string> | undefined;
 function homeCountry(): Promise<string> {
-  homeCountryOnce ??= api("/account")
+  homeCountryOnce ??= api.get("/v1/account")
     .then((r) => r.data.account.defaultCountry as string)
     .catch(() => ((homeCountryOnce = undefined), "US"));
   return homeCountryOnce;
@@ -97,35 +98,27 @@ function ReadOnly(props: { text: string }) {
 }
 
 function FormList() {
-  const forms = useSignal<FormSummary[] | null>(null);
-  const error = useSignal("");
   const notice = useSignal("");
   const deleting = useSignal<FormSummary | null>(null);
   const rotating = useSignal<FormSummary | null>(null);
   const typed = useSignal("");
-  const load = () =>
-    api("/forms?limit=100&counts=true")
-      .then((r) => (forms.value = r.data.forms))
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-  }, []);
+  const { data: forms, error, load } = useResource(() => api.get("/v1/forms", { query: { limit: 100, counts: true } }).then((r) => r.data.forms));
   async function setActive(f: FormSummary, isActive: boolean) {
     // Shown at once: a re-render while the change is on its way must not flip the box back.
     forms.value = forms.value?.map((x) => (x.id === f.id ? { ...x, isActive } : x)) ?? null;
-    await act(notice, () => api(`/forms/${encodeURIComponent(f.id)}`, { method: "PUT", json: { isActive } }), () => `${f.name} ${isActive ? "accepts submissions again" : "no longer accepts submissions"}.`, load);
+    await act(notice, () => api.put("/v1/forms/{id}", { path: { id: f.id }, json: { isActive } }), () => `${f.name} ${isActive ? "accepts submissions again" : "no longer accepts submissions"}.`, load);
   }
   async function remove() {
     const f = deleting.value;
     deleting.value = null;
     if (!f || typed.value.trim() !== f.name) return;
-    await act(notice, () => api(`/forms/${encodeURIComponent(f.id)}`, { method: "DELETE" }), () => `${f.name} deleted, with its contacts and messages.`, load);
+    await act(notice, () => api.delete("/v1/forms/{id}", { path: { id: f.id } }), () => `${f.name} deleted, with its contacts and messages.`, load);
   }
   async function rotate() {
     const f = rotating.value;
     rotating.value = null;
     if (!f) return;
-    await act(notice, () => api(`/forms/${encodeURIComponent(f.id)}/rotate-webhook`, { method: "POST" }), () => `${f.name} has a new webhook address; the old one stopped working. Update your website.`, load);
+    await act(notice, () => api.post("/v1/forms/{id}/rotate-webhook", { path: { id: f.id } }), () => `${f.name} has a new webhook address; the old one stopped working. Update your website.`, load);
   }
   const admin = can("forms.write");
   return (
@@ -269,7 +262,7 @@ function FormEditor(props: { id?: string }) {
       return;
     }
     homeCountry().then((c) => (country.value = c));
-    api(`/forms/${encodeURIComponent(props.id)}`)
+    api.get("/v1/forms/{id}", { path: { id: props.id } })
       .then((r) => {
         const f: Form = r.data.form;
         form.value = f;
@@ -281,7 +274,7 @@ function FormEditor(props: { id?: string }) {
         draft.value = draftFromSettings(f.settings);
       })
       .catch((e) => (error.value = errorText(e)));
-    api(`/forms/${encodeURIComponent(props.id)}/embed`)
+    api.get("/v1/forms/{id}/embed", { path: { id: props.id } })
       .then((r) => ((embed.value = r.data.html), (addressSource.value = r.data.addressSource)))
       .catch(() => {});
   }, [props.id]);
@@ -310,8 +303,8 @@ function FormEditor(props: { id?: string }) {
     const body = { name: name.value.trim(), description: description.value.trim() || null, messageTemplate: template.value, fields: fields.value, settings: s };
     try {
       const r = props.id
-        ? await api(`/forms/${encodeURIComponent(props.id)}`, { method: "PUT", json: body })
-        : await api("/forms", { method: "POST", json: body });
+        ? await api.put("/v1/forms/{id}", { path: { id: props.id }, json: body })
+        : await api.post("/v1/forms", { json: body });
       notice.value = props.id ? "Form saved." : "Form created.";
       if (!props.id) navigate(`/forms/${encodeURIComponent(r.data.form.id)}`, true);
       else {
@@ -330,10 +323,10 @@ function FormEditor(props: { id?: string }) {
     const id = props.id;
     await act(
       notice,
-      () => api(`/forms/${encodeURIComponent(id)}/rotate-webhook`, { method: "POST" }),
+      () => api.post("/v1/forms/{id}/rotate-webhook", { path: { id } }),
       (r) => {
         form.value = { ...form.value!, webhookUrl: r.data.webhookUrl };
-        api(`/forms/${encodeURIComponent(id)}/embed`).then((x) => (embed.value = x.data.html));
+        api.get("/v1/forms/{id}/embed", { path: { id } }).then((x) => (embed.value = x.data.html));
         return "New webhook address made: the old one stopped working. Update your website.";
       },
     );

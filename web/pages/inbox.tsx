@@ -1,7 +1,9 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, can, errorText } from "../api";
-import type { Answer, FormSummary } from "../api-types";
+import { useResource } from "../resource";
+import { FormSelect, useFormChoices } from "../components/FormPicker";
+import type { Answer, Query, FormSummary } from "../api-types";
 import { fmtDate } from "../format";
 import { navigate, path, search } from "../router";
 import { Pager } from "../components/Pager";
@@ -44,31 +46,15 @@ function RequestList() {
   const formId = params.get("formId") ?? "";
   const unreadOnly = params.get("unread") === "true";
   const page = Math.max(1, Number(params.get("page")) || 1);
-  const list = useSignal<Answer<"/v1/submissions">["data"] | null>(null);
-  const forms = useSignal<FormSummary[]>([]);
-  const error = useSignal("");
+  const forms = useFormChoices();
   const setQuery = (changes: Record<string, string>) => {
     const q = new URLSearchParams(search.value);
     for (const [k, v] of Object.entries(changes)) v ? q.set(k, v) : q.delete(k);
     const s = q.toString();
     navigate(`/inbox${s ? `?${s}` : ""}`, true);
   };
-  const load = () => {
-    const q = new URLSearchParams({ limit: String(PAGE_SIZE), page: String(page) });
-    if (formId) q.set("formId", formId);
-    if (unreadOnly) q.set("unread", "true");
-    return api(`/submissions?${q}`)
-      .then((r) => ((list.value = r.data), (error.value = "")))
-      .catch((e) => (error.value = errorText(e)));
-  };
-  useEffect(() => {
-    load();
-  }, [formId, unreadOnly, page]);
-  useEffect(() => {
-    api("/forms?limit=100")
-      .then((r) => (forms.value = r.data.forms))
-      .catch(() => {});
-  }, []);
+  const query: Query<"/v1/submissions"> = { limit: PAGE_SIZE, page, formId: formId || undefined, unread: unreadOnly ? "true" : undefined };
+  const { data: list, error, load } = useResource(() => api.get("/v1/submissions", { query }).then((r) => r.data), [formId, unreadOnly, page]);
   const live = useLiveMessages(() => load());
   const l = list.value;
   const exportQuery = new URLSearchParams();
@@ -83,15 +69,7 @@ function RequestList() {
       <p class="hint">Everything visitors sent through your forms, newest first. Open one to read it and reply.</p>
       <form class="filters" aria-label="Filter requests" onSubmit={(e) => e.preventDefault()}>
         <span class="field">
-          <label for="inbox-form">Form</label>
-          <select id="inbox-form" value={formId} onChange={(e) => setQuery({ formId: (e.target as HTMLSelectElement).value, page: "" })}>
-            <option value="">All forms</option>
-            {forms.value.map((f) => (
-              <option key={f.id} value={f.id}>
-                {f.name}
-              </option>
-            ))}
-          </select>
+          <FormSelect id="inbox-form" label="Form" any="All forms" value={formId} forms={forms.value} onChange={(v) => setQuery({ formId: v, page: "" })} />
         </span>
         <label class="check">
           <input type="checkbox" checked={unreadOnly} onChange={(e) => setQuery({ unread: (e.target as HTMLInputElement).checked ? "true" : "", page: "" })} /> Unread only
@@ -131,14 +109,8 @@ function RequestList() {
 }
 
 function RequestView(props: { id: string }) {
-  const r = useSignal<Request | null>(null);
-  const error = useSignal("");
-  useEffect(() => {
-    // Opening it marks it read (the first time stays).
-    api(`/submissions/${encodeURIComponent(props.id)}/read`, { method: "POST" })
-      .then((a) => ((r.value = a.data.submission), (error.value = "")))
-      .catch((e) => (error.value = errorText(e)));
-  }, [props.id]);
+  // Opening it marks it read (the first time stays).
+  const { data: r, error } = useResource(() => api.post("/v1/submissions/{id}/read", { path: { id: props.id } }).then((a) => a.data.submission), [props.id]);
   const x = r.value;
   return (
     <section>

@@ -1,8 +1,10 @@
 import { useEffect, useRef } from "preact/hooks";
 import { useSignal, useComputed } from "@preact/signals";
-import { api, can, errorText } from "../api";
+import { api, can, errorText, queryFrom } from "../api";
+import { useResource } from "../resource";
+import { FormSelect, useFormChoices } from "../components/FormPicker";
 import { act } from "../act";
-import type { Message, MessageList } from "../api-types";
+import type { Answer, Message, MessageList, RequestBody } from "../api-types";
 import { fmtDate, fmtNum } from "../format";
 import { navigate, path, search } from "../router";
 import { LiveBadge, useLiveMessages } from "../live";
@@ -45,11 +47,8 @@ export function Messages() {
 
 function MessageList() {
   const params = useComputed(() => new URLSearchParams(search.value));
-  const list = useSignal<MessageList["data"] | null>(null);
-  const error = useSignal("");
   const notice = useSignal("");
   const selected = useSignal<Set<string>>(new Set());
-  const reloads = useRef(0);
 
   const query = () => {
     const q = new URLSearchParams();
@@ -63,29 +62,12 @@ function MessageList() {
     if (after) q.set("createdAfter", after);
     if (before) q.set("createdBefore", before);
     q.set("limit", "50");
-    return q.toString();
+    return q;
   };
-  async function load() {
-    const n = ++reloads.current;
-    try {
-      const r = await api<MessageList>(`/messages?${query()}`);
-      if (n !== reloads.current) return; // a newer load is on its way
-      list.value = r.data;
-      error.value = "";
-    } catch (e) {
-      error.value = errorText(e);
-    }
-  }
-  useEffect(() => {
-    load();
-  }, [search.value]);
+  // Only the newest answer is shown (a newer load may be on its way).
+  const { data: list, error, load } = useResource(() => api.get("/v1/messages", { query: queryFrom("/v1/messages", query()) }).then((r) => r.data), [search.value]);
 
-  const forms = useSignal<Array<{ id: string; name: string }>>([]);
-  useEffect(() => {
-    api("/forms?limit=100")
-      .then((r) => (forms.value = r.data.forms.map((f: any) => ({ id: f.id, name: f.name }))))
-      .catch(() => {});
-  }, []);
+  const forms = useFormChoices();
 
   // New, sent and failed messages appear without a reload: the server pushes each change.
   const live = useLiveMessages(() => load());
@@ -107,7 +89,7 @@ function MessageList() {
     const ids = [...selected.value];
     await act(
       notice,
-      () => api("/messages/bulk", { method: "PUT", json: { messageIds: ids, status } }),
+      () => api.put("/v1/messages/bulk", { json: { messageIds: ids, status } }),
       (r) => {
         selected.value = new Set();
         return `${r.data?.updated ?? ids.length} message(s) ${status === "queued" ? "queued again" : "cancelled"}.`;
@@ -118,7 +100,7 @@ function MessageList() {
   async function change(m: Message, status: "queued" | "cancelled") {
     await act(
       notice,
-      () => api(`/messages/${encodeURIComponent(m.id)}/status`, { method: "PUT", json: { status } }),
+      () => api.put("/v1/messages/{id}/status", { path: { id: m.id }, json: { status } }),
       () => (status === "queued" ? `Message to ${m.recipientPhone} queued again.` : `Message to ${m.recipientPhone} cancelled.`),
       load,
     );
@@ -138,12 +120,9 @@ function MessageList() {
       <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter and sort messages">
         <Select label="Status" value={params.value.get("status") ?? ""} options={[["", "Any"], ...STATUSES.map((s) => [s, s] as [string, string])]} onChange={(v) => setParam("status", v)} />
         <Select label="Priority" value={params.value.get("priority") ?? ""} options={[["", "Any"], ...PRIORITIES.map((s) => [s, s] as [string, string])]} onChange={(v) => setParam("priority", v)} />
-        <Select
-          label="Form"
-          value={params.value.get("formId") ?? ""}
-          options={[["", "Any form"], ...forms.value.map((f) => [f.id, f.name] as [string, string])]}
-          onChange={(v) => setParam("formId", v)}
-        />
+        <span class="field">
+          <FormSelect id="f-form" label="Form" any="Any form" value={params.value.get("formId") ?? ""} forms={forms.value} onChange={(v) => setParam("formId", v)} />
+        </span>
         <ContactFilter contactId={params.value.get("contactId") ?? ""} onChange={(v) => setParam("contactId", v)} />
         <span class="field">
           <label for="f-from">Created from</label>
@@ -250,7 +229,7 @@ function ContactFilter(props: { contactId: string; onChange: (contactId: string)
   useEffect(() => {
     if (!props.contactId) return void (chosen.value = null);
     if (chosen.value?.id === props.contactId) return;
-    api(`/contacts/${encodeURIComponent(props.contactId)}`)
+    api.get("/v1/contacts/{id}", { path: { id: props.contactId } })
       .then((r) => (chosen.value = { id: props.contactId, label: contactLabel(r.data.contact ?? r.data) }))
       .catch(() => (chosen.value = { id: props.contactId, label: "a contact that no longer exists" }));
   }, [props.contactId]);
@@ -277,8 +256,8 @@ function ContactFilter(props: { contactId: string; onChange: (contactId: string)
     clearTimeout(timer.current);
     if (v.trim().length < 2) return;
     timer.current = setTimeout(() => {
-      api(`/contacts?search=${encodeURIComponent(v.trim())}&limit=${SUGGESTIONS}`)
-        .then((r) => (found.value = r.data.contacts.map((c: any) => ({ id: c.id, label: contactLabel(c) }))))
+      api.get("/v1/contacts", { query: { search: v.trim(), limit: SUGGESTIONS } })
+        .then((r) => (found.value = r.data.contacts.map((c) => ({ id: c.id, label: contactLabel(c) }))))
         .catch(() => {});
     }, SUGGEST_DEBOUNCE_MS);
   }
@@ -311,19 +290,19 @@ function Compose(props: { onQueued: (notice: string) => void }) {
     clearTimeout(timer.current);
     if (text.trim().length < 2) return;
     timer.current = setTimeout(() => {
-      api(`/contacts?search=${encodeURIComponent(text.trim())}&limit=${SUGGESTIONS}`)
-        .then((r) => (suggestions.value = r.data.contacts.map((c: any) => ({ id: c.id, phoneNumber: c.phoneNumber, name: fullName(c.firstName, c.lastName) }))))
+      api.get("/v1/contacts", { query: { search: text.trim(), limit: SUGGESTIONS } })
+        .then((r) => (suggestions.value = r.data.contacts.map((c) => ({ id: c.id, phoneNumber: c.phoneNumber, name: fullName(c.firstName, c.lastName) }))))
         .catch(() => {});
     }, SUGGEST_DEBOUNCE_MS);
   }
   const content = useSignal("");
-  const priority = useSignal("normal");
+  const priority = useSignal<NonNullable<RequestBody<"/v1/messages", "post">["priority"]>>("normal");
   const error = useSignal("");
   async function submit(e: Event) {
     e.preventDefault();
     error.value = "";
     try {
-      await api("/messages", { method: "POST", json: { phoneNumber: phone.value.trim(), content: content.value, priority: priority.value } });
+      await api.post("/v1/messages", { json: { phoneNumber: phone.value.trim(), content: content.value, priority: priority.value } });
       props.onQueued(`Message to ${phone.value.trim()} queued.`);
       phone.value = "";
       content.value = "";
@@ -358,7 +337,7 @@ function Compose(props: { onQueued: (notice: string) => void }) {
           <label for="compose-text">Text</label>
           <textarea id="compose-text" required maxLength={1600} rows={3} value={content.value} onInput={(e) => (content.value = (e.target as HTMLTextAreaElement).value)} />
         </span>
-        <Select label="Message priority" value={priority.value} options={PRIORITIES.map((p) => [p, p] as [string, string])} onChange={(v) => (priority.value = v)} />
+        <Select label="Message priority" value={priority.value} options={PRIORITIES.map((p) => [p, p] as [string, string])} onChange={(v) => (priority.value = v as typeof priority.value)} />
         {error.value ? <p class="error" role="alert">{error.value}</p> : null}
         <button type="submit">Queue message</button>
       </form>
@@ -393,28 +372,16 @@ export function stepText(e: TimelineEvent): string {
 }
 
 function MessageDetail(props: { id: string }) {
-  const m = useSignal<any>(null);
-  const timeline = useSignal<TimelineEvent[]>([]);
+  const { data, error, load } = useResource(() => api.get("/v1/messages/{id}", { path: { id: props.id } }).then((r) => r.data), [props.id]);
+  const m = useComputed(() => data.value?.message ?? null);
+  const timeline = useComputed<TimelineEvent[]>(() => data.value?.timeline ?? []);
   /** Why a queued text is not out yet, in plain words (docs/phones.md, "How fast a phone sends"). */
-  const waiting = useSignal<{ reason: string; until: string | null; words: string } | null>(null);
-  const error = useSignal("");
-  const load = () =>
-    api(`/messages/${encodeURIComponent(props.id)}`)
-      .then((r) => {
-        m.value = r.data.message;
-        timeline.value = r.data.timeline ?? [];
-        waiting.value = r.data.waiting ?? null;
-        error.value = "";
-      })
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-  }, [props.id]);
+  const waiting = useComputed(() => data.value?.waiting ?? null);
   // A phone taking, sending or failing this message shows here without a reload.
   const live = useLiveMessages(() => load());
   async function change(status: "queued" | "cancelled") {
     try {
-      await api(`/messages/${encodeURIComponent(props.id)}/status`, { method: "PUT", json: { status } });
+      await api.put("/v1/messages/{id}/status", { path: { id: props.id }, json: { status } });
     } catch (e) {
       error.value = errorText(e);
     }

@@ -2,6 +2,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import "uplot/dist/uPlot.min.css";
 import { api, errorText, isOperator } from "../api";
+import { useResource } from "../resource";
 import { fmtAge, fmtDate, fmtNum, zone } from "../format";
 import { pauseWords } from "./devices";
 import { PRIORITIES_BY_RANK } from "../../src/domain/statuses";
@@ -22,9 +23,9 @@ interface OverviewData extends OverviewInfo {
 /** Two requests: the Overview's own answer and the server's health (docs/api-decisions.md, "The dashboard never locks itself out; honest status"). */
 async function loadOverview(): Promise<OverviewData> {
   const [o, health, devices] = await Promise.all([
-    api<Answer<"/v1/overview">>(`/overview?timezone=${encodeURIComponent(zone)}`),
+    api.get("/v1/overview", { query: { timezone: zone } }),
     fetch("/health").then((r) => r.json() as Promise<Health>),
-    api<Answer<"/v1/devices">>("/devices").catch(() => null),
+    api.get("/v1/devices").catch(() => null),
   ]);
   const paused = (devices?.data.devices ?? []).flatMap((d) => {
     const c = d.capacity;
@@ -40,17 +41,8 @@ async function loadOverview(): Promise<OverviewData> {
 }
 
 export function Overview() {
-  const data = useSignal<OverviewData | null>(null);
-  const error = useSignal("");
+  const { data, error } = useResource(loadOverview, [], { onLoad: (d) => (cliCommand.value = d.cliCommand) });
   const now = Date.now();
-  useEffect(() => {
-    loadOverview()
-      .then((d) => {
-        data.value = d;
-        cliCommand.value = d.cliCommand;
-      })
-      .catch((e) => (error.value = errorText(e)));
-  }, []);
   const d = data.value;
   const warnings = d ? healthWarnings(d.health, d.queue.oldestDueAt, now, fmtAge) : [];
   const status = d ? statusWarnings({ ...d, cliCommand: isOperator() ? d.cliCommand : null }) : [];

@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText, session } from "../api";
+import { useResource } from "../resource";
 import { cliCommand } from "../cli";
 import { fmtDate, fmtNum } from "../format";
 import type { AccountInfo, StoredBackups } from "../api-types";
@@ -32,16 +33,7 @@ function fmtEvery(minutes: number): string {
 
 /** Loads GET /v1/account once for the page's sections. */
 export function useAccount() {
-  const info = useSignal<AccountInfo | null>(null);
-  const error = useSignal("");
-  useEffect(() => {
-    api("/account")
-      .then((r) => {
-        info.value = r.data;
-        cliCommand.value = r.data.cliCommand;
-      })
-      .catch((e) => (error.value = errorText(e)));
-  }, []);
+  const { data: info, error } = useResource(() => api.get("/v1/account").then((r) => r.data), [], { onLoad: (a) => (cliCommand.value = a.cliCommand) });
   return { info, error };
 }
 
@@ -111,7 +103,7 @@ export function Backups(props: { info: AccountInfo | null }) {
   const operator = props.info?.access.operator === true;
   // First load: the operator's settings in one answer, shared with the other sections.
   const load = (first = false) =>
-    (first ? api("/admin/settings").then((r) => ({ data: r.data.backups })) : api("/admin/backups"))
+    (first ? api.get("/v1/admin/settings").then((r) => ({ data: r.data.backups })) : api.get("/v1/admin/backups"))
       .then((r) => (list.value = r.data))
       .catch((e) => (error.value = errorText(e)));
   useEffect(() => {

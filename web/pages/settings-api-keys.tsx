@@ -1,8 +1,9 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText } from "../api";
+import { useResource } from "../resource";
 import { act } from "../act";
-import type { ApiKey } from "../api-types";
+import type { ApiKey, RequestBody } from "../api-types";
 import { Confirm } from "../components/Confirm";
 import { fmtDate } from "../format";
 
@@ -13,24 +14,16 @@ const PERMISSION_NAMES: Record<string, string> = { admin_access: "Admin", standa
  * keys (docs/dashboard.md, "Settings").
  */
 export function ApiKeys() {
-  const keys = useSignal<ApiKey[] | null>(null);
-  const error = useSignal("");
   const notice = useSignal("");
-  const permission = useSignal("standard_access");
+  const permission = useSignal<NonNullable<RequestBody<"/v1/api-keys", "post">["permission"]>>("standard_access");
   const fresh = useSignal<{ apiKey: string; permission: string } | null>(null);
   const revoking = useSignal<ApiKey | null>(null);
-  const load = () =>
-    api("/api-keys")
-      .then((r) => (keys.value = r.data.keys))
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-  }, []);
+  const { data: keys, error, load } = useResource(() => api.get("/v1/api-keys").then((r) => r.data.keys));
   async function create(e: Event) {
     e.preventDefault();
     await act(
       notice,
-      () => api("/api-keys", { method: "POST", json: { permission: permission.value } }),
+      () => api.post("/v1/api-keys", { json: { permission: permission.value } }),
       (r) => {
         fresh.value = { apiKey: r.data.apiKey, permission: r.data.permission };
         return "";
@@ -42,7 +35,7 @@ export function ApiKeys() {
     const k = revoking.value;
     revoking.value = null;
     if (!k) return;
-    await act(notice, () => api(`/api-keys/${encodeURIComponent(k.keyId)}`, { method: "DELETE" }), () => `Key ${k.key} revoked. Everything using it, dashboard sessions included, stops working now.`, load);
+    await act(notice, () => api.delete("/v1/api-keys/{id}", { path: { id: k.keyId } }), () => `Key ${k.key} revoked. Everything using it, dashboard sessions included, stops working now.`, load);
   }
   return (
     <>
@@ -54,7 +47,7 @@ export function ApiKeys() {
       <form class="inline-form" onSubmit={create}>
         <span class="field">
           <label for="new-key-permission">Permission of the new key</label>
-          <select id="new-key-permission" value={permission.value} onChange={(e) => (permission.value = (e.target as HTMLSelectElement).value)}>
+          <select id="new-key-permission" value={permission.value} onChange={(e) => (permission.value = (e.target as HTMLSelectElement).value as typeof permission.value)}>
             <option value="standard_access">Standard</option>
             <option value="admin_access">Admin</option>
           </select>

@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, can, errorText } from "../api";
+import { useResource } from "../resource";
 import { useSave } from "../act";
 import type { Answer } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
@@ -57,16 +58,12 @@ export function BusinessProfile() {
     country.value = p.country;
     zone.value = p.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? "UTC";
   };
-  useEffect(() => {
-    api("/account/profile")
-      .then((r) => fill(r.data))
-      .catch((e) => (error.value = errorText(e)));
-  }, []);
+  useResource(() => api.get("/v1/account/profile").then((r) => r.data), [], { error, onLoad: fill });
 
   async function save(e: Event) {
     e.preventDefault();
     await saving(async () => {
-      const r = await api("/account/profile", { method: "PUT", json: { name: name.value, country: country.value, timeZone: zone.value.trim() } });
+      const r = await api.put("/v1/account/profile", { json: { name: name.value, country: country.value, timeZone: zone.value.trim() } });
       fill(r.data);
       return "Saved. Replies now carry your business name.";
     });
@@ -155,7 +152,7 @@ export function BusinessNameAsk() {
   const missing = useSignal(false);
   useEffect(() => {
     if (!can("settings.read")) return;
-    api("/account/profile")
+    api.get("/v1/account/profile")
       .then((r) => (missing.value = !r.data.nameSet))
       .catch(() => {});
   }, []);

@@ -28,7 +28,7 @@ export function PublicCertificate() {
   const loadError = useSignal("");
   const { busy, notice, error, fieldErrors: errs, save: saving } = useSave();
   const load = () =>
-    api("/admin/certificate")
+    api.get("/v1/admin/certificate")
       .then((r) => {
         view.value = r.data;
         if (!domains.value) domains.value = r.data.domains.join(", ");
@@ -49,7 +49,7 @@ export function PublicCertificate() {
   async function save(e: Event, off = false) {
     e.preventDefault();
     await saving(async () => {
-      const r = await api("/admin/certificate", { method: "PUT", json: off ? { domains: null } : { domains: domains.value.trim() || null, email: email.value.trim() || null } });
+      const r = await api.put("/v1/admin/certificate", { json: off ? { domains: null } : { domains: domains.value.trim() || null, email: email.value.trim() || null } });
       view.value = r.data;
       if (off) domains.value = "";
       return r.data.source ? "Saved. Asking the certificate authority now; this page shows how it goes." : "Turned off. The certificate in use stays until the server restarts.";

@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, can, errorText, fieldErrorsOf } from "../api";
+import { useResource } from "../resource";
 import { act } from "../act";
 import type { Answer } from "../api-types";
 import { Confirm } from "../components/Confirm";
@@ -23,8 +24,6 @@ function stateOf(e: Endpoint): string {
  * shown once. Endpoints an SMSGate app registered are listed too.
  */
 export function EventEndpoints() {
-  const list = useSignal<Endpoint[] | null>(null);
-  const error = useSignal("");
   const notice = useSignal("");
   const url = useSignal("");
   const description = useSignal("");
@@ -32,18 +31,12 @@ export function EventEndpoints() {
   const secret = useSignal<{ url: string; secret: string } | null>(null);
   const removing = useSignal<Endpoint | null>(null);
   const writable = can("event-endpoints.write");
-  const load = () =>
-    api("/webhook-endpoints")
-      .then((r) => ((list.value = r.data.endpoints), (error.value = "")))
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-  }, []);
+  const { data: list, error, load } = useResource(() => api.get("/v1/webhook-endpoints").then((r) => r.data.endpoints));
   async function add(e: Event) {
     e.preventDefault();
     fieldErrors.value = [];
     try {
-      const r = await api("/webhook-endpoints", { method: "POST", json: { url: url.value.trim(), events: ["*"], ...(description.value.trim() ? { description: description.value.trim() } : {}) } });
+      const r = await api.post("/v1/webhook-endpoints", { json: { url: url.value.trim(), events: ["*"], ...(description.value.trim() ? { description: description.value.trim() } : {}) } });
       secret.value = { url: r.data.endpoint.url, secret: r.data.endpoint.secret };
       url.value = "";
       description.value = "";
@@ -57,7 +50,7 @@ export function EventEndpoints() {
   async function rotate(x: Endpoint) {
     await act(
       notice,
-      () => api(`/webhook-endpoints/${encodeURIComponent(x.id)}/rotate-secret`, { method: "POST" }),
+      () => api.post("/v1/webhook-endpoints/{id}/rotate-secret", { path: { id: x.id } }),
       (r) => {
         secret.value = { url: x.url, secret: r.data.endpoint.secret };
         return "New signing secret made: the old one keeps signing for a while, so update your receiver now.";
@@ -69,7 +62,7 @@ export function EventEndpoints() {
     const x = removing.value;
     removing.value = null;
     if (!x) return;
-    await act(notice, () => api(`/webhook-endpoints/${encodeURIComponent(x.id)}`, { method: "DELETE" }), () => `Removed ${x.url}: it gets no more events.`, load);
+    await act(notice, () => api.delete("/v1/webhook-endpoints/{id}", { path: { id: x.id } }), () => `Removed ${x.url}: it gets no more events.`, load);
   }
   const errs = fieldErrors.value;
   return (

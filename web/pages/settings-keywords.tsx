@@ -7,7 +7,8 @@ import { splitTags } from "../../src/domain/tags";
 import { useEffect } from "preact/hooks";
 import { useSignal, type Signal } from "@preact/signals";
 import { api, ApiError, can, errorText, fieldErrorsOf } from "../api";
-import type { KeywordReply } from "../api-types";
+import { useResource } from "../resource";
+import type { Answer, KeywordReply, RequestBody } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
 import { Confirm } from "../components/Confirm";
 import { CardTable } from "../components/CardTable";
@@ -73,28 +74,24 @@ export function Replies(props: { part: "replies" | "keywords" }) {
   const fieldErrors = useSignal<Array<{ field: string; message: string }>>([]);
   const confirming = useSignal<string | null>(null);
   const tryText = useSignal("");
-  const show = (settings: Record<string, any>) => {
+  const show = (settings: Answer<"/v1/account/settings">["data"]["settings"]) => {
     const v: Record<string, string> = {};
     for (const [k] of REPLIES) v[k] = settings[k];
-    for (const [k] of KEYWORDS) v[k] = (settings[k] as string[]).join("\n");
+    for (const [k] of KEYWORDS) v[k] = settings[k].join("\n");
     values.value = v;
   };
-  useEffect(() => {
-    api("/account/settings")
-      .then((r) => (show(r.data.settings), (preview.value = r.data.preview)))
-      .catch((e) => (error.value = errorText(e)));
-  }, []);
+  useResource(() => api.get("/v1/account/settings").then((r) => r.data), [], { error, onLoad: (d) => (show(d.settings), (preview.value = d.preview)) });
   async function save(confirmCommonWords: boolean) {
     const v = values.value;
     if (!v) return;
     fieldErrors.value = [];
     confirming.value = null;
     try {
-      const json: Record<string, unknown> = {};
+      const json: RequestBody<"/v1/account/settings", "put"> = {};
       for (const [k] of replies) json[k] = v[k];
       for (const [k] of keywords) json[k] = keywordLines(v[k]);
       if (confirmCommonWords) json.confirmCommonWords = true;
-      const r = await api("/account/settings", { method: "PUT", json });
+      const r = await api.put("/v1/account/settings", { json });
       show(r.data.settings);
       preview.value = r.data.preview;
       notice.value = props.part === "replies" ? "Replies saved." : "Words saved.";
@@ -210,7 +207,7 @@ interface Draft {
   keywords: string;
   reply: string;
   addTags: string;
-  setStatus: string;
+  setStatus: Status | "";
   isActive: boolean;
 }
 const EMPTY: Draft = { keywords: "", reply: "", addTags: "", setStatus: "", isActive: true };
@@ -219,28 +216,20 @@ const nameOf = (r: KeywordReply) => r.keywords.join(", ");
 
 /** The owner's keyword replies (GET/POST /v1/keyword-replies, PUT/DELETE /v1/keyword-replies/<id>). */
 export function KeywordReplies() {
-  const rules = useSignal<KeywordReply[] | null>(null);
-  const error = useSignal("");
   const notice = useSignal("");
   const draft = useSignal<Draft>(EMPTY);
   const editing = useSignal<KeywordReply | null>(null);
   const fieldErrors = useSignal<Array<{ field: string; message: string }>>([]);
   const confirming = useSignal<string | null>(null);
   const deleting = useSignal<KeywordReply | null>(null);
-  const load = () =>
-    api("/keyword-replies")
-      .then((r) => ((rules.value = r.data.keywordReplies), (error.value = "")))
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-  }, []);
+  const { data: rules, error, load } = useResource(() => api.get("/v1/keyword-replies").then((r) => r.data.keywordReplies));
   const set = (patch: Partial<Draft>) => (draft.value = { ...draft.value, ...patch });
 
   async function save(confirmCommonWords: boolean) {
     const d = draft.value;
     fieldErrors.value = [];
     confirming.value = null;
-    const json: Record<string, unknown> = {
+    const json: RequestBody<"/v1/keyword-replies", "post"> = {
       keywords: keywordLines(d.keywords),
       reply: d.reply,
       addTags: splitTags(d.addTags),
@@ -251,8 +240,8 @@ export function KeywordReplies() {
     const was = editing.value;
     try {
       const r = was
-        ? await api(`/keyword-replies/${encodeURIComponent(was.id)}`, { method: "PUT", json })
-        : await api("/keyword-replies", { method: "POST", json });
+        ? await api.put("/v1/keyword-replies/{id}", { path: { id: was.id }, json })
+        : await api.post("/v1/keyword-replies", { json });
       notice.value = `${was ? "Saved" : "Added"} the reply to ${nameOf(r.data.keywordReply)}.`;
       draft.value = EMPTY;
       editing.value = null;
@@ -270,7 +259,7 @@ export function KeywordReplies() {
   }
   async function toggle(r: KeywordReply) {
     try {
-      await api(`/keyword-replies/${encodeURIComponent(r.id)}`, { method: "PUT", json: { isActive: !r.isActive } });
+      await api.put("/v1/keyword-replies/{id}", { path: { id: r.id }, json: { isActive: !r.isActive } });
       notice.value = r.isActive ? `The reply to ${nameOf(r)} is off: nobody gets it until you switch it on.` : `The reply to ${nameOf(r)} is on again.`;
     } catch (e) {
       notice.value = errorText(e);
@@ -282,7 +271,7 @@ export function KeywordReplies() {
     deleting.value = null;
     if (!r) return;
     try {
-      await api(`/keyword-replies/${encodeURIComponent(r.id)}`, { method: "DELETE" });
+      await api.delete("/v1/keyword-replies/{id}", { path: { id: r.id } });
       notice.value = `Deleted the reply to ${nameOf(r)}.`;
       if (editing.value?.id === r.id) ((editing.value = null), (draft.value = EMPTY));
     } catch (e) {
@@ -363,7 +352,7 @@ export function KeywordReplies() {
         </span>
         <span class="field">
           <label for="kr-status">Set the customer's status</label>
-          <select id="kr-status" value={d.setStatus} onChange={(e) => set({ setStatus: (e.target as HTMLSelectElement).value })}>
+          <select id="kr-status" value={d.setStatus} onChange={(e) => set({ setStatus: (e.target as HTMLSelectElement).value as Status | "" })}>
             <option value="">Leave it as it is</option>
             {CONTACT_STATUSES.map((s) => (
               <option key={s} value={s}>{STATUS_NAMES[s]}</option>

@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText, session } from "../api";
+import { useResource } from "../resource";
 import { useSave } from "../act";
 import type { Answer } from "../api-types";
 import { FieldError, errAttrs } from "../components/FieldError";
@@ -38,25 +39,18 @@ export function BeingTold() {
     start.value = t.quietHours?.start ?? NIGHT.start;
     end.value = t.quietHours?.end ?? NIGHT.end;
   };
-  useEffect(() => {
-    if (!user) return;
-    api<Answer<"/v1/people/me">>("/people/me")
-      .then((r) => show(r.data))
-      .catch((e) => (loadError.value = errorText(e)));
-  }, [user?.id]);
+  // Only a person has their own settings (a key's session shows none of this).
+  useResource(() => api.get("/v1/people/me").then((r) => r.data), [user?.id], { error: loadError, onLoad: show, when: Boolean(user) });
   if (!user) return null;
   const t = told.value;
   async function submit(e: Event) {
     e.preventDefault();
     await save(async () => {
-      const r = await api<Answer<"/v1/people/me", "patch">>("/people/me", {
-        method: "PATCH",
-        json: {
+      const r = await api.patch("/v1/people/me", { json: {
           phoneNumber: phone.value.trim() === "" ? null : phone.value,
           notifications: { submissions: requests.value, replies: replies.value, ...(t?.emailAvailable ? { email: email.value } : {}) },
           quietHours: quiet.value ? { start: start.value, end: end.value } : null,
-        },
-      });
+        } });
       show(r.data);
       const what = [r.data.notifications.submissions ? "new requests" : "", r.data.notifications.replies ? "customers' replies" : ""].filter(Boolean).join(" and ");
       return what ? `Saved. You will be told about ${what}.` : "Saved. You will not be told about anything.";

@@ -1,8 +1,11 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText, isOperator, session } from "../api";
+import { useResource } from "../resource";
 import { act } from "../act";
 import type { Person, SignedInBrowser } from "../api-types";
+
+type Role = Person["role"];
 import { Confirm } from "../components/Confirm";
 import { navigate } from "../router";
 import { fmtDate } from "../format";
@@ -19,13 +22,13 @@ const ROLE_NAMES: Record<string, string> = { owner: "Owner", admin: "Admin", sta
 export function People() {
   const people = useSignal<Person[] | null>(null);
   const notice = useSignal("");
-  const inviteRole = useSignal("staff");
+  const inviteRole = useSignal<Role>("staff");
   const inviteEmail = useSignal("");
   const link = useSignal("");
   const addressSet = useSignal(true);
   const removing = useSignal<Person | null>(null);
   const load = () =>
-    api("/people")
+    api.get("/v1/people")
       .then((r) => (people.value = r.data.people))
       .catch((e) => (notice.value = errorText(e)));
   useEffect(() => {
@@ -34,7 +37,7 @@ export function People() {
   async function invite(e: Event) {
     e.preventDefault();
     link.value = "";
-    await act(notice, () => api("/invitations", { method: "POST", json: { role: inviteRole.value, email: inviteEmail.value } }), (r) => {
+    await act(notice, () => api.post("/v1/invitations", { json: { role: inviteRole.value, email: inviteEmail.value } }), (r) => {
       link.value = r.data.url;
       addressSet.value = r.data.addressSet;
       return `Invitation link for ${r.data.email} ready: give it to the person. It works once, for 72 hours, and they sign in with that e-mail.`;
@@ -58,7 +61,7 @@ export function People() {
                 <select
                   value={p.role}
                   onChange={(e) =>
-                    act(notice, () => api(`/people/${encodeURIComponent(p.id)}`, { method: "PATCH", json: { role: (e.target as HTMLSelectElement).value } }), () => `${p.name} is now ${ROLE_NAMES[(e.target as HTMLSelectElement).value]}`, load)
+                    act(notice, () => api.patch("/v1/people/{id}", { path: { id: p.id }, json: { role: (e.target as HTMLSelectElement).value as Role } }), () => `${p.name} is now ${ROLE_NAMES[(e.target as HTMLSelectElement).value]}`, load)
                   }
                 >
                   {ROLES.map((r) => (
@@ -80,7 +83,7 @@ export function People() {
         <label for="invite-email">Their e-mail</label>
         <input id="invite-email" type="email" autocomplete="off" required value={inviteEmail.value} onInput={(e) => (inviteEmail.value = (e.target as HTMLInputElement).value)} />
         <label for="invite-role">Role</label>
-        <select id="invite-role" value={inviteRole.value} onChange={(e) => (inviteRole.value = (e.target as HTMLSelectElement).value)}>
+        <select id="invite-role" value={inviteRole.value} onChange={(e) => (inviteRole.value = (e.target as HTMLSelectElement).value as Role)}>
           {ROLES.map((r) => (
             <option value={r.value}>{r.label}</option>
           ))}
@@ -118,7 +121,7 @@ export function People() {
         onConfirm={() => {
           const p = removing.value!;
           removing.value = null;
-          act(notice, () => api(`/people/${encodeURIComponent(p.id)}`, { method: "DELETE" }), () => `${p.name} was removed`, load);
+          act(notice, () => api.delete("/v1/people/{id}", { path: { id: p.id } }), () => `${p.name} was removed`, load);
         }}
       />
     </>
@@ -134,7 +137,7 @@ export function YourAccount() {
   if (!user) return null;
   async function change(e: Event) {
     e.preventDefault();
-    await act(notice, () => api("/session/password", { method: "PUT", json: { currentPassword: current.value, newPassword: next.value } }), () => {
+    await act(notice, () => api.put("/v1/session/password", { json: { currentPassword: current.value, newPassword: next.value } }), () => {
       current.value = "";
       next.value = "";
       return "Password changed. Other browsers signed in as you were signed out.";
@@ -142,7 +145,7 @@ export function YourAccount() {
   }
   async function everywhere() {
     try {
-      await api("/session/sign-out-everywhere", { method: "POST" });
+      await api.post("/v1/session/sign-out-everywhere");
     } finally {
       session.value = null;
       navigate("/sign-in", true);
@@ -171,18 +174,10 @@ export function YourAccount() {
 
 /** The browsers signed in to the account (owners): who, from where, since when; end any of them. */
 export function Sessions() {
-  const rows = useSignal<SignedInBrowser[] | null>(null);
-  const error = useSignal("");
-  const load = () =>
-    api("/sessions")
-      .then((r) => (rows.value = r.data.sessions))
-      .catch((e) => (error.value = errorText(e)));
-  useEffect(() => {
-    load();
-  }, []);
+  const { data: rows, error, load } = useResource(() => api.get("/v1/sessions").then((r) => r.data.sessions));
   async function end(s: SignedInBrowser) {
     try {
-      await api(`/sessions/${encodeURIComponent(s.id)}`, { method: "DELETE" });
+      await api.delete("/v1/sessions/{id}", { path: { id: s.id } });
       if (s.current) session.value = null;
     } catch (e) {
       error.value = errorText(e);

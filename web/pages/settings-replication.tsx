@@ -21,7 +21,7 @@ export function Replication(props: { info: AccountInfo | null }) {
   const busy = useSignal(false);
   const operator = props.info?.access.operator === true;
   const load = (fillField: boolean, first = false) =>
-    (first ? api("/admin/settings").then((r) => ({ data: r.data.replication })) : api("/admin/replication"))
+    (first ? api.get("/v1/admin/settings").then((r) => ({ data: r.data.replication })) : api.get("/v1/admin/replication"))
       .then((r) => {
         view.value = r.data;
         if (fillField) url.value = r.data.savedUrl ?? "";
@@ -41,7 +41,7 @@ export function Replication(props: { info: AccountInfo | null }) {
     error.value = "";
     notice.value = "";
     try {
-      const r = await api("/admin/replication", { method: "PUT", json: { url: url.value.trim() || null } });
+      const r = await api.put("/v1/admin/replication", { json: { url: url.value.trim() || null } });
       view.value = r.data;
       url.value = r.data.savedUrl ?? "";
       notice.value = r.data.savedUrl ? "Saved. Replication starts now; the first copy may take a moment." : "Saved. Replication is off.";

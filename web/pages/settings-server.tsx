@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText } from "../api";
+import { useResource } from "../resource";
 import { useSave } from "../act";
 import type { Answer, StoredBackups } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
@@ -19,15 +20,14 @@ export function ServerAddress() {
   const view = useSignal<AddressView | null>(null);
   const url = useSignal("");
   const { busy, notice, error, fieldErrors: errs, save: saving } = useSave();
-  useEffect(() => {
-    api("/admin/settings")
-      .then((r) => ((view.value = r.data.serverAddress), (url.value = r.data.serverAddress.savedUrl ?? "")))
-      .catch((e) => (error.value = errorText(e)));
-  }, []);
+  useResource(() => api.get("/v1/admin/settings").then((r) => r.data.serverAddress), [], {
+    error,
+    onLoad: (a) => ((view.value = a), (url.value = a.savedUrl ?? "")),
+  });
   async function save(e: Event) {
     e.preventDefault();
     await saving(async () => {
-      const r = await api("/admin/server-address", { method: "PUT", json: { url: url.value.trim() || null } });
+      const r = await api.put("/v1/admin/server-address", { json: { url: url.value.trim() || null } });
       view.value = r.data;
       url.value = r.data.savedUrl ?? "";
       return r.data.savedUrl ? "Saved. Webhook addresses, embed code and the phone setup now use this address." : "Cleared.";
@@ -87,13 +87,7 @@ export function ServerAddress() {
 
 /** Settings → Server → HTTPS (operators): its own component, so HTTPS actions can join it. */
 export function HttpsStatus() {
-  const v = useSignal<HttpsView | null>(null);
-  const error = useSignal("");
-  useEffect(() => {
-    api("/admin/settings")
-      .then((r) => (v.value = r.data.https))
-      .catch((e) => (error.value = errorText(e)));
-  }, []);
+  const { data: v, error } = useResource(() => api.get("/v1/admin/settings").then((r) => r.data.https));
   const h = v.value;
   return (
     <>
@@ -155,7 +149,7 @@ export function BackupSchedule(props: { list: StoredBackups; onSaved: () => void
     e.preventDefault();
     await saving(async () => {
       const json = off || !dir.value.trim() ? { directory: null } : { directory: dir.value.trim(), everyMinutes: Number(every.value), keep: Number(keep.value) };
-      const r = await api("/admin/backups", { method: "PUT", json });
+      const r = await api.put("/v1/admin/backups", { json });
       if (!r.data.scheduled) dir.value = "";
       props.onSaved();
       // Saving makes a backup at once (the route waits a few seconds for it).
@@ -215,7 +209,7 @@ export function BackupSchedule(props: { list: StoredBackups; onSaved: () => void
 export function FormsOverHttp() {
   const list = useSignal<PlainHttpForm[]>([]);
   useEffect(() => {
-    api("/forms-over-http")
+    api.get("/v1/forms-over-http")
       .then((r) => (list.value = r.data))
       .catch(() => {});
   }, []);

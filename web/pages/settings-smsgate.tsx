@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks";
 import { useSignal } from "@preact/signals";
 import { api, errorText } from "../api";
+import { useResource } from "../resource";
 import { useSave } from "../act";
 import type { Answer } from "../api-types";
 import { errAttrs, FieldError } from "../components/FieldError";
@@ -31,19 +32,12 @@ export function SmsgateClients() {
     }
     limit.value = v.recipientLimitPerDay === null ? "" : String(v.recipientLimitPerDay);
   };
-  useEffect(() => {
-    api("/account/smsgate-clients")
-      .then((r) => show(r.data))
-      .catch((e) => (error.value = errorText(e)));
-  }, []);
+  useResource(() => api.get("/v1/account/smsgate-clients").then((r) => r.data), [], { error, onLoad: show });
   async function save(e: Event) {
     e.preventDefault();
     await saving(async () => {
       const n = limit.value.trim();
-      const r = await api("/account/smsgate-clients", {
-        method: "PUT",
-        json: { quietHours: quietOn.value ? { start: start.value, end: end.value } : null, recipientLimitPerDay: n === "" ? null : Number(n) },
-      });
+      const r = await api.put("/v1/account/smsgate-clients", { json: { quietHours: quietOn.value ? { start: start.value, end: end.value } : null, recipientLimitPerDay: n === "" ? null : Number(n) } });
       show(r.data);
       return "Saved. Texts sent from SMSGate apps follow these rules from now on.";
     });

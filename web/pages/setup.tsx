@@ -1,6 +1,7 @@
 import { useSignal } from "@preact/signals";
 import { useEffect } from "preact/hooks";
 import { api, errorText, fetchSession, session } from "../api";
+import { useResource } from "../resource";
 import type { Answer } from "../api-types";
 import { navigate } from "../router";
 
@@ -46,8 +47,7 @@ const browserCountry = () => (navigator.language.split("-")[1] ?? "US").toUpperC
  * `next` opens. Errors are shown in `error`.
  */
 function submitWithLink(
-  path: "/v1/setup" | "/v1/invitations/accept",
-  json: () => Record<string, unknown>,
+  send: (token: string) => Promise<unknown>,
   next: string,
   state: { error: { value: string }; busy: { value: boolean } },
 ) {
@@ -56,7 +56,7 @@ function submitWithLink(
     state.error.value = "";
     state.busy.value = true;
     try {
-      await api<Answer<"/v1/setup", "post"> | Answer<"/v1/invitations/accept", "post">>(path.slice("/v1".length), { method: "POST", json: { token: fragmentToken(), ...json() } });
+      await send(fragmentToken());
       const signedIn = await fetchSession();
       history.replaceState(null, "", location.pathname);
       session.value = signedIn;
@@ -96,19 +96,11 @@ const DEAD_LINK: Record<"setup" | "invitation", Record<Exclude<LinkState, "ready
 };
 
 /** Reads whether the link in the address still works, without using it; null while asking. */
-function useLinkState<T extends { state: LinkState }>(path: "/setup/state" | "/invitations/state") {
-  const state = useSignal<T | null>(null);
-  const error = useSignal("");
-  useEffect(() => {
+function useLinkState<T extends { state: LinkState }>(ask: (token: string) => Promise<{ data: T }>, none: T) {
+  const { data: state, error } = useResource(() => {
     const token = fragmentToken();
-    if (!token) {
-      state.value = { state: "unknown" } as T;
-      return;
-    }
-    api<{ data: T }>(path, { method: "POST", json: { token } })
-      .then((r) => (state.value = r.data))
-      .catch((e) => (error.value = errorText(e)));
-  }, []);
+    return token ? ask(token).then((r) => r.data) : Promise.resolve(none);
+  });
   return { state, error };
 }
 
@@ -147,7 +139,7 @@ function Checking(props: { error: string }) {
 
 /** First run: the business's name, where it is, and its owner (docs/dashboard.md, "First run"). */
 export function Setup() {
-  const link = useLinkState<{ state: LinkState }>("/setup/state");
+  const link = useLinkState((token) => api.post("/v1/setup/state", { json: { token } }), { state: "unknown" });
   const l = link.state.value;
   if (!l) return <Checking error={link.error.value} />;
   if (l.state !== "ready") return <DeadLink title="Set up Textwire" text={DEAD_LINK.setup[l.state]} />;
@@ -164,8 +156,7 @@ function SetupForm() {
   const error = useSignal("");
   const busy = useSignal(false);
   const submit = submitWithLink(
-    "/v1/setup",
-    () => ({ businessName: business.value, country: country.value, timeZone: zone.value, name: name.value, email: email.value, password: password.value }),
+    (token) => api.post("/v1/setup", { json: { token, businessName: business.value, country: country.value, timeZone: zone.value, name: name.value, email: email.value, password: password.value } }),
     "/welcome",
     { error, busy },
   );
@@ -198,11 +189,10 @@ const ROLE_WORDS: Record<string, string> = {
   viewer: "a viewer: you can look at everything, not change it",
 };
 
-type InvitationState = { state: LinkState; businessName: string | null; role: string | null };
 
 /** An invited person joins: the page names the business and the role, then asks their name and a password (the e-mail is the one the invitation was made for). */
 export function Invite() {
-  const link = useLinkState<InvitationState>("/invitations/state");
+  const link = useLinkState((token) => api.post("/v1/invitations/state", { json: { token } }), { state: "unknown", businessName: null, role: null, expiresAt: null });
   const l = link.state.value;
   if (!l) return <Checking error={link.error.value} />;
   if (l.state !== "ready") return <DeadLink title="Join Textwire" text={DEAD_LINK.invitation[l.state]} />;
@@ -214,7 +204,7 @@ function InviteForm(props: { business: string | null; role: string | null }) {
   const password = useSignal("");
   const error = useSignal("");
   const busy = useSignal(false);
-  const submit = submitWithLink("/v1/invitations/accept", () => ({ name: name.value, password: password.value }), "/overview", { error, busy });
+  const submit = submitWithLink((token) => api.post("/v1/invitations/accept", { json: { token, name: name.value, password: password.value } }), "/overview", { error, busy });
   return (
     <main id="main" class="sign-in">
       <form onSubmit={submit} class="card">

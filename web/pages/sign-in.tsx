@@ -14,7 +14,7 @@ export function SignIn() {
   const busy = useSignal(false);
   const needsSetup = useSignal(false);
   useEffect(() => {
-    api<Answer<"/v1/setup">>("/setup")
+    api.get("/v1/setup")
       .then((r) => (needsSetup.value = r.data.needed))
       .catch(() => {});
   }, []);
@@ -24,7 +24,7 @@ export function SignIn() {
     busy.value = true;
     try {
       const json = withKey.value ? { apiKey: key.value.trim() } : { email: email.value, password: password.value };
-      await api<Answer<"/v1/session", "post">>("/session", { method: "POST", json });
+      await api.post("/v1/session", { json });
       session.value = await fetchSession();
       const next = new URLSearchParams(location.search).get("next");
       navigate(next && next.startsWith("/") && !next.startsWith("//") ? next : "/overview", true);

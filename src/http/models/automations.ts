@@ -139,7 +139,7 @@ export const RunStopAnswer = Envelope(
 
 const Skipped = t.Object(
   { "opted-out": Count, status: Count, "no-consent": Count, "already-running": Count },
-  { description: "contacts of the segment left out, by reason", additionalProperties: true },
+  { description: "contacts of the segment left out, by reason (RUN_SKIP_REASONS: no other key)" },
 );
 
 export const StartPreviewAnswer = Envelope(t.Object({ dryRun: t.Literal(true), contacts: Count, starting: Count, skipped: Skipped }), {

@@ -1,13 +1,14 @@
 import { t } from "elysia";
+import { EnumQuery, PageQuery } from "./common";
+import { CONTACT_STATUSES } from "../../domain/contact-update";
 
 const QueryText = (description: string) => t.Optional(t.String({ description }));
 
 export const ConversationListQuery = t.Object(
   {
-    page: QueryText("page number, from 1 (default 1)"),
-    limit: QueryText("page size, 1-100 (default 50)"),
+    ...PageQuery,
     unread: t.Optional(t.String({ description: "true: only conversations with unread received texts; false: only read ones", "x-type": t.Boolean() })),
-    status: QueryText("the contact's status: new | contacted | responded | converted"),
+    status: EnumQuery(CONTACT_STATUSES, "the contact's status: new | contacted | responded | converted"),
     search: QueryText("matches the contact's name, e-mail or phone digits"),
   },
   { additionalProperties: true },
@@ -15,9 +16,8 @@ export const ConversationListQuery = t.Object(
 
 export const ThreadQuery = t.Object(
   {
-    page: QueryText("page number, from 1 (default 1)"),
-    limit: QueryText("page size, 1-100 (default 50)"),
-    order: QueryText("asc (default: time order, oldest first) | desc"),
+    ...PageQuery,
+    order: EnumQuery(["asc", "desc"], "asc (default: time order, oldest first) | desc"),
   },
   { additionalProperties: true },
 );

@@ -2,7 +2,6 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authOf } from "../context";
 import { AccountAnswer, BackupScheduleBody, StoredBackupsAnswer } from "../models/account";
-import { AccountOverviewService } from "../../services/account-overview";
 import { backupsView } from "../../services/backup-schedule";
 import { routeAccess } from "../plugins/route-access";
 
@@ -11,11 +10,10 @@ import { routeAccess } from "../plugins/route-access";
 const FIRST_BACKUP_WAIT_MS = 5_000;
 
 export function accountRoutes(deps: AppDeps) {
-  const overview = new AccountOverviewService(deps.sqlite);
   const backups = () => backupsView(deps.backupSchedule, deps.config.backupKeep);
   return new Elysia({ name: "account-routes" })
     .use(routeAccess)
-    .get("/v1/account", ({ request }) => ({ status: "success" as const, data: overview.get(authOf(request), deps.clock()) }), {
+    .get("/v1/account", ({ request }) => ({ status: "success" as const, data: deps.accountOverview.get(authOf(request), deps.clock()) }), {
       permission: "account.read", rateLimit: "api-key",
       response: { 200: AccountAnswer },
       detail: {

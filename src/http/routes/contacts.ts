@@ -93,8 +93,7 @@ export function contactsRoutes(deps: AppDeps) {
     .post(
       "/bulk/delete",
       ({ request, body }) => {
-        const { removedQueued, ...data } = deps.contacts.bulkDelete(authOf(request).accountId, body);
-        deps.leases.withdraw(removedQueued);
+        const data = deps.contacts.bulkDelete(authOf(request).accountId, body);
         return { status: "success", message: `${data.deleted} contact(s) and their message history deleted`, data };
       },
       {
@@ -229,8 +228,7 @@ export function contactsRoutes(deps: AppDeps) {
     .delete(
       "/:id",
       ({ request, params }) => {
-        const { deletedId, removedQueued } = deps.contacts.delete(authOf(request).accountId, params.id);
-        deps.leases.withdraw(removedQueued);
+        const { deletedId } = deps.contacts.delete(authOf(request).accountId, params.id);
         return { status: "success", message: "Contact and its message history deleted", data: { deletedId } };
       },
       { permission: "contacts.delete", rateLimit: "api-key", params: IdParam, response: { 200: ContactDeleted }, detail: { summary: "Delete a contact and its message history (admin)", tags: ["Contacts"] } },

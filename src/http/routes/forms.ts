@@ -162,8 +162,7 @@ export function formsRoutes(deps: AppDeps) {
     .delete(
       "/:id",
       ({ request, params }) => {
-        const { deletedId, removedQueued } = deps.forms.delete(authOf(request).accountId, params.id);
-        deps.leases.withdraw(removedQueued);
+        const { deletedId } = deps.forms.delete(authOf(request).accountId, params.id);
         return { status: "success", message: "Form and all its messages, contacts and data deleted", data: { deletedId } };
       },
       { permission: "forms.write", rateLimit: "api-key", params: IdParam, response: { 200: FormDeleted }, detail: { summary: "Delete a form and everything it created (admin)", tags: ["Forms"] } },

@@ -2,7 +2,6 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../../deps";
 import { authOf, stateOf } from "../context";
 import { OverviewAnswer, OverviewQuery } from "../models/overview";
-import { DashboardOverviewService } from "../../services/dashboard-overview";
 import { cliCommand } from "../../lib/cli-command";
 import { routeAccess } from "../plugins/route-access";
 
@@ -15,8 +14,7 @@ export function overviewRoutes(deps: AppDeps) {
       "/v1/overview",
       ({ request, query }) => {
         const state = stateOf(request);
-        const overview = new DashboardOverviewService(deps.messages, deps.analytics, deps.devices);
-        const data = overview.get(authOf(request).accountId, query.timezone, deps.clock(), {
+        const data = deps.dashboardOverview.get(authOf(request).accountId, query.timezone, deps.clock(), {
           clientIp: state.clientIp,
           origin: state.origin,
           backupsScheduled: deps.backupSchedule.current() !== null,

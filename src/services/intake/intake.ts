@@ -77,8 +77,8 @@ export class SubmissionIntake {
   private readonly lock: ApplierLock;
   private readonly shared: BigInt64Array;
   private lagCount = 0;
-  /** Called with the accounts that got queued messages, once they are applied (phones are woken). */
-  onApplied: (accounts: string[], emitted: boolean) => void = () => {};
+  /** Told the accounts that got queued messages, once they are applied (phones are woken). */
+  private readonly appliedListeners: Array<(accounts: string[], emitted: boolean) => void> = [];
   readonly stats = { batches: 0, rows: 0, skipped: 0, applyMs: 0 };
 
   /**
@@ -91,6 +91,8 @@ export class SubmissionIntake {
     private readonly logger: Logger,
     /** Page cache of the applier's connection, in MiB (the server's --sqlite-cache-mb). */
     private readonly cacheMb = 0,
+    /** The checkpoint thread's write gate (src/db/write-gate.ts): the applier holds its batches while it is closed. */
+    private readonly writeGate?: SharedArrayBuffer,
   ) {
     this.lock = new ApplierLock(logger, () => this.worker !== undefined, BARRIER_MAX_WAIT_MS);
     this.shared = this.lock.shared;
@@ -103,9 +105,6 @@ export class SubmissionIntake {
     Atomics.store(this.shared, SLOT_DURABLE, BigInt(this.lastSeq));
     this.inlineApplier = dbPath === ":memory:" || dbPath === "" ? applier : undefined;
   }
-
-  /** The checkpoint thread's write gate (src/db/write-gate.ts): the applier holds its batches while it is closed. */
-  writeGate: SharedArrayBuffer | undefined;
 
   /** Set when there is no applier Worker (an in-memory database). */
   readonly inlineApplier: IntakeApplier | undefined;
@@ -129,6 +128,11 @@ export class SubmissionIntake {
     });
     logger.info("submission intake applied", { rows: n });
     return n;
+  }
+
+  /** Subscribes to applied submissions: the accounts that got queued messages, and whether events were written. */
+  onApplied(listener: (accounts: string[], emitted: boolean) => void): void {
+    this.appliedListeners.push(listener);
   }
 
   nextSeq(): number {
@@ -329,7 +333,7 @@ export class SubmissionIntake {
       }
     }
     for (const s of r.skipped) this.logger.warn("intake entry not applied: its form or account is gone", { seq: s.seq, error: s.error });
-    if (r.accounts.length > 0 || emitted) this.onApplied(r.accounts, emitted);
+    if (r.accounts.length > 0 || emitted) for (const l of this.appliedListeners) l(r.accounts, emitted);
   }
 
   // ---- lifecycle ------------------------------------------------------------------------------

@@ -19,7 +19,6 @@ import { dateVariables } from "../../domain/date-words";
 import { smsInfo } from "../../domain/sms-encoding";
 import { deferForDailyLimit } from "../../domain/daily-limit";
 import { checkCountry, checkInsertedValues } from "../../domain/protection";
-import { afterQuietHours } from "../../domain/quiet-hours";
 import { contactZone } from "../../domain/contact-time-zone";
 import { quotaExceeded, type MonthlyQuota } from "../quota";
 import type { LeaseService } from "../leases";
@@ -30,7 +29,7 @@ import type { SubmissionStore } from "../../db/stores/submissions";
 import type { IdempotencyStore } from "../../db/stores/idempotency";
 import type { WebhookForm } from "./form-lookup";
 import { IDEMPOTENCY_TTL_MS, keyReused } from "./idempotency";
-import { submissionSuppression } from "../opt-outs";
+import { admit, queueAhead, sendTime } from "../sending";
 import { visitorSummary } from "../../domain/visitor-words";
 
 const MINUTE_MS = 60_000;
@@ -133,9 +132,11 @@ export class SubmissionWrite {
     const priority = settings.defaultPriority;
     const key = input.idempotencyKey;
 
-    const refusal = this.quota.reserve(form.accountId, form.monthlyQuota);
-    if (refusal) throw quotaExceeded(refusal, this.clock());
-    const reserved = form.monthlyQuota !== null;
+    // The send rules are the one sending path's (src/services/sending/admit.ts), asked at the
+    // points of this job where their data is read: the quota now, the rest inside the job.
+    const quota = admit({ quota: { quota: this.quota, accountId: form.accountId, limit: form.monthlyQuota } });
+    if (!quota.ok) throw quotaExceeded(quota.quota!, this.clock());
+    const reserved = quota.reserved;
     let answer: SubmissionAnswer & { intakeSeq?: number };
     try {
       answer = await this.writer.submit<SubmissionAnswer & { intakeSeq?: number }>({
@@ -184,7 +185,8 @@ export class SubmissionWrite {
           };
           // An opted-out number or a form's missing consent → saved, but no message
           // (docs/api-decisions.md, "Replies, opt-outs and consent").
-          const suppressed = submissionSuppression(existing?.optedOut === 1, settings.consentField, input.body);
+          const admitted = admit({ recipient: { optedOut: existing?.optedOut === 1 }, consent: { field: settings.consentField, values: input.body } });
+          const suppressed = admitted.ok ? null : (admitted.reason as "opted-out" | "no-consent");
           if (suppressed !== null) {
             const body = JSON.stringify({
               status: "success",
@@ -215,7 +217,7 @@ export class SubmissionWrite {
           const ownZone = v.timeZone ?? existing?.timeZone ?? null;
           const quietTz = contactZone(ownZone, v.phoneNumber, tz);
           const unmoved = now + settings.delayMinutes * MINUTE_MS;
-          let scheduledFor = afterQuietHours(unmoved, quietTz, quiet);
+          let scheduledFor = sendTime({ at: unmoved, timezone: quietTz, hours: quiet });
           const perDay = settings.rateLimitPerDay;
           if (perDay !== null) {
             scheduledFor = deferForDailyLimit(
@@ -226,7 +228,7 @@ export class SubmissionWrite {
                 this.store.countScheduled.get(form.id, new Date(from).toISOString(), new Date(to).toISOString())!.n +
                 this.intake.countScheduled(form.id, from, to, appliedSeq),
               undefined,
-              quiet ? (at) => afterQuietHours(at, quietTz, quiet) : undefined,
+              quiet ? (at) => sendTime({ at, timezone: quietTz, hours: quiet }) : undefined,
             );
           }
           const messageId = newId();
@@ -234,10 +236,10 @@ export class SubmissionWrite {
           // The queue entry goes in first (the answer's position); should anything after it fail,
           // it comes out again with the job's rolled-back writes, so the queue never holds a
           // message the intake lacks.
-          this.queue.insert({ id: messageId, accountId: form.accountId, priority, scheduledFor, seq });
+          queueAhead(this.queue, { id: messageId, accountId: form.accountId, priority, scheduledFor, seq });
           try {
             const pos = this.queue.position(messageId, now, this.sendRatePerMinute)!;
-            const quietMoved = quiet !== null ? afterQuietHours(unmoved, quietTz, quiet) : unmoved;
+            const quietMoved = quiet !== null ? sendTime({ at: unmoved, timezone: quietTz, hours: quiet }) : unmoved;
             const deferred = scheduledFor > quietMoved;
             const body = JSON.stringify({
               status: "success",
@@ -351,7 +353,7 @@ export class SubmissionWrite {
       const since = now - 24 * 3_600_000;
       let n = this.store.countRecentTo.get(form.accountId, phone, new Date(since).toISOString())!.n;
       for (const e of pending) if (e.messageId !== null && e.seq > appliedSeq && e.createdAt >= since) n++;
-      if (n >= p.recipientLimitPerDay) {
+      if (!admit({ recipientLimit: { perDay: p.recipientLimitPerDay, sentInDay: () => n } }).ok) {
         answer = {
           message: `Submission received; no text is sent because this number already got ${n} texts in the last 24 hours`,
           messageId: null,

@@ -137,7 +137,7 @@ const CASES: Array<{ index: string; need: string; run: () => unknown }> = [
   { index: "conversations_account_last_idx", need: "Conversations list, latest first", run: get("/conversations") },
   { index: "conversations_account_unread_idx", need: "the unread total (partial: unread only)", run: get("/conversations") },
 ];
-/** Checked by their own tests (test/unit/services/queue-sync.test.ts, test/api/db/messages-query-plans.test.ts): the boot's queue rebuild and the lease sweep. */
+/** Checked by their own tests (test/unit/services/queue-sync.test.ts, test/unit/db/messages-query-plans.test.ts): the boot's queue rebuild and the lease sweep. */
 const ELSEWHERE = ["messages_queued_order_idx", "messages_leased_idx"];
 
 describe("every index on messages, contacts, submissions and conversations earns its place", () => {

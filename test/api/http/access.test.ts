@@ -78,7 +78,7 @@ describe("route classes and permissions", () => {
     expect(classify("/v1/messages/x")).toBe("messages");
     expect(classify("/health")).toBe("public");
   });
-  // Which key each route needs is declared on the route: test/http/route-access.test.ts.
+  // Which key each route needs is declared on the route (test/api/http/route-access.test.ts); who may call each one: test/api/http/permissions.test.ts.
 });
 
 describe("config", () => {

@@ -1,6 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { IntakeOverlay, type PendingEntry } from "../../../src/services/intake/overlay";
-import { submissionSuppression } from "../../../src/services/opt-outs";
+import { admit } from "../../../src/services/sending";
+
+/** The webhook's question to the one sending path (src/services/submissions/write.ts). */
+function submissionSuppression(optedOut: boolean, field: string | null, values: Record<string, unknown>) {
+  const a = admit({ recipient: { optedOut }, consent: { field, values } });
+  return a.ok ? null : a.reason;
+}
 
 const entry = (seq: number, over: Partial<PendingEntry> = {}): PendingEntry => ({
   seq,

@@ -8,16 +8,32 @@ import { Database } from "bun:sqlite";
 import { migrate } from "../../../src/db/migrate";
 import { AppError } from "../../../src/errors";
 import { findContactByPhone, insertRespondedContact } from "../../../src/db/stores/contacts";
-import { applyKeyword, parseImportOptOut, parseOptOutFields, refuseIfOptedOut, setOptOut, submissionSuppression } from "../../../src/services/opt-outs";
+import { applyKeyword, consentGiven, consentVouched, mayText, parseImportOptOut, parseOptOutFields, refuseIfOptedOut, setOptOut } from "../../../src/services/opt-outs";
+import { admit } from "../../../src/services/sending";
 
 describe("suppression at enqueue", () => {
   test("a submission: an opted-out number first, then a consent box not ticked", () => {
-    expect(submissionSuppression(true, null, {})).toBe("opted-out");
-    expect(submissionSuppression(true, "agree", { agree: "on" })).toBe("opted-out");
-    expect(submissionSuppression(false, "agree", {})).toBe("no-consent");
-    expect(submissionSuppression(false, "agree", { agree: "no" })).toBe("no-consent");
-    expect(submissionSuppression(false, "agree", { agree: "on" })).toBeNull();
-    expect(submissionSuppression(false, null, {})).toBeNull();
+    const why = (optedOut: boolean, field: string | null, values: Record<string, unknown>) => {
+      const a = admit({ recipient: { optedOut }, consent: { field, values } });
+      return a.ok ? null : a.reason;
+    };
+    expect(why(true, null, {})).toBe("opted-out");
+    expect(why(true, "agree", { agree: "on" })).toBe("opted-out");
+    expect(why(false, "agree", {})).toBe("no-consent");
+    expect(why(false, "agree", { agree: "no" })).toBe("no-consent");
+    expect(why(false, "agree", { agree: "on" })).toBeNull();
+    expect(why(false, null, {})).toBeNull();
+  });
+
+  test("an opted-out number gets only the replies the law asks for; a contact the owner added needs no consent box", () => {
+    expect(mayText(null)).toBe(true);
+    expect(mayText({ optedOut: true })).toBe(false);
+    expect(mayText({ optedOut: true }, { keywordReply: true })).toBe(true);
+    expect(consentGiven("agree", {}, true)).toBe(true);
+    expect(consentGiven("agree", {})).toBe(false);
+    expect(consentVouched({ source: "import" })).toBe(true);
+    expect(consentVouched({ source: "webhook" })).toBe(false);
+    expect(consentVouched({})).toBe(false);
   });
 
   test("a manual send to an opted-out contact is refused with RECIPIENT_OPTED_OUT; anyone else passes", () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
-import { insertMessage, iso } from "../helpers/fixtures";
-import { SmsGateEmulator } from "../helpers/smsgate-emulator";
+import { startTestServer, expectStatus, type TestServer } from "../../helpers/server";
+import { insertMessage, iso } from "../../helpers/fixtures";
+import { SmsGateEmulator } from "../../helpers/smsgate-emulator";
 
 /**
  * A phone back online may report on every message it holds in one list. Each item commits on its

@@ -2,14 +2,14 @@
  * The SMSGate emulator (test/helpers/smsgate-emulator.ts, written from the app's protocol) against
  * a real `textwire serve` process over HTTPS with the certificate `textwire tls init` made, trusting only its CA.
  */
-import { tlsPathsFor } from "../../src/tls/local-ca";
+import { tlsPathsFor } from "../../../src/tls/local-ca";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir, UNBOUNDED_SENDING_LIMITS } from "../helpers/server";
-import { SmsGateEmulator } from "../helpers/smsgate-emulator";
+import { tempDir, UNBOUNDED_SENDING_LIMITS } from "../../helpers/server";
+import { SmsGateEmulator } from "../../helpers/smsgate-emulator";
 
-const ROOT = join(import.meta.dir, "../..");
+const ROOT = join(import.meta.dir, "../../..");
 const BUN = join(ROOT, "node_modules/.bin/bun");
 const OFFLINE_AFTER_MS = 2_000;
 

@@ -3,7 +3,7 @@
  * same database at the same time: no request may fail on the other's lock.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
+import { expectStatus, formBody, startTestServer, type TestServer } from "../../helpers/server";
 
 let s: TestServer;
 beforeAll(async () => {
