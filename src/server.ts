@@ -19,6 +19,7 @@ import { DEFAULT_ACCOUNT_NAME } from "./domain/business-profile";
 import { EXPIRY_WARNING_DAYS, tlsExpiry, type TlsExpiry } from "./tls/local-ca";
 import { Listeners } from "./http/listeners";
 import { copyBeforeUpgrade } from "./db/upgrade-copy";
+import { PAGE_SIZE, pageSizeOf } from "./db/page-size";
 
 export interface RunningServer {
   deps: AppDeps;
@@ -82,6 +83,8 @@ export async function startServer(config: ServeConfig, opts: StartOptions = {}):
     releaseLock();
     throw err;
   }
+  // An older file keeps its page size until `textwire migrate` rewrites it (src/db/page-size.ts).
+  if (config.db !== ":memory:" && pageSizeOf(sqlite) !== PAGE_SIZE) logger.info("this database has larger pages than new ones: stop the server and run `textwire migrate` once to rewrite it (less is written to the disk for each submission)", { pageSize: pageSizeOf(sqlite), newPageSize: PAGE_SIZE });
   const deps = createDeps(sqlite, config, clock, logger, opts.outbound);
   const started: typeof deps.lifecycle = [];
   const begun: typeof deps.lifecycle = [];

@@ -35,7 +35,7 @@
  */
 import { $ } from "bun";
 import { Database } from "bun:sqlite";
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { machineLine, readUntil } from "./lib/proc";
@@ -98,6 +98,29 @@ function writeBytes(pid: number): number {
   return Number(/write_bytes: (\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"))![1]);
 }
 
+/**
+ * write_bytes per thread: the main thread (the intake's group commits), the Worker threads (the
+ * applier and the checkpointer; Bun names both "Worker") and the rest. The kernel counts a write
+ * when it dirties a folio of the page cache, the whole folio, charged to the thread that dirties it.
+ */
+function threadBytes(pid: number): Record<string, number> {
+  const out: Record<string, number> = { main: 0, workers: 0, other: 0 };
+  const tids = readdirSync(`/proc/${pid}/task`).map(Number).sort((a, b) => a - b);
+  for (const tid of tids) {
+    let comm = "";
+    let bytes = 0;
+    try {
+      comm = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
+      bytes = Number(/write_bytes: (\d+)/.exec(readFileSync(`/proc/${pid}/task/${tid}/io`, "utf8"))![1]);
+    } catch {
+      continue;
+    }
+    const role = tid === pid ? "main" : comm === "Worker" ? "workers" : "other";
+    out[role] += bytes;
+  }
+  return out;
+}
+
 const walSize = (db: string) => (existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0);
 
 interface WalFrames {
@@ -129,16 +152,64 @@ function readWal(db: string, from = 0): WalFrames & { salt: string; total: numbe
   return { pageSize, frames: pages.length, commits, pages: Uint32Array.from(pages), salt: `${s1}:${s2}`, total };
 }
 
+/**
+ * The bytes that reach the disk in a time window, from the server's traced write calls (strace
+ * -ttt -y): each pwrite to the database file or its -wal dirties 4 KiB blocks of the page cache;
+ * an fsync of that file writes each dirty block once (ext4 writes back only the dirty blocks), so a
+ * block written twice between two fsyncs counts once, and the WAL's partial block at the end of a
+ * commit counts again at the next. Blocks still dirty at the window's end count once. This is what
+ * an SD card sees; /proc/<pid>/io write_bytes is not, on kernels whose page cache uses large folios
+ * (ext4 since Linux 6.16): a 4 KiB write into a cached 64 KiB folio counts 64 KiB there, while the
+ * disk gets 4 KiB (docs/development.md, "Disk bytes benchmark").
+ */
+function traceDisk(trace: string, db: string, pid: number, from: number, to: number): { intake: number; applier: number; checkpoints: number; other: number } | null {
+  if (!existsSync(trace)) return null;
+  const out = { intake: 0, applier: 0, checkpoints: 0, other: 0 };
+  const dirty = new Map<string, Map<number, string>>();
+  const flush = (file: string) => {
+    for (const who of dirty.get(file)?.values() ?? []) (out as any)[who] += 4096;
+    dirty.delete(file);
+  };
+  const write = /^(\d+)\s+([\d.]+)\s+(?:pwrite64|pwritev2?)\((\d+)<([^>]+)>, [^,]*, (\d+), (\d+)/;
+  const sync = /^(\d+)\s+([\d.]+)\s+f(?:data)?sync\((\d+)<([^>]+)>/;
+  for (const line of readFileSync(trace, "utf8").split("\n")) {
+    let m = write.exec(line);
+    if (m) {
+      const t = Number(m[2]) * 1000;
+      const file = m[4];
+      if (t < from || t > to || (file !== db && file !== `${db}-wal`)) continue;
+      const off = Number(m[6]);
+      const len = Number(m[5]);
+      const who = file === db ? "checkpoints" : Number(m[1]) === pid ? "intake" : "applier";
+      let blocks = dirty.get(file);
+      if (!blocks) dirty.set(file, (blocks = new Map()));
+      for (let b = Math.floor(off / 4096); b <= Math.floor((off + len - 1) / 4096); b++) if (!blocks.has(b)) blocks.set(b, who);
+      continue;
+    }
+    m = sync.exec(line);
+    if (m && Number(m[2]) * 1000 >= from && Number(m[2]) * 1000 <= to) flush(m[4]);
+  }
+  for (const file of [...dirty.keys()]) flush(file);
+  return out;
+}
+
 interface Server {
   pid: number;
+  /** strace's output file, when the server runs under it. */
+  trace?: string;
   base: string;
   key: string;
   forms: string[];
   stop: () => Promise<void>;
 }
 
-async function startServer(cmd: string[], db: string, meta: Meta): Promise<Server> {
-  const proc = Bun.spawn([...cmd, "serve", "--port", "0", "--host", "127.0.0.1", "--db", db, "--log-format", "json", "--webhook-limit-per-minute", "100000000"], {
+/** strace, when installed and not --no-trace: the server runs under it (see traceDisk). */
+const STRACE = args.includes("--no-trace") ? null : Bun.which("strace");
+
+async function startServer(cmd: string[], db: string, meta: Meta, trace?: string): Promise<Server> {
+  // --seccomp-bpf: only the traced calls stop the server (it has to start under strace for that).
+  const traced = trace && STRACE ? [STRACE, "-f", "-qq", "--seccomp-bpf", "-ttt", "-y", "-s", "0", "-e", "trace=pwrite64,pwritev,pwritev2,write,writev,fsync,fdatasync", "-e", "signal=none", "-o", trace] : [];
+  const proc = Bun.spawn([...traced, ...cmd, "serve", "--port", "0", "--host", "127.0.0.1", "--db", db, "--log-format", "json", "--webhook-limit-per-minute", "100000000"], {
     stdout: "pipe",
     stderr: process.env.BENCH_VERBOSE ? "inherit" : "ignore",
   });
@@ -148,6 +219,8 @@ async function startServer(cmd: string[], db: string, meta: Meta): Promise<Serve
     while (!(await r.read()).done);
   })().catch(() => {});
   const base = m[1].replace("localhost", "127.0.0.1");
+  // Under strace, the server is strace's child.
+  const pid = traced.length ? Number(readFileSync(`/proc/${proc.pid}/task/${proc.pid}/children`, "utf8").trim().split(/\s+/)[0]) : proc.pid;
   const forms: string[] = [];
   for (let i = 0; i < 4; i++) {
     const res = await fetch(`${base}/v1/forms`, {
@@ -159,12 +232,13 @@ async function startServer(cmd: string[], db: string, meta: Meta): Promise<Serve
     forms.push(((await res.json()) as any).data.form.id);
   }
   return {
-    pid: proc.pid,
+    pid,
+    trace: traced.length ? trace : undefined,
     base,
     key: meta.apiKey,
     forms,
     stop: async () => {
-      proc.kill("SIGTERM");
+      process.kill(pid, "SIGTERM");
       await proc.exited;
     },
   };
@@ -203,9 +277,13 @@ interface LoadFigures {
   p99Ms: number;
   ioBytes: number;
   ioPerSubmission: number;
+  /** Bytes to the disk per accepted submission, from the traced writes (traceDisk), or null without strace. */
+  disk: { intake: number; applier: number; checkpoints: number; other: number } | null;
+  /** write_bytes per accepted submission by thread (threadBytes). */
+  ioByThread: Record<string, number>;
   peakWalBytes: number;
   lagP99Ms: number;
-  wal: { submissions: number; frames: number; commits: number; pageSize: number; byTree: Array<{ name: string; frames: number }> };
+  wal: { submissions: number; frames: number; distinct: number; commits: number; pageSize: number; byTree: Array<{ name: string; frames: number }> };
 }
 
 async function measure(s: Server, db: string, load: Load, offset: number): Promise<{ f: LoadFigures; offset: number }> {
@@ -217,10 +295,14 @@ async function measure(s: Server, db: string, load: Load, offset: number): Promi
   let peakWal = walSize(db);
   const poll = setInterval(() => (peakWal = Math.max(peakWal, walSize(db))), 20);
   const w0 = writeBytes(s.pid);
+  const t0 = threadBytes(s.pid);
+  const from = Date.now();
   const r = await runWrk(s.base, s.forms, loadOpts(load, seconds, offset));
   offset = r.nextOffset;
   await settle(s, db);
   const w1 = writeBytes(s.pid);
+  const t1 = threadBytes(s.pid);
+  const to = Date.now();
   clearInterval(poll);
   // The applier's lag over this load (the last 4096 submissions: this window's, with its warm-up).
   const lag = await lagP99(s);
@@ -256,11 +338,17 @@ async function measure(s: Server, db: string, load: Load, offset: number): Promi
       p99Ms: r.p99Ms,
       ioBytes: w1 - w0,
       ioPerSubmission: (w1 - w0) / Math.max(1, accepted),
+      disk: s.trace ? perSubmission(traceDisk(s.trace, db, s.pid, from, to), accepted) : null,
+      ioByThread: Object.fromEntries(Object.keys(t1).map((k) => [k, (t1[k] - (t0[k] ?? 0)) / Math.max(1, accepted)])),
       peakWalBytes: peakWal,
       lagP99Ms: lag,
-      wal: { submissions: rw.statuses["200"] ?? 0, frames: frames.frames, commits: frames.commits, pageSize: frames.pageSize, byTree },
+      wal: { submissions: rw.statuses["200"] ?? 0, frames: frames.frames, distinct: new Set(frames.pages).size, commits: frames.commits, pageSize: frames.pageSize, byTree },
     },
   };
+}
+
+function perSubmission<T extends Record<string, number>>(x: T | null, n: number): T | null {
+  return x && (Object.fromEntries(Object.entries(x).map(([k, v]) => [k, v / Math.max(1, n)])) as T);
 }
 
 async function lagP99(s: Server): Promise<number> {
@@ -313,11 +401,11 @@ for (let round = 1; round <= ROUNDS; round++) {
   for (const kind of kinds) {
     for (const t of round % 2 === 1 ? trees : [...trees].reverse()) {
       const db = join(dir, "run.db");
-      for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+      for (const f of [db, `${db}-wal`, `${db}-shm`, join(dir, "trace.txt")]) rmSync(f, { force: true });
       copyFileSync(templatePath, db);
       const cmd = kind === "source" ? [bun, join(t.path, "src/main.ts")] : [join(t.path, "dist/textwire")];
       const before = submissionsIn(db);
-      const s = await startServer(cmd, db, meta);
+      const s = await startServer(cmd, db, meta, join(dir, "trace.txt"));
       let spaced: LoadFigures;
       let burst: LoadFigures;
       let sent = 0;
@@ -350,6 +438,11 @@ for (let round = 1; round <= ROUNDS; round++) {
         console.log(
           `  ${"".padEnd(28)} ${kib(walBytes / n).padStart(7)} KiB/submission of WAL: ${(f.wal.frames / n).toFixed(2)} frames, ${(f.wal.commits / n).toFixed(3)} commits per submission (${f.wal.submissions} submissions, page ${f.wal.pageSize} B)`,
         );
+        if (f.disk) {
+          const total = f.disk.intake + f.disk.applier + f.disk.checkpoints + f.disk.other;
+          console.log(`  ${kib(total).padStart(36)} KiB/submission to the disk (traced writes, 4 KiB blocks per fsync): WAL ${kib(f.disk.intake)} intake + ${kib(f.disk.applier)} applier · database file ${kib(f.disk.checkpoints)} (checkpoints)`);
+        } else console.log(`  ${"".padEnd(28)} (to the disk: strace not installed or --no-trace)`);
+        console.log(`  ${"".padEnd(28)} io by thread (KiB/submission): ${Object.entries(f.ioByThread).map(([k, v]) => `${k} ${kib(v)}`).join(" · ")}; distinct pages in the WAL window: ${(f.wal.distinct / n).toFixed(2)} per submission (what one checkpoint of the window copies)`);
         console.log(`      by b-tree (frames per submission): ${f.wal.byTree.slice(0, 40).map((x) => `${x.name} ${(x.frames / n).toFixed(2)}`).join(" · ")}`);
       }
       console.log(`  doctor --check: ${doctor}`);
@@ -359,4 +452,6 @@ for (let round = 1; round <= ROUNDS; round++) {
 if (flag("json")) writeFileSync(flag("json")!, JSON.stringify(results, null, 2));
 const targets = results.filter((r) => r.tree === "this tree");
 const worst = (k: "spaced" | "burst") => Math.max(...targets.map((r) => r[k].ioPerSubmission)) / 1024;
-console.log(`\ntargets (this tree, worst run): one at a time ${worst("spaced").toFixed(1)} KiB (≤ 24) · ${CONCURRENCY} at once ${worst("burst").toFixed(1)} KiB (≤ 8)`);
+const diskOf = (f: LoadFigures) => (f.disk ? f.disk.intake + f.disk.applier + f.disk.checkpoints + f.disk.other : NaN);
+const worstDisk = (k: "spaced" | "burst") => Math.max(...targets.map((r) => diskOf(r[k]))) / 1024;
+console.log(`\ntargets (this tree, worst run), to the disk: one at a time ${worstDisk("spaced").toFixed(1)} KiB (≤ 24) · ${CONCURRENCY} at once ${worstDisk("burst").toFixed(1)} KiB (≤ 8); write_bytes: ${worst("spaced").toFixed(1)} · ${worst("burst").toFixed(1)} KiB`);

@@ -45,7 +45,10 @@ const reuse = keepDb !== undefined && existsSync(keepDb);
 const running = await startServer(defaultServeConfig({ db: dbPath, port: 0, host: "127.0.0.1", sendRatePerMinute: 1_000_000_000 }));
 const { deps } = running;
 const sqlite = deps.sqlite;
-const accountId = (sqlite.query("SELECT id FROM accounts LIMIT 1").get() as { id: string }).id;
+// A fresh server has no account until setup: the bench makes its own (a kept --db has it already).
+const accountId =
+  (sqlite.query("SELECT id FROM accounts LIMIT 1").get() as { id: string } | null)?.id ??
+  deps.accounts.createAccount({ name: "Bench", plan: "enterprise", apiLimitPerHour: 100_000_000, apiBurstPerMinute: 100_000_000 }).account.id;
 // The bench's own HTTP calls must not meet the per-key API limits.
 sqlite.query("UPDATE accounts SET plan = 'enterprise', api_limit_per_hour = 100000000, api_burst_per_minute = 100000000 WHERE id = ?").run(accountId);
 const apiKey = deps.accounts.createKey(accountId, "admin_access").apiKey;

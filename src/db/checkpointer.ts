@@ -28,13 +28,22 @@ import { FORCE_FACTOR, type WriteGate } from "./write-gate";
 
 /**
  * When a pass is due (docs/api-decisions.md, "A submission costs kilobytes, not a quarter
- * megabyte: cut what each write puts on the disk"): once the WAL holds CHECKPOINT_AFTER_PAGES
- * frames not yet copied (SQLite's own automatic checkpoint uses the same 1000 pages), or when
+ * megabyte: cut what each write puts on the disk"): once the WAL holds CHECKPOINT_AFTER_BYTES of
+ * frames not yet copied (at least CHECKPOINT_AFTER_PAGES, SQLite's own automatic checkpoint), or when
  * nothing was written for CHECKPOINT_IDLE_MS. A pass every tick copied each commit's pages into
  * the database file right behind it, so a page every commit touches (a rollup, the intake's last
  * leaf, an index's right edge) was written twice per commit; now it is written once per pass.
  */
 export const CHECKPOINT_AFTER_PAGES = 1_000;
+/**
+ * The same threshold in bytes of WAL, so that it holds whatever the page size: 16 MiB (4,000 pages
+ * of 4 KiB). A page that many commits rewrite (the right-hand leaf of each time-ordered index, a
+ * form's leaves, rollups, page 1) is copied once per pass: at a shop's busy rate a pass now covers
+ * ~400 submissions instead of ~100 (docs/api-decisions.md, "Disk bytes, round two"). Well under the
+ * write gate's WAL_LIMIT_MB; a reader looks a page up in the WAL index's hash tables (one per 4,096
+ * frames), so at this length one or two.
+ */
+export const CHECKPOINT_AFTER_BYTES = 16 * 1_048_576;
 export const CHECKPOINT_IDLE_MS = 1_000;
 /** Checkpoint tick. */
 export const CHECKPOINT_EVERY_MS = 100;
@@ -116,7 +125,7 @@ export class Checkpointer {
     worker.onerror = (event: ErrorEvent) => this.fallBack(`checkpoint thread failed: ${event.message}`);
     // No timeout yet: a long synchronous queue rebuild must not count against the thread.
     this.starting = new Promise((resolve) => this.waiting.set("started", resolve));
-    worker.postMessage({ op: "start", dbPath: this.dbPath, everyMs: this.opts.everyMs ?? CHECKPOINT_EVERY_MS, limitPages: Math.floor(limitBytes / pageSize), afterPages: CHECKPOINT_AFTER_PAGES, idleMs: CHECKPOINT_IDLE_MS, gate: this.opts.gate?.shared } satisfies CheckpointRequest);
+    worker.postMessage({ op: "start", dbPath: this.dbPath, everyMs: this.opts.everyMs ?? CHECKPOINT_EVERY_MS, limitPages: Math.floor(limitBytes / pageSize), afterPages: Math.max(CHECKPOINT_AFTER_PAGES, Math.floor(CHECKPOINT_AFTER_BYTES / pageSize)), idleMs: CHECKPOINT_IDLE_MS, gate: this.opts.gate?.shared } satisfies CheckpointRequest);
     if (this.replicating) worker.postMessage({ op: "replication", on: true } satisfies CheckpointRequest);
   }
 

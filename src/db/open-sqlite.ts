@@ -6,6 +6,7 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { PAGE_SIZE } from "./page-size";
 
 /** How long a writer waits for another connection's lock before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5_000;
@@ -33,6 +34,9 @@ export function openSqlite(path: string, opts: OpenOptions = {}): Database {
     : new Database(path, { create: opts.create ?? true, readwrite: true, strict: true });
   sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   if (!opts.readonly) {
+    // A new, empty file takes the page size before its first table and before WAL mode (after
+    // either it is fixed until a rewrite: src/db/page-size.ts); on any other file this is a no-op.
+    if ((sqlite.query("PRAGMA page_count").get() as { page_count: number }).page_count === 0) sqlite.exec(`PRAGMA page_size = ${PAGE_SIZE}`);
     sqlite.exec("PRAGMA journal_mode = WAL");
     sqlite.exec("PRAGMA synchronous = FULL");
   }

@@ -8,6 +8,7 @@ import type { ServeConfig } from "../config";
 import type { Clock } from "../lib/clock";
 import type { Logger } from "../lib/log";
 import { Checkpointer } from "../db/checkpointer";
+import { pageSizeOf } from "../db/page-size";
 import { ReplicationSupervisor } from "../services/replication";
 import { emitReplicationStalled, ReplicationSettingsService } from "../services/replication-settings";
 import { DEFAULT_BACKUP_EVERY_MS, scheduledBackups } from "../services/backups";
@@ -37,7 +38,8 @@ export function buildOperations(sqlite: Database, config: ServeConfig, clock: Cl
     savedUrl: () => replicationSettings.savedUrl(),
     logger,
     clock,
-    maxCheckpointPages: Checkpointer.litestreamMaxPages(),
+    // In this file's own pages (2 KiB for new databases, 4 KiB for older ones: src/db/page-size.ts).
+    maxCheckpointPages: Checkpointer.litestreamMaxPages(undefined, pageSizeOf(sqlite)),
     onStalled: (notice) => emitReplicationStalled(sqlite, clock(), notice),
     heartbeat: () => replicationSettings.heartbeat(),
     // While replication is on, checkpoints follow Litestream's rules (src/db/checkpointer.ts).

@@ -255,8 +255,13 @@ function indexStep(): void {
   scheduleIndexing(next);
 }
 
-/** The longest a new contact waits for the search index while webhook batches keep coming (ms). */
-const SEARCH_INDEX_WAIT_MS = 5_000;
+/**
+ * The longest a new contact waits for the search index while webhook batches keep coming (ms):
+ * long enough for a whole chunk to gather at a shop's busy rate (the index's cost per contact
+ * falls with the chunk's size: INDEX_CHUNK_ROWS). Searches read pending contacts directly, so a
+ * new contact is found at once all the same; the wait costs a search at most one chunk's rows.
+ */
+const SEARCH_INDEX_WAIT_MS = 20_000;
 /** When contacts were first seen waiting (performance.now(); -1: none). */
 let pendingSince = -1;
 

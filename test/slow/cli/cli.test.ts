@@ -126,7 +126,7 @@ describe("migrate, help, version", () => {
     expect(first.applied.length).toBeGreaterThan(0);
     const b = io();
     await runCli(["migrate", "--json", "--db", db], b.cli);
-    expect(JSON.parse(b.out[0])).toEqual({ applied: [], schemaVersion: first.schemaVersion });
+    expect(JSON.parse(b.out[0])).toEqual({ applied: [], schemaVersion: first.schemaVersion, pageSizeFrom: null });
   });
 
   test("--version and --help", async () => {

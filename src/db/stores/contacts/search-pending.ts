@@ -14,9 +14,12 @@ import type { Database, Statement } from "bun:sqlite";
  * Pending rows indexed per transaction. ~140 trigrams per contact, ~12 µs each in a multi-row
  * insert on a quiet machine: a chunk holds the write lock a few ms, except when FTS5 merges its
  * segments at the commit (the slowest chunk, 30-120 ms at load 5, whatever the chunk's size).
- * Smaller chunks cost more per contact (64 / 128 / 256 at load 5: ~70-100 / 40-65 / 50-60 µs).
+ * Smaller chunks cost more per contact (64 / 128 / 256 at load 5: ~70-100 / 40-65 / 50-60 µs),
+ * and more disk: FTS5 writes a segment per transaction and merges segments as they pile up, so
+ * WAL frames per indexed contact on the bench shop were 0.86 / 0.35 / 0.21 / 0.14 for chunks of
+ * 25 / 128 / 256 / 512 (docs/api-decisions.md, "Disk bytes, round two").
  */
-export const INDEX_CHUNK_ROWS = 128;
+export const INDEX_CHUNK_ROWS = 512;
 
 export class PendingSearchIndex {
   private readonly anyPending: Statement<{ contact_rowid: number }, []>;
