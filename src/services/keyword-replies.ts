@@ -1,7 +1,7 @@
 /**
  * Keyword replies (docs/api-decisions.md, "Keyword replies"): the owner's rules
  * (GET/POST /v1/keyword-replies, PUT/DELETE /v1/keyword-replies/<id>, admin) and the one place an
- * inbound text is answered by one (`answerKeywordReply`, inside the inbound text's transaction).
+ * inbound text is answered by one (`answer()`, inside the inbound text's transaction).
  *
  * - A text is matched like STOP (src/domain/keywords.ts); STOP/START/HELP are decided first
  *   (src/services/inbound.ts asks here only when the text is none of them) and a reply cannot

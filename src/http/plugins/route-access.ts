@@ -7,7 +7,7 @@ import type { RateLimit, RoutePermission } from "../permissions";
  * add no hook (nothing runs per request inside the app): Elysia keeps the values in the route's
  * hooks, and the outer handler reads them from `app.routes` when it builds its route table, so
  * they are checked before any body is read (docs/api-decisions.md, "Permissions declared on each
- * route"). Every route module uses this plugin; test/http/route-access.test.ts fails on a route
+ * route"). Every route module uses this plugin; test/api/http/route-access.test.ts fails on a route
  * that declares nothing.
  */
 export const routeAccess = new Elysia({ name: "route-access" }).macro({
