@@ -4,7 +4,7 @@ import { checkDerived, rebuildDerived } from "../../src/services/doctor";
 import { derivedCounts } from "../../src/db/derived-counts";
 import { PendingSearchIndex } from "../../src/db/stores/contacts/search-pending";
 import { runCli } from "../../src/main";
-import type { CliIO } from "../../src/cli/common";
+import { cliIO } from "../helpers/cli-io";
 
 // Every writer of messages keeps the derived data (rollups, message_counts,
 // monthly_usage, the search index) equal to a from-scratch recomputation — `textwire doctor`.
@@ -69,12 +69,6 @@ describe("every writer keeps the derived data exact", () => {
 });
 
 describe("textwire doctor", () => {
-  function io() {
-    const out: string[] = [];
-    const err: string[] = [];
-    const cli: CliIO = { out: (l) => out.push(l), err: (l) => err.push(l), env: {}, isTTY: false };
-    return { cli, out, err };
-  }
 
   test("--check finds a wrong rollup, count, usage and search index; exit 1; --rebuild repairs all; exit 0", async () => {
     formId = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form.id;
@@ -94,19 +88,19 @@ describe("textwire doctor", () => {
     expect(r.counts.monthly_usage).toBeGreaterThan(0);
     expect(r.counts.contacts_fts).toBe(1);
 
-    const check = io();
+    const check = cliIO();
     expect(await runCli(["doctor", "--check", "--db", s.dbPath], check.cli)).toBe(1);
     expect(check.out.join("\n")).toContain("message_counts");
     expect(check.out.join("\n")).toContain("textwire doctor --rebuild");
-    const json = io();
+    const json = cliIO();
     expect(await runCli(["doctor", "--check", "--json", "--db", s.dbPath], json.cli)).toBe(1);
     expect(JSON.parse(json.out[0]).ok).toBe(false);
 
-    const rebuild = io();
+    const rebuild = cliIO();
     expect(await runCli(["doctor", "--rebuild", "--db", s.dbPath], rebuild.cli)).toBe(0);
     expect(rebuild.out[0]).toMatch(/^Rebuilding derived data from \d+ message/);
     expect(rebuild.out.some((l) => l.includes("message_rollups: quarter hours"))).toBe(true);
-    const ok = io();
+    const ok = cliIO();
     expect(await runCli(["doctor", "--check", "--db", s.dbPath], ok.cli)).toBe(0);
     expect(ok.out.every((l) => l.endsWith(" ok"))).toBe(true);
     clean();
@@ -121,9 +115,9 @@ describe("textwire doctor", () => {
   });
 
   test("usage: neither or both of --check and --rebuild is exit 2", async () => {
-    const a = io();
+    const a = cliIO();
     expect(await runCli(["doctor", "--db", s.dbPath], a.cli)).toBe(2);
-    const b = io();
+    const b = cliIO();
     expect(await runCli(["doctor", "--check", "--rebuild", "--db", s.dbPath], b.cli)).toBe(2);
   });
 });

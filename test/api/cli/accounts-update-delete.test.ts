@@ -3,18 +3,12 @@ import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { runCli } from "../../../src/main";
-import type { CliIO } from "../../../src/cli/common";
 import { expectStatus, formBody, startTestServer, tempDir } from "../../helpers/server";
+import { cliIO } from "../../helpers/cli-io";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function io() {
-  const out: string[] = [];
-  const err: string[] = [];
-  const cli: CliIO = { out: (l) => out.push(l), err: (l) => err.push(l), env: {}, isTTY: false };
-  return { cli, out, err };
-}
 
 function freshDir(): string {
   const d = tempDir();
@@ -23,13 +17,13 @@ function freshDir(): string {
 }
 
 async function createAccount(db: string, name: string, extra: string[] = []) {
-  const a = io();
+  const a = cliIO();
   expect(await runCli(["accounts", "create", "--name", name, "--json", "--db", db, ...extra], a.cli)).toBe(0);
   return JSON.parse(a.out[0]) as { accountId: string; apiKey: string };
 }
 
 async function listed(db: string, id: string) {
-  const l = io();
+  const l = cliIO();
   await runCli(["accounts", "list", "--json", "--db", db], l.cli);
   return JSON.parse(l.out[0]).find((r: any) => r.accountId === id);
 }
@@ -38,12 +32,12 @@ describe("accounts update", () => {
   test("changes only the settings given; none clears a limit; --json shows the result", async () => {
     const db = join(freshDir(), "t.db");
     const { accountId } = await createAccount(db, "Shop", ["--monthly-quota", "100", "--api-limit-per-hour", "2000"]);
-    const u = io();
+    const u = cliIO();
     expect(await runCli(["accounts", "update", accountId, "--plan", "pro", "--monthly-quota", "5000", "--json", "--db", db], u.cli)).toBe(0);
     expect(JSON.parse(u.out[0])).toMatchObject({ accountId, name: "Shop", plan: "pro", monthlyQuota: 5000, apiLimitPerHour: 2000, apiBurstPerMinute: null });
     expect(await listed(db, accountId)).toMatchObject({ name: "Shop", plan: "pro", monthlyQuota: 5000, apiLimitPerHour: 2000 });
 
-    const h = io();
+    const h = cliIO();
     expect(await runCli(["accounts", "update", accountId, "--name", " Shop Two ", "--api-limit-per-hour", "none", "--api-burst-per-minute", "20", "--monthly-quota", "none", "--db", db], h.cli)).toBe(0);
     expect(h.out[0]).toContain("updated");
     expect(await listed(db, accountId)).toMatchObject({ name: "Shop Two", plan: "pro", monthlyQuota: null, apiLimitPerHour: null, apiBurstPerMinute: 20 });
@@ -53,17 +47,17 @@ describe("accounts update", () => {
     const db = join(freshDir(), "t.db");
     const { accountId } = await createAccount(db, "Shop");
     expect(await listed(db, accountId)).toMatchObject({ defaultCountry: "US" });
-    expect(await runCli(["accounts", "update", accountId, "--default-country", "gb", "--db", db], io().cli)).toBe(0);
+    expect(await runCli(["accounts", "update", accountId, "--default-country", "gb", "--db", db], cliIO().cli)).toBe(0);
     expect(await listed(db, accountId)).toMatchObject({ defaultCountry: "GB" });
     const sqlite = new Database(db, { readonly: true });
     expect((sqlite.query("SELECT default_country AS c FROM accounts WHERE id = ?").get(accountId) as { c: string }).c).toBe("GB");
     sqlite.close();
     for (const bad of ["XX", "usa", "1", ""]) {
-      const r = io();
+      const r = cliIO();
       expect(await runCli(["accounts", "update", accountId, `--default-country=${bad}`, "--db", db], r.cli)).toBe(2);
     }
     expect(await listed(db, accountId)).toMatchObject({ defaultCountry: "GB" });
-    expect(await runCli(["accounts", "update", accountId, "--default-country", "none", "--db", db], io().cli)).toBe(0);
+    expect(await runCli(["accounts", "update", accountId, "--default-country", "none", "--db", db], cliIO().cli)).toBe(0);
     expect(await listed(db, accountId)).toMatchObject({ defaultCountry: "US" });
   });
 
@@ -79,12 +73,12 @@ describe("accounts update", () => {
       ["accounts", "update", accountId, "--name", "  "],
       ["accounts", "update", accountId, "--color", "red"],
     ]) {
-      const r = io();
+      const r = cliIO();
       expect(await runCli([...argv, "--db", db], r.cli)).toBe(2);
       expect(r.err.join("\n").length).toBeGreaterThan(0);
     }
     expect(await listed(db, accountId)).toMatchObject({ name: "Keep", plan: "standard", monthlyQuota: 7 });
-    const r = io();
+    const r = cliIO();
     expect(await runCli(["accounts", "update", "no-such-id", "--plan", "pro", "--db", db], r.cli)).toBe(1);
     expect(r.err[0]).toContain("no account with id no-such-id");
   });
@@ -92,7 +86,7 @@ describe("accounts update", () => {
   test("the 429 quota answer names the command in its details (plain words in its message), and raising the quota with it works on a running server", async () => {
     const s = await startTestServer();
     try {
-      const up = io();
+      const up = cliIO();
       expect(await runCli(["accounts", "update", s.accountId, "--monthly-quota", "1", "--db", s.dbPath], up.cli)).toBe(0);
       const form = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form;
       const submit = (phone: string) =>
@@ -103,7 +97,7 @@ describe("accounts update", () => {
       // The visitor reads plain words; the operator's command stays in details.
       expect(refused.message).toBe("This form cannot send any more text messages this month.");
       expect(refused.details.action).toContain(`textwire accounts update ${s.accountId} --monthly-quota`);
-      expect(await runCli(["accounts", "update", s.accountId, "--monthly-quota", "10", "--db", s.dbPath], io().cli)).toBe(0);
+      expect(await runCli(["accounts", "update", s.accountId, "--monthly-quota", "10", "--db", s.dbPath], cliIO().cli)).toBe(0);
       await expectStatus(await submit("+14155550112"), 200);
     } finally {
       await s.stop();
@@ -125,14 +119,14 @@ describe("accounts delete", () => {
       other = await createAccount(db, "Other shop");
       await expectStatus(await s.api("/forms", { method: "POST", json: formBody(), key: other.apiKey }), 201);
       // Refused while the server holds the database.
-      const busy = io();
+      const busy = cliIO();
       expect(await runCli(["accounts", "delete", s.accountId, "--confirm", "--db", db], busy.cli)).toBe(1);
       expect(busy.err[0]).toContain("stop it first");
     } finally {
       await s.stop();
     }
 
-    const dry = io();
+    const dry = cliIO();
     expect(await runCli(["accounts", "delete", s.accountId, "--db", db], dry.cli)).toBe(2);
     const said = dry.err.join("\n");
     expect(said).toContain("without --confirm");
@@ -142,7 +136,7 @@ describe("accounts delete", () => {
     expect(said).toContain(`textwire accounts delete ${s.accountId} --confirm`);
     expect(await listed(db, s.accountId)).toBeDefined();
 
-    const del = io();
+    const del = cliIO();
     expect(await runCli(["accounts", "delete", s.accountId, "--confirm", "--json", "--db", db], del.cli)).toBe(0);
     expect(JSON.parse(del.out[0])).toEqual({ deleted: true, accountId: s.accountId, forms: 1, contacts: 2, messages: 2, activeKeys: 1 });
     const sqlite = new Database(db, { readonly: true });
@@ -164,7 +158,7 @@ describe("accounts delete", () => {
     } finally {
       await again.stop();
     }
-    const gone = io();
+    const gone = cliIO();
     expect(await runCli(["accounts", "delete", s.accountId, "--confirm", "--db", db], gone.cli)).toBe(1);
     expect(gone.err[0]).toContain("no account with id");
   }, 30_000);

@@ -6,8 +6,8 @@ import { openSqlite } from "../../../src/db/open";
 import { migrate, schemaVersion, SCHEMA_VERSION } from "../../../src/db/migrate";
 import { PAGE_SIZE, pageSizeOf } from "../../../src/db/page-size";
 import { runCli } from "../../../src/main";
-import type { CliIO } from "../../../src/cli/common";
 import { tempDir } from "../../helpers/server";
+import { cliIO } from "../../helpers/cli-io";
 
 // docs/api-decisions.md, "Disk bytes, round two": new databases get PAGE_SIZE; `textwire migrate`
 // rewrites an older one once, whole or not at all.
@@ -15,12 +15,6 @@ import { tempDir } from "../../helpers/server";
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function io() {
-  const out: string[] = [];
-  const err: string[] = [];
-  const cli: CliIO = { out: (l) => out.push(l), err: (l) => err.push(l), env: {}, isTTY: false };
-  return { out, err, cli };
-}
 
 /** A database as an older release made it: 4 KiB pages, migrated, with rows to recognise. */
 function olderDatabase(): string {
@@ -73,7 +67,7 @@ describe("the page size", () => {
   test("migrate rewrites an older database with PAGE_SIZE pages once, every row kept; the next run has nothing to do", async () => {
     const path = olderDatabase();
     const before = contentOf(path);
-    const a = io();
+    const a = cliIO();
     expect(await runCli(["migrate", "--db", path], a.cli)).toBe(0);
     expect(a.out.join("\n")).toContain(`Rewriting the database with ${PAGE_SIZE / 1024} KiB pages`);
     expect(contentOf(path)).toEqual({ ...before, pageSize: PAGE_SIZE });
@@ -84,7 +78,7 @@ describe("the page size", () => {
     expect((sqlite.query("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode).toBe("wal");
     sqlite.run("INSERT INTO made_before VALUES ('after')");
     sqlite.close(true);
-    const b = io();
+    const b = cliIO();
     expect(await runCli(["migrate", "--json", "--db", path], b.cli)).toBe(0);
     expect(JSON.parse(b.out[0])).toEqual({ applied: [], schemaVersion: SCHEMA_VERSION, pageSizeFrom: null });
   });
@@ -94,7 +88,7 @@ describe("the page size", () => {
     const before = contentOf(path);
     const other = openSqlite(path);
     other.query("SELECT count(*) FROM accounts").get();
-    const a = io();
+    const a = cliIO();
     expect(await runCli(["migrate", "--db", path], a.cli)).toBe(1);
     expect(a.err.join("\n")).toContain("stop it, then run this again");
     other.run("INSERT INTO made_before VALUES ('still writable')");
@@ -108,7 +102,7 @@ describe("the page size", () => {
     // What a kill during VACUUM INTO leaves: the original whole, a partial copy beside it.
     writeFileSync(`${path}.page-size-${PAGE_SIZE}`, "SQLite format 3\0 half written");
     expect(contentOf(path)).toEqual(before);
-    expect(await runCli(["migrate", "--db", path], io().cli)).toBe(0);
+    expect(await runCli(["migrate", "--db", path], cliIO().cli)).toBe(0);
     expect(contentOf(path)).toEqual({ ...before, pageSize: PAGE_SIZE });
   });
 });

@@ -2,18 +2,12 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { runCli } from "../../../src/main";
-import type { CliIO } from "../../../src/cli/common";
 import { tempDir } from "../../helpers/server";
+import { cliIO } from "../../helpers/cli-io";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function io(env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const cli: CliIO = { out: (l) => out.push(l), err: (l) => err.push(l), env, isTTY: false };
-  return { cli, out, err };
-}
 
 function freshDb(): string {
   const d = tempDir();
@@ -26,7 +20,7 @@ const KEY_RE = /^txwire_sk_[A-Za-z0-9]{40}$/;
 describe("accounts", () => {
   test("create --json prints accountId, keyId, apiKey, permission on one line", async () => {
     const db = freshDb();
-    const { cli, out } = io();
+    const { cli, out } = cliIO();
     expect(await runCli(["accounts", "create", "--name", "Acme", "--plan", "pro", "--json", "--db", db], cli)).toBe(0);
     expect(out.length).toBe(1);
     const r = JSON.parse(out[0]);
@@ -37,8 +31,8 @@ describe("accounts", () => {
 
   test("list --json shows plan and limits; TEXTWIRE_DB is honoured", async () => {
     const db = freshDb();
-    await runCli(["accounts", "create", "--name", "One", "--monthly-quota", "500", "--api-limit-per-hour", "2000"], io({ TEXTWIRE_DB: db }).cli);
-    const { cli, out } = io({ TEXTWIRE_DB: db });
+    await runCli(["accounts", "create", "--name", "One", "--monthly-quota", "500", "--api-limit-per-hour", "2000"], cliIO({ TEXTWIRE_DB: db }).cli);
+    const { cli, out } = cliIO({ TEXTWIRE_DB: db });
     expect(await runCli(["accounts", "list", "--json"], cli)).toBe(0);
     const rows = JSON.parse(out[0]);
     expect(rows.length).toBe(1);
@@ -47,8 +41,8 @@ describe("accounts", () => {
 
   test("human output of list is a table", async () => {
     const db = freshDb();
-    await runCli(["accounts", "create", "--name", "Table Co", "--db", db], io().cli);
-    const { cli, out } = io();
+    await runCli(["accounts", "create", "--name", "Table Co", "--db", db], cliIO().cli);
+    const { cli, out } = cliIO();
     await runCli(["accounts", "list", "--db", db], cli);
     expect(out[0]).toMatch(/^id\s+name\s+plan/);
     expect(out.join("\n")).toContain("Table Co");
@@ -57,7 +51,7 @@ describe("accounts", () => {
   test("usage errors exit 2 with a message", async () => {
     const db = freshDb();
     for (const argv of [["accounts", "create"], ["accounts", "create", "--name", "x", "--plan", "gold"], ["accounts", "frobnicate"], ["accounts", "create", "--name", "x", "--monthly-quota", "lots"]]) {
-      const { cli, err } = io();
+      const { cli, err } = cliIO();
       expect(await runCli([...argv, "--db", db], cli)).toBe(2);
       expect(err.join("\n").length).toBeGreaterThan(0);
     }
@@ -67,18 +61,18 @@ describe("accounts", () => {
 describe("keys", () => {
   test("create, list (never the whole key), revoke", async () => {
     const db = freshDb();
-    const a = io();
+    const a = cliIO();
     await runCli(["accounts", "create", "--name", "K", "--json", "--db", db], a.cli);
     const { accountId, apiKey: adminKey } = JSON.parse(a.out[0]);
 
-    const c = io();
+    const c = cliIO();
     expect(await runCli(["keys", "create", "--account", accountId, "--permission", "standard", "--json", "--db", db], c.cli)).toBe(0);
     const k = JSON.parse(c.out[0]);
     expect(Object.keys(k).sort()).toEqual(["apiKey", "keyId", "operator", "permission"]);
     expect(k.permission).toBe("standard_access");
     expect(k.apiKey).toMatch(KEY_RE);
 
-    const l = io();
+    const l = cliIO();
     await runCli(["keys", "list", "--account", accountId, "--json", "--db", db], l.cli);
     const keys = JSON.parse(l.out[0]);
     expect(keys.length).toBe(2);
@@ -89,59 +83,59 @@ describe("keys", () => {
     expect(listed).toHaveProperty("lastUsedAt");
     expect(listed.revokedAt).toBeNull();
 
-    expect(await runCli(["keys", "revoke", k.keyId, "--db", db], io().cli)).toBe(0);
-    const l2 = io();
+    expect(await runCli(["keys", "revoke", k.keyId, "--db", db], cliIO().cli)).toBe(0);
+    const l2 = cliIO();
     await runCli(["keys", "list", "--account", accountId, "--json", "--db", db], l2.cli);
     expect(JSON.parse(l2.out[0]).find((x: any) => x.keyId === k.keyId).revokedAt).not.toBeNull();
     // Revoking twice, or an unknown id, is an error.
-    expect(await runCli(["keys", "revoke", k.keyId, "--db", db], io().cli)).toBe(1);
-    expect(await runCli(["keys", "create", "--account", "nope", "--db", db], io().cli)).toBe(1);
+    expect(await runCli(["keys", "revoke", k.keyId, "--db", db], cliIO().cli)).toBe(1);
+    expect(await runCli(["keys", "create", "--account", "nope", "--db", db], cliIO().cli)).toBe(1);
   });
 
   test("create --operator makes an operator (admin) key, shown in the list; --operator with --permission standard is refused", async () => {
     const db = freshDb();
-    const a = io();
+    const a = cliIO();
     await runCli(["accounts", "create", "--name", "Ops", "--json", "--db", db], a.cli);
     const { accountId } = JSON.parse(a.out[0]);
-    const c = io();
+    const c = cliIO();
     expect(await runCli(["keys", "create", "--account", accountId, "--operator", "--json", "--db", db], c.cli)).toBe(0);
     const k = JSON.parse(c.out[0]);
     expect(k).toMatchObject({ permission: "admin_access", operator: true });
-    const l = io();
+    const l = cliIO();
     await runCli(["keys", "list", "--account", accountId, "--json", "--db", db], l.cli);
     const keys = JSON.parse(l.out[0]);
     expect(keys.find((x: any) => x.keyId === k.keyId).operator).toBe(true);
     // An account created by the CLI is a tenant: its first admin key is not an operator key.
     expect(keys.filter((x: any) => x.operator).length).toBe(1);
-    expect(await runCli(["keys", "create", "--account", accountId, "--operator", "--permission", "standard", "--db", db], io().cli)).toBe(2);
+    expect(await runCli(["keys", "create", "--account", accountId, "--operator", "--permission", "standard", "--db", db], cliIO().cli)).toBe(2);
   });
 });
 
 describe("migrate, help, version", () => {
   test("migrate --json reports applied migrations, then nothing", async () => {
     const db = freshDb();
-    const a = io();
+    const a = cliIO();
     expect(await runCli(["migrate", "--json", "--db", db], a.cli)).toBe(0);
     const first = JSON.parse(a.out[0]);
     expect(first.applied.length).toBeGreaterThan(0);
-    const b = io();
+    const b = cliIO();
     await runCli(["migrate", "--json", "--db", db], b.cli);
     expect(JSON.parse(b.out[0])).toEqual({ applied: [], schemaVersion: first.schemaVersion, pageSizeFrom: null });
   });
 
   test("--version and --help", async () => {
-    const v = io();
+    const v = cliIO();
     expect(await runCli(["--version"], v.cli)).toBe(0);
     expect(v.out[0]).toMatch(/^textwire \d+\.\d+\.\d+ \(schema \d+\)$/);
-    const vj = io();
+    const vj = cliIO();
     await runCli(["--version", "--json"], vj.cli);
     expect(JSON.parse(vj.out[0])).toHaveProperty("schemaVersion");
     for (const cmd of ["serve", "accounts", "keys", "migrate"]) {
-      const h = io();
+      const h = cliIO();
       expect(await runCli([cmd, "--help"], h.cli)).toBe(0);
       expect(h.out.join("\n")).toContain("Usage");
     }
-    const serveHelp = io();
+    const serveHelp = cliIO();
     await runCli(["serve", "--help"], serveHelp.cli);
     for (const flag of ["--port", "--host", "--public-url", "--tls-cert", "--tls-key", "--redirect-port", "--trust-proxy", "--webhook-limit-per-minute", "--send-rate-per-minute", "--log-format", "TEXTWIRE_PORT"]) {
       expect(serveHelp.out.join("\n")).toContain(flag);
@@ -149,12 +143,12 @@ describe("migrate, help, version", () => {
   });
 
   test("unknown command and unknown serve option are refused", async () => {
-    const u = io();
+    const u = cliIO();
     expect(await runCli(["frobnicate"], u.cli)).toBe(2);
-    const o = io();
+    const o = cliIO();
     expect(await runCli(["serve", "--no-such-flag", "1", "--db", freshDb()], o.cli)).toBe(2);
     expect(o.err.join("\n")).toContain("--no-such-flag");
-    const bad = io();
+    const bad = cliIO();
     expect(await runCli(["serve", "--port", "http", "--db", freshDb()], bad.cli)).toBe(2);
   });
 });

@@ -4,10 +4,10 @@ import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import forge from "node-forge";
 import { runCli } from "../../../src/main";
-import type { CliIO } from "../../../src/cli/common";
 import type { Logger } from "../../../src/lib/log";
 import { tlsPathsFor } from "../../../src/tls/local-ca";
 import { startTestServer, tempDir } from "../../helpers/server";
+import { cliIO } from "../../helpers/cli-io";
 
 const ROOT = join(import.meta.dir, "../../..");
 const BUN = join(ROOT, "node_modules/.bin/bun");
@@ -19,12 +19,6 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function io() {
-  const out: string[] = [];
-  const err: string[] = [];
-  const cli: CliIO = { out: (l) => out.push(l), err: (l) => err.push(l), env: {}, isTTY: false };
-  return { cli, out, err };
-}
 function freshDb(): string {
   const d = tempDir("textwire-ca-");
   dirs.push(d);
@@ -66,7 +60,7 @@ describe("textwire tls init → serve over HTTPS trusting only the generated CA"
 
   beforeAll(async () => {
     db = freshDb();
-    const r = io();
+    const r = cliIO();
     expect(await runCli(["tls", "init", "--ip", "192.168.1.50", "--ip", "10.9.8.7,192.168.1.51", "--name", "textwire.lan", "--db", db, "--json"], r.cli)).toBe(0);
     caPem = readFileSync(tlsPathsFor(db).caCert, "utf8");
     server = await spawnServe(db);
@@ -112,7 +106,7 @@ describe("textwire tls init → serve over HTTPS trusting only the generated CA"
 
   test("a client trusting another CA is refused", async () => {
     const other = freshDb();
-    expect(await runCli(["tls", "init", "--db", other], io().cli)).toBe(0);
+    expect(await runCli(["tls", "init", "--db", other], cliIO().cli)).toBe(0);
     const wrongCa = readFileSync(tlsPathsFor(other).caCert, "utf8");
     let failed = false;
     try {
@@ -131,13 +125,13 @@ describe("textwire tls init → serve over HTTPS trusting only the generated CA"
   });
 
   test("tls init again refuses and keeps the CA; renew issues a new server cert from the same CA, keeping and adding SANs", async () => {
-    const again = io();
+    const again = cliIO();
     expect(await runCli(["tls", "init", "--db", db], again.cli)).toBe(1);
     expect(again.err[0]).toContain("already exists");
     expect(readFileSync(tlsPathsFor(db).caCert, "utf8")).toBe(caPem);
 
     const before = readFileSync(tlsPathsFor(db).serverCert, "utf8");
-    const r = io();
+    const r = cliIO();
     expect(await runCli(["tls", "renew", "--name", "shop.lan", "--db", db, "--json"], r.cli)).toBe(0);
     const after = readFileSync(tlsPathsFor(db).serverCert, "utf8");
     expect(after).not.toBe(before);
@@ -149,13 +143,13 @@ describe("textwire tls init → serve over HTTPS trusting only the generated CA"
   });
 
   test("tls status shows expiry, human and --json", async () => {
-    const j = io();
+    const j = cliIO();
     expect(await runCli(["tls", "status", "--json", "--db", db], j.cli)).toBe(0);
     const st = JSON.parse(j.out[0]);
     expect(st.server.daysLeft).toBeGreaterThan(800);
     expect(st.ca.daysLeft).toBeGreaterThan(3_640);
     expect(st.expiresSoon).toBe(false);
-    const h = io();
+    const h = cliIO();
     expect(await runCli(["tls", "status", "--db", db], h.cli)).toBe(0);
     expect(h.out.join("\n")).toMatch(/server certificate\s+valid until \d{4}-\d\d-\d\d \(\d+ days left\)/);
   });
@@ -165,13 +159,13 @@ describe("tls errors and the no-CA cases", () => {
   test("bad --ip/--name are usage errors (exit 2) and create nothing; status and renew without a CA say to run init", async () => {
     const db = freshDb();
     for (const argv of [["--ip", "192.168.1.300"], ["--name", "bad name!"], ["--ip"]]) {
-      const r = io();
+      const r = cliIO();
       expect(await runCli(["tls", "init", ...argv, "--db", db], r.cli)).toBe(2);
       expect(r.err.join("")).not.toBe("");
     }
     expect(existsSync(tlsPathsFor(db).dir)).toBe(false);
     for (const sub of ["status", "renew"]) {
-      const r = io();
+      const r = cliIO();
       expect(await runCli(["tls", sub, "--db", db], r.cli)).toBe(1);
       expect(r.err.join("")).toContain("textwire tls init");
     }
@@ -193,7 +187,7 @@ describe("tls errors and the no-CA cases", () => {
 
   test("a certificate within 30 days of expiry: a warning in the log, and /health shows the days left; the redirect listener serves /ca.crt", async () => {
     const db = freshDb();
-    expect(await runCli(["tls", "init", "--db", db], io().cli)).toBe(0);
+    expect(await runCli(["tls", "init", "--db", db], cliIO().cli)).toBe(0);
     const p = tlsPathsFor(db);
     const warnings: Array<Record<string, unknown>> = [];
     const logger: Logger = { info() {}, error() {}, warn: (msg, f) => warnings.push({ msg, ...f }) };

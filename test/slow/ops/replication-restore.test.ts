@@ -3,9 +3,9 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { runCli } from "../../../src/main";
-import type { CliIO } from "../../../src/cli/common";
 import { expectStatus, formBody, startTestServer, tempDir, type TestServer } from "../../helpers/server";
 import { spawnServer } from "../../helpers/spawn-server";
+import { cliIO } from "../../helpers/cli-io";
 
 const root = join(import.meta.dir, "..", "..", "..");
 const bun = join(root, "node_modules", ".bin", "bun");
@@ -17,12 +17,6 @@ const newDir = () => {
   return d;
 };
 
-function io() {
-  const out: string[] = [];
-  const err: string[] = [];
-  const cli: CliIO = { out: (l) => out.push(l), err: (l) => err.push(l), env: {}, isTTY: false };
-  return { cli, out, err };
-}
 
 async function waitFor<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 20_000): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
@@ -117,7 +111,7 @@ describe("the disk dies under webhook load (measured loss window)", () => {
     rmSync(join(dirname(db), `.${basename(db)}-litestream`), { recursive: true, force: true });
     expect(existsSync(db)).toBe(false);
 
-    const r = io();
+    const r = cliIO();
     expect(await runCli(["restore", "--from-replica", `file://${replica}`, "--db", db], r.cli)).toBe(0);
     expect(r.out.join("\n")).toContain("all of it matches");
 
@@ -156,7 +150,7 @@ describe("the disk dies under webhook load (measured loss window)", () => {
     } finally {
       d.close();
     }
-    const doc = io();
+    const doc = cliIO();
     expect(await runCli(["doctor", "--check", "--db", db], doc.cli)).toBe(0);
   }, 60_000);
 });
@@ -205,7 +199,7 @@ describe("the server alone is killed, then the disk dies", () => {
     // Then the disk goes: the database, its WAL and Litestream's working copy.
     for (const side of ["", "-wal", "-shm"]) rmSync(db + side, { force: true });
     rmSync(join(dirname(db), `.${basename(db)}-litestream`), { recursive: true, force: true });
-    expect(await runCli(["restore", "--from-replica", `file://${replica}`, "--db", db], io().cli)).toBe(0);
+    expect(await runCli(["restore", "--from-replica", `file://${replica}`, "--db", db], cliIO().cli)).toBe(0);
     const seen = (id: string) => count(db, "SELECT (SELECT count(*) FROM messages WHERE id = ?1) + (SELECT count(*) FROM submission_intake WHERE instr(entry, ?1) > 0) AS n", id);
     const missing = acked.filter((a) => seen(a.id) !== 1);
     console.log(`server alone killed: ${acked.length} acknowledged, ${missing.length} missing from the replica; Litestream exited ${exitedAfterMs} ms after the kill`);
@@ -223,7 +217,7 @@ describe("a clean stop", () => {
     for (let i = 0; i < 20; i++) ids.push(await submit(ts.base, formId, `+1415559${1000 + i}`));
     await ts.stop();
     const out = join(dir, "restored.db");
-    expect(await runCli(["restore", "--from-replica", `file://${replica}`, "--db", out], io().cli)).toBe(0);
+    expect(await runCli(["restore", "--from-replica", `file://${replica}`, "--db", out], cliIO().cli)).toBe(0);
     const seen = (id: string) => count(out, "SELECT (SELECT count(*) FROM messages WHERE id = ?1) + (SELECT count(*) FROM submission_intake WHERE instr(entry, ?1) > 0) AS n", id);
     expect(ids.filter((id) => seen(id) !== 1)).toEqual([]);
   }, 40_000);
@@ -243,14 +237,14 @@ describe("textwire restore --from-replica", () => {
       fourth = await submit(ts.base, formId, "+14155569999");
       await caughtUp(ts.url);
       // The server holds its own database: refused, nothing touched.
-      const held = io();
+      const held = cliIO();
       expect(await runCli(["restore", "--from-replica", `file://${replica}`, "--db", ts.dbPath], held.cli)).toBe(1);
       expect(held.err.join("\n")).toContain("in use by a running Textwire server");
     } finally {
       await ts.stop();
     }
     const out = join(dir, "restored", "textwire.db");
-    const r = io();
+    const r = cliIO();
     expect(await runCli(["restore", "--from-replica", `file://${replica}`, "--timestamp", atThree, "--db", out, "--json"], r.cli)).toBe(0);
     expect(JSON.parse(r.out[0])).toMatchObject({ asOf: atThree, doctor: { ok: true }, previous: null });
     // Submissions are applied from the intake at boot; counted in both places.
@@ -259,13 +253,13 @@ describe("textwire restore --from-replica", () => {
     expect(seen(fourth)).toBe(0);
 
     // Latest, over the earlier restore: that one is kept as .bak-….
-    const latest = io();
+    const latest = cliIO();
     expect(await runCli(["restore", "--from-replica", `file://${replica}`, "--db", out, "--json"], latest.cli)).toBe(0);
     expect(JSON.parse(latest.out[0]).previous).toContain(".bak-");
     expect(seen(fourth)).toBe(1);
 
     const usage = async (argv: string[], text: string) => {
-      const x = io();
+      const x = cliIO();
       expect(await runCli(argv, x.cli)).toBe(2);
       expect(x.err.join("\n")).toContain(text);
     };
@@ -275,11 +269,11 @@ describe("textwire restore --from-replica", () => {
     await usage(["restore", "--from-replica", `file://${replica}`, "--timestamp", "2026-11-26T09:30:00", "--db", out], "time zone");
     await usage(["restore", "backup.db", "--timestamp", "2026-11-26T09:30:00Z", "--db", out], "--from-replica");
 
-    const empty = io();
+    const empty = cliIO();
     expect(await runCli(["restore", "--from-replica", `file://${join(dir, "nothing-here")}`, "--db", join(dir, "x.db")], empty.cli)).toBe(1);
     expect(empty.err.join("\n")).toContain("holds no copy");
     expect(existsSync(join(dir, "x.db"))).toBe(false);
-    const early = io();
+    const early = cliIO();
     expect(await runCli(["restore", "--from-replica", `file://${replica}`, "--timestamp", "2001-01-01T00:00:00Z", "--db", join(dir, "y.db")], early.cli)).toBe(1);
     expect(early.err.join("\n")).toContain("no copy as early as");
   }, 60_000);
@@ -308,7 +302,7 @@ describe("warm standby", () => {
     } finally {
       await ts.stop(); // the old server is off before promoting
     }
-    const p = io();
+    const p = cliIO();
     expect(await runCli(["promote", "--db", standbyDb, "--no-serve"], p.cli)).toBe(0);
     expect(p.out.join("\n")).toContain("The standby was stopped.");
     expect(p.out.join("\n")).toContain(`Promoted. Start the server: textwire serve --db ${standbyDb}`);
@@ -324,7 +318,7 @@ describe("warm standby", () => {
       await promoted.stop();
     }
     // Nothing to promote any more.
-    const again = io();
+    const again = cliIO();
     expect(await runCli(["promote", "--db", standbyDb, "--no-serve"], again.cli)).toBe(1);
     expect(again.err.join("\n")).toContain("there is no standby");
   }, 60_000);

@@ -3,24 +3,18 @@ import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { runCli } from "../../../src/main";
-import type { CliIO } from "../../../src/cli/common";
 import { tempDir } from "../../helpers/server";
+import { cliIO } from "../../helpers/cli-io";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-function io() {
-  const out: string[] = [];
-  const err: string[] = [];
-  const cli: CliIO = { out: (l) => out.push(l), err: (l) => err.push(l), env: {}, isTTY: false };
-  return { cli, out, err };
-}
 
 async function account() {
   const d = tempDir();
   dirs.push(d);
   const db = join(d, "t.db");
-  const c = io();
+  const c = cliIO();
   expect(await runCli(["accounts", "create", "--name", "Shop", "--json", "--db", db], c.cli)).toBe(0);
   return { db, accountId: JSON.parse(c.out[0]).accountId as string };
 }
@@ -28,7 +22,7 @@ async function account() {
 describe("textwire devices token", () => {
   test("prints a token once and stores only its hash; --reusable and --hours are honoured", async () => {
     const { db, accountId } = await account();
-    const c = io();
+    const c = cliIO();
     expect(await runCli(["devices", "token", "--account", accountId, "--reusable", "--hours", "2", "--json", "--db", db], c.cli)).toBe(0);
     const t = JSON.parse(c.out[0]);
     expect(t.token).toStartWith("txwire_reg_");
@@ -43,25 +37,25 @@ describe("textwire devices token", () => {
 
   test("an unknown account, a bad --hours or a missing --account fail", async () => {
     const { db, accountId } = await account();
-    const a = io();
+    const a = cliIO();
     expect(await runCli(["devices", "token", "--account", "nope", "--db", db], a.cli)).toBe(1);
     expect(a.err.join()).toContain("No account");
-    const b = io();
+    const b = cliIO();
     expect(await runCli(["devices", "token", "--account", accountId, "--hours", "0", "--db", db], b.cli)).toBe(1);
     expect(b.err.join()).toContain("expiresInHours");
-    expect(await runCli(["devices", "token", "--db", db], io().cli)).not.toBe(0);
+    expect(await runCli(["devices", "token", "--db", db], cliIO().cli)).not.toBe(0);
   });
 });
 
 describe("textwire accounts timezone", () => {
   test("sets the zone phones' zone-less times are read in; an unknown zone is refused", async () => {
     const { db, accountId } = await account();
-    const c = io();
+    const c = cliIO();
     expect(await runCli(["accounts", "timezone", accountId, "europe/berlin", "--db", db], c.cli)).toBe(0);
     expect(c.out[0]).toContain("Europe/Berlin");
     const sqlite = new Database(db);
     expect((sqlite.query("SELECT time_zone FROM accounts").get() as any).time_zone).toBe("Europe/Berlin");
     sqlite.close();
-    expect(await runCli(["accounts", "timezone", accountId, "Mars/Olympus", "--db", db], io().cli)).not.toBe(0);
+    expect(await runCli(["accounts", "timezone", accountId, "Mars/Olympus", "--db", db], cliIO().cli)).not.toBe(0);
   });
 });
