@@ -28,7 +28,6 @@ export const MANUAL_CONTENT_MAX = 1_600;
 type FieldErr = { field: string; message: string; requirement?: string; provided?: unknown };
 
 export class ManualMessages {
-
   constructor(
     private readonly sqlite: Database,
     private readonly clock: Clock,
@@ -38,8 +37,7 @@ export class ManualMessages {
     private readonly sendRatePerMinute: () => number,
     private readonly store: MessageStore,
     private readonly quota?: MonthlyQuota,
-  ) {
-  }
+  ) {}
 
   /**
    * POST /messages/<KEY>: a message outside any form. `contactId` links the contact; a

@@ -23,11 +23,11 @@ import type { DeviceRow } from "../db/stores/devices";
 import type { PauseRow, SendingStore } from "../db/stores/sending";
 import type { MessageStore } from "../db/stores/messages";
 import { TextFactsCache } from "./text-facts";
-import { readDeviceLimits, slotsOf, type DeviceLimitsDoc, type SendingSettings } from "./device-limits";
+import { readDeviceLimits, slotsOf, type SendingSettings } from "./device-limits";
 import { noteLeaseSender } from "../db/stores/messages/history";
 import {
-  DAY_MS, HOUR_MS, MINUTE_MS, MONTH_MS, WindowLog, partsOf, resolveLimits, spacingMs,
-  type LimitsOverride, type SendingLimits, type WaitReason, type WindowUse,
+  DAY_MS, HOUR_MS, MINUTE_MS, MONTH_MS, WindowLog, resolveLimits, spacingMs,
+  type SendingLimits, type WaitReason, type WindowUse,
 } from "../domain/sending-budget";
 
 /** A sticky contact moves to another phone once its own is paused or offline this long. */

@@ -29,7 +29,7 @@ import { OPTED_OUT_REASON } from "../db/stores/messages/suppression";
 import type { MessageStore } from "../db/stores/messages";
 import { findBusinessProfile } from "../db/stores/accounts";
 import { listDevices } from "../db/stores/devices";
-import type { RecipientView, SmsgateMessageRow, SmsgateStore } from "../db/stores/smsgate";
+import type { SmsgateMessageRow, SmsgateStore } from "../db/stores/smsgate";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
 import type { MessageService } from "./messages";
 import { MANUAL_CONTENT_MAX } from "./manual-messages";

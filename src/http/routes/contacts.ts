@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../../deps";
-import { AppError, validationError } from "../../errors";
+import { validationError } from "../../errors";
 import { authOf, stateOf } from "../context";
 import { EnumQuery, IdParam } from "../models/common";
 import {

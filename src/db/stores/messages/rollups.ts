@@ -81,7 +81,7 @@ export class RollupStore {
   private readonly residueForm: Statement<MessageRow, [string, string, string, string]>;
   private readonly residueFormRows: Statement<{ s: number; c: number }, [string, string, string, string]>;
 
-  constructor(private readonly sqlite: Database) {
+  constructor(sqlite: Database) {
     this.dayRows = sqlite.prepare(
       `SELECT bucket, reason, queued, sent, failed, cancelled, sent_ms, sent_timed, submissions, new_contacts FROM message_rollups
        WHERE account_id = ?1 AND form_id = ?2 AND level = 0 AND bucket >= ?3 AND bucket < ?4 AND reason = '' ORDER BY bucket`,
