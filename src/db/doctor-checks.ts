@@ -164,9 +164,10 @@ export function derivedRebuildSteps(): Array<{ label: string; run: (sqlite: Data
   ];
 }
 
-/** The stored entry of an intake row (JSON), or null when it is gone. */
-export function intakeEntryJson(sqlite: Database, seq: number): string | null {
-  return (sqlite.query("SELECT entry FROM submission_intake WHERE seq = ?").get(seq) as { entry: string } | null)?.entry ?? null;
+/** The stored entry of an intake row (parsed), or null when it is gone. */
+export function findIntakeEntry<E>(sqlite: Database, seq: number): E | null {
+  const row = sqlite.query("SELECT entry FROM submission_intake WHERE seq = ?").get(seq) as { entry: string } | null;
+  return row ? (JSON.parse(row.entry) as E) : null;
 }
 
 export function removeIntakeEntry(sqlite: Database, seq: number): void {

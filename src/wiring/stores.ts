@@ -13,6 +13,7 @@ import { ContactLists } from "../db/stores/contacts/list";
 import { submissionStore } from "../db/stores/submissions";
 import { idempotencyStore } from "../db/stores/idempotency";
 import { intakeStore } from "../db/stores/intake";
+import type { IntakeEntry } from "../services/intake/applier";
 
 export type Stores = ReturnType<typeof buildStores>;
 
@@ -26,6 +27,6 @@ export function buildStores(sqlite: Database) {
     contactLists: new ContactLists(sqlite),
     submissions: submissionStore(sqlite),
     idempotency: idempotencyStore(sqlite),
-    intake: intakeStore(sqlite),
+    intake: intakeStore<IntakeEntry>(sqlite),
   };
 }

@@ -133,24 +133,12 @@ export function rawUses(file: string, source: string): string[] {
  */
 const NOT_YET: Record<string, Partial<Record<"flag" | "json" | "cast", number>>> = {
   "src/cli/events.ts": { json: 1 },
-  "src/domain/broadcast.ts": { json: 1 },
   "src/services/account-settings.ts": { json: 1 },
-  "src/services/automations/index.ts": { json: 2 },
-  "src/services/automations/runs.ts": { json: 2 },
-  "src/services/automations/starts.ts": { json: 1 },
-  "src/services/broadcasts.ts": { json: 4 },
   "src/services/contact-import-rows.ts": { json: 2 },
   "src/services/device-limits.ts": { json: 1 },
   "src/services/device-registry.ts": { json: 2 },
-  "src/services/forms.ts": { json: 2 },
-  "src/services/intake/applier.ts": { json: 3 },
   "src/services/keyword-replies.ts": { json: 4 },
   "src/services/phone-reports.ts": { json: 1 },
-  // Why a text waits: a broadcast's stored quiet hours (as broadcasts.ts reads them, not yet converted).
-  "src/services/quiet-wait.ts": { json: 1 },
-  // The webhook parses a form's JSON once per form version and caches it (a store-side parse would run per request).
-  "src/services/submissions/form-lookup.ts": { flag: 1, json: 2 },
-  "src/services/submissions/write.ts": { flag: 1 },
   "src/services/team-notices.ts": { json: 1 },
   "src/services/thirdparty-messages.ts": { flag: 2, json: 1 },
 };

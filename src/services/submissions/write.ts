@@ -105,7 +105,7 @@ export class SubmissionWrite {
     private readonly sendRatePerMinute: number,
     private readonly leases: Pick<LeaseService, "notify">,
     private readonly intake: SubmissionIntake,
-    private readonly intakeStore: IntakeStore,
+    private readonly intakeStore: IntakeStore<IntakeEntry>,
     private readonly store: SubmissionStore,
     private readonly idempotency: IdempotencyStore,
   ) {}
@@ -163,7 +163,7 @@ export class SubmissionWrite {
           if (pending.length > 0 && this.store.formHasAutomation.get(pending[pending.length - 1].formId)) this.intake.applyNow();
           // Contact: the account's contact with this phone (applied or not yet), else a new id;
           // the applier creates or merges it exactly as this job used to.
-          const existing = this.store.contactByPhone.get(form.accountId, v.phoneNumber);
+          const existing = this.store.contactByPhone(form.accountId, v.phoneNumber);
           const contactId = existing ? existing.id : pending.length > 0 ? pending[pending.length - 1].contactId : newId();
           const entry: IntakeEntry = {
             kind: "suppressed",
@@ -185,7 +185,7 @@ export class SubmissionWrite {
           };
           // An opted-out number or a form's missing consent → saved, but no message
           // (docs/api-decisions.md, "Replies, opt-outs and consent").
-          const admitted = admit({ recipient: { optedOut: existing?.optedOut === 1 }, consent: { field: settings.consentField, values: input.body } });
+          const admitted = admit({ recipient: { optedOut: existing?.optedOut ?? false }, consent: { field: settings.consentField, values: input.body } });
           const suppressed = admitted.ok ? null : (admitted.reason as "opted-out" | "no-consent");
           if (suppressed !== null) {
             const body = JSON.stringify({
@@ -377,7 +377,7 @@ export class SubmissionWrite {
       this.intake.inlineApplier.applyEntry(entry);
       return seq;
     }
-    this.intakeStore.append(seq, JSON.stringify(entry));
+    this.intakeStore.append(seq, entry);
     this.intake.add({
       seq,
       accountId: entry.accountId,
