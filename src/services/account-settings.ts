@@ -129,7 +129,7 @@ export class AccountSettingsService {
       // A keyword reply's keyword in a STOP/START/HELP list would silence that reply for good
       // (those lists always win): refused here as the reply's own save refuses the other way.
       const taken = new Map<string, string>();
-      for (const k of listKeywordReplies(this.sqlite, accountId)) for (const w of JSON.parse(k.keywords) as string[]) taken.set(w, k.reply);
+      for (const k of listKeywordReplies(this.sqlite, accountId)) for (const w of k.keywords) taken.set(w, k.reply);
       const clash = KEYWORD_LIST_KEYS.flatMap((k) =>
         after[k].filter((w) => taken.has(w)).map((w) => ({ field: k, message: `"${w}" is the keyword of a keyword reply ("${taken.get(w)!.slice(0, 40)}"); change or delete that reply first.`, requirement: "no keyword reply's keyword", provided: w })),
       );

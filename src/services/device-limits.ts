@@ -38,11 +38,8 @@ export function readDeviceLimits(json: string | null | undefined): DeviceLimitsD
  * `simNumber`, 1-based), else 0 — the phone's own default SIM, no `simNumber` sent.
  */
 export function slotsOf(device: Pick<DeviceRow, "simCards">): number[] {
-  let sims: unknown;
-  try {
-    sims = JSON.parse(device.simCards);
-  } catch {}
-  if (!Array.isArray(sims) || sims.length < 2) return [0];
+  const sims = device.simCards;
+  if (sims.length < 2) return [0];
   return sims.map((s, i) => {
     const o = typeof s === "object" && s !== null ? (s as Record<string, unknown>) : {};
     // The app's SimCard: simNumber is 1-based, slotIndex 0-based.

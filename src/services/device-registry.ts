@@ -97,7 +97,7 @@ export class DeviceRegistry {
         const at = iso(this.clock());
         d = {
           id: newId(), accountId, kind: "recipe", externalId: ext, name: (name?.trim() || ext).slice(0, DEVICE_NAME_MAX), tokenHash: null,
-          signingKey: null, pushToken: null, simCards: "[]", appVersion: null, lastSeenAt: at, lastIp: ip, battery: null, sendRatePerMinute: null, sendingLimits: null,
+          signingKey: null, pushToken: null, simCards: [], appVersion: null, lastSeenAt: at, lastIp: ip, battery: null, sendRatePerMinute: null, sendingLimits: null,
           createdAt: at, updatedAt: at,
         };
         store.insertDevice(this.sqlite, d);
@@ -117,10 +117,7 @@ export class DeviceRegistry {
   }
 
   view(d: DeviceRow, counts: Map<string, { sent: number; failed: number }>, now: number, connected: Set<string>): DeviceView {
-    let sims: unknown[] = [];
-    try {
-      sims = JSON.parse(d.simCards);
-    } catch {}
+    const sims = d.simCards;
     const c = counts.get(d.id);
     return {
       id: d.id, name: d.name, kind: d.kind, appVersion: d.appVersion, simCards: sims, lastSeenAt: this.lastSeen(d), lastIp: this.presence.lastIp(d),
@@ -226,13 +223,10 @@ export class DeviceRegistry {
    */
   smsgateDevices(accountId: string) {
     return store.listDevices(this.sqlite, accountId).map((d) => {
-      let sims: unknown = [];
-      try {
-        sims = JSON.parse(d.simCards);
-      } catch {}
+      const sims = d.simCards;
       return {
         id: d.id, name: d.name, createdAt: d.createdAt, updatedAt: d.updatedAt, lastSeen: this.lastSeen(d) ?? d.createdAt,
-        ...(Array.isArray(sims) && sims.length ? { simCards: sims } : {}),
+        ...(sims.length ? { simCards: sims } : {}),
       };
     });
   }

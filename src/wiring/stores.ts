@@ -7,7 +7,6 @@ import type { Database } from "bun:sqlite";
 import { messagesOf } from "../db/stores/messages";
 import { sendingStore } from "../db/stores/sending";
 import { monthlyUsageStore } from "../db/stores/monthly-usage";
-import { smsgateOf } from "../db/stores/smsgate";
 import { RollupStore } from "../db/stores/messages/rollups";
 import { ContactLists } from "../db/stores/contacts/list";
 import { submissionStore } from "../db/stores/submissions";
@@ -22,7 +21,6 @@ export function buildStores(sqlite: Database) {
     messages: messagesOf(sqlite),
     sending: sendingStore(sqlite),
     monthlyUsage: monthlyUsageStore(sqlite),
-    smsgate: smsgateOf(sqlite),
     rollups: new RollupStore(sqlite),
     contactLists: new ContactLists(sqlite),
     submissions: submissionStore(sqlite),

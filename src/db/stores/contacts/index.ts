@@ -203,13 +203,14 @@ export function markContactResponded(sqlite: Database, id: string, lastResponseA
 }
 
 /** A contact's tags and status (what a keyword reply adds to). */
-export function contactTagsAndStatus(sqlite: Database, contactId: string): { tags: string; status: string; updatedAt: string } | null {
-  return sqlite.query("SELECT tags, status, updated_at AS updatedAt FROM contacts WHERE id = ?1").get(contactId) as { tags: string; status: string; updatedAt: string } | null;
+export function contactTagsAndStatus(sqlite: Database, contactId: string): { tags: string[]; status: string; updatedAt: string } | null {
+  const r = sqlite.query("SELECT tags, status, updated_at AS updatedAt FROM contacts WHERE id = ?1").get(contactId) as { tags: string; status: string; updatedAt: string } | null;
+  return r ? { ...r, tags: JSON.parse(r.tags) as string[] } : null;
 }
 
 /** Writes a contact's tags and status (contact_tags follows by trigger). */
-export function writeContactTagsAndStatus(sqlite: Database, contactId: string, tags: string, status: string, updatedAt: string): void {
-  sqlite.query("UPDATE contacts SET tags = ?2, status = ?3, updated_at = ?4 WHERE id = ?1").run(contactId, tags, status, updatedAt);
+export function writeContactTagsAndStatus(sqlite: Database, contactId: string, p: { tags: string[]; status: string; updatedAt: string }): void {
+  sqlite.query("UPDATE contacts SET tags = ?2, status = ?3, updated_at = ?4 WHERE id = ?1").run(contactId, JSON.stringify(p.tags), p.status, p.updatedAt);
 }
 
 /** One row of the contacts timeline (GET /v1/contacts/<id>/messages). */
