@@ -5,7 +5,7 @@
  * status filters").
  */
 import type { Database } from "bun:sqlite";
-import type { RollupStore } from "../db/stores/messages/rollups";
+import { rollupIntervals } from "../db/stores/messages/rollups";
 import { AppError, validationError } from "../errors";
 import { iso } from "../lib/clock";
 import { messageStage } from "../domain/message-stage";
@@ -62,7 +62,6 @@ export class MessageListing {
   constructor(
     private readonly sqlite: Database,
     private readonly store: MessageStore,
-    private readonly rollups: RollupStore,
   ) {}
 
   list(accountId: string, q: ListQuery) {
@@ -181,7 +180,7 @@ export class MessageListing {
 
   private rollupSummary(accountId: string, formKey: string, from: number, to: number): Record<MessageStatus, number> {
     if (!(from < to)) return { queued: 0, sent: 0, failed: 0, cancelled: 0 };
-    const [v] = this.rollups.intervals(accountId, formKey, [from, to]).map((x) => x.values);
+    const [v] = rollupIntervals(this.sqlite, accountId, formKey, [from, to]).map((x) => x.values);
     return { queued: v[0], sent: v[1], failed: v[2], cancelled: v[3] };
   }
 

@@ -7,7 +7,6 @@ import type { Database } from "bun:sqlite";
 import { messagesOf } from "../db/stores/messages";
 import { sendingStore } from "../db/stores/sending";
 import { monthlyUsageStore } from "../db/stores/monthly-usage";
-import { RollupStore } from "../db/stores/messages/rollups";
 import { ContactLists } from "../db/stores/contacts/list";
 import { submissionStore } from "../db/stores/submissions";
 import { idempotencyStore } from "../db/stores/idempotency";
@@ -21,7 +20,6 @@ export function buildStores(sqlite: Database) {
     messages: messagesOf(sqlite),
     sending: sendingStore(sqlite),
     monthlyUsage: monthlyUsageStore(sqlite),
-    rollups: new RollupStore(sqlite),
     contactLists: new ContactLists(sqlite),
     submissions: submissionStore(sqlite),
     idempotency: idempotencyStore(sqlite),
