@@ -156,7 +156,7 @@ export class MessageListing {
     const merge = q.status === undefined && q.formId === undefined && q.contactId === undefined && (sortBy === "scheduledFor" || (sortBy === "createdAt" && q.priority === undefined));
     const rows = merge
       ? listByStatusMerge(this.sqlite, { columns: LIST_COLUMNS, column: col as "created_at" | "scheduled_for", dir: dir as "ASC" | "DESC", where: pageWhere, params: pageParams, limit, offset: (page - 1) * limit })
-      : this.store.page(pageWhere, pageParams, orderBy, limit, (page - 1) * limit);
+      : this.store.page({ where: pageWhere, params: pageParams, orderBy, limit, offset: (page - 1) * limit });
     return {
       messages: rows.map((r) => ({
         id: r.id,

@@ -9,12 +9,19 @@
  * - outside src/db/, services get entities from the stores: no `=== 1` / `=== 0` on a stored
  *   flag column, no `JSON.parse(row.column)` of a stored JSON column, no cast of a raw query
  *   result (`.get(…) as T`, `.all(…) as T`).
+ * - in src/db/stores/, a function takes the connection and at most MAX_POSITIONAL other
+ *   parameters: more go in a filter or patch object.
+ * - in src/db/, a raw query result is cast to the schema's types (`typeof table.$inferSelect`,
+ *   `RawRow<table>`, a `Pick` of them), not to a hand-written object type that repeats three or
+ *   more of one table's columns with their stored types (converted columns — flags as 0/1 numbers
+ *   before their conversion, parsed JSON — are not repeats).
  * SQL keywords are upper case in this code base, so prose ("texts from contacts") is not taken for SQL.
  * Each failure lists every offending file:line.
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import ts from "typescript";
 import { blankComments, sourceFiles } from "./source-text";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -126,13 +133,6 @@ export function rawUses(file: string, source: string): string[] {
   return out;
 }
 
-/**
- * What is left to convert, per file and kind (the list may only shrink: a file doing better than
- * its entry fails too, so the entry is lowered with the fix). docs/api-decisions.md, "The house,
- * round two: stores by table".
- */
-const NOT_YET: Record<string, Partial<Record<"flag" | "json" | "cast", number>>> = {};
-
 describe("services get entities from the stores, not raw rows", () => {
   test("the detector: flags compared with 0/1, stored columns parsed, results cast", () => {
     const src = [
@@ -147,23 +147,67 @@ describe("services get entities from the stores, not raw rows", () => {
     expect(rawUses("f.ts", src).map((s) => s.split(" — ")[0])).toEqual(["flag f.ts:1", "flag f.ts:2", "json f.ts:3", "cast f.ts:4"]);
   });
 
-  test("outside src/db, only the files listed as not yet converted have them, no more than listed", () => {
-    const found = new Map<string, Record<string, number>>();
+  test("outside src/db, no file compares a stored flag with 0/1, parses a stored column or casts a query result", () => {
     const lines: string[] = [];
     for (const f of sourceFiles(join(ROOT, "src"))) {
       const path = relative(ROOT, f);
-      if (path.startsWith("src/db/")) continue;
-      for (const use of rawUses(path, readFileSync(f, "utf8"))) {
-        const kind = use.split(" ")[0];
-        const counts = found.get(path) ?? {};
-        counts[kind] = (counts[kind] ?? 0) + 1;
-        found.set(path, counts);
-        lines.push(use);
+      if (!path.startsWith("src/db/")) lines.push(...rawUses(path, readFileSync(f, "utf8")));
+    }
+    if (lines.length) console.error(`Raw rows outside the stores (${lines.length}):\n  ${lines.join("\n  ")}`);
+    expect(lines).toEqual([]);
+  });
+
+});
+
+// ---- filter objects, not long positional lists -----------------------------------------------
+
+/** Parameters a store function takes besides the connection. */
+const MAX_POSITIONAL = 4;
+/** Names the connection goes by as a first parameter. */
+const CONNECTION = new Set(["sqlite", "db", "tx", "database"]);
+
+/** `file:line name (n)` for each function, method or arrow function with more positional parameters than allowed. */
+export function longParameterLists(file: string, source: string): string[] {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true);
+  const out: string[] = [];
+  const visit = (n: ts.Node) => {
+    // A callback handed to a call (a scan's per-row function) and a class's private helper are not what a store offers.
+    const callback = (ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && ts.isCallExpression(n.parent);
+    const hidden = ts.isMethodDeclaration(n) && (ts.getCombinedModifierFlags(n) & ts.ModifierFlags.Private) !== 0;
+    if ((ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isMethodSignature(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && !callback && !hidden) {
+      const ps = n.parameters.filter((p) => !(ts.isIdentifier(p.name) && p.name.text === "this"));
+      const own = ps.length > 0 && ts.isIdentifier(ps[0].name) && CONNECTION.has(ps[0].name.text) ? ps.length - 1 : ps.length;
+      if (own > MAX_POSITIONAL) {
+        const parent = n.parent;
+        const name = n.name && ts.isIdentifier(n.name) ? n.name.text : parent && (ts.isPropertyAssignment(parent) || ts.isVariableDeclaration(parent)) && ts.isIdentifier(parent.name) ? parent.name.text : "(anonymous)";
+        out.push(`${file}:${sf.getLineAndCharacterOfPosition(n.getStart()).line + 1} ${name} (${own})`);
       }
     }
-    const actual = Object.fromEntries([...found].sort(([a], [b]) => a.localeCompare(b)));
-    const expected = Object.fromEntries(Object.entries(NOT_YET).sort(([a], [b]) => a.localeCompare(b)));
-    if (JSON.stringify(actual) !== JSON.stringify(expected)) console.error(`Raw rows outside the stores (${lines.length}):\n  ${lines.join("\n  ")}`);
-    expect(actual).toEqual(expected);
+    n.forEachChild(visit);
+  };
+  visit(sf);
+  return out;
+}
+
+describe("store functions take filter objects, not long positional lists", () => {
+  test("the detector: functions, methods, arrow functions; not the connection, callbacks or private helpers", () => {
+    const src = [
+      "export function listRuns(sqlite: Database, automationId: string, f: RunFilter, page: number, limit: number) {}",
+      "export function tooMany(sqlite: Database, a: string, b: string, c: string, d: string, e: string) {}",
+      "const s = { insert: (formId, key, status, body, hash) => void 0 };",
+      "class X { update(a: string, b: string, c: string, d: string, e: string) {} }",
+      "interface Y { insert(formId: string, key: string, status: number, body: string, bodyHash: string | null): void }",
+      "scan(sqlite, (id, accountId, priority, scheduledFor, seq) => out.push(id));",
+      "class Z { private run(head: string, row: string, n: number, full: number, values: unknown[]) {} }",
+    ].join("\n");
+    expect(longParameterLists("f.ts", src)).toEqual(["f.ts:2 tooMany (5)", "f.ts:3 insert (5)", "f.ts:4 update (5)", "f.ts:5 insert (5)"]);
+  });
+
+  test(`no function in src/db/stores takes more than ${MAX_POSITIONAL} parameters besides the connection`, () => {
+    const files = sourceFiles(join(ROOT, "src/db/stores"));
+    expect(files.length).toBeGreaterThan(20);
+    const offenders = files.flatMap((f) => longParameterLists(relative(ROOT, f), readFileSync(f, "utf8")));
+    if (offenders.length) console.error(`Long positional lists in stores (${offenders.length}):\n  ${offenders.join("\n  ")}`);
+    expect(offenders).toEqual([]);
   });
 });

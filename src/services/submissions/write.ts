@@ -196,7 +196,7 @@ export class SubmissionWrite {
                   : "Submission received; no text is sent because the consent box was not ticked",
               data: { messageId: null, contactId, queuePosition: null, estimatedDelivery: null, suppressed },
             });
-            if (key !== undefined) this.idempotency.insert(form.id, key, 200, body, input.bodyHash ?? null, nowIso);
+            if (key !== undefined) this.idempotency.insert(form.id, key, { status: 200, body, bodyHash: input.bodyHash ?? null, createdAt: nowIso });
             entry.suppressed = suppressed;
             const intakeSeq = this.record(entry, now, 0);
             return { status: 200, body, created: true, contactId, queued: false, intakeSeq };
@@ -270,7 +270,7 @@ export class SubmissionWrite {
               seq,
               answer: body,
             };
-            if (key !== undefined) this.idempotency.insert(form.id, key, 200, body, input.bodyHash ?? null, nowIso);
+            if (key !== undefined) this.idempotency.insert(form.id, key, { status: 200, body, bodyHash: input.bodyHash ?? null, createdAt: nowIso });
             const intakeSeq = this.record(entry, now, scheduledFor);
             return { status: 200, body, created: true, messageId, contactId, queued: true, intakeSeq };
           } catch (err) {
@@ -363,7 +363,7 @@ export class SubmissionWrite {
     }
     if (answer === null) return null;
     const body = JSON.stringify({ status: "success", message: answer.message, data: answer.data });
-    if (key !== undefined) this.idempotency.insert(form.id, key, 200, body, bodyHash ?? null, new Date(now).toISOString());
+    if (key !== undefined) this.idempotency.insert(form.id, key, { status: 200, body, bodyHash: bodyHash ?? null, createdAt: new Date(now).toISOString() });
     return { answer: { status: 200, body, created: true, contactId, queued: false }, firstMessageId: answer.messageId };
   }
 
