@@ -211,3 +211,80 @@ describe("store functions take filter objects, not long positional lists", () =>
     expect(offenders).toEqual([]);
   });
 });
+
+// ---- row types from the schema ----------------------------------------------------------------
+
+/** Each table's columns, by their TypeScript and SQL names. */
+const TABLES = new Map<string, Set<string>>();
+for (const part of SCHEMA.split(/sqliteTable\(\s*"/).slice(1)) {
+  const cols = new Set<string>();
+  for (const m of part.matchAll(/(\w+):\s*(?:integer|text|real|blob)\(\s*"(\w+)"/g)) cols.add(m[1]).add(m[2]);
+  TABLES.set(part.slice(0, part.indexOf('"')), cols);
+}
+/** Columns every table has: naming them says nothing about which table a type copies. */
+const GENERIC = new Set(["id", "accountId", "account_id", "createdAt", "created_at", "updatedAt", "updated_at"]);
+/** A column typed as stored (not converted: a flag as 0/1 before its conversion, parsed JSON). */
+const STORED_TYPE = /^(?:string|number)(?: \| null)?$/;
+/** Columns of one table a hand-written type may repeat before it is taken for a copy of the table's row. */
+const MAX_REPEATED = 2;
+
+/** `file:line` and the table for each query result cast to a hand-written type that repeats a table's columns. */
+export function handWrittenRowCasts(file: string, source: string): string[] {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true);
+  const named = new Map<string, ts.NodeArray<ts.TypeElement>[]>();
+  const literals = (t: ts.TypeNode | undefined): ts.NodeArray<ts.TypeElement>[] => {
+    if (!t) return [];
+    if (ts.isTypeLiteralNode(t)) return [t.members];
+    if (ts.isIntersectionTypeNode(t) || ts.isUnionTypeNode(t)) return t.types.flatMap(literals);
+    if (ts.isArrayTypeNode(t)) return literals(t.elementType);
+    if (ts.isParenthesizedTypeNode(t)) return literals(t.type);
+    if (ts.isTypeReferenceNode(t)) return [...(t.typeArguments ?? []).flatMap(literals), ...(ts.isIdentifier(t.typeName) ? (named.get(t.typeName.text) ?? []) : [])];
+    return [];
+  };
+  sf.forEachChild((n) => {
+    if (ts.isInterfaceDeclaration(n)) named.set(n.name.text, [n.members]);
+    else if (ts.isTypeAliasDeclaration(n)) named.set(n.name.text, literals(n.type));
+  });
+  const out: string[] = [];
+  const visit = (n: ts.Node) => {
+    const e = ts.isAsExpression(n) ? n.expression : null;
+    if (e && ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && ["get", "all"].includes(e.expression.name.text)) {
+      for (const members of literals((n as ts.AsExpression).type)) {
+        const props = members
+          .filter(ts.isPropertySignature)
+          .filter((m) => m.type !== undefined && STORED_TYPE.test(m.type.getText()) && (ts.isIdentifier(m.name) || ts.isStringLiteral(m.name)))
+          .map((m) => (m.name as ts.Identifier).text)
+          .filter((p) => !GENERIC.has(p) && !FLAGS.has(p));
+        for (const [table, cols] of TABLES) {
+          const repeated = props.filter((p) => cols.has(p));
+          if (repeated.length > MAX_REPEATED) out.push(`${file}:${sf.getLineAndCharacterOfPosition(n.getStart()).line + 1} repeats ${table}: ${repeated.join(", ")}`);
+        }
+      }
+    }
+    n.forEachChild(visit);
+  };
+  visit(sf);
+  return out;
+}
+
+describe("query results are typed from the schema", () => {
+  test("the detector: casts to literals and to local types that repeat one table's stored columns", () => {
+    const src = [
+      "interface Listed { id: string; firstName: string | null; lastName: string | null; phoneNumber: string }",
+      "const a = q.all(x) as Listed[];",
+      "const b = q.get(x) as { name: string; fields: string; settings: string } | null;",
+      "const c = q.get(x) as Pick<ContactRow, \"firstName\" | \"lastName\" | \"phoneNumber\"> | null;",
+      "const d = q.get(x) as (Omit<Automation, \"isActive\"> & { isActive: number; stopOnReply: number; restartOnResubmit: number }) | null;",
+      "const e = q.get(x) as { n: number; firstName: string };",
+      "const f = m.get(x) as { tags: string[]; customFields: Record<string, string>; firstName: string };",
+    ].join("\n");
+    expect(handWrittenRowCasts("f.ts", src).map((s) => s.split(" repeats ")[0] + " " + s.split(" repeats ")[1].split(":")[0])).toEqual(["f.ts:2 contacts", "f.ts:3 forms"]);
+  });
+
+  test("no query result in src/db is cast to a hand-written copy of a table's row", () => {
+    const files = sourceFiles(join(ROOT, "src/db")).filter((f) => !relative(ROOT, f).startsWith("src/db/schema/"));
+    const offenders = files.flatMap((f) => handWrittenRowCasts(relative(ROOT, f), readFileSync(f, "utf8")));
+    if (offenders.length) console.error(`Hand-written row types (${offenders.length}):\n  ${offenders.join("\n  ")}`);
+    expect(offenders).toEqual([]);
+  });
+});

@@ -5,6 +5,7 @@
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { automationInbox, automationRuns, automationRunSteps, automations, automationStarts } from "../schema/automations";
+import type { forms } from "../schema/forms";
 import type { AutomationStep } from "../../domain/automation-steps";
 import type { FieldDef } from "../../domain/submission";
 import { jsonArray, jsonObject } from "./row";
@@ -312,7 +313,7 @@ export function advanceStart(sqlite: Database, id: string, p: { cursor: string; 
 
 /** The form an automation follows: its name, fields and settings (parsed; unreadable ones as none). */
 export function automationForm(sqlite: Database, accountId: string, formId: string): { id: string; name: string; fields: FieldDef[]; settings: Record<string, unknown> } | null {
-  const r = sqlite.query("SELECT id, name, fields, settings FROM forms WHERE id = ?1 AND account_id = ?2").get(formId, accountId) as { id: string; name: string; fields: string; settings: string } | null;
+  const r = sqlite.query("SELECT id, name, fields, settings FROM forms WHERE id = ?1 AND account_id = ?2").get(formId, accountId) as Pick<typeof forms.$inferSelect, "id" | "name" | "fields" | "settings"> | null;
   return r ? { id: r.id, name: r.name, fields: jsonArray<FieldDef>(r.fields), settings: jsonObject(r.settings) } : null;
 }
 

@@ -3,7 +3,7 @@
  * Plain functions over the SQLite handle; rows are typed from the drizzle schema.
  */
 import type { Database } from "bun:sqlite";
-import type { devices, deviceRegistrationTokens } from "../schema/devices";
+import type { devices, deviceRegistrationTokens, inboxExports } from "../schema/devices";
 import { jsonArray } from "./row";
 
 /** A phone: its SIM cards as the app reported them, parsed (none when unreadable). */
@@ -160,8 +160,10 @@ export function deleteInboxExport(db: Database, deviceId: string, requestedAt: s
 }
 
 /** The inbox exports asked of the account's phone since `afterIso` (ISO times). */
-export function listInboxExports(db: Database, accountId: string, deviceId: string, afterIso: string): Array<{ since: string; until: string; requestedAt: string }> {
+export type InboxExportRow = Pick<typeof inboxExports.$inferSelect, "since" | "until" | "requestedAt">;
+
+export function listInboxExports(db: Database, accountId: string, deviceId: string, afterIso: string): InboxExportRow[] {
   return db
     .query("SELECT since, until, requested_at AS requestedAt FROM inbox_exports WHERE device_id = ?2 AND account_id = ?1 AND requested_at >= ?3")
-    .all(accountId, deviceId, afterIso) as Array<{ since: string; until: string; requestedAt: string }>;
+    .all(accountId, deviceId, afterIso) as InboxExportRow[];
 }

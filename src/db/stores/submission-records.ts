@@ -8,25 +8,16 @@
  * (docs/api-decisions.md, "The owner hears back", every request kept).
  */
 import type { Database } from "bun:sqlite";
-import type { submissions } from "../schema/forms";
-import type { RawRow } from "./row";
+import type { forms, submissions } from "../schema/forms";
 
-type Row = RawRow<typeof submissions>;
-
-/** A submission as stored, with its form's name and field definitions (JSON) for the labels. */
-export interface SubmissionRecord {
-  id: string;
-  formId: string;
-  formName: string;
-  formFields: string;
-  contactId: string;
-  /** JSON object by field name; null before migration 0044. */
-  formValues: Row["form_values"];
-  createdAt: string;
-  messageId: Row["message_id"];
-  suppressed: Row["suppressed"];
-  readAt: Row["read_at"];
-}
+/**
+ * A submission as stored (its values: a JSON object by field name, null before migration 0044),
+ * with its form's name and field definitions (JSON) for the labels.
+ */
+export type SubmissionRecord = Pick<typeof submissions.$inferSelect, "id" | "formId" | "contactId" | "formValues" | "createdAt" | "messageId" | "suppressed" | "readAt"> & {
+  formName: (typeof forms.$inferSelect)["name"];
+  formFields: (typeof forms.$inferSelect)["fields"];
+};
 
 /** Filters of the list, already checked (ISO instants; `suppressed`: any, none, or one reason). */
 export interface SubmissionFilter {

@@ -5,7 +5,7 @@
  * the team is told).
  */
 import type { Database } from "bun:sqlite";
-import type { teamNotices, users } from "../schema";
+import type { accounts, teamNotices, users } from "../schema";
 
 type User = typeof users.$inferSelect;
 
@@ -16,18 +16,15 @@ export type TeamNoticeChannel = "text" | "email";
 export type TeamNoticeKind = "submission" | "reply";
 
 /** A pending notice with who it is for. */
-export interface PendingNotice extends Pick<typeof teamNotices.$inferSelect, "id" | "accountId" | "userId" | "refId" | "createdAt" | "attemptedAt"> {
-  kind: TeamNoticeKind;
-  userName: string;
-  email: string;
-  phoneNumber: string | null;
-  quietStart: string | null;
-  quietEnd: string | null;
-  /** The business's time zone (null: not set). */
-  timeZone: string | null;
-  /** The business's name (the e-mail's subject). */
-  businessName: string;
-}
+export type PendingNotice = Pick<typeof teamNotices.$inferSelect, "id" | "accountId" | "userId" | "refId" | "createdAt" | "attemptedAt"> &
+  Pick<User, "email" | "phoneNumber" | "quietStart" | "quietEnd"> & {
+    kind: TeamNoticeKind;
+    userName: User["name"];
+    /** The business's time zone (null: not set). */
+    timeZone: (typeof accounts.$inferSelect)["timeZone"];
+    /** The business's name (the e-mail's subject). */
+    businessName: (typeof accounts.$inferSelect)["name"];
+  };
 
 /** What a notice is about: the sender, where, what they wrote, and the link's target. */
 export interface NoticeSubject {

@@ -13,6 +13,9 @@ import type { Actor } from "../../../domain/people";
 import type { ContactFilter } from "../../../domain/contact-query";
 import { filterSql } from "./filter";
 import type { contacts } from "../../schema/contacts";
+import type { inboundMessages, messages } from "../../schema";
+
+type MessageColumns = typeof messages.$inferSelect;
 import { CONTACT_INSERT_COLUMNS, CONTACT_INSERT_ROW, recordContactInsert } from "./batch";
 import { countContactMessages, deleteContactMessages } from "../messages/deletes";
 
@@ -214,16 +217,13 @@ export function writeContactTagsAndStatus(sqlite: Database, contactId: string, p
 }
 
 /** One row of the contacts timeline (GET /v1/contacts/<id>/messages). */
-export type TimelineItem = {
-  id: string;
-  direction: "outbound" | "inbound";
-  content: string;
-  status: string;
-  sentAt?: string | null;
-  formName?: string | null;
-  createdAt: string;
-  receivedAt?: string | null;
-};
+export type TimelineItem = Pick<MessageColumns, "id" | "content" | "createdAt"> &
+  Partial<Pick<MessageColumns, "sentAt" | "formName">> &
+  Partial<Pick<typeof inboundMessages.$inferSelect, "receivedAt">> & {
+    direction: "outbound" | "inbound";
+    /** The text's status; "received" for one the contact sent. */
+    status: string;
+  };
 
 // ---- what ContactService runs per request (callers own transactions) ----------------------------
 

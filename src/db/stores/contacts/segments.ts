@@ -140,10 +140,12 @@ export function segmentContacts(sqlite: Database, w: SegmentWalk): RunContact[] 
 }
 
 /** Who the runs are for, as a list shows them (a deleted contact has no row). */
-export function contactsOfRuns(sqlite: Database, accountId: string, contactIds: string[]): Array<{ id: string; firstName: string | null; lastName: string | null; phoneNumber: string }> {
+export type RunContactName = Pick<ContactRow, "id" | "firstName" | "lastName" | "phoneNumber">;
+
+export function contactsOfRuns(sqlite: Database, accountId: string, contactIds: string[]): RunContactName[] {
   const ids = [...new Set(contactIds)];
   if (ids.length === 0) return [];
   return sqlite
     .query(`SELECT id, first_name AS firstName, last_name AS lastName, phone_number AS phoneNumber FROM contacts WHERE account_id = ? AND id IN (${ids.map(() => "?").join(",")})`)
-    .all(accountId, ...ids) as Array<{ id: string; firstName: string | null; lastName: string | null; phoneNumber: string }>;
+    .all(accountId, ...ids) as RunContactName[];
 }

@@ -59,7 +59,7 @@ export class ContactUpserts {
   /** The account's contact with this (E.164) number, or null. */
   findByPhone(accountId: string, phone: string): StoredContactRow | null {
     // A plain SQL read gives the boolean column as SQLite stores it (0 or 1).
-    const r = this.byPhone.get(accountId, phone) as (Omit<StoredContactRow, "optedOut" | "customFields" | "tags"> & { optedOut: number; customFields: string; tags: string }) | null;
+    const r = this.byPhone.get(accountId, phone) as (Omit<StoredContactRow, "optedOut" | "customFields" | "tags"> & Pick<ContactRow, "customFields" | "tags"> & { optedOut: number }) | null;
     return r && { ...r, optedOut: r.optedOut === 1, customFields: JSON.parse(r.customFields) as Record<string, string>, tags: JSON.parse(r.tags) as string[] };
   }
 
