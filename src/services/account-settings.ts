@@ -16,7 +16,6 @@ import {
   commonWordsAdded,
   CONFIRM_COMMON_WORDS,
   KEYWORD_LIST_KEYS,
-  parseStoredSettings,
   renderReply,
   resolveAccountSettings,
   REPLY_KEYS,
@@ -67,7 +66,7 @@ export class AccountSettingsService {
   resolved(accountId: string): AccountSettings {
     let s = this.cache.get(accountId);
     if (!s) {
-      s = resolveAccountSettings(parseStoredSettings(findAccountSettings(this.sqlite, accountId)?.settings));
+      s = resolveAccountSettings(findAccountSettings(this.sqlite, accountId)?.settings ?? {});
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(accountId, s);
     }
@@ -122,7 +121,7 @@ export class AccountSettingsService {
 
   update(accountId: string, body: unknown): AccountSettingsView {
     this.sqlite.transaction(() => {
-      const stored = parseStoredSettings(findAccountSettings(this.sqlite, accountId)?.settings);
+      const stored = findAccountSettings(this.sqlite, accountId)?.settings ?? {};
       const r = applySettingsPatch(stored, body);
       if (!r.ok) throw validationError(r.errors);
       const after = resolveAccountSettings(r.stored);
@@ -137,7 +136,7 @@ export class AccountSettingsService {
       // Everyday words ("me", "ok") newly added ask for confirmation (docs/api-decisions.md, "Keyword phrases").
       const common = commonWordsAdded(resolveAccountSettings(stored), after);
       if (common.length && (body as Record<string, unknown>)[CONFIRM_COMMON_WORDS] !== true) throw commonWordsError(common);
-      upsertAccountSettings(this.sqlite, { accountId, settings: JSON.stringify(r.stored), updatedAt: iso(this.clock()) });
+      upsertAccountSettings(this.sqlite, { accountId, settings: r.stored, updatedAt: iso(this.clock()) });
     })();
     this.cache.delete(accountId);
     return this.get(accountId);

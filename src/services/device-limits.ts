@@ -6,7 +6,7 @@
 import type { FieldError } from "../domain/submission";
 import { parseLimits, type SendingLimits } from "../domain/sending-budget";
 import type { PhoneSettings } from "../domain/smsgate-settings";
-import type { DeviceRow } from "../db/stores/devices";
+import type { DeviceLimitsDoc, DeviceRow } from "../db/stores/devices";
 import type { LimitsOverride } from "../domain/sending-budget";
 
 /** SIM slots a phone may name (SMSGate's simNumber). */
@@ -18,20 +18,7 @@ export interface SendingSettings {
   stickyMoveAfterMinutes: number;
 }
 
-/** A phone's own limits and its SIMs' (PATCH /v1/devices/<id> `{limits, sims}`), as stored. */
-export interface DeviceLimitsDoc {
-  limits: LimitsOverride;
-  sims: Array<{ slot: number; limits: LimitsOverride }>;
-}
-
-export function readDeviceLimits(json: string | null | undefined): DeviceLimitsDoc {
-  try {
-    const v = json ? (JSON.parse(json) as Partial<DeviceLimitsDoc>) : {};
-    return { limits: v.limits && typeof v.limits === "object" ? v.limits : {}, sims: Array.isArray(v.sims) ? v.sims : [] };
-  } catch {
-    return { limits: {}, sims: [] };
-  }
-}
+export type { DeviceLimitsDoc };
 
 /**
  * The SIM slots a phone sends from: the app's SIM cards when it has two or more (SMSGate's

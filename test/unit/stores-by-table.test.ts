@@ -122,6 +122,15 @@ for (const m of SCHEMA.matchAll(/(\w+):\s*(integer|text|real|blob)\(\s*"(\w+)"([
   if (m[2] === "integer" && boolean) FLAGS.add(m[1]).add(m[3]);
 }
 
+/**
+ * The stored JSON columns: text columns whose doc comment says JSON or whose default is `{}` or
+ * `[]` (by their TypeScript and SQL names).
+ */
+const JSON_COLUMNS = new Set<string>();
+for (const m of SCHEMA.matchAll(/((?:\/\*\*[^]*?\*\/\s*)?)(\w+):\s*text\(\s*"(\w+)"([^)]*)\)([^,\n]*)/g)) {
+  if (/JSON/.test(m[1]) || /\.default\(\s*["'`](?:\{\}|\[\])["'`]\s*\)/.test(m[5])) JSON_COLUMNS.add(m[2]).add(m[3]);
+}
+
 /** `kind file:line — text` for each stored flag compared with 0/1, stored column parsed, or query result cast. */
 export function rawUses(file: string, source: string): string[] {
   const text = withoutComments(source);
@@ -129,6 +138,12 @@ export function rawUses(file: string, source: string): string[] {
   const at = (kind: string, i: number, s: string) => out.push(`${kind} ${file}:${lineOf(text, i)} — ${s}`);
   for (const m of text.matchAll(/\??\.(\w+)\s*[!=]==?\s*[01]\b/g)) if (FLAGS.has(m[1])) at("flag", m.index!, m[0]);
   for (const m of text.matchAll(/JSON\.parse\(\s*[\w$]+\??\.(\w+)/g)) if (COLUMNS.has(m[1])) at("json", m.index!, m[0]);
+  // A stored JSON column handed to a parser of its own (`readDeviceLimits(d.sendingLimits)`).
+  // Not in src/domain/: pure rules get values, and their parsers read what a client sent
+  // (`parseTagList(body.tags)`), never a row (domain/ imports nothing from db/).
+  if (!file.startsWith("src/domain/")) {
+    for (const m of text.matchAll(/(?<![\w$.])(?:parse|read|safeJson)\w*\(\s*[\w$]+(?:\??\.[\w$]+)*\??\.(\w+)\s*[,)]/g)) if (JSON_COLUMNS.has(m[1])) at("json", m.index!, m[0]);
+  }
   for (const m of text.matchAll(/\.(?:get|all|values)\([^()]*\)\s+as\s+(?!const\b)/g)) at("cast", m.index!, m[0]);
   return out;
 }
@@ -143,8 +158,12 @@ describe("services get entities from the stores, not raw rows", () => {
       "if (list.length === 1) y(); const n = count === 0;",
       "const b = JSON.parse(text); const c = JSON.parse(Buffer.from(x).toString());",
       "// row.opted_out === 1 in a comment",
+      "const l = readDeviceLimits(d.sendingLimits); const v = parseJson(r.formValues);",
+      "const w = parseTagList(body.tagsText, errors); const n = readNumber(row.count);",
     ].join("\n");
-    expect(rawUses("f.ts", src).map((s) => s.split(" — ")[0])).toEqual(["flag f.ts:1", "flag f.ts:2", "json f.ts:3", "cast f.ts:4"]);
+    expect(rawUses("f.ts", src).map((s) => s.split(" — ")[0])).toEqual(["flag f.ts:1", "flag f.ts:2", "json f.ts:3", "json f.ts:8", "json f.ts:8", "cast f.ts:4"]);
+    expect(rawUses("src/domain/f.ts", "const t = parseTagList(b.tags, errors);")).toEqual([]);
+    expect(rawUses("src/services/f.ts", "const t = parseTagList(b.tags, errors);")).toHaveLength(1);
   });
 
   test("outside src/db, no file compares a stored flag with 0/1, parses a stored column or casts a query result", () => {

@@ -4,14 +4,30 @@
  */
 import type { Database } from "bun:sqlite";
 import type { devices, deviceRegistrationTokens, inboxExports } from "../schema/devices";
-import { jsonArray } from "./row";
+import { jsonArray, jsonObject } from "./row";
+import type { LimitsOverride } from "../../domain/sending-budget";
 
-/** A phone: its SIM cards as the app reported them, parsed (none when unreadable). */
-export type DeviceRow = Omit<typeof devices.$inferSelect, "simCards"> & { simCards: unknown[] };
+/** A phone's own limits and its SIMs' (PATCH /v1/devices/<id> `{limits, sims}`); stored as null when it sets none. */
+export interface DeviceLimitsDoc {
+  limits: LimitsOverride;
+  sims: Array<{ slot: number; limits: LimitsOverride }>;
+}
+
+/** A phone: its SIM cards as the app reported them (none when unreadable) and its own limits, parsed. */
+export type DeviceRow = Omit<typeof devices.$inferSelect, "simCards" | "sendingLimits"> & { simCards: unknown[]; sendingLimits: DeviceLimitsDoc };
 
 type StoredDevice = typeof devices.$inferSelect;
 
-const deviceOf = (r: StoredDevice): DeviceRow => ({ ...r, simCards: jsonArray<unknown>(r.simCards) });
+/** The stored limits, read leniently: what is not a limits object or a list of SIMs reads as none. */
+function limitsOf(text: string | null): DeviceLimitsDoc {
+  const v = jsonObject(text) as Partial<DeviceLimitsDoc>;
+  return { limits: v.limits && typeof v.limits === "object" ? v.limits : {}, sims: Array.isArray(v.sims) ? v.sims : [] };
+}
+
+/** The limits as stored: null when they set nothing. */
+const storedLimits = (d: DeviceLimitsDoc): string | null => (d.sims.length || Object.keys(d.limits).length ? JSON.stringify(d) : null);
+
+const deviceOf = (r: StoredDevice): DeviceRow => ({ ...r, simCards: jsonArray<unknown>(r.simCards), sendingLimits: limitsOf(r.sendingLimits) });
 export type RegistrationTokenRow = typeof deviceRegistrationTokens.$inferSelect;
 
 const DEVICE_COLS = `id, account_id AS accountId, kind, external_id AS externalId, name, token_hash AS tokenHash,
@@ -25,7 +41,7 @@ export function insertDevice(db: Database, d: DeviceRow): void {
        last_seen_at, last_ip, battery, send_rate_per_minute, created_at, updated_at, sending_limits)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)`,
   ).run(d.id, d.accountId, d.kind, d.externalId, d.name, d.tokenHash, d.signingKey, d.pushToken, JSON.stringify(d.simCards), d.appVersion,
-    d.lastSeenAt, d.lastIp, d.battery, d.sendRatePerMinute, d.createdAt, d.updatedAt, d.sendingLimits ?? null);
+    d.lastSeenAt, d.lastIp, d.battery, d.sendRatePerMinute, d.createdAt, d.updatedAt, storedLimits(d.sendingLimits));
 }
 
 export function findDeviceByTokenHash(db: Database, hash: string): DeviceRow | null {
@@ -63,7 +79,7 @@ export function updateDevice(db: Database, id: string, patch: Partial<DeviceRow>
     const c = cols[k];
     if (!c) continue;
     sets.push(`${c} = ?`);
-    params.push(k === "simCards" ? JSON.stringify(v) : (v as string | number | null));
+    params.push(k === "simCards" ? JSON.stringify(v) : k === "sendingLimits" ? storedLimits(v as DeviceLimitsDoc) : (v as string | number | null));
   }
   if (sets.length === 0) return;
   db.query(`UPDATE devices SET ${sets.join(", ")} WHERE id = ?`).run(...params, id);
