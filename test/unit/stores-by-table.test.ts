@@ -307,3 +307,74 @@ describe("query results are typed from the schema", () => {
     expect(offenders).toEqual([]);
   });
 });
+
+// ---- one store style ----------------------------------------------------------------------------
+
+/**
+ * The stores that are not plain functions over the connection, and why (docs/architecture.md,
+ * "One store style"): statement sets prepared once for a measured hot path, and classes that hold
+ * state. A new class or statement set fails until it is listed here with its reason, and one that
+ * is gone fails until it is taken off, so the list (and the doc that names them) stays true.
+ */
+const OTHER_SHAPES: Record<string, string> = {
+  "src/db/stores/submissions.ts submissionStore": "the webhook's reads, prepared once",
+  "src/db/stores/contacts/accepting.ts acceptingContactStatements": "the webhook's contact read (gathered by submissionStore)",
+  "src/db/stores/messages/accepting.ts acceptingMessageStatements": "the webhook's message counts (gathered by submissionStore)",
+  "src/db/stores/intake.ts intakeStore": "the webhook's intake appends and the applier's reads",
+  "src/db/stores/idempotency.ts idempotencyStore": "the webhook's Idempotency-Key answers",
+  "src/db/stores/monthly-usage.ts monthlyUsageStore": "the monthly quota's counts on every accepted text",
+  "src/db/stores/intake-applier.ts intakeApplierStore": "the applier's batch, on its own connection",
+  "src/db/stores/contacts/applier.ts applierContactStatements": "the applier's contact statements (gathered by intakeApplierStore)",
+  "src/db/stores/messages/applier.ts applierMessageStatements": "the applier's message statements (gathered by intakeApplierStore)",
+  "src/db/stores/messages/index.ts messageStore": "leasing and the phones' reports",
+  "src/db/stores/sending.ts sendingStore": "the phones' hand-outs, read and written on every lease",
+  "src/db/stores/contacts/batch.ts ContactInsertBatch": "a batch of contact rows that fills up",
+  "src/db/stores/contacts/list.ts ContactLists": "a contacts list's cached totals",
+  "src/db/stores/contacts/search-pending.ts PendingSearchIndex": "the search index's pending rows, written in chunks",
+  "src/db/stores/contacts/upsert.ts ContactUpserts": "an import's UPDATE statements by changed-column set",
+};
+
+/** `file name` of each exported class, and of each exported function that returns a set of statements or methods. */
+export function otherShapes(file: string, source: string): string[] {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true);
+  const exported = (n: ts.Node) => ts.canHaveModifiers(n) && (ts.getModifiers(n) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+  const isSet = (o: ts.ObjectLiteralExpression) =>
+    o.properties.filter(
+      (p) =>
+        ts.isMethodDeclaration(p) ||
+        (ts.isPropertyAssignment(p) && (ts.isArrowFunction(p.initializer) || ts.isFunctionExpression(p.initializer) || (ts.isCallExpression(p.initializer) && /\.(?:prepare|query)\b|^q$/.test(p.initializer.expression.getText())))),
+    ).length >= 2;
+  const out: string[] = [];
+  sf.forEachChild((n) => {
+    if (ts.isClassDeclaration(n) && n.name && exported(n) && !/Error$/.test(n.name.text)) out.push(`${file} ${n.name.text}`);
+    if (ts.isFunctionDeclaration(n) && n.name && exported(n) && n.body) {
+      // Statements prepared in the function and kept by what it returns, or a set of them.
+      const prepares = /\.prepare\s*(?:<[^()]*>)?\(/.test(n.body.getText());
+      const returnsSet = n.body.statements.some(
+        (s) => ts.isReturnStatement(s) && s.expression !== undefined && ts.isObjectLiteralExpression(s.expression) && (prepares || isSet(s.expression)),
+      );
+      if (returnsSet) out.push(`${file} ${n.name.text}`);
+    }
+  });
+  return out;
+}
+
+describe("one store style: plain functions, other shapes only where listed", () => {
+  test("the detector: exported classes and functions returning statement or method sets", () => {
+    const src = [
+      "export class RollupStore { constructor(sqlite: Database) {} }",
+      "export function eventStore(sqlite: Database) { const q = sqlite.query.bind(sqlite); return { a: q(\"SELECT 1\"), b: q(\"SELECT 2\") }; }",
+      "export function smsgateOf(sqlite: Database) { return { client: (id: string) => 1, group: (id: string) => 2 }; }",
+      "export function findContact(sqlite: Database, id: string) { return { id, name: 'x' }; }",
+      "class Hidden {} export class PageSizeBusyError extends Error {}",
+      "export function usageStore(sqlite: Database) { const c = sqlite.prepare(\"SELECT 1\"); return { used: () => c.get() }; }",
+      "export function updateAccount(sqlite: Database, id: string) { sqlite.prepare(\"UPDATE a SET x = 1\").run(); }",
+    ].join("\n");
+    expect(otherShapes("f.ts", src)).toEqual(["f.ts RollupStore", "f.ts eventStore", "f.ts smsgateOf", "f.ts usageStore"]);
+  });
+
+  test("the stores that are not plain functions are exactly the listed ones", () => {
+    const found = sourceFiles(join(ROOT, "src/db/stores")).flatMap((f) => otherShapes(relative(ROOT, f), readFileSync(f, "utf8")));
+    expect(found.sort()).toEqual(Object.keys(OTHER_SHAPES).sort());
+  });
+});
