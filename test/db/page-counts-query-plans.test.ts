@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Database } from "bun:sqlite";
-import { startTestServer, expectStatus, type TestServer } from "../../helpers/server";
-import { insertContact, insertForm, insertMessage } from "../../helpers/fixtures";
-import { formTallies } from "../../../src/db/stores/forms";
-import { countConversations, unreadTotal } from "../../../src/db/stores/contacts/conversations";
+import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
+import { insertContact, insertForm, insertMessage } from "../helpers/fixtures";
+import { formTallies } from "../../src/db/stores/forms";
+import { countConversations, unreadTotal } from "../../src/db/stores/contacts/conversations";
 
 // The counts the dashboard asks on every visit of Forms and Conversations read a few small rows
 // or an index alone, never every message or every contact of the account (docs/api-decisions.md,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database, type Statement } from "bun:sqlite";
-import { startTestServer, type TestServer } from "../../helpers/server";
-import { insertContact, insertForm, insertMessage } from "../../helpers/fixtures";
-import { largestMessageSeq } from "../../../src/db/database-info";
+import { startTestServer, type TestServer } from "../helpers/server";
+import { insertContact, insertForm, insertMessage } from "../helpers/fixtures";
+import { largestMessageSeq } from "../../src/db/database-info";
 
 // Every index on messages, contacts, submissions and conversations earns its place: each is
 // listed here with the list, page or rule that needs it (docs/development.md, "Indexes and

@@ -2,12 +2,12 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openSqlite } from "../../../src/db/open";
-import { migrate, schemaVersion, SCHEMA_VERSION } from "../../../src/db/migrate";
-import { PAGE_SIZE, pageSizeOf } from "../../../src/db/page-size";
-import { runCli } from "../../../src/main";
-import { tempDir } from "../../helpers/server";
-import { cliIO } from "../../helpers/cli-io";
+import { openSqlite } from "../../src/db/open";
+import { migrate, schemaVersion, SCHEMA_VERSION } from "../../src/db/migrate";
+import { PAGE_SIZE, pageSizeOf } from "../../src/db/page-size";
+import { runCli } from "../../src/main";
+import { tempDir } from "../helpers/server";
+import { cliIO } from "../helpers/cli-io";
 
 // docs/api-decisions.md, "Disk bytes, round two": new databases get PAGE_SIZE; `textwire migrate`
 // rewrites an older one once, whole or not at all.
