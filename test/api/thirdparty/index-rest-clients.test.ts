@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import Client, { HealthStatus, LimitPeriod, SimSelectionMode, type HttpClient } from "android-sms-gateway";
-import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
-import { SmsGateEmulator } from "../helpers/smsgate-emulator";
+import { expectStatus, startTestServer, type TestServer } from "../../helpers/server";
+import { SmsGateEmulator } from "../../helpers/smsgate-emulator";
 
 let ts: TestServer;
 const phones: SmsGateEmulator[] = [];

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { startTestServer, type TestServer } from "../../helpers/server";
 
 /** SMSGate's third-party API: auth and the error body (docs/api-decisions.md, "SMSGate third-party API"). */
 let ts: TestServer;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { withServer, expectStatus, formBody, type TestServer } from "../helpers/server";
+import { withServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
 
 /**
  * Forwarded headers are honoured only from a configured proxy: a client reaching the server

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
-import { insertMessage, iso, row } from "../helpers/fixtures";
-import { messageOf } from "../helpers/reads";
+import { startTestServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
+import { insertMessage, iso, row } from "../../helpers/fixtures";
+import { messageOf } from "../../helpers/reads";
 
 // insertMessage (SQL) arranges a message of a form without its webhook; what the reports changed
 // is read back through the API (messageOf: GET /messages/:id and its stage in the list).

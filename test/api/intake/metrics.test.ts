@@ -1,6 +1,6 @@
 /** The applier's batches and rows in /metrics (rows per batch is what its cost per row depends on). */
 import { describe, expect, test } from "bun:test";
-import { expectStatus, formBody, withServer } from "../helpers/server";
+import { expectStatus, formBody, withServer } from "../../helpers/server";
 
 describe("/metrics: the applier's batches and rows", () => {
   test("count what the applier thread applied", async () => {

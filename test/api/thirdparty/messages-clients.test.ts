@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import Client, { ProcessState, WebHookEventType, type HttpClient } from "android-sms-gateway";
-import { startTestServer, type TestServer } from "../helpers/server";
-import { SmsGateEmulator, gsonDate } from "../helpers/smsgate-emulator";
-import { newApiKey } from "../helpers/reads";
+import { startTestServer, type TestServer } from "../../helpers/server";
+import { SmsGateEmulator, gsonDate } from "../../helpers/smsgate-emulator";
+import { newApiKey } from "../../helpers/reads";
 
 /**
  * SMSGate's own clients against Textwire, unchanged but for the base URL and the credentials: the

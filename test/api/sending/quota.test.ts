@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
+import { startTestServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -38,8 +38,8 @@ describe("monthly message quota across webhook and manual messages", () => {
 
 describe("quota usage survives deletions and restarts", () => {
   test("deleting a message gives no quota back, before or after a restart", async () => {
-    const { startTestServer } = await import("../helpers/server");
-    const { tempDir } = await import("../helpers/server");
+    const { startTestServer } = await import("../../helpers/server");
+    const { tempDir } = await import("../../helpers/server");
     const dir = tempDir();
     const first = await startTestServer({}, { dir });
     const acct = first.running.deps.accounts.createAccount({ name: "Usage", monthlyQuota: 2 });
@@ -67,7 +67,7 @@ describe("quota usage survives deletions and restarts", () => {
  * change must see it.
  */
 describe("a quota changed by another process is seen by the very next submission", () => {
-  const ROOT = join(import.meta.dir, "..", "..");
+  const ROOT = join(import.meta.dir, "..", "..", "..");
   async function quotaForm() {
     const acct = s.running.deps.accounts.createAccount({ name: `Other process ${crypto.randomUUID().slice(0, 6)}` });
     const form = (await expectStatus(await s.api("/forms", { method: "POST", key: acct.apiKey, json: formBody() }), 201)).data.form;

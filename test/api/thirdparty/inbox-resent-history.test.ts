@@ -6,8 +6,8 @@
  * Through the real server and the SMSGate phone emulator.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
-import { SmsGateEmulator, gsonDate } from "../helpers/smsgate-emulator";
+import { expectStatus, formBody, startTestServer, type TestServer } from "../../helpers/server";
+import { SmsGateEmulator, gsonDate } from "../../helpers/smsgate-emulator";
 
 let ts: TestServer;
 const phones: SmsGateEmulator[] = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
-import { MAX_PAGE, MAX_PAGE_SIZE } from "../../src/domain/query-params";
+import { startTestServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
+import { MAX_PAGE, MAX_PAGE_SIZE } from "../../../src/domain/query-params";
 
 /**
  * Every paginated list reads page and limit through the one shared parser: any value out of range,

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createLogger } from "../../src/lib/log";
-import { SCHEMA_VERSION } from "../../src/db/migrate";
-import { DEFAULT_AUTH_FAILURES_PER_MINUTE } from "../../src/config";
-import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
-import { insertMessage, iso, row } from "../helpers/fixtures";
-import { rawRequest } from "../helpers/raw-http";
-import { newApiKey } from "../helpers/reads";
+import { createLogger } from "../../../src/lib/log";
+import { SCHEMA_VERSION } from "../../../src/db/migrate";
+import { DEFAULT_AUTH_FAILURES_PER_MINUTE } from "../../../src/config";
+import { expectStatus, formBody, startTestServer, type TestServer } from "../../helpers/server";
+import { insertMessage, iso, row } from "../../helpers/fixtures";
+import { rawRequest } from "../../helpers/raw-http";
+import { newApiKey } from "../../helpers/reads";
 
 const T0 = Date.parse("2026-11-20T12:00:00.000Z");
 
@@ -256,7 +256,7 @@ describe("smaller deviations", () => {
   });
 
   test("the operations guide's /health example shows the current schemaVersion", () => {
-    const readme = readFileSync(join(import.meta.dir, "..", "..", "docs", "operations.md"), "utf8");
+    const readme = readFileSync(join(import.meta.dir, "..", "..", "..", "docs", "operations.md"), "utf8");
     const shown = [...readme.matchAll(/"schemaVersion":\s*(\d+)/g)].map((m) => Number(m[1]));
     expect(shown.length).toBeGreaterThan(0);
     for (const v of shown) expect(v).toBe(SCHEMA_VERSION);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
-import { newApiKey } from "../helpers/reads";
+import { startTestServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
+import { newApiKey } from "../../helpers/reads";
 
 let s: TestServer;
 let standardKey: string;
@@ -138,7 +138,7 @@ describe("API rate limits", () => {
 
 describe("access log", () => {
   test("one line per request, API keys redacted from every path", async () => {
-    const { createLogger } = await import("../../src/lib/log");
+    const { createLogger } = await import("../../../src/lib/log");
     const lines: string[] = [];
     const t = await startTestServer({}, { logger: createLogger("json", (l) => lines.push(l)) });
     try {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
-import { insertContact, insertMessage } from "../helpers/fixtures";
-import { rng } from "../helpers/rng";
-import { rawRequest } from "../helpers/raw-http";
-import { classify } from "../../src/http/access";
+import { expectStatus, formBody, startTestServer, type TestServer } from "../../helpers/server";
+import { insertContact, insertMessage } from "../../helpers/fixtures";
+import { rng } from "../../helpers/rng";
+import { rawRequest } from "../../helpers/raw-http";
+import { classify } from "../../../src/http/access";
 
 /**
  * Seeded fuzz over every registered route: path, query, body and header mutations. Asserts no 5xx,

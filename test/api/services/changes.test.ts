@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
-import { makeCallers, runScenario, type Callers, type Scenario } from "../helpers/scenario";
+import { expectStatus, formBody, startTestServer, type TestServer } from "../../helpers/server";
+import { makeCallers, runScenario, type Callers, type Scenario } from "../../helpers/scenario";
 
 /**
  * What the server announces when a request changes something (src/lib/changes.ts): the live feed,

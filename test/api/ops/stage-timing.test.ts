@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { expectStatus, formBody, withServer, type TestServer } from "../helpers/server";
-import { STAGES } from "../../src/lib/stage-timing";
+import { expectStatus, formBody, withServer, type TestServer } from "../../helpers/server";
+import { STAGES } from "../../../src/lib/stage-timing";
 
 async function submitOnce(s: TestServer) {
   const form = await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201);

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
-import { insertMessage, iso } from "../helpers/fixtures";
-import { SmsGateEmulator } from "../helpers/smsgate-emulator";
+import { startTestServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
+import { insertMessage, iso } from "../../helpers/fixtures";
+import { SmsGateEmulator } from "../../helpers/smsgate-emulator";
 
 /**
  * Every `waiting.reason` a queued text gives (docs/phones.md, "How fast a phone sends"), each produced
  * for real and read through GET /v1/messages/<id>, with the plain words the dashboard shows.
- * no-phone, phone-budget and new-recipient-limit: test/api/sending-budgets.test.ts.
+ * no-phone, phone-budget and new-recipient-limit: test/api/sending/budgets.test.ts.
  */
 let s: TestServer;
 beforeAll(async () => (s = await startTestServer()));

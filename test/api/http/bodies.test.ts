@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
+import { startTestServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
 
 let s: TestServer;
 beforeAll(async () => {

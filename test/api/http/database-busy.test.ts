@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { startTestServer } from "../helpers/server";
+import { startTestServer } from "../../helpers/server";
 
 // Another process holding SQLite's write lock past the busy timeout (5 s) is the server's state,
 // not the client's mistake: every route answers 503 SERVICE_UNAVAILABLE with Retry-After, never 500.

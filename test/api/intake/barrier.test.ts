@@ -4,8 +4,8 @@
  * hanging, and nothing is lost once it moves again; a dead applier is restarted and drains.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { BARRIER_MAX_WAIT_MS } from "../../src/services/intake/intake";
-import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
+import { BARRIER_MAX_WAIT_MS } from "../../../src/services/intake/intake";
+import { expectStatus, formBody, startTestServer, type TestServer } from "../../helpers/server";
 
 const logged: Array<{ level: string; msg: string; fields?: Record<string, unknown> }> = [];
 const logger = {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
-import { insertMessage, iso } from "../helpers/fixtures";
-import { SmsGateEmulator } from "../helpers/smsgate-emulator";
+import { startTestServer, expectStatus, type TestServer } from "../../helpers/server";
+import { insertMessage, iso } from "../../helpers/fixtures";
+import { SmsGateEmulator } from "../../helpers/smsgate-emulator";
 
 /**
  * A phone goes silent mid-run (docs/phones.md, "When a phone or SIM is paused"): it stops asking

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
-import { insertMessage, iso } from "../helpers/fixtures";
-import { SmsGateEmulator, gsonDate } from "../helpers/smsgate-emulator";
+import { startTestServer, expectStatus, type TestServer } from "../../helpers/server";
+import { insertMessage, iso } from "../../helpers/fixtures";
+import { SmsGateEmulator, gsonDate } from "../../helpers/smsgate-emulator";
 
 /** The real budgets (docs/phones.md, "How fast a phone sends"), through the API and the app's protocol. */
 let s: TestServer;

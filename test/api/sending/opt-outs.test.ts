@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
-import { insertContact, insertMessage, iso } from "../helpers/fixtures";
-import { cancelAllQueued as clearQueue, contactByPhone, messageOf, messagesToPhone, newApiKey, raiseApiLimits } from "../helpers/reads";
+import { startTestServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
+import { insertContact, insertMessage, iso } from "../../helpers/fixtures";
+import { cancelAllQueued as clearQueue, contactByPhone, messageOf, messagesToPhone, newApiKey, raiseApiLimits } from "../../helpers/reads";
 
 const T0 = Date.parse("2026-11-23T09:00:00.000Z");
 

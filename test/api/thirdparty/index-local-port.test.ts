@@ -8,8 +8,8 @@
  * (docs/phones.md, "Home Assistant").
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
-import { SmsGateEmulator } from "../helpers/smsgate-emulator";
+import { expectStatus, startTestServer, type TestServer } from "../../helpers/server";
+import { SmsGateEmulator } from "../../helpers/smsgate-emulator";
 
 let ts: TestServer;
 let local: string;

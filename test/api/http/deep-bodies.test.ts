@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
+import { startTestServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
 
 /**
  * A JSON body nested far deeper than any this API takes is refused before anything parses or

@@ -8,12 +8,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
-import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
-import { SmsGateEmulator, gsonDate } from "../helpers/smsgate-emulator";
-import { createLogger } from "../../src/lib/log";
-import { SMSGATE_EVENTS } from "../../src/domain/smsgate-webhook";
-import { requeueForRetry } from "../../src/db/stores/messages/retries";
-import { newApiKey } from "../helpers/reads";
+import { expectStatus, startTestServer, type TestServer } from "../../helpers/server";
+import { SmsGateEmulator, gsonDate } from "../../helpers/smsgate-emulator";
+import { createLogger } from "../../../src/lib/log";
+import { SMSGATE_EVENTS } from "../../../src/domain/smsgate-webhook";
+import { requeueForRetry } from "../../../src/db/stores/messages/retries";
+import { newApiKey } from "../../helpers/reads";
 
 let ts: TestServer;
 let standardKey: string;
