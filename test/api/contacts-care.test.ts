@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
 import { setupLink } from "../helpers/scenario";
 import { messageOf, newApiKey } from "../helpers/reads";
+import { newAccount } from "../helpers/accounts";
 
 /**
  * Contact care through the API (docs/api-decisions.md, "Contact care"): who added a contact,
@@ -22,7 +23,7 @@ const rx = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response
 beforeAll(async () => {
   s = await startTestServer({ allowPrivateWebhookUrls: true }, { clock: () => clock.now });
   standardKey = await newApiKey(s, "standard_access");
-  otherAdmin = s.running.deps.accounts.createAccount({ name: "Other" }).apiKey;
+  otherAdmin = newAccount(s, { name: "Other" }).apiKey;
   formId = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form.id;
   // Events are stored only for a subscribed endpoint.
   await expectStatus(await s.api("/webhook-endpoints", { method: "POST", json: { url: `http://127.0.0.1:${rx.port}/`, events: ["*"], allowInsecure: true } }), 201);

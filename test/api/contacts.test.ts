@@ -3,6 +3,7 @@ import { startTestServer, expectStatus, type TestServer, withServer } from "../h
 import { insertContact, insertForm, insertMessage } from "../helpers/contact-fixtures";
 import { filterSql } from "../../src/db/stores/contacts/filter";
 import { newApiKey } from "../helpers/reads";
+import { newAccount } from "../helpers/accounts";
 
 let s: TestServer;
 let standardKey: string;
@@ -12,7 +13,7 @@ let otherAccountId: string;
 beforeAll(async () => {
   s = await startTestServer();
   standardKey = await newApiKey(s, "standard_access");
-  const other = s.running.deps.accounts.createAccount({ name: "Other" });
+  const other = newAccount(s, { name: "Other" });
   otherAdmin = other.apiKey;
   otherAccountId = other.account.id;
 });
@@ -130,7 +131,7 @@ describe("GET /contacts", () => {
       const a = insertContact(d, t.accountId, { firstName: "Maria", lastName: "Lopez", email: "maria@shop.example", phoneNumber: "+14155552671", status: "converted", tags: ["vip", "lead"], formId: formA, createdAt: "2026-01-10T10:00:00.000Z" });
       const b = insertContact(d, t.accountId, { firstName: "Mario", lastName: "Rossi", email: "mr@example.org", status: "new", tags: ["vip"], createdAt: "2026-02-10T10:00:00.000Z" });
       const c = insertContact(d, t.accountId, { firstName: "Zoe", lastName: "Adams", email: "zoe@zz.example", status: "contacted", tags: ["lead"], formId: formA, createdAt: "2026-03-10T10:00:00.000Z" });
-      insertContact(d, t.running.deps.accounts.createAccount({ name: "O" }).account.id, { firstName: "Maria", phoneNumber: "+14155550000" });
+      insertContact(d, newAccount(t, { name: "O" }).account.id, { firstName: "Maria", phoneNumber: "+14155550000" });
       const ids = async (q: string) => {
         const body = await expectStatus(await t.api(`/contacts${q}`), 200);
         expect(body.data.pagination.total).toBe(body.data.contacts.length);
@@ -420,7 +421,7 @@ describe("POST /contacts/search", () => {
       const b = insertContact(d, t.accountId, { customFields: { plan: "gold", city: "Lyon" }, status: "converted", createdAt: "2026-01-02T00:00:00.000Z" });
       insertContact(d, t.accountId, { customFields: { plan: "Gold", city: "Paris" }, createdAt: "2026-01-03T00:00:00.000Z" });
       insertContact(d, t.accountId, { customFields: { plan: "gold plus" }, createdAt: "2026-01-04T00:00:00.000Z" });
-      insertContact(d, t.running.deps.accounts.createAccount({ name: "O" }).account.id, { customFields: { plan: "gold" } });
+      insertContact(d, newAccount(t, { name: "O" }).account.id, { customFields: { plan: "gold" } });
       const ids = async (json: unknown) => {
         const body = await expectStatus(await t.api("/contacts/search", { method: "POST", json }), 200);
         return body.data.contacts.map((x: any) => x.id);

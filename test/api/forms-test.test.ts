@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
 import { contactByPhone, listTotal } from "../helpers/reads";
+import { newAccount } from "../helpers/accounts";
 
 let s: TestServer;
 let form: { id: string; webhookUrl: string; name: string };
@@ -116,7 +117,7 @@ describe("also sent to the owner's phone", () => {
 describe("who may test", () => {
   test("only a signed-in caller of the form's own account", async () => {
     await expectStatus(await tryForm({ values: { phoneNumber: "+14155550137" } }, null), 401);
-    const other = s.running.deps.accounts.createAccount({ name: "Other shop" });
+    const other = newAccount(s, { name: "Other shop" });
     const b = await expectStatus(await tryForm({ values: { phoneNumber: "+14155550137" } }, other.apiKey), 404);
     expect(b.code).toBe("FORM_NOT_FOUND");
   });

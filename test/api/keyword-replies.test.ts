@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { startTestServer, expectStatus, tempDir, type TestServer } from "../helpers/server";
 import { contactByPhone, messagesToPhone, newApiKey, raiseApiLimits } from "../helpers/reads";
+import { newAccount, operatorKey } from "../helpers/accounts";
 
 const T0 = Date.parse("2026-11-23T09:00:00.000Z");
 const HOUR = 3_600_000;
@@ -55,14 +56,14 @@ describe("/v1/keyword-replies: admin, tenant isolated, every bad field named", (
     expect((await expectStatus(await s.api("/keyword-replies", { key: standardKey }), 403)).code).toBe("PERMISSION_ERROR");
     expect((await expectStatus(await create({ keywords: ["PRICES"], reply: "x" }, standardKey), 403)).code).toBe("PERMISSION_ERROR");
     const mine = (await expectStatus(await create({ keywords: ["PARKING"], reply: "Park round the back." }), 201)).data.keywordReply;
-    const other = s.running.deps.accounts.createAccount({ name: "Bakery" });
+    const other = newAccount(s, { name: "Bakery" });
     expect((await expectStatus(await s.api("/keyword-replies", { key: other.apiKey }), 200)).data.keywordReplies).toEqual([]);
     expect((await expectStatus(await s.api(`/keyword-replies/${mine.id}`, { key: other.apiKey }), 404)).code).toBe("KEYWORD_REPLY_NOT_FOUND");
     expect((await expectStatus(await s.api(`/keyword-replies/${mine.id}`, { key: other.apiKey, method: "PUT", json: { reply: "hacked" } }), 404)).code).toBe("KEYWORD_REPLY_NOT_FOUND");
     expect((await expectStatus(await s.api(`/keyword-replies/${mine.id}`, { key: other.apiKey, method: "DELETE" }), 404)).code).toBe("KEYWORD_REPLY_NOT_FOUND");
     // The same keyword is free in another account, and its texts are answered by its own rule only.
     await expectStatus(await create({ keywords: ["PARKING"], reply: "Street parking only." }, other.apiKey), 201);
-    const otherStd = s.running.deps.accounts.createKey(other.account.id, "standard_access").apiKey;
+    const otherStd = operatorKey(s, other.account.id, "standard_access").apiKey;
     const phone = newPhone();
     await expectStatus(await inbound(phone, "parking", otherStd), 201);
     expect((await messagesToPhone(s, phone, other.apiKey)).map((m) => m.content)).toEqual(["Street parking only."]);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { insertContact, insertForm, insertMessage, iso } from "../helpers/fixtures";
 import { newApiKey } from "../helpers/reads";
+import { newAccount } from "../helpers/accounts";
 
 let s: TestServer;
 let standardKey: string;
@@ -12,7 +13,7 @@ let now = Date.parse("2026-11-20T12:00:00.000Z");
 beforeAll(async () => {
   s = await startTestServer({}, { clock: () => now });
   standardKey = await newApiKey(s, "standard_access");
-  const other = s.running.deps.accounts.createAccount({ name: "Other" });
+  const other = newAccount(s, { name: "Other" });
   otherKey = other.apiKey;
   otherAccount = other.account.id;
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { insertMessage, iso } from "../helpers/fixtures";
 import { setAccountTimeZone } from "../../src/db/stores/devices";
+import { operatorKey } from "../helpers/accounts";
 
 describe("key-polling recipes (X-Device-Id)", () => {
   let s: TestServer;
@@ -10,7 +11,7 @@ describe("key-polling recipes (X-Device-Id)", () => {
     s = await startTestServer({ deviceLimitPerMinute: 5 });
     // A key with a tiny hourly API limit: phone traffic must not touch it.
     s.running.deps.sqlite.query("UPDATE accounts SET api_limit_per_hour = 2, api_burst_per_minute = 2 WHERE id = ?").run(s.accountId);
-    key = s.running.deps.accounts.createKey(s.accountId, "standard_access").apiKey;
+    key = operatorKey(s, s.accountId, "standard_access").apiKey;
   });
   afterAll(() => s.stop());
 

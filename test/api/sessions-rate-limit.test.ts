@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
 import { SESSION_BURST, SESSION_REQUESTS_PER_MINUTE } from "../../src/limits/api-limiter";
+import { newAccount } from "../helpers/accounts";
 
 /**
  * The dashboard never locks itself out (docs/api-decisions.md, "The dashboard never locks itself
@@ -30,7 +31,7 @@ describe("a dashboard session has its own limiter; a key's direct requests keep 
   const viaBearer = (key: string, path: string) => fetch(`${ts.base}${path}`, { headers: { Authorization: `Bearer ${key}` } });
 
   test("a session makes 700 requests in a minute without a 429 while the key's direct requests get 429 at its limit", async () => {
-    const acct = ts.running.deps.accounts.createAccount({ name: "Busy shop", apiLimitPerHour: 1000, apiBurstPerMinute: 100 });
+    const acct = newAccount(ts, { name: "Busy shop", apiLimitPerHour: 1000, apiBurstPerMinute: 100 });
     const s = await signIn(acct.apiKey);
     // 700 dashboard requests, 20 at a time: more than the key's hourly and burst limits together.
     for (let i = 0; i < 700; i += 20) {
@@ -57,7 +58,7 @@ describe("a dashboard session has its own limiter; a key's direct requests keep 
   });
 
   test("a key's hourly limit is exactly today's for Bearer requests; its sessions do not spend it", async () => {
-    const acct = ts.running.deps.accounts.createAccount({ name: "Small shop", apiLimitPerHour: 6, apiBurstPerMinute: 100 });
+    const acct = newAccount(ts, { name: "Small shop", apiLimitPerHour: 6, apiBurstPerMinute: 100 });
     const s = await signIn(acct.apiKey);
     let r = await viaBearer(acct.apiKey, "/forms");
     await expectStatus(r, 200);
@@ -84,7 +85,7 @@ describe("a dashboard session has its own limiter; a key's direct requests keep 
   });
 
   test("a session has a limit too: past its per-minute figure it gets a 429 with Retry-After, and another session does not", async () => {
-    const acct = ts.running.deps.accounts.createAccount({ name: "Session shop" });
+    const acct = newAccount(ts, { name: "Session shop" });
     const s = await signIn(acct.apiKey);
     const row = ts.running.deps.sessionLimiter;
     // Spend the session's bucket directly (600 HTTP requests would only repeat the first test).

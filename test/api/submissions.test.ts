@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
 import { newApiKey } from "../helpers/reads";
+import { newAccount } from "../helpers/accounts";
 
 /**
  * Every accepted submission is kept with what the visitor sent and listed for the team
@@ -30,7 +31,7 @@ beforeAll(async () => {
       201,
     )
   ).data.form;
-  other = s.running.deps.accounts.createAccount({ name: "Other shop" });
+  other = newAccount(s, { name: "Other shop" });
 });
 afterAll(() => s.stop());
 

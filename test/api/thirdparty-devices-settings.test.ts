@@ -9,6 +9,7 @@ import { insertMessage } from "../helpers/fixtures";
 import { SmsGateEmulator } from "../helpers/smsgate-emulator";
 import { BARRIER_MAX_WAIT_MS } from "../../src/services/intake/intake";
 import { newApiKey } from "../helpers/reads";
+import { newAccount } from "../helpers/accounts";
 
 let ts: TestServer;
 let other: { accountId: string; key: string };
@@ -17,7 +18,7 @@ const phones: SmsGateEmulator[] = [];
 
 beforeAll(async () => {
   ts = await startTestServer({ sendRatePerMinute: 600 });
-  const o = ts.running.deps.accounts.createAccount({ name: "Other shop" });
+  const o = newAccount(ts, { name: "Other shop" });
   other = { accountId: o.account.id, key: o.apiKey };
   standardKey = await newApiKey(ts, "standard_access");
 });

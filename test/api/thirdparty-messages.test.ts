@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus as expectHttp, startTestServer, type TestServer } from "../helpers/server";
 import { SmsGateEmulator, gsonDate } from "../helpers/smsgate-emulator";
+import { newAccount } from "../helpers/accounts";
 
 /**
  * SMSGate's third-party messages: send, state, list, cancel, and Textwire's rules per recipient
@@ -334,7 +335,7 @@ describe("state through an SMSGate phone, list, cancel, expiry", () => {
 describe("tenant isolation", () => {
   test("another account sees none of this account's messages, and cannot reuse its ids against it", async () => {
     const mine = await expectStatus(await tp("/messages", { method: "POST", json: { id: "shared-id", message: "m", phoneNumbers: [phone()] } }), 202);
-    const other = ts.running.deps.accounts.createAccount({ name: "Other shop" });
+    const other = newAccount(ts, { name: "Other shop" });
     const auth = basic(other.account.id, other.apiKey);
     expect((await tp(`/messages/${mine.id}`, { auth })).status).toBe(404);
     expect((await tp(`/messages/${mine.id}`, { method: "DELETE", auth })).status).toBe(404);

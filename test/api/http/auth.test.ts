@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
 import { newApiKey } from "../../helpers/reads";
+import { newAccount, operatorKey } from "../../helpers/accounts";
 
 let s: TestServer;
 let standardKey: string;
@@ -95,7 +96,7 @@ describe("API rate limits", () => {
   test("all five headers on success; 429 with Retry-After and retryAfter when the burst is spent", async () => {
     const t = await startTestServer();
     try {
-      const acct = t.running.deps.accounts.createAccount({ name: "Tiny", apiBurstPerMinute: 3, apiLimitPerHour: 50 });
+      const acct = newAccount(t, { name: "Tiny", apiBurstPerMinute: 3, apiLimitPerHour: 50 });
       const res = await t.api("/forms", { key: acct.apiKey });
       await expectStatus(res, 200);
       expect(res.headers.get("x-ratelimit-limit")).toBe("50");
@@ -114,7 +115,7 @@ describe("API rate limits", () => {
       expect(limited.headers.get("retry-after")).toBe(String(body.retryAfter));
       expect(limited.headers.get("x-ratelimit-burst-remaining")).toBe("0");
       // Another key of the same account has its own buckets.
-      const other = t.running.deps.accounts.createKey(acct.account.id, "standard_access");
+      const other = operatorKey(t, acct.account.id, "standard_access");
       await expectStatus(await t.api("/forms", { key: other.apiKey }), 200);
     } finally {
       await t.stop();
@@ -124,7 +125,7 @@ describe("API rate limits", () => {
   test("the hourly plan limit refuses once spent", async () => {
     const t = await startTestServer();
     try {
-      const acct = t.running.deps.accounts.createAccount({ name: "Hourly", apiLimitPerHour: 2 });
+      const acct = newAccount(t, { name: "Hourly", apiLimitPerHour: 2 });
       await expectStatus(await t.api("/forms", { key: acct.apiKey }), 200);
       await expectStatus(await t.api("/forms", { key: acct.apiKey }), 200);
       const body = await expectStatus(await t.api("/forms", { key: acct.apiKey }), 429);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../../helpers/server";
 import { insertMessage, iso } from "../../helpers/fixtures";
 import { SmsGateEmulator, gsonDate } from "../../helpers/smsgate-emulator";
+import { newAccount } from "../../helpers/accounts";
 
 /** The real budgets (docs/phones.md, "How fast a phone sends"), through the API and the app's protocol. */
 let s: TestServer;
@@ -180,7 +181,7 @@ describe("failover", () => {
   });
 
   test("no phone: the text says so", async () => {
-    const other = s.running.deps.accounts.createAccount({ name: "No phones" });
+    const other = newAccount(s, { name: "No phones" });
     const id = insertMessage(s.running.deps, other.account.id, { scheduledFor: iso(Date.now() - 1_000), phone: number() });
     const r = await expectStatus(await fetch(`${s.base}/messages/${id}`, { headers: { Authorization: `Bearer ${other.apiKey}` } }), 200);
     expect(r.data.waiting).toMatchObject({ reason: "no-phone", until: null });

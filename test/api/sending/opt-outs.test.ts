@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
 import { insertContact, insertMessage, iso } from "../../helpers/fixtures";
 import { cancelAllQueued as clearQueue, contactByPhone, messageOf, messagesToPhone, newApiKey, raiseApiLimits } from "../../helpers/reads";
+import { newAccount } from "../../helpers/accounts";
 
 const T0 = Date.parse("2026-11-23T09:00:00.000Z");
 
@@ -152,7 +153,7 @@ describe("STOP through POST /v1/messages/<KEY>/inbound", () => {
   });
 
   test("the confirmation goes out even when the monthly quota is used up, and is counted", async () => {
-    const acct = s.running.deps.accounts.createAccount({ name: "Tiny Shop", monthlyQuota: 1 });
+    const acct = newAccount(s, { name: "Tiny Shop", monthlyQuota: 1 });
     const phone = newPhone();
     await expectStatus(await s.api("/messages", { method: "POST", json: { phoneNumber: newPhone(), content: "first" }, key: acct.apiKey }), 201);
     expect((await expectStatus(await s.api("/messages", { method: "POST", json: { phoneNumber: phone, content: "x" }, key: acct.apiKey }), 429)).code).toBe("QUOTA_EXCEEDED");

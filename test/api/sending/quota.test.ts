@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
+import { newAccount } from "../../helpers/accounts";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -11,7 +12,7 @@ afterAll(() => s.stop());
 
 describe("monthly message quota across webhook and manual messages", () => {
   test("both kinds of message count; past the quota both are refused with 429 QUOTA_EXCEEDED", async () => {
-    const acct = s.running.deps.accounts.createAccount({ name: "Quota", monthlyQuota: 3 });
+    const acct = newAccount(s, { name: "Quota", monthlyQuota: 3 });
     const form = (await expectStatus(await s.api("/forms", { method: "POST", key: acct.apiKey, json: formBody() }), 201)).data.form;
     const submit = (phone: string) =>
       fetch(`${s.base}/forms/${form.id}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ phoneNumber: phone }) });
@@ -42,7 +43,7 @@ describe("quota usage survives deletions and restarts", () => {
     const { tempDir } = await import("../../helpers/server");
     const dir = tempDir();
     const first = await startTestServer({}, { dir });
-    const acct = first.running.deps.accounts.createAccount({ name: "Usage", monthlyQuota: 2 });
+    const acct = newAccount(first, { name: "Usage", monthlyQuota: 2 });
     const manual = (t: TestServer) => t.api("/messages", { method: "POST", key: acct.apiKey, json: { phoneNumber: "+12015550171", content: "Hi" } });
     const m1 = (await expectStatus(await manual(first), 201)).data.messageId;
     await expectStatus(await manual(first), 201);
@@ -69,7 +70,7 @@ describe("quota usage survives deletions and restarts", () => {
 describe("a quota changed by another process is seen by the very next submission", () => {
   const ROOT = join(import.meta.dir, "..", "..", "..");
   async function quotaForm() {
-    const acct = s.running.deps.accounts.createAccount({ name: `Other process ${crypto.randomUUID().slice(0, 6)}` });
+    const acct = newAccount(s, { name: `Other process ${crypto.randomUUID().slice(0, 6)}` });
     const form = (await expectStatus(await s.api("/forms", { method: "POST", key: acct.apiKey, json: formBody() }), 201)).data.form;
     let n = 0;
     const submit = () =>

@@ -14,6 +14,7 @@ import { createLogger } from "../../../src/lib/log";
 import { SMSGATE_EVENTS } from "../../../src/domain/smsgate-webhook";
 import { requeueForRetry } from "../../../src/db/stores/messages/retries";
 import { newApiKey } from "../../helpers/reads";
+import { newAccount } from "../../helpers/accounts";
 
 let ts: TestServer;
 let standardKey: string;
@@ -36,7 +37,7 @@ beforeAll(async () => {
   });
   ts = await startTestServer({ allowPrivateWebhookUrls: true, sendRatePerMinute: 600 }, { logger: createLogger("json", (l) => logLines.push(l)) });
   standardKey = await newApiKey(ts, "standard_access");
-  const o = ts.running.deps.accounts.createAccount({ name: "Other shop" });
+  const o = newAccount(ts, { name: "Other shop" });
   other = { accountId: o.account.id, key: o.apiKey };
   // Every call of three libraries in one file: above a plan's burst limit, which is not what is tested here.
   ts.running.deps.sqlite.run("UPDATE accounts SET api_burst_per_minute = 100000, api_limit_per_hour = 1000000");

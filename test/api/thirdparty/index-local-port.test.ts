@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus, startTestServer, type TestServer } from "../../helpers/server";
 import { SmsGateEmulator } from "../../helpers/smsgate-emulator";
+import { newAccount } from "../../helpers/accounts";
 
 let ts: TestServer;
 let local: string;
@@ -18,7 +19,7 @@ let other: { accountId: string; key: string };
 beforeAll(async () => {
   ts = await startTestServer({ smsgateLocalPort: 0, allowPrivateWebhookUrls: true });
   local = `http://127.0.0.1:${ts.running.smsgateLocalServer!.port}`;
-  const o = ts.running.deps.accounts.createAccount({ name: "Other shop" });
+  const o = newAccount(ts, { name: "Other shop" });
   other = { accountId: o.account.id, key: o.apiKey };
 });
 afterAll(async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../helpers/server";
+import { newAccount } from "../../helpers/accounts";
 
 /** SMSGate's third-party API: auth and the error body (docs/api-decisions.md, "SMSGate third-party API"). */
 let ts: TestServer;
@@ -92,7 +93,7 @@ describe("SMSGate third-party API: errors in SMSGate's body", () => {
 
 describe("SMSGate third-party API: limits and hostile paths", () => {
   test("the key's per-minute burst answers 429 in SMSGate's body", async () => {
-    const acct = ts.running.deps.accounts.createAccount({ name: "Busy shop", apiBurstPerMinute: 2 });
+    const acct = newAccount(ts, { name: "Busy shop", apiBurstPerMinute: 2 });
     const auth = { Authorization: basic(acct.account.id, acct.apiKey) };
     const statuses: number[] = [];
     let last: Response | undefined;
@@ -107,7 +108,7 @@ describe("SMSGate third-party API: limits and hostile paths", () => {
   });
 
   test("the monthly quota: a send that does not fit is a 429 and queues nothing", async () => {
-    const acct = ts.running.deps.accounts.createAccount({ name: "Small plan", monthlyQuota: 1 });
+    const acct = newAccount(ts, { name: "Small plan", monthlyQuota: 1 });
     const headers = { Authorization: basic(acct.account.id, acct.apiKey), "Content-Type": "application/json" };
     const two = await tp("/messages", { method: "POST", headers, body: JSON.stringify({ message: "x", phoneNumbers: ["+12025550180", "+12025550181"] }) });
     await expectSmsgateError(two, 429, "QUOTA_EXCEEDED");

@@ -4,6 +4,7 @@ import Client, { ProcessState, WebHookEventType, type HttpClient } from "android
 import { startTestServer, type TestServer } from "../../helpers/server";
 import { SmsGateEmulator, gsonDate } from "../../helpers/smsgate-emulator";
 import { newApiKey } from "../../helpers/reads";
+import { newAccount } from "../../helpers/accounts";
 
 /**
  * SMSGate's own clients against Textwire, unchanged but for the base URL and the credentials: the
@@ -231,7 +232,7 @@ describe("the npm package android-sms-gateway 3.0", () => {
     const meta = (await client.registerWebhook({ event: WebHookEventType.SmsReceived, url: "http://169.254.169.254/latest" }).catch((e) => e)) as { status: number };
     expect(meta.status).toBe(400);
     await client.registerWebhook({ id: "mine", event: WebHookEventType.SmsReceived, url: `http://127.0.0.1:${receiver.port}/in` });
-    const other = ts.running.deps.accounts.createAccount({ name: "Other" });
+    const other = newAccount(ts, { name: "Other" });
     const theirs = new Client(other.account.id, other.apiKey, new FetchClient(), `${ts.url}/3rdparty/v1`);
     expect(await theirs.getWebhooks()).toEqual([]);
     await theirs.deleteWebhook("mine");
