@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { expectStatus as expectHttp, startTestServer, type TestServer } from "../helpers/server";
-import { SmsGateEmulator, gsonDate } from "../helpers/smsgate-emulator";
-import { newAccount } from "../helpers/accounts";
+import { expectStatus as expectHttp, startTestServer, type TestServer } from "../../helpers/server";
+import { SmsGateEmulator, gsonDate } from "../../helpers/smsgate-emulator";
+import { newAccount } from "../../helpers/accounts";
 
 /**
  * SMSGate's third-party messages: send, state, list, cancel, and Textwire's rules per recipient

@@ -4,12 +4,12 @@
  * health, settings").
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
-import { insertMessage } from "../helpers/fixtures";
-import { SmsGateEmulator } from "../helpers/smsgate-emulator";
-import { BARRIER_MAX_WAIT_MS } from "../../src/services/intake/intake";
-import { newApiKey } from "../helpers/reads";
-import { newAccount } from "../helpers/accounts";
+import { expectStatus, formBody, startTestServer, type TestServer } from "../../helpers/server";
+import { insertMessage } from "../../helpers/fixtures";
+import { SmsGateEmulator } from "../../helpers/smsgate-emulator";
+import { BARRIER_MAX_WAIT_MS } from "../../../src/services/intake/intake";
+import { newApiKey } from "../../helpers/reads";
+import { newAccount } from "../../helpers/accounts";
 
 let ts: TestServer;
 let other: { accountId: string; key: string };

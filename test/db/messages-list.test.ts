@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../../helpers/server";
-import { insertForm, insertMessage } from "../../helpers/fixtures";
+import { startTestServer, type TestServer } from "../helpers/server";
+import { insertForm, insertMessage } from "../helpers/fixtures";
 
 // Migration 0019: a whole-account page by created or scheduled time merges the four status ranges
 // of (account_id, status, time) (src/db/stores/messages/list.ts). Its pages must be exactly those of one
