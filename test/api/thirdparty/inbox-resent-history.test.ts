@@ -8,10 +8,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus, formBody, startTestServer, type TestServer } from "../../helpers/server";
 import { SmsGateEmulator, gsonDate } from "../../helpers/smsgate-emulator";
+import { contactByPhone, messagesToPhone } from "../../helpers/reads";
 
 let ts: TestServer;
 const phones: SmsGateEmulator[] = [];
-const rx = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("ok") });
+/** The events the subscribed endpoint received, as an owner's receiver sees them. */
+const delivered: any[] = [];
+const rx = Bun.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  fetch: async (req) => {
+    delivered.push(await req.json());
+    return new Response("ok");
+  },
+});
 const DAY = 86_400_000;
 
 beforeAll(async () => {
@@ -25,7 +35,6 @@ afterAll(async () => {
   rx.stop(true);
 });
 
-const rows = (sql: string, ...p: any[]) => ts.running.deps.sqlite.query(sql).all(...p) as any[];
 const exportInbox = (json: Record<string, unknown>, path = "/inbox/export") =>
   fetch(`${ts.url}/3rdparty/v1${path}`, {
     method: "POST",
@@ -53,11 +62,26 @@ const received = async (p: SmsGateEmulator, from: string, message: string, recei
 
 let numberSeq = 300;
 const newNumber = () => `+1415555${String(numberSeq++).padStart(4, "0")}`;
-const contactOf = (phoneNumber: string) => rows("SELECT id, opted_out AS optedOut, status FROM contacts WHERE phone_number = ?", phoneNumber)[0];
-const textsTo = (phoneNumber: string) => rows("SELECT status, metadata FROM messages WHERE recipient_phone = ? ORDER BY seq", phoneNumber);
-const inboundOf = (externalId: string) => rows("SELECT id, keyword, history, read_at AS readAt, contact_id AS contactId FROM inbound_messages WHERE external_id = ?", externalId);
-const eventsFor = (inboundId: string) =>
-  rows("SELECT payload FROM events WHERE type = 'inbound.received'").map((r) => JSON.parse(r.payload)).filter((e) => e.data.message.id === inboundId);
+// What the phone's reports changed, read back through the API: the contact (GET /contacts), its
+// texts (GET /messages), the received texts (GET /inbound) and the events the endpoint received.
+const contactOf = (phoneNumber: string) => contactByPhone(ts, phoneNumber);
+const textsTo = (phoneNumber: string) => messagesToPhone(ts, phoneNumber);
+/** The received texts with the phone's id `externalId`, as GET /v1/inbound lists them. */
+async function inboundOf(externalId: string): Promise<any[]> {
+  const out: any[] = [];
+  for (let page = 1; ; page++) {
+    const d = (await expectStatus(await ts.api(`/inbound?limit=100&page=${page}`), 200)).data;
+    out.push(...d.messages.filter((m: any) => m.externalId === externalId));
+    if (page >= d.pagination.totalPages) return out;
+  }
+}
+/** The inbound.received events delivered for one received text (waits for the first). */
+async function eventsFor(inboundId: string): Promise<any[]> {
+  for (const until = Date.now() + 10_000; ; await Bun.sleep(20)) {
+    const found = delivered.filter((e) => e.type === "inbound.received" && e.data.message.id === inboundId);
+    if (found.length || Date.now() > until) return found;
+  }
+}
 
 /** Asks the phone for its texts of the last 30 days, as the npm client's exportInbox does. */
 async function askExport(p: SmsGateEmulator) {
@@ -75,10 +99,10 @@ describe("texts sent again after an inbox export", () => {
   test("an old HELP is stored and shown, read, with history: true in its event — and gets no reply", async () => {
     const from = newNumber();
     const id = await received(p, from, "HELP", Date.now() - 3 * DAY);
-    const [row] = inboundOf(id);
-    expect(row).toMatchObject({ keyword: null, history: 1 });
+    const [row] = await inboundOf(id);
+    expect(row).toMatchObject({ keyword: null, history: true });
     expect(row.readAt).not.toBeNull();
-    expect(textsTo(from)).toEqual([]);
+    expect(await textsTo(from)).toEqual([]);
     // Shown in the conversation, at its own time, marked as history; it bumps no unread count.
     const thread = (await expectStatus(await ts.api(`/conversations/${row.contactId}`), 200)).data;
     expect(thread.messages.map((m: any) => [m.direction, m.content, m.history])).toEqual([["inbound", "HELP", true]]);
@@ -87,7 +111,7 @@ describe("texts sent again after an inbox export", () => {
     // GET /v1/inbound says so too.
     const inbound = (await expectStatus(await ts.api(`/inbound?contactId=${row.contactId}`), 200)).data.messages;
     expect(inbound.map((m: any) => [m.body, m.history, m.keyword])).toEqual([["HELP", true, null]]);
-    const [event] = eventsFor(row.id);
+    const [event] = await eventsFor(row.id);
     expect(event.data.message).toMatchObject({ body: "HELP", history: true, keyword: null });
   });
 
@@ -96,21 +120,21 @@ describe("texts sent again after an inbox export", () => {
     // Known to the shop, texted before.
     await expectStatus(await ts.api("/contacts", { method: "POST", json: { phoneNumber: from, firstName: "Ann" } }), 201);
     const old = await received(p, from, "STOP", Date.now() - 5 * DAY);
-    expect(inboundOf(old)[0]).toMatchObject({ history: 1, keyword: null });
-    expect(contactOf(from)).toMatchObject({ optedOut: 0, status: "new" });
-    expect(textsTo(from)).toEqual([]);
+    expect((await inboundOf(old))[0]).toMatchObject({ history: true, keyword: null });
+    expect(await contactOf(from)).toMatchObject({ optedOut: false, status: "new" });
+    expect(await textsTo(from)).toEqual([]);
 
     const fresh = await received(p, from, "STOP", Date.now());
-    expect(inboundOf(fresh)[0]).toMatchObject({ history: 0, keyword: "opt-out", readAt: null });
-    expect(contactOf(from)).toMatchObject({ optedOut: 1 });
-    expect(textsTo(from).map((m) => [m.status, JSON.parse(m.metadata).keyword])).toEqual([["queued", "opt-out"]]);
-    const [event] = eventsFor(inboundOf(fresh)[0].id);
+    expect((await inboundOf(fresh))[0]).toMatchObject({ history: false, keyword: "opt-out", readAt: null });
+    expect(await contactOf(from)).toMatchObject({ optedOut: true });
+    expect((await textsTo(from)).map((m) => [m.status, m.metadata.keyword])).toEqual([["queued", "opt-out"]]);
+    const [event] = await eventsFor((await inboundOf(fresh))[0].id);
     expect(event.data.message).toMatchObject({ history: false, keyword: "opt-out" });
 
     // An old START does not undo the later STOP.
     await received(p, from, "START", Date.now() - 2 * DAY);
-    expect(contactOf(from)).toMatchObject({ optedOut: 1 });
-    expect(textsTo(from)).toHaveLength(1);
+    expect(await contactOf(from)).toMatchObject({ optedOut: true });
+    expect(await textsTo(from)).toHaveLength(1);
   });
 
   test("an old text the shop already had is not stored twice (the export's usual case)", async () => {
@@ -118,16 +142,16 @@ describe("texts sent again after an inbox export", () => {
     const at = Date.now() - 4 * DAY;
     const id = await received(p, from, "See you Tuesday", at, "dup-1");
     await received(p, from, "See you Tuesday", at, "dup-1");
-    expect(inboundOf(id)).toHaveLength(1);
+    expect(await inboundOf(id)).toHaveLength(1);
   });
 
   test("an old keyword-reply word gets no keyword reply; a new one does", async () => {
     await expectStatus(await ts.api("/keyword-replies", { method: "POST", json: { keywords: ["hours"], reply: "We're open 9-5." } }), 201);
     const from = newNumber();
     await received(p, from, "HOURS", Date.now() - DAY);
-    expect(textsTo(from)).toEqual([]);
+    expect(await textsTo(from)).toEqual([]);
     await received(p, from, "HOURS", Date.now());
-    expect(textsTo(from).map((m) => m.status)).toEqual(["queued"]);
+    expect((await textsTo(from)).map((m) => m.status)).toEqual(["queued"]);
   });
 
   test("an old reply does not stop an automation run; a new one does", async () => {
@@ -143,7 +167,7 @@ describe("texts sent again after an inbox export", () => {
     expect((await runs()).map((r) => r.status)).toEqual(["active"]);
     await received(p, from, "thanks!", Date.now() - 6 * DAY);
     expect((await runs()).map((r) => r.status)).toEqual(["active"]);
-    expect(contactOf(from).status).not.toBe("responded");
+    expect((await contactOf(from))!.status).not.toBe("responded");
     await received(p, from, "thanks again", Date.now());
     expect((await runs()).map((r) => [r.status, r.stoppedReason])).toEqual([["stopped", "replied"]]);
   });
@@ -151,7 +175,7 @@ describe("texts sent again after an inbox export", () => {
   test("a text received after the export was asked for is new, even if it falls in the window", async () => {
     const from = newNumber();
     await received(p, from, "HELP", Date.now());
-    expect(textsTo(from).map((m) => [m.status, JSON.parse(m.metadata).keyword])).toEqual([["queued", "help"]]);
+    expect((await textsTo(from)).map((m) => [m.status, m.metadata.keyword])).toEqual([["queued", "help"]]);
   });
 });
 
@@ -160,10 +184,10 @@ describe("without an export, late texts are not history", () => {
     const q = await phone(false);
     const from = newNumber();
     const id = await received(q, from, "HELP", Date.now() - 2 * DAY);
-    expect(inboundOf(id)[0]).toMatchObject({ history: 0, keyword: "help", readAt: null });
-    expect(textsTo(from).map((m) => JSON.parse(m.metadata).keyword)).toEqual(["help"]);
+    expect((await inboundOf(id))[0]).toMatchObject({ history: false, keyword: "help", readAt: null });
+    expect((await textsTo(from)).map((m) => m.metadata.keyword)).toEqual(["help"]);
     await received(q, from, "STOP", Date.now() - DAY);
-    expect(contactOf(from)).toMatchObject({ optedOut: 1 });
+    expect(await contactOf(from)).toMatchObject({ optedOut: true });
   });
 
   test("an export asked of one phone makes no other phone's texts history", async () => {
@@ -172,7 +196,7 @@ describe("without an export, late texts are not history", () => {
     await askExport(a);
     const from = newNumber();
     await received(b, from, "STOP", Date.now() - 3 * DAY);
-    expect(contactOf(from)).toMatchObject({ optedOut: 1 });
+    expect(await contactOf(from)).toMatchObject({ optedOut: true });
   });
 
   test("texts older than the export's window are not history", async () => {
@@ -181,6 +205,6 @@ describe("without an export, late texts are not history", () => {
     expect((await exportInbox({ deviceId: c.id, since: new Date(now - 2 * DAY).toISOString(), until: new Date(now - DAY).toISOString() })).status).toBe(202);
     const from = newNumber();
     await received(c, from, "STOP", now - 3 * DAY);
-    expect(contactOf(from)).toMatchObject({ optedOut: 1 });
+    expect(await contactOf(from)).toMatchObject({ optedOut: true });
   });
 });
