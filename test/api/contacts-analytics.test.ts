@@ -12,6 +12,8 @@ const plus = (iso: string, seconds: number) => new Date(Date.parse(iso) + second
 
 beforeAll(async () => {
   s = await startTestServer({}, { clock: () => NOW });
+  // arrange: contacts made on set days weeks ago, with reply times (the API stamps contacts with
+  // the clock of the request that makes them, and a reply time only comes from a phone)
   const d = s.running.deps.sqlite;
   formA = insertForm(d, s.accountId, "Form A");
   formB = insertForm(d, s.accountId, "Form B");

@@ -334,7 +334,7 @@ describe("GET /messages: filters, sorts, pagination", () => {
     ids.s2 = insertMessage(d, t.accountId, { formId: formB, formName: "B", contactId: contact, createdAt: day(4), status: "sent", sentAt: day(3) });
     ids.f1 = insertMessage(d, t.accountId, { createdAt: day(5), status: "failed", priority: "urgent" });
     ids.c1 = insertMessage(d, t.accountId, { createdAt: day(6), status: "cancelled", priority: "high" });
-    insertMessage(d, otherAccount === "" ? "x" : d.accounts.createAccount({ name: "X" }).account.id, { createdAt: day(6) });
+    insertMessage(d, otherAccount === "" ? "x" : newAccount(t, { name: "X" }).account.id, { createdAt: day(6) });
   });
   afterAll(() => t.stop());
 

@@ -5,9 +5,9 @@ import { createLogger } from "../../../src/lib/log";
 import { SCHEMA_VERSION } from "../../../src/db/migrate";
 import { DEFAULT_AUTH_FAILURES_PER_MINUTE } from "../../../src/config";
 import { expectStatus, formBody, startTestServer, type TestServer } from "../../helpers/server";
-import { insertMessage, iso, row } from "../../helpers/fixtures";
+import { insertMessage, iso } from "../../helpers/fixtures";
 import { rawRequest } from "../../helpers/raw-http";
-import { newApiKey } from "../../helpers/reads";
+import { messageOf, newApiKey } from "../../helpers/reads";
 
 const T0 = Date.parse("2026-11-20T12:00:00.000Z");
 
@@ -194,12 +194,12 @@ describe("phone protocol: the lease is judged first; every error carries a code"
     expect(b.id).toBe(id);
     const sentAt = iso(clock.now);
     await expectStatus(await report(id, { status: "sent", sentAt, leaseToken: b.leaseToken }), 200);
-    const before = row(d.sqlite, id);
+    const before = await messageOf(s, id);
     for (const late of [{ status: "failed", failureReason: "network-error" }, { status: "sent", sentAt: iso(clock.now - 1000) }, { status: "sent", sentAt }]) {
       const body = await expectStatus(await report(id, { ...late, leaseToken: a.leaseToken }), 409);
       expect(body.code).toBe("LEASE_CONFLICT");
     }
-    expect(row(d.sqlite, id)).toEqual(before);
+    expect(await messageOf(s, id)).toEqual(before);
     // B's own repeat stays a harmless 200.
     await expectStatus(await report(id, { status: "sent", sentAt, leaseToken: b.leaseToken }), 200);
   });

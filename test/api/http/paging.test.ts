@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
 import { MAX_PAGE, MAX_PAGE_SIZE } from "../../../src/domain/query-params";
+import { raiseApiLimits } from "../../helpers/reads";
 
 /**
  * Every paginated list reads page and limit through the one shared parser: any value out of range,
@@ -11,7 +12,7 @@ let s: TestServer;
 const ids: Record<string, string> = {};
 beforeAll(async () => {
   s = await startTestServer({ allowPrivateWebhookUrls: true });
-  s.running.deps.sqlite.query("UPDATE accounts SET api_limit_per_hour = 1000000, api_burst_per_minute = 1000000").run();
+  raiseApiLimits(s);
   const form = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form;
   ids.form = form.id;
   const contact = (await expectStatus(await s.api("/contacts", { method: "POST", json: { phoneNumber: "+12015550123", firstName: "Ann" } }), 201)).data.contact;

@@ -318,7 +318,7 @@ const CASES: Record<string, () => Promise<void>> = {
     expectHttp(await api.GET("/v1/automations/{id}/runs", { params: { path: { id: ctx.automationId }, query: { status: "active" } } }), 200);
   },
   "POST /v1/automations/{id}/runs/{runId}/stop": async () => {
-    await s.running.deps.automations.idle();
+    await s.running.deps.automations.idle(); // arrange: the automation engine's background pass has run (no request says when it has)
     const runs = await api.GET("/v1/automations/{id}/runs", { params: { path: { id: ctx.automationId }, query: { status: "active" } } });
     expectHttp(runs, 200);
     const runId = runs.data!.data.runs[0].id;

@@ -77,6 +77,7 @@ describe("HTTPS without breaking published forms", () => {
 
   test("a post older than 30 days is no longer listed", async () => {
     const form = ((await (await api("/forms", { method: "POST", json: formBody({ name: "Old site" }) })).json()) as any).data.form;
+    // arrange: a plain-HTTP post 31 days ago (a post is stamped with the server's clock, which this test does not fake)
     s.running.deps.sqlite.query("UPDATE forms SET plain_http_post_at = ? WHERE id = ?").run(new Date(Date.now() - 31 * 86_400_000).toISOString(), form.id);
     const list = ((await (await api("/forms-over-http")).json()) as any).data as Array<{ id: string }>;
     expect(list.map((f) => f.id)).not.toContain(form.id);
