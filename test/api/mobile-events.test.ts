@@ -7,23 +7,25 @@ import { startTestServer, expectStatus, type TestServer } from "../helpers/serve
 import { broadcastQueued } from "../helpers/reads";
 import { insertMessage } from "../helpers/fixtures";
 import { SmsGateEmulator } from "../helpers/smsgate-emulator";
+import { eventSink, type EventSink } from "../helpers/event-sink";
 
 const T0 = Date.parse("2026-11-23T12:00:00.000Z");
-const events = (s: TestServer, type: string) =>
-  (s.running.deps.sqlite.query("SELECT payload FROM events WHERE type = ? ORDER BY seq").all(type) as Array<{ payload: string }>).map((r) => JSON.parse(r.payload).data);
+/** The events of one type the owner's receiver got, oldest first (their `data`). */
+const events = async (sink: EventSink, type: string) => (await sink.events()).filter((e) => e.type === type).map((e) => e.data);
 
 describe("events from phones", () => {
   let s: TestServer;
   const clock = { now: T0 };
   beforeAll(async () => {
     s = await startTestServer({ allowPrivateWebhookUrls: true, deviceOfflineAfterMs: 120_000 }, { clock: () => clock.now });
-    // Events are stored only for types an active endpoint listens to.
-    await expectStatus(
-      await s.api("/webhook-endpoints", { method: "POST", json: { url: "http://127.0.0.1:9/hook", allowInsecure: true, events: ["message.delivered", "device.online", "device.offline"] } }),
-      201,
-    );
+    // The owner's receiver, for the types these tests are about.
+    sink = await eventSink(s, ["message.delivered", "device.online", "device.offline"]);
   });
-  afterAll(() => s.stop());
+  afterAll(async () => {
+    sink.stop();
+    await s.stop();
+  });
+  let sink: EventSink;
 
   test("a phone's Delivered report emits message.delivered once, with the message", async () => {
     const token = (await expectStatus(await s.api("/devices/registration-tokens", { method: "POST", json: {} }), 201)).data.token;
@@ -38,29 +40,31 @@ describe("events from phones", () => {
     const delivered = [{ id, state: "Delivered", recipients: [], states: { Delivered: new Date(T0 + 5000).toISOString() } }];
     await expectStatus(await patch(delivered), 204);
     await expectStatus(await patch(delivered), 204); // a repeat emits nothing more
-    const ev = events(s, "message.delivered");
+    const ev = await events(sink, "message.delivered");
     expect(ev).toHaveLength(1);
     expect(ev[0].message).toMatchObject({ id, status: "sent", metadata: { deliveredAt: new Date(T0 + 5000).toISOString() } });
   });
 
   test("a phone going quiet past --device-offline-after emits device.offline; its next request device.online", async () => {
+    // arrange: the presence check's timer tick, run at once at the test's clock (the first look
+    // records the states); the ticks below are the same.
     const d = s.running.deps;
-    d.devices.notePresence(clock.now); // the first look records the states
-    const before = events(s, "device.offline").length;
-    clock.now += 200_000; // past the 2-minute window, no request meanwhile
     d.devices.notePresence(clock.now);
-    const off = events(s, "device.offline");
+    const before = (await events(sink, "device.offline")).length;
+    clock.now += 200_000; // past the 2-minute window, no request meanwhile
+    d.devices.notePresence(clock.now); // arrange: the presence tick
+    const off = await events(sink, "device.offline");
     expect(off.length).toBe(before + 1);
     expect(off.at(-1).device).toMatchObject({ kind: "smsgate", online: false });
     // A key-polling recipe appears with X-Device-Id: it is online from its first poll.
     await expectStatus(await s.api("/messages/next", { method: "POST", json: {}, headers: { "X-Device-Id": "kitchen-phone", "X-Device-Name": "Kitchen" } }), 200);
-    d.devices.notePresence(clock.now);
-    const on = events(s, "device.online");
+    d.devices.notePresence(clock.now); // arrange: the presence tick
+    const on = await events(sink, "device.online");
     expect(on.at(-1).device).toMatchObject({ name: "Kitchen", online: true });
     // Nothing changed: no further events.
-    const counts = [events(s, "device.online").length, events(s, "device.offline").length];
-    d.devices.notePresence(clock.now);
-    expect([events(s, "device.online").length, events(s, "device.offline").length]).toEqual(counts);
+    const counts = [(await events(sink, "device.online")).length, (await events(sink, "device.offline")).length];
+    d.devices.notePresence(clock.now); // arrange: the presence tick
+    expect([(await events(sink, "device.online")).length, (await events(sink, "device.offline")).length]).toEqual(counts);
   });
 });
 
