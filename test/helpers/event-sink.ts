@@ -23,6 +23,8 @@ export interface EventSink {
    * with `until`, waits (up to 10 s) for the events to satisfy it first.
    */
   events(until?: (events: DeliveredEvent[]) => boolean): Promise<DeliveredEvent[]>;
+  /** How many events of this type the endpoint's delivery log lists, delivered yet or not (one made at a future clock waits for it). */
+  logged(type: string): Promise<number>;
   stop(): void;
 }
 
@@ -64,6 +66,13 @@ export async function eventSink(ts: TestServer, types: string[] = ["*"], key = t
           throw new Error(`events not all delivered within 10 s: ${ids.filter((id) => !got.has(id)).length} of ${ids.length} missing`);
         }
       }
+    },
+    async logged(type) {
+      const count = async () => (await expectStatus(await ts.api(`/webhook-endpoints/${endpoint.id}/deliveries?eventType=${encodeURIComponent(type)}`, { key }), 200)).data.pagination.total as number;
+      // The fan-out to endpoints runs after the commit: wait for the log to list one, then a moment more for any other.
+      for (const deadline = Date.now() + 10_000; (await count()) === 0 && Date.now() < deadline; ) await Bun.sleep(15);
+      await Bun.sleep(150);
+      return count();
     },
     stop: () => server.stop(true),
   };
