@@ -125,7 +125,7 @@ export function toInboundMessage(r: InboundRow): InboundMessage {
     keyword: (r.keyword as KeywordKind | null) ?? null,
     readAt: r.readAt,
     createdAt: r.createdAt,
-    history: Boolean(r.history),
+    history: r.history,
   };
 }
 

@@ -137,6 +137,8 @@ export function rawUses(file: string, source: string): string[] {
   const out: string[] = [];
   const at = (kind: string, i: number, s: string) => out.push(`${kind} ${file}:${lineOf(text, i)} — ${s}`);
   for (const m of text.matchAll(/\??\.(\w+)\s*[!=]==?\s*[01]\b/g)) if (FLAGS.has(m[1])) at("flag", m.index!, m[0]);
+  // Made a boolean by hand (`Boolean(r.history)`, `!!r.is_active`): the store's job.
+  for (const m of text.matchAll(/(?:\bBoolean\(\s*|!!)[\w$]+(?:\??\.[\w$]+)*\??\.(\w+)\b/g)) if (FLAGS.has(m[1])) at("flag", m.index!, m[0]);
   for (const m of text.matchAll(/JSON\.parse\(\s*[\w$]+\??\.(\w+)/g)) if (COLUMNS.has(m[1])) at("json", m.index!, m[0]);
   // A stored JSON column handed to a parser of its own (`readDeviceLimits(d.sendingLimits)`).
   // Not in src/domain/: pure rules get values, and their parsers read what a client sent
@@ -160,8 +162,9 @@ describe("services get entities from the stores, not raw rows", () => {
       "// row.opted_out === 1 in a comment",
       "const l = readDeviceLimits(d.sendingLimits); const v = parseJson(r.formValues);",
       "const w = parseTagList(body.tagsText, errors); const n = readNumber(row.count);",
+      "const h = Boolean(r.history); const k = !!key.operator; const t = Boolean(config.tlsCert);",
     ].join("\n");
-    expect(rawUses("f.ts", src).map((s) => s.split(" — ")[0])).toEqual(["flag f.ts:1", "flag f.ts:2", "json f.ts:3", "json f.ts:8", "json f.ts:8", "cast f.ts:4"]);
+    expect(rawUses("f.ts", src).map((s) => s.split(" — ")[0])).toEqual(["flag f.ts:1", "flag f.ts:2", "flag f.ts:10", "flag f.ts:10", "json f.ts:3", "json f.ts:8", "json f.ts:8", "cast f.ts:4"]);
     expect(rawUses("src/domain/f.ts", "const t = parseTagList(b.tags, errors);")).toEqual([]);
     expect(rawUses("src/services/f.ts", "const t = parseTagList(b.tags, errors);")).toHaveLength(1);
   });

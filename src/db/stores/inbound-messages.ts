@@ -7,6 +7,11 @@ import type { inboundMessages } from "../schema";
 
 export type InboundRow = typeof inboundMessages.$inferSelect;
 
+/** A plain SQL read gives the history flag as SQLite stores it (0 or 1). */
+type StoredInbound = Omit<InboundRow, "history"> & { history: number };
+
+const inboundOf = (r: StoredInbound): InboundRow => ({ ...r, history: r.history === 1 });
+
 const COLUMNS = `id, account_id AS accountId, contact_id AS contactId, from_phone AS fromPhone, body,
   received_at AS receivedAt, device_id AS deviceId, external_id AS externalId, keyword, read_at AS readAt, created_at AS createdAt, history`;
 
@@ -21,13 +26,15 @@ export function insertInbound(sqlite: Database, r: InboundRow): void {
 
 /** The stored text a phone reported under this id before (the dedupe key), if any. */
 export function findInboundByExternalId(sqlite: Database, accountId: string, deviceId: string | null, externalId: string): InboundRow | null {
-  return sqlite
+  const r = sqlite
     .query(`SELECT ${COLUMNS} FROM inbound_messages WHERE account_id = ?1 AND ifnull(device_id, '') = ?2 AND external_id = ?3`)
-    .get(accountId, deviceId ?? "", externalId) as InboundRow | null;
+    .get(accountId, deviceId ?? "", externalId) as StoredInbound | null;
+  return r ? inboundOf(r) : null;
 }
 
 export function findInbound(sqlite: Database, accountId: string, id: string): InboundRow | null {
-  return sqlite.query(`SELECT ${COLUMNS} FROM inbound_messages WHERE id = ?1 AND account_id = ?2`).get(id, accountId) as InboundRow | null;
+  const r = sqlite.query(`SELECT ${COLUMNS} FROM inbound_messages WHERE id = ?1 AND account_id = ?2`).get(id, accountId) as StoredInbound | null;
+  return r ? inboundOf(r) : null;
 }
 
 export interface InboundFilter {
@@ -50,9 +57,10 @@ function where(accountId: string, f: InboundFilter): { sql: string; params: stri
 /** Newest first (ties on rowid, the storing order). */
 export function listInbound(sqlite: Database, accountId: string, f: InboundFilter, limit: number, offset: number): InboundRow[] {
   const w = where(accountId, f);
-  return sqlite
+  const rows = sqlite
     .query(`SELECT ${COLUMNS} FROM inbound_messages WHERE ${w.sql} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`)
-    .all(...w.params, limit, offset) as InboundRow[];
+    .all(...w.params, limit, offset) as StoredInbound[];
+  return rows.map(inboundOf);
 }
 
 export function countInbound(sqlite: Database, accountId: string, f: InboundFilter): number {
