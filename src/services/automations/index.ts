@@ -33,7 +33,7 @@ import type { AccountService } from "../accounts";
 import type { GroupCommitWriter } from "../../db/group-commit";
 import { parsePaging } from "../../domain/query-params";
 import type { FieldError } from "../../domain/submission";
-import { checkStepFields, parseAutomationBody, type AutomationInput, type AutomationStep } from "../../domain/automation-steps";
+import { checkStepFields, parseAutomationBody, type AutomationInput } from "../../domain/automation-steps";
 import {
   automationForm,
   automationNames,
