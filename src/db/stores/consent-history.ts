@@ -4,19 +4,16 @@
  */
 import type { Database } from "bun:sqlite";
 import type { Actor } from "../../domain/people";
+import type { consentHistory } from "../schema/consent-history";
 
 export type ConsentAction = "opted_out" | "opted_in";
 /** manual: by hand (dashboard, POST /v1/contacts/<id>/opt-out|opt-in); keyword: a STOP/START text; import; api: optedOut in a contact body. */
 export type ConsentSource = "manual" | "keyword" | "import" | "api";
 
-export interface ConsentEntry {
-  action: ConsentAction;
-  source: ConsentSource;
-  reason: string | null;
-  /** Who did it; null when the customer did (a text) or nobody is known. */
+export type ConsentEntry = Pick<typeof consentHistory.$inferSelect, "action" | "source" | "reason" | "at"> & {
+  /** Who did it (the stored actor, parsed); null when the customer did (a text) or nobody is known. */
   by: Actor | null;
-  at: string;
-}
+};
 
 export function appendConsentEntry(sqlite: Database, accountId: string, contactId: string, e: ConsentEntry): void {
   sqlite

@@ -44,14 +44,13 @@ export interface SmsgateListFilter {
   counted?: boolean;
 }
 
-/** What a phone needs of an SMSGate message it is handed. */
-export interface SmsgateOptions {
+/** What a phone needs of an SMSGate message it is handed: its Textwire and SMSGate ids, and the client's choices. */
+export type SmsgateOptions = Pick<typeof smsgateMessages.$inferSelect, "simNumber" | "deviceId"> & {
   messageId: string;
-  simNumber: number | null;
-  withDeliveryReport: boolean;
   smsgateId: string;
-  deviceId: string | null;
-}
+  /** Stored as 0 or 1. */
+  withDeliveryReport: boolean;
+};
 
 const clientOf = (r: StoredClient): SmsgateClientRow => ({ ...r, quiet_hours: r.quiet_hours ? (JSON.parse(r.quiet_hours) as QuietHours) : null });
 const messageOf = (r: StoredMessage): SmsgateMessageRow => ({ ...r, with_delivery_report: r.with_delivery_report === 1, expiry_pending: r.expiry_pending === 1 });

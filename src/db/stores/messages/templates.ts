@@ -4,6 +4,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { recordMessageInsert } from "../../derived-counts";
+import type { messages } from "../../schema/messages";
 import { MESSAGE_STATUSES, type MessageStatus } from "../../../domain/statuses";
 
 /** Messages of a broadcast by status (the progress figures). */
@@ -21,25 +22,15 @@ export function broadcastMessageCounts(sqlite: Database, id: string): Record<Mes
  * automation step's (src/db/stores/automations.ts). form_id stays NULL: the form's duplicate
  * window (a second thank-you within minutes is not sent) looks at the form's own texts only.
  */
-export interface TemplateMessage {
-  id: string;
-  accountId: string;
-  contactId: string;
-  content: string;
-  recipientPhone: string;
-  recipientName: string | null;
-  priority: string;
-  priorityRank: number;
-  templateUsed: string;
-  scheduledFor: string;
-  metadata: string;
-  seq: number;
+export type TemplateMessage = Pick<
+  typeof messages.$inferSelect,
+  "id" | "accountId" | "contactId" | "content" | "recipientPhone" | "recipientName" | "priority" | "priorityRank" | "templateUsed" | "scheduledFor" | "metadata" | "seq" | "createdAt"
+> & {
   /** The broadcast's own limit; null (an automation's step): the server's. */
-  maxAttempts: number | null;
+  maxAttempts: (typeof messages.$inferSelect)["maxAttempts"];
   /** null for an automation's step. */
-  broadcastId: string | null;
-  createdAt: string;
-}
+  broadcastId: (typeof messages.$inferSelect)["broadcastId"];
+};
 
 export function insertTemplateMessage(sqlite: Database, m: TemplateMessage): void {
   sqlite
