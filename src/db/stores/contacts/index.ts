@@ -33,20 +33,13 @@ export interface ConsentRecord {
 }
 
 /** The API's Contact (spec "Contact"): the row with its JSON parsed and its form's name. */
-export interface Contact extends ContactState {
-  id: string;
-  formId: string | null;
-  formName: string | null;
-  lastContactedAt: string | null;
-  messageCount: number;
-  /** Replied STOP (or set so): no text is sent to the number. */
-  optedOut: boolean;
-  optedOutAt: string | null;
-  /** How the contact entered: {source, formId?, at, ipAddress?}; null only if unknown. */
-  consent: ConsentRecord | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Contact = ContactState &
+  Pick<ContactRow, "id" | "formId" | "lastContactedAt" | "messageCount" | "optedOut" | "optedOutAt" | "createdAt" | "updatedAt"> & {
+    /** The form's name (null: no form, or it was deleted). */
+    formName: string | null;
+    /** How the contact entered: {source, formId?, at, ipAddress?}; null only if unknown. */
+    consent: ConsentRecord | null;
+  };
 
 /** Every column of a contact, as the API names them (alias `c` = contacts, `f` = forms). */
 const CONTACT_SELECT = `c.id, c.phone_number AS phoneNumber, c.first_name AS firstName, c.last_name AS lastName,

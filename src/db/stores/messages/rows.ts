@@ -2,8 +2,6 @@
  * A message row as stored, and the API's Message read from it. Shared by the messages service,
  * leases, phones and outbound event payloads, which all show a message the same way.
  */
-import type { MessageStatus } from "../../../domain/message-transitions";
-import type { Priority } from "../../../queue/priority-queue";
 import type { RawRow } from "../row";
 import type { Actor } from "../../../domain/people";
 import type { messages } from "../../schema/messages";
@@ -11,31 +9,33 @@ import type { messages } from "../../schema/messages";
 /** A `messages` row as stored (`SELECT *`), typed from the drizzle schema. */
 export type MessageRow = RawRow<typeof messages>;
 
-/** Every Message field of the spec (webhookData and metadata as objects). */
-export interface Message {
-  id: string;
-  content: string;
-  recipientPhone: string;
-  recipientName: string | null;
-  contactId: string | null;
-  formId: string | null;
-  formName: string | null;
-  status: MessageStatus;
-  priority: Priority;
+/** Every Message field of the spec: the schema's columns, webhookData and metadata as objects, the actors parsed. */
+export type Message = Pick<
+  typeof messages.$inferSelect,
+  | "id"
+  | "content"
+  | "recipientPhone"
+  | "recipientName"
+  | "contactId"
+  | "formId"
+  | "formName"
+  | "status"
+  | "priority"
+  | "templateUsed"
+  | "scheduledFor"
+  | "sentAt"
+  | "failureReason"
+  | "retryCount"
+  | "createdAt"
+  | "updatedAt"
+> & {
   webhookData: Record<string, unknown>;
-  templateUsed: string | null;
-  scheduledFor: string;
-  sentAt: string | null;
-  failureReason: string | null;
-  retryCount: number;
   metadata: Record<string, unknown>;
   /** Who sent a manual text (a person or a key); null for everything else. */
   createdBy: Actor | null;
   /** Who cancelled the message; null when nobody did (or before this was recorded). */
   cancelledBy: Actor | null;
-  createdAt: string;
-  updatedAt: string;
-}
+};
 
 function parseObject(text: string | null): Record<string, unknown> {
   if (!text) return {};
