@@ -25,20 +25,19 @@ import { bucketsOf, REASON_LEVEL } from "../domain/rollup-buckets";
 
 export type { MessageStatus } from "../domain/statuses";
 import type { MessageStatus } from "../domain/statuses";
+import type { messages } from "./schema/messages";
+import type { messageRollups } from "./schema/rollups";
 
-/** What the derived tables need of a message row. */
-export interface MessageFacts {
-  accountId: string;
-  formId: string | null;
-  /** The conversation the message belongs to (null: none, e.g. a manual message to a bare number). */
-  contactId: string | null;
+/**
+ * What the derived tables need of a message row: its account, form, conversation (contactId null:
+ * none, e.g. a manual message to a bare number), status, priority rank, created and sent times
+ * (ISO, as stored: "2026-03-08T07:44:10.123Z") and failure reason.
+ */
+export type MessageFacts = Pick<typeof messages.$inferSelect, "accountId" | "formId" | "contactId" | "priorityRank" | "createdAt" | "sentAt" | "failureReason"> & {
   status: MessageStatus;
-  priorityRank: number;
-  /** ISO timestamp, as stored ("2026-03-08T07:44:10.123Z"). */
-  createdAt: string;
-  sentAt: string | null;
-  failureReason: string | null;
-}
+};
+
+type RollupRow = typeof messageRollups.$inferSelect;
 
 /** sentAt − createdAt in whole ms, as migration 0015's SQL computes it. */
 export function responseMs(createdAt: string, sentAt: string): number {
@@ -58,21 +57,9 @@ export const NEW_CONTACTS = 7;
  * form's own rows only (no '*' or '' rows: form stats are their only reader), so a submission
  * adds to the very rows its message adds to and a batch writes no extra upsert for it.
  */
-export interface FormRowFacts {
-  accountId: string;
-  formId: string;
-  createdAt: string;
-  submissions: number;
-  newContacts: number;
-}
-export interface RollupDelta {
-  accountId: string;
-  formId: string;
-  level: number;
-  bucket: string;
-  reason: string;
-  values: RollupValues;
-}
+export type FormRowFacts = Pick<RollupRow, "accountId" | "formId" | "submissions" | "newContacts"> & { createdAt: string };
+/** One rollup row's change: its key and its values (RollupValues order). */
+export type RollupDelta = Pick<RollupRow, "accountId" | "formId" | "level" | "bucket" | "reason"> & { values: RollupValues };
 
 const STATUS_COLUMN: Record<MessageStatus, number> = { queued: 0, sent: 1, failed: 2, cancelled: 3 };
 

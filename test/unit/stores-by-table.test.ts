@@ -268,24 +268,50 @@ export function handWrittenRowCasts(file: string, source: string): string[] {
     else if (ts.isTypeAliasDeclaration(n)) named.set(n.name.text, literals(n.type));
   });
   const out: string[] = [];
-  const visit = (n: ts.Node) => {
-    const e = ts.isAsExpression(n) ? n.expression : null;
-    if (e && ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && ["get", "all"].includes(e.expression.name.text)) {
-      for (const members of literals((n as ts.AsExpression).type)) {
-        const props = members
-          .filter(ts.isPropertySignature)
-          .filter((m) => m.type !== undefined && STORED_TYPE.test(m.type.getText()) && (ts.isIdentifier(m.name) || ts.isStringLiteral(m.name)))
-          .map((m) => (m.name as ts.Identifier).text)
-          .filter((p) => !GENERIC.has(p) && !FLAGS.has(p));
-        for (const [table, cols] of TABLES) {
-          const repeated = props.filter((p) => cols.has(p));
-          if (repeated.length > MAX_REPEATED) out.push(`${file}:${sf.getLineAndCharacterOfPosition(n.getStart()).line + 1} repeats ${table}: ${repeated.join(", ")}`);
-        }
+  const check = (n: ts.Node, type: ts.TypeNode | ts.NodeArray<ts.TypeElement>) => {
+    for (const members of Array.isArray(type) ? [type as ts.NodeArray<ts.TypeElement>] : literals(type as ts.TypeNode)) {
+      const props = members
+        .filter(ts.isPropertySignature)
+        .filter((m) => m.type !== undefined && STORED_TYPE.test(m.type.getText()) && (ts.isIdentifier(m.name) || ts.isStringLiteral(m.name)))
+        .map((m) => (m.name as ts.Identifier).text)
+        .filter((p) => !GENERIC.has(p) && !FLAGS.has(p));
+      for (const [table, cols] of TABLES) {
+        const repeated = props.filter((p) => cols.has(p));
+        if (repeated.length > MAX_REPEATED) out.push(`${file}:${sf.getLineAndCharacterOfPosition(n.getStart()).line + 1} repeats ${table}: ${repeated.join(", ")}`);
       }
     }
+  };
+  const visit = (n: ts.Node) => {
+    const e = ts.isAsExpression(n) ? n.expression : null;
+    if (e && ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && ["get", "all"].includes(e.expression.name.text)) check(n, (n as ts.AsExpression).type);
     n.forEachChild(visit);
   };
   visit(sf);
+  return out;
+}
+
+/** `file:line` and the table for each file-level interface or type whose own members repeat a table's stored columns. */
+export function handWrittenRowTypes(file: string, source: string): string[] {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true);
+  // A declaration's own members only (what a cast resolves through names is handWrittenRowCasts' part).
+  const own = (t: ts.TypeNode): ts.NodeArray<ts.TypeElement>[] =>
+    ts.isTypeLiteralNode(t) ? [t.members] : ts.isIntersectionTypeNode(t) || ts.isUnionTypeNode(t) ? t.types.flatMap(own) : ts.isParenthesizedTypeNode(t) ? own(t.type) : [];
+  const out: string[] = [];
+  sf.forEachChild((n) => {
+    const lists = ts.isInterfaceDeclaration(n) ? [n.members] : ts.isTypeAliasDeclaration(n) ? own(n.type) : [];
+    for (const members of lists) {
+      const props = members
+        .filter(ts.isPropertySignature)
+        .filter((m) => m.type !== undefined && STORED_TYPE.test(m.type.getText()) && (ts.isIdentifier(m.name) || ts.isStringLiteral(m.name)))
+        .map((m) => (m.name as ts.Identifier).text)
+        .filter((p) => !GENERIC.has(p) && !FLAGS.has(p));
+      for (const [table, cols] of TABLES) {
+        const repeated = props.filter((p) => cols.has(p));
+        const name = (n as ts.InterfaceDeclaration | ts.TypeAliasDeclaration).name.text;
+        if (repeated.length > MAX_REPEATED) out.push(`${file}:${sf.getLineAndCharacterOfPosition(n.getStart()).line + 1} ${name} repeats ${table}: ${repeated.join(", ")}`);
+      }
+    }
+  });
   return out;
 }
 
@@ -303,9 +329,19 @@ describe("query results are typed from the schema", () => {
     expect(handWrittenRowCasts("f.ts", src).map((s) => s.split(" repeats ")[0] + " " + s.split(" repeats ")[1].split(":")[0])).toEqual(["f.ts:2 contacts", "f.ts:3 forms"]);
   });
 
-  test("no query result in src/db is cast to a hand-written copy of a table's row", () => {
+  test("the detector: interfaces and types whose own members repeat a table's stored columns", () => {
+    const src = [
+      "export interface ContactListItem { id: string; firstName: string | null; lastName: string | null; phoneNumber: string; tags: string[] }",
+      "export type Listed = Pick<ContactRow, \"firstName\" | \"lastName\" | \"phoneNumber\"> & { tags: string[] };",
+      "type Stored = Omit<Automation, \"isActive\"> & { isActive: number; stopOnReply: number; restartOnResubmit: number };",
+      "export type Facts = Pick<Row, \"a\"> & { formId: string; submissions: number; newContacts: number };",
+    ].join("\n");
+    expect(handWrittenRowTypes("f.ts", src).map((s) => s.split(":")[0] + ":" + s.split(":")[1].split(" ")[0])).toEqual(["f.ts:1", "f.ts:4"]);
+  });
+
+  test("no query result in src/db is cast to a hand-written copy of a table's row, and no type there copies one", () => {
     const files = sourceFiles(join(ROOT, "src/db")).filter((f) => !relative(ROOT, f).startsWith("src/db/schema/"));
-    const offenders = files.flatMap((f) => handWrittenRowCasts(relative(ROOT, f), readFileSync(f, "utf8")));
+    const offenders = files.flatMap((f) => [...handWrittenRowCasts(relative(ROOT, f), readFileSync(f, "utf8")), ...handWrittenRowTypes(relative(ROOT, f), readFileSync(f, "utf8"))]);
     if (offenders.length) console.error(`Hand-written row types (${offenders.length}):\n  ${offenders.join("\n  ")}`);
     expect(offenders).toEqual([]);
   });

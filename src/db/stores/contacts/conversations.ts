@@ -5,6 +5,7 @@
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { conversations } from "../../schema/contacts";
+import type { inboundMessages, messages } from "../../schema";
 import type { ContactFilter } from "../../../domain/contact-query";
 import { filterSql } from "./filter";
 import type { ContactRow } from "./index";
@@ -91,25 +92,27 @@ export function lastMessageOf(sqlite: Database, contactId: string): LastMessage 
     .get(contactId) as LastMessage | null;
 }
 
-export interface ThreadItem {
-  id: string;
+/** The columns, each null where the other direction has none. */
+type OrNull<T> = { [K in keyof T]: T[K] | null };
+
+/**
+ * One text of a conversation, in either direction: a message's columns (null for an inbound
+ * text) and an inbound text's (null for a message); `content` is the message's text or the
+ * inbound body, `history` an inbound text its phone sent again from its history: stored, no
+ * action taken (migration 0037).
+ */
+export type ThreadItem = Pick<typeof messages.$inferSelect, "id" | "content" | "createdAt"> &
+  OrNull<Pick<typeof messages.$inferSelect, "sentAt" | "failureReason">> &
+  OrNull<Pick<typeof inboundMessages.$inferSelect, "receivedAt" | "readAt" | "keyword">> & {
+  history: boolean;
   direction: "outbound" | "inbound";
-  content: string;
   /** outbound: queued|sent|failed|cancelled; inbound: received. */
   status: string;
   /** outbound: where the text is (src/domain/message-stage.ts: with-phone, delivered, …); inbound: received. */
   stage: MessageStage | "received";
   /** When it happened: createdAt (outbound), receivedAt (inbound). */
   at: string;
-  sentAt: string | null;
-  failureReason: string | null;
-  receivedAt: string | null;
-  readAt: string | null;
-  keyword: string | null;
-  createdAt: string;
-  /** An inbound text its phone sent again from its history: stored, no action taken (migration 0037). */
-  history: boolean;
-}
+};
 
 /**
  * Both directions of one contact, in time order (`asc`) or newest first. An inbound text is
