@@ -9,6 +9,7 @@ import type { Database } from "bun:sqlite";
 import { rollupRebuildSteps } from "./stores/messages/rollups";
 import type { RawRow } from "./stores/row";
 import type { messageRollups } from "./schema/rollups";
+import { decodeIntakeEntry } from "./intake-entry-codec";
 
 /** Per contact with messages in either direction: its account and newest activity. */
 const NEWEST_ACTIVITY_SQL = `SELECT c.id AS contact_id, c.account_id, max(a.at) AS at FROM (
@@ -164,9 +165,10 @@ export function derivedRebuildSteps(): Array<{ label: string; run: (sqlite: Data
   ];
 }
 
-/** The stored entry of an intake row (JSON), or null when it is gone. */
+/** The stored entry of an intake row (its JSON, stored compressed: src/db/intake-entry-codec.ts), or null when it is gone. */
 export function intakeEntryJson(sqlite: Database, seq: number): string | null {
-  return (sqlite.query("SELECT entry FROM submission_intake WHERE seq = ?").get(seq) as { entry: string } | null)?.entry ?? null;
+  const row = sqlite.query("SELECT entry FROM submission_intake WHERE seq = ?").get(seq) as { entry: string | Uint8Array } | null;
+  return row ? decodeIntakeEntry(row.entry) : null;
 }
 
 export function removeIntakeEntry(sqlite: Database, seq: number): void {

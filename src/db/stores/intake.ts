@@ -5,7 +5,9 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import type { submissionIntake } from "../schema/intake";
+import { decodeIntakeEntry, encodeIntakeEntry } from "../intake-entry-codec";
 
+/** A row as the store gives it: `entry` is the entry's JSON (stored compressed: src/db/intake-entry-codec.ts). */
 export type IntakeRow = typeof submissionIntake.$inferSelect;
 
 export interface IntakeStore {
@@ -25,18 +27,18 @@ export interface IntakeStore {
 }
 
 export function intakeStore(sqlite: Database): IntakeStore {
-  const insert: Statement<unknown, [number, string]> = sqlite.prepare("INSERT INTO submission_intake (seq, entry) VALUES (?, ?)");
+  const insert: Statement<unknown, [number, Uint8Array]> = sqlite.prepare("INSERT INTO submission_intake (seq, entry) VALUES (?, ?)");
   const applied: Statement<{ seq: number }, []> = sqlite.prepare("SELECT seq FROM intake_applied WHERE id = 1");
   const last: Statement<{ m: number }, []> = sqlite.prepare("SELECT coalesce(max(seq), 0) AS m FROM submission_intake");
-  const after: Statement<IntakeRow, [number, number, number]> = sqlite.prepare("SELECT seq, entry FROM submission_intake WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?");
+  const after: Statement<{ seq: number; entry: string | Uint8Array }, [number, number, number]> = sqlite.prepare("SELECT seq, entry FROM submission_intake WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?");
   const mark: Statement<unknown, [number]> = sqlite.prepare("UPDATE intake_applied SET seq = ? WHERE id = 1");
   const purge: Statement<unknown, [number]> = sqlite.prepare("DELETE FROM submission_intake WHERE seq <= ?");
   const count: Statement<{ n: number }, []> = sqlite.prepare("SELECT count(*) AS n FROM submission_intake");
   return {
-    append: (seq, entry) => void insert.run(seq, entry),
+    append: (seq, entry) => void insert.run(seq, encodeIntakeEntry(entry)),
     appliedSeq: () => applied.get()?.seq ?? 0,
     lastSeq: () => Math.max(last.get()!.m, applied.get()?.seq ?? 0),
-    listAfter: (seq, limit, upTo = Number.MAX_SAFE_INTEGER) => after.all(seq, upTo, limit),
+    listAfter: (seq, limit, upTo = Number.MAX_SAFE_INTEGER) => after.all(seq, upTo, limit).map((r) => ({ seq: r.seq, entry: decodeIntakeEntry(r.entry) })),
     markApplied(seq) {
       mark.run(seq);
       purge.run(seq);
@@ -55,25 +57,30 @@ export interface IntakeMismatch {
   present: boolean;
 }
 
-const PRESENT = `EXISTS (SELECT 1 FROM submissions s WHERE s.id = json_extract(i.entry, '$.submissionId'))
-  AND (json_extract(i.entry, '$.kind') <> 'queued' OR EXISTS (SELECT 1 FROM messages m WHERE m.id = json_extract(i.entry, '$.messageId')))`;
-
 /**
  * Intake rows out of step with the applied mark (doctor). An unapplied row whose rows are not
  * there yet is normal (the applier is behind). Out of step: a row at or below the mark (apply and
  * delete share one transaction, so none is left), or a row above it whose submission already
- * exists (it would be applied twice).
+ * exists (it would be applied twice). Entries are read in JS (they are stored compressed); the
+ * intake holds at most the applier's backlog.
  */
 export function intakeMismatches(sqlite: Database): IntakeMismatch[] {
-  const rows = sqlite
-    .query(
-      `SELECT seq, submission_id, applied, present FROM (
-         SELECT i.seq, json_extract(i.entry, '$.submissionId') AS submission_id, i.seq <= a.seq AS applied,
-                EXISTS (SELECT 1 FROM submissions s WHERE s.id = json_extract(i.entry, '$.submissionId')) AS submitted,
-                ${PRESENT} AS present
-           FROM submission_intake i JOIN intake_applied a ON a.id = 1)
-       WHERE applied OR submitted ORDER BY seq`,
-    )
-    .all() as Array<{ seq: number; submission_id: string | null; applied: number; present: number }>;
-  return rows.map((r) => ({ seq: r.seq, submissionId: r.submission_id, applied: r.applied === 1, present: r.present === 1 }));
+  const mark = (sqlite.query("SELECT seq FROM intake_applied WHERE id = 1").get() as { seq: number } | null)?.seq ?? 0;
+  const submission = sqlite.query("SELECT 1 AS x FROM submissions WHERE id = ?");
+  const message = sqlite.query("SELECT 1 AS x FROM messages WHERE id = ?");
+  const out: IntakeMismatch[] = [];
+  for (const row of sqlite.query("SELECT seq, entry FROM submission_intake ORDER BY seq").iterate() as IterableIterator<{ seq: number; entry: string | Uint8Array }>) {
+    let e: { submissionId?: unknown; kind?: unknown; messageId?: unknown } = {};
+    try {
+      e = JSON.parse(decodeIntakeEntry(row.entry));
+    } catch {}
+    const submissionId = typeof e.submissionId === "string" ? e.submissionId : null;
+    const applied = row.seq <= mark;
+    const submitted = submissionId !== null && submission.get(submissionId) !== null;
+    if (!applied && !submitted) continue;
+    const present = submitted && (e.kind !== "queued" || (typeof e.messageId === "string" && message.get(e.messageId) !== null));
+    out.push({ seq: row.seq, submissionId, applied, present });
+  }
+  return out;
 }
+
