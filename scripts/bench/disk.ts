@@ -32,6 +32,8 @@
  * alternated with this tree, --rounds times; the template is then seeded by the base tree (its
  * schema; this tree migrates its copy forward at start, before anything is measured).
  * --seed-only PATH seeds PATH and exits (the base tree's seeding runs this way).
+ * --base-template PATH gives the base tree its own template (the same shop with the page size the
+ * base tree makes, when this tree changes PAGE_SIZE: `textwire migrate` rewrites one into the other).
  */
 import { $ } from "bun";
 import { Database } from "bun:sqlite";
@@ -407,7 +409,7 @@ for (let round = 1; round <= ROUNDS; round++) {
     for (const t of round % 2 === 1 ? trees : [...trees].reverse()) {
       const db = join(dir, "run.db");
       for (const f of [db, `${db}-wal`, `${db}-shm`, join(dir, "trace.txt")]) rmSync(f, { force: true });
-      copyFileSync(templatePath, db);
+      copyFileSync(t.label.startsWith("base") && flag("base-template") ? flag("base-template")! : templatePath, db);
       const cmd = kind === "source" ? [bun, join(t.path, "src/main.ts")] : [join(t.path, "dist/textwire")];
       const before = submissionsIn(db);
       const s = await startServer(cmd, db, meta, join(dir, "trace.txt"));

@@ -73,14 +73,14 @@ let stopping = false;
  * A reader at the read barrier, a phone asking for work and the stop do not wait for it
  * ("flush"); the rows are on disk already.
  */
-export const APPLY_DELAY_MS = 700;
+export const APPLY_DELAY_MS = 600;
 
 /**
  * Rows a delayed batch aims to gather. Past this a batch saves little more (the pages every batch
  * writes are shared already), so at a high rate the delay shrinks to what gathers them: the
  * applier's lag then stays near what it was without a delay.
  */
-export const BATCH_TARGET_ROWS = 384;
+export const BATCH_TARGET_ROWS = 128;
 /** Intake rows per ms, as the last drains found them (0: not known yet). */
 let rowsPerMs = 0;
 /** performance.now() when the last drain that applied rows started. */
