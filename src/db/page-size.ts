@@ -12,11 +12,8 @@ import { Database } from "bun:sqlite";
 import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 
-/**
- * Bytes per page of a new database: 1 KiB since the intake's entries are stored compressed (a
- * webhook commit's frame then fits a disk block; docs/api-decisions.md, "Disk bytes, round three").
- */
-export const PAGE_SIZE = 1024;
+/** Bytes per page of a new database. */
+export const PAGE_SIZE = 2048;
 
 export function pageSizeOf(db: Database): number {
   return (db.query("PRAGMA page_size").get() as { page_size: number }).page_size;
