@@ -73,7 +73,7 @@ let stopping = false;
  * A reader at the read barrier, a phone asking for work and the stop do not wait for it
  * ("flush"); the rows are on disk already.
  */
-export const APPLY_DELAY_MS = 600;
+export const APPLY_DELAY_MS = 500;
 
 /**
  * Rows a delayed batch aims to gather. Past this a batch saves little more (the pages every batch
