@@ -66,8 +66,7 @@ export interface IntakeMismatch {
  */
 export function intakeMismatches(sqlite: Database): IntakeMismatch[] {
   const mark = (sqlite.query("SELECT seq FROM intake_applied WHERE id = 1").get() as { seq: number } | null)?.seq ?? 0;
-  const submission = sqlite.query("SELECT 1 AS x FROM submissions WHERE id = ?");
-  const message = sqlite.query("SELECT 1 AS x FROM messages WHERE id = ?");
+  const found = sqlite.query("SELECT EXISTS (SELECT 1 FROM submissions WHERE id = ?1) AS submitted, EXISTS (SELECT 1 FROM messages WHERE id = ?2) AS message");
   const out: IntakeMismatch[] = [];
   for (const row of sqlite.query("SELECT seq, entry FROM submission_intake ORDER BY seq").iterate() as IterableIterator<{ seq: number; entry: string | Uint8Array }>) {
     let e: { submissionId?: unknown; kind?: unknown; messageId?: unknown } = {};
@@ -76,9 +75,10 @@ export function intakeMismatches(sqlite: Database): IntakeMismatch[] {
     } catch {}
     const submissionId = typeof e.submissionId === "string" ? e.submissionId : null;
     const applied = row.seq <= mark;
-    const submitted = submissionId !== null && submission.get(submissionId) !== null;
+    const f = found.get(submissionId, typeof e.messageId === "string" ? e.messageId : null) as { submitted: number; message: number };
+    const submitted = f.submitted === 1;
     if (!applied && !submitted) continue;
-    const present = submitted && (e.kind !== "queued" || (typeof e.messageId === "string" && message.get(e.messageId) !== null));
+    const present = submitted && (e.kind !== "queued" || f.message === 1);
     out.push({ seq: row.seq, submissionId, applied, present });
   }
   return out;
