@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startTestServer, expectStatus, formBody, withServer, type TestServer } from "../helpers/server";
+import { newAccount } from "../helpers/accounts";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -11,7 +12,7 @@ afterAll(() => s.stop());
 
 describe("GET /v1/account", () => {
   test("plan, limits, this month's count and the calling key's access", async () => {
-    const acct = s.running.deps.accounts.createAccount({ name: "Bakery", plan: "pro", monthlyQuota: 500, apiBurstPerMinute: 40 });
+    const acct = newAccount(s, { name: "Bakery", plan: "pro", monthlyQuota: 500, apiBurstPerMinute: 40 });
     const before = (await expectStatus(await s.api("/account", { key: acct.apiKey }), 200)).data;
     expect(before.account).toMatchObject({ id: acct.account.id, name: "Bakery", plan: "pro", defaultCountry: "US" });
     expect(before.limits).toEqual({ apiRequestsPerHour: 5000, apiBurstPerMinute: 40, monthlyQuota: 500 });
@@ -88,7 +89,7 @@ describe("GET /v1/admin/backups", () => {
 
 describe("GET /v1/forms?counts=true", () => {
   test("each form carries its texts queued and sent, contacts and converted contacts; without it the list is as before", async () => {
-    const acct = s.running.deps.accounts.createAccount({ name: "Florist" });
+    const acct = newAccount(s, { name: "Florist" });
     const mk = async () => (await expectStatus(await s.api("/forms", { method: "POST", key: acct.apiKey, json: formBody() }), 201)).data.form;
     const [a, b] = [await mk(), await mk()];
     const submit = async (formId: string, phone: string) =>

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
+import { newAccount, operatorKey } from "../helpers/accounts";
 
 describe("/v1/api-keys: the account's keys for its admins", () => {
   let ts: TestServer;
@@ -38,17 +39,17 @@ describe("/v1/api-keys: the account's keys for its admins", () => {
     expect((await ts.api("/forms", { key: k.data.apiKey })).status).toBe(401);
     expect((await expectStatus(await ts.api(`/api-keys/${k.data.keyId}`, { method: "DELETE" }), 404)).code).toBe("KEY_NOT_FOUND");
     expect((await expectStatus(await ts.api(`/api-keys/nope`, { method: "DELETE" }), 404)).code).toBe("KEY_NOT_FOUND");
-    const other = ts.running.deps.accounts.createAccount({ name: "Other" });
+    const other = newAccount(ts, { name: "Other" });
     expect((await expectStatus(await ts.api(`/api-keys/${other.keyId}`, { method: "DELETE" }), 404)).code).toBe("KEY_NOT_FOUND");
     expect((await ts.api("/forms", { key: other.apiKey })).status).toBe(200);
   });
 
   test("the account's last admin key cannot be revoked (409), and a standard key may not manage keys (403)", async () => {
-    const other = ts.running.deps.accounts.createAccount({ name: "Solo" });
+    const other = newAccount(ts, { name: "Solo" });
     const b = await expectStatus(await ts.api(`/api-keys/${other.keyId}`, { method: "DELETE", key: other.apiKey }), 409);
     expect(b.code).toBe("INVALID_STATE");
     expect(b.details.reason).toBe("last-admin-key");
-    const std = ts.running.deps.accounts.createKey(other.account.id, "standard_access");
+    const std = operatorKey(ts, other.account.id, "standard_access");
     for (const [method, path] of [["GET", "/api-keys"], ["POST", "/api-keys"], ["DELETE", `/api-keys/${other.keyId}`]] as const) {
       const res = await ts.api(path, { method, key: std.apiKey, json: method === "POST" ? {} : undefined });
       expect((await expectStatus(res, 403)).code).toBe("PERMISSION_ERROR");

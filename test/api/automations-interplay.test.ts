@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
 import { newApiKey } from "../helpers/reads";
+import { newAccount, updateAccount } from "../helpers/accounts";
 
 let s: TestServer;
 let standardKey: string;
@@ -16,7 +17,7 @@ let formId: string;
 beforeAll(async () => {
   s = await startTestServer();
   // Many small calls per test: the account's burst is not what is tested here.
-  s.running.deps.accounts.updateAccount(s.accountId, { apiLimitPerHour: 100_000, apiBurstPerMinute: 10_000 });
+  updateAccount(s, s.accountId, { apiLimitPerHour: 100_000, apiBurstPerMinute: 10_000 });
   standardKey = await newApiKey(s, "standard_access");
   const form = formBody({ fields: [{ name: "firstName", type: "text" }], settings: { delayMinutes: 0, timezone: "UTC" } });
   formId = (await expectStatus(await s.api("/forms", { method: "POST", json: form }), 201)).data.form.id;
@@ -211,7 +212,7 @@ describe("stopping one person's run by hand (POST /v1/automations/<id>/runs/<run
     const p = await going(a);
     const bRun = await runOf(b, p.contactId);
     expect((await expectStatus(await stop(a.id, p.runId, standardKey), 403)).code).toBe("PERMISSION_ERROR");
-    const other = s.running.deps.accounts.createAccount({ name: "Other shop" });
+    const other = newAccount(s, { name: "Other shop" });
     expect((await expectStatus(await stop(a.id, p.runId, other.apiKey), 404)).code).toBe("AUTOMATION_NOT_FOUND");
     // Their own automation with this account's run id: still not found.
     const f = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody(), key: other.apiKey }), 201)).data.form.id;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
 import { listTotal, messageOf, newApiKey } from "../helpers/reads";
+import { newAccount } from "../helpers/accounts";
 
 // 10:00 in New York on Friday 30 October 2026 (EDT, UTC-4); the clocks go back on Sunday 1 November.
 const T0 = Date.parse("2026-10-30T14:00:00.000Z");
@@ -352,7 +353,7 @@ describe("automations: tenant isolation", () => {
   test("another account sees none of it and cannot use this account's forms or contacts", async () => {
     const a = await createAutomation();
     const sub = await expectStatus(await submit({ phoneNumber: newPhone(), appointment: "2026-11-10" }), 200);
-    const other = s.running.deps.accounts.createAccount({ name: "Other shop" });
+    const other = newAccount(s, { name: "Other shop" });
     const as = { key: other.apiKey };
     for (const [path, method] of [
       [`/automations/${a.id}`, "GET"],

@@ -3,6 +3,7 @@ import type { Database } from "bun:sqlite";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { insertContact } from "../helpers/contact-fixtures";
 import { broadcastQueued, listTotal } from "../helpers/reads";
+import { newAccount } from "../helpers/accounts";
 
 /**
  * The confirmation before a broadcast is sent (docs/api-decisions.md, "Confirmed broadcasts"):
@@ -36,7 +37,7 @@ describe("the dry run names who is skipped and why", () => {
   beforeAll(async () => {
     s = await startTestServer();
     // An account of its own with a monthly quota of 5, 2 of it used this month.
-    const created = s.running.deps.accounts.createAccount({ name: "Shop", monthlyQuota: 5 });
+    const created = newAccount(s, { name: "Shop", monthlyQuota: 5 });
     acct = { id: created.account.id, key: created.apiKey };
     const db = s.running.deps.sqlite;
     const busy = insertContact(db, acct.id, { tags: ["sale"], phoneNumber: "+12015557001" });

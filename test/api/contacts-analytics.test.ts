@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { insertContact, insertForm } from "../helpers/contact-fixtures";
+import { newAccount } from "../helpers/accounts";
 
 const NOW = Date.parse("2026-03-15T12:00:00.000Z");
 let s: TestServer;
@@ -11,6 +12,8 @@ const plus = (iso: string, seconds: number) => new Date(Date.parse(iso) + second
 
 beforeAll(async () => {
   s = await startTestServer({}, { clock: () => NOW });
+  // arrange: contacts made on set days weeks ago, with reply times (the API stamps contacts with
+  // the clock of the request that makes them, and a reply time only comes from a phone)
   const d = s.running.deps.sqlite;
   formA = insertForm(d, s.accountId, "Form A");
   formB = insertForm(d, s.accountId, "Form B");
@@ -29,7 +32,7 @@ beforeAll(async () => {
   // Just before the 7d window (window starts 2026-03-09T00:00Z).
   insertContact(d, s.accountId, { status: "new", createdAt: "2026-03-08T23:59:59.999Z" });
   // Another account.
-  const other = s.running.deps.accounts.createAccount({ name: "O" }).account.id;
+  const other = newAccount(s, { name: "O" }).account.id;
   insertContact(d, other, { status: "converted", createdAt: "2026-03-14T00:00:00.000Z" });
 });
 afterAll(() => s.stop());

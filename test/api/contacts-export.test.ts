@@ -5,6 +5,7 @@ import { startTestServer, expectStatus, type TestServer } from "../helpers/serve
 import { insertContact, insertForm } from "../helpers/contact-fixtures";
 import { BASE_COLUMNS } from "../../src/domain/contact-export";
 import { newApiKey } from "../helpers/reads";
+import { newAccount } from "../helpers/accounts";
 
 let s: TestServer;
 let standardKey: string;
@@ -42,7 +43,7 @@ beforeAll(async () => {
   });
   ids.bob = insertContact(d, s.accountId, { firstName: "Bob", phoneNumber: "+12015550113", status: "new", tags: ["lead"], customFields: { company: "Beta" }, createdAt: "2026-01-03T00:00:00.000Z" });
   // Another account's contacts never leak into an export.
-  insertContact(d, s.running.deps.accounts.createAccount({ name: "O" }).account.id, { firstName: "Other" });
+  insertContact(d, newAccount(s, { name: "O" }).account.id, { firstName: "Other" });
 });
 afterAll(() => s.stop());
 

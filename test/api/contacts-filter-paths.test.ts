@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { insertContact } from "../helpers/contact-fixtures";
+import { newAccount } from "../helpers/accounts";
 
 let s: TestServer;
 /** An account with limits high enough for the many page reads below. */
@@ -25,7 +26,7 @@ const STATUSES = ["new", "contacted", "responded", "converted"] as const;
 
 beforeAll(async () => {
   s = await startTestServer();
-  const big = s.running.deps.accounts.createAccount({ name: "Filters", plan: "enterprise", apiLimitPerHour: 1_000_000, apiBurstPerMinute: 1_000_000 });
+  const big = newAccount(s, { name: "Filters", plan: "enterprise", apiLimitPerHour: 1_000_000, apiBurstPerMinute: 1_000_000 });
   key = big.apiKey;
   accountId = big.account.id;
   let seed = 7;
@@ -150,7 +151,7 @@ describe("tags on 5,000+ contacts (common whatever the account's size): same tot
   let bigKey: string;
   const refs: Ref[] = [];
   beforeAll(() => {
-    const acct = s.running.deps.accounts.createAccount({ name: "Big tags", plan: "enterprise", apiLimitPerHour: 1_000_000, apiBurstPerMinute: 1_000_000 });
+    const acct = newAccount(s, { name: "Big tags", plan: "enterprise", apiLimitPerHour: 1_000_000, apiBurstPerMinute: 1_000_000 });
     bigKey = acct.apiKey;
     const base = Date.parse("2025-01-01T00:00:00Z");
     s.running.deps.sqlite.transaction(() => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { insertContact, insertMessage, iso } from "../helpers/fixtures";
+import { newAccount } from "../helpers/accounts";
 
 const T0 = Date.parse("2026-11-23T09:00:00.000Z");
 let s: TestServer;
@@ -108,7 +109,7 @@ describe("conversations", () => {
   });
 
   test("another account sees none of it", async () => {
-    const other = s.running.deps.accounts.createAccount({ name: "Other" });
+    const other = newAccount(s, { name: "Other" });
     const d = (await expectStatus(await s.api("/conversations", { key: other.apiKey }), 200)).data;
     expect(d.conversations).toEqual([]);
     expect((await expectStatus(await s.api(`/conversations/${ann}`, { key: other.apiKey }), 404)).code).toBe("CONTACT_NOT_FOUND");

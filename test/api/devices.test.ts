@@ -6,6 +6,7 @@ import { messageOf, raiseApiLimits } from "../helpers/reads";
 // insertMessage and insertContact (SQL) arrange queued messages in a given order and age; what
 // leasing and reports changed is read back through the API (stage, timeline, status).
 import { rmSync } from "node:fs";
+import { newAccount, operatorKey } from "../helpers/accounts";
 
 const T0 = Date.parse("2026-11-20T12:00:00.000Z");
 
@@ -78,7 +79,7 @@ describe("POST /messages/next", () => {
   });
 
   test("another account's queue is never reached", async () => {
-    const other = s.running.deps.accounts.createAccount({ name: "Other" });
+    const other = newAccount(s, { name: "Other" });
     const mine = insertMessage(s.running.deps, s.accountId);
     const data = await next(s, { limit: 50 }, other.apiKey);
     expect(data.messages).toEqual([]);
@@ -280,7 +281,7 @@ describe("restart", () => {
     await s1.stop();
     const s2 = await startTestServer({}, { dir, clock: () => clock.now });
     try {
-      s2.adminKey = s2.running.deps.accounts.createKey(accountId, "admin_access").apiKey;
+      s2.adminKey = operatorKey(s2, accountId, "admin_access").apiKey;
       expect(s2.running.deps.queue.has(a) && s2.running.deps.queue.has(b)).toBe(true);
       expect((await next(s2, { limit: 10 })).messages.map((m: any) => m.id)).toEqual([b]);
       clock.now += 61_000;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
+import { eventSink, type EventSink } from "../helpers/event-sink";
 import { waitFor } from "../helpers/event-receiver-client";
 
 /** Events whose causes came with other features: inbound texts, automatic retries, broadcasts. */
@@ -102,19 +103,24 @@ describe("contact.updated for every change of a contact", () => {
   let ts: TestServer;
   beforeAll(async () => {
     ts = await startTestServer({ allowPrivateWebhookUrls: true });
-    await expectStatus(await ts.api("/webhook-endpoints", { method: "POST", json: { url: "http://127.0.0.1:9/", events: ["*"], allowInsecure: true } }), 201);
+    sink = await eventSink(ts);
   });
-  afterAll(() => ts.stop());
-  const eventsOf = (contactId: string) =>
-    (ts.running.deps.sqlite.query("SELECT type, payload FROM events WHERE type LIKE 'contact.%' ORDER BY rowid").all() as Array<{ type: string; payload: string }>)
-      .map((e) => ({ type: e.type, contact: JSON.parse(e.payload).data.contact }))
-      .filter((e) => e.contact?.id === contactId);
+  afterAll(async () => {
+    sink.stop();
+    await ts.stop();
+  });
+  let sink: EventSink;
+  /** A contact's events, as the owner's receiver got them, in the order they were made. */
+  const eventsOf = async (contactId: string) =>
+    (await sink.events())
+      .filter((e) => e.type.startsWith("contact.") && e.data.contact?.id === contactId)
+      .map((e) => ({ type: e.type, contact: e.data.contact }));
 
   test("opting out or in through the API: the specific event and one contact.updated, also with other fields in the same request", async () => {
     const c = (await expectStatus(await ts.api("/contacts", { method: "POST", json: { phoneNumber: "+14155550141" } }), 201)).data.contact;
     await expectStatus(await ts.api(`/contacts/${c.id}`, { method: "PUT", json: { optedOut: true } }), 200);
     await expectStatus(await ts.api(`/contacts/${c.id}`, { method: "PUT", json: { firstName: "Di", optedOut: false } }), 200);
-    const seen = eventsOf(c.id);
+    const seen = await eventsOf(c.id);
     expect(seen.map((e) => e.type)).toEqual(["contact.created", "contact.opted_out", "contact.updated", "contact.opted_in", "contact.updated"]);
     expect(seen[2].contact.optedOut).toBe(true);
     expect(seen[4].contact).toMatchObject({ optedOut: false, firstName: "Di" });
@@ -122,7 +128,7 @@ describe("contact.updated for every change of a contact", () => {
 
   test("a contact created opted out: contact.created shows it opted out", async () => {
     const c = (await expectStatus(await ts.api("/contacts", { method: "POST", json: { phoneNumber: "+14155550142", optedOut: true } }), 201)).data.contact;
-    const seen = eventsOf(c.id);
+    const seen = await eventsOf(c.id);
     expect(seen.map((e) => e.type)).toEqual(["contact.created", "contact.opted_out"]);
     expect(seen[0].contact.optedOut).toBe(true);
   });
@@ -131,11 +137,11 @@ describe("contact.updated for every change of a contact", () => {
     const c = (await expectStatus(await ts.api("/contacts", { method: "POST", json: { phoneNumber: "+14155550143" } }), 201)).data.contact;
     const csv = "phoneNumber,firstName,optedOut\n+14155550143,Ed,true\n+14155550144,New,true\n";
     await expectStatus(await ts.api("/contacts/import", { method: "POST", body: csv, headers: { "Content-Type": "text/csv" } }), 200);
-    const seen = eventsOf(c.id);
+    const seen = await eventsOf(c.id);
     expect(seen.map((e) => e.type)).toEqual(["contact.created", "contact.opted_out", "contact.updated"]);
     expect(seen[2].contact).toMatchObject({ firstName: "Ed", optedOut: true });
     const fresh = (await expectStatus(await ts.api("/contacts?search=4155550144"), 200)).data.contacts[0];
-    const created = eventsOf(fresh.id);
+    const created = await eventsOf(fresh.id);
     expect(created.map((e) => e.type)).toEqual(["contact.created", "contact.opted_out"]);
     expect(created[0].contact.optedOut).toBe(true);
   });
@@ -145,7 +151,7 @@ describe("contact.updated for every change of a contact", () => {
     const form = (await expectStatus(await ts.api("/forms", { method: "POST", json: formBody() }), 201)).data.form;
     const r = await fetch(`${ts.base}/forms/${form.id}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ phoneNumber: "+14155550146", firstName: "Flo" }) });
     expect((await expectStatus(r, 200)).data.messageId).toBeNull();
-    const seen = eventsOf(c.id);
+    const seen = await eventsOf(c.id);
     expect(seen.map((e) => e.type)).toEqual(["contact.created", "contact.opted_out", "contact.updated"]);
     expect(seen[2].contact.firstName).toBe("Flo");
   });
@@ -158,7 +164,7 @@ describe("contact.updated for every change of a contact", () => {
     await expectStatus(await ts.api(`/messages/${ids[0]}/status`, { method: "PUT", json: { status: "sent", sentAt } }), 200);
     await expectStatus(await ts.api(`/messages/${ids[0]}/status`, { method: "PUT", json: { status: "sent", sentAt } }), 200);
     await expectStatus(await ts.api("/messages/bulk", { method: "PUT", json: { messageIds: [ids[1]], status: "sent", sentAt } }), 200);
-    const updates = eventsOf(c.id).filter((e) => e.type === "contact.updated");
+    const updates = (await eventsOf(c.id)).filter((e) => e.type === "contact.updated");
     expect(updates.map((e) => [e.contact.messageCount, e.contact.status, e.contact.lastContactedAt])).toEqual([
       [1, "contacted", sentAt],
       [2, "contacted", sentAt],

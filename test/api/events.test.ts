@@ -4,6 +4,7 @@ import { expectStatus, startTestServer, type TestServer } from "../helpers/serve
 import { waitFor } from "../helpers/event-receiver-client";
 import type { QueueWatch } from "../../src/services/queue-watch";
 import { newApiKey, raiseApiLimits } from "../helpers/reads";
+import { newAccount } from "../helpers/accounts";
 
 const SHORT_SCHEDULE = [50, 50, 50, 50, 50, 50, 50];
 
@@ -76,7 +77,7 @@ describe("webhook endpoints: create, read, change, delete", () => {
     const std = await newApiKey(ts, "standard_access");
     expect((await expectStatus(await ts.api("/webhook-endpoints", { key: std }), 403)).code).toBe("PERMISSION_ERROR");
     expect((await expectStatus(await ts.api("/webhook-endpoints", { method: "POST", key: std, json: { url: "https://10.0.0.5/", events: ["*"] } }), 403)).code).toBe("PERMISSION_ERROR");
-    const other = ts.running.deps.accounts.createAccount({ name: "Other" });
+    const other = newAccount(ts, { name: "Other" });
     const mine = (await expectStatus(await newEndpoint(ts, { url: "https://10.0.0.7/", events: ["*"] }), 201)).data.endpoint;
     for (const [path, method] of [[`/webhook-endpoints/${mine.id}`, "GET"], [`/webhook-endpoints/${mine.id}`, "DELETE"], [`/webhook-endpoints/${mine.id}/rotate-secret`, "POST"], [`/webhook-endpoints/${mine.id}/deliveries`, "GET"]] as const) {
       const b = await expectStatus(await ts.api(path, { method, key: other.apiKey }), 404);
@@ -86,7 +87,7 @@ describe("webhook endpoints: create, read, change, delete", () => {
   });
 
   test("an account has at most 20 endpoints", async () => {
-    const acct = ts.running.deps.accounts.createAccount({ name: "Many" });
+    const acct = newAccount(ts, { name: "Many" });
     for (let i = 0; i < 20; i++) await expectStatus(await ts.api("/webhook-endpoints", { method: "POST", key: acct.apiKey, json: { url: `https://10.0.1.${i + 1}/`, events: ["*"] } }), 201);
     const b = await expectStatus(await ts.api("/webhook-endpoints", { method: "POST", key: acct.apiKey, json: { url: "https://10.0.2.1/", events: ["*"] } }), 409);
     expect(b.code).toBe("INVALID_STATE");

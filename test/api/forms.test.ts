@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
 import { contactOf, messageOf } from "../helpers/reads";
+import { newAccount } from "../helpers/accounts";
 
 let s: TestServer;
 let otherAdmin: string;
 
 beforeAll(async () => {
   s = await startTestServer();
-  otherAdmin = s.running.deps.accounts.createAccount({ name: "Other" }).apiKey;
+  otherAdmin = newAccount(s, { name: "Other" }).apiKey;
 });
 afterAll(() => s.stop());
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { insertContact, insertMessage, iso } from "../helpers/fixtures";
 import { contactOf as contactShown, listTotal, newApiKey } from "../helpers/reads";
+import { newAccount } from "../helpers/accounts";
 
 const T0 = Date.parse("2026-11-23T09:00:00.000Z");
 
@@ -85,7 +86,7 @@ describe("POST /v1/messages/<KEY>/inbound", () => {
   });
 
   test("another account's contact with the same number is not touched", async () => {
-    const other = s.running.deps.accounts.createAccount({ name: "Other shop" });
+    const other = newAccount(s, { name: "Other shop" });
     const theirs = insertContact(s.running.deps, other.account.id, { phone: "+14155550105", status: "new" });
     const b = await expectStatus(await postInbound({ from: "+14155550105", body: "hello" }), 201);
     expect(b.data.message.contactId).not.toBe(theirs);

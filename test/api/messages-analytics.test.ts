@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { insertContact, insertForm, insertMessage, insertSubmission } from "../helpers/fixtures";
+import { newAccount } from "../helpers/accounts";
 
 // Fixed "now": 2026-11-20 12:00 UTC = 07:00 in New York (UTC−5 in November).
 const NOW = Date.parse("2026-11-20T12:00:00.000Z");
@@ -30,7 +31,7 @@ beforeAll(async () => {
   insertSubmission(d, s.accountId, formA, c2, m3, "2026-11-20T04:59:59.999Z", false);
   insertSubmission(d, s.accountId, formA, c2, m4, "2026-11-20T05:00:00.000Z", false);
   // Another account's messages never count.
-  const other = d.accounts.createAccount({ name: "Other" });
+  const other = newAccount(s, { name: "Other" });
   otherKey = other.apiKey;
   insertMessage(d, other.account.id, { createdAt: "2026-11-20T01:00:00.000Z", status: "sent" });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { expectStatus, startTestServer, tempDir, type TestServer } from "../helpers/server";
+import { newAccount } from "../helpers/accounts";
 
 /**
  * GET /v1/overview: the Overview in one answer, with the facts its status warnings are made of
@@ -52,7 +53,7 @@ describe("GET /v1/overview", () => {
   });
 
   test("another account sees only its own queue", async () => {
-    const other = ts.running.deps.accounts.createAccount({ name: "Other shop" });
+    const other = newAccount(ts, { name: "Other shop" });
     const d = (await expectStatus(await ts.api("/overview", { key: other.apiKey }), 200)).data;
     expect(d.queue.queued).toBe(0);
   });

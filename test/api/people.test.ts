@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
 import { setupLink } from "../helpers/scenario";
+import { newAccount } from "../helpers/accounts";
 
 const OWNER = { name: "Olga Owner", email: "olga@shop.example", password: "blue-bicycle-42" };
 
@@ -147,7 +148,7 @@ describe("people, roles and sign-in", () => {
   });
 
   test("an invitation never tells whether an e-mail signs in to another account", async () => {
-    const other = ts.running.deps.accounts.createAccount({ name: "Elsewhere" });
+    const other = newAccount(ts, { name: "Elsewhere" });
     await ts.running.deps.people.add(other.account.id, { name: "Zed", email: "zed@elsewhere.example", password: "orange-kettle-55", role: "owner" });
     // The inviter is not told either: the invitation is made as for anyone.
     const token = await invite(ts, owner, "staff", "zed@elsewhere.example");
@@ -224,7 +225,7 @@ describe("people, roles and sign-in", () => {
   });
 
   test("people of another account are not found", async () => {
-    const other = ts.running.deps.accounts.createAccount({ name: "Other" });
+    const other = newAccount(ts, { name: "Other" });
     const p = await ts.running.deps.people.add(other.account.id, { name: "Z", email: "z@other.example", password: "x".repeat(9) + "y", role: "owner" });
     await expectStatus(await browser(ts, owner)(`/people/${p.id}`, { method: "DELETE" }), 404);
     await expectStatus(await browser(ts, owner)(`/people/${p.id}`, { method: "PATCH", json: { role: "staff" } }), 404);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
+import { newAccount, operatorKey } from "../helpers/accounts";
 
 /** Signs in with `apiKey`; answers the cookie pair ("textwire_session=…"), the CSRF token and the raw response. */
 async function signIn(ts: TestServer, apiKey: string, headers: Record<string, string> = {}) {
@@ -118,7 +119,7 @@ describe("dashboard sessions", () => {
 
   test("admins list the account's sessions and end one; a standard key's session may do neither", async () => {
     const admin = await signIn(ts, ts.adminKey);
-    const std = ts.running.deps.accounts.createKey(ts.accountId, "standard_access");
+    const std = operatorKey(ts, ts.accountId, "standard_access");
     const stdSession = await signIn(ts, std.apiKey);
     expect(stdSession.data.permission).toBe("standard_access");
     const list = await expectStatus(await asBrowser(ts, admin.cookie)("/sessions"), 200);
@@ -213,7 +214,7 @@ describe("live message feed (Server-Sent Events)", () => {
     const ts = await startTestServer();
     try {
       const s = await signIn(ts, ts.adminKey);
-      const other = ts.running.deps.accounts.createAccount({ name: "Other shop" });
+      const other = newAccount(ts, { name: "Other shop" });
       const ctrl = new AbortController();
       const res = await fetch(`${ts.base}/live/messages`, { headers: { Cookie: s.cookie }, signal: ctrl.signal });
       expect(res.status).toBe(200);

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
 import { newApiKey } from "../helpers/reads";
+import { newAccount } from "../helpers/accounts";
+import { raiseApiLimits } from "../helpers/reads";
 
 /**
  * Every accepted submission is kept with what the visitor sent and listed for the team
@@ -14,7 +16,7 @@ const post = (json: Record<string, unknown>, formId = form.id, headers: Record<s
 
 beforeAll(async () => {
   s = await startTestServer();
-  s.running.deps.sqlite.query("UPDATE accounts SET api_limit_per_hour = 1000000, api_burst_per_minute = 1000000").run();
+  raiseApiLimits(s);
   form = (
     await expectStatus(
       await s.api("/forms", {
@@ -30,7 +32,7 @@ beforeAll(async () => {
       201,
     )
   ).data.form;
-  other = s.running.deps.accounts.createAccount({ name: "Other shop" });
+  other = newAccount(s, { name: "Other shop" });
 });
 afterAll(() => s.stop());
 

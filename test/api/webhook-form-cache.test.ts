@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
+import { updateAccount } from "../helpers/accounts";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -60,9 +61,9 @@ describe("the webhook's cached form lookup", () => {
   test("an account's monthly quota changed by the service applies at once", async () => {
     const id = await newForm();
     await expectStatus(await submit(id), 200);
-    s.running.deps.accounts.updateAccount(s.accountId, { monthlyQuota: 0 });
+    updateAccount(s, s.accountId, { monthlyQuota: 0 });
     expect((await expectStatus(await submit(id), 429)).code).toBe("QUOTA_EXCEEDED");
-    s.running.deps.accounts.updateAccount(s.accountId, { monthlyQuota: null });
+    updateAccount(s, s.accountId, { monthlyQuota: null });
     await expectStatus(await submit(id), 200);
   });
 

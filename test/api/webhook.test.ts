@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
 import { contactOf, listTotal, messageOf, raiseApiLimits } from "../helpers/reads";
+import { newAccount } from "../helpers/accounts";
 
 // What a submission wrote is read back through the API (the message, the contact, the lists'
 // totals); SQL remains only where the API shows nothing of it (a submission's new-contact mark).
@@ -442,7 +443,7 @@ describe("contacts from submissions", () => {
   });
 
   test("contacts never cross accounts", async () => {
-    const other = s.running.deps.accounts.createAccount({ name: "Other co" });
+    const other = newAccount(s, { name: "Other co" });
     const theirs = await createForm(s, {}, other.apiKey);
     const mine = await createForm(s);
     const phone = nextPhone();
@@ -604,7 +605,7 @@ describe("monthly quota", () => {
     let now = Date.parse("2026-05-31T23:59:00.000Z");
     const t = await startTestServer({}, { clock: () => now });
     try {
-      const acct = t.running.deps.accounts.createAccount({ name: "Small", monthlyQuota: 2 });
+      const acct = newAccount(t, { name: "Small", monthlyQuota: 2 });
       const f = await createForm(t, {}, acct.apiKey);
       await expectStatus(await post(t, f.id, { phoneNumber: nextPhone() }), 200);
       await expectStatus(await post(t, f.id, { phoneNumber: nextPhone() }), 200);
@@ -632,7 +633,7 @@ describe("monthly quota", () => {
     const t = await startTestServer();
     let t2: TestServer | undefined;
     try {
-      const acct = t.running.deps.accounts.createAccount({ name: "Busy", monthlyQuota: 5 });
+      const acct = newAccount(t, { name: "Busy", monthlyQuota: 5 });
       const f = await createForm(t, {}, acct.apiKey);
       const statuses = await Promise.all(Array.from({ length: 12 }, () => post(t, f.id, { phoneNumber: nextPhone() }).then((r) => r.status)));
       expect(statuses.filter((x) => x === 200).length).toBe(5);
@@ -691,7 +692,7 @@ describe("queue positions", () => {
   test("each account has its own queue", async () => {
     const t = await startTestServer();
     try {
-      const other = t.running.deps.accounts.createAccount({ name: "Other" });
+      const other = newAccount(t, { name: "Other" });
       const mine = await createForm(t);
       const theirs = await createForm(t, {}, other.apiKey);
       await expectStatus(await post(t, mine.id, { phoneNumber: nextPhone() }), 200);

@@ -1,4 +1,5 @@
 import { expectStatus, type TestServer } from "./server";
+import { updateAccount } from "./accounts";
 
 /**
  * Reading back through the API what a request changed (docs/api-decisions.md, "The house, round
@@ -40,7 +41,7 @@ export async function listTotal(ts: TestServer, path: string, key = ts.adminKey)
  * spend its key's per-minute burst.
  */
 export function raiseApiLimits(ts: TestServer, accountId = ts.accountId): void {
-  ts.running.deps.accounts.updateAccount(accountId, { apiBurstPerMinute: 100_000, apiLimitPerHour: 1_000_000 });
+  updateAccount(ts, accountId, { apiBurstPerMinute: 100_000, apiLimitPerHour: 1_000_000 });
 }
 
 /** The contact with this number, as GET /contacts/:id shows it (undefined when the account has none). */

@@ -14,6 +14,7 @@ import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import type { paths } from "../../../web/api-schema.gen";
 import { expectStatus, startTestServer, type TestServer } from "../../helpers/server";
+import { updateAccount } from "../../helpers/accounts";
 
 type Json = Record<string, any>;
 type Api = Client<paths>;
@@ -33,7 +34,7 @@ const REDOCLY = join(import.meta.dir, "../../../node_modules/@redocly/cli/bin/cl
 beforeAll(async () => {
   s = await startTestServer({ allowPrivateWebhookUrls: true }); // the webhook-endpoint cases point at this machine
   // One call of every operation, some of them several times, within a minute: more than a plan's burst.
-  s.running.deps.accounts.updateAccount(s.accountId, { apiLimitPerHour: 100_000, apiBurstPerMinute: 10_000 });
+  updateAccount(s, s.accountId, { apiLimitPerHour: 100_000, apiBurstPerMinute: 10_000 });
   doc = await expectStatus(await fetch(`${s.base}/openapi.json`), 200);
   dir = mkdtempSync(join(tmpdir(), "textwire-openapi-"));
   writeFileSync(join(dir, "openapi.json"), JSON.stringify(doc));
@@ -317,7 +318,7 @@ const CASES: Record<string, () => Promise<void>> = {
     expectHttp(await api.GET("/v1/automations/{id}/runs", { params: { path: { id: ctx.automationId }, query: { status: "active" } } }), 200);
   },
   "POST /v1/automations/{id}/runs/{runId}/stop": async () => {
-    await s.running.deps.automations.idle();
+    await s.running.deps.automations.idle(); // arrange: the automation engine's background pass has run (no request says when it has)
     const runs = await api.GET("/v1/automations/{id}/runs", { params: { path: { id: ctx.automationId }, query: { status: "active" } } });
     expectHttp(runs, 200);
     const runId = runs.data!.data.runs[0].id;

@@ -8,6 +8,7 @@ import { IN_MEMORY_BYTES } from "../../../src/lib/file-response";
 import { VERSION } from "../../../src/version";
 import { expectStatus, formBody, startTestServer, type TestServer } from "../../helpers/server";
 import { newApiKey } from "../../helpers/reads";
+import { newAccount, operatorKey } from "../../helpers/accounts";
 
 let s: TestServer;
 let standardKey: string;
@@ -62,7 +63,7 @@ describe("GET /metrics", () => {
     await expectStatus(await fetch(`${s.url}/metrics`), 401);
     const body = await expectStatus(await fetch(`${s.url}/metrics`, { headers: { Authorization: `Bearer ${standardKey}` } }), 403);
     expect(body).toMatchObject({ code: "PERMISSION_ERROR", details: { endpoint: "GET /metrics", required: "operator", current: "standard_access" } });
-    const tenant = s.running.deps.accounts.createAccount({ name: "Tenant B" });
+    const tenant = newAccount(s, { name: "Tenant B" });
     const res = await fetch(`${s.url}/metrics`, { headers: { Authorization: `Bearer ${tenant.apiKey}` } });
     const refused = await expectStatus(res, 403);
     expect(refused).toMatchObject({ code: "PERMISSION_ERROR", details: { endpoint: "GET /metrics", required: "operator", current: "admin_access" } });
@@ -78,7 +79,7 @@ describe("GET /metrics", () => {
     // A webhook-path request, whatever the webhook module answers today, is counted by outcome.
     const wh = await fetch(`${s.base}/forms/${crypto.randomUUID()}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
     // A rate-limited key.
-    const tight = s.running.deps.accounts.createAccount({ name: "tight", apiBurstPerMinute: 1 });
+    const tight = newAccount(s, { name: "tight", apiBurstPerMinute: 1 });
     await fetch(`${s.base}/forms`, { headers: { Authorization: `Bearer ${tight.apiKey}` } });
     const limited = await fetch(`${s.base}/forms`, { headers: { Authorization: `Bearer ${tight.apiKey}` } });
 
@@ -131,18 +132,21 @@ describe("POST /v1/admin/backup", () => {
   });
 
   test("two accounts: the other account's admin key gets 403 and no bytes; an operator key made with the CLI's option works", async () => {
-    const accounts = s.running.deps.accounts;
-    const tenant = accounts.createAccount({ name: "Tenant with secrets" });
+    const tenant = newAccount(s, { name: "Tenant with secrets" });
     // Tenant B stores a contact; account A's form exists: neither may leave through B's key.
     const res = await s.api("/admin/backup", { method: "POST", key: tenant.apiKey });
     const body = await expectStatus(res, 403);
     expect(body).toMatchObject({ code: "PERMISSION_ERROR", details: { endpoint: "POST /admin/backup", required: "operator", current: "admin_access" } });
     expect(body.message).toContain("--operator");
-    expect(tenant.operator).toBe(false);
-    // The first start's key is the operator's.
-    expect(accounts.authenticate(s.adminKey)?.operator).toBe(true);
-    // An operator key of any account downloads the whole database.
-    const op = accounts.createKey(tenant.account.id, "standard_access", true);
+    // The first start's key is the operator's: the server-wide /metrics answer it.
+    const first = await fetch(`${s.url}/metrics`, { headers: { Authorization: `Bearer ${s.adminKey}` } });
+    expect(first.status).toBe(200);
+    await first.text();
+    const notOperator = await fetch(`${s.url}/metrics`, { headers: { Authorization: `Bearer ${tenant.apiKey}` } });
+    expect(notOperator.status).toBe(403);
+    await notOperator.text();
+    // An operator key of any account (`textwire keys create --operator`) downloads the whole database.
+    const op = operatorKey(s, tenant.account.id, "admin_access", { operator: true });
     expect(op).toMatchObject({ permission: "admin_access", operator: true });
     const ok = await s.api("/admin/backup", { method: "POST", key: op.apiKey });
     expect(ok.status).toBe(200);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../../helpers/server";
 import { newApiKey } from "../../helpers/reads";
+import { newAccount } from "../../helpers/accounts";
 
 let s: TestServer;
 let standardKey: string;
@@ -46,7 +47,7 @@ describe("the business's name in replies", () => {
   });
 
   test("an account created with a name (accounts create) uses it at once", () => {
-    const a = s.running.deps.accounts.createAccount({ name: "Tiny Shop" });
+    const a = newAccount(s, { name: "Tiny Shop" });
     expect(s.running.deps.accountSettings.businessProfile(a.account.id)).toMatchObject({ name: "Tiny Shop", nameSet: true });
     expect(s.running.deps.accountSettings.reply(a.account.id, "helpReply")).toStartWith("Tiny Shop:");
   });
@@ -80,7 +81,7 @@ describe("the business's name in replies", () => {
     expect((await expectStatus(await s.api("/account/profile", { key: standardKey }), 403)).code).toBeDefined();
     await expectStatus(await s.api("/account/profile", { method: "PUT", key: standardKey, json: { name: "Hijack", country: "US", timeZone: "UTC" } }), 403);
     await expectStatus(await s.api("/account/profile", { key: null }), 401);
-    const other = s.running.deps.accounts.createAccount({ name: "Other Shop" });
+    const other = newAccount(s, { name: "Other Shop" });
     expect((await expectStatus(await s.api("/account/profile", { key: other.apiKey }), 200)).data.name).toBe("Other Shop");
     await expectStatus(await s.api("/account/profile", { method: "PUT", key: other.apiKey, json: { name: "Other Shop 2", country: "FR", timeZone: "Europe/Paris" } }), 200);
     expect((await expectStatus(await s.api("/account/profile"), 200)).data.name).toBe("Rosa's Bakery");

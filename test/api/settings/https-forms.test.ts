@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { runCli } from "../../../src/main";
 import { tlsPathsFor } from "../../../src/tls/local-ca";
 import { formBody, startTestServer, tempDir, type TestServer } from "../../helpers/server";
+import { newAccount, operatorKey } from "../../helpers/accounts";
 
 /**
  * HTTPS on (`textwire tls init`'s local CA, a real TLS server on free ports): the old plain-HTTP
@@ -69,13 +70,14 @@ describe("HTTPS without breaking published forms", () => {
     expect(list.map((f) => f.name)).toContain("Quote request");
     expect(list.map((f) => f.id)).not.toContain(quiet.id);
     expect(Date.parse(list.find((f) => f.id === posted.id)!.lastPlainHttpPostAt)).toBeGreaterThan(Date.now() - 60_000);
-    const other = s.running.deps.accounts.createAccount({ name: "Other" });
+    const other = newAccount(s, { name: "Other" });
     const theirs = await fetch(`${https}/v1/forms-over-http`, { ...tls(), headers: { Authorization: `Bearer ${other.apiKey}` } });
     expect(((await theirs.json()) as any).data).toEqual([]);
   });
 
   test("a post older than 30 days is no longer listed", async () => {
     const form = ((await (await api("/forms", { method: "POST", json: formBody({ name: "Old site" }) })).json()) as any).data.form;
+    // arrange: a plain-HTTP post 31 days ago (a post is stamped with the server's clock, which this test does not fake)
     s.running.deps.sqlite.query("UPDATE forms SET plain_http_post_at = ? WHERE id = ?").run(new Date(Date.now() - 31 * 86_400_000).toISOString(), form.id);
     const list = ((await (await api("/forms-over-http")).json()) as any).data as Array<{ id: string }>;
     expect(list.map((f) => f.id)).not.toContain(form.id);
@@ -86,7 +88,7 @@ describe("HTTPS without breaking published forms", () => {
     expect(r).toMatchObject({ on: true, certificate: "local-ca", port: s.running.port, redirectPort: s.running.redirectServer!.port, behindProxy: false });
     expect(r.daysLeft).toBeGreaterThan(30);
     expect(Date.parse(r.certificateExpiresAt)).toBeGreaterThan(Date.now());
-    const std = s.running.deps.accounts.createKey(s.accountId, "admin_access").apiKey;
+    const std = operatorKey(s, s.accountId, "admin_access").apiKey;
     expect((await fetch(`${https}/v1/admin/https`, { ...tls(), headers: { Authorization: `Bearer ${std}` } })).status).toBe(403);
   });
 });

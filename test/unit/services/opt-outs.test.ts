@@ -1,7 +1,7 @@
 /**
  * The opt-out decisions of src/services/opt-outs.ts, on their own: what suppresses a submission,
  * what a manual send refuses, how an API body and an import row say "opted out", and the keyword
- * decision on a fresh database (the API tests in test/api/opt-outs.test.ts cover the whole path).
+ * decision on a fresh database (the API tests in test/api/sending/opt-outs.test.ts cover the whole path).
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";

@@ -1,0 +1,25 @@
+/**
+ * API keys are stored only as hashes (docs/api-decisions.md): neither a whole key nor a part of
+ * one is anywhere in the database file or its write-ahead log. Moved from the authentication API
+ * tests: the subject is the file at rest, which no request can show.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
+
+let s: TestServer;
+let standardKey: string;
+beforeAll(async () => {
+  s = await startTestServer();
+  standardKey = (await expectStatus(await s.api("/api-keys", { method: "POST", json: { permission: "standard_access" } }), 201)).data.apiKey;
+});
+afterAll(() => s.stop());
+
+test("keys are stored only as hashes: no key, whole or in part, in the database file or its WAL", () => {
+  const bytes = [s.dbPath, `${s.dbPath}-wal`].filter(existsSync).map((p) => readFileSync(p).toString("latin1")).join("");
+  expect(bytes.length).toBeGreaterThan(0);
+  for (const key of [s.adminKey, standardKey]) {
+    expect(bytes).not.toContain(key);
+    expect(bytes).not.toContain(key.slice(10, 30));
+  }
+});

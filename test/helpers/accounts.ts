@@ -1,0 +1,75 @@
+/**
+ * Accounts as the operator makes and changes them: `textwire accounts create|update` and `textwire
+ * keys create` (src/cli/accounts.ts, src/cli/keys.ts) on the test server's database file, run in
+ * this process. No HTTP route makes an account or changes its plan, quota or API limits (they are
+ * the operator's, docs/operations.md), so an API test that needs a second tenant or a small quota
+ * goes through the same command an operator types; "it takes effect at once, also on a running
+ * server". Keys of an existing account are made through the API (`POST /v1/api-keys`, see
+ * `newApiKey` in reads.ts) where the account has an admin key to make them with.
+ */
+import { parseArgs } from "../../src/config";
+import { accountsCommand } from "../../src/cli/accounts";
+import { keysCommand } from "../../src/cli/keys";
+import type { Plan } from "../../src/services/accounts";
+import { cliIO } from "./cli-io";
+import type { TestServer } from "./server";
+
+const BOOLEAN_FLAGS = new Set(["json", "confirm", "operator"]);
+
+/** Runs one operator command on the server's database; its `--json` answer, or throws with its output. */
+function operator(ts: Pick<TestServer, "dbPath">, run: typeof accountsCommand, argv: string[]): any {
+  const { cli, out, err } = cliIO();
+  const code = run(parseArgs([...argv, "--json", "--db", ts.dbPath], BOOLEAN_FLAGS), cli);
+  if (code !== 0) throw new Error(`textwire ${argv.join(" ")} exited ${code}: ${[...out, ...err].join("\n")}`);
+  return JSON.parse(out.join("\n"));
+}
+
+export interface AccountLimits {
+  plan?: Plan;
+  apiLimitPerHour?: number;
+  apiBurstPerMinute?: number;
+  monthlyQuota?: number;
+}
+
+const limitFlags = (o: AccountLimits) => [
+  ...(o.plan !== undefined ? ["--plan", o.plan] : []),
+  ...(o.apiLimitPerHour !== undefined ? ["--api-limit-per-hour", String(o.apiLimitPerHour)] : []),
+  ...(o.apiBurstPerMinute !== undefined ? ["--api-burst-per-minute", String(o.apiBurstPerMinute)] : []),
+  ...(o.monthlyQuota !== undefined ? ["--monthly-quota", String(o.monthlyQuota)] : []),
+];
+
+/**
+ * Another tenant on the same server (`textwire accounts create --name … --json`), with its first
+ * admin key. The shape of the answer (`account.id`, `apiKey`, `keyId`) is what tests read.
+ */
+export function newAccount(ts: Pick<TestServer, "dbPath">, o: AccountLimits & { name: string }): { account: { id: string; name: string }; apiKey: string; keyId: string } {
+  const r = operator(ts, accountsCommand, ["accounts", "create", "--name", o.name, ...limitFlags(o)]);
+  return { account: { id: r.accountId, name: o.name }, apiKey: r.apiKey, keyId: r.keyId };
+}
+
+/** `textwire accounts update ID …`: a quota or API limits changed by the operator (null = none / the plan's default). */
+export function updateAccount(ts: Pick<TestServer, "dbPath">, accountId: string, o: { apiLimitPerHour?: number | null; apiBurstPerMinute?: number | null; monthlyQuota?: number | null; plan?: Plan }): void {
+  const v = (n: number | null) => (n === null ? "none" : String(n));
+  operator(ts, accountsCommand, [
+    "accounts", "update", accountId,
+    ...(o.plan !== undefined ? ["--plan", o.plan] : []),
+    ...(o.apiLimitPerHour !== undefined ? ["--api-limit-per-hour", v(o.apiLimitPerHour)] : []),
+    ...(o.apiBurstPerMinute !== undefined ? ["--api-burst-per-minute", v(o.apiBurstPerMinute)] : []),
+    ...(o.monthlyQuota !== undefined ? ["--monthly-quota", v(o.monthlyQuota)] : []),
+  ]);
+}
+
+/**
+ * `textwire keys create --account ID --permission …`: a key for an account, as the operator makes
+ * one (for an account whose own admin key a test does not hold, or a standard key made without
+ * spending the admin key's rate limit).
+ */
+export function operatorKey(
+  ts: Pick<TestServer, "dbPath">,
+  accountId: string,
+  permission: "admin_access" | "standard_access",
+  o: { operator?: boolean } = {},
+): { apiKey: string; keyId: string; permission: string; operator: boolean } {
+  const perm = permission === "admin_access" ? "admin" : "standard";
+  return operator(ts, keysCommand, ["keys", "create", "--account", accountId, "--permission", perm, ...(o.operator ? ["--operator"] : [])]);
+}
