@@ -3,7 +3,7 @@
  * Bytes written to the disk per accepted webhook submission, measured from outside.
  *
  *   bun scripts/bench/disk.ts [--messages 200000] [--contacts 20000] [--template PATH]
- *     [--base <git ref>] [--rounds 1] [--compiled] [--source] [--spaced-seconds 8]
+ *     [--base <git ref>] [--base-template PATH] [--rounds 1] [--compiled] [--source] [--spaced-seconds 8]
  *     [--burst-seconds 4] [--concurrency 64] [--settle-ms 3000] [--json PATH]
  *
  * A shop's data (scripts/bench/lib/shop-data.ts, the dashboard pages' shape: messages, contacts,
