@@ -71,10 +71,10 @@ let stopping = false;
  * apiece, and a few hundred ms of grouping cuts that several-fold (docs/api-decisions.md, "A
  * submission costs kilobytes, not a quarter megabyte: cut what each write puts on the disk").
  * A reader at the read barrier, a phone asking for work and the stop do not wait for it
- * ("flush"); the rows are on disk already. 600 ms keeps the lag's p99 under 1 s at a shop's rate
- * (docs/api-decisions.md, "Disk bytes, round three").
+ * ("flush"); the rows are on disk already. Longer saves bytes but puts the lag's p99 over the 1 s
+ * a shop's rate allows more often (docs/api-decisions.md, "Disk bytes, round three").
  */
-export const APPLY_DELAY_MS = 600;
+export const APPLY_DELAY_MS = 500;
 
 /**
  * Rows a delayed batch aims to gather. Past this a batch saves little more (the pages every batch
