@@ -3,7 +3,7 @@
  * Bytes written to the disk per accepted webhook submission, measured from outside.
  *
  *   bun scripts/bench/disk.ts [--messages 200000] [--contacts 20000] [--template PATH]
- *     [--base <git ref>] [--rounds 1] [--compiled] [--source] [--spaced-seconds 8]
+ *     [--base <git ref>] [--base-template PATH] [--rounds 1] [--compiled] [--source] [--spaced-seconds 8]
  *     [--burst-seconds 4] [--concurrency 64] [--settle-ms 3000] [--json PATH]
  *
  * A shop's data (scripts/bench/lib/shop-data.ts, the dashboard pages' shape: messages, contacts,
@@ -32,6 +32,8 @@
  * alternated with this tree, --rounds times; the template is then seeded by the base tree (its
  * schema; this tree migrates its copy forward at start, before anything is measured).
  * --seed-only PATH seeds PATH and exits (the base tree's seeding runs this way).
+ * --base-template PATH gives the base tree its own template (the same shop with the page size the
+ * base tree makes, when this tree changes PAGE_SIZE: `textwire migrate` rewrites one into the other).
  */
 import { $ } from "bun";
 import { Database } from "bun:sqlite";
@@ -283,6 +285,8 @@ interface LoadFigures {
   ioByThread: Record<string, number>;
   peakWalBytes: number;
   lagP99Ms: number;
+  /** The lag's p50 and largest, beside the p99. */
+  lag: { p50: number; p99: number; max: number };
   wal: { submissions: number; frames: number; distinct: number; commits: number; pageSize: number; byTree: Array<{ name: string; frames: number }> };
 }
 
@@ -341,7 +345,8 @@ async function measure(s: Server, db: string, load: Load, offset: number): Promi
       disk: s.trace ? perSubmission(traceDisk(s.trace, db, s.pid, from, to), accepted) : null,
       ioByThread: Object.fromEntries(Object.keys(t1).map((k) => [k, (t1[k] - (t0[k] ?? 0)) / Math.max(1, accepted)])),
       peakWalBytes: peakWal,
-      lagP99Ms: lag,
+      lagP99Ms: lag.p99,
+      lag,
       wal: { submissions: rw.statuses["200"] ?? 0, frames: frames.frames, distinct: new Set(frames.pages).size, commits: frames.commits, pageSize: frames.pageSize, byTree },
     },
   };
@@ -351,9 +356,11 @@ function perSubmission<T extends Record<string, number>>(x: T | null, n: number)
   return x && (Object.fromEntries(Object.entries(x).map(([k, v]) => [k, v / Math.max(1, n)])) as T);
 }
 
-async function lagP99(s: Server): Promise<number> {
+/** The applier's lag over the last 4096 submissions (/metrics): p50, p99 and the largest. */
+async function lagP99(s: Server): Promise<{ p50: number; p99: number; max: number }> {
   const text = await (await fetch(`${s.base}/metrics`, { headers: { Authorization: `Bearer ${s.key}` } })).text();
-  return Number(/textwire_intake_applier_lag_ms\{quantile="0.99"\} ([\d.]+)/.exec(text)?.[1] ?? NaN);
+  const q = (quantile: string) => Number(new RegExp(`textwire_intake_applier_lag_ms\\{quantile="${quantile}"\\} ([\\d.]+)`).exec(text)?.[1] ?? NaN);
+  return { p50: q("0.5"), p99: q("0.99"), max: q("1") };
 }
 
 /** Each submission's row made it: submissions in the database = 200s sent (the shop's own were there before). */
@@ -402,7 +409,7 @@ for (let round = 1; round <= ROUNDS; round++) {
     for (const t of round % 2 === 1 ? trees : [...trees].reverse()) {
       const db = join(dir, "run.db");
       for (const f of [db, `${db}-wal`, `${db}-shm`, join(dir, "trace.txt")]) rmSync(f, { force: true });
-      copyFileSync(templatePath, db);
+      copyFileSync(t.label.startsWith("base") && flag("base-template") ? flag("base-template")! : templatePath, db);
       const cmd = kind === "source" ? [bun, join(t.path, "src/main.ts")] : [join(t.path, "dist/textwire")];
       const before = submissionsIn(db);
       const s = await startServer(cmd, db, meta, join(dir, "trace.txt"));
@@ -431,7 +438,7 @@ for (let round = 1; round <= ROUNDS; round++) {
       console.log(`\n${t.label} (${kind}), round ${round}; load average ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]}`);
       for (const [name, f] of [["one at a time, 20 ms apart", spaced!], [`${CONCURRENCY} at once`, burst!]] as const) {
         console.log(
-          `  ${name.padEnd(28)} ${kib(f.ioPerSubmission).padStart(7)} KiB/submission written (io; ${f.accepted} accepted, ${f.errors} errors, ${f.rps.toFixed(0)} req/s, p99 ${f.p99Ms.toFixed(1)} ms, peak WAL ${(f.peakWalBytes / 2 ** 20).toFixed(1)} MiB, applier lag p99 ${f.lagP99Ms.toFixed(0)} ms)`,
+          `  ${name.padEnd(28)} ${kib(f.ioPerSubmission).padStart(7)} KiB/submission written (io; ${f.accepted} accepted, ${f.errors} errors, ${f.rps.toFixed(0)} req/s, p99 ${f.p99Ms.toFixed(1)} ms, peak WAL ${(f.peakWalBytes / 2 ** 20).toFixed(1)} MiB, applier lag p99 ${f.lagP99Ms.toFixed(0)} ms, p50 ${f.lag.p50.toFixed(0)}, max ${f.lag.max.toFixed(0)})`,
         );
         const n = Math.max(1, f.wal.submissions);
         const walBytes = f.wal.frames * (f.wal.pageSize + 24);

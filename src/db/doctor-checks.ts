@@ -9,6 +9,7 @@ import type { Database } from "bun:sqlite";
 import { rollupRebuildSteps } from "./stores/messages/rollups";
 import type { RawRow } from "./stores/row";
 import type { messageRollups } from "./schema/rollups";
+import { decodeIntakeEntry } from "./intake-entry-codec";
 import type { contactTags } from "./schema/contacts";
 
 /** Per contact with messages in either direction: its account and newest activity. */
@@ -167,10 +168,10 @@ export function derivedRebuildSteps(): Array<{ label: string; run: (sqlite: Data
   ];
 }
 
-/** The stored entry of an intake row (parsed), or null when it is gone. */
+/** The stored entry of an intake row (parsed; stored compressed: src/db/intake-entry-codec.ts), or null when it is gone. */
 export function findIntakeEntry<E>(sqlite: Database, seq: number): E | null {
-  const row = sqlite.query("SELECT entry FROM submission_intake WHERE seq = ?").get(seq) as { entry: string } | null;
-  return row ? (JSON.parse(row.entry) as E) : null;
+  const row = sqlite.query("SELECT entry FROM submission_intake WHERE seq = ?").get(seq) as { entry: string | Uint8Array } | null;
+  return row ? (JSON.parse(decodeIntakeEntry(row.entry)) as E) : null;
 }
 
 export function removeIntakeEntry(sqlite: Database, seq: number): void {

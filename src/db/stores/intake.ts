@@ -5,12 +5,14 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import type { submissionIntake } from "../schema/intake";
+import { decodeIntakeEntry, encodeIntakeEntry } from "../intake-entry-codec";
 
+/** A stored row (`entry` is kept compressed: src/db/intake-entry-codec.ts). */
 export type IntakeRow = typeof submissionIntake.$inferSelect;
 
 /**
- * The intake, its entries of type `E` (stored as JSON text: written and parsed here, so callers
- * hand over and get back the entry itself).
+ * The intake, its entries of type `E` (stored as compressed JSON, src/db/intake-entry-codec.ts:
+ * written and parsed here, so callers hand over and get back the entry itself).
  */
 export interface IntakeStore<E = unknown> {
   /** Appends one entry (the request path, inside its group-commit job). */
@@ -28,18 +30,18 @@ export interface IntakeStore<E = unknown> {
 }
 
 export function intakeStore<E>(sqlite: Database): IntakeStore<E> {
-  const insert: Statement<unknown, [number, string]> = sqlite.prepare("INSERT INTO submission_intake (seq, entry) VALUES (?, ?)");
+  const insert: Statement<unknown, [number, Uint8Array]> = sqlite.prepare("INSERT INTO submission_intake (seq, entry) VALUES (?, ?)");
   const applied: Statement<{ seq: number }, []> = sqlite.prepare("SELECT seq FROM intake_applied WHERE id = 1");
   const last: Statement<{ m: number }, []> = sqlite.prepare("SELECT coalesce(max(seq), 0) AS m FROM submission_intake");
-  const after: Statement<IntakeRow, [number, number, number]> = sqlite.prepare("SELECT seq, entry FROM submission_intake WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?");
+  const after: Statement<{ seq: number; entry: string | Uint8Array }, [number, number, number]> = sqlite.prepare("SELECT seq, entry FROM submission_intake WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?");
   const mark: Statement<unknown, [number]> = sqlite.prepare("UPDATE intake_applied SET seq = ? WHERE id = 1");
   const purge: Statement<unknown, [number]> = sqlite.prepare("DELETE FROM submission_intake WHERE seq <= ?");
   const count: Statement<{ n: number }, []> = sqlite.prepare("SELECT count(*) AS n FROM submission_intake");
   return {
-    append: (seq, entry) => void insert.run(seq, JSON.stringify(entry)),
+    append: (seq, entry) => void insert.run(seq, encodeIntakeEntry(JSON.stringify(entry))),
     appliedSeq: () => applied.get()?.seq ?? 0,
     lastSeq: () => Math.max(last.get()!.m, applied.get()?.seq ?? 0),
-    listAfter: (seq, limit, upTo = Number.MAX_SAFE_INTEGER) => after.all(seq, upTo, limit).map((row) => ({ seq: row.seq, entry: JSON.parse(row.entry) as E })),
+    listAfter: (seq, limit, upTo = Number.MAX_SAFE_INTEGER) => after.all(seq, upTo, limit).map((row) => ({ seq: row.seq, entry: JSON.parse(decodeIntakeEntry(row.entry)) as E })),
     markApplied(seq) {
       mark.run(seq);
       purge.run(seq);
@@ -58,25 +60,30 @@ export interface IntakeMismatch {
   present: boolean;
 }
 
-const PRESENT = `EXISTS (SELECT 1 FROM submissions s WHERE s.id = json_extract(i.entry, '$.submissionId'))
-  AND (json_extract(i.entry, '$.kind') <> 'queued' OR EXISTS (SELECT 1 FROM messages m WHERE m.id = json_extract(i.entry, '$.messageId')))`;
-
 /**
  * Intake rows out of step with the applied mark (doctor). An unapplied row whose rows are not
  * there yet is normal (the applier is behind). Out of step: a row at or below the mark (apply and
  * delete share one transaction, so none is left), or a row above it whose submission already
- * exists (it would be applied twice).
+ * exists (it would be applied twice). Entries are read in JS (they are stored compressed); the
+ * intake holds at most the applier's backlog.
  */
 export function intakeMismatches(sqlite: Database): IntakeMismatch[] {
-  const rows = sqlite
-    .query(
-      `SELECT seq, submission_id, applied, present FROM (
-         SELECT i.seq, json_extract(i.entry, '$.submissionId') AS submission_id, i.seq <= a.seq AS applied,
-                EXISTS (SELECT 1 FROM submissions s WHERE s.id = json_extract(i.entry, '$.submissionId')) AS submitted,
-                ${PRESENT} AS present
-           FROM submission_intake i JOIN intake_applied a ON a.id = 1)
-       WHERE applied OR submitted ORDER BY seq`,
-    )
-    .all() as Array<{ seq: number; submission_id: string | null; applied: number; present: number }>;
-  return rows.map((r) => ({ seq: r.seq, submissionId: r.submission_id, applied: r.applied === 1, present: r.present === 1 }));
+  const mark = (sqlite.query("SELECT seq FROM intake_applied WHERE id = 1").get() as { seq: number } | null)?.seq ?? 0;
+  const found = sqlite.query("SELECT EXISTS (SELECT 1 FROM submissions WHERE id = ?1) AS submitted, EXISTS (SELECT 1 FROM messages WHERE id = ?2) AS message");
+  const out: IntakeMismatch[] = [];
+  for (const row of sqlite.query("SELECT seq, entry FROM submission_intake ORDER BY seq").iterate() as IterableIterator<{ seq: number; entry: string | Uint8Array }>) {
+    let e: { submissionId?: unknown; kind?: unknown; messageId?: unknown } = {};
+    try {
+      e = JSON.parse(decodeIntakeEntry(row.entry));
+    } catch {}
+    const submissionId = typeof e.submissionId === "string" ? e.submissionId : null;
+    const applied = row.seq <= mark;
+    const f = found.get(submissionId, typeof e.messageId === "string" ? e.messageId : null) as { submitted: number; message: number };
+    const submitted = f.submitted === 1;
+    if (!applied && !submitted) continue;
+    const present = submitted && (e.kind !== "queued" || f.message === 1);
+    out.push({ seq: row.seq, submissionId, applied, present });
+  }
+  return out;
 }
+

@@ -22,6 +22,7 @@ import { bucketIndex, dayBoundaries, periodWindow } from "../../../src/domain/ti
 import { tempDir } from "../../helpers/server";
 import { insertForm } from "../../helpers/fixtures";
 import { rng } from "../../helpers/rng";
+import { decodeIntakeEntry } from "../../../src/db/intake-entry-codec";
 
 const quiet = { info() {}, warn() {}, error() {} };
 const NOW = Date.parse("2026-11-20T12:00:00.000Z");
@@ -141,12 +142,12 @@ describe("form stats' submissions and new contacts from the rollups", () => {
     await submit(forms[2], phone(), NOW - 3 * DAY + 7 * 60_000);
     await submit(forms[2], phone(), NOW - 40 * DAY);
     const applier = new IntakeApplier(sqlite);
-    const rows = sqlite.query("SELECT seq, entry FROM submission_intake ORDER BY seq").all() as Array<{ seq: number; entry: string }>;
+    const rows = sqlite.query("SELECT seq, entry FROM submission_intake ORDER BY seq").all() as Array<{ seq: number; entry: Uint8Array }>;
     expect(rows.length).toBe(2);
     sqlite.transaction(() =>
       derivedCounts(sqlite).batch(() => {
         for (const row of rows) {
-          applier.applyEntry(JSON.parse(row.entry) as IntakeEntry);
+          applier.applyEntry(JSON.parse(decodeIntakeEntry(row.entry)) as IntakeEntry);
           sqlite.query("DELETE FROM submission_intake WHERE seq = ?").run(row.seq);
         }
       }),

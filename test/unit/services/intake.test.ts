@@ -16,6 +16,7 @@ import { backupDatabase } from "../../../src/services/backups";
 import { checkDerived, rebuildDerived } from "../../../src/services/doctor";
 import { startTestServer, tempDir, expectStatus } from "../../helpers/server";
 import { insertForm } from "../../helpers/fixtures";
+import { decodeIntakeEntry, encodeIntakeEntry } from "../../../src/db/intake-entry-codec";
 
 const quiet = { info() {}, warn() {}, error() {} };
 const NOW = Date.parse("2030-03-04T15:00:00Z");
@@ -230,6 +231,30 @@ describe("chunks (multi-row inserts) and row by row", () => {
     expect(chunked).toEqual(dump(other));
     expect(checkDerived(t.sqlite).differences).toEqual([]);
   }, 60_000);
+});
+
+describe("how an entry is stored", () => {
+  test("compressed (a quarter of its JSON or less), and read back exactly", async () => {
+    const t = setup({ duplicateWindowMinutes: 0 });
+    await t.post("+14155550131", "Zoë ☕");
+    const stored = (t.sqlite.query("SELECT entry FROM submission_intake WHERE seq = 1").get() as { entry: Uint8Array }).entry;
+    expect(stored).toBeInstanceOf(Uint8Array);
+    const json = decodeIntakeEntry(stored);
+    expect(JSON.parse(json).firstName).toBe("Zoë ☕");
+    expect(stored.length).toBeLessThan(json.length / 3);
+    expect(decodeIntakeEntry(encodeIntakeEntry(json))).toBe(json);
+  });
+
+  test("an entry kept as JSON text (written before entries were compressed) is applied as before", async () => {
+    const t = setup({ duplicateWindowMinutes: 0 });
+    const a = await t.post("+14155550132", "Old");
+    t.sqlite.query("UPDATE submission_intake SET entry = ? WHERE seq = 1").run(decodeIntakeEntry((t.sqlite.query("SELECT entry FROM submission_intake WHERE seq = 1").get() as { entry: Uint8Array }).entry));
+    expect(typeof (t.sqlite.query("SELECT entry FROM submission_intake WHERE seq = 1").get() as { entry: unknown }).entry).toBe("string");
+    expect(checkDerived(t.sqlite).differences).toEqual([]);
+    expect(t.applier.applyBatch().applied).toBe(1);
+    expect(t.sqlite.query("SELECT id, recipient_name FROM messages").all()).toEqual([{ id: a.messageId, recipient_name: "Old" }]);
+    expect(checkDerived(t.sqlite).differences).toEqual([]);
+  });
 });
 
 describe("textwire doctor and the intake", () => {
