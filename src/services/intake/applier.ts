@@ -9,10 +9,11 @@
  */
 import type { Database } from "bun:sqlite";
 import { contactSearchText } from "../../domain/contact-search";
-import { derivedCounts, recordFormRows, recordMessageInsert, type DerivedCounts } from "../../db/derived-counts";
+import { derivedCounts, recordFormRows, type DerivedCounts } from "../../db/derived-counts";
 import { intakeStore, type IntakeStore } from "../../db/stores/intake";
 import { intakeApplierStore, mergeCustomFields, type ApplierContact, type IntakeApplierStore } from "../../db/stores/intake-applier";
 import { emitContact, emitSubmission } from "../event-payloads";
+import { writeAppliedText, writeAppliedTexts, type AppliedText } from "../sending/applied";
 
 /** What a request commits for the applier: ids assigned up front, the message already rendered. */
 export interface IntakeEntry {
@@ -245,7 +246,7 @@ export class IntakeApplier {
         });
       }
     }
-    const messages: unknown[][] = [];
+    const texts: AppliedText[] = [];
     const submissions: unknown[][] = [];
     for (const e of entries) {
       const key = `${e.accountId}\u0000${e.phone}`;
@@ -285,11 +286,7 @@ export class IntakeApplier {
       const m = e.message;
       if (e.kind === "queued" && m !== undefined) {
         const recipientName = `${contact.firstName ?? ""} ${contact.lastName ?? ""}`.trim() || null;
-        messages.push([
-          e.messageId, e.accountId, e.formId, e.formName, contact.id, m.content, e.phone, recipientName, m.priority, m.priorityRank,
-          m.webhookData, m.template, m.scheduledFor, m.metadata, m.seq, e.at, e.at,
-        ]);
-        recordMessageInsert(this.sqlite, { accountId: e.accountId, formId: e.formId, contactId: contact.id, status: "queued", priorityRank: m.priorityRank, createdAt: e.at, sentAt: null, failureReason: null });
+        texts.push({ messageId: e.messageId!, accountId: e.accountId, formId: e.formId, formName: e.formName, contactId: contact.id, phone: e.phone, recipientName, at: e.at, message: m });
       }
       submissions.push([e.submissionId, e.accountId, e.formId, contact.id, e.messageId, newContact ? 1 : 0, e.at, formValuesOf(e), e.suppressed ?? null]);
       // A new contact is inserted with this entry's form and time (its first in the chunk).
@@ -317,7 +314,7 @@ export class IntakeApplier {
     this.sql.contactInserts.run(inserts);
     // Rare (forms with a timezone field): one statement per entry that sets a zone, in order.
     for (const e of entries) if (e.timeZone) this.sql.contactTimeZone.run(e.timeZone, contacts.get(`${e.accountId}\u0000${e.phone}`)!.id);
-    this.sql.messageInserts.run(messages);
+    writeAppliedTexts(this.sqlite, this.sql, texts);
     this.sql.submissionInserts.run(submissions);
   }
 
@@ -368,27 +365,8 @@ export class IntakeApplier {
       return;
     }
     const recipientName = `${firstName ?? ""} ${lastName ?? ""}`.trim() || null;
-    this.sql.messageInsert.run(
-      e.messageId,
-      e.accountId,
-      e.formId,
-      e.formName,
-      contactId,
-      m.content,
-      e.phone,
-      recipientName,
-      m.priority,
-      m.priorityRank,
-      m.webhookData,
-      m.template,
-      m.scheduledFor,
-      m.metadata,
-      m.seq,
-      e.at,
-      e.at,
-    );
-    // Outside an applier batch (the in-memory inline apply) the group commit's batch sums it.
-    recordMessageInsert(this.sqlite, { accountId: e.accountId, formId: e.formId, contactId, status: "queued", priorityRank: m.priorityRank, createdAt: e.at, sentAt: null, failureReason: null });
+    // Outside an applier batch (the in-memory inline apply) the group commit's batch sums its count.
+    writeAppliedText(this.sqlite, this.sql, { messageId: e.messageId!, accountId: e.accountId, formId: e.formId, formName: e.formName, contactId, phone: e.phone, recipientName, at: e.at, message: m });
     this.sql.submissionInsert.run(e.submissionId, e.accountId, e.formId, contactId, e.messageId, newContact, e.at, formValuesOf(e), null);
     emitSubmission(
       this.sqlite,

@@ -15,7 +15,7 @@
  *
  * Paths: the webhook (services/submissions/write.ts admits inside its group-commit job and puts the
  * entry in the queue before the commit, via `queueAhead`; the intake applier then writes the row in
- * its batch), manual and test texts, broadcasts, automation runs, the owner's keyword replies,
+ * its batch through applied.ts), manual and test texts, broadcasts, automation runs, the owner's keyword replies,
  * the replies to STOP/START/HELP, the SMSGate client API and team notices. test/unit/sending-home.test.ts checks
  * that nothing else calls `queue.insert`, inserts into `messages` or decides an opt-out.
  */

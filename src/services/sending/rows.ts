@@ -1,8 +1,9 @@
 /**
  * The rows of the one sending path (docs/api-decisions.md, "The house, round two: one sending
  * path"): how a new queued message row looks, its queue entry, and the only calls in src/services
- * that insert into `messages` (the form path's batch insert excepted: the intake applier writes
- * what the webhook's job admitted, see index.ts). test/unit/sending-home.test.ts keeps it so.
+ * that insert into `messages` outside the form path (whose texts, admitted by the webhook's job,
+ * the intake applier writes in its batch through applied.ts). test/unit/sending-home.test.ts
+ * keeps it so.
  */
 import type { Database } from "bun:sqlite";
 import { insertMessageRow } from "../../db/stores/messages/suppression";
