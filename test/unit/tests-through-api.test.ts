@@ -327,7 +327,6 @@ const NOT_YET: Record<string, number> = {
   "test/api/settings/business-profile.test.ts": 7,
   "test/api/settings/server-settings.test.ts": 3,
   "test/api/thirdparty/devices-settings.test.ts": 10,
-  "test/api/thirdparty/index-ecosystem.test.ts": 17,
   "test/api/thirdparty/index-plumbing.test.ts": 3,
   "test/api/thirdparty/messages.test.ts": 17,
   "test/api/webhook-form-cache.test.ts": 11,
