@@ -330,7 +330,6 @@ const NOT_YET: Record<string, number> = {
   "test/api/thirdparty/index-plumbing.test.ts": 3,
   "test/api/thirdparty/messages.test.ts": 17,
   "test/api/webhook-form-cache.test.ts": 11,
-  "test/api/webhook-public-forms.test.ts": 22,
   "test/api/webhook-visitor-words.test.ts": 2,
   "test/api/webhook.test.ts": 27,
 };
