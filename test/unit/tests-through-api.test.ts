@@ -328,7 +328,6 @@ const NOT_YET: Record<string, number> = {
   "test/api/settings/server-settings.test.ts": 3,
   "test/api/thirdparty/devices-settings.test.ts": 10,
   "test/api/thirdparty/index-plumbing.test.ts": 3,
-  "test/api/thirdparty/messages.test.ts": 17,
   "test/api/webhook-form-cache.test.ts": 11,
   "test/api/webhook-visitor-words.test.ts": 2,
   "test/api/webhook.test.ts": 27,
