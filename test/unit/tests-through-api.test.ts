@@ -295,7 +295,6 @@ const NOT_YET: Record<string, number> = {
   "test/api/contacts-export.test.ts": 5,
   "test/api/contacts-filter-paths.test.ts": 4,
   "test/api/contacts-import.test.ts": 8,
-  "test/api/contacts.test.ts": 32,
   "test/api/conversations-upkeep.test.ts": 7,
   "test/api/devices-dashboard.test.ts": 3,
   "test/api/devices.test.ts": 15,
