@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import type { ParsedArgs } from "../config";
 import { openSqlite } from "../db/open";
-import { eventStore } from "../db/stores/events";
+import { eventsAfter, lastEventSeq } from "../db/stores/events";
 import { hasTable } from "../db/database-info";
 import { dbPathOf, flagInt, flagString, UsageError, type CliIO } from "./common";
 
@@ -36,8 +36,7 @@ export async function eventsCommand(parsed: ParsedArgs, io: CliIO, opts: { signa
       io.err("textwire events: this database has no events yet (start the server once so it migrates)");
       return 1;
     }
-    const store = eventStore(sqlite);
-    let after = store.lastEventSeq();
+    let after = lastEventSeq(sqlite);
     io.err(`Waiting for events${account ? ` of account ${account}` : ""}${type ? ` of type ${type}` : ""} (Ctrl-C to stop)…`);
     let stop = false;
     const onSignal = () => (stop = true);
@@ -45,14 +44,13 @@ export async function eventsCommand(parsed: ParsedArgs, io: CliIO, opts: { signa
     opts.signal?.addEventListener("abort", onSignal);
     try {
       while (!stop) {
-        for (const e of store.eventsAfter(after, 500)) {
+        for (const e of eventsAfter(sqlite, after, 500)) {
           after = e.seq;
           if (account && e.account_id !== account) continue;
           if (type && e.type !== type) continue;
           if (json) io.out(e.payload);
           else {
-            const data = (JSON.parse(e.payload) as { data: unknown }).data;
-            io.out(`${e.created_at}  ${e.type.padEnd(18)} ${e.id}  account ${e.account_id}\n  ${JSON.stringify(data)}`);
+            io.out(`${e.created_at}  ${e.type.padEnd(18)} ${e.id}  account ${e.account_id}\n  ${JSON.stringify(e.data)}`);
           }
         }
         await Bun.sleep(pollMs);

@@ -9,6 +9,7 @@ import type { Database } from "bun:sqlite";
 import { rollupRebuildSteps } from "./stores/messages/rollups";
 import type { RawRow } from "./stores/row";
 import type { messageRollups } from "./schema/rollups";
+import type { contactTags } from "./schema/contacts";
 
 /** Per contact with messages in either direction: its account and newest activity. */
 const NEWEST_ACTIVITY_SQL = `SELECT c.id AS contact_id, c.account_id, max(a.at) AS at FROM (
@@ -97,7 +98,9 @@ export function conversationDifferences(
 }
 
 /** contact_tags rows extra ('found') or missing ('expected') against the contacts' tags. */
-export function contactTagDifferences(sqlite: Database): Array<{ account_id: string; tag: string; contact_rowid: number; status: string; side: string }> {
+export type ContactTagDifference = Pick<RawRow<typeof contactTags>, "account_id" | "tag" | "contact_rowid" | "status"> & { side: "found" | "expected" };
+
+export function contactTagDifferences(sqlite: Database): ContactTagDifference[] {
   return sqlite
     .query(
       `SELECT account_id, tag, contact_rowid, status, 'found' AS side FROM (SELECT account_id, tag, contact_rowid, status FROM contact_tags EXCEPT ${CONTACT_TAGS_EXPECTED})
@@ -105,7 +108,7 @@ export function contactTagDifferences(sqlite: Database): Array<{ account_id: str
        SELECT account_id, tag, contact_rowid, status, 'expected' AS side FROM (${CONTACT_TAGS_EXPECTED} EXCEPT SELECT account_id, tag, contact_rowid, status FROM contact_tags)
        ORDER BY 1, 3, 2, 5`,
     )
-    .all() as Array<{ account_id: string; tag: string; contact_rowid: number; status: string; side: string }>;
+    .all() as ContactTagDifference[];
 }
 
 export function countMessagesAndContacts(sqlite: Database): { messages: number; contacts: number } {
@@ -164,9 +167,10 @@ export function derivedRebuildSteps(): Array<{ label: string; run: (sqlite: Data
   ];
 }
 
-/** The stored entry of an intake row (JSON), or null when it is gone. */
-export function intakeEntryJson(sqlite: Database, seq: number): string | null {
-  return (sqlite.query("SELECT entry FROM submission_intake WHERE seq = ?").get(seq) as { entry: string } | null)?.entry ?? null;
+/** The stored entry of an intake row (parsed), or null when it is gone. */
+export function findIntakeEntry<E>(sqlite: Database, seq: number): E | null {
+  const row = sqlite.query("SELECT entry FROM submission_intake WHERE seq = ?").get(seq) as { entry: string } | null;
+  return row ? (JSON.parse(row.entry) as E) : null;
 }
 
 export function removeIntakeEntry(sqlite: Database, seq: number): void {

@@ -163,8 +163,7 @@ export interface BroadcastContact {
   firstName: string | null;
   lastName: string | null;
   email: string | null;
-  /** JSON object text as stored. */
-  customFields: string;
+  customFields: Record<string, unknown>;
 }
 
 /** The contact's text: `{{fullName}}` is first and last name joined; a missing value renders as nothing (or its `| fallback`). */
@@ -176,14 +175,7 @@ export function renderBroadcast(content: string, c: BroadcastContact): { content
   if (full) vars.fullName = full;
   vars.phoneNumber = c.phoneNumber;
   if (c.email) vars.email = c.email;
-  let custom: Record<string, unknown> = {};
-  try {
-    const parsed = JSON.parse(c.customFields || "{}");
-    if (isObject(parsed)) custom = parsed;
-  } catch {
-    /* a malformed stored object renders its fields as missing */
-  }
-  for (const [k, v] of Object.entries(custom)) if (v !== null && v !== undefined && v !== "") vars[`customFields.${k}`] = String(v);
+  for (const [k, v] of Object.entries(c.customFields)) if (v !== null && v !== undefined && v !== "") vars[`customFields.${k}`] = String(v);
   return renderTemplate(content, vars);
 }
 

@@ -16,7 +16,6 @@ import {
   commonWordsAdded,
   CONFIRM_COMMON_WORDS,
   KEYWORD_LIST_KEYS,
-  parseStoredSettings,
   renderReply,
   resolveAccountSettings,
   REPLY_KEYS,
@@ -67,7 +66,7 @@ export class AccountSettingsService {
   resolved(accountId: string): AccountSettings {
     let s = this.cache.get(accountId);
     if (!s) {
-      s = resolveAccountSettings(parseStoredSettings(findAccountSettings(this.sqlite, accountId)?.settings));
+      s = resolveAccountSettings(findAccountSettings(this.sqlite, accountId)?.settings ?? {});
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(accountId, s);
     }
@@ -122,14 +121,14 @@ export class AccountSettingsService {
 
   update(accountId: string, body: unknown): AccountSettingsView {
     this.sqlite.transaction(() => {
-      const stored = parseStoredSettings(findAccountSettings(this.sqlite, accountId)?.settings);
+      const stored = findAccountSettings(this.sqlite, accountId)?.settings ?? {};
       const r = applySettingsPatch(stored, body);
       if (!r.ok) throw validationError(r.errors);
       const after = resolveAccountSettings(r.stored);
       // A keyword reply's keyword in a STOP/START/HELP list would silence that reply for good
       // (those lists always win): refused here as the reply's own save refuses the other way.
       const taken = new Map<string, string>();
-      for (const k of listKeywordReplies(this.sqlite, accountId)) for (const w of JSON.parse(k.keywords) as string[]) taken.set(w, k.reply);
+      for (const k of listKeywordReplies(this.sqlite, accountId)) for (const w of k.keywords) taken.set(w, k.reply);
       const clash = KEYWORD_LIST_KEYS.flatMap((k) =>
         after[k].filter((w) => taken.has(w)).map((w) => ({ field: k, message: `"${w}" is the keyword of a keyword reply ("${taken.get(w)!.slice(0, 40)}"); change or delete that reply first.`, requirement: "no keyword reply's keyword", provided: w })),
       );
@@ -137,7 +136,7 @@ export class AccountSettingsService {
       // Everyday words ("me", "ok") newly added ask for confirmation (docs/api-decisions.md, "Keyword phrases").
       const common = commonWordsAdded(resolveAccountSettings(stored), after);
       if (common.length && (body as Record<string, unknown>)[CONFIRM_COMMON_WORDS] !== true) throw commonWordsError(common);
-      upsertAccountSettings(this.sqlite, { accountId, settings: JSON.stringify(r.stored), updatedAt: iso(this.clock()) });
+      upsertAccountSettings(this.sqlite, { accountId, settings: r.stored, updatedAt: iso(this.clock()) });
     })();
     this.cache.delete(accountId);
     return this.get(accountId);

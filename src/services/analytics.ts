@@ -20,7 +20,7 @@ import { iso } from "../lib/clock";
 import { humanDuration } from "../domain/duration";
 import { canonicalTimeZone, dayBoundaries, periodWindow, type Period } from "../domain/time-series";
 import { parsePeriodAndZone } from "../domain/query-params";
-import { sumIntervals, type IntervalSums, type RollupStore } from "../db/stores/messages/rollups";
+import { rollupFailureReasons, rollupFormTotals, rollupIntervals, rollupPeriods, sumIntervals, type IntervalSums } from "../db/stores/messages/rollups";
 import { NEW_CONTACTS, SUBMISSIONS } from "../db/derived-counts";
 import type { FieldError } from "../domain/submission";
 import type { FormService } from "./forms";
@@ -64,7 +64,6 @@ export class AnalyticsService {
   constructor(
     private readonly sqlite: Database,
     private readonly forms: FormService,
-    private readonly rollups: RollupStore,
   ) {}
 
   /** GET /messages/analytics */
@@ -74,17 +73,17 @@ export class AnalyticsService {
     const { days } = periodWindow(period, now, timezone);
     const b = dayBoundaries(days, timezone);
     const lo = iso(b[0]);
-    const daily = this.rollups.intervals(accountId, q.formId ?? "*", b);
+    const daily = rollupIntervals(this.sqlite, accountId, q.formId ?? "*", b);
     // The period is its days: its totals are theirs, summed (no second read of the rollups).
     const whole = sumIntervals(daily);
-    whole.reasons = this.rollups.failureReasons(accountId, q.formId ?? "*", b[0], b[b.length - 1]);
+    whole.reasons = rollupFailureReasons(this.sqlite, accountId, { formKey: q.formId ?? "*", from: b[0], to: b[b.length - 1] });
     const statusBreakdown = { sent: 0, queued: 0, failed: 0, cancelled: 0 };
     [statusBreakdown.queued, statusBreakdown.sent, statusBreakdown.failed, statusBreakdown.cancelled] = whole.values;
     const totalMessages = statusBreakdown.sent + statusBreakdown.queued + statusBreakdown.failed + statusBreakdown.cancelled;
     const mean = meanSeconds(whole);
     // Per form: the period's sums from the forms' own rollups, all forms in one statement.
     const forms = formNames(this.sqlite, accountId, q.formId ?? null);
-    const perForm = this.rollups.periods(accountId, forms.map((f) => f.formId), b[0], b[b.length - 1]);
+    const perForm = rollupPeriods(this.sqlite, accountId, { formKeys: forms.map((f) => f.formId), from: b[0], to: b[b.length - 1] });
     const topForms = forms
       .map((f, i) => {
         const v = perForm[i].values;
@@ -130,7 +129,7 @@ export class AnalyticsService {
   volume(accountId: string, q: { period?: string; timezone?: string }, now: number) {
     const { period, timezone } = resolvePeriodAndZone(q.period, q.timezone);
     const { days } = periodWindow(period, now, timezone);
-    const daily = this.rollups.intervals(accountId, "*", dayBoundaries(days, timezone));
+    const daily = rollupIntervals(this.sqlite, accountId, "*", dayBoundaries(days, timezone));
     const [queued, sent, failed, cancelled] = sumIntervals(daily).values;
     return {
       statusBreakdown: { sent, queued, failed, cancelled },
@@ -148,10 +147,10 @@ export class AnalyticsService {
     const formZone = (typeof tz === "string" && canonicalTimeZone(tz)) || "UTC";
     const { period, timezone } = resolvePeriodAndZone(q.period, q.timezone, formZone);
     // Messages, submissions and new contacts all come from the form's rollup rows (migration 0022).
-    const totals = this.rollups.formTotals(accountId, formId);
+    const totals = rollupFormTotals(this.sqlite, accountId, formId);
     const { days } = periodWindow(period, now, timezone);
     const b = dayBoundaries(days, timezone);
-    const daily = this.rollups.intervals(accountId, formId, b);
+    const daily = rollupIntervals(this.sqlite, accountId, formId, b);
     const msgs = daily.map((d) => d.values[0] + d.values[1] + d.values[2] + d.values[3]);
     const subs = daily.map((d) => d.values[SUBMISSIONS]);
     const contacts = daily.map((d) => d.values[NEW_CONTACTS]);

@@ -46,7 +46,7 @@ import {
   type Exclusion,
 } from "../db/stores/broadcasts";
 import { findBusinessProfile } from "../db/stores/accounts";
-import { formSettingsJson } from "../db/stores/forms";
+import { findFormSettings } from "../db/stores/forms";
 
 /**
  * Recipients per write job while queuing. Each chunk is one job of the group-commit writer, so it
@@ -126,12 +126,12 @@ export class BroadcastService {
       id: b.id,
       name: b.name,
       content: b.content,
-      segment: JSON.parse(b.segment),
+      segment: b.segment,
       priority: b.priority as Priority,
       scheduledFor: b.scheduledFor,
       sendRatePerMinute: b.sendRatePerMinute,
       maxAttempts: b.maxAttempts,
-      quietHours: b.quietHours ? (JSON.parse(b.quietHours) as QuietHours) : null,
+      quietHours: b.quietHours,
       timezone: b.timezone,
       recipientLimitPerDay: b.recipientLimitPerDay,
       status,
@@ -168,9 +168,9 @@ export class BroadcastService {
     const req = parsed.value;
     let formSettings: Record<string, unknown> = {};
     if (req.filter.formId) {
-      const settings = formSettingsJson(this.sqlite, accountId, req.filter.formId);
+      const settings = findFormSettings(this.sqlite, accountId, req.filter.formId);
       if (settings === null) throw new AppError("FORM_NOT_FOUND", { details: { formId: req.filter.formId } });
-      formSettings = JSON.parse(settings);
+      formSettings = settings;
     }
     // A broadcast to one form's contacts keeps that form's quiet hours, time zone and
     // per-recipient limit unless the request says otherwise.
@@ -229,12 +229,12 @@ export class BroadcastService {
       accountId,
       name: req.name,
       content: req.content,
-      segment: JSON.stringify(req.segmentInput),
+      segment: req.segmentInput,
       priority: req.priority,
       scheduledFor: iso(req.scheduledFor ?? now),
       sendRatePerMinute: req.sendRatePerMinute,
       maxAttempts: req.maxAttempts,
-      quietHours: quietHours ? JSON.stringify(quietHours) : null,
+      quietHours,
       timezone,
       recipientLimitPerDay,
       status: recipients > 0 ? "queuing" : "queued",
@@ -361,7 +361,7 @@ export class BroadcastService {
           recipientLimitPerDay: b.recipientLimitPerDay,
           since: iso(now - DAY_MS),
         });
-        const quiet = { hours: b.quietHours ? (JSON.parse(b.quietHours) as QuietHours) : null, timezone: b.timezone };
+        const quiet = { hours: b.quietHours, timezone: b.timezone };
         const start = Math.max(Date.parse(b.scheduledFor), 0);
         let skipped = 0;
         const createdAt = iso(now);
@@ -415,7 +415,7 @@ export class BroadcastService {
   }
 
   private filterOf(b: BroadcastRecord): ContactFilter {
-    const seg = JSON.parse(b.segment) as Record<string, unknown>;
+    const seg = b.segment;
     const raw: Record<string, unknown> = { ...seg };
     if (Array.isArray(seg.tags)) raw.tags = (seg.tags as string[]).join(",");
     return parseFilter(raw, []);

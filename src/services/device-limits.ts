@@ -6,7 +6,7 @@
 import type { FieldError } from "../domain/submission";
 import { parseLimits, type SendingLimits } from "../domain/sending-budget";
 import type { PhoneSettings } from "../domain/smsgate-settings";
-import type { DeviceRow } from "../db/stores/devices";
+import type { DeviceLimitsDoc, DeviceRow } from "../db/stores/devices";
 import type { LimitsOverride } from "../domain/sending-budget";
 
 /** SIM slots a phone may name (SMSGate's simNumber). */
@@ -18,31 +18,15 @@ export interface SendingSettings {
   stickyMoveAfterMinutes: number;
 }
 
-/** A phone's own limits and its SIMs' (PATCH /v1/devices/<id> `{limits, sims}`), as stored. */
-export interface DeviceLimitsDoc {
-  limits: LimitsOverride;
-  sims: Array<{ slot: number; limits: LimitsOverride }>;
-}
-
-export function readDeviceLimits(json: string | null | undefined): DeviceLimitsDoc {
-  try {
-    const v = json ? (JSON.parse(json) as Partial<DeviceLimitsDoc>) : {};
-    return { limits: v.limits && typeof v.limits === "object" ? v.limits : {}, sims: Array.isArray(v.sims) ? v.sims : [] };
-  } catch {
-    return { limits: {}, sims: [] };
-  }
-}
+export type { DeviceLimitsDoc };
 
 /**
  * The SIM slots a phone sends from: the app's SIM cards when it has two or more (SMSGate's
  * `simNumber`, 1-based), else 0 — the phone's own default SIM, no `simNumber` sent.
  */
 export function slotsOf(device: Pick<DeviceRow, "simCards">): number[] {
-  let sims: unknown;
-  try {
-    sims = JSON.parse(device.simCards);
-  } catch {}
-  if (!Array.isArray(sims) || sims.length < 2) return [0];
+  const sims = device.simCards;
+  if (sims.length < 2) return [0];
   return sims.map((s, i) => {
     const o = typeof s === "object" && s !== null ? (s as Record<string, unknown>) : {};
     // The app's SimCard: simNumber is 1-based, slotIndex 0-based.

@@ -60,7 +60,7 @@ export function registerPhone(sqlite: Database, now: number, presented: string |
       id, accountId: row.accountId, kind: "smsgate", externalId: null, name, tokenHash: sha256(deviceToken),
       signingKey: randomBytes(18).toString("base64url"),
       pushToken: typeof body.pushToken === "string" ? body.pushToken.slice(0, 4096) : null,
-      simCards: JSON.stringify(simCards), appVersion: null, lastSeenAt: at, lastIp: ip, battery: null, sendRatePerMinute: null, sendingLimits: null,
+      simCards, appVersion: null, lastSeenAt: at, lastIp: ip, battery: null, sendRatePerMinute: null, sendingLimits: { limits: {}, sims: [] },
       createdAt: at, updatedAt: at,
     });
   })();

@@ -21,7 +21,7 @@ import { DEVICE_NAME_MAX } from "./device-registration";
 import { requestInboxExport } from "./inbox-export";
 import { sendRateOf } from "../domain/smsgate-settings";
 import { parseLimits, resolveLimits, type LimitsOverride } from "../domain/sending-budget";
-import { patchDeviceLimits, readDeviceLimits, type DeviceLimitsDoc } from "./device-limits";
+import { patchDeviceLimits, type DeviceLimitsDoc } from "./device-limits";
 import type { FieldError } from "../domain/submission";
 
 export interface DeviceView {
@@ -97,7 +97,7 @@ export class DeviceRegistry {
         const at = iso(this.clock());
         d = {
           id: newId(), accountId, kind: "recipe", externalId: ext, name: (name?.trim() || ext).slice(0, DEVICE_NAME_MAX), tokenHash: null,
-          signingKey: null, pushToken: null, simCards: "[]", appVersion: null, lastSeenAt: at, lastIp: ip, battery: null, sendRatePerMinute: null, sendingLimits: null,
+          signingKey: null, pushToken: null, simCards: [], appVersion: null, lastSeenAt: at, lastIp: ip, battery: null, sendRatePerMinute: null, sendingLimits: { limits: {}, sims: [] },
           createdAt: at, updatedAt: at,
         };
         store.insertDevice(this.sqlite, d);
@@ -117,15 +117,12 @@ export class DeviceRegistry {
   }
 
   view(d: DeviceRow, counts: Map<string, { sent: number; failed: number }>, now: number, connected: Set<string>): DeviceView {
-    let sims: unknown[] = [];
-    try {
-      sims = JSON.parse(d.simCards);
-    } catch {}
+    const sims = d.simCards;
     const c = counts.get(d.id);
     return {
       id: d.id, name: d.name, kind: d.kind, appVersion: d.appVersion, simCards: sims, lastSeenAt: this.lastSeen(d), lastIp: this.presence.lastIp(d),
       battery: d.battery, sendRatePerMinute: this.sendRate(d), sentToday: c?.sent ?? 0, failedToday: c?.failed ?? 0, online: this.online(d, now, connected),
-      limits: readDeviceLimits(d.sendingLimits), capacity: this.sending.capacity(d, now),
+      limits: d.sendingLimits, capacity: this.sending.capacity(d, now),
     };
   }
 
@@ -179,7 +176,7 @@ export class DeviceRegistry {
       } else patch.sendRatePerMinute = r as number | null;
     }
     if (body.limits !== undefined || body.sims !== undefined) {
-      const doc = patchDeviceLimits(readDeviceLimits(d.sendingLimits), body.limits, body.sims, errs);
+      const doc = patchDeviceLimits(d.sendingLimits, body.limits, body.sims, errs);
       // What results must still nest with the account's own (an hour no smaller than a minute).
       if (doc) {
         const account = this.sending.settingsOf(accountId).limits;
@@ -190,7 +187,7 @@ export class DeviceRegistry {
         whole("limits", doc.limits);
         doc.sims.forEach((sim, i) => whole(`sims[${i}].limits`, doc.limits, sim.limits));
       }
-      if (doc && !errs.length) patch.sendingLimits = doc.sims.length || Object.keys(doc.limits).length ? JSON.stringify(doc) : null;
+      if (doc && !errs.length) patch.sendingLimits = doc;
     }
     if (errs.length) throw validationError(errs);
     if (Object.keys(patch).length) {
@@ -226,13 +223,10 @@ export class DeviceRegistry {
    */
   smsgateDevices(accountId: string) {
     return store.listDevices(this.sqlite, accountId).map((d) => {
-      let sims: unknown = [];
-      try {
-        sims = JSON.parse(d.simCards);
-      } catch {}
+      const sims = d.simCards;
       return {
         id: d.id, name: d.name, createdAt: d.createdAt, updatedAt: d.updatedAt, lastSeen: this.lastSeen(d) ?? d.createdAt,
-        ...(Array.isArray(sims) && sims.length ? { simCards: sims } : {}),
+        ...(sims.length ? { simCards: sims } : {}),
       };
     });
   }

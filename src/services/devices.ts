@@ -219,7 +219,7 @@ export class DeviceService {
       throw new AppError("PERMISSION_ERROR", { message: "This token belongs to another device", details: { deviceId: body.id } });
     }
     const patch: Partial<DeviceRow> = { updatedAt: nextUpdatedAt(this.clock(), device.updatedAt) };
-    if (Array.isArray(body.simCards)) patch.simCards = JSON.stringify(body.simCards.slice(0, 8));
+    if (Array.isArray(body.simCards)) patch.simCards = body.simCards.slice(0, 8);
     if (typeof body.pushToken === "string") patch.pushToken = body.pushToken.slice(0, 4096);
     store.updateDevice(this.sqlite, device.id, patch);
     this.changes.device(device.accountId, "updated", this.clock());

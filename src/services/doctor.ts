@@ -32,7 +32,7 @@ import {
   derivedRebuildSteps,
   dropRollupScratch,
   inSavepoint,
-  intakeEntryJson,
+  findIntakeEntry,
   messageCountDifferences,
   monthlyUsageShortfalls,
   removeIntakeEntry,
@@ -143,7 +143,7 @@ function repairIntake(sqlite: Database, progress: (line: string) => void): void 
   for (const m of mismatches) {
     if (m.applied && !m.present) {
       try {
-        inSavepoint(sqlite, "doctor_intake", () => applier.applyEntry(JSON.parse(intakeEntryJson(sqlite, m.seq)!) as IntakeEntry));
+        inSavepoint(sqlite, "doctor_intake", () => applier.applyEntry(findIntakeEntry<IntakeEntry>(sqlite, m.seq)!));
         progress(`    intake entry ${m.seq}: applied`);
       } catch (err) {
         progress(`    intake entry ${m.seq}: not applicable (${(err as Error).message}); removed`);

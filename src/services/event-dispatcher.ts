@@ -25,7 +25,22 @@ import type { GroupCommitWriter } from "../db/group-commit";
 import type { Metrics } from "./metrics";
 import type { Lifecycle } from "../lib/lifecycle";
 import type { EventOutbox } from "./events";
-import type { DeliveryRow, EndpointRow } from "../db/stores/events";
+import {
+  eventPayload,
+  failPendingDeliveries,
+  fanOutEvents,
+  findDelivery,
+  findEndpointById,
+  hasUnfannedEvents,
+  listActiveEndpoints,
+  listDueDeliveries,
+  oldestPendingDelivery,
+  pruneEvents,
+  updateDelivery,
+  updateEndpoint,
+  type DeliveryRow,
+  type EndpointRow,
+} from "../db/stores/events";
 import {
   DELIVERY_TIMEOUT_MS,
   DISABLE_AFTER_MS,
@@ -89,9 +104,9 @@ export class EventDispatcher implements Lifecycle {
     this.resolve = opts.resolve ?? resolveHost;
     metrics.describe("textwire_event_deliveries_total", "Outbound event delivery attempts by result (delivered, retrying, failed)");
     for (const result of ["delivered", "retrying", "failed"]) metrics.count("textwire_event_deliveries_total", { result }, 0);
-    metrics.gauge("textwire_events_pending", "Event deliveries waiting to be delivered", () => this.outbox.store.oldestPending().n);
+    metrics.gauge("textwire_events_pending", "Event deliveries waiting to be delivered", () => oldestPendingDelivery(this.sqlite).n);
     metrics.gauge("textwire_events_oldest_pending_seconds", "Age of the oldest event delivery still pending (0 when none)", () => {
-      const t = this.outbox.store.oldestPending().t;
+      const t = oldestPendingDelivery(this.sqlite).t;
       return t ? Math.max(0, Math.round((this.clock() - Date.parse(t)) / 1000)) : 0;
     });
   }
@@ -99,7 +114,7 @@ export class EventDispatcher implements Lifecycle {
   start(): void {
     this.stopped = false;
     this.outbox.reload();
-    this.outbox.needsFanout = this.outbox.store.hasUnfanned();
+    this.outbox.needsFanout = hasUnfannedEvents(this.sqlite);
     this.outbox.onEmitted = () => this.wake();
     this.timer = setInterval(() => this.wake(), DISPATCH_POLL_MS);
     this.timer.unref?.();
@@ -149,7 +164,7 @@ export class EventDispatcher implements Lifecycle {
     if (this.fanningOut || !this.outbox.needsFanout) return;
     this.fanningOut = true;
     this.outbox.needsFanout = false;
-    this.writer.ride({ run: () => this.outbox.store.fanOut() }, RIDE_WAIT_MS).then(
+    this.writer.ride({ run: () => fanOutEvents(this.sqlite) }, RIDE_WAIT_MS).then(
       () => {
         this.fanningOut = false;
         this.wake();
@@ -166,11 +181,11 @@ export class EventDispatcher implements Lifecycle {
   private pump(): void {
     this.fanOut();
     const nowIso = iso(this.clock());
-    for (const ep of this.outbox.store.listActiveEndpoints()) {
+    for (const ep of listActiveEndpoints(this.sqlite)) {
       const free = Math.min(DELIVERY_CONCURRENCY - this.inflight.size, PER_ENDPOINT_CONCURRENCY - (this.perEndpoint.get(ep.id) ?? 0));
       if (free <= 0) continue;
       // Deliveries in flight are still pending: ask for enough rows to skip past them.
-      const due = this.outbox.store.listDue(ep.id, nowIso, free + (this.perEndpoint.get(ep.id) ?? 0));
+      const due = listDueDeliveries(this.sqlite, ep.id, nowIso, free + (this.perEndpoint.get(ep.id) ?? 0));
       let started = 0;
       for (const d of due) {
         if (started >= free) break;
@@ -202,7 +217,7 @@ export class EventDispatcher implements Lifecycle {
     // (src/db/group-commit.ts): nothing goes out before what it tells of is saved.
     await this.writer.durable();
     if (this.stopped) return;
-    const payload = this.outbox.store.eventPayload(d.event_id);
+    const payload = eventPayload(this.sqlite, d.event_id);
     if (payload === null) return; // pruned meanwhile
     const outcome = await this.send(ep, d.event_id, payload, ctl.signal);
     if (this.stopped) return; // shutting down: stays pending, retried after restart
@@ -258,33 +273,33 @@ export class EventDispatcher implements Lifecycle {
       run: () => {
         const now = this.clock();
         const at = iso(now);
-        const row = this.outbox.store.findDelivery(deliveryId);
+        const row = findDelivery(this.sqlite, deliveryId);
         // Delivery ids are row ids, reused once an endpoint's deliveries are deleted: an attempt
         // that ends after its endpoint went must not mark a newer delivery that took its id.
         if (!row || row.status !== "pending" || row.event_id !== eventId || row.endpoint_id !== endpointId) return { result: "gone" as const, disabled: false };
         const attempts = row.attempts + 1;
         const common = { attempts, last_attempt_at: at, last_status_code: o.status, last_response_body: o.body, updated_at: at };
-        const ep = this.outbox.store.findEndpointById(endpointId);
+        const ep = findEndpointById(this.sqlite, endpointId);
         if (o.ok) {
-          this.outbox.store.updateDelivery(deliveryId, { ...common, status: "delivered", last_error: null, next_attempt_at: null, delivered_at: at });
-          if (ep && ep.failing_since !== null) this.outbox.store.updateEndpoint({ ...ep, failing_since: null });
+          updateDelivery(this.sqlite, deliveryId, { ...common, status: "delivered", last_error: null, next_attempt_at: null, delivered_at: at });
+          if (ep && ep.failing_since !== null) updateEndpoint(this.sqlite, { ...ep, failing_since: null });
           return { result: "delivered" as const, disabled: false };
         }
         const wait = retryDelay(attempts, this.schedule);
-        if (wait === null) this.outbox.store.updateDelivery(deliveryId, { ...common, status: "failed", last_error: o.error, next_attempt_at: null });
-        else this.outbox.store.updateDelivery(deliveryId, { ...common, last_error: o.error, next_attempt_at: iso(now + wait) });
+        if (wait === null) updateDelivery(this.sqlite, deliveryId, { ...common, status: "failed", last_error: o.error, next_attempt_at: null });
+        else updateDelivery(this.sqlite, deliveryId, { ...common, last_error: o.error, next_attempt_at: iso(now + wait) });
         let disabled = false;
         if (ep) {
           const since = ep.failing_since ?? at;
           if (ep.is_active && now - Date.parse(since) >= DISABLE_AFTER_MS) {
             disabled = true;
             const reason = `every delivery failed for ${Math.round(DISABLE_AFTER_MS / 86_400_000)} days (last: ${o.error})`;
-            this.outbox.store.updateEndpoint({ ...ep, failing_since: since, is_active: false, disabled_at: at, disabled_reason: reason, updated_at: at });
-            this.outbox.store.failPendingOf(endpointId, "endpoint disabled", at);
+            updateEndpoint(this.sqlite, { ...ep, failing_since: since, is_active: false, disabled_at: at, disabled_reason: reason, updated_at: at });
+            failPendingDeliveries(this.sqlite, endpointId, "endpoint disabled", at);
             // Told to the account's other endpoints (this one is inactive now), in this transaction.
             this.outbox.reload();
             this.outbox.emit(ep.account_id, "endpoint.disabled", { endpoint: { id: ep.id, url: ep.url, description: ep.description, disabledAt: at, disabledReason: reason } }, now);
-          } else if (ep.failing_since === null) this.outbox.store.updateEndpoint({ ...ep, failing_since: since });
+          } else if (ep.failing_since === null) updateEndpoint(this.sqlite, { ...ep, failing_since: since });
         }
         return { result: wait === null ? ("failed" as const) : ("retrying" as const), disabled };
       },
@@ -304,7 +319,7 @@ export class EventDispatcher implements Lifecycle {
     try {
       for (;;) {
         if (this.stopped) break;
-        const n = this.sqlite.transaction(() => this.outbox.store.pruneEvents(before, PRUNE_BATCH))();
+        const n = this.sqlite.transaction(() => pruneEvents(this.sqlite, before, PRUNE_BATCH))();
         total += n;
         if (n < PRUNE_BATCH) break;
         await new Promise((r) => setImmediate(r));

@@ -7,7 +7,21 @@ import type { Database } from "bun:sqlite";
 import { AppError, validationError } from "../errors";
 import { iso, nextUpdatedAt, type Clock } from "../lib/clock";
 import { newId, UUID_RE } from "../lib/ids";
-import type { DeliveryRow, EndpointRow } from "../db/stores/events";
+import {
+  countEndpoints,
+  deleteEndpoint,
+  findEndpoint,
+  findEvent,
+  insertDelivery,
+  insertEndpoint,
+  listDeliveries,
+  listDeliveriesOfEvent,
+  listEndpoints,
+  updateDelivery,
+  updateEndpoint,
+  type DeliveryRow,
+  type EndpointRow,
+} from "../db/stores/events";
 import { ALL_EVENTS, EVENT_TYPES, formatSecret, isEventType, SECRET_BYTES, SECRET_OVERLAP_MS } from "../domain/outbound-events";
 import { judgeEventTarget } from "../domain/event-url";
 import { enumError, parsePaging, parseQueryDate } from "../domain/query-params";
@@ -152,16 +166,12 @@ export class EventEndpointService {
     private readonly opts: UrlJudging,
   ) {}
 
-  private get store() {
-    return this.outbox.store;
-  }
-
   private newSecret(): string {
     return formatSecret(crypto.getRandomValues(new Uint8Array(SECRET_BYTES)));
   }
 
   private row(accountId: string, id: string): EndpointRow {
-    const r = UUID_RE.test(id) ? this.store.findEndpoint(accountId, id) : null;
+    const r = UUID_RE.test(id) ? findEndpoint(this.sqlite, accountId, id) : null;
     if (!r) throw new AppError("WEBHOOK_ENDPOINT_NOT_FOUND", { details: { endpointId: id.slice(0, 64) } });
     return r;
   }
@@ -206,7 +216,7 @@ export class EventEndpointService {
 
   list(accountId: string): WebhookEndpoint[] {
     const now = this.clock();
-    return this.store.listEndpoints(accountId).map((r) => toEndpoint(r, now));
+    return listEndpoints(this.sqlite, accountId).map((r) => toEndpoint(r, now));
   }
 
   get(accountId: string, id: string): WebhookEndpoint {
@@ -229,10 +239,10 @@ export class EventEndpointService {
       created_at: at,
     });
     this.sqlite.transaction(() => {
-      if (this.store.countEndpoints(accountId) >= MAX_ENDPOINTS_PER_ACCOUNT) {
+      if (countEndpoints(this.sqlite, accountId) >= MAX_ENDPOINTS_PER_ACCOUNT) {
         throw new AppError("INVALID_STATE", { message: `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints; delete one first`, details: { limit: MAX_ENDPOINTS_PER_ACCOUNT } });
       }
-      this.store.insertEndpoint(row);
+      insertEndpoint(this.sqlite, row);
     })();
     this.outbox.reload();
     return { ...toEndpoint(row, now), secret: row.secret };
@@ -253,7 +263,7 @@ export class EventEndpointService {
       if (v.isActive) Object.assign(next, { disabled_at: null, disabled_reason: null, failing_since: null });
     }
     next.updated_at = nextUpdatedAt(now, current.updated_at);
-    this.sqlite.transaction(() => this.store.updateEndpoint(next))();
+    this.sqlite.transaction(() => updateEndpoint(this.sqlite, next))();
     this.outbox.reload();
     if (next.is_active) this.outbox.wake();
     return toEndpoint(next, now);
@@ -261,7 +271,7 @@ export class EventEndpointService {
 
   delete(accountId: string, id: string): { deletedId: string } {
     this.row(accountId, id);
-    this.sqlite.transaction(() => this.store.deleteEndpoint(accountId, id))();
+    this.sqlite.transaction(() => deleteEndpoint(this.sqlite, accountId, id))();
     this.outbox.reload();
     return { deletedId: id };
   }
@@ -277,7 +287,7 @@ export class EventEndpointService {
       previous_secret_expires_at: iso(now + SECRET_OVERLAP_MS),
       updated_at: nextUpdatedAt(now, current.updated_at),
     };
-    this.sqlite.transaction(() => this.store.updateEndpoint(next))();
+    this.sqlite.transaction(() => updateEndpoint(this.sqlite, next))();
     return { ...toEndpoint(next, now), secret: next.secret };
   }
 
@@ -292,12 +302,14 @@ export class EventEndpointService {
     if (after === null) errs.push({ field: "createdAfter", message: "createdAfter must be an ISO 8601 date", requirement: "ISO 8601 date or date-time", provided: q.createdAfter });
     if (before === null) errs.push({ field: "createdBefore", message: "createdBefore must be an ISO 8601 date", requirement: "ISO 8601 date or date-time", provided: q.createdBefore });
     if (errs.length) throw validationError(errs);
-    const { rows, total } = this.store.listDeliveries(
-      id,
-      { status: q.status, eventType: q.eventType, createdAfter: after === undefined ? undefined : iso(after!), createdBefore: before === undefined ? undefined : iso(before!) },
+    const { rows, total } = listDeliveries(this.sqlite, id, {
+      status: q.status,
+      eventType: q.eventType,
+      createdAfter: after === undefined ? undefined : iso(after!),
+      createdBefore: before === undefined ? undefined : iso(before!),
       page,
       limit,
-    );
+    });
     return { deliveries: rows.map(toDelivery), pagination: { total, page, limit, totalPages: Math.ceil(total / limit) } };
   }
 
@@ -307,20 +319,20 @@ export class EventEndpointService {
    * a fresh retry schedule; the webhook-id stays the event id, so receivers still dedupe.
    */
   redeliver(accountId: string, eventId: string, body: { endpointId?: string } | undefined): { eventId: string; deliveries: Delivery[] } {
-    const event = UUID_RE.test(eventId) ? this.store.findEvent(accountId, eventId) : null;
+    const event = UUID_RE.test(eventId) ? findEvent(this.sqlite, accountId, eventId) : null;
     if (!event) throw new AppError("EVENT_NOT_FOUND", { details: { eventId: eventId.slice(0, 64) } });
     const only = body?.endpointId;
     if (only !== undefined) this.row(accountId, only);
     const at = iso(this.clock());
     const rows = this.sqlite.transaction(() => {
-      const existing = this.store.listDeliveriesOfEvent(event.id);
+      const existing = listDeliveriesOfEvent(this.sqlite, event.id);
       const targets = only !== undefined ? [only] : existing.map((d) => d.endpoint_id);
       for (const endpointId of targets) {
         const d = existing.find((x) => x.endpoint_id === endpointId);
-        if (d) this.store.updateDelivery(d.id, { status: "pending", attempts: 0, next_attempt_at: at, delivered_at: null, updated_at: at });
-        else this.store.insertDelivery(event.id, endpointId, accountId, event.type, at);
+        if (d) updateDelivery(this.sqlite, d.id, { status: "pending", attempts: 0, next_attempt_at: at, delivered_at: null, updated_at: at });
+        else insertDelivery(this.sqlite, { eventId: event.id, endpointId, accountId, type: event.type, at });
       }
-      return this.store.listDeliveriesOfEvent(event.id).filter((d) => targets.includes(d.endpoint_id));
+      return listDeliveriesOfEvent(this.sqlite, event.id).filter((d) => targets.includes(d.endpoint_id));
     })();
     this.outbox.wake();
     return { eventId: event.id, deliveries: rows.map(toDelivery) };
@@ -336,7 +348,7 @@ export class EventEndpointService {
     const eventId = this.sqlite.transaction(() =>
       this.outbox.emit(accountId, "ping", { endpoint: { id: ep.id, url: ep.url }, message: "Test event from Textwire" }, now, ep.id),
     )()!;
-    const d = this.store.listDeliveriesOfEvent(eventId)[0];
+    const d = listDeliveriesOfEvent(this.sqlite, eventId)[0];
     return { eventId, deliveryId: d.id };
   }
 }

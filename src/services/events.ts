@@ -19,7 +19,7 @@ import type { Database } from "bun:sqlite";
 import { iso } from "../lib/clock";
 import { newId } from "../lib/ids";
 import { eventBody, subscribes, type EventType } from "../domain/outbound-events";
-import { eventStore, type EventStore } from "../db/stores/events";
+import { insertDelivery, insertEvent, listActiveEndpoints } from "../db/stores/events";
 
 interface Subscriber {
   id: string;
@@ -27,7 +27,6 @@ interface Subscriber {
 }
 
 export class EventOutbox {
-  readonly store: EventStore;
   /** Active endpoints per account (they change only through EventEndpointService in this process). */
   private subscribers = new Map<string, Subscriber[]>();
   private wakeScheduled = false;
@@ -36,14 +35,12 @@ export class EventOutbox {
   /** Called (once per turn of the event loop) after events were written. */
   onEmitted: () => void = () => {};
 
-  constructor(private readonly sqlite: Database) {
-    this.store = eventStore(sqlite);
-  }
+  constructor(private readonly sqlite: Database) {}
 
   /** Reloads the active endpoints (boot, and after every endpoint change). */
   reload(): void {
     const m = new Map<string, Subscriber[]>();
-    for (const r of this.store.listActiveEndpoints()) {
+    for (const r of listActiveEndpoints(this.sqlite)) {
       const list = m.get(r.account_id) ?? [];
       list.push({ id: r.id, events: r.events });
       m.set(r.account_id, list);
@@ -66,8 +63,8 @@ export class EventOutbox {
     const id = newId();
     const at = iso(now);
     const value = typeof data === "function" ? (data as () => unknown)() : data;
-    this.store.insertEvent({ id, account_id: accountId, type, payload: eventBody(type, at, value), created_at: at });
-    if (onlyEndpointId !== undefined) this.store.insertDelivery(id, onlyEndpointId, accountId, type, at);
+    insertEvent(this.sqlite, { id, account_id: accountId, type, payload: eventBody(type, at, value), created_at: at });
+    if (onlyEndpointId !== undefined) insertDelivery(this.sqlite, { eventId: id, endpointId: onlyEndpointId, accountId, type, at });
     else this.needsFanout = true;
     this.wake();
     return id;

@@ -47,8 +47,8 @@ export function toForm(row: FormRow): Form {
     description: row.description,
     messageTemplate: row.messageTemplate,
     isActive: row.isActive,
-    fields: JSON.parse(row.fields),
-    settings: JSON.parse(row.settings),
+    fields: row.fields,
+    settings: row.settings,
     webhookToken: row.webhookToken ?? row.id,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -137,9 +137,9 @@ export class FormService {
       messageTemplate: input.messageTemplate as string,
       // A form created through the API is active (spec).
       isActive: true,
-      fields: JSON.stringify(input.fields),
+      fields: input.fields as FieldDef[],
       // The spec's defaults are written out, so the answer shows them (delayMinutes 0, UTC).
-      settings: JSON.stringify({ ...SPEC_SETTINGS_DEFAULTS, ...settings }),
+      settings: { ...SPEC_SETTINGS_DEFAULTS, ...settings },
       webhookToken: null,
       spamBlocked: 0,
       createdAt: now,
@@ -175,7 +175,7 @@ export class FormService {
     if (input.description !== undefined) patch.description = input.description as string | null;
     if (input.messageTemplate !== undefined) patch.messageTemplate = input.messageTemplate as string;
     if (input.isActive !== undefined) patch.isActive = input.isActive as boolean;
-    if (input.fields !== undefined) patch.fields = JSON.stringify(input.fields);
+    if (input.fields !== undefined) patch.fields = input.fields as FieldDef[];
     // Settings merge key by key; a null value clears that setting.
     if (input.settings !== undefined) {
       const merged: Record<string, unknown> = { ...current.settings };
@@ -189,7 +189,7 @@ export class FormService {
         if (v === null && k !== "honeypotField") delete merged[k];
         else merged[k] = v;
       }
-      patch.settings = JSON.stringify(merged);
+      patch.settings = merged;
     }
     updateForm(this.db, accountId, id, patch);
     return this.get(accountId, id);

@@ -62,11 +62,11 @@ export interface KeywordReply extends KeywordReplyInput {
 type Rule = KeywordRule & { record: KeywordReplyRecord };
 
 function inputOf(r: KeywordReplyRecord): KeywordReplyInput {
-  return { keywords: JSON.parse(r.keywords), reply: r.reply, addTags: JSON.parse(r.addTags), setStatus: r.setStatus, isActive: r.isActive };
+  return { keywords: r.keywords, reply: r.reply, addTags: r.addTags, setStatus: r.setStatus, isActive: r.isActive };
 }
 
 function rulesOf(records: KeywordReplyRecord[]): Rule[] {
-  return records.map((r) => ({ id: r.id, keywords: JSON.parse(r.keywords) as string[], isActive: r.isActive, record: r }));
+  return records.map((r) => ({ id: r.id, keywords: r.keywords, isActive: r.isActive, record: r }));
 }
 
 export class KeywordReplyService {
@@ -132,7 +132,7 @@ export class KeywordReplyService {
   }
 
   private columns(v: KeywordReplyInput) {
-    return { keywords: JSON.stringify(v.keywords), reply: v.reply, addTags: JSON.stringify(v.addTags), setStatus: v.setStatus, isActive: v.isActive };
+    return { keywords: v.keywords, reply: v.reply, addTags: v.addTags, setStatus: v.setStatus, isActive: v.isActive };
   }
 
   /** A body checked as a whole against the account's keywords (inside the caller's transaction). */
@@ -185,11 +185,11 @@ export class KeywordReplyService {
     let updatedAt = c.updatedAt;
     const contact = contactTagsAndStatus(this.sqlite, c.contactId);
     if (contact && (v.addTags.length > 0 || v.setStatus !== null)) {
-      const tags = withTags(JSON.parse(contact.tags) as string[], v.addTags, MAX_TAGS);
+      const tags = withTags(contact.tags, v.addTags, MAX_TAGS);
       const status: ContactStatus = v.setStatus ?? (contact.status as ContactStatus);
-      if (JSON.stringify(tags) !== contact.tags || status !== contact.status) {
+      if (JSON.stringify(tags) !== JSON.stringify(contact.tags) || status !== contact.status) {
         updatedAt = nextUpdatedAt(now, contact.updatedAt);
-        writeContactTagsAndStatus(this.sqlite, c.contactId, JSON.stringify(tags), status, updatedAt);
+        writeContactTagsAndStatus(this.sqlite, c.contactId, { tags, status, updatedAt });
       }
     }
     if (!mayQueue || !admit({ recipient: { optedOut: c.optedOut } }).ok) return { reply: null, updatedAt };

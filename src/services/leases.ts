@@ -347,7 +347,7 @@ export class LeaseService {
             continue;
           }
           const token = crypto.randomUUID();
-          const row = this.store.lease(token, expiresIso, device, e.id, iso(now));
+          const row = this.store.lease(e.id, { token, expiresIso, deviceId: device, nowIso: iso(now) });
           if (row) {
             if (admitted) gate!.leased(row.id, admitted);
             out.push({ row, token, ...(admitted && admitted.slot > 0 ? { sim: admitted.slot } : {}) });

@@ -5,7 +5,7 @@
  * status filters").
  */
 import type { Database } from "bun:sqlite";
-import type { RollupStore } from "../db/stores/messages/rollups";
+import { rollupIntervals } from "../db/stores/messages/rollups";
 import { AppError, validationError } from "../errors";
 import { iso } from "../lib/clock";
 import { messageStage } from "../domain/message-stage";
@@ -62,7 +62,6 @@ export class MessageListing {
   constructor(
     private readonly sqlite: Database,
     private readonly store: MessageStore,
-    private readonly rollups: RollupStore,
   ) {}
 
   list(accountId: string, q: ListQuery) {
@@ -157,7 +156,7 @@ export class MessageListing {
     const merge = q.status === undefined && q.formId === undefined && q.contactId === undefined && (sortBy === "scheduledFor" || (sortBy === "createdAt" && q.priority === undefined));
     const rows = merge
       ? listByStatusMerge(this.sqlite, { columns: LIST_COLUMNS, column: col as "created_at" | "scheduled_for", dir: dir as "ASC" | "DESC", where: pageWhere, params: pageParams, limit, offset: (page - 1) * limit })
-      : this.store.page(pageWhere, pageParams, orderBy, limit, (page - 1) * limit);
+      : this.store.page({ where: pageWhere, params: pageParams, orderBy, limit, offset: (page - 1) * limit });
     return {
       messages: rows.map((r) => ({
         id: r.id,
@@ -181,7 +180,7 @@ export class MessageListing {
 
   private rollupSummary(accountId: string, formKey: string, from: number, to: number): Record<MessageStatus, number> {
     if (!(from < to)) return { queued: 0, sent: 0, failed: 0, cancelled: 0 };
-    const [v] = this.rollups.intervals(accountId, formKey, [from, to]).map((x) => x.values);
+    const [v] = rollupIntervals(this.sqlite, accountId, formKey, [from, to]).map((x) => x.values);
     return { queued: v[0], sent: v[1], failed: v[2], cancelled: v[3] };
   }
 

@@ -17,6 +17,7 @@ import * as store from "../db/stores/devices";
 import type { DeviceRow } from "../db/stores/devices";
 import type { MessageRow, MessageStore } from "../db/stores/messages";
 import { latestLease } from "../db/stores/messages/history";
+import { messageMetadata } from "../db/stores/messages/rows";
 import { lastFailedLease } from "../db/stores/messages/retries";
 import { RELAYED_EVENTS } from "../domain/smsgate-webhook";
 import { relayPhoneEvent } from "./thirdparty-webhooks";
@@ -184,11 +185,7 @@ export class PhoneReports {
   private markDelivered(accountId: string, id: string, given: DeviceReport["times"]["Delivered"], leasedAt: number | null): boolean {
     const row = this.messages.findRow(accountId, id);
     if (!row || row.status !== "sent") return false;
-    let meta: Record<string, unknown> = {};
-    try {
-      meta = (JSON.parse(row.metadata || "{}") ?? {}) as Record<string, unknown>;
-    } catch {}
-    if (meta.deliveredAt) return false;
+    if (messageMetadata(row).deliveredAt) return false;
     const now = this.clock();
     const t = believedTime(given, leasedAt, now);
     this.sqlite.transaction(() => {

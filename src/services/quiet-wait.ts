@@ -13,7 +13,7 @@ import { contactZone } from "../domain/contact-time-zone";
 import { resolveProtection } from "../domain/protection";
 import { resolveFormSettings } from "../domain/form-definition";
 import { findBroadcast } from "../db/stores/broadcasts";
-import { formSettingsJson } from "../db/stores/forms";
+import { findFormSettings } from "../db/stores/forms";
 import { contactTimeZoneOf } from "../db/stores/contacts";
 
 /** True when `scheduledFor` is the end of quiet hours `hours` in `tz`. */
@@ -34,21 +34,11 @@ export function heldByQuietHours(sqlite: Database, row: QueuedText): boolean {
   const at = Date.parse(row.scheduled_for);
   if (row.broadcast_id) {
     const b = findBroadcast(sqlite, row.account_id, row.broadcast_id);
-    if (b?.quietHours) {
-      let hours: unknown = null;
-      try {
-        hours = JSON.parse(b.quietHours);
-      } catch {}
-      if (isValidQuietHours(hours) && endsQuietHours(at, b.timezone, hours)) return true;
-    }
+    if (b?.quietHours && isValidQuietHours(b.quietHours) && endsQuietHours(at, b.timezone, b.quietHours)) return true;
   }
   if (!row.form_id) return false;
-  const json = formSettingsJson(sqlite, row.account_id, row.form_id);
-  if (json === null) return false;
-  let raw: Record<string, unknown> = {};
-  try {
-    raw = JSON.parse(json) ?? {};
-  } catch {}
+  const raw = findFormSettings(sqlite, row.account_id, row.form_id);
+  if (raw === null) return false;
   const hours = resolveProtection(raw).quietHours;
   if (!hours) return false;
   const own = row.contact_id ? contactTimeZoneOf(sqlite, row.account_id, row.contact_id) : null;

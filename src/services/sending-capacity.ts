@@ -23,7 +23,7 @@ import type { DeviceRow } from "../db/stores/devices";
 import type { PauseRow, SendingStore } from "../db/stores/sending";
 import type { MessageStore } from "../db/stores/messages";
 import { TextFactsCache } from "./text-facts";
-import { readDeviceLimits, slotsOf, type SendingSettings } from "./device-limits";
+import { slotsOf, type SendingSettings } from "./device-limits";
 import { noteLeaseSender } from "../db/stores/messages/history";
 import {
   DAY_MS, HOUR_MS, MINUTE_MS, MONTH_MS, WindowLog, resolveLimits, spacingMs,
@@ -150,7 +150,7 @@ export class SendingCapacity {
 
   /** The phone's limits (slot null) or one SIM's: account defaults, then the phone's, then the SIM's. */
   limits(device: Pick<DeviceRow, "accountId" | "sendingLimits">, slot: number | null = null): SendingLimits {
-    const doc = readDeviceLimits(device.sendingLimits);
+    const doc = device.sendingLimits;
     const account = this.settingsOf(device.accountId).limits;
     if (slot === null) return resolveLimits(account, doc.limits);
     // Slot 0 (the phone's own default SIM) takes what the owner set for SIM 1.

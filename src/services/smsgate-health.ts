@@ -7,7 +7,7 @@
 import type { Database } from "bun:sqlite";
 import { iso, type Clock } from "../lib/clock";
 import { listDevices } from "../db/stores/devices";
-import { smsgateOf } from "../db/stores/smsgate";
+import { countFailedSince } from "../db/stores/messages";
 
 /** A phone's battery below this is a warning, as the SMSGate app's own battery:level check (never a fail: that would answer 503). */
 export const BATTERY_WARN_PERCENT = 25;
@@ -24,7 +24,7 @@ export interface HealthCheck {
 export function phoneChecks(sqlite: Database, clock: Clock, accountId: string): Record<string, HealthCheck> {
   const batteries = listDevices(sqlite, accountId).map((d) => d.battery).filter((b): b is number => typeof b === "number");
   const lowest = batteries.length ? Math.min(...batteries) : null;
-  const failed = smsgateOf(sqlite).countFailedSince(accountId, iso(clock() - FAILED_WINDOW_MS));
+  const failed = countFailedSince(sqlite, accountId, iso(clock() - FAILED_WINDOW_MS));
   return {
     "battery:level": {
       description: lowest === null ? "No phone has reported its battery yet" : "The lowest battery level of your phones",

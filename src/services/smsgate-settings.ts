@@ -14,7 +14,7 @@ import type { Database } from "bun:sqlite";
 import { validationError } from "../errors";
 import { iso, type Clock } from "../lib/clock";
 import { findSmsgateSettings, upsertSmsgateSettings } from "../db/stores/smsgate-settings";
-import { applySmsgateSettings, parseStoredSmsgateSettings, smsgateSettingsView, type SmsgateSettings } from "../domain/smsgate-settings";
+import { applySmsgateSettings, smsgateSettingsView, type SmsgateSettings } from "../domain/smsgate-settings";
 import type { ThirdPartyMessages } from "./thirdparty-messages";
 
 /** Whether the caller may see the signing key (it signs what leaves the server: a secret). */
@@ -39,7 +39,7 @@ export class SmsgateSettingsService {
   peek(accountId: string): Readonly<SmsgateSettings> {
     let doc = this.cache.get(accountId);
     if (!doc) {
-      doc = parseStoredSmsgateSettings(findSmsgateSettings(this.sqlite, accountId)?.settings);
+      doc = findSmsgateSettings(this.sqlite, accountId)?.settings ?? {};
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(accountId, doc);
     }
@@ -59,7 +59,7 @@ export class SmsgateSettingsService {
     const r = applySmsgateSettings(this.peek(accountId), body, mode);
     if (!r.ok) throw validationError(r.errors);
     this.sqlite.transaction(() => {
-      upsertSmsgateSettings(this.sqlite, { accountId, settings: JSON.stringify(r.value), updatedAt: iso(this.clock()) });
+      upsertSmsgateSettings(this.sqlite, { accountId, settings: r.value, updatedAt: iso(this.clock()) });
       if (r.signingKey !== null) this.keys.setSigningKey(accountId, r.signingKey);
     })();
     this.cache.delete(accountId);

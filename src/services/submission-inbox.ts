@@ -57,31 +57,18 @@ const SUPPRESSED_FILTERS = ["true", "false", ...SUPPRESSION_REASONS] as const;
 /** Most submissions a contact's page shows at once (newest first). */
 export const CONTACT_SUBMISSIONS_MAX = 100;
 
-export function toSubmission(r: SubmissionRecord, fieldsCache?: Map<string, unknown>): Submission {
-  let fields = fieldsCache?.get(r.formId);
-  if (fields === undefined) {
-    fields = parseJson(r.formFields) ?? [];
-    fieldsCache?.set(r.formId, fields);
-  }
+export function toSubmission(r: SubmissionRecord): Submission {
   return {
     id: r.id,
     formId: r.formId,
     formName: r.formName,
     contactId: r.contactId,
-    values: labelledValues(fields, r.formValues === null ? null : ((parseJson(r.formValues) as Record<string, unknown> | null) ?? null)),
+    values: labelledValues(r.formFields, r.formValues),
     createdAt: r.createdAt,
     messageId: r.messageId,
     suppressed: (SUPPRESSION_REASONS as readonly string[]).includes(r.suppressed ?? "") ? (r.suppressed as SuppressionReason) : null,
     readAt: r.readAt,
   };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }
 
 export class SubmissionInboxService {
@@ -133,8 +120,7 @@ export class SubmissionInboxService {
     if (errors.length) throw validationError(errors);
     const total = countSubmissions(this.sqlite, accountId, f);
     const rows = total > (page - 1) * limit ? listSubmissions(this.sqlite, accountId, f, limit, (page - 1) * limit) : [];
-    const cache = new Map<string, unknown>();
-    return { submissions: rows.map((r) => toSubmission(r, cache)), pagination: { total, page, limit, totalPages: Math.ceil(total / limit) } };
+    return { submissions: rows.map((r) => toSubmission(r)), pagination: { total, page, limit, totalPages: Math.ceil(total / limit) } };
   }
 
   get(accountId: string, id: string): Submission {
@@ -152,8 +138,7 @@ export class SubmissionInboxService {
 
   /** A contact's submissions, newest first (the contact's timeline). */
   ofContact(accountId: string, contactId: string): Submission[] {
-    const cache = new Map<string, unknown>();
-    return listSubmissions(this.sqlite, accountId, { contactId }, CONTACT_SUBMISSIONS_MAX, 0).map((r) => toSubmission(r, cache));
+    return listSubmissions(this.sqlite, accountId, { contactId }, CONTACT_SUBMISSIONS_MAX, 0).map((r) => toSubmission(r));
   }
 
   /** The request that queued `messageId` to the contact (a conversation's start), if any. */
@@ -174,12 +159,11 @@ export class SubmissionInboxService {
     const names = submissionFieldNames(this.sqlite, accountId, f);
     // Each column by the label a form gives its field (the filtered form's first).
     const labels = new Map<string, string>();
-    for (const json of formFieldDefs(this.sqlite, accountId, f.formId)) {
-      for (const v of labelledValues(parseJson(json), Object.fromEntries(names.map((n) => [n, ""])))) if (!labels.has(v.field)) labels.set(v.field, v.label);
+    for (const fields of formFieldDefs(this.sqlite, accountId, f.formId)) {
+      for (const v of labelledValues(fields, Object.fromEntries(names.map((n) => [n, ""])))) if (!labels.has(v.field)) labels.set(v.field, v.label);
     }
     const header = ["Received", "Form", ...names.map((n) => labels.get(n) ?? fieldLabel(n)), "Text", "Submission id", "Contact id"];
     const rows = iterateSubmissions(this.sqlite, accountId, f);
-    const cache = new Map<string, unknown>();
     const enc = new TextEncoder();
     let first = true;
     return {
@@ -192,7 +176,7 @@ export class SubmissionInboxService {
           for (let i = 0; i < 500; i++) {
             const next = rows.next();
             if (next.done) break;
-            const s = toSubmission(next.value, cache);
+            const s = toSubmission(next.value);
             const byName = new Map(s.values.map((v) => [v.field, v.value]));
             batch.push(
               [s.createdAt, s.formName, ...names.map((n) => byName.get(n) ?? ""), textWords(s), s.id, s.contactId].map((c) => neutraliseCell(c)),

@@ -29,6 +29,7 @@ import type { CaptchaVerifier } from "./captcha";
 import type { SpamCounter } from "./spam";
 import type { Metrics } from "./metrics";
 import type { IntakeStore } from "../db/stores/intake";
+import type { IntakeEntry } from "./intake/applier";
 import type { SubmissionStore } from "../db/stores/submissions";
 import type { IdempotencyStore } from "../db/stores/idempotency";
 import { WebhookFormLookup, type WebhookForm } from "./submissions/form-lookup";
@@ -103,7 +104,7 @@ export class SubmissionService {
     leases: Pick<LeaseService, "notify">,
     intake: SubmissionIntake,
     private readonly guards: AcceptGuards,
-    stores: { submissions: SubmissionStore; idempotency: IdempotencyStore; intake: IntakeStore },
+    stores: { submissions: SubmissionStore; idempotency: IdempotencyStore; intake: IntakeStore<IntakeEntry> },
   ) {
     this.lookup = new WebhookFormLookup(sqlite, stores.submissions);
     this.idempotency = stores.idempotency;

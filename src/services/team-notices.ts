@@ -216,14 +216,11 @@ export class TeamNoticeService {
         gone.push(n.id);
         continue;
       }
-      let values: Record<string, unknown> | null = null;
-      try {
-        values = n.kind === "submission" && s.content ? (JSON.parse(s.content) as Record<string, unknown>) : null;
-      } catch {}
+      const values = n.kind === "submission" ? s.values : null;
       const given = values ? [values.firstName, values.lastName].filter((x) => typeof x === "string" && x).join(" ") : "";
       const stored = [s.firstName, s.lastName].filter(Boolean).join(" ");
       const who = given || stored || s.phone || "Someone";
-      const preview = n.kind === "submission" ? requestPreview(labelledValues(safeJson(s.formFields), values)) : (s.content ?? "");
+      const preview = n.kind === "submission" ? requestPreview(labelledValues(s.formFields, values)) : (s.body ?? "");
       items.push({
         kind: n.kind,
         who,
@@ -302,15 +299,6 @@ export class TeamNoticeService {
         this.logger.warn("notification e-mail not sent", { error: String((err as AppError | Error)?.message ?? err).slice(0, 200) });
       }
     }
-  }
-}
-
-function safeJson(s: string | null): unknown {
-  if (!s) return null;
-  try {
-    return JSON.parse(s);
-  } catch {
-    return null;
   }
 }
 

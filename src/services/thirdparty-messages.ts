@@ -29,7 +29,25 @@ import { OPTED_OUT_REASON } from "../db/stores/messages/suppression";
 import type { MessageStore } from "../db/stores/messages";
 import { findBusinessProfile } from "../db/stores/accounts";
 import { listDevices } from "../db/stores/devices";
-import type { SmsgateMessageRow, SmsgateStore } from "../db/stores/smsgate";
+import {
+  dueSmsgateExpiry,
+  ensureSmsgateClient,
+  findSmsgateClient,
+  findSmsgateMessage,
+  insertSmsgateMessage,
+  insertSmsgateRecipient,
+  listSmsgateMessages,
+  markSmsgateExpiryJudged,
+  markSmsgateProcessed,
+  nextSmsgateExpiry,
+  smsgateNotHandedOut,
+  smsgateOptionsOf,
+  listSmsgateRecipients,
+  updateSmsgateRules,
+  updateSmsgateSigningKey,
+  type SmsgateMessageRow,
+} from "../db/stores/smsgate";
+import { textsToSince } from "../db/stores/messages/recipient-limits";
 import { quotaExceeded, type MonthlyQuota } from "./quota";
 import type { MessageService } from "./messages";
 import { MANUAL_CONTENT_MAX } from "./manual-messages";
@@ -91,7 +109,6 @@ export class ThirdPartyMessages {
     private readonly quota: MonthlyQuota,
     private readonly changes: Changes,
     private readonly logger: Logger,
-    private readonly store: SmsgateStore,
     private readonly messageStore: MessageStore,
   ) {
   }
@@ -100,7 +117,7 @@ export class ThirdPartyMessages {
 
   /** The key that signs SMSGate-format webhooks; made on first use. */
   signingKey(accountId: string): string {
-    return (this.store.client(accountId) ?? this.store.ensureClient(accountId, newSigningKey(), iso(this.clock()))).signing_key;
+    return (findSmsgateClient(this.sqlite, accountId) ?? ensureSmsgateClient(this.sqlite, accountId, newSigningKey(), iso(this.clock()))).signing_key;
   }
 
   /**
@@ -114,14 +131,14 @@ export class ThirdPartyMessages {
     }
     this.sqlite.transaction(() => {
       this.signingKey(accountId);
-      this.store.updateSigningKey(accountId, key, iso(this.clock()));
+      updateSmsgateSigningKey(this.sqlite, accountId, key, iso(this.clock()));
     })();
     return key;
   }
 
   rules(accountId: string): SmsgateClientRules {
-    const row = this.store.client(accountId);
-    return { quietHours: row?.quiet_hours ? (JSON.parse(row.quiet_hours) as QuietHours) : null, recipientLimitPerDay: row?.recipient_limit_per_day ?? null };
+    const row = findSmsgateClient(this.sqlite, accountId);
+    return { quietHours: row?.quiet_hours ?? null, recipientLimitPerDay: row?.recipient_limit_per_day ?? null };
   }
 
   /** Sets the rules; a key left out keeps its value, null turns the rule off. */
@@ -143,7 +160,7 @@ export class ThirdPartyMessages {
     if (errors.length) throw validationError(errors);
     this.sqlite.transaction(() => {
       this.signingKey(accountId);
-      this.store.updateRules(accountId, next.quietHours ? JSON.stringify(next.quietHours) : null, next.recipientLimitPerDay, iso(this.clock()));
+      updateSmsgateRules(this.sqlite, accountId, { quietHours: next.quietHours, recipientLimitPerDay: next.recipientLimitPerDay, updatedAt: iso(this.clock()) });
     })();
     return next;
   }
@@ -176,7 +193,7 @@ export class ThirdPartyMessages {
     }
     if (errors.length) throw validationError(errors);
     const id = req.id ?? newId();
-    if (this.store.group(accountId, id)) throw duplicateId(id);
+    if (findSmsgateMessage(this.sqlite, accountId, id)) throw duplicateId(id);
 
     const rules = this.rules(accountId);
     const tz = findBusinessProfile(this.sqlite, accountId)?.timeZone ?? "UTC";
@@ -190,7 +207,7 @@ export class ThirdPartyMessages {
       const contact = this.messageStore.recipientByPhone(accountId, phone);
       const admitted = admit({
         recipient: contact && { optedOut: contact.optedOut },
-        recipientLimit: { perDay: rules.recipientLimitPerDay, sentInDay: () => this.store.countRecentTo(accountId, phone, iso(now - DAY_MS)) },
+        recipientLimit: { perDay: rules.recipientLimitPerDay, sentInDay: () => textsToSince(this.sqlite, accountId, phone, iso(now - DAY_MS)) },
       });
       if (!admitted.ok) {
         recipients.push({ phone, messageId: null, error: admitted.reason === "opted-out" ? OPTED_OUT_REASON : RECIPIENT_LIMIT_REASON });
@@ -242,18 +259,18 @@ export class ThirdPartyMessages {
       id,
       device_id: req.deviceId,
       sim_number: req.simNumber,
-      with_delivery_report: req.withDeliveryReport ? 1 : 0,
+      with_delivery_report: req.withDeliveryReport,
       valid_until: req.validUntil === null ? null : iso(req.validUntil),
-      expiry_pending: req.validUntil === null || rows.length === 0 ? 0 : 1,
+      expiry_pending: req.validUntil !== null && rows.length > 0,
       created_at: createdAt,
     };
     try {
       this.sqlite.transaction(() => {
-        if (this.store.group(accountId, id)) throw duplicateId(id);
-        this.store.insertGroup(group);
+        if (findSmsgateMessage(this.sqlite, accountId, id)) throw duplicateId(id);
+        insertSmsgateMessage(this.sqlite, group);
         for (const row of rows) this.sending.write(row, now);
         recipients.forEach((r, position) =>
-          this.store.insertRecipient({ account_id: accountId, smsgate_id: id, position, phone_number: r.phone, message_id: r.messageId, error: r.error }),
+          insertSmsgateRecipient(this.sqlite, { account_id: accountId, smsgate_id: id, position, phone_number: r.phone, message_id: r.messageId, error: r.error }),
         );
       })();
     } catch (err) {
@@ -263,7 +280,7 @@ export class ThirdPartyMessages {
     }
     settle(true);
     this.sending.queued(rows.map(queueEntryOf), "api");
-    if (group.expiry_pending === 1) this.scheduleExpiry(req.validUntil!);
+    if (group.expiry_pending) this.scheduleExpiry(req.validUntil!);
     return this.state(accountId, id);
   }
 
@@ -271,13 +288,13 @@ export class ThirdPartyMessages {
 
   /** GET /message[s]/{id}: another account's id is answered like one that does not exist. */
   state(accountId: string, id: string, includeContent = false): SmsgateMessageState {
-    const g = this.store.group(accountId, id);
+    const g = findSmsgateMessage(this.sqlite, accountId, id);
     if (!g) throw new AppError("MESSAGE_NOT_FOUND", { message: `No message with id ${id.slice(0, 40)}`, details: { messageId: id.slice(0, 40) } });
     return this.view(g, includeContent);
   }
 
   private view(g: SmsgateMessageRow, includeContent: boolean): SmsgateMessageState {
-    const rs = this.store.recipients(g.account_id, g.id);
+    const rs = listSmsgateRecipients(this.sqlite, g.account_id, g.id);
     const recipients = rs.map((r) => {
       const s = recipientState(factsOf(r));
       return s.error !== null ? { phoneNumber: r.phone_number, state: s.state, error: s.error } : { phoneNumber: r.phone_number, state: s.state };
@@ -320,7 +337,7 @@ export class ThirdPartyMessages {
     if (errors.length) throw validationError(errors);
     const filter = { from, to, deviceId: q.deviceId };
     if (q.state === undefined) {
-      const { rows, total } = this.store.list(accountId, filter, sort === "-created_at", limit, offset);
+      const { rows, total } = listSmsgateMessages(this.sqlite, accountId, { ...filter, newestFirst: sort === "-created_at", limit, offset });
       return { items: rows.map((g) => this.view(g, includeContent)), total };
     }
     // A state is read from each recipient's Textwire message (recipientState), not stored: the
@@ -328,7 +345,7 @@ export class ThirdPartyMessages {
     const matching: SmsgateMessageState[] = [];
     let total = 0;
     for (let page = 0; ; page += STATE_SCAN_PAGE) {
-      const { rows } = this.store.list(accountId, filter, sort === "-created_at", STATE_SCAN_PAGE, page, false);
+      const { rows } = listSmsgateMessages(this.sqlite, accountId, { ...filter, newestFirst: sort === "-created_at", limit: STATE_SCAN_PAGE, offset: page, counted: false });
       for (const g of rows) {
         const v = this.view(g, includeContent);
         if (v.state !== q.state) continue;
@@ -346,7 +363,7 @@ export class ThirdPartyMessages {
    */
   cancel(accountId: string, id: string, actor?: Actor): SmsgateMessageState {
     this.state(accountId, id);
-    const ids = this.store.notHandedOut(accountId, id);
+    const ids = smsgateNotHandedOut(this.sqlite, accountId, id);
     if (ids.length === 0) {
       throw new AppError("INVALID_STATE", {
         message: "Nothing left to cancel: every text of this message was already handed to a phone or has finished",
@@ -366,15 +383,15 @@ export class ThirdPartyMessages {
    */
   /** The phone and SIM the client's request named for a text (they win over every other choice); null for any other text. */
   requested(messageId: string): { deviceId: string | null; simNumber: number | null } | null {
-    const o = this.store.optionsOf(messageId);
+    const o = smsgateOptionsOf(this.sqlite, messageId);
     return o ? { deviceId: o.deviceId, simNumber: o.simNumber } : null;
   }
 
   handedOut(messageId: string, now: number): { simNumber: number | null; withDeliveryReport: boolean } | null {
-    const o = this.store.optionsOf(messageId);
+    const o = smsgateOptionsOf(this.sqlite, messageId);
     if (!o) return null;
-    this.store.markProcessed(messageId, iso(now));
-    return { simNumber: o.simNumber, withDeliveryReport: o.withDeliveryReport === 1 };
+    markSmsgateProcessed(this.sqlite, messageId, iso(now));
+    return { simNumber: o.simNumber, withDeliveryReport: o.withDeliveryReport };
   }
 
   // ------------------------------------------------------------ expiry
@@ -393,14 +410,14 @@ export class ThirdPartyMessages {
     this.expiryAt = Infinity;
     let failed = 0;
     try {
-      const due = this.store.dueExpiry(iso(this.clock()), EXPIRY_BATCH);
+      const due = dueSmsgateExpiry(this.sqlite, iso(this.clock()), EXPIRY_BATCH);
       const accounts = new Set<string>();
       for (const g of due) {
-        for (const m of this.store.notHandedOut(g.accountId, g.id)) {
+        for (const m of smsgateNotHandedOut(this.sqlite, g.accountId, g.id)) {
           this.messages.updateStatus(g.accountId, m, { status: "failed", failureReason: EXPIRED_REASON }, { quiet: true });
           failed++;
         }
-        this.store.expiryJudged(g.accountId, g.id);
+        markSmsgateExpiryJudged(this.sqlite, g.accountId, g.id);
         accounts.add(g.accountId);
       }
       for (const a of accounts) this.changes.message(a, "settled", "queue");
@@ -414,7 +431,7 @@ export class ThirdPartyMessages {
       this.scheduleExpiry(this.clock() + 5_000);
       return failed;
     }
-    const next = this.store.nextExpiry();
+    const next = nextSmsgateExpiry(this.sqlite);
     if (next !== null) this.scheduleExpiry(Date.parse(next));
     return failed;
   }

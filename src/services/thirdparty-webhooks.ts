@@ -15,9 +15,18 @@ import { isRelayed, SMSGATE_EVENTS, smsgateEventOf, textwireEventsOf, type Relay
 import { emitEvent } from "./events";
 import { smsInfo } from "../domain/sms-encoding";
 import { findInboundPhoneFacts } from "../db/stores/inbound-messages";
-import type { EndpointRow } from "../db/stores/events";
+import {
+  countEndpoints,
+  deleteEndpoint,
+  findEndpointByExternalId,
+  insertEndpoint,
+  listSmsgateEndpoints,
+  setEndpointDevice,
+  updateEndpoint,
+  type EndpointRow,
+} from "../db/stores/events";
 import { listDevices } from "../db/stores/devices";
-import { smsgateOf } from "../db/stores/smsgate";
+import { findSmsgateClient, smsgateOptionsOf } from "../db/stores/smsgate";
 import type { EventOutbox } from "./events";
 import { checkReceiverUrl, MAX_ENDPOINTS_PER_ACCOUNT, newEndpointRow, URL_MAX, type UrlJudging } from "./event-endpoints";
 import type { ThirdPartyMessages } from "./thirdparty-messages";
@@ -43,7 +52,7 @@ export class ThirdPartyWebhooks {
   ) {}
 
   list(accountId: string): SmsgateWebhook[] {
-    return this.outbox.store.listSmsgateEndpoints(accountId).map(toWebhook);
+    return listSmsgateEndpoints(this.sqlite, accountId).map(toWebhook);
   }
 
   /** POST /webhooks: a known id is replaced (its URL, event and device); 201 with the stored webhook. */
@@ -71,10 +80,10 @@ export class ThirdPartyWebhooks {
     // Signed with the account's SMSGate key (services/thirdparty-messages.ts), kept as the endpoint's secret.
     const secret = this.messages.signingKey(accountId);
     this.sqlite.transaction(() => {
-      const current = this.outbox.store.findEndpointByExternalId(accountId, externalId);
+      const current = findEndpointByExternalId(this.sqlite, accountId, externalId);
       if (current && current.format !== "smsgate") throw new AppError("INVALID_STATE", { message: "This id belongs to an endpoint made in Textwire; choose another id", details: { id: externalId } });
       if (current) {
-        this.outbox.store.updateEndpoint({
+        updateEndpoint(this.sqlite, {
           ...current,
           url,
           events: textwireEventsOf(event),
@@ -86,13 +95,13 @@ export class ThirdPartyWebhooks {
           failing_since: null,
           updated_at: nextUpdatedAt(now, current.updated_at),
         });
-        this.outbox.store.setEndpointDevice(current.id, deviceId as string | null);
+        setEndpointDevice(this.sqlite, current.id, deviceId as string | null);
         return;
       }
-      if (this.outbox.store.countEndpoints(accountId) >= MAX_ENDPOINTS_PER_ACCOUNT) {
+      if (countEndpoints(this.sqlite, accountId) >= MAX_ENDPOINTS_PER_ACCOUNT) {
         throw new AppError("INVALID_STATE", { message: `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhooks; delete one first`, details: { limit: MAX_ENDPOINTS_PER_ACCOUNT } });
       }
-      this.outbox.store.insertEndpoint(
+      insertEndpoint(this.sqlite, 
         newEndpointRow({
           account_id: accountId,
           url,
@@ -115,9 +124,9 @@ export class ThirdPartyWebhooks {
 
   /** DELETE /webhooks/{id}: 204 whether or not it existed, as SMSGate answers. */
   delete(accountId: string, externalId: string): void {
-    const current = this.outbox.store.findEndpointByExternalId(accountId, externalId);
+    const current = findEndpointByExternalId(this.sqlite, accountId, externalId);
     if (!current || current.format !== "smsgate") return;
-    this.sqlite.transaction(() => this.outbox.store.deleteEndpoint(accountId, current.id))();
+    this.sqlite.transaction(() => deleteEndpoint(this.sqlite, accountId, current.id))();
     this.outbox.reload();
   }
 }
@@ -195,7 +204,7 @@ export function smsgateDelivery(
   } else if (event !== "system:ping") {
     const leases = Array.isArray(m.metadata?.leases) ? m.metadata.leases : [];
     deviceId = leases.length ? (leases[leases.length - 1]?.deviceId ?? "") : "";
-    const smsgate = typeof m.id === "string" ? smsgateOf(sqlite).optionsOf(m.id) : null;
+    const smsgate = typeof m.id === "string" ? smsgateOptionsOf(sqlite, m.id) : null;
     payload = {
       messageId: smsgate?.smsgateId ?? m.id ?? "",
       phoneNumber: m.recipientPhone ?? "",
@@ -217,7 +226,7 @@ export function smsgateDelivery(
   const body = JSON.stringify({ deviceId, event, id: eventId, payload, webhookId: ep.external_id ?? ep.id });
   const timestamp = String(nowSeconds);
   // Always the account's current SMSGate key, whatever /v1 did to the endpoint's own secret (a rotation).
-  const key = smsgateOf(sqlite).client(ep.account_id)?.signing_key ?? ep.secret;
+  const key = findSmsgateClient(sqlite, ep.account_id)?.signing_key ?? ep.secret;
   const signature = createHmac("sha256", key).update(body + timestamp).digest("hex");
   return { body, headers: { "X-Timestamp": timestamp, "X-Signature": signature } };
 }

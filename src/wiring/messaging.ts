@@ -49,7 +49,7 @@ export function buildMessaging(sqlite: Database, config: ServeConfig, clock: Clo
   }, { submissions: stores.submissions, idempotency: stores.idempotency, intake: stores.intake });
   // Why a queued text waits, from the phones' real capacity (services/waiting.ts).
   const parts = {
-    listing: new MessageListing(sqlite, stores.messages, stores.rollups),
+    listing: new MessageListing(sqlite, stores.messages),
     status: new MessageStatusChanges(sqlite, clock, queue, leases, changes, stores.messages),
     manual: new ManualMessages(sqlite, clock, queue, seq, sending, () => config.sendRatePerMinute, stores.messages, quota),
   };

@@ -75,6 +75,6 @@ export function buildOperations(sqlite: Database, config: ServeConfig, clock: Cl
     eventEndpoints: new EventEndpointService(sqlite, clock, core.events, { allowPrivate: config.allowPrivateWebhookUrls, resolve: outbound.resolve ?? resolveHost }),
     queueWatch: new QueueWatch(sqlite, clock, core.queue, core.leases, config.stuckAfterMs, core.changes),
     exports: new ExportService(sqlite, config.db, clock, logger),
-    analytics: new AnalyticsService(sqlite, forms, stores.rollups),
+    analytics: new AnalyticsService(sqlite, forms),
   };
 }

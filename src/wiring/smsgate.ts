@@ -29,7 +29,7 @@ export function buildSmsgate(
   stores: Stores,
   deps: { messages: MessageService; accounts: AccountService; phoneEvents: DeviceEventHub; resolve: HostResolver | undefined },
 ) {
-  const thirdParty = new ThirdPartyMessages(sqlite, clock, core.sending, core.seq, deps.messages, core.quota, core.changes, logger, stores.smsgate, stores.messages);
+  const thirdParty = new ThirdPartyMessages(sqlite, clock, core.sending, core.seq, deps.messages, core.quota, core.changes, logger, stores.messages);
   return {
     thirdParty,
     thirdPartyWebhooks: new ThirdPartyWebhooks(sqlite, clock, core.events, thirdParty, { allowPrivate: config.allowPrivateWebhookUrls, resolve: deps.resolve ?? resolveHost }),

@@ -7,12 +7,11 @@ import type { Database } from "bun:sqlite";
 import { messagesOf } from "../db/stores/messages";
 import { sendingStore } from "../db/stores/sending";
 import { monthlyUsageStore } from "../db/stores/monthly-usage";
-import { smsgateOf } from "../db/stores/smsgate";
-import { RollupStore } from "../db/stores/messages/rollups";
 import { ContactLists } from "../db/stores/contacts/list";
 import { submissionStore } from "../db/stores/submissions";
 import { idempotencyStore } from "../db/stores/idempotency";
 import { intakeStore } from "../db/stores/intake";
+import type { IntakeEntry } from "../services/intake/applier";
 
 export type Stores = ReturnType<typeof buildStores>;
 
@@ -21,11 +20,9 @@ export function buildStores(sqlite: Database) {
     messages: messagesOf(sqlite),
     sending: sendingStore(sqlite),
     monthlyUsage: monthlyUsageStore(sqlite),
-    smsgate: smsgateOf(sqlite),
-    rollups: new RollupStore(sqlite),
     contactLists: new ContactLists(sqlite),
     submissions: submissionStore(sqlite),
     idempotency: idempotencyStore(sqlite),
-    intake: intakeStore(sqlite),
+    intake: intakeStore<IntakeEntry>(sqlite),
   };
 }

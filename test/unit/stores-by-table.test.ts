@@ -9,12 +9,19 @@
  * - outside src/db/, services get entities from the stores: no `=== 1` / `=== 0` on a stored
  *   flag column, no `JSON.parse(row.column)` of a stored JSON column, no cast of a raw query
  *   result (`.get(…) as T`, `.all(…) as T`).
+ * - in src/db/stores/, a function takes the connection and at most MAX_POSITIONAL other
+ *   parameters: more go in a filter or patch object.
+ * - in src/db/, a raw query result is cast to the schema's types (`typeof table.$inferSelect`,
+ *   `RawRow<table>`, a `Pick` of them), not to a hand-written object type that repeats three or
+ *   more of one table's columns with their stored types (converted columns — flags as 0/1 numbers
+ *   before their conversion, parsed JSON — are not repeats).
  * SQL keywords are upper case in this code base, so prose ("texts from contacts") is not taken for SQL.
  * Each failure lists every offending file:line.
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
+import ts from "typescript";
 import { blankComments, sourceFiles } from "./source-text";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -115,6 +122,15 @@ for (const m of SCHEMA.matchAll(/(\w+):\s*(integer|text|real|blob)\(\s*"(\w+)"([
   if (m[2] === "integer" && boolean) FLAGS.add(m[1]).add(m[3]);
 }
 
+/**
+ * The stored JSON columns: text columns whose doc comment says JSON or whose default is `{}` or
+ * `[]` (by their TypeScript and SQL names).
+ */
+const JSON_COLUMNS = new Set<string>();
+for (const m of SCHEMA.matchAll(/((?:\/\*\*[^]*?\*\/\s*)?)(\w+):\s*text\(\s*"(\w+)"([^)]*)\)([^,\n]*)/g)) {
+  if (/JSON/.test(m[1]) || /\.default\(\s*["'`](?:\{\}|\[\])["'`]\s*\)/.test(m[5])) JSON_COLUMNS.add(m[2]).add(m[3]);
+}
+
 /** `kind file:line — text` for each stored flag compared with 0/1, stored column parsed, or query result cast. */
 export function rawUses(file: string, source: string): string[] {
   const text = withoutComments(source);
@@ -122,38 +138,15 @@ export function rawUses(file: string, source: string): string[] {
   const at = (kind: string, i: number, s: string) => out.push(`${kind} ${file}:${lineOf(text, i)} — ${s}`);
   for (const m of text.matchAll(/\??\.(\w+)\s*[!=]==?\s*[01]\b/g)) if (FLAGS.has(m[1])) at("flag", m.index!, m[0]);
   for (const m of text.matchAll(/JSON\.parse\(\s*[\w$]+\??\.(\w+)/g)) if (COLUMNS.has(m[1])) at("json", m.index!, m[0]);
+  // A stored JSON column handed to a parser of its own (`readDeviceLimits(d.sendingLimits)`).
+  // Not in src/domain/: pure rules get values, and their parsers read what a client sent
+  // (`parseTagList(body.tags)`), never a row (domain/ imports nothing from db/).
+  if (!file.startsWith("src/domain/")) {
+    for (const m of text.matchAll(/(?<![\w$.])(?:parse|read|safeJson)\w*\(\s*[\w$]+(?:\??\.[\w$]+)*\??\.(\w+)\s*[,)]/g)) if (JSON_COLUMNS.has(m[1])) at("json", m.index!, m[0]);
+  }
   for (const m of text.matchAll(/\.(?:get|all|values)\([^()]*\)\s+as\s+(?!const\b)/g)) at("cast", m.index!, m[0]);
   return out;
 }
-
-/**
- * What is left to convert, per file and kind (the list may only shrink: a file doing better than
- * its entry fails too, so the entry is lowered with the fix). docs/api-decisions.md, "The house,
- * round two: stores by table".
- */
-const NOT_YET: Record<string, Partial<Record<"flag" | "json" | "cast", number>>> = {
-  "src/cli/events.ts": { json: 1 },
-  "src/domain/broadcast.ts": { json: 1 },
-  "src/services/account-settings.ts": { json: 1 },
-  "src/services/automations/index.ts": { json: 2 },
-  "src/services/automations/runs.ts": { json: 2 },
-  "src/services/automations/starts.ts": { json: 1 },
-  "src/services/broadcasts.ts": { json: 4 },
-  "src/services/contact-import-rows.ts": { json: 2 },
-  "src/services/device-limits.ts": { json: 1 },
-  "src/services/device-registry.ts": { json: 2 },
-  "src/services/forms.ts": { json: 2 },
-  "src/services/intake/applier.ts": { json: 3 },
-  "src/services/keyword-replies.ts": { json: 4 },
-  "src/services/phone-reports.ts": { json: 1 },
-  // Why a text waits: a broadcast's stored quiet hours (as broadcasts.ts reads them, not yet converted).
-  "src/services/quiet-wait.ts": { json: 1 },
-  // The webhook parses a form's JSON once per form version and caches it (a store-side parse would run per request).
-  "src/services/submissions/form-lookup.ts": { flag: 1, json: 2 },
-  "src/services/submissions/write.ts": { flag: 1 },
-  "src/services/team-notices.ts": { json: 1 },
-  "src/services/thirdparty-messages.ts": { flag: 2, json: 1 },
-};
 
 describe("services get entities from the stores, not raw rows", () => {
   test("the detector: flags compared with 0/1, stored columns parsed, results cast", () => {
@@ -165,27 +158,152 @@ describe("services get entities from the stores, not raw rows", () => {
       "if (list.length === 1) y(); const n = count === 0;",
       "const b = JSON.parse(text); const c = JSON.parse(Buffer.from(x).toString());",
       "// row.opted_out === 1 in a comment",
+      "const l = readDeviceLimits(d.sendingLimits); const v = parseJson(r.formValues);",
+      "const w = parseTagList(body.tagsText, errors); const n = readNumber(row.count);",
     ].join("\n");
-    expect(rawUses("f.ts", src).map((s) => s.split(" — ")[0])).toEqual(["flag f.ts:1", "flag f.ts:2", "json f.ts:3", "cast f.ts:4"]);
+    expect(rawUses("f.ts", src).map((s) => s.split(" — ")[0])).toEqual(["flag f.ts:1", "flag f.ts:2", "json f.ts:3", "json f.ts:8", "json f.ts:8", "cast f.ts:4"]);
+    expect(rawUses("src/domain/f.ts", "const t = parseTagList(b.tags, errors);")).toEqual([]);
+    expect(rawUses("src/services/f.ts", "const t = parseTagList(b.tags, errors);")).toHaveLength(1);
   });
 
-  test("outside src/db, only the files listed as not yet converted have them, no more than listed", () => {
-    const found = new Map<string, Record<string, number>>();
+  test("outside src/db, no file compares a stored flag with 0/1, parses a stored column or casts a query result", () => {
     const lines: string[] = [];
     for (const f of sourceFiles(join(ROOT, "src"))) {
       const path = relative(ROOT, f);
-      if (path.startsWith("src/db/")) continue;
-      for (const use of rawUses(path, readFileSync(f, "utf8"))) {
-        const kind = use.split(" ")[0];
-        const counts = found.get(path) ?? {};
-        counts[kind] = (counts[kind] ?? 0) + 1;
-        found.set(path, counts);
-        lines.push(use);
+      if (!path.startsWith("src/db/")) lines.push(...rawUses(path, readFileSync(f, "utf8")));
+    }
+    if (lines.length) console.error(`Raw rows outside the stores (${lines.length}):\n  ${lines.join("\n  ")}`);
+    expect(lines).toEqual([]);
+  });
+
+});
+
+// ---- filter objects, not long positional lists -----------------------------------------------
+
+/** Parameters a store function takes besides the connection. */
+const MAX_POSITIONAL = 4;
+/** Names the connection goes by as a first parameter. */
+const CONNECTION = new Set(["sqlite", "db", "tx", "database"]);
+
+/** `file:line name (n)` for each function, method or arrow function with more positional parameters than allowed. */
+export function longParameterLists(file: string, source: string): string[] {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true);
+  const out: string[] = [];
+  const visit = (n: ts.Node) => {
+    // A callback handed to a call (a scan's per-row function) and a class's private helper are not what a store offers.
+    const callback = (ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && ts.isCallExpression(n.parent);
+    const hidden = ts.isMethodDeclaration(n) && (ts.getCombinedModifierFlags(n) & ts.ModifierFlags.Private) !== 0;
+    if ((ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isMethodSignature(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n)) && !callback && !hidden) {
+      const ps = n.parameters.filter((p) => !(ts.isIdentifier(p.name) && p.name.text === "this"));
+      const own = ps.length > 0 && ts.isIdentifier(ps[0].name) && CONNECTION.has(ps[0].name.text) ? ps.length - 1 : ps.length;
+      if (own > MAX_POSITIONAL) {
+        const parent = n.parent;
+        const name = n.name && ts.isIdentifier(n.name) ? n.name.text : parent && (ts.isPropertyAssignment(parent) || ts.isVariableDeclaration(parent)) && ts.isIdentifier(parent.name) ? parent.name.text : "(anonymous)";
+        out.push(`${file}:${sf.getLineAndCharacterOfPosition(n.getStart()).line + 1} ${name} (${own})`);
       }
     }
-    const actual = Object.fromEntries([...found].sort(([a], [b]) => a.localeCompare(b)));
-    const expected = Object.fromEntries(Object.entries(NOT_YET).sort(([a], [b]) => a.localeCompare(b)));
-    if (JSON.stringify(actual) !== JSON.stringify(expected)) console.error(`Raw rows outside the stores (${lines.length}):\n  ${lines.join("\n  ")}`);
-    expect(actual).toEqual(expected);
+    n.forEachChild(visit);
+  };
+  visit(sf);
+  return out;
+}
+
+describe("store functions take filter objects, not long positional lists", () => {
+  test("the detector: functions, methods, arrow functions; not the connection, callbacks or private helpers", () => {
+    const src = [
+      "export function listRuns(sqlite: Database, automationId: string, f: RunFilter, page: number, limit: number) {}",
+      "export function tooMany(sqlite: Database, a: string, b: string, c: string, d: string, e: string) {}",
+      "const s = { insert: (formId, key, status, body, hash) => void 0 };",
+      "class X { update(a: string, b: string, c: string, d: string, e: string) {} }",
+      "interface Y { insert(formId: string, key: string, status: number, body: string, bodyHash: string | null): void }",
+      "scan(sqlite, (id, accountId, priority, scheduledFor, seq) => out.push(id));",
+      "class Z { private run(head: string, row: string, n: number, full: number, values: unknown[]) {} }",
+    ].join("\n");
+    expect(longParameterLists("f.ts", src)).toEqual(["f.ts:2 tooMany (5)", "f.ts:3 insert (5)", "f.ts:4 update (5)", "f.ts:5 insert (5)"]);
+  });
+
+  test(`no function in src/db/stores takes more than ${MAX_POSITIONAL} parameters besides the connection`, () => {
+    const files = sourceFiles(join(ROOT, "src/db/stores"));
+    expect(files.length).toBeGreaterThan(20);
+    const offenders = files.flatMap((f) => longParameterLists(relative(ROOT, f), readFileSync(f, "utf8")));
+    if (offenders.length) console.error(`Long positional lists in stores (${offenders.length}):\n  ${offenders.join("\n  ")}`);
+    expect(offenders).toEqual([]);
+  });
+});
+
+// ---- row types from the schema ----------------------------------------------------------------
+
+/** Each table's columns, by their TypeScript and SQL names. */
+const TABLES = new Map<string, Set<string>>();
+for (const part of SCHEMA.split(/sqliteTable\(\s*"/).slice(1)) {
+  const cols = new Set<string>();
+  for (const m of part.matchAll(/(\w+):\s*(?:integer|text|real|blob)\(\s*"(\w+)"/g)) cols.add(m[1]).add(m[2]);
+  TABLES.set(part.slice(0, part.indexOf('"')), cols);
+}
+/** Columns every table has: naming them says nothing about which table a type copies. */
+const GENERIC = new Set(["id", "accountId", "account_id", "createdAt", "created_at", "updatedAt", "updated_at"]);
+/** A column typed as stored (not converted: a flag as 0/1 before its conversion, parsed JSON). */
+const STORED_TYPE = /^(?:string|number)(?: \| null)?$/;
+/** Columns of one table a hand-written type may repeat before it is taken for a copy of the table's row. */
+const MAX_REPEATED = 2;
+
+/** `file:line` and the table for each query result cast to a hand-written type that repeats a table's columns. */
+export function handWrittenRowCasts(file: string, source: string): string[] {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true);
+  const named = new Map<string, ts.NodeArray<ts.TypeElement>[]>();
+  const literals = (t: ts.TypeNode | undefined): ts.NodeArray<ts.TypeElement>[] => {
+    if (!t) return [];
+    if (ts.isTypeLiteralNode(t)) return [t.members];
+    if (ts.isIntersectionTypeNode(t) || ts.isUnionTypeNode(t)) return t.types.flatMap(literals);
+    if (ts.isArrayTypeNode(t)) return literals(t.elementType);
+    if (ts.isParenthesizedTypeNode(t)) return literals(t.type);
+    if (ts.isTypeReferenceNode(t)) return [...(t.typeArguments ?? []).flatMap(literals), ...(ts.isIdentifier(t.typeName) ? (named.get(t.typeName.text) ?? []) : [])];
+    return [];
+  };
+  sf.forEachChild((n) => {
+    if (ts.isInterfaceDeclaration(n)) named.set(n.name.text, [n.members]);
+    else if (ts.isTypeAliasDeclaration(n)) named.set(n.name.text, literals(n.type));
+  });
+  const out: string[] = [];
+  const visit = (n: ts.Node) => {
+    const e = ts.isAsExpression(n) ? n.expression : null;
+    if (e && ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && ["get", "all"].includes(e.expression.name.text)) {
+      for (const members of literals((n as ts.AsExpression).type)) {
+        const props = members
+          .filter(ts.isPropertySignature)
+          .filter((m) => m.type !== undefined && STORED_TYPE.test(m.type.getText()) && (ts.isIdentifier(m.name) || ts.isStringLiteral(m.name)))
+          .map((m) => (m.name as ts.Identifier).text)
+          .filter((p) => !GENERIC.has(p) && !FLAGS.has(p));
+        for (const [table, cols] of TABLES) {
+          const repeated = props.filter((p) => cols.has(p));
+          if (repeated.length > MAX_REPEATED) out.push(`${file}:${sf.getLineAndCharacterOfPosition(n.getStart()).line + 1} repeats ${table}: ${repeated.join(", ")}`);
+        }
+      }
+    }
+    n.forEachChild(visit);
+  };
+  visit(sf);
+  return out;
+}
+
+describe("query results are typed from the schema", () => {
+  test("the detector: casts to literals and to local types that repeat one table's stored columns", () => {
+    const src = [
+      "interface Listed { id: string; firstName: string | null; lastName: string | null; phoneNumber: string }",
+      "const a = q.all(x) as Listed[];",
+      "const b = q.get(x) as { name: string; fields: string; settings: string } | null;",
+      "const c = q.get(x) as Pick<ContactRow, \"firstName\" | \"lastName\" | \"phoneNumber\"> | null;",
+      "const d = q.get(x) as (Omit<Automation, \"isActive\"> & { isActive: number; stopOnReply: number; restartOnResubmit: number }) | null;",
+      "const e = q.get(x) as { n: number; firstName: string };",
+      "const f = m.get(x) as { tags: string[]; customFields: Record<string, string>; firstName: string };",
+    ].join("\n");
+    expect(handWrittenRowCasts("f.ts", src).map((s) => s.split(" repeats ")[0] + " " + s.split(" repeats ")[1].split(":")[0])).toEqual(["f.ts:2 contacts", "f.ts:3 forms"]);
+  });
+
+  test("no query result in src/db is cast to a hand-written copy of a table's row", () => {
+    const files = sourceFiles(join(ROOT, "src/db")).filter((f) => !relative(ROOT, f).startsWith("src/db/schema/"));
+    const offenders = files.flatMap((f) => handWrittenRowCasts(relative(ROOT, f), readFileSync(f, "utf8")));
+    if (offenders.length) console.error(`Hand-written row types (${offenders.length}):\n  ${offenders.join("\n  ")}`);
+    expect(offenders).toEqual([]);
   });
 });

@@ -5,20 +5,31 @@
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { automationInbox, automationRuns, automationRunSteps, automations, automationStarts } from "../schema/automations";
+import type { forms } from "../schema/forms";
+import type { AutomationStep } from "../../domain/automation-steps";
+import type { FieldDef } from "../../domain/submission";
+import { jsonArray, jsonObject } from "./row";
 // The statements on contacts and messages a run needs live in their tables' folders; these names
 // stay importable from here (docs/api-decisions.md, "The house, round two: stores by table").
 export { contactsOfRuns, runContact, segmentContacts, type RunContact } from "./contacts/segments";
 export { cancelRunMessages } from "./messages/templates";
 export { textsInDayBefore } from "./messages/recipient-limits";
 
-/** An automation as stored, typed from the schema: its flags as booleans, its steps and statuses as their JSON text. */
-export type AutomationRecord = typeof automations.$inferSelect;
+/** An automation, typed from the schema: its flags as booleans, its steps and stop statuses parsed. */
+export type AutomationRecord = Omit<typeof automations.$inferSelect, "steps" | "stopOnStatus"> & { steps: AutomationStep[]; stopOnStatus: string[] };
 
-/** A plain SQL read gives the boolean columns as SQLite stores them (0 or 1). */
-type StoredAutomation = Omit<AutomationRecord, "isActive" | "stopOnReply" | "restartOnResubmit"> & { isActive: number; stopOnReply: number; restartOnResubmit: number };
+/** A plain SQL read gives the boolean columns as SQLite stores them (0 or 1), the JSON ones as text. */
+type StoredAutomation = Omit<typeof automations.$inferSelect, "isActive" | "stopOnReply" | "restartOnResubmit"> & { isActive: number; stopOnReply: number; restartOnResubmit: number };
 
 function automationOf(r: StoredAutomation): AutomationRecord {
-  return { ...r, isActive: r.isActive === 1, stopOnReply: r.stopOnReply === 1, restartOnResubmit: r.restartOnResubmit === 1 };
+  return {
+    ...r,
+    isActive: r.isActive === 1,
+    stopOnReply: r.stopOnReply === 1,
+    restartOnResubmit: r.restartOnResubmit === 1,
+    steps: JSON.parse(r.steps) as AutomationStep[],
+    stopOnStatus: JSON.parse(r.stopOnStatus) as string[],
+  };
 }
 
 const COLUMNS = `id, account_id AS accountId, form_id AS formId, name, is_active AS isActive, steps, stop_on_reply AS stopOnReply,
@@ -30,7 +41,7 @@ export function insertAutomation(sqlite: Database, a: AutomationRecord): void {
       `INSERT INTO automations (id, account_id, form_id, name, is_active, steps, stop_on_reply, stop_on_status, restart_on_resubmit, deleted_at, created_at, updated_at)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NULL, ?10, ?11)`,
     )
-    .run(a.id, a.accountId, a.formId, a.name, a.isActive ? 1 : 0, a.steps, a.stopOnReply ? 1 : 0, a.stopOnStatus, a.restartOnResubmit ? 1 : 0, a.createdAt, a.updatedAt);
+    .run(a.id, a.accountId, a.formId, a.name, a.isActive ? 1 : 0, JSON.stringify(a.steps), a.stopOnReply ? 1 : 0, JSON.stringify(a.stopOnStatus), a.restartOnResubmit ? 1 : 0, a.createdAt, a.updatedAt);
 }
 
 export function updateAutomation(sqlite: Database, a: AutomationRecord): void {
@@ -39,7 +50,7 @@ export function updateAutomation(sqlite: Database, a: AutomationRecord): void {
       `UPDATE automations SET form_id = ?2, name = ?3, is_active = ?4, steps = ?5, stop_on_reply = ?6, stop_on_status = ?7, restart_on_resubmit = ?8, updated_at = ?9
        WHERE id = ?1`,
     )
-    .run(a.id, a.formId, a.name, a.isActive ? 1 : 0, a.steps, a.stopOnReply ? 1 : 0, a.stopOnStatus, a.restartOnResubmit ? 1 : 0, a.updatedAt);
+    .run(a.id, a.formId, a.name, a.isActive ? 1 : 0, JSON.stringify(a.steps), a.stopOnReply ? 1 : 0, JSON.stringify(a.stopOnStatus), a.restartOnResubmit ? 1 : 0, a.updatedAt);
 }
 
 /** Deleted automations stay (their runs' history); they are 404 to the API and start nothing. */
@@ -266,7 +277,12 @@ export function deleteInboxRow(sqlite: Database, seq: number): void {
 
 // ---- start jobs ------------------------------------------------------------------------------
 
-export type StartRecord = typeof automationStarts.$inferSelect;
+/** A start job: its segment as it was asked for, its skipped contacts counted by reason. */
+export type StartRecord = Omit<typeof automationStarts.$inferSelect, "segment" | "skipped"> & { segment: Record<string, unknown>; skipped: Record<string, number> };
+
+type StoredStart = typeof automationStarts.$inferSelect;
+
+const startOf = (r: StoredStart): StartRecord => ({ ...r, segment: JSON.parse(r.segment) as Record<string, unknown>, skipped: JSON.parse(r.skipped) as Record<string, number> });
 
 const START_COLUMNS = `id, automation_id AS automationId, account_id AS accountId, segment, last_contact_id AS lastContactId, cursor, status, started, skipped,
   created_at AS createdAt, updated_at AS updatedAt`;
@@ -277,26 +293,28 @@ export function insertStart(sqlite: Database, s: StartRecord): void {
       `INSERT INTO automation_starts (id, automation_id, account_id, segment, last_contact_id, cursor, status, started, skipped, created_at, updated_at)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
     )
-    .run(s.id, s.automationId, s.accountId, s.segment, s.lastContactId, s.cursor, s.status, s.started, s.skipped, s.createdAt, s.updatedAt);
+    .run(s.id, s.automationId, s.accountId, JSON.stringify(s.segment), s.lastContactId, s.cursor, s.status, s.started, JSON.stringify(s.skipped), s.createdAt, s.updatedAt);
 }
 
 export function findStart(sqlite: Database, id: string): StartRecord | null {
-  return (sqlite.query(`SELECT ${START_COLUMNS} FROM automation_starts WHERE id = ?1`).get(id) as StartRecord | null) ?? null;
+  const r = sqlite.query(`SELECT ${START_COLUMNS} FROM automation_starts WHERE id = ?1`).get(id) as StoredStart | null;
+  return r ? startOf(r) : null;
 }
 
 export function runningStarts(sqlite: Database): StartRecord[] {
-  return sqlite.query(`SELECT ${START_COLUMNS} FROM automation_starts WHERE status = 'running'`).all() as StartRecord[];
+  return (sqlite.query(`SELECT ${START_COLUMNS} FROM automation_starts WHERE status = 'running'`).all() as StoredStart[]).map(startOf);
 }
 
-export function advanceStart(sqlite: Database, id: string, p: { cursor: string; started: number; skipped: string; done: boolean; updatedAt: string }): void {
+export function advanceStart(sqlite: Database, id: string, p: { cursor: string; started: number; skipped: Record<string, number>; done: boolean; updatedAt: string }): void {
   sqlite
     .query("UPDATE automation_starts SET cursor = ?2, started = started + ?3, skipped = ?4, status = CASE WHEN ?5 THEN 'done' ELSE status END, updated_at = ?6 WHERE id = ?1")
-    .run(id, p.cursor, p.started, p.skipped, p.done ? 1 : 0, p.updatedAt);
+    .run(id, p.cursor, p.started, JSON.stringify(p.skipped), p.done ? 1 : 0, p.updatedAt);
 }
 
-/** The form an automation follows: its name, fields and settings (JSON as stored). */
-export function automationForm(sqlite: Database, accountId: string, formId: string): { id: string; name: string; fields: string; settings: string } | null {
-  return (sqlite.query("SELECT id, name, fields, settings FROM forms WHERE id = ?1 AND account_id = ?2").get(formId, accountId) as { id: string; name: string; fields: string; settings: string } | null) ?? null;
+/** The form an automation follows: its name, fields and settings (parsed; unreadable ones as none). */
+export function automationForm(sqlite: Database, accountId: string, formId: string): { id: string; name: string; fields: FieldDef[]; settings: Record<string, unknown> } | null {
+  const r = sqlite.query("SELECT id, name, fields, settings FROM forms WHERE id = ?1 AND account_id = ?2").get(formId, accountId) as Pick<typeof forms.$inferSelect, "id" | "name" | "fields" | "settings"> | null;
+  return r ? { id: r.id, name: r.name, fields: jsonArray<FieldDef>(r.fields), settings: jsonObject(r.settings) } : null;
 }
 
 /** Whether the contact texted in since `sinceIso` (a reply that came before its run was started). */

@@ -3,9 +3,31 @@
  * Plain functions over the SQLite handle; rows are typed from the drizzle schema.
  */
 import type { Database } from "bun:sqlite";
-import type { devices, deviceRegistrationTokens } from "../schema/devices";
+import type { devices, deviceRegistrationTokens, inboxExports } from "../schema/devices";
+import { jsonArray, jsonObject } from "./row";
+import type { LimitsOverride } from "../../domain/sending-budget";
 
-export type DeviceRow = typeof devices.$inferSelect;
+/** A phone's own limits and its SIMs' (PATCH /v1/devices/<id> `{limits, sims}`); stored as null when it sets none. */
+export interface DeviceLimitsDoc {
+  limits: LimitsOverride;
+  sims: Array<{ slot: number; limits: LimitsOverride }>;
+}
+
+/** A phone: its SIM cards as the app reported them (none when unreadable) and its own limits, parsed. */
+export type DeviceRow = Omit<typeof devices.$inferSelect, "simCards" | "sendingLimits"> & { simCards: unknown[]; sendingLimits: DeviceLimitsDoc };
+
+type StoredDevice = typeof devices.$inferSelect;
+
+/** The stored limits, read leniently: what is not a limits object or a list of SIMs reads as none. */
+function limitsOf(text: string | null): DeviceLimitsDoc {
+  const v = jsonObject(text) as Partial<DeviceLimitsDoc>;
+  return { limits: v.limits && typeof v.limits === "object" ? v.limits : {}, sims: Array.isArray(v.sims) ? v.sims : [] };
+}
+
+/** The limits as stored: null when they set nothing. */
+const storedLimits = (d: DeviceLimitsDoc): string | null => (d.sims.length || Object.keys(d.limits).length ? JSON.stringify(d) : null);
+
+const deviceOf = (r: StoredDevice): DeviceRow => ({ ...r, simCards: jsonArray<unknown>(r.simCards), sendingLimits: limitsOf(r.sendingLimits) });
 export type RegistrationTokenRow = typeof deviceRegistrationTokens.$inferSelect;
 
 const DEVICE_COLS = `id, account_id AS accountId, kind, external_id AS externalId, name, token_hash AS tokenHash,
@@ -18,25 +40,31 @@ export function insertDevice(db: Database, d: DeviceRow): void {
     `INSERT INTO devices (id, account_id, kind, external_id, name, token_hash, signing_key, push_token, sim_cards, app_version,
        last_seen_at, last_ip, battery, send_rate_per_minute, created_at, updated_at, sending_limits)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)`,
-  ).run(d.id, d.accountId, d.kind, d.externalId, d.name, d.tokenHash, d.signingKey, d.pushToken, d.simCards, d.appVersion,
-    d.lastSeenAt, d.lastIp, d.battery, d.sendRatePerMinute, d.createdAt, d.updatedAt, d.sendingLimits ?? null);
+  ).run(d.id, d.accountId, d.kind, d.externalId, d.name, d.tokenHash, d.signingKey, d.pushToken, JSON.stringify(d.simCards), d.appVersion,
+    d.lastSeenAt, d.lastIp, d.battery, d.sendRatePerMinute, d.createdAt, d.updatedAt, storedLimits(d.sendingLimits));
 }
 
 export function findDeviceByTokenHash(db: Database, hash: string): DeviceRow | null {
-  return (db.query(`SELECT ${DEVICE_COLS} FROM devices WHERE token_hash = ?1`).get(hash) as DeviceRow | null) ?? null;
+  const r = db.query(`SELECT ${DEVICE_COLS} FROM devices WHERE token_hash = ?1`).get(hash) as StoredDevice | null;
+  return r ? deviceOf(r) : null;
 }
 
 export function findDevice(db: Database, id: string): DeviceRow | null {
-  return (db.query(`SELECT ${DEVICE_COLS} FROM devices WHERE id = ?1`).get(id) as DeviceRow | null) ?? null;
+  const r = db.query(`SELECT ${DEVICE_COLS} FROM devices WHERE id = ?1`).get(id) as StoredDevice | null;
+  return r ? deviceOf(r) : null;
 }
 
 export function findDeviceByExternalId(db: Database, accountId: string, externalId: string): DeviceRow | null {
-  return (db.query(`SELECT ${DEVICE_COLS} FROM devices WHERE account_id = ?1 AND external_id = ?2`).get(accountId, externalId) as DeviceRow | null) ?? null;
+  const r = db.query(`SELECT ${DEVICE_COLS} FROM devices WHERE account_id = ?1 AND external_id = ?2`).get(accountId, externalId) as StoredDevice | null;
+  return r ? deviceOf(r) : null;
 }
 
 export function listDevices(db: Database, accountId?: string): DeviceRow[] {
-  if (accountId === undefined) return db.query(`SELECT ${DEVICE_COLS} FROM devices ORDER BY created_at`).all() as DeviceRow[];
-  return db.query(`SELECT ${DEVICE_COLS} FROM devices WHERE account_id = ?1 ORDER BY created_at, id`).all(accountId) as DeviceRow[];
+  const rows =
+    accountId === undefined
+      ? (db.query(`SELECT ${DEVICE_COLS} FROM devices ORDER BY created_at`).all() as StoredDevice[])
+      : (db.query(`SELECT ${DEVICE_COLS} FROM devices WHERE account_id = ?1 ORDER BY created_at, id`).all(accountId) as StoredDevice[]);
+  return rows.map(deviceOf);
 }
 
 /** Updates the named columns (camelCase keys of DeviceRow). */
@@ -51,7 +79,7 @@ export function updateDevice(db: Database, id: string, patch: Partial<DeviceRow>
     const c = cols[k];
     if (!c) continue;
     sets.push(`${c} = ?`);
-    params.push(v as string | number | null);
+    params.push(k === "simCards" ? JSON.stringify(v) : k === "sendingLimits" ? storedLimits(v as DeviceLimitsDoc) : (v as string | number | null));
   }
   if (sets.length === 0) return;
   db.query(`UPDATE devices SET ${sets.join(", ")} WHERE id = ?`).run(...params, id);
@@ -148,8 +176,10 @@ export function deleteInboxExport(db: Database, deviceId: string, requestedAt: s
 }
 
 /** The inbox exports asked of the account's phone since `afterIso` (ISO times). */
-export function listInboxExports(db: Database, accountId: string, deviceId: string, afterIso: string): Array<{ since: string; until: string; requestedAt: string }> {
+export type InboxExportRow = Pick<typeof inboxExports.$inferSelect, "since" | "until" | "requestedAt">;
+
+export function listInboxExports(db: Database, accountId: string, deviceId: string, afterIso: string): InboxExportRow[] {
   return db
     .query("SELECT since, until, requested_at AS requestedAt FROM inbox_exports WHERE device_id = ?2 AND account_id = ?1 AND requested_at >= ?3")
-    .all(accountId, deviceId, afterIso) as Array<{ since: string; until: string; requestedAt: string }>;
+    .all(accountId, deviceId, afterIso) as InboxExportRow[];
 }

@@ -7,12 +7,24 @@ import { and, count, desc, eq, or, sql } from "drizzle-orm";
 import type { Database } from "bun:sqlite";
 import type { Db } from "../open";
 import { forms } from "../schema";
+import type { FieldDef } from "../../domain/submission";
 import { invalidateWebhookForms } from "../webhook-form-cache";
 import { LEVEL_DAY } from "../../domain/rollup-buckets";
 import { deleteFormMessages } from "./messages/deletes";
 import { contactCountsByForm, deleteFormContacts } from "./contacts";
 
-export type FormRow = Omit<typeof forms.$inferSelect, "plainHttpPostAt">;
+type StoredForm = Omit<typeof forms.$inferSelect, "plainHttpPostAt">;
+
+/** A form as stored, its JSON columns parsed: the field definitions and the settings object. */
+export type FormRow = Omit<StoredForm, "fields" | "settings"> & { fields: FieldDef[]; settings: Record<string, unknown> };
+
+const toFormRow = (row: StoredForm): FormRow => ({ ...row, fields: JSON.parse(row.fields) as FieldDef[], settings: JSON.parse(row.settings) as Record<string, unknown> });
+
+/** The columns of a form (or of a patch) as stored: JSON columns as text. */
+function toStored<T extends Partial<FormRow>>(row: T): Omit<T, "fields" | "settings"> & Partial<Pick<StoredForm, "fields" | "settings">> {
+  const { fields, settings, ...rest } = row;
+  return { ...rest, ...(fields !== undefined && { fields: JSON.stringify(fields) }), ...(settings !== undefined && { settings: JSON.stringify(settings) }) };
+}
 
 /** A row of the forms list. */
 export type FormListRow = Pick<FormRow, "id" | "name" | "description" | "isActive" | "createdAt" | "updatedAt"> & { webhookToken: string };
@@ -56,12 +68,14 @@ export function listForms(db: Db, accountId: string, q: { page: number; limit: n
 
 /** The account's form by id (another account's form is not found). */
 export function findAccountForm(db: Db, accountId: string, id: string): FormRow | null {
-  return db.select().from(forms).where(and(eq(forms.id, id), eq(forms.accountId, accountId))).get() ?? null;
+  const row = db.select().from(forms).where(and(eq(forms.id, id), eq(forms.accountId, accountId))).get();
+  return row ? toFormRow(row) : null;
 }
 
 /** A form by id alone. */
 export function findFormById(db: Db, id: string): FormRow | null {
-  return db.select().from(forms).where(eq(forms.id, id)).get() ?? null;
+  const row = db.select().from(forms).where(eq(forms.id, id)).get();
+  return row ? toFormRow(row) : null;
 }
 
 /** The id of the account's form with this lower-cased name, if any. */
@@ -70,12 +84,12 @@ export function formIdByNameKey(db: Db, accountId: string, nameKey: string): str
 }
 
 export function insertForm(db: Db, row: FormRow): void {
-  db.insert(forms).values(row).run();
+  db.insert(forms).values(toStored(row) as StoredForm).run();
 }
 
 /** Writes the changed columns; the webhook's cached lookups are dropped (they carry the definition). */
 export function updateForm(db: Db, accountId: string, id: string, patch: Partial<FormRow>): void {
-  db.update(forms).set(patch).where(and(eq(forms.id, id), eq(forms.accountId, accountId))).run();
+  db.update(forms).set(toStored(patch)).where(and(eq(forms.id, id), eq(forms.accountId, accountId))).run();
   invalidateWebhookForms(db.$client);
 }
 
@@ -101,9 +115,10 @@ export function formNames(sqlite: Database, accountId: string, formId: string | 
     .all(accountId, formId) as Array<{ formId: string; formName: string }>;
 }
 
-/** The stored settings JSON of the account's form, or null when it is not the account's. */
-export function formSettingsJson(sqlite: Database, accountId: string, formId: string): string | null {
-  return (sqlite.query("SELECT settings FROM forms WHERE id = ?1 AND account_id = ?2").get(formId, accountId) as { settings: string } | null)?.settings ?? null;
+/** The settings of the account's form (as stored, parsed; `{}` for a stored null), or null when it is not the account's. */
+export function findFormSettings(sqlite: Database, accountId: string, formId: string): Record<string, unknown> | null {
+  const row = sqlite.query("SELECT settings FROM forms WHERE id = ?1 AND account_id = ?2").get(formId, accountId) as { settings: string } | null;
+  return row ? ((JSON.parse(row.settings) as Record<string, unknown> | null) ?? {}) : null;
 }
 
 /**

@@ -16,7 +16,8 @@ export interface IdempotencyStore {
   find(formId: string, key: string): StoredAnswer | null;
   /** Forgets an expired key (inside the job that stores its new answer). */
   remove(formId: string, key: string): void;
-  insert(formId: string, key: string, status: number, body: string, bodyHash: string | null, createdAt: string): void;
+  /** Stores the first answer for (form, key). */
+  insert(formId: string, key: string, answer: StoredAnswer): void;
   /** Deletes the keys created before `before` (ISO); how many. */
   sweep(before: string): number;
 }
@@ -33,7 +34,7 @@ export function idempotencyStore(sqlite: Database): IdempotencyStore {
   return {
     find: (formId, key) => get.get(formId, key),
     remove: (formId, key) => void del.run(formId, key),
-    insert: (formId, key, status, body, bodyHash, createdAt) => void ins.run(formId, key, status, body, bodyHash, createdAt),
+    insert: (formId, key, a) => void ins.run(formId, key, a.status, a.body, a.bodyHash, a.createdAt),
     sweep: (before) => sweep.run(before).changes,
   };
 }

@@ -68,9 +68,12 @@ export function markInboundRead(sqlite: Database, accountId: string, contactId: 
 }
 
 /** The SIM slot and the phone's own number a received text arrived on (SMSGate's sms:received carries them). */
-export function findInboundPhoneFacts(sqlite: Database, id: string): { simNumber: number | null; recipient: string | null } | null {
-  return sqlite.query("SELECT sim_number AS simNumber, recipient FROM inbound_messages WHERE id = ?1").get(id) as { simNumber: number | null; recipient: string | null } | null;
+export function findInboundPhoneFacts(sqlite: Database, id: string): Pick<InboundRow, "simNumber" | "recipient"> | null {
+  return sqlite.query("SELECT sim_number AS simNumber, recipient FROM inbound_messages WHERE id = ?1").get(id) as Pick<InboundRow, "simNumber" | "recipient"> | null;
 }
+
+/** A received text as SMSGate's inbox list shows it. */
+export type SmsgateInboxRow = Pick<InboundRow, "id" | "fromPhone" | "body" | "receivedAt" | "simNumber" | "recipient">;
 
 /** SMSGate's inbox list: received texts, newest first (received time), with the total for X-Total-Count. */
 export function listInboundForSmsgate(
@@ -79,7 +82,7 @@ export function listInboundForSmsgate(
   f: { from?: string; to?: string; deviceId?: string },
   limit: number,
   offset: number,
-): { rows: Array<{ id: string; fromPhone: string; body: string; receivedAt: string; simNumber: number | null; recipient: string | null }>; total: number } {
+): { rows: SmsgateInboxRow[]; total: number } {
   const where = ["account_id = ?"];
   const params: Array<string | number> = [accountId];
   if (f.from !== undefined) (where.push("received_at >= ?"), params.push(f.from));
@@ -92,6 +95,6 @@ export function listInboundForSmsgate(
       `SELECT id, from_phone AS fromPhone, body, received_at AS receivedAt, sim_number AS simNumber, recipient
          FROM inbound_messages WHERE ${cond} ORDER BY received_at DESC, id DESC LIMIT ? OFFSET ?`,
     )
-    .all(...params, limit, offset) as Array<{ id: string; fromPhone: string; body: string; receivedAt: string; simNumber: number | null; recipient: string | null }>;
+    .all(...params, limit, offset) as SmsgateInboxRow[];
   return { rows, total };
 }

@@ -14,7 +14,7 @@ import { MultiInsert } from "../multi-insert";
 import { applierContactStatements } from "./contacts/applier";
 import { applierMessageStatements } from "./messages/applier";
 
-export type { ApplierContact } from "./contacts/applier";
+export { mergeCustomFields, type ApplierContact } from "./contacts/applier";
 export { MultiInsert };
 
 const SUBMISSION_INSERT = "INSERT INTO submissions (id, account_id, form_id, contact_id, message_id, new_contact, created_at, form_values, suppressed)";

@@ -8,23 +8,26 @@ import type { submissionIntake } from "../schema/intake";
 
 export type IntakeRow = typeof submissionIntake.$inferSelect;
 
-export interface IntakeStore {
+/**
+ * The intake, its entries of type `E` (stored as JSON text: written and parsed here, so callers
+ * hand over and get back the entry itself).
+ */
+export interface IntakeStore<E = unknown> {
   /** Appends one entry (the request path, inside its group-commit job). */
-  append(seq: number, entry: string): void;
+  append(seq: number, entry: E): void;
   /** The last applied seq (0 before any). */
   appliedSeq(): number;
   /** The largest seq written (applied or not). */
   lastSeq(): number;
-  /** Unapplied rows after `seq`, oldest first. */
-  /** Rows past `seq`, at most `upTo` (the highest seq on disk; all when omitted), in seq order. */
-  listAfter(seq: number, limit: number, upTo?: number): IntakeRow[];
+  /** Entries past `seq`, at most `upTo` (the highest seq on disk; all when omitted), in seq order. */
+  listAfter(seq: number, limit: number, upTo?: number): Array<{ seq: number; entry: E }>;
   /** Records `seq` as applied and deletes the applied rows (same transaction as the apply). */
   markApplied(seq: number): void;
   /** Rows not applied yet. */
   pending(): number;
 }
 
-export function intakeStore(sqlite: Database): IntakeStore {
+export function intakeStore<E>(sqlite: Database): IntakeStore<E> {
   const insert: Statement<unknown, [number, string]> = sqlite.prepare("INSERT INTO submission_intake (seq, entry) VALUES (?, ?)");
   const applied: Statement<{ seq: number }, []> = sqlite.prepare("SELECT seq FROM intake_applied WHERE id = 1");
   const last: Statement<{ m: number }, []> = sqlite.prepare("SELECT coalesce(max(seq), 0) AS m FROM submission_intake");
@@ -33,10 +36,10 @@ export function intakeStore(sqlite: Database): IntakeStore {
   const purge: Statement<unknown, [number]> = sqlite.prepare("DELETE FROM submission_intake WHERE seq <= ?");
   const count: Statement<{ n: number }, []> = sqlite.prepare("SELECT count(*) AS n FROM submission_intake");
   return {
-    append: (seq, entry) => void insert.run(seq, entry),
+    append: (seq, entry) => void insert.run(seq, JSON.stringify(entry)),
     appliedSeq: () => applied.get()?.seq ?? 0,
     lastSeq: () => Math.max(last.get()!.m, applied.get()?.seq ?? 0),
-    listAfter: (seq, limit, upTo = Number.MAX_SAFE_INTEGER) => after.all(seq, upTo, limit),
+    listAfter: (seq, limit, upTo = Number.MAX_SAFE_INTEGER) => after.all(seq, upTo, limit).map((row) => ({ seq: row.seq, entry: JSON.parse(row.entry) as E })),
     markApplied(seq) {
       mark.run(seq);
       purge.run(seq);

@@ -7,7 +7,8 @@ import type { Database } from "bun:sqlite";
 import type { keywordReplies } from "../schema/keyword-replies";
 import type { RawRow } from "./row";
 
-export type KeywordReplyRecord = typeof keywordReplies.$inferSelect;
+/** A keyword reply rule: its keywords and the tags it adds parsed. */
+export type KeywordReplyRecord = Omit<typeof keywordReplies.$inferSelect, "keywords" | "addTags"> & { keywords: string[]; addTags: string[] };
 
 
 type Raw = RawRow<typeof keywordReplies>;
@@ -16,9 +17,9 @@ function toRecord(r: Raw): KeywordReplyRecord {
   return {
     id: r.id,
     accountId: r.account_id,
-    keywords: r.keywords,
+    keywords: JSON.parse(r.keywords) as string[],
     reply: r.reply,
-    addTags: r.add_tags,
+    addTags: JSON.parse(r.add_tags) as string[],
     setStatus: r.set_status,
     isActive: Boolean(r.is_active),
     createdAt: r.created_at,
@@ -45,7 +46,7 @@ export function insertKeywordReply(sqlite: Database, r: KeywordReplyRecord): voi
       `INSERT INTO keyword_replies (id, account_id, keywords, reply, add_tags, set_status, is_active, created_at, updated_at)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`,
     )
-    .run(r.id, r.accountId, r.keywords, r.reply, r.addTags, r.setStatus, r.isActive ? 1 : 0, r.createdAt, r.updatedAt);
+    .run(r.id, r.accountId, JSON.stringify(r.keywords), r.reply, JSON.stringify(r.addTags), r.setStatus, r.isActive ? 1 : 0, r.createdAt, r.updatedAt);
 }
 
 export function updateKeywordReply(sqlite: Database, r: KeywordReplyRecord): void {
@@ -54,7 +55,7 @@ export function updateKeywordReply(sqlite: Database, r: KeywordReplyRecord): voi
       `UPDATE keyword_replies SET keywords = ?3, reply = ?4, add_tags = ?5, set_status = ?6, is_active = ?7, updated_at = ?8
        WHERE id = ?1 AND account_id = ?2`,
     )
-    .run(r.id, r.accountId, r.keywords, r.reply, r.addTags, r.setStatus, r.isActive ? 1 : 0, r.updatedAt);
+    .run(r.id, r.accountId, JSON.stringify(r.keywords), r.reply, JSON.stringify(r.addTags), r.setStatus, r.isActive ? 1 : 0, r.updatedAt);
 }
 
 export function deleteKeywordReply(sqlite: Database, accountId: string, id: string): boolean {

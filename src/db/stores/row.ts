@@ -14,3 +14,28 @@ export type RawRow<T extends Table> = {
     ? Columns<T>[K]["_"]["data"]
     : Columns<T>[K]["_"]["data"] | null;
 };
+
+/**
+ * A stored JSON object column, parsed; `{}` for null, text that is not JSON, or JSON that is not
+ * an object (what every reader of such a column did by hand before the stores parsed them).
+ */
+export function jsonObject(text: string | null | undefined): Record<string, unknown> {
+  if (!text) return {};
+  try {
+    const v: unknown = JSON.parse(text);
+    return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A stored JSON array column, parsed; `[]` for null, text that is not JSON, or JSON that is not an array. */
+export function jsonArray<T>(text: string | null | undefined): T[] {
+  if (!text) return [];
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? (v as T[]) : [];
+  } catch {
+    return [];
+  }
+}

@@ -8,24 +8,41 @@
  * (docs/api-decisions.md, "The owner hears back", every request kept).
  */
 import type { Database } from "bun:sqlite";
-import type { submissions } from "../schema/forms";
-import type { RawRow } from "./row";
+import type { forms, submissions } from "../schema/forms";
 
-type Row = RawRow<typeof submissions>;
+/**
+ * A submission as stored (its values: a JSON object by field name, null before migration 0044),
+ * with its form's name and field definitions (JSON) for the labels.
+ */
+type StoredRecord = Pick<typeof submissions.$inferSelect, "id" | "formId" | "contactId" | "formValues" | "createdAt" | "messageId" | "suppressed" | "readAt"> & {
+  formName: (typeof forms.$inferSelect)["name"];
+  formFields: (typeof forms.$inferSelect)["fields"];
+};
 
-/** A submission as stored, with its form's name and field definitions (JSON) for the labels. */
-export interface SubmissionRecord {
-  id: string;
-  formId: string;
-  formName: string;
-  formFields: string;
-  contactId: string;
-  /** JSON object by field name; null before migration 0044. */
-  formValues: Row["form_values"];
-  createdAt: string;
-  messageId: Row["message_id"];
-  suppressed: Row["suppressed"];
-  readAt: Row["read_at"];
+/**
+ * A submission with its form's name and field definitions for the labels: its values (an object
+ * by field name; null before migration 0044 or when unreadable) and the fields parsed.
+ */
+export type SubmissionRecord = Omit<StoredRecord, "formValues" | "formFields"> & { formValues: Record<string, unknown> | null; formFields: unknown };
+
+/** Stored JSON text, parsed; null for none or text that is not JSON. */
+function parsedOrNull(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** Turns stored rows into records, parsing each form's fields once (a page or an export shows many submissions of few forms). */
+function recordMaker(): (r: StoredRecord) => SubmissionRecord {
+  const fields = new Map<string, unknown>();
+  return (r) => {
+    let f = fields.get(r.formId);
+    if (f === undefined) fields.set(r.formId, (f = parsedOrNull(r.formFields) ?? []));
+    return { ...r, formFields: f, formValues: parsedOrNull(r.formValues) as Record<string, unknown> | null };
+  };
 }
 
 /** Filters of the list, already checked (ISO instants; `suppressed`: any, none, or one reason). */
@@ -59,9 +76,10 @@ function where(accountId: string, f: SubmissionFilter): { sql: string; params: s
 /** Newest first (the id's time order; the id breaks ties of the same millisecond). */
 export function listSubmissions(sqlite: Database, accountId: string, f: SubmissionFilter, limit: number, offset: number): SubmissionRecord[] {
   const w = where(accountId, f);
-  return sqlite
+  const rows = sqlite
     .query(`SELECT ${COLUMNS} FROM submissions s JOIN forms f ON f.id = s.form_id WHERE ${w.sql} ORDER BY s.id DESC LIMIT ? OFFSET ?`)
-    .all(...w.params, limit, offset) as SubmissionRecord[];
+    .all(...w.params, limit, offset) as StoredRecord[];
+  return rows.map(recordMaker());
 }
 
 export function countSubmissions(sqlite: Database, accountId: string, f: SubmissionFilter): number {
@@ -70,9 +88,11 @@ export function countSubmissions(sqlite: Database, accountId: string, f: Submiss
 }
 
 /** Every submission the filter selects, newest first, read a row at a time (the CSV export). */
-export function iterateSubmissions(sqlite: Database, accountId: string, f: SubmissionFilter): IterableIterator<SubmissionRecord> {
+export function* iterateSubmissions(sqlite: Database, accountId: string, f: SubmissionFilter): IterableIterator<SubmissionRecord> {
   const w = where(accountId, f);
-  return sqlite.query(`SELECT ${COLUMNS} FROM submissions s JOIN forms f ON f.id = s.form_id WHERE ${w.sql} ORDER BY s.id DESC`).iterate(...w.params) as IterableIterator<SubmissionRecord>;
+  const make = recordMaker();
+  const rows = sqlite.query(`SELECT ${COLUMNS} FROM submissions s JOIN forms f ON f.id = s.form_id WHERE ${w.sql} ORDER BY s.id DESC`).iterate(...w.params) as IterableIterator<StoredRecord>;
+  for (const r of rows) yield make(r);
 }
 
 /** The field names the filter's submissions hold, in the order first seen (the export's columns). */
@@ -84,16 +104,16 @@ export function submissionFieldNames(sqlite: Database, accountId: string, f: Sub
 }
 
 export function findSubmission(sqlite: Database, accountId: string, id: string): SubmissionRecord | null {
-  return (sqlite.query(`SELECT ${COLUMNS} FROM submissions s JOIN forms f ON f.id = s.form_id WHERE s.id = ? AND s.account_id = ?`).get(id, accountId) as SubmissionRecord | null) ?? null;
+  const r = sqlite.query(`SELECT ${COLUMNS} FROM submissions s JOIN forms f ON f.id = s.form_id WHERE s.id = ? AND s.account_id = ?`).get(id, accountId) as StoredRecord | null;
+  return r ? recordMaker()(r) : null;
 }
 
 /** The submission that queued a message (a conversation's first request). */
 export function submissionOfMessage(sqlite: Database, accountId: string, contactId: string, messageId: string): SubmissionRecord | null {
-  return (
-    (sqlite
-      .query(`SELECT ${COLUMNS} FROM submissions s JOIN forms f ON f.id = s.form_id WHERE s.contact_id = ? AND s.account_id = ? AND s.message_id = ? ORDER BY s.id LIMIT 1`)
-      .get(contactId, accountId, messageId) as SubmissionRecord | null) ?? null
-  );
+  const r = sqlite
+    .query(`SELECT ${COLUMNS} FROM submissions s JOIN forms f ON f.id = s.form_id WHERE s.contact_id = ? AND s.account_id = ? AND s.message_id = ? ORDER BY s.id LIMIT 1`)
+    .get(contactId, accountId, messageId) as StoredRecord | null;
+  return r ? recordMaker()(r) : null;
 }
 
 /** Marks submissions read (those still unread); returns how many were. */
@@ -109,10 +129,10 @@ export function accountHas(sqlite: Database, accountId: string, table: "forms" |
   return sqlite.query(`SELECT 1 FROM ${table} WHERE id = ? AND account_id = ?`).get(id, accountId) !== null;
 }
 
-/** The field definitions (JSON) of the account's forms, or of one: the export's column labels. */
-export function formFieldDefs(sqlite: Database, accountId: string, formId?: string): string[] {
+/** The field definitions (parsed; null when unreadable) of the account's forms, or of one: the export's column labels. */
+export function formFieldDefs(sqlite: Database, accountId: string, formId?: string): unknown[] {
   const rows = formId
     ? sqlite.query("SELECT fields FROM forms WHERE account_id = ? AND id = ?").all(accountId, formId)
     : sqlite.query("SELECT fields FROM forms WHERE account_id = ? ORDER BY created_at").all(accountId);
-  return (rows as Array<{ fields: string }>).map((r) => r.fields);
+  return (rows as Array<Pick<typeof forms.$inferSelect, "fields">>).map((r) => parsedOrNull(r.fields));
 }

@@ -5,7 +5,7 @@
  * the team is told).
  */
 import type { Database } from "bun:sqlite";
-import type { teamNotices, users } from "../schema";
+import type { accounts, teamNotices, users } from "../schema";
 
 type User = typeof users.$inferSelect;
 
@@ -16,18 +16,15 @@ export type TeamNoticeChannel = "text" | "email";
 export type TeamNoticeKind = "submission" | "reply";
 
 /** A pending notice with who it is for. */
-export interface PendingNotice extends Pick<typeof teamNotices.$inferSelect, "id" | "accountId" | "userId" | "refId" | "createdAt" | "attemptedAt"> {
-  kind: TeamNoticeKind;
-  userName: string;
-  email: string;
-  phoneNumber: string | null;
-  quietStart: string | null;
-  quietEnd: string | null;
-  /** The business's time zone (null: not set). */
-  timeZone: string | null;
-  /** The business's name (the e-mail's subject). */
-  businessName: string;
-}
+export type PendingNotice = Pick<typeof teamNotices.$inferSelect, "id" | "accountId" | "userId" | "refId" | "createdAt" | "attemptedAt"> &
+  Pick<User, "email" | "phoneNumber" | "quietStart" | "quietEnd"> & {
+    kind: TeamNoticeKind;
+    userName: User["name"];
+    /** The business's time zone (null: not set). */
+    timeZone: (typeof accounts.$inferSelect)["timeZone"];
+    /** The business's name (the e-mail's subject). */
+    businessName: (typeof accounts.$inferSelect)["name"];
+  };
 
 /** What a notice is about: the sender, where, what they wrote, and the link's target. */
 export interface NoticeSubject {
@@ -38,11 +35,24 @@ export interface NoticeSubject {
   phone: string | null;
   /** The form's name (a submission). */
   formName: string | null;
-  formFields: string | null;
-  /** The submission's values (JSON) or the text's body. */
-  content: string | null;
+  /** The form's field definitions, parsed (a submission; null for a reply or when unreadable). */
+  formFields: unknown;
+  /** The submission's values, parsed (null for a reply or when unreadable). */
+  values: Record<string, unknown> | null;
+  /** The text's body (a reply; null for a submission). */
+  body: string | null;
   /** Why the submission got no text (opted-out: the team replies another way); null for a reply. */
   suppressed: string | null;
+}
+
+/** Stored JSON text, parsed; null for none or text that is not JSON. */
+function parsedOrNull(text: string | null): unknown {
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 const PREFS = `phone_number AS phoneNumber, notify_submissions AS notifySubmissions, notify_replies AS notifyReplies, notify_email AS notifyEmail,
@@ -101,15 +111,16 @@ export function deleteNotices(sqlite: Database, ids: number[]): void {
 
 /** What a submission notice is about (null: the submission is gone). */
 export function submissionSubject(sqlite: Database, submissionId: string): NoticeSubject | null {
-  return (
-    (sqlite
-      .query(
-        `SELECT s.contact_id AS contactId, c.first_name AS firstName, c.last_name AS lastName, c.phone_number AS phone, f.name AS formName, f.fields AS formFields,
-                s.form_values AS content, s.suppressed
-           FROM submissions s JOIN forms f ON f.id = s.form_id LEFT JOIN contacts c ON c.id = s.contact_id WHERE s.id = ?`,
-      )
-      .get(submissionId) as NoticeSubject | null) ?? null
-  );
+  const r = sqlite
+    .query(
+      `SELECT s.contact_id AS contactId, c.first_name AS firstName, c.last_name AS lastName, c.phone_number AS phone, f.name AS formName, f.fields AS formFields,
+              s.form_values AS formValues, s.suppressed
+         FROM submissions s JOIN forms f ON f.id = s.form_id LEFT JOIN contacts c ON c.id = s.contact_id WHERE s.id = ?`,
+    )
+    .get(submissionId) as (Omit<NoticeSubject, "formFields" | "values" | "body"> & { formFields: string | null; formValues: string | null }) | null;
+  if (!r) return null;
+  const { formValues, ...rest } = r;
+  return { ...rest, formFields: parsedOrNull(r.formFields), values: parsedOrNull(formValues) as Record<string, unknown> | null, body: null };
 }
 
 /** What a reply notice is about (null: the text is gone). */
@@ -117,7 +128,8 @@ export function replySubject(sqlite: Database, inboundId: string): NoticeSubject
   return (
     (sqlite
       .query(
-        `SELECT i.contact_id AS contactId, c.first_name AS firstName, c.last_name AS lastName, i.from_phone AS phone, NULL AS formName, NULL AS formFields, i.body AS content, NULL AS suppressed
+        `SELECT i.contact_id AS contactId, c.first_name AS firstName, c.last_name AS lastName, i.from_phone AS phone, NULL AS formName, NULL AS formFields,
+                NULL AS "values", i.body AS body, NULL AS suppressed
            FROM inbound_messages i LEFT JOIN contacts c ON c.id = i.contact_id WHERE i.id = ?`,
       )
       .get(inboundId) as NoticeSubject | null) ?? null

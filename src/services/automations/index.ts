@@ -52,7 +52,7 @@ import {
 } from "../../db/stores/automations";
 import type { Sending } from "../sending";
 import { AutomationEngine } from "./engine";
-import { outcome, parseFields, Runs } from "./runs";
+import { outcome, Runs } from "./runs";
 import { AutomationStarts } from "./starts";
 import type { SendingTime } from "../sending-estimate";
 import { runView, runViews, STOP_REASONS, type AutomationView, type RunView, type StopReason } from "./views";
@@ -262,7 +262,7 @@ export class AutomationService {
     const v = parsed.value;
     const form = automationForm(this.sqlite, accountId, v.formId);
     if (!form) throw validationError([{ field: "formId", message: "formId: no form of this account has this id", requirement: "a form id (GET /v1/forms)", provided: v.formId.slice(0, 100) }]);
-    const errors = checkStepFields(v.steps, parseFields(form.fields));
+    const errors = checkStepFields(v.steps, form.fields);
     if (errors.length) throw validationError(errors);
     return v;
   }
@@ -272,9 +272,9 @@ export class AutomationService {
       formId: v.formId,
       name: v.name,
       isActive: v.isActive,
-      steps: JSON.stringify(v.steps),
+      steps: v.steps,
       stopOnReply: v.stopOnReply,
-      stopOnStatus: JSON.stringify(v.stopOnStatus),
+      stopOnStatus: v.stopOnStatus,
       restartOnResubmit: v.restartOnResubmit,
     };
   }
@@ -284,9 +284,9 @@ export class AutomationService {
       name: a.name,
       formId: a.formId,
       isActive: a.isActive,
-      steps: JSON.parse(a.steps) as AutomationStep[],
+      steps: a.steps,
       stopOnReply: a.stopOnReply,
-      stopOnStatus: JSON.parse(a.stopOnStatus) as AutomationInput["stopOnStatus"],
+      stopOnStatus: a.stopOnStatus as AutomationInput["stopOnStatus"],
       restartOnResubmit: a.restartOnResubmit,
     };
   }

@@ -102,7 +102,7 @@ export class Runs {
     const a = ctx.a;
     // Dates from the run's own submission first: the applier may have merged a later submission of
     // the same number into the contact before this run starts (docs/automations.md).
-    const custom = { ...parseCustom(contact.customFields), ...given };
+    const custom = { ...stringValues(contact.customFields), ...given };
     // Step times and quiet hours keep to the contact's own zone when known (docs/contacts.md, "Time zone").
     const tz = contactZone(contact.timeZone, contact.phoneNumber, ctx.timezone);
     const times = ctx.steps.map((step) => {
@@ -212,7 +212,7 @@ export class Runs {
     // Asked in this order (a status stop before a missing consent box, as the counts say).
     if (!admit({ recipient: { optedOut: c.optedOut } }).ok) return "opted-out";
     if (ctx.stopOnStatus.includes(c.status)) return "status";
-    if (!admit({ consent: { field: ctx.consentField, values: parseObject(c.customFields), vouched: consentVouched(parseObject(c.consent)) } }).ok) return "no-consent";
+    if (!admit({ consent: { field: ctx.consentField, values: c.customFields, vouched: consentVouched(c.consent) } }).ok) return "no-consent";
     if (hasActiveRun(this.sqlite, ctx.a.id, c.id)) return "already-running";
     return null;
   }
@@ -249,15 +249,15 @@ export class Runs {
   context(a: AutomationRecord): RunContext | null {
     const form = automationForm(this.sqlite, a.accountId, a.formId);
     if (!form) return null;
-    const settings = parseObject(form.settings);
+    const settings = form.settings;
     const s = resolveFormSettings(settings);
     const p = resolveProtection(settings);
     return {
       a,
-      steps: JSON.parse(a.steps) as AutomationStep[],
-      stopOnStatus: JSON.parse(a.stopOnStatus) as string[],
+      steps: a.steps,
+      stopOnStatus: a.stopOnStatus,
       formName: form.name,
-      fields: parseFields(form.fields),
+      fields: form.fields,
       timezone: s.timezone,
       language: s.language,
       quietHours: p.quietHours,
@@ -270,8 +270,7 @@ export class Runs {
     };
   }
 
-  filterOf(segment: string): ContactFilter {
-    const seg = JSON.parse(segment) as Record<string, unknown>;
+  filterOf(seg: Record<string, unknown>): ContactFilter {
     const raw: Record<string, unknown> = { ...seg };
     if (Array.isArray(seg.tags)) raw.tags = (seg.tags as string[]).join(",");
     return parseFilter(raw, []);
@@ -284,27 +283,9 @@ export function merge(into: Outcome, from: Outcome): void {
   for (const [k, n] of from.reserved) into.reserved.set(k, (into.reserved.get(k) ?? 0) + n);
 }
 
-export function parseObject(json: string | null): Record<string, unknown> {
-  try {
-    const v = JSON.parse(json ?? "{}");
-    return typeof v === "object" && v !== null && !Array.isArray(v) ? v : {};
-  } catch {
-    return {};
-  }
-}
-
-function parseCustom(json: string): Record<string, string> {
-  const o = parseObject(json);
+/** The custom fields that hold text (the values a template and a step's date can use). */
+function stringValues(o: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(o)) if (typeof v === "string") out[k] = v;
   return out;
-}
-
-export function parseFields(json: string): FieldDef[] {
-  try {
-    const v = JSON.parse(json);
-    return Array.isArray(v) ? (v as FieldDef[]) : [];
-  } catch {
-    return [];
-  }
 }

@@ -93,12 +93,12 @@ export class AutomationStarts {
       id: jobId,
       automationId: id,
       accountId,
-      segment: JSON.stringify(segmentInput),
+      segment: segmentInput,
       lastContactId,
       cursor: "",
       status: starting > 0 ? "running" : "done",
       started: 0,
-      skipped: "{}",
+      skipped: {},
       createdAt: now,
       updatedAt: now,
     });
@@ -192,7 +192,7 @@ export class AutomationStarts {
       return false;
     }
     const rows = segmentContacts(this.sqlite, { accountId: job.accountId, filter: this.runs.filterOf(job.segment), lastContactId: job.lastContactId, cursor: job.cursor, limit: START_CHUNK });
-    const skipped = JSON.parse(job.skipped) as Record<string, number>;
+    const skipped = { ...job.skipped };
     let started = 0;
     for (const c of rows) {
       const why = this.runs.startRun(ctx, c, nowMs, null, nowMs, out);
@@ -200,7 +200,7 @@ export class AutomationStarts {
       else started++;
     }
     const done = rows.length < START_CHUNK;
-    advanceStart(this.sqlite, jobId, { cursor: rows.at(-1)?.id ?? job.cursor, started, skipped: JSON.stringify(skipped), done, updatedAt: now });
+    advanceStart(this.sqlite, jobId, { cursor: rows.at(-1)?.id ?? job.cursor, started, skipped, done, updatedAt: now });
     return !done;
   }
 }

@@ -11,7 +11,7 @@ import type { Database } from "bun:sqlite";
 import { contactSearchText } from "../../domain/contact-search";
 import { derivedCounts, recordFormRows, recordMessageInsert, type DerivedCounts } from "../../db/derived-counts";
 import { intakeStore, type IntakeStore } from "../../db/stores/intake";
-import { intakeApplierStore, type ApplierContact, type IntakeApplierStore } from "../../db/stores/intake-applier";
+import { intakeApplierStore, mergeCustomFields, type ApplierContact, type IntakeApplierStore } from "../../db/stores/intake-applier";
 import { emitContact, emitSubmission } from "../event-payloads";
 
 /** What a request commits for the applier: ids assigned up front, the message already rendered. */
@@ -92,7 +92,7 @@ interface ChunkContact extends ApplierContact {
 }
 
 export class IntakeApplier {
-  readonly store: IntakeStore;
+  readonly store: IntakeStore<IntakeEntry>;
   /** Its statements, prepared once on its connection (src/db/stores/intake-applier.ts). */
   private readonly sql: IntakeApplierStore;
   /** Counts, usage and rollups of the batch's messages: summed, written once before COMMIT. */
@@ -111,7 +111,7 @@ export class IntakeApplier {
   chunkRows = APPLY_CHUNK;
 
   constructor(private readonly sqlite: Database) {
-    this.store = intakeStore(sqlite);
+    this.store = intakeStore<IntakeEntry>(sqlite);
     this.derived = derivedCounts(sqlite);
     this.sql = intakeApplierStore(sqlite);
   }
@@ -157,10 +157,9 @@ export class IntakeApplier {
     while (applied < max) {
       // Requests come first: when one waits for the write lock, the batch ends here.
       if (applied > 0 && yieldNow?.()) break;
-      const rows = this.store.listAfter(last, Math.min(this.chunkRows, max - applied), this.durableSeq?.());
-      if (rows.length === 0) break;
+      const chunk = this.store.listAfter(last, Math.min(this.chunkRows, max - applied), this.durableSeq?.());
+      if (chunk.length === 0) break;
       if (applied === 0) this.beforeBatch();
-      const chunk = rows.map((row) => ({ seq: row.seq, entry: JSON.parse(row.entry) as IntakeEntry }));
       applied += this.applyChunk(chunk, accounts, result);
       last = chunk[chunk.length - 1].seq;
     }
@@ -258,7 +257,7 @@ export class IntakeApplier {
         c.lastName = e.lastName ?? c.lastName;
         c.email = e.email ?? c.email;
         // Custom fields merge: posted values win, the others stay.
-        if (Object.keys(e.custom).length > 0) c.customFields = JSON.stringify({ ...JSON.parse(c.customFields), ...e.custom });
+        if (Object.keys(e.custom).length > 0) c.customFields = mergeCustomFields(c.customFields, e.custom);
         c.source = c.source ? c.source : e.source;
         c.updatedAt = e.at;
         c.changed = true;
@@ -334,7 +333,7 @@ export class IntakeApplier {
       lastName = e.lastName ?? existing.lastName;
       const email = e.email ?? existing.email;
       // Custom fields merge: posted values win, the others stay.
-      const custom = Object.keys(e.custom).length > 0 ? JSON.stringify({ ...JSON.parse(existing.customFields), ...e.custom }) : existing.customFields;
+      const custom = Object.keys(e.custom).length > 0 ? mergeCustomFields(existing.customFields, e.custom) : existing.customFields;
       const source = existing.source ? existing.source : e.source;
       this.sql.contactUpdate.run(firstName, lastName, email, custom, source, contactSearchText({ firstName, lastName, email, phoneNumber: e.phone }), e.at, contactId);
     } else {

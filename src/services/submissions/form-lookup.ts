@@ -1,8 +1,9 @@
 /**
  * The webhook's form lookup by the address's token (the credential): the form id of a form never
  * rotated, else its current webhook token. Whole lookups are cached per token
- * (src/db/webhook-form-cache.ts says how the cache stays true); a form's parsed fields, settings
- * and protections are cached by id while its updated_at is unchanged.
+ * (src/db/webhook-form-cache.ts says how the cache stays true); the store parses a form's fields
+ * and settings once per version, and its resolved settings and protections are cached here by id
+ * while its updated_at is unchanged.
  */
 import type { Database } from "bun:sqlite";
 import { UUID_RE } from "../../lib/ids";
@@ -30,17 +31,14 @@ export interface WebhookForm {
   variables: string[];
 }
 
-/** Parsed definitions kept before the cache starts over. */
+/** Resolved definitions kept before the cache starts over. */
 const FORM_CACHE_MAX = 10_000;
 
 export class WebhookFormLookup {
   /** Whole lookups by address token. */
   private readonly lookups: WebhookFormCache<WebhookForm>;
-  /** Parsed fields/settings per form, valid while updated_at is unchanged. */
-  private readonly parsedForms = new Map<
-    string,
-    { updatedAt: string; fields: FieldDef[]; settings: FormSettings; protection: ProtectionSettings; variables: string[] }
-  >();
+  /** Resolved settings, protections and variables per form, valid while updated_at is unchanged. */
+  private readonly resolved = new Map<string, { updatedAt: string; settings: FormSettings; protection: ProtectionSettings; variables: string[] }>();
 
   constructor(sqlite: Database, private readonly store: SubmissionStore) {
     this.lookups = webhookFormCache<WebhookForm>(sqlite);
@@ -51,28 +49,26 @@ export class WebhookFormLookup {
     if (!UUID_RE.test(token)) return null;
     const hit = this.lookups.get(token.toLowerCase());
     if (hit !== undefined) return hit;
-    const row = this.store.formById.get(token.toLowerCase()) ?? this.store.formByToken.get(token.toLowerCase());
+    const row = this.store.webhookForm(token.toLowerCase());
     if (!row) return null;
-    let parsed = this.parsedForms.get(row.id);
+    let parsed = this.resolved.get(row.id);
     if (parsed === undefined || parsed.updatedAt !== row.updatedAt) {
-      if (this.parsedForms.size >= FORM_CACHE_MAX) this.parsedForms.clear();
-      const raw = JSON.parse(row.settings);
+      if (this.resolved.size >= FORM_CACHE_MAX) this.resolved.clear();
       parsed = {
         updatedAt: row.updatedAt,
-        fields: JSON.parse(row.fields),
-        settings: resolveFormSettings(raw),
-        protection: resolveProtection(raw ?? {}),
+        settings: resolveFormSettings(row.settings),
+        protection: resolveProtection(row.settings ?? {}),
         variables: templateVariables(row.messageTemplate),
       };
-      this.parsedForms.set(row.id, parsed);
+      this.resolved.set(row.id, parsed);
     }
     const form: WebhookForm = {
       id: row.id,
       accountId: row.accountId,
       name: row.name,
       messageTemplate: row.messageTemplate,
-      isActive: row.isActive === 1,
-      fields: parsed.fields,
+      isActive: row.isActive,
+      fields: row.fields,
       settings: parsed.settings,
       updatedAt: row.updatedAt,
       monthlyQuota: row.monthlyQuota,

@@ -105,7 +105,7 @@ export class SubmissionWrite {
     private readonly sendRatePerMinute: number,
     private readonly leases: Pick<LeaseService, "notify">,
     private readonly intake: SubmissionIntake,
-    private readonly intakeStore: IntakeStore,
+    private readonly intakeStore: IntakeStore<IntakeEntry>,
     private readonly store: SubmissionStore,
     private readonly idempotency: IdempotencyStore,
   ) {}
@@ -163,7 +163,7 @@ export class SubmissionWrite {
           if (pending.length > 0 && this.store.formHasAutomation.get(pending[pending.length - 1].formId)) this.intake.applyNow();
           // Contact: the account's contact with this phone (applied or not yet), else a new id;
           // the applier creates or merges it exactly as this job used to.
-          const existing = this.store.contactByPhone.get(form.accountId, v.phoneNumber);
+          const existing = this.store.contactByPhone(form.accountId, v.phoneNumber);
           const contactId = existing ? existing.id : pending.length > 0 ? pending[pending.length - 1].contactId : newId();
           const entry: IntakeEntry = {
             kind: "suppressed",
@@ -185,7 +185,7 @@ export class SubmissionWrite {
           };
           // An opted-out number or a form's missing consent → saved, but no message
           // (docs/api-decisions.md, "Replies, opt-outs and consent").
-          const admitted = admit({ recipient: { optedOut: existing?.optedOut === 1 }, consent: { field: settings.consentField, values: input.body } });
+          const admitted = admit({ recipient: { optedOut: existing?.optedOut ?? false }, consent: { field: settings.consentField, values: input.body } });
           const suppressed = admitted.ok ? null : (admitted.reason as "opted-out" | "no-consent");
           if (suppressed !== null) {
             const body = JSON.stringify({
@@ -196,7 +196,7 @@ export class SubmissionWrite {
                   : "Submission received; no text is sent because the consent box was not ticked",
               data: { messageId: null, contactId, queuePosition: null, estimatedDelivery: null, suppressed },
             });
-            if (key !== undefined) this.idempotency.insert(form.id, key, 200, body, input.bodyHash ?? null, nowIso);
+            if (key !== undefined) this.idempotency.insert(form.id, key, { status: 200, body, bodyHash: input.bodyHash ?? null, createdAt: nowIso });
             entry.suppressed = suppressed;
             const intakeSeq = this.record(entry, now, 0);
             return { status: 200, body, created: true, contactId, queued: false, intakeSeq };
@@ -270,7 +270,7 @@ export class SubmissionWrite {
               seq,
               answer: body,
             };
-            if (key !== undefined) this.idempotency.insert(form.id, key, 200, body, input.bodyHash ?? null, nowIso);
+            if (key !== undefined) this.idempotency.insert(form.id, key, { status: 200, body, bodyHash: input.bodyHash ?? null, createdAt: nowIso });
             const intakeSeq = this.record(entry, now, scheduledFor);
             return { status: 200, body, created: true, messageId, contactId, queued: true, intakeSeq };
           } catch (err) {
@@ -363,7 +363,7 @@ export class SubmissionWrite {
     }
     if (answer === null) return null;
     const body = JSON.stringify({ status: "success", message: answer.message, data: answer.data });
-    if (key !== undefined) this.idempotency.insert(form.id, key, 200, body, bodyHash ?? null, new Date(now).toISOString());
+    if (key !== undefined) this.idempotency.insert(form.id, key, { status: 200, body, bodyHash: bodyHash ?? null, createdAt: new Date(now).toISOString() });
     return { answer: { status: 200, body, created: true, contactId, queued: false }, firstMessageId: answer.messageId };
   }
 
@@ -377,7 +377,7 @@ export class SubmissionWrite {
       this.intake.inlineApplier.applyEntry(entry);
       return seq;
     }
-    this.intakeStore.append(seq, JSON.stringify(entry));
+    this.intakeStore.append(seq, entry);
     this.intake.add({
       seq,
       accountId: entry.accountId,

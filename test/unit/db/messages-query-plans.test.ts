@@ -5,7 +5,7 @@ import { insertContact, insertForm, insertMessage } from "../../helpers/fixtures
 import { Sequence } from "../../../src/lib/seq";
 import { largestMessageSeq } from "../../../src/db/database-info";
 import { OLDEST_DUE_SQL } from "../../../src/db/stores/devices";
-import { RollupStore } from "../../../src/db/stores/messages/rollups";
+import { rollupIntervals } from "../../../src/db/stores/messages/rollups";
 
 // With the analytics indexes gone and the lease index partial (migration 0015),
 // every filter and sort of the messages list, the lease (next) path and the queue/lease boot and
@@ -114,12 +114,11 @@ describe("messages query plans", () => {
   test("the analytics residue (the edges of a range the rollups do not cover) reads status ranges of an index (migration 0019)", () => {
     const d = s.running.deps;
     const seen = capture(d.sqlite, () => {
-      const store = new RollupStore(d.sqlite);
       // Edges inside quarter hours: the residue is read from messages.
       const from = Date.parse("2026-01-01T00:03:00Z");
       const to = Date.now() + 7 * 60_000;
-      store.intervals(s.accountId, "*", [from, to]);
-      store.intervals(s.accountId, formId, [from, to]);
+      rollupIntervals(d.sqlite, s.accountId, "*", [from, to]);
+      rollupIntervals(d.sqlite, s.accountId, formId, [from, to]);
     });
     expect(seen.length).toBeGreaterThanOrEqual(2);
     for (const st of seen) {

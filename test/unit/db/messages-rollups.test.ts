@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../helpers/server";
 import { insertForm, insertMessage } from "../../helpers/fixtures";
-import { RollupStore } from "../../../src/db/stores/messages/rollups";
+import { rollupFailureReasons, rollupIntervals, rollupPeriods } from "../../../src/db/stores/messages/rollups";
 import { derivedCounts } from "../../../src/db/derived-counts";
 import { bucketIndex, dayBoundaries, periodWindow } from "../../../src/domain/time-series";
 import { prefixOf } from "../../../src/domain/rollup-buckets";
@@ -126,13 +126,13 @@ describe("analytics from rollups equal a from-scratch count", () => {
   });
 
   test("intervals between arbitrary instants (off the quarter hour too) equal a direct count", () => {
-    const store = new RollupStore(s.running.deps.sqlite);
+    const sqlite = s.running.deps.sqlite;
     const r = rng(7);
     const msgs = allMessages();
     for (let round = 0; round < 20; round++) {
       const b = Array.from({ length: 6 }, () => NOW - Math.floor(r() * 400 * 86_400_000)).sort((x, y) => x - y);
       if (round % 2 === 0) for (let i = 0; i < b.length; i++) b[i] -= b[i] % 900_000; // on quarter hours
-      const got = store.intervals(s.accountId, "*", b);
+      const got = rollupIntervals(sqlite, s.accountId, "*", b);
       for (let i = 0; i + 1 < b.length; i++) {
         const inside = msgs.filter((m) => m.createdAt >= b[i] && m.createdAt < b[i + 1]);
         expect(got[i].values.slice(0, 4)).toEqual(STATUSES.map((st) => inside.filter((m) => m.status === st).length));
@@ -142,7 +142,7 @@ describe("analytics from rollups equal a from-scratch count", () => {
   });
 
   test("period totals of several scopes in one read (forms, no form, the account) between arbitrary instants, within one UTC day too, equal a direct count", () => {
-    const store = new RollupStore(s.running.deps.sqlite);
+    const sqlite = s.running.deps.sqlite;
     const r = rng(13);
     const msgs = allMessages();
     const keys = [...forms, "", "*"];
@@ -152,7 +152,7 @@ describe("analytics from rollups equal a from-scratch count", () => {
       let to = round % 3 === 0 ? from + Math.floor(r() * 20 * 3_600_000) : NOW - Math.floor(r() * 400 * 86_400_000);
       [from, to] = [Math.min(from, to), Math.max(from, to)];
       if (round % 2 === 0) [from, to] = [from - (from % 900_000), to - (to % 900_000)];
-      const got = store.periods(s.accountId, keys, from, to);
+      const got = rollupPeriods(sqlite, s.accountId, { formKeys: keys, from, to });
       keys.forEach((key, k) => {
         const inside = msgs.filter((m) => m.createdAt >= from && m.createdAt < to && (key === "*" || (m.formId ?? "") === key));
         const want = [...STATUSES.map((st) => inside.filter((m) => m.status === st).length), inside.reduce((n, m) => n + (m.status === "sent" && m.sentAt !== null ? m.sentAt - m.createdAt : 0), 0)];
@@ -162,7 +162,7 @@ describe("analytics from rollups equal a from-scratch count", () => {
   });
 
   test("failure reasons between arbitrary instants (off the quarter hour too), for the account and a form, equal a direct count", () => {
-    const store = new RollupStore(s.running.deps.sqlite);
+    const sqlite = s.running.deps.sqlite;
     const r = rng(11);
     const msgs = allMessages();
     for (let round = 0; round < 20; round++) {
@@ -175,7 +175,7 @@ describe("analytics from rollups equal a from-scratch count", () => {
           const reason = m.failureReason ?? "unknown";
           want.set(reason, (want.get(reason) ?? 0) + 1);
         }
-        const got = [...store.failureReasons(s.accountId, formKey, from, to)].filter(([, n]) => n !== 0).sort();
+        const got = [...rollupFailureReasons(sqlite, s.accountId, { formKey, from, to })].filter(([, n]) => n !== 0).sort();
         expect({ round, formKey, got }).toEqual({ round, formKey, got: [...want].sort() });
       }
     }

@@ -16,7 +16,7 @@ import { createDeps, type AppDeps } from "../../../src/deps";
 import { defaultServeConfig } from "../../../src/config";
 import { IntakeApplier, type IntakeEntry } from "../../../src/services/intake/applier";
 import { checkDerived, rebuildDerived } from "../../../src/services/doctor";
-import { RollupStore } from "../../../src/db/stores/messages/rollups";
+import { rollupIntervals } from "../../../src/db/stores/messages/rollups";
 import { derivedCounts, NEW_CONTACTS, SUBMISSIONS } from "../../../src/db/derived-counts";
 import { bucketIndex, dayBoundaries, periodWindow } from "../../../src/domain/time-series";
 import { tempDir } from "../../helpers/server";
@@ -92,11 +92,10 @@ function expectStatsEqualDirect(label: string) {
     expect(st.totalSubmissions).toBe(count("SELECT COUNT(*) AS n FROM submissions WHERE form_id = ?1", formId));
     expect(st.totalContacts).toBe(count("SELECT COUNT(*) AS n FROM contacts WHERE form_id = ?1", formId));
     // Arbitrary instants, off the quarter hour too (counted from the rows for the odd minutes).
-    const store = new RollupStore(sqlite);
     for (let round = 0; round < 8; round++) {
       const b = Array.from({ length: 5 }, () => NOW - Math.floor(r() * 400 * DAY)).sort((x, y) => x - y);
       if (round % 2 === 0) for (let i = 0; i < b.length; i++) b[i] -= b[i] % 900_000;
-      const got = store.intervals(accountId, formId, b);
+      const got = rollupIntervals(sqlite, accountId, formId, b);
       for (let i = 0; i + 1 < b.length; i++) expect([got[i].values[SUBMISSIONS], got[i].values[NEW_CONTACTS]]).toEqual(direct(formId, b[i], b[i + 1]));
     }
   }

@@ -17,6 +17,15 @@ const CONTACT_INSERT = `INSERT INTO contacts (id, account_id, phone_number, firs
          tags, message_count, source, search_text, created_at, updated_at, consent)`;
 const CONTACT_VALUES = "(?, ?, ?, ?, ?, ?, 'new', ?, ?, '[]', 0, ?, ?, ?, ?, ?)";
 
+/**
+ * A stored contact's custom fields (the column's JSON text) with posted values merged in: posted
+ * values win, the others stay. The applier carries the column as text and parses it only for a
+ * merge, so a resubmission without custom fields costs no parse on the webhook's path.
+ */
+export function mergeCustomFields(stored: string, posted: Record<string, unknown>): string {
+  return JSON.stringify({ ...(JSON.parse(stored) as Record<string, unknown>), ...posted });
+}
+
 export function applierContactStatements(sqlite: Database) {
   return {
     contactByPhone: sqlite.prepare(`SELECT ${CONTACT_COLUMNS} FROM contacts WHERE account_id = ? AND phone_number = ?`) as Statement<ApplierContact, [string, string]>,

@@ -13,6 +13,9 @@ import type { Actor } from "../../../domain/people";
 import type { ContactFilter } from "../../../domain/contact-query";
 import { filterSql } from "./filter";
 import type { contacts } from "../../schema/contacts";
+import type { inboundMessages, messages } from "../../schema";
+
+type MessageColumns = typeof messages.$inferSelect;
 import { CONTACT_INSERT_COLUMNS, CONTACT_INSERT_ROW, recordContactInsert } from "./batch";
 import { countContactMessages, deleteContactMessages } from "../messages/deletes";
 
@@ -203,26 +206,24 @@ export function markContactResponded(sqlite: Database, id: string, lastResponseA
 }
 
 /** A contact's tags and status (what a keyword reply adds to). */
-export function contactTagsAndStatus(sqlite: Database, contactId: string): { tags: string; status: string; updatedAt: string } | null {
-  return sqlite.query("SELECT tags, status, updated_at AS updatedAt FROM contacts WHERE id = ?1").get(contactId) as { tags: string; status: string; updatedAt: string } | null;
+export function contactTagsAndStatus(sqlite: Database, contactId: string): { tags: string[]; status: string; updatedAt: string } | null {
+  const r = sqlite.query("SELECT tags, status, updated_at AS updatedAt FROM contacts WHERE id = ?1").get(contactId) as { tags: string; status: string; updatedAt: string } | null;
+  return r ? { ...r, tags: JSON.parse(r.tags) as string[] } : null;
 }
 
 /** Writes a contact's tags and status (contact_tags follows by trigger). */
-export function writeContactTagsAndStatus(sqlite: Database, contactId: string, tags: string, status: string, updatedAt: string): void {
-  sqlite.query("UPDATE contacts SET tags = ?2, status = ?3, updated_at = ?4 WHERE id = ?1").run(contactId, tags, status, updatedAt);
+export function writeContactTagsAndStatus(sqlite: Database, contactId: string, p: { tags: string[]; status: string; updatedAt: string }): void {
+  sqlite.query("UPDATE contacts SET tags = ?2, status = ?3, updated_at = ?4 WHERE id = ?1").run(contactId, JSON.stringify(p.tags), p.status, p.updatedAt);
 }
 
 /** One row of the contacts timeline (GET /v1/contacts/<id>/messages). */
-export type TimelineItem = {
-  id: string;
-  direction: "outbound" | "inbound";
-  content: string;
-  status: string;
-  sentAt?: string | null;
-  formName?: string | null;
-  createdAt: string;
-  receivedAt?: string | null;
-};
+export type TimelineItem = Pick<MessageColumns, "id" | "content" | "createdAt"> &
+  Partial<Pick<MessageColumns, "sentAt" | "formName">> &
+  Partial<Pick<typeof inboundMessages.$inferSelect, "receivedAt">> & {
+    direction: "outbound" | "inbound";
+    /** The text's status; "received" for one the contact sent. */
+    status: string;
+  };
 
 // ---- what ContactService runs per request (callers own transactions) ----------------------------
 

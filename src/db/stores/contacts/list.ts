@@ -5,24 +5,18 @@
  */
 import type { Database, SQLQueryBindings, Statement } from "bun:sqlite";
 import type { ContactFilter, ContactListQuery } from "../../../domain/contact-query";
+import type { contacts } from "../../schema/contacts";
 import { filterSql, TAG_ROWIDS, TAG_STATUS_ROWIDS, type TagMode } from "./filter";
 
 /** A row of the list: the columns the dashboard's table shows. */
-export interface ContactListItem {
-  id: string;
-  firstName: string | null;
-  lastName: string | null;
-  phoneNumber: string;
-  email: string | null;
-  status: string;
-  formId: string | null;
+export type ContactListItem = Pick<
+  typeof contacts.$inferSelect,
+  "id" | "firstName" | "lastName" | "phoneNumber" | "email" | "status" | "formId" | "messageCount" | "optedOut" | "createdAt" | "updatedAt"
+> & {
+  /** The form's name (null: no form, or it was deleted). */
   formName: string | null;
   tags: string[];
-  messageCount: number;
-  optedOut: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+};
 /** What SQLite returns for a list row: tags as JSON text, the boolean as 0/1. */
 type ContactListRead = Omit<ContactListItem, "tags" | "optedOut"> & { tags: string; optedOut: number };
 

@@ -7,6 +7,7 @@ import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { ContactFilter } from "../../../domain/contact-query";
 import { filterSql } from "./filter";
 import { OPTED_OUT_SQL, type ContactRow } from "./index";
+import { jsonObject } from "../row";
 
 /**
  * SQL that holds a segment: the contact filter of the list API, contacts up to `lastContactId`
@@ -73,8 +74,8 @@ export function countSegment(
   return { recipients: r.total - suppressed, suppressed, optedOut: r.optedOut, overLimit: r.overLimit };
 }
 
-/** A contact of the segment, and whether it gets no text (1: opted out or at the per-recipient limit). */
-export type SegmentContact = Pick<ContactRow, "id" | "phoneNumber" | "firstName" | "lastName" | "email" | "customFields"> & { excluded: number };
+/** A contact of the segment (its custom fields parsed), and whether it gets no text (opted out or at the per-recipient limit). */
+export type SegmentContact = Pick<ContactRow, "id" | "phoneNumber" | "firstName" | "lastName" | "email"> & { customFields: Record<string, unknown>; excluded: boolean };
 
 /** Where a walk through a segment is: the account's contacts by `filter` up to `lastContactId`, the next `limit` after `cursor`. */
 export interface SegmentWalk {
@@ -93,20 +94,29 @@ export function segmentChunk(sqlite: Database, w: SegmentWalk, x: Exclusion): Se
   // Walk the primary key from the cursor (`+` keeps SQLite off the account index, which would
   // read and sort every contact of the account for each chunk).
   const where = s.where.replace(/^c\.account_id = \?/, "+c.account_id = ?");
-  return sqlite
+  const rows = sqlite
     .query(
       `SELECT c.id, c.phone_number AS phoneNumber, c.first_name AS firstName, c.last_name AS lastName, c.email, c.custom_fields AS customFields,
          CASE WHEN ${e.sql} THEN 1 ELSE 0 END AS excluded
        FROM contacts c WHERE ${where} AND c.id > ? ORDER BY c.id LIMIT ?`,
     )
-    .all(...e.params, ...s.params, cursor, limit) as SegmentContact[];
+    .all(...e.params, ...s.params, cursor, limit) as Array<Omit<SegmentContact, "customFields" | "excluded"> & { customFields: string; excluded: number }>;
+  return rows.map((r) => ({ ...r, customFields: jsonObject(r.customFields), excluded: r.excluded === 1 }));
 }
 
-/** A contact as an automation's run reads it (the start rules, the template's values). */
-export type RunContact = Pick<ContactRow, "id" | "phoneNumber" | "firstName" | "lastName" | "email" | "source" | "customFields" | "status" | "optedOut" | "consent" | "timeZone">;
+/** A contact as an automation's run reads it (the start rules, the template's values): custom fields and consent parsed. */
+export type RunContact = Pick<ContactRow, "id" | "phoneNumber" | "firstName" | "lastName" | "email" | "source" | "status" | "optedOut" | "timeZone"> & {
+  customFields: Record<string, unknown>;
+  consent: Record<string, unknown>;
+};
 
-/** A plain SQL read gives the opt-out as SQLite stores it (0 or 1). */
-const runContactOf = (r: Omit<RunContact, "optedOut"> & { optedOut: number }): RunContact => ({ ...r, optedOut: r.optedOut === 1 });
+/** A plain SQL read gives the opt-out as SQLite stores it (0 or 1), the JSON columns as text. */
+const runContactOf = (r: Omit<RunContact, "optedOut" | "customFields" | "consent"> & { optedOut: number; customFields: string; consent: string | null }): RunContact => ({
+  ...r,
+  optedOut: r.optedOut === 1,
+  customFields: jsonObject(r.customFields),
+  consent: jsonObject(r.consent),
+});
 
 const CONTACT_COLUMNS = `c.id, c.phone_number AS phoneNumber, c.first_name AS firstName, c.last_name AS lastName, c.email, c.source,
   c.custom_fields AS customFields, c.status, c.opted_out AS optedOut, c.consent, c.time_zone AS timeZone`;
@@ -130,10 +140,12 @@ export function segmentContacts(sqlite: Database, w: SegmentWalk): RunContact[] 
 }
 
 /** Who the runs are for, as a list shows them (a deleted contact has no row). */
-export function contactsOfRuns(sqlite: Database, accountId: string, contactIds: string[]): Array<{ id: string; firstName: string | null; lastName: string | null; phoneNumber: string }> {
+export type RunContactName = Pick<ContactRow, "id" | "firstName" | "lastName" | "phoneNumber">;
+
+export function contactsOfRuns(sqlite: Database, accountId: string, contactIds: string[]): RunContactName[] {
   const ids = [...new Set(contactIds)];
   if (ids.length === 0) return [];
   return sqlite
     .query(`SELECT id, first_name AS firstName, last_name AS lastName, phone_number AS phoneNumber FROM contacts WHERE account_id = ? AND id IN (${ids.map(() => "?").join(",")})`)
-    .all(accountId, ...ids) as Array<{ id: string; firstName: string | null; lastName: string | null; phoneNumber: string }>;
+    .all(accountId, ...ids) as RunContactName[];
 }

@@ -14,13 +14,17 @@ import type { contacts } from "../../schema/contacts";
 type ContactRow = typeof contacts.$inferSelect;
 
 /**
- * A stored contact's columns, typed from the schema: custom fields and tags as their stored JSON
- * text (an import writes only the columns whose text changes), the opt-out as a boolean.
+ * A stored contact's columns, typed from the schema: custom fields and tags parsed (an import
+ * writes only the columns whose value changes, compared as their JSON text), the opt-out as a boolean.
  */
 export type StoredContactRow = Pick<
   ContactRow,
-  "id" | "phoneNumber" | "firstName" | "lastName" | "email" | "status" | "customFields" | "tags" | "lastResponseAt" | "source" | "notes" | "searchText" | "updatedAt" | "timeZone" | "optedOut"
->;
+  "id" | "phoneNumber" | "firstName" | "lastName" | "email" | "status" | "lastResponseAt" | "source" | "notes" | "searchText" | "updatedAt" | "timeZone" | "optedOut"
+> & { customFields: Record<string, string>; tags: string[] };
+
+/** The JSON columns among UPSERT_COLUMNS (written and compared as their text). */
+const JSON_KEYS: ReadonlySet<string> = new Set(["customFields", "tags"]);
+const columnValue = (key: string, v: unknown): SQLQueryBindings => (JSON_KEYS.has(key) ? JSON.stringify(v) : (v as SQLQueryBindings));
 
 /** The columns an import row may change, with their StoredContactRow key. */
 export const UPSERT_COLUMNS = [
@@ -55,8 +59,8 @@ export class ContactUpserts {
   /** The account's contact with this (E.164) number, or null. */
   findByPhone(accountId: string, phone: string): StoredContactRow | null {
     // A plain SQL read gives the boolean column as SQLite stores it (0 or 1).
-    const r = this.byPhone.get(accountId, phone) as (Omit<StoredContactRow, "optedOut"> & { optedOut: number }) | null;
-    return r && { ...r, optedOut: r.optedOut === 1 };
+    const r = this.byPhone.get(accountId, phone) as (Omit<StoredContactRow, "optedOut" | "customFields" | "tags"> & Pick<ContactRow, "customFields" | "tags"> & { optedOut: number }) | null;
+    return r && { ...r, optedOut: r.optedOut === 1, customFields: JSON.parse(r.customFields) as Record<string, string>, tags: JSON.parse(r.tags) as string[] };
   }
 
   /**
@@ -67,9 +71,10 @@ export class ContactUpserts {
     let mask = 0;
     const params: SQLQueryBindings[] = [];
     UPSERT_COLUMNS.forEach(([, key], i) => {
-      if (next[key] !== stored[key]) {
+      const value = columnValue(key, next[key]);
+      if (value !== columnValue(key, stored[key])) {
         mask |= 1 << i;
-        params.push(next[key]);
+        params.push(value);
       }
     });
     let stmt = this.updates.get(mask);

@@ -128,8 +128,8 @@ export function messageStore(sqlite: Database) {
     ownsForm: (accountId: string, id: string): boolean => s.formOwned.get(id, accountId) !== null,
     ownsContact: (accountId: string, id: string): boolean => contactInAccount(sqlite, accountId, id),
     /** One page of the list: conditions and order built by the messages-list service from fixed fragments. */
-    page: (where: string[], params: Array<string | number>, orderBy: string, limit: number, offset: number): ListRow[] =>
-      sqlite.query(`SELECT ${LIST_COLUMNS} FROM messages WHERE ${where.join(" AND ")} ORDER BY ${orderBy} LIMIT ? OFFSET ?`).all(...params, limit, offset) as ListRow[],
+    page: (p: { where: string[]; params: Array<string | number>; orderBy: string; limit: number; offset: number }): ListRow[] =>
+      sqlite.query(`SELECT ${LIST_COLUMNS} FROM messages WHERE ${p.where.join(" AND ")} ORDER BY ${p.orderBy} LIMIT ? OFFSET ?`).all(...p.params, p.limit, p.offset) as ListRow[],
     /** Status counts along one named index (a contact's messages, one priority's share). */
     countByStatusOn: (index: "messages_contact_created_idx" | "messages_account_priority_idx", where: string[], params: Array<string | number>) =>
       sqlite.query(`SELECT status, COUNT(*) AS n FROM messages INDEXED BY ${index} WHERE ${where.join(" AND ")} GROUP BY status`).all(...params) as Array<{ status: MessageStatus; n: number }>,
@@ -142,7 +142,8 @@ export function messageStore(sqlite: Database) {
     },
 
     // ---- leases
-    lease: (token: string, expiresIso: string, deviceId: string | null, id: string, nowIso: string): MessageRow | null => s.lease.get(token, expiresIso, deviceId, id, nowIso),
+    /** Leases the message to `deviceId` (null: a recipe's holder) until `expiresIso`; null when it is no longer queued and free. */
+    lease: (id: string, l: { token: string; expiresIso: string; deviceId: string | null; nowIso: string }): MessageRow | null => s.lease.get(l.token, l.expiresIso, l.deviceId, id, l.nowIso),
     heldLeases: (): HeldLease[] => s.heldLeases.all(),
     heldBy: (holder: string): string[] => s.heldBy.all(holder).map((r) => r.id),
     expireLeaseAt: (id: string, atIso: string) => void s.expireLeaseAt.run(id, atIso),

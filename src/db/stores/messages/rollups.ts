@@ -1,4 +1,4 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import type { RawRow } from "../row";
 import type { messages } from "../../schema/messages";
 import { MESSAGE_STATUSES } from "../../../domain/statuses";
@@ -72,202 +72,196 @@ function periodRanges(formKey: string, from: Prefix, to: Prefix, levelOffset: nu
   return out;
 }
 
-export class RollupStore {
-  private readonly dayRows: Statement<Row, [string, string, string, string]>;
-  private readonly formTotal: Statement<{ n: number | null; s: number | null; c: number | null }, [string, string]>;
-  private readonly rangeSums: Statement<{ k: number; s: string | null }, [string, string]>;
-  private readonly rangeReasons: Statement<{ k: number; reason: string; n: number }, [string, string]>;
-  private readonly residueAll: Statement<MessageRow, [string, string, string]>;
-  private readonly residueForm: Statement<MessageRow, [string, string, string, string]>;
-  private readonly residueFormRows: Statement<{ s: number; c: number }, [string, string, string, string]>;
+const DAY_ROWS = `SELECT bucket, reason, queued, sent, failed, cancelled, sent_ms, sent_timed, submissions, new_contacts FROM message_rollups
+  WHERE account_id = ?1 AND form_id = ?2 AND level = 0 AND bucket >= ?3 AND bucket < ?4 AND reason = '' ORDER BY bucket`;
+const FORM_TOTAL = `SELECT SUM(queued + sent + failed + cancelled) AS n, SUM(submissions) AS s, SUM(new_contacts) AS c
+  FROM message_rollups WHERE account_id = ?1 AND form_id = ?2 AND level = 0 AND reason = ''`;
+// Ranges come as one JSON parameter (one statement whatever their number: a year in a zone off
+// the UTC day has ~700), each summed by its own subquery — one seek and a short run of rows, no
+// grouping (a GROUP BY over the joined rows sorted them: ~1.5× the time). The eight sums travel
+// as one text (a row of six columns per range would need that GROUP BY). The ranges are read out
+// of the JSON once (MATERIALIZED): a range's end is compared with every row it steps over, and
+// `->>` there would parse the JSON text again for each.
+const RANGES = "j(k, form_id, level, lo, hi) AS MATERIALIZED (SELECT key, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?2))";
+const RANGE_SUMS = `WITH ${RANGES} SELECT j.k AS k, (SELECT SUM(r.queued) || ',' || SUM(r.sent) || ',' || SUM(r.failed) || ',' || SUM(r.cancelled) || ',' || SUM(r.sent_ms) || ',' || SUM(r.sent_timed)
+    || ',' || SUM(r.submissions) || ',' || SUM(r.new_contacts)
+  FROM message_rollups r WHERE r.account_id = ?1 AND r.form_id = j.form_id AND r.level = j.level AND r.bucket >= j.lo AND r.bucket < j.hi) AS s
+  FROM j`;
+const RANGE_REASONS = `WITH ${RANGES} SELECT j.k AS k, r.reason AS reason, SUM(r.failed) AS n FROM j CROSS JOIN message_rollups r
+  ON r.account_id = ?1 AND r.form_id = j.form_id AND r.level = j.level AND r.bucket >= j.lo AND r.bucket < j.hi
+  GROUP BY 1, 2`;
+const RESIDUE_COLS = "account_id, form_id, status, priority_rank, created_at, sent_at, failure_reason";
+// Every status spelled out: four ranges of (account_id, status, created_at) (migration 0019).
+const STATUSES = `status IN (${MESSAGE_STATUSES.map((st) => `'${st}'`).join(", ")})`;
+const RESIDUE_ALL = `SELECT ${RESIDUE_COLS} FROM messages WHERE account_id = ?1 AND ${STATUSES} AND created_at >= ?2 AND created_at < ?3`;
+const RESIDUE_FORM = `SELECT ${RESIDUE_COLS} FROM messages WHERE account_id = ?1 AND ${STATUSES} AND coalesce(form_id, '') = ?4 AND created_at >= ?2 AND created_at < ?3`;
+const RESIDUE_FORM_ROWS = `SELECT (SELECT COUNT(*) FROM submissions WHERE form_id = ?4 AND created_at >= ?2 AND created_at < ?3 AND account_id = ?1) AS s,
+  (SELECT COUNT(*) FROM contacts WHERE form_id = ?4 AND created_at >= ?2 AND created_at < ?3 AND account_id = ?1) AS c`;
 
-  constructor(sqlite: Database) {
-    this.dayRows = sqlite.prepare(
-      `SELECT bucket, reason, queued, sent, failed, cancelled, sent_ms, sent_timed, submissions, new_contacts FROM message_rollups
-       WHERE account_id = ?1 AND form_id = ?2 AND level = 0 AND bucket >= ?3 AND bucket < ?4 AND reason = '' ORDER BY bucket`,
-    );
-    this.formTotal = sqlite.prepare(
-      `SELECT SUM(queued + sent + failed + cancelled) AS n, SUM(submissions) AS s, SUM(new_contacts) AS c
-       FROM message_rollups WHERE account_id = ?1 AND form_id = ?2 AND level = 0 AND reason = ''`,
-    );
-    // Ranges come as one JSON parameter (a prepared statement whatever their number: a year in a
-    // zone off the UTC day has ~700), each summed by its own subquery — one seek and a short
-    // run of rows, no grouping (a GROUP BY over the joined rows sorted them: ~1.5× the time).
-    // The eight sums travel as one text (a row of six columns per range would need that GROUP BY).
-    // The ranges are read out of the JSON once (MATERIALIZED): a range's end is compared with
-    // every row it steps over, and `->>` there would parse the JSON text again for each.
-    const ranges = "j(k, form_id, level, lo, hi) AS MATERIALIZED (SELECT key, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?2))";
-    this.rangeSums = sqlite.prepare(
-      `WITH ${ranges} SELECT j.k AS k, (SELECT SUM(r.queued) || ',' || SUM(r.sent) || ',' || SUM(r.failed) || ',' || SUM(r.cancelled) || ',' || SUM(r.sent_ms) || ',' || SUM(r.sent_timed)
-           || ',' || SUM(r.submissions) || ',' || SUM(r.new_contacts)
-         FROM message_rollups r WHERE r.account_id = ?1 AND r.form_id = j.form_id AND r.level = j.level AND r.bucket >= j.lo AND r.bucket < j.hi) AS s
-       FROM j`,
-    );
-    this.rangeReasons = sqlite.prepare(
-      `WITH ${ranges} SELECT j.k AS k, r.reason AS reason, SUM(r.failed) AS n FROM j CROSS JOIN message_rollups r
-       ON r.account_id = ?1 AND r.form_id = j.form_id AND r.level = j.level AND r.bucket >= j.lo AND r.bucket < j.hi
-       GROUP BY 1, 2`,
-    );
-    const residueCols = "account_id, form_id, status, priority_rank, created_at, sent_at, failure_reason";
-    // Every status spelled out: four ranges of (account_id, status, created_at) (migration 0019).
-    const statuses = `status IN (${MESSAGE_STATUSES.map((st) => `'${st}'`).join(", ")})`;
-    this.residueAll = sqlite.prepare(`SELECT ${residueCols} FROM messages WHERE account_id = ?1 AND ${statuses} AND created_at >= ?2 AND created_at < ?3`);
-    this.residueForm = sqlite.prepare(
-      `SELECT ${residueCols} FROM messages WHERE account_id = ?1 AND ${statuses} AND coalesce(form_id, '') = ?4 AND created_at >= ?2 AND created_at < ?3`,
-    );
-    this.residueFormRows = sqlite.prepare(
-      `SELECT (SELECT COUNT(*) FROM submissions WHERE form_id = ?4 AND created_at >= ?2 AND created_at < ?3 AND account_id = ?1) AS s,
-              (SELECT COUNT(*) FROM contacts WHERE form_id = ?4 AND created_at >= ?2 AND created_at < ?3 AND account_id = ?1) AS c`,
-    );
+type FormTotal = { n: number | null; s: number | null; c: number | null } | null;
+
+/** All-time messages, submissions and new contacts of a form. */
+export function rollupFormTotals(sqlite: Database, accountId: string, formId: string): { messages: number; submissions: number; newContacts: number } {
+  const r = sqlite.query(FORM_TOTAL).get(accountId, formId) as FormTotal;
+  return { messages: r?.n ?? 0, submissions: r?.s ?? 0, newContacts: r?.c ?? 0 };
+}
+
+/** The value sums of each range (all zeros for a range with no rows), in one statement. */
+function sumRanges(sqlite: Database, accountId: string, ranges: Range[]): RollupValues[] {
+  const out: RollupValues[] = ranges.map(() => [0, 0, 0, 0, 0, 0, 0, 0]);
+  if (ranges.length === 0) return out;
+  for (const r of sqlite.query(RANGE_SUMS).all(accountId, JSON.stringify(ranges)) as Array<{ k: number; s: string | null }>) {
+    if (r.s === null) continue;
+    const v = out[r.k];
+    const parts = r.s.split(",");
+    for (let c = 0; c < ROLLUP_VALUES; c++) v[c] = Number(parts[c]);
   }
+  return out;
+}
 
-  /** All-time number of messages of a form (or of an account with formKey "*"). */
-  total(accountId: string, formKey: string): number {
-    return this.formTotal.get(accountId, formKey)?.n ?? 0;
-  }
+/** Adds each range's sums (× its sign) into the sums its owner names: `owner[k]` = [index into `into`, sign] of `ranges[k]`. */
+function addRangeSums(sqlite: Database, accountId: string, ranges: Range[], owner: Array<[index: number, sign: number]>, into: IntervalSums[]): void {
+  sumRanges(sqlite, accountId, ranges).forEach((v, k) => {
+    const [i, sign] = owner[k];
+    const values = into[i].values;
+    for (let c = 0; c < ROLLUP_VALUES; c++) values[c] += sign * v[c];
+  });
+}
 
-  /** All-time messages, submissions and new contacts of a form. */
-  formTotals(accountId: string, formId: string): { messages: number; submissions: number; newContacts: number } {
-    const r = this.formTotal.get(accountId, formId);
-    return { messages: r?.n ?? 0, submissions: r?.s ?? 0, newContacts: r?.c ?? 0 };
-  }
-
-  /** The value sums of each range (all zeros for a range with no rows), in one statement. */
-  private sumRanges(accountId: string, ranges: Range[]): RollupValues[] {
-    const out: RollupValues[] = ranges.map(() => [0, 0, 0, 0, 0, 0, 0, 0]);
-    if (ranges.length === 0) return out;
-    for (const r of this.rangeSums.all(accountId, JSON.stringify(ranges))) {
-      if (r.s === null) continue;
-      const v = out[r.k];
-      const parts = r.s.split(",");
-      for (let c = 0; c < ROLLUP_VALUES; c++) v[c] = Number(parts[c]);
-    }
-    return out;
-  }
-
-  /** Adds each range's sums (× its sign) into the sums its owner names: `owner[k]` = [index into `into`, sign] of `ranges[k]`. */
-  private addRangeSums(accountId: string, ranges: Range[], owner: Array<[index: number, sign: number]>, into: IntervalSums[]): void {
-    this.sumRanges(accountId, ranges).forEach((v, k) => {
-      const [i, sign] = owner[k];
-      const values = into[i].values;
-      for (let c = 0; c < ROLLUP_VALUES; c++) values[c] += sign * v[c];
-    });
-  }
-
-  /**
-   * Sums per interval [b[i], b[i+1]) (b ascending, ≥ 2 instants) of an account's messages
-   * (formKey "*"), a form's (its id) or those of no form ("").
-   */
-  intervals(accountId: string, formKey: string, b: number[]): IntervalSums[] {
-    const prefixes = b.map(prefixOf);
-    if (b.length === 2) return [this.periods(accountId, [formKey], b[0], b[1], prefixes)[0]];
-    // Daily figures read every day row of the range anyway: a prefix's whole-day term (an
-    // afternoon boundary is its day minus the hours after) comes from those rows, not a seek.
-    const ranges: Range[] = [];
-    const owner: Array<[i: number, sign: number]> = [];
-    const dayTerms: Array<[i: number, sign: number, day: string]> = [];
-    prefixes.forEach((p, i) => {
-      for (const t of p.terms) {
-        if (t.level === LEVEL_DAY) dayTerms.push([i, t.sign, p.day]);
-        else {
-          ranges.push([formKey, t.level, t.from, t.to]);
-          owner.push([i, t.sign]);
-        }
-      }
-    });
-    const prefixSums = prefixes.map(() => empty());
-    this.addRangeSums(accountId, ranges, owner, prefixSums);
-    prefixes.forEach((p, i) => {
-      if (p.residue) this.addResidue(prefixSums[i], accountId, formKey, p.residue, false);
-    });
-    const first = prefixes[0].day;
-    const last = prefixes[prefixes.length - 1].day;
-    // Day rows come in bucket order; an interval takes those of its whole UTC days. The last
-    // boundary's own day is read too, for its whole-day term.
-    const dayRows = this.dayRows.all(accountId, formKey, first, `${last}~`);
-    if (dayTerms.length > 0) {
-      const byDay = new Map(dayRows.map((r) => [r.bucket, r]));
-      for (const [i, sign, day] of dayTerms) {
-        const r = byDay.get(day);
-        if (r) addRow(prefixSums[i], r, sign);
+/**
+ * Sums per interval [b[i], b[i+1]) (b ascending, ≥ 2 instants) of an account's messages
+ * (formKey "*"), a form's (its id) or those of no form ("").
+ */
+export function rollupIntervals(sqlite: Database, accountId: string, formKey: string, b: number[]): IntervalSums[] {
+  const prefixes = b.map(prefixOf);
+  if (b.length === 2) return [periodSums(sqlite, accountId, [formKey], prefixes)[0]];
+  // Daily figures read every day row of the range anyway: a prefix's whole-day term (an
+  // afternoon boundary is its day minus the hours after) comes from those rows, not a seek.
+  const ranges: Range[] = [];
+  const owner: Array<[i: number, sign: number]> = [];
+  const dayTerms: Array<[i: number, sign: number, day: string]> = [];
+  prefixes.forEach((p, i) => {
+    for (const t of p.terms) {
+      if (t.level === LEVEL_DAY) dayTerms.push([i, t.sign, p.day]);
+      else {
+        ranges.push([formKey, t.level, t.from, t.to]);
+        owner.push([i, t.sign]);
       }
     }
-    const out: IntervalSums[] = [];
-    let k = 0;
-    for (let i = 0; i + 1 < b.length; i++) {
-      const s = empty();
-      while (k < dayRows.length && dayRows[k].bucket < prefixes[i].day) k++;
-      for (; k < dayRows.length && dayRows[k].bucket < prefixes[i + 1].day; k++) addRow(s, dayRows[k], 1);
-      addSums(s, prefixSums[i + 1], 1);
-      addSums(s, prefixSums[i], -1);
-      out.push(s);
+  });
+  const prefixSums = prefixes.map(() => empty());
+  addRangeSums(sqlite, accountId, ranges, owner, prefixSums);
+  prefixes.forEach((p, i) => {
+    if (p.residue) addResidue(sqlite, prefixSums[i], { accountId, formKey, span: p.residue, reasons: false });
+  });
+  const first = prefixes[0].day;
+  const last = prefixes[prefixes.length - 1].day;
+  // Day rows come in bucket order; an interval takes those of its whole UTC days. The last
+  // boundary's own day is read too, for its whole-day term.
+  const dayRows = sqlite.query(DAY_ROWS).all(accountId, formKey, first, `${last}~`) as Row[];
+  if (dayTerms.length > 0) {
+    const byDay = new Map(dayRows.map((r) => [r.bucket, r]));
+    for (const [i, sign, day] of dayTerms) {
+      const r = byDay.get(day);
+      if (r) addRow(prefixSums[i], r, sign);
     }
-    return out;
   }
-
-  /**
-   * The value sums of [from, to) for each of several scopes (a period's totals per form), in one
-   * statement: per scope its whole days as one range plus the two prefixes' terms.
-   */
-  periods(accountId: string, formKeys: string[], from: number, to: number, prefixes = [prefixOf(from), prefixOf(to)]): IntervalSums[] {
-    const ranges: Range[] = [];
-    const owner: Array<[f: number, sign: number]> = [];
-    formKeys.forEach((formKey, f) => {
-      for (const [sign, range] of periodRanges(formKey, prefixes[0], prefixes[1], 0)) {
-        ranges.push(range);
-        owner.push([f, sign]);
-      }
-    });
-    const out = formKeys.map(() => empty());
-    this.addRangeSums(accountId, ranges, owner, out);
-    formKeys.forEach((formKey, f) => {
-      prefixes.forEach((p, i) => {
-        if (!p.residue) return;
-        const residue = empty();
-        this.addResidue(residue, accountId, formKey, p.residue, false);
-        addSums(out[f], residue, i === 1 ? 1 : -1);
-      });
-    });
-    return out;
-  }
-
-  /** The failed messages per reason in [from, to) (a period's failureReasons). */
-  failureReasons(accountId: string, formKey: string, from: number, to: number): Map<string, number> {
-    const prefixes = [prefixOf(from), prefixOf(to)];
-    // [from, to) = whole days + prefix(to) − prefix(from), as in intervals, on the reason levels.
-    const ranges = periodRanges(formKey, prefixes[0], prefixes[1], REASON_LEVEL);
+  const out: IntervalSums[] = [];
+  let k = 0;
+  for (let i = 0; i + 1 < b.length; i++) {
     const s = empty();
-    if (ranges.length > 0) {
-      for (const r of this.rangeReasons.all(accountId, JSON.stringify(ranges.map(([, range]) => range)))) addReason(s, r.reason, ranges[r.k][0] * r.n);
+    while (k < dayRows.length && dayRows[k].bucket < prefixes[i].day) k++;
+    for (; k < dayRows.length && dayRows[k].bucket < prefixes[i + 1].day; k++) addRow(s, dayRows[k], 1);
+    addSums(s, prefixSums[i + 1], 1);
+    addSums(s, prefixSums[i], -1);
+    out.push(s);
+  }
+  return out;
+}
+
+/** A period [from, to) of several scopes (a period's totals per form: their ids, "*" or ""). */
+export interface RollupPeriod {
+  formKeys: string[];
+  from: number;
+  to: number;
+}
+
+/**
+ * The value sums of [from, to) for each of several scopes (a period's totals per form), in one
+ * statement: per scope its whole days as one range plus the two prefixes' terms.
+ */
+export function rollupPeriods(sqlite: Database, accountId: string, p: RollupPeriod): IntervalSums[] {
+  return periodSums(sqlite, accountId, p.formKeys, [prefixOf(p.from), prefixOf(p.to)]);
+}
+
+function periodSums(sqlite: Database, accountId: string, formKeys: string[], prefixes: Prefix[]): IntervalSums[] {
+  const ranges: Range[] = [];
+  const owner: Array<[f: number, sign: number]> = [];
+  formKeys.forEach((formKey, f) => {
+    for (const [sign, range] of periodRanges(formKey, prefixes[0], prefixes[1], 0)) {
+      ranges.push(range);
+      owner.push([f, sign]);
     }
+  });
+  const out = formKeys.map(() => empty());
+  addRangeSums(sqlite, accountId, ranges, owner, out);
+  formKeys.forEach((formKey, f) => {
     prefixes.forEach((p, i) => {
       if (!p.residue) return;
       const residue = empty();
-      this.addResidue(residue, accountId, formKey, p.residue, true);
-      addSums(s, residue, i === 1 ? 1 : -1);
+      addResidue(sqlite, residue, { accountId, formKey, span: p.residue, reasons: false });
+      addSums(out[f], residue, i === 1 ? 1 : -1);
     });
-    return s.reasons;
-  }
+  });
+  return out;
+}
 
-  /** Messages in [lo, hi) counted one by one (an instant off the quarter hour: never in practice). */
-  private addResidue(into: IntervalSums, accountId: string, formKey: string, [from, to]: [number, number], reasons: boolean): void {
-    const lo = new Date(from).toISOString();
-    const hi = new Date(to).toISOString();
-    const rows = formKey === "*" ? this.residueAll.all(accountId, lo, hi) : this.residueForm.all(accountId, lo, hi, formKey);
-    for (const m of rows) {
-      for (const d of rollupDeltas(factsOf(m))) {
-        if (d.formId !== formKey) continue;
-        if (d.level === LEVEL_DAY) for (let c = 0; c < ROLLUP_VALUES; c++) into.values[c] += d.values[c];
-        else if (reasons && d.level === REASON_LEVEL + LEVEL_DAY) addReason(into, d.reason, d.values[2]);
-      }
+/** One scope's period [from, to): an account's messages ("*"), a form's (its id) or those of no form (""). */
+export interface RollupScope {
+  formKey: string;
+  from: number;
+  to: number;
+}
+
+/** The failed messages per reason in [from, to) (a period's failureReasons). */
+export function rollupFailureReasons(sqlite: Database, accountId: string, q: RollupScope): Map<string, number> {
+  const { formKey } = q;
+  const prefixes = [prefixOf(q.from), prefixOf(q.to)];
+  // [from, to) = whole days + prefix(to) − prefix(from), as in intervals, on the reason levels.
+  const ranges = periodRanges(formKey, prefixes[0], prefixes[1], REASON_LEVEL);
+  const s = empty();
+  if (ranges.length > 0) {
+    const rows = sqlite.query(RANGE_REASONS).all(accountId, JSON.stringify(ranges.map(([, range]) => range))) as Array<{ k: number; reason: string; n: number }>;
+    for (const r of rows) addReason(s, r.reason, ranges[r.k][0] * r.n);
+  }
+  prefixes.forEach((p, i) => {
+    if (!p.residue) return;
+    const residue = empty();
+    addResidue(sqlite, residue, { accountId, formKey, span: p.residue, reasons: true });
+    addSums(s, residue, i === 1 ? 1 : -1);
+  });
+  return s.reasons;
+}
+
+/** Messages in [lo, hi) counted one by one (an instant off the quarter hour: never in practice). */
+function addResidue(sqlite: Database, into: IntervalSums, r: { accountId: string; formKey: string; span: [number, number]; reasons: boolean }): void {
+  const { accountId, formKey, reasons } = r;
+  const lo = new Date(r.span[0]).toISOString();
+  const hi = new Date(r.span[1]).toISOString();
+  const rows = (formKey === "*" ? sqlite.query(RESIDUE_ALL).all(accountId, lo, hi) : sqlite.query(RESIDUE_FORM).all(accountId, lo, hi, formKey)) as MessageRow[];
+  for (const m of rows) {
+    for (const d of rollupDeltas(factsOf(m))) {
+      if (d.formId !== formKey) continue;
+      if (d.level === LEVEL_DAY) for (let c = 0; c < ROLLUP_VALUES; c++) into.values[c] += d.values[c];
+      else if (reasons && d.level === REASON_LEVEL + LEVEL_DAY) addReason(into, d.reason, d.values[2]);
     }
-    // A form's own rows also carry its submissions and new contacts (never '*' or '').
-    if (!reasons && formKey !== "*" && formKey !== "") {
-      const n = this.residueFormRows.get(accountId, lo, hi, formKey);
-      if (n) {
-        into.values[SUBMISSIONS] += n.s;
-        into.values[NEW_CONTACTS] += n.c;
-      }
+  }
+  // A form's own rows also carry its submissions and new contacts (never '*' or '').
+  if (!reasons && formKey !== "*" && formKey !== "") {
+    const n = sqlite.query(RESIDUE_FORM_ROWS).get(accountId, lo, hi, formKey) as { s: number; c: number } | null;
+    if (n) {
+      into.values[SUBMISSIONS] += n.s;
+      into.values[NEW_CONTACTS] += n.c;
     }
   }
 }

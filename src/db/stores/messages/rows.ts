@@ -53,6 +53,11 @@ function parseActor(text: string | null | undefined): Actor | null {
   return v.type === "user" || v.type === "key" ? (v as Actor) : null;
 }
 
+/** A stored message's metadata, parsed (`{}` when none or unreadable). */
+export function messageMetadata(r: Pick<MessageRow, "metadata">): Record<string, unknown> {
+  return parseObject(r.metadata);
+}
+
 export function toMessage(r: MessageRow): Message {
   return {
     id: r.id,
