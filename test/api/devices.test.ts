@@ -292,36 +292,3 @@ describe("restart", () => {
     }
   });
 });
-
-describe("scripts/device-sim end to end", () => {
-  test("a simulated phone drains the queue: every message ends sent or failed, reported once", async () => {
-    const s = await startTestServer();
-    try {
-      const d = s.running.deps;
-      const contactId = insertContact(d, s.accountId, { status: "new" });
-      const ids = Array.from({ length: 12 }, (_, i) => insertMessage(d, s.accountId, { contactId, priority: i % 3 === 0 ? "urgent" : "normal" }));
-      const key = d.accounts.createKey(s.accountId, "standard_access").apiKey;
-      const proc = Bun.spawn(
-        ["./node_modules/.bin/bun", "scripts/device-sim.ts", "--url", s.url, "--key", key, "--failure-rate", "0.3", "--interval", "50", "--count", "12", "--batch", "5", "--quiet"],
-        { stdout: "pipe", stderr: "pipe" },
-      );
-      const code = await proc.exited;
-      const out = await new Response(proc.stdout).text();
-      expect(code).toBe(0);
-      const tally = JSON.parse(out.trim().split("\n").pop()!);
-      expect(tally.sent + tally.failed).toBe(12);
-      expect(tally.conflicts + tally.errors).toBe(0);
-      const rows = await Promise.all(ids.map((id) => shown(s, id)));
-      expect(rows.every((r) => r.status === "sent" || r.status === "failed")).toBe(true);
-      expect(rows.filter((r) => r.status === "sent").length).toBe(tally.sent);
-      for (const r of rows.filter((r) => r.status === "failed")) expect(["invalid-phone", "rate-limit", "network-error"]).toContain(r.failureReason);
-      expect(rows.some((r) => r.stage === "with-phone")).toBe(false);
-      expect(d.queue.size(s.accountId)).toBe(0);
-      const c = await contactOf(s, contactId);
-      expect(c.messageCount).toBe(tally.sent);
-      if (tally.sent > 0) expect(c.status).toBe("contacted");
-    } finally {
-      await s.stop();
-    }
-  });
-});
