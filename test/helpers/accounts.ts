@@ -10,6 +10,7 @@
 import { parseArgs } from "../../src/config";
 import { accountsCommand } from "../../src/cli/accounts";
 import { keysCommand } from "../../src/cli/keys";
+import { usersCommand } from "../../src/cli/users";
 import type { Plan } from "../../src/services/accounts";
 import { cliIO } from "./cli-io";
 import type { TestServer } from "./server";
@@ -72,4 +73,31 @@ export function operatorKey(
 ): { apiKey: string; keyId: string; permission: string; operator: boolean } {
   const perm = permission === "admin_access" ? "admin" : "standard";
   return operator(ts, keysCommand, ["keys", "create", "--account", accountId, "--permission", perm, ...(o.operator ? ["--operator"] : [])]);
+}
+
+/** Runs one async operator command (`textwire users …`) on the server's database; its `--json` answer. */
+async function operatorAsync(ts: Pick<TestServer, "dbPath">, argv: string[]): Promise<any> {
+  const { cli, out, err } = cliIO();
+  const code = await usersCommand(parseArgs([...argv, "--json", "--db", ts.dbPath], BOOLEAN_FLAGS), cli);
+  if (code !== 0) throw new Error(`textwire ${argv.join(" ")} exited ${code}: ${[...out, ...err].join("\n")}`);
+  return JSON.parse(out.join("\n"));
+}
+
+/**
+ * `textwire users add`: a person who signs in to an account, as the operator adds one (for an
+ * account with no owner to invite them, or to skip an invitation a test is not about); with the
+ * password the command printed.
+ */
+export function addPerson(ts: Pick<TestServer, "dbPath">, accountId: string, o: { email: string; role: "owner" | "admin" | "staff" | "viewer"; name?: string }): Promise<{ id: string; accountId: string; email: string; role: string; password: string }> {
+  return operatorAsync(ts, ["users", "add", "--account", accountId, "--email", o.email, "--role", o.role, ...(o.name ? ["--name", o.name] : [])]);
+}
+
+/** `textwire users list`: who signs in, to one account or to any. */
+export function listPeople(ts: Pick<TestServer, "dbPath">, accountId?: string): Promise<Array<{ id: string; accountId: string; email: string; role: string; name: string }>> {
+  return operatorAsync(ts, ["users", "list", ...(accountId ? ["--account", accountId] : [])]);
+}
+
+/** `textwire users reset-password EMAIL`: the operator's reset for a lock-out; the new password (the person's sessions end). */
+export async function resetPassword(ts: Pick<TestServer, "dbPath">, email: string): Promise<string> {
+  return (await operatorAsync(ts, ["users", "reset-password", email])).password;
 }
