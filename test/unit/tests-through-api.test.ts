@@ -339,7 +339,6 @@ const NOT_YET: Record<string, number> = {
   "test/api/inbound.test.ts": 5,
   "test/api/intake/barrier.test.ts": 9,
   "test/api/messages-live.test.ts": 3,
-  "test/api/messages-timeline.test.ts": 13,
   "test/api/mobile-inbound-limit.test.ts": 2,
   "test/api/mobile-recipes.test.ts": 9,
   "test/api/mobile-reports.test.ts": 11,
