@@ -346,7 +346,7 @@ const NOT_YET: Record<string, number> = {
   "test/api/people-me-team-notices.test.ts": 5,
   "test/api/people.test.ts": 3,
   "test/api/sending/opt-outs.test.ts": 2,
-  "test/api/sending/quota.test.ts": 11,
+  "test/api/sending/quota.test.ts": 7,
   "test/api/sending/retries.test.ts": 5,
   "test/api/sending/waiting-reasons.test.ts": 3,
   "test/api/services/boot-order.test.ts": 4,
@@ -356,7 +356,7 @@ const NOT_YET: Record<string, number> = {
   "test/api/settings/server-settings.test.ts": 3,
   "test/api/thirdparty/devices-settings.test.ts": 10,
   "test/api/thirdparty/index-plumbing.test.ts": 3,
-  "test/api/webhook-form-cache.test.ts": 11,
+  "test/api/webhook-form-cache.test.ts": 4,
   "test/api/webhook-visitor-words.test.ts": 2,
   "test/api/webhook.test.ts": 7,
 };

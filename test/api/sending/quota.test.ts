@@ -78,10 +78,12 @@ describe("a quota changed by another process is seen by the very next submission
 
   test("forty changes by another connection, each followed at once by a submission: every one sees the change", async () => {
     const f = await quotaForm();
+    // arrange: another process's connection, writing the quota as `textwire accounts update` does
+    // (a connection of the server's own would tell its cache)
     const other = new Database(s.dbPath);
     try {
-      other.exec("PRAGMA busy_timeout = 5000");
-      const setQuota = other.prepare("UPDATE accounts SET monthly_quota = ? WHERE id = ?");
+      other.exec("PRAGMA busy_timeout = 5000"); // arrange: (the other process's connection)
+      const setQuota = other.prepare("UPDATE accounts SET monthly_quota = ? WHERE id = ?"); // arrange: the quota as the CLI writes it
       const seen: string[] = [];
       for (let round = 0; round < 20; round++) {
         setQuota.run(0, f.accountId);
@@ -95,7 +97,7 @@ describe("a quota changed by another process is seen by the very next submission
       }
       expect(seen).toEqual(Array.from({ length: 20 }, (_, r) => [`${r} quota 0: 429`, `${r} no quota: 200`]).flat());
     } finally {
-      other.close();
+      other.close(); // arrange: (closed)
     }
   });
 
