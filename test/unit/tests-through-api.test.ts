@@ -341,7 +341,6 @@ const NOT_YET: Record<string, number> = {
   "test/api/messages-live.test.ts": 3,
   "test/api/mobile-inbound-limit.test.ts": 2,
   "test/api/mobile-recipes.test.ts": 9,
-  "test/api/mobile-reports.test.ts": 11,
   "test/api/ops/stage-timing.test.ts": 1,
   "test/api/people-me-team-notices.test.ts": 5,
   "test/api/people.test.ts": 3,
