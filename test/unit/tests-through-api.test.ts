@@ -353,7 +353,6 @@ const NOT_YET: Record<string, number> = {
   "test/api/sessions.test.ts": 5,
   "test/api/settings/business-profile.test.ts": 7,
   "test/api/settings/server-settings.test.ts": 3,
-  "test/api/thirdparty/devices-settings.test.ts": 10,
   "test/api/thirdparty/index-plumbing.test.ts": 3,
   "test/api/webhook-form-cache.test.ts": 4,
   "test/api/webhook-visitor-words.test.ts": 2,
