@@ -17,12 +17,12 @@ import type { TestServer } from "./server";
 
 const BOOLEAN_FLAGS = new Set(["json", "confirm", "operator"]);
 
-/** Runs one operator command on the server's database; its `--json` answer, or throws with its output. */
-function operator(ts: Pick<TestServer, "dbPath">, run: typeof accountsCommand, argv: string[]): any {
+/** Runs one operator command on the server's database; its `--json` answer (its lines when `json` is false), or throws with its output. */
+function operator(ts: Pick<TestServer, "dbPath">, run: typeof accountsCommand, argv: string[], json = true): any {
   const { cli, out, err } = cliIO();
-  const code = run(parseArgs([...argv, "--json", "--db", ts.dbPath], BOOLEAN_FLAGS), cli);
+  const code = run(parseArgs([...argv, ...(json ? ["--json"] : []), "--db", ts.dbPath], BOOLEAN_FLAGS), cli);
   if (code !== 0) throw new Error(`textwire ${argv.join(" ")} exited ${code}: ${[...out, ...err].join("\n")}`);
-  return JSON.parse(out.join("\n"));
+  return json ? JSON.parse(out.join("\n")) : out;
 }
 
 export interface AccountLimits {
@@ -58,6 +58,11 @@ export function updateAccount(ts: Pick<TestServer, "dbPath">, accountId: string,
     ...(o.apiBurstPerMinute !== undefined ? ["--api-burst-per-minute", v(o.apiBurstPerMinute)] : []),
     ...(o.monthlyQuota !== undefined ? ["--monthly-quota", v(o.monthlyQuota)] : []),
   ]);
+}
+
+/** `textwire accounts timezone ID ZONE`: the zone a phone's zone-less times are read in (UTC resets it). */
+export function setTimeZone(ts: Pick<TestServer, "dbPath">, accountId: string, zone: string): void {
+  operator(ts, accountsCommand, ["accounts", "timezone", accountId, zone], false);
 }
 
 /**

@@ -340,7 +340,6 @@ const NOT_YET: Record<string, number> = {
   "test/api/intake/barrier.test.ts": 9,
   "test/api/messages-live.test.ts": 3,
   "test/api/mobile-inbound-limit.test.ts": 2,
-  "test/api/mobile-recipes.test.ts": 9,
   "test/api/ops/stage-timing.test.ts": 1,
   "test/api/people-me-team-notices.test.ts": 5,
   "test/api/people.test.ts": 3,
