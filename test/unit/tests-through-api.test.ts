@@ -337,7 +337,6 @@ const NOT_YET: Record<string, number> = {
   "test/api/http/permissions.test.ts": 2,
   "test/api/http/route-access.test.ts": 2,
   "test/api/inbound.test.ts": 5,
-  "test/api/intake/barrier.test.ts": 9,
   "test/api/messages-live.test.ts": 3,
   "test/api/mobile-inbound-limit.test.ts": 2,
   "test/api/ops/stage-timing.test.ts": 1,
