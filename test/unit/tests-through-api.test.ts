@@ -322,7 +322,7 @@ const NOT_YET: Record<string, number> = {
   "test/api/automations-interplay.test.ts": 5,
   "test/api/automations.test.ts": 4,
   "test/api/broadcasts-confirm.test.ts": 6,
-  "test/api/broadcasts.test.ts": 10,
+  "test/api/broadcasts.test.ts": 1,
   "test/api/cli/accounts-update-delete.test.ts": 9,
   "test/api/contacts-export.test.ts": 5,
   "test/api/contacts-filter-paths.test.ts": 4,
