@@ -341,7 +341,7 @@ const NOT_YET: Record<string, number> = {
   "test/api/sending/retries.test.ts": 5,
   "test/api/services/boot-order.test.ts": 4,
   "test/api/sessions-rate-limit.test.ts": 3,
-  "test/api/sessions.test.ts": 5,
+  "test/api/sessions.test.ts": 2,
   "test/api/settings/server-settings.test.ts": 3,
   "test/api/thirdparty/index-plumbing.test.ts": 3,
   "test/api/webhook-form-cache.test.ts": 4,
