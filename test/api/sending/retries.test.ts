@@ -99,11 +99,12 @@ describe("automatic retries", () => {
     clock.now = T0 + 14_400_000;
     const d = s.running.deps;
     const id = insertMessage(d, s.accountId);
-    for (let i = 0; i < d.config.maxLeaseAttempts; i++) {
+    const attempts = d.config.maxLeaseAttempts; // arrange: the configured number of lease attempts
+    for (let i = 0; i < attempts; i++) {
       const ms = await lease();
       expect(ms.map((x) => x.id)).toEqual([id]);
       clock.now += 300_000;
-      d.leases.sweep(clock.now);
+      d.leases.sweep(clock.now); // arrange: the lease sweep's timer tick, run at once at the test's clock
     }
     const shown = await messageOf(s, id);
     expect(shown).toMatchObject({ status: "queued", stage: "queued", retryCount: 1, scheduledFor: iso(clock.now + 60_000) });

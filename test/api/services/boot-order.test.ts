@@ -22,6 +22,7 @@ function databaseTheQueueRefuses(): string {
   const path = join(dir, "t.db");
   const sqlite = openSqlite(path);
   migrate(sqlite);
+  // arrange: a database no release writes (a queued text with an unknown priority rank), made before the server starts
   sqlite.query("INSERT INTO accounts (id, name, plan, created_at) VALUES ('a', 'A', 'standard', '2026-01-01T00:00:00.000Z')").run();
   sqlite
     .query(
@@ -45,6 +46,7 @@ describe("boot: the Workers load while the queue is rebuilt", () => {
     expect(workerThreads()).toBe(before);
 
     const fix = openSqlite(path);
+    // arrange: the file fixed by hand, with the server stopped
     fix.query("UPDATE messages SET priority_rank = 2").run();
     fix.close();
     const running = await startServer(config);
