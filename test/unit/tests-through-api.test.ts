@@ -323,7 +323,7 @@ const NOT_YET: Record<string, number> = {
   "test/api/automations.test.ts": 1,
   "test/api/broadcasts.test.ts": 1,
   "test/api/cli/accounts-update-delete.test.ts": 9,
-  "test/api/contacts-import.test.ts": 8,
+  "test/api/contacts-import.test.ts": 4,
   "test/api/devices-dashboard.test.ts": 1,
   "test/api/devices.test.ts": 9,
   "test/api/forms.test.ts": 3,
