@@ -116,7 +116,7 @@ describe("the dashboard's live feed hears phones' reports (mobile API)", () => {
     // arrange: a listener that reads the text inside the announcement, as the live feed's subscriber does
     const off = s.running.deps.messageFeed.subscribe(s.accountId, () => (seen ??= s.running.deps.messages.findRow(s.accountId, a)?.status));
     await patch([{ id: a, state: "Sent", recipients: [], states: { Sent: new Date().toISOString() } }]);
-    off();
+    off(); // arrange: the listener removed
     expect(seen).toBe("sent");
     expect(deviceEvents()).toBe(1);
     await patch([{ id: a, state: "Sent", recipients: [], states: {} }]); // a repeat changes nothing
