@@ -336,7 +336,6 @@ const NOT_YET: Record<string, number> = {
   "test/api/automations-interplay.test.ts": 4,
   "test/api/automations.test.ts": 1,
   "test/api/broadcasts.test.ts": 1,
-  "test/api/cli/accounts-update-delete.test.ts": 9,
   "test/api/contacts-import.test.ts": 4,
   "test/api/devices.test.ts": 9,
   "test/api/forms.test.ts": 3,
