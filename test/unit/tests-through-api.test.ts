@@ -336,7 +336,7 @@ const NOT_YET: Record<string, number> = {
   "test/api/automations-interplay.test.ts": 4,
   "test/api/automations.test.ts": 1,
   "test/api/broadcasts.test.ts": 1,
-  "test/api/contacts-import.test.ts": 4,
+  "test/api/contacts-import.test.ts": 2,
   "test/api/devices.test.ts": 9,
   "test/api/forms.test.ts": 3,
   "test/api/http/deep-bodies.test.ts": 2,
