@@ -13,7 +13,7 @@ import { keysCommand } from "../../src/cli/keys";
 import { usersCommand } from "../../src/cli/users";
 import type { Plan } from "../../src/services/accounts";
 import { cliIO } from "./cli-io";
-import type { TestServer } from "./server";
+import { expectStatus, formBody, type TestServer } from "./server";
 
 const BOOLEAN_FLAGS = new Set(["json", "confirm", "operator"]);
 
@@ -105,4 +105,18 @@ export function listPeople(ts: Pick<TestServer, "dbPath">, accountId?: string): 
 /** `textwire users reset-password EMAIL`: the operator's reset for a lock-out; the new password (the person's sessions end). */
 export async function resetPassword(ts: Pick<TestServer, "dbPath">, email: string): Promise<string> {
   return (await operatorAsync(ts, ["users", "reset-password", email])).password;
+}
+
+/**
+ * A tenant of its own (`textwire accounts create`) with one form made through the API, and a
+ * `submit()` that posts a fresh number to the form's webhook: for tests that change the tenant's
+ * quota or limits and watch the next submission.
+ */
+export async function tenantWithForm(ts: TestServer, name: string): Promise<{ accountId: string; apiKey: string; formId: string; submit: () => Promise<Response> }> {
+  const acct = newAccount(ts, { name: `${name} ${crypto.randomUUID().slice(0, 6)}` });
+  const form = (await expectStatus(await ts.api("/forms", { method: "POST", key: acct.apiKey, json: formBody() }), 201)).data.form;
+  let n = 0;
+  const submit = () =>
+    fetch(`${ts.base}/forms/${form.id}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ phoneNumber: `+1201555${String(2000 + ++n).slice(-4)}` }) });
+  return { accountId: acct.account.id, apiKey: acct.apiKey, formId: form.id, submit };
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
-import { newAccount } from "../../helpers/accounts";
+import { newAccount, tenantWithForm } from "../../helpers/accounts";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -67,14 +67,7 @@ describe("quota usage survives deletions and restarts", () => {
  * change must see it. (The same through a CLI process of its own: test/slow/cli/accounts-quota-live.test.ts.)
  */
 describe("a quota changed by another process is seen by the very next submission", () => {
-  async function quotaForm() {
-    const acct = newAccount(s, { name: `Other process ${crypto.randomUUID().slice(0, 6)}` });
-    const form = (await expectStatus(await s.api("/forms", { method: "POST", key: acct.apiKey, json: formBody() }), 201)).data.form;
-    let n = 0;
-    const submit = () =>
-      fetch(`${s.base}/forms/${form.id}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ phoneNumber: `+1201555${String(2000 + ++n).slice(-4)}` }) });
-    return { accountId: acct.account.id, formId: form.id, submit };
-  }
+  const quotaForm = () => tenantWithForm(s, "Other process");
 
   test("forty changes by another connection, each followed at once by a submission: every one sees the change", async () => {
     const f = await quotaForm();

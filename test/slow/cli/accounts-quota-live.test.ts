@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { startTestServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
-import { newAccount } from "../../helpers/accounts";
+import { startTestServer, expectStatus, type TestServer } from "../../helpers/server";
+import { tenantWithForm } from "../../helpers/accounts";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -16,14 +16,7 @@ beforeAll(async () => {
 afterAll(() => s.stop());
 
 const ROOT = join(import.meta.dir, "..", "..", "..");
-async function quotaForm() {
-  const acct = newAccount(s, { name: `Other process ${crypto.randomUUID().slice(0, 6)}` });
-  const form = (await expectStatus(await s.api("/forms", { method: "POST", key: acct.apiKey, json: formBody() }), 201)).data.form;
-  let n = 0;
-  const submit = () =>
-    fetch(`${s.base}/forms/${form.id}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ phoneNumber: `+1201555${String(2000 + ++n).slice(-4)}` }) });
-  return { accountId: acct.account.id, formId: form.id, submit };
-}
+const quotaForm = () => tenantWithForm(s, "Other process");
 
   test("`textwire accounts update --monthly-quota`, run as its own process while the server runs", async () => {
     const f = await quotaForm();
