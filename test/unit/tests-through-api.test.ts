@@ -350,7 +350,6 @@ const NOT_YET: Record<string, number> = {
   "test/api/sending/opt-outs.test.ts": 1,
   "test/api/sending/quota.test.ts": 7,
   "test/api/sending/retries.test.ts": 3,
-  "test/api/services/boot-order.test.ts": 1,
   "test/api/sessions.test.ts": 2,
   "test/api/webhook-form-cache.test.ts": 4,
   "test/api/webhook.test.ts": 2,
