@@ -338,7 +338,6 @@ const NOT_YET: Record<string, number> = {
   "test/api/broadcasts.test.ts": 1,
   "test/api/contacts-import.test.ts": 2,
   "test/api/devices.test.ts": 9,
-  "test/api/forms.test.ts": 3,
   "test/api/http/deep-bodies.test.ts": 2,
   "test/api/http/fuzz.test.ts": 2,
   "test/api/http/permissions.test.ts": 1,
