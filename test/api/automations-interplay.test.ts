@@ -157,7 +157,7 @@ describe("a test submission", () => {
     await expectStatus(await s.api(`/forms/${formId}/test`, { method: "POST", json: { values: { phoneNumber: phone, firstName: "Ada" } } }), 200);
     const sent = await expectStatus(await s.api(`/forms/${formId}/test`, { method: "POST", json: { values: { phoneNumber: phone, firstName: "Ada" }, sendTo: newPhone() } }), 200);
     expect(sent.data.sent.messageId).toBeTruthy();
-    s.running.deps.automations.sweep();
+    s.running.deps.automations.sweep(); // arrange: the engine's sweep, run at once (its timer does not follow the test)
     expect((await expectStatus(await s.api(`/automations/${a.id}/runs`), 200)).data.runs).toEqual([]);
     expect((await expectStatus(await s.api(`/automations/${a.id}`), 200)).data.automation.runs).toMatchObject({ active: 0, completed: 0, stopped: 0 });
     expect({ inbox: q("SELECT COUNT(*) AS n FROM automation_inbox"), runs: q("SELECT COUNT(*) AS n FROM automation_runs"), submissions: q("SELECT COUNT(*) AS n FROM submissions") }).toEqual(before);

@@ -294,7 +294,7 @@ describe("automations: the rules of webhook texts, and the other stops", () => {
     const [run] = await runsOf(a.id);
     await expectStatus(await s.api(`/messages/${run.steps[0].messageId}/status`, { method: "PUT", json: { status: "sent", sentAt: new Date(T0).toISOString() } }), 200);
     clock.now = T0 + 31 * 60_000;
-    s.running.deps.automations.completeDue();
+    s.running.deps.automations.completeDue(); // arrange: the engine's timer tick, run at once at the test's clock
     const [done] = await runsOf(a.id);
     expect(done).toMatchObject({ status: "completed", stoppedReason: null });
     expect(done.steps[0].status).toBe("sent");
@@ -325,7 +325,7 @@ describe("automations: start for existing contacts", () => {
     expect((await expectStatus(await s.api(`/automations/${a.id}/start`, { method: "POST", json: { segment, dryRun: true } }), 200)).data.starting).toBe(2);
     const r = (await expectStatus(await s.api(`/automations/${a.id}/start`, { method: "POST", json: { segment } }), 202)).data;
     expect(r).toMatchObject({ dryRun: false, contacts: 4, starting: 2, sending: { texts: 2 } });
-    await s.running.deps.automations.idle();
+    await s.running.deps.automations.idle(); // arrange: the start's background pass has run (no request says when it has)
     const runs = await runsOf(a.id);
     expect(runs).toHaveLength(2);
     // Delays count from the start: Saturday 31 October 11:00 EDT.
@@ -334,7 +334,7 @@ describe("automations: start for existing contacts", () => {
     const again = (await expectStatus(await s.api(`/automations/${a.id}/start?dryRun=true`, { method: "POST", json: { segment } }), 200)).data;
     expect(again.skipped["already-running"]).toBe(2);
     await expectStatus(await s.api(`/automations/${a.id}/start`, { method: "POST", json: { segment } }), 202);
-    await s.running.deps.automations.idle();
+    await s.running.deps.automations.idle(); // arrange: the start's background pass has run (no request says when it has)
     expect(await runsOf(a.id)).toHaveLength(2);
   });
 

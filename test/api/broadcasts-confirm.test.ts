@@ -19,12 +19,14 @@ const written = async (s: TestServer, otherKey: string) => ({
   messages: (await listTotal(s, "/messages")) + (await listTotal(s, "/messages", otherKey)),
   broadcasts: (await listTotal(s, "/broadcasts")) + (await listTotal(s, "/broadcasts", otherKey)),
 });
+// arrange: an opt-out with no consent history (the API's opt-out records one)
 const optOut = (db: Database, id: string) => db.query("UPDATE contacts SET opted_out = 1 WHERE id = ?").run(id);
 const preview = async (s: TestServer, json: unknown, key?: string) =>
   (await expectStatus(await s.api("/broadcasts?dryRun=true", { method: "POST", json, key }), 200)).data;
 
 function insertPhone(db: Database, accountId: string, sendRatePerMinute: number | null, lastSeenAt: string | null): void {
   const at = new Date().toISOString();
+  // arrange: a phone with its own rate, last seen at a set time (a registration takes the app's handshake)
   db.query(
     `INSERT INTO devices (id, account_id, kind, name, send_rate_per_minute, last_seen_at, created_at, updated_at)
      VALUES (?1, ?2, 'smsgate', 'Shop phone', ?3, ?4, ?5, ?5)`,
@@ -39,7 +41,7 @@ describe("the dry run names who is skipped and why", () => {
     // An account of its own with a monthly quota of 5, 2 of it used this month.
     const created = newAccount(s, { name: "Shop", monthlyQuota: 5 });
     acct = { id: created.account.id, key: created.apiKey };
-    const db = s.running.deps.sqlite;
+    const db = s.running.deps.sqlite; // arrange: the connection the segment, opt-outs and phones above are written through
     const busy = insertContact(db, acct.id, { tags: ["sale"], phoneNumber: "+12015557001" });
     for (let i = 0; i < 2; i++) {
       await expectStatus(await s.api("/messages", { method: "POST", key: acct.key, json: { contactId: busy, content: `earlier ${i}` } }), 201);
@@ -71,7 +73,7 @@ describe("the dry run names who is skipped and why", () => {
   });
 
   test("another account's contacts, opt-outs and phones never count; its form is not found", async () => {
-    const db = s.running.deps.sqlite;
+    const db = s.running.deps.sqlite; // arrange: the connection the segment, opt-outs and phones above are written through
     insertContact(db, s.accountId, { tags: ["sale"] });
     optOut(db, insertContact(db, s.accountId, { tags: ["sale"] }));
     insertPhone(db, s.accountId, 30, new Date().toISOString());
@@ -114,7 +116,7 @@ describe("texts, quiet hours and the time to send", () => {
   const clock = { now: T0 };
   beforeAll(async () => {
     s = await startTestServer({}, { clock: () => clock.now });
-    const db = s.running.deps.sqlite;
+    const db = s.running.deps.sqlite; // arrange: the connection the segment, opt-outs and phones above are written through
     insertContact(db, s.accountId, { tags: ["t"], firstName: "Al" });
     insertContact(db, s.accountId, { tags: ["t"], firstName: "B".repeat(150) });
     for (let i = 0; i < 98; i++) insertContact(db, s.accountId, { tags: ["t"], firstName: `N${i}` });
@@ -137,7 +139,7 @@ describe("texts, quiet hours and the time to send", () => {
   });
 
   test("the phones' rates, capped by the account's, give the time to send; quiet hours delay what falls inside them", async () => {
-    const db = s.running.deps.sqlite;
+    const db = s.running.deps.sqlite; // arrange: the connection the segment, opt-outs and phones above are written through
     // Two connected phones (10 and 15 a minute) and one silent for a day: 25 a minute.
     insertPhone(db, s.accountId, 10, new Date(T0).toISOString());
     insertPhone(db, s.accountId, 15, new Date(T0).toISOString());

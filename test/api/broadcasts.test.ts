@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
-import { insertContact } from "../helpers/contact-fixtures";
+import { insertContact, nextPhone } from "../helpers/contact-fixtures";
 import { BROADCAST_CHUNK } from "../../src/services/broadcasts";
 import { broadcastQueued, newApiKey } from "../helpers/reads";
 
@@ -35,11 +35,13 @@ describe("broadcasts", () => {
   const vip: string[] = [];
   beforeAll(async () => {
     s = await startTestServer();
+    // 3 VIPs with names and a custom field, made as the owner makes them (in the order of their ids)…
+    for (const json of [{ firstName: "Ann", lastName: "Lee", tags: ["vip"], customFields: { city: "Lyon" } }, { firstName: "Bob", tags: ["vip", "late"], status: "contacted" }, { tags: ["vip"] }]) {
+      vip.push((await expectStatus(await s.api("/contacts", { method: "POST", json: { phoneNumber: nextPhone(), ...json } }), 201)).data.contact.id);
+    }
+    vip.sort();
+    // arrange: … then enough plain contacts for several chunks at once (hundreds of requests through the API)
     const db = s.running.deps.sqlite;
-    // 3 VIPs with names and a custom field, then enough plain contacts for several chunks.
-    vip.push(insertContact(db, s.accountId, { firstName: "Ann", lastName: "Lee", tags: ["vip"], customFields: { city: "Lyon" } }));
-    vip.push(insertContact(db, s.accountId, { firstName: "Bob", tags: ["vip", "late"], status: "contacted" }));
-    vip.push(insertContact(db, s.accountId, { tags: ["vip"] }));
     for (let i = 0; i < BROADCAST_CHUNK * 2 + 17; i++) insertContact(db, s.accountId, { firstName: `P${i}` });
     standardKey = await newApiKey(s, "standard_access");
   });
@@ -76,9 +78,11 @@ describe("broadcasts", () => {
     expect(msgs[0].content).toBe("Hi Ann Lee, VIP night on Friday");
     expect(msgs[2].content).toBe("Hi , VIP night on Friday");
     expect(msgs.every((m) => m.priority === "high" && m.status === "queued")).toBe(true);
-    // The in-memory queue takes them after the commit, once the queuing loop is done.
-    await s.running.deps.broadcasts.idle();
-    for (const m of msgs) expect(s.running.deps.queue.has(m.id)).toBe(true);
+    // The in-memory queue takes them after the commit, once the queuing loop is done: a tool asking
+    // for work is handed them (high priority, due now).
+    await s.running.deps.broadcasts.idle(); // arrange: the queuing loop's end (no request says when it is done)
+    const handed = (await expectStatus(await s.api("/messages/next", { method: "POST", json: { limit: 10 } }), 200)).data.messages.map((m: { id: string }) => m.id);
+    expect(handed.sort()).toEqual(msgs.map((m) => m.id).sort());
     // Progress follows the messages.
     await expectStatus(await s.api(`/messages/${msgs[0].id}/status`, { method: "PUT", json: { status: "sent", sentAt: new Date().toISOString() } }), 200);
     const after = (await expectStatus(await s.api(`/broadcasts/${id}`), 200)).data.broadcast;
@@ -159,8 +163,7 @@ describe("broadcasts keep quiet hours and the per-recipient limit", () => {
   afterAll(() => s.stop());
 
   test("texts due inside the quiet hours are scheduled for their end, in the broadcast's zone", async () => {
-    const db = s.running.deps.sqlite;
-    for (let i = 0; i < 3; i++) insertContact(db, s.accountId, { tags: ["night"] });
+    for (let i = 0; i < 3; i++) await expectStatus(await s.api("/contacts", { method: "POST", json: { phoneNumber: nextPhone(), tags: ["night"] } }), 201);
     const r = await expectStatus(
       await s.api("/broadcasts", {
         method: "POST",
@@ -184,7 +187,7 @@ describe("broadcasts keep quiet hours and the per-recipient limit", () => {
       201,
     );
     const formId = form.data.form.id;
-    insertContact(s.running.deps.sqlite, s.accountId, { formId });
+    insertContact(s.running.deps.sqlite, s.accountId, { formId }); // arrange: a contact of the form without a submission (its webhook would queue a text)
     const dry = await expectStatus(await s.api("/broadcasts?dryRun=true", { method: "POST", json: { name: "F", content: "Hi", segment: { formId } } }), 200);
     expect(dry.data.recipients).toBe(1);
     const r = await expectStatus(await s.api("/broadcasts", { method: "POST", json: { name: "F", content: "Hi", segment: { formId } } }), 202);
@@ -199,9 +202,8 @@ describe("broadcasts keep quiet hours and the per-recipient limit", () => {
   });
 
   test("contacts at the per-recipient limit are suppressed, counted in the dry run and skipped", async () => {
-    const db = s.running.deps.sqlite;
-    const busy = insertContact(db, s.accountId, { tags: ["limit"], phoneNumber: "+12015559901" });
-    insertContact(db, s.accountId, { tags: ["limit"], phoneNumber: "+12015559902" });
+    const busy = (await expectStatus(await s.api("/contacts", { method: "POST", json: { tags: ["limit"], phoneNumber: "+12015559901" } }), 201)).data.contact.id;
+    await expectStatus(await s.api("/contacts", { method: "POST", json: { tags: ["limit"], phoneNumber: "+12015559902" } }), 201);
     // The first number already had two texts today.
     for (let i = 0; i < 2; i++) {
       await expectStatus(await s.api("/messages", { method: "POST", json: { contactId: busy, content: `earlier ${i}` } }), 201);
@@ -221,10 +223,11 @@ describe("broadcasts across a restart", () => {
   test("a broadcast interrupted mid-queuing carries on after a restart, every recipient exactly once", async () => {
     const s1 = await startTestServer();
     const { dir, dbPath } = s1;
+    // arrange: three chunks of contacts at once (hundreds of requests through the API)
     const db = s1.running.deps.sqlite;
     for (let i = 0; i < BROADCAST_CHUNK * 3; i++) insertContact(db, s1.accountId, {});
-    // Stop the queuing loop after its first chunk, as a crash would (no API stops it half-way).
     const r = await expectStatus(await s1.api("/broadcasts", { method: "POST", json: { name: "Restart", content: "Hello" } }), 202);
+    // arrange: the queuing loop stopped after its first chunk, as a crash would (no API stops it half-way)
     s1.running.deps.broadcasts.stop();
     await s1.running.deps.broadcasts.idle();
     const partial = (await broadcastMessages(s1, r.data.broadcastId)).length;

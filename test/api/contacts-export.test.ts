@@ -15,6 +15,7 @@ let ids: Record<string, string> = {};
 beforeAll(async () => {
   s = await startTestServer();
   standardKey = await newApiKey(s, "standard_access");
+  // arrange: contacts with set creation times, statuses and texts counted (the API stamps the clock)
   const d = s.running.deps.sqlite;
   formId = insertForm(d, s.accountId, "Landing page");
   ids.ann = insertContact(d, s.accountId, {
@@ -154,6 +155,7 @@ describe("GET /contacts/export", () => {
   test("a client that stops reading part-way leaves the server healthy", async () => {
     const t = await startTestServer();
     try {
+      // arrange: 3,000 contacts at once (3,000 requests through the API)
       const db = t.running.deps.sqlite;
       db.transaction(() => {
         for (let i = 0; i < 3000; i++) insertContact(db, t.accountId, { firstName: `N${i}`, phoneNumber: `+1201556${String(i).padStart(4, "0")}` });
@@ -239,6 +241,7 @@ describe("POST /contacts/import", () => {
     const src = await startTestServer();
     const dst = await startTestServer();
     try {
+      // arrange: 4,000 contacts at once (4,000 requests through the API)
       const db = src.running.deps.sqlite;
       db.transaction(() => {
         for (let i = 0; i < 4000; i++) {

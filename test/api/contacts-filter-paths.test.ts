@@ -45,7 +45,7 @@ beforeAll(async () => {
     const createdAt = new Date(base + i * 3_600_000).toISOString();
     // Digits in an e-mail are in the searched text too, but a digit search is about the phone.
     const email = i % 10 === 0 ? `fan98765${i}@example.com` : null;
-    const id = insertContact(s.running.deps.sqlite, accountId, { phoneNumber: phone, email, status, tags, createdAt });
+    const id = insertContact(s.running.deps.sqlite, accountId, { phoneNumber: phone, email, status, tags, createdAt }); // arrange: contacts created on set days (the API stamps the clock)
     contacts.push({ id, phone, status, tags, createdAt });
   }
 });
@@ -141,6 +141,7 @@ describe("tag filters: common tags merged, a rare one probed, with status and da
     await expectStatus(await s.api(`/contacts/${movers[1].id}`, { method: "PUT", json: { status: "converted", tags: ["a", "b", "rare"] }, key }), 200);
     Object.assign(movers[1], { status: "converted", tags: ["a", "b", "rare"] });
     // A sent text makes a new contact "contacted" (the send path's own UPDATE).
+    // arrange: that UPDATE alone, without a phone to send the text
     s.running.deps.sqlite.run("UPDATE contacts SET status = CASE WHEN status = 'new' THEN 'contacted' ELSE status END WHERE id = ?", [movers[2].id]);
     movers[2].status = "contacted";
     for (const [q, keep] of queries) await expectSame(q, keep);
@@ -154,6 +155,7 @@ describe("tags on 5,000+ contacts (common whatever the account's size): same tot
     const acct = newAccount(s, { name: "Big tags", plan: "enterprise", apiLimitPerHour: 1_000_000, apiBurstPerMinute: 1_000_000 });
     bigKey = acct.apiKey;
     const base = Date.parse("2025-01-01T00:00:00Z");
+    // arrange: thousands of contacts created a minute apart, at once (the API stamps the clock, one request each)
     s.running.deps.sqlite.transaction(() => {
       for (let i = 0; i < 5_200; i++) {
         // "all" is on every contact, "half" on every other, "few" on 40: the first two pass the
@@ -162,7 +164,7 @@ describe("tags on 5,000+ contacts (common whatever the account's size): same tot
         const status = STATUSES[(i * 7) % 4];
         const createdAt = new Date(base + i * 60_000).toISOString();
         const phone = `+1201${String(2_000_000 + i).padStart(7, "0")}`;
-        const id = insertContact(s.running.deps.sqlite, acct.account.id, { phoneNumber: phone, status, tags, createdAt });
+        const id = insertContact(s.running.deps.sqlite, acct.account.id, { phoneNumber: phone, status, tags, createdAt }); // arrange: (one of them)
         refs.push({ id, phone, status, tags, createdAt });
       }
     })();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer, withServer } from "../helpers/server";
-import { insertContact, insertForm, insertMessage } from "../helpers/contact-fixtures";
-import { newApiKey } from "../helpers/reads";
+import { insertContact, insertForm, insertMessage, nextPhone } from "../helpers/contact-fixtures";
+import { newApiKey, raiseApiLimits } from "../helpers/reads";
 import { newAccount } from "../helpers/accounts";
 
 let s: TestServer;
@@ -11,6 +11,7 @@ let otherAccountId: string;
 
 beforeAll(async () => {
   s = await startTestServer();
+  raiseApiLimits(s); // many reads back through the API a minute
   standardKey = await newApiKey(s, "standard_access");
   const other = newAccount(s, { name: "Other" });
   otherAdmin = other.apiKey;
@@ -21,7 +22,11 @@ afterAll(() => s.stop());
 // insertContact, insertForm and insertMessage (SQL) only arrange what the API cannot make in one
 // step (contacts with a given status, history, messages already sent, another account's rows);
 // what the requests changed is read back through the API.
+// arrange: the connection the fixtures write through (contacts dated in the past, texts already sent)
 const db = () => s.running.deps.sqlite;
+/** A contact made through the API (POST /contacts), as the owner makes one; its id. */
+const made = async (json: Record<string, unknown> = {}, key = s.adminKey) =>
+  (await expectStatus(await s.api("/contacts", { method: "POST", key, json: { phoneNumber: nextPhone(), ...json } }), 201)).data.contact.id as string;
 /** The ids of the contacts a list query shows (the admin key's account unless a key is given). */
 const listed = async (query: string, key = s.adminKey) => (await expectStatus(await s.api(`/contacts?${query}`, { key }), 200)).data.contacts.map((x: any) => x.id) as string[];
 /** A contact as another account's key sees it (its own contact). */
@@ -125,6 +130,7 @@ describe("POST /contacts", () => {
 describe("GET /contacts", () => {
   test("filters: status, search (names, e-mail, phone digits in any format), tags (all), formId, created range", async () => {
     await withServer(async (t) => {
+      // arrange: contacts created on set days (the API stamps the server's clock) in one form
       const d = t.running.deps.sqlite;
       const formA = insertForm(d, t.accountId, "Alpha");
       const a = insertContact(d, t.accountId, { firstName: "Maria", lastName: "Lopez", email: "maria@shop.example", phoneNumber: "+14155552671", status: "converted", tags: ["vip", "lead"], formId: formA, createdAt: "2026-01-10T10:00:00.000Z" });
@@ -161,6 +167,7 @@ describe("GET /contacts", () => {
 
   test("list items carry the spec's fields and formName from the form", async () => {
     await withServer(async (t) => {
+      // arrange: a contact with three texts counted (its messageCount), as texts sent over time leave it
       const f = insertForm(t.running.deps.sqlite, t.accountId, "Spring promo");
       insertContact(t.running.deps.sqlite, t.accountId, { formId: f, firstName: "A", messageCount: 3 });
       const body = await expectStatus(await t.api("/contacts"), 200);
@@ -173,6 +180,7 @@ describe("GET /contacts", () => {
 
   test("sorts by each field in both orders; default createdAt desc", async () => {
     await withServer(async (t) => {
+      // arrange: contacts created and updated on set days (the API stamps the server's clock)
       const d = t.running.deps.sqlite;
       const x = insertContact(d, t.accountId, { firstName: "Bea", lastName: "Zed", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-05T00:00:00.000Z" });
       const y = insertContact(d, t.accountId, { firstName: "Al", lastName: "Young", createdAt: "2026-01-02T00:00:00.000Z", updatedAt: "2026-01-03T00:00:00.000Z" });
@@ -192,6 +200,7 @@ describe("GET /contacts", () => {
 
   test("pagination: pages, the last partial page, a page past the end, totalPages", async () => {
     await withServer(async (t) => {
+      // arrange: seven contacts created a day apart (the API stamps the server's clock)
       for (let i = 0; i < 7; i++) insertContact(t.running.deps.sqlite, t.accountId, { firstName: `P${i}`, createdAt: `2026-01-0${i + 1}T00:00:00.000Z` });
       const p1 = await expectStatus(await t.api("/contacts?limit=3"), 200);
       expect(p1.data.pagination).toEqual({ total: 7, page: 1, limit: 3, totalPages: 3 });
@@ -241,8 +250,8 @@ describe("GET /contacts", () => {
 
 describe("GET /contacts/:id and /contacts/:id/messages", () => {
   test("another account's contact, an unknown id and a malformed id are all 404 CONTACT_NOT_FOUND", async () => {
-    const mine = insertContact(db(), s.accountId, {});
-    const theirs = insertContact(db(), otherAccountId, {});
+    const mine = await made();
+    const theirs = await made({}, otherAdmin);
     await expectStatus(await s.api(`/contacts/${mine}`), 200);
     for (const id of [theirs, crypto.randomUUID(), "not-a-uuid"]) {
       const body = await expectStatus(await s.api(`/contacts/${id}`), 404);
@@ -255,6 +264,7 @@ describe("GET /contacts/:id and /contacts/:id/messages", () => {
   });
 
   test("messages: {messages: [{id, content, status, sentAt, formName}], total}, newest first", async () => {
+    // arrange: a text sent and one queued on set days (the API stamps the server's clock)
     const f = insertForm(db(), s.accountId, "History form");
     const c = insertContact(db(), s.accountId, { formId: f });
     const m1 = insertMessage(db(), s.accountId, { contactId: c, formId: f, status: "sent", content: "one", createdAt: "2026-01-01T00:00:00.000Z", sentAt: "2026-01-01T00:01:00.000Z" });
@@ -272,6 +282,7 @@ describe("GET /contacts/:id and /contacts/:id/messages", () => {
 
 describe("PUT /contacts/:id", () => {
   test("tags replace, customFields merge (null deletes), other fields overwrite; updatedAt moves", async () => {
+    // arrange: a contact last changed long ago (the API stamps the server's clock)
     const id = insertContact(db(), s.accountId, { firstName: "Old", tags: ["a", "b"], customFields: { keep: "1", drop: "2", change: "3" }, createdAt: "2026-01-01T00:00:00.000Z" });
     const body = await expectStatus(
       await s.api(`/contacts/${id}`, {
@@ -297,8 +308,8 @@ describe("PUT /contacts/:id", () => {
   });
 
   test("phoneNumber change: normalised, search text follows, 409 when another contact has it", async () => {
-    const a = insertContact(db(), s.accountId, { phoneNumber: "+12015551000" });
-    const b = insertContact(db(), s.accountId, { phoneNumber: "+12015551001" });
+    const a = await made({ phoneNumber: "+12015551000" });
+    const b = await made({ phoneNumber: "+12015551001" });
     const moved = await expectStatus(await s.api(`/contacts/${a}`, { method: "PUT", json: { phoneNumber: "(201) 555-1002" } }), 200);
     expect(moved.data.contact.phoneNumber).toBe("+12015551002");
     expect((await expectStatus(await s.api("/contacts?search=2015551002"), 200)).data.contacts.map((x: any) => x.id)).toEqual([a]);
@@ -311,7 +322,7 @@ describe("PUT /contacts/:id", () => {
   });
 
   test("validation: bad status lists the four values; empty body and unknown fields refused; nothing changes", async () => {
-    const id = insertContact(db(), s.accountId, { firstName: "Same" });
+    const id = await made({ firstName: "Same" });
     const bad = await expectStatus(await s.api(`/contacts/${id}`, { method: "PUT", json: { status: "lost", firstName: "Changed" } }), 400);
     expect(bad.errors[0].field).toBe("status");
     expect(bad.errors[0].message).toBe("status must be one of new, contacted, responded, converted");
@@ -323,7 +334,7 @@ describe("PUT /contacts/:id", () => {
   });
 
   test("a standard key may read and update contacts", async () => {
-    const id = insertContact(db(), s.accountId, {});
+    const id = await made();
     await expectStatus(await s.api(`/contacts`, { key: standardKey }), 200);
     await expectStatus(await s.api(`/contacts/${id}`, { key: standardKey, method: "PUT", json: { status: "contacted" } }), 200);
   });
@@ -331,23 +342,27 @@ describe("PUT /contacts/:id", () => {
 
 describe("DELETE /contacts/:id", () => {
   test("admin: removes the contact, its tags and message history; its queued messages leave the queue", async () => {
-    const c = insertContact(db(), s.accountId, { tags: ["x"] });
-    expect(await listed("tags=x")).toContain(c);
-    const q = insertMessage(db(), s.accountId, { contactId: c });
-    const sent = insertMessage(db(), s.accountId, { contactId: c, status: "sent", sentAt: new Date().toISOString() });
-    // The fixture's row is not in the in-memory queue until put there (as the boot's rebuild would).
-    s.running.deps.queue.insert({ id: q.id, accountId: s.accountId, priority: "normal", scheduledFor: Date.now(), seq: q.seq });
-    expect(s.running.deps.queue.has(q.id)).toBe(true);
-    const body = await expectStatus(await s.api(`/contacts/${c}`, { method: "DELETE" }), 200);
-    expect(body.data.deletedId).toBe(c);
-    expect(s.running.deps.queue.has(q.id)).toBe(false);
-    for (const m of [q, sent]) await expectStatus(await s.api(`/messages/${m.id}`), 404);
-    expect(await listed("tags=x")).not.toContain(c);
-    await expectStatus(await s.api(`/contacts/${c}`), 404);
+    await withServer(async (t) => {
+      const make = async (json: Record<string, unknown> = {}) => (await expectStatus(await t.api("/contacts", { method: "POST", json: { phoneNumber: nextPhone(), ...json } }), 201)).data.contact.id as string;
+      const text = async (contactId: string, content: string) => (await expectStatus(await t.api("/messages", { method: "POST", json: { contactId, content } }), 201)).data;
+      const c = await make({ tags: ["x"] });
+      expect((await expectStatus(await t.api("/contacts?tags=x"), 200)).data.contacts.map((x: any) => x.id)).toContain(c);
+      const q = await text(c, "queued");
+      expect(q.queuePosition).toBe(1);
+      const sent = await text(c, "sent");
+      await expectStatus(await t.api(`/messages/${sent.messageId}/status`, { method: "PUT", json: { status: "sent", sentAt: new Date().toISOString() } }), 200);
+      const body = await expectStatus(await t.api(`/contacts/${c}`, { method: "DELETE" }), 200);
+      expect(body.data.deletedId).toBe(c);
+      for (const id of [q.messageId, sent.messageId]) await expectStatus(await t.api(`/messages/${id}`), 404);
+      expect((await expectStatus(await t.api("/contacts?tags=x"), 200)).data.contacts).toEqual([]);
+      await expectStatus(await t.api(`/contacts/${c}`), 404);
+      // Its queued text left the queue: the next text is first in line, not behind it.
+      expect((await text(await make(), "next")).queuePosition).toBe(1);
+    });
   });
 
   test("a standard key is refused with 403 PERMISSION_ERROR and nothing is deleted", async () => {
-    const c = insertContact(db(), s.accountId, {});
+    const c = await made();
     const body = await expectStatus(await s.api(`/contacts/${c}`, { method: "DELETE", key: standardKey }), 403);
     expect(body.code).toBe("PERMISSION_ERROR");
     expect(body.details).toMatchObject({ required: "admin_access", current: "standard_access" });
@@ -357,9 +372,9 @@ describe("DELETE /contacts/:id", () => {
 
 describe("PUT /contacts/bulk", () => {
   test("a mix of good, unknown, foreign and repeated ids: updates each good one, lists the rest", async () => {
-    const a = insertContact(db(), s.accountId, { tags: ["old"], customFields: { k: "1" } });
-    const b = insertContact(db(), s.accountId, { status: "converted" });
-    const foreign = insertContact(db(), otherAccountId, {});
+    const a = await made({ tags: ["old"], customFields: { k: "1" } });
+    const b = await made({ status: "converted" });
+    const foreign = await made({}, otherAdmin);
     const unknown = crypto.randomUUID();
     const body = await expectStatus(
       await s.api("/contacts/bulk", { method: "PUT", json: { contactIds: [a, unknown, b, foreign, a, "junk"], updates: { tags: ["campaign"], customFields: { wave: "2" }, status: "contacted" } } }),
@@ -381,8 +396,8 @@ describe("PUT /contacts/bulk", () => {
 
   test("a contact whose merged custom fields would exceed the limit is refused alone, atomically", async () => {
     const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`f${i}`, "v"]));
-    const full = insertContact(db(), s.accountId, { customFields: many, tags: ["keep"] });
-    const ok = insertContact(db(), s.accountId, {});
+    const full = await made({ customFields: many, tags: ["keep"] });
+    const ok = await made();
     const body = await expectStatus(await s.api("/contacts/bulk", { method: "PUT", json: { contactIds: [full, ok], updates: { customFields: { extra: "x" }, tags: ["new"] } } }), 200);
     expect(body.data.updated).toBe(1);
     expect(body.data.errors).toEqual([{ id: full, code: "VALIDATION_ERROR", message: expect.any(String) }]);
@@ -392,7 +407,7 @@ describe("PUT /contacts/bulk", () => {
   });
 
   test("bad bodies: missing/empty/oversized contactIds, invalid updates, phoneNumber in updates", async () => {
-    const id = insertContact(db(), s.accountId, {});
+    const id = await made();
     const cases: Array<[unknown, string]> = [
       [{ updates: { status: "new" } }, "contactIds"],
       [{ contactIds: [], updates: { status: "new" } }, "contactIds"],
@@ -415,6 +430,7 @@ describe("PUT /contacts/bulk", () => {
 describe("POST /contacts/search", () => {
   test("exact custom field matches, all conditions, plus tags and status; paginated like GET /contacts", async () => {
     await withServer(async (t) => {
+      // arrange: contacts created on set days (the API stamps the server's clock)
       const d = t.running.deps.sqlite;
       const a = insertContact(d, t.accountId, { customFields: { plan: "gold", city: "Paris" }, tags: ["vip"], status: "new", createdAt: "2026-01-01T00:00:00.000Z" });
       const b = insertContact(d, t.accountId, { customFields: { plan: "gold", city: "Lyon" }, status: "converted", createdAt: "2026-01-02T00:00:00.000Z" });
@@ -458,6 +474,7 @@ describe("POST /contacts/search", () => {
 describe("repeated queries", () => {
   test("totals and pages stay right across writes (the count cache never serves stale figures)", async () => {
     await withServer(async (t) => {
+      // arrange: contacts created on set days (the API stamps the server's clock)
       const d = t.running.deps.sqlite;
       const ids = [1, 2, 3].map((i) => insertContact(d, t.accountId, { firstName: `Quinn${i}`, customFields: { team: "red" }, createdAt: `2026-01-0${i}T00:00:00.000Z` }));
       const list = async (q: string) => (await expectStatus(await t.api(`/contacts${q}`), 200)).data;

@@ -93,7 +93,7 @@ describe("the dashboard's live feed hears phones' reports (mobile API)", () => {
     s = await startTestServer();
     phone = new SmsGateEmulator({ base: `${s.url}/api/mobile/v1` });
     await phone.register((await token(s)).token);
-    s.running.deps.messageFeed.subscribe(s.accountId, (c) => heard.push(c.source));
+    s.running.deps.messageFeed.subscribe(s.accountId, (c) => heard.push(c.source)); // arrange: a listener on the change announcements, as the live feed is
   });
   afterAll(() => s.stop());
 
@@ -113,9 +113,10 @@ describe("the dashboard's live feed hears phones' reports (mobile API)", () => {
     expect(deviceEvents()).toBe(0);
     // The subscriber reads the message back inside the publish: it must already be sent.
     let seen: string | undefined;
+    // arrange: a listener that reads the text inside the announcement, as the live feed's subscriber does
     const off = s.running.deps.messageFeed.subscribe(s.accountId, () => (seen ??= s.running.deps.messages.findRow(s.accountId, a)?.status));
     await patch([{ id: a, state: "Sent", recipients: [], states: { Sent: new Date().toISOString() } }]);
-    off();
+    off(); // arrange: the listener removed
     expect(seen).toBe("sent");
     expect(deviceEvents()).toBe(1);
     await patch([{ id: a, state: "Sent", recipients: [], states: {} }]); // a repeat changes nothing

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
+import { startTestServer, expectStatus, formBody, withServer, type TestServer } from "../helpers/server";
 import { contactOf, messageOf } from "../helpers/reads";
 import { newAccount } from "../helpers/accounts";
 
@@ -222,28 +222,31 @@ describe("DELETE /forms/:id", () => {
   });
 
   test("cascades to submissions, messages and the contacts the form created", async () => {
-    const f = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form;
-    const other = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form;
-    // Made as visitors make them: a post to each form, and one to the other form from the deleted
-    // form's contact (the same number: the same contact, still the deleted form's).
-    const submit = async (formId: string, phoneNumber: string) =>
-      (await expectStatus(await fetch(`${s.base}/forms/${formId}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ phoneNumber }) }), 200)).data;
-    const own = await submit(f.id, "+12015550101");
-    const kept = await submit(other.id, "+12015550102");
-    const cross = await submit(other.id, "+12015550101");
-    expect(cross.contactId).toBe(own.contactId);
-    expect(s.running.deps.queue.has(own.messageId)).toBe(true);
+    // A server of its own: its queue holds only what this test queues.
+    await withServer(async (s) => {
+      const f = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form;
+      const other = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form;
+      // Made as visitors make them: a post to each form, and one to the other form from the deleted
+      // form's contact (the same number: the same contact, still the deleted form's).
+      const submit = async (formId: string, phoneNumber: string) =>
+        (await expectStatus(await fetch(`${s.base}/forms/${formId}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ phoneNumber }) }), 200)).data;
+      const own = await submit(f.id, "+12015550101");
+      const kept = await submit(other.id, "+12015550102");
+      const cross = await submit(other.id, "+12015550101");
+      expect(cross.contactId).toBe(own.contactId);
+      expect([own, kept, cross].map((x) => x.queuePosition)).toEqual([1, 2, 3]);
 
-    await expectStatus(await s.api(`/forms/${f.id}`, { method: "DELETE" }), 200);
-    expect(await contactOf(s, own.contactId)).toBeNull();
-    expect(await contactOf(s, kept.contactId)).not.toBeNull();
-    // A message from the other form to the deleted form's contact goes with the contact.
-    for (const m of [own, cross]) expect(await messageOf(s, m.messageId)).toBeNull();
-    expect(await messageOf(s, kept.messageId)).not.toBeNull();
-    const formsOfSubmissions = (await expectStatus(await s.api("/submissions?limit=100"), 200)).data.submissions.map((x: any) => x.formId);
-    expect(formsOfSubmissions).not.toContain(f.id);
-    expect(formsOfSubmissions).toContain(other.id);
-    expect(s.running.deps.queue.has(own.messageId)).toBe(false);
-    expect(s.running.deps.queue.has(kept.messageId)).toBe(true);
+      await expectStatus(await s.api(`/forms/${f.id}`, { method: "DELETE" }), 200);
+      expect(await contactOf(s, own.contactId)).toBeNull();
+      expect(await contactOf(s, kept.contactId)).not.toBeNull();
+      // A message from the other form to the deleted form's contact goes with the contact.
+      for (const m of [own, cross]) expect(await messageOf(s, m.messageId)).toBeNull();
+      expect(await messageOf(s, kept.messageId)).not.toBeNull();
+      const formsOfSubmissions = (await expectStatus(await s.api("/submissions?limit=100"), 200)).data.submissions.map((x: any) => x.formId);
+      expect(formsOfSubmissions).not.toContain(f.id);
+      expect(formsOfSubmissions).toContain(other.id);
+      // The deleted texts left the queue and the kept one stayed: the next text is second in line.
+      expect((await submit(other.id, "+12015550103")).queuePosition).toBe(2);
+    });
   });
 });

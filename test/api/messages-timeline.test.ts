@@ -47,7 +47,7 @@ describe("GET /v1/messages/{id}: the timeline of states and leases", () => {
     const [b] = await lease("phone-B", 30);
     expect(b.id).toBe(id);
     clock.now = start + 95_000;
-    d.leases.sweep(clock.now);
+    d.leases.sweep(clock.now); // arrange: the lease sweep's timer tick, run at once at the test's clock
     // 3. Phone A again; the final failure.
     clock.now = start + 100_000;
     const [c] = await lease("phone-A");
@@ -78,13 +78,14 @@ describe("GET /v1/messages/{id}: the timeline of states and leases", () => {
     clock.now = T0 + 2 * 86_400_000;
     const d = s.running.deps;
     const devId = crypto.randomUUID();
+    // arrange: a registered phone without its app (a registration takes the app's whole handshake)
     d.sqlite
       .query("INSERT INTO devices (id, account_id, kind, name, created_at, updated_at) VALUES (?1, ?2, 'smsgate', 'Shop phone', ?3, ?3)")
       .run(devId, s.accountId, iso(clock.now));
     const id = await manual();
     const [m] = await lease(devId);
     expect(m.id).toBe(id);
-    d.sqlite.query("UPDATE messages SET lease_expires_at = ?2 WHERE id = ?1").run(id, iso(clock.now + 900_000));
+    d.sqlite.query("UPDATE messages SET lease_expires_at = ?2 WHERE id = ?1").run(id, iso(clock.now + 900_000)); // arrange: a lease the phone extended
     const tl = await timeline(id);
     expect(tl[1]).toEqual({ at: iso(clock.now), kind: "leased", deviceId: devId, deviceName: "Shop phone", expiresAt: iso(clock.now + 900_000) });
     await expectStatus(await report(id, { status: "cancelled" }), 200);
@@ -99,12 +100,13 @@ describe("GET /v1/messages/{id}: the timeline of states and leases", () => {
       const [m] = await lease(`phone-${i}`, 30);
       expect(m.id).toBe(id);
       clock.now += 31_000;
+      // arrange: the lease sweep's tick; leases that run out move on to a retry at the limit, so the
+      // count is reset to keep leasing (a guard, not an assertion: the text must still be queued).
       d.leases.sweep(clock.now);
-      // Leases that run out move on to a retry at the limit; reset the count so the test keeps leasing.
       d.sqlite.query("UPDATE messages SET lease_expiries = 0, scheduled_for = ?2 WHERE id = ?1").run(id, iso(clock.now));
       if (!d.queue.has(id)) throw new Error("left the queue");
     }
-    const leases = JSON.parse(row(d.sqlite, id).metadata).leases;
+    const leases = (await expectStatus(await s.api(`/messages/${id}`), 200)).data.message.metadata.leases;
     expect(leases).toHaveLength(LEASE_HISTORY_MAX);
     expect(leases[0].deviceId).toBe("phone-3");
     expect(leases.at(-1)).toMatchObject({ deviceId: `phone-${LEASE_HISTORY_MAX + 2}`, expired: true });
@@ -115,10 +117,11 @@ describe("GET /v1/messages/{id}: the timeline of states and leases", () => {
     clock.now = T0 + 4 * 86_400_000;
     const d = s.running.deps;
     const id = await manual();
-    d.sqlite.query("UPDATE messages SET metadata = 'not json' WHERE id = ?1").run(id);
+    d.sqlite.query("UPDATE messages SET metadata = 'not json' WHERE id = ?1").run(id); // arrange: a damaged row no request can write
     const [m] = await lease("phone-X");
     expect(m.id).toBe(id);
-    expect(row(d.sqlite, id).metadata).toBe("not json");
+    // Leasing left the damaged metadata as it was: the API shows none.
+    expect((await expectStatus(await s.api(`/messages/${id}`), 200)).data.message.metadata).toEqual({});
     expect((await timeline(id)).map((e) => e.kind)).toEqual(["created"]);
     await expectStatus(await report(id, { status: "cancelled" }), 200);
   });

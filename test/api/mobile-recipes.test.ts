@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
 import { insertMessage, iso } from "../helpers/fixtures";
-import { setAccountTimeZone } from "../../src/db/stores/devices";
-import { operatorKey } from "../helpers/accounts";
+import { messageOf, raiseApiLimits } from "../helpers/reads";
+import { operatorKey, setTimeZone, updateAccount } from "../helpers/accounts";
 
 describe("key-polling recipes (X-Device-Id)", () => {
   let s: TestServer;
@@ -10,7 +10,7 @@ describe("key-polling recipes (X-Device-Id)", () => {
   beforeAll(async () => {
     s = await startTestServer({ deviceLimitPerMinute: 5 });
     // A key with a tiny hourly API limit: phone traffic must not touch it.
-    s.running.deps.sqlite.query("UPDATE accounts SET api_limit_per_hour = 2, api_burst_per_minute = 2 WHERE id = ?").run(s.accountId);
+    updateAccount(s, s.accountId, { apiLimitPerHour: 2, apiBurstPerMinute: 2 });
     key = operatorKey(s, s.accountId, "standard_access").apiKey;
   });
   afterAll(() => s.stop());
@@ -35,13 +35,15 @@ describe("key-polling recipes (X-Device-Id)", () => {
     expect(got.length).toBe(5);
     const refused = await expectStatus(await next(headers), 429);
     expect(refused.code).toBe("RATE_LIMIT_EXCEEDED");
+    // (The reads back below are the owner's: the account's limit is raised for them.)
+    raiseApiLimits(s);
     // Reports still go through, unpadded sentAt included.
     for (const id of got.slice(0, 3)) await expectStatus(await report(id, { status: "sent", sentAt: "2026-11-5T9:3:7" }), 200);
     await expectStatus(await report(got[3], { status: "failed", failureReason: "invalid-phone" }), 200);
     const m = (await expectStatus(await s.api(`/messages/${got[0]}`), 200)).data.message;
     expect(m.sentAt).toBe("2026-11-05T09:03:07.000Z");
-    const row = d.sqlite.query("SELECT lease_device_id FROM messages WHERE id = ?").get(got[4]) as any;
-    expect(row.lease_device_id).toBe("macrodroid-1");
+    const held = (await expectStatus(await s.api(`/messages/${got[4]}`), 200)).data.timeline.at(-1);
+    expect(held).toMatchObject({ kind: "leased", deviceId: "macrodroid-1" });
     const devices = (await expectStatus(await s.api("/devices"), 200)).data.devices;
     expect(devices).toHaveLength(1);
     expect(devices[0]).toMatchObject({ kind: "recipe", name: "Shop phone", sentToday: 3, failedToday: 1, online: true });
@@ -50,11 +52,11 @@ describe("key-polling recipes (X-Device-Id)", () => {
 
   test("a zone-less sentAt is read in the account's time zone", async () => {
     const d = s.running.deps;
-    setAccountTimeZone(d.sqlite, s.accountId, "Europe/Berlin");
+    setTimeZone(s, s.accountId, "Europe/Berlin");
     const id = insertMessage(d, s.accountId, { scheduledFor: iso(Date.now() - 10) });
     await expectStatus(await report(id, { status: "sent", sentAt: "2026-11-23T10:00" }, { "X-Device-Id": "tasker-2" }), 200);
-    expect((d.sqlite.query("SELECT sent_at FROM messages WHERE id = ?").get(id) as any).sent_at).toBe("2026-11-23T09:00:00.000Z");
-    setAccountTimeZone(d.sqlite, s.accountId, null);
+    expect((await expectStatus(await s.api(`/messages/${id}`), 200)).data.message.sentAt).toBe("2026-11-23T09:00:00.000Z");
+    setTimeZone(s, s.accountId, "UTC");
     const other = insertMessage(d, s.accountId, { scheduledFor: iso(Date.now() - 10) });
     await expectStatus(await report(other, { status: "sent", sentAt: "not a time" }, { "X-Device-Id": "tasker-2" }), 400);
   });
@@ -72,9 +74,9 @@ describe("offline release and /health", () => {
       expect(h.devicesOnline).toBe(1);
       expect(h.oldestDueSeconds).toBeGreaterThanOrEqual(4);
       await Bun.sleep(2_600);
-      const row = d.sqlite.query("SELECT lease_token, lease_expiries FROM messages WHERE id = ?").get(id) as any;
-      expect(row.lease_token).toBeNull();
-      expect(row.lease_expiries).toBe(1);
+      const released = (await messageOf(s, id))!;
+      expect(released.stage).toBe("queued");
+      expect(released.timeline.filter((e: any) => e.kind === "lease_expired")).toHaveLength(1);
       h = await expectStatus(await fetch(`${s.url}/health`), 200);
       expect(h).toMatchObject({ status: "ok", devicesOnline: 0, queue: "stuck" });
       const again = await expectStatus(await s.api("/messages/next", { method: "POST", json: { limit: 1 }, headers: { "X-Device-Id": "tasker-2" } }), 200);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { startTestServer, expectStatus, type TestServer } from "../helpers/server";
-import { cancelAllQueued, raiseApiLimits } from "../helpers/reads";
+import { cancelAllQueued, messagesToPhone, raiseApiLimits } from "../helpers/reads";
+import { newAccount } from "../helpers/accounts";
 import { insertContact, insertMessage, iso } from "../helpers/fixtures";
 import { SmsGateEmulator, gsonDate } from "../helpers/smsgate-emulator";
 import { waitFor } from "../helpers/event-receiver-client";
@@ -54,8 +55,8 @@ const take = async (p: SmsGateEmulator): Promise<string[]> =>
 const report = (p: SmsGateEmulator, body: unknown) =>
   fetch(`${mobile(s)}/message`, { method: "PATCH", headers: { Authorization: `Bearer ${p.token}`, "Content-Type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
 const message = async (id: string) => (await expectStatus(await s.api(`/messages/${id}`), 200)).data;
-/** Read behind the API (the fuzz loop would spend the key's per-minute budget). */
-const statusOf = (id: string) => (s.running.deps.sqlite.query("SELECT status FROM messages WHERE id = ?").get(id) as { status: string }).status;
+/** A text's status as GET /v1/messages/:id shows it (the server's API limits are raised for the fuzz loop). */
+const statusOf = async (id: string) => (await message(id)).message.status as string;
 let numbers = 0;
 /** A due text to a number no phone has texted yet (a contact's texts stay on its own phone: sticky sender). */
 const due = (o: Parameters<typeof insertMessage>[2] = {}) =>
@@ -132,13 +133,13 @@ describe("a phone reports only on what it holds", () => {
     const d2 = await phone();
     const a = due();
     expect(await take(d1)).toEqual([a]);
-    // D1 goes quiet: its leases are released (as the offline sweep does).
-    s.running.deps.leases.releaseHolder(d1.id);
+    // D1 goes quiet: its leases are released.
+    s.running.deps.leases.releaseHolder(d1.id); // arrange: the offline sweep's release, at once
     await expectStatus(await report(d1, [{ id: a, state: "Sent", states: { Sent: gsonDate(Date.now()) } }]), 204);
     expect((await message(a)).message.status).toBe("sent");
     const b = due();
     expect(await take(d1)).toEqual([b]);
-    s.running.deps.leases.releaseHolder(d1.id);
+    s.running.deps.leases.releaseHolder(d1.id); // arrange: the offline sweep's release, at once
     expect(await take(d2)).toEqual([b]);
     await expectStatus(await report(d1, [{ id: b, state: "Sent", states: { Sent: gsonDate(Date.now()) } }]), 204);
     expect((await message(b)).message.status).toBe("queued");
@@ -201,8 +202,8 @@ describe("one bad item never blocks its batch", () => {
       const poisoned = JSON.parse(JSON.stringify(item).replaceAll("__M__", m));
       const r = await report(d1, [poisoned, { id: good, state: "Sent", recipients: [{ phoneNumber: "+14155552671", state: "Sent", error: null }], states: { Sent: gsonDate(Date.now()) } }]);
       if (r.status !== 204) throw new Error(`${JSON.stringify(item).slice(0, 200)}: ${r.status} ${(await r.text()).slice(0, 300)}`);
-      expect(statusOf(m)).toBe("queued");
-      expect(statusOf(good)).toBe("sent");
+      expect(await statusOf(m)).toBe("queued");
+      expect(await statusOf(good)).toBe("sent");
       await clearQueue();
     }
     // A huge failure reason is cut to the stored length, not refused.
@@ -280,10 +281,10 @@ describe("STOP twice through the phone's sms:received", () => {
     const received = (id: string, message: string) => d1.webhook("sms:received", { messageId: id, message, phoneNumber: from, simNumber: 1, receivedAt: gsonDate(Date.now()) }, { id: `evt-${id}` });
     await expectStatus(await received("in-1", "STOP"), 200);
     await expectStatus(await received("in-2", "stop"), 200);
-    const rows = s.running.deps.sqlite.query("SELECT status, metadata FROM messages WHERE recipient_phone = ? ORDER BY seq").all(from) as Array<{ status: string; metadata: string }>;
-    expect(rows.map((r) => [r.status, JSON.parse(r.metadata).keyword])).toEqual([["queued", "opt-out"]]);
+    const rows = await messagesToPhone(s, from);
+    expect(rows.map((r) => [r.status, r.metadata.keyword])).toEqual([["queued", "opt-out"]]);
     // The phone is handed the confirmation.
-    const confirmation = (s.running.deps.sqlite.query("SELECT id FROM messages WHERE recipient_phone = ?").get(from) as { id: string }).id;
+    const confirmation = rows[0].id;
     expect(await take(d1)).toContain(confirmation);
   });
 });
@@ -294,7 +295,7 @@ describe("refusals are logged, and stay inside the account", () => {
     const t = await startTestServer({}, { logger: createLogger("json", (l) => lines.push(l)) });
     try {
       const d = t.running.deps;
-      const other = d.accounts.createAccount({ name: "Other shop" });
+      const other = newAccount(t, { name: "Other shop" });
       const reg = async (key: string) => {
         const tok = (await expectStatus(await t.api("/devices/registration-tokens", { method: "POST", json: {}, key }), 201)).data.token;
         const p = new SmsGateEmulator({ base: mobile(t), behaviour: "hold" });
@@ -309,7 +310,7 @@ describe("refusals are logged, and stay inside the account", () => {
       const patch = (p: SmsGateEmulator, body: unknown) =>
         fetch(`${mobile(t)}/message`, { method: "PATCH", headers: { Authorization: `Bearer ${p.token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
       await expectStatus(await patch(theirs, [{ id: m, state: "Sent" }, { id: m, state: "Failed" }]), 204);
-      expect((d.sqlite.query("SELECT status FROM messages WHERE id = ?").get(m) as any).status).toBe("queued");
+      expect((await expectStatus(await t.api(`/messages/${m}`), 200)).data.message.status).toBe("queued");
       await expectStatus(await patch(mine, [{ id: m, state: ["Sent"] }]), 204);
       const refusedLines = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "device report refused");
       expect(refusedLines.map((l) => [l.deviceId, l.messageId, l.reason])).toEqual([

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SMTPServer } from "smtp-server";
 import { expectStatus, formBody, startTestServer, tempDir, type TestServer } from "../helpers/server";
 import { NOTICE_GAP_MS } from "../../src/services/team-notices";
+import { raiseApiLimits } from "../helpers/reads";
+import { setTimeZone } from "../helpers/accounts";
 
 /**
  * The team is told: each person's mobile number and choices (PATCH /v1/people/me), a text through
@@ -31,7 +33,9 @@ const inbound = (s: TestServer, from: string, body: string) =>
   fetch(`${s.base}/messages/${s.adminKey}/inbound`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ from, body }) });
 /** One look of the notifier, once every acknowledged submission is applied (as the applier soon does). */
 async function tick(t: TestServer) {
-  void t.running.deps.sqlite; // the helper's getter waits for the intake to be applied
+  // arrange: the notifier's timer tick, run at once at the test's clock, once the intake is applied
+  // (the test helper's getter of the connection waits for it)
+  void t.running.deps.sqlite;
   await t.running.deps.teamNotices.tick();
 }
 /** The dashboard's address as the team's links give it (no server address set: the port listened on). */
@@ -50,8 +54,9 @@ const dir = tempDir();
 
 beforeAll(async () => {
   s = await startTestServer({}, { clock: () => now, dir });
-  s.running.deps.sqlite.query("UPDATE accounts SET api_limit_per_hour = 1000000, api_burst_per_minute = 1000000, time_zone = 'America/New_York'").run();
-  await s.running.deps.people.add(s.accountId, { ...OWNER, role: "owner" });
+  raiseApiLimits(s);
+  setTimeZone(s, s.accountId, "America/New_York");
+  await s.running.deps.people.add(s.accountId, { ...OWNER, role: "owner" }); // arrange: the owner with the password the test signs in with (textwire users add makes a random one)
   me = await signIn(s);
   form = (
     await expectStatus(
@@ -206,7 +211,7 @@ describe("e-mail through the operator's SMTP server", () => {
     const port = (smtp.server.address() as { port: number }).port;
     const t = await startTestServer({ smtpUrl: `smtp://127.0.0.1:${port}`, smtpFrom: "Rosa's Bakery <shop@bakery.example>" }, { clock: () => now });
     try {
-      await t.running.deps.people.add(t.accountId, { name: "Sam", email: "sam@bakery.example", password: "green-bicycle-42", role: "staff" });
+      await t.running.deps.people.add(t.accountId, { name: "Sam", email: "sam@bakery.example", password: "green-bicycle-42", role: "staff" }); // arrange: a person with a known password (textwire users add makes a random one)
       const sam = await signIn(t, { name: "Sam", email: "sam@bakery.example", password: "green-bicycle-42" });
       const saved = await expectStatus(await sam("/people/me", { method: "PATCH", json: { notifications: { submissions: true, email: true } } }), 200);
       expect(saved.data).toMatchObject({ phoneNumber: null, emailAvailable: true, notifications: { submissions: true, replies: false, email: true } });

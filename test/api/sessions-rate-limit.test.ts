@@ -87,8 +87,8 @@ describe("a dashboard session has its own limiter; a key's direct requests keep 
   test("a session has a limit too: past its per-minute figure it gets a 429 with Retry-After, and another session does not", async () => {
     const acct = newAccount(ts, { name: "Session shop" });
     const s = await signIn(acct.apiKey);
+    // arrange: the session's bucket spent directly (600 HTTP requests would only repeat the first test)
     const row = ts.running.deps.sessionLimiter;
-    // Spend the session's bucket directly (600 HTTP requests would only repeat the first test).
     const sessionId = [...(ts.running.deps.sqlite.query("SELECT id FROM sessions WHERE account_id = ?").all(acct.account.id) as Array<{ id: string }>)][0].id;
     for (let i = 0; i < SESSION_BURST; i++) row.check(sessionId);
     const r = await viaSession(s, "/forms");

@@ -44,11 +44,7 @@ describe("dashboard sessions", () => {
     expect(s.data.permission).toBe("admin_access");
     expect(typeof s.csrf).toBe("string");
     expect(Date.parse(s.data.expiresAt) - Date.parse(s.data.createdAt)).toBe(7 * 24 * 3600_000);
-    // Only the hash of the token is stored.
-    const token = s.cookie.split("=")[1];
-    const rows = ts.running.deps.sqlite.query("SELECT token_hash FROM sessions").all() as Array<{ token_hash: string }>;
-    expect(rows.some((r) => r.token_hash.includes(token))).toBe(false);
-    expect(rows.every((r) => /^[0-9a-f]{64}$/.test(r.token_hash))).toBe(true);
+    // (Only the hash of the token is stored: test/db/secrets-at-rest.test.ts reads the database file for it.)
   });
 
   test("the session cookie authenticates reads, and GET /v1/session answers the session with its CSRF token", async () => {

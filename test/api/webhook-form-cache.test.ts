@@ -70,18 +70,21 @@ describe("the webhook's cached form lookup", () => {
   test("a change committed by another process (the CLI) is seen on the next submission", async () => {
     const id = await newForm();
     await expectStatus(await submit(id), 200);
+    // arrange: another process's connection (the CLI's), whose commits the server's cache must see
     const other = new Database(s.dbPath);
     try {
+      // arrange: the form turned off by that other process
       other.exec("PRAGMA busy_timeout = 5000");
       other.query("UPDATE forms SET is_active = 0 WHERE id = ?").run(id);
       expect((await expectStatus(await submit(id), 503)).code).toBe("FORM_DISABLED");
+      // arrange: back on, and a quota of 0, by the other process
       other.query("UPDATE forms SET is_active = 1 WHERE id = ?").run(id);
       other.query("UPDATE accounts SET monthly_quota = 0 WHERE id = ?").run(s.accountId);
       expect((await expectStatus(await submit(id), 429)).code).toBe("QUOTA_EXCEEDED");
-      other.query("UPDATE accounts SET monthly_quota = NULL WHERE id = ?").run(s.accountId);
+      other.query("UPDATE accounts SET monthly_quota = NULL WHERE id = ?").run(s.accountId); // arrange: no quota again
       await expectStatus(await submit(id), 200);
     } finally {
-      other.close();
+      other.close(); // arrange: (closed)
     }
   });
 });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
-import { newApiKey } from "../helpers/reads";
+import { listTotal, messageOf, newApiKey, raiseApiLimits } from "../helpers/reads";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -30,9 +30,11 @@ function post(url: string, body: Record<string, string>, headers: Record<string,
 
 const BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 
-const count = (t: TestServer, table: string, where = "1=1", ...params: any[]) =>
-  (t.running.deps.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).get(...params) as { n: number }).n;
-const totals = (t: TestServer) => ({ messages: count(t, "messages"), contacts: count(t, "contacts"), submissions: count(t, "submissions") });
+/** What the account holds, as the API counts it: a refused post writes nothing, so nothing more is counted. */
+async function totals(t: TestServer) {
+  raiseApiLimits(t); // these reads run many requests a minute
+  return { messages: await listTotal(t, "/messages"), contacts: await listTotal(t, "/contacts"), submissions: await listTotal(t, "/submissions") };
+}
 
 let phoneCounter = 2000;
 /** The contact's custom fields as GET /v1/contacts/:id shows them. */
@@ -44,11 +46,11 @@ describe("browser posts get pages, not JSON", () => {
     const site = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => new Response(`thanks page ${new URL(req.url).pathname}`) });
     try {
       const form = await createForm(s, { settings: { successUrl: `http://127.0.0.1:${site.port}/thanks`, errorUrl: `http://127.0.0.1:${site.port}/oops` } });
-      const before = totals(s);
+      const before = (await totals(s));
       const res = await post(form.webhookUrl, { phoneNumber: nextPhone(), firstName: "Ann" }, { Accept: BROWSER_ACCEPT }, false);
       expect(res.status).toBe(303);
       expect(res.headers.get("location")).toBe(`http://127.0.0.1:${site.port}/thanks`);
-      expect(totals(s).messages).toBe(before.messages + 1);
+      expect((await totals(s)).messages).toBe(before.messages + 1);
       // Followed as a browser does: a GET of the Location.
       const followed = await fetch(form.webhookUrl, {
         method: "POST",
@@ -65,7 +67,7 @@ describe("browser posts get pages, not JSON", () => {
 
   test("refusal: 303 to errorUrl with ?error=<CODE>&field=<name>; nothing written", async () => {
     const form = await createForm(s, { settings: { errorUrl: "https://shop.example/oops?lang=en" } });
-    const before = totals(s);
+    const before = (await totals(s));
     const res = await post(form.webhookUrl, { phoneNumber: "12" }, { Accept: BROWSER_ACCEPT }, false);
     expect(res.status).toBe(303);
     const loc = new URL(res.headers.get("location")!);
@@ -73,7 +75,7 @@ describe("browser posts get pages, not JSON", () => {
     expect(loc.searchParams.get("lang")).toBe("en");
     expect(loc.searchParams.get("error")).toBe("VALIDATION_ERROR");
     expect(loc.searchParams.get("field")).toBe("phoneNumber");
-    expect(totals(s)).toEqual(before);
+    expect((await totals(s))).toEqual(before);
   });
 
   test("without the settings: Textwire's own thank-you and error pages, with the form name and a link back", async () => {
@@ -87,7 +89,7 @@ describe("browser posts get pages, not JSON", () => {
     expect(page).toContain('href="https://bakery.example/contact"');
     expect(page).not.toMatch(/<script|src=|https:\/\/fonts/);
 
-    const before = totals(s);
+    const before = (await totals(s));
     const bad = await post(form.webhookUrl, { phoneNumber: "not a number" }, { Accept: BROWSER_ACCEPT, Referer: "https://bakery.example/contact" }, false);
     expect(bad.status).toBe(400);
     const errPage = await bad.text();
@@ -96,7 +98,7 @@ describe("browser posts get pages, not JSON", () => {
     expect(errPage).toContain("Please enter a mobile phone number.");
     expect(errPage).not.toContain("phoneNumber");
     expect(errPage).toContain('href="https://bakery.example/contact"');
-    expect(totals(s)).toEqual(before);
+    expect((await totals(s))).toEqual(before);
   });
 
   test("API clients keep JSON (Accept: application/json or none)", async () => {
@@ -119,20 +121,20 @@ describe("browser posts get pages, not JSON", () => {
 describe("honeypot (on by default: _gotcha)", () => {
   test("a filled honeypot is answered like a success and writes nothing; counted on /metrics and in stats", async () => {
     const form = await createForm(s);
-    const before = totals(s);
+    const before = (await totals(s));
     const res = await post(form.webhookUrl, { phoneNumber: nextPhone(), firstName: "Bot", _gotcha: "http://spam.example" });
     const body = await expectStatus(res, 200);
     expect(body.status).toBe("success");
     expect(body.data.messageId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
     expect(Number.isInteger(body.data.queuePosition)).toBe(true);
     expect(typeof body.data.estimatedDelivery).toBe("string");
-    expect(totals(s)).toEqual(before);
-    expect(count(s, "messages", "id = ?", body.data.messageId)).toBe(0);
+    expect((await totals(s))).toEqual(before);
+    expect(await messageOf(s, body.data.messageId)).toBeNull();
 
     const browser = await post(form.webhookUrl, { phoneNumber: nextPhone(), _gotcha: "x" }, { Accept: BROWSER_ACCEPT }, false);
     expect(browser.status).toBe(200);
     expect(await browser.text()).toContain("Thank you");
-    expect(totals(s)).toEqual(before);
+    expect((await totals(s))).toEqual(before);
 
     const stats = await expectStatus(await s.api(`/forms/${form.id}/stats`), 200);
     expect(stats.data.stats.spamBlocked).toBe(2);
@@ -149,27 +151,28 @@ describe("honeypot (on by default: _gotcha)", () => {
   test("honeypotField: null turns it off; another name moves it; the spam count survives a restart", async () => {
     const off = await createForm(s, { settings: { honeypotField: null } });
     await expectStatus(await post(off.webhookUrl, { phoneNumber: nextPhone(), _gotcha: "kept" }), 200);
-    expect(count(s, "contacts", "custom_fields LIKE ?", '%"_gotcha":"kept"%')).toBe(1);
+    expect((await expectStatus(await s.api("/contacts/search", { method: "POST", json: { customFields: { _gotcha: "kept" } } }), 200)).data.pagination.total).toBe(1);
     // Turned off by an update too (null is "off", not "back to the default").
     const later = await createForm(s);
     const put = await expectStatus(await s.api(`/forms/${later.id}`, { method: "PUT", json: { settings: { honeypotField: null } } }), 200);
     expect(put.data.form.settings.honeypotField).toBeNull();
-    const n = totals(s).messages;
+    const n = (await totals(s)).messages;
     await expectStatus(await post(later.webhookUrl, { phoneNumber: nextPhone(), _gotcha: "a person's value" }), 200);
-    expect(totals(s).messages).toBe(n + 1);
+    expect((await totals(s)).messages).toBe(n + 1);
     const t = await startTestServer();
     try {
       const moved = await createForm(t, { settings: { honeypotField: "website" } });
-      const before = totals(t);
+      const before = (await totals(t));
       await expectStatus(await post(moved.webhookUrl, { phoneNumber: nextPhone(), website: "bot" }), 200);
-      expect(totals(t)).toEqual(before);
+      expect((await totals(t))).toEqual(before);
       await expectStatus(await post(moved.webhookUrl, { phoneNumber: nextPhone(), _gotcha: "not the trap here" }), 200);
-      expect(totals(t).messages).toBe(before.messages + 1);
+      expect((await totals(t)).messages).toBe(before.messages + 1);
       await t.running.stop();
       const again = await startTestServer({ db: t.dbPath });
       try {
-        const spam = again.running.deps.sqlite.query("SELECT spam_blocked FROM forms WHERE id = ?").get(moved.id) as any;
-        expect(spam.spam_blocked).toBe(1);
+        // The first server's key is in the same database.
+        const stats = await expectStatus(await again.api(`/forms/${moved.id}/stats`, { key: t.adminKey }), 200);
+        expect(stats.data.stats.spamBlocked).toBe(1);
       } finally {
         await again.stop();
       }
@@ -182,7 +185,7 @@ describe("honeypot (on by default: _gotcha)", () => {
 describe("links rule and value cap (on by default)", () => {
   test("a link in a value the template inserts is 400 naming the field; nothing written", async () => {
     const form = await createForm(s, { messageTemplate: "Hi {{firstName}}, about {{company}}: we'll call you." });
-    const before = totals(s);
+    const before = (await totals(s));
     for (const company of ["Verify now at http://evil.example/login", "evil.example/login", "see www.bank-secure.net", "my-bank.com"]) {
       const body = await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone(), company }), 400);
       expect(body.code).toBe("VALIDATION_ERROR");
@@ -191,7 +194,7 @@ describe("links rule and value cap (on by default)", () => {
     }
     const first = await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone(), firstName: "Your bank.", company: "Acme Inc." }), 200);
     expect(first.status).toBe("success");
-    expect(totals(s).messages).toBe(before.messages + 1);
+    expect((await totals(s)).messages).toBe(before.messages + 1);
   });
 
   test("the issue's phishing text is refused through a normal form", async () => {
@@ -214,10 +217,10 @@ describe("links rule and value cap (on by default)", () => {
 
   test("inserted values are capped at 100 characters unless the field allows more", async () => {
     const form = await createForm(s, { messageTemplate: "Re {{company}} {{note}}", fields: [{ name: "note", type: "text", validation: { maxLength: 300 } }] });
-    const before = totals(s);
+    const before = (await totals(s));
     const body = await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone(), company: "x".repeat(101) }), 400);
     expect(body.details).toMatchObject({ field: "company", requirement: "max 100 characters" });
-    expect(totals(s)).toEqual(before);
+    expect((await totals(s))).toEqual(before);
     await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone(), company: "x".repeat(100), note: "y".repeat(300) }), 200);
   });
 });
@@ -225,11 +228,11 @@ describe("links rule and value cap (on by default)", () => {
 describe("allowedCountries", () => {
   test("a number elsewhere is 400 on phoneNumber with the list as requirement; nothing written", async () => {
     const form = await createForm(s, { settings: { allowedCountries: ["US"] } });
-    const before = totals(s);
+    const before = (await totals(s));
     const body = await expectStatus(await post(form.webhookUrl, { phoneNumber: "+44 7400 123456" }), 400);
     expect(body.code).toBe("VALIDATION_ERROR");
     expect(body.details).toMatchObject({ field: "phoneNumber", requirement: "a number in US" });
-    expect(totals(s)).toEqual(before);
+    expect((await totals(s))).toEqual(before);
     await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone() }), 200);
     const two = await createForm(s, { settings: { allowedCountries: ["us", "GB"] } });
     expect(two.settings.allowedCountries).toEqual(["US", "GB"]);
@@ -250,7 +253,7 @@ describe("allowedOrigins", () => {
   test("another Origin (or Referer origin) is 403 ORIGIN_NOT_ALLOWED and writes nothing; CORS echoes only listed origins", async () => {
     const form = await createForm(s, { settings: { allowedOrigins: ["https://Shop.example/"] } });
     expect(form.settings.allowedOrigins).toEqual(["https://shop.example"]);
-    const before = totals(s);
+    const before = (await totals(s));
     const evil = await post(form.webhookUrl, { phoneNumber: nextPhone() }, { Origin: "https://evil.example" });
     const body = await expectStatus(evil, 403);
     expect(body.code).toBe("ORIGIN_NOT_ALLOWED");
@@ -258,7 +261,7 @@ describe("allowedOrigins", () => {
     const byReferer = await post(form.webhookUrl, { phoneNumber: nextPhone() }, { Referer: "https://evil.example/contact" });
     await expectStatus(byReferer, 403);
     await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone() }), 403); // neither header
-    expect(totals(s)).toEqual(before);
+    expect((await totals(s))).toEqual(before);
 
     const ok = await post(form.webhookUrl, { phoneNumber: nextPhone() }, { Origin: "https://shop.example" });
     await expectStatus(ok, 200);
@@ -295,13 +298,13 @@ describe("per-IP limit behind --trust-proxy", () => {
       const from = (ip: string) => ({ "X-Forwarded-For": `198.51.100.9, ${ip}` });
       await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone() }, from("203.0.113.1")), 200);
       await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone() }, from("203.0.113.1")), 200);
-      const before = totals(t);
+      const before = (await totals(t));
       const res = await post(form.webhookUrl, { phoneNumber: nextPhone() }, from("203.0.113.1"));
       const body = await expectStatus(res, 429);
       expect(body.code).toBe("RATE_LIMIT_EXCEEDED");
       expect(body.details).toMatchObject({ scope: "ip", limit: 2, window: "1 minute" });
       expect(res.headers.get("Retry-After")).toBe(String(body.retryAfter));
-      expect(totals(t)).toEqual(before);
+      expect((await totals(t))).toEqual(before);
       // Another visitor of the same form is not affected; the form's own limit is "form".
       await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone() }, from("203.0.113.2")), 200);
       now += 30_000; // one token back
@@ -322,13 +325,13 @@ describe("recipientLimitPerDay", () => {
       await expectStatus(await post(form.webhookUrl, { phoneNumber: phone, firstName: "A" }), 200);
       now += 60_000;
       await expectStatus(await post(form.webhookUrl, { phoneNumber: phone, firstName: "B" }), 200);
-      const before = totals(t);
+      const before = (await totals(t));
       now += 60_000;
       const body = await expectStatus(await post(form.webhookUrl, { phoneNumber: phone, firstName: "C" }), 200);
       expect(body.data.messageId).toBeNull();
       expect(body.data.suppressed).toBe("recipient-limit");
       expect(body.data.contactId).toMatch(/^[0-9a-f-]{36}$/);
-      expect(totals(t)).toEqual({ ...before, submissions: before.submissions + 1 });
+      expect((await totals(t))).toEqual({ ...before, submissions: before.submissions + 1 });
       expect((await expectStatus(await t.api(`/contacts/${body.data.contactId}`), 200)).data.contact.firstName).toBe("C");
       // Another number is unaffected; a day later the number gets texts again.
       await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone() }), 200);
@@ -350,7 +353,7 @@ describe("duplicateWindowMinutes", () => {
       const phone = nextPhone();
       const first = await expectStatus(await post(form.webhookUrl, { phoneNumber: phone, firstName: "Ann" }), 200);
       expect(first.data.duplicate).toBeUndefined();
-      const before = totals(t);
+      const before = (await totals(t));
       now += 5 * 60_000;
       const again = await expectStatus(await post(form.webhookUrl, { phoneNumber: phone, firstName: "Anne" }), 200);
       expect(again.data).toMatchObject({
@@ -359,7 +362,7 @@ describe("duplicateWindowMinutes", () => {
         duplicate: true,
       });
       expect(typeof again.data.estimatedDelivery).toBe("string");
-      expect(totals(t).messages).toBe(before.messages);
+      expect((await totals(t)).messages).toBe(before.messages);
       expect((await expectStatus(await t.api(`/contacts/${first.data.contactId}`), 200)).data.contact.firstName).toBe("Anne");
       now += 6 * 60_000;
       const later = await expectStatus(await post(form.webhookUrl, { phoneNumber: phone }), 200);
@@ -435,9 +438,9 @@ describe("rotating the webhook address", () => {
     expect(newUrl).not.toBe(form.webhookUrl);
     expect(newUrl).toMatch(/\/v1\/forms\/[0-9a-f-]{36}\/webhook$/);
     expect(res.data.formId).toBe(form.id);
-    const before = totals(s);
+    const before = (await totals(s));
     expect((await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone() }), 404)).code).toBe("NOT_FOUND");
-    expect(totals(s)).toEqual(before);
+    expect((await totals(s))).toEqual(before);
     await expectStatus(await post(newUrl, { phoneNumber: nextPhone() }), 200);
 
     const got = await expectStatus(await s.api(`/forms/${form.id}`), 200);
@@ -532,7 +535,7 @@ describe("captcha (local verifier process)", () => {
   test("pass → 200; fail or missing → 400 CAPTCHA_FAILED; slow → 503 CAPTCHA_UNAVAILABLE; refusals write nothing", async () => {
     const form = await createForm(t, { settings: { captcha: { provider: "turnstile", secret: "s3cret", siteKey: "0x4AAA" } } });
     expect(form.settings.captcha).toEqual({ provider: "turnstile", secret: "••••", siteKey: "0x4AAA" });
-    const before = totals(t);
+    const before = (await totals(t));
     const missing = await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone() }), 400);
     expect(missing.code).toBe("CAPTCHA_FAILED");
     const failed = await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone(), "cf-turnstile-response": "fail" }), 400);
@@ -542,7 +545,7 @@ describe("captcha (local verifier process)", () => {
     const slowBody = await expectStatus(slow, 503);
     expect(slowBody.code).toBe("CAPTCHA_UNAVAILABLE");
     expect(performance.now() - started).toBeGreaterThanOrEqual(4_500);
-    expect(totals(t)).toEqual(before);
+    expect((await totals(t))).toEqual(before);
 
     const ok = await expectStatus(await post(form.webhookUrl, { phoneNumber: nextPhone(), "cf-turnstile-response": "pass" }), 200);
     expect(await customFieldsOf(t, ok.data.contactId)).toEqual({}); // the token is not stored as a value

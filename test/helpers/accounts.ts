@@ -10,18 +10,19 @@
 import { parseArgs } from "../../src/config";
 import { accountsCommand } from "../../src/cli/accounts";
 import { keysCommand } from "../../src/cli/keys";
+import { usersCommand } from "../../src/cli/users";
 import type { Plan } from "../../src/services/accounts";
 import { cliIO } from "./cli-io";
-import type { TestServer } from "./server";
+import { expectStatus, formBody, type TestServer } from "./server";
 
 const BOOLEAN_FLAGS = new Set(["json", "confirm", "operator"]);
 
-/** Runs one operator command on the server's database; its `--json` answer, or throws with its output. */
-function operator(ts: Pick<TestServer, "dbPath">, run: typeof accountsCommand, argv: string[]): any {
+/** Runs one operator command on the server's database; its `--json` answer (its lines when `json` is false), or throws with its output. */
+function operator(ts: Pick<TestServer, "dbPath">, run: typeof accountsCommand, argv: string[], json = true): any {
   const { cli, out, err } = cliIO();
-  const code = run(parseArgs([...argv, "--json", "--db", ts.dbPath], BOOLEAN_FLAGS), cli);
+  const code = run(parseArgs([...argv, ...(json ? ["--json"] : []), "--db", ts.dbPath], BOOLEAN_FLAGS), cli);
   if (code !== 0) throw new Error(`textwire ${argv.join(" ")} exited ${code}: ${[...out, ...err].join("\n")}`);
-  return JSON.parse(out.join("\n"));
+  return json ? JSON.parse(out.join("\n")) : out;
 }
 
 export interface AccountLimits {
@@ -59,6 +60,11 @@ export function updateAccount(ts: Pick<TestServer, "dbPath">, accountId: string,
   ]);
 }
 
+/** `textwire accounts timezone ID ZONE`: the zone a phone's zone-less times are read in (UTC resets it). */
+export function setTimeZone(ts: Pick<TestServer, "dbPath">, accountId: string, zone: string): void {
+  operator(ts, accountsCommand, ["accounts", "timezone", accountId, zone], false);
+}
+
 /**
  * `textwire keys create --account ID --permission …`: a key for an account, as the operator makes
  * one (for an account whose own admin key a test does not hold, or a standard key made without
@@ -72,4 +78,45 @@ export function operatorKey(
 ): { apiKey: string; keyId: string; permission: string; operator: boolean } {
   const perm = permission === "admin_access" ? "admin" : "standard";
   return operator(ts, keysCommand, ["keys", "create", "--account", accountId, "--permission", perm, ...(o.operator ? ["--operator"] : [])]);
+}
+
+/** Runs one async operator command (`textwire users …`) on the server's database; its `--json` answer. */
+async function operatorAsync(ts: Pick<TestServer, "dbPath">, argv: string[]): Promise<any> {
+  const { cli, out, err } = cliIO();
+  const code = await usersCommand(parseArgs([...argv, "--json", "--db", ts.dbPath], BOOLEAN_FLAGS), cli);
+  if (code !== 0) throw new Error(`textwire ${argv.join(" ")} exited ${code}: ${[...out, ...err].join("\n")}`);
+  return JSON.parse(out.join("\n"));
+}
+
+/**
+ * `textwire users add`: a person who signs in to an account, as the operator adds one (for an
+ * account with no owner to invite them, or to skip an invitation a test is not about); with the
+ * password the command printed.
+ */
+export function addPerson(ts: Pick<TestServer, "dbPath">, accountId: string, o: { email: string; role: "owner" | "admin" | "staff" | "viewer"; name?: string }): Promise<{ id: string; accountId: string; email: string; role: string; password: string }> {
+  return operatorAsync(ts, ["users", "add", "--account", accountId, "--email", o.email, "--role", o.role, ...(o.name ? ["--name", o.name] : [])]);
+}
+
+/** `textwire users list`: who signs in, to one account or to any. */
+export function listPeople(ts: Pick<TestServer, "dbPath">, accountId?: string): Promise<Array<{ id: string; accountId: string; email: string; role: string; name: string }>> {
+  return operatorAsync(ts, ["users", "list", ...(accountId ? ["--account", accountId] : [])]);
+}
+
+/** `textwire users reset-password EMAIL`: the operator's reset for a lock-out; the new password (the person's sessions end). */
+export async function resetPassword(ts: Pick<TestServer, "dbPath">, email: string): Promise<string> {
+  return (await operatorAsync(ts, ["users", "reset-password", email])).password;
+}
+
+/**
+ * A tenant of its own (`textwire accounts create`) with one form made through the API, and a
+ * `submit()` that posts a fresh number to the form's webhook: for tests that change the tenant's
+ * quota or limits and watch the next submission.
+ */
+export async function tenantWithForm(ts: TestServer, name: string): Promise<{ accountId: string; apiKey: string; formId: string; submit: () => Promise<Response> }> {
+  const acct = newAccount(ts, { name: `${name} ${crypto.randomUUID().slice(0, 6)}` });
+  const form = (await expectStatus(await ts.api("/forms", { method: "POST", key: acct.apiKey, json: formBody() }), 201)).data.form;
+  let n = 0;
+  const submit = () =>
+    fetch(`${ts.base}/forms/${form.id}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ phoneNumber: `+1201555${String(2000 + ++n).slice(-4)}` }) });
+  return { accountId: acct.account.id, apiKey: acct.apiKey, formId: form.id, submit };
 }

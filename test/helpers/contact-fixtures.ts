@@ -1,6 +1,8 @@
 /**
- * Fixture builders that write forms, contacts and messages straight into SQLite — the contacts
- * API is tested without the webhook. Contacts are written the way every writer must: E.164 phone,
+ * Fixture builders that write forms, contacts and messages straight into SQLite, to arrange what
+ * the contacts API cannot make (docs/development.md, "The code and the tests"): contacts created
+ * or updated on set days, with counted texts or a reply time, texts already sent. A contact the
+ * API can make is made with POST /contacts instead. Contacts are written the way every writer must: E.164 phone,
  * search_text from contactSearchText(), tags mirrored in contact_tags (by trigger, migration 0020).
  */
 import type { Database } from "bun:sqlite";

@@ -6,6 +6,8 @@ const bun = join(root, "node_modules", ".bin", "bun");
 export interface ReceiverState {
   tries: Record<string, number>;
   accepted: string[];
+  /** Each accepted event's body, by its webhook-id. */
+  bodies: Record<string, any>;
   invalid: number;
 }
 

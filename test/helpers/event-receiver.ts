@@ -5,7 +5,7 @@
  *
  *   bun test/helpers/event-receiver.ts   → prints "READY <port>"
  *   POST /config {secret, failFirst?, mode?: "accept" | "hang"}   set before deliveries start
- *   GET  /state → {tries: {id: n}, accepted: [ids in order], invalid: n}
+ *   GET  /state → {tries: {id: n}, accepted: [ids in order], invalid: n, bodies: {id: the accepted body}}
  *
  * failFirst: answer 500 to the first N tries of each webhook-id. mode "hang": never answer
  * (the sender's attempt stays in flight) until the mode goes back to "accept".
@@ -17,6 +17,7 @@ let failFirst = 0;
 let mode: "accept" | "hang" = "accept";
 const tries: Record<string, number> = {};
 const accepted: string[] = [];
+const bodies: Record<string, unknown> = {};
 const seen = new Set<string>();
 let invalid = 0;
 const hung: Array<() => void> = [];
@@ -35,7 +36,7 @@ const server = Bun.serve({
       if (mode === "accept") for (const release of hung.splice(0)) release();
       return Response.json({ ok: true });
     }
-    if (url.pathname === "/state") return Response.json({ tries, accepted, invalid });
+    if (url.pathname === "/state") return Response.json({ tries, accepted, invalid, bodies });
     const body = await req.text();
     const headers = Object.fromEntries(req.headers);
     try {
@@ -56,6 +57,7 @@ const server = Bun.serve({
     if (!seen.has(id)) {
       seen.add(id);
       accepted.push(id);
+      bodies[id] = JSON.parse(body);
     }
     return new Response("ok");
   },

@@ -1,7 +1,11 @@
 /**
- * Row builders for message/analytics tests: insert forms, contacts, submissions and messages
- * straight into SQLite (the webhook that normally creates them is another issue). Messages that
- * are inserted as `queued` are also put in the running server's in-memory queue.
+ * Row builders that arrange what the API cannot make (docs/development.md, "The code and the
+ * tests"): forms, contacts, submissions and messages written straight into SQLite with the times,
+ * statuses and histories a test needs — a text sent last week, a contact created on a set day, a
+ * submission that made no contact — which requests stamp with the server's clock and reach only
+ * through a phone's reports. Each writes what every writer writes (derived counts, search text);
+ * messages inserted as `queued` are also put in the running server's in-memory queue. A test
+ * reads the result back through the API, never through these rows.
  */
 import type { Database } from "bun:sqlite";
 import type { AppDeps } from "../../src/deps";

@@ -90,6 +90,16 @@ export function reachesPastHttp(source: string): Reach[] {
       if (name) partAliases.push({ name, scope: scopeOf(m.index!) });
     }
   }
+  // Connections to what the API answered with (`// answer:` on the line or right above): their SQL reads the answer.
+  const answerMarked = (p: number) => {
+    const i = code.slice(0, p).split("\n").length - 1;
+    if (/\/\/\s*answer:/.test(lines[i])) return true;
+    for (let k = i - 1; k >= 0 && codeLines[k].trim() === "" && lines[k].trim() !== ""; k--) if (/\banswer:/.test(lines[k])) return true;
+    return false;
+  };
+  const answers: Alias[] = [];
+  for (const m of bare.matchAll(/\b(?:const|let|var)\s+(\w+)\s*=\s*new Database\(/g)) if (answerMarked(m.index!)) answers.push({ name: m[1], scope: scopeOf(m.index!) });
+  for (let i = partAliases.length - 1; i >= 0; i--) if (answers.some((a) => a.name === partAliases[i].name && a.scope === partAliases[i].scope)) partAliases.splice(i, 1);
   const inScope = (list: Alias[], from: number, to: number) => list.filter((x) => x.scope[0] <= to && from <= x.scope[1]).map((x) => x.name);
   const isAlias = (name: string, at: number) => [...depsAliases, ...partAliases].some((x) => x.name === name && x.scope[0] <= at && at <= x.scope[1]);
 
@@ -104,6 +114,12 @@ export function reachesPastHttp(source: string): Reach[] {
     const parts = inScope(partAliases, from, to);
     let b = bare.slice(from, to);
     let c = code.slice(from, to);
+    const answered = inScope(answers, from, to);
+    if (answered.length) {
+      const re = new RegExp(String.raw`(?<![\w.])(?:${alt(answered)})\s*\.\s*\w+\(`, "g");
+      b = b.replace(re, (x) => " ".repeat(x.length));
+      c = c.replace(re, (x) => " ".repeat(x.length));
+    }
     if (!passing) {
       const re = handedOn([...deps, ...parts]);
       b = b.replace(re, (x) => " ".repeat(x.length));
@@ -119,22 +135,34 @@ export function reachesPastHttp(source: string): Reach[] {
   const out: Reach[] = [];
 
   // 1. Every use carries its arrange comment: on its line, or above the statement it is part of.
-  const marked = (i: number): boolean => {
-    if (/\/\/\s*arrange:/.test(lines[i])) return true;
+  // `// answer: why` marks SQL over what the API answered with (a downloaded backup is a database
+  // file, opened as the owner would open it): reading it is reading the answer.
+  const MARK = /\/\/\s*(arrange|answer):/;
+  const markOf = (i: number, run = true): "arrange" | "answer" | null => {
+    const at = (l: string) => (MARK.exec(l)?.[1] as "arrange" | "answer" | undefined) ?? null;
+    if (at(lines[i])) return at(lines[i]);
     let j = i;
+    if (!run) {
+      for (let k = j - 1; k >= 0 && codeLines[k].trim() === "" && lines[k].trim() !== ""; k--) {
+        const m = /\b(arrange|answer):/.exec(lines[k]);
+        if (m) return m[1] as "arrange" | "answer";
+      }
+      return null;
+    }
     // Walk up a statement that spans lines (a chained `.query(…)\n.run()`: lines that do not end
     // one) and a run of arranging statements right above it: one comment may head the run.
     while (j > 0 && codeLines[j - 1].trim() !== "" && (!/[;{}]\s*$/.test(codeLines[j - 1]) || lineUses(j - 1) || /\brunning\.deps\s*;\s*$/.test(codeLines[j - 1]))) {
       j--;
-      if (/\/\/\s*arrange:/.test(lines[j])) return true;
+      if (at(lines[j])) return at(lines[j]);
     }
     for (let k = j - 1; k >= 0 && codeLines[k].trim() === "" && lines[k].trim() !== ""; k--) {
-      if (/\barrange:/.test(lines[k])) return true;
+      const m = /\b(arrange|answer):/.exec(lines[k]);
+      if (m) return m[1] as "arrange" | "answer";
     }
-    return false;
+    return null;
   };
   codeLines.forEach((_, i) => {
-    if (lineUses(i) && !marked(i)) out.push({ line: i + 1, kind: "unmarked", text: lines[i].trim() });
+    if (lineUses(i) && !markOf(i)) out.push({ line: i + 1, kind: "unmarked", text: lines[i].trim() });
   });
 
   // 2. Names bound from a use are results of SQL or a service, within the block that declares
@@ -179,6 +207,7 @@ export function reachesPastHttp(source: string): Reach[] {
   for (let changed = true; changed; ) {
     changed = false;
     for (const d of declared) {
+      if (markOf(lineAt(d.at) - 1, false) === "answer") continue;
       const scope = scopeOf(d.at);
       // A name for the connection or a part is itself a use where it is used (`d.query(…)`); passing
       // it to a fixture builder is arranging, so what the builder returns (an id) is not a read.
@@ -273,70 +302,56 @@ describe("the detector", () => {
       "// arrange: the declared routes are the table's rows",
       "const routes = s.running.deps.routes.list();",
       "for (const r of routes) { const res = await call(r); expect(res.status).toBe(200); }", // 20: res is an answer
+      "// answer: the backup the API answered with is a database file, opened as the owner would",
+      "const backup = new Database(file, { readonly: true });",
+      "expect(backup.query(\"SELECT count(*) AS n FROM forms\").get()).toEqual({ n: 1 }); // answer: the backup's forms",
       "const eventsOf = (id: string) =>",
       "  rows(\"SELECT payload FROM events\").filter((e) => e.id === id);",
       "expect(eventsOf(x)).toHaveLength(1);", // 23
     ].join("\n");
-    expect(reachesPastHttp(src).filter((r) => r.kind === "asserted").map((r) => r.line)).toEqual([3, 8, 12, 13, 14, 17, 23]);
+    expect(reachesPastHttp(src).filter((r) => r.kind === "asserted").map((r) => r.line)).toEqual([3, 8, 12, 13, 14, 17, 26]);
   });
 });
 
 /**
  * Files still converting (docs/development.md, "The code and the tests"): how many uses each may
  * still have unmarked or asserted. This list only shrinks: a file with fewer than its number must
- * lower it, a file with more fails.
+ * lower it, a file with more fails. What is left, by kind:
+ * - the in-memory queue and leases asserted directly (`queue.has/size/position`, `leases.isLeased`,
+ *   `lease_expiries`) where the API shows membership only by handing texts out on a shared server
+ *   (automations, broadcasts, forms, retries, devices, opt-outs, the webhook's restart test,
+ *   boot order); the next text's `queuePosition` or `POST /messages/next` on a server of the
+ *   test's own replaces them (contacts' delete and the webhook's failures do so already);
+ * - the webhook's form cache read inside (webhook-form-cache, quota's same-instant test): a unit
+ *   test of src/services/submissions/form-lookup.ts is their home;
+ * - database facts inside API tests: PRAGMA synchronous after an import, the contact_tags rows
+ *   (contacts-import), every table emptied by `accounts delete` (cli/accounts-update-delete),
+ *   the fuzz loop's `total_changes()`: test/db is their home;
+ * - sanity counts over the declared route table (permissions, route-access, deep-bodies), the
+ *   open invitations (no request lists them), the queue watch's return value (messages-live),
+ *   the stage timer left unbuilt (stage-timing), the live feed's subscribers (sessions),
+ *   InboundService called directly (inbound).
  */
 const NOT_YET: Record<string, number> = {
-  "test/api/automations-interplay.test.ts": 5,
-  "test/api/automations.test.ts": 4,
-  "test/api/broadcasts-confirm.test.ts": 6,
-  "test/api/broadcasts.test.ts": 10,
-  "test/api/cli/accounts-update-delete.test.ts": 9,
-  "test/api/contacts-export.test.ts": 5,
-  "test/api/contacts-filter-paths.test.ts": 4,
-  "test/api/contacts-import.test.ts": 8,
-  "test/api/contacts.test.ts": 32,
-  "test/api/conversations-upkeep.test.ts": 7,
-  "test/api/devices-dashboard.test.ts": 3,
-  "test/api/devices.test.ts": 15,
-  "test/api/events-delivery.test.ts": 8,
-  "test/api/events.test.ts": 17,
-  "test/api/forms.test.ts": 3,
-  "test/api/http/database-busy.test.ts": 6,
-  "test/api/http/deep-bodies.test.ts": 4,
-  "test/api/http/fuzz.test.ts": 5,
-  "test/api/http/permissions.test.ts": 2,
-  "test/api/http/route-access.test.ts": 2,
+  "test/api/automations-interplay.test.ts": 4,
+  "test/api/automations.test.ts": 1,
+  "test/api/broadcasts.test.ts": 1,
+  "test/api/contacts-import.test.ts": 2,
+  "test/api/devices.test.ts": 9,
+  "test/api/http/deep-bodies.test.ts": 2,
+  "test/api/http/fuzz.test.ts": 2,
+  "test/api/http/permissions.test.ts": 1,
+  "test/api/http/route-access.test.ts": 1,
   "test/api/inbound.test.ts": 5,
-  "test/api/intake/barrier.test.ts": 9,
   "test/api/messages-live.test.ts": 3,
-  "test/api/messages-timeline.test.ts": 13,
-  "test/api/mobile-inbound-limit.test.ts": 2,
-  "test/api/mobile-recipes.test.ts": 9,
-  "test/api/mobile-reports.test.ts": 11,
-  "test/api/mobile.test.ts": 13,
-  "test/api/ops/openapi-events.test.ts": 11,
-  "test/api/ops/ops.test.ts": 13,
   "test/api/ops/stage-timing.test.ts": 1,
-  "test/api/people-me-team-notices.test.ts": 5,
-  "test/api/people.test.ts": 14,
-  "test/api/sending/opt-outs.test.ts": 2,
-  "test/api/sending/quota.test.ts": 11,
-  "test/api/sending/retries.test.ts": 5,
-  "test/api/sending/waiting-reasons.test.ts": 3,
-  "test/api/services/boot-order.test.ts": 4,
-  "test/api/sessions-rate-limit.test.ts": 3,
-  "test/api/sessions.test.ts": 5,
-  "test/api/settings/business-profile.test.ts": 7,
-  "test/api/settings/server-settings.test.ts": 3,
-  "test/api/thirdparty/devices-settings.test.ts": 10,
-  "test/api/thirdparty/index-ecosystem.test.ts": 17,
-  "test/api/thirdparty/index-plumbing.test.ts": 3,
-  "test/api/thirdparty/messages.test.ts": 17,
-  "test/api/webhook-form-cache.test.ts": 11,
-  "test/api/webhook-public-forms.test.ts": 22,
-  "test/api/webhook-visitor-words.test.ts": 2,
-  "test/api/webhook.test.ts": 27,
+  "test/api/people.test.ts": 3,
+  "test/api/sending/opt-outs.test.ts": 1,
+  "test/api/sending/quota.test.ts": 7,
+  "test/api/sending/retries.test.ts": 2,
+  "test/api/sessions.test.ts": 2,
+  "test/api/webhook-form-cache.test.ts": 4,
+  "test/api/webhook.test.ts": 2,
 };
 
 const apiFiles = () => sourceFiles(join(ROOT, "test/api")).filter((f) => f.endsWith(".ts")).sort();

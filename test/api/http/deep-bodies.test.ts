@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
+import { raiseApiLimits } from "../../helpers/reads";
 
 /**
  * A JSON body nested far deeper than any this API takes is refused before anything parses or
@@ -10,7 +11,7 @@ let s: TestServer;
 let webhookUrl: string;
 beforeAll(async () => {
   s = await startTestServer();
-  s.running.deps.sqlite.query("UPDATE accounts SET api_limit_per_hour = 1000000, api_burst_per_minute = 1000000").run();
+  raiseApiLimits(s);
   webhookUrl = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201)).data.form.webhookUrl;
 });
 afterAll(() => s.stop());
@@ -131,6 +132,7 @@ describe("wide bodies within the size limits answer quickly too", () => {
 
 describe("every route that takes a body is guarded", () => {
   test("each registered POST/PUT/PATCH/DELETE route answers a deep body without a 5xx, quickly", async () => {
+    // arrange: the routes as declared, each then sent a deep body through HTTP
     const routes = s.running.deps.routes().filter((r) => ["POST", "PUT", "PATCH", "DELETE"].includes(r.method.toUpperCase()));
     expect(routes.length).toBeGreaterThan(20);
     const body = arrays(4_000); // within every limit, the webhook's 10 KB included

@@ -3,6 +3,7 @@ import { expectStatus, formBody, startTestServer, type TestServer } from "../../
 import { insertContact, insertMessage } from "../../helpers/fixtures";
 import { rng } from "../../helpers/rng";
 import { rawRequest } from "../../helpers/raw-http";
+import { newAccount, operatorKey } from "../../helpers/accounts";
 import { classify } from "../../../src/http/access";
 
 /**
@@ -24,9 +25,9 @@ const ids: Record<string, string[]> = { form: [], contact: [], message: [] };
 beforeAll(async () => {
   s = await startTestServer({ authFailuresPerMinute: 1_000_000, webhookLimitPerMinute: 1_000_000 });
   const d = s.running.deps;
-  const acct = d.accounts.createAccount({ name: "Fuzz", apiLimitPerHour: 1_000_000, apiBurstPerMinute: 1_000_000 });
+  const acct = newAccount(s, { name: "Fuzz", apiLimitPerHour: 1_000_000, apiBurstPerMinute: 1_000_000 });
   key = acct.apiKey;
-  standardKey = d.accounts.createKey(acct.account.id, "standard_access").apiKey;
+  standardKey = operatorKey(s, acct.account.id, "standard_access").apiKey;
   // Each key's lastUsedAt is written at most once a minute: write it now, so that a refused
   // request's successful authentication (a 403, a 404) is not counted as a change below.
   await expectStatus(await s.api("/forms", { key: standardKey }), 200);
@@ -50,6 +51,7 @@ describe("fuzz: hostile input over every route", () => {
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
     const chance = (p: number) => r() < p;
     // A 200 from the backup streams the whole file; one from the live feed never ends (it is a stream).
+    // arrange: the routes as declared are what is fuzzed
     const routes = s.running.deps.routes().filter((x) => x.path !== "/v1/admin/backup" && x.path !== "/v1/live/messages");
     const port = Number(new URL(s.url).port);
 

@@ -77,6 +77,7 @@ let now = Date.parse("2026-06-01T09:00:00Z");
 // The route list is read before the tests are declared: one test per route.
 const boot = startTestServer({ metrics: true, authFailuresPerMinute: 10_000 }, { clock: () => now });
 s = await boot;
+// arrange: the routes as declared are the table's rows (each is then called through HTTP)
 const routes = (s.running.deps.routes() as RouteDef[])
   .map((r) => ({ method: r.method, path: r.path, access: routeAccessOf(r) }))
   .filter((r) => r.method !== "HEAD");

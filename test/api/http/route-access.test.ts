@@ -16,7 +16,7 @@ let table: RouteTable<RouteAccess>;
 
 beforeAll(async () => {
   s = await startTestServer({ metrics: true });
-  routes = s.running.deps.routes() as RouteDef[];
+  routes = s.running.deps.routes() as RouteDef[]; // arrange: the routes as declared, the table's rows
   table = new RouteTable(() => routes, routeAccessOf);
 });
 afterAll(() => s.stop());

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BARRIER_MAX_WAIT_MS } from "../../../src/services/intake/intake";
 import { expectStatus, formBody, startTestServer, type TestServer } from "../../helpers/server";
+import { listTotal } from "../../helpers/reads";
 
 const logged: Array<{ level: string; msg: string; fields?: Record<string, unknown> }> = [];
 const logger = {
@@ -37,8 +38,9 @@ const health = async () => (await expectStatus(await fetch(`${s.url}/health`), 2
 
 describe("a stuck applier", () => {
   test("API requests get 503 + Retry-After within the bound; once it moves, every acknowledged submission is there", async () => {
-    const intake = s.running.deps.intake;
     const WEDGE_MS = BARRIER_MAX_WAIT_MS + 1_500;
+    // arrange: the applier stuck for a while, as a wedged worker leaves it (a test-only hook)
+    const intake = s.running.deps.intake;
     intake.wedgeApplierForTest(WEDGE_MS);
     const wedgedAt = performance.now();
     // The webhook still answers: its 200 needs only the intake row.
@@ -65,17 +67,17 @@ describe("a stuck applier", () => {
 
 describe("a dead applier", () => {
   test("is restarted (one log line) and applies what was acknowledged meanwhile", async () => {
-    const intake = s.running.deps.intake;
-    const before = intake.restarts;
-    intake.crashApplierForTest();
+    // arrange: the applier's worker dies, as a crash leaves it (a test-only hook)
+    s.running.deps.intake.crashApplierForTest();
     const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => post(100 + i)));
-    for (const id of ids) await expectStatus(await s.api(`/messages/${id}`), 200);
-    expect(intake.restarts).toBe(before + 1);
+    let found = 0;
+    for (const id of ids) found += (await expectStatus(await s.api(`/messages/${id}`), 200)) ? 1 : 0;
+    expect(found).toBe(20);
+    // Restarted once: its one log line says so.
     const lines = logged.filter((l) => l.msg.startsWith("submission applier stopped unexpectedly"));
     expect(lines.length).toBe(1);
     expect(lines[0].level).toBe("error");
-    const n = s.running.deps.sqlite.query(`SELECT count(*) AS n FROM messages WHERE id IN (${ids.map(() => "?").join(",")})`).get(...ids) as { n: number };
-    expect(n.n).toBe(20);
-    expect(intake.lag()).toBe(0);
+    expect(await listTotal(s, `/messages?formId=${formId}`)).toBeGreaterThanOrEqual(20);
+    expect(await health()).toMatchObject({ pending: 0, applier: "ok" });
   }, 30_000);
 });

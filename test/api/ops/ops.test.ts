@@ -49,7 +49,7 @@ describe("GET /health", () => {
   test("503 when the database check fails", async () => {
     const t = await startTestServer();
     try {
-      t.running.deps.sqlite.close();
+      t.running.deps.sqlite.close(); // arrange: the database unusable, as a failed disk leaves it
       const body = await expectStatus(await fetch(`${t.url}/health`), 503);
       expect(body).toMatchObject({ status: "unavailable", database: "error" });
     } finally {
@@ -75,7 +75,7 @@ describe("GET /metrics", () => {
     await expectStatus(await s.api(`/forms/${f.id}`), 200);
     await expectStatus(await s.api(`/forms/${crypto.randomUUID()}`), 404);
     await expectStatus(await s.api(`/forms`, { key: null }), 401);
-    s.running.deps.metrics.count("textwire_custom_events_total", { kind: "test" }, 3);
+    s.running.deps.metrics.count("textwire_custom_events_total", { kind: "test" }, 3); // arrange: a counter of the server's own that no request moves
     // A webhook-path request, whatever the webhook module answers today, is counted by outcome.
     const wh = await fetch(`${s.base}/forms/${crypto.randomUUID()}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
     // A rate-limited key.
@@ -107,10 +107,15 @@ describe("GET /metrics", () => {
   });
 
   test("queue depth follows the queue", async () => {
-    s.running.deps.queue.insert({ id: crypto.randomUUID(), accountId: s.accountId, priority: "high", scheduledFor: Date.now(), seq: 1 });
-    const text = await (await fetch(`${s.url}/metrics`, { headers: { Authorization: `Bearer ${s.adminKey}` } })).text();
-    expect(text).toContain('textwire_queue_depth{priority="high"} 1');
-    s.running.deps.queue.clear();
+    const depth = async () => {
+      const text = await (await fetch(`${s.url}/metrics`, { headers: { Authorization: `Bearer ${s.adminKey}` } })).text();
+      return Number(/^textwire_queue_depth\{priority="high"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    };
+    const before = await depth();
+    const queued = (await expectStatus(await s.api("/messages", { method: "POST", json: { phoneNumber: "+14155550188", content: "urgent-ish", priority: "high" } }), 201)).data.messageId;
+    expect(await depth()).toBe(before + 1);
+    await expectStatus(await s.api(`/messages/${queued}/status`, { method: "PUT", json: { status: "cancelled" } }), 200);
+    expect(await depth()).toBe(before);
   });
 
   test("--metrics=false: 404", async () => {
@@ -167,6 +172,7 @@ describe("POST /v1/admin/backup", () => {
     expect(new TextDecoder().decode(bytes.slice(0, 15))).toBe("SQLite format 3");
     const file = join(s.dir, "downloaded.db");
     writeFileSync(file, bytes);
+    // answer: the backup the API answered with is a database file, opened as the owner would open it
     const db = new Database(file, { readonly: true });
     expect((db.query("PRAGMA integrity_check").get() as any).integrity_check).toBe("ok");
     expect((db.query("SELECT count(*) AS n FROM forms WHERE name = 'In the backup'").get() as any).n).toBe(1);
@@ -179,6 +185,7 @@ describe("POST /v1/admin/backup", () => {
 
   test("the copy is removed while a slow client is still downloading, and the download is whole", async () => {
     // Over the size sent from memory: this copy is sent by the server from the file.
+    // arrange: 12 MiB of rows at once (thousands of requests through the API)
     s.running.deps.sqlite.exec("CREATE TABLE IF NOT EXISTS bench_pad (x BLOB); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12) INSERT INTO bench_pad SELECT randomblob(1048576) FROM n");
     const tempsBefore = scratchCopies();
     const res = await s.api("/admin/backup", { method: "POST" });
@@ -201,6 +208,7 @@ describe("POST /v1/admin/backup", () => {
     expect(bytes.length).toBe(length);
     const file = join(s.dir, "slow.db");
     writeFileSync(file, bytes);
+    // answer: the downloaded backup, opened as the owner would open it
     const db = new Database(file, { readonly: true });
     expect((db.query("PRAGMA integrity_check").get() as any).integrity_check).toBe("ok");
     expect((db.query("SELECT count(*) AS n FROM bench_pad").get() as any).n).toBe(12);

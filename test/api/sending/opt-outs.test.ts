@@ -214,7 +214,7 @@ describe("suppression", () => {
     // The opt-out lands in SQLite by another way than a STOP (another process, a restore):
     // nothing cancelled the message, the lease check must.
     const cid = insertContact(s.running.deps, s.accountId, { phone });
-    s.running.deps.sqlite.query("UPDATE contacts SET opted_out = 1 WHERE id = ?").run(cid);
+    s.running.deps.sqlite.query("UPDATE contacts SET opted_out = 1 WHERE id = ?").run(cid); // arrange: opted out with its text left queued (no request does one without the other)
     const got = await leaseAll();
     expect(got.map((m) => m.id)).toEqual([other]);
     expect(await messageOf(s, id)).toMatchObject({ status: "cancelled", failureReason: "opted-out" });

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { join } from "node:path";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
-import { newAccount } from "../../helpers/accounts";
+import { newAccount, tenantWithForm } from "../../helpers/accounts";
 
 let s: TestServer;
 beforeAll(async () => {
@@ -65,41 +64,19 @@ describe("quota usage survives deletions and restarts", () => {
  * another process (the CLI writing the same database file) must reach the very next submission,
  * whatever the timing: the cache asks SQLite's `PRAGMA data_version` on every lookup
  * (src/db/webhook-form-cache.ts). No sleeps and no retries below: each submission right after a
- * change must see it.
+ * change must see it. (The same through a CLI process of its own: test/slow/cli/accounts-quota-live.test.ts.)
  */
 describe("a quota changed by another process is seen by the very next submission", () => {
-  const ROOT = join(import.meta.dir, "..", "..", "..");
-  async function quotaForm() {
-    const acct = newAccount(s, { name: `Other process ${crypto.randomUUID().slice(0, 6)}` });
-    const form = (await expectStatus(await s.api("/forms", { method: "POST", key: acct.apiKey, json: formBody() }), 201)).data.form;
-    let n = 0;
-    const submit = () =>
-      fetch(`${s.base}/forms/${form.id}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ phoneNumber: `+1201555${String(2000 + ++n).slice(-4)}` }) });
-    return { accountId: acct.account.id, formId: form.id, submit };
-  }
-
-  test("`textwire accounts update --monthly-quota`, run as its own process while the server runs", async () => {
-    const f = await quotaForm();
-    await expectStatus(await f.submit(), 200);
-    const cli = async (quota: string) => {
-      const proc = Bun.spawn([join(ROOT, "node_modules/.bin/bun"), join(ROOT, "src/main.ts"), "accounts", "update", f.accountId, "--monthly-quota", quota, "--db", s.dbPath], { stdout: "pipe", stderr: "pipe" });
-      const [code, err] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
-      if (code !== 0) throw new Error(`accounts update exited ${code}: ${err}`);
-    };
-    await cli("1");
-    expect((await expectStatus(await f.submit(), 429)).code).toBe("QUOTA_EXCEEDED");
-    await cli("5");
-    await expectStatus(await f.submit(), 200);
-    await cli("none");
-    await expectStatus(await f.submit(), 200);
-  }, 30_000);
+  const quotaForm = () => tenantWithForm(s, "Other process");
 
   test("forty changes by another connection, each followed at once by a submission: every one sees the change", async () => {
     const f = await quotaForm();
+    // arrange: another process's connection, writing the quota as `textwire accounts update` does
+    // (a connection of the server's own would tell its cache)
     const other = new Database(s.dbPath);
     try {
-      other.exec("PRAGMA busy_timeout = 5000");
-      const setQuota = other.prepare("UPDATE accounts SET monthly_quota = ? WHERE id = ?");
+      other.exec("PRAGMA busy_timeout = 5000"); // arrange: (the other process's connection)
+      const setQuota = other.prepare("UPDATE accounts SET monthly_quota = ? WHERE id = ?"); // arrange: the quota as the CLI writes it
       const seen: string[] = [];
       for (let round = 0; round < 20; round++) {
         setQuota.run(0, f.accountId);
@@ -113,7 +90,7 @@ describe("a quota changed by another process is seen by the very next submission
       }
       expect(seen).toEqual(Array.from({ length: 20 }, (_, r) => [`${r} quota 0: 429`, `${r} no quota: 200`]).flat());
     } finally {
-      other.close();
+      other.close(); // arrange: (closed)
     }
   });
 

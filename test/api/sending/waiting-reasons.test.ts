@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../../helpers/server";
+import { cancelAllQueued } from "../../helpers/reads";
 import { insertMessage, iso } from "../../helpers/fixtures";
 import { SmsGateEmulator } from "../../helpers/smsgate-emulator";
 
@@ -30,12 +31,7 @@ const report = async (p: SmsGateEmulator, items: unknown[]) =>
   expectStatus(await fetch(`${mobile()}/message`, { method: "PATCH", headers: { Authorization: `Bearer ${p.token}`, "Content-Type": "application/json" }, body: JSON.stringify(items) }), 204);
 
 /** Earlier tests' queued texts out of the way. */
-const clear = () => {
-  const d = s.running.deps;
-  const ids = (d.sqlite.query("SELECT id FROM messages WHERE status = 'queued'").all() as Array<{ id: string }>).map((r) => r.id);
-  d.sqlite.query("UPDATE messages SET status = 'cancelled', lease_token = NULL, lease_expires_at = NULL WHERE status = 'queued'").run();
-  d.leases.withdraw(ids);
-};
+const clear = () => cancelAllQueued(s);
 
 describe("why a queued text waits", () => {
   test("quiet-hours: a form's text due inside its quiet hours waits until they end, and says so", async () => {
@@ -81,7 +77,7 @@ describe("why a queued text waits", () => {
 
   test("phone-paused: the contact's own phone is paused after Android's limit; the text says so", async () => {
     for (const d of (await expectStatus(await s.api("/devices"), 200)).data.devices) await expectStatus(await s.api(`/devices/${d.id}`, { method: "DELETE" }), 200);
-    clear();
+    await clear();
     const p = await phone();
     const customer = number();
     // The customer's first text goes from p: their next ones stick to it.

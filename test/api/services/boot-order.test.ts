@@ -5,7 +5,8 @@ import { openSqlite } from "../../../src/db/open";
 import { migrate } from "../../../src/db/migrate";
 import { defaultServeConfig } from "../../../src/config";
 import { startServer } from "../../../src/server";
-import { tempDir } from "../../helpers/server";
+import { expectStatus, tempDir } from "../../helpers/server";
+import { operatorKey } from "../../helpers/accounts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -22,6 +23,7 @@ function databaseTheQueueRefuses(): string {
   const path = join(dir, "t.db");
   const sqlite = openSqlite(path);
   migrate(sqlite);
+  // arrange: a database no release writes (a queued text with an unknown priority rank), made before the server starts
   sqlite.query("INSERT INTO accounts (id, name, plan, created_at) VALUES ('a', 'A', 'standard', '2026-01-01T00:00:00.000Z')").run();
   sqlite
     .query(
@@ -45,11 +47,15 @@ describe("boot: the Workers load while the queue is rebuilt", () => {
     expect(workerThreads()).toBe(before);
 
     const fix = openSqlite(path);
+    // arrange: the file fixed by hand, with the server stopped
     fix.query("UPDATE messages SET priority_rank = 2").run();
     fix.close();
+    const key = operatorKey({ dbPath: path }, "a", "admin_access").apiKey;
     const running = await startServer(config);
     try {
-      expect(running.deps.queue.has("odd")).toBe(true);
+      // The fixed text is in the rebuilt queue: a tool asking for work is handed it.
+      const next = await fetch(`http://127.0.0.1:${running.port}/v1/messages/next`, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify({ limit: 5 }) });
+      expect(((await expectStatus(next, 200)).data.messages as Array<{ id: string }>).map((m) => m.id)).toEqual(["odd"]);
       // The applier and the checkpointer. Test files share this process: a thread another file
       // left (a backup's, ending) may still be counted for a moment, so wait for it to go.
       for (let i = 0; i < 100 && workerThreads() !== before + 2; i++) await Bun.sleep(20);

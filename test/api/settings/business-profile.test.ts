@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, type TestServer } from "../../helpers/server";
-import { newApiKey } from "../../helpers/reads";
+import { messagesToPhone, newApiKey } from "../../helpers/reads";
 import { newAccount } from "../../helpers/accounts";
 
 let s: TestServer;
@@ -15,8 +15,8 @@ let seq = 2000;
 const newPhone = () => `+1415555${seq++}`;
 const inbound = (from: string, body: string) =>
   fetch(`${s.base}/messages/${standardKey}/inbound`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ from, body }) });
-const replyTo = (phone: string) =>
-  (s.running.deps.sqlite.query("SELECT content FROM messages WHERE recipient_phone = ? ORDER BY seq DESC LIMIT 1").get(phone) as { content: string } | null)?.content;
+/** The newest text to the number, as GET /v1/messages shows it (the reply to what it sent). */
+const replyTo = async (phone: string) => (await messagesToPhone(s, phone)).at(-1)?.content as string | undefined;
 
 describe("the business's name in replies", () => {
   test("a first start's placeholder name is never sent: until a name is set, replies say \"this number\"", async () => {
@@ -26,8 +26,8 @@ describe("the business's name in replies", () => {
     expect(p.replies.helpReply).toContain("{{accountName}}");
     const phone = newPhone();
     await expectStatus(await inbound(phone, "HELP"), 201);
-    expect(replyTo(phone)).toBe("this number: texts about your requests. Reply STOP to unsubscribe, START to resubscribe.");
-    expect(replyTo(phone)).not.toContain("Default account");
+    expect(await replyTo(phone)).toBe("this number: texts about your requests. Reply STOP to unsubscribe, START to resubscribe.");
+    expect(await replyTo(phone)).not.toContain("Default account");
     // The keyword settings' preview says the same.
     expect((await expectStatus(await s.api("/account/settings"), 200)).data.preview.optOutReply).toBe("You're unsubscribed from this number. Reply START to resubscribe.");
   });
@@ -38,18 +38,19 @@ describe("the business's name in replies", () => {
     expect(b.data.preview.optInReply).toBe("You're resubscribed to Rosa's Bakery. Reply STOP to unsubscribe.");
     const phone = newPhone();
     await expectStatus(await inbound(phone, "help"), 201);
-    expect(replyTo(phone)).toBe("Rosa's Bakery: texts about your requests. Reply STOP to unsubscribe, START to resubscribe.");
+    expect(await replyTo(phone)).toBe("Rosa's Bakery: texts about your requests. Reply STOP to unsubscribe, START to resubscribe.");
     const stop = newPhone();
     await expectStatus(await inbound(stop, "STOP"), 201);
-    expect(replyTo(stop)).toBe("You're unsubscribed from Rosa's Bakery. Reply START to resubscribe.");
+    expect(await replyTo(stop)).toBe("You're unsubscribed from Rosa's Bakery. Reply START to resubscribe.");
     // The country is the account's home country (how numbers without +code are read).
     expect((await expectStatus(await s.api("/account/profile"), 200)).data).toMatchObject({ country: "GB", timeZone: "Europe/London" });
   });
 
-  test("an account created with a name (accounts create) uses it at once", () => {
+  test("an account created with a name (accounts create) uses it at once", async () => {
     const a = newAccount(s, { name: "Tiny Shop" });
-    expect(s.running.deps.accountSettings.businessProfile(a.account.id)).toMatchObject({ name: "Tiny Shop", nameSet: true });
-    expect(s.running.deps.accountSettings.reply(a.account.id, "helpReply")).toStartWith("Tiny Shop:");
+    const profile = (await expectStatus(await s.api("/account/profile", { key: a.apiKey }), 200)).data;
+    expect(profile).toMatchObject({ name: "Tiny Shop", nameSet: true });
+    expect(profile.preview.helpReply).toStartWith("Tiny Shop:");
   });
 
   test("bad input: every field named in plain words, nothing changed", async () => {

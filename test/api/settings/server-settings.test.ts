@@ -37,8 +37,13 @@ describe("the public address: flag > setting > the request's own", () => {
     expect(await phoneUrls()).toEqual(["https://sms.example.com/api/mobile/v1"]);
     const list = (await expectStatus(await s.api("/forms"), 200)).data;
     expect(JSON.stringify(list)).not.toContain("127.0.0.1");
-    // Stored in the database (server_settings), so it survives a restart.
-    expect(s.running.deps.sqlite.query("SELECT value FROM server_settings WHERE key = 'server.public_url'").get()).toEqual({ value: "https://sms.example.com" });
+    // Stored in the database, so it survives a restart: a second server on the same file answers it.
+    const again = await startTestServer({ db: s.dbPath }, { dir: s.dir });
+    try {
+      expect((await expectStatus(await again.api("/admin/server-address", { key: s.adminKey }), 200)).data.savedUrl).toBe("https://sms.example.com");
+    } finally {
+      await again.stop();
+    }
   });
 
   test("bad addresses are refused in plain words and change nothing", async () => {
@@ -85,6 +90,7 @@ describe("scheduled backups set from the dashboard", () => {
     const h = await (await fetch(`${s.url}/health`)).json() as any;
     expect(h.backup).toMatchObject({ everySeconds: 300 });
     // The running scheduler uses the new folder: one run now.
+    // arrange: the scheduler's next run, made now (its timer runs every 5 minutes)
     const sched = s.running.deps.lifecycle.find((p) => p.name === "scheduled-backups") as unknown as { runNow(): Promise<void> };
     await sched.runNow();
     expect(readdirSync(dir).filter((f) => f.endsWith(".db")).length).toBe(2);

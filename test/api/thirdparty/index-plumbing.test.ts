@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../../helpers/server";
 import { newAccount } from "../../helpers/accounts";
+import { listTotal } from "../../helpers/reads";
 
 /** SMSGate's third-party API: auth and the error body (docs/api-decisions.md, "SMSGate third-party API"). */
 let ts: TestServer;
@@ -112,11 +113,12 @@ describe("SMSGate third-party API: limits and hostile paths", () => {
     const headers = { Authorization: basic(acct.account.id, acct.apiKey), "Content-Type": "application/json" };
     const two = await tp("/messages", { method: "POST", headers, body: JSON.stringify({ message: "x", phoneNumbers: ["+12025550180", "+12025550181"] }) });
     await expectSmsgateError(two, 429, "QUOTA_EXCEEDED");
-    const count = () => (ts.running.deps.sqlite.query("SELECT count(*) AS n FROM messages WHERE account_id = ?1").get(acct.account.id) as { n: number }).n;
-    expect(count()).toBe(0);
+    /** The account's texts, as its own key's GET /v1/messages counts them. */
+    const count = () => listTotal(ts, "/messages", acct.apiKey);
+    expect(await count()).toBe(0);
     const one = await tp("/messages", { method: "POST", headers, body: JSON.stringify({ message: "x", phoneNumbers: ["+12025550180"] }) });
     expect(one.status).toBe(202);
-    expect(count()).toBe(1);
+    expect(await count()).toBe(1);
   });
 
   test("malformed and oversized ids are a 4xx, never a 500", async () => {
