@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
-import { newApiKey } from "../helpers/reads";
+import { listTotal, newApiKey, queueLength } from "../helpers/reads";
 import { newAccount, updateAccount } from "../helpers/accounts";
 
 let s: TestServer;
@@ -121,14 +121,20 @@ describe("the contact page's and the contacts list's actions stop runs", () => {
     const a = await automation();
     const one = await going(a);
     const many = [await going(a), await going(a)];
+    // The texts of those three waiting in line, and a contact who stays, to ask the queue's length with.
+    const theirs = (await Promise.all([one, ...many].map((p) => listTotal(s, `/messages?status=queued&contactId=${p.contactId}`)))).reduce((x, y) => x + y, 0);
+    expect(theirs).toBeGreaterThanOrEqual(3);
+    const stays = await going(a);
+    const waiting = await queueLength(s, { contactId: stays.contactId });
     await expectStatus(await s.api(`/contacts/${one.contactId}`, { method: "DELETE" }), 200);
     await expectStatus(await s.api("/contacts/bulk/delete", { method: "POST", json: { contactIds: many.map((p) => p.contactId) } }), 200);
     for (const p of [one, ...many]) {
-      expect(s.running.deps.queue.has(p.messageId)).toBe(false);
       await expectStatus(await s.api(`/messages/${p.messageId}`), 404);
       const run = (await expectStatus(await s.api(`/automations/${a.id}/runs?contactId=${p.contactId}`), 200)).data.runs[0];
       expect(run).toMatchObject({ id: p.runId, status: "stopped", stoppedReason: "contact-deleted", contact: null });
     }
+    // Their texts left the queue: as many fewer wait in line.
+    expect(await queueLength(s, { contactId: stays.contactId })).toBe(waiting - theirs);
     await expectStatus(await remove(a.id), 200);
   });
 
@@ -151,8 +157,9 @@ describe("the contact page's and the contacts list's actions stop runs", () => {
 describe("a test submission", () => {
   test("never starts a run, even when it is sent to the owner's phone", async () => {
     const a = await automation();
-    const q = (sql: string) => (s.running.deps.sqlite.query(sql).get() as { n: number }).n;
-    const before = { inbox: q("SELECT COUNT(*) AS n FROM automation_inbox"), runs: q("SELECT COUNT(*) AS n FROM automation_runs"), submissions: q("SELECT COUNT(*) AS n FROM submissions") };
+    // What a run would come from (a submission) and what it makes (runs), across the account.
+    const counts = async () => ({ submissions: await listTotal(s, "/submissions"), runs: (await expectStatus(await s.api("/automations"), 200)).data.automations.map((x: any) => x.runs) });
+    const before = await counts();
     const phone = newPhone();
     await expectStatus(await s.api(`/forms/${formId}/test`, { method: "POST", json: { values: { phoneNumber: phone, firstName: "Ada" } } }), 200);
     const sent = await expectStatus(await s.api(`/forms/${formId}/test`, { method: "POST", json: { values: { phoneNumber: phone, firstName: "Ada" }, sendTo: newPhone() } }), 200);
@@ -160,7 +167,7 @@ describe("a test submission", () => {
     s.running.deps.automations.sweep(); // arrange: the engine's sweep, run at once (its timer does not follow the test)
     expect((await expectStatus(await s.api(`/automations/${a.id}/runs`), 200)).data.runs).toEqual([]);
     expect((await expectStatus(await s.api(`/automations/${a.id}`), 200)).data.automation.runs).toMatchObject({ active: 0, completed: 0, stopped: 0 });
-    expect({ inbox: q("SELECT COUNT(*) AS n FROM automation_inbox"), runs: q("SELECT COUNT(*) AS n FROM automation_runs"), submissions: q("SELECT COUNT(*) AS n FROM submissions") }).toEqual(before);
+    expect(await counts()).toEqual(before);
     // The same values from the website do start it: the check above is not vacuous.
     await expectStatus(await submit(phone), 200);
     expect((await expectStatus(await s.api(`/automations/${a.id}/runs`), 200)).data.runs).toHaveLength(1);
@@ -176,12 +183,14 @@ describe("stopping one person's run by hand (POST /v1/automations/<id>/runs/<run
     const p = await going(a);
     const [, second] = (await runOf(a, p.contactId)).steps;
     await expectStatus(await s.api(`/messages/${p.messageId}/status`, { method: "PUT", json: { status: "sent", sentAt: new Date().toISOString() } }), 200);
+    const waiting = await queueLength(s, { contactId: p.contactId });
     const r = (await expectStatus(await stop(a.id, p.runId), 200)).data;
     expect(r.changed).toBe(true);
     expect(r.run).toMatchObject({ id: p.runId, status: "stopped", stoppedReason: "stopped-by-hand" });
     expect(r.run.steps.map((x: any) => x.status)).toEqual(["sent", "cancelled"]);
     expect(await messageStatus(second.messageId)).toBe("cancelled");
-    expect(s.running.deps.queue.has(second.messageId)).toBe(false);
+    // The second text left the queue: one fewer waits in line.
+    expect(await queueLength(s, { contactId: p.contactId })).toBe(waiting - 1);
     const c = (await expectStatus(await s.api(`/contacts/${p.contactId}`), 200)).data;
     expect(c.automationRuns[0]).toMatchObject({ id: p.runId, automationId: a.id, automation: { name: a.name, deleted: false }, stoppedReason: "stopped-by-hand" });
     expect((await expectStatus(await s.api(`/automations/${a.id}`), 200)).data.automation.runs.stoppedBy["stopped-by-hand"]).toBe(1);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, type TestServer } from "../helpers/server";
-import { listTotal, messageOf, newApiKey } from "../helpers/reads";
+import { listTotal, messageOf, newApiKey, queueLength } from "../helpers/reads";
 import { newAccount } from "../helpers/accounts";
 
 // 10:00 in New York on Friday 30 October 2026 (EDT, UTC-4); the clocks go back on Sunday 1 November.
@@ -154,12 +154,14 @@ describe("automations: runs", () => {
     const phone = newPhone();
     await expectStatus(await submit({ phoneNumber: phone, firstName: "Bo", appointment: "2026-11-10" }), 200);
     const [run] = await runsOf(a.id);
+    const waiting = await queueLength(s, { phoneNumber: phone });
     await expectStatus(await inbound(phone, "sounds good, thanks"), 201);
     const [after] = await runsOf(a.id);
     expect(after).toMatchObject({ id: run.id, status: "stopped", stoppedReason: "replied" });
     expect(after.steps.map((x: any) => x.status)).toEqual(["cancelled", "cancelled"]);
     for (const step of run.steps) expect((await messageOf(s, step.messageId))!.status).toBe("cancelled");
-    expect(s.running.deps.queue.has(run.steps[0].messageId)).toBe(false);
+    // Both steps left the queue: two fewer texts wait in line.
+    expect(await queueLength(s, { phoneNumber: phone })).toBe(waiting - run.steps.length);
     expect((await runsOf(a.id, "?status=stopped")).length).toBe(1);
     expect((await runsOf(a.id, "?status=active")).length).toBe(0);
     await expectStatus(await s.api(`/automations/${a.id}`, { method: "DELETE" }), 200);

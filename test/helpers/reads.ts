@@ -82,3 +82,16 @@ export async function broadcastQueued(ts: TestServer, id: string, key = ts.admin
     await Bun.sleep(10);
   }
 }
+
+/**
+ * How many texts wait in the account's queue, as a tool sending through the API sees it: a probe
+ * text queued last in line (low priority, scheduled centuries ahead: after every other text in
+ * queue order) answers with its `queuePosition`, one more than the texts ahead of it, and is
+ * cancelled at once. `to` names a contact the test already has (by id or phone), so the probe
+ * makes no contact; it must not be opted out.
+ */
+export async function queueLength(ts: TestServer, to: { contactId: string } | { phoneNumber: string }, key = ts.adminKey): Promise<number> {
+  const r = (await expectStatus(await ts.api("/messages", { method: "POST", key, json: { ...to, content: "queue probe", priority: "low", scheduledFor: "2999-01-01T00:00:00.000Z" } }), 201)).data;
+  await expectStatus(await ts.api("/messages/bulk", { method: "PUT", key, json: { messageIds: [r.messageId], status: "cancelled" } }), 200);
+  return r.queuePosition - 1;
+}

@@ -333,9 +333,6 @@ describe("the detector", () => {
  *   InboundService called directly (inbound).
  */
 const NOT_YET: Record<string, number> = {
-  "test/api/automations-interplay.test.ts": 4,
-  "test/api/automations.test.ts": 1,
-  "test/api/broadcasts.test.ts": 1,
   "test/api/contacts-import.test.ts": 2,
   "test/api/devices.test.ts": 9,
   "test/api/http/deep-bodies.test.ts": 2,
@@ -346,9 +343,7 @@ const NOT_YET: Record<string, number> = {
   "test/api/messages-live.test.ts": 3,
   "test/api/ops/stage-timing.test.ts": 1,
   "test/api/people.test.ts": 3,
-  "test/api/sending/opt-outs.test.ts": 1,
   "test/api/sending/quota.test.ts": 7,
-  "test/api/sending/retries.test.ts": 2,
   "test/api/sessions.test.ts": 2,
   "test/api/webhook-form-cache.test.ts": 4,
   "test/api/webhook.test.ts": 2,
