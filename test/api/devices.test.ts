@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, expectStatus, formBody, tempDir, type TestServer } from "../helpers/server";
-import { insertContact, insertForm, insertMessage, iso, row } from "../helpers/fixtures";
-import { messageOf, raiseApiLimits } from "../helpers/reads";
+import { insertContact, insertForm, insertMessage, iso } from "../helpers/fixtures";
+import { messageOf, queueLength, raiseApiLimits } from "../helpers/reads";
 
 // insertMessage and insertContact (SQL) arrange queued messages in a given order and age; what
 // leasing and reports changed is read back through the API (stage, timeline, status).
@@ -9,6 +9,8 @@ import { rmSync } from "node:fs";
 import { newAccount, operatorKey } from "../helpers/accounts";
 
 const T0 = Date.parse("2026-11-20T12:00:00.000Z");
+/** A number the queue's length is asked with (test/helpers/reads.ts, queueLength). */
+const PROBE = "+14155550100";
 
 async function server(overrides = {}) {
   const clock = { now: T0 };
@@ -23,6 +25,17 @@ const shown = async (s: TestServer, id: string) => (await messageOf(s, id))!;
 /** The timeline's leases and lease expiries: who holds (held) the message, until when. */
 const leasesOf = (m: Record<string, any>) => m.timeline.filter((e: any) => e.kind === "leased");
 const expiriesOf = (m: Record<string, any>) => m.timeline.filter((e: any) => e.kind === "lease_expired").length;
+/**
+ * Waits until the account's long poll is parked, so what the test does next wakes it (a parked
+ * poll shows in no answer until it wakes).
+ */
+async function parked(s: TestServer) {
+  const deadline = Date.now() + 5_000;
+  while (s.running.deps.leases.waiting(s.accountId) < 1) { // arrange: the poll parked before the text comes (no request shows a parked poll)
+    if (Date.now() > deadline) throw new Error("the long poll never parked");
+    await Bun.sleep(10);
+  }
+}
 const next = async (s: TestServer, json: Record<string, unknown> = {}, key?: string) =>
   (await expectStatus(await s.api("/messages/next", { method: "POST", json, key }), 200)).data;
 
@@ -131,6 +144,7 @@ describe("leases: reports, stale tokens, expiry", () => {
     const id = insertMessage(d, s.accountId);
     // One attempt only: no automatic retry after "no-report" (retries.test.ts covers those).
     d.sqlite.query("UPDATE messages SET max_attempts = 1 WHERE id = ?").run(id); // arrange: a text allowed one attempt (no request sets it)
+    const waiting = await queueLength(s, { phoneNumber: PROBE });
     for (let attempt = 1; attempt <= 3; attempt++) {
       const m = (await next(s, { leaseSeconds: 30 })).messages;
       expect(m.map((x: any) => x.id)).toEqual([id]);
@@ -145,13 +159,20 @@ describe("leases: reports, stale tokens, expiry", () => {
     const failed = await shown(s, id);
     expect(failed).toMatchObject({ status: "failed", failureReason: "no-report" });
     expect(expiriesOf(failed)).toBe(3);
-    expect(d.queue.has(id)).toBe(false);
+    // It left the queue: one fewer text waits in line, and none is handed out.
+    expect(await queueLength(s, { phoneNumber: PROBE })).toBe(waiting - 1);
     expect((await next(s, { limit: 50 })).messages).toEqual([]);
     // A client retry starts over.
     await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "queued" } }), 200);
     expect(await shown(s, id)).toMatchObject({ status: "queued", retryCount: 1 });
-    // The API shows no running count of expired leases; the retry must start it again (read in SQL).
-    expect(row(d.sqlite, id).lease_expiries).toBe(0);
+    // The retry starts the count of expired leases again: two more expiries return it to the queue
+    // (with the old count kept, the first would reach the third and fail it).
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      expect((await next(s, { leaseSeconds: 30 })).messages.map((x: any) => x.id)).toEqual([id]);
+      clock.now += 30_000;
+      d.leases.sweep(clock.now); // arrange: the timer's job, run by hand with the fake clock
+      expect(await shown(s, id)).toMatchObject({ status: "queued", stage: "queued" });
+    }
     expect((await next(s)).messages[0].id).toBe(id);
     await expectStatus(await s.api(`/messages/${id}/status`, { method: "PUT", json: { status: "cancelled" } }), 200);
   });
@@ -173,10 +194,12 @@ describe("leases: reports, stale tokens, expiry", () => {
     const d = s.running.deps;
     const id = insertMessage(d, s.accountId);
     await next(s);
-    expect(d.leases.isLeased(id)).toBe(true);
+    expect((await shown(s, id)).stage).toBe("with-phone");
+    const waiting = await queueLength(s, { phoneNumber: PROBE });
     await expectStatus(await s.api(`/messages/${id}`, { method: "DELETE" }), 200);
-    expect(d.leases.isLeased(id)).toBe(false);
-    expect(d.queue.has(id)).toBe(false);
+    await expectStatus(await s.api(`/messages/${id}`), 404);
+    // It left the queue; the in-memory lease's end is test/services/leases.test.ts's.
+    expect(await queueLength(s, { phoneNumber: PROBE })).toBe(waiting - 1);
   });
 
   test("deleting the form or the contact of a leased message ends the lease too", async () => {
@@ -186,12 +209,12 @@ describe("leases: reports, stale tokens, expiry", () => {
     const viaForm = insertMessage(d, s.accountId, { formId });
     const viaContact = insertMessage(d, s.accountId, { contactId });
     expect((await next(s, { limit: 10 })).messages.map((m: any) => m.id).sort()).toEqual([viaForm, viaContact].sort());
+    const waiting = await queueLength(s, { phoneNumber: PROBE });
     await expectStatus(await s.api(`/forms/${formId}`, { method: "DELETE" }), 200);
     await expectStatus(await s.api(`/contacts/${contactId}`, { method: "DELETE" }), 200);
-    for (const id of [viaForm, viaContact]) {
-      expect(d.leases.isLeased(id)).toBe(false);
-      expect(d.queue.has(id)).toBe(false);
-    }
+    for (const id of [viaForm, viaContact]) await expectStatus(await s.api(`/messages/${id}`), 404);
+    // Both left the queue; the in-memory leases' end is test/services/leases.test.ts's.
+    expect(await queueLength(s, { phoneNumber: PROBE })).toBe(waiting - 2);
   });
 });
 
@@ -235,8 +258,7 @@ describe("GET /messages/next (flat, long-poll)", () => {
   test("?wait long-polls and wakes as soon as a message is queued", async () => {
     const started = performance.now();
     const pending = s.api("/messages/next?wait=10");
-    await Bun.sleep(150);
-    expect(s.running.deps.leases.waiting(s.accountId)).toBe(1);
+    await parked(s);
     const m = (await expectStatus(await s.api("/messages", { method: "POST", json: { phoneNumber: "4155550123", content: "urgent!", priority: "urgent" } }), 201)).data;
     const body = await expectStatus(await pending, 200);
     expect(body.data.message.id).toBe(m.messageId);
@@ -248,8 +270,7 @@ describe("GET /messages/next (flat, long-poll)", () => {
     const form = (await expectStatus(await s.api("/forms", { method: "POST", json: formBody({ name: "Wakes phones" }) }), 201)).data.form;
     const started = performance.now();
     const pending = s.api("/messages/next?wait=10");
-    await Bun.sleep(150);
-    expect(s.running.deps.leases.waiting(s.accountId)).toBe(1);
+    await parked(s);
     const res = await fetch(`${s.base}/forms/${form.id}/webhook`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },

@@ -14,7 +14,9 @@
  *   (`<module>[-<concern>].test.ts`, src/http/routes/), one in test/api/thirdparty/ after a module
  *   of src/http/routes/thirdparty/, or it sits in a concern folder (CONCERNS below); a file in a
  *   test/unit folder after a module or folder of src/, web/ or scripts/ (the files at the top of
- *   test/unit are the code base's fitness tests, this one among them).
+ *   test/unit are the code base's fitness tests, this one among them); a file in test/services
+ *   (a running server's internals, read inside: what no answer shows) after a module of src/.
+ * test/services and test/db are not API tests: they read inside on purpose and are not scanned.
  * Each failure lists every offending file:line.
  */
 import { describe, expect, test } from "bun:test";
@@ -334,7 +336,6 @@ describe("the detector", () => {
  */
 const NOT_YET: Record<string, number> = {
   "test/api/contacts-import.test.ts": 2,
-  "test/api/devices.test.ts": 9,
   "test/api/http/deep-bodies.test.ts": 2,
   "test/api/http/fuzz.test.ts": 2,
   "test/api/http/permissions.test.ts": 1,
@@ -402,6 +403,7 @@ export function misnamed(path: string, routes: string[], thirdparty: string[], u
     if (parts.length === 4 && CONCERNS[parts[2]]) return null;
     return `folder test/api/${parts.slice(2, -1).join("/")} is neither thirdparty/ nor a concern folder (${Object.keys(CONCERNS).join(", ")})`;
   }
+  if (parts[1] === "services") return parts.length === 3 && namedAfter(name, units) ? null : "not named after a module of src/ (test/services/<module>[-<concern>].test.ts)";
   if (parts[1] === "unit" && parts.length > 3) {
     if (UNIT_NAMED_FOR_A_RULE[path] || namedAfter(name, units)) return null;
     return "not named after a module or folder of src/, web/ or scripts/ (<module>[-<concern>].test.ts)";
@@ -435,10 +437,12 @@ describe("test files are named after what they test", () => {
     expect(misnamed("test/unit/db/odds-and-ends.test.ts", routes, thirdparty, units)).toContain("module");
     expect(misnamed("test/unit/queue/priority-queue.test.ts", routes, thirdparty, units)).toBeNull();
     expect(misnamed("test/unit/docs.test.ts", routes, thirdparty, units)).toBeNull();
+    expect(misnamed("test/services/leases.test.ts", routes, thirdparty, units)).toBeNull();
+    expect(misnamed("test/services/internals.test.ts", routes, thirdparty, units)).toContain("module of src/");
   });
 
-  test("every file in test/api and test/unit follows it", () => {
-    const files = ["test/api", "test/unit"].flatMap((d) => sourceFiles(join(ROOT, d))).filter((f) => f.endsWith(".test.ts"));
+  test("every file in test/api, test/unit and test/services follows it", () => {
+    const files = ["test/api", "test/unit", "test/services"].flatMap((d) => sourceFiles(join(ROOT, d))).filter((f) => f.endsWith(".test.ts"));
     const bad = files.map((f) => relative(ROOT, f)).flatMap((f) => {
       const why = misnamed(f, routes, thirdparty, units);
       return why ? [`${f}: ${why}`] : [];
