@@ -344,9 +344,7 @@ const NOT_YET: Record<string, number> = {
   "test/api/messages-live.test.ts": 3,
   "test/api/ops/stage-timing.test.ts": 1,
   "test/api/people.test.ts": 3,
-  "test/api/sending/quota.test.ts": 7,
   "test/api/sessions.test.ts": 2,
-  "test/api/webhook-form-cache.test.ts": 4,
   "test/api/webhook.test.ts": 2,
 };
 
