@@ -148,12 +148,4 @@ describe("GET /v1/contacts/<id>/messages", () => {
   });
 });
 
-describe("InboundService.receive (the SMSGate path calls it directly)", () => {
-  test("is durable on return and dedupes on externalId", () => {
-    const inbound = s.running.deps.inbound;
-    const m = inbound.receive(s.accountId, { from: "+14155550155", body: "via app", receivedAt: T0, deviceId: "dev-1", externalId: "abc" });
-    expect(s.running.deps.sqlite.query("SELECT body FROM inbound_messages WHERE id = ?").get(m.id)).toEqual({ body: "via app" });
-    expect(inbound.receive(s.accountId, { from: "+14155550155", body: "via app", receivedAt: T0, deviceId: "dev-1", externalId: "abc" }).id).toBe(m.id);
-    expect(() => inbound.receive(s.accountId, { from: "nope", body: "x", receivedAt: T0 })).toThrow();
-  });
-});
+// InboundService called directly (the SMSGate path) is a service's contract: test/services/inbound.test.ts.

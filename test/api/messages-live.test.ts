@@ -1,13 +1,13 @@
 /**
  * The services announce their changes (src/lib/changes.ts) and the observers listen: the
  * dashboard's live feed hears a change whatever path made it — not only the /v1 paths a URL
- * match once listed — and the queue watcher hears every way a phone asks for work.
+ * match once listed. (The queue watcher hearing every way a phone asks for work:
+ * test/services/queue-watch.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
 import { insertMessage } from "../helpers/fixtures";
 import { SmsGateEmulator } from "../helpers/smsgate-emulator";
-import type { QueueWatch } from "../../src/services/queue-watch";
 
 /** An open /v1/live/messages stream and a reader that waits for a pattern (10 s at most). */
 async function liveStream(s: TestServer) {
@@ -87,32 +87,4 @@ describe("the live feed hears changes made outside the /v1 message routes", () =
   });
 });
 
-describe("the queue watcher hears every way of asking for work", () => {
-  test("the mobile API, a key's POST /v1/messages/next and a recipe's long-poll each end a stuck spell", async () => {
-    let offset = 0;
-    const clock = () => Date.now() + offset;
-    const s = await startTestServer({}, { clock });
-    try {
-      const phone = new SmsGateEmulator({ base: `${s.url}/api/mobile/v1` });
-      await phone.register((await expectStatus(await s.api("/devices/registration-tokens", { method: "POST", json: {} }), 201)).data.token);
-      const watch = s.running.deps.lifecycle.find((l) => l.name === "queue-watch") as QueueWatch;
-      const asks: Array<[string, () => Promise<Response>]> = [
-        ["mobile GET", () => fetch(`${s.url}/api/mobile/v1/message`, { headers: { Authorization: `Bearer ${phone.token}` } })],
-        ["POST next", () => s.api("/messages/next", { method: "POST", json: { limit: 1 } })],
-        ["recipe long-poll", () => s.api("/messages/next?wait=0", { headers: { "X-Device-Id": "kitchen-phone" } })],
-      ];
-      for (const [name, ask] of asks) {
-        // Quiet for longer than --stuck-after (10 min) with a message due: stuck.
-        offset += 11 * 60_000;
-        insertMessage(s.running.deps, s.accountId, { scheduledFor: new Date(clock() - 1_000).toISOString() });
-        expect([name, watch.check(clock())]).toEqual([name, [s.accountId]]);
-        // The rate of one phone is not the point here: a message is still due after the ask.
-        insertMessage(s.running.deps, s.accountId, { scheduledFor: new Date(clock() - 1_000).toISOString() });
-        expect((await ask()).status).toBeLessThan(300);
-        expect([name, watch.check(clock())]).toEqual([name, []]);
-      }
-    } finally {
-      await s.stop();
-    }
-  });
-});
+// The queue watcher hearing every way of asking for work is read inside it: test/services/queue-watch.test.ts.

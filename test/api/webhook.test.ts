@@ -520,9 +520,7 @@ describe("Idempotency-Key", () => {
       now += 2 * 3_600_000;
       const c = await expectStatus(await post(t, f.id, { phoneNumber: nextPhone() }, { headers: { "Idempotency-Key": "x" } }), 200);
       expect(c.data.messageId).not.toBe(a.data.messageId);
-      expect(t.running.deps.submissions.sweepIdempotencyKeys()).toBe(0);
-      now += 25 * 3_600_000;
-      expect(t.running.deps.submissions.sweepIdempotencyKeys()).toBe(1);
+      // What the sweep then removes is read inside the service: test/services/submissions.test.ts.
     } finally {
       await t.stop();
     }

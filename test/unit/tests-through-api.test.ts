@@ -340,12 +340,7 @@ const NOT_YET: Record<string, number> = {
   "test/api/http/fuzz.test.ts": 2,
   "test/api/http/permissions.test.ts": 1,
   "test/api/http/route-access.test.ts": 1,
-  "test/api/inbound.test.ts": 5,
-  "test/api/messages-live.test.ts": 3,
-  "test/api/ops/stage-timing.test.ts": 1,
   "test/api/people.test.ts": 3,
-  "test/api/sessions.test.ts": 2,
-  "test/api/webhook.test.ts": 2,
 };
 
 const apiFiles = () => sourceFiles(join(ROOT, "test/api")).filter((f) => f.endsWith(".ts")).sort();
