@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { KEY_PERMISSIONS, routeAccessOf, type KeyPermission, type RouteAccess } from "../../../src/http/permissions";
+import { routeAccessOf, type KeyPermission, type RouteAccess } from "../../../src/http/permissions";
 import type { RouteDef } from "../../../src/http/request-guard";
 import { THIRDPARTY_PREFIX } from "../../../src/http/access";
 import { startTestServer, type TestServer } from "../../helpers/server";
+import { KEYS_HOLDING, POLICY } from "../../helpers/permission-policy";
 import { CALLERS, KEY_ROLES, makeCallers, runScenario, SESSION_ROLES, type Caller, type Callers, type SessionRole } from "../../helpers/scenario";
 
 /**
@@ -16,56 +17,7 @@ import { CALLERS, KEY_ROLES, makeCallers, runScenario, SESSION_ROLES, type Calle
  * envelope's 403 (or 401 when signed out).
  */
 
-type KeyKind = "any key" | "admin key" | "operator key";
-const ALL_ROLES: readonly SessionRole[] = ["owner", "admin", "staff", "viewer"];
-const WORKERS: readonly SessionRole[] = ["owner", "admin", "staff"];
-const MANAGERS: readonly SessionRole[] = ["owner", "admin"];
-const OWNER: readonly SessionRole[] = ["owner"];
-
-/** Who may do what: the people's roles (docs/api-decisions.md, "People, roles and the first run") and the key kinds. */
-const POLICY: Record<KeyPermission, { roles: readonly SessionRole[]; key: KeyKind }> = {
-  "account.read": { roles: ALL_ROLES, key: "any key" },
-  "settings.read": { roles: MANAGERS, key: "admin key" },
-  "settings.write": { roles: MANAGERS, key: "admin key" },
-  "forms.read": { roles: ALL_ROLES, key: "any key" },
-  "forms.write": { roles: MANAGERS, key: "admin key" },
-  "forms.embed": { roles: MANAGERS, key: "admin key" },
-  "messages.read": { roles: ALL_ROLES, key: "any key" },
-  "submissions.read": { roles: ALL_ROLES, key: "any key" },
-  "messages.send": { roles: WORKERS, key: "any key" },
-  "messages.write": { roles: WORKERS, key: "any key" },
-  "phone.work": { roles: MANAGERS, key: "any key" },
-  // Staff retry and cancel one message (PUT /v1/messages/:id/status).
-  "phone.report": { roles: WORKERS, key: "any key" },
-  "conversations.read": { roles: ALL_ROLES, key: "any key" },
-  "conversations.write": { roles: WORKERS, key: "any key" },
-  "contacts.read": { roles: ALL_ROLES, key: "any key" },
-  "contacts.write": { roles: WORKERS, key: "any key" },
-  "contacts.delete": { roles: MANAGERS, key: "admin key" },
-  "contacts.export": { roles: MANAGERS, key: "admin key" },
-  "contacts.import": { roles: MANAGERS, key: "admin key" },
-  "broadcasts.read": { roles: ALL_ROLES, key: "any key" },
-  // Staff send broadcasts from the dashboard; a key needs admin access for them.
-  "broadcasts.write": { roles: WORKERS, key: "admin key" },
-  "automations.read": { roles: ALL_ROLES, key: "any key" },
-  "automations.write": { roles: MANAGERS, key: "admin key" },
-  "devices.read": { roles: ALL_ROLES, key: "any key" },
-  "devices.write": { roles: MANAGERS, key: "admin key" },
-  "session.own": { roles: ALL_ROLES, key: "any key" },
-  "sessions.manage": { roles: OWNER, key: "admin key" },
-  "api-keys.manage": { roles: OWNER, key: "admin key" },
-  "people.manage": { roles: OWNER, key: "admin key" },
-  "event-endpoints.read": { roles: MANAGERS, key: "admin key" },
-  "event-endpoints.write": { roles: MANAGERS, key: "admin key" },
-  // The owner of the server's first account is its operator; keys only when made with --operator.
-  operator: { roles: OWNER, key: "operator key" },
-};
-
-const KEYS_HOLDING: Record<KeyKind, readonly Caller[]> = {
-  "any key": ["operator key", "admin key", "standard key"],
-  "admin key": ["operator key", "admin key"],
-  "operator key": ["operator key"],
-};
+// Who may hold each permission: test/helpers/permission-policy.ts.
 
 /** A path the route's pattern matches: every parameter (and a wildcard) becomes "x". */
 const concrete = (path: string) => path.replace(/:[^/]+/g, "x").replace(/\*/g, "x").replace(/\/+$/, "") || "/";
@@ -91,15 +43,8 @@ beforeAll(async () => {
 });
 afterAll(() => s.stop());
 
-describe("the table covers every declared route", () => {
-  test("the routes are read from their declarations, and the policy names every permission they declare", () => {
-    expect(routes.length).toBeGreaterThan(100);
-    const declared = new Set(routes.map((r) => r.access.permission).filter((p): p is KeyPermission => Object.hasOwn(KEY_PERMISSIONS, p)));
-    expect([...declared].filter((p) => !POLICY[p]).sort()).toEqual([]);
-    // Every permission the policy names is used by some route (no stale names).
-    expect(Object.keys(POLICY).filter((p) => !declared.has(p as KeyPermission)).sort()).toEqual([]);
-  });
-});
+// That the declared routes name exactly the policy's permissions is read from the declarations
+// themselves: test/services/permissions.test.ts.
 
 /** The error code of either envelope: ours ({code: "…"}) or SMSGate's ({code: 401, data: "…"}). */
 const errorCode = (body: any): unknown => (typeof body?.code === "string" ? body.code : body?.data);

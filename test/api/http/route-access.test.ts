@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Elysia } from "elysia";
 import { classify } from "../../../src/http/access";
 import { accessProblem, routeAccessOf, type RouteAccess } from "../../../src/http/permissions";
-import { routeAccess } from "../../../src/http/plugins/route-access";
 import { RouteTable, type RouteDef } from "../../../src/http/request-guard";
 import { expectStatus, startTestServer, type TestServer } from "../../helpers/server";
 import { SmsGateEmulator } from "../../helpers/smsgate-emulator";
@@ -31,21 +29,9 @@ describe("every route declares who may call it", () => {
     expect(problems).toEqual([]);
   });
 
-  test("a route without a declaration is named, and stops the server at start", () => {
-    const app = new Elysia()
-      .use(routeAccess)
-      .get("/v1/declared", () => "", { permission: "forms.read", rateLimit: "api-key" })
-      .get("/v1/forgotten", () => "")
-      .post("/v1/half", () => "", { permission: "forms.write" })
-      .put("/v1/misfit", () => "", { permission: "forms.write", rateLimit: "form" });
-    expect(app.routes.map((r) => accessProblem(r))).toEqual([
-      null,
-      "GET /v1/forgotten declares no permission",
-      "POST /v1/half declares no rate limit",
-      'PUT /v1/misfit declares rate limit "form"; forms.write takes api-key, device, device-report',
-    ]);
-    expect(() => new RouteTable(() => app.routes, routeAccessOf).prepare()).toThrow(/GET \/v1\/forgotten declares no permission/);
-  });
+  // A route without a declaration, named and stopping the server at start, is a rule of the
+  // plugin on an app of its own: test/unit/http/route-access.test.ts.
+
 
   test("the declaration agrees with the path family the outer handler sorts requests by before matching", () => {
     const disagree: string[] = [];
