@@ -43,6 +43,7 @@ beforeAll(async () => {
 });
 afterAll(() => s.stop());
 
+// oracle: no answer shows that a refused request wrote nothing in any table; SQLite counts every row the server's connection wrote
 const changes = () => (s.running.deps.sqlite.query("SELECT total_changes() AS n").get() as { n: number }).n;
 
 describe("fuzz: hostile input over every route", () => {
