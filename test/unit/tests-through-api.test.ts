@@ -92,7 +92,9 @@ export function reachesPastHttp(source: string): Reach[] {
   const depsAliases: Alias[] = [];
   const partAliases: Alias[] = [];
   for (const m of bare.matchAll(/\b(?:const|let|var)\s+(\w+)\s*=\s*[\w.]*\brunning\.deps\s*(?=[;\n)])/g)) depsAliases.push({ name: m[1], scope: scopeOf(m.index!) });
-  for (const m of bare.matchAll(/\b(?:const|let|var)\s+(\w+)\s*=\s*(?:\(\)\s*=>\s*)?(?:[\w.]*\brunning\.deps\.\w+|new Database\()/g)) partAliases.push({ name: m[1], scope: scopeOf(m.index!) });
+  // A part itself (`= s.running.deps.queue;`, `= () => t.running.deps.sqlite;`), not a value read
+  // from one (`= s.running.deps.queue.size()` is a read, followed below).
+  for (const m of bare.matchAll(/\b(?:const|let|var)\s+(\w+)\s*=\s*(?:\(\)\s*=>\s*)?(?:[\w.]*\brunning\.deps\.\w+(?=\s*(?:[;\n)]|as\b|$))|new Database\()/g)) partAliases.push({ name: m[1], scope: scopeOf(m.index!) });
   for (const m of bare.matchAll(/\b(?:const|let|var)\s+\{([^}]*)\}\s*=\s*[\w.]*\brunning\.deps\b/g)) {
     for (const n of m[1].split(",")) {
       const name = n.split(":").pop()!.trim();
@@ -327,6 +329,23 @@ describe("the detector", () => {
       "expect(eventsOf(x)).toHaveLength(1);", // 23
     ].join("\n");
     expect(reachesPastHttp(src).filter((r) => r.kind === "asserted").map((r) => r.line)).toEqual([3, 8, 12, 13, 14, 17, 26]);
+  });
+});
+
+describe("a value read from a part is a read, not the part", () => {
+  test("a name bound to what a part answered, or to a function reading it, is asserted on even when marked", () => {
+    const src = [
+      'const rows = () => s.running.deps.sqlite.query("SELECT * FROM messages").all(); // arrange: x',
+      "expect(rows()).toEqual([]);", // 2
+      "const n = s.running.deps.queue.size(); // arrange: x",
+      "expect(n).toBe(0);", // 4
+      'const one = s.running.deps.sqlite.query("SELECT 1 AS n").get(); // arrange: x',
+      "expect(one).toEqual({ n: 1 });", // 6
+      "const db = () => s.running.deps.sqlite; // arrange: the connection itself",
+      "const id = insertContact(db(), s.accountId, {});",
+      "expect(await contactOf(s, id)).not.toBeNull();",
+    ].join("\n");
+    expect(reachesPastHttp(src).map((r) => `${r.line} ${r.kind}`)).toEqual(["2 asserted", "4 asserted", "6 asserted"]);
   });
 });
 
