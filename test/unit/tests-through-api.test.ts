@@ -189,11 +189,10 @@ export function reachesPastHttp(source: string): Reach[] {
   // from the route declarations are the test's input, not its result).
   const tainted: Array<{ name: string; scope: [number, number]; fn: boolean }> = [];
   const taintOf = (name: string, at: number) => tainted.find((t) => t.name === name && t.scope[0] <= at && at <= t.scope[1]);
-  const declared: Array<{ names: string[]; at: number; from: number; to: number; fn: boolean }> = [];
-  for (const m of bare.matchAll(/\b(?:const|let|var)\s+(\w+|\{[^}]*\}|\[[^\]]*\])\s*(=|\bof\b)/g)) {
-    const names = m[1].replace(/[{}[\]]/g, "").split(",").map((n) => n.split(":").pop()!.replace(/=.*/, "").replace("...", "").trim()).filter(Boolean);
-    // The bound expression: to the end of its statement (a `;` or line end outside brackets).
-    let k = m.index! + m[0].length;
+  const declared: Array<{ names: string[]; at: number; from: number; to: number; fn: boolean; scope?: [number, number] }> = [];
+  /** The bound expression from `start`: to the end of its statement (a `;` or line end outside brackets). */
+  const boundEnd = (at: number, start: number) => {
+    let k = start;
     let depth = 0;
     for (; k < bare.length; k++) {
       const c = bare[k];
@@ -201,10 +200,28 @@ export function reachesPastHttp(source: string): Reach[] {
       else if (")]}".includes(c)) {
         if (depth === 0) break;
         depth--;
-      } else if ((c === ";" || c === "\n") && depth === 0 && !/(?:[=(,.?:&|+\-]|=>)\s*$/.test(bare.slice(m.index!, k)) && !/^\s*[.?:&|]/.test(bare.slice(k + 1, k + 40))) break;
+      } else if ((c === ";" || c === "\n") && depth === 0 && !/(?:[=(,.?:&|+\-]|=>)\s*$/.test(bare.slice(at, k)) && !/^\s*[.?:&|]/.test(bare.slice(k + 1, k + 40))) break;
     }
+    return k;
+  };
+  for (const m of bare.matchAll(/\b(?:const|let|var)\s+(\w+|\{[^}]*\}|\[[^\]]*\])\s*(=|\bof\b)/g)) {
+    const names = m[1].replace(/[{}[\]]/g, "").split(",").map((n) => n.split(":").pop()!.replace(/=.*/, "").replace("...", "").trim()).filter(Boolean);
+    const k = boundEnd(m.index!, m.index! + m[0].length);
     const fn = m[2] === "=" && /^\s*(?:async\s*)?(?:function\b|\([^()]*\)\s*(?::[^=]*)?=>|\w+\s*=>)/.test(bare.slice(m.index! + m[0].length, k));
     declared.push({ names, at: m.index!, from: m.index! + m[0].length, to: k, fn });
+  }
+  // A later assignment (`routes = s.running.deps.routes();` in a beforeAll) binds the name as its
+  // declaration does, in the declaration's scope.
+  const declaredNames: Array<{ names: string[]; at: number }> = [...declared];
+  for (const m of bare.matchAll(/\b(?:let|var)\s+(\w+)\s*(?::[^;=\n]+)?(?=[;\n])/g)) declaredNames.push({ names: [m[1]], at: m.index! });
+  for (const m of bare.matchAll(/(?:^|[;{}(]|\n)\s*(\w+)\s*=(?![=>])/g)) {
+    const name = m[1];
+    const at = m.index! + m[0].indexOf(name);
+    if (/^(?:const|let|var)$/.test(bare.slice(Math.max(0, at - 6), at).trim())) continue;
+    const decl = declaredNames.filter((d) => d.names.includes(name) && d.at < at).map((d) => scopeOf(d.at)).find((sc) => sc[0] <= at && at <= sc[1]);
+    if (!decl) continue;
+    const from = m.index! + m[0].length;
+    declared.push({ names: [name], at, from, to: boundEnd(at, from), fn: false, scope: decl });
   }
   for (const m of bare.matchAll(/\b(?:async\s+)?function\s+(\w+)\s*\(/g)) {
     const body = bare.indexOf("{", matching(bare, m.index! + m[0].length - 1));
@@ -227,7 +244,7 @@ export function reachesPastHttp(source: string): Reach[] {
       if (mark === "answer") continue;
       // The oracle: a name bound to total_changes() alone, on one line, under its mark.
       if (mark === "oracle" && lineAt(d.at) === lineAt(d.to) && oracleLine(lineAt(d.at) - 1)) continue;
-      const scope = scopeOf(d.at);
+      const scope = d.scope ?? scopeOf(d.at);
       // A name for the connection or a part is itself a use where it is used (`d.query(…)`); passing
       // it to a fixture builder is arranging, so what the builder returns (an id) is not a read.
       const fresh = d.names.filter((n) => !isAlias(n, d.at) && !tainted.some((t) => t.name === n && t.scope === scope));
@@ -333,7 +350,7 @@ describe("the detector", () => {
 });
 
 describe("a value read from a part is a read, not the part", () => {
-  test("a name bound to what a part answered, or to a function reading it, is asserted on even when marked", () => {
+  test("a name bound (or later assigned) to what a part answered, or to a function reading it, is asserted on even when marked", () => {
     const src = [
       'const rows = () => s.running.deps.sqlite.query("SELECT * FROM messages").all(); // arrange: x',
       "expect(rows()).toEqual([]);", // 2
@@ -341,11 +358,16 @@ describe("a value read from a part is a read, not the part", () => {
       "expect(n).toBe(0);", // 4
       'const one = s.running.deps.sqlite.query("SELECT 1 AS n").get(); // arrange: x',
       "expect(one).toEqual({ n: 1 });", // 6
+      "let routes: RouteDef[];",
+      "beforeAll(() => {",
+      "  routes = s.running.deps.routes(); // arrange: read in a hook, asserted in a test",
+      "});",
+      "expect(routes.length).toBeGreaterThan(70);", // 11
       "const db = () => s.running.deps.sqlite; // arrange: the connection itself",
       "const id = insertContact(db(), s.accountId, {});",
       "expect(await contactOf(s, id)).not.toBeNull();",
     ].join("\n");
-    expect(reachesPastHttp(src).map((r) => `${r.line} ${r.kind}`)).toEqual(["2 asserted", "4 asserted", "6 asserted"]);
+    expect(reachesPastHttp(src).map((r) => `${r.line} ${r.kind}`)).toEqual(["2 asserted", "4 asserted", "6 asserted", "11 asserted"]);
   });
 });
 

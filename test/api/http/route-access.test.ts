@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { classify } from "../../../src/http/access";
-import { accessProblem, routeAccessOf, type RouteAccess } from "../../../src/http/permissions";
+import { routeAccessOf, type RouteAccess } from "../../../src/http/permissions";
 import { RouteTable, type RouteDef } from "../../../src/http/request-guard";
 import { expectStatus, startTestServer, type TestServer } from "../../helpers/server";
 import { SmsGateEmulator } from "../../helpers/smsgate-emulator";
@@ -23,15 +23,10 @@ afterAll(() => s.stop());
 const concrete = (path: string) => path.replace(/:[^/]+/g, "x").replace(/\/+$/, "") || "/";
 
 describe("every route declares who may call it", () => {
-  test("each registered route (method + path) declares a known permission and a limiter that fits it", () => {
-    expect(routes.length).toBeGreaterThan(70);
-    const problems = routes.map((r) => accessProblem(r)).filter((p) => p !== null);
-    expect(problems).toEqual([]);
-  });
-
-  // A route without a declaration, named and stopping the server at start, is a rule of the
-  // plugin on an app of its own: test/unit/http/route-access.test.ts.
-
+  // Each registered route declaring a known permission and a fitting limiter is read from the
+  // declarations themselves (test/services/permissions.test.ts); a route without a declaration,
+  // named and stopping the server at start, is a rule of the plugin on an app of its own
+  // (test/unit/http/route-access.test.ts).
 
   test("the declaration agrees with the path family the outer handler sorts requests by before matching", () => {
     const disagree: string[] = [];
