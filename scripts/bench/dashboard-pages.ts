@@ -132,6 +132,7 @@ const overviewReady = () => page.getByRole("table", { name: "Texts per day" }).l
 const contactsReady = () => page.locator("main tr[data-contact-id]");
 const messagesReady = () => page.locator("main tr[data-message-id]");
 const conversationsReady = () => page.locator("main ul.conversations li");
+const developersLink = () => page.getByRole("main").getByRole("link", { name: "Developers", exact: true });
 
 interface Case {
   name: string;
@@ -235,9 +236,15 @@ const cases: Case[] = [
     act: () => nav("Devices").click(),
   },
   {
+    // Settings is an index of its pages: the API keys are on Settings → Developers (docs/dashboard.md).
     name: "Settings",
-    setup: async () => (await via("Overview", overviewReady), () => page.locator("main tr[data-key-id]")),
+    setup: async () => (await via("Overview", overviewReady), developersLink),
     act: () => nav("Settings").click(),
+  },
+  {
+    name: "Settings: API keys",
+    setup: async () => (await via("Settings", developersLink), () => page.locator("main tr[data-key-id]")),
+    act: () => developersLink().click(),
   },
 ];
 

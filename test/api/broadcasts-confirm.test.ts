@@ -146,7 +146,7 @@ describe("texts, quiet hours and the time to send", () => {
     insertPhone(db, s.accountId, 40, new Date(T0 - 86_400_000).toISOString());
     await expectStatus(await s.api("/account/profile", { method: "PUT", json: { name: "Shop", country: "US", timeZone: "America/New_York" } }), 200);
     const p = await preview(s, { name: "x", content: "Hi", segment: { tags: ["t"] } });
-    // Two connected (the third silent for a day); the times come from their budgets (test/api/sending-estimates.test.ts).
+    // Two connected (the third silent for a day); the times come from their budgets (src/services/sending-estimate.ts).
     expect(p.estimate).toMatchObject({ phonesConnected: 2, phones: 3, basis: "connected-phones", startsAt: new Date(T0).toISOString() });
     expect(p.quietHours).toEqual({ hours: null, timezone: "UTC", delayed: 0 });
     expect(p.accountTimeZone).toBe("America/New_York");
