@@ -6,7 +6,9 @@
  * the parent and the leaf); compressed it is ~450 bytes, four to a page (docs/api-decisions.md,
  * "Disk bytes, round three").
  *
- * A row written before this (JSON text) reads as it is: the column keeps either.
+ * A row written before this (JSON text) reads as it is: the column keeps either. The intake store
+ * writes entries as text too when the server is busy (src/db/stores/intake.ts,
+ * COMPRESS_WHEN_APART_MS).
  */
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 

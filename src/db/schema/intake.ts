@@ -2,7 +2,7 @@ import { sqliteTable, text, integer } from "drizzle-orm/sqlite-core";
 
 /**
  * The webhook's append-only intake: one row per acknowledged submission, in
- * acknowledgement order, holding everything the applier needs (`entry`, an IntakeEntry's JSON, compressed: src/db/intake-entry-codec.ts).
+ * acknowledgement order, holding everything the applier needs (`entry`, an IntakeEntry's JSON, compressed unless the server is busy: src/db/intake-entry-codec.ts).
  * Rows are deleted by the applier in the transaction that applies them.
  */
 export const submissionIntake = sqliteTable("submission_intake", {

@@ -7,7 +7,7 @@ import type { Database, Statement } from "bun:sqlite";
 import type { submissionIntake } from "../schema/intake";
 import { decodeIntakeEntry, encodeIntakeEntry } from "../intake-entry-codec";
 
-/** A stored row (`entry` is kept compressed: src/db/intake-entry-codec.ts). */
+/** A stored row (`entry` is kept compressed when appends are apart, else as JSON text: src/db/intake-entry-codec.ts). */
 export type IntakeRow = typeof submissionIntake.$inferSelect;
 
 /**
@@ -29,8 +29,20 @@ export interface IntakeStore<E = unknown> {
   pending(): number;
 }
 
-export function intakeStore<E>(sqlite: Database): IntakeStore<E> {
-  const insert: Statement<unknown, [number, Uint8Array]> = sqlite.prepare("INSERT INTO submission_intake (seq, entry) VALUES (?, ?)");
+/**
+ * Appends closer together than this are a busy server's: their entries are kept as JSON text.
+ * Compressing pays where a webhook commit holds one entry (a shop's rate: the compressed entry
+ * keeps the commit from taking a new page, −4.5 KiB to the disk per submission); in a busy
+ * server's group commit, many entries share each page anyway (−1.5 KiB), and deflate's CPU, ~12 µs
+ * a request on the main thread, cost 14% of the webhook's throughput at saturation on two cores
+ * (docs/api-decisions.md, "Disk bytes, round three").
+ */
+export const COMPRESS_WHEN_APART_MS = 5;
+
+export function intakeStore<E>(sqlite: Database, now: () => number = performance.now.bind(performance)): IntakeStore<E> {
+  /** When the last entry was appended (the gap to the next decides its form). */
+  let lastAppend = Number.NEGATIVE_INFINITY;
+  const insert: Statement<unknown, [number, Uint8Array | string]> = sqlite.prepare("INSERT INTO submission_intake (seq, entry) VALUES (?, ?)");
   const applied: Statement<{ seq: number }, []> = sqlite.prepare("SELECT seq FROM intake_applied WHERE id = 1");
   const last: Statement<{ m: number }, []> = sqlite.prepare("SELECT coalesce(max(seq), 0) AS m FROM submission_intake");
   const after: Statement<{ seq: number; entry: string | Uint8Array }, [number, number, number]> = sqlite.prepare("SELECT seq, entry FROM submission_intake WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?");
@@ -38,7 +50,13 @@ export function intakeStore<E>(sqlite: Database): IntakeStore<E> {
   const purge: Statement<unknown, [number]> = sqlite.prepare("DELETE FROM submission_intake WHERE seq <= ?");
   const count: Statement<{ n: number }, []> = sqlite.prepare("SELECT count(*) AS n FROM submission_intake");
   return {
-    append: (seq, entry) => void insert.run(seq, encodeIntakeEntry(JSON.stringify(entry))),
+    append(seq, entry) {
+      const json = JSON.stringify(entry);
+      const at = now();
+      const apart = at - lastAppend >= COMPRESS_WHEN_APART_MS;
+      lastAppend = at;
+      insert.run(seq, apart ? encodeIntakeEntry(json) : json);
+    },
     appliedSeq: () => applied.get()?.seq ?? 0,
     lastSeq: () => Math.max(last.get()!.m, applied.get()?.seq ?? 0),
     listAfter: (seq, limit, upTo = Number.MAX_SAFE_INTEGER) => after.all(seq, upTo, limit).map((row) => ({ seq: row.seq, entry: JSON.parse(decodeIntakeEntry(row.entry)) as E })),

@@ -17,6 +17,7 @@ import { checkDerived, rebuildDerived } from "../../../src/services/doctor";
 import { startTestServer, tempDir, expectStatus } from "../../helpers/server";
 import { insertForm } from "../../helpers/fixtures";
 import { decodeIntakeEntry, encodeIntakeEntry } from "../../../src/db/intake-entry-codec";
+import { COMPRESS_WHEN_APART_MS, intakeStore } from "../../../src/db/stores/intake";
 
 const quiet = { info() {}, warn() {}, error() {} };
 const NOW = Date.parse("2030-03-04T15:00:00Z");
@@ -243,6 +244,27 @@ describe("how an entry is stored", () => {
     expect(JSON.parse(json).firstName).toBe("Zoë ☕");
     expect(stored.length).toBeLessThan(json.length / 3);
     expect(decodeIntakeEntry(encodeIntakeEntry(json))).toBe(json);
+  });
+
+  test("appends close together (a busy server) are kept as JSON text, the next one apart compressed again; all apply alike", () => {
+    const { sqlite } = setup();
+    let clock = 1_000;
+    const store = intakeStore<{ n: number; name: string }>(sqlite, () => clock);
+    const form = () => (sqlite.query("SELECT entry FROM submission_intake ORDER BY seq").all() as Array<{ entry: unknown }>).map((r) => (typeof r.entry === "string" ? "text" : "deflate"));
+    store.append(1, { n: 1, name: "first" });
+    clock += 1;
+    store.append(2, { n: 2, name: "close behind" });
+    clock += COMPRESS_WHEN_APART_MS - 0.5;
+    store.append(3, { n: 3, name: "still busy" });
+    clock += COMPRESS_WHEN_APART_MS;
+    store.append(4, { n: 4, name: "apart" });
+    expect(form()).toEqual(["deflate", "text", "text", "deflate"]);
+    expect(store.listAfter(0, 10).map((r) => r.entry)).toEqual([
+      { n: 1, name: "first" },
+      { n: 2, name: "close behind" },
+      { n: 3, name: "still busy" },
+      { n: 4, name: "apart" },
+    ]);
   });
 
   test("an entry kept as JSON text (written before entries were compressed) is applied as before", async () => {
