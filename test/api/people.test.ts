@@ -1,42 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
-import { setupLink } from "../helpers/scenario";
+import { browser, invite, OWNER, postJson, sessionOf, setupLink, setupOwner } from "../helpers/people";
 import { addPerson, listPeople, newAccount, resetPassword } from "../helpers/accounts";
-
-const OWNER = { name: "Olga Owner", email: "olga@shop.example", password: "blue-bicycle-42" };
-
-/** fetch with only a session cookie and its CSRF token (what the dashboard sends). */
-function browser(ts: TestServer, s: { cookie: string; csrf: string }) {
-  return (path: string, init: { method?: string; json?: unknown } = {}) =>
-    fetch(`${ts.base}${path}`, {
-      method: init.method ?? "GET",
-      headers: { Cookie: s.cookie, "X-CSRF-Token": s.csrf, ...(init.json !== undefined ? { "Content-Type": "application/json" } : {}) },
-      body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
-    });
-}
-
-async function post(ts: TestServer, path: string, json: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${ts.base}${path}`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(json) });
-}
-
-/** The session (cookie + CSRF) a 201 sign-in, setup or invitation answer opened. */
-async function sessionOf(res: Response) {
-  const cookie = (res.headers.get("set-cookie") ?? "").split(";")[0]!;
-  const body = await expectStatus(res, 201);
-  return { cookie, csrf: body.data.csrfToken as string, data: body.data };
-}
-
-async function setupOwner(ts: TestServer, over: Record<string, unknown> = {}) {
-  const link = setupLink(ts)!;
-  return sessionOf(await post(ts, "/setup", { token: link.token, businessName: "Rosa's Bakery", country: "us", timeZone: "America/Chicago", ...OWNER, ...over }));
-}
-
-let invited = 0;
-async function invite(ts: TestServer, owner: { cookie: string; csrf: string }, role: string, email = `invited${++invited}@shop.example`) {
-  const body = await expectStatus(await browser(ts, owner)("/invitations", { method: "POST", json: { role, email } }), 201);
-  expect(body.data.email).toBe(email.toLowerCase());
-  return (body.data.url as string).split("#")[1]!;
-}
 
 describe("first run in the browser", () => {
   let now = Date.parse("2026-05-01T10:00:00Z");
@@ -48,11 +13,11 @@ describe("first run in the browser", () => {
 
   test("setup is needed until the first person exists; a wrong or expired token is refused and changes nothing", async () => {
     expect((await expectStatus(await fetch(`${ts.base}/setup`), 200)).data.needed).toBe(true);
-    const bad = await expectStatus(await post(ts, "/setup", { token: "x".repeat(43), businessName: "B", ...OWNER }), 401);
+    const bad = await expectStatus(await postJson(ts, "/setup", { token: "x".repeat(43), businessName: "B", ...OWNER }), 401);
     expect(bad.message).toContain("setup link");
     const link = setupLink(ts)!;
     now += 24 * 3600_000 + 1;
-    await expectStatus(await post(ts, "/setup", { token: link.token, businessName: "B", ...OWNER }), 401);
+    await expectStatus(await postJson(ts, "/setup", { token: link.token, businessName: "B", ...OWNER }), 401);
     expect((await expectStatus(await fetch(`${ts.base}/setup`), 200)).data.needed).toBe(true);
   });
 
@@ -61,11 +26,11 @@ describe("first run in the browser", () => {
     try {
       const link = setupLink(t2)!;
       const answers = await Promise.all(
-        Array.from({ length: 5 }, (_, i) => post(t2, "/setup", { token: link.token, businessName: "Race", name: `Owner ${i}`, email: `race${i}@shop.example`, password: "blue-bicycle-42" })),
+        Array.from({ length: 5 }, (_, i) => postJson(t2, "/setup", { token: link.token, businessName: "Race", name: `Owner ${i}`, email: `race${i}@shop.example`, password: "blue-bicycle-42" })),
       );
       const statuses = answers.map((r) => r.status).sort();
       expect(statuses.filter((x) => x === 201)).toHaveLength(1);
-      const late = await post(t2, "/setup", { token: link.token, businessName: "Race", name: "Late", email: "late@shop.example", password: "blue-bicycle-42" });
+      const late = await postJson(t2, "/setup", { token: link.token, businessName: "Race", name: "Late", email: "late@shop.example", password: "blue-bicycle-42" });
       const strip = (t: string) => t.replace(/"requestId":"[^"]*"/g, "");
       const lateBody = strip(await late.text());
       for (const r of answers.filter((r) => r.status !== 201)) {
@@ -81,25 +46,25 @@ describe("first run in the browser", () => {
   test("a new link replaces the old one", async () => {
     const first = setupLink(ts)!;
     setupLink(ts);
-    await expectStatus(await post(ts, "/setup", { token: first.token, businessName: "B", ...OWNER }), 401);
+    await expectStatus(await postJson(ts, "/setup", { token: first.token, businessName: "B", ...OWNER }), 401);
   });
 
   test("password rules and missing fields are answered in plain words, nothing created", async () => {
     const link = setupLink(ts)!;
-    const short = await expectStatus(await post(ts, "/setup", { token: link.token, businessName: "B", ...OWNER, password: "short" }), 400);
+    const short = await expectStatus(await postJson(ts, "/setup", { token: link.token, businessName: "B", ...OWNER, password: "short" }), 400);
     expect(short.message).toBe("Choose a password of at least 10 characters");
-    const common = await expectStatus(await post(ts, "/setup", { token: link.token, businessName: "B", ...OWNER, password: "Password123" }), 400);
+    const common = await expectStatus(await postJson(ts, "/setup", { token: link.token, businessName: "B", ...OWNER, password: "Password123" }), 400);
     expect(common.message).toContain("most common");
-    const noName = await expectStatus(await post(ts, "/setup", { token: link.token, businessName: "  ", ...OWNER }), 400);
+    const noName = await expectStatus(await postJson(ts, "/setup", { token: link.token, businessName: "  ", ...OWNER }), 400);
     expect(noName.errors.map((e: { field: string }) => e.field)).toContain("businessName");
-    const badZone = await expectStatus(await post(ts, "/setup", { token: link.token, businessName: "B", timeZone: "Mars/Base", ...OWNER }), 400);
+    const badZone = await expectStatus(await postJson(ts, "/setup", { token: link.token, businessName: "B", timeZone: "Mars/Base", ...OWNER }), 400);
     expect(badZone.errors[0].field).toBe("timeZone");
     expect((await expectStatus(await fetch(`${ts.base}/setup`), 200)).data.needed).toBe(true);
   });
 
   test("setup adopts the headless first account, names the business, signs the owner in; the token works once", async () => {
     const link = setupLink(ts)!;
-    const res = await post(ts, "/setup", { token: link.token, businessName: "Rosa's Bakery", country: "us", timeZone: "America/Chicago", ...OWNER });
+    const res = await postJson(ts, "/setup", { token: link.token, businessName: "Rosa's Bakery", country: "us", timeZone: "America/Chicago", ...OWNER });
     const s = await sessionOf(res);
     expect(s.data.accountId).toBe(ts.accountId);
     expect(s.data.user).toMatchObject({ name: OWNER.name, email: OWNER.email, role: "owner" });
@@ -107,12 +72,12 @@ describe("first run in the browser", () => {
     expect(me.data.user).toEqual({ id: s.data.user.id, name: OWNER.name, email: OWNER.email, role: "owner" });
     const account = await expectStatus(await ts.api("/account"), 200);
     expect(JSON.stringify(account.data)).toContain("Rosa's Bakery");
-    const again = await expectStatus(await post(ts, "/setup", { token: link.token, businessName: "X", ...OWNER, email: "x@y.example" }), 409);
+    const again = await expectStatus(await postJson(ts, "/setup", { token: link.token, businessName: "X", ...OWNER, email: "x@y.example" }), 409);
     expect(again.message).toContain("already set up");
     expect((await expectStatus(await fetch(`${ts.base}/setup`), 200)).data.needed).toBe(false);
     expect(setupLink(ts)).toBeNull();
     // A key's session names nobody.
-    const keySession = await sessionOf(await post(ts, "/session", { apiKey: ts.adminKey }));
+    const keySession = await sessionOf(await postJson(ts, "/session", { apiKey: ts.adminKey }));
     expect((await expectStatus(await browser(ts, keySession)("/session"), 200)).data.user).toBeNull();
   });
 });
@@ -128,15 +93,15 @@ describe("people, roles and sign-in", () => {
 
   async function join(role: string, email: string) {
     const token = await invite(ts, owner, role, email);
-    return sessionOf(await post(ts, "/invitations/accept", { token, name: `${role} person`, password: "green-teapot-77" }));
+    return sessionOf(await postJson(ts, "/invitations/accept", { token, name: `${role} person`, password: "green-teapot-77" }));
   }
 
   test("an invited person joins once with the link, with the invited role and the invited e-mail", async () => {
     const token = await invite(ts, owner, "staff", "Sam@Shop.example");
     // An e-mail sent along is not the person's to choose: the invitation's stays.
-    const s = await sessionOf(await post(ts, "/invitations/accept", { token, name: "Sam", email: "eve@elsewhere.example", password: "green-teapot-77" }));
+    const s = await sessionOf(await postJson(ts, "/invitations/accept", { token, name: "Sam", email: "eve@elsewhere.example", password: "green-teapot-77" }));
     expect(s.data.user).toMatchObject({ name: "Sam", email: "sam@shop.example", role: "staff" });
-    const twice = await expectStatus(await post(ts, "/invitations/accept", { token, name: "Eve", password: "green-teapot-77" }), 401);
+    const twice = await expectStatus(await postJson(ts, "/invitations/accept", { token, name: "Eve", password: "green-teapot-77" }), 401);
     expect(twice.message).toContain("expired or was already used");
     // Someone of this account already signs in with it: the inviter (an owner of the account) is told.
     const mine = await expectStatus(await browser(ts, owner)("/invitations", { method: "POST", json: { role: "viewer", email: "sam@shop.example" } }), 409);
@@ -154,32 +119,32 @@ describe("people, roles and sign-in", () => {
     const token = await invite(ts, owner, "staff", "zed@elsewhere.example");
     const fresh = await invite(ts, owner, "staff", "nobody-yet@shop.example");
     const used = await invite(ts, owner, "staff", "used@shop.example");
-    await sessionOf(await post(ts, "/invitations/accept", { token: used, name: "U", password: "green-teapot-77" }));
+    await sessionOf(await postJson(ts, "/invitations/accept", { token: used, name: "U", password: "green-teapot-77" }));
     const strip = (t: string) => t.replace(/"requestId":"[^"]*"/g, "");
-    const taken = await post(ts, "/invitations/accept", { token, name: "Probe", password: "green-teapot-77" });
-    const usedAgain = await post(ts, "/invitations/accept", { token: used, name: "Probe", password: "green-teapot-77" });
+    const taken = await postJson(ts, "/invitations/accept", { token, name: "Probe", password: "green-teapot-77" });
+    const usedAgain = await postJson(ts, "/invitations/accept", { token: used, name: "Probe", password: "green-teapot-77" });
     expect(taken.status).toBe(401);
     expect(strip(await taken.text())).toBe(strip(await usedAgain.text()));
     // The link is used up by the try: no second probe, and Zed's account is untouched.
-    expect((await post(ts, "/invitations/accept", { token, name: "Probe", password: "green-teapot-77" })).status).toBe(401);
+    expect((await postJson(ts, "/invitations/accept", { token, name: "Probe", password: "green-teapot-77" })).status).toBe(401);
     expect((await listPeople(ts)).find((p) => p.email === "zed@elsewhere.example")!.accountId).toBe(other.account.id);
     // An ordinary invitation still works.
-    await sessionOf(await post(ts, "/invitations/accept", { token: fresh, name: "New", password: "green-teapot-77" }));
+    await sessionOf(await postJson(ts, "/invitations/accept", { token: fresh, name: "New", password: "green-teapot-77" }));
   });
 
   test("sign-in with e-mail and password; an unknown e-mail gets the wrong password's answer", async () => {
-    const ok = await sessionOf(await post(ts, "/session", { email: "OLGA@shop.example ", password: OWNER.password }));
+    const ok = await sessionOf(await postJson(ts, "/session", { email: "OLGA@shop.example ", password: OWNER.password }));
     expect(ok.data.user.role).toBe("owner");
-    const wrong = await post(ts, "/session", { email: OWNER.email, password: "not-the-password" });
-    const unknown = await post(ts, "/session", { email: "nobody@shop.example", password: "not-the-password" });
+    const wrong = await postJson(ts, "/session", { email: OWNER.email, password: "not-the-password" });
+    const unknown = await postJson(ts, "/session", { email: "nobody@shop.example", password: "not-the-password" });
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
   });
 
   test("the refusal bodies are identical apart from nothing", async () => {
     const strip = (t: string) => t.replace(/"requestId":"[^"]*"/g, "");
-    const a = strip(await (await post(ts, "/session", { email: OWNER.email, password: "wrong-password-1" })).text());
-    const b = strip(await (await post(ts, "/session", { email: "ghost@shop.example", password: "wrong-password-1" })).text());
+    const a = strip(await (await postJson(ts, "/session", { email: OWNER.email, password: "wrong-password-1" })).text());
+    const b = strip(await (await postJson(ts, "/session", { email: "ghost@shop.example", password: "wrong-password-1" })).text());
     expect(a).toBe(b);
   });
 
@@ -192,7 +157,7 @@ describe("people, roles and sign-in", () => {
     expect((await browser(ts, staff)("/contacts", { method: "POST", json: { phoneNumber: "+14155552603" } })).status).toBe(403);
     await expectStatus(await browser(ts, owner)(`/people/${id}`, { method: "DELETE" }), 200);
     expect((await browser(ts, staff)("/messages")).status).toBe(401);
-    await expectStatus(await post(ts, "/session", { email: "staff2@shop.example", password: "green-teapot-77" }), 401);
+    await expectStatus(await postJson(ts, "/session", { email: "staff2@shop.example", password: "green-teapot-77" }), 401);
     await expectStatus(await browser(ts, owner)(`/people/${id}`, { method: "DELETE" }), 404);
   });
 
@@ -235,16 +200,16 @@ describe("people, roles and sign-in", () => {
 
   test("own password: the current one is checked, rules apply, other sessions end; sign out everywhere", async () => {
     await join("staff", "pw@shop.example");
-    const a = await sessionOf(await post(ts, "/session", { email: "pw@shop.example", password: "green-teapot-77" }));
-    const b = await sessionOf(await post(ts, "/session", { email: "pw@shop.example", password: "green-teapot-77" }));
+    const a = await sessionOf(await postJson(ts, "/session", { email: "pw@shop.example", password: "green-teapot-77" }));
+    const b = await sessionOf(await postJson(ts, "/session", { email: "pw@shop.example", password: "green-teapot-77" }));
     const wrong = await expectStatus(await browser(ts, a)("/session/password", { method: "PUT", json: { currentPassword: "nope-nope-nope", newPassword: "purple-lantern-88" } }), 400);
     expect(wrong.message).toBe("Your current password is not right");
     await expectStatus(await browser(ts, a)("/session/password", { method: "PUT", json: { currentPassword: "green-teapot-77", newPassword: "qwertyuiop" } }), 400);
     await expectStatus(await browser(ts, a)("/session/password", { method: "PUT", json: { currentPassword: "green-teapot-77", newPassword: "purple-lantern-88" } }), 200);
     expect((await browser(ts, a)("/session")).status).toBe(200);
     expect((await browser(ts, b)("/session")).status).toBe(401);
-    await expectStatus(await post(ts, "/session", { email: "pw@shop.example", password: "green-teapot-77" }), 401);
-    const c = await sessionOf(await post(ts, "/session", { email: "pw@shop.example", password: "purple-lantern-88" }));
+    await expectStatus(await postJson(ts, "/session", { email: "pw@shop.example", password: "green-teapot-77" }), 401);
+    const c = await sessionOf(await postJson(ts, "/session", { email: "pw@shop.example", password: "purple-lantern-88" }));
     await expectStatus(await browser(ts, c)("/session/sign-out-everywhere", { method: "POST" }), 200);
     expect((await browser(ts, a)("/session")).status).toBe(401);
     expect((await browser(ts, c)("/session")).status).toBe(401);
@@ -278,7 +243,7 @@ describe("hostile bodies on setup, invitations and passwords", () => {
     const token = await invite(ts, owner, "staff", "hostile@shop.example");
     const before2 = { people: await people() };
     for (const json of [{ token }, { token, name: "N" }, { token, name: { a: 1 }, password: "green-teapot-77" }, { token: 5, name: "N", password: "green-teapot-77" }, { token: "t".repeat(5_000), name: "N", password: "green-teapot-77" }, { token, name: "N", password: "p".repeat(100_000) }]) {
-      const r = await post(ts, "/invitations/accept", json);
+      const r = await postJson(ts, "/invitations/accept", json);
       expect(r.status).toBeGreaterThanOrEqual(400);
       expect(r.status).toBeLessThan(500);
     }
@@ -288,15 +253,15 @@ describe("hostile bodies on setup, invitations and passwords", () => {
       expect(r.status).toBeLessThan(500);
     }
     for (const json of [{ token: null }, { token: "x".repeat(43), businessName: 5 }, { token: { a: 1 } }]) {
-      const r = await post(ts, "/setup", json);
+      const r = await postJson(ts, "/setup", json);
       expect(r.status).toBeGreaterThanOrEqual(400);
       expect(r.status).toBeLessThan(500);
     }
     expect(before2).toEqual(before);
     expect({ people: await people() }).toEqual(before2);
     // The owner's password is still the one set up; the refused invitation still works once.
-    await sessionOf(await post(ts, "/session", { email: OWNER.email, password: OWNER.password }));
-    await sessionOf(await post(ts, "/invitations/accept", { token, name: "Finally", password: "green-teapot-77" }));
+    await sessionOf(await postJson(ts, "/session", { email: OWNER.email, password: OWNER.password }));
+    await sessionOf(await postJson(ts, "/invitations/accept", { token, name: "Finally", password: "green-teapot-77" }));
   }, 180_000);
 });
 
@@ -313,7 +278,7 @@ describe("sign-in limits", () => {
     let last: Response | undefined;
     let failures = 0;
     for (let i = 0; i < 12; i++) {
-      last = await post(ts, "/session", { email: OWNER.email, password: `wrong-password-${i}` }, from("203.0.113.7"));
+      last = await postJson(ts, "/session", { email: OWNER.email, password: `wrong-password-${i}` }, from("203.0.113.7"));
       if (last.status === 429) break;
       expect(last.status).toBe(401);
       failures++;
@@ -321,12 +286,12 @@ describe("sign-in limits", () => {
     expect(failures).toBe(10);
     expect(last!.status).toBe(429);
     expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect((await post(ts, "/session", { email: OWNER.email, password: OWNER.password }, from("203.0.113.7"))).status).toBe(429);
-    await sessionOf(await post(ts, "/session", { email: OWNER.email, password: OWNER.password }, from("198.51.100.20")));
+    expect((await postJson(ts, "/session", { email: OWNER.email, password: OWNER.password }, from("203.0.113.7"))).status).toBe(429);
+    await sessionOf(await postJson(ts, "/session", { email: OWNER.email, password: OWNER.password }, from("198.51.100.20")));
     // Unknown e-mails are limited the same way: the 429 reveals nothing either.
     let ghost: Response | undefined;
     for (let i = 0; i < 12; i++) {
-      ghost = await post(ts, "/session", { email: "ghost@shop.example", password: `wrong-password-${i}` }, from("203.0.113.7"));
+      ghost = await postJson(ts, "/session", { email: "ghost@shop.example", password: `wrong-password-${i}` }, from("203.0.113.7"));
       if (ghost.status === 429) break;
     }
     expect(ghost!.status).toBe(429);
@@ -336,12 +301,12 @@ describe("sign-in limits", () => {
     const email = "spread@shop.example";
     const pw = (await addPerson(ts, ts.accountId, { name: "Spread", email, role: "admin" })).password;
     // The person's own computer holds a session.
-    await sessionOf(await post(ts, "/session", { email, password: pw }, from("192.0.2.50")));
+    await sessionOf(await postJson(ts, "/session", { email, password: pw }, from("192.0.2.50")));
     let tries = 0;
     let refused: Response | undefined;
     for (let a = 1; a <= 40 && !refused; a++) {
       for (let i = 0; i < 3; i++) {
-        const r = await post(ts, "/session", { email, password: `guess-${a}-${i}` }, from(`10.9.${a}.1`));
+        const r = await postJson(ts, "/session", { email, password: `guess-${a}-${i}` }, from(`10.9.${a}.1`));
         if (r.status === 429) {
           refused = r;
           break;
@@ -354,18 +319,18 @@ describe("sign-in limits", () => {
     expect(refused!.status).toBe(429);
     expect(Number(refused!.headers.get("retry-after"))).toBeGreaterThan(0);
     // A new address is refused even with the right password (unread: no password is checked) …
-    expect((await post(ts, "/session", { email, password: pw }, from("10.99.0.1"))).status).toBe(429);
+    expect((await postJson(ts, "/session", { email, password: pw }, from("10.99.0.1"))).status).toBe(429);
     // … the computer already signed in is not.
-    await sessionOf(await post(ts, "/session", { email, password: pw }, from("192.0.2.50")));
+    await sessionOf(await postJson(ts, "/session", { email, password: pw }, from("192.0.2.50")));
     // The operator's reset: a new password, counted afresh.
     const fresh = await resetPassword(ts, email);
-    await sessionOf(await post(ts, "/session", { email, password: fresh }, from("10.99.0.2")));
+    await sessionOf(await postJson(ts, "/session", { email, password: fresh }, from("10.99.0.2")));
   }, 180_000);
 
   test("a wrong current password counts as a failed sign-in: 429 with Retry-After past the limit, for the sign-in too", async () => {
     const email = "changer@shop.example";
     const pw = (await addPerson(ts, ts.accountId, { name: "Changer", email, role: "viewer" })).password;
-    const s = await sessionOf(await post(ts, "/session", { email, password: pw }, from("198.51.100.77")));
+    const s = await sessionOf(await postJson(ts, "/session", { email, password: pw }, from("198.51.100.77")));
     const change = (current: string) =>
       fetch(`${ts.base}/session/password`, {
         method: "PUT",
@@ -385,9 +350,9 @@ describe("sign-in limits", () => {
     expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
     // Past the limit even the right current password waits, and so does a sign-in from that address.
     expect((await change(pw)).status).toBe(429);
-    expect((await post(ts, "/session", { email, password: pw }, from("198.51.100.77"))).status).toBe(429);
+    expect((await postJson(ts, "/session", { email, password: pw }, from("198.51.100.77"))).status).toBe(429);
     // Nothing changed: the old password still signs in elsewhere.
-    await sessionOf(await post(ts, "/session", { email, password: pw }, from("198.51.100.78")));
+    await sessionOf(await postJson(ts, "/session", { email, password: pw }, from("198.51.100.78")));
   }, 180_000);
 });
 
@@ -400,8 +365,8 @@ describe("sign-in limits per address", () => {
   afterAll(() => ts.stop());
 
   test("failures from one address across e-mails end in 429 with Retry-After", async () => {
-    for (let i = 0; i < 3; i++) expect((await post(ts, "/session", { email: `p${i}@shop.example`, password: "wrong-password" })).status).toBe(401);
-    const res = await post(ts, "/session", { email: "p9@shop.example", password: "wrong-password" });
+    for (let i = 0; i < 3; i++) expect((await postJson(ts, "/session", { email: `p${i}@shop.example`, password: "wrong-password" })).status).toBe(401);
+    const res = await postJson(ts, "/session", { email: "p9@shop.example", password: "wrong-password" });
     expect(res.status).toBe(429);
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
   });
@@ -419,7 +384,7 @@ describe("invitations expire", () => {
     const owner = await setupOwner(ts);
     const token = await invite(ts, owner, "staff");
     now += 72 * 3600_000 + 1;
-    const res = await expectStatus(await post(ts, "/invitations/accept", { token, name: "Late", password: "green-teapot-77" }), 401);
+    const res = await expectStatus(await postJson(ts, "/invitations/accept", { token, name: "Late", password: "green-teapot-77" }), 401);
     expect(res.message).toContain("expired");
   });
 });

@@ -5,43 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectStatus, startTestServer, type TestServer } from "../helpers/server";
-import { setupLink } from "../helpers/scenario";
+import { browser, invite, OWNER, postJson, sessionOf, setupLink, setupOwner } from "../helpers/people";
 import { listPeople } from "../helpers/accounts";
-
-const OWNER = { name: "Olga Owner", email: "olga@shop.example", password: "blue-bicycle-42" };
-
-/** fetch with only a session cookie and its CSRF token (what the dashboard sends). */
-function browser(ts: TestServer, s: { cookie: string; csrf: string }) {
-  return (path: string, init: { method?: string; json?: unknown } = {}) =>
-    fetch(`${ts.base}${path}`, {
-      method: init.method ?? "GET",
-      headers: { Cookie: s.cookie, "X-CSRF-Token": s.csrf, ...(init.json !== undefined ? { "Content-Type": "application/json" } : {}) },
-      body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
-    });
-}
-
-async function post(ts: TestServer, path: string, json: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${ts.base}${path}`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(json) });
-}
-
-/** The session (cookie + CSRF) a 201 sign-in, setup or invitation answer opened. */
-async function sessionOf(res: Response) {
-  const cookie = (res.headers.get("set-cookie") ?? "").split(";")[0]!;
-  const body = await expectStatus(res, 201);
-  return { cookie, csrf: body.data.csrfToken as string, data: body.data };
-}
-
-async function setupOwner(ts: TestServer, over: Record<string, unknown> = {}) {
-  const link = setupLink(ts)!;
-  return sessionOf(await post(ts, "/setup", { token: link.token, businessName: "Rosa's Bakery", country: "us", timeZone: "America/Chicago", ...OWNER, ...over }));
-}
-
-let invited = 0;
-async function invite(ts: TestServer, owner: { cookie: string; csrf: string }, role: string, email = `invited${++invited}@shop.example`) {
-  const body = await expectStatus(await browser(ts, owner)("/invitations", { method: "POST", json: { role, email } }), 201);
-  expect(body.data.email).toBe(email.toLowerCase());
-  return (body.data.url as string).split("#")[1]!;
-}
 
 describe("hostile bodies on setup, invitations and passwords", () => {
   let ts: TestServer;
@@ -69,7 +34,7 @@ describe("hostile bodies on setup, invitations and passwords", () => {
     const token = await invite(ts, owner, "staff", "hostile@shop.example");
     const before2 = { invitations: invitations(), people: await people() };
     for (const json of [{ token }, { token, name: "N" }, { token, name: { a: 1 }, password: "green-teapot-77" }, { token: 5, name: "N", password: "green-teapot-77" }, { token: "t".repeat(5_000), name: "N", password: "green-teapot-77" }, { token, name: "N", password: "p".repeat(100_000) }]) {
-      const r = await post(ts, "/invitations/accept", json);
+      const r = await postJson(ts, "/invitations/accept", json);
       expect(r.status).toBeGreaterThanOrEqual(400);
       expect(r.status).toBeLessThan(500);
     }
@@ -79,14 +44,14 @@ describe("hostile bodies on setup, invitations and passwords", () => {
       expect(r.status).toBeLessThan(500);
     }
     for (const json of [{ token: null }, { token: "x".repeat(43), businessName: 5 }, { token: { a: 1 } }]) {
-      const r = await post(ts, "/setup", json);
+      const r = await postJson(ts, "/setup", json);
       expect(r.status).toBeGreaterThanOrEqual(400);
       expect(r.status).toBeLessThan(500);
     }
     expect(before2.invitations).toBe(before.invitations + 1);
     expect({ invitations: invitations(), people: await people() }).toEqual(before2);
     // The owner's password is still the one set up; the refused invitation still works once.
-    await sessionOf(await post(ts, "/session", { email: OWNER.email, password: OWNER.password }));
-    await sessionOf(await post(ts, "/invitations/accept", { token, name: "Finally", password: "green-teapot-77" }));
+    await sessionOf(await postJson(ts, "/session", { email: OWNER.email, password: OWNER.password }));
+    await sessionOf(await postJson(ts, "/invitations/accept", { token, name: "Finally", password: "green-teapot-77" }));
   }, 180_000);
 });

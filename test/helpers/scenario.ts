@@ -1,6 +1,10 @@
 import { expect } from "bun:test";
 import type { Change } from "../../src/lib/changes";
 import { expectStatus, type TestServer } from "./server";
+import { postJson, sessionOf, setupLink } from "./people";
+
+/** The setup link as the operator gets it (test/helpers/people.ts). */
+export { setupLink };
 
 /**
  * API scenarios in the spirit of PocketBase's `ApiScenario`: who calls (a role), the request
@@ -36,23 +40,6 @@ export interface Callers {
 
 const PASSWORD = "green-teapot-77";
 
-async function sessionOf(res: Response): Promise<Session> {
-  const cookie = (res.headers.get("set-cookie") ?? "").split(";")[0]!;
-  const body = await expectStatus(res, 201);
-  return { cookie, csrf: body.data.csrfToken as string };
-}
-
-const postJson = (ts: TestServer, path: string, json: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${ts.base}${path}`, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(json) });
-
-/**
- * A new setup link, as the server prints it in its log for the operator (the one thing the API
- * cannot hand out); null once a person exists. Each call replaces the last link.
- */
-export function setupLink(ts: TestServer): { token: string; expiresAt: string } | null {
-  return ts.running.deps.setup.newLink();
-}
-
 /**
  * One caller of each kind on the server's first account, made the way people make them: the owner
  * through the setup link, the others invited by her and joining through their links, the keys
@@ -64,7 +51,7 @@ export async function makeCallers(ts: TestServer): Promise<Callers> {
   const link = setupLink(ts);
   if (!link) throw new Error("the server offers no setup link (a person already exists)");
   const owner = await sessionOf(await postJson(ts, "/setup", { token: link.token, businessName: "Rosa's Bakery", country: "us", timeZone: "America/Chicago", name: "Olga Owner", email: emails.owner, password: PASSWORD }));
-  const sessions = { owner } as Record<SessionRole, Session>;
+  const sessions = { owner: owner as Session } as Record<SessionRole, Session>;
   for (const role of ["admin", "staff", "viewer"] as const) {
     const invited = await expectStatus(await postJson(ts, "/invitations", { role, email: emails[role] }, { Cookie: owner.cookie, "X-CSRF-Token": owner.csrf }), 201);
     const token = (invited.data.url as string).split("#")[1]!;
