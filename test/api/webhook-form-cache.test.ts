@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { expectStatus, formBody, startTestServer, type TestServer } from "../helpers/server";
+import { createForm, expectStatus, postWebhook, startTestServer, type TestServer } from "../helpers/server";
 import { updateAccount } from "../helpers/accounts";
 
 let s: TestServer;
@@ -9,17 +9,9 @@ beforeAll(async () => {
 });
 afterAll(() => s.stop());
 
-async function newForm(overrides: Record<string, unknown> = {}): Promise<string> {
-  const body = await expectStatus(await s.api("/forms", { method: "POST", json: formBody(overrides) }), 201);
-  return body.data.form.id;
-}
+const newForm = (overrides: Record<string, unknown> = {}) => createForm(s, overrides);
 let n = 0;
-const submit = (address: string) =>
-  fetch(`${s.base}/forms/${address}/webhook`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ phoneNumber: `+1415555${String(1000 + ++n).slice(-4)}`, firstName: "Ann" }),
-  });
+const submit = (address: string) => postWebhook(s, address, { phoneNumber: `+1415555${String(1000 + ++n).slice(-4)}`, firstName: "Ann" });
 describe("the webhook's cached form lookup", () => {
   // Whether a hit is answered from memory, and an unknown address never cached, is read inside the
   // service: test/services/form-lookup.test.ts.

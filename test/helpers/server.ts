@@ -120,6 +120,17 @@ export function formBody(overrides: Record<string, unknown> = {}) {
   };
 }
 
+/** A form made through the API from formBody(`overrides`), by the server's admin key; its id. */
+export async function createForm(ts: TestServer, overrides: Record<string, unknown> = {}): Promise<string> {
+  const body = await expectStatus(await ts.api("/forms", { method: "POST", json: formBody(overrides) }), 201);
+  return body.data.form.id;
+}
+
+/** A visitor's submission to a form's webhook address (its id or token), as a website posts it. */
+export function postWebhook(ts: TestServer, address: string, body: Record<string, unknown>): Promise<Response> {
+  return fetch(`${ts.base}/forms/${address}/webhook`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+}
+
 /** A fresh server for a test that needs an account to itself; always stopped. */
 export async function withServer(fn: (t: TestServer) => Promise<void>, overrides: Partial<ServeConfig> = {}): Promise<void> {
   const t = await startTestServer(overrides);

@@ -1,17 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { expectStatus, formBody, withServer, type TestServer } from "../../helpers/server";
+import { createForm, expectStatus, postWebhook, withServer, type TestServer } from "../../helpers/server";
 import { STAGES } from "../../../src/lib/stage-timing";
 
 async function submitOnce(s: TestServer) {
-  const form = await expectStatus(await s.api("/forms", { method: "POST", json: formBody() }), 201);
-  for (let i = 0; i < 3; i++) {
-    const res = await fetch(`${s.base}/forms/${form.data.form.id}/webhook`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ phoneNumber: `+1415555020${i}`, firstName: "Ann" }),
-    });
-    await expectStatus(res, 200);
-  }
+  const formId = await createForm(s);
+  for (let i = 0; i < 3; i++) await expectStatus(await postWebhook(s, formId, { phoneNumber: `+1415555020${i}`, firstName: "Ann" }), 200);
 }
 const metrics = async (s: TestServer) => (await s.api("/../metrics")).text();
 
