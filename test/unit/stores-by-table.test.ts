@@ -341,7 +341,10 @@ describe("query results are typed from the schema", () => {
 
   test("no query result in src/db is cast to a hand-written copy of a table's row, and no type there copies one", () => {
     const files = sourceFiles(join(ROOT, "src/db")).filter((f) => !relative(ROOT, f).startsWith("src/db/schema/"));
-    const offenders = files.flatMap((f) => [...handWrittenRowCasts(relative(ROOT, f), readFileSync(f, "utf8")), ...handWrittenRowTypes(relative(ROOT, f), readFileSync(f, "utf8"))]);
+    const offenders = files.flatMap((f) => {
+      const [path, text] = [relative(ROOT, f), readFileSync(f, "utf8")];
+      return [...handWrittenRowCasts(path, text), ...handWrittenRowTypes(path, text)];
+    });
     if (offenders.length) console.error(`Hand-written row types (${offenders.length}):\n  ${offenders.join("\n  ")}`);
     expect(offenders).toEqual([]);
   });
