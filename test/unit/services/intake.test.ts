@@ -280,7 +280,7 @@ describe("how an entry is stored", () => {
 });
 
 describe("textwire doctor and the intake", () => {
-  const entryOf = (t: ReturnType<typeof setup>, seq: number) => (t.sqlite.query("SELECT entry FROM submission_intake WHERE seq = ?").get(seq) as { entry: string }).entry;
+  const entryOf = (t: ReturnType<typeof setup>, seq: number) => (t.sqlite.query("SELECT entry FROM submission_intake WHERE seq = ?").get(seq) as { entry: string | Uint8Array }).entry;
 
   test("a row left at or below the applied mark is a difference; --rebuild removes it", async () => {
     const t = setup({ duplicateWindowMinutes: 0 });
