@@ -9,7 +9,7 @@ export const MIGRATE_HELP = `Usage: textwire migrate [--json] [--db PATH]
 
 Applies pending schema migrations (in one transaction) and exits. An existing database is first
 copied to <db folder>/upgrade-backups/<name>.schema-<version>.db (the newest 3 are kept), as serve does.
-A database made before 2 KiB pages is then rewritten with them, once (a full copy of the file: run it
+A database made before 1 KiB pages is then rewritten with them, once (a full copy of the file: run it
 with the server stopped; a kill mid-way leaves the file as it was).`;
 
 export function migrateCommand(parsed: ParsedArgs, io: CliIO): number {

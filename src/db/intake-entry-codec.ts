@@ -3,8 +3,8 @@
  * deflate with a fixed preset dictionary, behind a one-byte format tag. An entry is ~1.7 KB of JSON
  * (ids repeated in the consent and the 200's body, the posted values twice, the key names): one
  * row filled a 2 KiB page, so every webhook commit took a new page (page 1, the free list's page,
- * the parent and the leaf); compressed it is ~450 bytes, four to a page (docs/api-decisions.md,
- * "Disk bytes, round three").
+ * the parent and the leaf); compressed it is ~450 bytes, four to a 2 KiB page and two to the 1 KiB
+ * pages of a database made since round four (docs/api-decisions.md, "Disk bytes, round three").
  *
  * A row written before this (JSON text) reads as it is: the column keeps either. The intake store
  * writes entries as text too when the server is busy (src/db/stores/intake.ts,

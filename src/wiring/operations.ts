@@ -38,7 +38,7 @@ export function buildOperations(sqlite: Database, config: ServeConfig, clock: Cl
     savedUrl: () => replicationSettings.savedUrl(),
     logger,
     clock,
-    // In this file's own pages (2 KiB for new databases, 4 KiB for older ones: src/db/page-size.ts).
+    // In this file's own pages (1 KiB for new databases, 2 or 4 KiB for older ones: src/db/page-size.ts).
     maxCheckpointPages: Checkpointer.litestreamMaxPages(undefined, pageSizeOf(sqlite)),
     onStalled: (notice) => emitReplicationStalled(sqlite, clock(), notice),
     heartbeat: () => replicationSettings.heartbeat(),

@@ -71,10 +71,12 @@ let stopping = false;
  * apiece, and a few hundred ms of grouping cuts that several-fold (docs/api-decisions.md, "A
  * submission costs kilobytes, not a quarter megabyte: cut what each write puts on the disk").
  * A reader at the read barrier, a phone asking for work and the stop do not wait for it
- * ("flush"); the rows are on disk already. Longer saves bytes but puts the lag's p99 over the 1 s
- * a shop's rate allows more often (docs/api-decisions.md, "Disk bytes, round three").
+ * ("flush"); the rows are on disk already. 800 ms keeps the lag's p99 at a shop's rate near
+ * 810 ms (the 1 s it may take, less a batch and a search chunk) while a batch gathers ~40 rows;
+ * 500 ms had been chosen from lag figures taken under strace, which stops the applier at every
+ * write (docs/api-decisions.md, "Disk bytes, round four").
  */
-export const APPLY_DELAY_MS = 500;
+export const APPLY_DELAY_MS = 800;
 
 /**
  * Rows a delayed batch aims to gather. Past this a batch saves little more (the pages every batch
