@@ -44,7 +44,17 @@ export const CHECKPOINT_AFTER_PAGES = 1_000;
  * frames), so at this length one or two.
  */
 export const CHECKPOINT_AFTER_BYTES = 16 * 1_048_576;
-export const CHECKPOINT_IDLE_MS = 1_000;
+/**
+ * A WAL with frames not yet copied is checkpointed (and then truncated) once nothing was written
+ * for this long (`--checkpoint-idle-ms`): 5 minutes, so that at a quiet shop's rate (a submission
+ * every few seconds to minutes) one pass copies the pages of many submissions, each page once.
+ * With 1 s every submission got a pass of its own, and the pages every submission touches (the
+ * indexes' right edges, rollups, counters, page 1: dozens of 1 KiB pages, each its own 4 KiB
+ * block) were copied again for each: 201 KiB of the 319 KiB a submission put on the disk at one
+ * every 2 s (docs/api-decisions.md, "Disk bytes, round four"). A quiet server's `-wal` still goes
+ * back to 0 bytes, 5 minutes after its last write; readers and backups see the same data either way.
+ */
+export const CHECKPOINT_IDLE_MS = 300_000;
 /** Checkpoint tick. */
 export const CHECKPOINT_EVERY_MS = 100;
 /** Above this the checkpointer asks writers to wait (the write gate) until the WAL is copied and restarted. */
@@ -98,7 +108,7 @@ export class Checkpointer {
     private readonly sqlite: Database,
     private readonly dbPath: string,
     private readonly logger: Logger,
-    private readonly opts: { everyMs?: number; limitMb?: number; gate?: WriteGate } = {},
+    private readonly opts: { everyMs?: number; limitMb?: number; gate?: WriteGate; idleMs?: number } = {},
   ) {}
 
   private starting: Promise<CheckpointReply> | undefined;
@@ -125,7 +135,7 @@ export class Checkpointer {
     worker.onerror = (event: ErrorEvent) => this.fallBack(`checkpoint thread failed: ${event.message}`);
     // No timeout yet: a long synchronous queue rebuild must not count against the thread.
     this.starting = new Promise((resolve) => this.waiting.set("started", resolve));
-    worker.postMessage({ op: "start", dbPath: this.dbPath, everyMs: this.opts.everyMs ?? CHECKPOINT_EVERY_MS, limitPages: Math.floor(limitBytes / pageSize), afterPages: Math.max(CHECKPOINT_AFTER_PAGES, Math.floor(CHECKPOINT_AFTER_BYTES / pageSize)), idleMs: CHECKPOINT_IDLE_MS, gate: this.opts.gate?.shared } satisfies CheckpointRequest);
+    worker.postMessage({ op: "start", dbPath: this.dbPath, everyMs: this.opts.everyMs ?? CHECKPOINT_EVERY_MS, limitPages: Math.floor(limitBytes / pageSize), afterPages: Math.max(CHECKPOINT_AFTER_PAGES, Math.floor(CHECKPOINT_AFTER_BYTES / pageSize)), idleMs: this.opts.idleMs ?? CHECKPOINT_IDLE_MS, gate: this.opts.gate?.shared } satisfies CheckpointRequest);
     if (this.replicating) worker.postMessage({ op: "replication", on: true } satisfies CheckpointRequest);
   }
 

@@ -28,7 +28,7 @@ export type Operations = ReturnType<typeof buildOperations>;
 
 export function buildOperations(sqlite: Database, config: ServeConfig, clock: Clock, logger: Logger, core: Core, stores: Stores, forms: FormService, outbound: OutboundOptions) {
   // Off the request path (--checkpoint background): its own thread and connection.
-  const checkpointer = config.checkpoint === "background" ? new Checkpointer(sqlite, config.db, logger, { gate: core.writeGate }) : null;
+  const checkpointer = config.checkpoint === "background" ? new Checkpointer(sqlite, config.db, logger, { gate: core.writeGate, idleMs: config.checkpointIdleMs }) : null;
   // Replication (docs/api-decisions.md, "Continuous replication with Litestream"). The setting and
   // the supervisor read each other: the supervisor is asked for only once the server runs.
   const replicationSettings: ReplicationSettingsService = new ReplicationSettingsService(sqlite, clock, config.replicate, () => replication);

@@ -4,6 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSqlite } from "../../../src/db/open";
 import { CHECKPOINT_IDLE_MS, Checkpointer } from "../../../src/db/checkpointer";
+import { buildServeConfig, ConfigError, parseArgs } from "../../../src/config";
+
+/** The idle time these tests give the thread (the server's, CHECKPOINT_IDLE_MS, is minutes). */
+const IDLE_MS = 1_000;
 import { GroupCommitWriter } from "../../../src/db/group-commit";
 import { WriteGate } from "../../../src/db/write-gate";
 import { silentLogger } from "../../../src/lib/log";
@@ -79,7 +83,7 @@ describe("background checkpoints", () => {
   test("a writer transaction that reads, waits while the WAL goes idle, then writes is never refused (no SQLITE_BUSY_SNAPSHOT)", async () => {
     const path = tempDb();
     const db = openSqlite(path);
-    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 5 });
+    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 5, idleMs: IDLE_MS });
     await cp.start();
     db.exec("CREATE TABLE t (x INTEGER)");
     const ins = db.prepare("INSERT INTO t VALUES (?)");
@@ -104,10 +108,39 @@ describe("background checkpoints", () => {
     db.close();
   });
 
+  test("a WAL written a moment ago waits for the idle time before its pass (one pass for the pages of many commits), then is truncated", async () => {
+    // docs/api-decisions.md, "Disk bytes, round four": the server waits CHECKPOINT_IDLE_MS.
+    expect(CHECKPOINT_IDLE_MS).toBeGreaterThanOrEqual(60_000);
+    const path = tempDb();
+    const db = openSqlite(path);
+    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 10, idleMs: 1_500 });
+    await cp.start();
+    db.exec("CREATE TABLE t (x TEXT)");
+    const ins = db.prepare("INSERT INTO t VALUES (?)");
+    // A commit every 100 ms for 0.8 s, then quiet: far fewer frames than a pass by size needs.
+    for (let i = 0; i < 8; i++) {
+      ins.run("x".repeat(300));
+      await sleep(100);
+    }
+    const written = walSize(path);
+    expect(written).toBeGreaterThan(0);
+    await sleep(700);
+    // Quiet for 0.7 s: no pass yet, every frame still in the WAL.
+    expect((await cp.stats())!.passive).toBe(0);
+    expect(walSize(path)).toBe(written);
+    // Past the idle time: one pass for all of them, and the WAL goes back to 0 bytes.
+    expect(await until(() => walSize(path) === 0)).toBe(true);
+    const stats = (await cp.stats())!;
+    expect(stats.truncate).toBe(1);
+    expect(stats.passive).toBeLessThanOrEqual(2);
+    await cp.stop();
+    db.close();
+  });
+
   test("a truncate asked for after the writer's connection closed is a no-op, not an uncaught error", async () => {
     const path = tempDb();
     const db = openSqlite(path);
-    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 20 });
+    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 20, idleMs: IDLE_MS });
     await cp.start();
     await cp.stop();
     db.close();
@@ -118,7 +151,7 @@ describe("background checkpoints", () => {
   test("the writer never checkpoints; the thread folds an idle WAL and truncates it", async () => {
     const path = tempDb();
     const db = openSqlite(path);
-    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 20 });
+    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 20, idleMs: IDLE_MS });
     await cp.start();
     expect(pragma(db, "wal_autocheckpoint")).toBe(0);
     db.exec("CREATE TABLE t (x TEXT)");
@@ -140,7 +173,7 @@ describe("background checkpoints", () => {
     const path = tempDb();
     const db = openSqlite(path);
     db.exec("PRAGMA wal_autocheckpoint = 0");
-    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 10 });
+    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 10, idleMs: IDLE_MS });
     await cp.start();
     db.exec("CREATE TABLE t (x TEXT)");
     const ins = db.prepare("INSERT INTO t VALUES (?)");
@@ -151,11 +184,11 @@ describe("background checkpoints", () => {
       await sleep(20);
     }
     const during = (await cp.stats())!.passive;
-    // Quiet now: past CHECKPOINT_IDLE_MS the WAL is copied and truncated.
-    expect(await until(() => walSize(path) === 0, CHECKPOINT_IDLE_MS + 5_000)).toBe(true);
+    // Quiet now: past IDLE_MS the WAL is copied and truncated.
+    expect(await until(() => walSize(path) === 0, IDLE_MS + 5_000)).toBe(true);
     const after = (await cp.stats())!;
     // Every tick ran a pass before; now none while commits keep coming (a stall of the machine
-    // longer than CHECKPOINT_IDLE_MS between two commits would allow one or two).
+    // longer than IDLE_MS between two commits would allow one or two).
     expect(during).toBeLessThanOrEqual(2);
     expect(after.passive).toBeGreaterThan(during);
     expect(after.truncate).toBeGreaterThan(0);
@@ -167,16 +200,16 @@ describe("background checkpoints", () => {
   test("with replication on (Litestream's rules): an idle WAL is never truncated, copied by PASSIVE only", async () => {
     const path = tempDb();
     const db = openSqlite(path);
-    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 20 });
+    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 20, idleMs: IDLE_MS });
     cp.setReplication(true);
     await cp.start();
     db.exec("CREATE TABLE t (x TEXT)");
     const ins = db.prepare("INSERT INTO t VALUES (?)");
     for (let i = 0; i < 50; i++) ins.run("x".repeat(4000));
     const before = walSize(path);
-    // Past CHECKPOINT_IDLE_MS (the first pass of an idle WAL), then twenty ticks: without
+    // Past IDLE_MS (the first pass of an idle WAL), then twenty ticks: without
     // replication the idle WAL is truncated by now.
-    await sleep(CHECKPOINT_IDLE_MS + 400);
+    await sleep(IDLE_MS + 400);
     expect(walSize(path)).toBe(before);
     const stats = await cp.stats();
     expect(stats!.truncate).toBe(0);
@@ -193,7 +226,7 @@ describe("background checkpoints", () => {
     const path = tempDb();
     const db = openSqlite(path);
     const gate = new WriteGate();
-    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 10, limitMb: 1, gate });
+    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 10, limitMb: 1, gate, idleMs: IDLE_MS });
     cp.setReplication(true);
     await cp.start();
     db.exec("CREATE TABLE t (x TEXT)");
@@ -226,7 +259,7 @@ describe("background checkpoints", () => {
     const path = tempDb();
     const db = openSqlite(path);
     const gate = new WriteGate();
-    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 10, limitMb: 1, gate });
+    const cp = new Checkpointer(db, path, silentLogger, { everyMs: 10, limitMb: 1, gate, idleMs: IDLE_MS });
     await cp.start();
     db.exec("CREATE TABLE t (x TEXT)");
     const ins = db.prepare("INSERT INTO t VALUES (?)");
@@ -324,11 +357,18 @@ describe("background checkpoints", () => {
     const path = tempDb();
     const db = openSqlite(path);
     // A database the worker cannot open (gone): it reports failure, the writer checkpoints itself.
-    const cp = new Checkpointer(db, join(path, "missing", "x.db"), silentLogger, { everyMs: 20 });
+    const cp = new Checkpointer(db, join(path, "missing", "x.db"), silentLogger, { everyMs: 20, idleMs: IDLE_MS });
     await cp.start();
     expect(pragma(db, "wal_autocheckpoint")).toBe(1000);
     await cp.stop();
     db.close();
+  });
+
+  test("--checkpoint-idle-ms: unset, the thread waits CHECKPOINT_IDLE_MS; a number of ms is taken; under a second or not a number is refused", () => {
+    const config = (...argv: string[]) => buildServeConfig(parseArgs(argv), {}, false);
+    expect(config().checkpointIdleMs).toBeUndefined();
+    expect(config("--checkpoint-idle-ms", "60000").checkpointIdleMs).toBe(60_000);
+    for (const bad of ["500", "0", "-1", "soon", "99999999999"]) expect(() => config("--checkpoint-idle-ms", bad)).toThrow(ConfigError);
   });
 
   test("the server runs it; --checkpoint inline keeps SQLite's own", async () => {
