@@ -9,7 +9,7 @@ import { EventOutbox, registerOutbox } from "../events";
 import { APPLY_BATCH_MAX, IntakeApplier, type BatchResult } from "./applier";
 import { SLOT_APPLIED, SLOT_APPLIER_HOLDS, SLOT_DURABLE, SLOT_MAIN_WANTS } from "./applier-lock";
 import { GATE_MAX_WAIT_MS } from "../../db/write-gate";
-import { INDEX_CHUNK_ROWS, PendingSearchIndex } from "../../db/stores/contacts/search-pending";
+import { chunkDue, INDEX_CHUNK_ROWS, PendingSearchIndex } from "../../db/stores/contacts/search-pending";
 
 declare const self: Worker;
 
@@ -32,7 +32,7 @@ export type ApplierReport =
 /** Pause before retrying after a failed batch (a lock held past busy_timeout, a full disk). */
 const RETRY_MS = 200;
 /**
- * How often an idle applier looks for contacts to index (one read of contacts_fts_pending; new
+ * How often an idle applier looks for contacts to index (a count of contacts_fts_pending; new
  * contacts of the API and the import are written on the main thread, which does not wake it).
  */
 const INDEX_POLL_MS = 250;
@@ -195,7 +195,7 @@ function drain(): void {
         post({ op: "batch", result, emitted: outbox!.needsFanout, ms: performance.now() - t0 });
         // Between batches, one chunk of the search index, so it keeps pace with the new contacts
         // of a steady webhook load (whose commits never leave the quiet gap indexStep waits for):
-        // once a whole chunk waits, or the oldest waited SEARCH_INDEX_WAIT_MS. FTS5 writes a
+        // once a whole chunk waits, or the oldest waited long enough (chunkDue). FTS5 writes a
         // segment per transaction and merges them, so a few contacts indexed at a time cost
         // pages by the dozen; searches read the pending contacts directly meanwhile (exact).
         try {
@@ -228,16 +228,18 @@ function scheduleIndexing(ms: number): void {
 }
 
 /**
- * On a timer: indexes one chunk of pending contacts when no other connection has committed since
- * the last look (else looks again INDEX_QUIET_MS later), then gives the event loop a turn (a
- * "wake" for new intake entries goes first) before the next.
+ * On a timer: once a chunk is due (searchIndexDue), indexes it when no other connection has
+ * committed since the last look (else looks again INDEX_QUIET_MS later), then gives the event loop
+ * a turn (a "wake" for new intake entries goes first) before the next. A contact or two are not
+ * indexed the moment the server goes quiet: each chunk is an FTS5 segment of its own and a commit
+ * (~10 pages), which at a quiet shop's rate was one per new contact.
  */
 function indexStep(): void {
   indexTimer = undefined;
   if (search === undefined || stopping || busy) return;
   let next = INDEX_POLL_MS;
   try {
-    if (search.hasPending()) {
+    if (searchIndexDue()) {
       const version = search.dataVersion();
       if (version !== seenVersion || mainWantsLock()) {
         // Another connection wrote since the last look: wait for a quiet gap.
@@ -258,29 +260,20 @@ function indexStep(): void {
   scheduleIndexing(next);
 }
 
-/**
- * The longest a new contact waits for the search index while webhook batches keep coming (ms):
- * long enough for a whole chunk to gather at a shop's busy rate (the index's cost per contact
- * falls with the chunk's size: INDEX_CHUNK_ROWS). Searches read pending contacts directly, so a
- * new contact is found at once all the same; the wait costs a search at most one chunk's rows.
- */
-const SEARCH_INDEX_WAIT_MS = 20_000;
 /** When contacts were first seen waiting (performance.now(); -1: none). */
 let pendingSince = -1;
 
-/** Whether the search index's chunk is due after a batch: a full chunk waits, or the oldest waited long enough. */
+/** Whether a chunk of the search index is due (chunkDue), with the wait counted from when this thread first saw contacts pending. */
 function searchIndexDue(): boolean {
   if (search === undefined) return false;
-  const n = search.pendingCount();
+  const n = search.pendingUpTo(INDEX_CHUNK_ROWS);
   if (n === 0) {
     pendingSince = -1;
     return false;
   }
   const now = performance.now();
   if (pendingSince < 0) pendingSince = now;
-  if (n < INDEX_CHUNK_ROWS && now - pendingSince < SEARCH_INDEX_WAIT_MS) return false;
-  pendingSince = now;
-  return true;
+  return chunkDue(n, now - pendingSince);
 }
 
 /** One chunk of pending contacts indexed in the applier's turn; how many (0: none was pending). */
@@ -292,6 +285,8 @@ function indexChunk(): number {
     return search.indexChunk();
   } finally {
     endTurn();
+    // The rows left (an import's last partial chunk) wait from now.
+    pendingSince = -1;
   }
 }
 

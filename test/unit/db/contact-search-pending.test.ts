@@ -13,7 +13,7 @@ import { migrate } from "../../../src/db/migrate";
 import { filterSql } from "../../../src/db/stores/contacts/filter";
 import { contactSearchText } from "../../../src/domain/contact-search";
 import { searchPattern } from "../../../src/domain/contact-query";
-import { PendingSearchIndex, searchIndexDifferences } from "../../../src/db/stores/contacts/search-pending";
+import { chunkDue, INDEX_CHUNK_ROWS, PendingSearchIndex, SEARCH_INDEX_WAIT_MS, searchIndexDifferences } from "../../../src/db/stores/contacts/search-pending";
 import { checkDerived, rebuildDerived } from "../../../src/services/doctor";
 import { tempDir } from "../../helpers/server";
 
@@ -86,6 +86,17 @@ function expectExact(sqlite: Database): void {
 const pendingCount = (sqlite: Database) => new PendingSearchIndex(sqlite).pendingCount();
 const indexPages = (sqlite: Database) => sqlite.query("SELECT COUNT(*) AS n, SUM(length(block)) AS bytes FROM contacts_fts_data").get();
 
+describe("when the applier indexes a chunk (chunkDue)", () => {
+  test("a whole chunk at once; fewer only once the oldest waited SEARCH_INDEX_WAIT_MS (minutes: many contacts share a chunk at a quiet shop's rate); none for nothing", () => {
+    expect(SEARCH_INDEX_WAIT_MS).toBeGreaterThanOrEqual(60_000);
+    expect(chunkDue(INDEX_CHUNK_ROWS, 0)).toBe(true);
+    expect(chunkDue(INDEX_CHUNK_ROWS - 1, 0)).toBe(false);
+    expect(chunkDue(1, SEARCH_INDEX_WAIT_MS - 1)).toBe(false);
+    expect(chunkDue(1, SEARCH_INDEX_WAIT_MS)).toBe(true);
+    expect(chunkDue(0, SEARCH_INDEX_WAIT_MS * 10)).toBe(false);
+  });
+});
+
 describe("contacts pending for the search index (migration 0023)", () => {
   test("a new contact writes nothing to the index, only its pending row; a chunk indexes the oldest ones", () => {
     const sqlite = freshDb();
@@ -95,6 +106,8 @@ describe("contacts pending for the search index (migration 0023)", () => {
     expect(pendingCount(sqlite)).toBe(300);
     const first = sqlite.query("SELECT rowid FROM contacts ORDER BY rowid LIMIT 1").get() as { rowid: number };
     const search = new PendingSearchIndex(sqlite);
+    // The applier's bounded count (is a whole chunk waiting?).
+    expect([search.pendingUpTo(100), search.pendingUpTo(300), search.pendingUpTo(512)]).toEqual([100, 300, 300]);
     expect(search.indexChunk(100)).toBe(100);
     expect(pendingCount(sqlite)).toBe(200);
     expect((sqlite.query("SELECT min(contact_rowid) AS m FROM contacts_fts_pending").get() as { m: number }).m).toBe(first.rowid + 100);

@@ -21,12 +21,28 @@ import type { Database, Statement } from "bun:sqlite";
  */
 export const INDEX_CHUNK_ROWS = 512;
 
+/**
+ * The longest a new contact waits for the search index (ms), unless a whole chunk
+ * (INDEX_CHUNK_ROWS) waits first: 5 minutes, so that at a quiet shop's rate the contacts of many
+ * submissions share one chunk (the index's cost per contact falls with the chunk's size), and the
+ * pages it writes share the checkpoint that follows (CHECKPOINT_IDLE_MS, docs/api-decisions.md,
+ * "Disk bytes, round four"). Searches read pending contacts directly, so a new contact is found
+ * at once all the same; the wait costs a search at most one chunk's rows.
+ */
+export const SEARCH_INDEX_WAIT_MS = 300_000;
+
+/** Whether the applier indexes a chunk now: `waiting` contacts pending, the oldest for `waitedMs`. */
+export function chunkDue(waiting: number, waitedMs: number): boolean {
+  return waiting > 0 && (waiting >= INDEX_CHUNK_ROWS || waitedMs >= SEARCH_INDEX_WAIT_MS);
+}
+
 export class PendingSearchIndex {
   private readonly anyPending: Statement<{ contact_rowid: number }, []>;
   private readonly chunkEnd: Statement<{ hi: number | null }, [number]>;
   private readonly index: Statement<unknown, [number]>;
   private readonly clear: Statement<unknown, [number]>;
   private readonly count: Statement<{ n: number }, []>;
+  private readonly countUpTo: Statement<{ n: number }, [number]>;
   private readonly version: Statement<{ data_version: number }, []>;
 
   constructor(private readonly sqlite: Database) {
@@ -41,6 +57,7 @@ export class PendingSearchIndex {
     );
     this.clear = sqlite.prepare("DELETE FROM contacts_fts_pending WHERE contact_rowid <= ?");
     this.count = sqlite.prepare("SELECT COUNT(*) AS n FROM contacts_fts_pending");
+    this.countUpTo = sqlite.prepare("SELECT COUNT(*) AS n FROM (SELECT 1 FROM contacts_fts_pending LIMIT ?)");
     this.version = sqlite.prepare("PRAGMA data_version");
   }
 
@@ -56,6 +73,11 @@ export class PendingSearchIndex {
 
   pendingCount(): number {
     return this.count.get()!.n;
+  }
+
+  /** The same, counted up to `max`: a bounded read however many contacts an import left waiting. */
+  pendingUpTo(max: number): number {
+    return this.countUpTo.get(max)!.n;
   }
 
   /**
