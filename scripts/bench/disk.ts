@@ -4,7 +4,7 @@
  *
  *   bun scripts/bench/disk.ts [--messages 200000] [--contacts 20000] [--template PATH]
  *     [--base <git ref>] [--base-template PATH] [--rounds 1] [--compiled] [--source] [--spaced-seconds 8]
- *     [--burst-seconds 4] [--concurrency 64] [--settle-ms 3000] [--json PATH]
+ *     [--burst-seconds 4] [--concurrency 64] [--settle-ms 3000] [--spaced-rate 50] [--checkpoint-idle-ms 1000] [--json PATH]
  *
  * A shop's data (scripts/bench/lib/shop-data.ts, the dashboard pages' shape: messages, contacts,
  * submissions, replies, rollups, search index) is seeded once into a template file (kept with
@@ -15,6 +15,7 @@
  * bodies, about half of them new numbers) in two loads:
  *
  *   spaced   one request at a time, 20 ms apart (wrk, 1 connection, 50 req/s): a shop's traffic
+ *            (--spaced-rate R: R requests a second instead, e.g. 0.5 for a quiet shop's day)
  *   burst    --concurrency connections at once (64): saturation
  *
  * For each load, after a warm-up and once the applier and the checkpoints have settled:
@@ -27,6 +28,11 @@
  *          submission, split by table and index.
  * Plus the WAL file's peak size, the applier's lag p99 (/metrics) and, once the server has
  * stopped, `textwire doctor --check` on the file (derived data equal to a recomputation).
+ * The server is told --checkpoint-idle-ms 1000 (when its tree knows the flag): the pages of a load
+ * are then checkpointed in the settling after it, as a 16 MiB pass would copy them under steady
+ * traffic, and counted; with the server's own 5 minutes the settling would end before it. For a
+ * quiet shop's rate (--spaced-rate 0.5) give a longer one and --settle-ms past it, so that one pass
+ * covers the load's submissions as it would for the server.
  * With strace, each tree also runs both loads untraced first, on a fresh copy: strace stops the
  * server at every traced write, so the lag and the throughput the targets speak of are that run's.
  *
@@ -52,6 +58,9 @@ const MESSAGES = Number(flag("messages") ?? 200_000);
 const CONTACTS = Number(flag("contacts") ?? 20_000);
 const ROUNDS = Number(flag("rounds") ?? 1);
 const SPACED_SECONDS = Number(flag("spaced-seconds") ?? 8);
+const SPACED_RATE = Number(flag("spaced-rate") ?? 50);
+const CHECKPOINT_IDLE_MS = Number(flag("checkpoint-idle-ms") ?? 1_000);
+const SPACED_LABEL = SPACED_RATE === 50 ? "one at a time, 20 ms apart" : `one at a time, ${SPACED_RATE} req/s`;
 const BURST_SECONDS = Number(flag("burst-seconds") ?? 4);
 const CONCURRENCY = Number(flag("concurrency") ?? 64);
 const SETTLE_MS = Number(flag("settle-ms") ?? 3_000);
@@ -213,7 +222,12 @@ const STRACE = args.includes("--no-trace") ? null : Bun.which("strace");
 async function startServer(cmd: string[], db: string, meta: Meta, trace?: string): Promise<Server> {
   // --seccomp-bpf: only the traced calls stop the server (it has to start under strace for that).
   const traced = trace && STRACE ? [STRACE, "-f", "-qq", "--seccomp-bpf", "-ttt", "-y", "-s", "0", "-e", "trace=pwrite64,pwritev,pwritev2,write,writev,fsync,fdatasync", "-e", "signal=none", "-o", trace] : [];
-  const proc = Bun.spawn([...traced, ...cmd, "serve", "--port", "0", "--host", "127.0.0.1", "--db", db, "--log-format", "json", "--webhook-limit-per-minute", "100000000"], {
+  // A tree from before the flag checkpointed after 1 s without writes anyway.
+  const entry = cmd[cmd.length - 1]; // <tree>/src/main.ts, or <tree>/dist/textwire
+  const configTs = entry.endsWith("main.ts") ? join(entry, "..", "config.ts") : join(entry, "..", "..", "src", "config.ts");
+  const knowsIdleFlag = existsSync(configTs) && readFileSync(configTs, "utf8").includes("checkpoint-idle-ms");
+  const idle = knowsIdleFlag ? ["--checkpoint-idle-ms", String(CHECKPOINT_IDLE_MS)] : [];
+  const proc = Bun.spawn([...traced, ...cmd, "serve", "--port", "0", "--host", "127.0.0.1", "--db", db, "--log-format", "json", "--webhook-limit-per-minute", "100000000", ...idle], {
     stdout: "pipe",
     stderr: process.env.BENCH_VERBOSE ? "inherit" : "ignore",
   });
@@ -272,7 +286,7 @@ async function settle(s: Server, db: string): Promise<void> {
 
 type Load = "spaced" | "burst";
 const loadOpts = (load: Load, seconds: number, offset: number) =>
-  load === "spaced" ? { concurrency: 1, threads: 1, seconds, offset, rate: 50 } : { concurrency: CONCURRENCY, seconds, offset };
+  load === "spaced" ? { concurrency: 1, threads: 1, seconds, offset, rate: SPACED_RATE } : { concurrency: CONCURRENCY, seconds, offset };
 
 interface LoadFigures {
   accepted: number;
@@ -318,7 +332,7 @@ async function measure(s: Server, db: string, load: Load, offset: number): Promi
   reader.exec("BEGIN");
   reader.query("SELECT count(*) FROM intake_applied").get();
   const start = readWal(db);
-  const rw = await runWrk(s.base, s.forms, loadOpts(load, load === "spaced" ? 4 : 1, offset));
+  const rw = await runWrk(s.base, s.forms, loadOpts(load, load === "spaced" ? Math.max(4, 10 / SPACED_RATE) : 1, offset));
   offset = rw.nextOffset;
   const end = Date.now() + 30_000;
   while ((await pending(s.base)) > 0 && Date.now() < end) await Bun.sleep(20);
@@ -441,7 +455,7 @@ for (let round = 1; round <= ROUNDS; round++) {
       } catch {}
       results.push({ tree: t.label, kind, round, spaced, burst, untraced, doctor });
       console.log(`\n${t.label} (${kind}), round ${round}; load average ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]}`);
-      for (const [name, f] of [["one at a time, 20 ms apart", spaced], [`${CONCURRENCY} at once`, burst]] as const) {
+      for (const [name, f] of [[SPACED_LABEL, spaced], [`${CONCURRENCY} at once`, burst]] as const) {
         console.log(
           `  ${name.padEnd(28)} ${kib(f.ioPerSubmission).padStart(7)} KiB/submission written (io; ${f.accepted} accepted, ${f.errors} errors, ${f.rps.toFixed(0)} req/s, p99 ${f.p99Ms.toFixed(1)} ms, peak WAL ${(f.peakWalBytes / 2 ** 20).toFixed(1)} MiB, applier lag p99 ${f.lagP99Ms.toFixed(0)} ms, p50 ${f.lag.p50.toFixed(0)}, max ${f.lag.max.toFixed(0)})`,
         );
@@ -459,7 +473,7 @@ for (let round = 1; round <= ROUNDS; round++) {
       }
       if (untraced) {
         const line = (f: LoadFigures) => `applier lag p99 ${f.lagP99Ms.toFixed(0)} ms (p50 ${f.lag.p50.toFixed(0)}, max ${f.lag.max.toFixed(0)}) at ${f.rps.toFixed(0)} req/s, ${kib(f.ioPerSubmission)} KiB/submission written (io), peak WAL ${(f.peakWalBytes / 2 ** 20).toFixed(1)} MiB`;
-        console.log(`  untraced run, one at a time: ${line(untraced.spaced)}`);
+        console.log(`  untraced run, ${SPACED_LABEL}: ${line(untraced.spaced)}`);
         console.log(`  untraced run, ${CONCURRENCY} at once: ${line(untraced.burst)}`);
       }
       console.log(`  doctor --check: ${doctor}`);
