@@ -14,22 +14,13 @@
  * Each failure lists every offending file:line.
  */
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { blankComments } from "./source-text";
+import { blankComments, sourceFiles } from "./source-text";
 
 const SRC = resolve(import.meta.dir, "../../src");
 const SENDING = "services/sending/";
 const OPT_OUTS = "services/opt-outs.ts";
-
-function sourceFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) sourceFiles(p, out);
-    else if (/\.tsx?$/.test(name) && !name.endsWith(".d.ts") && !name.endsWith(".gen.ts")) out.push(p);
-  }
-  return out;
-}
 
 const files = sourceFiles(SRC).map((p) => {
   const text = readFileSync(p, "utf8");

@@ -2,6 +2,7 @@
  * Source text helpers shared by the fitness tests that read src/ (sql-location, sending-home,
  * stores-by-table).
  */
+import { expect } from "bun:test";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
@@ -14,6 +15,12 @@ export function sourceFiles(dir: string, out: string[] = []): string[] {
     } else if (/\.tsx?$/.test(name) && !name.endsWith(".d.ts") && !name.endsWith(".gen.ts")) out.push(p);
   }
   return out;
+}
+
+/** A fitness check's findings: none expected; each printed on its own line when there are some. */
+export function expectNone(what: string, found: string[]): void {
+  if (found.length) console.error(`${what} (${found.length}):\n  ${found.join("\n  ")}`);
+  expect(found).toEqual([]);
 }
 
 /**

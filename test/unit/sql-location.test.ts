@@ -11,21 +11,11 @@
  * Each failure lists every offending file:line.
  */
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { blankComments } from "./source-text";
+import { blankComments, expectNone, sourceFiles } from "./source-text";
 
 const ROOT = resolve(import.meta.dir, "../..");
-
-function sourceFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) {
-      if (name !== "node_modules") sourceFiles(p, out);
-    } else if (/\.tsx?$/.test(name) && !name.endsWith(".d.ts") && !name.endsWith(".gen.ts")) out.push(p);
-  }
-  return out;
-}
 
 const SQL_WORD = "(?:SELECT|INSERT|UPDATE|DELETE|WITH|PRAGMA|CREATE|DROP|ALTER|VACUUM|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|REPLACE|ANALYZE|REINDEX|ATTACH|DETACH)\\b";
 /** A handle on the database: the bun:sqlite connection or the drizzle wrapper, however reached (`this.sqlite`, `deps.db`, `db.$client`). */
@@ -115,15 +105,13 @@ describe("SQL and row types live in src/db", () => {
 
   test("no SQL call outside src/db", () => {
     const offenders = srcFiles.filter(outsideDb).flatMap((f) => sqlCalls(relative(ROOT, f), readFileSync(f, "utf8")));
-    if (offenders.length) console.error(`SQL outside src/db (${offenders.length}):\n  ${offenders.join("\n  ")}`);
-    expect(offenders).toEqual([]);
+    expectNone("SQL outside src/db", offenders);
   });
 
   test("no file-level …Row interface or type outside src/db (src/ and web/)", () => {
     const files = [...srcFiles, ...sourceFiles(join(ROOT, "web"))].filter(outsideDb);
     const offenders = files.flatMap((f) => rowTypes(relative(ROOT, f), readFileSync(f, "utf8")));
-    if (offenders.length) console.error(`Row types outside src/db (${offenders.length}):\n  ${offenders.join("\n  ")}`);
-    expect(offenders).toEqual([]);
+    expectNone("Row types outside src/db", offenders);
   });
 });
 

@@ -22,7 +22,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import ts from "typescript";
-import { blankComments, sourceFiles } from "./source-text";
+import { blankComments, expectNone, sourceFiles } from "./source-text";
 
 const ROOT = resolve(import.meta.dir, "../..");
 
@@ -97,8 +97,7 @@ describe("statements on messages and contacts live in their stores", () => {
     const offenders = files
       .filter((f) => !f.path.startsWith("src/db/schema/") && !(f.path in READERS_ELSEWHERE))
       .flatMap((f) => statementsOn(f.text).filter((s) => !f.path.startsWith(HOMES[s.table])).map((s) => `${f.path}:${s.line}: a statement on ${s.table}`));
-    if (offenders.length) console.error(`Statements outside their table's store (${offenders.length}):\n  ${offenders.join("\n  ")}`);
-    expect(offenders).toEqual([]);
+    expectNone("Statements outside their table's store", offenders);
   });
 
   test("the modules allowed elsewhere still read them (the list stays true)", () => {
@@ -175,8 +174,7 @@ describe("services get entities from the stores, not raw rows", () => {
       const path = relative(ROOT, f);
       if (!path.startsWith("src/db/")) lines.push(...rawUses(path, readFileSync(f, "utf8")));
     }
-    if (lines.length) console.error(`Raw rows outside the stores (${lines.length}):\n  ${lines.join("\n  ")}`);
-    expect(lines).toEqual([]);
+    expectNone("Raw rows outside the stores", lines);
   });
 
 });
@@ -229,8 +227,7 @@ describe("store functions take filter objects, not long positional lists", () =>
     const files = sourceFiles(join(ROOT, "src/db/stores"));
     expect(files.length).toBeGreaterThan(20);
     const offenders = files.flatMap((f) => longParameterLists(relative(ROOT, f), readFileSync(f, "utf8")));
-    if (offenders.length) console.error(`Long positional lists in stores (${offenders.length}):\n  ${offenders.join("\n  ")}`);
-    expect(offenders).toEqual([]);
+    expectNone("Long positional lists in stores", offenders);
   });
 });
 
@@ -345,8 +342,7 @@ describe("query results are typed from the schema", () => {
       const [path, text] = [relative(ROOT, f), readFileSync(f, "utf8")];
       return [...handWrittenRowCasts(path, text), ...handWrittenRowTypes(path, text)];
     });
-    if (offenders.length) console.error(`Hand-written row types (${offenders.length}):\n  ${offenders.join("\n  ")}`);
-    expect(offenders).toEqual([]);
+    expectNone("Hand-written row types", offenders);
   });
 });
 
